@@ -1,0 +1,118 @@
+#!/bin/bash
+# vlab stage 2: PID 1 of a lab node, run by the host's bash on the host's root
+# (read-only 9p). Loads the drivers, brings up the NIC and Soft-RoCE, finds the
+# node's NVMe drives, publishes the VLAB_* environment, waits for the host's
+# "go", runs the user's script with a hard timeout and powers off.
+#
+# Protocol with the host (files in /run/vlab = the node's share on the host):
+#   node.env  in   settings written by scripts/vlab
+#   script    in   the user's script; args: its arguments, NUL-separated
+#   vlab.env  out  the environment the script gets (VLAB_* lines)
+#   ready     out  the node is up; go (in): start the script
+#   rc        out  the script's exit status (124: killed by the timeout)
+#   stop      in   (node without a script) power off now
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=dumb
+share=/run/vlab
+exec </dev/null >/dev/console 2>&1
+
+poweroff_now() {
+	sync
+	echo 0 >/proc/sys/kernel/printk
+	/bin/busybox poweroff -f
+	sleep 30
+}
+
+fail() {
+	echo "vlab-guest[${VLAB_NODE:-?}]: $*"
+	echo "$*" >"$share/error"
+	poweroff_now
+}
+
+# Poll until "$@" succeeds, at most $1 seconds.
+wait_for() {
+	local limit=$(($1 * 10)) i=0
+	shift
+	until "$@"; do
+		i=$((i + 1))
+		[ "$i" -ge "$limit" ] && return 1
+		sleep 0.1
+	done
+}
+
+nvme_count() {
+	local n=0 d
+	for d in /sys/block/nvme*n*; do
+		[ -e "$d" ] && [ "$(cat "$d/size")" != 0 ] && n=$((n + 1))
+	done
+	[ "$n" -ge "$VLAB_DRIVE_COUNT" ]
+}
+
+# Print the node's drives in drive-index order: the serial of drive i is
+# vlab-<node>-<i>, so the i-th word is backed by the host's image i.
+ordered_drives() {
+	local i d s
+	for ((i = 0; i < VLAB_DRIVE_COUNT; i++)); do
+		for d in /sys/block/nvme*n*; do
+			s=$(cat "$d/device/serial" 2>/dev/null) || continue
+			s=${s%% *}
+			if [ "$s" = "vlab-$VLAB_NODE-$i" ]; then
+				printf '/dev/%s\n' "${d##*/}"
+				break
+			fi
+		done
+	done
+}
+
+. "$share/node.env" || fail "cannot read node.env"
+hostname "vlab-$VLAB_NODE"
+[ "$VLAB_VERBOSE" = 1 ] || echo 1 >/proc/sys/kernel/printk
+
+modprobe -a nvme virtio_net crc32_generic rdma_rxe ib_uverbs rdma_ucm ||
+	fail "modprobe failed"
+
+ip link set lo up
+netdev=
+for d in /sys/class/net/*; do
+	[ -e "$d/device" ] && { netdev=${d##*/}; break; }
+done
+[ -n "$netdev" ] || fail "no NIC"
+ip link set "$netdev" up || fail "ip link set $netdev up"
+ip addr add "$VLAB_ADDR/24" dev "$netdev" || fail "ip addr add"
+rdma link add rxe0 type rxe netdev "$netdev" || fail "rdma link add rxe0"
+
+wait_for 30 nvme_count || fail "expected $VLAB_DRIVE_COUNT NVMe drives, found: $(ls /sys/block)"
+drives=$(ordered_drives | tr '\n' ' ')
+drives=${drives% }
+set -- $drives
+[ "$#" = "$VLAB_DRIVE_COUNT" ] || fail "drive serials do not match: $drives"
+
+ulimit -l unlimited
+ulimit -n 65536
+export VLAB_NODE VLAB_NODES VLAB_ADDR VLAB_PEER VLAB_LBS VLAB_BUILDDIR
+export VLAB_DRIVES=$drives
+export VLAB_RDMA_DEV=rxe0
+export VLAB_NETDEV=$netdev
+export VLAB_OUT=$share/out
+export PATH="$VLAB_BUILDDIR/nvme_read_bw:$VLAB_BUILDDIR/nvme_write_bw_remote:$VLAB_BUILDDIR/nvme_link_probe:$VLAB_BUILDDIR/tests:$PATH"
+env | grep '^VLAB_' | sort >"$share/vlab.env"
+echo "PATH=$PATH" >>"$share/vlab.env"
+
+: >"$share/ready"
+wait_for "$VLAB_GO_TIMEOUT" test -e "$share/go" -o -e "$share/stop" ||
+	fail "no go from the host"
+
+if [ "$VLAB_HAS_SCRIPT" = 1 ] && [ ! -e "$share/stop" ]; then
+	args=()
+	[ -s "$share/args" ] && mapfile -d '' -t args <"$share/args"
+	cd "$VLAB_OUT" || fail "cd $VLAB_OUT"
+	# Unset the protocol-only variables before the user's script sees them.
+	unset VLAB_DRIVE_COUNT VLAB_GO_TIMEOUT VLAB_HAS_SCRIPT VLAB_VERBOSE
+	timeout -k 5 "$VLAB_TIMEOUT" "$share/script" "${args[@]}"
+	rc=$?
+	echo "$rc" >"$share/rc.tmp" && mv "$share/rc.tmp" "$share/rc"
+else
+	wait_for "$VLAB_TIMEOUT" test -e "$share/stop"
+fi
+poweroff_now
