@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nbw.h: what every tool of the suite shares: exit codes, the program name
+ * used in messages, and one-line error and warning printers.
+ *
+ * Common code never exits: it returns -errno (or another negative code) and
+ * leaves the decision to the tool's main().
+ */
+#ifndef NBW_H
+#define NBW_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#define NBW_EXIT_OK 0
+#define NBW_EXIT_FAIL 1	  /* runtime failure: device, fabric, peer, verify */
+#define NBW_EXIT_USAGE 2  /* bad option or value */
+#define NBW_EXIT_EXPECT 3 /* an audit expectation (--expect-*) was not met */
+
+#define NBW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NBW_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* The name messages start with ("nvme_read_bw: ..."). */
+extern const char *nbw_prog;
+void nbw_set_prog(const char *argv0);
+
+/* One line on stderr: "<prog>: <message>". */
+void nbw_err(const char *fmt, ...) NBW_PRINTF(1, 2);
+/* One line on stderr: "<prog>: warning: <message>". */
+void nbw_warn(const char *fmt, ...) NBW_PRINTF(1, 2);
+/* Usage error: the message and a "try --help" hint, both on stderr. */
+void nbw_usage_err(const char *fmt, ...) NBW_PRINTF(1, 2);
+
+/* The version line every tool prints for --version. */
+void nbw_print_version(void);
+
+#endif

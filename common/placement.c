@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+/* placement.c: NUMA pinning (libnuma) and locked, node-local buffers. */
+#include <errno.h>
+#include <numa.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "parse.h"
+#include "placement.h"
+
+int numa_nodes(void)
+{
+	if (numa_available() < 0)
+		return 1;
+	return numa_max_node() + 1;
+}
+
+int numa_policy_parse(const char *s, int *policy)
+{
+	unsigned long node;
+	int rc;
+
+	if (!strcmp(s, "auto")) {
+		*policy = NUMA_POLICY_AUTO;
+		return 0;
+	}
+	if (!strcmp(s, "off")) {
+		*policy = NUMA_POLICY_OFF;
+		return 0;
+	}
+	rc = parse_uint(s, 0, 4095, &node);
+	if (rc)
+		return rc;
+	if ((int)node >= numa_nodes())
+		return -ERANGE;
+	*policy = (int)node;
+	return 0;
+}
+
+int numa_policy_node(int policy, int dev_node)
+{
+	if (policy == NUMA_POLICY_OFF)
+		return -1;
+	if (policy == NUMA_POLICY_AUTO)
+		return dev_node >= 0 && dev_node < numa_nodes() ? dev_node : -1;
+	return policy;
+}
+
+int numa_pin_self(int node)
+{
+	if (node < 0 || numa_available() < 0)
+		return 0;
+	if (numa_run_on_node(node))
+		return -errno;
+	numa_set_preferred(node);
+	return 0;
+}
+
+int buffer_alloc_locked(size_t len, size_t align, void **out, int *lock_errno)
+{
+	void *p = NULL;
+
+	*lock_errno = 0;
+	if (posix_memalign(&p, align, len) || !p)
+		return -ENOMEM;
+	memset(p, 0, len); /* first touch: the pages land on this thread's node */
+	if (mlock(p, len)) {
+		*lock_errno = errno;
+		free(p);
+		return -*lock_errno;
+	}
+	*out = p;
+	return 0;
+}
+
+void buffer_free_locked(void *p, size_t len)
+{
+	if (!p)
+		return;
+	munlock(p, len);
+	free(p);
+}

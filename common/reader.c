@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+/* reader.c: region split and the psync / io_uring O_DIRECT reader (see reader.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reader.h"
+
+#define ZERO_SAMPLE 4096u
+
+int reader_engine_parse(const char *s, enum reader_engine *e)
+{
+	if (!strcmp(s, "psync")) {
+		*e = ENGINE_PSYNC;
+		return 0;
+	}
+	if (!strcmp(s, "io_uring")) {
+		*e = ENGINE_IO_URING;
+		return reader_engine_available(ENGINE_IO_URING) ? 0 : -ENOTSUP;
+	}
+	return -EINVAL;
+}
+
+const char *reader_engine_name(enum reader_engine e)
+{
+	return e == ENGINE_IO_URING ? "io_uring" : "psync";
+}
+
+bool reader_engine_available(enum reader_engine e)
+{
+#ifdef HAVE_LIBURING
+	(void)e;
+	return true;
+#else
+	return e == ENGINE_PSYNC;
+#endif
+}
+
+int region_split(uint64_t span, unsigned n, uint32_t align, struct region *out)
+{
+	uint64_t per;
+	unsigned i;
+
+	if (n == 0 || align == 0 || (align & (align - 1)))
+		return -EINVAL;
+	per = span / n / align * align;
+	if (per == 0)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		out[i].start = per * i;
+		out[i].len = i + 1 < n ? per : span - per * i;
+	}
+	return 0;
+}
+
+int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned depth,
+		size_t chunk, uint32_t lbs, uint64_t target_size, struct region reg, void *buf)
+{
+	memset(rd, 0, sizeof(*rd));
+	if (!depth || !chunk || !lbs || chunk % lbs || !reg.len)
+		return -EINVAL;
+	rd->fd = fd;
+	rd->engine = engine;
+	rd->chunk = chunk;
+	rd->lbs = lbs;
+	rd->end_of_target = target_size;
+	rd->reg = reg;
+	rd->next = reg.start;
+	rd->buf = buf;
+	/* psync keeps one read in flight but may still lend out depth slots. */
+	rd->slots = calloc(depth, sizeof(*rd->slots));
+	if (!rd->slots)
+		return -ENOMEM;
+	rd->depth = depth;
+#ifdef HAVE_LIBURING
+	if (engine == ENGINE_IO_URING) {
+		struct iovec *iov;
+		unsigned i;
+		int rc;
+
+		rc = io_uring_queue_init(depth, &rd->ring, 0);
+		if (rc < 0)
+			goto fail;
+		rd->ring_ready = true;
+		iov = calloc(depth, sizeof(*iov));
+		if (!iov) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		for (i = 0; i < depth; i++) {
+			iov[i].iov_base = rd->buf + (size_t)i * chunk;
+			iov[i].iov_len = chunk;
+		}
+		rc = io_uring_register_buffers(&rd->ring, iov, depth);
+		free(iov);
+		if (rc < 0)
+			goto fail;
+		rc = io_uring_register_files(&rd->ring, &fd, 1);
+		if (rc < 0)
+			goto fail;
+		return 0;
+fail:
+		reader_close(rd);
+		return rc;
+	}
+#else
+	if (engine == ENGINE_IO_URING) {
+		reader_close(rd);
+		return -ENOTSUP;
+	}
+#endif
+	return 0;
+}
+
+void reader_close(struct reader *rd)
+{
+#ifdef HAVE_LIBURING
+	if (rd->ring_ready) {
+		io_uring_queue_exit(&rd->ring);
+		rd->ring_ready = false;
+	}
+#endif
+	free(rd->slots);
+	rd->slots = NULL;
+}
+
+/* Assign the next chunk of the sweep to slot s. */
+static void slot_assign(struct reader *rd, unsigned s)
+{
+	struct reader_slot *sl = &rd->slots[s];
+	uint64_t end = rd->reg.start + rd->reg.len;
+	uint64_t left = end - rd->next;
+
+	sl->offset = rd->next;
+	sl->want = left < rd->chunk ? (size_t)left : rd->chunk;
+	sl->got = 0;
+	sl->sweep = rd->sweep;
+	rd->next += sl->want;
+	if (rd->next >= end) {
+		rd->next = rd->reg.start;
+		rd->sweep++;
+	}
+}
+
+/* Bytes to ask for: the rest of the chunk, rounded up to the block size. */
+static size_t slot_request(const struct reader *rd, const struct reader_slot *sl)
+{
+	size_t rest = sl->want - sl->got;
+
+	return (rest + rd->lbs - 1) / rd->lbs * rd->lbs;
+}
+
+/*
+ * Account n bytes read into slot s. Returns 1 when the chunk is complete,
+ * 0 when more must be read, -EIO on an unexpected end of data.
+ */
+static int slot_progress(struct reader *rd, unsigned s, size_t n)
+{
+	struct reader_slot *sl = &rd->slots[s];
+
+	if (n == 0) /* end of file: complete only if the target really ends here */
+		return sl->offset + sl->got >= rd->end_of_target ? 1 : -EIO;
+	sl->got += n;
+	if (sl->got >= sl->want) {
+		sl->got = sl->want;
+		return 1;
+	}
+	/* A short read that is not block-aligned can only be the end of a file. */
+	if (sl->got % rd->lbs)
+		return sl->offset + sl->got >= rd->end_of_target ? 1 : -EIO;
+	return 0;
+}
+
+static void chunk_out(struct reader *rd, unsigned s, struct reader_chunk *out)
+{
+	struct reader_slot *sl = &rd->slots[s];
+
+	sl->state = SLOT_HELD;
+	out->slot = s;
+	out->buf = rd->buf + (size_t)s * rd->chunk;
+	out->offset = sl->offset;
+	out->len = sl->got;
+	out->sweep = sl->sweep;
+}
+
+static int find_free_slot(const struct reader *rd)
+{
+	unsigned i;
+
+	for (i = 0; i < rd->depth; i++)
+		if (rd->slots[i].state == SLOT_FREE)
+			return (int)i;
+	return -1;
+}
+
+static int psync_next(struct reader *rd, struct reader_chunk *out)
+{
+	int s = find_free_slot(rd);
+	struct reader_slot *sl;
+	unsigned char *buf;
+
+	if (s < 0)
+		return -EAGAIN;
+	sl = &rd->slots[s];
+	buf = rd->buf + (size_t)s * rd->chunk;
+	slot_assign(rd, (unsigned)s);
+	for (;;) {
+		ssize_t n = pread(rd->fd, buf + sl->got, slot_request(rd, sl),
+				  (off_t)(sl->offset + sl->got));
+		int rc;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			out->offset = sl->offset + sl->got;
+			return -errno;
+		}
+		rc = slot_progress(rd, (unsigned)s, (size_t)n);
+		if (rc < 0) {
+			out->offset = sl->offset + sl->got;
+			return rc;
+		}
+		if (rc == 1)
+			break;
+	}
+	chunk_out(rd, (unsigned)s, out);
+	return 0;
+}
+
+#ifdef HAVE_LIBURING
+static int uring_submit_slot(struct reader *rd, unsigned s)
+{
+	struct reader_slot *sl = &rd->slots[s];
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&rd->ring);
+
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_read_fixed(sqe, 0, rd->buf + (size_t)s * rd->chunk + sl->got,
+				 (unsigned)slot_request(rd, sl), sl->offset + sl->got, (int)s);
+	sqe->flags |= IOSQE_FIXED_FILE;
+	io_uring_sqe_set_data64(sqe, s);
+	sl->state = SLOT_INFLIGHT;
+	rd->inflight++;
+	return 0;
+}
+
+static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_ms)
+{
+	struct __kernel_timespec ts = {
+		.tv_sec = timeout_ms / 1000,
+		.tv_nsec = (long long)(timeout_ms % 1000) * 1000000,
+	};
+	struct io_uring_cqe *cqe;
+	int s, rc, queued = 0;
+
+	while ((s = find_free_slot(rd)) >= 0) {
+		slot_assign(rd, (unsigned)s);
+		rc = uring_submit_slot(rd, (unsigned)s);
+		if (rc)
+			return rc;
+		queued++;
+	}
+	if (queued) {
+		rc = io_uring_submit(&rd->ring);
+		if (rc < 0)
+			return rc;
+	}
+	if (!rd->inflight)
+		return -EAGAIN;
+	for (;;) {
+		unsigned slot;
+
+		rc = io_uring_wait_cqe_timeout(&rd->ring, &cqe, &ts);
+		if (rc == -EINTR)
+			continue;
+		if (rc == -ETIME)
+			return -ETIMEDOUT;
+		if (rc < 0)
+			return rc;
+		slot = (unsigned)io_uring_cqe_get_data64(cqe);
+		rc = cqe->res;
+		io_uring_cqe_seen(&rd->ring, cqe);
+		rd->inflight--;
+		if (rc == -EINTR || rc == -EAGAIN) {
+			rc = 0; /* resubmit the same request */
+		} else if (rc < 0) {
+			out->offset = rd->slots[slot].offset + rd->slots[slot].got;
+			rd->slots[slot].state = SLOT_FREE;
+			return rc;
+		} else {
+			rc = slot_progress(rd, slot, (size_t)rc);
+			if (rc < 0) {
+				out->offset = rd->slots[slot].offset + rd->slots[slot].got;
+				rd->slots[slot].state = SLOT_FREE;
+				return rc;
+			}
+			if (rc == 1) {
+				chunk_out(rd, slot, out);
+				return 0;
+			}
+		}
+		/* Short read (or retryable error): read the rest of the chunk. */
+		rc = uring_submit_slot(rd, slot);
+		if (!rc)
+			rc = io_uring_submit(&rd->ring);
+		if (rc < 0)
+			return rc;
+	}
+}
+#endif
+
+int reader_next(struct reader *rd, struct reader_chunk *out, int timeout_ms)
+{
+#ifdef HAVE_LIBURING
+	if (rd->engine == ENGINE_IO_URING)
+		return uring_next(rd, out, timeout_ms);
+#endif
+	(void)timeout_ms;
+	return psync_next(rd, out);
+}
+
+void reader_release(struct reader *rd, unsigned slot)
+{
+	if (slot < rd->depth && rd->slots[slot].state == SLOT_HELD)
+		rd->slots[slot].state = SLOT_FREE;
+}
+
+bool bytes_are_zero(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, c + i, 8);
+		if (w)
+			return false;
+	}
+	for (; i < len; i++)
+		if (c[i])
+			return false;
+	return true;
+}
+
+unsigned zero_sample(const void *buf, size_t len, uint64_t *zero)
+{
+	const unsigned char *c = buf;
+
+	if (len < 2 * ZERO_SAMPLE) {
+		*zero += bytes_are_zero(c, len);
+		return 1;
+	}
+	*zero += bytes_are_zero(c, ZERO_SAMPLE);
+	*zero += bytes_are_zero(c + len - ZERO_SAMPLE, ZERO_SAMPLE);
+	return 2;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reader.h: the one O_DIRECT reader loop of the suite. A reader sweeps one
+ * region of a target sequentially in chunks, wrapping at the region's end,
+ * with up to depth reads in flight (psync: one pread at a time; io_uring:
+ * depth fixed-buffer reads on a registered file). Each completed chunk is
+ * handed to the caller in a slot of the caller's buffer and stays the
+ * caller's until reader_release(), so a slot can be held while, say, an
+ * RDMA WRITE sends it.
+ */
+#ifndef NBW_READER_H
+#define NBW_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#ifdef HAVE_LIBURING
+#include <liburing.h>
+#endif
+
+enum reader_engine {
+	ENGINE_PSYNC,
+	ENGINE_IO_URING,
+};
+
+/* "psync" or "io_uring" -> engine; -EINVAL unknown, -ENOTSUP not built. */
+int reader_engine_parse(const char *s, enum reader_engine *e);
+const char *reader_engine_name(enum reader_engine e);
+bool reader_engine_available(enum reader_engine e);
+
+struct region {
+	uint64_t start;
+	uint64_t len;
+};
+
+/*
+ * Split [0, span) into n disjoint regions whose starts are multiples of
+ * align (a power of two); the last region takes the remainder. -EINVAL if a
+ * region would be empty (span < n * align) or align is not a power of two.
+ */
+int region_split(uint64_t span, unsigned n, uint32_t align, struct region *out);
+
+/* A completed read: slot's buffer holds len bytes read at offset. */
+struct reader_chunk {
+	unsigned slot;
+	void *buf;
+	uint64_t offset;
+	size_t len;
+	uint64_t sweep; /* 0 for the region's first pass, 1 for the second, ... */
+};
+
+enum slot_state { SLOT_FREE, SLOT_INFLIGHT, SLOT_HELD };
+
+struct reader_slot {
+	enum slot_state state;
+	uint64_t offset;
+	size_t want; /* bytes the chunk should hold (clipped at region end) */
+	size_t got;  /* bytes read so far (short reads are resumed) */
+	uint64_t sweep;
+};
+
+struct reader {
+	int fd;
+	enum reader_engine engine;
+	unsigned depth;
+	size_t chunk;
+	uint32_t lbs;
+	uint64_t end_of_target; /* reads stop here (file size) */
+	struct region reg;
+	uint64_t next;	 /* next offset to read */
+	uint64_t sweep;	 /* pass the next offset belongs to */
+	unsigned char *buf; /* depth * chunk bytes, caller's, lbs-aligned */
+	struct reader_slot *slots;
+	unsigned inflight;
+#ifdef HAVE_LIBURING
+	struct io_uring ring;
+	bool ring_ready;
+#endif
+};
+
+/*
+ * Prepare a reader on fd (opened by drive_open_readonly()) for region reg of
+ * a target of target_size bytes. buf holds depth slots of chunk bytes and
+ * must stay valid until reader_close(). chunk must be a multiple of lbs.
+ * The io_uring engine registers buf and fd with its ring.
+ */
+int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned depth,
+		size_t chunk, uint32_t lbs, uint64_t target_size, struct region reg, void *buf);
+
+/*
+ * Keep every free slot reading and return the next completed chunk.
+ * 0 and *out filled; -EAGAIN if no read can be in flight because the caller
+ * holds every slot; -ETIMEDOUT if nothing completed within timeout_ms
+ * (io_uring only; psync reads block); -EIO etc. for a failed read (out->offset
+ * then names where).
+ */
+int reader_next(struct reader *rd, struct reader_chunk *out, int timeout_ms);
+
+/* Give a held slot back for reading. */
+void reader_release(struct reader *rd, unsigned slot);
+
+void reader_close(struct reader *rd);
+
+/*
+ * Honesty sample of a chunk: its first and last 4 KiB (one block if the chunk
+ * is smaller than 8 KiB). Returns the number of blocks sampled and adds the
+ * number that were all zero bytes to *zero.
+ */
+unsigned zero_sample(const void *buf, size_t len, uint64_t *zero);
+
+/* True if len bytes at p are all zero (len a multiple of 8 is fastest). */
+bool bytes_are_zero(const void *p, size_t len);
+
+#endif

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+/* report.c: text and JSON output from the same calls (see report.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "report.h"
+
+/* Text formats come from the callers by design: each is checked where it is written. */
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+void report_init(struct report *r, FILE *out, bool json, bool gbits)
+{
+	memset(r, 0, sizeof(*r));
+	r->out = out;
+	r->json = json;
+	r->gbits = gbits;
+	r->first[0] = true;
+}
+
+void report_finish(struct report *r)
+{
+	if (r->json)
+		fputc('\n', r->out);
+	fflush(r->out);
+}
+
+void json_write_string(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', out);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		default:
+			if (*p < 0x20)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+/* Separator, indentation and key before a JSON member or array element. */
+static void json_member(struct report *r, const char *key)
+{
+	int d = r->depth;
+
+	if (d > 0) {
+		if (!r->first[d])
+			fputc(',', r->out);
+		fputc('\n', r->out);
+		fprintf(r->out, "%*s", 2 * d, "");
+	}
+	r->first[d] = false;
+	if (d > 0 && !r->in_array[d] && key) {
+		json_write_string(r->out, key);
+		fputs(": ", r->out);
+	}
+}
+
+static void open_container(struct report *r, const char *key, bool array)
+{
+	if (!r->json)
+		return;
+	json_member(r, key);
+	fputc(array ? '[' : '{', r->out);
+	if (r->depth + 1 < REPORT_MAX_DEPTH)
+		r->depth++;
+	r->first[r->depth] = true;
+	r->in_array[r->depth] = array;
+}
+
+static void close_container(struct report *r, bool array)
+{
+	if (!r->json)
+		return;
+	if (!r->first[r->depth])
+		fprintf(r->out, "\n%*s", 2 * (r->depth - 1), "");
+	if (r->depth > 0)
+		r->depth--;
+	fputc(array ? ']' : '}', r->out);
+}
+
+void report_obj_begin(struct report *r, const char *key)
+{
+	open_container(r, key, false);
+}
+
+void report_obj_end(struct report *r)
+{
+	close_container(r, false);
+}
+
+void report_arr_begin(struct report *r, const char *key)
+{
+	open_container(r, key, true);
+}
+
+void report_arr_end(struct report *r)
+{
+	close_container(r, true);
+}
+
+/* Text form of a value printed with a %s-style format. */
+static void text_dash(struct report *r, const char *textfmt)
+{
+	/* Keep the column width of the caller's format for the dash. */
+	const char *p = strchr(textfmt, '%');
+	int width = 0;
+	bool left = false;
+
+	if (p) {
+		p++;
+		if (*p == '-') {
+			left = true;
+			p++;
+		}
+		while (*p >= '0' && *p <= '9')
+			width = width * 10 + (*p++ - '0');
+	}
+	fwrite(textfmt, 1, p ? (size_t)(strchr(textfmt, '%') - textfmt) : strlen(textfmt), r->out);
+	fprintf(r->out, left ? "%-*s" : "%*s", width, "-");
+	if (p) {
+		while (*p && !strchr("diouxXeEfgGsc", *p))
+			p++;
+		if (*p)
+			fputs(p + 1, r->out);
+	}
+}
+
+void report_str(struct report *r, const char *key, const char *textfmt, const char *val)
+{
+	if (r->json) {
+		json_member(r, key);
+		if (val)
+			json_write_string(r->out, val);
+		else
+			fputs("null", r->out);
+	} else if (textfmt) {
+		if (val)
+			fprintf(r->out, textfmt, val);
+		else
+			text_dash(r, textfmt);
+	}
+}
+
+void report_u64(struct report *r, const char *key, const char *textfmt, uint64_t val)
+{
+	if (r->json) {
+		json_member(r, key);
+		fprintf(r->out, "%llu", (unsigned long long)val);
+	} else if (textfmt) {
+		fprintf(r->out, textfmt, (unsigned long long)val);
+	}
+}
+
+void report_i64(struct report *r, const char *key, const char *textfmt, int64_t val)
+{
+	if (r->json) {
+		json_member(r, key);
+		fprintf(r->out, "%lld", (long long)val);
+	} else if (textfmt) {
+		fprintf(r->out, textfmt, (long long)val);
+	}
+}
+
+void report_double(struct report *r, const char *key, const char *textfmt, double val)
+{
+	if (r->json) {
+		json_member(r, key);
+		if (isfinite(val))
+			fprintf(r->out, "%.6g", val);
+		else
+			fputs("null", r->out);
+	} else if (textfmt) {
+		if (isfinite(val))
+			fprintf(r->out, textfmt, val);
+		else
+			text_dash(r, textfmt);
+	}
+}
+
+void report_bool(struct report *r, const char *key, const char *textfmt, bool val)
+{
+	if (r->json) {
+		json_member(r, key);
+		fputs(val ? "true" : "false", r->out);
+	} else if (textfmt) {
+		fprintf(r->out, textfmt, val ? "yes" : "no");
+	}
+}
+
+void report_null(struct report *r, const char *key, const char *textfmt)
+{
+	if (r->json) {
+		json_member(r, key);
+		fputs("null", r->out);
+	} else if (textfmt) {
+		text_dash(r, textfmt);
+	}
+}
+
+void report_bw(struct report *r, const char *key, const char *textfmt, double bytes_per_s)
+{
+	if (r->json)
+		report_double(r, key, NULL, bytes_per_s / 1e9);
+	else if (textfmt)
+		report_double(r, key, textfmt, bytes_per_s / 1e9 * (r->gbits ? 8.0 : 1.0));
+}
+
+const char *report_bw_unit(const struct report *r)
+{
+	return r->gbits ? "Gb/s" : "GB/s";
+}
+
+void report_text(struct report *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->json)
+		return;
+	va_start(ap, fmt);
+	vfprintf(r->out, fmt, ap);
+	va_end(ap);
+}
