@@ -1,0 +1,50 @@
+#!/bin/bash
+# report.sh: common/report.c's JSON parses with a real parser and holds the values handed
+# over; its text mode renders the same calls with the text formats (and nothing else).
+. "$(dirname "$0")/lib.sh"
+demo="$abs_top_builddir/tests/unit/report_demo"
+
+"$demo" --json >"$TMPD/r.json" || fail "report_demo --json exited $?"
+if json_valid "$TMPD/r.json"; then ok "JSON parses"; else fail "invalid JSON: $(cat "$TMPD/r.json")"; fi
+check_eq tool report_demo "$(json_get "$TMPD/r.json" 'd["tool"]')"
+check_eq "escaped string round-trips" "True" \
+	"$(json_get "$TMPD/r.json" 'd["tricky"] == "q\"b\\s/\n\t\x01 é"')"
+check_eq "NULL string is null" None "$(json_get "$TMPD/r.json" 'd["missing"]')"
+check_eq "u64 max" 18446744073709551615 "$(json_get "$TMPD/r.json" 'd["big"]')"
+check_eq "negative" -42 "$(json_get "$TMPD/r.json" 'd["neg"]')"
+check_eq "double" 3.14159 "$(json_get "$TMPD/r.json" 'd["pi"]')"
+check_eq "NAN is null" None "$(json_get "$TMPD/r.json" 'd["nan"]')"
+check_eq "bool" True "$(json_get "$TMPD/r.json" 'd["yes"]')"
+check_eq "bandwidth key is 10^9 bytes/s" 3.57 "$(json_get "$TMPD/r.json" 'd["gb_per_s"]')"
+check_eq "empty array" "[]" "$(json_get "$TMPD/r.json" 'd["empty"]')"
+check_eq "empty object" "{}" "$(json_get "$TMPD/r.json" 'd["empty_obj"]')"
+check_eq "nested rows" "[0, 0, 0.5, 1.5, 1, 3]" \
+	"$(json_get "$TMPD/r.json" '[x for r in d["rows"] for x in r["v"]]')"
+check_eq "text-only output absent from JSON" 0 "$(grep -c 'unit=' "$TMPD/r.json")"
+
+"$demo" >"$TMPD/r.txt"
+cat >"$TMPD/want.txt" <<'TXT'
+tool=report_demo
+missing=-|
+[-     ]
+big=18446744073709551615
+neg=-42
+pi=3.142
+nan=[     -]
+yes=yes
+bw=3.57
+unit=GB/s
+row 0 0
+row 1 0.5
+row 2 1
+TXT
+# The tricky string spans two lines in text: checked on its own.
+check_eq "text string verbatim" 'tricky=q"b\s/' "$(grep -a '^tricky=' "$TMPD/r.txt")"
+if diff <(grep -av -e '^tricky=' -e $'^\t' "$TMPD/r.txt") "$TMPD/want.txt" >"$TMPD/diff"; then
+	ok "text rendering"
+else
+	fail "text rendering differs: $(cat "$TMPD/diff")"
+fi
+check_eq "gbits text" "bw=28.56" "$("$demo" --gbits | grep '^bw=')"
+check_eq "gbits JSON stays GB/s" 3.57 "$("$demo" --json --gbits >"$TMPD/g.json"; json_get "$TMPD/g.json" 'd["gb_per_s"]')"
+finish

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_region.c: region split and alignment, and the reader engines on a
+ * pattern file: every byte of every region is read exactly once per sweep,
+ * at the right offset, with the last read clipped at the end of the target.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "digest.h"
+#include "drive.h"
+#include "nbw.h"
+#include "reader.h"
+
+static void split_case(uint64_t span, unsigned n, uint32_t align)
+{
+	struct region r[64];
+	uint64_t next = 0;
+	unsigned i;
+
+	CHECK(region_split(span, n, align, r) == 0);
+	for (i = 0; i < n; i++) {
+		CHECK_U64(r[i].start, next);      /* contiguous, disjoint */
+		CHECK_U64(r[i].start % align, 0); /* aligned starts */
+		CHECK(r[i].len > 0);
+		if (i + 1 < n)
+			CHECK_U64(r[i].len % align, 0);
+		next = r[i].start + r[i].len;
+	}
+	CHECK_U64(next, span); /* covers the span exactly */
+}
+
+/* The pattern word at byte offset o (as in scripts/vlab.d/pattern.py, id 0). */
+static uint64_t word_at(uint64_t o)
+{
+	return 0x56ULL << 56 | o;
+}
+
+static int make_file(const char *path, uint64_t size)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	uint64_t o;
+
+	if (fd < 0)
+		return -errno;
+	for (o = 0; o + 8 <= size; o += 8) {
+		uint64_t w = word_at(o);
+
+		if (write(fd, &w, 8) != 8)
+			return -EIO;
+	}
+	if (o < size) { /* a ragged tail */
+		uint64_t w = word_at(o);
+
+		if (write(fd, &w, size - o) != (ssize_t)(size - o))
+			return -EIO;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Read two sweeps of reg with engine; check offsets, contents and coverage. */
+static void sweep_case(const char *path, uint64_t size, enum reader_engine e, unsigned depth,
+		       size_t chunk, struct region reg)
+{
+	struct reader rd;
+	struct reader_chunk c;
+	void *buf = NULL;
+	uint64_t seen[2] = { 0, 0 }, expect_next = reg.start, digest0 = 0, want_digest;
+	int fd = drive_open_readonly(path), rc, guard = 0;
+	unsigned char *all;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	CHECK(posix_memalign(&buf, 4096, chunk * depth) == 0);
+	rc = reader_open(&rd, fd, e, depth, chunk, 4096, size, reg, buf);
+	CHECK(rc == 0);
+	if (rc) {
+		fprintf(stderr, "reader_open(%s): %d\n", reader_engine_name(e), rc);
+		close(fd);
+		free(buf);
+		return;
+	}
+	while (seen[1] < reg.len && guard++ < 100000) {
+		uint64_t i;
+		bool good = true;
+
+		rc = reader_next(&rd, &c, 1000);
+		CHECK(rc == 0);
+		if (rc)
+			break;
+		CHECK(c.sweep <= 1);
+		if (c.sweep > 1) {
+			reader_release(&rd, c.slot);
+			continue;
+		}
+		/* psync returns chunks in order: the offsets walk the region. */
+		if (e == ENGINE_PSYNC) {
+			CHECK_U64(c.offset, expect_next);
+			expect_next = c.offset + c.len >= reg.start + reg.len ? reg.start
+									       : c.offset + c.len;
+		}
+		CHECK(c.offset >= reg.start && c.offset + c.len <= reg.start + reg.len);
+		for (i = 0; i + 8 <= c.len; i += 8) {
+			uint64_t w;
+
+			memcpy(&w, (unsigned char *)c.buf + i, 8);
+			if (w != word_at(c.offset + i))
+				good = false;
+		}
+		CHECK(good);
+		if (c.sweep == 0)
+			digest0 = digest_add(digest0, c.offset, c.buf, c.len);
+		seen[c.sweep] += c.len;
+		reader_release(&rd, c.slot);
+	}
+	CHECK_U64(seen[0], reg.len);
+	CHECK_U64(seen[1], reg.len);
+	all = malloc(reg.len);
+	{
+		int plain = open(path, O_RDONLY); /* buffered: any buffer will do */
+
+		CHECK(pread(plain, all, reg.len, (off_t)reg.start) == (ssize_t)reg.len);
+		close(plain);
+	}
+	want_digest = digest_add(0, reg.start, all, reg.len);
+	CHECK_U64(digest0, want_digest);
+	free(all);
+	reader_close(&rd);
+	close(fd);
+	free(buf);
+}
+
+int main(void)
+{
+	char path[] = "nbw-test-region.XXXXXX"; /* the build dir: O_DIRECT-capable */
+	uint64_t size = 3 * 1024 * 1024 + 4096 * 3 + 100; /* not block aligned at the end */
+	struct region r[4];
+	enum reader_engine engines[] = { ENGINE_PSYNC, ENGINE_IO_URING };
+	unsigned e;
+	int fd;
+
+	split_case(1 << 30, 12, 4096);
+	split_case(1 << 30, 7, 512);
+	split_case((1 << 20) + 512, 3, 512); /* the last region takes the remainder */
+	split_case(4096 * 5, 5, 4096);	     /* exactly one block each */
+	split_case(256ULL << 30, 64, 4096);
+	CHECK(region_split(4096 * 4, 5, 4096, r) == -EINVAL); /* a region would be empty */
+	CHECK(region_split(1 << 20, 0, 4096, r) == -EINVAL);
+	CHECK(region_split(1 << 20, 2, 3000, r) == -EINVAL); /* not a power of two */
+	CHECK(region_split((1 << 20) + 4000, 2, 4096, r) == 0);
+	CHECK_U64(r[0].len, 1 << 19);
+	CHECK_U64(r[1].len, (1 << 19) + 4000);
+
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK(make_file(path, size) == 0);
+	for (e = 0; e < NBW_ARRAY_SIZE(engines); e++) {
+		if (!reader_engine_available(engines[e]))
+			continue;
+		/* A region in the middle: reads clip at the region's end. */
+		sweep_case(path, size, engines[e], 4, 256 * 1024, (struct region){ 4096, 1 << 20 });
+		/* A chunk that does not divide the region. */
+		sweep_case(path, size, engines[e], 3, 12288, (struct region){ 8192, 40960 + 4096 });
+		/* The last region ends at a ragged end of file: short read at EOF. */
+		sweep_case(path, size, engines[e], 2, 1 << 20,
+			   (struct region){ 2 << 20, size - (2 << 20) });
+		/* depth * chunk larger than the region: several sweeps in flight at once. */
+		sweep_case(path, size, engines[e], 8, 4096, (struct region){ 0, 4096 * 3 });
+	}
+	unlink(path);
+	return check_done("test_region");
+}
