@@ -1,0 +1,66 @@
+# tests/lab/lab-lib.sh: shared setup of the lab tests (sourced, bash).
+#
+# Sets srcdir, builddir, VLAB (the vlab script), PY (python3) and WORK (a
+# private directory removed on exit, also vlab's --workdir) and skips (77)
+# when qemu or a kernel image is missing. Every lab test boots its own lab in
+# its own WORK, so the tests may run in parallel.
+
+set -u
+srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+builddir=${abs_top_builddir:-$srcdir}
+VLAB=$srcdir/scripts/vlab
+PY=${PYTHON3:-python3}
+command -v "$PY" >/dev/null || PY=python3
+test_name=$(basename "$0" .sh)
+
+fail() {
+	echo "FAIL: $test_name: $*" >&2
+	exit 1
+}
+
+note() { echo "# $*"; }
+
+# Skip only where the lab cannot exist: no qemu or no kernel image.
+if ! why=$("$VLAB" check); then
+	echo "$why"
+	exit 77
+fi
+echo "# $why"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/vlab-test.XXXXXX") || fail "mktemp"
+trap 'rm -rf "$WORK"' EXIT
+
+# Run vlab with the build tree; its exit status in $vlab_rc, output in $WORK/out.txt
+# (streamed too).
+run_lab() {
+	"$VLAB" run --builddir "$builddir" --workdir "$WORK" "$@" 2>&1 | tee "$WORK/out.txt"
+	vlab_rc=${PIPESTATUS[0]}
+	note "vlab exit status $vlab_rc"
+}
+
+# No qemu of this test may survive vlab.
+assert_no_qemu() {
+	local left
+	left=$(pgrep -f -- "-name vlab-[ab] .*$WORK" || true)
+	[ -z "$left" ] || fail "qemu still running after vlab returned: $left"
+}
+
+# The images of node $1 are byte for byte what vlab wrote before the boot.
+assert_images_unchanged() {
+	local n=$1 i f
+	(cd "$WORK/images" && sha256sum --quiet -c "SHA256SUMS.$n") ||
+		fail "node $n: backing files changed"
+	for f in "$WORK/images/$n"[0-9]*.img; do
+		i=${f##*/$n}
+		i=${i%.img}
+		"$PY" "$srcdir/scripts/vlab.d/pattern.py" check "$f" \
+			$(( ($([ "$n" = b ] && echo 1 || echo 0) << 7) | i )) ||
+			fail "node $n: $f no longer holds the pattern"
+	done
+	note "node $n: backing files unchanged"
+}
+
+# Value of VLAB_* variable $2 as node $1 exported it to its script.
+guest_env() {
+	sed -n "s/^$2=//p" "$WORK/$1/vlab.env"
+}
