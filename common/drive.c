@@ -53,20 +53,19 @@ int sysfs_read_attr(const char *dir, const char *attr, char *buf, size_t len)
 	return 0;
 }
 
-/* Base name of the target of a symlink, e.g. "nvme0" for device -> ../../nvme0. */
+/* Base name of what dir/name resolves to, e.g. "nvme0" for device -> ../../nvme0. */
 static int link_basename(const char *dir, const char *name, char *out, size_t len)
 {
-	char path[PATH_MAX], target[PATH_MAX];
+	char path[PATH_MAX], *real;
 	const char *base;
-	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n < 0)
+	real = realpath(path, NULL);
+	if (!real)
 		return -errno;
-	target[n] = '\0';
-	base = strrchr(target, '/');
-	snprintf(out, len, "%s", base ? base + 1 : target);
+	base = strrchr(real, '/');
+	snprintf(out, len, "%s", base ? base + 1 : real);
+	free(real);
 	return 0;
 }
 

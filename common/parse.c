@@ -143,8 +143,10 @@ const char *format_size(uint64_t bytes, char *buf, unsigned len)
 		v /= 1024;
 		i++;
 	}
-	if (i >= 0)
+	if (i >= 0 && v < 10000)
 		snprintf(buf, len, "%llu%s", (unsigned long long)v, units[i]);
+	else if (bytes >= 1ULL << 40)
+		snprintf(buf, len, "%.2fTiB", (double)bytes / (double)(1ULL << 40));
 	else if (bytes >= 1024ULL * 1024 * 1024)
 		snprintf(buf, len, "%.2fGiB", (double)bytes / (1024.0 * 1024 * 1024));
 	else if (bytes >= 1024 * 1024)

@@ -1,10 +1,201 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pcilink.h: PCIe link decoding and ceilings, shared by nvme_link_probe and
- * the bandwidth tools' "link ceiling" column.
+ * pcilink.h: PCIe link decoding, ceilings and verdicts, shared by
+ * nvme_link_probe and the bandwidth tools' "link ceiling" column.
+ *
+ * This file owns the pure part: link speed codes, encodings, the ceiling
+ * model, decoding of the PCI Express capability from raw configuration
+ * bytes, and the judgement of a link from both of its ends. Where the
+ * bytes come from (libpci: live sysfs, a captured sysfs tree, an `lspci -xxx`
+ * dump) is pcitree.h.
+ *
+ * Ceiling model (documented in nvme_link_probe(1)):
+ *	raw    = GT/s x lanes x encoding / 8 bits  (GB/s = 10^9 bytes/s)
+ *		 encoding 8b/10b at 2.5 and 5 GT/s, 128b/130b at 8..32 GT/s,
+ *		 Flit (236 TLP bytes of every 256) at 64 GT/s and above
+ *	usable = raw x MPS / (MPS + 24)
+ *		 24 bytes of TLP overhead per packet: 4-dword header (16),
+ *		 sequence number and framing (4), LCRC (4)
  */
 #ifndef NBW_PCILINK_H
 #define NBW_PCILINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bytes of overhead per TLP in the usable-ceiling model. */
+#define PCIE_TLP_OVERHEAD 24
+
+/* GT/s of a link speed code (1 = 2.5 ... 6 = 64, 7 = 128); 0 if unknown. */
+double pcie_speed_gts(unsigned code);
+/* The code of a speed in GT/s (2.5 -> 1, 16 -> 4); 0 if not a PCIe speed. */
+unsigned pcie_speed_code(double gts);
+/* PCIe generation of a speed (8 GT/s -> 3); 0 if unknown. */
+unsigned pcie_speed_gen(double gts);
+/* Payload fraction of the line encoding at gts: 0.8, 128/130 or 236/256. */
+double pcie_encoding_efficiency(double gts);
+/* Name of that encoding: "8b/10b", "128b/130b", "Flit". */
+const char *pcie_encoding_name(double gts);
+/* Raw GB/s of a link; NAN if speed or width is unknown (0). */
+double pcie_raw_gb_per_s(double gts, unsigned width);
+/* Usable GB/s of a link at max payload size mps; NAN if anything is unknown. */
+double pcie_usable_gb_per_s(double gts, unsigned width, unsigned mps);
+/* "8 GT/s" style text of a speed ("2.5", "8", "?" for 0) into buf. */
+const char *pcie_speed_str(double gts, char *buf, size_t len);
+
+/* What a function is in the PCIe hierarchy (Device/Port Type of the capability). */
+enum pcie_role {
+	PCIE_ROLE_UNKNOWN,
+	PCIE_ROLE_PCI,		/* no PCI Express capability: conventional PCI */
+	PCIE_ROLE_ENDPOINT,
+	PCIE_ROLE_LEGACY_ENDPOINT,
+	PCIE_ROLE_RC_ENDPOINT,	/* root-complex integrated: no link */
+	PCIE_ROLE_RC_EVENT,
+	PCIE_ROLE_ROOT_PORT,
+	PCIE_ROLE_SWITCH_UP,
+	PCIE_ROLE_SWITCH_DOWN,
+	PCIE_ROLE_PCIE_TO_PCI,
+	PCIE_ROLE_PCI_TO_PCIE,
+};
+
+/* JSON/text name of a role: "endpoint", "root_port", "switch_upstream", ... */
+const char *pcie_role_name(enum pcie_role role);
+/* True for the ports that sit above a link (root port, switch downstream). */
+bool pcie_role_is_downstream_port(enum pcie_role role);
+
+/* Fields of struct pcie_fn that were read (bit set) or are unknown. */
+enum {
+	PCIE_K_ROLE = 1 << 0,
+	PCIE_K_LNKCAP = 1 << 1,	 /* cap_speed, cap_width */
+	PCIE_K_LNKSTA = 1 << 2,	 /* speed, width */
+	PCIE_K_LNKCAP2 = 1 << 3, /* speeds vector (may be present and empty) */
+	PCIE_K_LNKCTL2 = 1 << 4, /* target_speed */
+	PCIE_K_MPS = 1 << 5,
+	PCIE_K_MRRS = 1 << 6,
+	PCIE_K_DLL = 1 << 7,	 /* dll_active (only where the port reports it) */
+	PCIE_K_MAX = 1 << 8,	 /* max_speed, max_width (from LnkCap/LnkCap2 or sysfs) */
+};
+
+/* Comma-separated names of the fields in mask (e.g. "LnkCtl2 target speed, MPS"). */
+const char *pcie_known_names(unsigned mask, char *buf, size_t len);
+
+/* One PCI function as far as its link is concerned. Speeds in GT/s, 0 = unknown. */
+struct pcie_fn {
+	char bdf[16];		/* 0000:01:00.0 */
+	int domain, bus, dev, func;
+	uint16_t vendor, device;
+	uint32_t class_code;	/* class << 16 | subclass << 8 | prog-if */
+	bool bridge;		/* type 1 header */
+	int secondary, subordinate; /* bridges: bus range below, -1 unknown */
+	enum pcie_role role;
+	unsigned cap_version;
+	unsigned known;		/* PCIE_K_* */
+	double cap_speed;	/* LnkCap Max Link Speed */
+	unsigned cap_width;	/* LnkCap Maximum Link Width */
+	unsigned speeds_vector; /* LnkCap2 Supported Link Speeds, bit 0 = 2.5 GT/s */
+	double max_speed;	/* highest of LnkCap2 when present, else LnkCap */
+	unsigned max_width;
+	double target_speed;	/* LnkCtl2 Target Link Speed */
+	double speed;		/* LnkSta Current Link Speed */
+	unsigned width;		/* LnkSta Negotiated Link Width */
+	bool dll_reporting;	/* LnkCap: Data Link Layer Link Active reporting */
+	bool dll_active;	/* LnkSta: Data Link Layer Link Active */
+	bool training;		/* LnkSta: Link Training */
+	bool autonomous_bw;	/* LnkSta: Link Autonomous Bandwidth Status */
+	bool hw_autonomous_disabled; /* LnkCtl2: Hardware Autonomous Speed Disable */
+	unsigned mps, mrrs;	/* DevCtl, bytes */
+	unsigned mps_supported; /* DevCap, bytes */
+	int numa_node;		/* -1 unknown */
+	char driver[32];	/* "" unknown or none */
+	bool is_vf;
+	char pf_bdf[16];	/* a VF's physical function */
+	int sriov_pos;		/* SR-IOV extended capability offset, 0 if none */
+	unsigned sriov_num_vfs, sriov_offset, sriov_stride;
+	int parent;		/* index of the upstream bridge in its tree, -1 = none */
+};
+
+/* Fill domain/bus/dev/func and bdf; other fields to "unknown". */
+void pcie_fn_init(struct pcie_fn *f, int domain, int bus, int dev, int func);
+
+/*
+ * Decode configuration space: the header (IDs, class, bridge bus numbers),
+ * the PCI Express capability when found in the capability list, and an
+ * SR-IOV capability when the extended space is present. len is how many
+ * bytes of cfg are valid (64 without root, 256, or 4096). Returns 0, or
+ * -ENODATA when even the header is missing.
+ */
+int pcie_decode_config(const uint8_t *cfg, size_t len, struct pcie_fn *f);
+
+enum pcie_verdict {
+	PCIE_OK,
+	PCIE_DOWNGRADED,
+	PCIE_MAYBE_IDLE, /* below its maximum, but a NIC/GPU may be idling */
+	PCIE_LINK_DOWN,
+	PCIE_NO_LINK,	 /* no PCIe link of its own (fabric, software, integrated) */
+	PCIE_UNKNOWN,
+};
+
+enum pcie_limit {
+	PCIE_LIMIT_NONE,
+	PCIE_LIMIT_DEVICE,
+	PCIE_LIMIT_PORT,
+	PCIE_LIMIT_TRAINING,
+	PCIE_LIMIT_PATH,
+};
+
+const char *pcie_verdict_name(enum pcie_verdict v);
+const char *pcie_limit_name(enum pcie_limit l);
+
+/* One link judged from both of its ends. */
+struct pcie_link {
+	const struct pcie_fn *port;  /* upstream end: root port or switch downstream port */
+	const struct pcie_fn *dev;   /* downstream end: endpoint or switch upstream port */
+	double speed;		     /* trained, GT/s */
+	unsigned width;
+	double exp_speed;	     /* min(both maxima, the port's target) */
+	unsigned exp_width;	     /* min(both maxima) */
+	unsigned mps;		     /* min of both ends' MPS, 0 unknown */
+	double raw, usable;	     /* GB/s at the trained speed/width; NAN unknown */
+	enum pcie_verdict verdict;
+	enum pcie_limit limited_by;
+	unsigned missing;	     /* PCIE_K_* needed but unknown at either end */
+	char reason[200];
+};
+
+/*
+ * Judge the link between port (above) and dev (below). who names the
+ * device in the reason ("drive", "NIC", "switch"). may_idle: the device
+ * class may lower its link when idle (NIC, GPU), so a speed below the
+ * maximum with autonomous speed changes allowed is PCIE_MAYBE_IDLE.
+ */
+void pcie_judge_link(const struct pcie_fn *port, const struct pcie_fn *dev, const char *who,
+		     bool may_idle, struct pcie_link *l);
+
+#define PCIE_MAX_HOPS 16
+
+/* A device's path to its root port and the judgement of every link on it. */
+struct pcie_path {
+	const struct pcie_fn *hop[PCIE_MAX_HOPS]; /* [0] the device (a VF's PF) ... root port */
+	int nhops;
+	struct pcie_link link[PCIE_MAX_HOPS];	  /* [0] the device's own link, upward */
+	int nlinks;
+	int bottleneck;				  /* index into link[] of the narrowest, -1 */
+	double raw, usable;			  /* of the narrowest link; NAN unknown */
+	enum pcie_verdict verdict;
+	enum pcie_limit limited_by;
+	char reason[320];
+};
+
+/*
+ * Judge a path: hop[0..nhops) from the device up to the root port must be
+ * filled in. Links are found between each port and the function below it
+ * (a switch's upstream-to-downstream step is internal and has no link).
+ */
+void pcie_judge_path(struct pcie_path *p, const char *who, bool may_idle);
+
+/* True for classes that lower their link when idle: network, display, accelerators. */
+bool pcie_class_may_idle(uint32_t class_code);
 
 /*
  * Usable GB/s (10^9 bytes/s) of the narrowest PCIe link between the device

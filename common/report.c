@@ -75,6 +75,12 @@ static void json_member(struct report *r, const char *key)
 	}
 }
 
+/* In JSON, a value without a key inside an object is text-only: skip it. */
+static bool json_skips(const struct report *r, const char *key)
+{
+	return !key && r->depth > 0 && !r->in_array[r->depth];
+}
+
 static void open_container(struct report *r, const char *key, bool array)
 {
 	if (!r->json)
@@ -147,6 +153,8 @@ static void text_dash(struct report *r, const char *textfmt)
 
 void report_str(struct report *r, const char *key, const char *textfmt, const char *val)
 {
+	if (r->json && json_skips(r, key))
+		return;
 	if (r->json) {
 		json_member(r, key);
 		if (val)
@@ -163,6 +171,8 @@ void report_str(struct report *r, const char *key, const char *textfmt, const ch
 
 void report_u64(struct report *r, const char *key, const char *textfmt, uint64_t val)
 {
+	if (r->json && json_skips(r, key))
+		return;
 	if (r->json) {
 		json_member(r, key);
 		fprintf(r->out, "%llu", (unsigned long long)val);
@@ -173,6 +183,8 @@ void report_u64(struct report *r, const char *key, const char *textfmt, uint64_t
 
 void report_i64(struct report *r, const char *key, const char *textfmt, int64_t val)
 {
+	if (r->json && json_skips(r, key))
+		return;
 	if (r->json) {
 		json_member(r, key);
 		fprintf(r->out, "%lld", (long long)val);
@@ -183,6 +195,8 @@ void report_i64(struct report *r, const char *key, const char *textfmt, int64_t 
 
 void report_double(struct report *r, const char *key, const char *textfmt, double val)
 {
+	if (r->json && json_skips(r, key))
+		return;
 	if (r->json) {
 		json_member(r, key);
 		if (isfinite(val))
@@ -199,6 +213,8 @@ void report_double(struct report *r, const char *key, const char *textfmt, doubl
 
 void report_bool(struct report *r, const char *key, const char *textfmt, bool val)
 {
+	if (r->json && json_skips(r, key))
+		return;
 	if (r->json) {
 		json_member(r, key);
 		fputs(val ? "true" : "false", r->out);
@@ -209,6 +225,8 @@ void report_bool(struct report *r, const char *key, const char *textfmt, bool va
 
 void report_null(struct report *r, const char *key, const char *textfmt)
 {
+	if (r->json && json_skips(r, key))
+		return;
 	if (r->json) {
 		json_member(r, key);
 		fputs("null", r->out);

@@ -34,7 +34,10 @@ void report_init(struct report *r, FILE *out, bool json, bool gbits);
 /* Terminate the document (a newline after the top-level JSON value). */
 void report_finish(struct report *r);
 
-/* key is ignored inside an array and at the top level. */
+/*
+ * key is ignored inside an array and at the top level. A scalar with a NULL
+ * key inside an object is text-only (a derived column such as a percentage).
+ */
 void report_obj_begin(struct report *r, const char *key);
 void report_obj_end(struct report *r);
 void report_arr_begin(struct report *r, const char *key);

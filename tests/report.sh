@@ -21,6 +21,7 @@ check_eq "empty object" "{}" "$(json_get "$TMPD/r.json" 'd["empty_obj"]')"
 check_eq "nested rows" "[0, 0, 0.5, 1.5, 1, 3]" \
 	"$(json_get "$TMPD/r.json" '[x for r in d["rows"] for x in r["v"]]')"
 check_eq "text-only output absent from JSON" 0 "$(grep -c 'unit=' "$TMPD/r.json")"
+check_eq "keyless value in an object is text-only" 14 "$(json_get "$TMPD/r.json" 'len(d)')"
 
 "$demo" >"$TMPD/r.txt"
 cat >"$TMPD/want.txt" <<'TXT'
@@ -34,6 +35,7 @@ nan=[     -]
 yes=yes
 bw=3.57
 unit=GB/s
+textonly=7
 row 0 0
 row 1 0.5
 row 2 1

@@ -36,6 +36,7 @@ int main(int argc, char **argv)
 	report_null(&r, "nothing", NULL);
 	report_bw(&r, "gb_per_s", "bw=%.2f\n", 3.57e9);
 	report_text(&r, "unit=%s\n", report_bw_unit(&r));
+	report_double(&r, NULL, "textonly=%g\n", 7.0); /* no key in an object: text only */
 	report_arr_begin(&r, "empty");
 	report_arr_end(&r);
 	report_obj_begin(&r, "empty_obj");

@@ -1,0 +1,774 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ctrl.c: the control-channel protocol of nvme_write_bw_remote: pure
+ * encoders and decoders, then whole-message socket I/O with poll() timeouts.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ctrl.h"
+#include "parse.h"
+#include "timing.h"
+
+static const char *const type_names[] = {
+	[CTRL_HELLO] = "HELLO",	  [CTRL_ACCEPT] = "ACCEPT", [CTRL_ERROR] = "ERROR",
+	[CTRL_SLICES] = "SLICES", [CTRL_CANARY] = "CANARY", [CTRL_START] = "START",
+	[CTRL_RESULT] = "RESULT", [CTRL_VERIFY] = "VERIFY", [CTRL_DONE] = "DONE",
+};
+
+const char *ctrl_type_name(unsigned type)
+{
+	if (type >= 1 && type <= CTRL_TYPE_MAX)
+		return type_names[type];
+	return "unknown";
+}
+
+/* ---- encoding -------------------------------------------------------------- */
+
+static void put_bytes(struct ctrl_buf *b, const void *p, size_t n)
+{
+	if (b->nomem)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		uint8_t *d;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		d = realloc(b->data, cap);
+		if (!d) {
+			b->nomem = true;
+			return;
+		}
+		b->data = d;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+
+void ctrl_put_u8(struct ctrl_buf *b, uint8_t v)
+{
+	put_bytes(b, &v, 1);
+}
+
+void ctrl_put_u16(struct ctrl_buf *b, uint16_t v)
+{
+	uint8_t x[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+
+	put_bytes(b, x, 2);
+}
+
+void ctrl_put_u32(struct ctrl_buf *b, uint32_t v)
+{
+	ctrl_put_u16(b, (uint16_t)(v >> 16));
+	ctrl_put_u16(b, (uint16_t)v);
+}
+
+void ctrl_put_u64(struct ctrl_buf *b, uint64_t v)
+{
+	ctrl_put_u32(b, (uint32_t)(v >> 32));
+	ctrl_put_u32(b, (uint32_t)v);
+}
+
+void ctrl_put_str(struct ctrl_buf *b, const char *s)
+{
+	size_t n = strnlen(s, CTRL_MAX_STR - 1);
+
+	ctrl_put_u16(b, (uint16_t)n);
+	put_bytes(b, s, n);
+}
+
+void ctrl_buf_init(struct ctrl_buf *b, unsigned type)
+{
+	*b = (struct ctrl_buf){ 0 };
+	ctrl_put_u32(b, CTRL_MAGIC);
+	ctrl_put_u16(b, CTRL_VERSION);
+	ctrl_put_u16(b, (uint16_t)type);
+	ctrl_put_u32(b, 0);
+}
+
+int ctrl_buf_finish(struct ctrl_buf *b)
+{
+	uint32_t n;
+
+	if (b->nomem)
+		return -ENOMEM;
+	if (b->len - CTRL_HDR_LEN > CTRL_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	n = (uint32_t)(b->len - CTRL_HDR_LEN);
+	b->data[8] = (uint8_t)(n >> 24);
+	b->data[9] = (uint8_t)(n >> 16);
+	b->data[10] = (uint8_t)(n >> 8);
+	b->data[11] = (uint8_t)n;
+	return 0;
+}
+
+/* ---- decoding -------------------------------------------------------------- */
+
+static const uint8_t *get_bytes(struct ctrl_cur *c, size_t n)
+{
+	const uint8_t *p;
+
+	if (c->bad || c->len - c->pos < n) {
+		c->bad = true;
+		return NULL;
+	}
+	p = c->p + c->pos;
+	c->pos += n;
+	return p;
+}
+
+uint8_t ctrl_get_u8(struct ctrl_cur *c)
+{
+	const uint8_t *p = get_bytes(c, 1);
+
+	return p ? p[0] : 0;
+}
+
+uint16_t ctrl_get_u16(struct ctrl_cur *c)
+{
+	const uint8_t *p = get_bytes(c, 2);
+
+	return p ? (uint16_t)(p[0] << 8 | p[1]) : 0;
+}
+
+uint32_t ctrl_get_u32(struct ctrl_cur *c)
+{
+	uint32_t hi = ctrl_get_u16(c);
+
+	return hi << 16 | ctrl_get_u16(c);
+}
+
+uint64_t ctrl_get_u64(struct ctrl_cur *c)
+{
+	uint64_t hi = ctrl_get_u32(c);
+
+	return hi << 32 | ctrl_get_u32(c);
+}
+
+void ctrl_get_str(struct ctrl_cur *c, char *out, size_t size)
+{
+	uint16_t n = ctrl_get_u16(c);
+	const uint8_t *p = get_bytes(c, n);
+
+	out[0] = '\0';
+	if (!p)
+		return;
+	if (n >= size || memchr(p, '\0', n)) {
+		c->bad = true;
+		return;
+	}
+	memcpy(out, p, n);
+	out[n] = '\0';
+}
+
+static void cur_init(struct ctrl_cur *c, const void *p, size_t len)
+{
+	*c = (struct ctrl_cur){ .p = p, .len = len };
+}
+
+/* A payload is good when it was read exactly to its end. */
+static int cur_done(const struct ctrl_cur *c)
+{
+	return c->bad || c->pos != c->len ? -EBADMSG : 0;
+}
+
+int ctrl_parse_header(const uint8_t hdr[CTRL_HDR_LEN], unsigned *type, uint32_t *len,
+		      unsigned *version)
+{
+	struct ctrl_cur c;
+	uint32_t magic;
+
+	cur_init(&c, hdr, CTRL_HDR_LEN);
+	magic = ctrl_get_u32(&c);
+	*version = ctrl_get_u16(&c);
+	*type = ctrl_get_u16(&c);
+	*len = ctrl_get_u32(&c);
+	if (magic != CTRL_MAGIC)
+		return -EPROTO;
+	if (*version != CTRL_VERSION)
+		return -EPROTONOSUPPORT;
+	if (*type < 1 || *type > CTRL_TYPE_MAX)
+		return -EBADMSG;
+	if (*len > CTRL_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* ---- messages -------------------------------------------------------------- */
+
+int ctrl_encode_hello(struct ctrl_buf *b, const struct ctrl_hello *m)
+{
+	ctrl_buf_init(b, CTRL_HELLO);
+	ctrl_put_u64(b, m->chunk);
+	ctrl_put_u32(b, m->depth);
+	ctrl_put_u32(b, m->workers);
+	ctrl_put_u64(b, m->warmup_ms);
+	ctrl_put_u64(b, m->duration_ms);
+	ctrl_put_u8(b, m->verify);
+	ctrl_put_u8(b, m->source);
+	return ctrl_buf_finish(b);
+}
+
+int ctrl_decode_hello(const void *p, size_t len, struct ctrl_hello *m)
+{
+	struct ctrl_cur c;
+
+	cur_init(&c, p, len);
+	m->chunk = ctrl_get_u64(&c);
+	m->depth = ctrl_get_u32(&c);
+	m->workers = ctrl_get_u32(&c);
+	m->warmup_ms = ctrl_get_u64(&c);
+	m->duration_ms = ctrl_get_u64(&c);
+	m->verify = ctrl_get_u8(&c);
+	m->source = ctrl_get_u8(&c);
+	if (m->verify > CTRL_VERIFY_FULL || m->source > CTRL_SOURCE_MEM || !m->chunk ||
+	    !m->depth || !m->workers)
+		return -EBADMSG;
+	return cur_done(&c);
+}
+
+int ctrl_encode_accept(struct ctrl_buf *b, const struct ctrl_accept *m)
+{
+	ctrl_buf_init(b, CTRL_ACCEPT);
+	ctrl_put_u64(b, m->session);
+	return ctrl_buf_finish(b);
+}
+
+int ctrl_decode_accept(const void *p, size_t len, struct ctrl_accept *m)
+{
+	struct ctrl_cur c;
+
+	cur_init(&c, p, len);
+	m->session = ctrl_get_u64(&c);
+	return cur_done(&c);
+}
+
+int ctrl_encode_error(struct ctrl_buf *b, const char *msg)
+{
+	ctrl_buf_init(b, CTRL_ERROR);
+	ctrl_put_str(b, msg);
+	return ctrl_buf_finish(b);
+}
+
+int ctrl_decode_error(const void *p, size_t len, struct ctrl_error *m)
+{
+	struct ctrl_cur c;
+
+	cur_init(&c, p, len);
+	ctrl_get_str(&c, m->msg, sizeof(m->msg));
+	return cur_done(&c);
+}
+
+int ctrl_encode_slices(struct ctrl_buf *b, const struct ctrl_slice *s, uint32_t n)
+{
+	uint32_t i;
+
+	ctrl_buf_init(b, CTRL_SLICES);
+	ctrl_put_u32(b, n);
+	for (i = 0; i < n; i++) {
+		ctrl_put_u64(b, s[i].addr);
+		ctrl_put_u64(b, s[i].len);
+		ctrl_put_u32(b, s[i].rkey);
+	}
+	return ctrl_buf_finish(b);
+}
+
+/*
+ * Read a count of fixed-size entries; the count must match the bytes left
+ * exactly, so a forged count cannot make us allocate more than was sent.
+ */
+static int get_count(struct ctrl_cur *c, size_t entsize, uint32_t *n)
+{
+	*n = ctrl_get_u32(c);
+	if (c->bad || (uint64_t)*n * entsize != c->len - c->pos)
+		return -EBADMSG;
+	return 0;
+}
+
+int ctrl_decode_slices(const void *p, size_t len, struct ctrl_slice **s, uint32_t *n)
+{
+	struct ctrl_cur c;
+	uint32_t i;
+
+	*s = NULL;
+	cur_init(&c, p, len);
+	if (get_count(&c, 20, n))
+		return -EBADMSG;
+	if (*n == 0)
+		return cur_done(&c);
+	*s = calloc(*n, sizeof(**s));
+	if (!*s)
+		return -ENOMEM;
+	for (i = 0; i < *n; i++) {
+		(*s)[i].addr = ctrl_get_u64(&c);
+		(*s)[i].len = ctrl_get_u64(&c);
+		(*s)[i].rkey = ctrl_get_u32(&c);
+	}
+	return cur_done(&c);
+}
+
+int ctrl_encode_chunks(struct ctrl_buf *b, unsigned type, const struct ctrl_chunk *ch, uint32_t n)
+{
+	uint32_t i;
+
+	ctrl_buf_init(b, type);
+	ctrl_put_u32(b, n);
+	for (i = 0; i < n; i++) {
+		ctrl_put_u32(b, ch[i].worker);
+		ctrl_put_u32(b, ch[i].slot);
+		ctrl_put_u64(b, ch[i].offset);
+		ctrl_put_u32(b, ch[i].len);
+		ctrl_put_u64(b, ch[i].digest);
+	}
+	return ctrl_buf_finish(b);
+}
+
+int ctrl_decode_chunks(const void *p, size_t len, struct ctrl_chunk **ch, uint32_t *n)
+{
+	struct ctrl_cur c;
+	uint32_t i;
+
+	*ch = NULL;
+	cur_init(&c, p, len);
+	if (get_count(&c, 28, n))
+		return -EBADMSG;
+	if (*n == 0)
+		return cur_done(&c);
+	*ch = calloc(*n, sizeof(**ch));
+	if (!*ch)
+		return -ENOMEM;
+	for (i = 0; i < *n; i++) {
+		(*ch)[i].worker = ctrl_get_u32(&c);
+		(*ch)[i].slot = ctrl_get_u32(&c);
+		(*ch)[i].offset = ctrl_get_u64(&c);
+		(*ch)[i].len = ctrl_get_u32(&c);
+		(*ch)[i].digest = ctrl_get_u64(&c);
+	}
+	return cur_done(&c);
+}
+
+int ctrl_encode_start(struct ctrl_buf *b, const struct ctrl_start *m)
+{
+	ctrl_buf_init(b, CTRL_START);
+	ctrl_put_u64(b, m->warmup_ms);
+	ctrl_put_u64(b, m->duration_ms);
+	return ctrl_buf_finish(b);
+}
+
+int ctrl_decode_start(const void *p, size_t len, struct ctrl_start *m)
+{
+	struct ctrl_cur c;
+
+	cur_init(&c, p, len);
+	m->warmup_ms = ctrl_get_u64(&c);
+	m->duration_ms = ctrl_get_u64(&c);
+	return cur_done(&c);
+}
+
+int ctrl_encode_result(struct ctrl_buf *b, const struct ctrl_result *m)
+{
+	uint32_t i;
+
+	ctrl_buf_init(b, CTRL_RESULT);
+	ctrl_put_u8(b, m->ok);
+	ctrl_put_u64(b, m->bytes);
+	ctrl_put_u64(b, m->window_ns);
+	ctrl_put_u32(b, m->ndrives);
+	for (i = 0; i < m->ndrives; i++) {
+		const struct ctrl_drive *d = &m->drives[i];
+
+		ctrl_put_str(b, d->path);
+		ctrl_put_str(b, d->model);
+		ctrl_put_u32(b, (uint32_t)d->numa_node);
+		ctrl_put_u32(b, d->workers);
+		ctrl_put_u64(b, d->bytes);
+	}
+	return ctrl_buf_finish(b);
+}
+
+int ctrl_decode_result(const void *p, size_t len, struct ctrl_result *m)
+{
+	struct ctrl_cur c;
+	uint32_t i;
+
+	memset(m, 0, sizeof(*m));
+	cur_init(&c, p, len);
+	m->ok = ctrl_get_u8(&c);
+	m->bytes = ctrl_get_u64(&c);
+	m->window_ns = ctrl_get_u64(&c);
+	m->ndrives = ctrl_get_u32(&c);
+	/* Each drive takes at least 20 bytes: a count beyond that is forged. */
+	if (c.bad || m->ok > 1 || (uint64_t)m->ndrives * 20 > c.len - c.pos) {
+		m->ndrives = 0;
+		return -EBADMSG;
+	}
+	if (m->ndrives) {
+		m->drives = calloc(m->ndrives, sizeof(*m->drives));
+		if (!m->drives) {
+			m->ndrives = 0;
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < m->ndrives; i++) {
+		struct ctrl_drive *d = &m->drives[i];
+
+		ctrl_get_str(&c, d->path, sizeof(d->path));
+		ctrl_get_str(&c, d->model, sizeof(d->model));
+		d->numa_node = (int32_t)ctrl_get_u32(&c);
+		d->workers = ctrl_get_u32(&c);
+		d->bytes = ctrl_get_u64(&c);
+	}
+	if (cur_done(&c)) {
+		ctrl_result_free(m);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+void ctrl_result_free(struct ctrl_result *m)
+{
+	free(m->drives);
+	m->drives = NULL;
+	m->ndrives = 0;
+}
+
+int ctrl_encode_done(struct ctrl_buf *b, const struct ctrl_done *m)
+{
+	ctrl_buf_init(b, CTRL_DONE);
+	ctrl_put_u8(b, m->verify);
+	return ctrl_buf_finish(b);
+}
+
+int ctrl_decode_done(const void *p, size_t len, struct ctrl_done *m)
+{
+	struct ctrl_cur c;
+
+	cur_init(&c, p, len);
+	m->verify = ctrl_get_u8(&c);
+	if (m->verify > 2)
+		return -EBADMSG;
+	return cur_done(&c);
+}
+
+static const char *verify_name(unsigned v)
+{
+	return v == CTRL_VERIFY_OFF ? "off" : v == CTRL_VERIFY_FULL ? "full" : "canary";
+}
+
+bool ctrl_hello_mismatch(const struct ctrl_hello *k, const struct ctrl_hello *s, char *why,
+			 size_t len)
+{
+	char a[32], b[32];
+
+	why[0] = '\0';
+	if (k->chunk != s->chunk)
+		snprintf(why, len, "chunk: sink %s, source %s", format_size(k->chunk, a, sizeof(a)),
+			 format_size(s->chunk, b, sizeof(b)));
+	else if (k->depth != s->depth)
+		snprintf(why, len, "depth: sink %u, source %u", k->depth, s->depth);
+	else if (k->warmup_ms != s->warmup_ms)
+		snprintf(why, len, "warm-up: sink %g s, source %g s", k->warmup_ms / 1e3,
+			 s->warmup_ms / 1e3);
+	else if (k->duration_ms != s->duration_ms)
+		snprintf(why, len, "duration: sink %g s, source %g s", k->duration_ms / 1e3,
+			 s->duration_ms / 1e3);
+	else if (k->verify != s->verify)
+		snprintf(why, len, "verify: sink %s, source %s", verify_name(k->verify),
+			 verify_name(s->verify));
+	return why[0] != '\0';
+}
+
+/* ---- sockets --------------------------------------------------------------- */
+
+/* Milliseconds left until deadline (ns), 0 if passed; -1 stays "forever". */
+static int ms_left(uint64_t deadline, int timeout_ms)
+{
+	uint64_t now;
+
+	if (timeout_ms < 0)
+		return -1;
+	now = nbw_now_ns();
+	return now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
+}
+
+static uint64_t deadline_of(int timeout_ms)
+{
+	return timeout_ms < 0 ? 0 : nbw_now_ns() + (uint64_t)timeout_ms * 1000000;
+}
+
+/* poll one fd for events until deadline; 0 ready, -ETIMEDOUT or -errno. */
+static int wait_fd(int fd, short events, uint64_t deadline, int timeout_ms)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = events };
+		int left = ms_left(deadline, timeout_ms);
+		int n;
+
+		if (left == 0 && timeout_ms >= 0) {
+			n = poll(&pfd, 1, 0);
+			if (n > 0)
+				return 0;
+			return n < 0 && errno != EINTR ? -errno : -ETIMEDOUT;
+		}
+		n = poll(&pfd, 1, left);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int resolve(const char *host, unsigned port, bool passive, struct addrinfo **res)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	char serv[16];
+	int rc;
+
+	if (passive)
+		hints.ai_flags = AI_PASSIVE;
+	snprintf(serv, sizeof(serv), "%u", port);
+	rc = getaddrinfo(host, serv, &hints, res);
+	if (rc == EAI_SYSTEM)
+		return -errno;
+	return rc ? -EADDRNOTAVAIL : 0;
+}
+
+int ctrl_listen(const char *addr, unsigned port)
+{
+	struct addrinfo *res, *ai;
+	int fd = -1, rc, one = 1;
+
+	rc = resolve(addr, port, true, &res);
+	if (rc)
+		return rc;
+	rc = -EADDRNOTAVAIL;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			rc = -errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (!bind(fd, ai->ai_addr, ai->ai_addrlen) && !listen(fd, 8))
+			break;
+		rc = -errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	return fd >= 0 ? fd : rc;
+}
+
+static void set_nodelay(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+int ctrl_accept(int lfd, int timeout_ms, char *peer, size_t peerlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int rc, fd;
+
+	rc = wait_fd(lfd, POLLIN, deadline_of(timeout_ms), timeout_ms);
+	if (rc)
+		return rc;
+	fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	set_nodelay(fd);
+	if (peer && getnameinfo((struct sockaddr *)&ss, sl, peer, (socklen_t)peerlen, NULL, 0,
+				NI_NUMERICHOST))
+		snprintf(peer, peerlen, "?");
+	return fd;
+}
+
+int ctrl_connect(const char *host, unsigned port, int timeout_ms)
+{
+	uint64_t deadline = deadline_of(timeout_ms);
+	struct addrinfo *res, *ai;
+	int fd = -1, rc;
+
+	rc = resolve(host, port, false, &res);
+	if (rc)
+		return rc;
+	rc = -EHOSTUNREACH;
+	for (ai = res; ai; ai = ai->ai_next) {
+		int err = 0;
+		socklen_t el = sizeof(err);
+
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0) {
+			rc = -errno;
+			continue;
+		}
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS) {
+			rc = -errno;
+		} else {
+			rc = wait_fd(fd, POLLOUT, deadline, timeout_ms);
+			if (!rc && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el))
+				rc = -errno;
+			else if (!rc && err)
+				rc = -err;
+		}
+		if (!rc)
+			break;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return rc;
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	set_nodelay(fd);
+	return fd;
+}
+
+static int send_all(int fd, const uint8_t *p, size_t n, uint64_t deadline, int timeout_ms)
+{
+	while (n) {
+		ssize_t k;
+		int rc = wait_fd(fd, POLLOUT, deadline, timeout_ms);
+
+		if (rc)
+			return rc;
+		k = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (k < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int recv_all(int fd, uint8_t *p, size_t n, uint64_t deadline, int timeout_ms)
+{
+	while (n) {
+		ssize_t k;
+		int rc = wait_fd(fd, POLLIN, deadline, timeout_ms);
+
+		if (rc)
+			return rc;
+		k = recv(fd, p, n, MSG_DONTWAIT);
+		if (k == 0)
+			return -ECONNRESET;
+		if (k < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int ctrl_send(int fd, const struct ctrl_buf *b, int timeout_ms)
+{
+	return send_all(fd, b->data, b->len, deadline_of(timeout_ms), timeout_ms);
+}
+
+int ctrl_send_free(int fd, struct ctrl_buf *b, int enc_rc, int timeout_ms)
+{
+	int rc = enc_rc ? enc_rc : ctrl_send(fd, b, timeout_ms);
+
+	free(b->data);
+	b->data = NULL;
+	return rc;
+}
+
+int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout_ms)
+{
+	uint64_t deadline = deadline_of(timeout_ms);
+	uint8_t hdr[CTRL_HDR_LEN];
+	unsigned version;
+	uint8_t *p = NULL;
+	int rc;
+
+	*payload = NULL;
+	*len = 0;
+	rc = recv_all(fd, hdr, sizeof(hdr), deadline, timeout_ms);
+	if (rc)
+		return rc;
+	rc = ctrl_parse_header(hdr, type, len, &version);
+	if (rc)
+		return rc;
+	if (*len) {
+		p = malloc(*len);
+		if (!p)
+			return -ENOMEM;
+		rc = recv_all(fd, p, *len, deadline, timeout_ms);
+		if (rc) {
+			free(p);
+			return rc;
+		}
+	}
+	*payload = p;
+	return 0;
+}
+
+int ctrl_expect(int fd, unsigned want, void **payload, uint32_t *len, int timeout_ms,
+		char *peer_err, size_t errlen)
+{
+	unsigned type;
+	int rc;
+
+	peer_err[0] = '\0';
+	rc = ctrl_recv(fd, &type, payload, len, timeout_ms);
+	if (rc)
+		return rc;
+	if (type == want)
+		return 0;
+	if (type == CTRL_ERROR) {
+		struct ctrl_error e;
+
+		if (ctrl_decode_error(*payload, *len, &e))
+			snprintf(e.msg, sizeof(e.msg), "(malformed ERROR message)");
+		snprintf(peer_err, errlen, "%s", e.msg);
+		rc = -ECONNABORTED;
+	} else {
+		snprintf(peer_err, errlen, "expected %s, got %s", ctrl_type_name(want),
+			 ctrl_type_name(type));
+		rc = -EBADMSG;
+	}
+	free(*payload);
+	*payload = NULL;
+	return rc;
+}
+
+const char *ctrl_strerror(int rc)
+{
+	switch (rc) {
+	case -EPROTO:
+		return "not the nvme_write_bw_remote protocol (bad magic)";
+	case -EPROTONOSUPPORT:
+		return "another protocol version";
+	case -EBADMSG:
+		return "malformed message";
+	case -EMSGSIZE:
+		return "message too large";
+	case -ETIMEDOUT:
+		return "timed out";
+	case -ECONNRESET:
+		return "connection closed by the peer";
+	default:
+		return strerror(-rc);
+	}
+}

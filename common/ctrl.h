@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ctrl.h: the control channel between the sink and the source of
+ * nvme_write_bw_remote: a versioned, length-prefixed binary protocol over TCP.
+ *
+ * Every message is a 12-byte header and a payload, all integers big-endian:
+ *	u32 magic "NBWR" | u16 version | u16 type | u32 payload length
+ * Strings are u16 length + bytes (no NUL). The encoders and decoders are pure
+ * functions (no sockets) so every message, truncated or malformed, can be
+ * unit tested; decoders return 0 or -EBADMSG and never read past the payload.
+ * The socket half sends and receives whole messages with a poll() timeout on
+ * every wait.
+ *
+ * The conversation (S = source, K = sink):
+ *	S->K HELLO    parameters; K checks them against its own
+ *	K->S ACCEPT   session key for the rdma_cm connections, or ERROR + close
+ *	(S connects one RC QP per worker with rdma_cm, private data = session, worker)
+ *	K->S SLICES   per worker: slice address, length, rkey
+ *	S->K CANARY   per worker: drive offset, length and digest of the canary chunk
+ *	K->S START    the window starts now (warm-up, then duration)
+ *	S->K RESULT   the source's totals and drives
+ *	S->K VERIFY   (--verify full) digest of the last chunk in every slice slot
+ *	K->S DONE     the verdict
+ * ERROR may be sent by either side at any point and ends the session.
+ */
+#ifndef NBW_CTRL_H
+#define NBW_CTRL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CTRL_MAGIC 0x4e425752u /* "NBWR" */
+#define CTRL_VERSION 1
+#define CTRL_HDR_LEN 12
+#define CTRL_MAX_PAYLOAD (64u << 20)
+#define CTRL_MAX_STR 1024
+#define CTRL_PATH_LEN 256
+
+enum ctrl_type {
+	CTRL_HELLO = 1,
+	CTRL_ACCEPT,
+	CTRL_ERROR,
+	CTRL_SLICES,
+	CTRL_CANARY,
+	CTRL_START,
+	CTRL_RESULT,
+	CTRL_VERIFY,
+	CTRL_DONE,
+	CTRL_TYPE_MAX = CTRL_DONE,
+};
+
+enum ctrl_verify { CTRL_VERIFY_OFF, CTRL_VERIFY_CANARY, CTRL_VERIFY_FULL };
+enum ctrl_source { CTRL_SOURCE_DISK, CTRL_SOURCE_MEM };
+
+const char *ctrl_type_name(unsigned type);
+
+/* ---- messages ----------------------------------------------------------- */
+
+struct ctrl_hello {
+	uint64_t chunk;
+	uint32_t depth;
+	uint32_t workers;
+	uint64_t warmup_ms;
+	uint64_t duration_ms;
+	uint8_t verify; /* enum ctrl_verify */
+	uint8_t source; /* enum ctrl_source */
+};
+
+struct ctrl_accept {
+	uint64_t session;
+};
+
+struct ctrl_error {
+	char msg[CTRL_MAX_STR];
+};
+
+struct ctrl_slice {
+	uint64_t addr;
+	uint64_t len;
+	uint32_t rkey;
+};
+
+/* A chunk the source wrote: where it came from and its digest (digest.h). */
+struct ctrl_chunk {
+	uint32_t worker;
+	uint32_t slot;	 /* position in the worker's slice, in chunks */
+	uint64_t offset; /* byte offset on the source drive (memory: in the pattern) */
+	uint32_t len;
+	uint64_t digest;
+};
+
+struct ctrl_start {
+	uint64_t warmup_ms;
+	uint64_t duration_ms;
+};
+
+struct ctrl_drive {
+	char path[CTRL_PATH_LEN];
+	char model[CTRL_PATH_LEN];
+	int32_t numa_node;
+	uint32_t workers;
+	uint64_t bytes;
+};
+
+struct ctrl_result {
+	uint8_t ok;	   /* 0: the source failed or was interrupted */
+	uint64_t bytes;	   /* RDMA WRITE completions inside the window */
+	uint64_t window_ns;
+	uint32_t ndrives;
+	struct ctrl_drive *drives; /* decode: calloc'ed, free with ctrl_result_free */
+};
+
+struct ctrl_done {
+	uint8_t verify; /* 0 fail, 1 pass, 2 off */
+};
+
+/*
+ * Encoding writes header + payload into a growing buffer. The buffer's
+ * memory is the caller's to free (free(b->data)); a failed allocation makes
+ * every later put a no-op and ctrl_buf_finish() return -ENOMEM.
+ */
+struct ctrl_buf {
+	uint8_t *data;
+	size_t len, cap;
+	bool nomem;
+};
+
+void ctrl_buf_init(struct ctrl_buf *b, unsigned type);
+/* Fill in the payload length; 0, -ENOMEM or -EMSGSIZE. */
+int ctrl_buf_finish(struct ctrl_buf *b);
+void ctrl_put_u8(struct ctrl_buf *b, uint8_t v);
+void ctrl_put_u16(struct ctrl_buf *b, uint16_t v);
+void ctrl_put_u32(struct ctrl_buf *b, uint32_t v);
+void ctrl_put_u64(struct ctrl_buf *b, uint64_t v);
+void ctrl_put_str(struct ctrl_buf *b, const char *s);
+
+/* Decoding reads a payload; any read past its end marks the cursor bad. */
+struct ctrl_cur {
+	const uint8_t *p;
+	size_t len, pos;
+	bool bad;
+};
+
+uint8_t ctrl_get_u8(struct ctrl_cur *c);
+uint16_t ctrl_get_u16(struct ctrl_cur *c);
+uint32_t ctrl_get_u32(struct ctrl_cur *c);
+uint64_t ctrl_get_u64(struct ctrl_cur *c);
+/* Copies at most size-1 bytes and a NUL; a longer string or a NUL in it is bad. */
+void ctrl_get_str(struct ctrl_cur *c, char *out, size_t size);
+
+/*
+ * Check a received header. 0 and *type, *len filled; -EPROTO bad magic (not
+ * our protocol), -EPROTONOSUPPORT another version (*version set), -EBADMSG
+ * unknown type, -EMSGSIZE payload over CTRL_MAX_PAYLOAD.
+ */
+int ctrl_parse_header(const uint8_t hdr[CTRL_HDR_LEN], unsigned *type, uint32_t *len,
+		      unsigned *version);
+
+/* Encoders: a complete message (header included) in *b; 0 or -ENOMEM. */
+int ctrl_encode_hello(struct ctrl_buf *b, const struct ctrl_hello *m);
+int ctrl_encode_accept(struct ctrl_buf *b, const struct ctrl_accept *m);
+int ctrl_encode_error(struct ctrl_buf *b, const char *msg);
+int ctrl_encode_slices(struct ctrl_buf *b, const struct ctrl_slice *s, uint32_t n);
+/* CANARY and VERIFY share one layout: a list of chunks. */
+int ctrl_encode_chunks(struct ctrl_buf *b, unsigned type, const struct ctrl_chunk *c, uint32_t n);
+int ctrl_encode_start(struct ctrl_buf *b, const struct ctrl_start *m);
+int ctrl_encode_result(struct ctrl_buf *b, const struct ctrl_result *m);
+int ctrl_encode_done(struct ctrl_buf *b, const struct ctrl_done *m);
+
+/* Decoders of a payload (header stripped): 0, -EBADMSG or -ENOMEM. */
+int ctrl_decode_hello(const void *p, size_t len, struct ctrl_hello *m);
+int ctrl_decode_accept(const void *p, size_t len, struct ctrl_accept *m);
+int ctrl_decode_error(const void *p, size_t len, struct ctrl_error *m);
+/* *s is calloc'ed (NULL when n = 0). */
+int ctrl_decode_slices(const void *p, size_t len, struct ctrl_slice **s, uint32_t *n);
+int ctrl_decode_chunks(const void *p, size_t len, struct ctrl_chunk **c, uint32_t *n);
+int ctrl_decode_start(const void *p, size_t len, struct ctrl_start *m);
+int ctrl_decode_result(const void *p, size_t len, struct ctrl_result *m);
+void ctrl_result_free(struct ctrl_result *m);
+int ctrl_decode_done(const void *p, size_t len, struct ctrl_done *m);
+
+/*
+ * The first difference between the sink's and the source's parameters, as
+ * "chunk: sink 1MiB, source 2MiB", or "" if they agree (workers is the
+ * source's alone and not compared). Returns true on a mismatch.
+ */
+bool ctrl_hello_mismatch(const struct ctrl_hello *sink, const struct ctrl_hello *source,
+			 char *why, size_t len);
+
+/* ---- sockets --------------------------------------------------------------- */
+
+/* Listen on addr (NULL = any) port; returns fd or -errno (-EADDRINUSE ...). */
+int ctrl_listen(const char *addr, unsigned port);
+/* Accept one connection within timeout_ms (< 0 = forever); fd, -ETIMEDOUT or -errno. */
+int ctrl_accept(int lfd, int timeout_ms, char *peer, size_t peerlen);
+/* Connect to host:port within timeout_ms; fd, -ETIMEDOUT, -ECONNREFUSED, -EHOSTUNREACH... */
+int ctrl_connect(const char *host, unsigned port, int timeout_ms);
+/* Send a finished buffer within timeout_ms. 0 or -errno (-EPIPE peer gone). */
+int ctrl_send(int fd, const struct ctrl_buf *b, int timeout_ms);
+/*
+ * Receive one message within timeout_ms: *type, a malloc'ed payload (*payload,
+ * free it; NULL if empty) and its length. -ETIMEDOUT, -ECONNRESET (peer
+ * closed), or a ctrl_parse_header() error.
+ */
+int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout_ms);
+/*
+ * Receive a message of type want. A CTRL_ERROR from the peer becomes
+ * -ECONNABORTED with its text in peer_err; another type is -EBADMSG.
+ */
+int ctrl_expect(int fd, unsigned want, void **payload, uint32_t *len, int timeout_ms,
+		char *peer_err, size_t errlen);
+/* Send a message and free its buffer; 0 or -errno. */
+int ctrl_send_free(int fd, struct ctrl_buf *b, int enc_rc, int timeout_ms);
+
+/* Text for the negative codes of this module. */
+const char *ctrl_strerror(int rc);
+
+#endif

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pcitree.h: every PCI function of a machine, read through libpci, with the
+ * upstream bridge of each, so that a device's path to its root port can be
+ * walked. Three sources:
+ *	live         libpci's linux-sysfs method on /sys
+ *	sysfs root   the same method on a captured tree (DIR/bus/pci/devices)
+ *	dump         libpci's dump method on `lspci -xxx` (or -xxxx) output
+ * Parents come from the sysfs device path (live, sysfs root) or from the
+ * bridges' secondary bus numbers (dump). Without root the sysfs config file
+ * holds only the 64-byte header; the link fields then come from the sysfs
+ * attributes (current_link_speed, max_link_width, ...) and the rest stays
+ * unknown.
+ */
+#ifndef NBW_PCITREE_H
+#define NBW_PCITREE_H
+
+#include <stdbool.h>
+
+#include "pcilink.h"
+
+struct pci_tree {
+	struct pcie_fn *fn;
+	int n;
+	bool from_dump;
+	bool header_only; /* some config space was cut to the header (no root) */
+	char sysfs_root[4096];
+};
+
+/*
+ * Read every function. dump_file non-NULL: from that dump; else from
+ * sysfs_root ("/sys" live). Returns 0 or -errno; on error err holds a
+ * message naming the source.
+ */
+int pci_tree_load(struct pci_tree *t, const char *sysfs_root, const char *dump_file, char *err,
+		  size_t errlen);
+void pci_tree_free(struct pci_tree *t);
+
+/* The function at bdf ("0000:01:00.0" or "01:00.0"), or NULL. */
+const struct pcie_fn *pci_tree_find(const struct pci_tree *t, const char *bdf);
+
+/* Normalise "01:00.0" / "0000:01:00.0" into out (16 bytes). -EINVAL if not a BDF. */
+int pci_bdf_normalise(const char *s, char out[16]);
+
+/*
+ * Fill p->hop[] from f (a VF is replaced by its physical function) up to the
+ * root port, and judge it (pcie_judge_path). Returns the hop count, or
+ * -ENOENT when f has no PCIe port above it.
+ */
+int pci_tree_path(const struct pci_tree *t, const struct pcie_fn *f, const char *who,
+		  bool may_idle, struct pcie_path *p);
+
+#endif
