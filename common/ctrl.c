@@ -83,7 +83,10 @@ void ctrl_put_u64(struct ctrl_buf *b, uint64_t v)
 
 void ctrl_put_str(struct ctrl_buf *b, const char *s)
 {
-	size_t n = strnlen(s, CTRL_MAX_STR - 1);
+	size_t n = strlen(s);
+
+	if (n > CTRL_MAX_STR - 1)
+		n = CTRL_MAX_STR - 1;
 
 	ctrl_put_u16(b, (uint16_t)n);
 	put_bytes(b, s, n);
