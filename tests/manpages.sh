@@ -1,0 +1,24 @@
+#!/bin/bash
+# manpages.sh: for each tool, every long option in --help appears in its man page and
+# every long option in the man page appears in --help; each page lints clean.
+. "$(dirname "$0")/lib.sh"
+
+opts_help() { "$1" --help | grep -oE -- '--[a-z][a-z0-9_-]+' | sort -u; }
+# Long options as the man page writes them: \-\-name (escaped) in the source.
+opts_man() { sed 's/\\//g' "$1" | grep -oE -- '--[a-z][a-z0-9_-]+' | sort -u; }
+
+for tool in nvme_read_bw nvme_write_bw_remote nvme_link_probe; do
+	bin="$abs_top_builddir/$tool/$tool"
+	page="$abs_top_srcdir/man/$tool.1"
+	[ -x "$bin" ] || { fail "$tool not built"; continue; }
+	[ -f "$page" ] || { fail "$page missing"; continue; }
+	missing=$(comm -23 <(opts_help "$bin") <(opts_man "$page") | tr '\n' ' ')
+	extra=$(comm -13 <(opts_help "$bin") <(opts_man "$page") | tr '\n' ' ')
+	check_eq "$tool: --help options missing from the man page" "" "$missing"
+	check_eq "$tool: man page options unknown to --help" "" "$extra"
+	if command -v mandoc >/dev/null; then
+		check_eq "$tool: mandoc -T lint" "" "$(mandoc -T lint "$page" 2>&1 | grep -v 'STYLE:')"
+	fi
+	check_eq "$tool: groff -ww" "" "$(groff -ww -man -Tutf8 "$page" 2>&1 >/dev/null)"
+done
+finish
