@@ -45,6 +45,6 @@ if have nvme_write_bw_remote; then
 	[ "$rc" = 0 ] && echo "(source done; node b, the sink, prints the whole picture)" ||
 		cat "$VLAB_OUT/source.txt"
 fi
-printf '\n(virtual lab: qemu TCG on %s host cores; the tables are real, the numbers are not)\n' "$(nproc)"
+printf '\n(virtual lab: qemu TCG, %s vCPU per node; the tables are real, the numbers are not)\n' "$(nproc)"
 [ "$ok" = 1 ] || exit 1
 exit "$rc"
