@@ -1,0 +1,892 @@
+// SPDX-License-Identifier: MIT
+/*
+ * nvme_link_probe: PCIe link audit of NVMe drives and RDMA devices. Finds the
+ * devices (sysfs classes, or class codes in a dump), walks each one's path
+ * to its root port, judges every link from both ends and prints one row per
+ * device (every hop with -v) or the JSON document. The decoding, ceilings and
+ * verdicts live in common/pcilink.c and common/pcitree.c.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "drive.h"
+#include "nbw.h"
+#include "parse.h"
+#include "pcilink.h"
+#include "pcitree.h"
+#include "report.h"
+
+#define MAX_DEVS 256
+
+enum dev_kind { KIND_NVME, KIND_RDMA };
+
+struct probe_dev {
+	enum dev_kind kind;
+	char name[64];		/* nvme0, mlx5_0; "" in dump mode */
+	char bdf[16];		/* "" when there is no PCI function */
+	char transport[16];	/* NVMe: pcie, tcp, rdma, fc, loop */
+	char model[96];
+	char firmware[32];
+	char soft_parent[32];	/* software RDMA: its network interface */
+	char rate_text[64];	/* RDMA port 1 rate as sysfs says it */
+	char link_layer[24];
+	double net_gbits;	/* port data rate in Gb/s, NAN unknown */
+	const struct pcie_fn *fn;
+	struct pcie_path path;
+	bool have_path;
+	char why_no_link[160];	/* when the device has no PCIe link of its own */
+	bool expect_ok;
+	char expect_msg[200];
+};
+
+struct options {
+	char *devs;
+	const char *sysfs_root;
+	const char *dump;
+	bool verbose;
+	bool json;
+	const char *json_file;
+	double expect_speed; /* GT/s, 0 = none */
+	unsigned expect_width;
+};
+
+static void usage(void)
+{
+	printf("Usage: %s [options]\n", nbw_prog);
+	printf("\nAudit the PCIe links of NVMe drives and RDMA devices: each link on the path\n"
+	       "to the root port is judged from both of its ends, with the bandwidth ceiling\n"
+	       "of the narrowest hop. Reads only.\n");
+	printf("\nDevices:\n"
+	       "      --dev LIST         comma-separated PCI addresses or names (nvme0, mlx5_0);\n"
+	       "                         default: every NVMe controller and RDMA device\n");
+	printf("\nSources (default: the live system through libpci):\n"
+	       "      --sysfs-root DIR   read a captured sysfs tree instead of /sys\n"
+	       "      --pci-dump FILE    read `lspci -xxx` (or -xxxx) output captured elsewhere\n");
+	printf("\nAudit:\n"
+	       "      --expect-speed GTS lowest acceptable link speed (2.5 5 8 16 32 64)\n"
+	       "      --expect-width N   lowest acceptable link width (1 2 4 8 16 32)\n"
+	       "      --expect GENxW     both at once: gen4x4, gen3, x8\n"
+	       "                         exit 3 if a device is below it, downgraded, down or unknown\n");
+	printf("\nOutput:\n"
+	       "  -v, --verbose          every hop of every path, and each link's verdict\n"
+	       "      --json[=FILE]      one JSON document on stdout (or into FILE)\n"
+	       "  -h, --help             this help\n"
+	       "  -V, --version          version\n");
+	printf("\nVerdicts: ok, downgraded (limited_by device, port, training or path),\n"
+	       "maybe_idle, link_down, no_link, unknown.\n"
+	       "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 expectation not met.\n");
+}
+
+enum {
+	OPT_DEV = CHAR_MAX + 1,
+	OPT_SYSFS_ROOT,
+	OPT_PCI_DUMP,
+	OPT_EXPECT_SPEED,
+	OPT_EXPECT_WIDTH,
+	OPT_EXPECT,
+	OPT_JSON,
+};
+
+static const struct option longopts[] = {
+	{ "dev", required_argument, NULL, OPT_DEV },
+	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
+	{ "pci-dump", required_argument, NULL, OPT_PCI_DUMP },
+	{ "expect-speed", required_argument, NULL, OPT_EXPECT_SPEED },
+	{ "expect-width", required_argument, NULL, OPT_EXPECT_WIDTH },
+	{ "expect", required_argument, NULL, OPT_EXPECT },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "json", optional_argument, NULL, OPT_JSON },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_speed(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno)
+		return -EINVAL;
+	if (!pcie_speed_code(v))
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static int parse_width(const char *s, unsigned *out)
+{
+	unsigned long n;
+	int rc = parse_uint(s, 1, 32, &n);
+
+	if (rc)
+		return rc;
+	if (n != 1 && n != 2 && n != 4 && n != 8 && n != 12 && n != 16 && n != 32)
+		return -ERANGE;
+	*out = (unsigned)n;
+	return 0;
+}
+
+/* "gen4x4", "gen3", "x8" (case-insensitive). */
+static int parse_expect(const char *s, struct options *o)
+{
+	char buf[32], *x;
+	unsigned long gen;
+	int rc;
+
+	if (strlen(s) >= sizeof(buf) || !*s)
+		return -EINVAL;
+	for (rc = 0; s[rc]; rc++)
+		buf[rc] = (char)tolower((unsigned char)s[rc]);
+	buf[rc] = 0;
+	x = strchr(buf, 'x');
+	if (x) {
+		*x = 0;
+		rc = parse_width(x + 1, &o->expect_width);
+		if (rc)
+			return rc;
+	}
+	if (!buf[0])
+		return x ? 0 : -EINVAL;
+	if (strncmp(buf, "gen", 3))
+		return -EINVAL;
+	rc = parse_uint(buf + 3, 1, 6, &gen);
+	if (rc)
+		return rc;
+	o->expect_speed = pcie_speed_gts((unsigned)gen);
+	return 0;
+}
+
+static int bad_value(const char *name, const char *val, int rc)
+{
+	nbw_usage_err("invalid %s '%s': %s", name, val,
+		      rc == -ERANGE ? "not a PCIe value" : "malformed");
+	return NBW_EXIT_USAGE;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	int c, rc;
+
+	*o = (struct options){ .sysfs_root = "/sys" };
+	while ((c = getopt_long(argc, argv, "vhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DEV:
+			o->devs = optarg;
+			break;
+		case OPT_SYSFS_ROOT:
+			o->sysfs_root = optarg;
+			break;
+		case OPT_PCI_DUMP:
+			o->dump = optarg;
+			break;
+		case OPT_EXPECT_SPEED:
+			rc = parse_speed(optarg, &o->expect_speed);
+			if (rc)
+				return bad_value("expected speed (GT/s)", optarg, rc);
+			break;
+		case OPT_EXPECT_WIDTH:
+			rc = parse_width(optarg, &o->expect_width);
+			if (rc)
+				return bad_value("expected width", optarg, rc);
+			break;
+		case OPT_EXPECT:
+			rc = parse_expect(optarg, o);
+			if (rc)
+				return bad_value("expectation (genNxW, genN or xW)", optarg, rc);
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			o->json_file = optarg;
+			break;
+		case 'h':
+			usage();
+			exit(NBW_EXIT_OK);
+		case 'V':
+			nbw_print_version();
+			exit(NBW_EXIT_OK);
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", nbw_prog);
+			return NBW_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		nbw_usage_err("unexpected argument '%s' (devices go in --dev)", argv[optind]);
+		return NBW_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* ---- discovery ------------------------------------------------------------- */
+
+/* The PCI address a sysfs "device" link resolves to, if it is a PCI function. */
+static bool sysfs_pci_address(const char *dir, const struct pci_tree *t, char bdf[16])
+{
+	char path[PATH_MAX + 16], real[PATH_MAX];
+	const char *base;
+
+	snprintf(path, sizeof(path), "%s/device", dir);
+	if (!realpath(path, real))
+		return false;
+	base = strrchr(real, '/');
+	base = base ? base + 1 : real;
+	if (strlen(base) != 12 || pci_bdf_normalise(base, bdf))
+		return false;
+	return pci_tree_find(t, bdf) != NULL;
+}
+
+/* "40 Gb/sec (4X QDR)" -> 32 (data rate: SDR, DDR and QDR are 8b/10b). */
+static double rate_data_gbits(const char *text)
+{
+	double v;
+
+	if (sscanf(text, "%lf", &v) != 1 || v <= 0)
+		return NAN;
+	if (strstr(text, "SDR") || strstr(text, "DDR") || strstr(text, "QDR"))
+		v *= 0.8;
+	return v;
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+	const struct probe_dev *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	if (x->name[0] && y->name[0])
+		return strverscmp(x->name, y->name);
+	return strcmp(x->bdf, y->bdf);
+}
+
+static int discover_class(const char *root, const char *cls, enum dev_kind kind,
+			  const struct pci_tree *t, struct probe_dev *out, int n)
+{
+	char dir[PATH_MAX], sub[PATH_MAX + 64];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/class/%s", root, cls);
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? n : -errno;
+	while ((e = readdir(d)) && n < MAX_DEVS) {
+		struct probe_dev *p = &out[n];
+
+		if (e->d_name[0] == '.')
+			continue;
+		memset(p, 0, sizeof(*p));
+		p->kind = kind;
+		p->net_gbits = NAN;
+		snprintf(p->name, sizeof(p->name), "%s", e->d_name);
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		if (kind == KIND_NVME) {
+			sysfs_read_attr(sub, "transport", p->transport, sizeof(p->transport));
+			sysfs_read_attr(sub, "model", p->model, sizeof(p->model));
+			sysfs_read_attr(sub, "firmware_rev", p->firmware, sizeof(p->firmware));
+			if (strcmp(p->transport, "pcie") || !sysfs_pci_address(sub, t, p->bdf)) {
+				p->bdf[0] = 0;
+				snprintf(p->why_no_link, sizeof(p->why_no_link),
+					 "no PCIe link: NVMe over %s (a fabric controller)",
+					 p->transport[0] ? p->transport : "an unknown transport");
+			}
+		} else {
+			char port[PATH_MAX + 80];
+
+			snprintf(port, sizeof(port), "%s/ports/1", sub);
+			sysfs_read_attr(port, "rate", p->rate_text, sizeof(p->rate_text));
+			sysfs_read_attr(port, "link_layer", p->link_layer, sizeof(p->link_layer));
+			p->net_gbits = p->rate_text[0] ? rate_data_gbits(p->rate_text) : NAN;
+			if (!sysfs_pci_address(sub, t, p->bdf)) {
+				p->bdf[0] = 0;
+				sysfs_read_attr(sub, "parent", p->soft_parent, sizeof(p->soft_parent));
+				snprintf(p->why_no_link, sizeof(p->why_no_link),
+					 "no PCIe link of its own: software RDMA%s%s",
+					 p->soft_parent[0] ? " over " : "", p->soft_parent);
+			}
+		}
+		if (p->bdf[0])
+			p->fn = pci_tree_find(t, p->bdf);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Dump mode: NVMe by class code 01:08:02; RDMA by InfiniBand class or RDMA NIC vendors. */
+static bool dump_kind(const struct pci_tree *t, const struct pcie_fn *f, enum dev_kind *kind)
+{
+	static const uint16_t rdma_vendors[] = { 0x15b3 /* Mellanox/NVIDIA */,
+						 0x1425 /* Chelsio */, 0x1077 /* QLogic */,
+						 0x1fc1 /* QLogic IB */, 0x8086 /* Intel */ };
+	uint16_t vendor = f->vendor;
+	size_t i;
+
+	if (f->class_code == 0x010802) {
+		*kind = KIND_NVME;
+		return true;
+	}
+	if ((f->class_code >> 8) == 0x0207) {
+		*kind = KIND_RDMA;
+		return true;
+	}
+	if ((f->class_code >> 8) != 0x0200)
+		return false;
+	if (f->is_vf) {
+		const struct pcie_fn *pf = pci_tree_find(t, f->pf_bdf);
+
+		vendor = pf ? pf->vendor : vendor;
+	}
+	for (i = 0; i < NBW_ARRAY_SIZE(rdma_vendors); i++)
+		if (vendor == rdma_vendors[i] && vendor != 0x8086) {
+			*kind = KIND_RDMA;
+			return true;
+		}
+	return false;
+}
+
+static int discover(const struct options *o, const struct pci_tree *t, struct probe_dev *out)
+{
+	int n = 0, i;
+
+	if (o->dump) {
+		for (i = 0; i < t->n && n < MAX_DEVS; i++) {
+			enum dev_kind kind;
+
+			if (!dump_kind(t, &t->fn[i], &kind))
+				continue;
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n].kind = kind;
+			out[n].net_gbits = NAN;
+			out[n].fn = &t->fn[i];
+			snprintf(out[n].bdf, sizeof(out[n].bdf), "%s", t->fn[i].bdf);
+			snprintf(out[n].transport, sizeof(out[n].transport), "%s",
+				 kind == KIND_NVME ? "pcie" : "");
+			n++;
+		}
+	} else {
+		n = discover_class(o->sysfs_root, "nvme", KIND_NVME, t, out, 0);
+		if (n >= 0)
+			n = discover_class(o->sysfs_root, "infiniband", KIND_RDMA, t, out, n);
+		if (n < 0)
+			return n;
+	}
+	qsort(out, (size_t)n, sizeof(*out), cmp_dev);
+	return n;
+}
+
+static bool dev_matches(const struct probe_dev *p, const char *item)
+{
+	char bdf[16];
+
+	if (p->name[0] && !strcmp(p->name, item))
+		return true;
+	return p->bdf[0] && !pci_bdf_normalise(item, bdf) && !strcmp(bdf, p->bdf);
+}
+
+/* Keep only the devices named in --dev. Returns the count or minus an exit code. */
+static int select_devs(const struct options *o, struct probe_dev *d, int n)
+{
+	static struct probe_dev keep[MAX_DEVS];
+	char *items[MAX_DEVS];
+	bool *used;
+	int k, i, j, m = 0;
+
+	k = parse_list(o->devs, items, MAX_DEVS);
+	if (k < 0) {
+		nbw_usage_err("invalid --dev list: %s", k == -E2BIG ? "too many devices" : "empty item");
+		return -NBW_EXIT_USAGE;
+	}
+	used = calloc((size_t)n + 1, sizeof(*used));
+	if (!used) {
+		nbw_err("out of memory");
+		return -NBW_EXIT_FAIL;
+	}
+	for (j = 0; j < k; j++) {
+		bool found = false;
+
+		for (i = 0; i < n; i++) {
+			if (!dev_matches(&d[i], items[j]))
+				continue;
+			found = true;
+			if (!used[i])
+				keep[m++] = d[i];
+			used[i] = true;
+		}
+		if (!found) {
+			free(used);
+			nbw_usage_err("--dev %s: no such NVMe controller or RDMA device%s", items[j],
+				      o->dump ? " in the dump" : "");
+			return -NBW_EXIT_USAGE;
+		}
+	}
+	free(used);
+	memcpy(d, keep, sizeof(*d) * (size_t)m);
+	return m;
+}
+
+static const char *who_of(const struct probe_dev *p)
+{
+	return p->kind == KIND_NVME ? "drive" : "NIC";
+}
+
+static void judge(const struct pci_tree *t, struct probe_dev *p)
+{
+	if (!p->fn)
+		return;
+	pci_tree_path(t, p->fn, who_of(p),
+		      p->kind == KIND_RDMA || pcie_class_may_idle(p->fn->class_code), &p->path);
+	p->have_path = true;
+	if (p->path.verdict == PCIE_NO_LINK)
+		snprintf(p->why_no_link, sizeof(p->why_no_link), "%s", p->path.reason);
+}
+
+/* ---- expectations ------------------------------------------------------------ */
+
+static void check_expect(const struct options *o, struct probe_dev *p)
+{
+	const struct pcie_link *l;
+	double speed;
+	unsigned width;
+	char a[16], b[16];
+
+	p->expect_ok = true;
+	if (!p->have_path || p->path.verdict == PCIE_NO_LINK)
+		return;
+	switch (p->path.verdict) {
+	case PCIE_DOWNGRADED:
+	case PCIE_LINK_DOWN:
+	case PCIE_UNKNOWN:
+		p->expect_ok = false;
+		snprintf(p->expect_msg, sizeof(p->expect_msg), "%s: %s",
+			 pcie_verdict_name(p->path.verdict), p->path.reason);
+		return;
+	default:
+		break;
+	}
+	l = &p->path.link[0];
+	/* An idle NIC is judged by what its link negotiates to, not where it rests. */
+	speed = p->path.verdict == PCIE_MAYBE_IDLE ? l->exp_speed : l->speed;
+	width = p->path.verdict == PCIE_MAYBE_IDLE ? l->exp_width : l->width;
+	if ((o->expect_speed > 0 && speed < o->expect_speed - 0.01) ||
+	    (o->expect_width && width < o->expect_width)) {
+		p->expect_ok = false;
+		snprintf(p->expect_msg, sizeof(p->expect_msg),
+			 "link %s GT/s x%u is below the expected %s GT/s x%u",
+			 pcie_speed_str(speed, a, sizeof(a)), width,
+			 o->expect_speed > 0 ? pcie_speed_str(o->expect_speed, b, sizeof(b)) : "any",
+			 o->expect_width);
+	}
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+static void report_speed(struct report *r, const char *key, double gts)
+{
+	if (gts > 0)
+		report_double(r, key, NULL, gts);
+	else
+		report_null(r, key, NULL);
+}
+
+static void report_opt_str(struct report *r, const char *key, const char *s)
+{
+	report_str(r, key, NULL, s && s[0] ? s : NULL);
+}
+
+static void report_numa(struct report *r, const char *key, int node)
+{
+	if (node >= 0)
+		report_i64(r, key, NULL, node);
+	else
+		report_null(r, key, NULL);
+}
+
+/* The registers of one function (JSON), as decoded. */
+static void report_fn_fields(struct report *r, const struct pcie_fn *f)
+{
+	unsigned c;
+
+	report_str(r, "bdf", NULL, f->bdf);
+	report_str(r, "role", NULL, pcie_role_name(f->role));
+	report_speed(r, "lnkcap_speed_gts", (f->known & PCIE_K_LNKCAP) ? f->cap_speed : 0);
+	if (f->known & PCIE_K_LNKCAP)
+		report_u64(r, "lnkcap_width", NULL, f->cap_width);
+	else
+		report_null(r, "lnkcap_width", NULL);
+	if (f->known & PCIE_K_LNKCAP2) {
+		report_arr_begin(r, "supported_speeds_gts");
+		for (c = 1; c <= 7; c++)
+			if (f->speeds_vector & (1u << (c - 1)))
+				report_double(r, NULL, NULL, pcie_speed_gts(c));
+		report_arr_end(r);
+	} else {
+		report_null(r, "supported_speeds_gts", NULL);
+	}
+	report_speed(r, "max_speed_gts", (f->known & PCIE_K_MAX) ? f->max_speed : 0);
+	if (f->known & PCIE_K_MAX)
+		report_u64(r, "max_width", NULL, f->max_width);
+	else
+		report_null(r, "max_width", NULL);
+	report_speed(r, "target_speed_gts", (f->known & PCIE_K_LNKCTL2) ? f->target_speed : 0);
+	report_speed(r, "speed_gts", (f->known & PCIE_K_LNKSTA) ? f->speed : 0);
+	if (f->known & PCIE_K_LNKSTA)
+		report_u64(r, "width", NULL, f->width);
+	else
+		report_null(r, "width", NULL);
+	if (f->known & PCIE_K_DLL)
+		report_bool(r, "dll_active", NULL, f->dll_active);
+	else
+		report_null(r, "dll_active", NULL);
+	if (f->known & PCIE_K_MPS) {
+		report_u64(r, "mps", NULL, f->mps);
+		report_u64(r, "mrrs", NULL, f->mrrs);
+	} else {
+		report_null(r, "mps", NULL);
+		report_null(r, "mrrs", NULL);
+	}
+	report_numa(r, "numa_node", f->numa_node);
+	report_opt_str(r, "driver", f->driver);
+}
+
+static const char *link_text(double gts, unsigned width, bool known, char *buf, size_t len)
+{
+	char s[16];
+
+	if (!known)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%s GT/s x%u", pcie_speed_str(gts, s, sizeof(s)), width);
+	return buf;
+}
+
+/* -v: one line per hop and one per link. */
+static void print_hops_text(struct report *r, const struct probe_dev *p)
+{
+	const struct pcie_path *pa = &p->path;
+	char a[32], b[32], s[16], m[128];
+	int i;
+
+	for (i = 0; i < pa->nhops; i++) {
+		const struct pcie_fn *f = pa->hop[i];
+
+		report_text(r, "    %-12s %-18s LnkCap %-12s max %-12s", f->bdf,
+			    pcie_role_name(f->role),
+			    link_text(f->cap_speed, f->cap_width, f->known & PCIE_K_LNKCAP, a,
+				      sizeof(a)),
+			    link_text(f->max_speed, f->max_width, f->known & PCIE_K_MAX, b,
+				      sizeof(b)));
+		report_text(r, " target %-4s",
+			    (f->known & PCIE_K_LNKCTL2) ? pcie_speed_str(f->target_speed, s, sizeof(s))
+							: "-");
+		report_text(r, " LnkSta %-12s",
+			    link_text(f->speed, f->width, f->known & PCIE_K_LNKSTA, a, sizeof(a)));
+		report_text(r, " DLL %-3s", (f->known & PCIE_K_DLL) ? (f->dll_active ? "up" : "down")
+								   : "-");
+		if (f->known & PCIE_K_MPS)
+			report_text(r, " MPS %-4u MRRS %-4u", f->mps, f->mrrs);
+		else
+			report_text(r, " MPS -    MRRS -   ");
+		if (f->numa_node >= 0)
+			report_text(r, " NUMA %d", f->numa_node);
+		if (f->driver[0])
+			report_text(r, " %s", f->driver);
+		report_text(r, "\n");
+	}
+	for (i = 0; i < pa->nlinks; i++) {
+		const struct pcie_link *l = &pa->link[i];
+
+		report_text(r, "    link %s <- %s: %s, %s%s", l->port->bdf, l->dev->bdf,
+			    pcie_verdict_name(l->verdict), l->reason,
+			    i == pa->bottleneck ? " [narrowest]" : "");
+		if (isfinite(l->raw))
+			report_text(r, "; %.2f GB/s raw, ", l->raw);
+		if (isfinite(l->usable))
+			report_text(r, "%.2f usable (MPS %u)", l->usable, l->mps);
+		else if (isfinite(l->raw))
+			report_text(r, "usable unknown");
+		if (l->missing)
+			report_text(r, " [missing: %s]", pcie_known_names(l->missing, m, sizeof(m)));
+		report_text(r, "\n");
+	}
+}
+
+/* A NIC's network rate against its PCIe ceiling. */
+static void print_network(struct report *r, const struct probe_dev *p)
+{
+	double net = p->net_gbits / 8.0;
+	double pcie = p->have_path ? (isfinite(p->path.usable) ? p->path.usable : p->path.raw) : NAN;
+	const char *lower = NULL;
+
+	if (!isfinite(net) && !p->rate_text[0])
+		return;
+	if (isfinite(net) && isfinite(pcie))
+		lower = pcie < net - 1e-9 ? "pcie" : net < pcie - 1e-9 ? "network" : "equal";
+	report_obj_begin(r, "network");
+	report_opt_str(r, "rate", p->rate_text);
+	report_opt_str(r, "link_layer", p->link_layer);
+	report_double(r, "data_rate_gbits", NULL, p->net_gbits);
+	report_double(r, "gb_per_s", NULL, net);
+	report_double(r, "pcie_gb_per_s", NULL, pcie);
+	report_str(r, "lower", NULL, lower);
+	report_obj_end(r);
+	report_text(r, "    port 1: %s%s%s", p->rate_text[0] ? p->rate_text : "rate unknown",
+		    p->link_layer[0] ? " " : "", p->link_layer);
+	if (isfinite(net))
+		report_text(r, " = %.2f GB/s of data", net);
+	if (lower && !strcmp(lower, "pcie"))
+		report_text(r, "; PCIe (%.2f GB/s) is lower: the slot cannot fill the port", pcie);
+	else if (lower && !strcmp(lower, "network"))
+		report_text(r, "; the network port is lower than PCIe (%.2f GB/s)", pcie);
+	else if (lower)
+		report_text(r, "; PCIe and the network port match");
+	report_text(r, "\n");
+}
+
+static void print_device(struct report *r, const struct options *o, const struct probe_dev *p)
+{
+	const struct pcie_path *pa = &p->path;
+	const struct pcie_link *own = p->have_path && pa->nlinks ? &pa->link[0] : NULL;
+	const struct pcie_fn *dev = p->have_path && pa->nhops ? pa->hop[0] : p->fn;
+	char now[32], max[32], m[128];
+	enum pcie_verdict v = p->have_path ? pa->verdict : PCIE_NO_LINK;
+	const char *reason = p->have_path && v != PCIE_NO_LINK ? pa->reason : p->why_no_link;
+	int i;
+
+	report_obj_begin(r, NULL);
+	report_str(r, "name", " %-10s", p->name[0] ? p->name : NULL);
+	report_str(r, "kind", " %-5s", p->kind == KIND_NVME ? "nvme" : "rdma");
+	report_str(r, "bdf", " %-12s", p->bdf[0] ? p->bdf : NULL);
+	report_numa(r, "numa_node", p->fn ? p->fn->numa_node : -1);
+	if (!r->json) {
+		if (p->fn && p->fn->numa_node >= 0)
+			report_text(r, " %4d", p->fn->numa_node);
+		else
+			report_text(r, " %4s", "-");
+	}
+	report_opt_str(r, "driver", p->fn ? p->fn->driver : NULL);
+	report_opt_str(r, "model", p->model);
+	report_opt_str(r, "firmware", p->firmware);
+	if (p->kind == KIND_NVME)
+		report_opt_str(r, "transport", p->transport);
+	report_bool(r, "virtual_function", NULL, p->fn && p->fn->is_vf);
+	report_opt_str(r, "physical_function", p->fn && p->fn->is_vf ? p->fn->pf_bdf : NULL);
+
+	if (own) {
+		report_obj_begin(r, "link");
+		report_speed(r, "speed_gts", own->speed);
+		report_u64(r, "width", NULL, own->width);
+		report_speed(r, "max_speed_gts", dev->max_speed);
+		report_u64(r, "max_width", NULL, dev->max_width);
+		report_speed(r, "port_max_speed_gts", own->port->max_speed);
+		report_u64(r, "port_max_width", NULL, own->port->max_width);
+		report_speed(r, "target_speed_gts",
+			     (own->port->known & PCIE_K_LNKCTL2) ? own->port->target_speed : 0);
+		report_speed(r, "expected_speed_gts", own->exp_speed);
+		report_u64(r, "expected_width", NULL, own->exp_width);
+		report_obj_end(r);
+	} else {
+		report_null(r, "link", NULL);
+	}
+	report_text(r, " %-12s %-12s",
+		    link_text(own ? own->speed : 0, own ? own->width : 0,
+			      own && own->verdict != PCIE_UNKNOWN && own->verdict != PCIE_LINK_DOWN,
+			      now, sizeof(now)),
+		    link_text(dev ? dev->max_speed : 0, dev ? dev->max_width : 0,
+			      dev && (dev->known & PCIE_K_MAX), max, sizeof(max)));
+
+	if (p->fn) {
+		report_obj_begin(r, "function");
+		report_fn_fields(r, p->fn);
+		report_obj_end(r);
+	}
+	report_arr_begin(r, "path");
+	for (i = 0; p->have_path && i < pa->nhops; i++) {
+		report_obj_begin(r, NULL);
+		report_fn_fields(r, pa->hop[i]);
+		report_obj_end(r);
+	}
+	report_arr_end(r);
+	report_arr_begin(r, "links");
+	for (i = 0; p->have_path && i < pa->nlinks; i++) {
+		const struct pcie_link *l = &pa->link[i];
+
+		report_obj_begin(r, NULL);
+		report_str(r, "port_bdf", NULL, l->port->bdf);
+		report_str(r, "device_bdf", NULL, l->dev->bdf);
+		report_speed(r, "speed_gts", l->speed);
+		report_u64(r, "width", NULL, l->width);
+		report_speed(r, "expected_speed_gts", l->exp_speed);
+		report_u64(r, "expected_width", NULL, l->exp_width);
+		report_double(r, "raw_gb_per_s", NULL, l->raw);
+		report_double(r, "usable_gb_per_s", NULL, l->usable);
+		report_str(r, "verdict", NULL, pcie_verdict_name(l->verdict));
+		report_str(r, "limited_by", NULL, pcie_limit_name(l->limited_by));
+		report_str(r, "reason", NULL, l->reason);
+		report_obj_end(r);
+	}
+	report_arr_end(r);
+
+	report_obj_begin(r, "ceiling_gb_per_s");
+	report_double(r, "raw", NULL, p->have_path ? pa->raw : NAN);
+	report_double(r, "usable", NULL, p->have_path ? pa->usable : NAN);
+	report_obj_end(r);
+	if (!r->json) {
+		if (p->have_path && isfinite(pa->usable))
+			report_text(r, " %7.2f", pa->usable);
+		else
+			report_text(r, " %7s", "-");
+	}
+	report_str(r, "bottleneck_bdf", NULL,
+		   p->have_path && pa->bottleneck >= 0 ? pa->link[pa->bottleneck].dev->bdf : NULL);
+	report_str(r, "verdict", " %-11s", pcie_verdict_name(v));
+	report_str(r, "limited_by", NULL,
+		   pcie_limit_name(p->have_path ? pa->limited_by : PCIE_LIMIT_NONE));
+	if (!r->json && p->have_path && pa->limited_by != PCIE_LIMIT_NONE)
+		report_text(r, " (%s)", pcie_limit_name(pa->limited_by));
+	report_str(r, "reason", " %s", reason);
+	if (p->fn && p->fn->is_vf)
+		report_text(r, " [virtual function: judged by its physical function %s]",
+			    p->fn->pf_bdf);
+	report_text(r, "\n");
+	if (p->have_path && own) {
+		unsigned missing = 0;
+
+		for (i = 0; i < pa->nlinks; i++)
+			missing |= pa->link[i].missing;
+		report_arr_begin(r, "missing");
+		for (i = 0; i < 9; i++)
+			if (missing & (1u << i))
+				report_str(r, NULL, NULL, pcie_known_names(1u << i, m, sizeof(m)));
+		report_arr_end(r);
+		if (missing && !o->verbose)
+			report_text(r, "    missing: %s%s\n", pcie_known_names(missing, m, sizeof(m)),
+				    geteuid() ? " (config space beyond the header needs root)" : "");
+	}
+	if (p->kind == KIND_RDMA)
+		print_network(r, p);
+	if (o->verbose) {
+		if (p->model[0])
+			report_text(r, "    model %s, firmware %s\n", p->model,
+				    p->firmware[0] ? p->firmware : "-");
+		if (p->have_path)
+			print_hops_text(r, p);
+	}
+	if (o->expect_speed > 0 || o->expect_width) {
+		report_obj_begin(r, "expectation");
+		report_bool(r, "met", NULL, p->expect_ok);
+		report_str(r, "reason", NULL, p->expect_ok ? NULL : p->expect_msg);
+		report_obj_end(r);
+	}
+	report_obj_end(r);
+}
+
+int main(int argc, char **argv)
+{
+	static struct probe_dev devs[MAX_DEVS];
+	struct options o;
+	struct pci_tree t;
+	struct report r;
+	FILE *out = stdout;
+	char err[512];
+	bool expect = false, all_met = true;
+	int n, i, rc;
+
+	nbw_set_prog(argv[0]);
+	rc = parse_options(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	expect = o.expect_speed > 0 || o.expect_width;
+	rc = pci_tree_load(&t, o.sysfs_root, o.dump, err, sizeof(err));
+	if (rc) {
+		nbw_err("%s", err);
+		return rc == -ENOENT && (o.dump || strcmp(o.sysfs_root, "/sys")) ? NBW_EXIT_USAGE
+										  : NBW_EXIT_FAIL;
+	}
+	n = discover(&o, &t, devs);
+	if (n < 0) {
+		nbw_err("%s/class: %s", o.sysfs_root, strerror(-n));
+		pci_tree_free(&t);
+		return NBW_EXIT_FAIL;
+	}
+	if (o.devs) {
+		n = select_devs(&o, devs, n);
+		if (n < 0) {
+			pci_tree_free(&t);
+			return -n;
+		}
+	}
+	if (n == 0) {
+		nbw_err("no NVMe controllers or RDMA devices found %s %s", o.dump ? "in" : "under",
+			o.dump ? o.dump : o.sysfs_root);
+		pci_tree_free(&t);
+		return NBW_EXIT_FAIL;
+	}
+	for (i = 0; i < n; i++) {
+		judge(&t, &devs[i]);
+		if (expect) {
+			check_expect(&o, &devs[i]);
+			all_met &= devs[i].expect_ok;
+		}
+	}
+	if (o.json && o.json_file) {
+		out = fopen(o.json_file, "w");
+		if (!out) {
+			nbw_err("%s: %s", o.json_file, strerror(errno));
+			pci_tree_free(&t);
+			return NBW_EXIT_FAIL;
+		}
+	}
+	report_init(&r, out, o.json, false);
+	report_obj_begin(&r, NULL);
+	report_str(&r, "tool", NULL, "nvme_link_probe");
+	report_str(&r, "version", NULL, PACKAGE_VERSION);
+	report_str(&r, "source", NULL, o.dump ? "pci_dump" : strcmp(o.sysfs_root, "/sys") ? "sysfs_root" : "live");
+	report_bool(&r, "root_access", NULL, !t.header_only);
+	report_text(&r, " %-10s %-5s %-12s %4s %-12s %-12s %7s %-11s %s\n", "name", "kind", "bdf",
+		    "numa", "link now", "max", "usable", "verdict", "reason");
+	report_text(&r, " %-10s %-5s %-12s %4s %-12s %-12s %7s\n", "", "", "", "", "", "", "GB/s");
+	report_arr_begin(&r, "devices");
+	for (i = 0; i < n; i++)
+		print_device(&r, &o, &devs[i]);
+	report_arr_end(&r);
+	if (expect) {
+		report_obj_begin(&r, "expect");
+		report_speed(&r, "speed_gts", o.expect_speed);
+		if (o.expect_width)
+			report_u64(&r, "width", NULL, o.expect_width);
+		else
+			report_null(&r, "width", NULL);
+		report_bool(&r, "met", NULL, all_met);
+		report_obj_end(&r);
+	}
+	report_obj_end(&r);
+	report_finish(&r);
+	if (t.header_only)
+		nbw_warn("config space beyond the 64-byte header is readable only by root: link "
+			 "fields from sysfs attributes, target speed and MPS unknown");
+	for (i = 0; i < n; i++) {
+		if (devs[i].have_path && devs[i].path.verdict == PCIE_NO_LINK)
+			continue;
+		if (expect && !devs[i].expect_ok)
+			nbw_err("%s (%s): expectation not met: %s",
+				devs[i].name[0] ? devs[i].name : devs[i].bdf,
+				devs[i].bdf[0] ? devs[i].bdf : "no PCIe", devs[i].expect_msg);
+	}
+	if (out != stdout)
+		fclose(out);
+	pci_tree_free(&t);
+	return expect && !all_met ? NBW_EXIT_EXPECT : NBW_EXIT_OK;
+}
