@@ -421,8 +421,6 @@ static int select_devs(const struct options *o, struct probe_dev *d, int n)
 			if (!dev_matches(&d[i], items[j]))
 				continue;
 			found = true;
-			if (!used[i])
-				keep[m++] = d[i];
 			used[i] = true;
 		}
 		if (!found) {
@@ -432,6 +430,9 @@ static int select_devs(const struct options *o, struct probe_dev *d, int n)
 			return -NBW_EXIT_USAGE;
 		}
 	}
+	for (i = 0; i < n; i++)
+		if (used[i])
+			keep[m++] = d[i]; /* discovery order */
 	free(used);
 	memcpy(d, keep, sizeof(*d) * (size_t)m);
 	return m;
@@ -629,6 +630,7 @@ static void print_network(struct report *r, const struct probe_dev *p)
 	double net = p->net_gbits / 8.0;
 	double pcie = p->have_path ? (isfinite(p->path.usable) ? p->path.usable : p->path.raw) : NAN;
 	const char *lower = NULL;
+	const char *kind = p->have_path && isfinite(p->path.usable) ? "usable" : "raw";
 
 	if (!isfinite(net) && !p->rate_text[0])
 		return;
@@ -640,6 +642,7 @@ static void print_network(struct report *r, const struct probe_dev *p)
 	report_double(r, "data_rate_gbits", NULL, p->net_gbits);
 	report_double(r, "gb_per_s", NULL, net);
 	report_double(r, "pcie_gb_per_s", NULL, pcie);
+	report_str(r, "pcie_ceiling", NULL, isfinite(pcie) ? kind : NULL);
 	report_str(r, "lower", NULL, lower);
 	report_obj_end(r);
 	report_text(r, "    port 1: %s%s%s", p->rate_text[0] ? p->rate_text : "rate unknown",
@@ -647,11 +650,12 @@ static void print_network(struct report *r, const struct probe_dev *p)
 	if (isfinite(net))
 		report_text(r, " = %.2f GB/s of data", net);
 	if (lower && !strcmp(lower, "pcie"))
-		report_text(r, "; PCIe (%.2f GB/s) is lower: the slot cannot fill the port", pcie);
+		report_text(r, "; PCIe (%.2f GB/s %s) is lower: the slot cannot fill the port",
+			    pcie, kind);
 	else if (lower && !strcmp(lower, "network"))
-		report_text(r, "; the network port is lower than PCIe (%.2f GB/s)", pcie);
+		report_text(r, "; the network port is lower than PCIe (%.2f GB/s %s)", pcie, kind);
 	else if (lower)
-		report_text(r, "; PCIe and the network port match");
+		report_text(r, "; PCIe (%s) and the network port match", kind);
 	report_text(r, "\n");
 }
 
@@ -881,9 +885,9 @@ int main(int argc, char **argv)
 		if (devs[i].have_path && devs[i].path.verdict == PCIE_NO_LINK)
 			continue;
 		if (expect && !devs[i].expect_ok)
-			nbw_err("%s (%s): expectation not met: %s",
-				devs[i].name[0] ? devs[i].name : devs[i].bdf,
-				devs[i].bdf[0] ? devs[i].bdf : "no PCIe", devs[i].expect_msg);
+			nbw_err("%s%s%s%s: expectation not met: %s", devs[i].name,
+				devs[i].name[0] ? " (" : "", devs[i].bdf, devs[i].name[0] ? ")" : "",
+				devs[i].expect_msg);
 	}
 	if (out != stdout)
 		fclose(out);

@@ -274,8 +274,13 @@ static void test_path(void)
 	CHECK(p.verdict == PCIE_NO_LINK, "integrated: %s", pcie_verdict_name(p.verdict));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* --ceiling SYSFS_ROOT BDF: print pcilink_usable_ceiling() (used by tests/probe). */
+	if (argc == 4 && !strcmp(argv[1], "--ceiling")) {
+		printf("%.2f\n", pcilink_usable_ceiling(argv[2], argv[3]));
+		return 0;
+	}
 	test_ceilings();
 	test_decode();
 	test_link_verdicts();

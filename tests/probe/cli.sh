@@ -1,0 +1,43 @@
+#!/bin/bash
+# nvme_link_probe's command line: --help, --version, usage errors (exit 2 with one line),
+# unreadable sources (exit 2/1), --json validity and --json=FILE.
+. "$abs_top_srcdir/tests/lib.sh"
+P=$NVME_LINK_PROBE
+D=$FIXTURES/pci/gen5_port_gen3_drive.lspci
+
+out=$("$P" --help); check_eq "--help exit" 0 $?
+for o in --dev --sysfs-root --pci-dump --expect-speed --expect-width --expect --verbose --json --version; do
+	check_match "--help mentions $o" -- "$o" "$out"
+done
+check_match "--version" "^nvme_link_probe .* [0-9]+\.[0-9]+" "$("$P" --version)"
+expect_exit 2 "nvme_link_probe: unrecognized option '--bogus'" "$P" --bogus
+expect_exit 2 "invalid expected speed \(GT/s\) '7': not a PCIe value" "$P" --expect-speed 7
+expect_exit 2 "invalid expected width '3': not a PCIe value" "$P" --expect-width 3
+expect_exit 2 "invalid expectation \(genNxW, genN or xW\) 'gen9x4'" "$P" --expect gen9x4
+expect_exit 2 "invalid expectation" "$P" --expect fast
+expect_exit 2 "unexpected argument 'nvme0'" "$P" nvme0
+expect_exit 2 "nvme_link_probe: /nonexistent.lspci: No such file or directory" "$P" --pci-dump /nonexistent.lspci
+expect_exit 2 "nvme_link_probe: /nonexistent/bus/pci/devices: No such file or directory" "$P" --sysfs-root /nonexistent
+printf '00:00.0 Host bridge\n00: zz\n' >"$TMPD/bad.lspci"
+expect_exit 1 "nvme_link_probe: .*bad.lspci: dump: Malformed line" "$P" --pci-dump "$TMPD/bad.lspci"
+printf '00:00.0 Host bridge\n00: 86 80 37 12\n' >"$TMPD/empty.lspci"
+expect_exit 1 "no NVMe controllers or RDMA devices found in" "$P" --pci-dump "$TMPD/empty.lspci"
+expect_exit 2 "--dev 09:00.0: no such NVMe controller or RDMA device in the dump" "$P" --pci-dump "$D" --dev 09:00.0
+
+# --json: nothing but the document on stdout; --json=FILE writes it there.
+"$P" --pci-dump "$D" --json >"$TMPD/a.json"
+T_CHECKS=$((T_CHECKS + 1))
+if json_valid "$TMPD/a.json"; then ok "--json is valid JSON"; else fail "--json is not valid JSON"; fi
+check_eq "json tool" nvme_link_probe "$(json_get "$TMPD/a.json" "d['tool']")"
+check_eq "json keys" "bdf kind name numa_node link path ceiling_gb_per_s bottleneck_bdf verdict limited_by" \
+	"$(json_get "$TMPD/a.json" "' '.join(k for k in ['bdf','kind','name','numa_node','link','path','ceiling_gb_per_s','bottleneck_bdf','verdict','limited_by'] if k in d['devices'][0])")"
+"$P" --pci-dump "$D" -v --json="$TMPD/b.json" >"$TMPD/b.out"
+check_eq "--json=FILE leaves stdout empty" 0 "$(wc -c <"$TMPD/b.out")"
+check_eq "--json=FILE" "3" "$(json_get "$TMPD/b.json" "len(d['devices'])")"
+# --expect in JSON.
+"$P" --pci-dump "$D" --expect gen3x4 --json >"$TMPD/c.json" 2>"$TMPD/c.err"
+check_eq "--expect exit" 3 $?
+check_eq "--expect in JSON" "False" "$(json_get "$TMPD/c.json" "d['expect']['met']")"
+check_match "audit line per device" "^nvme_link_probe: 0000:01:00.0: expectation not met: downgraded" "$(head -n1 "$TMPD/c.err")"
+check_eq "expectation per device" "False" "$(json_get "$TMPD/c.json" "d['devices'][0]['expectation']['met']")"
+finish

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""crosscheck.py LSPCI_VVV_OUTPUT PROBE_JSON: every function the probe decoded (each
+device's own function and every hop of its path) has the LnkCap and LnkSta speed and
+width that `lspci -vvv` prints for the same dump. Prints one line per comparison and
+exits 1 on any difference (or when nothing was compared)."""
+import json
+import re
+import sys
+
+SPEED = re.compile(r"Speed (unknown|[0-9.]+GT/s)")
+WIDTH = re.compile(r"Width x([0-9]+)")
+
+
+def speed(text):
+    m = SPEED.search(text)
+    if not m or m.group(1) == "unknown":
+        return None
+    return float(m.group(1)[:-4])
+
+
+def width(text):
+    m = WIDTH.search(text)
+    return int(m.group(1)) if m else None
+
+
+def parse_lspci(path):
+    devs, cur = {}, None
+    for line in open(path):
+        m = re.match(r"^(?:([0-9a-f]{4}):)?([0-9a-f]{2}:[0-9a-f]{2}\.[0-7]) ", line)
+        if m:
+            cur = (m.group(1) or "0000") + ":" + m.group(2)
+            devs[cur] = {}
+            continue
+        if cur is None:
+            continue
+        s = line.strip()
+        if s.startswith("LnkCap:"):
+            devs[cur]["cap"] = (speed(s), width(s))
+        elif s.startswith("LnkSta:"):
+            devs[cur]["sta"] = (speed(s), width(s))
+    return devs
+
+
+def main():
+    lspci = parse_lspci(sys.argv[1])
+    doc = json.load(open(sys.argv[2]))
+    fns = {}
+    for d in doc["devices"]:
+        for f in [d.get("function")] + d.get("path", []):
+            if f:
+                fns[f["bdf"]] = f
+    bad = n = 0
+    for bdf, f in sorted(fns.items()):
+        want = lspci.get(bdf)
+        if want is None or "cap" not in want:
+            print("FAIL %s: decoded by the probe, no LnkCap in lspci" % bdf)
+            bad += 1
+            continue
+        got_cap = (f["lnkcap_speed_gts"], f["lnkcap_width"])
+        got_sta = (f["speed_gts"], f["width"])
+        for what, got, exp in (("LnkCap", got_cap, want["cap"]), ("LnkSta", got_sta, want["sta"])):
+            n += 1
+            exp = (exp[0], exp[1])
+            if got[0] is not None:
+                got = (float(got[0]), got[1])
+            if got != exp:
+                print("FAIL %s %s: probe %s, lspci %s" % (bdf, what, got, exp))
+                bad += 1
+            else:
+                print("ok %s %s %s" % (bdf, what, got))
+    if n == 0:
+        print("FAIL: nothing compared")
+        return 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
