@@ -1,0 +1,744 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rdma.c: ports, rdma_cm connections with their cleanup ladder, the sink's
+ * slice layout and the one RDMA WRITE posting loop (see rdma.h).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drive.h"
+#include "rdma.h"
+#include "timing.h"
+
+#define GID_SCAN_MAX 256
+#define ACK_TIMEOUT 16 /* 4.096 us * 2^16 = 268 ms per try, 7 retries */
+
+/* ---- ports ------------------------------------------------------------------ */
+
+/* IPv4 from an IPv4-mapped GID (::ffff:a.b.c.d), as RoCE and IPoIB-less rxe use. */
+static bool gid_ipv4(const union ibv_gid *g, char *out, size_t len)
+{
+	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	if (memcmp(g->raw, prefix, sizeof(prefix)))
+		return false;
+	return inet_ntop(AF_INET, g->raw + 12, out, (socklen_t)len) != NULL;
+}
+
+/* The port's IPv4 address from GID gid_index, or the first one in its table. */
+static void port_addr(struct ibv_context *ctx, uint8_t port, int tbl_len, int gid_index,
+		      struct rdma_port *p)
+{
+	union ibv_gid g;
+	int i, last = tbl_len < GID_SCAN_MAX ? tbl_len : GID_SCAN_MAX;
+
+	p->gid_index = -1;
+	p->addr[0] = '\0';
+	for (i = gid_index >= 0 ? gid_index : 0; i < (gid_index >= 0 ? gid_index + 1 : last); i++) {
+		if (ibv_query_gid(ctx, port, i, &g))
+			continue;
+		if (gid_ipv4(&g, p->addr, sizeof(p->addr))) {
+			p->gid_index = i;
+			return;
+		}
+	}
+}
+
+int rdma_ports_list(struct rdma_port *out, int max, int gid_index)
+{
+	struct ibv_device **list;
+	int ndev, i, n = 0;
+
+	list = ibv_get_device_list(&ndev);
+	if (!list)
+		return errno == ENOSYS ? 0 : -errno;
+	for (i = 0; i < ndev && n < max; i++) {
+		struct ibv_context *ctx = ibv_open_device(list[i]);
+		struct ibv_device_attr da;
+		char dir[PATH_MAX], val[32];
+		int numa = -1;
+		uint8_t p;
+
+		if (!ctx)
+			continue;
+		snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s/device",
+			 ibv_get_device_name(list[i]));
+		if (!sysfs_read_attr(dir, "numa_node", val, sizeof(val)))
+			numa = atoi(val);
+		if (ibv_query_device(ctx, &da)) {
+			ibv_close_device(ctx);
+			continue;
+		}
+		for (p = 1; p <= da.phys_port_cnt && n < max; p++) {
+			struct ibv_port_attr pa;
+			struct rdma_port *o = &out[n];
+
+			if (ibv_query_port(ctx, p, &pa))
+				continue;
+			memset(o, 0, sizeof(*o));
+			snprintf(o->dev, sizeof(o->dev), "%s", ibv_get_device_name(list[i]));
+			o->port = p;
+			o->active = pa.state == IBV_PORT_ACTIVE;
+			o->link_layer = pa.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet"
+											 : "InfiniBand";
+			o->numa_node = numa;
+			port_addr(ctx, p, pa.gid_tbl_len, gid_index, o);
+			n++;
+		}
+		ibv_close_device(ctx);
+	}
+	ibv_free_device_list(list);
+	return n;
+}
+
+int rdma_ports_select(const char *list, int gid_index, struct rdma_port *out, int max, char *bad,
+		      size_t badlen)
+{
+	struct rdma_port all[RDMA_MAX_PORTS];
+	char buf[1024], *save = NULL, *tok;
+	int nall, i, n = 0;
+
+	bad[0] = '\0';
+	nall = rdma_ports_list(all, RDMA_MAX_PORTS, gid_index);
+	if (nall < 0)
+		return nall;
+	if (nall == 0)
+		return -ENODEV;
+	if (!list) {
+		for (i = 0; i < nall && n < max; i++)
+			if (all[i].active)
+				out[n++] = all[i];
+		if (!n)
+			snprintf(bad, badlen, "%s", all[0].dev);
+		return n ? n : -ENETDOWN;
+	}
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+		unsigned long port = 0;
+		int found = 0, active = 0;
+
+		if (colon) {
+			*colon = '\0';
+			port = strtoul(colon + 1, NULL, 10);
+		}
+		for (i = 0; i < nall; i++) {
+			if (strcmp(all[i].dev, tok) || (port && all[i].port != port))
+				continue;
+			found++;
+			if (all[i].active && n < max) {
+				out[n++] = all[i];
+				active++;
+			}
+		}
+		if (!found) {
+			snprintf(bad, badlen, "%s%s%s", tok, colon ? ":" : "", colon ? colon + 1 : "");
+			return -ENOENT;
+		}
+		if (!active && !bad[0])
+			snprintf(bad, badlen, "%s", tok);
+	}
+	return n ? n : -ENETDOWN;
+}
+
+/* ---- slice layout ------------------------------------------------------------- */
+
+int slice_layout(uint64_t dram, uint64_t local_len, uint32_t workers, uint64_t chunk,
+		 uint32_t depth, struct slice_layout *l, uint64_t *need)
+{
+	uint64_t slots;
+
+	*need = 0;
+	if (!chunk || !workers || !depth)
+		return -EINVAL;
+	memset(l, 0, sizeof(*l));
+	l->local_len = local_len;
+	l->slices_off = (local_len + 4095) & ~4095ULL;
+	l->workers = workers;
+	*need = l->slices_off + (uint64_t)workers * (depth + 1) * chunk;
+	if (dram < *need)
+		return -ENOSPC;
+	slots = (dram - l->slices_off) / workers / chunk;
+	if (slots > UINT32_MAX)
+		slots = UINT32_MAX;
+	l->slots = (uint32_t)slots;
+	l->slice_len = slots * chunk;
+	return 0;
+}
+
+/* ---- rdma_cm events -------------------------------------------------------------- */
+
+static int event_errno(enum rdma_cm_event_type t, int status)
+{
+	switch (t) {
+	case RDMA_CM_EVENT_ADDR_ERROR:
+		return -EADDRNOTAVAIL;
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		return -ENETUNREACH;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return -EHOSTUNREACH;
+	case RDMA_CM_EVENT_REJECTED:
+		return -ECONNREFUSED;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return -ECONNRESET;
+	default:
+		return status < 0 ? status : -ECONNABORTED;
+	}
+}
+
+/*
+ * Wait for the next event on ech within timeout_ms. With want set, any other
+ * event is an error. The event is acked here unless ev is non-NULL.
+ */
+static int cm_wait(struct rdma_event_channel *ech, enum rdma_cm_event_type want, int timeout_ms,
+		   struct rdma_cm_event **ev, char *why, size_t whylen)
+{
+	struct pollfd pfd = { .fd = ech->fd, .events = POLLIN };
+	struct rdma_cm_event *e;
+	int n, rc = 0;
+
+	do
+		n = poll(&pfd, 1, timeout_ms);
+	while (n < 0 && errno == EINTR);
+	if (n == 0) {
+		snprintf(why, whylen, "no %s within %d ms", rdma_event_str(want), timeout_ms);
+		return -ETIMEDOUT;
+	}
+	if (n < 0 || rdma_get_cm_event(ech, &e)) {
+		rc = -errno;
+		snprintf(why, whylen, "rdma_get_cm_event: %s", strerror(errno));
+		return rc;
+	}
+	if (e->event != want) {
+		rc = event_errno(e->event, e->status);
+		snprintf(why, whylen, "%s (status %d) while waiting for %s", rdma_event_str(e->event),
+			 e->status, rdma_event_str(want));
+	}
+	if (ev && !rc)
+		*ev = e;
+	else
+		rdma_ack_cm_event(e);
+	return rc;
+}
+
+/* ---- connections ---------------------------------------------------------------- */
+
+static void hello_encode(const struct rdma_hello *h, uint8_t out[12])
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		out[i] = (uint8_t)(h->session >> (56 - 8 * i));
+	for (i = 0; i < 4; i++)
+		out[8 + i] = (uint8_t)(h->worker >> (24 - 8 * i));
+}
+
+static void hello_decode(const uint8_t in[12], struct rdma_hello *h)
+{
+	int i;
+
+	h->session = 0;
+	h->worker = 0;
+	for (i = 0; i < 8; i++)
+		h->session = h->session << 8 | in[i];
+	for (i = 0; i < 4; i++)
+		h->worker = h->worker << 8 | in[8 + i];
+}
+
+static int fail(struct rdma_conn *c, int rc, const char *what)
+{
+	snprintf(c->why, sizeof(c->why), "%s: %s", what, strerror(-rc));
+	return rc;
+}
+
+/* PD, completion channel, CQ and an RC QP on c->id for up to depth sends. */
+static int conn_setup_qp(struct rdma_conn *c, unsigned depth)
+{
+	struct ibv_qp_init_attr qa = { 0 };
+
+	c->pd = ibv_alloc_pd(c->id->verbs);
+	if (!c->pd)
+		return fail(c, -errno, "ibv_alloc_pd");
+	c->cch = ibv_create_comp_channel(c->id->verbs);
+	if (!c->cch)
+		return fail(c, -errno, "ibv_create_comp_channel");
+	fcntl(c->cch->fd, F_SETFL, fcntl(c->cch->fd, F_GETFL) | O_NONBLOCK);
+	c->cq = ibv_create_cq(c->id->verbs, (int)depth + 1, NULL, c->cch, 0);
+	if (!c->cq)
+		return fail(c, -errno, "ibv_create_cq");
+	qa.send_cq = c->cq;
+	qa.recv_cq = c->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = depth + 1;
+	qa.cap.max_recv_wr = 1;
+	qa.cap.max_send_sge = 1;
+	qa.cap.max_recv_sge = 1;
+	if (rdma_create_qp(c->id, c->pd, &qa))
+		return fail(c, -errno, "rdma_create_qp");
+	c->qp = true;
+	return 0;
+}
+
+static int make_sockaddr(const char *host, unsigned port, struct sockaddr_storage *ss)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC }, *res;
+	int rc = getaddrinfo(host, NULL, &hints, &res);
+
+	if (rc)
+		return -EADDRNOTAVAIL;
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+	freeaddrinfo(res);
+	return 0;
+}
+
+int rdma_conn_connect(struct rdma_conn *c, const char *src, const char *dst, unsigned port,
+		      const struct rdma_hello *hello, unsigned depth, void *buf, size_t len,
+		      int timeout_ms)
+{
+	struct rdma_conn_param cp = { 0 };
+	struct sockaddr_storage sa, da;
+	uint8_t pdata[12];
+	uint8_t tmo = ACK_TIMEOUT;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->ech = rdma_create_event_channel();
+	if (!c->ech)
+		return fail(c, -errno, "rdma_create_event_channel");
+	if (rdma_create_id(c->ech, &c->id, NULL, RDMA_PS_TCP)) {
+		c->id = NULL;
+		return fail(c, -errno, "rdma_create_id");
+	}
+	if (make_sockaddr(dst, port, &da)) {
+		snprintf(c->why, sizeof(c->why), "%s: cannot resolve the address", dst);
+		return -EADDRNOTAVAIL;
+	}
+	if (src && make_sockaddr(src, 0, &sa)) {
+		snprintf(c->why, sizeof(c->why), "%s: cannot resolve the source address", src);
+		return -EADDRNOTAVAIL;
+	}
+	if (rdma_resolve_addr(c->id, src ? (struct sockaddr *)&sa : NULL, (struct sockaddr *)&da,
+			      timeout_ms))
+		return fail(c, -errno, "rdma_resolve_addr");
+	rc = cm_wait(c->ech, RDMA_CM_EVENT_ADDR_RESOLVED, timeout_ms, NULL, c->why, sizeof(c->why));
+	if (rc)
+		return rc;
+	if (rdma_resolve_route(c->id, timeout_ms))
+		return fail(c, -errno, "rdma_resolve_route");
+	rc = cm_wait(c->ech, RDMA_CM_EVENT_ROUTE_RESOLVED, timeout_ms, NULL, c->why,
+		     sizeof(c->why));
+	if (rc)
+		return rc;
+	rc = conn_setup_qp(c, depth);
+	if (rc)
+		return rc;
+	c->mr = ibv_reg_mr(c->pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+	if (!c->mr)
+		return fail(c, -errno, "ibv_reg_mr (staging buffer)");
+	rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &tmo, sizeof(tmo));
+	hello_encode(hello, pdata);
+	cp.private_data = pdata;
+	cp.private_data_len = sizeof(pdata);
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
+	if (rdma_connect(c->id, &cp))
+		return fail(c, -errno, "rdma_connect");
+	rc = cm_wait(c->ech, RDMA_CM_EVENT_ESTABLISHED, timeout_ms, NULL, c->why, sizeof(c->why));
+	if (rc)
+		return rc;
+	c->connected = true;
+	return 0;
+}
+
+int rdma_listen_on(struct rdma_listener *l, const char *addr, unsigned port)
+{
+	struct sockaddr_storage sa;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	l->ech = rdma_create_event_channel();
+	if (!l->ech)
+		return -errno;
+	if (rdma_create_id(l->ech, &l->id, NULL, RDMA_PS_TCP)) {
+		rc = -errno;
+		l->id = NULL;
+		rdma_listener_close(l);
+		return rc;
+	}
+	if (make_sockaddr(addr ? addr : "0.0.0.0", port, &sa)) {
+		rdma_listener_close(l);
+		return -EADDRNOTAVAIL;
+	}
+	if (rdma_bind_addr(l->id, (struct sockaddr *)&sa) || rdma_listen(l->id, 64)) {
+		rc = -errno;
+		rdma_listener_close(l);
+		return rc;
+	}
+	return 0;
+}
+
+void rdma_listener_close(struct rdma_listener *l)
+{
+	if (l->id)
+		rdma_destroy_id(l->id);
+	if (l->ech)
+		rdma_destroy_event_channel(l->ech);
+	l->id = NULL;
+	l->ech = NULL;
+}
+
+int rdma_listener_next(struct rdma_listener *l, int timeout_ms, struct rdma_cm_id **id,
+		       struct rdma_hello *hello)
+{
+	struct rdma_cm_event *e;
+	char why[160];
+	int rc;
+
+	for (;;) {
+		rc = cm_wait(l->ech, RDMA_CM_EVENT_CONNECT_REQUEST, timeout_ms, &e, why,
+			     sizeof(why));
+		if (rc == -ETIMEDOUT)
+			return rc;
+		if (rc)
+			continue; /* a stray event (e.g. of a rejected id) */
+		break;
+	}
+	*id = e->id;
+	if (e->param.conn.private_data_len < 12 || !e->param.conn.private_data) {
+		rdma_ack_cm_event(e);
+		rdma_reject(*id, NULL, 0);
+		rdma_destroy_id(*id);
+		*id = NULL;
+		return -EPROTO;
+	}
+	hello_decode(e->param.conn.private_data, hello);
+	rdma_ack_cm_event(e);
+	return 0;
+}
+
+void rdma_listener_reject(struct rdma_cm_id *id)
+{
+	rdma_reject(id, NULL, 0);
+	rdma_destroy_id(id);
+}
+
+int rdma_conn_accept(struct rdma_conn *c, struct rdma_cm_id *id, void *buf, size_t len,
+		     int timeout_ms)
+{
+	struct rdma_conn_param cp = { 0 };
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->ech = rdma_create_event_channel();
+	if (!c->ech || rdma_migrate_id(id, c->ech)) {
+		rc = -errno;
+		rdma_listener_reject(id);
+		return fail(c, rc, "rdma_migrate_id");
+	}
+	c->id = id;
+	rc = conn_setup_qp(c, 1);
+	if (rc) {
+		rdma_reject(id, NULL, 0);
+		return rc;
+	}
+	c->mr = ibv_reg_mr(c->pd, buf, len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	if (!c->mr) {
+		rc = -errno;
+		rdma_reject(id, NULL, 0);
+		return fail(c, rc, "ibv_reg_mr (slice)");
+	}
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
+	if (rdma_accept(id, &cp))
+		return fail(c, -errno, "rdma_accept");
+	rc = cm_wait(c->ech, RDMA_CM_EVENT_ESTABLISHED, timeout_ms, NULL, c->why, sizeof(c->why));
+	if (rc)
+		return rc;
+	c->connected = true;
+	return 0;
+}
+
+bool rdma_conn_lost(struct rdma_conn *c)
+{
+	struct pollfd pfd = { .fd = c->ech->fd, .events = POLLIN };
+	struct rdma_cm_event *e;
+	bool lost = false;
+
+	while (poll(&pfd, 1, 0) == 1 && !rdma_get_cm_event(c->ech, &e)) {
+		if (e->event == RDMA_CM_EVENT_DISCONNECTED ||
+		    e->event == RDMA_CM_EVENT_DEVICE_REMOVAL ||
+		    e->event == RDMA_CM_EVENT_TIMEWAIT_EXIT)
+			lost = true;
+		rdma_ack_cm_event(e);
+		if (lost)
+			c->connected = false;
+	}
+	return lost;
+}
+
+void rdma_conn_close(struct rdma_conn *c)
+{
+	if (c->connected)
+		rdma_disconnect(c->id);
+	if (c->mr)
+		ibv_dereg_mr(c->mr);
+	if (c->qp)
+		rdma_destroy_qp(c->id);
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	if (c->cch)
+		ibv_destroy_comp_channel(c->cch);
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	if (c->id)
+		rdma_destroy_id(c->id);
+	if (c->ech)
+		rdma_destroy_event_channel(c->ech);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- the posting loop ---------------------------------------------------------------- */
+
+int rdma_writer_init(struct rdma_writer *w, struct rdma_conn *c, uint64_t raddr, uint32_t rkey,
+		     uint32_t slots, size_t chunk, unsigned depth)
+{
+	memset(w, 0, sizeof(*w));
+	if (slots < 2)
+		return -EINVAL;
+	w->c = c;
+	w->raddr = raddr;
+	w->rkey = rkey;
+	w->slots = slots;
+	w->chunk = chunk;
+	w->depth = depth;
+	w->items = calloc(depth, sizeof(*w->items));
+	w->busy = calloc(depth, sizeof(*w->busy));
+	if (!w->items || !w->busy) {
+		rdma_writer_free(w);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void rdma_writer_free(struct rdma_writer *w)
+{
+	free(w->items);
+	free(w->busy);
+	w->items = NULL;
+	w->busy = NULL;
+}
+
+static int post_write(struct rdma_writer *w, uint64_t wr_id, const void *buf, size_t len,
+		      uint32_t dst)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)buf,
+		.length = (uint32_t)len,
+		.lkey = w->c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+	}, *bad;
+	int rc;
+
+	wr.wr.rdma.remote_addr = w->raddr + (uint64_t)dst * w->chunk;
+	wr.wr.rdma.rkey = w->rkey;
+	rc = ibv_post_send(w->c->id->qp, &wr, &bad);
+	if (rc) {
+		snprintf(w->why, sizeof(w->why), "ibv_post_send: %s", strerror(rc));
+		return -rc;
+	}
+	return 0;
+}
+
+/* Take the completions there are; count good bytes. Returns 0 or -EIO. */
+static int reap(struct rdma_writer *w, const struct write_source *src, _Atomic uint64_t *bytes)
+{
+	struct ibv_wc wc[16];
+	int n, i, rc = 0;
+
+	while ((n = ibv_poll_cq(w->c->cq, 16, wc)) > 0) {
+		for (i = 0; i < n; i++) {
+			struct write_item *it;
+
+			if (wc[i].wr_id >= w->depth || !w->busy[wc[i].wr_id])
+				continue;
+			it = &w->items[wc[i].wr_id];
+			w->busy[wc[i].wr_id] = false;
+			w->inflight--;
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				if (!rc)
+					snprintf(w->why, sizeof(w->why),
+						 "RDMA WRITE completion: %s (status %d)",
+						 ibv_wc_status_str(wc[i].status), wc[i].status);
+				rc = -EIO;
+				it->len = 0; /* nothing landed that we can vouch for */
+			} else if (bytes) {
+				atomic_fetch_add_explicit(bytes, it->len, memory_order_relaxed);
+			}
+			if (src && src->done)
+				src->done(src->ctx, it);
+		}
+	}
+	if (n < 0 && !rc) {
+		snprintf(w->why, sizeof(w->why), "ibv_poll_cq failed");
+		rc = -EIO;
+	}
+	return rc;
+}
+
+/* Sleep on the CQ's channel for at most ms (the CQ must be armed). */
+static void sleep_cq(struct rdma_writer *w, int ms)
+{
+	struct pollfd pfd = { .fd = w->c->cch->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *ctx;
+
+	if (poll(&pfd, 1, ms) == 1 && !ibv_get_cq_event(w->c->cch, &cq, &ctx))
+		ibv_ack_cq_events(cq, 1);
+}
+
+/*
+ * Arm the CQ, take what completed meanwhile (it would not wake us), and
+ * sleep for at most ms only if nothing did. 0 or reap()'s error.
+ */
+static int wait_cq(struct rdma_writer *w, const struct write_source *src, _Atomic uint64_t *bytes,
+		   int ms)
+{
+	unsigned before = w->inflight;
+	int rc;
+
+	if (ibv_req_notify_cq(w->c->cq, 0)) {
+		snprintf(w->why, sizeof(w->why), "ibv_req_notify_cq failed");
+		return -EIO;
+	}
+	rc = reap(w, src, bytes);
+	if (rc || w->inflight != before)
+		return rc;
+	sleep_cq(w, ms);
+	return 0;
+}
+
+int rdma_write_one(struct rdma_writer *w, const void *buf, size_t len, uint32_t dst,
+		   int timeout_ms)
+{
+	uint64_t deadline = nbw_now_ns() + (uint64_t)timeout_ms * 1000000;
+	struct ibv_wc wc;
+	int rc, n;
+
+	rc = post_write(w, UINT64_MAX, buf, len, dst);
+	if (rc)
+		return rc;
+	for (;;) {
+		n = ibv_poll_cq(w->c->cq, 1, &wc);
+		if (n < 0) {
+			snprintf(w->why, sizeof(w->why), "ibv_poll_cq failed");
+			return -EIO;
+		}
+		if (n == 1)
+			break;
+		if (nbw_now_ns() >= deadline) {
+			snprintf(w->why, sizeof(w->why), "no completion of the canary WRITE within %d ms",
+				 timeout_ms);
+			return -ETIMEDOUT;
+		}
+		if (ibv_req_notify_cq(w->c->cq, 0)) {
+			snprintf(w->why, sizeof(w->why), "ibv_req_notify_cq failed");
+			return -EIO;
+		}
+		n = ibv_poll_cq(w->c->cq, 1, &wc);
+		if (n == 1)
+			break;
+		sleep_cq(w, 100);
+	}
+	if (wc.status != IBV_WC_SUCCESS) {
+		snprintf(w->why, sizeof(w->why), "RDMA WRITE completion: %s (status %d)",
+			 ibv_wc_status_str(wc.status), wc.status);
+		return -EIO;
+	}
+	return 0;
+}
+
+int rdma_write_loop(struct rdma_writer *w, const struct write_source *src, atomic_bool *stop,
+		    _Atomic uint64_t *bytes, int drain_ms)
+{
+	uint64_t deadline;
+	int rc = 0;
+
+	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
+		struct write_item it;
+		unsigned k;
+
+		rc = reap(w, src, bytes);
+		if (rc)
+			break;
+		if (w->inflight == w->depth) {
+			rc = wait_cq(w, src, bytes, 100);
+			if (rc)
+				break;
+			continue;
+		}
+		rc = src->next(src->ctx, &it);
+		if (rc == -EAGAIN) {
+			rc = wait_cq(w, src, bytes, 100);
+			if (rc)
+				break;
+			continue;
+		}
+		if (rc) {
+			if (!w->why[0])
+				snprintf(w->why, sizeof(w->why), "source: %s", strerror(-rc));
+			break;
+		}
+		for (k = 0; w->busy[k]; k++)
+			;
+		it.dst_slot = slice_ring_slot(w->posted, w->slots);
+		w->items[k] = it;
+		rc = post_write(w, k, it.buf, it.len, it.dst_slot);
+		if (rc) {
+			if (src->done) {
+				w->items[k].len = 0;
+				src->done(src->ctx, &w->items[k]);
+			}
+			break;
+		}
+		w->busy[k] = true;
+		w->inflight++;
+		w->posted++;
+	}
+	/* Whatever is in flight still reads the staging slots: wait for it. */
+	deadline = nbw_now_ns() + (uint64_t)drain_ms * 1000000;
+	while (w->inflight && nbw_now_ns() < deadline) {
+		int r = reap(w, src, bytes);
+
+		if (r && !rc)
+			rc = r;
+		if (w->inflight && !r)
+			r = wait_cq(w, src, bytes, 50);
+		if (r && !rc)
+			rc = r;
+		if (r)
+			sleep_cq(w, 50); /* flushed completions follow an error */
+	}
+	if (w->inflight && !rc) {
+		snprintf(w->why, sizeof(w->why), "%u RDMA WRITEs still in flight after %d ms",
+			 w->inflight, drain_ms);
+		rc = -ETIMEDOUT;
+	}
+	return rc;
+}
