@@ -62,7 +62,6 @@ struct target {
 
 struct worker {
 	pthread_t tid;
-	bool started;
 	struct phase *ph;
 	struct target *t;
 	int tindex; /* index of t in the phase */
@@ -91,7 +90,10 @@ struct phase {
 	int nt;
 	struct worker *w;
 	int nw;
-	pthread_barrier_t ready;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int nready; /* workers set up (or failed) and waiting for go */
+	bool go;    /* main: start reading (or, with stop set, leave) */
 	atomic_bool stop;
 	atomic_bool failed;
 	struct tresult *res;
@@ -452,6 +454,28 @@ static void worker_fail(struct worker *w, const char *what, int rc, uint64_t off
 	atomic_store(&w->ph->failed, true);
 }
 
+/* Worker side of the start line: report ready, wait for the main thread's go. */
+static void phase_worker_ready(struct phase *ph)
+{
+	pthread_mutex_lock(&ph->lock);
+	ph->nready++;
+	pthread_cond_broadcast(&ph->cond);
+	while (!ph->go)
+		pthread_cond_wait(&ph->cond, &ph->lock);
+	pthread_mutex_unlock(&ph->lock);
+}
+
+/* Main side: wait until n workers are ready, then let them all go. */
+static void phase_start(struct phase *ph, int n)
+{
+	pthread_mutex_lock(&ph->lock);
+	while (ph->nready < n)
+		pthread_cond_wait(&ph->cond, &ph->lock);
+	ph->go = true;
+	pthread_cond_broadcast(&ph->cond);
+	pthread_mutex_unlock(&ph->lock);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -480,7 +504,7 @@ static void *worker_main(void *arg)
 			worker_fail(w, "set up reader", rc, 0);
 		opened = !rc;
 	}
-	pthread_barrier_wait(&w->ph->ready);
+	phase_worker_ready(w->ph);
 
 	while (!rc && !atomic_load_explicit(&w->ph->stop, memory_order_relaxed)) {
 		rc = reader_next(&rd, &c, POLL_MS);
@@ -704,38 +728,32 @@ static int phase_run(const struct options *o, struct target **t, int nt, struct 
 		}
 	}
 	free(regs);
-	pthread_barrier_init(&ph->ready, NULL, (unsigned)ph->nw + 1);
+	pthread_mutex_init(&ph->lock, NULL);
+	pthread_cond_init(&ph->cond, NULL);
 	for (i = 0; i < ph->nw; i++) {
 		int err = pthread_create(&ph->w[i].tid, NULL, worker_main, &ph->w[i]);
 
 		if (err) {
-			/* Threads already started wait at the barrier: release them. */
-			nbw_err("cannot start reader thread %d: %s", i, strerror(err));
+			nbw_err("cannot start reader thread %d of %d: %s", i + 1, ph->nw,
+				strerror(err));
 			atomic_store(&ph->stop, true);
-			ph->nw = i;
-			pthread_barrier_destroy(&ph->ready);
-			pthread_barrier_init(&ph->ready, NULL, 1);
 			rc = NBW_EXIT_FAIL;
 			break;
 		}
-		ph->w[i].started = true;
 		nw++;
 	}
-	if (rc == NBW_EXIT_OK) {
-		pthread_barrier_wait(&ph->ready);
-		if (!atomic_load(&ph->failed)) {
-			int wrc = phase_window(ph);
-
-			if (wrc < 0) {
-				nbw_err("out of memory");
-				rc = NBW_EXIT_FAIL;
-			}
-		}
+	/* Threads that started go either to work or, with stop set, straight out. */
+	phase_start(ph, nw);
+	if (rc == NBW_EXIT_OK && !atomic_load(&ph->failed) && phase_window(ph) < 0) {
+		nbw_err("out of memory");
+		rc = NBW_EXIT_FAIL;
 	}
 	atomic_store(&ph->stop, true);
 	for (i = 0; i < nw; i++)
 		pthread_join(ph->w[i].tid, NULL);
-	pthread_barrier_destroy(&ph->ready);
+	ph->nw = nw;
+	pthread_cond_destroy(&ph->cond);
+	pthread_mutex_destroy(&ph->lock);
 	if (rc == NBW_EXIT_OK)
 		rc = phase_failure(ph);
 	for (i = 0; i < ph->nw; i++) {
