@@ -373,6 +373,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		nbw_usage_err("unexpected argument '%s' (one PEER at most)", argv[optind]);
 		return NBW_EXIT_USAGE;
 	}
+	rc = check_role(o, local_set, dram_set);
+	if (rc >= 0)
+		return rc;
 	if (o->corrupt_canary && o->verify == CTRL_VERIFY_OFF) {
 		nbw_usage_err("--corrupt-canary needs verification (drop --no-verify)");
 		return NBW_EXIT_USAGE;
@@ -390,7 +393,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		nbw_usage_err("the source's staging slots are read with psync; --engine is a sink option");
 		return NBW_EXIT_USAGE;
 	}
-	return check_role(o, local_set, dram_set);
+	return -1;
 }
 
 int opt_timeout_ms(const struct options *o)

@@ -1,0 +1,66 @@
+#!/bin/bash
+# nvme_write_bw_remote on the host, without RDMA hardware: --help/--version,
+# every usage error (exit 2, one line), role-only options, the missing-device
+# error (exit 1, one line, no hang), --json stays valid on failure, and the
+# man page: it lints cleanly and names every long option of --help.
+. "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
+B=$NVME_WRITE_BW_REMOTE
+[ -x "$B" ] || skip "$B not built"
+
+"$B" --help >"$TMPD/help"
+check_eq "--help exit" 0 $?
+check_match "--help names the sink" "Usage: nvme_write_bw_remote \[options\] +sink" "$(head -1 "$TMPD/help")"
+check_match "--version" "0\.[0-9]" "$("$B" --version)"
+
+expect_exit 2 "unrecognized option" "$B" --bogus
+expect_exit 2 "invalid chunk size 'x'" "$B" -s x
+expect_exit 2 "invalid chunk size '2G': out of range" "$B" -s 2G
+expect_exit 2 "invalid depth '0'" "$B" --depth 0
+expect_exit 2 "invalid port '70000'" "$B" -p 70000
+expect_exit 2 "unknown source 'tape'" "$B" --source tape h
+expect_exit 2 "unknown verify mode 'some'" "$B" --verify some
+expect_exit 2 "--source is a source option" "$B" --source mem
+expect_exit 2 "--qp is a source option" "$B" -q 2
+expect_exit 2 "--corrupt-canary is a source option" "$B" --corrupt-canary
+expect_exit 2 "--bind is a sink option" "$B" --bind 1.2.3.4 peer
+expect_exit 2 "--dram is a sink option" "$B" --dram 1G peer
+expect_exit 2 "--no-local is a sink option" "$B" --no-local peer
+expect_exit 2 "--dump-slice is a sink option" "$B" --dump-slice f peer
+expect_exit 2 "--qp sets the workers of --source mem" "$B" -q 3 peer
+expect_exit 2 "needs verification" "$B" --no-verify --corrupt-canary --source mem peer
+expect_exit 2 "multiple of 4096" "$B" -s 512 peer
+expect_exit 2 "one PEER at most" "$B" a b
+expect_exit 2 "invalid timeout '0'" "$B" --timeout 0
+
+if [ ! -d /sys/class/infiniband ] || [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+	# No RDMA device here: both roles say so at once, exit 1, no hang.
+	expect_exit 1 "no RDMA device found" "$B" --dram 1M --no-local
+	expect_exit 1 "no RDMA device found" "$B" --source mem 127.0.0.1
+	timeout 20 "$B" --json --source mem 127.0.0.1 >"$TMPD/j" 2>/dev/null
+	check_eq "no device: exit 1 with --json" 1 $?
+	if [ -x "$PYTHON3" ] || command -v "$PYTHON3" >/dev/null; then
+		T_CHECKS=$((T_CHECKS + 1))
+		json_valid "$TMPD/j" && ok "--json valid on failure" || fail "--json invalid: $(cat "$TMPD/j")"
+		check_eq "--json role" source "$(json_get "$TMPD/j" 'd["role"]')"
+		check_eq "--json ok" False "$(json_get "$TMPD/j" 'd["ok"]')"
+	fi
+else
+	expect_exit 1 "nosuchdev0: no such RDMA device" "$B" -d nosuchdev0 --dram 1M --no-local
+fi
+
+# The man page: lints cleanly and documents every long option of --help.
+MAN=$abs_top_srcdir/man/nvme_write_bw_remote.1
+if command -v mandoc >/dev/null; then
+	lint=$(mandoc -T lint -W warning "$MAN" 2>&1)
+	check_eq "mandoc -T lint" "" "$lint"
+fi
+if command -v groff >/dev/null; then
+	g=$(groff -ww -man -Tutf8 "$MAN" 2>&1 >/dev/null)
+	check_eq "groff -ww" "" "$g"
+fi
+for opt in $(grep -oE -- '--[a-z][a-z_-]+' "$TMPD/help" | sort -u); do
+	T_CHECKS=$((T_CHECKS + 1))
+	grep -qF -- "$(printf '%s' "$opt" | sed 's/-/\\-/g')" "$MAN" || fail "man page lacks $opt"
+done
+ok "man page names every long option of --help"
+finish
