@@ -407,8 +407,13 @@ void pcie_judge_link(const struct pcie_fn *port, const struct pcie_fn *dev, cons
 	if (!(sta->known & PCIE_K_LNKSTA))
 		l->missing |= PCIE_K_LNKSTA;
 
-	/* Down: the port says its data link is inactive, or nothing negotiated. */
-	if (((port->known & PCIE_K_DLL) && !port->dll_active) ||
+	/*
+	 * Down: nothing negotiated, or the port says its data link is inactive
+	 * and the device below does not answer (some emulated ports report the
+	 * capability but never set Data Link Layer Link Active).
+	 */
+	if (((port->known & PCIE_K_DLL) && !port->dll_active && dev->vendor == 0xffff &&
+	     !dev->is_vf) ||
 	    ((sta->known & PCIE_K_LNKSTA) && (sta->width == 0 || sta->speed <= 0))) {
 		l->verdict = PCIE_LINK_DOWN;
 		snprintf(l->reason, sizeof(l->reason),
@@ -416,6 +421,22 @@ void pcie_judge_link(const struct pcie_fn *port, const struct pcie_fn *dev, cons
 			 (port->known & PCIE_K_DLL) && !port->dll_active
 				 ? "data link layer inactive"
 				 : "no width negotiated");
+		return;
+	}
+	if (!(l->missing & PCIE_K_LNKSTA) && (dev->known & PCIE_K_MAX) &&
+	    !(port->known & PCIE_K_MAX) && (port->known & PCIE_K_LNKCAP) &&
+	    sta->speed >= dev->max_speed - 0.01 && sta->width >= dev->max_width) {
+		/* The port advertises nothing (LnkCap 0); the device runs at its own maximum. */
+		l->speed = l->exp_speed = sta->speed;
+		l->width = l->exp_width = sta->width;
+		l->mps = (port->known & dev->known & PCIE_K_MPS) ? (port->mps < dev->mps ? port->mps : dev->mps) : 0;
+		l->raw = pcie_raw_gb_per_s(l->speed, l->width);
+		l->usable = pcie_usable_gb_per_s(l->speed, l->width, l->mps);
+		l->verdict = PCIE_OK;
+		l->limited_by = PCIE_LIMIT_DEVICE;
+		snprintf(l->reason, sizeof(l->reason),
+			 "%s runs at its own maximum %s; port %s advertises no link capability "
+			 "(LnkCap speed 0)", who, link_str(l->speed, l->width, a, sizeof(a)), port->bdf);
 		return;
 	}
 	if (l->missing & (need | PCIE_K_LNKSTA)) {
@@ -573,6 +594,7 @@ void pcie_judge_path(struct pcie_path *p, const char *who, bool may_idle)
 		return;
 	}
 	p->verdict = PCIE_OK;
+	p->limited_by = own->limited_by;
 	snprintf(p->reason, sizeof(p->reason), "%s", own->reason);
 }
 

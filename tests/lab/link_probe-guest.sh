@@ -1,0 +1,22 @@
+#!/bin/bash
+# Guest side of link_probe.sh: run nvme_link_probe (JSON and text, -v) and record what the
+# kernel and lspci say, into $VLAB_OUT; the host side judges.
+set -u
+out=$VLAB_OUT
+nvme_link_probe --json >"$out/probe.json" 2>"$out/probe.err"
+echo $? >"$out/probe.rc"
+nvme_link_probe -v >"$out/probe.txt" 2>&1
+nvme_link_probe --dev "$VLAB_RDMA_DEV" --json >"$out/rdma.json" 2>>"$out/probe.err"
+nvme_link_probe --expect-width 4 >/dev/null 2>"$out/expect.err"
+echo $? >"$out/expect.rc"
+for d in $VLAB_DRIVES; do
+	c=$(basename "$(readlink -f "/sys/block/${d#/dev/}/device")")
+	echo "$d $c $(basename "$(readlink -f "/sys/class/nvme/$c/device")")"
+done >"$out/drives.txt"
+for b in $(lspci -D | cut -d' ' -f1); do
+	printf '%s|%s\n' "$b" "$(lspci -s "$b" -vv | grep -E 'LnkCap:|LnkSta:' | tr -s ' \t' ' ' | tr '\n' '|')"
+done >"$out/lspci.txt"
+ls -l "/sys/class/infiniband/$VLAB_RDMA_DEV/" >"$out/rdma-sysfs.txt" 2>&1
+nvme_read_bw --disks "${VLAB_DRIVES%% *}" -t 1 --warmup 0 -D 1 --json >"$out/read.json" 2>"$out/read.err"
+cat "$out/probe.txt"
+exit 0
