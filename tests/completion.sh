@@ -1,0 +1,108 @@
+#!/bin/bash
+# completion.sh: the bash completion (completions/) completes what the built tools offer:
+# option names from each tool's --help, engines, paths for --disks/--json=/--sysfs-root,
+# RDMA devices from <sysfs>/class/infiniband; the two stub files load the same function.
+. "$(dirname "$0")/lib.sh"
+
+BC=/usr/share/bash-completion/bash_completion
+[ -r "$BC" ] || skip "bash-completion is not installed ($BC; Debian: bash-completion)"
+COMPDIR="$abs_top_srcdir/completions"
+
+# The built tools come first in PATH: the completion runs "$1 --help" as typed.
+PATH="$abs_top_builddir/nvme_read_bw:$abs_top_builddir/nvme_write_bw_remote:$abs_top_builddir/nvme_link_probe:$PATH"
+# shellcheck disable=SC1090
+. "$BC"
+# shellcheck disable=SC1090
+. "$COMPDIR/nvme_read_bw"
+# Outside a real completion compopt refuses to run; record nothing, succeed.
+compopt() { :; }
+
+# complete_line LINE: the sorted completions bash offers at the end of LINE (a trailing
+# space means an empty word), one per line. Words split on blanks, and on '=' as
+# COMP_WORDBREAKS does.
+complete_line() {
+	local line=$1 w
+	local -a raw
+	read -r -a raw <<<"$line"
+	[[ $line == *' ' ]] && raw+=("")
+	COMP_WORDS=()
+	for w in "${raw[@]}"; do
+		if [[ $w == --*=* ]]; then
+			COMP_WORDS+=("${w%%=*}" "=" "${w#*=}")
+		else
+			COMP_WORDS+=("$w")
+		fi
+	done
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMP_LINE=$line
+	COMP_POINT=${#line}
+	COMPREPLY=()
+	_nvme_bw_suite "${COMP_WORDS[0]}" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+	[ ${#COMPREPLY[@]} -gt 0 ] && printf '%s\n' "${COMPREPLY[@]}" | LC_ALL=C sort
+}
+words() { complete_line "$1" | tr '\n' ' ' | sed 's/ $//'; }
+
+# Scratch files for the path completions, and a captured sysfs with two RDMA devices.
+mkdir -p "$TMPD/d/sub" "$TMPD/sys/class/infiniband/mlx5_0" "$TMPD/sys/class/infiniband/rxe0" \
+	"$TMPD/sys/class/nvme/nvme0" "$TMPD/sys/class/nvme/nvme1"
+: >"$TMPD/d/a1"
+: >"$TMPD/d/a2"
+: >"$TMPD/d/b1"
+
+# Option names.
+check_eq "nvme_read_bw --eng<TAB>" "--engine" "$(words 'nvme_read_bw --eng')"
+check_eq "nvme_read_bw --dur<TAB>" "--duration" "$(words 'nvme_read_bw --dur')"
+check_eq "nvme_read_bw --js<TAB> (optional value: both forms)" "--json --json=" "$(words 'nvme_read_bw --js')"
+check_eq "nvme_read_bw --no-such<TAB>" "" "$(words 'nvme_read_bw --no-such')"
+
+# Every long option of every tool's --help, and nothing else, completes from "--".
+for tool in nvme_read_bw nvme_write_bw_remote nvme_link_probe; do
+	bin="$abs_top_builddir/$tool/$tool"
+	[ -x "$bin" ] || { fail "$tool not built"; continue; }
+	want=$("$bin" --help | grep -oE -- '--[A-Za-z0-9][A-Za-z0-9_-]*' | LC_ALL=C sort -u | tr '\n' ' ')
+	got=$(complete_line "$tool --" | grep -v '=$' | tr '\n' ' ')
+	check_eq "$tool --<TAB>: the options of its --help" "$want" "$got"
+	# A tool with -d, --ib-dev: the short form completes RDMA devices too.
+	if "$bin" --help | grep -Eq -- '-d, --ib-dev'; then
+		check_eq "$tool --sysfs-root SYS -d <TAB>" "mlx5_0 rxe0" "$(words "$tool --sysfs-root $TMPD/sys -d ")"
+	fi
+done
+
+# Engines: the completion's list, each named on nvme_read_bw's --engine help line.
+check_eq "nvme_read_bw --engine <TAB>" "io_uring psync" "$(words 'nvme_read_bw --engine ')"
+check_eq "nvme_read_bw --engine io<TAB>" "io_uring" "$(words 'nvme_read_bw --engine io')"
+check_eq "nvme_read_bw --engine=<TAB>" "io_uring psync" "$(words 'nvme_read_bw --engine=')"
+engine_help=$("$NVME_READ_BW" --help | grep -E -- '--engine ')
+for e in $(words 'nvme_read_bw --engine '); do
+	check_match "engine '$e' is in nvme_read_bw --help" "(^|[^a-z_])$e([^a-z_]|$)" "$engine_help"
+done
+check_eq "nvme_read_bw --numa <TAB>" "auto off" "$(words 'nvme_read_bw --numa ')"
+
+# Options with a value the completion cannot guess: nothing, not option names.
+check_eq "nvme_read_bw --threads <TAB>" "" "$(words 'nvme_read_bw --threads ')"
+check_eq "nvme_read_bw -s <TAB>" "" "$(words 'nvme_read_bw -s ')"
+
+# Paths.
+check_eq "nvme_read_bw --disks DIR/a<TAB>" "$TMPD/d/a1 $TMPD/d/a2" "$(words "nvme_read_bw --disks $TMPD/d/a")"
+check_eq "nvme_read_bw --disks DIR/a1,DIR/b<TAB> (list)" "$TMPD/d/a1,$TMPD/d/b1" \
+	"$(words "nvme_read_bw --disks $TMPD/d/a1,$TMPD/d/b")"
+check_eq "nvme_read_bw --disks DIR/s<TAB> (directory)" "$TMPD/d/sub/" "$(words "nvme_read_bw --disks $TMPD/d/s")"
+check_eq "nvme_read_bw --json=DIR/a<TAB>" "$TMPD/d/a1 $TMPD/d/a2" "$(words "nvme_read_bw --json=$TMPD/d/a")"
+check_eq "nvme_read_bw --sysfs-root DIR/<TAB> (directories only)" "$TMPD/d/sub" \
+	"$(words "nvme_read_bw --sysfs-root $TMPD/d/")"
+check_eq "nvme_link_probe --pci-dump DIR/b<TAB>" "$TMPD/d/b1" "$(words "nvme_link_probe --pci-dump $TMPD/d/b")"
+
+# RDMA devices, from the sysfs named on the line.
+check_eq "--sysfs-root SYS --ib-dev <TAB>" "mlx5_0 rxe0" "$(words "nvme_read_bw --sysfs-root $TMPD/sys --ib-dev ")"
+check_eq "--sysfs-root=SYS --ib-dev r<TAB>" "rxe0" "$(words "nvme_read_bw --sysfs-root=$TMPD/sys --ib-dev r")"
+check_eq "nvme_link_probe --sysfs-root SYS --dev <TAB>" "mlx5_0 nvme0 nvme1 rxe0" \
+	"$(words "nvme_link_probe --sysfs-root $TMPD/sys --dev ")"
+check_eq "nvme_link_probe --sysfs-root SYS --dev nvme0,n<TAB> (list)" "nvme0,nvme0 nvme0,nvme1" \
+	"$(words "nvme_link_probe --sysfs-root $TMPD/sys --dev nvme0,n")"
+
+# The stubs: each name, loaded on its own as bash-completion would, gets the function.
+for tool in nvme_write_bw_remote nvme_link_probe; do
+	spec=$(bash -c '. "$1"; . "$2"; complete -p "$3"' _ "$BC" "$COMPDIR/$tool" "$tool" 2>&1)
+	check_eq "completions/$tool registers" "complete -F _nvme_bw_suite $tool" "$spec"
+done
+finish
