@@ -1034,10 +1034,9 @@ static int run_series(const struct options *o, struct report *r, struct target *
 		print_drive_rows(r, &last);
 		print_total(r, &last, "total");
 		report_text(r, "%s", rule);
-		report_text(r, " %-22s %6s %12s %12s %10s\n",
-			    o->mode == MODE_BASELINE ? "baseline" : "sweep", "drives", "", "ideal",
-			    "% of ideal");
-		report_text(r, " %-22s %6s %9s%s %9s%s %10s\n", "", "", "", unit, "", unit, "");
+		report_text(r, " %-22s %6s %7s %-4s %7s %-4s %10s\n",
+			    o->mode == MODE_BASELINE ? "baseline" : "sweep", "drives", "total", unit,
+			    "ideal", unit, "% of ideal");
 		report_arr_begin(r, o->mode == MODE_BASELINE ? "baseline" : "sweep");
 		for (p = 0; p < done; p++) {
 			int k;
@@ -1047,7 +1046,11 @@ static int run_series(const struct options *o, struct report *r, struct target *
 				k = 1;
 			} else {
 				k = o->mode == MODE_SWEEP ? p + 1 : n;
-				snprintf(label, sizeof(label), "%d together", k);
+				if (o->mode == MODE_SWEEP)
+					snprintf(label, sizeof(label), "first %d drive%s", k,
+						 k == 1 ? "" : "s");
+				else
+					snprintf(label, sizeof(label), "%d together", k);
 			}
 			summary_row(r, label, k, total[p], ideal[p]);
 		}
