@@ -1,0 +1,75 @@
+#!/bin/bash
+# Lab test of nvme_write_bw_remote on one node (rxe0 loopback): drives on both
+# sides with full verification PASS, and the bytes of one sink slice equal the
+# source drive's backing file at the offsets the sink reports; the combined
+# table adds local and RDMA; a corrupted canary FAILs (exit 1); a parameter
+# mismatch fails both sides; a stranger on the port is dropped while the sink
+# keeps serving; a killed source makes the sink exit 1 within its bound; a
+# wrong device, a port in use and a peer that never comes fail cleanly.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lab-lib.sh"
+
+run_lab --drives 2 --drive-size 64M --timeout 280 "$srcdir/tests/lab/remote_loopback_guest.sh"
+[ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
+assert_no_qemu
+O=$WORK/a/out
+rc() { cat "$O/$1.rc" 2>/dev/null || echo missing; }
+jq_() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+[ "$(rc disk.sink)" = 0 ] || fail "disk: sink exit $(rc disk.sink): $(cat "$O/disk.sink.err")"
+[ "$(rc disk.src)" = 0 ] || fail "disk: source exit $(rc disk.src): $(cat "$O/disk.src.err")"
+[ "$(jq_ "$O/disk.sink.out" 'd["verify"]')" = pass ] || fail "disk: sink verify not pass"
+[ "$(jq_ "$O/disk.src.out" 'd["verify"]')" = pass ] || fail "disk: source verify not pass"
+[ "$(jq_ "$O/disk.sink.out" 'd["total"]["bytes"] == d["local"]["bytes"] + d["rdma"]["bytes"] and d["local"]["bytes"] > 0 and d["rdma"]["bytes"] > 0')" = True ] ||
+	fail "disk: total is not local + RDMA (both non-zero)"
+[ "$(jq_ "$O/disk.sink.out" 'd["rdma"]["bytes"]')" = "$(jq_ "$O/disk.src.out" 'd["rdma"]["bytes"]')" ] ||
+	fail "disk: the sink's RDMA bytes are not the source's"
+note "disk: PASS, local $(jq_ "$O/disk.sink.out" 'd["local"]["gb_per_s"]') + RDMA $(jq_ "$O/disk.sink.out" 'd["rdma"]["gb_per_s"]') GB/s"
+
+# The dumped slice against the source drive's backing file (node a, drive 1).
+[ -s "$O/slice.bin" ] && [ -s "$O/slice.bin.map" ] || fail "no slice dump"
+"$PY" - "$O/slice.bin" "$O/slice.bin.map" "$WORK/images/a1.img" 1048576 <<'PY' || fail "slice differs from the drive"
+import sys
+dump, mp, img, chunk = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+d = open(dump, "rb").read()
+n = 0
+with open(img, "rb") as f:
+    for line in open(mp):
+        slot, off, ln = map(int, line.split())
+        f.seek(off)
+        want = f.read(ln)
+        got = d[slot * chunk: slot * chunk + ln]
+        if got != want:
+            sys.exit("slot %d: %d bytes differ from the drive at offset %d" % (slot, ln, off))
+        n += 1
+if n < 2:
+    sys.exit("only %d slots in the map" % n)
+print("# %d slots of the sink's slice equal the drive's bytes at their offsets" % n)
+PY
+
+[ "$(rc corrupt.sink)" = 1 ] || fail "corrupt: sink exit $(rc corrupt.sink)"
+[ "$(rc corrupt.src)" = 1 ] || fail "corrupt: source exit $(rc corrupt.src)"
+grep -q "RDMA data verification: FAIL" "$O/corrupt.sink.out" || fail "corrupt: no FAIL line"
+note "corrupted canary: FAIL, exit 1 on both sides"
+
+[ "$(rc mismatch.sink)" = 1 ] && [ "$(rc mismatch.src)" = 1 ] || fail "mismatch: exits $(rc mismatch.sink) $(rc mismatch.src)"
+grep -q "parameter mismatch.*depth: sink 4, source 8" "$O/mismatch.sink.err" || fail "mismatch: sink message"
+grep -q "refused: parameter mismatch.*depth: sink 4, source 8" "$O/mismatch.src.err" || fail "mismatch: source message"
+note "mismatch: $(cat "$O/mismatch.src.err")"
+
+[ "$(rc stranger.sink)" = 0 ] && [ "$(rc stranger.src)" = 0 ] || fail "stranger: exits $(rc stranger.sink) $(rc stranger.src): $(cat "$O/stranger.sink.err")"
+grep -q "connection dropped: not the nvme_write_bw_remote protocol" "$O/stranger.sink.err" || fail "stranger: no log line"
+note "stranger dropped, then served: $(grep dropped "$O/stranger.sink.err")"
+
+[ "$(rc kill.sink)" = 1 ] || fail "kill: sink exit $(rc kill.sink)"
+[ "$(cat "$O/kill.sink.secs")" -le 11 ] || fail "kill: sink took $(cat "$O/kill.sink.secs") s"
+grep -q "went away" "$O/kill.sink.err" || fail "kill: message: $(cat "$O/kill.sink.err")"
+note "killed source: sink exit 1 after $(cat "$O/kill.sink.secs") s: $(grep -v waiting "$O/kill.sink.err")"
+
+[ "$(rc baddev)" = 1 ] && grep -q "nosuch0: no such RDMA device" "$O/baddev.err" || fail "bad device: $(cat "$O/baddev.err")"
+[ "$(rc inuse)" = 1 ] && grep -q "Address already in use" "$O/inuse.err" || fail "port in use: $(cat "$O/inuse.err")"
+[ "$(rc nopeer)" = 1 ] && grep -q "no source connected within 3 s" "$O/nopeer.err" || fail "no peer: $(cat "$O/nopeer.err")"
+[ "$(cat "$O/nopeer.secs")" -le 6 ] || fail "no peer: took $(cat "$O/nopeer.secs") s"
+[ ! -s "$O/leftover" ] || fail "processes left: $(cat "$O/leftover")"
+assert_images_unchanged a
+echo "PASS: $test_name"

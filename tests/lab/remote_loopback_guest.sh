@@ -1,0 +1,69 @@
+#!/bin/bash
+# Guest side of remote_loopback.sh (one node, sink and source on rxe0 loopback).
+# Runs the scenarios and leaves outputs and exit codes in $VLAB_OUT/<name>.*;
+# the host judges.
+set -u
+B=nvme_write_bw_remote
+O=$VLAB_OUT
+W="--warmup 1 -D 6 -s 1M --depth 4 --timeout 5"
+set -- $VLAB_DRIVES
+d0=$1 d1=$2
+
+# run NAME SINK-ARGS... -- SOURCE-ARGS...: both sides, exit codes in NAME.{sink,src}.rc
+run() {
+	local n=$1 sa=()
+	shift
+	while [ "$1" != -- ]; do sa+=("$1"); shift; done
+	shift
+	$B "${sa[@]}" >"$O/$n.sink.out" 2>"$O/$n.sink.err" &
+	local sp=$!
+	timeout 90 $B "$@" >"$O/$n.src.out" 2>"$O/$n.src.err"
+	echo $? >"$O/$n.src.rc"
+	wait $sp
+	echo $? >"$O/$n.sink.rc"
+	echo "$n: sink $(cat "$O/$n.sink.rc") source $(cat "$O/$n.src.rc")"
+}
+
+# 1. drives on both sides, full verification, worker 0's slice dumped.
+run disk --dram 64M --local-disks "$d0" -t 1 $W --verify full --json \
+	--dump-slice "$O/slice.bin" -- --disks "$d1" -t 2 $W --verify full --json "$VLAB_ADDR"
+# 2. memory source, a corrupted canary: FAIL on both sides.
+run corrupt --dram 64M --no-local $W -- --source mem --corrupt-canary $W "$VLAB_ADDR"
+# 3. parameter mismatch: both sides say so.
+run mismatch --dram 64M --no-local $W -- --source mem $W --depth 8 "$VLAB_ADDR"
+# 4. a stranger speaks first (dropped, logged), then a real source.
+$B --dram 64M --no-local $W --json >"$O/stranger.sink.out" 2>"$O/stranger.sink.err" &
+sp=$!
+sleep 3
+printf 'GET / HTTP/1.0\r\n\r\n' | timeout 5 nc -q 1 "$VLAB_ADDR" 18515 >/dev/null 2>&1 ||
+	timeout 5 bash -c "exec 3<>/dev/tcp/$VLAB_ADDR/18515; printf 'GET / HTTP/1.0\r\n\r\n' >&3; sleep 1"
+timeout 90 $B --source mem $W "$VLAB_ADDR" >"$O/stranger.src.out" 2>"$O/stranger.src.err"
+echo $? >"$O/stranger.src.rc"
+wait $sp
+echo $? >"$O/stranger.sink.rc"
+# 5. the source killed mid-window: the sink exits 1 within its documented bound.
+$B --dram 64M --no-local --warmup 1 -D 30 --timeout 5 >"$O/kill.sink.out" 2>"$O/kill.sink.err" &
+sp=$!
+$B --source mem --warmup 1 -D 30 --timeout 5 "$VLAB_ADDR" >/dev/null 2>&1 &
+cp=$!
+sleep 12
+kill -9 $cp
+t0=$(date +%s)
+wait $sp
+echo $? >"$O/kill.sink.rc"
+echo $(($(date +%s) - t0)) >"$O/kill.sink.secs"
+# 6. a wrong device name; a sink on a port in use; a peer that never comes.
+$B -d nosuch0 --dram 64M --no-local 2>"$O/baddev.err"
+echo $? >"$O/baddev.rc"
+$B --dram 64M --no-local --wait 20 >/dev/null 2>&1 &
+sp=$!
+sleep 3
+timeout 30 $B --dram 64M --no-local 2>"$O/inuse.err"
+echo $? >"$O/inuse.rc"
+kill $sp; wait $sp 2>/dev/null
+t0=$(date +%s)
+timeout 30 $B --dram 64M --no-local --wait 3 2>"$O/nopeer.err"
+echo $? >"$O/nopeer.rc"
+echo $(($(date +%s) - t0)) >"$O/nopeer.secs"
+pgrep -x $B >"$O/leftover" || true
+exit 0
