@@ -41,7 +41,15 @@ if [ "$(git -C "$abs_top_srcdir" rev-parse --show-toplevel 2>/dev/null)" = "$abs
 		{ fail "copying the git work tree"; finish; }
 else
 	how="source tree (release tarball)"
-	cp -a "$abs_top_srcdir/." "$src/" && chmod -R u+w "$src" ||
+	# Without build trees inside it (make distcheck builds in _build/sub, installs in
+	# _inst): any top-level directory holding a config.status.
+	excl=(--exclude=./_build --exclude=./_inst)
+	for d in "$abs_top_srcdir"/*/config.status "$abs_top_srcdir"/*/*/config.status; do
+		[ -f "$d" ] || continue
+		d=${d#"$abs_top_srcdir"/}
+		excl+=("--exclude=./${d%%/*}")
+	done
+	(tar -C "$abs_top_srcdir" "${excl[@]}" -cf - .) | tar -C "$src" -xf - && chmod -R u+w "$src" ||
 		{ fail "copying $abs_top_srcdir"; finish; }
 	# A tarball configured in place: back to the tarball's state first.
 	[ ! -f "$src/Makefile" ] || make -C "$src" -s distclean >/dev/null 2>&1
