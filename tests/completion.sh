@@ -76,7 +76,12 @@ engine_help=$("$NVME_READ_BW" --help | grep -E -- '--engine ')
 for e in $(words 'nvme_read_bw --engine '); do
 	check_match "engine '$e' is in nvme_read_bw --help" "(^|[^a-z_])$e([^a-z_]|$)" "$engine_help"
 done
-check_eq "nvme_read_bw --numa <TAB>" "auto off" "$(words 'nvme_read_bw --numa ')"
+check_eq "nvme_read_bw --numa <TAB> (choices in --help)" "auto off" "$(words 'nvme_read_bw --numa ')"
+if "$NVME_WRITE_BW_REMOTE" --help 2>/dev/null | grep -q -- '--source disk|mem'; then
+	check_eq "nvme_write_bw_remote --source <TAB>" "disk mem" "$(words 'nvme_write_bw_remote --source ')"
+	check_eq "nvme_write_bw_remote --local-disks DIR/b<TAB>" "$TMPD/d/b1" \
+		"$(words "nvme_write_bw_remote --local-disks $TMPD/d/b")"
+fi
 
 # Options with a value the completion cannot guess: nothing, not option names.
 check_eq "nvme_read_bw --threads <TAB>" "" "$(words 'nvme_read_bw --threads ')"
@@ -95,6 +100,8 @@ check_eq "nvme_link_probe --pci-dump DIR/b<TAB>" "$TMPD/d/b1" "$(words "nvme_lin
 # RDMA devices, from the sysfs named on the line.
 check_eq "--sysfs-root SYS --ib-dev <TAB>" "mlx5_0 rxe0" "$(words "nvme_read_bw --sysfs-root $TMPD/sys --ib-dev ")"
 check_eq "--sysfs-root=SYS --ib-dev r<TAB>" "rxe0" "$(words "nvme_read_bw --sysfs-root=$TMPD/sys --ib-dev r")"
+check_eq "--sysfs-root SYS --ib-dev rxe0,m<TAB> (list)" "rxe0,mlx5_0" \
+	"$(words "nvme_read_bw --sysfs-root $TMPD/sys --ib-dev rxe0,m")"
 check_eq "nvme_link_probe --sysfs-root SYS --dev <TAB>" "mlx5_0 nvme0 nvme1 rxe0" \
 	"$(words "nvme_link_probe --sysfs-root $TMPD/sys --dev ")"
 check_eq "nvme_link_probe --sysfs-root SYS --dev nvme0,n<TAB> (list)" "nvme0,nvme0 nvme0,nvme1" \
