@@ -5,7 +5,7 @@
 
 opts_help() { "$1" --help | grep -oE -- '--[a-z][a-z0-9_-]+' | sort -u; }
 # Long options as the man page writes them: \-\-name (escaped) in the source.
-opts_man() { sed 's/\\//g' "$1" | grep -oE -- '--[a-z][a-z0-9_-]+' | sort -u; }
+opts_man() { sed -e 's/\\f[BIRP]//g' -e 's/\\//g' "$1" | grep -oE -- '--[a-z][a-z0-9_-]+' | sort -u; }
 
 for tool in nvme_read_bw nvme_write_bw_remote nvme_link_probe; do
 	bin="$abs_top_builddir/$tool/$tool"
