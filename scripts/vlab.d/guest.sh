@@ -42,9 +42,9 @@ wait_for() {
 }
 
 nvme_count() {
-	local n=0 d
+	local n=0 d size
 	for d in /sys/block/nvme*n*; do
-		[ -e "$d" ] && [ "$(cat "$d/size")" != 0 ] && n=$((n + 1))
+		read -r size 2>/dev/null <"$d/size" && [ "$size" != 0 ] && n=$((n + 1))
 	done
 	[ "$n" -ge "$VLAB_DRIVE_COUNT" ]
 }
@@ -55,8 +55,7 @@ ordered_drives() {
 	local i d s
 	for ((i = 0; i < VLAB_DRIVE_COUNT; i++)); do
 		for d in /sys/block/nvme*n*; do
-			s=$(cat "$d/device/serial" 2>/dev/null) || continue
-			s=${s%% *}
+			read -r s _ 2>/dev/null <"$d/device/serial" || continue
 			if [ "$s" = "vlab-$VLAB_NODE-$i" ]; then
 				printf '/dev/%s\n' "${d##*/}"
 				break
