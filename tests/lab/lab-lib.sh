@@ -40,9 +40,14 @@ run_lab() {
 
 # No qemu of this test may survive vlab.
 assert_no_qemu() {
-	local left
-	left=$(pgrep -f -- "-name vlab-[ab] .*$WORK" || true)
-	[ -z "$left" ] || fail "qemu still running after vlab returned: $left"
+	local f pid left=
+	for f in /proc/[0-9]*/cmdline; do
+		pid=${f#/proc/}
+		pid=${pid%/cmdline}
+		[ "$pid" = $$ ] && continue
+		{ tr '\0' ' ' <"$f"; } 2>/dev/null | grep -qF -- "-pidfile $WORK/" && left="$left $pid"
+	done
+	[ -z "$left" ] || fail "qemu still running after vlab returned:$left"
 }
 
 # The images of node $1 are byte for byte what vlab wrote before the boot.
