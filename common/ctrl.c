@@ -24,6 +24,7 @@ static const char *const type_names[] = {
 	[CTRL_HELLO] = "HELLO",	  [CTRL_ACCEPT] = "ACCEPT", [CTRL_ERROR] = "ERROR",
 	[CTRL_SLICES] = "SLICES", [CTRL_CANARY] = "CANARY", [CTRL_START] = "START",
 	[CTRL_RESULT] = "RESULT", [CTRL_VERIFY] = "VERIFY", [CTRL_DONE] = "DONE",
+	[CTRL_PROGRESS] = "PROGRESS",
 };
 
 const char *ctrl_type_name(unsigned type)
@@ -367,6 +368,7 @@ int ctrl_encode_start(struct ctrl_buf *b, const struct ctrl_start *m)
 	ctrl_buf_init(b, CTRL_START);
 	ctrl_put_u64(b, m->warmup_ms);
 	ctrl_put_u64(b, m->duration_ms);
+	ctrl_put_u32(b, m->progress_ms);
 	return ctrl_buf_finish(b);
 }
 
@@ -377,6 +379,9 @@ int ctrl_decode_start(const void *p, size_t len, struct ctrl_start *m)
 	cur_init(&c, p, len);
 	m->warmup_ms = ctrl_get_u64(&c);
 	m->duration_ms = ctrl_get_u64(&c);
+	m->progress_ms = ctrl_get_u32(&c);
+	if (!m->progress_ms || m->progress_ms > CTRL_PROGRESS_MAX_MS)
+		return -EBADMSG;
 	return cur_done(&c);
 }
 
@@ -461,6 +466,30 @@ int ctrl_decode_done(const void *p, size_t len, struct ctrl_done *m)
 	cur_init(&c, p, len);
 	m->verify = ctrl_get_u8(&c);
 	if (m->verify > 2)
+		return -EBADMSG;
+	return cur_done(&c);
+}
+
+int ctrl_encode_progress(struct ctrl_buf *b, const struct ctrl_progress *m)
+{
+	ctrl_buf_init(b, CTRL_PROGRESS);
+	ctrl_put_u64(b, m->elapsed_ns);
+	ctrl_put_u64(b, m->bytes);
+	ctrl_put_u64(b, m->window_ns);
+	ctrl_put_u64(b, m->window_bytes);
+	return ctrl_buf_finish(b);
+}
+
+int ctrl_decode_progress(const void *p, size_t len, struct ctrl_progress *m)
+{
+	struct ctrl_cur c;
+
+	cur_init(&c, p, len);
+	m->elapsed_ns = ctrl_get_u64(&c);
+	m->bytes = ctrl_get_u64(&c);
+	m->window_ns = ctrl_get_u64(&c);
+	m->window_bytes = ctrl_get_u64(&c);
+	if (m->window_ns > m->elapsed_ns || m->window_bytes > m->bytes)
 		return -EBADMSG;
 	return cur_done(&c);
 }

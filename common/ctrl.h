@@ -17,11 +17,16 @@
  *	(S connects one RC QP per worker with rdma_cm, private data = session, worker)
  *	K->S SLICES   per worker: slice address, length, rkey
  *	S->K CANARY   per worker: drive offset, length and digest of the canary chunk
- *	K->S START    the window starts now (warm-up, then duration)
+ *	K->S START    the window starts now (warm-up, then duration), and how often
+ *	              the source reports its progress
+ *	S->K PROGRESS every progress_ms from START until RESULT (heartbeat): bytes
+ *	              completed so far; a sink that hears nothing for its
+ *	              --timeout knows the source (or the network) is gone
  *	S->K RESULT   the source's totals and drives
  *	S->K VERIFY   (--verify full) digest of the last chunk in every slice slot
  *	K->S DONE     the verdict
  * ERROR may be sent by either side at any point and ends the session.
+ * Version 2 added PROGRESS and START's progress_ms.
  */
 #ifndef NBW_CTRL_H
 #define NBW_CTRL_H
@@ -31,7 +36,7 @@
 #include <stdint.h>
 
 #define CTRL_MAGIC 0x4e425752u /* "NBWR" */
-#define CTRL_VERSION 1
+#define CTRL_VERSION 2
 #define CTRL_HDR_LEN 12
 #define CTRL_MAX_PAYLOAD (64u << 20)
 #define CTRL_MAX_STR 1024
@@ -47,7 +52,8 @@ enum ctrl_type {
 	CTRL_RESULT,
 	CTRL_VERIFY,
 	CTRL_DONE,
-	CTRL_TYPE_MAX = CTRL_DONE,
+	CTRL_PROGRESS,
+	CTRL_TYPE_MAX = CTRL_PROGRESS,
 };
 
 enum ctrl_verify { CTRL_VERIFY_OFF, CTRL_VERIFY_CANARY, CTRL_VERIFY_FULL };
@@ -93,6 +99,21 @@ struct ctrl_chunk {
 struct ctrl_start {
 	uint64_t warmup_ms;
 	uint64_t duration_ms;
+	uint32_t progress_ms; /* period of PROGRESS, 1 .. CTRL_PROGRESS_MAX_MS */
+};
+
+#define CTRL_PROGRESS_MAX_MS 60000
+
+/*
+ * The source's heartbeat: RDMA WRITE completions since START (bytes, over
+ * elapsed_ns of the source's clock) and inside the measured window so far
+ * (window_bytes over window_ns; both 0 during the warm-up).
+ */
+struct ctrl_progress {
+	uint64_t elapsed_ns;
+	uint64_t bytes;
+	uint64_t window_ns;
+	uint64_t window_bytes;
 };
 
 struct ctrl_drive {
@@ -167,6 +188,7 @@ int ctrl_encode_chunks(struct ctrl_buf *b, unsigned type, const struct ctrl_chun
 int ctrl_encode_start(struct ctrl_buf *b, const struct ctrl_start *m);
 int ctrl_encode_result(struct ctrl_buf *b, const struct ctrl_result *m);
 int ctrl_encode_done(struct ctrl_buf *b, const struct ctrl_done *m);
+int ctrl_encode_progress(struct ctrl_buf *b, const struct ctrl_progress *m);
 
 /* Decoders of a payload (header stripped): 0, -EBADMSG or -ENOMEM. */
 int ctrl_decode_hello(const void *p, size_t len, struct ctrl_hello *m);
@@ -179,6 +201,8 @@ int ctrl_decode_start(const void *p, size_t len, struct ctrl_start *m);
 int ctrl_decode_result(const void *p, size_t len, struct ctrl_result *m);
 void ctrl_result_free(struct ctrl_result *m);
 int ctrl_decode_done(const void *p, size_t len, struct ctrl_done *m);
+/* A window longer than the run or more window bytes than bytes is malformed. */
+int ctrl_decode_progress(const void *p, size_t len, struct ctrl_progress *m);
 
 /*
  * The first difference between the sink's and the source's parameters, as

@@ -67,7 +67,9 @@ static void usage(void)
 	       reader_engine_available(ENGINE_IO_URING) ? "" : " (not built)");
 	printf("\nWindow (both sides must agree):\n"
 	       "      --warmup SECONDS   unmeasured warm-up (default 3)\n"
-	       "  -D, --duration SECONDS measured window (default 20)\n");
+	       "  -D, --duration SECONDS measured window (default 20)\n"
+	       "      --interval SECONDS print a live line every interval (sink: local, and RDMA\n"
+	       "                         as the source's heartbeats report it; on stderr with --json)\n");
 	printf("\nVerification (both sides must agree):\n"
 	       "      --verify MODE      canary (default): one real chunk per worker, hashed on\n"
 	       "                         both sides; full: also every slice slot after the window\n"
@@ -100,6 +102,7 @@ enum {
 	OPT_ENGINE,
 	OPT_SYSFS_ROOT,
 	OPT_WARMUP,
+	OPT_INTERVAL,
 	OPT_VERIFY,
 	OPT_NO_VERIFY,
 	OPT_CORRUPT,
@@ -130,6 +133,7 @@ static const struct option longopts[] = {
 	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	{ "duration", required_argument, NULL, 'D' },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "verify", required_argument, NULL, OPT_VERIFY },
 	{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
 	{ "corrupt-canary", no_argument, NULL, OPT_CORRUPT },
@@ -330,6 +334,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (rc)
 				return rc;
 			break;
+		case OPT_INTERVAL:
+			rc = parse_seconds("interval", optarg, 0.01, &o->interval);
+			if (rc)
+				return rc;
+			break;
 		case OPT_VERIFY:
 			if (!strcmp(optarg, "canary"))
 				o->verify = CTRL_VERIFY_CANARY;
@@ -507,16 +516,22 @@ void targets_close(struct target *t, int n)
 
 /* ---- the window --------------------------------------------------------------- */
 
+FILE *live_stream(const struct options *o)
+{
+	return o->json ? stderr : stdout;
+}
+
 /* Wait until deadline: 0 reached, 1 signal, 2 check() said stop. */
 static int window_wait(struct window *w, uint64_t deadline)
 {
+	uint64_t tick = (uint64_t)(w->tick_ms > 0 ? w->tick_ms : 100) * 1000000ULL;
 	sigset_t set;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	for (;;) {
-		uint64_t now = nbw_now_ns(), slice = 100 * 1000000ULL;
+		uint64_t now = nbw_now_ns(), slice = tick;
 		struct timespec ts;
 		int rc;
 
@@ -540,7 +555,7 @@ static int window_wait(struct window *w, uint64_t deadline)
 
 int window_run(struct window *w)
 {
-	uint64_t t0, now;
+	uint64_t t0, t_end, t_prev, now;
 	int rc;
 
 	w->measured = false;
@@ -551,10 +566,24 @@ int window_run(struct window *w)
 	t0 = nbw_now_ns();
 	w->snapshot(w->ctx, w->start);
 	w->measured = true;
-	rc = window_wait(w, t0 + nbw_s_to_ns(w->duration));
-	now = nbw_now_ns();
+	t_end = t0 + nbw_s_to_ns(w->duration);
+	t_prev = t0;
+	for (;;) {
+		uint64_t next = t_end;
+
+		if (w->interval > 0 && w->live && t_prev + nbw_s_to_ns(w->interval) < t_end)
+			next = t_prev + nbw_s_to_ns(w->interval);
+		rc = window_wait(w, next);
+		now = nbw_now_ns();
+		if (rc || now >= t_end)
+			break;
+		w->live(w->ctx, nbw_ns_to_s(now - t0), nbw_ns_to_s(now - t_prev));
+		t_prev = now;
+	}
 	w->snapshot(w->ctx, w->end);
 	w->seconds = nbw_ns_to_s(now - t0);
+	if (!rc && w->interval > 0 && w->live)
+		w->live(w->ctx, w->seconds, nbw_ns_to_s(now - t_prev));
 	return rc;
 }
 
@@ -579,6 +608,8 @@ void print_params(struct report *r, const struct options *o, const char *role)
 		   o->source == CTRL_SOURCE_MEM ? "mem" : "disk");
 	report_double(r, "warmup_s", NULL, o->warmup);
 	report_double(r, "duration_s", NULL, o->duration);
+	if (o->interval > 0)
+		report_double(r, "interval_s", NULL, o->interval);
 	snprintf(a, sizeof(a), "%g s", o->warmup);
 	report_text(r, " Warm-up         : %-14s Duration        : %g s\n", a, o->duration);
 	report_u64(r, "port", " Port            : %-14llu", o->port);

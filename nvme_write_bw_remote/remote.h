@@ -45,6 +45,7 @@ struct options {
 	enum ctrl_verify verify;
 	bool corrupt_canary;
 	const char *dump_slice;
+	double interval; /* live lines; 0 = none */
 	bool gbits;
 	bool json;
 	const char *json_file;
@@ -68,11 +69,17 @@ int opt_timeout_ms(const struct options *o);
 /*
  * The measured window, shared by both roles: warm-up, then duration; the
  * caller's counters are snapshotted at both ends. check() is called every
- * 100 ms and aborts the window when it returns non-zero.
+ * tick_ms (default 100) from the start of the warm-up and aborts the window
+ * when it returns non-zero. With interval > 0, live() is called every
+ * interval seconds of the measured window (at = seconds into it, secs = since
+ * the previous line).
  */
 struct window {
 	double warmup, duration;
+	int tick_ms;
+	double interval;
 	int (*check)(void *ctx);
+	void (*live)(void *ctx, double at, double secs);
 	void *ctx;
 	void (*snapshot)(void *ctx, uint64_t *out); /* fills nctr counters */
 	int nctr;
@@ -84,6 +91,9 @@ struct window {
 };
 
 int window_run(struct window *w);
+
+/* Where live lines go: stderr with --json (stdout holds only the document). */
+FILE *live_stream(const struct options *o);
 
 extern atomic_bool g_interrupted;
 

@@ -64,7 +64,25 @@ struct sink {
 	double lseconds;
 	struct ctrl_result res;
 	bool have_res;
+	/* The source's heartbeat (PROGRESS) during and after the window. */
+	uint32_t progress_ms;
+	uint64_t last_heard; /* monotonic ns of the last message from the source */
+	struct ctrl_progress prog, prog_line; /* the latest; the one of the last live line */
+	bool have_prog;
+	uint64_t *lprev; /* --interval: local counters at the previous line */
+	char peer_err[CTRL_MAX_STR];
 	const char *failure; /* why the run failed, for the output */
+};
+
+/* Why the window was cut short (sink_check()). */
+enum {
+	SINK_CLOSED = 1,  /* the source closed the control connection */
+	SINK_RESULT,	  /* its RESULT arrived (its window ended) */
+	SINK_LOCAL_FAIL,  /* a local read failed */
+	SINK_RDMA_LOST,	  /* an RDMA connection went down */
+	SINK_PEER_ERROR,  /* the source sent ERROR (text in peer_err) */
+	SINK_BAD_MESSAGE, /* something that is not PROGRESS or RESULT */
+	SINK_SILENT,	  /* nothing from the source for --timeout */
 };
 
 static uint64_t slice_addr(const struct sink *k, uint32_t w)
@@ -177,28 +195,128 @@ static void lsnapshot(void *ctx, uint64_t *out)
 	memset(out, 0, sizeof(*out) * (size_t)(k->nt ? k->nt : 1));
 	for (i = 0; i < k->nlr; i++)
 		out[k->lr[i].tindex] += atomic_load_explicit(&k->lr[i].bytes, memory_order_relaxed);
+	if (out == k->lstart) {
+		/* The window opens: live lines count from here. */
+		memcpy(k->lprev, out, sizeof(*out) * (size_t)(k->nt ? k->nt : 1));
+		k->prog_line = k->prog;
+	}
 }
 
-/* During the window: 1 the source closed, 2 it sent something early, 3 a
- * local read failed, 4 an RDMA connection went down. */
+/*
+ * Take one message from the source within timeout_ms: a PROGRESS updates the
+ * heartbeat and returns 0, a RESULT is kept (SINK_RESULT); anything else ends
+ * the run with its SINK_* reason; -ETIMEDOUT if nothing came.
+ */
+static int sink_take(struct sink *k, int timeout_ms)
+{
+	unsigned type;
+	uint32_t len;
+	void *p;
+	int rc = ctrl_recv(k->cfd, &type, &p, &len, timeout_ms);
+
+	if (rc == -ETIMEDOUT)
+		return rc;
+	if (rc) {
+		snprintf(k->peer_err, sizeof(k->peer_err), "%s", ctrl_strerror(rc));
+		return rc == -ECONNRESET ? SINK_CLOSED : SINK_BAD_MESSAGE;
+	}
+	k->last_heard = nbw_now_ns();
+	if (type == CTRL_PROGRESS) {
+		struct ctrl_progress pr;
+
+		rc = ctrl_decode_progress(p, len, &pr);
+		free(p);
+		if (rc) {
+			snprintf(k->peer_err, sizeof(k->peer_err), "malformed PROGRESS");
+			return SINK_BAD_MESSAGE;
+		}
+		if (!k->have_prog)
+			k->prog_line = (struct ctrl_progress){ 0 };
+		k->prog = pr;
+		k->have_prog = true;
+		return 0;
+	}
+	if (type == CTRL_RESULT) {
+		rc = ctrl_decode_result(p, len, &k->res);
+		free(p);
+		k->have_res = !rc;
+		if (rc)
+			snprintf(k->peer_err, sizeof(k->peer_err), "malformed RESULT");
+		return rc ? SINK_BAD_MESSAGE : SINK_RESULT;
+	}
+	if (type == CTRL_ERROR) {
+		struct ctrl_error e;
+
+		if (ctrl_decode_error(p, len, &e))
+			snprintf(e.msg, sizeof(e.msg), "(malformed ERROR message)");
+		snprintf(k->peer_err, sizeof(k->peer_err), "%s", e.msg);
+		free(p);
+		return SINK_PEER_ERROR;
+	}
+	free(p);
+	snprintf(k->peer_err, sizeof(k->peer_err), "unexpected %s", ctrl_type_name(type));
+	return SINK_BAD_MESSAGE;
+}
+
+/* During the warm-up and the window, every tick: a SINK_* reason to stop, or 0. */
 static int sink_check(void *ctx)
 {
 	struct sink *k = ctx;
-	struct pollfd pfd = { .fd = k->cfd, .events = POLLIN };
 	uint32_t i;
+	int rc;
 
 	if (atomic_load(&k->failed))
-		return 3;
-	if (poll(&pfd, 1, 0) == 1) {
-		char c;
-		ssize_t n = recv(k->cfd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+		return SINK_LOCAL_FAIL;
+	for (;;) {
+		struct pollfd pfd = { .fd = k->cfd, .events = POLLIN };
 
-		return n > 0 ? 2 : 1;
+		if (poll(&pfd, 1, 0) != 1)
+			break;
+		rc = sink_take(k, opt_timeout_ms(k->o));
+		if (rc == -ETIMEDOUT)
+			break; /* part of a message: the rest comes with the next tick */
+		if (rc)
+			return rc;
 	}
 	for (i = 0; i < k->hello.workers; i++)
 		if (rdma_conn_lost(&k->conns[i]))
-			return 4;
+			return SINK_RDMA_LOST;
+	if (nbw_now_ns() - k->last_heard > nbw_s_to_ns(k->o->timeout))
+		return SINK_SILENT;
 	return 0;
+}
+
+/* --interval: local drives as read here, RDMA as the source's heartbeats say. */
+static void sink_live(void *ctx, double at, double secs)
+{
+	struct sink *k = ctx;
+	FILE *out = live_stream(k->o);
+	double scale = k->o->gbits ? 8e-9 : 1e-9, local = 0, rdma = -1;
+	uint64_t *cur = calloc((size_t)k->nt + 1, sizeof(uint64_t));
+	int i;
+
+	if (!cur)
+		return;
+	lsnapshot(k, cur);
+	for (i = 0; i < k->nt; i++) {
+		local += (double)(cur[i] - k->lprev[i]) / secs;
+		k->lprev[i] = cur[i];
+	}
+	free(cur);
+	if (k->have_prog && k->prog.elapsed_ns > k->prog_line.elapsed_ns) {
+		rdma = (double)(k->prog.bytes - k->prog_line.bytes) /
+		       nbw_ns_to_s(k->prog.elapsed_ns - k->prog_line.elapsed_ns);
+		k->prog_line = k->prog;
+	}
+	fprintf(out, "[%7.1fs]", at);
+	if (k->nt)
+		fprintf(out, "  local %.2f", local * scale);
+	if (rdma >= 0)
+		fprintf(out, "  rdma %.2f  total %.2f %s\n", rdma * scale, (local + rdma) * scale,
+			k->o->gbits ? "Gb/s" : "GB/s");
+	else
+		fprintf(out, "  rdma -  (no heartbeat since the last line)\n");
+	fflush(out);
 }
 
 /* ---- handshake -------------------------------------------------------------- */
@@ -542,40 +660,87 @@ static void dump_slice(struct sink *k)
 
 /* ---- the run ---------------------------------------------------------------------- */
 
+/*
+ * The heartbeat period the source is asked for: at most 1 s, a quarter of
+ * --timeout (so one lost beat is not silence) and half of --interval (so
+ * every live line has a fresh figure).
+ */
+static uint32_t progress_period_ms(const struct options *o)
+{
+	double ms = 1000;
+
+	if (o->timeout * 250 < ms)
+		ms = o->timeout * 250;
+	if (o->interval > 0 && o->interval * 500 < ms)
+		ms = o->interval * 500;
+	return ms < 10 ? 10 : (uint32_t)ms;
+}
+
+/*
+ * After the sink's window: the source's window ends a little later (it got
+ * START later) and it drains what is in flight, sending heartbeats
+ * meanwhile. Wait for its RESULT; silence for --timeout, or 3 x --timeout in
+ * all, ends the wait.
+ */
+static int await_result(struct sink *k)
+{
+	uint64_t deadline = nbw_now_ns() + 3 * nbw_s_to_ns(k->o->timeout);
+
+	for (;;) {
+		uint64_t now = nbw_now_ns();
+		int rc, ms = opt_timeout_ms(k->o);
+
+		if (now >= deadline)
+			return SINK_SILENT;
+		if ((uint64_t)ms * 1000000ULL > deadline - now)
+			ms = (int)((deadline - now) / 1000000) + 1;
+		rc = sink_take(k, ms);
+		if (rc == -ETIMEDOUT)
+			return SINK_SILENT;
+		if (rc)
+			return rc;
+	}
+}
+
 static int run_window(struct sink *k)
 {
 	const struct options *o = k->o;
 	struct ctrl_start st = {
 		.warmup_ms = k->hello.warmup_ms,
 		.duration_ms = k->hello.duration_ms,
+		.progress_ms = progress_period_ms(o),
 	};
 	struct window w = {
 		.warmup = o->warmup,
 		.duration = o->duration,
+		.interval = o->interval,
 		.check = sink_check,
+		.live = sink_live,
 		.ctx = k,
 		.snapshot = lsnapshot,
 		.nctr = k->nt,
 		.start = k->lstart,
 		.end = k->lend,
 	};
-	static char msg[CTRL_MAX_STR + 64];
-	char err[CTRL_MAX_STR];
+	static char msg[CTRL_MAX_STR + 128];
 	struct ctrl_buf b;
-	uint32_t len;
-	void *p;
-	int rc;
+	int rc, why;
 
+	k->progress_ms = st.progress_ms;
 	rc = lreaders_start(k);
 	if (rc) {
 		lreaders_stop(k);
 		return refuse(k, "cannot start the local reader threads");
 	}
 	rc = ctrl_send_free(k->cfd, &b, ctrl_encode_start(&b, &st), opt_timeout_ms(o));
-	if (!rc)
+	k->last_heard = nbw_now_ns();
+	if (!rc) {
 		rc = window_run(&w);
-	else
-		rc = 2, w.aborted = 1;
+		why = rc == 2 ? w.aborted : 0;
+	} else {
+		snprintf(k->peer_err, sizeof(k->peer_err), "%s", ctrl_strerror(rc));
+		rc = 2, why = SINK_CLOSED;
+	}
 	lreaders_stop(k);
 	k->lseconds = w.seconds;
 	if (!w.measured)
@@ -585,7 +750,7 @@ static int run_window(struct sink *k)
 		refuse(k, "interrupted");
 		return NBW_EXIT_FAIL;
 	}
-	if (rc == 2 && w.aborted == 3) {
+	if (why == SINK_LOCAL_FAIL) {
 		int i;
 
 		for (i = 0; i < k->nlr; i++)
@@ -597,30 +762,35 @@ static int run_window(struct sink *k)
 			}
 		return refuse(k, msg);
 	}
-	if (rc == 2 && (w.aborted == 1 || w.aborted == 4)) {
+	/* The window ended here: the source's RESULT comes next. */
+	if (!why)
+		why = await_result(k);
+	switch (why) {
+	case SINK_RESULT:
+		break;
+	case SINK_CLOSED:
+	case SINK_RDMA_LOST:
 		snprintf(msg, sizeof(msg), "%s: the source went away during the %s (%s)", k->peer,
-			 w.measured ? "window" : "warm-up",
-			 w.aborted == 1 ? "control connection closed" : "RDMA connection lost");
-		nbw_err("%s", msg);
-		k->failure = msg;
-		return NBW_EXIT_FAIL;
+			 !w.measured ? "warm-up" : w.seconds + 0.05 < o->duration ? "window" : "wait for its result",
+			 why == SINK_CLOSED ? "control connection closed" : "RDMA connection lost");
+		break;
+	case SINK_PEER_ERROR:
+		snprintf(msg, sizeof(msg), "%s: source failed: %s", k->peer, k->peer_err);
+		break;
+	case SINK_SILENT:
+		snprintf(msg, sizeof(msg),
+			 "%s: the source went silent: nothing on the control channel for %g s "
+			 "(--timeout; network or source gone)",
+			 k->peer, o->timeout);
+		break;
+	default:
+		snprintf(msg, sizeof(msg), "%s: protocol error during the window: %s", k->peer,
+			 k->peer_err);
+		break;
 	}
-	/* The window ended (or the source spoke early): its totals come next. */
-	rc = ctrl_expect(k->cfd, CTRL_RESULT, &p, &len, 2 * opt_timeout_ms(o), err, sizeof(err));
-	if (!rc) {
-		rc = ctrl_decode_result(p, len, &k->res);
-		k->have_res = !rc;
-	}
-	free(p);
-	if (rc == -ECONNABORTED) {
-		snprintf(msg, sizeof(msg), "%s: source failed: %s", k->peer, err);
-		nbw_err("%s", msg);
-		k->failure = msg;
-		return NBW_EXIT_FAIL;
-	}
-	if (rc) {
-		snprintf(msg, sizeof(msg), "%s: no result from the source within %g s: %s", k->peer,
-			 2 * o->timeout, err[0] ? err : ctrl_strerror(rc));
+	if (why != SINK_RESULT) {
+		if (why == SINK_BAD_MESSAGE)
+			return refuse(k, msg);
 		nbw_err("%s", msg);
 		k->failure = msg;
 		return NBW_EXIT_FAIL;
@@ -628,7 +798,15 @@ static int run_window(struct sink *k)
 	if (o->verify == CTRL_VERIFY_FULL)
 		receive_full(k);
 	if (!k->res.ok) {
-		snprintf(msg, sizeof(msg), "%s: the source did not complete its window", k->peer);
+		/* Its ERROR, if any, follows the RESULT. */
+		char err[CTRL_MAX_STR];
+		uint32_t len;
+		void *p;
+
+		if (ctrl_expect(k->cfd, CTRL_DONE, &p, &len, 200, err, sizeof(err)) == -ECONNABORTED)
+			snprintf(msg, sizeof(msg), "%s: source failed: %s", k->peer, err);
+		else
+			snprintf(msg, sizeof(msg), "%s: the source did not complete its window", k->peer);
 		nbw_err("%s", msg);
 		k->failure = msg;
 		return NBW_EXIT_FAIL;
@@ -642,10 +820,17 @@ static void print_sink(struct sink *k, int rc)
 	const char *unit = report_bw_unit(r);
 	uint64_t lbytes = 0, rbytes = k->have_res ? k->res.bytes : 0;
 	double rsec = k->have_res ? nbw_ns_to_s(k->res.window_ns) : 0;
+	const char *rfrom = k->have_res ? "result" : NULL;
 	double lsec = k->lseconds, tsec, ideal = NAN, total_bps;
 	int i, ndr = k->have_res ? (int)k->res.ndrives : 0;
 	char lab[64];
 
+	if (!k->have_res && k->have_prog && k->prog.window_ns) {
+		/* No result: what the source's last heartbeat said it had measured. */
+		rbytes = k->prog.window_bytes;
+		rsec = nbw_ns_to_s(k->prog.window_ns);
+		rfrom = "heartbeat";
+	}
 	for (i = 0; i < k->nt; i++)
 		lbytes += k->lend[i] - k->lstart[i];
 	tsec = lsec > rsec ? lsec : rsec;
@@ -674,9 +859,11 @@ static void print_sink(struct sink *k, int rc)
 	snprintf(lab, sizeof(lab), "local (%d drive%s)", k->nt, k->nt == 1 ? "" : "s");
 	print_bw_row(r, "local", lab, lbytes, lsec);
 	report_text(r, "\n");
-	snprintf(lab, sizeof(lab), "RDMA (%u QPs)", k->hello.workers);
+	snprintf(lab, sizeof(lab), "RDMA (%u QPs)%s", k->hello.workers,
+		 rfrom && !strcmp(rfrom, "heartbeat") ? "*" : "");
 	print_bw_row(r, "rdma", lab, rbytes, rsec);
 	report_text(r, "\n");
+	report_str(r, "rdma_reported_by", NULL, rfrom);
 	total_bps = (lsec > 0 ? lbytes / lsec : 0) + (rsec > 0 ? rbytes / rsec : 0);
 	/* Rates add: each side's bytes over its own window of the same length. */
 	report_obj_begin(r, "total");
@@ -691,6 +878,8 @@ static void print_sink(struct sink *k, int rc)
 	report_double(r, "percent_of_ideal", "   (%.1f", total_bps / ideal * 100);
 	report_text(r, "%% of ideal)\n");
 	report_text(r, " (ideal = every drive at the mean local per-drive rate of this window)\n");
+	if (rfrom && !strcmp(rfrom, "heartbeat"))
+		report_text(r, " (* RDMA: as of the source's last heartbeat; its result never came)\n");
 	report_text(r, "%s", report_rule);
 	print_verify(r, k->o, k->verdict, k->vdetail[0] ? k->vdetail : NULL);
 	report_bool(r, "ok", NULL, rc == 0);
@@ -733,7 +922,8 @@ static int sink_setup(struct sink *k)
 	}
 	k->lstart = calloc((size_t)k->nt + 1, sizeof(uint64_t));
 	k->lend = calloc((size_t)k->nt + 1, sizeof(uint64_t));
-	if (!k->lstart || !k->lend) {
+	k->lprev = calloc((size_t)k->nt + 1, sizeof(uint64_t));
+	if (!k->lstart || !k->lend || !k->lprev) {
 		nbw_err("out of memory");
 		return NBW_EXIT_FAIL;
 	}
@@ -850,6 +1040,7 @@ int run_sink(const struct options *o, struct report *r)
 	free(k.lr);
 	free(k.lstart);
 	free(k.lend);
+	free(k.lprev);
 	ctrl_result_free(&k.res);
 	return rc;
 }

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -51,6 +52,23 @@ struct sworker {
 	char why[256];
 };
 
+/*
+ * The start line: workers pass it twice (1: connected, 2: canary written)
+ * and wait there until the main thread opens that phase or aborts the run;
+ * an abort releases every waiter at once, so a failure anywhere (a thread
+ * that could not be started, a refused handshake, a signal) cannot strand
+ * the others.
+ */
+enum { LINE_CONNECTED = 1, LINE_CANARY = 2, LINE_PHASES };
+
+struct start_line {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned ready[LINE_PHASES]; /* workers that reached each phase */
+	int open;		     /* highest phase the main thread opened */
+	bool abort;
+};
+
 struct source {
 	const struct options *o;
 	struct report *r;
@@ -62,11 +80,15 @@ struct source {
 	uint32_t nw;
 	int cfd;
 	uint64_t session;
-	pthread_barrier_t bar;
-	atomic_bool abort;
+	struct start_line line;
 	atomic_bool stop;
 	atomic_bool failed;
+	atomic_uint finished; /* worker threads that returned */
 	uint64_t *wstart, *wend;
+	uint64_t *lprev; /* --interval: counters at the previous live line */
+	/* Heartbeat to the sink (PROGRESS), from START until RESULT. */
+	struct window *win;
+	uint64_t t_start, t_window, hb_period, hb_next;
 	double seconds;
 	int verdict;
 	const char *failure;
@@ -90,6 +112,98 @@ static const char *wname(const struct sworker *w, char *buf, size_t len)
 	snprintf(buf, len, "worker %u (%s via %s:%u)", w->index,
 		 w->tindex >= 0 ? w->s->t[w->tindex].d.path : "memory", w->port->dev, w->port->port);
 	return buf;
+}
+
+/* ---- the start line ----------------------------------------------------------------- */
+
+static void line_init(struct start_line *l)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->cond, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+static void line_destroy(struct start_line *l)
+{
+	pthread_cond_destroy(&l->cond);
+	pthread_mutex_destroy(&l->lock);
+}
+
+/* Worker: say phase is reached, wait until it opens. False: the run was aborted. */
+static bool line_pass(struct start_line *l, int phase)
+{
+	bool go;
+
+	pthread_mutex_lock(&l->lock);
+	l->ready[phase]++;
+	pthread_cond_broadcast(&l->cond);
+	while (l->open < phase && !l->abort)
+		pthread_cond_wait(&l->cond, &l->lock);
+	go = !l->abort;
+	pthread_mutex_unlock(&l->lock);
+	return go;
+}
+
+/*
+ * Main: wait until n workers reached phase. Every worker step before a line
+ * is bounded (--timeout), so this ends; a signal meanwhile returns 1.
+ */
+static int line_gather(struct start_line *l, int phase, unsigned n)
+{
+	sigset_t set;
+	int rc = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	pthread_mutex_lock(&l->lock);
+	while (l->ready[phase] < n && !rc) {
+		struct timespec ts, zero = { 0, 0 };
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += 100000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&l->cond, &l->lock, &ts);
+		if (sigtimedwait(&set, NULL, &zero) > 0) {
+			atomic_store(&g_interrupted, true);
+			rc = 1;
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+	return rc;
+}
+
+static void line_open(struct start_line *l, int phase)
+{
+	pthread_mutex_lock(&l->lock);
+	l->open = phase;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+}
+
+static void line_abort(struct start_line *l)
+{
+	pthread_mutex_lock(&l->lock);
+	l->abort = true;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+}
+
+static bool line_aborted(struct start_line *l)
+{
+	bool a;
+
+	pthread_mutex_lock(&l->lock);
+	a = l->abort;
+	pthread_mutex_unlock(&l->lock);
+	return a;
 }
 
 /* ---- chunk sources for the posting loop --------------------------------------- */
@@ -238,12 +352,23 @@ static int worker_setup(struct sworker *w)
 static int worker_canary(struct sworker *w, const struct write_source *src)
 {
 	const struct options *o = w->s->o;
+	uint64_t deadline = nbw_now_ns() + nbw_s_to_ns(o->timeout);
 	struct write_item it;
 	int rc;
 
-	do
+	/* The first chunk: a drive that does not answer within --timeout fails the worker. */
+	for (;;) {
 		rc = src->next(src->ctx, &it);
-	while (rc == -EAGAIN);
+		if (rc != -EAGAIN)
+			break;
+		if (line_aborted(&w->s->line))
+			return -ECANCELED;
+		if (nbw_now_ns() >= deadline) {
+			wfail(w, -ETIMEDOUT, "no chunk read for the canary within %g s (--timeout)",
+			      o->timeout);
+			return -ETIMEDOUT;
+		}
+	}
 	if (rc)
 		return rc;
 	w->canary = (struct ctrl_chunk){ .worker = w->index, .slot = 0, .offset = it.offset,
@@ -277,9 +402,10 @@ static void *worker_main(void *arg)
 	int rc;
 
 	rc = worker_setup(w);
-	pthread_barrier_wait(&s->bar); /* A: connected */
-	pthread_barrier_wait(&s->bar); /* B: slices known */
-	if (!rc && !atomic_load(&s->abort)) {
+	/* Connected (or failed): the main thread receives the slices, then opens. */
+	if (!line_pass(&s->line, LINE_CONNECTED))
+		goto out;
+	if (!rc) {
 		uint32_t slots = (uint32_t)(w->slice.len / o->chunk);
 
 		w->ring = slots;
@@ -298,13 +424,16 @@ static void *worker_main(void *arg)
 		if (!rc && o->verify != CTRL_VERIFY_OFF)
 			rc = worker_canary(w, &src);
 	}
-	pthread_barrier_wait(&s->bar); /* C: canaries written */
-	pthread_barrier_wait(&s->bar); /* D: the sink said START */
-	if (!rc && !atomic_load(&s->abort)) {
+	/* Canary written (or failed): the main thread reports it and waits for START. */
+	if (!line_pass(&s->line, LINE_CANARY))
+		goto out;
+	if (!rc) {
 		rc = rdma_write_loop(&w->wr, &src, &s->stop, &w->bytes, opt_timeout_ms(o));
 		if (rc && !w->err)
 			wfail(w, rc, "%s", w->wr.why);
 	}
+out:
+	atomic_fetch_add(&s->finished, 1);
 	return NULL;
 }
 
@@ -315,11 +444,59 @@ static void snapshot(void *ctx, uint64_t *out)
 	struct source *s = ctx;
 	uint32_t i;
 
+	if (out == s->wstart)
+		s->t_window = nbw_now_ns();
 	for (i = 0; i < s->nw; i++)
 		out[i] = atomic_load_explicit(&s->w[i].bytes, memory_order_relaxed);
+	if (out == s->wstart)
+		memcpy(s->lprev, out, s->nw * sizeof(uint64_t));
 }
 
-/* 1 a worker failed, 2 the sink spoke or went away. */
+static uint64_t bytes_sum(const uint64_t *v, uint32_t n)
+{
+	uint64_t t = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		t += v[i];
+	return t;
+}
+
+/* Send a PROGRESS when its period is due (or now with force). 0 or -errno. */
+static int heartbeat(struct source *s, bool force)
+{
+	struct ctrl_progress pr = { 0 };
+	uint64_t now = nbw_now_ns(), cur = 0;
+	struct ctrl_buf b;
+	uint32_t i;
+
+	if (!s->hb_period || (!force && now < s->hb_next))
+		return 0;
+	s->hb_next = now + s->hb_period;
+	for (i = 0; i < s->nw; i++)
+		cur += atomic_load_explicit(&s->w[i].bytes, memory_order_relaxed);
+	pr.elapsed_ns = now - s->t_start;
+	pr.bytes = cur;
+	if (s->win && s->win->measured) {
+		/* What the window counted so far, or in all once it closed. */
+		uint64_t w0 = bytes_sum(s->win->start, s->nw);
+
+		if (s->win->seconds > 0) {
+			pr.window_bytes = bytes_sum(s->win->end, s->nw) - w0;
+			pr.window_ns = nbw_s_to_ns(s->win->seconds);
+		} else {
+			pr.window_bytes = cur - w0;
+			pr.window_ns = now - s->t_window;
+		}
+		if (pr.window_ns > pr.elapsed_ns)
+			pr.window_ns = pr.elapsed_ns;
+		if (pr.window_bytes > pr.bytes)
+			pr.window_bytes = pr.bytes;
+	}
+	return ctrl_send_free(s->cfd, &b, ctrl_encode_progress(&b, &pr), opt_timeout_ms(s->o));
+}
+
+/* 1 a worker failed, 2 the sink spoke or went away (or the heartbeat could not go). */
 static int source_check(void *ctx)
 {
 	struct source *s = ctx;
@@ -329,7 +506,56 @@ static int source_check(void *ctx)
 		return 1;
 	if (poll(&pfd, 1, 0) == 1)
 		return 2;
+	if (heartbeat(s, false))
+		return 2;
 	return 0;
+}
+
+/* --interval: this side's RDMA completions per drive (or memory) and in total. */
+static void source_live(void *ctx, double at, double secs)
+{
+	struct source *s = ctx;
+	FILE *out = live_stream(s->o);
+	double scale = s->o->gbits ? 8e-9 : 1e-9, total = 0;
+	uint32_t i;
+	int k;
+
+	fprintf(out, "[%7.1fs]", at);
+	for (k = 0; k < (s->nt ? s->nt : 1); k++) {
+		uint64_t d = 0;
+
+		for (i = 0; i < s->nw; i++) {
+			uint64_t cur = atomic_load_explicit(&s->w[i].bytes, memory_order_relaxed);
+
+			if (s->w[i].tindex != (s->nt ? k : -1))
+				continue;
+			d += cur - s->lprev[i];
+			s->lprev[i] = cur;
+		}
+		total += (double)d / secs;
+		if (s->nt > 1)
+			fprintf(out, "  %s %.2f", s->t[k].d.name, (double)d / secs * scale);
+	}
+	fprintf(out, "  rdma %.2f %s\n", total * scale, s->o->gbits ? "Gb/s" : "GB/s");
+	fflush(out);
+}
+
+/*
+ * After the window: the workers drain what is in flight (bounded by
+ * --timeout); keep the heartbeat going meanwhile so that the sink does not
+ * take the drain for silence, then join them.
+ */
+static void join_workers(struct source *s, uint32_t started)
+{
+	uint32_t i;
+
+	while (atomic_load(&s->finished) < started) {
+		if (s->cfd >= 0 && heartbeat(s, false))
+			s->hb_period = 0; /* the sink is gone: stop talking */
+		nbw_sleep_until_ns(nbw_now_ns() + 50000000ULL);
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(s->w[i].tid, NULL);
 }
 
 static const char *first_failure(struct source *s, char *buf, size_t len)
@@ -515,6 +741,7 @@ static int send_canary_await_start(struct source *s)
 	static char msg[CTRL_MAX_STR + 64];
 	struct ctrl_chunk *c = calloc(s->nw, sizeof(*c));
 	char err[CTRL_MAX_STR];
+	struct ctrl_start st;
 	struct ctrl_buf b;
 	uint32_t len, i;
 	void *p;
@@ -532,8 +759,15 @@ static int send_canary_await_start(struct source *s)
 	err[0] = '\0';
 	if (!rc)
 		rc = ctrl_expect(s->cfd, CTRL_START, &p, &len, opt_timeout_ms(o), err, sizeof(err));
-	if (!rc)
+	if (!rc) {
+		rc = ctrl_decode_start(p, len, &st);
 		free(p);
+	}
+	if (!rc) {
+		s->t_start = nbw_now_ns();
+		s->hb_period = (uint64_t)st.progress_ms * 1000000ULL;
+		s->hb_next = s->t_start + s->hb_period;
+	}
 	if (rc) {
 		snprintf(msg, sizeof(msg), "%s: waiting for the start: %s", o->peer,
 			 err[0] ? err : ctrl_strerror(rc));
@@ -686,7 +920,7 @@ int run_source(const struct options *o, struct report *r)
 	struct ctrl_drive *dr = NULL;
 	static char msg[512];
 	uint32_t i, started = 0;
-	bool ok = false;
+	bool ok = false, line_ready = false;
 	int rc;
 
 	s.o = o;
@@ -709,40 +943,47 @@ int run_source(const struct options *o, struct report *r)
 		goto out;
 	}
 	dr = calloc((size_t)s.nt + 1, sizeof(*dr));
-	pthread_barrier_init(&s.bar, NULL, s.nw + 1);
+	s.lprev = calloc(s.nw, sizeof(uint64_t));
+	if (!dr || !s.lprev) {
+		nbw_err("out of memory");
+		rc = tell_sink(&s, "source: out of memory");
+		goto out;
+	}
+	line_init(&s.line);
+	line_ready = true;
 	for (i = 0; i < s.nw; i++) {
 		int err = pthread_create(&s.w[i].tid, NULL, worker_main, &s.w[i]);
 
 		if (err) {
-			/* Not enough threads: shrink the barrier to those that run. */
-			nbw_err("cannot start worker thread %u: %s", i, strerror(err));
-			rc = tell_sink(&s, "source: cannot start its worker threads");
-			atomic_store(&s.abort, true);
+			snprintf(msg, sizeof(msg), "cannot start worker thread %u of %u: %s", i, s.nw,
+				 strerror(err));
+			nbw_err("%s", msg);
+			s.failure = msg;
+			rc = tell_sink(&s, msg);
 			break;
 		}
 		s.w[i].started = true;
 		started++;
 	}
-	if (rc) {
-		/* Threads already started wait at barrier A: let them through every barrier. */
-		pthread_barrier_destroy(&s.bar);
-		pthread_barrier_init(&s.bar, NULL, 1);
-		for (i = 0; i < started; i++)
-			pthread_join(s.w[i].tid, NULL);
-		goto out;
+	/* Line 1: every started worker connected (or failed); then the slices. */
+	if (!rc && line_gather(&s.line, LINE_CONNECTED, started)) {
+		s.failure = "interrupted";
+		rc = tell_sink(&s, "source: interrupted");
 	}
-	pthread_barrier_wait(&s.bar); /* A */
-	if (atomic_load(&s.failed)) {
+	if (!rc && atomic_load(&s.failed)) {
 		rc = tell_sink(&s, first_failure(&s, msg, sizeof(msg)));
 		nbw_err("%s", msg);
 		s.failure = msg;
 	}
 	if (!rc)
 		rc = receive_slices(&s);
-	if (rc)
-		atomic_store(&s.abort, true);
-	pthread_barrier_wait(&s.bar); /* B */
-	pthread_barrier_wait(&s.bar); /* C */
+	if (!rc)
+		line_open(&s.line, LINE_CONNECTED);
+	/* Line 2: canaries written; report them and wait for the sink's START. */
+	if (!rc && line_gather(&s.line, LINE_CANARY, started)) {
+		s.failure = "interrupted";
+		rc = tell_sink(&s, "source: interrupted");
+	}
 	if (!rc && atomic_load(&s.failed)) {
 		rc = tell_sink(&s, first_failure(&s, msg, sizeof(msg)));
 		nbw_err("%s", msg);
@@ -751,29 +992,38 @@ int run_source(const struct options *o, struct report *r)
 	if (!rc)
 		rc = send_canary_await_start(&s);
 	if (rc)
-		atomic_store(&s.abort, true);
-	pthread_barrier_wait(&s.bar); /* D */
+		line_abort(&s.line); /* every waiting worker returns */
+	else
+		line_open(&s.line, LINE_CANARY);
 	report_obj_begin(r, NULL);
 	print_params(r, o, "source");
 	if (!rc) {
 		struct window w = {
 			.warmup = o->warmup,
 			.duration = o->duration,
+			.tick_ms = s.hb_period && s.hb_period < 100000000ULL
+					   ? (int)(s.hb_period / 1000000) : 100,
+			.interval = o->interval,
 			.check = source_check,
+			.live = source_live,
 			.ctx = &s,
 			.snapshot = snapshot,
 			.nctr = (int)s.nw,
 			.start = s.wstart,
 			.end = s.wend,
 		};
-		int wrc = window_run(&w);
+		int wrc;
 
+		s.win = &w;
+		wrc = window_run(&w);
 		s.seconds = w.seconds;
 		if (!w.measured)
 			memset(s.wend, 0, s.nw * sizeof(uint64_t));
 		atomic_store(&s.stop, true);
-		for (i = 0; i < s.nw; i++)
-			pthread_join(s.w[i].tid, NULL);
+		if (wrc == 2 && w.aborted == 2)
+			s.hb_period = 0; /* the sink spoke or is gone: no more heartbeats */
+		join_workers(&s, started);
+		s.win = NULL;
 		started = 0;
 		ok = wrc == 0;
 		if (wrc == 1) {
@@ -811,15 +1061,19 @@ int run_source(const struct options *o, struct report *r)
 		if (!ok && s.failure)
 			tell_sink(&s, s.failure);
 	} else {
-		for (i = 0; i < started; i++)
-			pthread_join(s.w[i].tid, NULL);
+		join_workers(&s, started);
 		started = 0;
 	}
 	print_source(&s, dr, rc);
 	report_obj_end(r);
 	report_finish(r);
-	pthread_barrier_destroy(&s.bar);
 out:
+	if (started) {
+		line_abort(&s.line);
+		join_workers(&s, started);
+	}
+	if (line_ready)
+		line_destroy(&s.line);
 	/* Reverse order of setup, per worker. */
 	for (i = 0; s.w && i < s.nw; i++) {
 		struct sworker *w = &s.w[i];
@@ -840,6 +1094,7 @@ out:
 	free(s.w);
 	free(s.wstart);
 	free(s.wend);
+	free(s.lprev);
 	free(dr);
 	return rc;
 }

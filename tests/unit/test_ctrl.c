@@ -123,6 +123,13 @@ static int dec_done(const void *p, size_t len)
 	return ctrl_decode_done(p, len, &m);
 }
 
+static int dec_progress(const void *p, size_t len)
+{
+	struct ctrl_progress m;
+
+	return ctrl_decode_progress(p, len, &m);
+}
+
 static const struct ctrl_hello hello = {
 	.chunk = 1 << 20,
 	.depth = 4,
@@ -233,10 +240,21 @@ static void test_small_messages(void)
 	CHECK(ctrl_decode_error(p, len, &e) == 0 && strlen(e.msg) == CTRL_MAX_STR - 1);
 	free(b.data);
 
-	CHECK(ctrl_encode_start(&b, &(struct ctrl_start){ .warmup_ms = 6000, .duration_ms = 8000 }) == 0);
+	CHECK(ctrl_encode_start(&b, &(struct ctrl_start){ .warmup_ms = 6000, .duration_ms = 8000,
+							 .progress_ms = 250 }) == 0);
 	p = payload_of(&b, CTRL_START, &len);
-	CHECK(ctrl_decode_start(p, len, &s) == 0 && s.warmup_ms == 6000 && s.duration_ms == 8000);
+	CHECK(len == 20);
+	CHECK(ctrl_decode_start(p, len, &s) == 0 && s.warmup_ms == 6000 && s.duration_ms == 8000 &&
+	      s.progress_ms == 250);
 	check_truncations(p, len, dec_start);
+	/* A heartbeat period of 0 or beyond the limit is malformed. */
+	bad = malloc(len);
+	memcpy(bad, p, len);
+	memset(bad + 16, 0, 4);
+	CHECK(ctrl_decode_start(bad, len, &s) == -EBADMSG);
+	bad[17] = 0xff; /* 0x00ff0000 ms */
+	CHECK(ctrl_decode_start(bad, len, &s) == -EBADMSG);
+	free(bad);
 	free(b.data);
 
 	CHECK(ctrl_encode_done(&b, &(struct ctrl_done){ .verify = 1 }) == 0);
@@ -334,6 +352,45 @@ static void test_result(void)
 	free(b.data);
 }
 
+static void test_progress(void)
+{
+	struct ctrl_progress m = { .elapsed_ns = 4000000123ULL, .bytes = 0x123456789aULL,
+				   .window_ns = 1000000000ULL, .window_bytes = 0x23456789ULL },
+			     o;
+	struct ctrl_buf b;
+	const uint8_t *p;
+	uint8_t *bad;
+	uint32_t len;
+
+	CHECK(ctrl_encode_progress(&b, &m) == 0);
+	p = payload_of(&b, CTRL_PROGRESS, &len);
+	CHECK(len == 32);
+	CHECK(ctrl_decode_progress(p, len, &o) == 0);
+	CHECK(o.elapsed_ns == m.elapsed_ns && o.bytes == m.bytes && o.window_ns == m.window_ns &&
+	      o.window_bytes == m.window_bytes);
+	/* Big-endian: bytes 0x123456789a ends ... 12 34 56 78 9a. */
+	CHECK(p[8 + 3] == 0x12 && p[8 + 7] == 0x9a);
+	check_truncations(p, len, dec_progress);
+	/* Inconsistent figures: a window longer than the run, more window bytes than bytes. */
+	bad = malloc(len);
+	memcpy(bad, p, len);
+	bad[16] = 0x01;
+	CHECK(ctrl_decode_progress(bad, len, &o) == -EBADMSG);
+	memcpy(bad, p, len);
+	bad[24] = 0x01;
+	CHECK(ctrl_decode_progress(bad, len, &o) == -EBADMSG);
+	/* The warm-up: nothing measured yet is fine. */
+	memcpy(bad, p, len);
+	memset(bad + 16, 0, 16);
+	CHECK(ctrl_decode_progress(bad, len, &o) == 0 && o.window_ns == 0 && o.window_bytes == 0);
+	/* All zero (the first heartbeat may come before any completion). */
+	memset(bad, 0, len);
+	CHECK(ctrl_decode_progress(bad, len, &o) == 0);
+	free(bad);
+	free(b.data);
+	CHECK(!strcmp(ctrl_type_name(CTRL_PROGRESS), "PROGRESS"));
+}
+
 static void test_header(void)
 {
 	struct ctrl_buf b;
@@ -348,8 +405,11 @@ static void test_header(void)
 	h[0] = 'G'; /* "GET / HTTP/1.1" */
 	CHECK(ctrl_parse_header(h, &type, &len, &version) == -EPROTO);
 	memcpy(h, b.data, CTRL_HDR_LEN);
-	h[5] = 2;
-	CHECK(ctrl_parse_header(h, &type, &len, &version) == -EPROTONOSUPPORT && version == 2);
+	h[5] = CTRL_VERSION + 1;
+	CHECK(ctrl_parse_header(h, &type, &len, &version) == -EPROTONOSUPPORT &&
+	      version == CTRL_VERSION + 1);
+	h[5] = 1; /* version 1 had no PROGRESS: refused, not misread */
+	CHECK(ctrl_parse_header(h, &type, &len, &version) == -EPROTONOSUPPORT && version == 1);
 	memcpy(h, b.data, CTRL_HDR_LEN);
 	h[7] = 0;
 	CHECK(ctrl_parse_header(h, &type, &len, &version) == -EBADMSG);
@@ -391,8 +451,14 @@ static void test_sockets(void)
 	CHECK(ctrl_send_free(sv[1], &b, ctrl_encode_error(&b, "sink says no"), 1000) == 0);
 	CHECK(ctrl_expect(sv[0], CTRL_ACCEPT, &p, &len, 1000, err, sizeof(err)) == -ECONNABORTED);
 	CHECK(!strcmp(err, "sink says no") && p == NULL);
+	/* A heartbeat crosses and is expected like any message. */
+	CHECK(ctrl_send_free(sv[0], &b,
+			     ctrl_encode_progress(&b, &(struct ctrl_progress){ 2000, 100, 1000, 50 }),
+			     1000) == 0);
+	CHECK(ctrl_expect(sv[1], CTRL_PROGRESS, &p, &len, 1000, err, sizeof(err)) == 0 && len == 32);
+	free(p);
 	/* The wrong message type. */
-	CHECK(ctrl_send_free(sv[1], &b, ctrl_encode_start(&b, &(struct ctrl_start){ 1, 2 }), 1000) == 0);
+	CHECK(ctrl_send_free(sv[1], &b, ctrl_encode_start(&b, &(struct ctrl_start){ 1, 2, 3 }), 1000) == 0);
 	CHECK(ctrl_expect(sv[0], CTRL_ACCEPT, &p, &len, 1000, err, sizeof(err)) == -EBADMSG);
 	CHECK(!strcmp(err, "expected ACCEPT, got START"));
 	close(sv[0]);
@@ -446,6 +512,7 @@ int main(void)
 	test_small_messages();
 	test_lists();
 	test_result();
+	test_progress();
 	test_sockets();
 	test_tcp();
 	printf("test_ctrl: %d checks, %d failed\n", checks, fails);
