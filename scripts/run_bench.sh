@@ -1,0 +1,445 @@
+#!/bin/bash
+# scripts/run_bench.sh: two-node orchestration of the suite from either node's
+# shell (or a login node): starts the tools on the nodes through ssh or a
+# cluster launcher, saves every tool's JSON per run and prints a summary table
+# from the saved JSON. Run with --help for the modes and the environment.
+set -u
+prog=run_bench.sh
+
+usage() {
+	cat <<'EOF'
+Usage: run_bench.sh aggregate|local|baseline     (settings from the environment)
+       run_bench.sh summary RUN_DIR              print the table of a saved run
+
+Modes:
+  aggregate  every drive of both nodes into the sink's DRAM: nvme_write_bw_remote
+             on SINK_NODE as the sink (reading its own drives meanwhile), then on
+             SRC_NODE as the source, connecting to SINK_ADDR
+  local      nvme_read_bw on each node alone (SINK_NODE first, then SRC_NODE)
+  baseline   nvme_read_bw --baseline on each node: one drive at a time, then all
+
+Environment (defaults in brackets):
+  SINK_NODE, SRC_NODE  the two nodes (required; local and baseline: NODES instead)
+  NODES                local, baseline: the nodes to run on [SINK_NODE SRC_NODE]
+  SINK_ADDR            the address the source connects to [SINK_NODE]
+  DURATION [20]  WARMUP [3]  THREADS [12]  CHUNK [1M]    the tools' -D --warmup -t -s
+  RDMA_DEV             -d of both sides [every ACTIVE port]
+  PORT [18515]         -p of both sides
+  DRAM                 the sink's --dram [the tool's 16G]
+  VERIFY               canary|full|off on both sides [canary]
+  SINK_DISKS, SRC_DISKS   --local-disks / --disks of that node (comma list; local
+                       and baseline: --disks) [every NVMe namespace]
+  NET_TIMEOUT [10]     the tools' --timeout     SINK_WAIT [60]  the sink's --wait
+  READ_ARGS, SINK_ARGS, SRC_ARGS   extra arguments of nvme_read_bw, the sink, the
+                       source (split on white space)
+  TOOL_DIR             directory of the tools on the nodes [found on their PATH]
+  RESULTS_DIR [results]  RUN_NAME [UTC timestamp]: results in RESULTS_DIR/RUN_NAME/
+                       as <mode>-<node>.json (stdout of the tool), <mode>-<node>.log
+                       (its stderr), run.json (the settings), summary.txt
+  CMD_TIMEOUT          bound on each remote command, seconds [from the windows]
+  LAUNCHER             how a command reaches a node: run as  LAUNCHER... HOST CMD...
+                       (LAUNCHER split on white space) [ssh -o BatchMode=yes -o
+                       ConnectTimeout=10]; e.g. "srun -N1 -n1 -w", "pdsh -S -N -w"
+  LAUNCHER_QUOTE       auto|yes|no: yes = the launcher joins CMD into one shell
+                       command line (ssh, pdsh), so each word is shell-quoted; no =
+                       it passes argv unchanged (srun); auto = yes for ssh, pdsh, rsh
+  A node named localhost or this machine's host name runs without the launcher.
+
+Exit status: 0 ok; 1 a side failed (message names it); 2 usage; 130/143 interrupted.
+EOF
+}
+
+die_usage() {
+	echo "$prog: $*" >&2
+	exit 2
+}
+say() { echo "$prog: $*" >&2; }
+
+# --- settings ----------------------------------------------------------------
+
+# Seconds (rounded up) of a tool duration: 20, 1.5, 500ms, 20s, 2m, 1h.
+duration_s() {
+	local v=$1 n unit
+	[[ $v =~ ^([0-9]+(\.[0-9]+)?)(ms|s|m|h)?$ ]] || return 1
+	n=${BASH_REMATCH[1]} unit=${BASH_REMATCH[3]}
+	awk -v n="$n" -v u="$unit" 'BEGIN {
+		m = u == "ms" ? 0.001 : u == "m" ? 60 : u == "h" ? 3600 : 1
+		s = n * m; printf "%d\n", (s == int(s)) ? s : int(s) + 1 }'
+}
+
+check_settings() {
+	local v n
+	: "${DURATION:=20}" "${WARMUP:=3}" "${THREADS:=12}" "${CHUNK:=1M}" "${PORT:=18515}"
+	: "${NET_TIMEOUT:=10}" "${SINK_WAIT:=60}" "${RESULTS_DIR:=results}"
+	: "${LAUNCHER:=ssh -o BatchMode=yes -o ConnectTimeout=10}" "${LAUNCHER_QUOTE:=auto}"
+	for v in DURATION WARMUP NET_TIMEOUT SINK_WAIT; do
+		duration_s "${!v}" >/dev/null || die_usage "$v=${!v}: not a duration (e.g. 20, 500ms, 2m)"
+	done
+	[[ $THREADS =~ ^[1-9][0-9]*$ ]] || die_usage "THREADS=$THREADS: not a positive integer"
+	[[ $PORT =~ ^[1-9][0-9]*$ ]] && [ "$PORT" -le 65535 ] || die_usage "PORT=$PORT: not a port"
+	shopt -s nocasematch
+	[[ $CHUNK =~ ^[1-9][0-9]*([kmgt](i?b)?)?$ ]] || die_usage "CHUNK=$CHUNK: not a size (e.g. 1M, 512K)"
+	[ -z "${DRAM:-}" ] || [[ $DRAM =~ ^[1-9][0-9]*([kmgt](i?b)?)?$ ]] || die_usage "DRAM=$DRAM: not a size"
+	shopt -u nocasematch
+	case ${VERIFY:-} in '' | canary | full | off) ;; *) die_usage "VERIFY=$VERIFY: canary, full or off" ;; esac
+	case $LAUNCHER_QUOTE in auto | yes | no) ;; *) die_usage "LAUNCHER_QUOTE=$LAUNCHER_QUOTE: auto, yes or no" ;; esac
+	[ -n "${CMD_TIMEOUT:-}" ] && ! [[ $CMD_TIMEOUT =~ ^[1-9][0-9]*$ ]] &&
+		die_usage "CMD_TIMEOUT=$CMD_TIMEOUT: not a number of seconds"
+	read -ra launcher <<<"$LAUNCHER"
+	[ ${#launcher[@]} -gt 0 ] || die_usage "LAUNCHER is empty"
+	quote=$LAUNCHER_QUOTE
+	if [ "$quote" = auto ]; then
+		case ${launcher[0]##*/} in ssh | pdsh | rsh) quote=yes ;; *) quote=no ;; esac
+	fi
+	window_s=$(($(duration_s "$WARMUP") + $(duration_s "$DURATION")))
+	net_s=$(duration_s "$NET_TIMEOUT")
+	for n in "${nodes[@]}"; do
+		[[ $n =~ ^[A-Za-z0-9._:@%-]+$ ]] || die_usage "node name '$n': letters, digits and ._:@%- only"
+	done
+}
+
+# --- running a command on a node ---------------------------------------------
+
+# One shell word for a POSIX shell: unchanged when plain, else single-quoted.
+shell_quote() {
+	local w=$1
+	if [[ $w =~ ^[A-Za-z0-9_./=:,+@%-]+$ ]]; then
+		printf '%s' "$w"
+	else
+		printf "'%s'" "${w//\'/\'\\\'\'}"
+	fi
+}
+
+is_this_machine() {
+	case $1 in localhost | 127.0.0.1 | "$(hostname)" | "$(hostname -s 2>/dev/null)" | "$(hostname -f 2>/dev/null)") return 0 ;; esac
+	return 1
+}
+
+# The remote side of every command: timeout-bounded, its pid in PIDFILE so that
+# an interrupted run can stop it (ssh and pdsh leave a remote command running
+# when the client dies).
+remote_wrapper='pf=$1; shift; timeout -k 5 "$@" & echo $! >"$pf"; wait $!; rc=$?; rm -f "$pf"; exit $rc'
+
+# node_cmd NODE LIMIT TAG CMD...: the local command line (in run_cmd) that runs
+# CMD on NODE, bounded to LIMIT seconds there and LIMIT + 30 here. TAG names
+# the command's pidfile on the node (for stop_on_node).
+node_cmd() {
+	local node=$1 limit=$2 tag=$3 w words=()
+	shift 3
+	if is_this_machine "$node"; then
+		run_cmd=(timeout -k 5 "$limit" "$@")
+		return
+	fi
+	set -- sh -c "$remote_wrapper" sh "/tmp/nbw-run_bench.$run_id.$tag.pid" "$limit" "$@"
+	if [ "$quote" = yes ]; then
+		for w in "$@"; do words+=("$(shell_quote "$w")"); done
+		set -- "${words[*]}"
+	fi
+	run_cmd=(timeout -k 5 $((limit + 30)) "${launcher[@]}" "$node" "$@")
+}
+
+# stop_on_node NODE TAG: end the command that was started on NODE with TAG.
+stop_on_node() {
+	local node=$1 tag=$2 run_cmd
+	is_this_machine "$node" && return 0
+	node_cmd "$node" 20 "stop-$tag" sh -c \
+		'[ -s "$1" ] && kill -TERM "$(cat "$1")" 2>/dev/null; rm -f "$1"; exit 0' \
+		sh "/tmp/nbw-run_bench.$run_id.$tag.pid"
+	"${run_cmd[@]}" </dev/null >/dev/null 2>&1
+}
+
+started=() # "pid node tag" of the commands running in the background
+# start_bg OUT ERR NODE LIMIT TAG CMD...: CMD on NODE in the background, its
+# stdout into OUT, its stderr into ERR; the local pid in bg_pid.
+start_bg() {
+	local out=$1 err=$2 run_cmd
+	shift 2
+	node_cmd "$@"
+	(exec "${run_cmd[@]}") </dev/null >"$out" 2>"$err" &
+	bg_pid=$!
+	started+=("$bg_pid $1 $3")
+}
+
+# Ctrl-C, SIGTERM, SIGHUP: stop every command of this run on every node.
+on_signal() {
+	local code=$1 e pid node tag
+	trap '' INT TERM HUP
+	say "interrupted: stopping the commands of this run"
+	for e in "${started[@]}"; do
+		read -r pid node tag <<<"$e"
+		kill -TERM "$pid" 2>/dev/null
+		stop_on_node "$node" "$tag" &
+	done
+	wait
+	exit "$code"
+}
+
+# --- the modes ---------------------------------------------------------------
+
+tool() { printf '%s' "${TOOL_DIR:+$TOOL_DIR/}$1"; }
+
+# Why a command failed: its status and the last line of its stderr.
+failure() { # failure WHAT RC ERRFILE
+	local last
+	last=$(grep -v '^[[:space:]]*$' "$3" 2>/dev/null | tail -n1)
+	case $2 in
+	124) say "$1: no result within its time limit (exit 124)${last:+: $last}" ;;
+	*) say "$1 failed (exit $2)${last:+: $last}" ;;
+	esac
+}
+
+read_args() { # the nvme_read_bw command line for node $1 (role disks in $2)
+	local extra
+	read -ra extra <<<"${READ_ARGS:-}"
+	cmd=("$(tool nvme_read_bw)" -t "$THREADS" -s "$CHUNK" --warmup "$WARMUP" -D "$DURATION"
+		${2:+--disks "$2"} "${extra[@]}")
+	[ "$mode" = baseline ] && cmd+=(--baseline)
+	cmd+=(--json)
+}
+
+disks_of() { # the DISKS setting of a node by its role
+	if [ "$1" = "${SINK_NODE:-}" ]; then printf '%s' "${SINK_DISKS:-}"
+	elif [ "$1" = "${SRC_NODE:-}" ]; then printf '%s' "${SRC_DISKS:-}"; fi
+}
+
+run_read_mode() {
+	local node limit rc fails=0 d n
+	for node in "${nodes[@]}"; do
+		d=$(disks_of "$node")
+		read_args "$node" "$d"
+		limit=$((window_s + 120))
+		if [ "$mode" = baseline ]; then
+			n=16
+			[ -n "$d" ] && n=$(($(tr -cd , <<<"$d" | wc -c) + 1))
+			limit=$((window_s * (n + 1) + 120))
+		fi
+		limit=${CMD_TIMEOUT:-$limit}
+		say "$mode on $node: ${cmd[*]}"
+		start_bg "$run_dir/$mode-$node.json" "$run_dir/$mode-$node.log" "$node" "$limit" "$mode" "${cmd[@]}"
+		wait "$bg_pid"
+		rc=$?
+		started=()
+		if [ "$rc" != 0 ]; then
+			failure "$mode on $node" "$rc" "$run_dir/$mode-$node.log"
+			fails=$((fails + 1))
+		fi
+	done
+	[ "$fails" = 0 ]
+}
+
+sink_listens() { grep -q 'waiting for a source' "$1" 2>/dev/null; }
+
+run_aggregate() {
+	local extra sink=() src=() common=() sink_pid src_pid sink_rc src_rc try limit deadline
+	local sj=$run_dir/aggregate-$SINK_NODE.json sl=$run_dir/aggregate-$SINK_NODE.log
+	local cj=$run_dir/aggregate-$SRC_NODE.json cl=$run_dir/aggregate-$SRC_NODE.log
+	common=(-p "$PORT" -t "$THREADS" -s "$CHUNK" --warmup "$WARMUP" -D "$DURATION"
+		--timeout "$NET_TIMEOUT" ${RDMA_DEV:+-d "$RDMA_DEV"})
+	case ${VERIFY:-} in off) common+=(--no-verify) ;; ?*) common+=(--verify "$VERIFY") ;; esac
+	read -ra extra <<<"${SINK_ARGS:-}"
+	sink=("$(tool nvme_write_bw_remote)" "${common[@]}" --wait "$SINK_WAIT" ${DRAM:+--dram "$DRAM"}
+		${SINK_DISKS:+--local-disks "$SINK_DISKS"} "${extra[@]}" --json)
+	read -ra extra <<<"${SRC_ARGS:-}"
+	src=("$(tool nvme_write_bw_remote)" "${common[@]}" ${SRC_DISKS:+--disks "$SRC_DISKS"}
+		"${extra[@]}" --json "${SINK_ADDR:-$SINK_NODE}")
+
+	# The sink first; the source once the sink says it listens.
+	limit=${CMD_TIMEOUT:-$(($(duration_s "$SINK_WAIT") + window_s + 2 * net_s + 120))}
+	say "sink on $SINK_NODE: ${sink[*]}"
+	start_bg "$sj" "$sl" "$SINK_NODE" "$limit" sink "${sink[@]}"
+	sink_pid=$bg_pid
+	deadline=$((SECONDS + ${SINK_READY_TIMEOUT:-60}))
+	until sink_listens "$sl"; do
+		if ! kill -0 "$sink_pid" 2>/dev/null; then
+			wait "$sink_pid"
+			failure "sink on $SINK_NODE" "$?" "$sl"
+			return 1
+		fi
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			say "sink on $SINK_NODE: not listening after ${SINK_READY_TIMEOUT:-60} s (log: $sl)"
+			kill -TERM "$sink_pid" 2>/dev/null
+			stop_on_node "$SINK_NODE" sink
+			wait "$sink_pid"
+			return 1
+		fi
+		sleep 0.5
+	done
+
+	# Retry the source while the sink still runs and the source could not connect.
+	limit=${CMD_TIMEOUT:-$((window_s + 2 * net_s + 120))}
+	for try in 1 2 3 4 5; do
+		say "source on $SRC_NODE (try $try): ${src[*]}"
+		start_bg "$cj" "$run_dir/aggregate-$SRC_NODE.try.log" "$SRC_NODE" "$limit" "source$try" "${src[@]}"
+		src_pid=$bg_pid
+		wait "$src_pid"
+		src_rc=$?
+		cat "$run_dir/aggregate-$SRC_NODE.try.log" >>"$cl"
+		rm -f "$run_dir/aggregate-$SRC_NODE.try.log"
+		[ "$src_rc" = 1 ] && kill -0 "$sink_pid" 2>/dev/null &&
+			tail -n3 "$cl" | grep -Eqi 'port [0-9]+: .*(refused|unreachable|no route|timed out)' ||
+			break
+		sleep 2
+	done
+	if [ "$src_rc" != 0 ]; then
+		failure "source on $SRC_NODE" "$src_rc" "$cl"
+		# A sink whose source is gone ends within 2 x --timeout; one that never
+		# saw it would wait for --wait: stop it.
+		deadline=$((SECONDS + 2 * net_s + 10))
+		while kill -0 "$sink_pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.5; done
+		if kill -0 "$sink_pid" 2>/dev/null; then
+			say "sink on $SINK_NODE: stopping it (its source failed)"
+			kill -TERM "$sink_pid" 2>/dev/null
+			stop_on_node "$SINK_NODE" sink
+		fi
+	fi
+	wait "$sink_pid"
+	sink_rc=$?
+	started=()
+	[ "$sink_rc" = 0 ] || failure "sink on $SINK_NODE" "$sink_rc" "$sl"
+	[ "$sink_rc" = 0 ] && [ "$src_rc" = 0 ]
+}
+
+# --- the summary, from the saved JSON ----------------------------------------
+
+summary() {
+	"${PYTHON3:-python3}" - "$1" <<'PY'
+import glob, json, os, sys
+
+run_dir = sys.argv[1]
+docs = []
+for path in sorted(glob.glob(os.path.join(run_dir, "*-*.json"))):
+    name = os.path.basename(path)[:-5]
+    mode, node = name.split("-", 1)
+    try:
+        with open(path) as f:
+            docs.append((mode, node, json.load(f)))
+    except (OSError, ValueError):
+        docs.append((mode, node, None))
+if not docs:
+    sys.exit("run_bench.sh: %s: no results (*-NODE.json)" % run_dir)
+
+def num(v, fmt="%.3f"):
+    return fmt % v if isinstance(v, (int, float)) and not isinstance(v, bool) else "-"
+
+def get(d, *keys):
+    for k in keys:
+        if not isinstance(d, dict):
+            return None
+        d = d.get(k)
+    return d
+
+cols = ("mode", "node", "role / step", "drives", "local GB/s", "RDMA GB/s", "total GB/s",
+        "ideal GB/s", "% of ideal", "verify")
+rows = []
+totals = {}
+for mode, node, d in docs:
+    if d is None:
+        rows.append((mode, node, "-", "-", "-", "-", "-", "-", "-", "no valid JSON"))
+        continue
+    if d.get("tool") == "nvme_write_bw_remote":
+        role = d.get("role") or "-"
+        drives = d.get("drives") or []
+        rows.append((mode, node, role, str(len(drives)),
+                     num(get(d, "local", "gb_per_s")) if role == "sink" else "-",
+                     num(get(d, "rdma", "gb_per_s")), num(get(d, "total", "gb_per_s")),
+                     num(d.get("ideal_gb_per_s")), num(d.get("percent_of_ideal"), "%.1f"),
+                     str(d.get("verify") or "-")))
+    else:
+        total = get(d, "total", "gb_per_s")
+        drives = len(d.get("drives") or [])
+        ideal = pct = None
+        # --baseline (each drive alone, then all) and --sweep (first k drives):
+        # one row per step, the last one is "all drives".
+        steps = d.get("baseline") or d.get("sweep") or []
+        for i, step in enumerate(steps):
+            if i < len(steps) - 1:
+                rows.append((mode, node, str(step.get("label", "-")), str(step.get("drives", "-")),
+                             num(step.get("gb_per_s")), "-", num(step.get("gb_per_s")),
+                             num(step.get("ideal_gb_per_s")), num(step.get("percent_of_ideal"), "%.1f"),
+                             "-"))
+            else:
+                total, ideal, pct = (step.get("gb_per_s"), step.get("ideal_gb_per_s"),
+                                     step.get("percent_of_ideal"))
+        rows.append((mode, node, "all drives", str(drives), num(total), "-", num(total),
+                     num(ideal), num(pct, "%.1f"), "-"))
+        if isinstance(total, (int, float)):
+            totals[mode] = totals.get(mode, 0.0) + total
+for mode, t in totals.items():
+    if sum(1 for m, _, d in docs if m == mode and d) > 1:
+        rows.append((mode, "all", "sum of nodes", "-", num(t), "-", num(t), "-", "-", "-"))
+widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+print("results: %s" % run_dir)
+for r in [cols] + rows:
+    print("  ".join(v.ljust(w) if i < 3 else v.rjust(w) for i, (v, w) in enumerate(zip(r, widths))).rstrip())
+PY
+}
+
+write_run_json() {
+	"${PYTHON3:-python3}" - "$run_dir/run.json" "$mode" "$1" "${nodes[@]}" <<'PY'
+import json, os, sys, time
+path, mode, status, nodes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+keys = ("SINK_NODE", "SRC_NODE", "SINK_ADDR", "DURATION", "WARMUP", "THREADS", "CHUNK", "RDMA_DEV",
+        "PORT", "DRAM", "VERIFY", "SINK_DISKS", "SRC_DISKS", "READ_ARGS", "SINK_ARGS", "SRC_ARGS",
+        "NET_TIMEOUT", "SINK_WAIT", "LAUNCHER", "TOOL_DIR")
+doc = {"tool": "run_bench.sh", "mode": mode, "nodes": nodes, "exit_status": status,
+       "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+       "settings": {k: os.environ[k] for k in keys if os.environ.get(k)}}
+with open(path, "w") as f:
+    json.dump(doc, f, indent=2)
+    f.write("\n")
+PY
+}
+
+# --- main --------------------------------------------------------------------
+
+case ${1:-} in
+-h | --help) usage; exit 0 ;;
+summary)
+	[ $# = 2 ] || die_usage "summary: one argument, the run directory"
+	[ -d "$2" ] || die_usage "summary: $2: not a directory"
+	summary "$2"
+	exit
+	;;
+aggregate | local | baseline) mode=$1 ;;
+'') die_usage "no mode: aggregate, local, baseline or summary (--help)" ;;
+*) die_usage "unknown mode '$1': aggregate, local, baseline or summary (--help)" ;;
+esac
+[ $# = 1 ] || die_usage "$mode takes no arguments; settings come from the environment (--help)"
+
+if [ "$mode" = aggregate ] || [ -z "${NODES:-}" ]; then
+	[ -n "${SINK_NODE:-}" ] || die_usage "SINK_NODE is not set (the node whose DRAM receives)"
+	[ -n "${SRC_NODE:-}" ] || die_usage "SRC_NODE is not set (the node that sends)"
+	[ "$SINK_NODE" != "$SRC_NODE" ] || die_usage "SINK_NODE and SRC_NODE are the same node: $SINK_NODE"
+	nodes=("$SINK_NODE" "$SRC_NODE")
+else
+	read -ra nodes <<<"$NODES"
+fi
+export SINK_NODE SRC_NODE
+check_settings
+command -v "${PYTHON3:-python3}" >/dev/null || { say "python3 is needed for the summary (apt-get install python3)"; exit 1; }
+command -v "${launcher[0]}" >/dev/null || { say "LAUNCHER: ${launcher[0]}: command not found"; exit 1; }
+
+run_name=${RUN_NAME:-$(date -u +%Y%m%dT%H%M%SZ)}
+run_dir=$RESULTS_DIR/$run_name
+if [ -z "${RUN_NAME:-}" ]; then
+	n=1
+	while [ -e "$run_dir" ]; do run_dir=$RESULTS_DIR/$run_name.$n; n=$((n + 1)); done
+fi
+mkdir -p "$run_dir" || { say "cannot create $run_dir"; exit 1; }
+run_id=$(printf '%s.%s' "${run_dir##*/}" "$$" | tr -c 'A-Za-z0-9._-' _)
+
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
+trap 'on_signal 129' HUP
+
+if [ "$mode" = aggregate ]; then
+	run_aggregate
+else
+	run_read_mode
+fi
+rc=$?
+[ "$rc" = 0 ] || rc=1
+write_run_json "$rc"
+summary "$run_dir" | tee "$run_dir/summary.txt"
+[ "$rc" = 0 ] && say "$mode: done, results in $run_dir" || say "$mode: FAILED, results so far in $run_dir"
+exit "$rc"
