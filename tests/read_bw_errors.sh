@@ -48,6 +48,12 @@ if command -v setpriv >/dev/null && command -v prlimit >/dev/null && [ "$(id -u)
 else
 	echo "note: memlock case not run (needs root, setpriv and prlimit)"
 fi
+# Memory that cannot be allocated: a 1 GiB buffer under a 600 MiB address-space limit.
+if command -v prlimit >/dev/null; then
+	truncate -s 2G "$TMPD/big2.img"
+	expect_exit 1 "big2.img: cannot allocate a 1GiB reader buffer: Cannot allocate memory" \
+		prlimit --as=$((600 * 1024 * 1024)) "$B" --disks "$TMPD/big2.img" -t 1 -s 1G -D 1 --warmup 0
+fi
 
 # Ctrl-C: SIGINT during the window still prints what was measured (exit 0, marked
 # interrupted); during the warm-up nothing was measured (exit 1).
