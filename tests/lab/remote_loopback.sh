@@ -5,7 +5,9 @@
 # table adds local and RDMA; a corrupted canary FAILs (exit 1); a parameter
 # mismatch fails both sides; a stranger on the port is dropped while the sink
 # keeps serving; a killed source makes the sink exit 1 within its bound; a
-# wrong device, a port in use and a peer that never comes fail cleanly.
+# stopped (silent) source is seen by the sink within --timeout; a wrong
+# device, no ACTIVE port, a port in use and a peer that never comes fail
+# cleanly.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 
@@ -65,6 +67,19 @@ note "stranger dropped, then served: $(grep dropped "$O/stranger.sink.err")"
 [ "$(cat "$O/kill.sink.secs")" -le 11 ] || fail "kill: sink took $(cat "$O/kill.sink.secs") s"
 grep -q "went away" "$O/kill.sink.err" || fail "kill: message: $(cat "$O/kill.sink.err")"
 note "killed source: sink exit 1 after $(cat "$O/kill.sink.secs") s: $(grep -v waiting "$O/kill.sink.err")"
+
+[ "$(rc stop.sink)" = 1 ] || fail "stop: sink exit $(rc stop.sink): $(cat "$O/stop.sink.err")"
+[ "$(rc stop.src)" = 1 ] || fail "stop: source exit $(rc stop.src)"
+grep -q "the source went silent: nothing on the control channel for 3 s" "$O/stop.sink.err" ||
+	fail "stop: message: $(cat "$O/stop.sink.err")"
+[ "$(echo "$(cat "$O/stop.sink.secs") <= 3 + 1.5" | bc)" = 1 ] || fail "stop: the sink took $(cat "$O/stop.sink.secs") s"
+[ "$(jq_ "$O/stop.sink.out" 'd["ok"] is False and d["rdma_reported_by"] == "heartbeat" and d["rdma"]["bytes"] > 0')" = True ] ||
+	fail "stop: the sink did not print the last heartbeat's figures"
+note "stopped source: sink exit 1 after $(cat "$O/stop.sink.secs") s: $(grep silent "$O/stop.sink.err")"
+
+[ "$(rc noport.sink)" = 1 ] && grep -q "rxe0: no ACTIVE port" "$O/noport.sink.err" || fail "no ACTIVE port (sink): $(rc noport.sink) $(cat "$O/noport.sink.err")"
+[ "$(rc noport.src)" = 1 ] && grep -q "rxe0: no ACTIVE port" "$O/noport.src.err" || fail "no ACTIVE port (source): $(rc noport.src) $(cat "$O/noport.src.err")"
+note "no ACTIVE port: $(cat "$O/noport.src.err")"
 
 [ "$(rc baddev)" = 1 ] && grep -q "nosuch0: no such RDMA device" "$O/baddev.err" || fail "bad device: $(cat "$O/baddev.err")"
 [ "$(rc inuse)" = 1 ] && grep -q "Address already in use" "$O/inuse.err" || fail "port in use: $(cat "$O/inuse.err")"

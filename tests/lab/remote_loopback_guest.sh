@@ -52,6 +52,21 @@ t0=$(date +%s)
 wait $sp
 echo $? >"$O/kill.sink.rc"
 echo $(($(date +%s) - t0)) >"$O/kill.sink.secs"
+# 5b. the source stopped (SIGSTOP) mid-window: no more heartbeats; the sink
+# must call it silent within --timeout 3 and print the last heartbeat's figures.
+$B --dram 64M --no-local --warmup 1 -D 30 --timeout 3 --json >"$O/stop.sink.out" 2>"$O/stop.sink.err" &
+sp=$!
+$B --source mem --warmup 1 -D 30 --timeout 3 "$VLAB_ADDR" >/dev/null 2>&1 &
+cp=$!
+sleep 8
+kill -STOP $cp
+t0=$(date +%s.%N)
+wait $sp
+echo $? >"$O/stop.sink.rc"
+echo "$(date +%s.%N) - $t0" | bc >"$O/stop.sink.secs"
+kill -CONT $cp
+wait $cp
+echo $? >"$O/stop.src.rc"
 # 6. a wrong device name; a sink on a port in use; a peer that never comes.
 $B -d nosuch0 --dram 64M --no-local 2>"$O/baddev.err"
 echo $? >"$O/baddev.rc"
@@ -65,5 +80,13 @@ t0=$(date +%s)
 timeout 30 $B --dram 64M --no-local --wait 3 2>"$O/nopeer.err"
 echo $? >"$O/nopeer.rc"
 echo $(($(date +%s) - t0)) >"$O/nopeer.secs"
+# 7. no ACTIVE port: rxe0's network interface down; both roles refuse at once.
+ip link set dev "$VLAB_NETDEV" down
+sleep 1
+timeout 30 $B --dram 64M --no-local 2>"$O/noport.sink.err"
+echo $? >"$O/noport.sink.rc"
+timeout 30 $B -d "$VLAB_RDMA_DEV" --source mem "$VLAB_ADDR" 2>"$O/noport.src.err"
+echo $? >"$O/noport.src.rc"
+ip link set dev "$VLAB_NETDEV" up
 pgrep -x $B >"$O/leftover" || true
 exit 0

@@ -3,11 +3,15 @@
 # its drive, the source on node b with its drive; verification PASS on both;
 # the sink's slice holds exactly node b's drive bytes at the offsets reported
 # (node b's pattern names node and offset in every word); the sink's table
-# adds local and RDMA.
+# adds local and RDMA. Then the network going away: node b takes its NIC down
+# in the middle of a window; both sides exit 1 within the documented bounds
+# (the sink within --timeout of the source's last heartbeat, the source within
+# about 2 s of RDMA retries plus at most --timeout of draining) and print what
+# they measured.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 
-run_lab --nodes 2 --drives 1 --drive-size 64M --timeout 250 \
+run_lab --nodes 2 --drives 1 --drive-size 64M --timeout 280 \
 	--on-b "$srcdir/tests/lab/remote_two_node_b.sh" "$srcdir/tests/lab/remote_two_node_a.sh"
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
@@ -37,6 +41,29 @@ if n < 2:
     sys.exit("only %d slots in the map" % n)
 print("# %d slots of the sink's slice equal node b's drive at their offsets" % n)
 PY
+# The network going away (--timeout 4, a 30 s window cut short).
+T=4
+[ "$(cat "$A/netdown.sink.rc")" = 1 ] || fail "netdown: sink exit $(cat "$A/netdown.sink.rc"): $(cat "$A/netdown.sink.err")"
+[ "$(cat "$B/netdown.src.rc")" = 1 ] || fail "netdown: source exit $(cat "$B/netdown.src.rc"): $(cat "$B/netdown.src.err")"
+grep -q "the source went silent: nothing on the control channel for 4 s" "$A/netdown.sink.err" ||
+	fail "netdown: sink message: $(cat "$A/netdown.sink.err")"
+grep -q '^\[ *[0-9.]*s\]  local [0-9.]*  rdma [0-9.]*  total' "$A/netdown.sink.err" ||
+	fail "netdown: no live line with an RDMA figure on the sink"
+# What the sink measured: local, and RDMA as of the last heartbeat, which came
+# at most T before the sink gave up (+ a 100 ms tick, + the lag of the
+# source's window behind the sink's: START's trip; both under emulation).
+[ "$(jq_ "$A/netdown.sink.json" 'd["ok"] is False and d["rdma_reported_by"] == "heartbeat" and d["rdma"]["bytes"] > 0 and d["local"]["bytes"] > 0')" = True ] ||
+	fail "netdown: the sink did not print what it measured: $(cat "$A/netdown.sink.json")"
+lag=$(jq_ "$A/netdown.sink.json" 'round(d["local"]["seconds"] - d["rdma"]["seconds"], 2)')
+[ "$(jq_ "$A/netdown.sink.json" "d['local']['seconds'] - d['rdma']['seconds'] <= $T + 2 and d['local']['seconds'] < 25")" = True ] ||
+	fail "netdown: the sink saw the silence $lag s after the last heartbeat (bound $T s)"
+src_secs=$(cat "$B/netdown.src.secs")
+[ "$(echo "$src_secs <= $T + 4" | bc)" = 1 ] || fail "netdown: the source took $src_secs s after the link went down"
+[ "$(jq_ "$B/netdown.src.json" 'd["ok"] is False and d["rdma"]["bytes"] > 0 and bool(d["error"])')" = True ] ||
+	fail "netdown: the source did not print what it measured: $(cat "$B/netdown.src.json")"
+note "network gone: sink exit 1, $lag s after the last heartbeat: $(grep -v '^\[\|waiting' "$A/netdown.sink.err" | head -1)"
+note "network gone: source exit 1, $src_secs s after the link went down: $(grep -v '^\[' "$B/netdown.src.err" | head -1)"
+
 note "two nodes: local $(jq_ "$A/sink.json" 'd["local"]["gb_per_s"]') + RDMA $(jq_ "$A/sink.json" 'd["rdma"]["gb_per_s"]') = $(jq_ "$A/sink.json" 'd["total"]["gb_per_s"]') GB/s, verify pass"
 assert_images_unchanged a
 assert_images_unchanged b

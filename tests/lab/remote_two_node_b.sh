@@ -1,9 +1,30 @@
 #!/bin/bash
 # Node b of remote_two_node.sh: the source, reading its first drive into node a.
+# 1. a verified run; 2. (netdown) once the window runs (the first live line),
+# take this node's NIC down: the source must fail within its bound.
 set -u
 set -- $VLAB_DRIVES
 nvme_write_bw_remote --disks "$1" -t 1 --warmup 2 -D 8 --timeout 20 --verify full --json \
 	"$VLAB_PEER" >"$VLAB_OUT/src.json" 2>"$VLAB_OUT/src.err"
 echo $? >"$VLAB_OUT/src.rc"
 cat "$VLAB_OUT/src.err"
+
+sleep 2 # the sink of scenario 2 starts listening
+E=$VLAB_OUT/netdown.src.err
+nvme_write_bw_remote --disks "$1" -t 1 --warmup 1 -D 30 --timeout 4 --interval 1 --json \
+	"$VLAB_PEER" >"$VLAB_OUT/netdown.src.json" 2>"$E" &
+sp=$!
+for _ in $(seq 600); do
+	grep -q '^\[ *[0-9.]*s\]' "$E" 2>/dev/null && break
+	kill -0 $sp 2>/dev/null || break
+	sleep 0.1
+done
+sleep 2
+t_down=$(date +%s.%N)
+ip link set dev "$VLAB_NETDEV" down
+wait $sp
+echo $? >"$VLAB_OUT/netdown.src.rc"
+echo "$(date +%s.%N) - $t_down" | bc >"$VLAB_OUT/netdown.src.secs"
+ip link set dev "$VLAB_NETDEV" up
+sed 's/^/netdown source: /' "$E"
 exit 0
