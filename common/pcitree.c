@@ -285,9 +285,11 @@ static int load_devices(struct pci_tree *t, struct pci_access *pacc)
 	return 0;
 }
 
-int pci_tree_load(struct pci_tree *t, const char *sysfs_root, const char *dump_file, char *err,
+int pci_tree_load(struct pci_tree *t, const char *sysfs_root, const char *dump_arg, char *err,
 		  size_t errlen)
 {
+	/* Read again after libpci's error hook longjmps back: keep it out of registers. */
+	const char *volatile dump_file = dump_arg;
 	struct pci_access *volatile pacc = NULL;
 	char param[sizeof(t->sysfs_root) + 16];
 	int rc;

@@ -1,9 +1,11 @@
 #!/bin/bash
-# read_bw_discovery.sh: nvme_read_bw finds NVMe namespaces in captured sysfs trees
-# (tests/fixtures/sysfs, written by mksysfs.py): each namespace once, hidden multipath
-# paths skipped, two namespaces of one controller both found, details from the controller.
+# read_bw_discovery.sh: nvme_read_bw finds NVMe namespaces in sysfs trees laid out as the
+# kernel does (written by tests/fixtures/sysfs/mksysfs.py at test time: real sysfs links
+# loop, which a release tarball cannot hold): each namespace once, hidden multipath paths
+# skipped, two namespaces of one controller both found, details from the controller.
 . "$(dirname "$0")/lib.sh"
-fx="$FIXTURES/sysfs"
+fx="$TMPD/sysfs"
+"$PYTHON3" "$FIXTURES/sysfs/mksysfs.py" "$fx" || fail "mksysfs.py exited $?"
 
 "$NVME_READ_BW" --sysfs-root "$fx/two-ns" --list --json >"$TMPD/two.json" || fail "--list exited $?"
 j() { json_get "$TMPD/two.json" "$1"; }
