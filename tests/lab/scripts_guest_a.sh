@@ -1,0 +1,26 @@
+#!/bin/bash
+# Node a of tests/lab/scripts_bench.sh: the orchestration scripts run for real
+# from node a's shell, node b reached through scripts/vlab.d/launch:
+# run_bench.sh aggregate (sink a, source b), run_bench.sh local, then
+# scale_sweep.sh over b's drives (1..2, local then remote into a's DRAM).
+# Each exit status goes to $VLAB_OUT/<name>.rc; the host checks the results.
+set -u
+src=$1
+launch=$src/scripts/vlab.d/launch
+trap 'LAUNCH_CONNECT_TIMEOUT=10 "$launch" --stop b || echo "could not stop node b'\''s agent"' EXIT
+
+export LAUNCHER=$launch SINK_NODE=a SRC_NODE=b SINK_ADDR=$VLAB_ADDR RDMA_DEV=$VLAB_RDMA_DEV
+export DRAM=64M THREADS=1 CHUNK=1M WARMUP=1 DURATION=6 NET_TIMEOUT=20 SINK_WAIT=120
+export RESULTS_DIR=$VLAB_OUT/results
+
+step() { # step NAME CMD...: run, record the exit status
+	local name=$1
+	shift
+	echo "=== $name: $*"
+	"$@"
+	echo $? >"$VLAB_OUT/$name.rc"
+}
+step aggregate env RUN_NAME=aggregate "$src/scripts/run_bench.sh" aggregate
+step local env RUN_NAME=local "$src/scripts/run_bench.sh" local
+step sweep env RUN_NAME=sweep "$src/scripts/scale_sweep.sh"
+exit 0

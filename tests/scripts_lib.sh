@@ -1,0 +1,103 @@
+# tests/scripts_lib.sh: fakes for the tests of the orchestration scripts
+# (sourced after tests/lib.sh). Everything lives in $TMPD, so a leftover
+# process is one whose command line names $TMPD.
+#
+#   $TMPD/bin/ssh          an ssh stand-in: records its argv, joins the words
+#                          after HOST with spaces and runs them with sh -c
+#   $TMPD/bin/fake-srun    an srun stand-in (-N1 -w HOST CMD...): records its
+#                          argv, runs CMD's argv unchanged
+#   $TMPD/tools/           TOOL_DIR: the real nvme_read_bw and a fake
+#                          nvme_write_bw_remote driven by files in $TMPD/fake/
+RUN_BENCH=$abs_top_srcdir/scripts/run_bench.sh
+SCALE_SWEEP=$abs_top_srcdir/scripts/scale_sweep.sh
+PLOT_SCALING=$abs_top_srcdir/scripts/plot_scaling
+
+make_fakes() {
+	mkdir -p "$TMPD/bin" "$TMPD/tools" "$TMPD/fake" "$TMPD/calls"
+	ln -sf "$NVME_READ_BW" "$TMPD/tools/nvme_read_bw"
+	cat >"$TMPD/bin/ssh" <<'SH'
+#!/bin/bash
+# Records argv NUL-separated in calls/ssh.N, then behaves like ssh HOST WORDS...
+d=$(cd "$(dirname "$0")/.." && pwd)
+n=$(ls "$d/calls" | wc -l)
+printf '%s\0' "$@" >"$d/calls/ssh.$n"
+shift
+exec sh -c "$*"
+SH
+	cat >"$TMPD/bin/fake-srun" <<'SH'
+#!/bin/bash
+# Records argv NUL-separated in calls/srun.N, then runs the command's argv
+# after "-N1 -w HOST", as srun does.
+d=$(cd "$(dirname "$0")/.." && pwd)
+n=$(ls "$d/calls" | wc -l)
+printf '%s\0' "$@" >"$d/calls/srun.$n"
+[ "$1" = -N1 ] && [ "$2" = -w ] || { echo "fake-srun: expected -N1 -w HOST" >&2; exit 2; }
+shift 3
+exec "$@"
+SH
+	cat >"$TMPD/tools/nvme_write_bw_remote" <<'SH'
+#!/bin/bash
+# Fake nvme_write_bw_remote: no peer = sink, a peer = source. Steered by files
+# in ../fake: sink.fail, sink.hang, source.refuse (refusals before success),
+# source.fail, source.hang. Records its argv in ../fake/argv.ROLE.
+f=$(cd "$(dirname "$0")/../fake" && pwd)
+last=${!#}
+role=source
+[ "$last" = --json ] && role=sink
+printf '%s\n' "$@" >"$f/argv.$role"
+json() { # json ROLE LOCAL_BYTES RDMA_BYTES VERIFY
+	printf '{"tool":"nvme_write_bw_remote","role":"%s","ok":true,"verify":"%s",' "$1" "$4"
+	printf '"drives":[{"path":"x"},{"path":"y"}],"local":{"bytes":%d,"seconds":6,"gb_per_s":%s},' "$2" "$(awk "BEGIN{print $2/6e9}")"
+	printf '"rdma":{"bytes":%d,"seconds":6,"gb_per_s":%s},' "$3" "$(awk "BEGIN{print $3/6e9}")"
+	printf '"total":{"bytes":%d,"seconds":6,"gb_per_s":%s},' $(($2 + $3)) "$(awk "BEGIN{print ($2+$3)/6e9}")"
+	printf '"ideal_gb_per_s":1.0,"percent_of_ideal":%s}\n' "$(awk "BEGIN{print ($2+$3)/6e9*100}")"
+}
+if [ "$role" = sink ]; then
+	[ -e "$f/sink.fail" ] && { echo "nvme_write_bw_remote: cannot allocate 16GiB of DRAM: Cannot allocate memory (lower --dram)" >&2; exit 1; }
+	echo "nvme_write_bw_remote: sink: waiting for a source on every address port 18515" >&2
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$f/source.done" ] && { json sink 3000000000 1500000000 pass; exit 0; }
+		[ -e "$f/source.failed" ] && { echo "nvme_write_bw_remote: source: connection lost" >&2; exit 1; }
+		sleep 0.1
+	done
+	echo "nvme_write_bw_remote: no source connected within 60 s (--wait)" >&2
+	exit 1
+fi
+tries=$(($(cat "$f/source.tries" 2>/dev/null || echo 0) + 1))
+echo "$tries" >"$f/source.tries"
+if [ "$tries" -le "$(cat "$f/source.refuse" 2>/dev/null || echo 0)" ]; then
+	echo "nvme_write_bw_remote: $last port 18515: Connection refused" >&2
+	exit 1
+fi
+if [ -e "$f/source.hang" ]; then
+	while :; do sleep 0.1; done
+fi
+if [ -e "$f/source.fail" ]; then
+	touch "$f/source.failed"
+	echo "nvme_write_bw_remote: RDMA data verification: FAIL (worker 0: canary differs)" >&2
+	exit 1
+fi
+touch "$f/source.done"
+json source 0 1500000000 pass
+SH
+	chmod +x "$TMPD/bin/ssh" "$TMPD/bin/fake-srun" "$TMPD/tools/nvme_write_bw_remote"
+}
+
+# reset_fakes: a fresh fake state and no recorded calls.
+reset_fakes() {
+	rm -rf "$TMPD/fake" "$TMPD/calls"
+	mkdir -p "$TMPD/fake" "$TMPD/calls"
+}
+
+# calls_of KIND N: argv of the N-th recorded call of that launcher, one word per line
+# (\n inside a word shown as \\n).
+nth_call() {
+	local f
+	f=$(ls "$TMPD/calls/$1".* 2>/dev/null | sort -t. -k2 -n | sed -n "$2p")
+	[ -n "$f" ] && tr '\n\0' '\001\n' <"$f" | sed 's/\x01/\\n/g'
+}
+
+# leftovers: processes whose command line names $TMPD (our fakes, timeouts, launchers).
+leftovers() {
+	pgrep -af -- "$TMPD" | grep -v "pgrep" || true
+}

@@ -1,0 +1,150 @@
+#!/bin/bash
+# scripts/run_bench.sh without a lab: every bad setting exits 2 with one line;
+# LAUNCHER quoting (an ssh stand-in that joins words for a shell, an srun
+# stand-in that passes argv) carries awkward paths through unchanged; local and
+# baseline with the real nvme_read_bw on files; aggregate with a fake
+# nvme_write_bw_remote (a source refused until the sink listens, a failing
+# source, a failing sink); Ctrl-C and SIGTERM leave no process behind.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/scripts_lib.sh"
+[ -x "$NVME_READ_BW" ] || skip "nvme_read_bw is not built"
+make_fakes
+export PATH=$TMPD/bin:$PATH TOOL_DIR=$TMPD/tools RESULTS_DIR=$TMPD/results
+export DURATION=1 WARMUP=0 THREADS=1 CHUNK=64K
+unset SINK_NODE SRC_NODE NODES LAUNCHER LAUNCHER_QUOTE SINK_DISKS SRC_DISKS RDMA_DEV DRAM VERIFY \
+	READ_ARGS SINK_ARGS SRC_ARGS RUN_NAME CMD_TIMEOUT SINK_ADDR PORT
+
+# --- usage errors: exit 2, one line naming the problem --------------------------
+B="env SINK_NODE=n1 SRC_NODE=n2 LAUNCHER=ssh"
+expect_exit 2 'no mode' "$RUN_BENCH"
+expect_exit 2 "unknown mode 'fast'" "$RUN_BENCH" fast
+expect_exit 2 'takes no arguments' $B "$RUN_BENCH" local extra
+expect_exit 2 'SINK_NODE is not set' env SRC_NODE=n2 "$RUN_BENCH" aggregate
+expect_exit 2 'SRC_NODE is not set' env SINK_NODE=n1 "$RUN_BENCH" local
+expect_exit 2 'same node: n1' env SINK_NODE=n1 SRC_NODE=n1 "$RUN_BENCH" aggregate
+expect_exit 2 'THREADS=0: not a positive integer' $B THREADS=0 "$RUN_BENCH" local
+expect_exit 2 'DURATION=ten: not a duration' $B DURATION=ten "$RUN_BENCH" baseline
+expect_exit 2 'WARMUP=-1: not a duration' $B WARMUP=-1 "$RUN_BENCH" local
+expect_exit 2 'CHUNK=1X: not a size' $B CHUNK=1X "$RUN_BENCH" aggregate
+expect_exit 2 'DRAM=lots: not a size' $B DRAM=lots "$RUN_BENCH" aggregate
+expect_exit 2 'PORT=70000: not a port' $B PORT=70000 "$RUN_BENCH" aggregate
+expect_exit 2 'VERIFY=some: canary, full or off' $B VERIFY=some "$RUN_BENCH" aggregate
+expect_exit 2 'LAUNCHER_QUOTE=maybe: auto, yes or no' $B LAUNCHER_QUOTE=maybe "$RUN_BENCH" local
+expect_exit 2 'CMD_TIMEOUT=soon' $B CMD_TIMEOUT=soon "$RUN_BENCH" local
+expect_exit 2 "node name 'n 2'" env SINK_NODE=n1 "SRC_NODE=n 2" "$RUN_BENCH" local
+expect_exit 2 'LAUNCHER is empty' $B LAUNCHER=' ' "$RUN_BENCH" local
+expect_exit 2 'summary: one argument' "$RUN_BENCH" summary
+expect_exit 2 'not a directory' "$RUN_BENCH" summary "$TMPD/nowhere"
+expect_exit 1 'LAUNCHER: /nonexistent/srun: command not found' $B LAUNCHER="/nonexistent/srun -w" "$RUN_BENCH" local
+check_eq "nothing written by the failed calls" "" "$(ls "$RESULTS_DIR" 2>/dev/null)"
+"$RUN_BENCH" --help >"$TMPD/help" 2>&1
+check_eq "--help exits 0" 0 $?
+check_match "--help documents LAUNCHER" 'LAUNCHER\.\.\. HOST CMD' "$(cat "$TMPD/help")"
+check_match "--help names srun and pdsh" 'srun -N1 -n1 -w.*pdsh -S -N -w' "$(cat "$TMPD/help")"
+
+# --- quoting: awkward drive paths reach nvme_read_bw unchanged ------------------
+odd="$TMPD/dir with space 'quote' \$HOME;*"
+mkdir -p "$odd"
+make_pattern "$odd/d0" 4194304 0
+make_pattern "$odd/d 1" 4194304 1
+export SINK_NODE=n1 SRC_NODE=n2 SINK_DISKS="$odd/d0" SRC_DISKS="$odd/d0,$odd/d 1"
+for L in ssh "fake-srun -N1 -w"; do
+	kind=${L%% *}
+	kind=${kind#fake-}
+	reset_fakes
+	LAUNCHER=$L RUN_NAME=quote-$kind "$RUN_BENCH" local >"$TMPD/out" 2>"$TMPD/err"
+	check_eq "local through $kind: exit status" 0 $?
+	D=$RESULTS_DIR/quote-$kind
+	check_eq "$kind: n1 read the awkward path" "$odd/d0" "$(json_get "$D/local-n1.json" '"|".join(x["path"] for x in d["drives"])')"
+	check_eq "$kind: n2 read both" "$odd/d0|$odd/d 1" "$(json_get "$D/local-n2.json" '"|".join(x["path"] for x in d["drives"])')"
+	check_eq "$kind: bytes > 0 on both nodes" "True True" \
+		"$(json_get "$D/local-n1.json" 'd["total"]["bytes"] > 0') $(json_get "$D/local-n2.json" 'd["total"]["bytes"] > 0')"
+	check_match "$kind: summary sums the nodes" 'local +all +sum of nodes' "$(cat "$D/summary.txt")"
+	if [ "$kind" = ssh ]; then
+		# ssh: HOST, then one word: the shell-quoted command line.
+		check_eq "ssh argv: host" n1 "$(nth_call ssh 1 | sed -n 1p)"
+		check_eq "ssh argv: one command word after the host" 2 "$(nth_call ssh 1 | wc -l)"
+		check_match "ssh argv: the path single-quoted" "'$TMPD/dir with space '\\\\''quote'\\\\'' \\\$HOME;\*/d0'" \
+			"$(nth_call ssh 1 | sed -n 2p)"
+	else
+		# srun: the argv untouched.
+		check_eq "srun argv: -N1 -w n2 sh -c" "-N1 -w n2 sh -c" "$(nth_call srun 2 | head -n5 | tr '\n' ' ' | sed 's/ $//')"
+		check_eq "srun argv: the drive list is one word, unchanged" "$odd/d0,$odd/d 1" \
+			"$(nth_call srun 2 | grep -A1 -x -- --disks | tail -n1)"
+	fi
+done
+# A launcher that joins words, told it does not (LAUNCHER_QUOTE=no): the test can fail.
+reset_fakes
+LAUNCHER=ssh LAUNCHER_QUOTE=no RUN_NAME=unquoted "$RUN_BENCH" local >/dev/null 2>"$TMPD/err"
+check_eq "ssh with LAUNCHER_QUOTE=no breaks (the quoting matters)" 1 $?
+unset SINK_DISKS SRC_DISKS
+
+# --- local and baseline on pattern files ----------------------------------------
+make_pattern "$TMPD/a0" 4194304 0
+make_pattern "$TMPD/a1" 4194304 1
+export SINK_DISKS=$TMPD/a0,$TMPD/a1 SRC_DISKS=$TMPD/a1 LAUNCHER="fake-srun -N1 -w"
+RUN_NAME=base "$RUN_BENCH" baseline >"$TMPD/out" 2>"$TMPD/err"
+check_eq "baseline: exit status" 0 $?
+check_eq "baseline n1: two drives alone, then together" "['a0 alone', 'a1 alone', '2 together']" \
+	"$(json_get "$RESULTS_DIR/base/baseline-n1.json" '[s["label"] for s in d["baseline"]]')"
+check_match "baseline summary: together row with % of ideal" 'baseline +n1 +all drives +2 .* [0-9]+\.[0-9]' "$(cat "$TMPD/out")"
+check_eq "run.json: mode and status" "baseline 0" "$(json_get "$RESULTS_DIR/base/run.json" '"%s %d" % (d["mode"], d["exit_status"])')"
+check_eq "summary mode reprints the saved table" "$(tail -n +1 "$RESULTS_DIR/base/summary.txt")" "$("$RUN_BENCH" summary "$RESULTS_DIR/base")"
+RUN_NAME= "$RUN_BENCH" local >/dev/null 2>&1
+check_match "default run name: a UTC timestamp" '^[0-9]{8}T[0-9]{6}Z$' "$(ls "$RESULTS_DIR" | grep -v -e base -e quote -e unquoted | head -n1)"
+unset SINK_DISKS SRC_DISKS
+
+# --- aggregate with the fake nvme_write_bw_remote --------------------------------
+# expect_fail REGEX RUN_NAME: aggregate exits 1, a stderr line matches REGEX,
+# the last one says FAILED.
+expect_fail() {
+	RUN_NAME=$2 timeout 60 "$RUN_BENCH" aggregate >"$TMPD/out" 2>"$TMPD/err"
+	check_eq "$2: exit status" 1 $?
+	check_match "$2: names the failing side" "$1" "$(cat "$TMPD/err")"
+	check_match "$2: last line" '^run_bench.sh: aggregate: FAILED' "$(tail -n1 "$TMPD/err")"
+}
+export SINK_ADDR=10.0.0.1 RDMA_DEV=rxe0 DRAM=64M NET_TIMEOUT=1
+reset_fakes
+echo 1 >"$TMPD/fake/source.refuse"
+RUN_NAME=agg "$RUN_BENCH" aggregate >"$TMPD/out" 2>"$TMPD/err"
+check_eq "aggregate: exit status" 0 $?
+check_eq "the source was retried after a refusal" 2 "$(cat "$TMPD/fake/source.tries")"
+check_eq "sink JSON: role, total = local + RDMA" "sink True" \
+	"$(json_get "$RESULTS_DIR/agg/aggregate-n1.json" '"%s %s" % (d["role"], d["total"]["bytes"] == d["local"]["bytes"] + d["rdma"]["bytes"])')"
+check_eq "source JSON" source "$(json_get "$RESULTS_DIR/agg/aggregate-n2.json" 'd["role"]')"
+check_eq "sink: -d, --wait, --dram, --json last" "rxe0 60 64M --json" \
+	"$(grep -A1 -x -e -d -e --dram -e --wait "$TMPD/fake/argv.sink" | grep -v -e '^-' | tr '\n' ' ')$(tail -n1 "$TMPD/fake/argv.sink")"
+check_eq "source: the sink's address last" 10.0.0.1 "$(tail -n1 "$TMPD/fake/argv.source")"
+check_match "summary: sink row local/RDMA/total/ideal/%/verify" \
+	'aggregate +n1 +sink +2 +0\.500 +0\.250 +0\.750 +1\.000 +75\.0 +pass' "$(cat "$TMPD/out")"
+check_eq "no process left" "" "$(leftovers)"
+
+reset_fakes
+touch "$TMPD/fake/source.fail"
+expect_fail 'source on n2 failed \(exit 1\): .*verification: FAIL' agg-srcfail
+check_eq "no process left after a failed source" "" "$(leftovers)"
+
+reset_fakes
+touch "$TMPD/fake/sink.fail"
+expect_fail 'sink on n1 failed \(exit 1\): .*Cannot allocate memory' agg-sinkfail
+check_eq "no source started when the sink failed" no "$([ -e "$TMPD/fake/argv.source" ] && echo yes || echo no)"
+
+# --- Ctrl-C (SIGINT to the process group) and SIGTERM: nothing left behind ---------
+for sig in INT TERM; do
+	reset_fakes
+	touch "$TMPD/fake/source.hang"
+	RUN_NAME=agg-$sig setsid env --default-signal=INT "$RUN_BENCH" aggregate >"$TMPD/out" 2>"$TMPD/err" &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do [ -e "$TMPD/fake/argv.source" ] && break; sleep 0.1; done
+	sleep 0.5
+	check_match "SIG$sig: sink and source were running" 'nvme_write_bw_remote' "$(leftovers)"
+	if [ "$sig" = INT ]; then kill -INT -- "-$pid"; else kill -TERM "$pid"; fi
+	wait "$pid"
+	rc=$?
+	check_eq "SIG$sig: exit status" "$([ $sig = INT ] && echo 130 || echo 143)" "$rc"
+	check_match "SIG$sig: says so" 'interrupted: stopping' "$(cat "$TMPD/err")"
+	sleep 1
+	check_eq "SIG$sig: no process left" "" "$(leftovers)"
+done
+finish
