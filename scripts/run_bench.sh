@@ -10,6 +10,7 @@ usage() {
 	cat <<'EOF'
 Usage: run_bench.sh aggregate|local|baseline     (settings from the environment)
        run_bench.sh summary RUN_DIR              print the table of a saved run
+       run_bench.sh check MODE                   check the settings for MODE, run nothing
 
 Modes:
   aggregate  every drive of both nodes into the sink's DRAM: nvme_write_bw_remote
@@ -400,9 +401,15 @@ summary)
 	summary "$2"
 	exit
 	;;
+check)
+	case ${2:-} in aggregate | local | baseline) ;; *) die_usage "check: which mode? aggregate, local or baseline" ;; esac
+	[ $# = 2 ] || die_usage "check takes one mode"
+	check_only=1 mode=$2
+	shift
+	;;
 aggregate | local | baseline) mode=$1 ;;
-'') die_usage "no mode: aggregate, local, baseline or summary (--help)" ;;
-*) die_usage "unknown mode '$1': aggregate, local, baseline or summary (--help)" ;;
+'') die_usage "no mode: aggregate, local, baseline, summary or check (--help)" ;;
+*) die_usage "unknown mode '$1': aggregate, local, baseline, summary or check (--help)" ;;
 esac
 [ $# = 1 ] || die_usage "$mode takes no arguments; settings come from the environment (--help)"
 
@@ -418,6 +425,7 @@ export SINK_NODE SRC_NODE
 check_settings
 command -v "${PYTHON3:-python3}" >/dev/null || { say "python3 is needed for the summary (apt-get install python3)"; exit 1; }
 command -v "${launcher[0]}" >/dev/null || { say "LAUNCHER: ${launcher[0]}: command not found"; exit 1; }
+[ -z "${check_only:-}" ] || exit 0
 
 run_name=${RUN_NAME:-$(date -u +%Y%m%dT%H%M%SZ)}
 run_dir=$RESULTS_DIR/$run_name

@@ -57,6 +57,12 @@ fi
 [ -z "${SWEEP_DISKS:-}" ] || [[ $SWEEP_DISKS =~ ^[^,]+(,[^,]+)*$ ]] ||
 	die_usage "SWEEP_DISKS=$SWEEP_DISKS: a comma-separated list of drives"
 command -v "${PYTHON3:-python3}" >/dev/null || { say "python3 is needed (apt-get install python3)"; exit 1; }
+# The settings run_bench.sh will use, checked before anything runs.
+if [ "$REMOTE" = yes ]; then
+	"$RUN_BENCH" check aggregate || exit
+else
+	NODES=$SRC_NODE "$RUN_BENCH" check local || exit
+fi
 
 run_name=${RUN_NAME:-$(date -u +%Y%m%dT%H%M%SZ)}
 sweep_dir=$RESULTS_DIR/$run_name

@@ -37,6 +37,9 @@ expect_exit 2 'LAUNCHER is empty' $B LAUNCHER=' ' "$RUN_BENCH" local
 expect_exit 2 'summary: one argument' "$RUN_BENCH" summary
 expect_exit 2 'not a directory' "$RUN_BENCH" summary "$TMPD/nowhere"
 expect_exit 1 'LAUNCHER: /nonexistent/srun: command not found' $B LAUNCHER="/nonexistent/srun -w" "$RUN_BENCH" local
+expect_exit 2 'check: which mode' $B "$RUN_BENCH" check
+$B "$RUN_BENCH" check aggregate >"$TMPD/out" 2>&1
+check_eq "check aggregate: good settings, exit 0, silent" "0:" "$?:$(cat "$TMPD/out")"
 check_eq "nothing written by the failed calls" "" "$(ls "$RESULTS_DIR" 2>/dev/null)"
 "$RUN_BENCH" --help >"$TMPD/help" 2>&1
 check_eq "--help exits 0" 0 $?

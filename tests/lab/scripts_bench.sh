@@ -9,7 +9,6 @@
 # on the host and reads the PNG's size from its header.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
-command -v gnuplot >/dev/null || fail "gnuplot is missing (apt-get install gnuplot-nox)"
 
 # vlab passes arguments to node a's script only: node b's gets them from a wrapper.
 printf "#!/bin/sh\nexec '%s' '%s'\n" "$srcdir/tests/lab/scripts_guest_b.sh" "$srcdir" >"$WORK/guest_b.sh"
@@ -60,6 +59,7 @@ check "$S/remote-2/aggregate-b.json" 'len(d["drives"]) == 2' "remote-2: two sour
 cat "$S/sweep.txt"
 
 # plot_scaling on the real sweep: the PNG has the size asked for.
+command -v gnuplot >/dev/null || fail "gnuplot is missing: apt-get install gnuplot-nox (scripts/quickstart does)"
 "$srcdir/scripts/plot_scaling" --size 640x480 -o "$WORK/scaling.png" "$S" || fail "plot_scaling failed"
 size=$("$PY" -c 'import struct,sys
 h = open(sys.argv[1], "rb").read(24)
