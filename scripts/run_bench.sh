@@ -31,6 +31,7 @@ Environment (defaults in brackets):
   SINK_DISKS, SRC_DISKS   --local-disks / --disks of that node (comma list; local
                        and baseline: --disks) [every NVMe namespace]
   NET_TIMEOUT [10]     the tools' --timeout     SINK_WAIT [60]  the sink's --wait
+  SINK_READY_TIMEOUT [60]  seconds for the sink to say it listens
   READ_ARGS, SINK_ARGS, SRC_ARGS   extra arguments of nvme_read_bw, the sink, the
                        source (split on white space)
   TOOL_DIR             directory of the tools on the nodes [found on their PATH]
