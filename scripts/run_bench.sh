@@ -87,6 +87,8 @@ check_settings() {
 	case $LAUNCHER_QUOTE in auto | yes | no) ;; *) die_usage "LAUNCHER_QUOTE=$LAUNCHER_QUOTE: auto, yes or no" ;; esac
 	[ -n "${CMD_TIMEOUT:-}" ] && ! [[ $CMD_TIMEOUT =~ ^[1-9][0-9]*$ ]] &&
 		die_usage "CMD_TIMEOUT=$CMD_TIMEOUT: not a number of seconds"
+	[[ ${SINK_READY_TIMEOUT:=60} =~ ^[1-9][0-9]*$ ]] ||
+		die_usage "SINK_READY_TIMEOUT=$SINK_READY_TIMEOUT: not a number of seconds"
 	read -ra launcher <<<"$LAUNCHER"
 	[ ${#launcher[@]} -gt 0 ] || die_usage "LAUNCHER is empty"
 	quote=$LAUNCHER_QUOTE
@@ -250,7 +252,7 @@ run_aggregate() {
 	say "sink on $SINK_NODE: ${sink[*]}"
 	start_bg "$sj" "$sl" "$SINK_NODE" "$limit" sink "${sink[@]}"
 	sink_pid=$bg_pid
-	deadline=$((SECONDS + ${SINK_READY_TIMEOUT:-60}))
+	deadline=$((SECONDS + SINK_READY_TIMEOUT))
 	until sink_listens "$sl"; do
 		if ! kill -0 "$sink_pid" 2>/dev/null; then
 			wait "$sink_pid"
@@ -258,7 +260,7 @@ run_aggregate() {
 			return 1
 		fi
 		if [ "$SECONDS" -ge "$deadline" ]; then
-			say "sink on $SINK_NODE: not listening after ${SINK_READY_TIMEOUT:-60} s (log: $sl)"
+			say "sink on $SINK_NODE: not listening after $SINK_READY_TIMEOUT s (log: $sl)"
 			kill -TERM "$sink_pid" 2>/dev/null
 			stop_on_node "$SINK_NODE" sink
 			wait "$sink_pid"
