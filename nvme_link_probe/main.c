@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "drive.h"
+#include "cli.h"
 #include "nbw.h"
 #include "parse.h"
 #include "pcilink.h"
@@ -219,8 +220,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			nbw_print_version();
 			exit(NBW_EXIT_OK);
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", nbw_prog);
-			return NBW_EXIT_USAGE;
+			return cli_try_help();
 		}
 	}
 	if (optind < argc) {

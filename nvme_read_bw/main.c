@@ -19,6 +19,7 @@
 
 #include "digest.h"
 #include "drive.h"
+#include "cli.h"
 #include "nbw.h"
 #include "parse.h"
 #include "placement.h"
@@ -182,14 +183,6 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Reports a bad value for option name and returns the usage exit code. */
-static int bad_value(const char *name, const char *val, int rc)
-{
-	nbw_usage_err("invalid %s '%s': %s", name, val,
-		      rc == -ERANGE ? "out of range" : "malformed");
-	return NBW_EXIT_USAGE;
-}
-
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	unsigned long n;
@@ -219,7 +212,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 't':
 			rc = parse_uint(optarg, 1, MAX_THREADS, &n);
 			if (rc)
-				return bad_value("thread count", optarg, rc);
+				return cli_bad_value("thread count", optarg, rc);
 			o->threads = (unsigned)n;
 			break;
 		case 's':
@@ -227,14 +220,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (!rc && (o->chunk == 0 || o->chunk > (1ULL << 30)))
 				rc = -ERANGE;
 			if (rc)
-				return bad_value("chunk size", optarg, rc);
+				return cli_bad_value("chunk size", optarg, rc);
 			break;
 		case OPT_SPAN:
 			rc = parse_size(optarg, &o->span);
 			if (!rc && o->span == 0)
 				rc = -ERANGE;
 			if (rc)
-				return bad_value("span", optarg, rc);
+				return cli_bad_value("span", optarg, rc);
 			break;
 		case OPT_ENGINE:
 			rc = reader_engine_parse(optarg, &o->engine);
@@ -251,7 +244,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_DEPTH:
 			rc = parse_uint(optarg, 1, MAX_DEPTH, &n);
 			if (rc)
-				return bad_value("depth", optarg, rc);
+				return cli_bad_value("depth", optarg, rc);
 			o->depth = (unsigned)n;
 			o->depth_set = true;
 			break;
@@ -263,26 +256,19 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return NBW_EXIT_USAGE;
 			}
 			if (rc)
-				return bad_value("NUMA policy (auto, off or a node)", optarg, rc);
+				return cli_bad_value("NUMA policy (auto, off or a node)", optarg, rc);
 			break;
 		case OPT_WARMUP:
-			rc = parse_duration(optarg, &o->warmup);
-			if (rc)
-				return bad_value("warm-up", optarg, rc);
+			if (cli_seconds("warm-up", optarg, 0, &o->warmup))
+				return NBW_EXIT_USAGE;
 			break;
 		case 'D':
-			rc = parse_duration(optarg, &o->duration);
-			if (!rc && o->duration < 0.01)
-				rc = -ERANGE;
-			if (rc)
-				return bad_value("duration", optarg, rc);
+			if (cli_seconds("duration", optarg, 0.01, &o->duration))
+				return NBW_EXIT_USAGE;
 			break;
 		case OPT_INTERVAL:
-			rc = parse_duration(optarg, &o->interval);
-			if (!rc && o->interval < 0.01)
-				rc = -ERANGE;
-			if (rc)
-				return bad_value("interval", optarg, rc);
+			if (cli_seconds("interval", optarg, 0.01, &o->interval))
+				return NBW_EXIT_USAGE;
 			break;
 		case OPT_BASELINE:
 		case OPT_SWEEP:
@@ -309,8 +295,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			nbw_print_version();
 			exit(NBW_EXIT_OK);
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", nbw_prog);
-			return NBW_EXIT_USAGE;
+			return cli_try_help();
 		}
 	}
 	if (optind < argc) {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "digest.h"
+#include "cli.h"
 #include "nbw.h"
 #include "parse.h"
 #include "placement.h"
@@ -145,22 +146,6 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int bad_value(const char *name, const char *val, int rc)
-{
-	nbw_usage_err("invalid %s '%s': %s", name, val,
-		      rc == -ERANGE ? "out of range" : "malformed");
-	return NBW_EXIT_USAGE;
-}
-
-static int parse_seconds(const char *name, const char *val, double min, double *out)
-{
-	int rc = parse_duration(val, out);
-
-	if (!rc && *out < min)
-		rc = -ERANGE;
-	return rc ? bad_value(name, val, rc) : 0;
-}
-
 /* Options that make sense for one role only. */
 static int check_role(const struct options *o, bool local_disks_set, bool dram_set)
 {
@@ -226,25 +211,25 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'x':
 			rc = parse_uint(optarg, 0, 65535, &n);
 			if (rc)
-				return bad_value("GID index", optarg, rc);
+				return cli_bad_value("GID index", optarg, rc);
 			o->gid_index = (int)n;
 			break;
 		case 'p':
 			rc = parse_uint(optarg, 1, 65535, &n);
 			if (rc)
-				return bad_value("port", optarg, rc);
+				return cli_bad_value("port", optarg, rc);
 			o->port = (unsigned)n;
 			break;
 		case OPT_BIND:
 			o->bind = optarg;
 			break;
 		case OPT_TIMEOUT:
-			rc = parse_seconds("timeout", optarg, 0.1, &o->timeout);
+			rc = cli_seconds("timeout", optarg, 0.1, &o->timeout);
 			if (rc)
 				return rc;
 			break;
 		case OPT_WAIT:
-			rc = parse_seconds("wait", optarg, 0, &o->wait);
+			rc = cli_seconds("wait", optarg, 0, &o->wait);
 			if (rc)
 				return rc;
 			break;
@@ -253,24 +238,24 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (!rc && (o->chunk < 512 || o->chunk > (1ULL << 30)))
 				rc = -ERANGE;
 			if (rc)
-				return bad_value("chunk size", optarg, rc);
+				return cli_bad_value("chunk size", optarg, rc);
 			break;
 		case OPT_DEPTH:
 			rc = parse_uint(optarg, 1, MAX_DEPTH, &n);
 			if (rc)
-				return bad_value("depth", optarg, rc);
+				return cli_bad_value("depth", optarg, rc);
 			o->depth = (unsigned)n;
 			break;
 		case 't':
 			rc = parse_uint(optarg, 1, MAX_THREADS, &n);
 			if (rc)
-				return bad_value("thread count", optarg, rc);
+				return cli_bad_value("thread count", optarg, rc);
 			o->threads = (unsigned)n;
 			break;
 		case 'q':
 			rc = parse_uint(optarg, 1, MAX_WORKERS, &n);
 			if (rc)
-				return bad_value("QP count", optarg, rc);
+				return cli_bad_value("QP count", optarg, rc);
 			o->qps = (unsigned)n;
 			o->qps_set = true;
 			break;
@@ -299,7 +284,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (!rc && o->dram < 4096)
 				rc = -ERANGE;
 			if (rc)
-				return bad_value("DRAM size", optarg, rc);
+				return cli_bad_value("DRAM size", optarg, rc);
 			dram_set = true;
 			break;
 		case OPT_SPAN:
@@ -307,7 +292,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (!rc && o->span == 0)
 				rc = -ERANGE;
 			if (rc)
-				return bad_value("span", optarg, rc);
+				return cli_bad_value("span", optarg, rc);
 			break;
 		case OPT_ENGINE:
 			rc = reader_engine_parse(optarg, &o->engine);
@@ -325,17 +310,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->sysfs_root = optarg;
 			break;
 		case OPT_WARMUP:
-			rc = parse_seconds("warm-up", optarg, 0, &o->warmup);
+			rc = cli_seconds("warm-up", optarg, 0, &o->warmup);
 			if (rc)
 				return rc;
 			break;
 		case 'D':
-			rc = parse_seconds("duration", optarg, 0.01, &o->duration);
+			rc = cli_seconds("duration", optarg, 0.01, &o->duration);
 			if (rc)
 				return rc;
 			break;
 		case OPT_INTERVAL:
-			rc = parse_seconds("interval", optarg, 0.01, &o->interval);
+			rc = cli_seconds("interval", optarg, 0.01, &o->interval);
 			if (rc)
 				return rc;
 			break;
@@ -372,8 +357,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			nbw_print_version();
 			exit(NBW_EXIT_OK);
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", nbw_prog);
-			return NBW_EXIT_USAGE;
+			return cli_try_help();
 		}
 	}
 	if (optind < argc)
