@@ -76,23 +76,25 @@ int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned d
 #ifdef HAVE_LIBURING
 	if (engine == ENGINE_IO_URING) {
 		struct iovec *iov;
-		unsigned i;
 		int rc;
 
 		rc = io_uring_queue_init(depth, &rd->ring, 0);
 		if (rc < 0)
 			goto fail;
 		rd->ring_ready = true;
-		iov = calloc(depth, sizeof(*iov));
+		/*
+		 * One registration for all slots (reads address into it): a single
+		 * buffer over whole huge pages is kept as a few large segments,
+		 * where per-slot registrations of part of a huge page may not be.
+		 */
+		iov = calloc(1, sizeof(*iov));
 		if (!iov) {
 			rc = -ENOMEM;
 			goto fail;
 		}
-		for (i = 0; i < depth; i++) {
-			iov[i].iov_base = rd->buf + (size_t)i * chunk;
-			iov[i].iov_len = chunk;
-		}
-		rc = io_uring_register_buffers(&rd->ring, iov, depth);
+		iov->iov_base = rd->buf;
+		iov->iov_len = (size_t)depth * chunk;
+		rc = io_uring_register_buffers(&rd->ring, iov, 1);
 		free(iov);
 		if (rc < 0)
 			goto fail;
@@ -237,7 +239,7 @@ static int uring_submit_slot(struct reader *rd, unsigned s)
 	if (!sqe)
 		return -EBUSY;
 	io_uring_prep_read_fixed(sqe, 0, rd->buf + (size_t)s * rd->chunk + sl->got,
-				 (unsigned)slot_request(rd, sl), sl->offset + sl->got, (int)s);
+				 (unsigned)slot_request(rd, sl), sl->offset + sl->got, 0);
 	sqe->flags |= IOSQE_FIXED_FILE;
 	io_uring_sqe_set_data64(sqe, s);
 	sl->state = SLOT_INFLIGHT;
@@ -251,33 +253,34 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 		.tv_sec = timeout_ms / 1000,
 		.tv_nsec = (long long)(timeout_ms % 1000) * 1000000,
 	};
-	struct io_uring_cqe *cqe;
-	int s, rc, queued = 0;
+	struct io_uring_cqe *cqe = NULL;
+	int s, rc;
+	bool queued = false;
 
 	while ((s = find_free_slot(rd)) >= 0) {
 		slot_assign(rd, (unsigned)s);
 		rc = uring_submit_slot(rd, (unsigned)s);
 		if (rc)
 			return rc;
-		queued++;
-	}
-	if (queued) {
-		rc = io_uring_submit(&rd->ring);
-		if (rc < 0)
-			return rc;
+		queued = true;
 	}
 	if (!rd->inflight)
 		return -EAGAIN;
 	for (;;) {
 		unsigned slot;
 
-		rc = io_uring_wait_cqe_timeout(&rd->ring, &cqe, &ts);
+		/* One system call both submits the new reads and waits for a completion. */
+		if (queued)
+			rc = io_uring_submit_and_wait_timeout(&rd->ring, &cqe, 1, &ts, NULL);
+		else
+			rc = io_uring_wait_cqe_timeout(&rd->ring, &cqe, &ts);
 		if (rc == -EINTR)
 			continue;
 		if (rc == -ETIME)
 			return -ETIMEDOUT;
 		if (rc < 0)
 			return rc;
+		queued = false;
 		slot = (unsigned)io_uring_cqe_get_data64(cqe);
 		rc = cqe->res;
 		io_uring_cqe_seen(&rd->ring, cqe);
@@ -302,10 +305,9 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 		}
 		/* Short read (or retryable error): read the rest of the chunk. */
 		rc = uring_submit_slot(rd, slot);
-		if (!rc)
-			rc = io_uring_submit(&rd->ring);
-		if (rc < 0)
+		if (rc)
 			return rc;
+		queued = true;
 	}
 }
 #endif
