@@ -14,19 +14,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "ctrl.h"
 #include "timing.h"
 
-static int fails, checks;
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		checks++;                                                             \
-		if (!(cond)) {                                                        \
-			fails++;                                                      \
-			fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                     \
-	} while (0)
 
 /* Strip and check the header of an encoded message; returns the payload. */
 static const uint8_t *payload_of(const struct ctrl_buf *b, unsigned want_type, uint32_t *len)
@@ -515,6 +506,5 @@ int main(void)
 	test_progress();
 	test_sockets();
 	test_tcp();
-	printf("test_ctrl: %d checks, %d failed\n", checks, fails);
-	return fails ? 1 : 0;
+	return check_done("test_ctrl");
 }

@@ -8,18 +8,9 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "check.h"
 #include "rdma.h"
 
-static int fails, checks;
-
-#define CHECK(cond)                                                                   \
-	do {                                                                          \
-		checks++;                                                             \
-		if (!(cond)) {                                                        \
-			fails++;                                                      \
-			fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                     \
-	} while (0)
 
 #define MiB (1ULL << 20)
 
@@ -61,6 +52,5 @@ int main(void)
 	CHECK(slice_ring_slot(0, 5) == 1 && slice_ring_slot(3, 5) == 4 && slice_ring_slot(4, 5) == 1);
 	CHECK(slice_ring_slot(7, 2) == 1);
 
-	printf("test_remote_layout: %d checks, %d failed\n", checks, fails);
-	return fails ? 1 : 0;
+	return check_done("test_remote_layout");
 }
