@@ -5,7 +5,7 @@
 # scale_sweep.sh over b's drives (1..2, local then remote into a's DRAM).
 # Each exit status goes to $VLAB_OUT/<name>.rc; the host checks the results.
 set -u
-src=$1
+src=$VLAB_SRCDIR
 launch=$src/scripts/vlab.d/launch
 trap 'LAUNCH_CONNECT_TIMEOUT=10 "$launch" --stop b || echo "could not stop node b'\''s agent"' EXIT
 
