@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "nbw.h"
 #include "parse.h"
+#include "reader.h"
 
 int cli_bad_value(const char *what, const char *val, int rc)
 {
@@ -27,4 +28,15 @@ int cli_try_help(void)
 {
 	fprintf(stderr, "Try '%s --help' for more information.\n", nbw_prog);
 	return NBW_EXIT_USAGE;
+}
+
+int cli_engine(const char *val, enum reader_engine *engine)
+{
+	int rc = reader_engine_parse(val, engine);
+
+	if (rc == -ENOTSUP)
+		nbw_usage_err("engine '%s' was not built (configure found no liburing)", val);
+	else if (rc)
+		nbw_usage_err("unknown engine '%s' (psync or io_uring)", val);
+	return rc ? NBW_EXIT_USAGE : 0;
 }

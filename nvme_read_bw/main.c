@@ -230,16 +230,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return cli_bad_value("span", optarg, rc);
 			break;
 		case OPT_ENGINE:
-			rc = reader_engine_parse(optarg, &o->engine);
-			if (rc == -ENOTSUP) {
-				nbw_usage_err("engine '%s' was not built (configure found no liburing)",
-					      optarg);
+			if (cli_engine(optarg, &o->engine))
 				return NBW_EXIT_USAGE;
-			}
-			if (rc) {
-				nbw_usage_err("unknown engine '%s' (psync or io_uring)", optarg);
-				return NBW_EXIT_USAGE;
-			}
 			break;
 		case OPT_DEPTH:
 			rc = parse_uint(optarg, 1, MAX_DEPTH, &n);

@@ -295,16 +295,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 				return cli_bad_value("span", optarg, rc);
 			break;
 		case OPT_ENGINE:
-			rc = reader_engine_parse(optarg, &o->engine);
-			if (rc == -ENOTSUP) {
-				nbw_usage_err("engine '%s' was not built (configure found no liburing)",
-					      optarg);
+			if (cli_engine(optarg, &o->engine))
 				return NBW_EXIT_USAGE;
-			}
-			if (rc) {
-				nbw_usage_err("unknown engine '%s' (psync or io_uring)", optarg);
-				return NBW_EXIT_USAGE;
-			}
 			break;
 		case OPT_SYSFS_ROOT:
 			o->sysfs_root = optarg;
@@ -392,6 +384,22 @@ static int parse_options(int argc, char **argv, struct options *o)
 int opt_timeout_ms(const struct options *o)
 {
 	return (int)(o->timeout * 1000 + 0.5);
+}
+
+int select_ports(const struct options *o, struct rdma_port *ports)
+{
+	char bad[128];
+	int n = rdma_ports_select(o->devs, o->gid_index, ports, RDMA_MAX_PORTS, bad, sizeof(bad));
+
+	if (n == -ENODEV)
+		nbw_err("no RDMA device found (for Soft-RoCE: rdma link add rxe0 type rxe netdev IFACE)");
+	else if (n == -ENOENT)
+		nbw_err("%s: no such RDMA device or port", bad);
+	else if (n == -ENETDOWN)
+		nbw_err("%s: no ACTIVE port", bad);
+	else if (n < 0)
+		nbw_err("RDMA devices: %s", strerror(-n));
+	return n < 0 ? -1 : n;
 }
 
 /* ---- targets --------------------------------------------------------------- */

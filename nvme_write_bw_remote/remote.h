@@ -66,6 +66,9 @@ void targets_close(struct target *t, int n);
 /* Timeouts of the options in ms. */
 int opt_timeout_ms(const struct options *o);
 
+/* The RDMA ports of -d (or every ACTIVE one) into ports[RDMA_MAX_PORTS]: the count, or -1 after one error line. */
+int select_ports(const struct options *o, struct rdma_port *ports);
+
 /*
  * The measured window, shared by both roles: warm-up, then duration; the
  * caller's counters are snapshotted at both ends. check() is called every

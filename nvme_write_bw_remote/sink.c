@@ -891,26 +891,12 @@ static int sink_setup(struct sink *k)
 {
 	const struct options *o = k->o;
 	struct rdma_port ports[RDMA_MAX_PORTS];
-	char bad[128], a[32];
+	char a[32], b[32];
 	int n, rc, lock_errno;
 
-	n = rdma_ports_select(o->devs, o->gid_index, ports, RDMA_MAX_PORTS, bad, sizeof(bad));
-	if (n == -ENODEV) {
-		nbw_err("no RDMA device found (for Soft-RoCE: rdma link add rxe0 type rxe netdev IFACE)");
+	n = select_ports(o, ports);
+	if (n < 0)
 		return NBW_EXIT_FAIL;
-	}
-	if (n == -ENOENT) {
-		nbw_err("%s: no such RDMA device or port", bad);
-		return NBW_EXIT_FAIL;
-	}
-	if (n == -ENETDOWN) {
-		nbw_err("%s: no ACTIVE port", bad);
-		return NBW_EXIT_FAIL;
-	}
-	if (n < 0) {
-		nbw_err("RDMA devices: %s", strerror(-n));
-		return NBW_EXIT_FAIL;
-	}
 	if (!o->no_local) {
 		n = targets_collect(o, o->disks, o->disks != NULL, k->t);
 		if (n < 0)
@@ -931,7 +917,7 @@ static int sink_setup(struct sink *k)
 		nbw_usage_err("--dram %s leaves nothing for slices after %d local drive%s x %u "
 			      "threads x %s",
 			      format_size(o->dram, a, sizeof(a)), k->nt, k->nt == 1 ? "" : "s",
-			      o->threads, format_size(o->chunk, bad, sizeof(bad)));
+			      o->threads, format_size(o->chunk, b, sizeof(b)));
 		return NBW_EXIT_USAGE;
 	}
 	rc = buffer_alloc_locked(o->dram, 4096, (void **)&k->dram, &lock_errno);

@@ -881,26 +881,11 @@ static void print_source(struct source *s, struct ctrl_drive *dr, int rc)
 static int source_setup(struct source *s)
 {
 	const struct options *o = s->o;
-	char bad[128];
 	int n, rc;
 
-	n = rdma_ports_select(o->devs, o->gid_index, s->ports, RDMA_MAX_PORTS, bad, sizeof(bad));
-	if (n == -ENODEV) {
-		nbw_err("no RDMA device found (for Soft-RoCE: rdma link add rxe0 type rxe netdev IFACE)");
+	n = select_ports(o, s->ports);
+	if (n < 0)
 		return NBW_EXIT_FAIL;
-	}
-	if (n == -ENOENT) {
-		nbw_err("%s: no such RDMA device or port", bad);
-		return NBW_EXIT_FAIL;
-	}
-	if (n == -ENETDOWN) {
-		nbw_err("%s: no ACTIVE port", bad);
-		return NBW_EXIT_FAIL;
-	}
-	if (n < 0) {
-		nbw_err("RDMA devices: %s", strerror(-n));
-		return NBW_EXIT_FAIL;
-	}
 	s->nports = n;
 	if (o->source == CTRL_SOURCE_DISK) {
 		n = targets_collect(o, o->disks, true, s->t);
