@@ -11,6 +11,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,14 +72,15 @@ struct worker {
 	uint64_t zero_samples, zero_blocks;
 	uint64_t digest, digested;
 	int err;
-	uint64_t err_offset;
-	const char *err_what;
+	char why[160]; /* what failed, worded for "<path>: <why>: <strerror><hint>" */
+	const char *hint;
 };
 
 /* Per-target results of one phase. */
 struct tresult {
 	uint64_t bytes;
 	double seconds;
+	uint64_t zero_samples, zero_blocks; /* sampled 4 KiB blocks, all-zero ones */
 	double zero_fraction;
 	uint64_t digest, digested;
 	double *samples; /* bytes/s per interval */
@@ -423,11 +425,16 @@ static int prepare_targets(const struct options *o, struct target *t, int n)
 
 /* ---- the measured run --------------------------------------------------- */
 
-static void worker_fail(struct worker *w, const char *what, int rc, uint64_t offset)
+static void worker_fail(struct worker *w, int rc, const char *fmt, ...) NBW_PRINTF(3, 4);
+
+static void worker_fail(struct worker *w, int rc, const char *fmt, ...)
 {
+	va_list ap;
+
 	w->err = rc;
-	w->err_what = what;
-	w->err_offset = offset;
+	va_start(ap, fmt);
+	vsnprintf(w->why, sizeof(w->why), fmt, ap);
+	va_end(ap);
 	atomic_store(&w->ph->failed, true);
 }
 
@@ -468,17 +475,24 @@ static void *worker_main(void *arg)
 
 	rc = numa_pin_self(numa_policy_node(o->numa_policy, t->d.numa_node));
 	if (rc)
-		worker_fail(w, "pin to NUMA node", rc, 0);
+		worker_fail(w, rc, "pin to NUMA node");
 	if (!rc) {
+		char sz[32];
+
 		rc = buffer_alloc_locked(buflen, align, &buf, &lock_errno);
-		if (rc)
-			worker_fail(w, lock_errno ? "lock buffer" : "allocate buffer", rc, buflen);
+		format_size(buflen, sz, sizeof(sz));
+		if (rc && lock_errno) {
+			w->hint = " (raise 'ulimit -l')";
+			worker_fail(w, rc, "cannot lock a %s reader buffer in memory", sz);
+		}
+		else if (rc)
+			worker_fail(w, rc, "cannot allocate a %s reader buffer", sz);
 	}
 	if (!rc) {
 		rc = reader_open(&rd, t->fd, o->engine, o->depth, o->chunk, t->d.lbs, t->d.size,
 				 w->reg, buf);
 		if (rc)
-			worker_fail(w, "set up reader", rc, 0);
+			worker_fail(w, rc, "set up reader");
 		opened = !rc;
 	}
 	phase_worker_ready(w->ph);
@@ -490,7 +504,7 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		if (rc) {
-			worker_fail(w, "read", rc, c.offset);
+			worker_fail(w, rc, "read at offset %llu", (unsigned long long)c.offset);
 			break;
 		}
 		w->zero_samples += zero_sample(c.buf, c.len, &w->zero_blocks);
@@ -648,22 +662,11 @@ static int phase_failure(const struct phase *ph)
 
 	for (i = 0; i < ph->nw; i++) {
 		const struct worker *w = &ph->w[i];
-		char sz[32];
 
 		if (!w->err)
 			continue;
-		if (!strcmp(w->err_what, "lock buffer"))
-			nbw_err("%s: cannot lock a %s reader buffer in memory: %s (raise 'ulimit -l')",
-				w->t->d.path, format_size(w->err_offset, sz, sizeof(sz)),
-				strerror(-w->err));
-		else if (!strcmp(w->err_what, "allocate buffer"))
-			nbw_err("%s: cannot allocate a %s reader buffer: %s", w->t->d.path,
-				format_size(w->err_offset, sz, sizeof(sz)), strerror(-w->err));
-		else if (!strcmp(w->err_what, "read"))
-			nbw_err("%s: read at offset %llu: %s", w->t->d.path,
-				(unsigned long long)w->err_offset, strerror(-w->err));
-		else
-			nbw_err("%s: %s: %s", w->t->d.path, w->err_what, strerror(-w->err));
+		nbw_err("%s: %s: %s%s", w->t->d.path, w->why, strerror(-w->err),
+			w->hint ? w->hint : "");
 		return NBW_EXIT_FAIL;
 	}
 	return NBW_EXIT_OK;
@@ -739,15 +742,14 @@ static int phase_run(const struct options *o, struct target **t, int nt, struct 
 
 		r->digest += w->digest;
 		r->digested += w->digested;
-		r->zero_fraction += (double)w->zero_blocks; /* summed, divided below */
+		r->zero_samples += w->zero_samples;
+		r->zero_blocks += w->zero_blocks;
 	}
 	for (i = 0; i < nt; i++) {
-		uint64_t samples = 0;
+		struct tresult *r = &ph->res[i];
 
-		for (k = 0; k < ph->nw; k++)
-			if (ph->w[k].tindex == i)
-				samples += ph->w[k].zero_samples;
-		ph->res[i].zero_fraction = samples ? ph->res[i].zero_fraction / (double)samples : NAN;
+		r->zero_fraction = r->zero_samples ? (double)r->zero_blocks / (double)r->zero_samples
+						   : NAN;
 	}
 	return rc;
 }

@@ -899,6 +899,26 @@ static int source_setup(struct source *s)
 	return plan_workers(s);
 }
 
+/*
+ * Wait until the started workers reached phase; an interruption or a worker's
+ * failure is told to the sink and said here. 0 when all went well.
+ */
+static int gather_workers(struct source *s, int phase, unsigned started, char *msg, size_t len)
+{
+	if (line_gather(&s->line, phase, started)) {
+		s->failure = "interrupted";
+		return tell_sink(s, "source: interrupted");
+	}
+	if (atomic_load(&s->failed)) {
+		int rc = tell_sink(s, first_failure(s, msg, len));
+
+		nbw_err("%s", msg);
+		s->failure = msg;
+		return rc;
+	}
+	return 0;
+}
+
 int run_source(const struct options *o, struct report *r)
 {
 	static struct source s;
@@ -951,29 +971,15 @@ int run_source(const struct options *o, struct report *r)
 		started++;
 	}
 	/* Line 1: every started worker connected (or failed); then the slices. */
-	if (!rc && line_gather(&s.line, LINE_CONNECTED, started)) {
-		s.failure = "interrupted";
-		rc = tell_sink(&s, "source: interrupted");
-	}
-	if (!rc && atomic_load(&s.failed)) {
-		rc = tell_sink(&s, first_failure(&s, msg, sizeof(msg)));
-		nbw_err("%s", msg);
-		s.failure = msg;
-	}
+	if (!rc)
+		rc = gather_workers(&s, LINE_CONNECTED, started, msg, sizeof(msg));
 	if (!rc)
 		rc = receive_slices(&s);
 	if (!rc)
 		line_open(&s.line, LINE_CONNECTED);
 	/* Line 2: canaries written; report them and wait for the sink's START. */
-	if (!rc && line_gather(&s.line, LINE_CANARY, started)) {
-		s.failure = "interrupted";
-		rc = tell_sink(&s, "source: interrupted");
-	}
-	if (!rc && atomic_load(&s.failed)) {
-		rc = tell_sink(&s, first_failure(&s, msg, sizeof(msg)));
-		nbw_err("%s", msg);
-		s.failure = msg;
-	}
+	if (!rc)
+		rc = gather_workers(&s, LINE_CANARY, started, msg, sizeof(msg));
 	if (!rc)
 		rc = send_canary_await_start(&s);
 	if (rc)
