@@ -1,12 +1,57 @@
 // SPDX-License-Identifier: MIT
-/* cli.c: shared option-value errors (see cli.h). */
+/* cli.c: the generic options and the value helpers of every tool (see cli.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "nbw.h"
 #include "parse.h"
-#include "reader.h"
+
+void cli_common_init(struct cli_common *cc)
+{
+	*cc = (struct cli_common){
+		.sysfs_root = "/sys",
+		.warmup = 3,
+		.duration = 20,
+	};
+}
+
+int cli_common_option(int c, const char *arg, struct cli_common *cc, void (*usage)(void))
+{
+	switch (c) {
+	case CLI_OPT_JSON:
+		cc->json = true;
+		cc->json_file = arg;
+		return CLI_NEXT;
+	case CLI_OPT_GBITS:
+		cc->gbits = true;
+		return CLI_NEXT;
+	case CLI_OPT_SYSFS_ROOT:
+		cc->sysfs_root = arg;
+		return CLI_NEXT;
+	case CLI_OPT_WARMUP:
+		return cli_seconds("warm-up", arg, 0, &cc->warmup);
+	case 'D':
+		return cli_seconds("duration", arg, 0.01, &cc->duration);
+	case CLI_OPT_INTERVAL:
+		return cli_seconds("interval", arg, 0.01, &cc->interval);
+	case 'h':
+		usage();
+		return NBW_EXIT_OK;
+	case 'V':
+		nbw_print_version();
+		return NBW_EXIT_OK;
+	case '?':
+		return cli_try_help();
+	}
+	return CLI_UNKNOWN;
+}
+
+FILE *cli_live_stream(const struct cli_common *cc)
+{
+	return cc->json ? stderr : stdout;
+}
 
 int cli_bad_value(const char *what, const char *val, int rc)
 {
@@ -15,13 +60,62 @@ int cli_bad_value(const char *what, const char *val, int rc)
 	return NBW_EXIT_USAGE;
 }
 
+int cli_uint(const char *what, const char *val, unsigned long min, unsigned long max,
+	     unsigned *out)
+{
+	unsigned long n;
+	int rc = parse_uint(val, min, max, &n);
+
+	if (rc)
+		return cli_bad_value(what, val, rc);
+	*out = (unsigned)n;
+	return CLI_NEXT;
+}
+
+int cli_size(const char *what, const char *val, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v;
+	int rc = parse_size(val, &v);
+
+	if (!rc && (v < min || v > max))
+		rc = -ERANGE;
+	if (rc)
+		return cli_bad_value(what, val, rc);
+	*out = v;
+	return CLI_NEXT;
+}
+
 int cli_seconds(const char *what, const char *val, double min, double *out)
 {
-	int rc = parse_duration(val, out);
+	double v;
+	int rc = parse_duration(val, &v);
 
-	if (!rc && *out < min)
+	if (!rc && v < min)
 		rc = -ERANGE;
-	return rc ? cli_bad_value(what, val, rc) : 0;
+	if (rc)
+		return cli_bad_value(what, val, rc);
+	*out = v;
+	return CLI_NEXT;
+}
+
+int cli_keyword(const char *what, const char *val, const char *const *words, int *out)
+{
+	char list[256] = "";
+	size_t off = 0;
+	int i, n = 0;
+
+	for (i = 0; words[i]; i++) {
+		if (!strcmp(val, words[i])) {
+			*out = i;
+			return CLI_NEXT;
+		}
+		n++;
+	}
+	for (i = 0; i < n && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+					i == 0 ? "" : i + 1 == n ? " or " : ", ", words[i]);
+	nbw_usage_err("unknown %s '%s' (%s)", what, val, list);
+	return NBW_EXIT_USAGE;
 }
 
 int cli_try_help(void)
@@ -30,13 +124,20 @@ int cli_try_help(void)
 	return NBW_EXIT_USAGE;
 }
 
-int cli_engine(const char *val, enum reader_engine *engine)
+FILE *cli_open_output(const struct cli_common *cc)
 {
-	int rc = reader_engine_parse(val, engine);
+	FILE *out;
 
-	if (rc == -ENOTSUP)
-		nbw_usage_err("engine '%s' was not built (configure found no liburing)", val);
-	else if (rc)
-		nbw_usage_err("unknown engine '%s' (psync or io_uring)", val);
-	return rc ? NBW_EXIT_USAGE : 0;
+	if (!cc->json || !cc->json_file)
+		return stdout;
+	out = fopen(cc->json_file, "w");
+	if (!out)
+		nbw_err("%s: %s", cc->json_file, strerror(errno));
+	return out;
+}
+
+void cli_close_output(FILE *out)
+{
+	if (out && out != stdout)
+		fclose(out);
 }

@@ -1,24 +1,92 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli.h: option-value handling every tool's parser shares, so that a bad
- * value reads the same in all three: "<tool>: invalid <what> '<value>':
- * malformed|out of range" and the --help hint, exit status 2.
+ * cli.h: what every tool's option parser shares, so that options and bad
+ * values read the same in all three tools.
+ *
+ * - The generic options (output, sysfs root, the measured window) are one
+ *   table (the CLI_LONGOPTS_* pieces) and one handler, cli_common_option().
+ * - Values go through small helpers that print "<tool>: invalid <what>
+ *   '<value>': malformed|out of range" (or "unknown <what> '<value>' (a or b)")
+ *   and the --help hint.
+ *
+ * Handlers return CLI_NEXT when the option was taken, CLI_UNKNOWN when it is
+ * not theirs, or the exit status the tool must end with (NBW_EXIT_OK after
+ * --help/--version, NBW_EXIT_USAGE after a bad value).
  */
 #ifndef NBW_CLI_H
 #define NBW_CLI_H
 
-#include "reader.h"
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CLI_NEXT (-1)
+#define CLI_UNKNOWN (-2)
+
+/* Long-only options of the generic table; a tool's own start at CLI_OPT_TOOL. */
+enum {
+	CLI_OPT_JSON = CHAR_MAX + 1,
+	CLI_OPT_GBITS,
+	CLI_OPT_SYSFS_ROOT,
+	CLI_OPT_WARMUP,
+	CLI_OPT_INTERVAL,
+	CLI_OPT_TOOL = CHAR_MAX + 32,
+};
+
+/* --json[=FILE], --help, --version: every tool. */
+#define CLI_LONGOPTS_OUTPUT                                                                        \
+	{ "json", optional_argument, NULL, CLI_OPT_JSON },                                         \
+		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' }
+/* --report_gbits: the bandwidth tools. */
+#define CLI_LONGOPTS_GBITS { "report_gbits", no_argument, NULL, CLI_OPT_GBITS }
+/* --sysfs-root DIR. */
+#define CLI_LONGOPTS_SYSFS { "sysfs-root", required_argument, NULL, CLI_OPT_SYSFS_ROOT }
+/* --warmup, -D/--duration, --interval: the measured window. */
+#define CLI_LONGOPTS_WINDOW                                                                        \
+	{ "warmup", required_argument, NULL, CLI_OPT_WARMUP },                                     \
+		{ "duration", required_argument, NULL, 'D' },                                      \
+		{ "interval", required_argument, NULL, CLI_OPT_INTERVAL }
+
+/* What the generic options set; the tool fills the defaults first. */
+struct cli_common {
+	bool json;
+	const char *json_file;
+	bool gbits;
+	const char *sysfs_root;
+	double warmup, duration, interval;
+};
+
+/* The defaults every tool shares: /sys, 3 s warm-up, 20 s window, no live lines. */
+void cli_common_init(struct cli_common *cc);
+
+/*
+ * Take option c if it is generic. usage() prints the tool's --help.
+ * CLI_NEXT, CLI_UNKNOWN, NBW_EXIT_OK (help/version printed) or NBW_EXIT_USAGE.
+ */
+int cli_common_option(int c, const char *arg, struct cli_common *cc, void (*usage)(void));
+
+/* Where live lines go: stderr with --json (stdout holds only the document). */
+FILE *cli_live_stream(const struct cli_common *cc);
 
 /* Report a value parse.h rejected with rc; returns NBW_EXIT_USAGE. */
 int cli_bad_value(const char *what, const char *val, int rc);
 
-/* A duration of at least min seconds into *out: 0, or NBW_EXIT_USAGE after reporting. */
+/* Value helpers: CLI_NEXT with *out set, or NBW_EXIT_USAGE after the message. */
+int cli_uint(const char *what, const char *val, unsigned long min, unsigned long max,
+	     unsigned *out);
+int cli_size(const char *what, const char *val, uint64_t min, uint64_t max, uint64_t *out);
+/* A duration (parse.h grammar) of at least min seconds. */
 int cli_seconds(const char *what, const char *val, double min, double *out);
-
-/* --engine psync|io_uring: 0, or NBW_EXIT_USAGE after reporting (unknown, or not built). */
-int cli_engine(const char *val, enum reader_engine *engine);
+/* One of the NULL-terminated words[]; *out = its index. "unknown <what> '<val>' (a or b)". */
+int cli_keyword(const char *what, const char *val, const char *const *words, int *out);
 
 /* The hint after getopt's own complaint; returns NBW_EXIT_USAGE. */
 int cli_try_help(void);
+
+/* Open --json=FILE (or stdout). NULL after the error line. */
+FILE *cli_open_output(const struct cli_common *cc);
+void cli_close_output(FILE *out);
 
 #endif

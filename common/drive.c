@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* drive.c: NVMe namespace discovery in sysfs and description of read targets. */
+/*
+ * drive.c: NVMe namespace discovery in sysfs and description of read targets.
+ * The link ceiling is left NAN here: the target module fills it from the PCI
+ * tree it loads once per run.
+ */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -16,7 +20,7 @@
 #include <linux/fs.h>
 
 #include "drive.h"
-#include "pcilink.h"
+#include "sysfs.h"
 
 const char *drive_kind_name(enum drive_kind k)
 {
@@ -29,44 +33,6 @@ const char *drive_kind_name(enum drive_kind k)
 		return "file";
 	}
 	return "?";
-}
-
-int sysfs_read_attr(const char *dir, const char *attr, char *buf, size_t len)
-{
-	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
-
-	if (len == 0)
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/%s", dir, attr);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	while (n > 0 && isspace((unsigned char)buf[n - 1]))
-		n--;
-	buf[n] = '\0';
-	return 0;
-}
-
-/* Base name of what dir/name resolves to, e.g. "nvme0" for device -> ../../nvme0. */
-static int link_basename(const char *dir, const char *name, char *out, size_t len)
-{
-	char path[PATH_MAX], *real;
-	const char *base;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	real = realpath(path, NULL);
-	if (!real)
-		return -errno;
-	base = strrchr(real, '/');
-	snprintf(out, len, "%s", base ? base + 1 : real);
-	free(real);
-	return 0;
 }
 
 /* "nvme0n1": a namespace head or a non-multipath namespace (not nvme0c0n1). */
@@ -106,7 +72,7 @@ static void find_controller(const char *blockdir, struct drive *d)
 			if (de->d_name[0] == '.')
 				continue;
 			snprintf(pathdir, sizeof(pathdir), "%s/%s", mpdir, de->d_name);
-			if (link_basename(pathdir, "device", ctrl, sizeof(ctrl)))
+			if (sysfs_link_basename(pathdir, "device", ctrl, sizeof(ctrl)))
 				continue;
 			/* The lowest-numbered controller speaks for the namespace. */
 			if (!d->paths++ || strcmp(ctrl, d->ctrl) < 0)
@@ -117,7 +83,7 @@ static void find_controller(const char *blockdir, struct drive *d)
 			return;
 		d->paths = 1;
 	}
-	if (link_basename(blockdir, "device", d->ctrl, sizeof(d->ctrl)) || strncmp(d->ctrl, "nvme", 4))
+	if (sysfs_link_basename(blockdir, "device", d->ctrl, sizeof(d->ctrl)) || strncmp(d->ctrl, "nvme", 4))
 		d->ctrl[0] = '\0';
 }
 
@@ -134,7 +100,7 @@ static void read_controller(const char *sysfs_root, struct drive *d)
 	sysfs_read_attr(dir, "transport", d->transport, sizeof(d->transport));
 	snprintf(devdir, sizeof(devdir), "%s/device", dir);
 	if (!strcmp(d->transport, "pcie"))
-		link_basename(dir, "device", d->bdf, sizeof(d->bdf));
+		sysfs_link_basename(dir, "device", d->bdf, sizeof(d->bdf));
 	if (!sysfs_read_attr(devdir, "numa_node", buf, sizeof(buf)) ||
 	    !sysfs_read_attr(dir, "numa_node", buf, sizeof(buf)))
 		d->numa_node = atoi(buf);
@@ -173,8 +139,6 @@ static void describe_nvme(const char *sysfs_root, struct drive *d)
 	snprintf(blockdir, sizeof(blockdir), "%s/class/block/%s", sysfs_root, d->name);
 	find_controller(blockdir, d);
 	read_controller(sysfs_root, d);
-	if (d->bdf[0])
-		d->link_ceiling = pcilink_usable_ceiling(sysfs_root, d->bdf);
 }
 
 static int cmp_drive(const void *a, const void *b)
@@ -222,7 +186,7 @@ static int block_name_of(const char *sysfs_root, dev_t rdev, char *name, size_t 
 
 	snprintf(dir, sizeof(dir), "%s/dev/block", sysfs_root);
 	snprintf(num, sizeof(num), "%u:%u", major(rdev), minor(rdev));
-	return link_basename(dir, num, name, len) ? -ENOENT : 0;
+	return sysfs_link_basename(dir, num, name, len) ? -ENOENT : 0;
 }
 
 int drive_describe(const char *sysfs_root, const char *path, struct drive *d)

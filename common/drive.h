@@ -31,7 +31,7 @@ struct drive {
 	unsigned paths;	      /* NVMe native multipath: controllers reaching it */
 	uint32_t lbs;	      /* logical block size: O_DIRECT alignment */
 	uint64_t size;	      /* bytes */
-	double link_ceiling;  /* usable PCIe GB/s of the path, NAN if unknown */
+	double link_ceiling;  /* usable PCIe GB/s of the path, NAN if unknown (target.c) */
 };
 
 const char *drive_kind_name(enum drive_kind k);
@@ -54,8 +54,5 @@ int drive_describe(const char *sysfs_root, const char *path, struct drive *d);
 
 /* open(path, O_RDONLY | O_DIRECT | O_CLOEXEC): the only way a target is opened. */
 int drive_open_readonly(const char *path);
-
-/* Read one sysfs attribute into buf, trailing whitespace stripped. 0 or -errno. */
-int sysfs_read_attr(const char *dir, const char *attr, char *buf, size_t len);
 
 #endif

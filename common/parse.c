@@ -66,29 +66,50 @@ int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* Length of a decimal number at s ("12", "0.5", ".5"); 0 if there is none. */
+static size_t decimal_len(const char *s)
+{
+	size_t i = 0, digits = 0;
+
+	while (isdigit((unsigned char)s[i]))
+		i++, digits++;
+	if (s[i] == '.') {
+		i++;
+		while (isdigit((unsigned char)s[i]))
+			i++, digits++;
+	}
+	return digits ? i : 0;
+}
+
 int parse_duration(const char *s, double *out)
 {
-	char *end;
-	double v, scale = 1.0;
+	char num[64];
+	const char *unit;
+	double v, scale;
+	size_t n;
 
-	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+	if (!s)
 		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v))
+	n = decimal_len(s);
+	if (!n)
 		return -EINVAL;
-	if (*end == '\0' || strcmp(end, "s") == 0)
+	unit = s + n;
+	if (*unit == '\0' || strcmp(unit, "s") == 0)
 		scale = 1.0;
-	else if (strcmp(end, "ms") == 0)
+	else if (strcmp(unit, "ms") == 0)
 		scale = 1e-3;
-	else if (strcmp(end, "m") == 0)
+	else if (strcmp(unit, "m") == 0)
 		scale = 60.0;
-	else if (strcmp(end, "h") == 0)
+	else if (strcmp(unit, "h") == 0)
 		scale = 3600.0;
 	else
 		return -EINVAL;
-	v *= scale;
-	if (v > 366.0 * 24 * 3600)
+	if (n >= sizeof(num))
+		return -ERANGE; /* far more digits than any sane duration */
+	memcpy(num, s, n);
+	num[n] = '\0';
+	v = strtod(num, NULL) * scale; /* plain decimal only: checked above */
+	if (!isfinite(v) || v > 366.0 * 24 * 3600)
 		return -ERANGE;
 	*out = v;
 	return 0;

@@ -20,8 +20,10 @@
 int parse_size(const char *s, uint64_t *out);
 
 /*
- * Duration grammar: NUMBER [UNIT], NUMBER a non-negative decimal ("2", "0.5"),
- * UNIT one of "" or "s" (seconds), "ms", "m" (minutes), "h". Result in seconds.
+ * Duration grammar: NUMBER [UNIT], NUMBER a non-negative decimal: digits with
+ * an optional fraction ("2", "0.5", ".5"; no sign, exponent or hex), UNIT one
+ * of "" or "s" (seconds), "ms", "m" (minutes), "h". Result in seconds; more
+ * than 366 days is -ERANGE.
  */
 int parse_duration(const char *s, double *out);
 

@@ -2,8 +2,8 @@
 /*
  * pcilink.c: PCIe link math (speeds, encodings, ceilings), decoding of the
  * PCI Express capability from raw configuration bytes, and the verdict on a
- * link and on a device's path to its root port. No I/O here except in
- * pcilink_usable_ceiling(), which reads through pcitree.c.
+ * link and on a device's path to its root port. Pure: no I/O here (where the
+ * bytes come from is pcitree.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "pcilink.h"
-#include "pcitree.h"
 
 static const double speed_table[] = { 0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0 };
 
@@ -598,21 +597,18 @@ void pcie_judge_path(struct pcie_path *p, const char *who, bool may_idle)
 	snprintf(p->reason, sizeof(p->reason), "%s", own->reason);
 }
 
-double pcilink_usable_ceiling(const char *sysfs_root, const char *bdf)
+int pcie_bdf_normalise(const char *s, char out[16])
 {
-	struct pci_tree t;
-	struct pcie_path p;
-	const struct pcie_fn *f;
-	char err[256];
-	double v = NAN;
+	unsigned dom = 0, bus, dev, fn;
+	char tail;
 
-	if (!bdf || !*bdf || pci_tree_load(&t, sysfs_root ? sysfs_root : "/sys", NULL, err,
-					    sizeof(err)))
-		return NAN;
-	f = pci_tree_find(&t, bdf);
-	if (f && pci_tree_path(&t, f, "device", false, &p) > 0 &&
-	    (p.verdict == PCIE_OK || p.verdict == PCIE_DOWNGRADED || p.verdict == PCIE_MAYBE_IDLE))
-		v = p.usable;
-	pci_tree_free(&t);
-	return v;
+	if (sscanf(s, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4) {
+		dom = 0;
+		if (sscanf(s, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3)
+			return -EINVAL;
+	}
+	if (dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
+		return -EINVAL;
+	snprintf(out, 16, "%04x:%02x:%02x.%u", dom, bus, dev, fn);
+	return 0;
 }

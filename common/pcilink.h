@@ -197,11 +197,7 @@ void pcie_judge_path(struct pcie_path *p, const char *who, bool may_idle);
 /* True for classes that lower their link when idle: network, display, accelerators. */
 bool pcie_class_may_idle(uint32_t class_code);
 
-/*
- * Usable GB/s (10^9 bytes/s) of the narrowest PCIe link between the device
- * at bdf ("0000:01:00.0") and its root port, read under sysfs_root ("/sys");
- * NAN when it cannot be known.
- */
-double pcilink_usable_ceiling(const char *sysfs_root, const char *bdf);
+/* Normalise "01:00.0" / "0000:01:00.0" into out (16 bytes). -EINVAL if not a BDF. */
+int pcie_bdf_normalise(const char *s, char out[16]);
 
 #endif

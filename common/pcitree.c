@@ -5,12 +5,13 @@
  * virtual-function parents, and the path of a device to its root port.
  *
  * libpci reports fatal errors through a callback that must not return; it
- * is answered with a longjmp back into pci_tree_load(), so that no error
+ * is answered with a longjmp back into pcitree_load(), so that no error
  * ends the process from here.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@
 
 #include <pci/pci.h>
 
-#include "drive.h"
+#include "sysfs.h"
 #include "pcitree.h"
 
 static jmp_buf pci_jmp;
@@ -41,35 +42,19 @@ static void pci_quiet_cb(char *msg, ...)
 	(void)msg;
 }
 
-int pci_bdf_normalise(const char *s, char out[16])
-{
-	unsigned dom = 0, bus, dev, fn;
-	char tail;
-
-	if (sscanf(s, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4) {
-		dom = 0;
-		if (sscanf(s, "%x:%x.%x%c", &bus, &dev, &fn, &tail) != 3)
-			return -EINVAL;
-	}
-	if (dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
-		return -EINVAL;
-	snprintf(out, 16, "%04x:%02x:%02x.%u", dom, bus, dev, fn);
-	return 0;
-}
-
 static bool looks_like_bdf(const char *s)
 {
 	char b[16];
 
-	return strlen(s) == 12 && !pci_bdf_normalise(s, b);
+	return strlen(s) == 12 && !pcie_bdf_normalise(s, b);
 }
 
-const struct pcie_fn *pci_tree_find(const struct pci_tree *t, const char *bdf)
+const struct pcie_fn *pcitree_find(const struct pcitree *t, const char *bdf)
 {
 	char want[16];
 	int i;
 
-	if (pci_bdf_normalise(bdf, want))
+	if (pcie_bdf_normalise(bdf, want))
 		return NULL;
 	for (i = 0; i < t->n; i++)
 		if (!strcmp(t->fn[i].bdf, want))
@@ -77,9 +62,9 @@ const struct pcie_fn *pci_tree_find(const struct pci_tree *t, const char *bdf)
 	return NULL;
 }
 
-static int find_index(const struct pci_tree *t, const char *bdf)
+static int find_index(const struct pcitree *t, const char *bdf)
 {
-	const struct pcie_fn *f = pci_tree_find(t, bdf);
+	const struct pcie_fn *f = pcitree_find(t, bdf);
 
 	return f ? (int)(f - t->fn) : -1;
 }
@@ -118,7 +103,7 @@ static void link_from_sysfs_attrs(const char *dir, struct pcie_fn *f)
 }
 
 /* sysfs: parent from the device's canonical path, VF from its physfn link. */
-static void sysfs_relations(struct pci_tree *t, int i)
+static void sysfs_relations(struct pcitree *t, int i)
 {
 	struct pcie_fn *f = &t->fn[i];
 	char path[PATH_MAX + 64], real[PATH_MAX], link[PATH_MAX];
@@ -144,13 +129,13 @@ static void sysfs_relations(struct pci_tree *t, int i)
 		name = name ? name + 1 : link;
 		if (looks_like_bdf(name)) {
 			f->is_vf = true;
-			pci_bdf_normalise(name, f->pf_bdf);
+			pcie_bdf_normalise(name, f->pf_bdf);
 		}
 	}
 }
 
 /* dump: parent = the bridge whose secondary bus is ours; VFs from SR-IOV. */
-static void dump_relations(struct pci_tree *t)
+static void dump_relations(struct pcitree *t)
 {
 	int i, j;
 	unsigned k;
@@ -193,7 +178,7 @@ static void dump_relations(struct pci_tree *t)
  * Header-only functions (no root): a bridge's role follows from its place,
  * root port on a root bus, then switch upstream and downstream alternating.
  */
-static enum pcie_role infer_role(const struct pci_tree *t, const struct pcie_fn *f)
+static enum pcie_role infer_role(const struct pcitree *t, const struct pcie_fn *f)
 {
 	const struct pcie_fn *p;
 
@@ -234,7 +219,7 @@ static int cmp_fn(const void *a, const void *b)
 }
 
 /* Fill t from an initialised libpci access. Runs under the longjmp guard. */
-static int load_devices(struct pci_tree *t, struct pci_access *pacc)
+static int load_devices(struct pcitree *t, struct pci_access *pacc)
 {
 	static uint8_t cfg[4096];
 	struct pci_dev *d;
@@ -285,7 +270,7 @@ static int load_devices(struct pci_tree *t, struct pci_access *pacc)
 	return 0;
 }
 
-int pci_tree_load(struct pci_tree *t, const char *sysfs_root, const char *dump_arg, char *err,
+int pcitree_load(struct pcitree *t, const char *sysfs_root, const char *dump_arg, char *err,
 		  size_t errlen)
 {
 	/* Read again after libpci's error hook longjmps back: keep it out of registers. */
@@ -320,7 +305,7 @@ int pci_tree_load(struct pci_tree *t, const char *sysfs_root, const char *dump_a
 	pacc->debug = pci_quiet_cb;
 	if (setjmp(pci_jmp)) {
 		snprintf(err, errlen, "%s: %s", dump_file ? dump_file : t->sysfs_root, pci_errmsg);
-		pci_tree_free(t);
+		pcitree_free(t);
 		/* pci_cleanup() may call the error hook again; the access is leaked. */
 		return -EIO;
 	}
@@ -337,26 +322,26 @@ int pci_tree_load(struct pci_tree *t, const char *sysfs_root, const char *dump_a
 	pci_cleanup(pacc);
 	if (rc) {
 		snprintf(err, errlen, "%s", strerror(-rc));
-		pci_tree_free(t);
+		pcitree_free(t);
 	}
 	return rc;
 }
 
-void pci_tree_free(struct pci_tree *t)
+void pcitree_free(struct pcitree *t)
 {
 	free(t->fn);
 	t->fn = NULL;
 	t->n = 0;
 }
 
-int pci_tree_path(const struct pci_tree *t, const struct pcie_fn *f, const char *who,
+int pcitree_path(const struct pcitree *t, const struct pcie_fn *f, const char *who,
 		  bool may_idle, struct pcie_path *p)
 {
 	const struct pcie_fn *cur = f;
 
 	memset(p, 0, sizeof(*p));
 	if (f->is_vf) {
-		cur = pci_tree_find(t, f->pf_bdf);
+		cur = pcitree_find(t, f->pf_bdf);
 		if (!cur)
 			return -ENOENT;
 	}
@@ -368,4 +353,16 @@ int pci_tree_path(const struct pci_tree *t, const struct pcie_fn *f, const char 
 	}
 	pcie_judge_path(p, who, may_idle);
 	return p->nlinks ? p->nhops : -ENOENT;
+}
+
+double pcitree_usable_ceiling(const struct pcitree *t, const char *bdf)
+{
+	const struct pcie_fn *f = bdf && *bdf ? pcitree_find(t, bdf) : NULL;
+	struct pcie_path p;
+
+	if (!f || pcitree_path(t, f, "device", false, &p) <= 0)
+		return NAN;
+	if (p.verdict == PCIE_OK || p.verdict == PCIE_DOWNGRADED || p.verdict == PCIE_MAYBE_IDLE)
+		return p.usable;
+	return NAN;
 }

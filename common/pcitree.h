@@ -19,7 +19,7 @@
 
 #include "pcilink.h"
 
-struct pci_tree {
+struct pcitree {
 	struct pcie_fn *fn;
 	int n;
 	bool from_dump;
@@ -32,22 +32,26 @@ struct pci_tree {
  * sysfs_root ("/sys" live). Returns 0 or -errno; on error err holds a
  * message naming the source.
  */
-int pci_tree_load(struct pci_tree *t, const char *sysfs_root, const char *dump_file, char *err,
+int pcitree_load(struct pcitree *t, const char *sysfs_root, const char *dump_file, char *err,
 		  size_t errlen);
-void pci_tree_free(struct pci_tree *t);
+void pcitree_free(struct pcitree *t);
 
 /* The function at bdf ("0000:01:00.0" or "01:00.0"), or NULL. */
-const struct pcie_fn *pci_tree_find(const struct pci_tree *t, const char *bdf);
-
-/* Normalise "01:00.0" / "0000:01:00.0" into out (16 bytes). -EINVAL if not a BDF. */
-int pci_bdf_normalise(const char *s, char out[16]);
+const struct pcie_fn *pcitree_find(const struct pcitree *t, const char *bdf);
 
 /*
  * Fill p->hop[] from f (a VF is replaced by its physical function) up to the
  * root port, and judge it (pcie_judge_path). Returns the hop count, or
  * -ENOENT when f has no PCIe port above it.
  */
-int pci_tree_path(const struct pci_tree *t, const struct pcie_fn *f, const char *who,
+int pcitree_path(const struct pcitree *t, const struct pcie_fn *f, const char *who,
 		  bool may_idle, struct pcie_path *p);
+
+/*
+ * Usable GB/s (10^9 bytes/s) of the narrowest PCIe link between the device
+ * at bdf and its root port; NAN when it cannot be known. The bandwidth tools
+ * load the tree once per run and ask this per drive.
+ */
+double pcitree_usable_ceiling(const struct pcitree *t, const char *bdf);
 
 #endif

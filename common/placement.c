@@ -9,45 +9,45 @@
 #include "parse.h"
 #include "placement.h"
 
-int numa_nodes(void)
+int placement_nodes(void)
 {
 	if (numa_available() < 0)
 		return 1;
 	return numa_max_node() + 1;
 }
 
-int numa_policy_parse(const char *s, int *policy)
+int placement_policy_parse(const char *s, int *policy)
 {
 	unsigned long node;
 	int rc;
 
 	if (!strcmp(s, "auto")) {
-		*policy = NUMA_POLICY_AUTO;
+		*policy = PLACEMENT_AUTO;
 		return 0;
 	}
 	if (!strcmp(s, "off")) {
-		*policy = NUMA_POLICY_OFF;
+		*policy = PLACEMENT_OFF;
 		return 0;
 	}
 	rc = parse_uint(s, 0, 4095, &node);
 	if (rc)
 		return rc;
-	if ((int)node >= numa_nodes())
+	if ((int)node >= placement_nodes())
 		return -ERANGE;
 	*policy = (int)node;
 	return 0;
 }
 
-int numa_policy_node(int policy, int dev_node)
+int placement_policy_node(int policy, int dev_node)
 {
-	if (policy == NUMA_POLICY_OFF)
+	if (policy == PLACEMENT_OFF)
 		return -1;
-	if (policy == NUMA_POLICY_AUTO)
-		return dev_node >= 0 && dev_node < numa_nodes() ? dev_node : -1;
+	if (policy == PLACEMENT_AUTO)
+		return dev_node >= 0 && dev_node < placement_nodes() ? dev_node : -1;
 	return policy;
 }
 
-int numa_pin_self(int node)
+int placement_pin_self(int node)
 {
 	if (node < 0 || numa_available() < 0)
 		return 0;
@@ -83,12 +83,18 @@ int buffer_alloc_locked(size_t len, size_t align, void **out, int *lock_errno)
 		return -ENOMEM;
 	if (span != len)
 		madvise(p, span, MADV_HUGEPAGE); /* advice only: 4 KiB pages still work */
-	memset(p, 0, span); /* first touch: the pages land on this thread's node */
+	/*
+	 * Lock before touching: mlock() checks RLIMIT_MEMLOCK before it faults a
+	 * single page in, so a buffer that cannot be locked fails at once instead
+	 * of growing the process to its full size first. It then faults the pages
+	 * in on this thread (first touch: this thread's NUMA node).
+	 */
 	if (mlock(p, span)) {
 		*lock_errno = errno;
 		free(p);
 		return -*lock_errno;
 	}
+	memset(p, 0, span);
 	*out = p;
 	return 0;
 }

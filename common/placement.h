@@ -8,20 +8,20 @@
 
 #include <stddef.h>
 
-#define NUMA_POLICY_AUTO (-1) /* the drive's own node (or no pinning if unknown) */
-#define NUMA_POLICY_OFF (-2)  /* no pinning */
+#define PLACEMENT_AUTO (-1) /* the drive's own node (or no pinning if unknown) */
+#define PLACEMENT_OFF (-2)  /* no pinning */
 
 /* "auto", "off" or a node number that exists here. -EINVAL, -ERANGE (no such node). */
-int numa_policy_parse(const char *s, int *policy);
+int placement_policy_parse(const char *s, int *policy);
 
 /* The node to run on for a device on dev_node under policy, or -1 for none. */
-int numa_policy_node(int policy, int dev_node);
+int placement_policy_node(int policy, int dev_node);
 
 /* Run the calling thread on node's CPUs and prefer its memory. 0 or -errno. */
-int numa_pin_self(int node);
+int placement_pin_self(int node);
 
 /* Number of configured NUMA nodes (1 when libnuma says NUMA is unavailable). */
-int numa_nodes(void);
+int placement_nodes(void);
 
 /*
  * Allocate len bytes aligned to align, fault every page in (on the calling

@@ -6,13 +6,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "drive.h"
+#include "sysfs.h"
 #include "rdma.h"
 #include "timing.h"
 
@@ -33,7 +34,7 @@ static bool gid_ipv4(const union ibv_gid *g, char *out, size_t len)
 
 /* The port's IPv4 address from GID gid_index, or the first one in its table. */
 static void port_addr(struct ibv_context *ctx, uint8_t port, int tbl_len, int gid_index,
-		      struct rdma_port *p)
+		      struct fab_port *p)
 {
 	union ibv_gid g;
 	int i, last = tbl_len < GID_SCAN_MAX ? tbl_len : GID_SCAN_MAX;
@@ -50,7 +51,7 @@ static void port_addr(struct ibv_context *ctx, uint8_t port, int tbl_len, int gi
 	}
 }
 
-int rdma_ports_list(struct rdma_port *out, int max, int gid_index)
+int fab_ports_list(struct fab_port *out, int max, int gid_index)
 {
 	struct ibv_device **list;
 	int ndev, i, n = 0;
@@ -77,7 +78,7 @@ int rdma_ports_list(struct rdma_port *out, int max, int gid_index)
 		}
 		for (p = 1; p <= da.phys_port_cnt && n < max; p++) {
 			struct ibv_port_attr pa;
-			struct rdma_port *o = &out[n];
+			struct fab_port *o = &out[n];
 
 			if (ibv_query_port(ctx, p, &pa))
 				continue;
@@ -97,15 +98,15 @@ int rdma_ports_list(struct rdma_port *out, int max, int gid_index)
 	return n;
 }
 
-int rdma_ports_select(const char *list, int gid_index, struct rdma_port *out, int max, char *bad,
+int fab_ports_select(const char *list, int gid_index, struct fab_port *out, int max, char *bad,
 		      size_t badlen)
 {
-	struct rdma_port all[RDMA_MAX_PORTS];
+	struct fab_port all[FAB_MAX_PORTS];
 	char buf[1024], *save = NULL, *tok;
 	int nall, i, n = 0;
 
 	bad[0] = '\0';
-	nall = rdma_ports_list(all, RDMA_MAX_PORTS, gid_index);
+	nall = fab_ports_list(all, FAB_MAX_PORTS, gid_index);
 	if (nall < 0)
 		return nall;
 	if (nall == 0)
@@ -145,31 +146,6 @@ int rdma_ports_select(const char *list, int gid_index, struct rdma_port *out, in
 			snprintf(bad, badlen, "%s", tok);
 	}
 	return n ? n : -ENETDOWN;
-}
-
-/* ---- slice layout ------------------------------------------------------------- */
-
-int slice_layout(uint64_t dram, uint64_t local_len, uint32_t workers, uint64_t chunk,
-		 uint32_t depth, struct slice_layout *l, uint64_t *need)
-{
-	uint64_t slots;
-
-	*need = 0;
-	if (!chunk || !workers || !depth)
-		return -EINVAL;
-	memset(l, 0, sizeof(*l));
-	l->local_len = local_len;
-	l->slices_off = (local_len + 4095) & ~4095ULL;
-	l->workers = workers;
-	*need = l->slices_off + (uint64_t)workers * (depth + 1) * chunk;
-	if (dram < *need)
-		return -ENOSPC;
-	slots = (dram - l->slices_off) / workers / chunk;
-	if (slots > UINT32_MAX)
-		slots = UINT32_MAX;
-	l->slots = (uint32_t)slots;
-	l->slice_len = slots * chunk;
-	return 0;
 }
 
 /* ---- rdma_cm events -------------------------------------------------------------- */
@@ -230,7 +206,7 @@ static int cm_wait(struct rdma_event_channel *ech, enum rdma_cm_event_type want,
 
 /* ---- connections ---------------------------------------------------------------- */
 
-static void hello_encode(const struct rdma_hello *h, uint8_t out[12])
+static void hello_encode(const struct fab_hello *h, uint8_t out[12])
 {
 	int i;
 
@@ -240,7 +216,7 @@ static void hello_encode(const struct rdma_hello *h, uint8_t out[12])
 		out[8 + i] = (uint8_t)(h->worker >> (24 - 8 * i));
 }
 
-static void hello_decode(const uint8_t in[12], struct rdma_hello *h)
+static void hello_decode(const uint8_t in[12], struct fab_hello *h)
 {
 	int i;
 
@@ -252,14 +228,14 @@ static void hello_decode(const uint8_t in[12], struct rdma_hello *h)
 		h->worker = h->worker << 8 | in[8 + i];
 }
 
-static int fail(struct rdma_conn *c, int rc, const char *what)
+static int fail(struct fab_conn *c, int rc, const char *what)
 {
 	snprintf(c->why, sizeof(c->why), "%s: %s", what, strerror(-rc));
 	return rc;
 }
 
 /* PD, completion channel, CQ and an RC QP on c->id for up to depth sends. */
-static int conn_setup_qp(struct rdma_conn *c, unsigned depth)
+static int conn_setup_qp(struct fab_conn *c, unsigned depth)
 {
 	struct ibv_qp_init_attr qa = { 0 };
 
@@ -302,8 +278,8 @@ static int make_sockaddr(const char *host, unsigned port, struct sockaddr_storag
 	return 0;
 }
 
-int rdma_conn_connect(struct rdma_conn *c, const char *src, const char *dst, unsigned port,
-		      const struct rdma_hello *hello, unsigned depth, void *buf, size_t len,
+int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsigned port,
+		      const struct fab_hello *hello, unsigned depth, void *buf, size_t len,
 		      int timeout_ms)
 {
 	struct rdma_conn_param cp = { 0 };
@@ -361,7 +337,7 @@ int rdma_conn_connect(struct rdma_conn *c, const char *src, const char *dst, uns
 	return 0;
 }
 
-int rdma_listen_on(struct rdma_listener *l, const char *addr, unsigned port)
+int fab_listener_open(struct fab_listener *l, const char *addr, unsigned port)
 {
 	struct sockaddr_storage sa;
 	int rc;
@@ -373,22 +349,22 @@ int rdma_listen_on(struct rdma_listener *l, const char *addr, unsigned port)
 	if (rdma_create_id(l->ech, &l->id, NULL, RDMA_PS_TCP)) {
 		rc = -errno;
 		l->id = NULL;
-		rdma_listener_close(l);
+		fab_listener_close(l);
 		return rc;
 	}
 	if (make_sockaddr(addr ? addr : "0.0.0.0", port, &sa)) {
-		rdma_listener_close(l);
+		fab_listener_close(l);
 		return -EADDRNOTAVAIL;
 	}
 	if (rdma_bind_addr(l->id, (struct sockaddr *)&sa) || rdma_listen(l->id, 64)) {
 		rc = -errno;
-		rdma_listener_close(l);
+		fab_listener_close(l);
 		return rc;
 	}
 	return 0;
 }
 
-void rdma_listener_close(struct rdma_listener *l)
+void fab_listener_close(struct fab_listener *l)
 {
 	if (l->id)
 		rdma_destroy_id(l->id);
@@ -398,8 +374,8 @@ void rdma_listener_close(struct rdma_listener *l)
 	l->ech = NULL;
 }
 
-int rdma_listener_next(struct rdma_listener *l, int timeout_ms, struct rdma_cm_id **id,
-		       struct rdma_hello *hello)
+int fab_listener_next(struct fab_listener *l, int timeout_ms, struct rdma_cm_id **id,
+		       struct fab_hello *hello)
 {
 	struct rdma_cm_event *e;
 	char why[160];
@@ -427,13 +403,13 @@ int rdma_listener_next(struct rdma_listener *l, int timeout_ms, struct rdma_cm_i
 	return 0;
 }
 
-void rdma_listener_reject(struct rdma_cm_id *id)
+void fab_listener_reject(struct rdma_cm_id *id)
 {
 	rdma_reject(id, NULL, 0);
 	rdma_destroy_id(id);
 }
 
-int rdma_conn_accept(struct rdma_conn *c, struct rdma_cm_id *id, void *buf, size_t len,
+int fab_conn_accept(struct fab_conn *c, struct rdma_cm_id *id, void *buf, size_t len,
 		     int timeout_ms)
 {
 	struct rdma_conn_param cp = { 0 };
@@ -443,7 +419,7 @@ int rdma_conn_accept(struct rdma_conn *c, struct rdma_cm_id *id, void *buf, size
 	c->ech = rdma_create_event_channel();
 	if (!c->ech || rdma_migrate_id(id, c->ech)) {
 		rc = -errno;
-		rdma_listener_reject(id);
+		fab_listener_reject(id);
 		return fail(c, rc, "rdma_migrate_id");
 	}
 	c->id = id;
@@ -469,7 +445,7 @@ int rdma_conn_accept(struct rdma_conn *c, struct rdma_cm_id *id, void *buf, size
 	return 0;
 }
 
-bool rdma_conn_lost(struct rdma_conn *c)
+bool fab_conn_lost(struct fab_conn *c)
 {
 	struct pollfd pfd = { .fd = c->ech->fd, .events = POLLIN };
 	struct rdma_cm_event *e;
@@ -487,7 +463,7 @@ bool rdma_conn_lost(struct rdma_conn *c)
 	return lost;
 }
 
-void rdma_conn_close(struct rdma_conn *c)
+void fab_conn_close(struct fab_conn *c)
 {
 	if (c->connected)
 		rdma_disconnect(c->id);
@@ -510,7 +486,7 @@ void rdma_conn_close(struct rdma_conn *c)
 
 /* ---- the posting loop ---------------------------------------------------------------- */
 
-int rdma_writer_init(struct rdma_writer *w, struct rdma_conn *c, uint64_t raddr, uint32_t rkey,
+int fab_writer_init(struct fab_writer *w, struct fab_conn *c, uint64_t raddr, uint32_t rkey,
 		     uint32_t slots, size_t chunk, unsigned depth)
 {
 	memset(w, 0, sizeof(*w));
@@ -525,13 +501,13 @@ int rdma_writer_init(struct rdma_writer *w, struct rdma_conn *c, uint64_t raddr,
 	w->items = calloc(depth, sizeof(*w->items));
 	w->busy = calloc(depth, sizeof(*w->busy));
 	if (!w->items || !w->busy) {
-		rdma_writer_free(w);
+		fab_writer_free(w);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-void rdma_writer_free(struct rdma_writer *w)
+void fab_writer_free(struct fab_writer *w)
 {
 	free(w->items);
 	free(w->busy);
@@ -539,7 +515,7 @@ void rdma_writer_free(struct rdma_writer *w)
 	w->busy = NULL;
 }
 
-static int post_write(struct rdma_writer *w, uint64_t wr_id, const void *buf, size_t len,
+static int post_write(struct fab_writer *w, uint64_t wr_id, const void *buf, size_t len,
 		      uint32_t dst)
 {
 	struct ibv_sge sge = {
@@ -567,7 +543,7 @@ static int post_write(struct rdma_writer *w, uint64_t wr_id, const void *buf, si
 }
 
 /* Take the completions there are; count good bytes. Returns 0 or -EIO. */
-static int reap(struct rdma_writer *w, const struct write_source *src, _Atomic uint64_t *bytes)
+static int reap(struct fab_writer *w, const struct write_source *src, _Atomic uint64_t *bytes)
 {
 	struct ibv_wc wc[16];
 	int n, i, rc = 0;
@@ -603,7 +579,7 @@ static int reap(struct rdma_writer *w, const struct write_source *src, _Atomic u
 }
 
 /* Sleep on the CQ's channel for at most ms (the CQ must be armed). */
-static void sleep_cq(struct rdma_writer *w, int ms)
+static void sleep_cq(struct fab_writer *w, int ms)
 {
 	struct pollfd pfd = { .fd = w->c->cch->fd, .events = POLLIN };
 	struct ibv_cq *cq;
@@ -617,7 +593,7 @@ static void sleep_cq(struct rdma_writer *w, int ms)
  * Arm the CQ, take what completed meanwhile (it would not wake us), and
  * sleep for at most ms only if nothing did. 0 or reap()'s error.
  */
-static int wait_cq(struct rdma_writer *w, const struct write_source *src, _Atomic uint64_t *bytes,
+static int wait_cq(struct fab_writer *w, const struct write_source *src, _Atomic uint64_t *bytes,
 		   int ms)
 {
 	unsigned before = w->inflight;
@@ -634,7 +610,7 @@ static int wait_cq(struct rdma_writer *w, const struct write_source *src, _Atomi
 	return 0;
 }
 
-int rdma_write_one(struct rdma_writer *w, const void *buf, size_t len, uint32_t dst,
+int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t dst,
 		   int timeout_ms)
 {
 	uint64_t deadline = nbw_now_ns() + (uint64_t)timeout_ms * 1000000;
@@ -674,7 +650,7 @@ int rdma_write_one(struct rdma_writer *w, const void *buf, size_t len, uint32_t 
 	return 0;
 }
 
-int rdma_write_loop(struct rdma_writer *w, const struct write_source *src, atomic_bool *stop,
+int fab_write_loop(struct fab_writer *w, const struct write_source *src, atomic_bool *stop,
 		    _Atomic uint64_t *bytes, int drain_ms)
 {
 	uint64_t deadline;

@@ -18,25 +18,27 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
-#define RDMA_MAX_PORTS 64
-#define RDMA_ADDR_LEN 64
+#include "slice.h"
+
+#define FAB_MAX_PORTS 64
+#define FAB_ADDR_LEN 64
 
 /* One port of an RDMA device, as -d selects it. */
-struct rdma_port {
+struct fab_port {
 	char dev[64];	 /* rxe0, mlx5_0 */
 	uint8_t port;	 /* 1-based */
 	bool active;	 /* IBV_PORT_ACTIVE */
 	const char *link_layer; /* "InfiniBand", "Ethernet" */
 	int numa_node;	 /* of the device, -1 unknown */
 	int gid_index;	 /* the GID the address came from, -1 none */
-	char addr[RDMA_ADDR_LEN]; /* IPv4 of the port (from its GID table), "" unknown */
+	char addr[FAB_ADDR_LEN]; /* IPv4 of the port (from its GID table), "" unknown */
 };
 
 /*
  * Every port of every device. Returns the count (<= max), 0 if there is no
  * RDMA device, or -errno.
  */
-int rdma_ports_list(struct rdma_port *out, int max, int gid_index);
+int fab_ports_list(struct fab_port *out, int max, int gid_index);
 
 /*
  * The ACTIVE ports named by list ("dev" = its ports, "dev:port" one port,
@@ -44,43 +46,18 @@ int rdma_ports_list(struct rdma_port *out, int max, int gid_index);
  * -ENODEV no RDMA device at all; -ENOENT a name that is no device (*bad set
  * to it); -ENETDOWN no selected port is ACTIVE (*bad the device named).
  */
-int rdma_ports_select(const char *list, int gid_index, struct rdma_port *out, int max, char *bad,
+int fab_ports_select(const char *list, int gid_index, struct fab_port *out, int max, char *bad,
 		      size_t badlen);
-
-/* ---- the sink's DRAM: local staging, then one slice per remote worker ------ */
-
-struct slice_layout {
-	uint64_t local_len;  /* [0, local_len): the sink's own drive readers */
-	uint64_t slices_off; /* first slice, a multiple of 4096 */
-	uint64_t slice_len;  /* per worker, a multiple of chunk */
-	uint32_t slots;	     /* chunks per slice: slot 0 the canary, 1.. the ring */
-	uint32_t workers;
-};
-
-/*
- * Lay out dram bytes: local_len for the local readers, then workers equal
- * slices of whole chunks, each with at least depth + 1 slots (the canary and
- * a ring of depth). -EINVAL for zero chunk/workers/depth, -ENOSPC when dram
- * is too small (the minimum then in *need).
- */
-int slice_layout(uint64_t dram, uint64_t local_len, uint32_t workers, uint64_t chunk,
-		 uint32_t depth, struct slice_layout *l, uint64_t *need);
-
-/* Slot of the ring (1 .. slots-1) that the n-th chunk of a worker lands in. */
-static inline uint32_t slice_ring_slot(uint64_t n, uint32_t slots)
-{
-	return 1 + (uint32_t)(n % (slots - 1));
-}
 
 /* ---- one RC connection ------------------------------------------------------- */
 
 /* Private data of a connect request: which session and worker it belongs to. */
-struct rdma_hello {
+struct fab_hello {
 	uint64_t session;
 	uint32_t worker;
 };
 
-struct rdma_conn {
+struct fab_conn {
 	struct rdma_event_channel *ech;
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
@@ -96,41 +73,41 @@ struct rdma_conn {
  * CQ and an RC QP for depth WRITEs, register buf (local access) and connect
  * with hello as private data, within timeout_ms. 0 or -errno, c->why says.
  */
-int rdma_conn_connect(struct rdma_conn *c, const char *src, const char *dst, unsigned port,
-		      const struct rdma_hello *hello, unsigned depth, void *buf, size_t len,
+int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsigned port,
+		      const struct fab_hello *hello, unsigned depth, void *buf, size_t len,
 		      int timeout_ms);
 
 /* Sink: listen with rdma_cm on addr (NULL = any) and port. */
-struct rdma_listener {
+struct fab_listener {
 	struct rdma_event_channel *ech;
 	struct rdma_cm_id *id;
 };
 
-int rdma_listen_on(struct rdma_listener *l, const char *addr, unsigned port);
-void rdma_listener_close(struct rdma_listener *l);
+int fab_listener_open(struct fab_listener *l, const char *addr, unsigned port);
+void fab_listener_close(struct fab_listener *l);
 
 /*
  * The next connect request within timeout_ms: *id and its private data.
  * -ETIMEDOUT, -EPROTO (a request without our private data: rejected here).
  */
-int rdma_listener_next(struct rdma_listener *l, int timeout_ms, struct rdma_cm_id **id,
-		       struct rdma_hello *hello);
+int fab_listener_next(struct fab_listener *l, int timeout_ms, struct rdma_cm_id **id,
+		       struct fab_hello *hello);
 /* Turn a request down. */
-void rdma_listener_reject(struct rdma_cm_id *id);
+void fab_listener_reject(struct rdma_cm_id *id);
 
 /*
  * Sink: take a connect request: a QP that the sink never posts to, buf
  * registered for remote writes (this MR is all the peer can reach), accept
  * and wait until established. 0 or -errno (c->why).
  */
-int rdma_conn_accept(struct rdma_conn *c, struct rdma_cm_id *id, void *buf, size_t len,
+int fab_conn_accept(struct fab_conn *c, struct rdma_cm_id *id, void *buf, size_t len,
 		     int timeout_ms);
 
 /* True if an event says the connection went away (non-blocking check). */
-bool rdma_conn_lost(struct rdma_conn *c);
+bool fab_conn_lost(struct fab_conn *c);
 
 /* The reverse-order ladder; safe on a zeroed or partly set-up conn. */
-void rdma_conn_close(struct rdma_conn *c);
+void fab_conn_close(struct fab_conn *c);
 
 /* ---- the posting loop ----------------------------------------------------------- */
 
@@ -155,8 +132,8 @@ struct write_source {
 	void *ctx;
 };
 
-struct rdma_writer {
-	struct rdma_conn *c;
+struct fab_writer {
+	struct fab_conn *c;
 	uint64_t raddr; /* the remote slice */
 	uint32_t rkey;
 	uint32_t slots; /* of the slice, slot 0 = canary */
@@ -169,15 +146,15 @@ struct rdma_writer {
 	char why[160];
 };
 
-int rdma_writer_init(struct rdma_writer *w, struct rdma_conn *c, uint64_t raddr, uint32_t rkey,
+int fab_writer_init(struct fab_writer *w, struct fab_conn *c, uint64_t raddr, uint32_t rkey,
 		     uint32_t slots, size_t chunk, unsigned depth);
-void rdma_writer_free(struct rdma_writer *w);
+void fab_writer_free(struct fab_writer *w);
 
 /*
  * Write one chunk to the slice's slot dst (0 = the canary) and wait for its
  * completion within timeout_ms. 0 or -errno (w->why).
  */
-int rdma_write_one(struct rdma_writer *w, const void *buf, size_t len, uint32_t dst,
+int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t dst,
 		   int timeout_ms);
 
 /*
@@ -186,7 +163,7 @@ int rdma_write_one(struct rdma_writer *w, const void *buf, size_t len, uint32_t 
  * then wait for what is in flight (at most drain_ms). 0, or -errno with
  * w->why (a failed completion, a post error, a drain timeout).
  */
-int rdma_write_loop(struct rdma_writer *w, const struct write_source *src, atomic_bool *stop,
+int fab_write_loop(struct fab_writer *w, const struct write_source *src, atomic_bool *stop,
 		    _Atomic uint64_t *bytes, int drain_ms);
 
 #endif

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
+#include "nbw.h"
 #include "reader.h"
 
 #define ZERO_SAMPLE 4096u
@@ -20,6 +22,21 @@ int reader_engine_parse(const char *s, enum reader_engine *e)
 		return reader_engine_available(ENGINE_IO_URING) ? 0 : -ENOTSUP;
 	}
 	return -EINVAL;
+}
+
+int reader_engine_option(const char *val, enum reader_engine *e)
+{
+	static const char *const names[] = { "psync", "io_uring", NULL };
+	int i, rc = cli_keyword("engine", val, names, &i);
+
+	if (rc != CLI_NEXT)
+		return rc;
+	if (!reader_engine_available((enum reader_engine)i)) {
+		nbw_usage_err("engine '%s' was not built (configure found no liburing)", val);
+		return NBW_EXIT_USAGE;
+	}
+	*e = (enum reader_engine)i;
+	return CLI_NEXT;
 }
 
 const char *reader_engine_name(enum reader_engine e)

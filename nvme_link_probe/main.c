@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "drive.h"
+#include "sysfs.h"
 #include "cli.h"
 #include "nbw.h"
 #include "parse.h"
@@ -49,12 +49,10 @@ struct probe_dev {
 };
 
 struct options {
+	struct cli_common cc; /* --json, --sysfs-root */
 	char *devs;
-	const char *sysfs_root;
 	const char *dump;
 	bool verbose;
-	bool json;
-	const char *json_file;
 	double expect_speed; /* GT/s, 0 = none */
 	unsigned expect_width;
 };
@@ -87,26 +85,22 @@ static void usage(void)
 }
 
 enum {
-	OPT_DEV = CHAR_MAX + 1,
-	OPT_SYSFS_ROOT,
+	OPT_DEV = CLI_OPT_TOOL,
 	OPT_PCI_DUMP,
 	OPT_EXPECT_SPEED,
 	OPT_EXPECT_WIDTH,
 	OPT_EXPECT,
-	OPT_JSON,
 };
 
 static const struct option longopts[] = {
 	{ "dev", required_argument, NULL, OPT_DEV },
-	{ "sysfs-root", required_argument, NULL, OPT_SYSFS_ROOT },
 	{ "pci-dump", required_argument, NULL, OPT_PCI_DUMP },
 	{ "expect-speed", required_argument, NULL, OPT_EXPECT_SPEED },
 	{ "expect-width", required_argument, NULL, OPT_EXPECT_WIDTH },
 	{ "expect", required_argument, NULL, OPT_EXPECT },
 	{ "verbose", no_argument, NULL, 'v' },
-	{ "json", optional_argument, NULL, OPT_JSON },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
+	CLI_LONGOPTS_SYSFS,
+	CLI_LONGOPTS_OUTPUT,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -175,53 +169,47 @@ static int bad_value(const char *name, const char *val, int rc)
 	return NBW_EXIT_USAGE;
 }
 
+/* One option of this tool: CLI_NEXT or an exit status. */
+static int tool_option(int c, char *arg, struct options *o)
+{
+	int rc;
+
+	switch (c) {
+	case OPT_DEV:
+		o->devs = arg;
+		return CLI_NEXT;
+	case OPT_PCI_DUMP:
+		o->dump = arg;
+		return CLI_NEXT;
+	case OPT_EXPECT_SPEED:
+		rc = parse_speed(arg, &o->expect_speed);
+		return rc ? bad_value("expected speed (GT/s)", arg, rc) : CLI_NEXT;
+	case OPT_EXPECT_WIDTH:
+		rc = parse_width(arg, &o->expect_width);
+		return rc ? bad_value("expected width", arg, rc) : CLI_NEXT;
+	case OPT_EXPECT:
+		rc = parse_expect(arg, o);
+		return rc ? bad_value("expectation (genNxW, genN or xW)", arg, rc) : CLI_NEXT;
+	case 'v':
+		o->verbose = true;
+		return CLI_NEXT;
+	}
+	return cli_try_help();
+}
+
+/* -1 to go on, or the exit status (help, version, usage error). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	int c, rc;
 
-	*o = (struct options){ .sysfs_root = "/sys" };
+	*o = (struct options){ 0 };
+	cli_common_init(&o->cc);
 	while ((c = getopt_long(argc, argv, "vhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_DEV:
-			o->devs = optarg;
-			break;
-		case OPT_SYSFS_ROOT:
-			o->sysfs_root = optarg;
-			break;
-		case OPT_PCI_DUMP:
-			o->dump = optarg;
-			break;
-		case OPT_EXPECT_SPEED:
-			rc = parse_speed(optarg, &o->expect_speed);
-			if (rc)
-				return bad_value("expected speed (GT/s)", optarg, rc);
-			break;
-		case OPT_EXPECT_WIDTH:
-			rc = parse_width(optarg, &o->expect_width);
-			if (rc)
-				return bad_value("expected width", optarg, rc);
-			break;
-		case OPT_EXPECT:
-			rc = parse_expect(optarg, o);
-			if (rc)
-				return bad_value("expectation (genNxW, genN or xW)", optarg, rc);
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			o->json_file = optarg;
-			break;
-		case 'h':
-			usage();
-			exit(NBW_EXIT_OK);
-		case 'V':
-			nbw_print_version();
-			exit(NBW_EXIT_OK);
-		default:
-			return cli_try_help();
-		}
+		rc = cli_common_option(c, optarg, &o->cc, usage);
+		if (rc == CLI_UNKNOWN)
+			rc = tool_option(c, optarg, o);
+		if (rc != CLI_NEXT)
+			return rc;
 	}
 	if (optind < argc) {
 		nbw_usage_err("unexpected argument '%s' (devices go in --dev)", argv[optind]);
@@ -233,7 +221,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 /* ---- discovery ------------------------------------------------------------- */
 
 /* The PCI address a sysfs "device" link resolves to, if it is a PCI function. */
-static bool sysfs_pci_address(const char *dir, const struct pci_tree *t, char bdf[16])
+static bool sysfs_pci_address(const char *dir, const struct pcitree *t, char bdf[16])
 {
 	char path[PATH_MAX + 16], real[PATH_MAX];
 	const char *base;
@@ -243,9 +231,9 @@ static bool sysfs_pci_address(const char *dir, const struct pci_tree *t, char bd
 		return false;
 	base = strrchr(real, '/');
 	base = base ? base + 1 : real;
-	if (strlen(base) != 12 || pci_bdf_normalise(base, bdf))
+	if (strlen(base) != 12 || pcie_bdf_normalise(base, bdf))
 		return false;
-	return pci_tree_find(t, bdf) != NULL;
+	return pcitree_find(t, bdf) != NULL;
 }
 
 /* "40 Gb/sec (4X QDR)" -> 32 (data rate: SDR, DDR and QDR are 8b/10b). */
@@ -272,7 +260,7 @@ static int cmp_dev(const void *a, const void *b)
 }
 
 static int discover_class(const char *root, const char *cls, enum dev_kind kind,
-			  const struct pci_tree *t, struct probe_dev *out, int n)
+			  const struct pcitree *t, struct probe_dev *out, int n)
 {
 	char dir[PATH_MAX], sub[PATH_MAX + 64];
 	struct dirent *e;
@@ -318,7 +306,7 @@ static int discover_class(const char *root, const char *cls, enum dev_kind kind,
 			}
 		}
 		if (p->bdf[0])
-			p->fn = pci_tree_find(t, p->bdf);
+			p->fn = pcitree_find(t, p->bdf);
 		n++;
 	}
 	closedir(d);
@@ -326,7 +314,7 @@ static int discover_class(const char *root, const char *cls, enum dev_kind kind,
 }
 
 /* Dump mode: NVMe by class code 01:08:02; RDMA by InfiniBand class or RDMA NIC vendors. */
-static bool dump_kind(const struct pci_tree *t, const struct pcie_fn *f, enum dev_kind *kind)
+static bool dump_kind(const struct pcitree *t, const struct pcie_fn *f, enum dev_kind *kind)
 {
 	static const uint16_t rdma_vendors[] = { 0x15b3 /* Mellanox/NVIDIA */,
 						 0x1425 /* Chelsio */, 0x1077 /* QLogic */,
@@ -345,7 +333,7 @@ static bool dump_kind(const struct pci_tree *t, const struct pcie_fn *f, enum de
 	if ((f->class_code >> 8) != 0x0200)
 		return false;
 	if (f->is_vf) {
-		const struct pcie_fn *pf = pci_tree_find(t, f->pf_bdf);
+		const struct pcie_fn *pf = pcitree_find(t, f->pf_bdf);
 
 		vendor = pf ? pf->vendor : vendor;
 	}
@@ -357,7 +345,7 @@ static bool dump_kind(const struct pci_tree *t, const struct pcie_fn *f, enum de
 	return false;
 }
 
-static int discover(const struct options *o, const struct pci_tree *t, struct probe_dev *out)
+static int discover(const struct options *o, const struct pcitree *t, struct probe_dev *out)
 {
 	int n = 0, i;
 
@@ -377,9 +365,9 @@ static int discover(const struct options *o, const struct pci_tree *t, struct pr
 			n++;
 		}
 	} else {
-		n = discover_class(o->sysfs_root, "nvme", KIND_NVME, t, out, 0);
+		n = discover_class(o->cc.sysfs_root, "nvme", KIND_NVME, t, out, 0);
 		if (n >= 0)
-			n = discover_class(o->sysfs_root, "infiniband", KIND_RDMA, t, out, n);
+			n = discover_class(o->cc.sysfs_root, "infiniband", KIND_RDMA, t, out, n);
 		if (n < 0)
 			return n;
 	}
@@ -393,7 +381,7 @@ static bool dev_matches(const struct probe_dev *p, const char *item)
 
 	if (p->name[0] && !strcmp(p->name, item))
 		return true;
-	return p->bdf[0] && !pci_bdf_normalise(item, bdf) && !strcmp(bdf, p->bdf);
+	return p->bdf[0] && !pcie_bdf_normalise(item, bdf) && !strcmp(bdf, p->bdf);
 }
 
 /* Keep only the devices named in --dev. Returns the count or minus an exit code. */
@@ -443,11 +431,11 @@ static const char *who_of(const struct probe_dev *p)
 	return p->kind == KIND_NVME ? "drive" : "NIC";
 }
 
-static void judge(const struct pci_tree *t, struct probe_dev *p)
+static void judge(const struct pcitree *t, struct probe_dev *p)
 {
 	if (!p->fn)
 		return;
-	pci_tree_path(t, p->fn, who_of(p),
+	pcitree_path(t, p->fn, who_of(p),
 		      p->kind == KIND_RDMA || pcie_class_may_idle(p->fn->class_code), &p->path);
 	p->have_path = true;
 	if (p->path.verdict == PCIE_NO_LINK)
@@ -659,17 +647,9 @@ static void print_network(struct report *r, const struct probe_dev *p)
 	report_text(r, "\n");
 }
 
-static void print_device(struct report *r, const struct options *o, const struct probe_dev *p)
+/* Name, kind, address, NUMA node and what the device is. */
+static void print_identity(struct report *r, const struct probe_dev *p)
 {
-	const struct pcie_path *pa = &p->path;
-	const struct pcie_link *own = p->have_path && pa->nlinks ? &pa->link[0] : NULL;
-	const struct pcie_fn *dev = p->have_path && pa->nhops ? pa->hop[0] : p->fn;
-	char now[32], max[32], m[128];
-	enum pcie_verdict v = p->have_path ? pa->verdict : PCIE_NO_LINK;
-	const char *reason = p->have_path && v != PCIE_NO_LINK ? pa->reason : p->why_no_link;
-	int i;
-
-	report_obj_begin(r, NULL);
 	report_str(r, "name", " %-10s", p->name[0] ? p->name : NULL);
 	report_str(r, "kind", " %-5s", p->kind == KIND_NVME ? "nvme" : "rdma");
 	report_str(r, "bdf", " %-12s", p->bdf[0] ? p->bdf : NULL);
@@ -687,6 +667,13 @@ static void print_device(struct report *r, const struct options *o, const struct
 		report_opt_str(r, "transport", p->transport);
 	report_bool(r, "virtual_function", NULL, p->fn && p->fn->is_vf);
 	report_opt_str(r, "physical_function", p->fn && p->fn->is_vf ? p->fn->pf_bdf : NULL);
+}
+
+/* The device's own link ("link" in JSON; "link now" and "max" in text). */
+static void print_own_link(struct report *r, const struct pcie_link *own,
+			   const struct pcie_fn *dev)
+{
+	char now[32], max[32];
 
 	if (own) {
 		report_obj_begin(r, "link");
@@ -710,6 +697,13 @@ static void print_device(struct report *r, const struct options *o, const struct
 			      now, sizeof(now)),
 		    link_text(dev ? dev->max_speed : 0, dev ? dev->max_width : 0,
 			      dev && (dev->known & PCIE_K_MAX), max, sizeof(max)));
+}
+
+/* JSON only: the function, every hop of the path and every link on it. */
+static void print_path_json(struct report *r, const struct probe_dev *p)
+{
+	const struct pcie_path *pa = &p->path;
+	int i;
 
 	if (p->fn) {
 		report_obj_begin(r, "function");
@@ -742,6 +736,14 @@ static void print_device(struct report *r, const struct options *o, const struct
 		report_obj_end(r);
 	}
 	report_arr_end(r);
+}
+
+/* Ceiling, narrowest hop, verdict, what limits it and why. */
+static void print_verdict(struct report *r, const struct probe_dev *p)
+{
+	const struct pcie_path *pa = &p->path;
+	enum pcie_verdict v = p->have_path ? pa->verdict : PCIE_NO_LINK;
+	const char *reason = p->have_path && v != PCIE_NO_LINK ? pa->reason : p->why_no_link;
 
 	report_obj_begin(r, "ceiling_gb_per_s");
 	report_double(r, "raw", NULL, p->have_path ? pa->raw : NAN);
@@ -765,20 +767,41 @@ static void print_device(struct report *r, const struct options *o, const struct
 		report_text(r, " [virtual function: judged by its physical function %s]",
 			    p->fn->pf_bdf);
 	report_text(r, "\n");
-	if (p->have_path && own) {
-		unsigned missing = 0;
+}
 
-		for (i = 0; i < pa->nlinks; i++)
-			missing |= pa->link[i].missing;
-		report_arr_begin(r, "missing");
-		for (i = 0; i < 9; i++)
-			if (missing & (1u << i))
-				report_str(r, NULL, NULL, pcie_known_names(1u << i, m, sizeof(m)));
-		report_arr_end(r);
-		if (missing && !o->verbose)
-			report_text(r, "    missing: %s%s\n", pcie_known_names(missing, m, sizeof(m)),
-				    geteuid() ? " (config space beyond the header needs root)" : "");
-	}
+/* The register fields that could not be read on any link of the path. */
+static void print_missing(struct report *r, const struct options *o, const struct probe_dev *p)
+{
+	const struct pcie_path *pa = &p->path;
+	unsigned missing = 0;
+	char m[128];
+	int i;
+
+	for (i = 0; i < pa->nlinks; i++)
+		missing |= pa->link[i].missing;
+	report_arr_begin(r, "missing");
+	for (i = 0; i < 9; i++)
+		if (missing & (1u << i))
+			report_str(r, NULL, NULL, pcie_known_names(1u << i, m, sizeof(m)));
+	report_arr_end(r);
+	if (missing && !o->verbose)
+		report_text(r, "    missing: %s%s\n", pcie_known_names(missing, m, sizeof(m)),
+			    geteuid() ? " (config space beyond the header needs root)" : "");
+}
+
+static void print_device(struct report *r, const struct options *o, const struct probe_dev *p)
+{
+	const struct pcie_path *pa = &p->path;
+	const struct pcie_link *own = p->have_path && pa->nlinks ? &pa->link[0] : NULL;
+	const struct pcie_fn *dev = p->have_path && pa->nhops ? pa->hop[0] : p->fn;
+
+	report_obj_begin(r, NULL);
+	print_identity(r, p);
+	print_own_link(r, own, dev);
+	print_path_json(r, p);
+	print_verdict(r, p);
+	if (p->have_path && own)
+		print_missing(r, o, p);
 	if (p->kind == KIND_RDMA)
 		print_network(r, p);
 	if (o->verbose) {
@@ -797,15 +820,95 @@ static void print_device(struct report *r, const struct options *o, const struct
 	report_obj_end(r);
 }
 
+/* Load the tree, find the devices, keep those of --dev. The count or minus an exit status. */
+static int probe_collect(const struct options *o, struct pcitree *t, struct probe_dev *devs)
+{
+	char err[512];
+	int n, rc;
+
+	rc = pcitree_load(t, o->cc.sysfs_root, o->dump, err, sizeof(err));
+	if (rc) {
+		nbw_err("%s", err);
+		return rc == -ENOENT && (o->dump || strcmp(o->cc.sysfs_root, "/sys"))
+			       ? -NBW_EXIT_USAGE
+			       : -NBW_EXIT_FAIL;
+	}
+	n = discover(o, t, devs);
+	if (n < 0) {
+		nbw_err("%s/class: %s", o->cc.sysfs_root, strerror(-n));
+		n = -NBW_EXIT_FAIL;
+	}
+	if (n > 0 && o->devs)
+		n = select_devs(o, devs, n);
+	if (n == 0) {
+		nbw_err("no NVMe controllers or RDMA devices found %s %s", o->dump ? "in" : "under",
+			o->dump ? o->dump : o->cc.sysfs_root);
+		n = -NBW_EXIT_FAIL;
+	}
+	if (n < 0)
+		pcitree_free(t);
+	return n;
+}
+
+/* The document: header, a row per device, the expectation. */
+static void print_report(struct report *r, const struct options *o, const struct pcitree *t,
+			 const struct probe_dev *devs, int n, bool all_met)
+{
+	int i;
+
+	report_obj_begin(r, NULL);
+	report_str(r, "tool", NULL, "nvme_link_probe");
+	report_str(r, "version", NULL, PACKAGE_VERSION);
+	report_str(r, "source", NULL,
+		   o->dump ? "pci_dump" : strcmp(o->cc.sysfs_root, "/sys") ? "sysfs_root" : "live");
+	report_bool(r, "root_access", NULL, !t->header_only);
+	report_text(r, " %-10s %-5s %-12s %4s %-12s %-12s %7s %-11s %s\n", "name", "kind", "bdf",
+		    "numa", "link now", "max", "usable", "verdict", "reason");
+	report_text(r, " %-10s %-5s %-12s %4s %-12s %-12s %7s\n", "", "", "", "", "", "", "GB/s");
+	report_arr_begin(r, "devices");
+	for (i = 0; i < n; i++)
+		print_device(r, o, &devs[i]);
+	report_arr_end(r);
+	if (o->expect_speed > 0 || o->expect_width) {
+		report_obj_begin(r, "expect");
+		report_speed(r, "speed_gts", o->expect_speed);
+		if (o->expect_width)
+			report_u64(r, "width", NULL, o->expect_width);
+		else
+			report_null(r, "width", NULL);
+		report_bool(r, "met", NULL, all_met);
+		report_obj_end(r);
+	}
+	report_obj_end(r);
+	report_finish(r);
+}
+
+/* After the document, on stderr: the no-root warning and one line per unmet expectation. */
+static void print_audit_lines(const struct pcitree *t, const struct probe_dev *devs, int n)
+{
+	int i;
+
+	if (t->header_only)
+		nbw_warn("config space beyond the 64-byte header is readable only by root: link "
+			 "fields from sysfs attributes, target speed and MPS unknown");
+	for (i = 0; i < n; i++) {
+		if (devs[i].have_path && devs[i].path.verdict == PCIE_NO_LINK)
+			continue;
+		if (!devs[i].expect_ok)
+			nbw_err("%s%s%s%s: expectation not met: %s", devs[i].name,
+				devs[i].name[0] ? " (" : "", devs[i].bdf, devs[i].name[0] ? ")" : "",
+				devs[i].expect_msg);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct probe_dev devs[MAX_DEVS];
 	struct options o;
-	struct pci_tree t;
+	struct pcitree t;
 	struct report r;
-	FILE *out = stdout;
-	char err[512];
-	bool expect = false, all_met = true;
+	FILE *out;
+	bool expect, all_met = true;
 	int n, i, rc;
 
 	nbw_set_prog(argv[0]);
@@ -813,84 +916,26 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	expect = o.expect_speed > 0 || o.expect_width;
-	rc = pci_tree_load(&t, o.sysfs_root, o.dump, err, sizeof(err));
-	if (rc) {
-		nbw_err("%s", err);
-		return rc == -ENOENT && (o.dump || strcmp(o.sysfs_root, "/sys")) ? NBW_EXIT_USAGE
-										  : NBW_EXIT_FAIL;
-	}
-	n = discover(&o, &t, devs);
-	if (n < 0) {
-		nbw_err("%s/class: %s", o.sysfs_root, strerror(-n));
-		pci_tree_free(&t);
-		return NBW_EXIT_FAIL;
-	}
-	if (o.devs) {
-		n = select_devs(&o, devs, n);
-		if (n < 0) {
-			pci_tree_free(&t);
-			return -n;
-		}
-	}
-	if (n == 0) {
-		nbw_err("no NVMe controllers or RDMA devices found %s %s", o.dump ? "in" : "under",
-			o.dump ? o.dump : o.sysfs_root);
-		pci_tree_free(&t);
-		return NBW_EXIT_FAIL;
-	}
+	n = probe_collect(&o, &t, devs);
+	if (n < 0)
+		return -n;
 	for (i = 0; i < n; i++) {
 		judge(&t, &devs[i]);
+		devs[i].expect_ok = true;
 		if (expect) {
 			check_expect(&o, &devs[i]);
 			all_met &= devs[i].expect_ok;
 		}
 	}
-	if (o.json && o.json_file) {
-		out = fopen(o.json_file, "w");
-		if (!out) {
-			nbw_err("%s: %s", o.json_file, strerror(errno));
-			pci_tree_free(&t);
-			return NBW_EXIT_FAIL;
-		}
+	out = cli_open_output(&o.cc);
+	if (!out) {
+		pcitree_free(&t);
+		return NBW_EXIT_FAIL;
 	}
-	report_init(&r, out, o.json, false);
-	report_obj_begin(&r, NULL);
-	report_str(&r, "tool", NULL, "nvme_link_probe");
-	report_str(&r, "version", NULL, PACKAGE_VERSION);
-	report_str(&r, "source", NULL, o.dump ? "pci_dump" : strcmp(o.sysfs_root, "/sys") ? "sysfs_root" : "live");
-	report_bool(&r, "root_access", NULL, !t.header_only);
-	report_text(&r, " %-10s %-5s %-12s %4s %-12s %-12s %7s %-11s %s\n", "name", "kind", "bdf",
-		    "numa", "link now", "max", "usable", "verdict", "reason");
-	report_text(&r, " %-10s %-5s %-12s %4s %-12s %-12s %7s\n", "", "", "", "", "", "", "GB/s");
-	report_arr_begin(&r, "devices");
-	for (i = 0; i < n; i++)
-		print_device(&r, &o, &devs[i]);
-	report_arr_end(&r);
-	if (expect) {
-		report_obj_begin(&r, "expect");
-		report_speed(&r, "speed_gts", o.expect_speed);
-		if (o.expect_width)
-			report_u64(&r, "width", NULL, o.expect_width);
-		else
-			report_null(&r, "width", NULL);
-		report_bool(&r, "met", NULL, all_met);
-		report_obj_end(&r);
-	}
-	report_obj_end(&r);
-	report_finish(&r);
-	if (t.header_only)
-		nbw_warn("config space beyond the 64-byte header is readable only by root: link "
-			 "fields from sysfs attributes, target speed and MPS unknown");
-	for (i = 0; i < n; i++) {
-		if (devs[i].have_path && devs[i].path.verdict == PCIE_NO_LINK)
-			continue;
-		if (expect && !devs[i].expect_ok)
-			nbw_err("%s%s%s%s: expectation not met: %s", devs[i].name,
-				devs[i].name[0] ? " (" : "", devs[i].bdf, devs[i].name[0] ? ")" : "",
-				devs[i].expect_msg);
-	}
-	if (out != stdout)
-		fclose(out);
-	pci_tree_free(&t);
+	report_init(&r, out, o.cc.json, false);
+	print_report(&r, &o, &t, devs, n, all_met);
+	print_audit_lines(&t, devs, n);
+	cli_close_output(out);
+	pcitree_free(&t);
 	return expect && !all_met ? NBW_EXIT_EXPECT : NBW_EXIT_OK;
 }

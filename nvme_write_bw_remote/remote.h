@@ -1,27 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * remote.h: what the three files of nvme_write_bw_remote share: the options,
- * the read targets, the measured window and the two roles (sink.c, source.c).
- * main.c owns the options and the output.
+ * remote.h: what the files of nvme_write_bw_remote share. Calls go down:
+ * main.c (options, dispatch) -> sink.c / source.c (the two roles) ->
+ * remote.c (the output pieces, port selection, timeouts) -> common/.
  */
 #ifndef NBW_REMOTE_H
 #define NBW_REMOTE_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cli.h"
 #include "ctrl.h"
 #include "drive.h"
 #include "rdma.h"
 #include "reader.h"
 #include "report.h"
 
-#define MAX_DRIVES 64
 #define MAX_WORKERS 1024
+#define MAX_DEPTH 256
 #define DEFAULT_PORT 18515
 
 struct options {
+	struct cli_common cc;
 	const char *peer; /* NULL: sink */
 	const char *devs; /* -d list */
 	int gid_index;	  /* -1: first IPv4 GID */
@@ -36,81 +37,48 @@ struct options {
 	bool qps_set;
 	enum ctrl_source source;
 	char *disks; /* source: its drives; sink: --local-disks */
+	bool local_disks_set;
 	bool no_local;
 	uint64_t dram;
+	bool dram_set;
 	uint64_t span;
 	enum reader_engine engine;
-	const char *sysfs_root;
-	double warmup, duration;
 	enum ctrl_verify verify;
 	bool corrupt_canary;
 	const char *dump_slice;
-	double interval; /* live lines; 0 = none */
-	bool gbits;
-	bool json;
-	const char *json_file;
 };
 
-struct target {
-	struct drive d;
-	int fd;
-	uint64_t span;
+/* The verdict on the data that landed; the first three are the wire values of DONE. */
+enum verdict {
+	VERDICT_FAIL = 0,
+	VERDICT_PASS = 1,
+	VERDICT_OFF = 2,
+	VERDICT_NONE = 3, /* not reached: the run failed before */
 };
 
-/* Returns the count of targets, or minus an exit code (message printed). */
-int targets_collect(const struct options *o, char *list, bool required, struct target *t);
-/* Open each target and check the geometry; 0 or an exit code. */
-int targets_prepare(const struct options *o, struct target *t, int n, unsigned threads);
-void targets_close(struct target *t, int n);
-
-/* Timeouts of the options in ms. */
-int opt_timeout_ms(const struct options *o);
-
-/* The RDMA ports of -d (or every ACTIVE one) into ports[RDMA_MAX_PORTS]: the count, or -1 after one error line. */
-int select_ports(const struct options *o, struct rdma_port *ports);
-
-/*
- * The measured window, shared by both roles: warm-up, then duration; the
- * caller's counters are snapshotted at both ends. check() is called every
- * tick_ms (default 100) from the start of the warm-up and aborts the window
- * when it returns non-zero. With interval > 0, live() is called every
- * interval seconds of the measured window (at = seconds into it, secs = since
- * the previous line).
- */
-struct window {
-	double warmup, duration;
-	int tick_ms;
-	double interval;
-	int (*check)(void *ctx);
-	void (*live)(void *ctx, double at, double secs);
-	void *ctx;
-	void (*snapshot)(void *ctx, uint64_t *out); /* fills nctr counters */
-	int nctr;
-	uint64_t *start, *end; /* nctr each, caller's */
-	double seconds;
-	bool measured;	  /* the window opened */
-	bool interrupted; /* SIGINT/SIGTERM */
-	int aborted;	  /* check()'s value */
-};
-
-int window_run(struct window *w);
-
-/* Where live lines go: stderr with --json (stdout holds only the document). */
-FILE *live_stream(const struct options *o);
-
-extern atomic_bool g_interrupted;
-
-/* Roles: each returns the exit code and prints its report into r. */
+/* The roles: each prints its report into r and returns the exit status. */
 int run_sink(const struct options *o, struct report *r);
 int run_source(const struct options *o, struct report *r);
 
-/* Output pieces (main.c). */
+/* ---- remote.c: shared by both roles ------------------------------------------------ */
+
+/* --timeout in milliseconds. */
+int remote_timeout_ms(const struct options *o);
+
+/* The RDMA ports of -d (or every ACTIVE one): the count, or -1 after one error line. */
+int remote_select_ports(const struct options *o, struct fab_port *ports);
+
+/* The header: tool, role and parameters (JSON "params"). */
 void print_params(struct report *r, const struct options *o, const char *role);
+/* A horizontal rule (text only). */
+void print_rule(struct report *r);
+/* A row "label bytes seconds GB/s" as JSON object key. */
 void print_bw_row(struct report *r, const char *key, const char *label, uint64_t bytes,
 		  double seconds);
+/* One drive's row (an element of "drives"). */
 void print_drive(struct report *r, const struct drive *d, const char *side, uint64_t bytes,
 		 double seconds, unsigned workers);
-void print_verify(struct report *r, const struct options *o, int verdict, const char *detail);
-extern const char *const report_rule;
+/* The verification line and "verify" (detail may be NULL). */
+void print_verify(struct report *r, const struct options *o, enum verdict v, const char *detail);
 
 #endif

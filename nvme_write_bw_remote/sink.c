@@ -6,16 +6,20 @@
  * reach its slice and nothing else. The sink posts no receives and polls no
  * completions for the data: after the handshake its CPU only reads its own
  * drives, watches the control channel and, at the end, checks what landed.
+ *
+ * The run: sink_setup -> await_source -> check_hello -> ACCEPT ->
+ * connect_workers -> send_slices -> receive_canary -> sink_window ->
+ * (verify) -> DONE -> print_sink -> sink_close.
  */
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "digest.h"
@@ -23,8 +27,13 @@
 #include "parse.h"
 #include "placement.h"
 #include "remote.h"
+#include "target.h"
 #include "timing.h"
+#include "window.h"
 
+struct sink;
+
+/* One local reader thread: a region of one of the sink's own drives. */
 struct lreader {
 	pthread_t tid;
 	bool started;
@@ -38,51 +47,57 @@ struct lreader {
 	uint64_t err_offset;
 };
 
-struct sink {
-	const struct options *o;
-	struct report *r;
-	struct target t[MAX_DRIVES];
-	int nt;
-	unsigned char *dram;
-	struct slice_layout lay;
-	struct rdma_listener lis;
-	bool listening;
-	int lfd, cfd;
-	char peer[64];
-	struct ctrl_hello hello; /* the source's */
-	uint64_t session;
-	struct rdma_conn *conns;
-	struct lreader *lr;
-	int nlr;
-	atomic_bool stop;
-	atomic_bool failed;
-	struct ctrl_chunk *canary;
-	uint32_t ncanary;
-	int verdict;	     /* 1 pass, 0 fail, 2 off, -1 not reached */
-	char vdetail[256];
-	uint64_t *lstart, *lend; /* per local target */
-	double lseconds;
-	struct ctrl_result res;
-	bool have_res;
-	/* The source's heartbeat (PROGRESS) during and after the window. */
-	uint32_t progress_ms;
-	uint64_t last_heard; /* monotonic ns of the last message from the source */
-	struct ctrl_progress prog, prog_line; /* the latest; the one of the last live line */
-	bool have_prog;
-	uint64_t *lprev; /* --interval: local counters at the previous line */
-	char peer_err[CTRL_MAX_STR];
-	const char *failure; /* why the run failed, for the output */
-};
-
 /* Why the window was cut short (sink_check()). */
-enum {
-	SINK_CLOSED = 1,  /* the source closed the control connection */
+enum sink_stop {
+	SINK_RUNNING = 0,
+	SINK_CLOSED,	  /* the source closed the control connection */
 	SINK_RESULT,	  /* its RESULT arrived (its window ended) */
 	SINK_LOCAL_FAIL,  /* a local read failed */
 	SINK_RDMA_LOST,	  /* an RDMA connection went down */
 	SINK_PEER_ERROR,  /* the source sent ERROR (text in peer_err) */
 	SINK_BAD_MESSAGE, /* something that is not PROGRESS or RESULT */
 	SINK_SILENT,	  /* nothing from the source for --timeout */
+};
+
+/* Where the RDMA figure of the report comes from. */
+enum rdma_from {
+	RDMA_FROM_NONE,
+	RDMA_FROM_RESULT,    /* the source's RESULT */
+	RDMA_FROM_HEARTBEAT, /* its last PROGRESS: the RESULT never came */
+};
+
+struct sink {
+	const struct options *o;
+	struct report *r;
+	struct target t[TARGET_MAX];
+	int nt;
+	unsigned char *dram;
+	struct slice_layout lay;
+	struct fab_listener lis;
+	bool listening;
+	int lfd, cfd;
+	char peer[64];
+	struct ctrl_hello hello; /* the source's */
+	uint64_t session;
+	struct fab_conn *conns;
+	struct lreader *lr;
+	int nlr;
+	atomic_bool stop;
+	atomic_bool failed;
+	struct ctrl_chunk *canary;
+	uint32_t ncanary;
+	enum verdict verdict;
+	char vdetail[256];
+	uint64_t *lstart, *lend, *lprev; /* per local target; lprev: --interval */
+	double lseconds;
+	struct ctrl_result res;
+	bool have_res;
+	/* The source's heartbeat (PROGRESS) during and after the window. */
+	uint64_t last_heard; /* monotonic ns of the last message from the source */
+	struct ctrl_progress prog, prog_line; /* the latest; the one of the last live line */
+	bool have_prog;
+	char peer_err[CTRL_MAX_STR];
+	char failure[CTRL_MAX_STR + 256]; /* why the run failed, for the output ("" = it did not) */
 };
 
 static uint64_t slice_addr(const struct sink *k, uint32_t w)
@@ -95,16 +110,41 @@ static unsigned char *slice_ptr(const struct sink *k, uint32_t w)
 	return k->dram + k->lay.slices_off + (uint64_t)w * k->lay.slice_len;
 }
 
-/* Tell the source why (best effort), then say it here. */
-static int refuse(struct sink *k, const char *msg)
+static int sink_vfail(struct sink *k, bool tell, const char *fmt, va_list ap)
 {
 	struct ctrl_buf b;
 
-	if (k->cfd >= 0)
-		ctrl_send_free(k->cfd, &b, ctrl_encode_error(&b, msg), 1000);
-	nbw_err("%s", msg);
-	k->failure = msg;
+	vsnprintf(k->failure, sizeof(k->failure), fmt, ap);
+	if (tell && k->cfd >= 0)
+		ctrl_send_free(k->cfd, &b, ctrl_encode_error(&b, k->failure), 1000);
+	nbw_err("%s", k->failure);
 	return NBW_EXIT_FAIL;
+}
+
+/* The run failed: say why here (and keep it for the report). Returns 1. */
+static int sink_fail(struct sink *k, const char *fmt, ...) NBW_PRINTF(2, 3);
+static int sink_fail(struct sink *k, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = sink_vfail(k, false, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* As sink_fail(), and tell the source why (best effort). */
+static int sink_refuse(struct sink *k, const char *fmt, ...) NBW_PRINTF(2, 3);
+static int sink_refuse(struct sink *k, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = sink_vfail(k, true, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* ---- local readers ----------------------------------------------------------- */
@@ -141,22 +181,21 @@ static void *lreader_main(void *arg)
 	return NULL;
 }
 
-static int lreaders_start(struct sink *k)
+/* Plan one reader per region of each local drive, each with its chunk of the DRAM. */
+static int lreaders_plan(struct sink *k)
 {
 	const struct options *o = k->o;
-	struct region regs[256];
+	struct region *regs = calloc(o->threads, sizeof(*regs));
 	int i, j, n = 0;
 
 	k->nlr = k->nt * (int)o->threads;
-	if (!k->nlr)
-		return 0;
-	k->lr = calloc((size_t)k->nlr, sizeof(*k->lr));
-	if (!k->lr)
+	k->lr = calloc((size_t)k->nlr + 1, sizeof(*k->lr));
+	if (!k->lr || !regs) {
+		free(regs);
 		return -ENOMEM;
+	}
 	for (i = 0; i < k->nt; i++) {
-		uint32_t align = k->t[i].d.lbs > DIGEST_BLOCK ? k->t[i].d.lbs : DIGEST_BLOCK;
-
-		region_split(k->t[i].span, o->threads, align, regs);
+		target_regions(&k->t[i], o->threads, regs);
 		for (j = 0; j < (int)o->threads; j++, n++) {
 			struct lreader *lr = &k->lr[n];
 
@@ -167,14 +206,22 @@ static int lreaders_start(struct sink *k)
 			lr->buf = k->dram + (uint64_t)n * o->chunk;
 		}
 	}
-	for (n = 0; n < k->nlr; n++) {
+	free(regs);
+	return 0;
+}
+
+static int lreaders_start(struct sink *k)
+{
+	int n, rc = lreaders_plan(k);
+
+	for (n = 0; !rc && n < k->nlr; n++) {
 		int err = pthread_create(&k->lr[n].tid, NULL, lreader_main, &k->lr[n]);
 
 		if (err)
 			return -err;
 		k->lr[n].started = true;
 	}
-	return 0;
+	return rc;
 }
 
 static void lreaders_stop(struct sink *k)
@@ -202,10 +249,37 @@ static void lsnapshot(void *ctx, uint64_t *out)
 	}
 }
 
+/* ---- the control channel during the window ------------------------------------------ */
+
+static enum sink_stop take_progress(struct sink *k, const void *p, uint32_t len)
+{
+	struct ctrl_progress pr;
+
+	if (ctrl_decode_progress(p, len, &pr)) {
+		snprintf(k->peer_err, sizeof(k->peer_err), "malformed PROGRESS");
+		return SINK_BAD_MESSAGE;
+	}
+	if (!k->have_prog)
+		k->prog_line = (struct ctrl_progress){ 0 };
+	k->prog = pr;
+	k->have_prog = true;
+	return SINK_RUNNING;
+}
+
+static enum sink_stop take_error(struct sink *k, const void *p, uint32_t len)
+{
+	struct ctrl_error e;
+
+	if (ctrl_decode_error(p, len, &e))
+		snprintf(e.msg, sizeof(e.msg), "(malformed ERROR message)");
+	snprintf(k->peer_err, sizeof(k->peer_err), "%s", e.msg);
+	return SINK_PEER_ERROR;
+}
+
 /*
  * Take one message from the source within timeout_ms: a PROGRESS updates the
- * heartbeat and returns 0, a RESULT is kept (SINK_RESULT); anything else ends
- * the run with its SINK_* reason; -ETIMEDOUT if nothing came.
+ * heartbeat (SINK_RUNNING), a RESULT is kept (SINK_RESULT); anything else ends
+ * the run with its reason; -ETIMEDOUT if nothing came.
  */
 static int sink_take(struct sink *k, int timeout_ms)
 {
@@ -222,43 +296,23 @@ static int sink_take(struct sink *k, int timeout_ms)
 	}
 	k->last_heard = nbw_now_ns();
 	if (type == CTRL_PROGRESS) {
-		struct ctrl_progress pr;
-
-		rc = ctrl_decode_progress(p, len, &pr);
-		free(p);
-		if (rc) {
-			snprintf(k->peer_err, sizeof(k->peer_err), "malformed PROGRESS");
-			return SINK_BAD_MESSAGE;
-		}
-		if (!k->have_prog)
-			k->prog_line = (struct ctrl_progress){ 0 };
-		k->prog = pr;
-		k->have_prog = true;
-		return 0;
-	}
-	if (type == CTRL_RESULT) {
-		rc = ctrl_decode_result(p, len, &k->res);
-		free(p);
-		k->have_res = !rc;
-		if (rc)
+		rc = take_progress(k, p, len);
+	} else if (type == CTRL_RESULT) {
+		k->have_res = !ctrl_decode_result(p, len, &k->res);
+		if (!k->have_res)
 			snprintf(k->peer_err, sizeof(k->peer_err), "malformed RESULT");
-		return rc ? SINK_BAD_MESSAGE : SINK_RESULT;
-	}
-	if (type == CTRL_ERROR) {
-		struct ctrl_error e;
-
-		if (ctrl_decode_error(p, len, &e))
-			snprintf(e.msg, sizeof(e.msg), "(malformed ERROR message)");
-		snprintf(k->peer_err, sizeof(k->peer_err), "%s", e.msg);
-		free(p);
-		return SINK_PEER_ERROR;
+		rc = k->have_res ? SINK_RESULT : SINK_BAD_MESSAGE;
+	} else if (type == CTRL_ERROR) {
+		rc = take_error(k, p, len);
+	} else {
+		snprintf(k->peer_err, sizeof(k->peer_err), "unexpected %s", ctrl_type_name(type));
+		rc = SINK_BAD_MESSAGE;
 	}
 	free(p);
-	snprintf(k->peer_err, sizeof(k->peer_err), "unexpected %s", ctrl_type_name(type));
-	return SINK_BAD_MESSAGE;
+	return rc;
 }
 
-/* During the warm-up and the window, every tick: a SINK_* reason to stop, or 0. */
+/* During the warm-up and the window, every tick: a reason to stop, or SINK_RUNNING. */
 static int sink_check(void *ctx)
 {
 	struct sink *k = ctx;
@@ -272,100 +326,102 @@ static int sink_check(void *ctx)
 
 		if (poll(&pfd, 1, 0) != 1)
 			break;
-		rc = sink_take(k, opt_timeout_ms(k->o));
+		rc = sink_take(k, remote_timeout_ms(k->o));
 		if (rc == -ETIMEDOUT)
 			break; /* part of a message: the rest comes with the next tick */
 		if (rc)
 			return rc;
 	}
 	for (i = 0; i < k->hello.workers; i++)
-		if (rdma_conn_lost(&k->conns[i]))
+		if (fab_conn_lost(&k->conns[i]))
 			return SINK_RDMA_LOST;
 	if (nbw_now_ns() - k->last_heard > nbw_s_to_ns(k->o->timeout))
 		return SINK_SILENT;
-	return 0;
+	return SINK_RUNNING;
 }
 
 /* --interval: local drives as read here, RDMA as the source's heartbeats say. */
 static void sink_live(void *ctx, double at, double secs)
 {
 	struct sink *k = ctx;
-	FILE *out = live_stream(k->o);
-	double scale = k->o->gbits ? 8e-9 : 1e-9, local = 0, rdma = -1;
-	uint64_t *cur = calloc((size_t)k->nt + 1, sizeof(uint64_t));
-	int i;
+	uint64_t cur[TARGET_MAX + 1];
+	struct live_value v[3];
+	double local = 0, rdma = NAN;
+	int i, n = 0;
 
-	if (!cur)
-		return;
 	lsnapshot(k, cur);
 	for (i = 0; i < k->nt; i++) {
 		local += (double)(cur[i] - k->lprev[i]) / secs;
 		k->lprev[i] = cur[i];
 	}
-	free(cur);
 	if (k->have_prog && k->prog.elapsed_ns > k->prog_line.elapsed_ns) {
 		rdma = (double)(k->prog.bytes - k->prog_line.bytes) /
 		       nbw_ns_to_s(k->prog.elapsed_ns - k->prog_line.elapsed_ns);
 		k->prog_line = k->prog;
 	}
-	fprintf(out, "[%7.1fs]", at);
 	if (k->nt)
-		fprintf(out, "  local %.2f", local * scale);
-	if (rdma >= 0)
-		fprintf(out, "  rdma %.2f  total %.2f %s\n", rdma * scale, (local + rdma) * scale,
-			k->o->gbits ? "Gb/s" : "GB/s");
-	else
-		fprintf(out, "  rdma -  (no heartbeat since the last line)\n");
-	fflush(out);
+		v[n++] = (struct live_value){ "local", local };
+	v[n++] = (struct live_value){ "rdma", rdma };
+	if (isfinite(rdma))
+		v[n++] = (struct live_value){ "total", local + rdma };
+	live_print(cli_live_stream(&k->o->cc), at, k->o->cc.gbits, v, n,
+		   isfinite(rdma) ? NULL : "(no heartbeat since the last line)");
 }
 
 /* ---- handshake -------------------------------------------------------------- */
 
+/* Read the first message of a new connection: 0 with k->hello, or a ctrl error. */
+static int read_hello(struct sink *k)
+{
+	unsigned type;
+	uint32_t len;
+	void *p = NULL;
+	int rc = ctrl_recv(k->cfd, &type, &p, &len, remote_timeout_ms(k->o));
+
+	if (!rc && type != CTRL_HELLO)
+		rc = -EBADMSG;
+	if (!rc)
+		rc = ctrl_decode_hello(p, len, &k->hello);
+	if (rc == -EPROTONOSUPPORT) {
+		struct ctrl_buf b;
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "sink speaks protocol version %d", CTRL_VERSION);
+		ctrl_send_free(k->cfd, &b, ctrl_encode_error(&b, msg), 1000);
+	}
+	free(p);
+	return rc;
+}
+
+/* Milliseconds to wait for the next connection: at most 500, less near the deadline. */
+static int accept_slice_ms(uint64_t deadline)
+{
+	uint64_t now = nbw_now_ns();
+
+	if (!deadline)
+		return 500;
+	if (now >= deadline)
+		return 0;
+	return (deadline - now) / 1000000 > 500 ? 500 : (int)((deadline - now) / 1000000) + 1;
+}
+
 /*
  * Accept control connections until one says a valid HELLO. Returns 0, or an
- * exit code; anything that does not speak the protocol is dropped and logged.
+ * exit status; anything that does not speak the protocol is dropped and logged.
  */
 static int await_source(struct sink *k)
 {
 	const struct options *o = k->o;
 	uint64_t deadline = o->wait > 0 ? nbw_now_ns() + nbw_s_to_ns(o->wait) : 0;
+	int rc;
 
 	for (;;) {
-		int left = -1, rc;
-		unsigned type;
-		void *p;
-		uint32_t len;
-
-		if (deadline) {
-			uint64_t now = nbw_now_ns();
-
-			if (now >= deadline)
-				left = 0;
-			else
-				left = (int)((deadline - now) / 1000000) + 1;
-		}
-		if (atomic_load(&g_interrupted))
-			return NBW_EXIT_FAIL;
-		rc = ctrl_accept(k->lfd, left < 0 || left > 500 ? 500 : left, k->peer,
-				 sizeof(k->peer));
+		if (nbw_interrupted())
+			return sink_fail(k, "interrupted while waiting for a source");
+		rc = ctrl_accept(k->lfd, accept_slice_ms(deadline), k->peer, sizeof(k->peer));
 		if (rc == -ETIMEDOUT) {
-			sigset_t set;
-			struct timespec ts = { 0, 0 };
-
-			sigemptyset(&set);
-			sigaddset(&set, SIGINT);
-			sigaddset(&set, SIGTERM);
-			if (sigtimedwait(&set, NULL, &ts) > 0) {
-				atomic_store(&g_interrupted, true);
-				nbw_err("interrupted while waiting for a source");
-				k->failure = "interrupted while waiting for a source";
-				return NBW_EXIT_FAIL;
-			}
-			if (deadline && nbw_now_ns() >= deadline) {
-				nbw_err("no source connected within %g s (--wait)", o->wait);
-				k->failure = "no source connected";
-				return NBW_EXIT_FAIL;
-			}
+			if (deadline && nbw_now_ns() >= deadline)
+				return sink_fail(k, "no source connected within %g s (--wait)", o->wait);
 			continue;
 		}
 		if (rc < 0) {
@@ -373,29 +429,13 @@ static int await_source(struct sink *k)
 			continue;
 		}
 		k->cfd = rc;
-		rc = ctrl_recv(k->cfd, &type, &p, &len, opt_timeout_ms(o));
-		if (!rc && type != CTRL_HELLO)
-			rc = -EBADMSG;
-		if (!rc) {
-			rc = ctrl_decode_hello(p, len, &k->hello);
-		}
-		if (rc == -EPROTONOSUPPORT) {
-			struct ctrl_buf b;
-			char msg[128];
-
-			snprintf(msg, sizeof(msg), "sink speaks protocol version %d", CTRL_VERSION);
-			ctrl_send_free(k->cfd, &b, ctrl_encode_error(&b, msg), 1000);
-		}
-		if (rc) {
-			fprintf(stderr, "%s: %s: connection dropped: %s; still waiting\n", nbw_prog,
-				k->peer, ctrl_strerror(rc));
-			close(k->cfd);
-			k->cfd = -1;
-			free(p);
-			continue;
-		}
-		free(p);
-		return 0;
+		rc = read_hello(k);
+		if (!rc)
+			return 0;
+		fprintf(stderr, "%s: %s: connection dropped: %s; still waiting\n", nbw_prog,
+			k->peer, ctrl_strerror(rc));
+		close(k->cfd);
+		k->cfd = -1;
 	}
 }
 
@@ -405,32 +445,26 @@ static int check_hello(struct sink *k)
 	struct ctrl_hello mine = {
 		.chunk = o->chunk,
 		.depth = o->depth,
-		.warmup_ms = (uint64_t)(o->warmup * 1000 + 0.5),
-		.duration_ms = (uint64_t)(o->duration * 1000 + 0.5),
+		.warmup_ms = (uint64_t)(o->cc.warmup * 1000 + 0.5),
+		.duration_ms = (uint64_t)(o->cc.duration * 1000 + 0.5),
 		.verify = (uint8_t)o->verify,
 	};
-	static char msg[512];
 	char why[256], a[32], b[32];
 	uint64_t need;
 
-	if (ctrl_hello_mismatch(&mine, &k->hello, why, sizeof(why))) {
-		snprintf(msg, sizeof(msg), "parameter mismatch with %s: %s", k->peer, why);
-		return refuse(k, msg);
-	}
-	if (k->hello.workers > MAX_WORKERS) {
-		snprintf(msg, sizeof(msg), "%s: %u workers, the sink takes at most %u", k->peer,
-			 k->hello.workers, MAX_WORKERS);
-		return refuse(k, msg);
-	}
+	if (ctrl_hello_mismatch(&mine, &k->hello, why, sizeof(why)))
+		return sink_refuse(k, "parameter mismatch with %s: %s", k->peer, why);
+	if (k->hello.workers > MAX_WORKERS)
+		return sink_refuse(k, "%s: %u workers, the sink takes at most %u", k->peer,
+				   k->hello.workers, MAX_WORKERS);
 	if (slice_layout(o->dram, (uint64_t)k->nt * o->threads * o->chunk, k->hello.workers,
-			 o->chunk, o->depth, &k->lay, &need)) {
-		snprintf(msg, sizeof(msg),
-			 "sink DRAM %s is too small for %u workers x %u slots of %s (and the local "
-			 "readers): it needs %s (--dram)",
-			 format_size(o->dram, a, sizeof(a)), k->hello.workers, o->depth + 1,
-			 format_size(o->chunk, b, sizeof(b)), format_size(need, why, sizeof(why)));
-		return refuse(k, msg);
-	}
+			 o->chunk, o->depth, &k->lay, &need))
+		return sink_refuse(k,
+				   "sink DRAM %s is too small for %u workers x %u slots of %s (and "
+				   "the local readers): it needs %s (--dram)",
+				   format_size(o->dram, a, sizeof(a)), k->hello.workers, o->depth + 1,
+				   format_size(o->chunk, b, sizeof(b)),
+				   format_size(need, why, sizeof(why)));
 	return 0;
 }
 
@@ -439,27 +473,25 @@ static int connect_workers(struct sink *k)
 {
 	const struct options *o = k->o;
 	uint64_t deadline = nbw_now_ns() + nbw_s_to_ns(o->timeout);
-	static char msg[512];
 	uint32_t done = 0;
 
 	k->conns = calloc(k->hello.workers, sizeof(*k->conns));
 	if (!k->conns)
-		return refuse(k, "out of memory");
+		return sink_refuse(k, "out of memory");
 	while (done < k->hello.workers) {
 		struct rdma_cm_id *id;
-		struct rdma_hello h;
+		struct fab_hello h;
 		uint64_t now = nbw_now_ns();
 		int rc;
 
 		rc = now >= deadline ? -ETIMEDOUT
-				     : rdma_listener_next(&k->lis, (int)((deadline - now) / 1000000) + 1,
-							  &id, &h);
-		if (rc == -ETIMEDOUT) {
-			snprintf(msg, sizeof(msg),
-				 "%s: %u of %u RDMA connections arrived within %g s (--timeout)",
-				 k->peer, done, k->hello.workers, o->timeout);
-			return refuse(k, msg);
-		}
+				     : fab_listener_next(&k->lis, (int)((deadline - now) / 1000000) + 1,
+							 &id, &h);
+		if (rc == -ETIMEDOUT)
+			return sink_refuse(k,
+					   "%s: %u of %u RDMA connections arrived within %g s "
+					   "(--timeout)",
+					   k->peer, done, k->hello.workers, o->timeout);
 		if (rc) {
 			fprintf(stderr, "%s: RDMA connect request without our private data: rejected\n",
 				nbw_prog);
@@ -467,18 +499,16 @@ static int connect_workers(struct sink *k)
 		}
 		if (h.session != k->session || h.worker >= k->hello.workers ||
 		    k->conns[h.worker].connected) {
-			fprintf(stderr, "%s: RDMA connect request of another session or worker %u: "
-					"rejected\n",
+			fprintf(stderr,
+				"%s: RDMA connect request of another session or worker %u: rejected\n",
 				nbw_prog, h.worker);
-			rdma_listener_reject(id);
+			fab_listener_reject(id);
 			continue;
 		}
-		rc = rdma_conn_accept(&k->conns[h.worker], id, slice_ptr(k, h.worker),
-				      k->lay.slice_len, opt_timeout_ms(o));
-		if (rc) {
-			snprintf(msg, sizeof(msg), "worker %u: %s", h.worker, k->conns[h.worker].why);
-			return refuse(k, msg);
-		}
+		rc = fab_conn_accept(&k->conns[h.worker], id, slice_ptr(k, h.worker),
+				     k->lay.slice_len, remote_timeout_ms(o));
+		if (rc)
+			return sink_refuse(k, "worker %u: %s", h.worker, k->conns[h.worker].why);
 		done++;
 	}
 	return 0;
@@ -492,22 +522,24 @@ static int send_slices(struct sink *k)
 	int rc;
 
 	if (!s)
-		return refuse(k, "out of memory");
+		return sink_refuse(k, "out of memory");
 	for (i = 0; i < k->hello.workers; i++) {
 		s[i].addr = slice_addr(k, i);
 		s[i].len = k->lay.slice_len;
 		s[i].rkey = k->conns[i].mr->rkey;
 	}
 	rc = ctrl_send_free(k->cfd, &b, ctrl_encode_slices(&b, s, k->hello.workers),
-			    opt_timeout_ms(k->o));
+			    remote_timeout_ms(k->o));
 	free(s);
 	if (rc) {
 		nbw_err("%s: sending the slices: %s", k->peer, ctrl_strerror(rc));
-		k->failure = "control channel lost";
+		snprintf(k->failure, sizeof(k->failure), "control channel lost");
 		return NBW_EXIT_FAIL;
 	}
 	return 0;
 }
+
+/* ---- verification ------------------------------------------------------------ */
 
 /* Hash what landed at the chunks c[] describe; the count that differ. */
 static uint32_t check_chunks(struct sink *k, const struct ctrl_chunk *c, uint32_t n,
@@ -537,48 +569,75 @@ static uint32_t check_chunks(struct sink *k, const struct ctrl_chunk *c, uint32_
 	return bad;
 }
 
+/* The canary verdict from the table the source sent. */
+static void judge_canary(struct sink *k)
+{
+	uint32_t bw = 0, bs = 0, bad;
+
+	if (k->o->verify == CTRL_VERIFY_OFF) {
+		k->verdict = VERDICT_OFF;
+		return;
+	}
+	bad = check_chunks(k, k->canary, k->ncanary, &bw, &bs);
+	if (k->ncanary != k->hello.workers) {
+		k->verdict = VERDICT_FAIL;
+		snprintf(k->vdetail, sizeof(k->vdetail), "%u canaries for %u workers", k->ncanary,
+			 k->hello.workers);
+	} else if (bad) {
+		k->verdict = VERDICT_FAIL;
+		snprintf(k->vdetail, sizeof(k->vdetail),
+			 "%u of %u canary chunks differ, first: worker %u", bad, k->ncanary, bw);
+	} else {
+		k->verdict = VERDICT_PASS;
+		snprintf(k->vdetail, sizeof(k->vdetail), "%u canary chunks match", k->ncanary);
+	}
+}
+
 static int receive_canary(struct sink *k)
 {
 	char err[CTRL_MAX_STR];
-	static char msg[CTRL_MAX_STR + 64];
-	uint32_t len, bw = 0, bs = 0, bad;
+	uint32_t len;
 	void *p;
 	int rc;
 
-	rc = ctrl_expect(k->cfd, CTRL_CANARY, &p, &len, 2 * opt_timeout_ms(k->o), err,
+	rc = ctrl_expect(k->cfd, CTRL_CANARY, &p, &len, 2 * remote_timeout_ms(k->o), err,
 			 sizeof(err));
 	if (!rc)
 		rc = ctrl_decode_chunks(p, len, &k->canary, &k->ncanary);
 	free(p);
-	if (rc == -ECONNABORTED) {
-		snprintf(msg, sizeof(msg), "%s: source failed: %s", k->peer, err);
-		nbw_err("%s", msg);
-		k->failure = msg;
-		return NBW_EXIT_FAIL;
-	}
-	if (rc) {
-		snprintf(msg, sizeof(msg), "%s: waiting for the canary: %s", k->peer,
-			 err[0] ? err : ctrl_strerror(rc));
-		return refuse(k, msg);
-	}
-	if (k->o->verify == CTRL_VERIFY_OFF) {
-		k->verdict = 2;
-		return 0;
-	}
-	bad = check_chunks(k, k->canary, k->ncanary, &bw, &bs);
-	if (k->ncanary != k->hello.workers) {
-		k->verdict = 0;
-		snprintf(k->vdetail, sizeof(k->vdetail), "%u canaries for %u workers", k->ncanary,
-			 k->hello.workers);
-	} else if (bad) {
-		k->verdict = 0;
-		snprintf(k->vdetail, sizeof(k->vdetail),
-			 "%u of %u canary chunks differ, first: worker %u", bad, k->ncanary, bw);
-	} else {
-		k->verdict = 1;
-		snprintf(k->vdetail, sizeof(k->vdetail), "%u canary chunks match", k->ncanary);
-	}
+	if (rc == -ECONNABORTED)
+		return sink_fail(k, "%s: source failed: %s", k->peer, err);
+	if (rc)
+		return sink_refuse(k, "%s: waiting for the canary: %s", k->peer,
+				   err[0] ? err : ctrl_strerror(rc));
+	judge_canary(k);
 	return 0;
+}
+
+/* worker 0's slots of c[] as "slot offset length" lines. */
+static void map_lines(FILE *f, const struct ctrl_chunk *c, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (c[i].worker == 0)
+			fprintf(f, "%u %llu %u\n", c[i].slot, (unsigned long long)c[i].offset,
+				c[i].len);
+}
+
+/* --dump-slice FILE.map: the canary, then the slots of the full table (if any). */
+static void dump_map(struct sink *k, const struct ctrl_chunk *c, uint32_t n)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.map", k->o->dump_slice);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	map_lines(f, k->canary, k->ncanary);
+	map_lines(f, c, n);
+	fclose(f);
 }
 
 /* --verify full: every slot the source last wrote, as it says, checked here. */
@@ -590,46 +649,28 @@ static void receive_full(struct sink *k)
 	void *p;
 	int rc;
 
-	rc = ctrl_expect(k->cfd, CTRL_VERIFY, &p, &len, opt_timeout_ms(k->o), err, sizeof(err));
+	rc = ctrl_expect(k->cfd, CTRL_VERIFY, &p, &len, remote_timeout_ms(k->o), err, sizeof(err));
 	if (!rc)
 		rc = ctrl_decode_chunks(p, len, &c, &n);
 	free(p);
 	if (rc) {
-		k->verdict = 0;
+		k->verdict = VERDICT_FAIL;
 		snprintf(k->vdetail, sizeof(k->vdetail), "no slot table from the source: %s",
 			 err[0] ? err : ctrl_strerror(rc));
 		return;
 	}
 	bad = check_chunks(k, c, n, &bw, &bs);
 	if (bad) {
-		k->verdict = 0;
 		snprintf(k->vdetail, sizeof(k->vdetail),
 			 "%s; %u of %u slice slots differ, first: worker %u slot %u",
-			 k->verdict == 1 ? "canaries match" : "canary", bad, n, bw, bs);
-	} else if (k->verdict == 1) {
+			 k->verdict == VERDICT_PASS ? "canaries match" : "canary", bad, n, bw, bs);
+		k->verdict = VERDICT_FAIL;
+	} else if (k->verdict == VERDICT_PASS) {
 		snprintf(k->vdetail, sizeof(k->vdetail), "%u canary chunks and %u slice slots match",
 			 k->ncanary, n);
 	}
-	if (k->o->dump_slice) {
-		/* The map of worker 0's slice: the canary, then the slots of the table. */
-		char path[PATH_MAX];
-		FILE *f;
-		uint32_t i;
-
-		snprintf(path, sizeof(path), "%s.map", k->o->dump_slice);
-		f = fopen(path, "w");
-		if (f) {
-			for (i = 0; i < k->ncanary; i++)
-				if (k->canary[i].worker == 0)
-					fprintf(f, "%u %llu %u\n", k->canary[i].slot,
-						(unsigned long long)k->canary[i].offset, k->canary[i].len);
-			for (i = 0; i < n; i++)
-				if (c[i].worker == 0)
-					fprintf(f, "%u %llu %u\n", c[i].slot,
-						(unsigned long long)c[i].offset, c[i].len);
-			fclose(f);
-		}
-	}
+	if (k->o->dump_slice)
+		dump_map(k, c, n);
 	free(c);
 }
 
@@ -637,25 +678,12 @@ static void dump_slice(struct sink *k)
 {
 	FILE *f = fopen(k->o->dump_slice, "w");
 
-	if (!f || fwrite(slice_ptr(k, 0), 1, k->lay.slice_len, f) != k->lay.slice_len) {
+	if (!f || fwrite(slice_ptr(k, 0), 1, k->lay.slice_len, f) != k->lay.slice_len)
 		nbw_warn("%s: %s", k->o->dump_slice, strerror(errno));
-	}
 	if (f)
 		fclose(f);
-	if (k->o->verify != CTRL_VERIFY_FULL) {
-		char path[PATH_MAX];
-		uint32_t i;
-
-		snprintf(path, sizeof(path), "%s.map", k->o->dump_slice);
-		f = fopen(path, "w");
-		if (!f)
-			return;
-		for (i = 0; i < k->ncanary; i++)
-			if (k->canary[i].worker == 0)
-				fprintf(f, "%u %llu %u\n", k->canary[i].slot,
-					(unsigned long long)k->canary[i].offset, k->canary[i].len);
-		fclose(f);
-	}
+	if (k->o->verify != CTRL_VERIFY_FULL)
+		dump_map(k, NULL, 0);
 }
 
 /* ---- the run ---------------------------------------------------------------------- */
@@ -671,8 +699,8 @@ static uint32_t progress_period_ms(const struct options *o)
 
 	if (o->timeout * 250 < ms)
 		ms = o->timeout * 250;
-	if (o->interval > 0 && o->interval * 500 < ms)
-		ms = o->interval * 500;
+	if (o->cc.interval > 0 && o->cc.interval * 500 < ms)
+		ms = o->cc.interval * 500;
 	return ms < 10 ? 10 : (uint32_t)ms;
 }
 
@@ -688,21 +716,76 @@ static int await_result(struct sink *k)
 
 	for (;;) {
 		uint64_t now = nbw_now_ns();
-		int rc, ms = opt_timeout_ms(k->o);
+		int rc, ms = remote_timeout_ms(k->o);
 
-		if (now >= deadline)
+		if (now >= deadline || nbw_interrupted())
 			return SINK_SILENT;
 		if ((uint64_t)ms * 1000000ULL > deadline - now)
 			ms = (int)((deadline - now) / 1000000) + 1;
+		if (ms > 500)
+			ms = 500; /* stay responsive to Ctrl-C */
 		rc = sink_take(k, ms);
-		if (rc == -ETIMEDOUT)
-			return SINK_SILENT;
+		if (rc == -ETIMEDOUT) {
+			if (nbw_now_ns() - k->last_heard > nbw_s_to_ns(k->o->timeout))
+				return SINK_SILENT;
+			continue;
+		}
 		if (rc)
 			return rc;
 	}
 }
 
-static int run_window(struct sink *k)
+/* The message for a window that did not end with the source's RESULT. */
+static int window_failure(struct sink *k, enum sink_stop why, const struct window *w)
+{
+	const char *when = !w->measured			       ? "warm-up"
+			   : w->seconds + 0.05 < k->o->cc.duration ? "window"
+								   : "wait for its result";
+	int i;
+
+	switch (why) {
+	case SINK_LOCAL_FAIL:
+		for (i = 0; i < k->nlr && !k->lr[i].err; i++)
+			;
+		return sink_refuse(k, "%s: read at offset %llu: %s", k->lr[i].t->d.path,
+				   (unsigned long long)k->lr[i].err_offset, strerror(-k->lr[i].err));
+	case SINK_CLOSED:
+	case SINK_RDMA_LOST:
+		return sink_fail(k, "%s: the source went away during the %s (%s)", k->peer, when,
+				 why == SINK_CLOSED ? "control connection closed"
+						    : "RDMA connection lost");
+	case SINK_PEER_ERROR:
+		return sink_fail(k, "%s: source failed: %s", k->peer, k->peer_err);
+	case SINK_SILENT:
+		return sink_fail(k,
+				 "%s: the source went silent: nothing on the control channel for "
+				 "%g s (--timeout; network or source gone)",
+				 k->peer, k->o->timeout);
+	default:
+		return sink_refuse(k, "%s: protocol error during the window: %s", k->peer,
+				   k->peer_err);
+	}
+}
+
+/* After its RESULT: the full table, and whether the source completed its window. */
+static int after_result(struct sink *k)
+{
+	char err[CTRL_MAX_STR];
+	uint32_t len;
+	void *p;
+
+	if (k->o->verify == CTRL_VERIFY_FULL)
+		receive_full(k);
+	if (k->res.ok)
+		return 0;
+	/* Its ERROR, if any, follows the RESULT. */
+	if (ctrl_expect(k->cfd, CTRL_DONE, &p, &len, 200, err, sizeof(err)) == -ECONNABORTED)
+		return sink_fail(k, "%s: source failed: %s", k->peer, err);
+	return sink_fail(k, "%s: the source did not complete its window", k->peer);
+}
+
+/* START, the window over the local readers and the source's heartbeat, its RESULT. */
+static int sink_window(struct sink *k)
 {
 	const struct options *o = k->o;
 	struct ctrl_start st = {
@@ -711,141 +794,79 @@ static int run_window(struct sink *k)
 		.progress_ms = progress_period_ms(o),
 	};
 	struct window w = {
-		.warmup = o->warmup,
-		.duration = o->duration,
-		.interval = o->interval,
+		.warmup = o->cc.warmup,
+		.duration = o->cc.duration,
+		.interval = o->cc.interval,
 		.check = sink_check,
 		.live = sink_live,
 		.ctx = k,
 		.snapshot = lsnapshot,
-		.nctr = k->nt,
 		.start = k->lstart,
 		.end = k->lend,
 	};
-	static char msg[CTRL_MAX_STR + 128];
+	enum sink_stop why = SINK_RUNNING;
 	struct ctrl_buf b;
-	int rc, why;
+	int rc;
 
-	k->progress_ms = st.progress_ms;
-	rc = lreaders_start(k);
-	if (rc) {
+	if (lreaders_start(k)) {
 		lreaders_stop(k);
-		return refuse(k, "cannot start the local reader threads");
+		return sink_refuse(k, "cannot start the local reader threads");
 	}
-	rc = ctrl_send_free(k->cfd, &b, ctrl_encode_start(&b, &st), opt_timeout_ms(o));
+	rc = ctrl_send_free(k->cfd, &b, ctrl_encode_start(&b, &st), remote_timeout_ms(o));
 	k->last_heard = nbw_now_ns();
-	if (!rc) {
-		rc = window_run(&w);
-		why = rc == 2 ? w.aborted : 0;
-	} else {
+	if (rc) {
 		snprintf(k->peer_err, sizeof(k->peer_err), "%s", ctrl_strerror(rc));
-		rc = 2, why = SINK_CLOSED;
+		why = SINK_CLOSED;
+	} else if (window_run(&w) == WINDOW_STOPPED) {
+		why = (enum sink_stop)w.stopped_by;
 	}
 	lreaders_stop(k);
 	k->lseconds = w.seconds;
-	if (!w.measured)
-		memset(k->lend, 0, sizeof(uint64_t) * (size_t)(k->nt ? k->nt : 1)),
-			memset(k->lstart, 0, sizeof(uint64_t) * (size_t)(k->nt ? k->nt : 1));
-	if (rc == 1) {
-		refuse(k, "interrupted");
-		return NBW_EXIT_FAIL;
+	if (!w.measured) {
+		memset(k->lend, 0, sizeof(uint64_t) * (size_t)(k->nt ? k->nt : 1));
+		memset(k->lstart, 0, sizeof(uint64_t) * (size_t)(k->nt ? k->nt : 1));
 	}
-	if (why == SINK_LOCAL_FAIL) {
-		int i;
-
-		for (i = 0; i < k->nlr; i++)
-			if (k->lr[i].err) {
-				snprintf(msg, sizeof(msg), "%s: read at offset %llu: %s",
-					 k->lr[i].t->d.path, (unsigned long long)k->lr[i].err_offset,
-					 strerror(-k->lr[i].err));
-				break;
-			}
-		return refuse(k, msg);
-	}
-	/* The window ended here: the source's RESULT comes next. */
-	if (!why)
+	if (w.end_reason == WINDOW_SIGNAL)
+		return sink_refuse(k, "interrupted");
+	if (why == SINK_RUNNING) /* the window ended here: the source's RESULT comes next */
 		why = await_result(k);
-	switch (why) {
-	case SINK_RESULT:
-		break;
-	case SINK_CLOSED:
-	case SINK_RDMA_LOST:
-		snprintf(msg, sizeof(msg), "%s: the source went away during the %s (%s)", k->peer,
-			 !w.measured ? "warm-up" : w.seconds + 0.05 < o->duration ? "window" : "wait for its result",
-			 why == SINK_CLOSED ? "control connection closed" : "RDMA connection lost");
-		break;
-	case SINK_PEER_ERROR:
-		snprintf(msg, sizeof(msg), "%s: source failed: %s", k->peer, k->peer_err);
-		break;
-	case SINK_SILENT:
-		snprintf(msg, sizeof(msg),
-			 "%s: the source went silent: nothing on the control channel for %g s "
-			 "(--timeout; network or source gone)",
-			 k->peer, o->timeout);
-		break;
-	default:
-		snprintf(msg, sizeof(msg), "%s: protocol error during the window: %s", k->peer,
-			 k->peer_err);
-		break;
-	}
-	if (why != SINK_RESULT) {
-		if (why == SINK_BAD_MESSAGE)
-			return refuse(k, msg);
-		nbw_err("%s", msg);
-		k->failure = msg;
-		return NBW_EXIT_FAIL;
-	}
-	if (o->verify == CTRL_VERIFY_FULL)
-		receive_full(k);
-	if (!k->res.ok) {
-		/* Its ERROR, if any, follows the RESULT. */
-		char err[CTRL_MAX_STR];
-		uint32_t len;
-		void *p;
-
-		if (ctrl_expect(k->cfd, CTRL_DONE, &p, &len, 200, err, sizeof(err)) == -ECONNABORTED)
-			snprintf(msg, sizeof(msg), "%s: source failed: %s", k->peer, err);
-		else
-			snprintf(msg, sizeof(msg), "%s: the source did not complete its window", k->peer);
-		nbw_err("%s", msg);
-		k->failure = msg;
-		return NBW_EXIT_FAIL;
-	}
-	return 0;
+	if (why != SINK_RESULT)
+		return window_failure(k, why, &w);
+	return after_result(k);
 }
 
-static void print_sink(struct sink *k, int rc)
+/* ---- the report ------------------------------------------------------------------- */
+
+/* The RDMA figure: the source's RESULT, else its last heartbeat's, else nothing. */
+static enum rdma_from rdma_figure(const struct sink *k, uint64_t *bytes, double *sec)
+{
+	*bytes = 0;
+	*sec = 0;
+	if (k->have_res) {
+		*bytes = k->res.bytes;
+		*sec = nbw_ns_to_s(k->res.window_ns);
+		return RDMA_FROM_RESULT;
+	}
+	if (k->have_prog && k->prog.window_ns) {
+		*bytes = k->prog.window_bytes;
+		*sec = nbw_ns_to_s(k->prog.window_ns);
+		return RDMA_FROM_HEARTBEAT;
+	}
+	return RDMA_FROM_NONE;
+}
+
+static void print_drives(struct sink *k, double lsec, double rsec)
 {
 	struct report *r = k->r;
-	const char *unit = report_bw_unit(r);
-	uint64_t lbytes = 0, rbytes = k->have_res ? k->res.bytes : 0;
-	double rsec = k->have_res ? nbw_ns_to_s(k->res.window_ns) : 0;
-	const char *rfrom = k->have_res ? "result" : NULL;
-	double lsec = k->lseconds, tsec, ideal = NAN, total_bps;
-	int i, ndr = k->have_res ? (int)k->res.ndrives : 0;
-	char lab[64];
+	uint32_t i;
+	int j;
 
-	if (!k->have_res && k->have_prog && k->prog.window_ns) {
-		/* No result: what the source's last heartbeat said it had measured. */
-		rbytes = k->prog.window_bytes;
-		rsec = nbw_ns_to_s(k->prog.window_ns);
-		rfrom = "heartbeat";
-	}
-	for (i = 0; i < k->nt; i++)
-		lbytes += k->lend[i] - k->lstart[i];
-	tsec = lsec > rsec ? lsec : rsec;
-	report_text(r, " Source          : %s (%u workers, %s)\n", k->peer[0] ? k->peer : "-",
-		    k->hello.workers, k->hello.source == CTRL_SOURCE_MEM ? "memory" : "drives");
-	report_str(r, "peer", NULL, k->peer[0] ? k->peer : NULL);
-	report_u64(r, "workers", NULL, k->hello.workers);
-	if (k->lay.slice_len)
-		report_u64(r, "slice_bytes", NULL, k->lay.slice_len);
-	report_text(r, "%s", report_rule);
-	report_text(r, " %-6s %-16s %16s %9s %9s\n", "side", "drive", "bytes", "seconds", unit);
+	report_text(r, " %-6s %-16s %16s %9s %9s\n", "side", "drive", "bytes", "seconds",
+		    report_bw_unit(r));
 	report_arr_begin(r, "drives");
-	for (i = 0; i < k->nt; i++)
-		print_drive(r, &k->t[i].d, "local", k->lend[i] - k->lstart[i], lsec, k->o->threads);
-	for (i = 0; i < ndr; i++) {
+	for (j = 0; j < k->nt; j++)
+		print_drive(r, &k->t[j].d, "local", k->lend[j] - k->lstart[j], lsec, k->o->threads);
+	for (i = 0; k->have_res && i < k->res.ndrives; i++) {
 		struct drive d = { 0 };
 
 		snprintf(d.path, sizeof(d.path), "%s", k->res.drives[i].path);
@@ -854,22 +875,35 @@ static void print_sink(struct sink *k, int rc)
 		print_drive(r, &d, "rdma", k->res.drives[i].bytes, rsec, k->res.drives[i].workers);
 	}
 	report_arr_end(r);
-	report_text(r, "%s", report_rule);
-	report_text(r, " %-22s %16s %9s %9s\n", "", "bytes", "seconds", unit);
+}
+
+/* local, RDMA, total, ideal and % of ideal. */
+static void print_totals(struct sink *k, uint64_t lbytes, double lsec, uint64_t rbytes,
+			 double rsec, enum rdma_from from)
+{
+	struct report *r = k->r;
+	int ndr = k->have_res ? (int)k->res.ndrives : 0;
+	double total_bps, ideal = NAN;
+	char lab[64];
+
+	report_text(r, " %-22s %16s %9s %9s\n", "", "bytes", "seconds", report_bw_unit(r));
 	snprintf(lab, sizeof(lab), "local (%d drive%s)", k->nt, k->nt == 1 ? "" : "s");
 	print_bw_row(r, "local", lab, lbytes, lsec);
 	report_text(r, "\n");
 	snprintf(lab, sizeof(lab), "RDMA (%u QPs)%s", k->hello.workers,
-		 rfrom && !strcmp(rfrom, "heartbeat") ? "*" : "");
+		 from == RDMA_FROM_HEARTBEAT ? "*" : "");
 	print_bw_row(r, "rdma", lab, rbytes, rsec);
 	report_text(r, "\n");
-	report_str(r, "rdma_reported_by", NULL, rfrom);
-	total_bps = (lsec > 0 ? lbytes / lsec : 0) + (rsec > 0 ? rbytes / rsec : 0);
+	report_str(r, "rdma_reported_by", NULL,
+		   from == RDMA_FROM_RESULT	 ? "result"
+		   : from == RDMA_FROM_HEARTBEAT ? "heartbeat"
+						 : NULL);
 	/* Rates add: each side's bytes over its own window of the same length. */
+	total_bps = (lsec > 0 ? lbytes / lsec : 0) + (rsec > 0 ? rbytes / rsec : 0);
 	report_obj_begin(r, "total");
 	report_text(r, " %-22s", "total");
 	report_u64(r, "bytes", " %16llu", lbytes + rbytes);
-	report_double(r, "seconds", " %9.2f", tsec);
+	report_double(r, "seconds", " %9.2f", lsec > rsec ? lsec : rsec);
 	report_bw(r, "gb_per_s", " %9.2f\n", total_bps);
 	report_obj_end(r);
 	if (k->nt > 0 && lsec > 0 && (k->hello.source == CTRL_SOURCE_DISK || !k->have_res))
@@ -878,41 +912,75 @@ static void print_sink(struct sink *k, int rc)
 	report_double(r, "percent_of_ideal", "   (%.1f", total_bps / ideal * 100);
 	report_text(r, "%% of ideal)\n");
 	report_text(r, " (ideal = every drive at the mean local per-drive rate of this window)\n");
-	if (rfrom && !strcmp(rfrom, "heartbeat"))
+	if (from == RDMA_FROM_HEARTBEAT)
 		report_text(r, " (* RDMA: as of the source's last heartbeat; its result never came)\n");
-	report_text(r, "%s", report_rule);
-	print_verify(r, k->o, k->verdict, k->vdetail[0] ? k->vdetail : NULL);
-	report_bool(r, "ok", NULL, rc == 0);
-	report_str(r, "error", NULL, k->failure);
-	report_text(r, "%s", report_rule);
 }
 
-static int sink_setup(struct sink *k)
+static void print_sink(struct sink *k, int rc)
+{
+	struct report *r = k->r;
+	uint64_t lbytes = 0, rbytes;
+	double rsec;
+	enum rdma_from from = rdma_figure(k, &rbytes, &rsec);
+	int i;
+
+	for (i = 0; i < k->nt; i++)
+		lbytes += k->lend[i] - k->lstart[i];
+	report_text(r, " Source          : %s (%u workers, %s)\n", k->peer[0] ? k->peer : "-",
+		    k->hello.workers, k->hello.source == CTRL_SOURCE_MEM ? "memory" : "drives");
+	report_str(r, "peer", NULL, k->peer[0] ? k->peer : NULL);
+	report_u64(r, "workers", NULL, k->hello.workers);
+	if (k->lay.slice_len)
+		report_u64(r, "slice_bytes", NULL, k->lay.slice_len);
+	print_rule(r);
+	print_drives(k, k->lseconds, rsec);
+	print_rule(r);
+	print_totals(k, lbytes, k->lseconds, rbytes, rsec, from);
+	print_rule(r);
+	print_verify(r, k->o, k->verdict, k->vdetail[0] ? k->vdetail : NULL);
+	report_bool(r, "ok", NULL, rc == 0);
+	report_str(r, "error", NULL, k->failure[0] ? k->failure : NULL);
+	print_rule(r);
+}
+
+/* ---- set-up and tear-down ------------------------------------------------------------ */
+
+/* The sink's own drives (unless --no-local) and its counters. 0 or an exit status. */
+static int sink_targets(struct sink *k)
 {
 	const struct options *o = k->o;
-	struct rdma_port ports[RDMA_MAX_PORTS];
-	char a[32], b[32];
-	int n, rc, lock_errno;
+	struct target_query q = {
+		.sysfs_root = o->cc.sysfs_root,
+		.list = o->disks,
+		.option = "--local-disks",
+		.required = o->disks != NULL,
+	};
+	int n, rc;
 
-	n = select_ports(o, ports);
-	if (n < 0)
-		return NBW_EXIT_FAIL;
 	if (!o->no_local) {
-		n = targets_collect(o, o->disks, o->disks != NULL, k->t);
+		n = target_collect(&q, k->t);
 		if (n < 0)
 			return -n;
 		k->nt = n;
-		rc = targets_prepare(o, k->t, k->nt, o->threads);
+		rc = target_prepare(k->t, k->nt, o->chunk, o->span, o->threads);
 		if (rc)
 			return rc;
 	}
 	k->lstart = calloc((size_t)k->nt + 1, sizeof(uint64_t));
 	k->lend = calloc((size_t)k->nt + 1, sizeof(uint64_t));
 	k->lprev = calloc((size_t)k->nt + 1, sizeof(uint64_t));
-	if (!k->lstart || !k->lend || !k->lprev) {
-		nbw_err("out of memory");
-		return NBW_EXIT_FAIL;
-	}
+	if (!k->lstart || !k->lend || !k->lprev)
+		return sink_fail(k, "out of memory");
+	return 0;
+}
+
+/* The DRAM buffer, locked. 0 or an exit status. */
+static int sink_dram(struct sink *k)
+{
+	const struct options *o = k->o;
+	char a[32], b[32];
+	int rc, lock_errno;
+
 	if ((uint64_t)k->nt * o->threads * o->chunk >= o->dram) {
 		nbw_usage_err("--dram %s leaves nothing for slices after %d local drive%s x %u "
 			      "threads x %s",
@@ -921,112 +989,156 @@ static int sink_setup(struct sink *k)
 		return NBW_EXIT_USAGE;
 	}
 	rc = buffer_alloc_locked(o->dram, 4096, (void **)&k->dram, &lock_errno);
-	if (rc) {
-		if (lock_errno)
-			nbw_err("cannot lock %s of DRAM: %s (raise 'ulimit -l', or lower --dram)",
-				format_size(o->dram, a, sizeof(a)), strerror(lock_errno));
-		else
-			nbw_err("cannot allocate %s of DRAM: %s (lower --dram; 'ulimit -l' must "
-				"allow locking it too)",
-				format_size(o->dram, a, sizeof(a)), strerror(-rc));
-		k->dram = NULL;
-		return NBW_EXIT_FAIL;
-	}
+	if (!rc)
+		return 0;
+	k->dram = NULL;
+	if (lock_errno)
+		return sink_fail(k, "cannot lock %s of DRAM: %s (raise 'ulimit -l', or lower --dram)",
+				 format_size(o->dram, a, sizeof(a)), strerror(lock_errno));
+	return sink_fail(k,
+			 "cannot allocate %s of DRAM: %s (lower --dram; 'ulimit -l' must allow "
+			 "locking it too)",
+			 format_size(o->dram, a, sizeof(a)), strerror(-rc));
+}
+
+static int sink_listen(struct sink *k)
+{
+	const struct options *o = k->o;
+	const char *where = o->bind ? o->bind : "listening on";
+	int rc;
+
 	k->lfd = ctrl_listen(o->bind, o->port);
-	if (k->lfd < 0) {
-		nbw_err("%s port %u: %s", o->bind ? o->bind : "listening on", o->port,
-			strerror(-k->lfd));
-		return NBW_EXIT_FAIL;
-	}
-	rc = rdma_listen_on(&k->lis, o->bind, o->port);
-	if (rc) {
-		nbw_err("rdma_cm %s port %u: %s", o->bind ? o->bind : "listening on", o->port,
-			strerror(-rc));
-		return NBW_EXIT_FAIL;
-	}
+	if (k->lfd < 0)
+		return sink_fail(k, "%s port %u: %s", where, o->port, strerror(-k->lfd));
+	rc = fab_listener_open(&k->lis, o->bind, o->port);
+	if (rc)
+		return sink_fail(k, "rdma_cm %s port %u: %s", where, o->port, strerror(-rc));
 	k->listening = true;
 	if (getrandom(&k->session, sizeof(k->session), 0) != sizeof(k->session))
 		k->session = nbw_now_ns() ^ ((uint64_t)getpid() << 32);
 	return 0;
 }
 
-int run_sink(const struct options *o, struct report *r)
+static int sink_setup(struct sink *k)
 {
-	static struct sink k;
-	struct ctrl_buf b;
-	uint32_t i;
+	struct fab_port ports[FAB_MAX_PORTS];
 	int rc;
 
-	k.o = o;
-	k.r = r;
-	k.lfd = k.cfd = -1;
-	k.verdict = -1;
-	rc = sink_setup(&k);
+	if (remote_select_ports(k->o, ports) < 0)
+		return NBW_EXIT_FAIL;
+	rc = sink_targets(k);
+	if (!rc)
+		rc = sink_dram(k);
+	if (!rc)
+		rc = sink_listen(k);
+	return rc;
+}
+
+/* Reverse order of set-up. */
+static void sink_close(struct sink *k)
+{
+	uint32_t i;
+
+	for (i = 0; k->conns && i < k->hello.workers; i++)
+		fab_conn_close(&k->conns[i]);
+	free(k->conns);
+	if (k->cfd >= 0)
+		close(k->cfd);
+	if (k->listening)
+		fab_listener_close(&k->lis);
+	if (k->lfd >= 0)
+		close(k->lfd);
+	buffer_free_locked(k->dram, k->o->dram);
+	target_close(k->t, k->nt);
+	free(k->canary);
+	free(k->lr);
+	free(k->lstart);
+	free(k->lend);
+	free(k->lprev);
+	ctrl_result_free(&k->res);
+}
+
+/* From the first connection to the canary verdict. 0 or an exit status. */
+static int sink_handshake(struct sink *k)
+{
+	struct ctrl_buf b;
+	int rc;
+
+	fprintf(stderr, "%s: sink: waiting for a source on %s port %u\n", nbw_prog,
+		k->o->bind ? k->o->bind : "every address", k->o->port);
+	rc = await_source(k);
+	if (!rc)
+		rc = check_hello(k);
 	if (!rc) {
-		fprintf(stderr, "%s: sink: waiting for a source on %s port %u\n", nbw_prog,
-			o->bind ? o->bind : "every address", o->port);
-		rc = await_source(&k);
+		rc = ctrl_send_free(k->cfd, &b,
+				    ctrl_encode_accept(&b, &(struct ctrl_accept){ k->session }),
+				    remote_timeout_ms(k->o));
+		if (rc)
+			rc = sink_fail(k, "%s: %s", k->peer, ctrl_strerror(rc));
 	}
 	if (!rc)
-		rc = check_hello(&k);
-	if (!rc) {
-		rc = ctrl_send_free(k.cfd, &b,
-				    ctrl_encode_accept(&b, &(struct ctrl_accept){ k.session }),
-				    opt_timeout_ms(o));
-		if (rc) {
-			nbw_err("%s: %s", k.peer, ctrl_strerror(rc));
-			rc = NBW_EXIT_FAIL;
-		}
+		rc = connect_workers(k);
+	if (!rc)
+		rc = send_slices(k);
+	if (!rc)
+		rc = receive_canary(k);
+	return rc;
+}
+
+/* The window and the verdict, reported. */
+static int sink_measure(struct sink *k)
+{
+	struct options shown = *k->o;
+	struct ctrl_buf b;
+	int rc;
+
+	shown.source = (enum ctrl_source)k->hello.source;
+	report_obj_begin(k->r, NULL);
+	print_params(k->r, &shown, "sink");
+	rc = sink_window(k);
+	if (!rc && k->o->dump_slice)
+		dump_slice(k);
+	if (!rc && k->verdict == VERDICT_FAIL)
+		rc = NBW_EXIT_FAIL;
+	if (k->cfd >= 0 && !k->failure[0]) {
+		struct ctrl_done d = { .verify = (uint8_t)(k->verdict == VERDICT_NONE
+								    ? VERDICT_FAIL
+								    : k->verdict) };
+
+		ctrl_send_free(k->cfd, &b, ctrl_encode_done(&b, &d), 1000);
 	}
+	print_sink(k, rc);
+	report_obj_end(k->r);
+	report_finish(k->r);
+	return rc;
+}
+
+int run_sink(const struct options *o, struct report *r)
+{
+	struct sink *k = calloc(1, sizeof(*k));
+	int rc;
+
+	if (!k) {
+		nbw_err("out of memory");
+		return NBW_EXIT_FAIL;
+	}
+	k->o = o;
+	k->r = r;
+	k->lfd = k->cfd = -1;
+	k->verdict = VERDICT_NONE;
+	rc = sink_setup(k);
 	if (!rc)
-		rc = connect_workers(&k);
-	if (!rc)
-		rc = send_slices(&k);
-	if (!rc)
-		rc = receive_canary(&k);
+		rc = sink_handshake(k);
 	if (!rc) {
-		struct options shown = *o;
-
-		shown.source = (enum ctrl_source)k.hello.source;
-		report_obj_begin(r, NULL);
-		print_params(r, &shown, "sink");
-		rc = run_window(&k);
-		if (!rc && o->dump_slice)
-			dump_slice(&k);
-		if (!rc && k.verdict == 0)
-			rc = NBW_EXIT_FAIL;
-		if (k.cfd >= 0 && !k.failure) {
-			struct ctrl_done d = { .verify = (uint8_t)(k.verdict < 0 ? 0 : k.verdict) };
-
-			ctrl_send_free(k.cfd, &b, ctrl_encode_done(&b, &d), 1000);
-		}
-		print_sink(&k, rc);
-		report_obj_end(r);
-		report_finish(r);
-	} else if (o->json) {
+		rc = sink_measure(k);
+	} else if (o->cc.json) {
 		report_obj_begin(r, NULL);
 		print_params(r, o, "sink");
-		print_sink(&k, rc);
+		print_sink(k, rc);
 		report_obj_end(r);
 		report_finish(r);
 	}
-	/* Reverse order of setup. */
-	for (i = 0; k.conns && i < k.hello.workers; i++)
-		rdma_conn_close(&k.conns[i]);
-	free(k.conns);
-	if (k.cfd >= 0)
-		close(k.cfd);
-	if (k.listening)
-		rdma_listener_close(&k.lis);
-	if (k.lfd >= 0)
-		close(k.lfd);
-	buffer_free_locked(k.dram, o->dram);
-	targets_close(k.t, k.nt);
-	free(k.canary);
-	free(k.lr);
-	free(k.lstart);
-	free(k.lend);
-	free(k.lprev);
-	ctrl_result_free(&k.res);
+	sink_close(k);
+	free(k);
 	return rc;
 }

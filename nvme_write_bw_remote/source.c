@@ -5,16 +5,18 @@
  * its own --depth registered staging slots read with O_DIRECT (or filled
  * once, --source mem) and the posting loop of common/rdma.c keeping that many
  * RDMA WRITEs in flight into its slice of the sink's DRAM.
+ *
+ * The run: source_setup -> handshake -> start the workers -> line 1 (all
+ * connected) -> SLICES -> line 2 (canaries written) -> CANARY, START ->
+ * source_window -> RESULT (VERIFY) -> DONE -> print_source -> source_close.
  */
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "digest.h"
@@ -22,9 +24,23 @@
 #include "parse.h"
 #include "placement.h"
 #include "remote.h"
+#include "target.h"
 #include "timing.h"
+#include "window.h"
 
 #define FULL_RING_MAX 1024 /* slice slots used with --verify full (bounds the table) */
+
+/* The start line's phases: workers connected, canaries written. */
+enum { LINE_CONNECTED = 1, LINE_CANARY = 2 };
+
+/* Why the window was cut short (source_check()). */
+enum source_stop {
+	SOURCE_RUNNING = 0,
+	SOURCE_WORKER_FAILED, /* a worker failed (read, WRITE, connection) */
+	SOURCE_SINK_SPOKE,    /* the sink spoke, went away, or the heartbeat could not go */
+};
+
+struct source;
 
 struct sworker {
 	pthread_t tid;
@@ -33,15 +49,15 @@ struct sworker {
 	uint32_t index;
 	int tindex; /* drive, -1 for memory */
 	struct region reg;
-	const struct rdma_port *port;
+	const struct fab_port *port;
 	unsigned char *buf;
 	size_t buflen;
 	struct reader rd;
 	bool rd_open;
 	bool *mem_busy;
 	uint64_t *mem_digest;
-	struct rdma_conn conn;
-	struct rdma_writer wr;
+	struct fab_conn conn;
+	struct fab_writer wr;
 	bool wr_init;
 	struct ctrl_slice slice;
 	_Atomic uint64_t bytes;
@@ -52,46 +68,31 @@ struct sworker {
 	char why[256];
 };
 
-/*
- * The start line: workers pass it twice (1: connected, 2: canary written)
- * and wait there until the main thread opens that phase or aborts the run;
- * an abort releases every waiter at once, so a failure anywhere (a thread
- * that could not be started, a refused handshake, a signal) cannot strand
- * the others.
- */
-enum { LINE_CONNECTED = 1, LINE_CANARY = 2, LINE_PHASES };
-
-struct start_line {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned ready[LINE_PHASES]; /* workers that reached each phase */
-	int open;		     /* highest phase the main thread opened */
-	bool abort;
-};
-
 struct source {
 	const struct options *o;
 	struct report *r;
-	struct target t[MAX_DRIVES];
+	struct target t[TARGET_MAX];
 	int nt;
-	struct rdma_port ports[RDMA_MAX_PORTS];
+	struct fab_port ports[FAB_MAX_PORTS];
 	int nports;
 	struct sworker *w;
-	uint32_t nw;
+	uint32_t nw, started;
 	int cfd;
 	uint64_t session;
 	struct start_line line;
+	bool line_ready;
 	atomic_bool stop;
 	atomic_bool failed;
 	atomic_uint finished; /* worker threads that returned */
 	uint64_t *wstart, *wend;
 	uint64_t *lprev; /* --interval: counters at the previous live line */
+	struct ctrl_drive *dr; /* per drive: what the window counted */
 	/* Heartbeat to the sink (PROGRESS), from START until RESULT. */
 	struct window *win;
 	uint64_t t_start, t_window, hb_period, hb_next;
 	double seconds;
-	int verdict;
-	const char *failure;
+	enum verdict verdict;
+	char failure[CTRL_MAX_STR + 256]; /* why the run failed ("" = it did not) */
 };
 
 static void wfail(struct sworker *w, int rc, const char *fmt, ...) NBW_PRINTF(3, 4);
@@ -107,103 +108,34 @@ static void wfail(struct sworker *w, int rc, const char *fmt, ...)
 	atomic_store(&w->s->failed, true);
 }
 
+/* The run failed: say why here and keep it for the report. Returns 1. */
+static int source_fail(struct source *s, const char *fmt, ...) NBW_PRINTF(2, 3);
+static int source_fail(struct source *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->failure, sizeof(s->failure), fmt, ap);
+	va_end(ap);
+	nbw_err("%s", s->failure);
+	return NBW_EXIT_FAIL;
+}
+
+/* Tell the sink why this side stops (best effort). Returns 1. */
+static int tell_sink(struct source *s, const char *msg)
+{
+	struct ctrl_buf b;
+
+	if (s->cfd >= 0)
+		ctrl_send_free(s->cfd, &b, ctrl_encode_error(&b, msg), 1000);
+	return NBW_EXIT_FAIL;
+}
+
 static const char *wname(const struct sworker *w, char *buf, size_t len)
 {
 	snprintf(buf, len, "worker %u (%s via %s:%u)", w->index,
 		 w->tindex >= 0 ? w->s->t[w->tindex].d.path : "memory", w->port->dev, w->port->port);
 	return buf;
-}
-
-/* ---- the start line ----------------------------------------------------------------- */
-
-static void line_init(struct start_line *l)
-{
-	pthread_condattr_t ca;
-
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_mutex_init(&l->lock, NULL);
-	pthread_cond_init(&l->cond, &ca);
-	pthread_condattr_destroy(&ca);
-}
-
-static void line_destroy(struct start_line *l)
-{
-	pthread_cond_destroy(&l->cond);
-	pthread_mutex_destroy(&l->lock);
-}
-
-/* Worker: say phase is reached, wait until it opens. False: the run was aborted. */
-static bool line_pass(struct start_line *l, int phase)
-{
-	bool go;
-
-	pthread_mutex_lock(&l->lock);
-	l->ready[phase]++;
-	pthread_cond_broadcast(&l->cond);
-	while (l->open < phase && !l->abort)
-		pthread_cond_wait(&l->cond, &l->lock);
-	go = !l->abort;
-	pthread_mutex_unlock(&l->lock);
-	return go;
-}
-
-/*
- * Main: wait until n workers reached phase. Every worker step before a line
- * is bounded (--timeout), so this ends; a signal meanwhile returns 1.
- */
-static int line_gather(struct start_line *l, int phase, unsigned n)
-{
-	sigset_t set;
-	int rc = 0;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	pthread_mutex_lock(&l->lock);
-	while (l->ready[phase] < n && !rc) {
-		struct timespec ts, zero = { 0, 0 };
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += 100000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&l->cond, &l->lock, &ts);
-		if (sigtimedwait(&set, NULL, &zero) > 0) {
-			atomic_store(&g_interrupted, true);
-			rc = 1;
-		}
-	}
-	pthread_mutex_unlock(&l->lock);
-	return rc;
-}
-
-static void line_open(struct start_line *l, int phase)
-{
-	pthread_mutex_lock(&l->lock);
-	l->open = phase;
-	pthread_cond_broadcast(&l->cond);
-	pthread_mutex_unlock(&l->lock);
-}
-
-static void line_abort(struct start_line *l)
-{
-	pthread_mutex_lock(&l->lock);
-	l->abort = true;
-	pthread_cond_broadcast(&l->cond);
-	pthread_mutex_unlock(&l->lock);
-}
-
-static bool line_aborted(struct start_line *l)
-{
-	bool a;
-
-	pthread_mutex_lock(&l->lock);
-	a = l->abort;
-	pthread_mutex_unlock(&l->lock);
-	return a;
 }
 
 /* ---- chunk sources for the posting loop --------------------------------------- */
@@ -300,15 +232,45 @@ static void mem_fill(struct sworker *w)
 
 /* ---- a worker ------------------------------------------------------------------- */
 
+/* The staging slots: read from the drive (a reader) or filled once (memory). */
+static int worker_slots(struct sworker *w)
+{
+	struct source *s = w->s;
+	const struct options *o = s->o;
+	struct target *t;
+	int rc;
+
+	if (w->tindex < 0) {
+		w->mem_busy = calloc(o->depth, sizeof(bool));
+		w->mem_digest = calloc(o->depth, sizeof(uint64_t));
+		if (!w->mem_busy || !w->mem_digest) {
+			wfail(w, -ENOMEM, "%s", "out of memory");
+			return -ENOMEM;
+		}
+		mem_fill(w);
+		return 0;
+	}
+	t = &s->t[w->tindex];
+	rc = reader_open(&w->rd, t->fd, o->engine, o->depth, o->chunk, t->d.lbs, t->d.size, w->reg,
+			 w->buf);
+	if (rc) {
+		wfail(w, rc, "set up the reader: %s", strerror(-rc));
+		return rc;
+	}
+	w->rd_open = true;
+	return 0;
+}
+
 static int worker_setup(struct sworker *w)
 {
 	struct source *s = w->s;
 	const struct options *o = s->o;
-	struct rdma_hello h = { .session = s->session, .worker = w->index };
+	struct fab_hello h = { .session = s->session, .worker = w->index };
 	int rc, lock_errno;
 
 	if (w->tindex >= 0) {
-		rc = numa_pin_self(numa_policy_node(NUMA_POLICY_AUTO, s->t[w->tindex].d.numa_node));
+		rc = placement_pin_self(
+			placement_policy_node(PLACEMENT_AUTO, s->t[w->tindex].d.numa_node));
 		if (rc) {
 			wfail(w, rc, "pin to NUMA node: %s", strerror(-rc));
 			return rc;
@@ -318,34 +280,28 @@ static int worker_setup(struct sworker *w)
 	rc = buffer_alloc_locked(w->buflen, 4096, (void **)&w->buf, &lock_errno);
 	if (rc) {
 		w->buf = NULL;
-		wfail(w, rc, "%s (raise 'ulimit -l')", lock_errno ? "cannot lock the staging buffer"
-								  : "cannot allocate the staging buffer");
+		wfail(w, rc, "%s (raise 'ulimit -l')",
+		      lock_errno ? "cannot lock the staging buffer"
+				 : "cannot allocate the staging buffer");
 		return rc;
 	}
-	if (w->tindex >= 0) {
-		struct target *t = &s->t[w->tindex];
-
-		rc = reader_open(&w->rd, t->fd, o->engine, o->depth, o->chunk, t->d.lbs, t->d.size,
-				 w->reg, w->buf);
-		if (rc) {
-			wfail(w, rc, "set up the reader: %s", strerror(-rc));
-			return rc;
-		}
-		w->rd_open = true;
-	} else {
-		w->mem_busy = calloc(o->depth, sizeof(bool));
-		w->mem_digest = calloc(o->depth, sizeof(uint64_t));
-		if (!w->mem_busy || !w->mem_digest) {
-			wfail(w, -ENOMEM, "%s", "out of memory");
-			return -ENOMEM;
-		}
-		mem_fill(w);
-	}
-	rc = rdma_conn_connect(&w->conn, w->port->addr[0] ? w->port->addr : NULL, o->peer, o->port,
-			       &h, o->depth, w->buf, w->buflen, opt_timeout_ms(o));
+	rc = worker_slots(w);
+	if (rc)
+		return rc;
+	rc = fab_conn_connect(&w->conn, w->port->addr[0] ? w->port->addr : NULL, o->peer, o->port,
+			      &h, o->depth, w->buf, w->buflen, remote_timeout_ms(o));
 	if (rc)
 		wfail(w, rc, "RDMA connection: %s", w->conn.why);
 	return rc;
+}
+
+/* Give a slot back to where it came from. */
+static void slot_return(struct sworker *w, unsigned slot)
+{
+	if (w->tindex >= 0)
+		reader_release(&w->rd, slot);
+	else
+		w->mem_busy[slot] = false;
 }
 
 /* Read (or take) one real chunk, hash it, write it to slot 0 of the slice. */
@@ -357,10 +313,7 @@ static int worker_canary(struct sworker *w, const struct write_source *src)
 	int rc;
 
 	/* The first chunk: a drive that does not answer within --timeout fails the worker. */
-	for (;;) {
-		rc = src->next(src->ctx, &it);
-		if (rc != -EAGAIN)
-			break;
+	while ((rc = src->next(src->ctx, &it)) == -EAGAIN) {
 		if (line_aborted(&w->s->line))
 			return -ECANCELED;
 		if (nbw_now_ns() >= deadline) {
@@ -371,64 +324,69 @@ static int worker_canary(struct sworker *w, const struct write_source *src)
 	}
 	if (rc)
 		return rc;
-	w->canary = (struct ctrl_chunk){ .worker = w->index, .slot = 0, .offset = it.offset,
-					 .len = (uint32_t)it.len };
+	w->canary = (struct ctrl_chunk){
+		.worker = w->index, .slot = 0, .offset = it.offset, .len = (uint32_t)it.len
+	};
 	w->canary.digest = digest_add(0, it.offset, it.buf, it.len);
 	if (o->corrupt_canary)
 		((unsigned char *)it.buf)[it.len / 2] ^= 0x5a;
-	rc = rdma_write_one(&w->wr, it.buf, it.len, 0, opt_timeout_ms(o));
+	rc = fab_write_one(&w->wr, it.buf, it.len, 0, remote_timeout_ms(o));
 	if (o->corrupt_canary)
 		((unsigned char *)it.buf)[it.len / 2] ^= 0x5a;
-	it.len = 0; /* not a ring chunk: nothing to record */
-	if (w->tindex >= 0)
-		reader_release(&w->rd, it.slot);
-	else
-		w->mem_busy[it.slot] = false;
+	slot_return(w, it.slot); /* not a ring chunk: nothing to record */
 	if (rc)
 		wfail(w, rc, "canary WRITE: %s", w->wr.why);
 	return rc;
+}
+
+/* Between line 1 and line 2: the writer on the slice, the table, the canary. */
+static int worker_prepare(struct sworker *w, const struct write_source *src)
+{
+	const struct options *o = w->s->o;
+	uint32_t slots = (uint32_t)(w->slice.len / o->chunk);
+	int rc;
+
+	w->ring = slots;
+	if (o->verify == CTRL_VERIFY_FULL && slots > FULL_RING_MAX + 1)
+		w->ring = FULL_RING_MAX + 1;
+	rc = fab_writer_init(&w->wr, &w->conn, w->slice.addr, w->slice.rkey, w->ring, o->chunk,
+			     o->depth);
+	if (rc) {
+		wfail(w, rc, "%s", "bad slice");
+		return rc;
+	}
+	w->wr_init = true;
+	if (o->verify == CTRL_VERIFY_FULL) {
+		w->table = calloc(w->ring, sizeof(*w->table));
+		if (!w->table) {
+			wfail(w, -ENOMEM, "%s", "out of memory");
+			return -ENOMEM;
+		}
+	}
+	return o->verify != CTRL_VERIFY_OFF ? worker_canary(w, src) : 0;
 }
 
 static void *worker_main(void *arg)
 {
 	struct sworker *w = arg;
 	struct source *s = w->s;
-	const struct options *o = s->o;
 	struct write_source src = {
 		.next = w->tindex >= 0 ? disk_next : mem_next,
 		.done = w->tindex >= 0 ? disk_done : mem_done,
 		.ctx = w,
 	};
-	int rc;
+	int rc = worker_setup(w);
 
-	rc = worker_setup(w);
 	/* Connected (or failed): the main thread receives the slices, then opens. */
 	if (!line_pass(&s->line, LINE_CONNECTED))
 		goto out;
-	if (!rc) {
-		uint32_t slots = (uint32_t)(w->slice.len / o->chunk);
-
-		w->ring = slots;
-		if (o->verify == CTRL_VERIFY_FULL && slots > FULL_RING_MAX + 1)
-			w->ring = FULL_RING_MAX + 1;
-		rc = rdma_writer_init(&w->wr, &w->conn, w->slice.addr, w->slice.rkey, w->ring,
-				      o->chunk, o->depth);
-		if (rc)
-			wfail(w, rc, "%s", "bad slice");
-		w->wr_init = !rc;
-		if (!rc && o->verify == CTRL_VERIFY_FULL) {
-			w->table = calloc(w->ring, sizeof(*w->table));
-			if (!w->table)
-				wfail(w, rc = -ENOMEM, "%s", "out of memory");
-		}
-		if (!rc && o->verify != CTRL_VERIFY_OFF)
-			rc = worker_canary(w, &src);
-	}
+	if (!rc)
+		rc = worker_prepare(w, &src);
 	/* Canary written (or failed): the main thread reports it and waits for START. */
 	if (!line_pass(&s->line, LINE_CANARY))
 		goto out;
 	if (!rc) {
-		rc = rdma_write_loop(&w->wr, &src, &s->stop, &w->bytes, opt_timeout_ms(o));
+		rc = fab_write_loop(&w->wr, &src, &s->stop, &w->bytes, remote_timeout_ms(s->o));
 		if (rc && !w->err)
 			wfail(w, rc, "%s", w->wr.why);
 	}
@@ -437,7 +395,7 @@ out:
 	return NULL;
 }
 
-/* ---- the main thread ---------------------------------------------------------------- */
+/* ---- the window ------------------------------------------------------------------ */
 
 static void snapshot(void *ctx, uint64_t *out)
 {
@@ -462,65 +420,68 @@ static uint64_t bytes_sum(const uint64_t *v, uint32_t n)
 	return t;
 }
 
-/* Send a PROGRESS when its period is due (or now with force). 0 or -errno. */
-static int heartbeat(struct source *s, bool force)
+/* What the window counted so far (or in all once it closed) into pr. */
+static void progress_window(const struct source *s, uint64_t now, struct ctrl_progress *pr)
+{
+	uint64_t w0;
+
+	if (!s->win || !s->win->measured)
+		return;
+	w0 = bytes_sum(s->win->start, s->nw);
+	if (s->win->seconds > 0) {
+		pr->window_bytes = bytes_sum(s->win->end, s->nw) - w0;
+		pr->window_ns = nbw_s_to_ns(s->win->seconds);
+	} else {
+		pr->window_bytes = pr->bytes - w0;
+		pr->window_ns = now - s->t_window;
+	}
+	if (pr->window_ns > pr->elapsed_ns)
+		pr->window_ns = pr->elapsed_ns;
+	if (pr->window_bytes > pr->bytes)
+		pr->window_bytes = pr->bytes;
+}
+
+/* Send a PROGRESS when its period is due. 0 or -errno. */
+static int heartbeat(struct source *s)
 {
 	struct ctrl_progress pr = { 0 };
-	uint64_t now = nbw_now_ns(), cur = 0;
+	uint64_t now = nbw_now_ns();
 	struct ctrl_buf b;
 	uint32_t i;
 
-	if (!s->hb_period || (!force && now < s->hb_next))
+	if (!s->hb_period || now < s->hb_next)
 		return 0;
 	s->hb_next = now + s->hb_period;
 	for (i = 0; i < s->nw; i++)
-		cur += atomic_load_explicit(&s->w[i].bytes, memory_order_relaxed);
+		pr.bytes += atomic_load_explicit(&s->w[i].bytes, memory_order_relaxed);
 	pr.elapsed_ns = now - s->t_start;
-	pr.bytes = cur;
-	if (s->win && s->win->measured) {
-		/* What the window counted so far, or in all once it closed. */
-		uint64_t w0 = bytes_sum(s->win->start, s->nw);
-
-		if (s->win->seconds > 0) {
-			pr.window_bytes = bytes_sum(s->win->end, s->nw) - w0;
-			pr.window_ns = nbw_s_to_ns(s->win->seconds);
-		} else {
-			pr.window_bytes = cur - w0;
-			pr.window_ns = now - s->t_window;
-		}
-		if (pr.window_ns > pr.elapsed_ns)
-			pr.window_ns = pr.elapsed_ns;
-		if (pr.window_bytes > pr.bytes)
-			pr.window_bytes = pr.bytes;
-	}
-	return ctrl_send_free(s->cfd, &b, ctrl_encode_progress(&b, &pr), opt_timeout_ms(s->o));
+	progress_window(s, now, &pr);
+	return ctrl_send_free(s->cfd, &b, ctrl_encode_progress(&b, &pr), remote_timeout_ms(s->o));
 }
 
-/* 1 a worker failed, 2 the sink spoke or went away (or the heartbeat could not go). */
 static int source_check(void *ctx)
 {
 	struct source *s = ctx;
 	struct pollfd pfd = { .fd = s->cfd, .events = POLLIN };
 
 	if (atomic_load(&s->failed))
-		return 1;
+		return SOURCE_WORKER_FAILED;
 	if (poll(&pfd, 1, 0) == 1)
-		return 2;
-	if (heartbeat(s, false))
-		return 2;
-	return 0;
+		return SOURCE_SINK_SPOKE;
+	if (heartbeat(s))
+		return SOURCE_SINK_SPOKE;
+	return SOURCE_RUNNING;
 }
 
 /* --interval: this side's RDMA completions per drive (or memory) and in total. */
 static void source_live(void *ctx, double at, double secs)
 {
 	struct source *s = ctx;
-	FILE *out = live_stream(s->o);
-	double scale = s->o->gbits ? 8e-9 : 1e-9, total = 0;
+	struct live_value v[TARGET_MAX + 1];
+	double total = 0;
 	uint32_t i;
-	int k;
+	int k, n = 0;
 
-	fprintf(out, "[%7.1fs]", at);
 	for (k = 0; k < (s->nt ? s->nt : 1); k++) {
 		uint64_t d = 0;
 
@@ -534,28 +495,31 @@ static void source_live(void *ctx, double at, double secs)
 		}
 		total += (double)d / secs;
 		if (s->nt > 1)
-			fprintf(out, "  %s %.2f", s->t[k].d.name, (double)d / secs * scale);
+			v[n++] = (struct live_value){ s->t[k].d.name, (double)d / secs };
 	}
-	fprintf(out, "  rdma %.2f %s\n", total * scale, s->o->gbits ? "Gb/s" : "GB/s");
-	fflush(out);
+	v[n++] = (struct live_value){ "rdma", total };
+	live_print(cli_live_stream(&s->o->cc), at, s->o->cc.gbits, v, n, NULL);
 }
+
+/* ---- the main thread ---------------------------------------------------------------- */
 
 /*
  * After the window: the workers drain what is in flight (bounded by
  * --timeout); keep the heartbeat going meanwhile so that the sink does not
  * take the drain for silence, then join them.
  */
-static void join_workers(struct source *s, uint32_t started)
+static void join_workers(struct source *s)
 {
 	uint32_t i;
 
-	while (atomic_load(&s->finished) < started) {
-		if (s->cfd >= 0 && heartbeat(s, false))
+	while (atomic_load(&s->finished) < s->started) {
+		if (s->cfd >= 0 && heartbeat(s))
 			s->hb_period = 0; /* the sink is gone: stop talking */
 		nbw_sleep_until_ns(nbw_now_ns() + 50000000ULL);
 	}
-	for (i = 0; i < started; i++)
+	for (i = 0; i < s->started; i++)
 		pthread_join(s->w[i].tid, NULL);
+	s->started = 0;
 }
 
 static const char *first_failure(struct source *s, char *buf, size_t len)
@@ -568,20 +532,12 @@ static const char *first_failure(struct source *s, char *buf, size_t len)
 			snprintf(buf, len, "%s: %s", wname(&s->w[i], n, sizeof(n)), s->w[i].why);
 			return buf;
 		}
-	return NULL;
-}
-
-static int tell_sink(struct source *s, const char *msg)
-{
-	struct ctrl_buf b;
-
-	if (s->cfd >= 0)
-		ctrl_send_free(s->cfd, &b, ctrl_encode_error(&b, msg), 1000);
-	return NBW_EXIT_FAIL;
+	snprintf(buf, len, "a worker failed");
+	return buf;
 }
 
 /* Ports for a drive on node: the NUMA-local ones, else all. */
-static int ports_for(struct source *s, int node, const struct rdma_port **out)
+static int ports_for(struct source *s, int node, const struct fab_port **out)
 {
 	int i, n = 0;
 
@@ -594,13 +550,30 @@ static int ports_for(struct source *s, int node, const struct rdma_port **out)
 	return n;
 }
 
+/* Drive workers: threads per drive, each a region, on the drive's NUMA-local ports. */
+static void plan_drive_workers(struct source *s, struct region *regs)
+{
+	const struct fab_port *pp[FAB_MAX_PORTS];
+	uint32_t k = 0;
+	int i, j, np;
+
+	for (i = 0; i < s->nt; i++) {
+		np = ports_for(s, s->t[i].d.numa_node, pp);
+		target_regions(&s->t[i], s->o->threads, regs);
+		for (j = 0; j < (int)s->o->threads; j++, k++)
+			s->w[k] = (struct sworker){
+				.s = s, .index = k, .tindex = i, .reg = regs[j], .port = pp[j % np]
+			};
+	}
+}
+
 static int plan_workers(struct source *s)
 {
 	const struct options *o = s->o;
-	const struct rdma_port *pp[RDMA_MAX_PORTS];
-	struct region regs[256];
-	uint32_t k = 0;
-	int i, j, np;
+	const struct fab_port *pp[FAB_MAX_PORTS];
+	struct region *regs;
+	uint32_t k;
+	int np;
 
 	s->nw = o->source == CTRL_SOURCE_MEM ? o->qps : (uint32_t)s->nt * o->threads;
 	if (s->nw > MAX_WORKERS) {
@@ -610,30 +583,48 @@ static int plan_workers(struct source *s)
 	s->w = calloc(s->nw, sizeof(*s->w));
 	s->wstart = calloc(s->nw, sizeof(uint64_t));
 	s->wend = calloc(s->nw, sizeof(uint64_t));
-	if (!s->w || !s->wstart || !s->wend) {
-		nbw_err("out of memory");
-		return NBW_EXIT_FAIL;
+	s->lprev = calloc(s->nw, sizeof(uint64_t));
+	s->dr = calloc((size_t)s->nt + 1, sizeof(*s->dr));
+	regs = calloc(o->threads, sizeof(*regs));
+	if (!s->w || !s->wstart || !s->wend || !s->lprev || !s->dr || !regs) {
+		free(regs);
+		return source_fail(s, "out of memory");
 	}
-	if (o->source == CTRL_SOURCE_MEM) {
+	if (o->source == CTRL_SOURCE_DISK) {
+		plan_drive_workers(s, regs);
+	} else {
 		np = ports_for(s, -1, pp);
 		for (k = 0; k < s->nw; k++) {
 			s->w[k] = (struct sworker){ .s = s, .index = k, .tindex = -1, .port = pp[k % np] };
 			s->w[k].reg.start = (uint64_t)k * o->depth * o->chunk;
 			s->w[k].reg.len = (uint64_t)o->depth * o->chunk;
 		}
-		return 0;
 	}
-	for (i = 0; i < s->nt; i++) {
-		uint32_t align = s->t[i].d.lbs > DIGEST_BLOCK ? s->t[i].d.lbs : DIGEST_BLOCK;
-
-		np = ports_for(s, s->t[i].d.numa_node, pp);
-		region_split(s->t[i].span, o->threads, align, regs);
-		for (j = 0; j < (int)o->threads; j++, k++) {
-			s->w[k] = (struct sworker){ .s = s, .index = k, .tindex = i, .reg = regs[j],
-						    .port = pp[j % np] };
-		}
-	}
+	free(regs);
 	return 0;
+}
+
+/* Connect the control channel: a sink that is still starting refuses, so retry. */
+static int control_connect(struct source *s)
+{
+	const struct options *o = s->o;
+	uint64_t deadline = nbw_now_ns() + nbw_s_to_ns(o->timeout);
+
+	for (;;) {
+		uint64_t now = nbw_now_ns();
+
+		s->cfd = ctrl_connect(o->peer, o->port,
+				      now < deadline ? (int)((deadline - now) / 1000000) + 1 : 1);
+		if (s->cfd != -ECONNREFUSED || nbw_now_ns() + 200000000ULL >= deadline)
+			break;
+		if (nbw_signal_wait(200000000ULL))
+			break;
+	}
+	if (s->cfd >= 0)
+		return 0;
+	source_fail(s, "%s port %u: %s", o->peer, o->port, ctrl_strerror(s->cfd));
+	s->cfd = -1;
+	return NBW_EXIT_FAIL;
 }
 
 static int handshake(struct source *s)
@@ -643,72 +634,45 @@ static int handshake(struct source *s)
 		.chunk = o->chunk,
 		.depth = o->depth,
 		.workers = s->nw,
-		.warmup_ms = (uint64_t)(o->warmup * 1000 + 0.5),
-		.duration_ms = (uint64_t)(o->duration * 1000 + 0.5),
+		.warmup_ms = (uint64_t)(o->cc.warmup * 1000 + 0.5),
+		.duration_ms = (uint64_t)(o->cc.duration * 1000 + 0.5),
 		.verify = (uint8_t)o->verify,
 		.source = (uint8_t)o->source,
 	};
-	static char msg[CTRL_MAX_STR + 64];
-	char err[CTRL_MAX_STR];
+	char err[CTRL_MAX_STR] = "";
 	struct ctrl_accept a;
 	struct ctrl_buf b;
-	uint64_t deadline;
 	uint32_t len;
 	void *p;
 	int rc;
 
-	/* A sink that is still starting refuses: retry until the timeout. */
-	deadline = nbw_now_ns() + nbw_s_to_ns(o->timeout);
-	for (;;) {
-		uint64_t now = nbw_now_ns();
-
-		s->cfd = ctrl_connect(o->peer, o->port,
-				      now < deadline ? (int)((deadline - now) / 1000000) + 1 : 1);
-		if (s->cfd != -ECONNREFUSED || nbw_now_ns() + 200000000ULL >= deadline ||
-		    atomic_load(&g_interrupted))
-			break;
-		nbw_sleep_until_ns(nbw_now_ns() + 200000000ULL);
-	}
-	if (s->cfd < 0) {
-		snprintf(msg, sizeof(msg), "%s port %u: %s", o->peer, o->port, ctrl_strerror(s->cfd));
-		nbw_err("%s", msg);
-		s->failure = msg;
-		s->cfd = -1;
+	if (control_connect(s))
 		return NBW_EXIT_FAIL;
-	}
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_hello(&b, &h), opt_timeout_ms(o));
+	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_hello(&b, &h), remote_timeout_ms(o));
 	if (!rc)
-		rc = ctrl_expect(s->cfd, CTRL_ACCEPT, &p, &len, opt_timeout_ms(o), err, sizeof(err));
-	else
-		err[0] = '\0';
+		rc = ctrl_expect(s->cfd, CTRL_ACCEPT, &p, &len, remote_timeout_ms(o), err,
+				 sizeof(err));
 	if (!rc) {
 		rc = ctrl_decode_accept(p, len, &a);
 		free(p);
 	}
 	if (rc == -ECONNABORTED)
-		snprintf(msg, sizeof(msg), "%s: the sink refused: %s", o->peer, err);
-	else if (rc)
-		snprintf(msg, sizeof(msg), "%s: handshake: %s", o->peer,
-			 err[0] ? err : ctrl_strerror(rc));
-	if (rc) {
-		nbw_err("%s", msg);
-		s->failure = msg;
-		return NBW_EXIT_FAIL;
-	}
+		return source_fail(s, "%s: the sink refused: %s", o->peer, err);
+	if (rc)
+		return source_fail(s, "%s: handshake: %s", o->peer, err[0] ? err : ctrl_strerror(rc));
 	s->session = a.session;
 	return 0;
 }
 
 static int receive_slices(struct source *s)
 {
-	static char msg[CTRL_MAX_STR + 64];
-	char err[CTRL_MAX_STR];
+	char err[CTRL_MAX_STR] = "";
 	struct ctrl_slice *sl = NULL;
 	uint32_t len, n = 0, i;
 	void *p;
 	int rc;
 
-	rc = ctrl_expect(s->cfd, CTRL_SLICES, &p, &len, opt_timeout_ms(s->o), err, sizeof(err));
+	rc = ctrl_expect(s->cfd, CTRL_SLICES, &p, &len, remote_timeout_ms(s->o), err, sizeof(err));
 	if (!rc) {
 		rc = ctrl_decode_slices(p, len, &sl, &n);
 		free(p);
@@ -726,21 +690,16 @@ static int receive_slices(struct source *s)
 		s->w[i].slice = sl[i];
 	}
 	free(sl);
-	if (rc) {
-		snprintf(msg, sizeof(msg), "%s: %s", s->o->peer, err[0] ? err : ctrl_strerror(rc));
-		nbw_err("%s", msg);
-		s->failure = msg;
-		return NBW_EXIT_FAIL;
-	}
+	if (rc)
+		return source_fail(s, "%s: %s", s->o->peer, err[0] ? err : ctrl_strerror(rc));
 	return 0;
 }
 
 static int send_canary_await_start(struct source *s)
 {
 	const struct options *o = s->o;
-	static char msg[CTRL_MAX_STR + 64];
 	struct ctrl_chunk *c = calloc(s->nw, sizeof(*c));
-	char err[CTRL_MAX_STR];
+	char err[CTRL_MAX_STR] = "";
 	struct ctrl_start st;
 	struct ctrl_buf b;
 	uint32_t len, i;
@@ -751,102 +710,93 @@ static int send_canary_await_start(struct source *s)
 		return tell_sink(s, "out of memory");
 	for (i = 0; i < s->nw; i++)
 		c[i] = s->w[i].canary;
-	rc = ctrl_send_free(s->cfd, &b,
-			    ctrl_encode_chunks(&b, CTRL_CANARY, c,
-					       o->verify == CTRL_VERIFY_OFF ? 0 : s->nw),
-			    opt_timeout_ms(o));
+	rc = ctrl_send_free(
+		s->cfd, &b,
+		ctrl_encode_chunks(&b, CTRL_CANARY, c, o->verify == CTRL_VERIFY_OFF ? 0 : s->nw),
+		remote_timeout_ms(o));
 	free(c);
-	err[0] = '\0';
 	if (!rc)
-		rc = ctrl_expect(s->cfd, CTRL_START, &p, &len, opt_timeout_ms(o), err, sizeof(err));
+		rc = ctrl_expect(s->cfd, CTRL_START, &p, &len, remote_timeout_ms(o), err,
+				 sizeof(err));
 	if (!rc) {
 		rc = ctrl_decode_start(p, len, &st);
 		free(p);
 	}
-	if (!rc) {
-		s->t_start = nbw_now_ns();
-		s->hb_period = (uint64_t)st.progress_ms * 1000000ULL;
-		s->hb_next = s->t_start + s->hb_period;
-	}
-	if (rc) {
-		snprintf(msg, sizeof(msg), "%s: waiting for the start: %s", o->peer,
-			 err[0] ? err : ctrl_strerror(rc));
-		nbw_err("%s", msg);
-		s->failure = msg;
-		return NBW_EXIT_FAIL;
-	}
+	if (rc)
+		return source_fail(s, "%s: waiting for the start: %s", o->peer,
+				   err[0] ? err : ctrl_strerror(rc));
+	s->t_start = nbw_now_ns();
+	s->hb_period = (uint64_t)st.progress_ms * 1000000ULL;
+	s->hb_next = s->t_start + s->hb_period;
 	return 0;
 }
 
+/* --verify full: the last chunk of every ring slot of every worker. */
+static int send_table(struct source *s)
+{
+	struct ctrl_chunk *all = calloc((size_t)s->nw * (FULL_RING_MAX + 1), sizeof(*all));
+	struct ctrl_buf b;
+	uint32_t i, k, n = 0;
+	int rc;
+
+	if (!all)
+		return -ENOMEM;
+	for (i = 0; i < s->nw; i++)
+		for (k = 1; s->w[i].table && k < s->w[i].ring; k++)
+			if (s->w[i].table[k].len)
+				all[n++] = s->w[i].table[k];
+	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_chunks(&b, CTRL_VERIFY, all, n),
+			    remote_timeout_ms(s->o));
+	free(all);
+	return rc;
+}
+
 /* After the window: totals, the slot table, the verdict. */
-static int send_result(struct source *s, bool ok, struct ctrl_drive *dr)
+static int send_result(struct source *s, bool ok)
 {
 	const struct options *o = s->o;
-	struct ctrl_result res = { .ok = ok, .window_ns = nbw_s_to_ns(s->seconds) };
-	static char msg[CTRL_MAX_STR + 64];
-	char err[CTRL_MAX_STR];
+	struct ctrl_result res = {
+		.ok = ok,
+		.window_ns = nbw_s_to_ns(s->seconds),
+		.bytes = bytes_sum(s->wend, s->nw) - bytes_sum(s->wstart, s->nw),
+		.ndrives = (uint32_t)s->nt,
+		.drives = s->dr,
+	};
+	char err[CTRL_MAX_STR] = "";
 	struct ctrl_done d;
 	struct ctrl_buf b;
-	uint32_t i, len;
+	uint32_t len;
 	void *p;
 	int rc;
 
-	for (i = 0; i < s->nw; i++)
-		res.bytes += s->wend[i] - s->wstart[i];
-	res.ndrives = (uint32_t)s->nt;
-	res.drives = dr;
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_result(&b, &res), opt_timeout_ms(o));
-	if (!rc && o->verify == CTRL_VERIFY_FULL) {
-		struct ctrl_chunk *all;
-		uint32_t n = 0, k;
-
-		all = calloc((size_t)s->nw * (FULL_RING_MAX + 1), sizeof(*all));
-		if (!all)
-			return tell_sink(s, "out of memory");
-		for (i = 0; i < s->nw; i++)
-			for (k = 1; s->w[i].table && k < s->w[i].ring; k++)
-				if (s->w[i].table[k].len)
-					all[n++] = s->w[i].table[k];
-		rc = ctrl_send_free(s->cfd, &b, ctrl_encode_chunks(&b, CTRL_VERIFY, all, n),
-				    opt_timeout_ms(o));
-		free(all);
-	}
+	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_result(&b, &res), remote_timeout_ms(o));
+	if (!rc && o->verify == CTRL_VERIFY_FULL)
+		rc = send_table(s);
+	if (rc == -ENOMEM)
+		return tell_sink(s, "out of memory");
 	if (!ok)
 		return NBW_EXIT_FAIL;
-	err[0] = '\0';
 	if (!rc)
-		rc = ctrl_expect(s->cfd, CTRL_DONE, &p, &len, 2 * opt_timeout_ms(o), err,
+		rc = ctrl_expect(s->cfd, CTRL_DONE, &p, &len, 2 * remote_timeout_ms(o), err,
 				 sizeof(err));
 	if (!rc) {
 		rc = ctrl_decode_done(p, len, &d);
 		free(p);
 	}
-	if (rc) {
-		snprintf(msg, sizeof(msg), "%s: no verdict from the sink: %s", o->peer,
-			 err[0] ? err : ctrl_strerror(rc));
-		nbw_err("%s", msg);
-		s->failure = msg;
-		return NBW_EXIT_FAIL;
-	}
-	s->verdict = d.verify;
-	return s->verdict == 0 ? NBW_EXIT_FAIL : 0;
+	if (rc)
+		return source_fail(s, "%s: no verdict from the sink: %s", o->peer,
+				   err[0] ? err : ctrl_strerror(rc));
+	s->verdict = (enum verdict)d.verify;
+	return s->verdict == VERDICT_FAIL ? NBW_EXIT_FAIL : 0;
 }
 
-static void print_source(struct source *s, struct ctrl_drive *dr, int rc)
+/* ---- the report ------------------------------------------------------------------ */
+
+static void print_ports(struct source *s)
 {
 	struct report *r = s->r;
-	const char *unit = report_bw_unit(r);
-	uint64_t total = 0;
-	uint32_t i;
 	int k;
-	char lab[64];
 
-	for (i = 0; i < s->nw; i++)
-		total += s->wend[i] - s->wstart[i];
-	report_text(r, " Sink            : %s port %u, %u workers (QPs)\n", s->o->peer, s->o->port,
-		    s->nw);
-	report_str(r, "peer", NULL, s->o->peer);
-	report_u64(r, "workers", NULL, s->nw);
 	report_arr_begin(r, "ports");
 	for (k = 0; k < s->nports; k++) {
 		report_obj_begin(r, NULL);
@@ -857,13 +807,28 @@ static void print_source(struct source *s, struct ctrl_drive *dr, int rc)
 		report_obj_end(r);
 	}
 	report_arr_end(r);
-	report_text(r, "%s", report_rule);
+}
+
+static void print_source(struct source *s, int rc)
+{
+	struct report *r = s->r;
+	const char *unit = report_bw_unit(r);
+	uint64_t total = bytes_sum(s->wend, s->nw) - bytes_sum(s->wstart, s->nw);
+	char lab[64];
+	int k;
+
+	report_text(r, " Sink            : %s port %u, %u workers (QPs)\n", s->o->peer, s->o->port,
+		    s->nw);
+	report_str(r, "peer", NULL, s->o->peer);
+	report_u64(r, "workers", NULL, s->nw);
+	print_ports(s);
+	print_rule(r);
 	report_text(r, " %-6s %-16s %16s %9s %9s\n", "side", "drive", "bytes", "seconds", unit);
 	report_arr_begin(r, "drives");
 	for (k = 0; k < s->nt; k++)
-		print_drive(r, &s->t[k].d, "rdma", dr[k].bytes, s->seconds, s->o->threads);
+		print_drive(r, &s->t[k].d, "rdma", s->dr[k].bytes, s->seconds, s->o->threads);
 	report_arr_end(r);
-	report_text(r, "%s", report_rule);
+	print_rule(r);
 	report_text(r, " %-22s %16s %9s %9s\n", "", "bytes", "seconds", unit);
 	print_bw_row(r, "local", "local (source: none)", 0, s->seconds);
 	report_text(r, "\n");
@@ -871,28 +836,38 @@ static void print_source(struct source *s, struct ctrl_drive *dr, int rc)
 	print_bw_row(r, "rdma", lab, total, s->seconds);
 	report_text(r, "\n");
 	print_bw_row(r, "total", "total (this side)", total, s->seconds);
-	report_text(r, "\n%s", report_rule);
+	report_text(r, "\n");
+	print_rule(r);
 	print_verify(r, s->o, s->verdict, NULL);
 	report_bool(r, "ok", NULL, rc == 0);
-	report_str(r, "error", NULL, s->failure);
-	report_text(r, "%s", report_rule);
+	report_str(r, "error", NULL, s->failure[0] ? s->failure : NULL);
+	print_rule(r);
 }
+
+/* ---- the phases of the run -------------------------------------------------------- */
 
 static int source_setup(struct source *s)
 {
 	const struct options *o = s->o;
+	struct target_query q = {
+		.sysfs_root = o->cc.sysfs_root,
+		.list = o->disks,
+		.option = "--disks",
+		.required = true,
+		.hint = ", or use --source mem",
+	};
 	int n, rc;
 
-	n = select_ports(o, s->ports);
+	n = remote_select_ports(o, s->ports);
 	if (n < 0)
 		return NBW_EXIT_FAIL;
 	s->nports = n;
 	if (o->source == CTRL_SOURCE_DISK) {
-		n = targets_collect(o, o->disks, true, s->t);
+		n = target_collect(&q, s->t);
 		if (n < 0)
 			return -n;
 		s->nt = n;
-		rc = targets_prepare(o, s->t, s->nt, o->threads);
+		rc = target_prepare(s->t, s->nt, o->chunk, o->span, o->threads);
 		if (rc)
 			return rc;
 	}
@@ -903,175 +878,163 @@ static int source_setup(struct source *s)
  * Wait until the started workers reached phase; an interruption or a worker's
  * failure is told to the sink and said here. 0 when all went well.
  */
-static int gather_workers(struct source *s, int phase, unsigned started, char *msg, size_t len)
+static int gather_workers(struct source *s, int phase)
 {
-	if (line_gather(&s->line, phase, started)) {
-		s->failure = "interrupted";
+	char msg[512];
+
+	if (line_gather(&s->line, phase, s->started)) {
+		snprintf(s->failure, sizeof(s->failure), "interrupted");
 		return tell_sink(s, "source: interrupted");
 	}
 	if (atomic_load(&s->failed)) {
-		int rc = tell_sink(s, first_failure(s, msg, len));
-
-		nbw_err("%s", msg);
-		s->failure = msg;
-		return rc;
+		first_failure(s, msg, sizeof(msg));
+		tell_sink(s, msg);
+		return source_fail(s, "%s", msg);
 	}
 	return 0;
 }
 
-int run_source(const struct options *o, struct report *r)
+/* Start every worker thread; 0, or an exit status after telling the sink. */
+static int start_workers(struct source *s)
 {
-	static struct source s;
-	struct ctrl_drive *dr = NULL;
-	static char msg[512];
-	uint32_t i, started = 0;
-	bool ok = false, line_ready = false;
-	int rc;
+	uint32_t i;
 
-	s.o = o;
-	s.r = r;
-	s.cfd = -1;
-	s.verdict = -1;
-	rc = source_setup(&s);
-	if (!rc)
-		rc = handshake(&s);
-	if (rc) {
-		if (o->json) {
-			report_obj_begin(r, NULL);
-			print_params(r, o, "source");
-			report_str(r, "verify", NULL, NULL);
-			report_bool(r, "ok", NULL, false);
-			report_str(r, "error", NULL, s.failure);
-			report_obj_end(r);
-			report_finish(r);
-		}
-		goto out;
-	}
-	dr = calloc((size_t)s.nt + 1, sizeof(*dr));
-	s.lprev = calloc(s.nw, sizeof(uint64_t));
-	if (!dr || !s.lprev) {
-		nbw_err("out of memory");
-		rc = tell_sink(&s, "source: out of memory");
-		goto out;
-	}
-	line_init(&s.line);
-	line_ready = true;
-	for (i = 0; i < s.nw; i++) {
-		int err = pthread_create(&s.w[i].tid, NULL, worker_main, &s.w[i]);
+	line_init(&s->line);
+	s->line_ready = true;
+	for (i = 0; i < s->nw; i++) {
+		int err = pthread_create(&s->w[i].tid, NULL, worker_main, &s->w[i]);
 
 		if (err) {
-			snprintf(msg, sizeof(msg), "cannot start worker thread %u of %u: %s", i, s.nw,
-				 strerror(err));
-			nbw_err("%s", msg);
-			s.failure = msg;
-			rc = tell_sink(&s, msg);
-			break;
+			source_fail(s, "cannot start worker thread %u of %u: %s", i, s->nw,
+				    strerror(err));
+			return tell_sink(s, s->failure);
 		}
-		s.w[i].started = true;
-		started++;
+		s->w[i].started = true;
+		s->started++;
 	}
-	/* Line 1: every started worker connected (or failed); then the slices. */
+	return 0;
+}
+
+/* Line 1 (connected), the slices, line 2 (canaries written), CANARY and START. */
+static int source_lines(struct source *s)
+{
+	int rc = start_workers(s);
+
 	if (!rc)
-		rc = gather_workers(&s, LINE_CONNECTED, started, msg, sizeof(msg));
+		rc = gather_workers(s, LINE_CONNECTED);
 	if (!rc)
-		rc = receive_slices(&s);
+		rc = receive_slices(s);
 	if (!rc)
-		line_open(&s.line, LINE_CONNECTED);
-	/* Line 2: canaries written; report them and wait for the sink's START. */
+		line_open(&s->line, LINE_CONNECTED);
 	if (!rc)
-		rc = gather_workers(&s, LINE_CANARY, started, msg, sizeof(msg));
+		rc = gather_workers(s, LINE_CANARY);
 	if (!rc)
-		rc = send_canary_await_start(&s);
+		rc = send_canary_await_start(s);
 	if (rc)
-		line_abort(&s.line); /* every waiting worker returns */
+		line_abort(&s->line); /* every waiting worker returns */
 	else
-		line_open(&s.line, LINE_CANARY);
-	report_obj_begin(r, NULL);
-	print_params(r, o, "source");
-	if (!rc) {
-		struct window w = {
-			.warmup = o->warmup,
-			.duration = o->duration,
-			.tick_ms = s.hb_period && s.hb_period < 100000000ULL
-					   ? (int)(s.hb_period / 1000000) : 100,
-			.interval = o->interval,
-			.check = source_check,
-			.live = source_live,
-			.ctx = &s,
-			.snapshot = snapshot,
-			.nctr = (int)s.nw,
-			.start = s.wstart,
-			.end = s.wend,
-		};
-		int wrc;
+		line_open(&s->line, LINE_CANARY);
+	return rc;
+}
 
-		s.win = &w;
-		wrc = window_run(&w);
-		s.seconds = w.seconds;
-		if (!w.measured)
-			memset(s.wend, 0, s.nw * sizeof(uint64_t));
-		atomic_store(&s.stop, true);
-		if (wrc == 2 && w.aborted == 2)
-			s.hb_period = 0; /* the sink spoke or is gone: no more heartbeats */
-		join_workers(&s, started);
-		s.win = NULL;
-		started = 0;
-		ok = wrc == 0;
-		if (wrc == 1) {
-			s.failure = "interrupted";
-			nbw_err("interrupted: the window was cut to %.2f s", w.seconds);
-		} else if (wrc == 2 && w.aborted == 1) {
-			nbw_err("%s", first_failure(&s, msg, sizeof(msg)));
-			s.failure = msg;
-		} else if (wrc == 2) {
-			char err[CTRL_MAX_STR];
-			void *p;
-			uint32_t len;
-			int e = ctrl_expect(s.cfd, CTRL_DONE, &p, &len, 100, err, sizeof(err));
+/* What ended the window, said and kept; false when the sink is gone or spoke. */
+static void window_outcome(struct source *s, const struct window *w)
+{
+	char err[CTRL_MAX_STR], msg[512];
+	uint32_t len;
+	void *p;
+	int e;
 
-			snprintf(msg, sizeof(msg), "%s: the sink %s", o->peer,
-				 e == -ECONNABORTED ? err : "went away during the window");
-			if (!e)
-				free(p);
-			nbw_err("%s", msg);
-			s.failure = msg;
-		}
-		for (i = 0; i < s.nw; i++)
-			if (s.w[i].tindex >= 0)
-				dr[s.w[i].tindex].bytes += s.wend[i] - s.wstart[i];
-		for (i = 0; i < (uint32_t)s.nt; i++) {
-			snprintf(dr[i].path, sizeof(dr[i].path), "%s", s.t[i].d.path);
-			snprintf(dr[i].model, sizeof(dr[i].model), "%s", s.t[i].d.model);
-			dr[i].numa_node = s.t[i].d.numa_node;
-			dr[i].workers = o->threads;
-		}
-		if (wrc == 2 && w.aborted == 2)
-			rc = NBW_EXIT_FAIL;
-		else
-			rc = send_result(&s, ok && !atomic_load(&s.failed), dr);
-		if (!ok && s.failure)
-			tell_sink(&s, s.failure);
-	} else {
-		join_workers(&s, started);
-		started = 0;
+	if (w->end_reason == WINDOW_SIGNAL) {
+		snprintf(s->failure, sizeof(s->failure), "interrupted");
+		nbw_err("interrupted: the window was cut to %.2f s", w->seconds);
+	} else if (w->end_reason == WINDOW_STOPPED && w->stopped_by == SOURCE_WORKER_FAILED) {
+		source_fail(s, "%s", first_failure(s, msg, sizeof(msg)));
+	} else if (w->end_reason == WINDOW_STOPPED) {
+		e = ctrl_expect(s->cfd, CTRL_DONE, &p, &len, 100, err, sizeof(err));
+		if (!e)
+			free(p);
+		source_fail(s, "%s: the sink %s", s->o->peer,
+			    e == -ECONNABORTED ? err : "went away during the window");
 	}
-	print_source(&s, dr, rc);
-	report_obj_end(r);
-	report_finish(r);
-out:
-	if (started) {
-		line_abort(&s.line);
-		join_workers(&s, started);
+}
+
+/* Per drive: what its workers completed inside the window. */
+static void drive_totals(struct source *s)
+{
+	uint32_t i;
+	int k;
+
+	for (i = 0; i < s->nw; i++)
+		if (s->w[i].tindex >= 0)
+			s->dr[s->w[i].tindex].bytes += s->wend[i] - s->wstart[i];
+	for (k = 0; k < s->nt; k++) {
+		snprintf(s->dr[k].path, sizeof(s->dr[k].path), "%s", s->t[k].d.path);
+		snprintf(s->dr[k].model, sizeof(s->dr[k].model), "%s", s->t[k].d.model);
+		s->dr[k].numa_node = s->t[k].d.numa_node;
+		s->dr[k].workers = s->o->threads;
 	}
-	if (line_ready)
-		line_destroy(&s.line);
-	/* Reverse order of setup, per worker. */
-	for (i = 0; s.w && i < s.nw; i++) {
-		struct sworker *w = &s.w[i];
+}
+
+/* The window, the drain, the RESULT and the verdict. The exit status. */
+static int source_window(struct source *s)
+{
+	const struct options *o = s->o;
+	struct window w = {
+		.warmup = o->cc.warmup,
+		.duration = o->cc.duration,
+		.tick_ms = s->hb_period && s->hb_period < 100000000ULL
+				   ? (int)(s->hb_period / 1000000) : 100,
+		.interval = o->cc.interval,
+		.check = source_check,
+		.live = source_live,
+		.ctx = s,
+		.snapshot = snapshot,
+		.start = s->wstart,
+		.end = s->wend,
+	};
+	bool sink_gone, ok;
+	int rc;
+
+	s->win = &w;
+	window_run(&w);
+	s->seconds = w.seconds;
+	if (!w.measured)
+		memset(s->wend, 0, s->nw * sizeof(uint64_t));
+	atomic_store(&s->stop, true);
+	sink_gone = w.end_reason == WINDOW_STOPPED && w.stopped_by == SOURCE_SINK_SPOKE;
+	if (sink_gone)
+		s->hb_period = 0; /* the sink spoke or is gone: no more heartbeats */
+	join_workers(s);
+	s->win = NULL;
+	ok = w.end_reason == WINDOW_DONE;
+	window_outcome(s, &w);
+	drive_totals(s);
+	if (sink_gone)
+		return NBW_EXIT_FAIL;
+	rc = send_result(s, ok && !atomic_load(&s->failed));
+	if (!ok && s->failure[0])
+		tell_sink(s, s->failure);
+	return rc;
+}
+
+/* Reverse order of set-up, per worker. */
+static void source_close(struct source *s)
+{
+	uint32_t i;
+
+	if (s->started) {
+		line_abort(&s->line);
+		join_workers(s);
+	}
+	if (s->line_ready)
+		line_destroy(&s->line);
+	for (i = 0; s->w && i < s->nw; i++) {
+		struct sworker *w = &s->w[i];
 
 		if (w->wr_init)
-			rdma_writer_free(&w->wr);
-		rdma_conn_close(&w->conn);
+			fab_writer_free(&w->wr);
+		fab_conn_close(&w->conn);
 		if (w->rd_open)
 			reader_close(&w->rd);
 		buffer_free_locked(w->buf, w->buflen);
@@ -1079,13 +1042,60 @@ out:
 		free(w->mem_digest);
 		free(w->table);
 	}
-	if (s.cfd >= 0)
-		close(s.cfd);
-	targets_close(s.t, s.nt);
-	free(s.w);
-	free(s.wstart);
-	free(s.wend);
-	free(s.lprev);
-	free(dr);
+	if (s->cfd >= 0)
+		close(s->cfd);
+	target_close(s->t, s->nt);
+	free(s->w);
+	free(s->wstart);
+	free(s->wend);
+	free(s->lprev);
+	free(s->dr);
+}
+
+/* The document when the run ended before the window: params, verdict and error. */
+static void print_early_failure(struct source *s)
+{
+	report_obj_begin(s->r, NULL);
+	print_params(s->r, s->o, "source");
+	report_str(s->r, "verify", NULL, NULL);
+	report_bool(s->r, "ok", NULL, false);
+	report_str(s->r, "error", NULL, s->failure[0] ? s->failure : NULL);
+	report_obj_end(s->r);
+	report_finish(s->r);
+}
+
+int run_source(const struct options *o, struct report *r)
+{
+	struct source *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s) {
+		nbw_err("out of memory");
+		return NBW_EXIT_FAIL;
+	}
+	s->o = o;
+	s->r = r;
+	s->cfd = -1;
+	s->verdict = VERDICT_NONE;
+	rc = source_setup(s);
+	if (!rc)
+		rc = handshake(s);
+	if (rc) {
+		if (o->cc.json)
+			print_early_failure(s);
+	} else {
+		rc = source_lines(s);
+		report_obj_begin(r, NULL);
+		print_params(r, o, "source");
+		if (!rc)
+			rc = source_window(s);
+		else
+			join_workers(s);
+		print_source(s, rc);
+		report_obj_end(r);
+		report_finish(r);
+	}
+	source_close(s);
+	free(s);
 	return rc;
 }

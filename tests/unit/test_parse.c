@@ -85,7 +85,18 @@ int main(void)
 	CHECK(parse_duration("5x", &(double){ 0 }) == -EINVAL);
 	CHECK(parse_duration("nan", &(double){ 0 }) == -EINVAL);
 	CHECK(parse_duration("inf", &(double){ 0 }) == -EINVAL);
-	CHECK(parse_duration("1e9", &(double){ 0 }) == -ERANGE);
+	/* Decimal only: no exponent, no hex float (issue 10). */
+	CHECK(parse_duration("1e9", &(double){ 0 }) == -EINVAL);
+	CHECK(parse_duration("1e400", &(double){ 0 }) == -EINVAL);
+	CHECK(parse_duration("0x1p-2", &(double){ 0 }) == -EINVAL);
+	CHECK(parse_duration(".", &(double){ 0 }) == -EINVAL);
+	CHECK(parse_duration("1.2.3", &(double){ 0 }) == -EINVAL);
+	dur_ok(".5", 0.5);
+	dur_ok("1.", 1);
+	CHECK(parse_duration("31622401", &(double){ 0 }) == -ERANGE); /* 366 days + 1 s */
+	CHECK(parse_duration("8785h", &(double){ 0 }) == -ERANGE);
+	CHECK(parse_duration("99999999999999999999999999999999999999999999999999999999999999999999",
+			     &(double){ 0 }) == -ERANGE);
 
 	CHECK(parse_uint("12", 1, 100, &n) == 0 && n == 12);
 	CHECK(parse_uint("0", 1, 100, &n) == -ERANGE);

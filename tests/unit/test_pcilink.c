@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pcilink.h"
+#include "pcitree.h"
 
 static int fails, checks;
 
@@ -276,9 +277,17 @@ static void test_path(void)
 
 int main(int argc, char **argv)
 {
-	/* --ceiling SYSFS_ROOT BDF: print pcilink_usable_ceiling() (used by tests/probe). */
+	/* --ceiling SYSFS_ROOT BDF: print pcitree_usable_ceiling() (used by tests/probe). */
 	if (argc == 4 && !strcmp(argv[1], "--ceiling")) {
-		printf("%.2f\n", pcilink_usable_ceiling(argv[2], argv[3]));
+		struct pcitree t;
+		char err[256];
+
+		if (pcitree_load(&t, argv[2], NULL, err, sizeof(err))) {
+			printf("nan\n");
+			return 0;
+		}
+		printf("%.2f\n", pcitree_usable_ceiling(&t, argv[3]));
+		pcitree_free(&t);
 		return 0;
 	}
 	test_ceilings();

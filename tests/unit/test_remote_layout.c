@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_remote_layout: how the sink of nvme_write_bw_remote cuts its DRAM
- * (common/rdma.h slice_layout): local staging first, then equal slices of
+ * (common/slice.h): local staging first, then equal slices of
  * whole chunks, each at least the canary slot plus a ring of depth; the ring
  * slot of the n-th chunk.
  */
@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "check.h"
-#include "rdma.h"
+#include "slice.h"
 
 
 #define MiB (1ULL << 20)

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/* target.c: collect, validate, open and close the read targets (see target.h). */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "digest.h"
+#include "nbw.h"
+#include "parse.h"
+#include "pcitree.h"
+#include "target.h"
+
+/* Message for a target that cannot be used; returns its exit status. */
+static int target_error(const char *path, int rc)
+{
+	switch (rc) {
+	case -EISDIR:
+		nbw_err("%s: is a directory, not a block device or file", path);
+		return NBW_EXIT_USAGE;
+	case -ENODEV:
+		nbw_err("%s: not a block device or regular file", path);
+		return NBW_EXIT_USAGE;
+	case -ENOENT:
+	case -ENOTDIR:
+		nbw_err("%s: %s", path, strerror(-rc));
+		return NBW_EXIT_USAGE;
+	default:
+		nbw_err("%s: %s", path, strerror(-rc));
+		return NBW_EXIT_FAIL;
+	}
+}
+
+/* The PCIe ceiling of every drive behind a PCI function, from one load of the tree. */
+static void fill_ceilings(const char *sysfs_root, struct target *t, int n)
+{
+	struct pcitree tree;
+	char err[256];
+	int i;
+
+	for (i = 0; i < n && !t[i].d.bdf[0]; i++)
+		;
+	if (i == n || pcitree_load(&tree, sysfs_root, NULL, err, sizeof(err)))
+		return;
+	for (i = 0; i < n; i++)
+		if (t[i].d.bdf[0])
+			t[i].d.link_ceiling = pcitree_usable_ceiling(&tree, t[i].d.bdf);
+	pcitree_free(&tree);
+}
+
+static int collect_discovered(const struct target_query *q, struct target *t)
+{
+	static struct drive found[TARGET_MAX];
+	int n, i;
+
+	n = drive_discover_nvme(q->sysfs_root, "/dev", found, TARGET_MAX);
+	if (n < 0 && q->required) {
+		nbw_err("%s/class/block: %s", q->sysfs_root, strerror(-n));
+		return -NBW_EXIT_FAIL;
+	}
+	if (n <= 0 && q->required) {
+		nbw_err("no NVMe namespaces found under %s/class/block; name targets with %s%s",
+			q->sysfs_root, q->option, q->hint ? q->hint : "");
+		return -NBW_EXIT_FAIL;
+	}
+	for (i = 0; i < n; i++)
+		t[i].d = found[i];
+	return n < 0 ? 0 : n;
+}
+
+static int collect_listed(const struct target_query *q, struct target *t)
+{
+	char *items[TARGET_MAX];
+	int n, i, j, rc;
+
+	n = parse_list(q->list, items, TARGET_MAX);
+	if (n < 0) {
+		nbw_usage_err("invalid %s list: %s", q->option,
+			      n == -E2BIG ? "too many targets" : "empty item");
+		return -NBW_EXIT_USAGE;
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i; j++) {
+			if (!strcmp(items[i], items[j])) {
+				nbw_usage_err("%s: named twice in %s", items[i], q->option);
+				return -NBW_EXIT_USAGE;
+			}
+		}
+		rc = drive_describe(q->sysfs_root, items[i], &t[i].d);
+		if (rc)
+			return -target_error(items[i], rc);
+	}
+	return n;
+}
+
+int target_collect(const struct target_query *q, struct target *t)
+{
+	int n = q->list ? collect_listed(q, t) : collect_discovered(q, t);
+	int i;
+
+	for (i = 0; i < n; i++)
+		t[i].fd = -1;
+	if (n > 0)
+		fill_ceilings(q->sysfs_root, t, n);
+	return n;
+}
+
+uint32_t target_align(const struct target *t)
+{
+	return t->d.lbs > DIGEST_BLOCK ? t->d.lbs : DIGEST_BLOCK;
+}
+
+/* The geometry checks of one target; 0 or NBW_EXIT_USAGE after the message. */
+static int check_geometry(struct target *t, uint64_t chunk, uint64_t span, unsigned threads)
+{
+	const struct drive *d = &t->d;
+	char a[32], b[32];
+
+	if (chunk % d->lbs) {
+		nbw_usage_err("%s: chunk %s is not a multiple of the logical block size %u",
+			      d->path, format_size(chunk, a, sizeof(a)), d->lbs);
+		return NBW_EXIT_USAGE;
+	}
+	if (span > d->size) {
+		nbw_usage_err("%s: span %s is larger than the target (%s)", d->path,
+			      format_size(span, a, sizeof(a)), format_size(d->size, b, sizeof(b)));
+		return NBW_EXIT_USAGE;
+	}
+	t->span = span ? span : d->size;
+	if (chunk > t->span) {
+		nbw_usage_err("%s: chunk %s is larger than the span (%s)", d->path,
+			      format_size(chunk, a, sizeof(a)), format_size(t->span, b, sizeof(b)));
+		return NBW_EXIT_USAGE;
+	}
+	if (t->span / threads < target_align(t)) {
+		nbw_usage_err("%s: span %s is too small for %u threads (each needs %u bytes)",
+			      d->path, format_size(t->span, a, sizeof(a)), threads, target_align(t));
+		return NBW_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int target_prepare(struct target *t, int n, uint64_t chunk, uint64_t span, unsigned threads)
+{
+	int i, rc;
+
+	for (i = 0; i < n; i++)
+		t[i].fd = -1;
+	for (i = 0; i < n; i++) {
+		rc = check_geometry(&t[i], chunk, span, threads);
+		if (rc)
+			return rc;
+		t[i].fd = drive_open_readonly(t[i].d.path);
+		if (t[i].fd < 0) {
+			nbw_err("%s: %s", t[i].d.path, strerror(-t[i].fd));
+			return NBW_EXIT_FAIL;
+		}
+	}
+	return 0;
+}
+
+void target_close(struct target *t, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].fd >= 0)
+			close(t[i].fd);
+		t[i].fd = -1;
+	}
+}
+
+int target_regions(const struct target *t, unsigned threads, struct region *out)
+{
+	return region_split(t->span, threads, target_align(t), out);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * target.h: the read targets of a run, for every tool that reads drives:
+ * collected from a --disks list or NVMe discovery, validated against the
+ * chunk, span and thread count, opened read-only with O_DIRECT, described
+ * (with the PCIe link ceiling from the PCI tree, loaded once per run) and
+ * closed. One set of limits and messages for all tools.
+ *
+ * Functions that print return an exit status (or minus one) after exactly
+ * one error line, like the tools' own option handling.
+ */
+#ifndef NBW_TARGET_H
+#define NBW_TARGET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "drive.h"
+#include "reader.h"
+
+#define TARGET_MAX 256		/* drives per run */
+#define TARGET_MAX_THREADS 1024 /* readers (or workers) per drive */
+
+struct target {
+	struct drive d;
+	int fd;	       /* -1 until target_prepare() */
+	uint64_t span; /* bytes swept: the whole target or --span */
+};
+
+/* What to collect: a comma list (modified in place) or, with list NULL, discovery. */
+struct target_query {
+	const char *sysfs_root;
+	char *list;
+	const char *option;	 /* the option the list came from, for messages ("--disks") */
+	bool required;		 /* discovery must find at least one namespace */
+	const char *hint;	 /* appended to "no NVMe namespaces found ..." */
+};
+
+/*
+ * Fill t[0..TARGET_MAX) and their link ceilings. Returns the count, or minus
+ * an exit status after the message (2 for a bad list or path, 1 otherwise).
+ */
+int target_collect(const struct target_query *q, struct target *t);
+
+/*
+ * Check each target against chunk, span (0 = whole target) and threads, and
+ * open it read-only. 0, or an exit status after the message.
+ */
+int target_prepare(struct target *t, int n, uint64_t chunk, uint64_t span, unsigned threads);
+
+void target_close(struct target *t, int n);
+
+/* Alignment of a target's regions: its block size, at least the digest block. */
+uint32_t target_align(const struct target *t);
+
+/* Split t's span into threads regions (target_prepare() checked that they fit). */
+int target_regions(const struct target *t, unsigned threads, struct region *out);
+
+#endif

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * window.h: one measured run for the whole suite.
+ *
+ * - Signals: SIGINT/SIGTERM are blocked in every thread (nbw_signals_init()
+ *   before the first thread starts) and taken synchronously by whoever waits
+ *   here; every wait of this module wakes within a tick (<= 100 ms) for them.
+ * - The start line: workers set themselves up, pass a numbered line and wait
+ *   there until the main thread opens it (all at once) or aborts the run (all
+ *   are released, none is stranded).
+ * - The window: warm-up, then the measured duration on CLOCK_MONOTONIC; the
+ *   caller's completion counters are snapshotted at both ends; a check()
+ *   callback can end it early; live lines every --interval.
+ * - One live-line printer: "[   2.0s]  nvme0n1 1.23  total 2.46 GB/s".
+ */
+#ifndef NBW_WINDOW_H
+#define NBW_WINDOW_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- signals ----------------------------------------------------------------- */
+
+/* Block SIGINT/SIGTERM (inherited by threads started later), ignore SIGPIPE. */
+void nbw_signals_init(void);
+/* Wait up to ns for SIGINT/SIGTERM. True if one arrived, now or before. */
+bool nbw_signal_wait(uint64_t ns);
+/* True once SIGINT/SIGTERM arrived (takes a pending one without waiting). */
+bool nbw_interrupted(void);
+
+/* ---- the start line -------------------------------------------------------------- */
+
+#define LINE_PHASES 4
+
+struct start_line {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned ready[LINE_PHASES]; /* workers that reached each phase */
+	int open;		     /* highest phase the main thread opened */
+	bool abort;
+};
+
+void line_init(struct start_line *l);
+void line_destroy(struct start_line *l);
+/* Worker: phase (1 .. LINE_PHASES-1) reached; wait until it opens. False: aborted. */
+bool line_pass(struct start_line *l, int phase);
+/*
+ * Main: wait until n workers reached phase (each step before a line must be
+ * bounded). 0, or -EINTR when SIGINT/SIGTERM came meanwhile.
+ */
+int line_gather(struct start_line *l, int phase, unsigned n);
+void line_open(struct start_line *l, int phase);
+/* Release every waiter for good; line_pass() then returns false. */
+void line_abort(struct start_line *l);
+bool line_aborted(struct start_line *l);
+
+/* ---- the window -------------------------------------------------------------------- */
+
+enum window_end {
+	WINDOW_DONE,	/* the duration elapsed */
+	WINDOW_SIGNAL,	/* SIGINT/SIGTERM */
+	WINDOW_STOPPED, /* check() returned non-zero (its value in stopped_by) */
+};
+
+/*
+ * The caller fills the first block. check() is called every tick_ms (default
+ * 100) from the start of the warm-up; live() every interval seconds of the
+ * window (at = seconds into it, secs = since the previous line) and once at
+ * its end; snapshot() fills the caller's counters (start at the opening, end
+ * at the close).
+ */
+struct window {
+	double warmup, duration, interval;
+	int tick_ms;
+	int (*check)(void *ctx);
+	void (*live)(void *ctx, double at, double secs);
+	void (*snapshot)(void *ctx, uint64_t *out);
+	void *ctx;
+	uint64_t *start, *end;
+	/* Results. */
+	enum window_end end_reason;
+	int stopped_by;	   /* check()'s value */
+	bool measured;	   /* the window opened (warm-up passed) */
+	double seconds;	   /* measured length (cut short on a stop or signal) */
+	uint64_t open_ns;  /* CLOCK_MONOTONIC at the opening */
+};
+
+enum window_end window_run(struct window *w);
+
+/* ---- live lines ---------------------------------------------------------------------- */
+
+/* One figure of a live line; a NAN rate prints "-". */
+struct live_value {
+	const char *label;
+	double bytes_per_s;
+};
+
+/*
+ * "[%7.1fs]" and "  label rate" per value, then the unit (GB/s, or Gb/s
+ * with gbits), or "  note" instead of the unit when note is set.
+ */
+void live_print(FILE *out, double at, bool gbits, const struct live_value *v, int n,
+		const char *note);
+
+#endif

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: MIT
+/*
+ * modes.c: the modes of nvme_read_bw and their tables: a plain run, --baseline
+ * (each drive alone, then all together) and --sweep (1, 2, ... N drives),
+ * each with total / ideal / % of ideal, and --list.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "digest.h"
+#include "nbw.h"
+#include "parse.h"
+#include "placement.h"
+#include "read_bw.h"
+
+static const char *rule = "---------------------------------------------------------------------------------------\n";
+
+void print_header(struct report *r, const struct options *o, const struct target *t, int n)
+{
+	char a[32];
+	int i;
+
+	report_str(r, "tool", NULL, "nvme_read_bw");
+	report_str(r, "version", NULL, PACKAGE_VERSION);
+	report_text(r, "%s", rule);
+	report_text(r, "                    NVMe read bandwidth (O_DIRECT, read only)\n");
+	report_text(r, " Tool/version    : nvme_read_bw %s\n", PACKAGE_VERSION);
+	report_obj_begin(r, "params");
+	report_str(r, "engine", " Engine          : %-14s", reader_engine_name(o->engine));
+	report_u64(r, "depth", " Reads in flight : %llu per thread\n", o->depth);
+	report_u64(r, "threads", " Threads/drive   : %-14llu", o->threads);
+	report_u64(r, "chunk", NULL, o->chunk);
+	report_text(r, " Chunk           : %s\n", format_size(o->chunk, a, sizeof(a)));
+	if (o->span)
+		report_u64(r, "span", NULL, o->span);
+	else
+		report_null(r, "span", NULL);
+	report_text(r, " Span            : %-14s",
+		    o->span ? format_size(o->span, a, sizeof(a)) : "whole drive");
+	report_str(r, "numa", " NUMA            : %s\n",
+		   o->numa_policy == PLACEMENT_AUTO  ? "auto"
+		   : o->numa_policy == PLACEMENT_OFF ? "off"
+						       : (snprintf(a, sizeof(a), "%d", o->numa_policy), a));
+	report_double(r, "warmup_s", NULL, o->cc.warmup);
+	report_double(r, "duration_s", NULL, o->cc.duration);
+	snprintf(a, sizeof(a), "%g s", o->cc.warmup);
+	report_text(r, " Warm-up         : %-14s Duration        : %g s\n", a, o->cc.duration);
+	if (o->cc.interval > 0)
+		report_double(r, "interval_s", NULL, o->cc.interval);
+	report_str(r, "mode", " Mode            : %s\n",
+		   o->mode == MODE_BASELINE ? "baseline" : o->mode == MODE_SWEEP ? "sweep" : "plain");
+	report_bool(r, "checksum", NULL, o->checksum);
+	report_obj_end(r);
+	report_text(r, " Drives          : %d\n", n);
+	report_text(r, "   %-16s %-6s %-24s %5s %6s %10s  %s\n", "path", "kind", "model", "numa",
+		    "lbs", "size", "pci");
+	for (i = 0; i < n; i++) {
+		const struct drive *d = &t[i].d;
+
+		report_text(r, "   %-16s %-6s %-24.24s %5d %6u %10s  %s\n", d->path,
+			    drive_kind_name(d->kind), d->model[0] ? d->model : "-", d->numa_node,
+			    d->lbs, format_size(d->size, a, sizeof(a)), d->bdf[0] ? d->bdf : "-");
+	}
+	for (i = 0; i < n; i++) {
+		if (t[i].d.kind == DRIVE_FILE)
+			report_text(r, " note: %s is a regular file, not an NVMe drive; O_DIRECT "
+				       "bypasses the page cache, the file system stays in the path\n",
+				    t[i].d.path);
+		else if (t[i].d.kind == DRIVE_BLOCK)
+			report_text(r, " note: %s is not an NVMe namespace (a generic block device)\n",
+				    t[i].d.path);
+	}
+	report_text(r, "%s", rule);
+}
+
+/* The drives[] entries: description plus this phase's figures. */
+static void print_drive_rows(struct report *r, const struct phase *ph)
+{
+	const char *unit = report_bw_unit(r);
+	int i;
+
+	report_text(r, " %-16s %16s %9s %9s %7s %11s %10s\n", "drive", "bytes", "seconds", unit,
+		    "zero %", "link GB/s", "% of link");
+	report_arr_begin(r, "drives");
+	for (i = 0; i < ph->nt; i++) {
+		const struct drive *d = &ph->t[i]->d;
+		const struct tresult *res = &ph->res[i];
+		double bps = res->seconds > 0 ? (double)res->bytes / res->seconds : 0;
+		unsigned k;
+
+		report_obj_begin(r, NULL);
+		report_str(r, "path", " %-16s", d->path);
+		report_str(r, "name", NULL, d->name);
+		report_str(r, "kind", NULL, drive_kind_name(d->kind));
+		report_str(r, "model", NULL, d->model[0] ? d->model : NULL);
+		report_str(r, "firmware", NULL, d->firmware[0] ? d->firmware : NULL);
+		report_str(r, "pci_address", NULL, d->bdf[0] ? d->bdf : NULL);
+		report_i64(r, "numa_node", NULL, d->numa_node);
+		report_u64(r, "logical_block_size", NULL, d->lbs);
+		report_u64(r, "size", NULL, d->size);
+		report_u64(r, "span", NULL, ph->t[i]->span);
+		report_u64(r, "bytes", " %16llu", res->bytes);
+		report_double(r, "seconds", " %9.2f", res->seconds);
+		report_bw(r, "gb_per_s", " %9.2f", bps);
+		report_double(r, "zero_fraction", NULL, res->zero_fraction);
+		report_double(r, NULL, " %7.1f", res->zero_fraction * 100);
+		report_double(r, "link_ceiling_gb_per_s", " %11.2f", d->link_ceiling);
+		report_double(r, "percent_of_link_ceiling", " %10.1f",
+			      bps / 1e9 / d->link_ceiling * 100);
+		report_text(r, "\n");
+		if (ph->o->checksum) {
+			char hex[17];
+
+			digest_hex(res->digest, hex);
+			report_obj_begin(r, "checksum");
+			report_u64(r, "span", NULL, ph->t[i]->span);
+			report_str(r, "digest", "   checksum %s", hex);
+			report_bool(r, "complete", " (first sweep complete: %s)\n",
+				    res->digested == ph->t[i]->span);
+			report_obj_end(r);
+		}
+		if (res->nsamples) {
+			report_arr_begin(r, "samples_gb_per_s");
+			for (k = 0; k < res->nsamples; k++)
+				report_double(r, NULL, NULL, res->samples[k] / 1e9);
+			report_arr_end(r);
+		}
+		report_obj_end(r);
+	}
+	report_arr_end(r);
+}
+
+static void print_total(struct report *r, const struct phase *ph, const char *label)
+{
+	double bps = ph->seconds > 0 ? (double)ph->total_bytes / ph->seconds : 0;
+
+	report_obj_begin(r, "total");
+	report_text(r, " %-16s", label);
+	report_u64(r, "bytes", " %16llu", ph->total_bytes);
+	report_double(r, "seconds", " %9.2f", ph->seconds);
+	report_bw(r, "gb_per_s", " %9.2f\n", bps);
+	report_obj_end(r);
+}
+
+/* Warn (stderr) about targets whose samples were mostly unwritten blocks. */
+static void warn_zeros(const struct phase *ph)
+{
+	int i;
+
+	for (i = 0; i < ph->nt; i++)
+		if (ph->res[i].zero_fraction > ZERO_WARN_FRACTION)
+			nbw_warn("%s: %.0f%% of sampled blocks are all zeros: unwritten blocks may be "
+				 "served without media reads; figures may not represent the media",
+				 ph->t[i]->d.path, ph->res[i].zero_fraction * 100);
+}
+
+static void print_state(struct report *r, const struct phase *ph)
+{
+	report_bool(r, "interrupted", NULL, ph->interrupted);
+	if (ph->interrupted)
+		report_text(r, " (interrupted: the window was cut to %.2f s)\n", ph->seconds);
+}
+
+/* One summary row of --baseline / --sweep. */
+static void summary_row(struct report *r, const char *label, int ndrives, double bps,
+			double ideal_bps)
+{
+	report_obj_begin(r, NULL);
+	report_str(r, "label", " %-22s", label);
+	report_u64(r, "drives", " %6llu", (unsigned long long)ndrives);
+	report_bw(r, "gb_per_s", " %12.2f", bps);
+	report_bw(r, "ideal_gb_per_s", " %12.2f", ideal_bps);
+	report_double(r, "percent_of_ideal", " %10.1f\n", bps / ideal_bps * 100);
+	report_obj_end(r);
+}
+
+
+/* ---- modes ---------------------------------------------------------------- */
+
+int run_plain(const struct options *o, struct report *r, struct target *t, int n)
+{
+	struct target *tp[TARGET_MAX];
+	struct phase ph;
+	int i, rc;
+
+	for (i = 0; i < n; i++)
+		tp[i] = &t[i];
+	rc = phase_run(o, tp, n, &ph);
+	if (rc == NBW_EXIT_OK && ph.nothing_measured) {
+		nbw_err("interrupted during warm-up: nothing was measured");
+		rc = NBW_EXIT_FAIL;
+	}
+	if (rc == NBW_EXIT_OK) {
+		print_drive_rows(r, &ph);
+		print_total(r, &ph, "total");
+		print_state(r, &ph);
+		report_text(r, "%s", rule);
+		warn_zeros(&ph);
+	}
+	phase_free(&ph);
+	return rc;
+}
+
+/*
+ * A series of phases. --baseline: each drive alone, then all together; ideal
+ * = sum of solos. --sweep: the first 1, 2, ... n drives together; ideal = k x
+ * the 1-drive figure.
+ */
+struct series {
+	const struct options *o;
+	struct target *t;
+	int n;
+	int nphase, done;
+	double solo[TARGET_MAX]; /* bytes/s of each drive alone, NAN if not measured */
+	double *total, *ideal;	 /* per completed phase */
+	struct phase last;	 /* the last (widest) completed phase */
+	bool have_last;
+};
+
+/* The drives of phase p into tp; returns their count and labels the phase. */
+static int series_phase(const struct series *s, int p, struct target **tp, char *label,
+			size_t len)
+{
+	int i, k;
+
+	if (s->o->mode == MODE_BASELINE && p < s->n && s->nphase > 1) {
+		tp[0] = &s->t[p];
+		snprintf(label, len, "%s alone", s->t[p].d.name);
+		return 1;
+	}
+	k = s->o->mode == MODE_SWEEP ? p + 1 : s->n;
+	for (i = 0; i < k; i++)
+		tp[i] = &s->t[i];
+	if (s->o->mode == MODE_SWEEP)
+		snprintf(label, len, "first %d drive%s", k, k == 1 ? "" : "s");
+	else
+		snprintf(label, len, "%d together", k);
+	return k;
+}
+
+/* Run the phases until one fails or Ctrl-C; the exit status. */
+static int series_measure(struct series *s)
+{
+	struct target *tp[TARGET_MAX];
+	struct phase ph;
+	char label[96];
+	int p, i, k, rc = NBW_EXIT_OK;
+
+	for (p = 0; p < s->nphase && !nbw_interrupted(); p++) {
+		k = series_phase(s, p, tp, label, sizeof(label));
+		if (!s->o->cc.json)
+			fprintf(stderr, "%s: phase %d/%d: %d drive%s\n", nbw_prog, p + 1, s->nphase, k,
+				k == 1 ? "" : "s");
+		rc = phase_run(s->o, tp, k, &ph);
+		if (rc != NBW_EXIT_OK || ph.nothing_measured || ph.interrupted) {
+			if (rc == NBW_EXIT_OK)
+				nbw_warn("interrupted: phase %d of %d not completed", p + 1, s->nphase);
+			phase_free(&ph);
+			break;
+		}
+		s->total[p] = phase_bps(&ph);
+		if (k == 1)
+			s->solo[tp[0] - s->t] = s->total[p];
+		s->ideal[p] = 0;
+		for (i = 0; i < k; i++)
+			s->ideal[p] += s->o->mode == MODE_SWEEP ? s->solo[0] : s->solo[tp[i] - s->t];
+		if (s->have_last)
+			phase_free(&s->last);
+		s->last = ph;
+		s->have_last = true;
+		s->done++;
+	}
+	if (rc == NBW_EXIT_OK && !s->done) {
+		nbw_err("interrupted before the first phase completed: nothing was measured");
+		rc = NBW_EXIT_FAIL;
+	}
+	return rc;
+}
+
+static void series_print(struct report *r, struct series *s)
+{
+	const char *unit = report_bw_unit(r);
+	const char *name = s->o->mode == MODE_BASELINE ? "baseline" : "sweep";
+	struct target *tp[TARGET_MAX];
+	char label[96];
+	int p, k;
+
+	/* drives[] and total carry the last (widest) completed phase. */
+	report_text(r, " last phase (%d drive%s together):\n", s->last.nt,
+		    s->last.nt == 1 ? "" : "s");
+	print_drive_rows(r, &s->last);
+	print_total(r, &s->last, "total");
+	report_text(r, "%s", rule);
+	report_text(r, " %-22s %6s %7s %-4s %7s %-4s %10s\n", name, "drives", "total", unit,
+		    "ideal", unit, "% of ideal");
+	report_arr_begin(r, name);
+	for (p = 0; p < s->done; p++) {
+		k = series_phase(s, p, tp, label, sizeof(label));
+		summary_row(r, label, k, s->total[p], s->ideal[p]);
+	}
+	report_arr_end(r);
+	if (s->done < s->nphase)
+		report_text(r, " (interrupted: %d of %d phases completed)\n", s->done, s->nphase);
+	report_bool(r, "interrupted", NULL, s->done < s->nphase);
+	report_text(r, "%s", rule);
+	warn_zeros(&s->last);
+}
+
+int run_series(const struct options *o, struct report *r, struct target *t, int n)
+{
+	struct series *s = calloc(1, sizeof(*s));
+	int i, rc;
+
+	if (s) {
+		s->total = calloc((size_t)n + 1, sizeof(double));
+		s->ideal = calloc((size_t)n + 1, sizeof(double));
+	}
+	if (!s || !s->total || !s->ideal) {
+		nbw_err("out of memory");
+		rc = NBW_EXIT_FAIL;
+		goto out;
+	}
+	s->o = o;
+	s->t = t;
+	s->n = n;
+	s->nphase = o->mode == MODE_BASELINE ? (n > 1 ? n + 1 : 1) : n;
+	for (i = 0; i < n; i++)
+		s->solo[i] = NAN;
+	rc = series_measure(s);
+	if (rc == NBW_EXIT_OK)
+		series_print(r, s);
+	if (s->have_last)
+		phase_free(&s->last);
+out:
+	if (s) {
+		free(s->total);
+		free(s->ideal);
+	}
+	free(s);
+	return rc;
+}
+
+void list_targets(struct report *r, const struct target *t, int n)
+{
+	char a[32];
+	int i;
+
+	report_str(r, "tool", NULL, "nvme_read_bw");
+	report_str(r, "version", NULL, PACKAGE_VERSION);
+	report_text(r, "%-16s %-6s %-24s %-14s %5s %6s %10s %5s\n", "path", "kind", "model",
+		    "pci", "numa", "lbs", "size", "paths");
+	report_arr_begin(r, "drives");
+	for (i = 0; i < n; i++) {
+		const struct drive *d = &t[i].d;
+
+		report_obj_begin(r, NULL);
+		report_str(r, "path", "%-16s", d->path);
+		report_str(r, "kind", " %-6s", drive_kind_name(d->kind));
+		report_str(r, "model", " %-24.24s", d->model[0] ? d->model : NULL);
+		report_str(r, "pci_address", " %-14s", d->bdf[0] ? d->bdf : NULL);
+		report_i64(r, "numa_node", " %5lld", d->numa_node);
+		report_u64(r, "logical_block_size", " %6llu", d->lbs);
+		report_u64(r, "size", NULL, d->size);
+		report_text(r, " %10s", format_size(d->size, a, sizeof(a)));
+		report_u64(r, "paths", " %5llu\n", d->paths);
+		report_str(r, "controller", NULL, d->ctrl[0] ? d->ctrl : NULL);
+		report_str(r, "transport", NULL, d->transport[0] ? d->transport : NULL);
+		report_obj_end(r);
+	}
+	report_arr_end(r);
+}

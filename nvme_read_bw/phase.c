@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: MIT
+/*
+ * phase.c: one measured phase of nvme_read_bw: a worker thread per region of
+ * each target (NUMA pinned, its own locked buffer, the shared reader loop),
+ * all released at once by the start line, and the window of common/window.c
+ * over their completion counters.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "digest.h"
+#include "nbw.h"
+#include "parse.h"
+#include "placement.h"
+#include "read_bw.h"
+#include "timing.h"
+
+#define POLL_MS 100
+#define LINE_READY 1
+
+struct worker {
+	pthread_t tid;
+	struct phase *ph;
+	struct target *t;
+	int tindex; /* index of t in the phase */
+	struct region reg;
+	_Atomic uint64_t bytes; /* bytes of completed reads, ever increasing */
+	uint64_t zero_samples, zero_blocks;
+	uint64_t digest, digested;
+	int err;
+	char why[160]; /* what failed, worded for "<path>: <why>: <strerror><hint>" */
+	const char *hint;
+};
+
+static void worker_fail(struct worker *w, int rc, const char *fmt, ...) NBW_PRINTF(3, 4);
+
+static void worker_fail(struct worker *w, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	w->err = rc;
+	va_start(ap, fmt);
+	vsnprintf(w->why, sizeof(w->why), fmt, ap);
+	va_end(ap);
+	atomic_store(&w->ph->failed, true);
+}
+
+/* Pin, allocate and lock the buffer, open the reader. 0 or -errno (recorded). */
+static int worker_setup(struct worker *w, struct reader *rd, void **buf, size_t buflen)
+{
+	const struct options *o = w->ph->o;
+	const struct target *t = w->t;
+	int lock_errno, rc;
+	char sz[32];
+
+	rc = placement_pin_self(placement_policy_node(o->numa_policy, t->d.numa_node));
+	if (rc) {
+		worker_fail(w, rc, "pin to NUMA node");
+		return rc;
+	}
+	rc = buffer_alloc_locked(buflen, target_align(t), buf, &lock_errno);
+	format_size(buflen, sz, sizeof(sz));
+	if (rc && lock_errno) {
+		w->hint = " (raise 'ulimit -l')";
+		worker_fail(w, rc, "cannot lock a %s reader buffer in memory", sz);
+	} else if (rc) {
+		worker_fail(w, rc, "cannot allocate a %s reader buffer", sz);
+	}
+	if (rc) {
+		*buf = NULL;
+		return rc;
+	}
+	rc = reader_open(rd, t->fd, o->engine, o->depth, o->chunk, t->d.lbs, t->d.size, w->reg,
+			 *buf);
+	if (rc)
+		worker_fail(w, rc, "set up reader");
+	return rc;
+}
+
+/* Read until stop: count, sample for zeros, digest the first sweep. */
+static void worker_read(struct worker *w, struct reader *rd)
+{
+	const struct options *o = w->ph->o;
+	struct reader_chunk c;
+	int rc;
+
+	while (!atomic_load_explicit(&w->ph->stop, memory_order_relaxed)) {
+		rc = reader_next(rd, &c, POLL_MS);
+		if (rc == -ETIMEDOUT)
+			continue;
+		if (rc) {
+			worker_fail(w, rc, "read at offset %llu", (unsigned long long)c.offset);
+			return;
+		}
+		w->zero_samples += zero_sample(c.buf, c.len, &w->zero_blocks);
+		if (o->checksum && c.sweep == 0) {
+			w->digest = digest_add(w->digest, c.offset, c.buf, c.len);
+			w->digested += c.len;
+		}
+		atomic_fetch_add_explicit(&w->bytes, c.len, memory_order_relaxed);
+		reader_release(rd, c.slot);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	size_t buflen = (size_t)w->ph->o->chunk * w->ph->o->depth;
+	struct reader rd;
+	void *buf = NULL;
+	int rc = worker_setup(w, &rd, &buf, buflen);
+	bool opened = !rc;
+
+	/* Set up (or failed): wait for the main thread to release everyone at once. */
+	if (line_pass(&w->ph->line, LINE_READY) && !rc)
+		worker_read(w, &rd);
+	if (opened)
+		reader_close(&rd);
+	buffer_free_locked(buf, buflen);
+	return NULL;
+}
+
+/* ---- the window ------------------------------------------------------------------ */
+
+/* Bytes completed so far per target of the phase. */
+static void snapshot(void *ctx, uint64_t *per_target)
+{
+	struct phase *ph = ctx;
+	int i;
+
+	memset(per_target, 0, sizeof(*per_target) * (size_t)ph->nt);
+	for (i = 0; i < ph->nw; i++)
+		per_target[ph->w[i].tindex] +=
+			atomic_load_explicit(&ph->w[i].bytes, memory_order_relaxed);
+	if (per_target == ph->win_start) /* the window opens: live lines count from here */
+		memcpy(ph->prev, per_target, sizeof(*per_target) * (size_t)ph->nt);
+}
+
+static int check(void *ctx)
+{
+	struct phase *ph = ctx;
+
+	return atomic_load(&ph->failed) ? 1 : 0;
+}
+
+/* --interval: a line per target and the total; each figure is kept as a sample. */
+static void live(void *ctx, double at, double secs)
+{
+	struct phase *ph = ctx;
+	struct live_value v[TARGET_MAX + 1];
+	uint64_t cur[TARGET_MAX];
+	double total = 0;
+	int i;
+
+	snapshot(ph, cur);
+	for (i = 0; i < ph->nt; i++) {
+		struct tresult *r = &ph->res[i];
+		double bps = (double)(cur[i] - ph->prev[i]) / secs;
+
+		ph->prev[i] = cur[i];
+		total += bps;
+		if (r->nsamples < r->max_samples)
+			r->samples[r->nsamples++] = bps;
+		v[i] = (struct live_value){ ph->t[i]->d.name, bps };
+	}
+	v[ph->nt] = (struct live_value){ "total", total };
+	live_print(cli_live_stream(&ph->o->cc), at, ph->o->cc.gbits, v, ph->nt + 1, NULL);
+}
+
+/* The measured window: warm-up, then duration with optional interval lines. */
+static int phase_window(struct phase *ph)
+{
+	const struct options *o = ph->o;
+	uint64_t start[TARGET_MAX], end[TARGET_MAX];
+	struct window w = {
+		.warmup = o->cc.warmup,
+		.duration = o->cc.duration,
+		.interval = o->cc.interval,
+		.check = check,
+		.live = live,
+		.snapshot = snapshot,
+		.ctx = ph,
+		.start = start,
+		.end = end,
+	};
+	enum window_end end_reason;
+	int i;
+
+	ph->prev = calloc((size_t)ph->nt, sizeof(uint64_t));
+	if (!ph->prev)
+		return -ENOMEM;
+	ph->win_start = start;
+	end_reason = window_run(&w);
+	ph->win_start = NULL;
+	if (!w.measured) {
+		ph->nothing_measured = true;
+		ph->interrupted = end_reason == WINDOW_SIGNAL;
+		return 0;
+	}
+	ph->interrupted = end_reason == WINDOW_SIGNAL;
+	ph->seconds = w.seconds;
+	for (i = 0; i < ph->nt; i++) {
+		ph->res[i].bytes = end[i] - start[i];
+		ph->res[i].seconds = ph->seconds;
+		ph->total_bytes += ph->res[i].bytes;
+	}
+	return 0;
+}
+
+/* ---- the phase ---------------------------------------------------------------------- */
+
+void phase_free(struct phase *ph)
+{
+	int i;
+
+	if (ph->res)
+		for (i = 0; i < ph->nt; i++)
+			free(ph->res[i].samples);
+	free(ph->res);
+	free(ph->w);
+	free(ph->prev);
+	ph->res = NULL;
+	ph->w = NULL;
+	ph->prev = NULL;
+}
+
+double phase_bps(const struct phase *ph)
+{
+	return ph->seconds > 0 ? (double)ph->total_bytes / ph->seconds : 0;
+}
+
+/* Report the first worker failure; returns the exit status. */
+static int phase_failure(const struct phase *ph)
+{
+	int i;
+
+	for (i = 0; i < ph->nw; i++) {
+		const struct worker *w = &ph->w[i];
+
+		if (!w->err)
+			continue;
+		nbw_err("%s: %s: %s%s", w->t->d.path, w->why, strerror(-w->err),
+			w->hint ? w->hint : "");
+		return NBW_EXIT_FAIL;
+	}
+	return NBW_EXIT_OK;
+}
+
+/* Workers, regions and result slots of a phase. 0 or -ENOMEM. */
+static int phase_plan(struct phase *ph)
+{
+	const struct options *o = ph->o;
+	unsigned max_samples = o->cc.interval > 0 ? (unsigned)(o->cc.duration / o->cc.interval) + 2
+						  : 0;
+	struct region *regs = calloc(o->threads, sizeof(*regs));
+	int i, k;
+
+	ph->nw = ph->nt * (int)o->threads;
+	ph->w = calloc((size_t)ph->nw, sizeof(*ph->w));
+	ph->res = calloc((size_t)ph->nt, sizeof(*ph->res));
+	if (!ph->w || !ph->res || !regs) {
+		free(regs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ph->nt; i++) {
+		ph->res[i].max_samples = max_samples;
+		if (max_samples)
+			ph->res[i].samples = calloc(max_samples, sizeof(double));
+		target_regions(ph->t[i], o->threads, regs);
+		for (k = 0; k < (int)o->threads; k++) {
+			struct worker *w = &ph->w[i * (int)o->threads + k];
+
+			w->ph = ph;
+			w->t = ph->t[i];
+			w->tindex = i;
+			w->reg = regs[k];
+		}
+	}
+	free(regs);
+	return 0;
+}
+
+/* Sum the workers' digests and zero samples per target. */
+static void phase_collect(struct phase *ph)
+{
+	int i;
+
+	for (i = 0; i < ph->nw; i++) {
+		struct tresult *r = &ph->res[ph->w[i].tindex];
+		const struct worker *w = &ph->w[i];
+
+		r->digest += w->digest;
+		r->digested += w->digested;
+		r->zero_samples += w->zero_samples;
+		r->zero_blocks += w->zero_blocks;
+	}
+	for (i = 0; i < ph->nt; i++) {
+		struct tresult *r = &ph->res[i];
+
+		r->zero_fraction = r->zero_samples ? (double)r->zero_blocks / (double)r->zero_samples
+						   : NAN;
+	}
+}
+
+/* Start every worker; the count started (a failure to start is said here). */
+static int phase_start(struct phase *ph)
+{
+	int i;
+
+	for (i = 0; i < ph->nw; i++) {
+		int err = pthread_create(&ph->w[i].tid, NULL, worker_main, &ph->w[i]);
+
+		if (err) {
+			nbw_err("cannot start reader thread %d of %d: %s", i + 1, ph->nw,
+				strerror(err));
+			return i;
+		}
+	}
+	return ph->nw;
+}
+
+int phase_run(const struct options *o, struct target **t, int nt, struct phase *ph)
+{
+	int i, started, rc = NBW_EXIT_OK;
+
+	memset(ph, 0, sizeof(*ph));
+	ph->o = o;
+	ph->t = t;
+	ph->nt = nt;
+	if (phase_plan(ph)) {
+		nbw_err("out of memory");
+		return NBW_EXIT_FAIL;
+	}
+	line_init(&ph->line);
+	started = phase_start(ph);
+	if (started < ph->nw)
+		rc = NBW_EXIT_FAIL;
+	/* Every started worker set itself up (or failed): release them all, or none. */
+	if (line_gather(&ph->line, LINE_READY, (unsigned)started))
+		ph->nothing_measured = ph->interrupted = true;
+	if (rc == NBW_EXIT_OK && !ph->nothing_measured && !atomic_load(&ph->failed)) {
+		line_open(&ph->line, LINE_READY);
+		if (phase_window(ph) < 0) {
+			nbw_err("out of memory");
+			rc = NBW_EXIT_FAIL;
+		}
+	}
+	line_abort(&ph->line);
+	atomic_store(&ph->stop, true);
+	for (i = 0; i < started; i++)
+		pthread_join(ph->w[i].tid, NULL);
+	ph->nw = started;
+	line_destroy(&ph->line);
+	if (rc == NBW_EXIT_OK)
+		rc = phase_failure(ph);
+	phase_collect(ph);
+	return rc;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * read_bw.h: what the files of nvme_read_bw share: the options (main.c), one
+ * measured phase over a set of targets (phase.c) and the modes with their
+ * tables (modes.c). Calls go main.c -> modes.c -> phase.c -> common/.
+ */
+#ifndef NBW_READ_BW_H
+#define NBW_READ_BW_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "report.h"
+#include "target.h"
+#include "window.h"
+
+#define MAX_DEPTH 1024
+#define ZERO_WARN_FRACTION 0.5
+
+enum mode { MODE_PLAIN, MODE_BASELINE, MODE_SWEEP };
+
+struct options {
+	struct cli_common cc;
+	char *disks;
+	unsigned threads;
+	uint64_t chunk;
+	uint64_t span; /* 0 = whole target */
+	enum reader_engine engine;
+	unsigned depth;
+	bool depth_set;
+	enum mode mode;
+	int numa_policy;
+	bool checksum;
+	bool list;
+};
+
+/* Per-target results of one phase. */
+struct tresult {
+	uint64_t bytes;
+	double seconds;
+	uint64_t zero_samples, zero_blocks; /* sampled 4 KiB blocks, all-zero ones */
+	double zero_fraction;		    /* NAN without samples */
+	uint64_t digest, digested;
+	double *samples; /* bytes/s per interval */
+	unsigned nsamples, max_samples;
+};
+
+struct worker;
+
+/* One measured phase: the targets read together, their workers and results. */
+struct phase {
+	const struct options *o;
+	struct target **t;
+	int nt;
+	struct worker *w;
+	int nw;
+	struct start_line line;
+	atomic_bool stop;
+	atomic_bool failed;
+	struct tresult *res;
+	uint64_t *prev;	     /* --interval: counters at the previous live line */
+	uint64_t *win_start; /* the window's opening counters while it runs */
+	uint64_t total_bytes;
+	double seconds;
+	bool interrupted;      /* Ctrl-C ended the window early */
+	bool nothing_measured; /* interrupted before the window opened */
+};
+
+/* Run one phase over t[0..nt); the results stay in ph until phase_free(). Exit status. */
+int phase_run(const struct options *o, struct target **t, int nt, struct phase *ph);
+void phase_free(struct phase *ph);
+/* Bytes per second of the whole phase. */
+double phase_bps(const struct phase *ph);
+
+/* The modes: each prints its tables into r and returns the exit status. */
+void print_header(struct report *r, const struct options *o, const struct target *t, int n);
+int run_plain(const struct options *o, struct report *r, struct target *t, int n);
+int run_series(const struct options *o, struct report *r, struct target *t, int n);
+void list_targets(struct report *r, const struct target *t, int n);
+
+#endif

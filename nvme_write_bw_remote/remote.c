@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * remote.c: what the sink and the source of nvme_write_bw_remote share: the
+ * output pieces of their reports, RDMA port selection and the timeout. It
+ * calls only common/, never back into the roles or main.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nbw.h"
+#include "parse.h"
+#include "remote.h"
+
+int remote_timeout_ms(const struct options *o)
+{
+	return (int)(o->timeout * 1000 + 0.5);
+}
+
+int remote_select_ports(const struct options *o, struct fab_port *ports)
+{
+	char bad[128];
+	int n = fab_ports_select(o->devs, o->gid_index, ports, FAB_MAX_PORTS, bad, sizeof(bad));
+
+	if (n == -ENODEV)
+		nbw_err("no RDMA device found (for Soft-RoCE: rdma link add rxe0 type rxe netdev IFACE)");
+	else if (n == -ENOENT)
+		nbw_err("%s: no such RDMA device or port", bad);
+	else if (n == -ENETDOWN)
+		nbw_err("%s: no ACTIVE port", bad);
+	else if (n < 0)
+		nbw_err("RDMA devices: %s", strerror(-n));
+	return n < 0 ? -1 : n;
+}
+
+void print_rule(struct report *r)
+{
+	report_text(r, "---------------------------------------------------------------------"
+		       "------------------\n");
+}
+
+static const char *verify_mode_name(enum ctrl_verify v)
+{
+	return v == CTRL_VERIFY_OFF ? "off" : v == CTRL_VERIFY_FULL ? "full" : "canary";
+}
+
+void print_params(struct report *r, const struct options *o, const char *role)
+{
+	char a[32];
+
+	report_str(r, "tool", NULL, "nvme_write_bw_remote");
+	report_str(r, "version", NULL, PACKAGE_VERSION);
+	report_str(r, "role", NULL, role);
+	print_rule(r);
+	report_text(r, "          NVMe -> RDMA WRITE -> remote DRAM bandwidth (%s side)\n", role);
+	report_text(r, " Tool/version    : nvme_write_bw_remote %s\n", PACKAGE_VERSION);
+	report_obj_begin(r, "params");
+	report_u64(r, "chunk", NULL, o->chunk);
+	report_text(r, " Chunk = message : %-14s", format_size(o->chunk, a, sizeof(a)));
+	report_u64(r, "depth", " WRITEs in flight: %llu per worker\n", o->depth);
+	report_u64(r, "threads", " Threads/drive   : %-14llu", o->threads);
+	report_str(r, "source", " Source          : %s\n",
+		   o->source == CTRL_SOURCE_MEM ? "mem" : "disk");
+	report_double(r, "warmup_s", NULL, o->cc.warmup);
+	report_double(r, "duration_s", NULL, o->cc.duration);
+	if (o->cc.interval > 0)
+		report_double(r, "interval_s", NULL, o->cc.interval);
+	snprintf(a, sizeof(a), "%g s", o->cc.warmup);
+	report_text(r, " Warm-up         : %-14s Duration        : %g s\n", a, o->cc.duration);
+	report_u64(r, "port", " Port            : %-14llu", o->port);
+	report_double(r, "timeout_s", " Timeout         : %g s\n", o->timeout);
+	if (!o->peer)
+		report_u64(r, "dram", NULL, o->dram);
+	report_str(r, "verify_mode", " Verification    : %s\n", verify_mode_name(o->verify));
+	report_obj_end(r);
+}
+
+void print_bw_row(struct report *r, const char *key, const char *label, uint64_t bytes,
+		  double seconds)
+{
+	report_obj_begin(r, key);
+	report_text(r, " %-22s", label);
+	report_u64(r, "bytes", " %16llu", bytes);
+	report_double(r, "seconds", " %9.2f", seconds);
+	report_bw(r, "gb_per_s", " %9.2f", seconds > 0 ? (double)bytes / seconds : 0);
+	report_obj_end(r);
+}
+
+void print_drive(struct report *r, const struct drive *d, const char *side, uint64_t bytes,
+		 double seconds, unsigned workers)
+{
+	report_obj_begin(r, NULL);
+	report_str(r, "side", " %-6s", side);
+	report_str(r, "path", " %-16s", d->path);
+	report_str(r, "model", NULL, d->model[0] ? d->model : NULL);
+	report_i64(r, "numa_node", NULL, d->numa_node);
+	report_u64(r, "workers", NULL, workers);
+	report_u64(r, "bytes", " %16llu", bytes);
+	report_double(r, "seconds", " %9.2f", seconds);
+	report_bw(r, "gb_per_s", " %9.2f\n", seconds > 0 ? (double)bytes / seconds : 0);
+	report_obj_end(r);
+}
+
+void print_verify(struct report *r, const struct options *o, enum verdict v, const char *detail)
+{
+	static const char *const names[] = {
+		[VERDICT_FAIL] = "fail", [VERDICT_PASS] = "pass", [VERDICT_OFF] = "off",
+		[VERDICT_NONE] = NULL,
+	};
+
+	report_str(r, "verify", NULL, names[v]);
+	if (v == VERDICT_OFF)
+		report_text(r, " RDMA data verification: OFF (--no-verify: the data was not checked)\n");
+	else if (v == VERDICT_PASS || v == VERDICT_FAIL)
+		report_text(r, " RDMA data verification: %s (%s%s%s)\n",
+			    v == VERDICT_PASS ? "PASS" : "FAIL", verify_mode_name(o->verify),
+			    detail ? ", " : "", detail ? detail : "");
+	else
+		report_text(r, " RDMA data verification: not done (the run failed)\n");
+	if (detail)
+		report_str(r, "verify_detail", NULL, detail);
+}
