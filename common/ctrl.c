@@ -19,12 +19,13 @@
 #include "ctrl.h"
 #include "parse.h"
 #include "timing.h"
+#include "window.h"
 
 static const char *const type_names[] = {
 	[CTRL_HELLO] = "HELLO",	  [CTRL_ACCEPT] = "ACCEPT", [CTRL_ERROR] = "ERROR",
 	[CTRL_SLICES] = "SLICES", [CTRL_CANARY] = "CANARY", [CTRL_START] = "START",
 	[CTRL_RESULT] = "RESULT", [CTRL_VERIFY] = "VERIFY", [CTRL_DONE] = "DONE",
-	[CTRL_PROGRESS] = "PROGRESS",
+	[CTRL_PROGRESS] = "PROGRESS", [CTRL_AUTH] = "AUTH",
 };
 
 const char *ctrl_type_name(unsigned type)
@@ -418,7 +419,8 @@ int ctrl_decode_result(const void *p, size_t len, struct ctrl_result *m)
 	m->window_ns = ctrl_get_u64(&c);
 	m->ndrives = ctrl_get_u32(&c);
 	/* Each drive takes at least 20 bytes: a count beyond that is forged. */
-	if (c.bad || m->ok > 1 || (uint64_t)m->ndrives * 20 > c.len - c.pos) {
+	if (c.bad || m->ok > 1 || m->ndrives > CTRL_MAX_DRIVES ||
+	    (uint64_t)m->ndrives * 20 > c.len - c.pos) {
 		m->ndrives = 0;
 		return -EBADMSG;
 	}
@@ -494,6 +496,63 @@ int ctrl_decode_progress(const void *p, size_t len, struct ctrl_progress *m)
 	return cur_done(&c);
 }
 
+int ctrl_encode_auth(struct ctrl_buf *b, const struct ctrl_auth *m)
+{
+	ctrl_buf_init(b, CTRL_AUTH);
+	ctrl_put_u8(b, m->has_key);
+	put_bytes(b, m->nonce, sizeof(m->nonce));
+	put_bytes(b, m->mac, sizeof(m->mac));
+	return ctrl_buf_finish(b);
+}
+
+int ctrl_decode_auth(const void *p, size_t len, struct ctrl_auth *m)
+{
+	struct ctrl_cur c;
+	const uint8_t *n, *mac;
+
+	cur_init(&c, p, len);
+	m->has_key = ctrl_get_u8(&c);
+	n = get_bytes(&c, sizeof(m->nonce));
+	mac = get_bytes(&c, sizeof(m->mac));
+	if (!n || !mac || m->has_key > 1)
+		return -EBADMSG;
+	memcpy(m->nonce, n, sizeof(m->nonce));
+	memcpy(m->mac, mac, sizeof(m->mac));
+	return cur_done(&c);
+}
+
+uint32_t ctrl_payload_max(unsigned type)
+{
+	/* A drive of a RESULT: two strings, NUMA node, workers, bytes. */
+	const uint32_t drive = 2 + (CTRL_PATH_LEN - 1) + 2 + (CTRL_PATH_LEN - 1) + 4 + 4 + 8;
+
+	switch (type) {
+	case CTRL_HELLO:
+		return 34;
+	case CTRL_ACCEPT:
+		return 8;
+	case CTRL_ERROR:
+		return 2 + CTRL_MAX_STR;
+	case CTRL_SLICES:
+		return 4 + 20 * CTRL_MAX_WORKERS;
+	case CTRL_CANARY:
+		return 4 + 28 * CTRL_MAX_WORKERS;
+	case CTRL_VERIFY:
+		return 4 + 28 * CTRL_MAX_WORKERS * CTRL_FULL_RING_MAX;
+	case CTRL_START:
+		return 20;
+	case CTRL_RESULT:
+		return 1 + 8 + 8 + 4 + drive * CTRL_MAX_DRIVES;
+	case CTRL_DONE:
+		return 1;
+	case CTRL_PROGRESS:
+		return 32;
+	case CTRL_AUTH:
+		return 1 + CTRL_NONCE_LEN + CTRL_MAC_LEN;
+	}
+	return 0;
+}
+
 static const char *verify_name(unsigned v)
 {
 	return v == CTRL_VERIFY_OFF ? "off" : v == CTRL_VERIFY_FULL ? "full" : "canary";
@@ -540,7 +599,13 @@ static uint64_t deadline_of(int timeout_ms)
 	return timeout_ms < 0 ? 0 : nbw_now_ns() + (uint64_t)timeout_ms * 1000000;
 }
 
-/* poll one fd for events until deadline; 0 ready, -ETIMEDOUT or -errno. */
+#define WAIT_SLICE_MS 200
+
+/*
+ * poll one fd for events until deadline, in slices so that SIGINT/SIGTERM
+ * (blocked, taken synchronously) end the wait within WAIT_SLICE_MS.
+ * 0 ready, -ETIMEDOUT, -EINTR or -errno.
+ */
 static int wait_fd(int fd, short events, uint64_t deadline, int timeout_ms)
 {
 	for (;;) {
@@ -548,17 +613,18 @@ static int wait_fd(int fd, short events, uint64_t deadline, int timeout_ms)
 		int left = ms_left(deadline, timeout_ms);
 		int n;
 
-		if (left == 0 && timeout_ms >= 0) {
-			n = poll(&pfd, 1, 0);
-			if (n > 0)
-				return 0;
-			return n < 0 && errno != EINTR ? -errno : -ETIMEDOUT;
-		}
-		n = poll(&pfd, 1, left);
+		if (nbw_interrupted())
+			return -EINTR;
+		if (left < 0 || left > WAIT_SLICE_MS)
+			n = poll(&pfd, 1, WAIT_SLICE_MS);
+		else
+			n = poll(&pfd, 1, left);
 		if (n > 0)
 			return 0;
 		if (n < 0 && errno != EINTR)
 			return -errno;
+		if (n == 0 && left >= 0 && left <= WAIT_SLICE_MS)
+			return -ETIMEDOUT;
 	}
 }
 
@@ -742,6 +808,8 @@ int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout
 	rc = ctrl_parse_header(hdr, type, len, &version);
 	if (rc)
 		return rc;
+	if (*len > ctrl_payload_max(*type))
+		return -EMSGSIZE;
 	if (*len) {
 		p = malloc(*len);
 		if (!p)
@@ -754,6 +822,54 @@ int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout
 	}
 	*payload = p;
 	return 0;
+}
+
+void ctrl_inbox_reset(struct ctrl_inbox *in)
+{
+	free(in->payload);
+	memset(in, 0, sizeof(*in));
+}
+
+/* Read up to n bytes now: the count (0 = nothing yet), or -ECONNRESET / -errno. */
+static ssize_t read_some(int fd, uint8_t *p, size_t n)
+{
+	ssize_t k = recv(fd, p, n, MSG_DONTWAIT);
+
+	if (k == 0)
+		return -ECONNRESET;
+	if (k < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
+	return k;
+}
+
+int ctrl_inbox_read(struct ctrl_inbox *in, int fd)
+{
+	unsigned version;
+	ssize_t k;
+	int rc;
+
+	if (in->hdr_got < CTRL_HDR_LEN) {
+		k = read_some(fd, in->hdr + in->hdr_got, CTRL_HDR_LEN - in->hdr_got);
+		if (k <= 0)
+			return (int)k;
+		in->hdr_got += (size_t)k;
+		if (in->hdr_got < CTRL_HDR_LEN)
+			return 0;
+		rc = ctrl_parse_header(in->hdr, &in->type, &in->len, &version);
+		if (rc)
+			return rc;
+		if (in->len > ctrl_payload_max(in->type))
+			return -EMSGSIZE;
+		if (in->len && !(in->payload = malloc(in->len)))
+			return -ENOMEM;
+	}
+	if (in->got < in->len) {
+		k = read_some(fd, in->payload + in->got, in->len - in->got);
+		if (k < 0)
+			return (int)k;
+		in->got += (size_t)k;
+	}
+	return in->got == in->len ? 1 : 0;
 }
 
 int ctrl_expect(int fd, unsigned want, void **payload, uint32_t *len, int timeout_ms,
@@ -800,6 +916,8 @@ const char *ctrl_strerror(int rc)
 		return "timed out";
 	case -ECONNRESET:
 		return "connection closed by the peer";
+	case -EINTR:
+		return "interrupted";
 	default:
 		return strerror(-rc);
 	}

@@ -12,6 +12,11 @@
  * every wait.
  *
  * The conversation (S = source, K = sink):
+ *	S->K AUTH     a nonce and whether the source holds a pre-shared key
+ *	K->S AUTH     the sink's nonce and, with a key, its proof (HMAC-SHA256
+ *	              over both nonces); the source checks it
+ *	S->K AUTH     with a key: the source's proof; without: none
+ *	              (nothing about the sink's set-up is said before this)
  *	S->K HELLO    parameters; K checks them against its own
  *	K->S ACCEPT   session key for the rdma_cm connections, or ERROR + close
  *	(S connects one RC QP per worker with rdma_cm, private data = session, worker)
@@ -26,7 +31,8 @@
  *	S->K VERIFY   (--verify full) digest of the last chunk in every slice slot
  *	K->S DONE     the verdict
  * ERROR may be sent by either side at any point and ends the session.
- * Version 2 added PROGRESS and START's progress_ms.
+ * Version 2 added PROGRESS and START's progress_ms; version 3 AUTH, and
+ * per-type payload limits (ctrl_payload_max()) enforced before allocation.
  */
 #ifndef NBW_CTRL_H
 #define NBW_CTRL_H
@@ -36,11 +42,16 @@
 #include <stdint.h>
 
 #define CTRL_MAGIC 0x4e425752u /* "NBWR" */
-#define CTRL_VERSION 2
+#define CTRL_VERSION 3
 #define CTRL_HDR_LEN 12
 #define CTRL_MAX_PAYLOAD (64u << 20)
 #define CTRL_MAX_STR 1024
 #define CTRL_PATH_LEN 256
+#define CTRL_MAX_WORKERS 1024  /* workers (QPs) of one source */
+#define CTRL_MAX_DRIVES 256    /* drives of one source's RESULT */
+#define CTRL_FULL_RING_MAX 1024 /* slice slots per worker in a VERIFY table */
+#define CTRL_NONCE_LEN 32
+#define CTRL_MAC_LEN 32
 
 enum ctrl_type {
 	CTRL_HELLO = 1,
@@ -53,7 +64,8 @@ enum ctrl_type {
 	CTRL_VERIFY,
 	CTRL_DONE,
 	CTRL_PROGRESS,
-	CTRL_TYPE_MAX = CTRL_PROGRESS,
+	CTRL_AUTH,
+	CTRL_TYPE_MAX = CTRL_AUTH,
 };
 
 enum ctrl_verify { CTRL_VERIFY_OFF, CTRL_VERIFY_CANARY, CTRL_VERIFY_FULL };
@@ -132,6 +144,13 @@ struct ctrl_result {
 	struct ctrl_drive *drives; /* decode: calloc'ed, free with ctrl_result_free */
 };
 
+/* Both directions of the authentication exchange (see the conversation above). */
+struct ctrl_auth {
+	uint8_t has_key;		/* the sender holds a pre-shared key */
+	uint8_t nonce[CTRL_NONCE_LEN];	/* fresh random bytes (zero in the source's proof) */
+	uint8_t mac[CTRL_MAC_LEN];	/* HMAC-SHA256 proof, zero without a key */
+};
+
 struct ctrl_done {
 	uint8_t verify; /* 0 fail, 1 pass, 2 off */
 };
@@ -189,6 +208,7 @@ int ctrl_encode_start(struct ctrl_buf *b, const struct ctrl_start *m);
 int ctrl_encode_result(struct ctrl_buf *b, const struct ctrl_result *m);
 int ctrl_encode_done(struct ctrl_buf *b, const struct ctrl_done *m);
 int ctrl_encode_progress(struct ctrl_buf *b, const struct ctrl_progress *m);
+int ctrl_encode_auth(struct ctrl_buf *b, const struct ctrl_auth *m);
 
 /* Decoders of a payload (header stripped): 0, -EBADMSG or -ENOMEM. */
 int ctrl_decode_hello(const void *p, size_t len, struct ctrl_hello *m);
@@ -203,6 +223,37 @@ void ctrl_result_free(struct ctrl_result *m);
 int ctrl_decode_done(const void *p, size_t len, struct ctrl_done *m);
 /* A window longer than the run or more window bytes than bytes is malformed. */
 int ctrl_decode_progress(const void *p, size_t len, struct ctrl_progress *m);
+int ctrl_decode_auth(const void *p, size_t len, struct ctrl_auth *m);
+
+/*
+ * The largest payload a message of type may have (0 for an unknown type):
+ * lists are bounded by CTRL_MAX_WORKERS, CTRL_MAX_DRIVES and
+ * CTRL_FULL_RING_MAX. ctrl_recv() refuses more (-EMSGSIZE) before it
+ * allocates anything.
+ */
+uint32_t ctrl_payload_max(unsigned type);
+
+/*
+ * A message read in pieces from a non-blocking socket, for a server that
+ * serves several handshakes at once. Zero it before the first use.
+ */
+struct ctrl_inbox {
+	uint8_t hdr[CTRL_HDR_LEN];
+	size_t hdr_got;
+	unsigned type;
+	uint32_t len;
+	uint8_t *payload;
+	size_t got;
+};
+
+/*
+ * Read what fd holds now without blocking: 1 when a whole message is in
+ * (in->type, in->payload, in->len; take the payload or ctrl_inbox_reset()),
+ * 0 when more is needed, or a ctrl_recv() error.
+ */
+int ctrl_inbox_read(struct ctrl_inbox *in, int fd);
+/* Free the payload and start over. */
+void ctrl_inbox_reset(struct ctrl_inbox *in);
 
 /*
  * The first difference between the sink's and the source's parameters, as
@@ -216,6 +267,10 @@ bool ctrl_hello_mismatch(const struct ctrl_hello *sink, const struct ctrl_hello 
 
 /* Listen on addr (NULL = any) port; returns fd or -errno (-EADDRINUSE ...). */
 int ctrl_listen(const char *addr, unsigned port);
+/*
+ * Every wait below is cut into slices of at most 200 ms and ends with
+ * -EINTR as soon as SIGINT/SIGTERM arrived (common/window.h).
+ */
 /* Accept one connection within timeout_ms (< 0 = forever); fd, -ETIMEDOUT or -errno. */
 int ctrl_accept(int lfd, int timeout_ms, char *peer, size_t peerlen);
 /* Connect to host:port within timeout_ms; fd, -ETIMEDOUT, -ECONNREFUSED, -EHOSTUNREACH... */
@@ -225,7 +280,8 @@ int ctrl_send(int fd, const struct ctrl_buf *b, int timeout_ms);
 /*
  * Receive one message within timeout_ms: *type, a malloc'ed payload (*payload,
  * free it; NULL if empty) and its length. -ETIMEDOUT, -ECONNRESET (peer
- * closed), or a ctrl_parse_header() error.
+ * closed), -EINTR, a ctrl_parse_header() error, or -EMSGSIZE beyond
+ * ctrl_payload_max() of its type.
  */
 int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout_ms);
 /*

@@ -15,12 +15,37 @@ void nbw_set_prog(const char *argv0)
 		nbw_prog = slash ? slash + 1 : argv0;
 }
 
+const char *nbw_printable(const char *in, char *out, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)in;
+	size_t o = 0;
+
+	if (!len)
+		return out;
+	for (; *p && o + 1 < len; p++) {
+		if (*p >= 0x20 && *p < 0x7f) {
+			out[o++] = (char)*p;
+			continue;
+		}
+		if (o + 4 >= len)
+			break;
+		out[o++] = '\\';
+		out[o++] = 'x';
+		out[o++] = hex[*p >> 4];
+		out[o++] = hex[*p & 15];
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* Messages may carry a peer's words: they reach the terminal made printable. */
 static void vmsg(const char *what, const char *fmt, va_list ap)
 {
-	char line[1024];
+	char line[1024], safe[4 * sizeof(line)];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
-	fprintf(stderr, "%s: %s%s\n", nbw_prog, what, line);
+	fprintf(stderr, "%s: %s%s\n", nbw_prog, what, nbw_printable(line, safe, sizeof(safe)));
 }
 
 void nbw_err(const char *fmt, ...)

@@ -33,6 +33,12 @@ void nbw_warn(const char *fmt, ...) NBW_PRINTF(1, 2);
 /* Usage error: the message and a "try --help" hint, both on stderr. */
 void nbw_usage_err(const char *fmt, ...) NBW_PRINTF(1, 2);
 
+/*
+ * in with every byte that is not printable ASCII (control characters,
+ * escape sequences, bytes >= 0x7f) written as \xNN, into out. Returns out.
+ */
+const char *nbw_printable(const char *in, char *out, size_t len);
+
 /* The version line every tool prints for --version. */
 void nbw_print_version(void);
 

@@ -387,13 +387,120 @@ static const char *link_str(double gts, unsigned width, char *buf, size_t len)
 	return buf;
 }
 
+static unsigned min_mps(const struct pcie_fn *port, const struct pcie_fn *dev)
+{
+	if (!(port->known & PCIE_K_MPS) || !(dev->known & PCIE_K_MPS))
+		return 0;
+	return port->mps < dev->mps ? port->mps : dev->mps;
+}
+
+/*
+ * Down: nothing negotiated, or the port says its data link is inactive and
+ * the device below does not answer (some emulated ports report the
+ * capability but never set Data Link Layer Link Active).
+ */
+static bool judge_down(const struct pcie_fn *port, const struct pcie_fn *dev,
+		       const struct pcie_fn *sta, struct pcie_link *l)
+{
+	bool dll_down = (port->known & PCIE_K_DLL) && !port->dll_active;
+
+	if (!(dll_down && dev->vendor == 0xffff && !dev->is_vf) &&
+	    !((sta->known & PCIE_K_LNKSTA) && (sta->width == 0 || sta->speed <= 0)))
+		return false;
+	l->verdict = PCIE_LINK_DOWN;
+	snprintf(l->reason, sizeof(l->reason), "link down below port %s (%s)", port->bdf,
+		 dll_down ? "data link layer inactive" : "no width negotiated");
+	return true;
+}
+
+/* The port advertises nothing (LnkCap 0); the device runs at its own maximum. */
+static bool judge_unadvertised(const struct pcie_fn *port, const struct pcie_fn *dev,
+			       const struct pcie_fn *sta, const char *who, struct pcie_link *l)
+{
+	char a[32];
+
+	if ((l->missing & PCIE_K_LNKSTA) || !(dev->known & PCIE_K_MAX) ||
+	    (port->known & PCIE_K_MAX) || !(port->known & PCIE_K_LNKCAP) ||
+	    sta->speed < dev->max_speed - 0.01 || sta->width < dev->max_width)
+		return false;
+	l->speed = l->exp_speed = sta->speed;
+	l->width = l->exp_width = sta->width;
+	l->mps = min_mps(port, dev);
+	l->raw = pcie_raw_gb_per_s(l->speed, l->width);
+	l->usable = pcie_usable_gb_per_s(l->speed, l->width, l->mps);
+	l->verdict = PCIE_OK;
+	l->limited_by = PCIE_LIMIT_DEVICE;
+	snprintf(l->reason, sizeof(l->reason),
+		 "%s runs at its own maximum %s; port %s advertises no link capability "
+		 "(LnkCap speed 0)",
+		 who, link_str(l->speed, l->width, a, sizeof(a)), port->bdf);
+	return true;
+}
+
+/* Trained below what both ends can do: an idle NIC, or a training fault. */
+static void judge_below(const struct pcie_fn *port, const struct pcie_fn *dev, const char *who,
+			bool may_idle, struct pcie_link *l)
+{
+	bool autonomous = dev->autonomous_bw || port->autonomous_bw ||
+			  ((dev->known & PCIE_K_LNKCTL2) && !dev->hw_autonomous_disabled);
+	char a[32], b[32];
+
+	l->limited_by = PCIE_LIMIT_TRAINING;
+	if (may_idle && autonomous) {
+		l->verdict = PCIE_MAYBE_IDLE;
+		snprintf(l->reason, sizeof(l->reason),
+			 "%s link at %s, below the %s both ends support: may be idle "
+			 "(autonomous speed changes allowed); re-check under load",
+			 who, link_str(l->speed, l->width, a, sizeof(a)),
+			 link_str(l->exp_speed, l->exp_width, b, sizeof(b)));
+		return;
+	}
+	l->verdict = PCIE_DOWNGRADED;
+	snprintf(l->reason, sizeof(l->reason),
+		 "both ends capable of %s, link trained at %s: reseat, retrain, check the riser",
+		 link_str(l->exp_speed, l->exp_width, b, sizeof(b)),
+		 link_str(l->speed, l->width, a, sizeof(a)));
+}
+
+/* Trained at what both ends allow: is that less than one end could do, and why. */
+static void judge_capability(const struct pcie_fn *port, const struct pcie_fn *dev,
+			     const char *who, struct pcie_link *l)
+{
+	char a[32], b[32];
+
+	if ((port->known & PCIE_K_LNKCTL2) && port->target_speed > 0 &&
+	    port->target_speed < dmin(port->max_speed, dev->max_speed) - 0.01) {
+		l->verdict = PCIE_DOWNGRADED;
+		l->limited_by = PCIE_LIMIT_PORT;
+		snprintf(l->reason, sizeof(l->reason),
+			 "port %s target speed set to %s GT/s (LnkCtl2), both ends capable of %s GT/s",
+			 port->bdf, pcie_speed_str(port->target_speed, a, sizeof(a)),
+			 pcie_speed_str(dmin(port->max_speed, dev->max_speed), b, sizeof(b)));
+	} else if (dev->max_speed < port->max_speed - 0.01 || dev->max_width < port->max_width) {
+		l->verdict = PCIE_DOWNGRADED;
+		l->limited_by = PCIE_LIMIT_DEVICE;
+		snprintf(l->reason, sizeof(l->reason), "host port capable of %s, %s capable of only %s",
+			 link_str(port->max_speed, port->max_width, a, sizeof(a)), who,
+			 link_str(dev->max_speed, dev->max_width, b, sizeof(b)));
+	} else if (port->max_speed < dev->max_speed - 0.01 || port->max_width < dev->max_width) {
+		l->verdict = PCIE_DOWNGRADED;
+		l->limited_by = PCIE_LIMIT_PORT;
+		snprintf(l->reason, sizeof(l->reason), "%s capable of %s, port capable of only %s",
+			 who, link_str(dev->max_speed, dev->max_width, a, sizeof(a)),
+			 link_str(port->max_speed, port->max_width, b, sizeof(b)));
+	} else {
+		l->verdict = PCIE_OK;
+		snprintf(l->reason, sizeof(l->reason), "trained at %s, the maximum of both ends",
+			 link_str(l->speed, l->width, a, sizeof(a)));
+	}
+}
+
 void pcie_judge_link(const struct pcie_fn *port, const struct pcie_fn *dev, const char *who,
 		     bool may_idle, struct pcie_link *l)
 {
 	const struct pcie_fn *sta = (dev->known & PCIE_K_LNKSTA) ? dev : port;
 	const unsigned need = PCIE_K_MAX;
-	char a[32], b[32], m[120];
-	bool below;
+	char m[120];
 
 	memset(l, 0, sizeof(*l));
 	l->port = port;
@@ -405,110 +512,27 @@ void pcie_judge_link(const struct pcie_fn *port, const struct pcie_fn *dev, cons
 		l->missing |= PCIE_K_LNKCTL2;
 	if (!(sta->known & PCIE_K_LNKSTA))
 		l->missing |= PCIE_K_LNKSTA;
-
-	/*
-	 * Down: nothing negotiated, or the port says its data link is inactive
-	 * and the device below does not answer (some emulated ports report the
-	 * capability but never set Data Link Layer Link Active).
-	 */
-	if (((port->known & PCIE_K_DLL) && !port->dll_active && dev->vendor == 0xffff &&
-	     !dev->is_vf) ||
-	    ((sta->known & PCIE_K_LNKSTA) && (sta->width == 0 || sta->speed <= 0))) {
-		l->verdict = PCIE_LINK_DOWN;
-		snprintf(l->reason, sizeof(l->reason),
-			 "link down below port %s (%s)", port->bdf,
-			 (port->known & PCIE_K_DLL) && !port->dll_active
-				 ? "data link layer inactive"
-				 : "no width negotiated");
+	if (judge_down(port, dev, sta, l) || judge_unadvertised(port, dev, sta, who, l))
 		return;
-	}
-	if (!(l->missing & PCIE_K_LNKSTA) && (dev->known & PCIE_K_MAX) &&
-	    !(port->known & PCIE_K_MAX) && (port->known & PCIE_K_LNKCAP) &&
-	    sta->speed >= dev->max_speed - 0.01 && sta->width >= dev->max_width) {
-		/* The port advertises nothing (LnkCap 0); the device runs at its own maximum. */
-		l->speed = l->exp_speed = sta->speed;
-		l->width = l->exp_width = sta->width;
-		l->mps = (port->known & dev->known & PCIE_K_MPS) ? (port->mps < dev->mps ? port->mps : dev->mps) : 0;
-		l->raw = pcie_raw_gb_per_s(l->speed, l->width);
-		l->usable = pcie_usable_gb_per_s(l->speed, l->width, l->mps);
-		l->verdict = PCIE_OK;
-		l->limited_by = PCIE_LIMIT_DEVICE;
-		snprintf(l->reason, sizeof(l->reason),
-			 "%s runs at its own maximum %s; port %s advertises no link capability "
-			 "(LnkCap speed 0)", who, link_str(l->speed, l->width, a, sizeof(a)), port->bdf);
-		return;
-	}
 	if (l->missing & (need | PCIE_K_LNKSTA)) {
 		l->verdict = PCIE_UNKNOWN;
 		snprintf(l->reason, sizeof(l->reason), "not enough data: missing %s",
 			 pcie_known_names(l->missing, m, sizeof(m)));
 		return;
 	}
-
 	l->speed = sta->speed;
 	l->width = sta->width;
 	l->exp_speed = dmin(port->max_speed, dev->max_speed);
 	if ((port->known & PCIE_K_LNKCTL2) && port->target_speed > 0)
 		l->exp_speed = dmin(l->exp_speed, port->target_speed);
 	l->exp_width = port->max_width < dev->max_width ? port->max_width : dev->max_width;
-	if ((port->known & PCIE_K_MPS) && (dev->known & PCIE_K_MPS))
-		l->mps = port->mps < dev->mps ? port->mps : dev->mps;
+	l->mps = min_mps(port, dev);
 	l->raw = pcie_raw_gb_per_s(l->speed, l->width);
 	l->usable = pcie_usable_gb_per_s(l->speed, l->width, l->mps);
-
-	below = l->speed < l->exp_speed - 0.01 || l->width < l->exp_width;
-	if (below) {
-		bool autonomous = dev->autonomous_bw || port->autonomous_bw ||
-				  ((dev->known & PCIE_K_LNKCTL2) && !dev->hw_autonomous_disabled);
-
-		l->limited_by = PCIE_LIMIT_TRAINING;
-		if (may_idle && autonomous) {
-			l->verdict = PCIE_MAYBE_IDLE;
-			snprintf(l->reason, sizeof(l->reason),
-				 "%s link at %s, below the %s both ends support: may be idle "
-				 "(autonomous speed changes allowed); re-check under load",
-				 who, link_str(l->speed, l->width, a, sizeof(a)),
-				 link_str(l->exp_speed, l->exp_width, b, sizeof(b)));
-		} else {
-			l->verdict = PCIE_DOWNGRADED;
-			snprintf(l->reason, sizeof(l->reason),
-				 "both ends capable of %s, link trained at %s: reseat, retrain, "
-				 "check the riser",
-				 link_str(l->exp_speed, l->exp_width, b, sizeof(b)),
-				 link_str(l->speed, l->width, a, sizeof(a)));
-		}
-		return;
-	}
-	if ((port->known & PCIE_K_LNKCTL2) && port->target_speed > 0 &&
-	    port->target_speed < dmin(port->max_speed, dev->max_speed) - 0.01) {
-		l->verdict = PCIE_DOWNGRADED;
-		l->limited_by = PCIE_LIMIT_PORT;
-		snprintf(l->reason, sizeof(l->reason),
-			 "port %s target speed set to %s GT/s (LnkCtl2), both ends capable of %s GT/s",
-			 port->bdf, pcie_speed_str(port->target_speed, a, sizeof(a)),
-			 pcie_speed_str(dmin(port->max_speed, dev->max_speed), b, sizeof(b)));
-		return;
-	}
-	if (dev->max_speed < port->max_speed - 0.01 || dev->max_width < port->max_width) {
-		l->verdict = PCIE_DOWNGRADED;
-		l->limited_by = PCIE_LIMIT_DEVICE;
-		snprintf(l->reason, sizeof(l->reason),
-			 "host port capable of %s, %s capable of only %s",
-			 link_str(port->max_speed, port->max_width, a, sizeof(a)), who,
-			 link_str(dev->max_speed, dev->max_width, b, sizeof(b)));
-		return;
-	}
-	if (port->max_speed < dev->max_speed - 0.01 || port->max_width < dev->max_width) {
-		l->verdict = PCIE_DOWNGRADED;
-		l->limited_by = PCIE_LIMIT_PORT;
-		snprintf(l->reason, sizeof(l->reason), "%s capable of %s, port capable of only %s",
-			 who, link_str(dev->max_speed, dev->max_width, a, sizeof(a)),
-			 link_str(port->max_speed, port->max_width, b, sizeof(b)));
-		return;
-	}
-	l->verdict = PCIE_OK;
-	snprintf(l->reason, sizeof(l->reason), "trained at %s, the maximum of both ends",
-		 link_str(l->speed, l->width, a, sizeof(a)));
+	if (l->speed < l->exp_speed - 0.01 || l->width < l->exp_width)
+		judge_below(port, dev, who, may_idle, l);
+	else
+		judge_capability(port, dev, who, l);
 }
 
 /* Ceiling used to rank links: usable when known, else raw. */

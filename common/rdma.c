@@ -16,6 +16,7 @@
 #include "sysfs.h"
 #include "rdma.h"
 #include "timing.h"
+#include "window.h"
 
 #define GID_SCAN_MAX 256
 #define ACK_TIMEOUT 16 /* 4.096 us * 2^16 = 268 ms per try, 7 retries */
@@ -51,6 +52,47 @@ static void port_addr(struct ibv_context *ctx, uint8_t port, int tbl_len, int gi
 	}
 }
 
+/*
+ * Data rate of an active port in Gb/s: lanes x the per-lane data rate of
+ * ibv_port_attr's speed code (SDR..QDR after 8b/10b; FDR10 and up nominal:
+ * 4x EDR = 100, 4x HDR = 200, 4x NDR = 400).
+ */
+static double port_rate_gbits(const struct ibv_port_attr *pa)
+{
+	static const struct {
+		unsigned code;
+		double gbits;
+	} lane[] = {
+		{ 1, 2.0 },   { 2, 4.0 },   { 4, 8.0 },    { 8, 10.0 },   { 16, 13.64 },
+		{ 32, 25.0 }, { 64, 50.0 }, { 128, 100.0 }, { 256, 200.0 },
+	};
+	static const struct {
+		unsigned code, lanes;
+	} width[] = { { 1, 1 }, { 2, 4 }, { 4, 8 }, { 8, 12 }, { 16, 2 } };
+	double per_lane = 0;
+	unsigned lanes = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(lane) / sizeof(lane[0]); i++)
+		if (lane[i].code == pa->active_speed)
+			per_lane = lane[i].gbits;
+	for (i = 0; i < sizeof(width) / sizeof(width[0]); i++)
+		if (width[i].code == pa->active_width)
+			lanes = width[i].lanes;
+	return pa->state == IBV_PORT_ACTIVE ? per_lane * lanes : 0;
+}
+
+/* The device's "device" link names a PCI function (0000:01:00.0), not a netdev or nothing. */
+static bool backed_by_pci(const char *dev)
+{
+	char dir[PATH_MAX], base[64];
+
+	snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s", dev);
+	if (sysfs_link_basename(dir, "device", base, sizeof(base)))
+		return false;
+	return strlen(base) == 12 && base[4] == ':' && base[7] == ':' && base[10] == '.';
+}
+
 int fab_ports_list(struct fab_port *out, int max, int gid_index)
 {
 	struct ibv_device **list;
@@ -63,6 +105,7 @@ int fab_ports_list(struct fab_port *out, int max, int gid_index)
 		struct ibv_context *ctx = ibv_open_device(list[i]);
 		struct ibv_device_attr da;
 		char dir[PATH_MAX], val[32];
+		bool software;
 		int numa = -1;
 		uint8_t p;
 
@@ -72,6 +115,7 @@ int fab_ports_list(struct fab_port *out, int max, int gid_index)
 			 ibv_get_device_name(list[i]));
 		if (!sysfs_read_attr(dir, "numa_node", val, sizeof(val)))
 			numa = atoi(val);
+		software = !backed_by_pci(ibv_get_device_name(list[i]));
 		if (ibv_query_device(ctx, &da)) {
 			ibv_close_device(ctx);
 			continue;
@@ -89,6 +133,8 @@ int fab_ports_list(struct fab_port *out, int max, int gid_index)
 			o->link_layer = pa.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet"
 											 : "InfiniBand";
 			o->numa_node = numa;
+			o->rate_gbits = port_rate_gbits(&pa);
+			o->software = software;
 			port_addr(ctx, p, pa.gid_tbl_len, gid_index, o);
 			n++;
 		}
@@ -177,12 +223,25 @@ static int cm_wait(struct rdma_event_channel *ech, enum rdma_cm_event_type want,
 		   struct rdma_cm_event **ev, char *why, size_t whylen)
 {
 	struct pollfd pfd = { .fd = ech->fd, .events = POLLIN };
+	uint64_t deadline = nbw_now_ns() + (uint64_t)timeout_ms * 1000000ULL;
 	struct rdma_cm_event *e;
 	int n, rc = 0;
 
-	do
-		n = poll(&pfd, 1, timeout_ms);
-	while (n < 0 && errno == EINTR);
+	/* In slices, so that SIGINT/SIGTERM end the wait within 200 ms. */
+	for (;;) {
+		uint64_t now = nbw_now_ns();
+		int slice = now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
+
+		if (nbw_interrupted()) {
+			snprintf(why, whylen, "interrupted");
+			return -EINTR;
+		}
+		n = poll(&pfd, 1, slice > 200 ? 200 : slice);
+		if (n != 0 || slice <= 200)
+			break;
+	}
+	if (n < 0 && errno == EINTR)
+		n = 0;
 	if (n == 0) {
 		snprintf(why, whylen, "no %s within %d ms", rdma_event_str(want), timeout_ms);
 		return -ETIMEDOUT;
@@ -337,41 +396,59 @@ int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsig
 	return 0;
 }
 
-int fab_listener_open(struct fab_listener *l, const char *addr, unsigned port)
+/* One listening id on l's channel for addr (NULL = any). 0 or -errno. */
+static int listen_one(struct fab_listener *l, const char *addr, unsigned port)
 {
 	struct sockaddr_storage sa;
+	struct rdma_cm_id *id;
 	int rc;
+
+	if (l->n >= FAB_LISTEN_MAX)
+		return -E2BIG;
+	if (make_sockaddr(addr ? addr : "0.0.0.0", port, &sa))
+		return -EADDRNOTAVAIL;
+	if (rdma_create_id(l->ech, &id, NULL, RDMA_PS_TCP))
+		return -errno;
+	if (rdma_bind_addr(id, (struct sockaddr *)&sa) || rdma_listen(id, 64)) {
+		rc = -errno;
+		rdma_destroy_id(id);
+		return rc;
+	}
+	l->ids[l->n++] = id;
+	return 0;
+}
+
+int fab_listener_open(struct fab_listener *l, const char *const *addrs, int naddrs, unsigned port)
+{
+	int i, rc = 0;
 
 	memset(l, 0, sizeof(*l));
 	l->ech = rdma_create_event_channel();
 	if (!l->ech)
 		return -errno;
-	if (rdma_create_id(l->ech, &l->id, NULL, RDMA_PS_TCP)) {
-		rc = -errno;
-		l->id = NULL;
+	if (!naddrs)
+		rc = listen_one(l, NULL, port);
+	for (i = 0; !rc && i < naddrs; i++)
+		rc = listen_one(l, addrs[i], port);
+	if (rc)
 		fab_listener_close(l);
-		return rc;
-	}
-	if (make_sockaddr(addr ? addr : "0.0.0.0", port, &sa)) {
-		fab_listener_close(l);
-		return -EADDRNOTAVAIL;
-	}
-	if (rdma_bind_addr(l->id, (struct sockaddr *)&sa) || rdma_listen(l->id, 64)) {
-		rc = -errno;
-		fab_listener_close(l);
-		return rc;
-	}
-	return 0;
+	return rc;
 }
 
 void fab_listener_close(struct fab_listener *l)
 {
-	if (l->id)
-		rdma_destroy_id(l->id);
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		rdma_destroy_id(l->ids[i]);
 	if (l->ech)
 		rdma_destroy_event_channel(l->ech);
-	l->id = NULL;
-	l->ech = NULL;
+	memset(l, 0, sizeof(*l));
+}
+
+const struct sockaddr *fab_request_peer(struct rdma_cm_id *id)
+{
+	return rdma_get_peer_addr(id);
 }
 
 int fab_listener_next(struct fab_listener *l, int timeout_ms, struct rdma_cm_id **id,

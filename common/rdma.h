@@ -32,6 +32,8 @@ struct fab_port {
 	int numa_node;	 /* of the device, -1 unknown */
 	int gid_index;	 /* the GID the address came from, -1 none */
 	char addr[FAB_ADDR_LEN]; /* IPv4 of the port (from its GID table), "" unknown */
+	double rate_gbits;	 /* data rate of the port (width x lane), 0 unknown */
+	bool software;		 /* no PCI device of its own (rxe, siw): no real line rate */
 };
 
 /*
@@ -78,12 +80,16 @@ int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsig
 		      int timeout_ms);
 
 /* Sink: listen with rdma_cm on addr (NULL = any) and port. */
+#define FAB_LISTEN_MAX 16
+
 struct fab_listener {
 	struct rdma_event_channel *ech;
-	struct rdma_cm_id *id;
+	struct rdma_cm_id *ids[FAB_LISTEN_MAX]; /* one per address, on one channel */
+	int n;
 };
 
-int fab_listener_open(struct fab_listener *l, const char *addr, unsigned port);
+/* Listen on each of addrs (none: every address) and port. 0 or -errno. */
+int fab_listener_open(struct fab_listener *l, const char *const *addrs, int naddrs, unsigned port);
 void fab_listener_close(struct fab_listener *l);
 
 /*
@@ -92,6 +98,8 @@ void fab_listener_close(struct fab_listener *l);
  */
 int fab_listener_next(struct fab_listener *l, int timeout_ms, struct rdma_cm_id **id,
 		       struct fab_hello *hello);
+/* The address a connect request came from. */
+const struct sockaddr *fab_request_peer(struct rdma_cm_id *id);
 /* Turn a request down. */
 void fab_listener_reject(struct rdma_cm_id *id);
 

@@ -162,8 +162,11 @@ void report_str(struct report *r, const char *key, const char *textfmt, const ch
 		else
 			fputs("null", r->out);
 	} else if (textfmt) {
+		/* Strings may come from a peer or a file: printable only on a terminal. */
+		char safe[4096];
+
 		if (val)
-			fprintf(r->out, textfmt, val);
+			fprintf(r->out, textfmt, nbw_printable(val, safe, sizeof(safe)));
 		else
 			text_dash(r, textfmt);
 	}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
 #include "digest.h"
 #include "nbw.h"
 #include "remote.h"
@@ -31,10 +32,14 @@ static void usage(void)
 	       "                         (default: every ACTIVE port)\n"
 	       "  -x, --gid-index N      GID index whose address the connections use (RoCE)\n"
 	       "  -p, --port N           rdma_cm and control port (default %u)\n"
-	       "      --bind ADDR        sink: address to listen on (default: any)\n"
+	       "      --bind ADDR|any    sink: address to listen on (default: the addresses of\n"
+	       "                         the RDMA ports it uses; any = every address)\n"
+	       "      --allow CIDR,...   sink: accept sources from these prefixes only\n"
+	       "      --psk-file FILE    pre-shared key, both sides (or $NBW_PSK_FILE): a source\n"
+	       "                         must prove it holds it before anything is said%s\n"
 	       "      --timeout SECONDS  bound on every network wait (default 10)\n"
 	       "      --wait SECONDS     sink: how long to wait for a source (default 60, 0 = forever)\n",
-	       DEFAULT_PORT);
+	       DEFAULT_PORT, auth_available() ? "" : " (not built)");
 	printf("\nData path:\n"
 	       "  -s, --chunk SIZE       I/O size = RDMA message size (default 1M); --size too\n"
 	       "      --depth N          staging slots = WRITEs in flight per worker (default 4)\n"
@@ -76,6 +81,8 @@ static void usage(void)
 
 enum {
 	OPT_BIND = CLI_OPT_TOOL,
+	OPT_ALLOW,
+	OPT_PSK_FILE,
 	OPT_TIMEOUT,
 	OPT_WAIT,
 	OPT_DEPTH,
@@ -97,6 +104,8 @@ static const struct option longopts[] = {
 	{ "gid-index", required_argument, NULL, 'x' },
 	{ "port", required_argument, NULL, 'p' },
 	{ "bind", required_argument, NULL, OPT_BIND },
+	{ "allow", required_argument, NULL, OPT_ALLOW },
+	{ "psk-file", required_argument, NULL, OPT_PSK_FILE },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "wait", required_argument, NULL, OPT_WAIT },
 	{ "chunk", required_argument, NULL, 's' },
@@ -134,6 +143,12 @@ static int flag_option(int c, char *arg, struct options *o)
 		break;
 	case OPT_BIND:
 		o->bind = arg;
+		break;
+	case OPT_ALLOW:
+		o->allow_text = arg;
+		break;
+	case OPT_PSK_FILE:
+		o->psk_file = arg;
 		break;
 	case OPT_DISKS:
 		o->disks = arg;
@@ -215,6 +230,7 @@ static const char *wrong_role(const struct options *o)
 {
 	if (o->peer) {
 		return o->bind		      ? "--bind"
+		       : o->allow_text	      ? "--allow"
 		       : o->local_disks_set ? "--local-disks"
 		       : o->no_local	      ? "--no-local"
 		       : o->dram_set	      ? "--dram"
@@ -227,8 +243,35 @@ static const char *wrong_role(const struct options *o)
 					  : NULL;
 }
 
+/* --allow into prefixes, and the key of --psk-file (or $NBW_PSK_FILE). -1 or an exit status. */
+static int load_access(struct options *o)
+{
+	char err[512];
+	int rc;
+
+	if (o->allow_text) {
+		o->nallow = netaddr_parse_list(o->allow_text, o->allow, NETADDR_MAX_PREFIXES, err,
+					       sizeof(err));
+		if (o->nallow < 0) {
+			nbw_usage_err("invalid --allow '%s': %s (CIDR[,CIDR...], e.g. 10.0.0.0/8)",
+				      o->allow_text, err);
+			return NBW_EXIT_USAGE;
+		}
+	}
+	if (!o->psk_file)
+		o->psk_file = getenv(AUTH_KEY_ENV);
+	if (o->psk_file && o->psk_file[0]) {
+		rc = auth_key_load(o->psk_file, &o->key, err, sizeof(err));
+		if (rc) {
+			nbw_err("%s", err);
+			return rc == -ENOTSUP ? NBW_EXIT_USAGE : NBW_EXIT_FAIL;
+		}
+	}
+	return -1;
+}
+
 /* Checks across options, after all were read: -1 to go on, or an exit status. */
-static int validate_options(const struct options *o)
+static int validate_options(struct options *o)
 {
 	const char *wrong = wrong_role(o);
 
@@ -259,7 +302,7 @@ static int validate_options(const struct options *o)
 		nbw_usage_err("the source's staging slots are read with psync; --engine is a sink option");
 		return NBW_EXIT_USAGE;
 	}
-	return -1;
+	return load_access(o);
 }
 
 /* -1 to go on, or the exit status (help, version, usage error). */

@@ -44,7 +44,21 @@ static const char *verify_mode_name(enum ctrl_verify v)
 	return v == CTRL_VERIFY_OFF ? "off" : v == CTRL_VERIFY_FULL ? "full" : "canary";
 }
 
-void print_params(struct report *r, const struct options *o, const char *role)
+/* The sink's door: where it listens, whom it lets in, and how. */
+static void print_access(struct report *r, const struct options *o, const char *listen)
+{
+	report_str(r, "listen", " Listening on    : %s", listen);
+	report_text(r, " port %u%s\n", o->port,
+		    !o->bind ? " (the RDMA ports' addresses; --bind any for all)" : "");
+	report_str(r, "allow", " Allowed sources : %s\n", o->nallow ? o->allow_text : "any address");
+	report_bool(r, "psk", NULL, o->key.len > 0);
+	report_text(r, " Access          : %s\n",
+		    o->key.len ? "pre-shared key (--psk-file): only a source holding it gets in"
+			       : "OPEN: no pre-shared key, anyone who reaches the port gets in "
+				 "(--psk-file)");
+}
+
+void print_params(struct report *r, const struct options *o, const char *role, const char *listen)
 {
 	char a[32];
 
@@ -71,6 +85,8 @@ void print_params(struct report *r, const struct options *o, const char *role)
 	report_double(r, "timeout_s", " Timeout         : %g s\n", o->timeout);
 	if (!o->peer)
 		report_u64(r, "dram", NULL, o->dram);
+	if (listen)
+		print_access(r, o, listen);
 	report_str(r, "verify_mode", " Verification    : %s\n", verify_mode_name(o->verify));
 	report_obj_end(r);
 }

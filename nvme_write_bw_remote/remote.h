@@ -10,14 +10,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "auth.h"
 #include "cli.h"
 #include "ctrl.h"
 #include "drive.h"
+#include "netaddr.h"
 #include "rdma.h"
 #include "reader.h"
 #include "report.h"
 
-#define MAX_WORKERS 1024
+#define MAX_WORKERS CTRL_MAX_WORKERS
 #define MAX_DEPTH 256
 #define DEFAULT_PORT 18515
 
@@ -27,7 +29,12 @@ struct options {
 	const char *devs; /* -d list */
 	int gid_index;	  /* -1: first IPv4 GID */
 	unsigned port;
-	const char *bind;
+	const char *bind; /* sink: an address, "any", or NULL = the RDMA ports' addresses */
+	const char *allow_text;
+	struct netaddr_prefix allow[NETADDR_MAX_PREFIXES]; /* sink: --allow */
+	int nallow;
+	const char *psk_file; /* --psk-file, or $NBW_PSK_FILE */
+	struct auth_key key;  /* loaded from it; len 0 = none */
 	double timeout; /* every network wait */
 	double wait;	/* sink: for a source to come; 0 = forever */
 	uint64_t chunk;
@@ -68,8 +75,11 @@ int remote_timeout_ms(const struct options *o);
 /* The RDMA ports of -d (or every ACTIVE one): the count, or -1 after one error line. */
 int remote_select_ports(const struct options *o, struct fab_port *ports);
 
-/* The header: tool, role and parameters (JSON "params"). */
-void print_params(struct report *r, const struct options *o, const char *role);
+/*
+ * The header: tool, role and parameters (JSON "params"); listen: the sink's
+ * addresses (NULL on the source).
+ */
+void print_params(struct report *r, const struct options *o, const char *role, const char *listen);
 /* A horizontal rule (text only). */
 void print_rule(struct report *r);
 /* A row "label bytes seconds GB/s" as JSON object key. */

@@ -7,7 +7,7 @@
  * completions for the data: after the handshake its CPU only reads its own
  * drives, watches the control channel and, at the end, checks what landed.
  *
- * The run: sink_setup -> await_source -> check_hello -> ACCEPT ->
+ * The run: sink_setup -> await_source (door.c) -> ACCEPT ->
  * connect_workers -> send_slices -> receive_canary -> sink_window ->
  * (verify) -> DONE -> print_sink -> sink_close.
  */
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "digest.h"
+#include "door.h"
 #include "nbw.h"
 #include "parse.h"
 #include "placement.h"
@@ -73,9 +74,13 @@ struct sink {
 	int nt;
 	unsigned char *dram;
 	struct slice_layout lay;
+	struct fab_port ports[FAB_MAX_PORTS];
+	int nports;
+	struct door *door;
 	struct fab_listener lis;
 	bool listening;
-	int lfd, cfd;
+	int cfd;
+	bool trusted; /* the source proved the key (or the sink is open) */
 	char peer[64];
 	struct ctrl_hello hello; /* the source's */
 	uint64_t session;
@@ -92,6 +97,7 @@ struct sink {
 	double lseconds;
 	struct ctrl_result res;
 	bool have_res;
+	bool res_rejected; /* the RESULT failed the plausibility checks: not a figure */
 	/* The source's heartbeat (PROGRESS) during and after the window. */
 	uint64_t last_heard; /* monotonic ns of the last message from the source */
 	struct ctrl_progress prog, prog_line; /* the latest; the one of the last live line */
@@ -370,76 +376,8 @@ static void sink_live(void *ctx, double at, double secs)
 
 /* ---- handshake -------------------------------------------------------------- */
 
-/* Read the first message of a new connection: 0 with k->hello, or a ctrl error. */
-static int read_hello(struct sink *k)
-{
-	unsigned type;
-	uint32_t len;
-	void *p = NULL;
-	int rc = ctrl_recv(k->cfd, &type, &p, &len, remote_timeout_ms(k->o));
-
-	if (!rc && type != CTRL_HELLO)
-		rc = -EBADMSG;
-	if (!rc)
-		rc = ctrl_decode_hello(p, len, &k->hello);
-	if (rc == -EPROTONOSUPPORT) {
-		struct ctrl_buf b;
-		char msg[128];
-
-		snprintf(msg, sizeof(msg), "sink speaks protocol version %d", CTRL_VERSION);
-		ctrl_send_free(k->cfd, &b, ctrl_encode_error(&b, msg), 1000);
-	}
-	free(p);
-	return rc;
-}
-
-/* Milliseconds to wait for the next connection: at most 500, less near the deadline. */
-static int accept_slice_ms(uint64_t deadline)
-{
-	uint64_t now = nbw_now_ns();
-
-	if (!deadline)
-		return 500;
-	if (now >= deadline)
-		return 0;
-	return (deadline - now) / 1000000 > 500 ? 500 : (int)((deadline - now) / 1000000) + 1;
-}
-
-/*
- * Accept control connections until one says a valid HELLO. Returns 0, or an
- * exit status; anything that does not speak the protocol is dropped and logged.
- */
-static int await_source(struct sink *k)
-{
-	const struct options *o = k->o;
-	uint64_t deadline = o->wait > 0 ? nbw_now_ns() + nbw_s_to_ns(o->wait) : 0;
-	int rc;
-
-	for (;;) {
-		if (nbw_interrupted())
-			return sink_fail(k, "interrupted while waiting for a source");
-		rc = ctrl_accept(k->lfd, accept_slice_ms(deadline), k->peer, sizeof(k->peer));
-		if (rc == -ETIMEDOUT) {
-			if (deadline && nbw_now_ns() >= deadline)
-				return sink_fail(k, "no source connected within %g s (--wait)", o->wait);
-			continue;
-		}
-		if (rc < 0) {
-			nbw_err("accept: %s", strerror(-rc));
-			continue;
-		}
-		k->cfd = rc;
-		rc = read_hello(k);
-		if (!rc)
-			return 0;
-		fprintf(stderr, "%s: %s: connection dropped: %s; still waiting\n", nbw_prog,
-			k->peer, ctrl_strerror(rc));
-		close(k->cfd);
-		k->cfd = -1;
-	}
-}
-
-static int check_hello(struct sink *k)
+/* Why the sink cannot take this source's HELLO, into why; false if it can. */
+static bool hello_unacceptable(struct sink *k, char *why, size_t len)
 {
 	const struct options *o = k->o;
 	struct ctrl_hello mine = {
@@ -449,23 +387,61 @@ static int check_hello(struct sink *k)
 		.duration_ms = (uint64_t)(o->cc.duration * 1000 + 0.5),
 		.verify = (uint8_t)o->verify,
 	};
-	char why[256], a[32], b[32];
+	char diff[256], a[32], b[32], c[32];
 	uint64_t need;
 
-	if (ctrl_hello_mismatch(&mine, &k->hello, why, sizeof(why)))
-		return sink_refuse(k, "parameter mismatch with %s: %s", k->peer, why);
-	if (k->hello.workers > MAX_WORKERS)
-		return sink_refuse(k, "%s: %u workers, the sink takes at most %u", k->peer,
-				   k->hello.workers, MAX_WORKERS);
+	if (ctrl_hello_mismatch(&mine, &k->hello, diff, sizeof(diff))) {
+		snprintf(why, len, "parameter mismatch with %s: %s", k->peer, diff);
+		return true;
+	}
+	if (k->hello.workers > MAX_WORKERS) {
+		snprintf(why, len, "%s: %u workers, the sink takes at most %u", k->peer,
+			 k->hello.workers, MAX_WORKERS);
+		return true;
+	}
 	if (slice_layout(o->dram, (uint64_t)k->nt * o->threads * o->chunk, k->hello.workers,
-			 o->chunk, o->depth, &k->lay, &need))
-		return sink_refuse(k,
-				   "sink DRAM %s is too small for %u workers x %u slots of %s (and "
-				   "the local readers): it needs %s (--dram)",
-				   format_size(o->dram, a, sizeof(a)), k->hello.workers, o->depth + 1,
-				   format_size(o->chunk, b, sizeof(b)),
-				   format_size(need, why, sizeof(why)));
-	return 0;
+			 o->chunk, o->depth, &k->lay, &need)) {
+		snprintf(why, len,
+			 "sink DRAM %s is too small for %u workers x %u slots of %s (and the local "
+			 "readers): it needs %s (--dram)",
+			 format_size(o->dram, a, sizeof(a)), k->hello.workers, o->depth + 1,
+			 format_size(o->chunk, b, sizeof(b)), format_size(need, c, sizeof(c)));
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Serve the door until a source says a HELLO the sink can take. A stranger,
+ * a wrong key or version, a bad or unacceptable HELLO never ends the run: it
+ * is turned away (told why only if trusted) and the door keeps waiting.
+ * 0, or an exit status after the message.
+ */
+static int await_source(struct sink *k)
+{
+	const struct options *o = k->o;
+	uint64_t deadline = o->wait > 0 ? nbw_now_ns() + nbw_s_to_ns(o->wait) : 0;
+	struct door_guest g;
+	char why[512];
+	int rc;
+
+	for (;;) {
+		rc = door_await(k->door, deadline, &g);
+		if (rc == -EINTR)
+			return sink_fail(k, "interrupted while waiting for a source");
+		if (rc == -ETIMEDOUT)
+			return sink_fail(k, "no source connected within %g s (--wait)", o->wait);
+		snprintf(k->peer, sizeof(k->peer), "%s", g.peer);
+		k->hello = g.hello;
+		if (!hello_unacceptable(k, why, sizeof(why))) {
+			k->cfd = g.fd;
+			k->trusted = g.trusted;
+			return 0;
+		}
+		door_refuse(k->door, &g, why);
+		k->peer[0] = '\0';
+		memset(&k->lay, 0, sizeof(k->lay));
+	}
 }
 
 /* One rdma_cm connection per worker, each with the MR of its own slice. */
@@ -495,6 +471,11 @@ static int connect_workers(struct sink *k)
 		if (rc) {
 			fprintf(stderr, "%s: RDMA connect request without our private data: rejected\n",
 				nbw_prog);
+			continue;
+		}
+		if (!door_allows(k->door, fab_request_peer(id))) {
+			nbw_err("RDMA connect request from outside --allow: rejected");
+			fab_listener_reject(id);
 			continue;
 		}
 		if (h.session != k->session || h.worker >= k->hello.workers ||
@@ -767,6 +748,47 @@ static int window_failure(struct sink *k, enum sink_stop why, const struct windo
 	}
 }
 
+/* Why the source's totals cannot be true, into why; false when they can. */
+static bool result_implausible(struct sink *k, const struct window *w, char *why, size_t len)
+{
+	double sec = nbw_ns_to_s(k->res.window_ns), dur = k->o->cc.duration, rate = 0;
+	double slack = dur * 0.1 > 1.0 ? dur * 0.1 : 1.0;
+	uint64_t sum = 0;
+	uint32_t i, workers = 0;
+	int p;
+
+	for (i = 0; i < k->res.ndrives; i++) {
+		sum += k->res.drives[i].bytes;
+		workers += k->res.drives[i].workers;
+	}
+	/* The ports' line rates bound the bytes, where every port has a real one. */
+	for (p = 0; p < k->nports; p++) {
+		if (k->ports[p].software || k->ports[p].rate_gbits <= 0) {
+			rate = 0;
+			break;
+		}
+		rate += k->ports[p].rate_gbits;
+	}
+	if (w->end_reason == WINDOW_STOPPED)
+		snprintf(why, len, "its result came %.2f s into the window, before it could end",
+			 w->seconds);
+	else if (sec < dur - slack || sec > dur + slack)
+		snprintf(why, len, "a window of %.2f s, not %g s", sec, dur);
+	else if (k->hello.source == CTRL_SOURCE_DISK &&
+		 (sum != k->res.bytes || workers != k->hello.workers))
+		snprintf(why, len, "its drives add up to %llu bytes and %u workers, not %llu and %u",
+			 (unsigned long long)sum, workers, (unsigned long long)k->res.bytes,
+			 k->hello.workers);
+	else if (k->hello.source == CTRL_SOURCE_MEM && k->res.ndrives)
+		snprintf(why, len, "drives in the result of a memory source");
+	else if (rate > 0 && (double)k->res.bytes > sec * rate / 8 * 1e9 * 1.1)
+		snprintf(why, len, "%llu bytes in %.2f s: more than the ports' %.0f Gb/s carry",
+			 (unsigned long long)k->res.bytes, sec, rate);
+	else
+		return false;
+	return true;
+}
+
 /* After its RESULT: the full table, and whether the source completed its window. */
 static int after_result(struct sink *k)
 {
@@ -832,6 +854,10 @@ static int sink_window(struct sink *k)
 		why = await_result(k);
 	if (why != SINK_RESULT)
 		return window_failure(k, why, &w);
+	if (k->res.ok && result_implausible(k, &w, k->peer_err, sizeof(k->peer_err))) {
+		k->res_rejected = true;
+		return sink_refuse(k, "%s: implausible result: %s", k->peer, k->peer_err);
+	}
 	return after_result(k);
 }
 
@@ -842,6 +868,8 @@ static enum rdma_from rdma_figure(const struct sink *k, uint64_t *bytes, double 
 {
 	*bytes = 0;
 	*sec = 0;
+	if (k->res_rejected)
+		return RDMA_FROM_NONE;
 	if (k->have_res) {
 		*bytes = k->res.bytes;
 		*sec = nbw_ns_to_s(k->res.window_ns);
@@ -866,7 +894,7 @@ static void print_drives(struct sink *k, double lsec, double rsec)
 	report_arr_begin(r, "drives");
 	for (j = 0; j < k->nt; j++)
 		print_drive(r, &k->t[j].d, "local", k->lend[j] - k->lstart[j], lsec, k->o->threads);
-	for (i = 0; k->have_res && i < k->res.ndrives; i++) {
+	for (i = 0; k->have_res && !k->res_rejected && i < k->res.ndrives; i++) {
 		struct drive d = { 0 };
 
 		snprintf(d.path, sizeof(d.path), "%s", k->res.drives[i].path);
@@ -882,7 +910,7 @@ static void print_totals(struct sink *k, uint64_t lbytes, double lsec, uint64_t 
 			 double rsec, enum rdma_from from)
 {
 	struct report *r = k->r;
-	int ndr = k->have_res ? (int)k->res.ndrives : 0;
+	int ndr = k->have_res && !k->res_rejected ? (int)k->res.ndrives : 0;
 	double total_bps, ideal = NAN;
 	char lab[64];
 
@@ -1004,15 +1032,17 @@ static int sink_dram(struct sink *k)
 static int sink_listen(struct sink *k)
 {
 	const struct options *o = k->o;
-	const char *where = o->bind ? o->bind : "listening on";
-	int rc;
+	const char *const *addrs;
+	int rc, n;
 
-	k->lfd = ctrl_listen(o->bind, o->port);
-	if (k->lfd < 0)
-		return sink_fail(k, "%s port %u: %s", where, o->port, strerror(-k->lfd));
-	rc = fab_listener_open(&k->lis, o->bind, o->port);
+	k->door = door_open(o, k->ports, k->nports);
+	if (!k->door)
+		return sink_fail(k, "cannot listen on port %u", o->port);
+	n = door_addrs(k->door, &addrs);
+	rc = fab_listener_open(&k->lis, addrs, n, o->port);
 	if (rc)
-		return sink_fail(k, "rdma_cm %s port %u: %s", where, o->port, strerror(-rc));
+		return sink_fail(k, "rdma_cm %s port %u: %s", door_where(k->door), o->port,
+				 strerror(-rc));
 	k->listening = true;
 	if (getrandom(&k->session, sizeof(k->session), 0) != sizeof(k->session))
 		k->session = nbw_now_ns() ^ ((uint64_t)getpid() << 32);
@@ -1021,10 +1051,10 @@ static int sink_listen(struct sink *k)
 
 static int sink_setup(struct sink *k)
 {
-	struct fab_port ports[FAB_MAX_PORTS];
 	int rc;
 
-	if (remote_select_ports(k->o, ports) < 0)
+	k->nports = remote_select_ports(k->o, k->ports);
+	if (k->nports < 0)
 		return NBW_EXIT_FAIL;
 	rc = sink_targets(k);
 	if (!rc)
@@ -1046,8 +1076,7 @@ static void sink_close(struct sink *k)
 		close(k->cfd);
 	if (k->listening)
 		fab_listener_close(&k->lis);
-	if (k->lfd >= 0)
-		close(k->lfd);
+	door_close(k->door);
 	buffer_free_locked(k->dram, k->o->dram);
 	target_close(k->t, k->nt);
 	free(k->canary);
@@ -1064,11 +1093,10 @@ static int sink_handshake(struct sink *k)
 	struct ctrl_buf b;
 	int rc;
 
-	fprintf(stderr, "%s: sink: waiting for a source on %s port %u\n", nbw_prog,
-		k->o->bind ? k->o->bind : "every address", k->o->port);
+	fprintf(stderr, "%s: sink: waiting for a source on %s port %u (%s)\n", nbw_prog,
+		door_where(k->door), k->o->port,
+		k->o->key.len ? "pre-shared key required" : "open: no pre-shared key");
 	rc = await_source(k);
-	if (!rc)
-		rc = check_hello(k);
 	if (!rc) {
 		rc = ctrl_send_free(k->cfd, &b,
 				    ctrl_encode_accept(&b, &(struct ctrl_accept){ k->session }),
@@ -1094,7 +1122,7 @@ static int sink_measure(struct sink *k)
 
 	shown.source = (enum ctrl_source)k->hello.source;
 	report_obj_begin(k->r, NULL);
-	print_params(k->r, &shown, "sink");
+	print_params(k->r, &shown, "sink", door_where(k->door));
 	rc = sink_window(k);
 	if (!rc && k->o->dump_slice)
 		dump_slice(k);
@@ -1124,7 +1152,7 @@ int run_sink(const struct options *o, struct report *r)
 	}
 	k->o = o;
 	k->r = r;
-	k->lfd = k->cfd = -1;
+	k->cfd = -1;
 	k->verdict = VERDICT_NONE;
 	rc = sink_setup(k);
 	if (!rc)
@@ -1133,7 +1161,7 @@ int run_sink(const struct options *o, struct report *r)
 		rc = sink_measure(k);
 	} else if (o->cc.json) {
 		report_obj_begin(r, NULL);
-		print_params(r, o, "sink");
+		print_params(r, o, "sink", k->door ? door_where(k->door) : NULL);
 		print_sink(k, rc);
 		report_obj_end(r);
 		report_finish(r);

@@ -627,6 +627,49 @@ static int control_connect(struct source *s)
 	return NBW_EXIT_FAIL;
 }
 
+/*
+ * AUTH: our nonce; the sink's nonce and, with a key, its proof, checked
+ * here before anything else is said; then our proof. 0 or an exit status.
+ */
+static int authenticate(struct source *s)
+{
+	const struct options *o = s->o;
+	struct ctrl_auth mine = { .has_key = o->key.len > 0 }, theirs;
+	char err[CTRL_MAX_STR] = "";
+	struct ctrl_buf b;
+	uint32_t len;
+	void *p;
+	int rc;
+
+	if (auth_nonce(mine.nonce))
+		return source_fail(s, "no random bytes for the nonce");
+	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_auth(&b, &mine), remote_timeout_ms(o));
+	if (!rc)
+		rc = ctrl_expect(s->cfd, CTRL_AUTH, &p, &len, remote_timeout_ms(o), err, sizeof(err));
+	if (!rc) {
+		rc = ctrl_decode_auth(p, len, &theirs);
+		free(p);
+	}
+	if (rc)
+		return source_fail(s, "%s: handshake: %s", o->peer, err[0] ? err : ctrl_strerror(rc));
+	if (!o->key.len && theirs.has_key)
+		return source_fail(s, "%s: the sink requires a pre-shared key (--psk-file)", o->peer);
+	if (!o->key.len)
+		return 0;
+	if (!theirs.has_key || !auth_check(&o->key, "nbw-sink", mine.nonce, theirs.nonce,
+					   theirs.mac))
+		return source_fail(s, "%s: the sink did not prove the pre-shared key (%s)", o->peer,
+				   theirs.has_key ? "the keys differ" : "it has none");
+	/* Our proof, over the sink's nonce and ours; the nonce field is not needed again. */
+	if (auth_mac(&o->key, "nbw-source", theirs.nonce, mine.nonce, mine.mac))
+		return source_fail(s, "cannot compute the proof of the key");
+	memset(mine.nonce, 0, sizeof(mine.nonce));
+	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_auth(&b, &mine), remote_timeout_ms(o));
+	if (rc)
+		return source_fail(s, "%s: handshake: %s", o->peer, ctrl_strerror(rc));
+	return 0;
+}
+
 static int handshake(struct source *s)
 {
 	const struct options *o = s->o;
@@ -646,7 +689,7 @@ static int handshake(struct source *s)
 	void *p;
 	int rc;
 
-	if (control_connect(s))
+	if (control_connect(s) || authenticate(s))
 		return NBW_EXIT_FAIL;
 	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_hello(&b, &h), remote_timeout_ms(o));
 	if (!rc)
@@ -1056,7 +1099,7 @@ static void source_close(struct source *s)
 static void print_early_failure(struct source *s)
 {
 	report_obj_begin(s->r, NULL);
-	print_params(s->r, s->o, "source");
+	print_params(s->r, s->o, "source", NULL);
 	report_str(s->r, "verify", NULL, NULL);
 	report_bool(s->r, "ok", NULL, false);
 	report_str(s->r, "error", NULL, s->failure[0] ? s->failure : NULL);
@@ -1086,7 +1129,7 @@ int run_source(const struct options *o, struct report *r)
 	} else {
 		rc = source_lines(s);
 		report_obj_begin(r, NULL);
-		print_params(r, o, "source");
+		print_params(r, o, "source", NULL);
 		if (!rc)
 			rc = source_window(s);
 		else

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+/*
+ * door.c: the sink's front door (see door.h): listening sockets, the
+ * allow-list at accept, and a table of pending handshakes served together
+ * with poll(), each a small state machine:
+ *
+ *	AUTH   wait for the source's AUTH (its nonce, whether it has a key);
+ *	       answer with ours (nonce, and with a key our proof)
+ *	PROOF  (with a key) wait for the source's proof; a wrong one is dropped
+ *	HELLO  wait for the parameters: the guest is handed to the sink
+ *
+ * Anything else, in any state, and a handshake that is not done within
+ * DOOR_HANDSHAKE_S, is dropped with one log line; the door keeps waiting.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "door.h"
+#include "nbw.h"
+#include "netaddr.h"
+#include "timing.h"
+#include "window.h"
+
+#define POLL_SLICE_MS 200
+
+enum pend_state { PEND_FREE, PEND_AUTH, PEND_PROOF, PEND_HELLO };
+
+struct pending {
+	enum pend_state st;
+	int fd;
+	char peer[64];
+	uint64_t since, deadline;
+	struct ctrl_inbox in;
+	uint8_t nonce_s[CTRL_NONCE_LEN], nonce_k[CTRL_NONCE_LEN];
+	bool trusted;
+};
+
+struct door {
+	const struct options *o;
+	int lfd[DOOR_MAX_ADDRS];
+	int nlfd;
+	char addr[DOOR_MAX_ADDRS][FAB_ADDR_LEN];
+	const char *addrp[DOOR_MAX_ADDRS];
+	int naddr; /* 0: every address */
+	char where[DOOR_MAX_ADDRS * (FAB_ADDR_LEN + 2)];
+	struct pending pend[DOOR_MAX_PENDING];
+};
+
+static bool has_key(const struct door *d)
+{
+	return d->o->key.len > 0;
+}
+
+/* The addresses to listen on: --bind, else the ports' own (deduplicated). */
+static void choose_addrs(struct door *d, const struct fab_port *ports, int nports)
+{
+	int i, j;
+
+	if (d->o->bind) {
+		if (strcmp(d->o->bind, "any"))
+			snprintf(d->addr[d->naddr++], FAB_ADDR_LEN, "%s", d->o->bind);
+		return;
+	}
+	for (i = 0; i < nports && d->naddr < DOOR_MAX_ADDRS; i++) {
+		if (!ports[i].addr[0])
+			continue;
+		for (j = 0; j < d->naddr && strcmp(d->addr[j], ports[i].addr); j++)
+			;
+		if (j == d->naddr)
+			snprintf(d->addr[d->naddr++], FAB_ADDR_LEN, "%s", ports[i].addr);
+	}
+}
+
+static void describe_where(struct door *d)
+{
+	size_t off = 0;
+	int i;
+
+	if (!d->naddr) {
+		snprintf(d->where, sizeof(d->where), "every address");
+		return;
+	}
+	for (i = 0; i < d->naddr && off < sizeof(d->where); i++)
+		off += (size_t)snprintf(d->where + off, sizeof(d->where) - off, "%s%s",
+					i ? ", " : "", d->addr[i]);
+}
+
+struct door *door_open(const struct options *o, const struct fab_port *ports, int nports)
+{
+	struct door *d = calloc(1, sizeof(*d));
+	int i;
+
+	if (!d) {
+		nbw_err("out of memory");
+		return NULL;
+	}
+	d->o = o;
+	for (i = 0; i < DOOR_MAX_PENDING; i++)
+		d->pend[i].fd = -1;
+	choose_addrs(d, ports, nports);
+	describe_where(d);
+	for (i = 0; i < (d->naddr ? d->naddr : 1); i++) {
+		d->addrp[i] = d->addr[i];
+		d->lfd[i] = ctrl_listen(d->naddr ? d->addr[i] : NULL, o->port);
+		if (d->lfd[i] < 0) {
+			nbw_err("%s port %u: %s", d->naddr ? d->addr[i] : "listening on", o->port,
+				strerror(-d->lfd[i]));
+			door_close(d);
+			return NULL;
+		}
+		d->nlfd++;
+	}
+	return d;
+}
+
+int door_addrs(const struct door *d, const char *const **addrs)
+{
+	*addrs = d->addrp;
+	return d->naddr;
+}
+
+const char *door_where(const struct door *d)
+{
+	return d->where;
+}
+
+bool door_allows(const struct door *d, const struct sockaddr *sa)
+{
+	return !d->o->nallow || netaddr_allowed(d->o->allow, d->o->nallow, sa);
+}
+
+static void pend_drop(struct pending *p, const char *why)
+{
+	nbw_err("%s: connection dropped: %s; still waiting", p->peer, why);
+	close(p->fd);
+	ctrl_inbox_reset(&p->in);
+	p->fd = -1;
+	p->st = PEND_FREE;
+}
+
+/* A free slot for a new connection; when all are taken, the oldest is dropped. */
+static struct pending *pend_slot(struct door *d)
+{
+	struct pending *oldest = NULL;
+	int i;
+
+	for (i = 0; i < DOOR_MAX_PENDING; i++) {
+		if (d->pend[i].st == PEND_FREE)
+			return &d->pend[i];
+		if (!oldest || d->pend[i].since < oldest->since)
+			oldest = &d->pend[i];
+	}
+	pend_drop(oldest, "too many handshakes at once (the oldest goes)");
+	return oldest;
+}
+
+/* Accept on listening socket lfd: outside --allow is closed before a byte is read. */
+static void door_accept(struct door *d, int lfd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct pending *p;
+	char who[64];
+	int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	netaddr_text((struct sockaddr *)&ss, who, sizeof(who));
+	if (!door_allows(d, (struct sockaddr *)&ss)) {
+		nbw_err("%s: not in --allow: closed", who);
+		close(fd);
+		return;
+	}
+	p = pend_slot(d);
+	memset(p, 0, sizeof(*p));
+	p->fd = fd;
+	snprintf(p->peer, sizeof(p->peer), "%s", who);
+	p->since = nbw_now_ns();
+	p->deadline = p->since + DOOR_HANDSHAKE_S * NBW_NSEC_PER_SEC;
+	p->st = PEND_AUTH;
+}
+
+/* The source's AUTH: answer with our nonce and, with a key, our proof. */
+static int step_auth(struct door *d, struct pending *p, const struct ctrl_auth *a)
+{
+	struct ctrl_auth r = { .has_key = has_key(d) };
+	struct ctrl_buf b;
+
+	if (has_key(d) && !a->has_key)
+		return -EACCES;
+	memcpy(p->nonce_s, a->nonce, sizeof(p->nonce_s));
+	if (auth_nonce(p->nonce_k))
+		return -EIO;
+	memcpy(r.nonce, p->nonce_k, sizeof(r.nonce));
+	if (has_key(d) && auth_mac(&d->o->key, "nbw-sink", p->nonce_s, p->nonce_k, r.mac))
+		return -EIO;
+	if (ctrl_send_free(p->fd, &b, ctrl_encode_auth(&b, &r), 1000))
+		return -ECONNRESET;
+	p->trusted = !has_key(d); /* an open sink explains itself to anyone */
+	p->st = has_key(d) ? PEND_PROOF : PEND_HELLO;
+	return 0;
+}
+
+/* One whole message of a pending handshake. 1 a guest is ready, 0 go on, <0 drop. */
+static int pend_step(struct door *d, struct pending *p, const char **why)
+{
+	struct ctrl_auth a;
+	int rc;
+
+	if (p->st == PEND_HELLO && p->in.type == CTRL_HELLO)
+		return 1;
+	if (p->in.type != CTRL_AUTH || p->st == PEND_HELLO) {
+		*why = p->in.type == CTRL_HELLO && has_key(d) ? "HELLO before the key was proved"
+							      : "a message out of turn";
+		return -EPROTO;
+	}
+	if (ctrl_decode_auth(p->in.payload, p->in.len, &a)) {
+		*why = "malformed AUTH";
+		return -EBADMSG;
+	}
+	if (p->st == PEND_AUTH) {
+		rc = step_auth(d, p, &a);
+		*why = rc == -EACCES ? "no pre-shared key (the sink requires one)"
+				     : "cannot answer the AUTH";
+		return rc;
+	}
+	if (!auth_check(&d->o->key, "nbw-source", p->nonce_k, p->nonce_s, a.mac)) {
+		*why = "wrong pre-shared key";
+		return -EACCES;
+	}
+	p->trusted = true;
+	p->st = PEND_HELLO;
+	return 0;
+}
+
+/* Read what p has; 1 a guest is ready in *g, 0 go on (or dropped). */
+static int pend_read(struct door *d, struct pending *p, struct door_guest *g)
+{
+	const char *why = NULL;
+	int rc = ctrl_inbox_read(&p->in, p->fd);
+
+	if (rc == 0)
+		return 0;
+	if (rc < 0) {
+		if (rc == -EPROTONOSUPPORT) {
+			struct ctrl_buf b;
+			char msg[64];
+
+			snprintf(msg, sizeof(msg), "sink speaks protocol version %d", CTRL_VERSION);
+			ctrl_send_free(p->fd, &b, ctrl_encode_error(&b, msg), 200);
+		}
+		pend_drop(p, ctrl_strerror(rc));
+		return 0;
+	}
+	rc = pend_step(d, p, &why);
+	if (rc == 1 && ctrl_decode_hello(p->in.payload, p->in.len, &g->hello)) {
+		why = "malformed HELLO";
+		rc = -EBADMSG;
+	}
+	if (rc < 0) {
+		pend_drop(p, why);
+		return 0;
+	}
+	ctrl_inbox_reset(&p->in);
+	if (rc == 0)
+		return 0;
+	g->fd = p->fd;
+	g->trusted = p->trusted;
+	snprintf(g->peer, sizeof(g->peer), "%s", p->peer);
+	p->fd = -1;
+	p->st = PEND_FREE;
+	return 1;
+}
+
+/* Poll the listening sockets and the pending handshakes once. 1 a guest is ready. */
+static int door_round(struct door *d, int ms, struct door_guest *g)
+{
+	struct pollfd pfd[DOOR_MAX_ADDRS + DOOR_MAX_PENDING];
+	struct pending *who[DOOR_MAX_PENDING];
+	uint64_t now;
+	int i, n = 0, np = 0;
+
+	for (i = 0; i < d->nlfd; i++)
+		pfd[n++] = (struct pollfd){ .fd = d->lfd[i], .events = POLLIN };
+	for (i = 0; i < DOOR_MAX_PENDING; i++) {
+		if (d->pend[i].st == PEND_FREE)
+			continue;
+		who[np++] = &d->pend[i];
+		pfd[n++] = (struct pollfd){ .fd = d->pend[i].fd, .events = POLLIN };
+	}
+	if (poll(pfd, (nfds_t)n, ms) < 0)
+		return 0;
+	for (i = 0; i < np; i++)
+		if ((pfd[d->nlfd + i].revents & (POLLIN | POLLHUP | POLLERR)) &&
+		    pend_read(d, who[i], g))
+			return 1;
+	for (i = 0; i < d->nlfd; i++)
+		if (pfd[i].revents & POLLIN)
+			door_accept(d, d->lfd[i]);
+	now = nbw_now_ns();
+	for (i = 0; i < DOOR_MAX_PENDING; i++)
+		if (d->pend[i].st != PEND_FREE && now >= d->pend[i].deadline)
+			pend_drop(&d->pend[i], "no complete HELLO within the handshake deadline");
+	return 0;
+}
+
+int door_await(struct door *d, uint64_t deadline, struct door_guest *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->fd = -1;
+	for (;;) {
+		uint64_t now = nbw_now_ns();
+		int ms = POLL_SLICE_MS;
+
+		if (nbw_interrupted())
+			return -EINTR;
+		if (deadline && now >= deadline)
+			return -ETIMEDOUT;
+		if (deadline && (deadline - now) / 1000000 < (uint64_t)ms)
+			ms = (int)((deadline - now) / 1000000) + 1;
+		if (door_round(d, ms, g))
+			return 0;
+	}
+}
+
+void door_refuse(struct door *d, struct door_guest *g, const char *why)
+{
+	struct ctrl_buf b;
+
+	(void)d;
+	if (g->trusted)
+		ctrl_send_free(g->fd, &b, ctrl_encode_error(&b, why), 1000);
+	nbw_err("%s: refused: %s; still waiting", g->peer, why);
+	close(g->fd);
+	g->fd = -1;
+}
+
+void door_close(struct door *d)
+{
+	int i;
+
+	if (!d)
+		return;
+	for (i = 0; i < d->nlfd; i++)
+		close(d->lfd[i]);
+	for (i = 0; i < DOOR_MAX_PENDING; i++)
+		if (d->pend[i].st != PEND_FREE) {
+			close(d->pend[i].fd);
+			ctrl_inbox_reset(&d->pend[i].in);
+		}
+	free(d);
+}
