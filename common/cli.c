@@ -48,6 +48,23 @@ int cli_common_option(int c, const char *arg, struct cli_common *cc, void (*usag
 	return CLI_UNKNOWN;
 }
 
+int cli_parse(int argc, char **argv, const char *shortopts, const struct option *longopts,
+	      struct cli_common *cc, void (*usage)(void), cli_tool_option tool, void *ctx,
+	      int *first)
+{
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		rc = cli_common_option(c, optarg, cc, usage);
+		if (rc == CLI_UNKNOWN)
+			rc = tool(c, optarg, ctx);
+		if (rc != CLI_NEXT)
+			return rc;
+	}
+	*first = optind;
+	return CLI_NEXT;
+}
+
 FILE *cli_live_stream(const struct cli_common *cc)
 {
 	return cc->json ? stderr : stdout;

@@ -32,6 +32,9 @@ enum {
 	CLI_OPT_SYSFS_ROOT,
 	CLI_OPT_WARMUP,
 	CLI_OPT_INTERVAL,
+	CLI_OPT_SPAN,	/* CLI_LONGOPTS_READER: handled by the tool */
+	CLI_OPT_ENGINE,
+	CLI_OPT_DEPTH,
 	CLI_OPT_TOOL = CHAR_MAX + 32,
 };
 
@@ -66,6 +69,25 @@ void cli_common_init(struct cli_common *cc);
  * CLI_NEXT, CLI_UNKNOWN, NBW_EXIT_OK (help/version printed) or NBW_EXIT_USAGE.
  */
 int cli_common_option(int c, const char *arg, struct cli_common *cc, void (*usage)(void));
+
+/* A tool's own options: CLI_NEXT, or an exit status (see above). */
+typedef int (*cli_tool_option)(int c, char *arg, void *ctx);
+
+/*
+ * getopt_long over argv: the generic options into cc, the others through
+ * tool(c, optarg, ctx). CLI_NEXT with *first = the first operand's index,
+ * or the exit status to end with (help, version, a bad option or value).
+ */
+int cli_parse(int argc, char **argv, const char *shortopts, const struct option *longopts,
+	      struct cli_common *cc, void (*usage)(void), cli_tool_option tool, void *ctx,
+	      int *first);
+
+/* The options of a drive reader: -t/--threads, -s/--chunk, --span, --engine, --depth. */
+#define CLI_LONGOPTS_READER                                                                        \
+	{ "threads", required_argument, NULL, 't' }, { "chunk", required_argument, NULL, 's' },    \
+		{ "span", required_argument, NULL, CLI_OPT_SPAN },                                 \
+		{ "engine", required_argument, NULL, CLI_OPT_ENGINE },                             \
+		{ "depth", required_argument, NULL, CLI_OPT_DEPTH }
 
 /* Where live lines go: stderr with --json (stdout holds only the document). */
 FILE *cli_live_stream(const struct cli_common *cc);

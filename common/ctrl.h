@@ -13,10 +13,11 @@
  *
  * The conversation (S = source, K = sink):
  *	S->K AUTH     a nonce and whether the source holds a pre-shared key
- *	K->S AUTH     the sink's nonce and, with a key, its proof (HMAC-SHA256
- *	              over both nonces); the source checks it
- *	S->K AUTH     with a key: the source's proof; without: none
- *	              (nothing about the sink's set-up is said before this)
+ *	K->S AUTH     the sink's nonce (a keyed sink closes on a source without key)
+ *	with a key:
+ *	S->K AUTH     the source's proof: HMAC-SHA256 over both nonces
+ *	K->S AUTH     the sink's proof (after checking the source's); the source
+ *	              checks it. Nothing about the sink's set-up is said before.
  *	S->K HELLO    parameters; K checks them against its own
  *	K->S ACCEPT   session key for the rdma_cm connections, or ERROR + close
  *	(S connects one RC QP per worker with rdma_cm, private data = session, worker)

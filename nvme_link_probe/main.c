@@ -170,8 +170,9 @@ static int bad_value(const char *name, const char *val, int rc)
 }
 
 /* One option of this tool: CLI_NEXT or an exit status. */
-static int tool_option(int c, char *arg, struct options *o)
+static int tool_option(int c, char *arg, void *ctx)
 {
+	struct options *o = ctx;
 	int rc;
 
 	switch (c) {
@@ -200,19 +201,15 @@ static int tool_option(int c, char *arg, struct options *o)
 /* -1 to go on, or the exit status (help, version, usage error). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	int c, rc;
+	int first, rc;
 
 	*o = (struct options){ 0 };
 	cli_common_init(&o->cc);
-	while ((c = getopt_long(argc, argv, "vhV", longopts, NULL)) != -1) {
-		rc = cli_common_option(c, optarg, &o->cc, usage);
-		if (rc == CLI_UNKNOWN)
-			rc = tool_option(c, optarg, o);
-		if (rc != CLI_NEXT)
-			return rc;
-	}
-	if (optind < argc) {
-		nbw_usage_err("unexpected argument '%s' (devices go in --dev)", argv[optind]);
+	rc = cli_parse(argc, argv, "vhV", longopts, &o->cc, usage, tool_option, o, &first);
+	if (rc != CLI_NEXT)
+		return rc;
+	if (first < argc) {
+		nbw_usage_err("unexpected argument '%s' (devices go in --dev)", argv[first]);
 		return NBW_EXIT_USAGE;
 	}
 	return -1;

@@ -57,9 +57,6 @@ static void usage(void)
 enum {
 	OPT_DISKS = CLI_OPT_TOOL,
 	OPT_LIST,
-	OPT_SPAN,
-	OPT_ENGINE,
-	OPT_DEPTH,
 	OPT_NUMA,
 	OPT_BASELINE,
 	OPT_SWEEP,
@@ -69,12 +66,8 @@ enum {
 static const struct option longopts[] = {
 	{ "disks", required_argument, NULL, OPT_DISKS },
 	{ "list", no_argument, NULL, OPT_LIST },
-	{ "threads", required_argument, NULL, 't' },
-	{ "chunk", required_argument, NULL, 's' },
-	{ "span", required_argument, NULL, OPT_SPAN },
-	{ "engine", required_argument, NULL, OPT_ENGINE },
-	{ "depth", required_argument, NULL, OPT_DEPTH },
 	{ "numa", required_argument, NULL, OPT_NUMA },
+	CLI_LONGOPTS_READER,
 	{ "baseline", no_argument, NULL, OPT_BASELINE },
 	{ "sweep", no_argument, NULL, OPT_SWEEP },
 	{ "checksum", no_argument, NULL, OPT_CHECKSUM },
@@ -108,8 +101,10 @@ static int mode_option(int c, struct options *o)
 }
 
 /* One option of this tool: CLI_NEXT or an exit status. */
-static int tool_option(int c, char *arg, struct options *o)
+static int tool_option(int c, char *arg, void *ctx)
 {
+	struct options *o = ctx;
+
 	switch (c) {
 	case OPT_DISKS:
 		o->disks = arg;
@@ -121,11 +116,11 @@ static int tool_option(int c, char *arg, struct options *o)
 		return cli_uint("thread count", arg, 1, TARGET_MAX_THREADS, &o->threads);
 	case 's':
 		return cli_size("chunk size", arg, 1, 1ULL << 30, &o->chunk);
-	case OPT_SPAN:
+	case CLI_OPT_SPAN:
 		return cli_size("span", arg, 1, UINT64_MAX, &o->span);
-	case OPT_ENGINE:
+	case CLI_OPT_ENGINE:
 		return reader_engine_option(arg, &o->engine);
-	case OPT_DEPTH:
+	case CLI_OPT_DEPTH:
 		o->depth_set = true;
 		return cli_uint("depth", arg, 1, MAX_DEPTH, &o->depth);
 	case OPT_NUMA:
@@ -163,7 +158,7 @@ static int validate_options(struct options *o)
 /* -1 to go on, or the exit status (help, version, usage error). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	int c, rc;
+	int first, rc;
 
 	*o = (struct options){
 		.threads = 12,
@@ -173,15 +168,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.numa_policy = PLACEMENT_AUTO,
 	};
 	cli_common_init(&o->cc);
-	while ((c = getopt_long(argc, argv, "t:s:D:hV", longopts, NULL)) != -1) {
-		rc = cli_common_option(c, optarg, &o->cc, usage);
-		if (rc == CLI_UNKNOWN)
-			rc = tool_option(c, optarg, o);
-		if (rc != CLI_NEXT)
-			return rc;
-	}
-	if (optind < argc) {
-		nbw_usage_err("unexpected argument '%s' (targets go in --disks)", argv[optind]);
+	rc = cli_parse(argc, argv, "t:s:D:hV", longopts, &o->cc, usage, tool_option, o, &first);
+	if (rc != CLI_NEXT)
+		return rc;
+	if (first < argc) {
+		nbw_usage_err("unexpected argument '%s' (targets go in --disks)", argv[first]);
 		return NBW_EXIT_USAGE;
 	}
 	return validate_options(o);

@@ -5,9 +5,12 @@
  * with poll(), each a small state machine:
  *
  *	AUTH   wait for the source's AUTH (its nonce, whether it has a key);
- *	       answer with ours (nonce, and with a key our proof)
- *	PROOF  (with a key) wait for the source's proof; a wrong one is dropped
+ *	       answer with our nonce (a keyed sink drops a source without a key)
+ *	PROOF  (with a key) wait for the source's proof; a wrong one is dropped,
+ *	       a right one is answered with ours (the source checks it)
  *	HELLO  wait for the parameters: the guest is handed to the sink
+ *
+ * A stranger without the key learns a random nonce and nothing else.
  *
  * Anything else, in any state, and a handshake that is not done within
  * DOOR_HANDSHAKE_S, is dropped with one log line; the door keeps waiting.
@@ -186,22 +189,27 @@ static void door_accept(struct door *d, int lfd)
 	p->st = PEND_AUTH;
 }
 
-/* The source's AUTH: answer with our nonce and, with a key, our proof. */
-static int step_auth(struct door *d, struct pending *p, const struct ctrl_auth *a)
+/* Send an AUTH with our nonce or our proof. 0 or -ECONNRESET. */
+static int send_auth(struct door *d, struct pending *p, bool proof)
 {
 	struct ctrl_auth r = { .has_key = has_key(d) };
 	struct ctrl_buf b;
 
+	if (!proof)
+		memcpy(r.nonce, p->nonce_k, sizeof(r.nonce));
+	else if (auth_mac(&d->o->key, "nbw-sink", p->nonce_s, p->nonce_k, r.mac))
+		return -EIO;
+	return ctrl_send_free(p->fd, &b, ctrl_encode_auth(&b, &r), 1000) ? -ECONNRESET : 0;
+}
+
+/* The source's first AUTH: answer with our nonce. */
+static int step_auth(struct door *d, struct pending *p, const struct ctrl_auth *a)
+{
 	if (has_key(d) && !a->has_key)
 		return -EACCES;
 	memcpy(p->nonce_s, a->nonce, sizeof(p->nonce_s));
-	if (auth_nonce(p->nonce_k))
+	if (auth_nonce(p->nonce_k) || send_auth(d, p, false))
 		return -EIO;
-	memcpy(r.nonce, p->nonce_k, sizeof(r.nonce));
-	if (has_key(d) && auth_mac(&d->o->key, "nbw-sink", p->nonce_s, p->nonce_k, r.mac))
-		return -EIO;
-	if (ctrl_send_free(p->fd, &b, ctrl_encode_auth(&b, &r), 1000))
-		return -ECONNRESET;
 	p->trusted = !has_key(d); /* an open sink explains itself to anyone */
 	p->st = has_key(d) ? PEND_PROOF : PEND_HELLO;
 	return 0;
@@ -233,6 +241,10 @@ static int pend_step(struct door *d, struct pending *p, const char **why)
 	if (!auth_check(&d->o->key, "nbw-source", p->nonce_k, p->nonce_s, a.mac)) {
 		*why = "wrong pre-shared key";
 		return -EACCES;
+	}
+	if (send_auth(d, p, true)) {
+		*why = "cannot send our proof";
+		return -EIO;
 	}
 	p->trusted = true;
 	p->st = PEND_HELLO;

@@ -85,14 +85,11 @@ enum {
 	OPT_PSK_FILE,
 	OPT_TIMEOUT,
 	OPT_WAIT,
-	OPT_DEPTH,
 	OPT_SOURCE,
 	OPT_DISKS,
 	OPT_LOCAL_DISKS,
 	OPT_NO_LOCAL,
 	OPT_DRAM,
-	OPT_SPAN,
-	OPT_ENGINE,
 	OPT_VERIFY,
 	OPT_NO_VERIFY,
 	OPT_CORRUPT,
@@ -108,22 +105,18 @@ static const struct option longopts[] = {
 	{ "psk-file", required_argument, NULL, OPT_PSK_FILE },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "wait", required_argument, NULL, OPT_WAIT },
-	{ "chunk", required_argument, NULL, 's' },
 	{ "size", required_argument, NULL, 's' },
-	{ "depth", required_argument, NULL, OPT_DEPTH },
-	{ "threads", required_argument, NULL, 't' },
 	{ "qp", required_argument, NULL, 'q' },
 	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "disks", required_argument, NULL, OPT_DISKS },
 	{ "local-disks", required_argument, NULL, OPT_LOCAL_DISKS },
 	{ "no-local", no_argument, NULL, OPT_NO_LOCAL },
 	{ "dram", required_argument, NULL, OPT_DRAM },
-	{ "span", required_argument, NULL, OPT_SPAN },
-	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "verify", required_argument, NULL, OPT_VERIFY },
 	{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
 	{ "corrupt-canary", no_argument, NULL, OPT_CORRUPT },
 	{ "dump-slice", required_argument, NULL, OPT_DUMP },
+	CLI_LONGOPTS_READER,
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_WINDOW,
 	CLI_LONGOPTS_GBITS,
@@ -197,7 +190,7 @@ static int value_option(int c, char *arg, struct options *o)
 		return cli_seconds("wait", arg, 0, &o->wait);
 	case 's':
 		return cli_size("chunk size", arg, 512, 1ULL << 30, &o->chunk);
-	case OPT_DEPTH:
+	case CLI_OPT_DEPTH:
 		return cli_uint("depth", arg, 1, MAX_DEPTH, &o->depth);
 	case 't':
 		return cli_uint("thread count", arg, 1, TARGET_MAX_THREADS, &o->threads);
@@ -212,9 +205,9 @@ static int value_option(int c, char *arg, struct options *o)
 	case OPT_DRAM:
 		o->dram_set = true;
 		return cli_size("DRAM size", arg, 4096, UINT64_MAX, &o->dram);
-	case OPT_SPAN:
+	case CLI_OPT_SPAN:
 		return cli_size("span", arg, 1, UINT64_MAX, &o->span);
-	case OPT_ENGINE:
+	case CLI_OPT_ENGINE:
 		return reader_engine_option(arg, &o->engine);
 	case OPT_VERIFY:
 		rc = cli_keyword("verify mode", arg, verifies, &k);
@@ -305,10 +298,18 @@ static int validate_options(struct options *o)
 	return load_access(o);
 }
 
+/* One option of this tool: a switch or a value. */
+static int tool_option(int c, char *arg, void *ctx)
+{
+	int rc = flag_option(c, arg, ctx);
+
+	return rc == CLI_UNKNOWN ? value_option(c, arg, ctx) : rc;
+}
+
 /* -1 to go on, or the exit status (help, version, usage error). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	int c, rc;
+	int first, rc;
 
 	*o = (struct options){
 		.gid_index = -1,
@@ -324,19 +325,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.verify = CTRL_VERIFY_CANARY,
 	};
 	cli_common_init(&o->cc);
-	while ((c = getopt_long(argc, argv, "d:x:p:s:t:q:D:hV", longopts, NULL)) != -1) {
-		rc = cli_common_option(c, optarg, &o->cc, usage);
-		if (rc == CLI_UNKNOWN)
-			rc = flag_option(c, optarg, o);
-		if (rc == CLI_UNKNOWN)
-			rc = value_option(c, optarg, o);
-		if (rc != CLI_NEXT)
-			return rc;
-	}
-	if (optind < argc)
-		o->peer = argv[optind++];
-	if (optind < argc) {
-		nbw_usage_err("unexpected argument '%s' (one PEER at most)", argv[optind]);
+	rc = cli_parse(argc, argv, "d:x:p:s:t:q:D:hV", longopts, &o->cc, usage, tool_option, o,
+		       &first);
+	if (rc != CLI_NEXT)
+		return rc;
+	if (first < argc)
+		o->peer = argv[first++];
+	if (first < argc) {
+		nbw_usage_err("unexpected argument '%s' (one PEER at most)", argv[first]);
 		return NBW_EXIT_USAGE;
 	}
 	return validate_options(o);

@@ -627,46 +627,63 @@ static int control_connect(struct source *s)
 	return NBW_EXIT_FAIL;
 }
 
+/* Send an AUTH, then read the sink's. 0 or a ctrl error (err: the sink's ERROR). */
+static int auth_round(struct source *s, const struct ctrl_auth *mine, struct ctrl_auth *theirs,
+		      char *err, size_t errlen)
+{
+	struct ctrl_buf b;
+	uint32_t len;
+	void *p;
+	int rc, ms = remote_timeout_ms(s->o);
+
+	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_auth(&b, mine), ms);
+	if (!rc)
+		rc = ctrl_expect(s->cfd, CTRL_AUTH, &p, &len, ms, err, errlen);
+	if (!rc) {
+		rc = ctrl_decode_auth(p, len, theirs);
+		free(p);
+	}
+	return rc;
+}
+
 /*
- * AUTH: our nonce; the sink's nonce and, with a key, its proof, checked
- * here before anything else is said; then our proof. 0 or an exit status.
+ * AUTH: our nonce for the sink's; with a key, our proof, then the sink's
+ * proof, checked here before any parameter is sent. 0 or an exit status.
  */
 static int authenticate(struct source *s)
 {
 	const struct options *o = s->o;
-	struct ctrl_auth mine = { .has_key = o->key.len > 0 }, theirs;
+	struct ctrl_auth mine = { .has_key = o->key.len > 0 }, theirs, proof = mine;
+	uint8_t nonce_s[CTRL_NONCE_LEN], nonce_k[CTRL_NONCE_LEN];
 	char err[CTRL_MAX_STR] = "";
-	struct ctrl_buf b;
-	uint32_t len;
-	void *p;
 	int rc;
 
 	if (auth_nonce(mine.nonce))
 		return source_fail(s, "no random bytes for the nonce");
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_auth(&b, &mine), remote_timeout_ms(o));
-	if (!rc)
-		rc = ctrl_expect(s->cfd, CTRL_AUTH, &p, &len, remote_timeout_ms(o), err, sizeof(err));
-	if (!rc) {
-		rc = ctrl_decode_auth(p, len, &theirs);
-		free(p);
-	}
+	memcpy(nonce_s, mine.nonce, sizeof(nonce_s));
+	rc = auth_round(s, &mine, &theirs, err, sizeof(err));
+	if (rc == -ECONNRESET && !o->key.len)
+		return source_fail(s, "%s: the sink closed the connection (does it require a "
+				   "pre-shared key? --psk-file)", o->peer);
 	if (rc)
 		return source_fail(s, "%s: handshake: %s", o->peer, err[0] ? err : ctrl_strerror(rc));
-	if (!o->key.len && theirs.has_key)
-		return source_fail(s, "%s: the sink requires a pre-shared key (--psk-file)", o->peer);
 	if (!o->key.len)
-		return 0;
-	if (!theirs.has_key || !auth_check(&o->key, "nbw-sink", mine.nonce, theirs.nonce,
-					   theirs.mac))
-		return source_fail(s, "%s: the sink did not prove the pre-shared key (%s)", o->peer,
-				   theirs.has_key ? "the keys differ" : "it has none");
-	/* Our proof, over the sink's nonce and ours; the nonce field is not needed again. */
-	if (auth_mac(&o->key, "nbw-source", theirs.nonce, mine.nonce, mine.mac))
+		return theirs.has_key ? source_fail(s, "%s: the sink requires a pre-shared key "
+						    "(--psk-file)", o->peer) : 0;
+	if (!theirs.has_key)
+		return source_fail(s, "%s: the sink holds no pre-shared key (it is open)", o->peer);
+	memcpy(nonce_k, theirs.nonce, sizeof(nonce_k));
+	memset(proof.nonce, 0, sizeof(proof.nonce));
+	if (auth_mac(&o->key, "nbw-source", nonce_k, nonce_s, proof.mac))
 		return source_fail(s, "cannot compute the proof of the key");
-	memset(mine.nonce, 0, sizeof(mine.nonce));
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_auth(&b, &mine), remote_timeout_ms(o));
+	rc = auth_round(s, &proof, &theirs, err, sizeof(err));
+	if (rc == -ECONNRESET)
+		return source_fail(s, "%s: the sink closed the connection: the pre-shared keys "
+				   "differ", o->peer);
 	if (rc)
-		return source_fail(s, "%s: handshake: %s", o->peer, ctrl_strerror(rc));
+		return source_fail(s, "%s: handshake: %s", o->peer, err[0] ? err : ctrl_strerror(rc));
+	if (!auth_check(&o->key, "nbw-sink", nonce_s, nonce_k, theirs.mac))
+		return source_fail(s, "%s: the sink did not prove the pre-shared key", o->peer);
 	return 0;
 }
 

@@ -3,7 +3,8 @@
 # sides with full verification PASS, and the bytes of one sink slice equal the
 # source drive's backing file at the offsets the sink reports; the combined
 # table adds local and RDMA; a corrupted canary FAILs (exit 1); a parameter
-# mismatch fails both sides; a stranger on the port is dropped while the sink
+# mismatch fails the source and is logged by the sink, which keeps waiting
+# until --wait; a stranger on the port is dropped while the sink
 # keeps serving; a killed source makes the sink exit 1 within its bound; a
 # stopped (silent) source is seen by the sink within --timeout; a wrong
 # device, no ACTIVE port, a port in use and a peer that never comes fail
@@ -39,7 +40,8 @@ grep -q "RDMA data verification: FAIL" "$O/corrupt.sink.out" || fail "corrupt: n
 note "corrupted canary: FAIL, exit 1 on both sides"
 
 [ "$(rc mismatch.sink)" = 1 ] && [ "$(rc mismatch.src)" = 1 ] || fail "mismatch: exits $(rc mismatch.sink) $(rc mismatch.src)"
-grep -q "parameter mismatch.*depth: sink 4, source 8" "$O/mismatch.sink.err" || fail "mismatch: sink message"
+grep -q "refused: parameter mismatch.*depth: sink 4, source 8; still waiting" "$O/mismatch.sink.err" || fail "mismatch: sink message"
+grep -q "no source connected within 8 s" "$O/mismatch.sink.err" || fail "mismatch: the sink did not wait on"
 grep -q "refused: parameter mismatch.*depth: sink 4, source 8" "$O/mismatch.src.err" || fail "mismatch: source message"
 note "mismatch: $(cat "$O/mismatch.src.err")"
 

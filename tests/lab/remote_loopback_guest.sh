@@ -29,8 +29,9 @@ run disk --dram 64M --local-disks "$d0" -t 1 $W --verify full --json \
 	--dump-slice "$O/slice.bin" -- --disks "$d1" -t 2 $W --verify full --json "$VLAB_ADDR"
 # 2. memory source, a corrupted canary: FAIL on both sides.
 run corrupt --dram 64M --no-local $W -- --source mem --corrupt-canary $W "$VLAB_ADDR"
-# 3. parameter mismatch: both sides say so.
-run mismatch --dram 64M --no-local $W -- --source mem $W --depth 8 "$VLAB_ADDR"
+# 3. parameter mismatch: the source is told why and exits 1; the sink logs it
+# and keeps waiting (a mismatch never ends its run) until --wait.
+run mismatch --dram 64M --no-local $W --wait 8 -- --source mem $W --depth 8 "$VLAB_ADDR"
 # 4. a stranger speaks first (dropped, logged), then a real source.
 $B --dram 64M --no-local $W --json >"$O/stranger.sink.out" 2>"$O/stranger.sink.err" &
 sp=$!

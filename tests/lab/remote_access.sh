@@ -1,0 +1,59 @@
+#!/bin/bash
+# Lab test of the sink's door (issue 10): a sink with a pre-shared key and
+# --allow on node a; from node b six strangers at once (silent, garbage, a
+# HELLO without the key exchange, a mismatched HELLO, no key, a wrong key)
+# and from node a one outside --allow; the real source (right key) on node b
+# completes with verification PASS while the silent stranger still holds its
+# connection; the sink exits 0; the strangers got nothing but a closed
+# connection (the wrong-key one: only the sink's random nonce), checked from
+# their side. Then SIGINT/SIGTERM end the sink's waits within a second, and a
+# DRAM buffer that cannot be locked fails in under a second with a small RSS.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lab-lib.sh"
+
+run_lab --nodes 2 --drives 1 --drive-size 64M --timeout 280 \
+	--on-b "$srcdir/tests/lab/remote_access_b.sh" "$srcdir/tests/lab/remote_access_a.sh"
+[ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
+assert_no_qemu
+A=$WORK/a/out B=$WORK/b/out
+j() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+[ "$(cat "$A/sink.rc")" = 0 ] || fail "sink exit $(cat "$A/sink.rc"): $(cat "$A/sink.err")"
+[ "$(cat "$B/src.rc")" = 0 ] || fail "source exit $(cat "$B/src.rc"): $(cat "$B/src.err")"
+[ "$(j "$A/sink.json" 'd["verify"]')" = pass ] || fail "sink: verify not pass"
+[ "$(j "$B/src.json" 'd["verify"]')" = pass ] || fail "source: verify not pass"
+[ "$(j "$A/sink.json" 'd["params"]["psk"] and d["params"]["listen"] == "10.77.0.1"')" = True ] ||
+	fail "sink header: psk/listen not as set: $(j "$A/sink.json" 'd["params"]')"
+note "real source: PASS in $(cat "$B/src.secs") s while strangers knocked"
+
+for m in silent garbage hello-first mismatch no-key; do
+	[ "$(j "$B/$m.json" 'd["received"] == 0 and d["closed"]')" = True ] ||
+		fail "stranger $m got something or was not closed: $(cat "$B/$m.json")"
+done
+[ "$(j "$B/wrong-key.json" 'd["types"] == [11] and d["received"] == 77 and d["first_mac_zero"] and d["closed"]')" = True ] ||
+	fail "stranger wrong-key got more than a nonce: $(cat "$B/wrong-key.json")"
+[ "$(j "$A/outside.json" 'd["received"] == 0 and d["closed"]')" = True ] ||
+	fail "stranger outside --allow got something: $(cat "$A/outside.json")"
+note "strangers got nothing but a closed connection (wrong key: one AUTH with the sink's nonce)"
+
+E=$A/sink.err
+for want in "not in --allow: closed" "no complete HELLO within the handshake deadline" \
+	"not the nvme_write_bw_remote protocol" "HELLO before the key was proved" \
+	"no pre-shared key" "wrong pre-shared key"; do
+	grep -q "connection dropped: $want\|$want" "$E" || fail "sink log lacks '$want': $(cat "$E")"
+done
+[ "$(grep -c 'connection dropped' "$E")" -ge 6 ] || fail "sink: fewer than 6 drops logged: $(cat "$E")"
+note "sink log: $(grep -c 'dropped\|closed' "$E") strangers turned away"
+
+for sig in INT TERM; do
+	[ "$(cat "$A/sig$sig.rc")" = 1 ] || fail "SIG$sig: exit $(cat "$A/sig$sig.rc"): $(cat "$A/sig$sig.err")"
+	[ "$(echo "$(cat "$A/sig$sig.secs") < 1.0" | bc)" = 1 ] || fail "SIG$sig: $(cat "$A/sig$sig.secs") s to exit"
+	grep -q "interrupted" "$A/sig$sig.err" || fail "SIG$sig: message: $(cat "$A/sig$sig.err")"
+	note "SIG$sig while waiting: exit 1 in $(cat "$A/sig$sig.secs") s"
+done
+
+[ "$(j "$A/memlock.json" 'd["rc"] == 1 and d["secs"] < 1.0 and d["rss_kib"] < 65536 and "cannot lock" in d["err"]')" = True ] ||
+	fail "unlockable DRAM: $(cat "$A/memlock.json")"
+note "unlockable 512 MiB: $(j "$A/memlock.json" '"exit %d in %.3f s, peak RSS %d KiB" % (d["rc"], d["secs"], d["rss_kib"])')"
+assert_images_unchanged b
+echo "PASS: $test_name"

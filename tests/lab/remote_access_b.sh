@@ -1,0 +1,31 @@
+#!/bin/bash
+# Node b of remote_access.sh: strangers first (silent, garbage, a HELLO
+# without the key exchange, a mismatched one, no key, a wrong key), all at
+# once; then, while the silent one still holds its connection, the real
+# source with the right key.
+set -u
+O=$VLAB_OUT
+umask 077
+printf 'lab-access-key-0123456789abcdef\n' >/tmp/key
+S="python3 $VLAB_SRCDIR/tests/lab/stranger.py $VLAB_PEER 18515"
+for _ in $(seq 100); do
+	timeout 2 bash -c "exec 3<>/dev/tcp/$VLAB_PEER/18515" 2>/dev/null && break
+	sleep 0.2
+done
+sleep 1
+pids=()
+for m in silent garbage hello-first mismatch no-key wrong-key; do
+	$S $m >"$O/$m.json" 2>&1 &
+	pids+=($!)
+done
+sleep 1
+set -- $VLAB_DRIVES
+t0=$(date +%s.%N)
+timeout 120 nvme_write_bw_remote --disks "$1" -t 1 --warmup 1 -D 6 -s 1M --depth 4 --timeout 10 \
+	--psk-file /tmp/key --json "$VLAB_PEER" >"$O/src.json" 2>"$O/src.err"
+echo $? >"$O/src.rc"
+echo "$(date +%s.%N) - $t0" | bc >"$O/src.secs"
+wait "${pids[@]}"
+# A source without the key, and one with another key, are refused (the sink has gone by now:
+# start one more sink? no: node a's sink ran once; these run against nothing and are not judged).
+exit 0
