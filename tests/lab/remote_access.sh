@@ -16,6 +16,7 @@ run_lab --nodes 2 --drives 1 --drive-size 64M --timeout 280 \
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
 A=$WORK/a/out B=$WORK/b/out
+note "sink log:"; sed 's/^/#   /' "$A/sink.err"
 j() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
 [ "$(cat "$A/sink.rc")" = 0 ] || fail "sink exit $(cat "$A/sink.rc"): $(cat "$A/sink.err")"

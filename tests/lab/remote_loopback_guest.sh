@@ -9,6 +9,14 @@ W="--warmup 1 -D 6 -s 1M --depth 4 --timeout 5"
 set -- $VLAB_DRIVES
 d0=$1 d1=$2
 
+# Wait (at most 30 s) until a sink listens on the control port, without connecting.
+wait_listen() {
+	for _ in $(seq 300); do
+		ss -Hltn 'sport = :18515' 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+	done
+}
+
 # run NAME SINK-ARGS... -- SOURCE-ARGS...: both sides, exit codes in NAME.{sink,src}.rc
 run() {
 	local n=$1 sa=()
@@ -17,6 +25,7 @@ run() {
 	shift
 	$B "${sa[@]}" >"$O/$n.sink.out" 2>"$O/$n.sink.err" &
 	local sp=$!
+	wait_listen
 	timeout 90 $B "$@" >"$O/$n.src.out" 2>"$O/$n.src.err"
 	echo $? >"$O/$n.src.rc"
 	wait $sp
@@ -45,6 +54,7 @@ echo $? >"$O/stranger.sink.rc"
 # 5. the source killed mid-window: the sink exits 1 within its documented bound.
 $B --dram 64M --no-local --warmup 1 -D 30 --timeout 5 >"$O/kill.sink.out" 2>"$O/kill.sink.err" &
 sp=$!
+wait_listen
 $B --source mem --warmup 1 -D 30 --timeout 5 "$VLAB_ADDR" >/dev/null 2>&1 &
 cp=$!
 sleep 12
@@ -57,6 +67,7 @@ echo $(($(date +%s) - t0)) >"$O/kill.sink.secs"
 # must call it silent within --timeout 3 and print the last heartbeat's figures.
 $B --dram 64M --no-local --warmup 1 -D 30 --timeout 3 --json >"$O/stop.sink.out" 2>"$O/stop.sink.err" &
 sp=$!
+wait_listen
 $B --source mem --warmup 1 -D 30 --timeout 3 "$VLAB_ADDR" >/dev/null 2>&1 &
 cp=$!
 sleep 8
