@@ -76,14 +76,14 @@ check_eq "no process left after a failed source" "" "$(leftovers)"
 # --- a killed client leaves the command running (the fake is faithful) ... -------------
 reset_fakes
 printf 'while :; do sleep 0.1; done\n' >"$TMPD/hang.sh"
-"$TMPD/bin/kubectl" exec -i pod-x -- bash "$TMPD/hang.sh" &
+"$TMPD/bin/kubectl" exec -i pod-x -- bash "$TMPD/hang.sh" </dev/null &
 kpid=$!
-for ((i = 0; i < 50; i++)); do pgrep -f "bash $TMPD/hang.sh" >/dev/null && break; sleep 0.1; done
+for ((i = 0; i < 50; i++)); do pgrep -f "^bash $TMPD/hang.sh" >/dev/null && break; sleep 0.1; done
 kill -KILL "$kpid"
 wait "$kpid" 2>/dev/null
 sleep 0.3
 check_match "fake kubectl killed: its command still runs" 'hang\.sh' "$(leftovers)"
-rpid=$(pgrep -f "bash $TMPD/hang.sh") && kill $rpid
+rpid=$(pgrep -f "^bash $TMPD/hang.sh") && kill $rpid
 
 # --- ... so run_bench.sh stops it on SIGTERM and Ctrl-C ------------------------------
 for sig in INT TERM; do
