@@ -41,10 +41,15 @@ Environment (defaults in brackets):
   CMD_TIMEOUT          bound on each remote command, seconds [from the windows]
   LAUNCHER             how a command reaches a node: run as  LAUNCHER... HOST CMD...
                        (LAUNCHER split on white space) [ssh -o BatchMode=yes -o
-                       ConnectTimeout=10]; e.g. "srun -N1 -n1 -w", "pdsh -S -N -w"
+                       ConnectTimeout=10]; e.g. "srun -N1 -n1 -w", "pdsh -S -N -w",
+                       "kubectl exec -i" (HOST = a pod's name; run as
+                       kubectl exec -i [-n NS] [-c CONTAINER] POD -- CMD...)
+  KUBECTL_NAMESPACE, KUBECTL_CONTAINER   kubectl (and oc) launchers: the pods'
+                       namespace (-n) and container (-c) [kubectl's defaults]
   LAUNCHER_QUOTE       auto|yes|no: yes = the launcher joins CMD into one shell
                        command line (ssh, pdsh), so each word is shell-quoted; no =
-                       it passes argv unchanged (srun); auto = yes for ssh, pdsh, rsh
+                       it passes argv unchanged (srun, kubectl exec); auto = yes for
+                       ssh, pdsh, rsh
   A node named localhost or this machine's host name runs without the launcher.
 
 Exit status: 0 ok; 1 a side failed (message names it); 2 usage; 130/143 interrupted.
@@ -95,6 +100,16 @@ check_settings() {
 	if [ "$quote" = auto ]; then
 		case ${launcher[0]##*/} in ssh | pdsh | rsh) quote=yes ;; *) quote=no ;; esac
 	fi
+	# kubectl exec (and OpenShift's oc exec): options before the pod, which is HOST,
+	# then "--" and the command's argv, passed to the container without a shell.
+	launcher_sep=()
+	case ${launcher[0]##*/} in
+	kubectl | oc)
+		launcher_sep=(--)
+		[ -z "${KUBECTL_NAMESPACE:-}" ] || launcher+=(-n "$KUBECTL_NAMESPACE")
+		[ -z "${KUBECTL_CONTAINER:-}" ] || launcher+=(-c "$KUBECTL_CONTAINER")
+		;;
+	esac
 	window_s=$(($(duration_s "$WARMUP") + $(duration_s "$DURATION")))
 	net_s=$(duration_s "$NET_TIMEOUT")
 	for n in "${nodes[@]}"; do
@@ -120,8 +135,8 @@ is_this_machine() {
 }
 
 # The remote side of every command: timeout-bounded, its pid in PIDFILE so that
-# an interrupted run can stop it (ssh and pdsh leave a remote command running
-# when the client dies).
+# an interrupted run can stop it (ssh, pdsh and kubectl exec leave a remote command
+# running when the client dies).
 remote_wrapper='pf=$1; shift; timeout -k 5 "$@" & echo $! >"$pf"; wait $!; rc=$?; rm -f "$pf"; exit $rc'
 
 # node_cmd NODE LIMIT TAG CMD...: the local command line (in run_cmd) that runs
@@ -139,7 +154,7 @@ node_cmd() {
 		for w in "$@"; do words+=("$(shell_quote "$w")"); done
 		set -- "${words[*]}"
 	fi
-	run_cmd=(timeout -k 5 $((limit + 30)) "${launcher[@]}" "$node" "$@")
+	run_cmd=(timeout -k 5 $((limit + 30)) "${launcher[@]}" "$node" "${launcher_sep[@]}" "$@")
 }
 
 # stop_on_node NODE TAG: end the command that was started on NODE with TAG.

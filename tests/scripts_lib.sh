@@ -6,6 +6,10 @@
 #                          after HOST with spaces and runs them with sh -c
 #   $TMPD/bin/fake-srun    an srun stand-in (-N1 -w HOST CMD...): records its
 #                          argv, runs CMD's argv unchanged
+#   $TMPD/bin/kubectl      a kubectl stand-in (exec [-i] [-n NS] [-c C] POD -- CMD...):
+#                          records its argv, runs CMD's argv unchanged in a session
+#                          of its own, so that, as with the real one, killing the
+#                          client leaves the command running; pod "gone" is NotFound
 #   $TMPD/tools/           TOOL_DIR: the real nvme_read_bw and a fake
 #                          nvme_write_bw_remote driven by files in $TMPD/fake/
 RUN_BENCH=$abs_top_srcdir/scripts/run_bench.sh
@@ -34,6 +38,35 @@ printf '%s\0' "$@" >"$d/calls/srun.$n"
 [ "$1" = -N1 ] && [ "$2" = -w ] || { echo "fake-srun: expected -N1 -w HOST" >&2; exit 2; }
 shift 3
 exec "$@"
+SH
+	cat >"$TMPD/bin/kubectl" <<'SH'
+#!/bin/bash
+# Records argv NUL-separated in calls/kubectl.N, then behaves like
+# kubectl exec [-i] [-n NS] [-c CONTAINER] POD -- CMD...: CMD's argv unchanged (no
+# shell), its exit status; a dying client does not stop CMD (its own session).
+d=$(cd "$(dirname "$0")/.." && pwd)
+n=$(ls "$d/calls" | wc -l)
+printf '%s\0' "$@" >"$d/calls/kubectl.$n"
+[ "${1:-}" = exec ] || { echo "fake kubectl: only exec" >&2; exit 1; }
+shift
+pod=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-i | --stdin | -t | --tty) ;;
+	-n | --namespace | -c | --container) shift ;;
+	--namespace=* | --container=*) ;;
+	--) shift; break ;;
+	-*) echo "error: unknown flag: $1" >&2; exit 1 ;;
+	*) [ -z "$pod" ] || { echo "error: exec [POD] [COMMAND] is not supported anymore. Use exec [POD] -- [COMMAND] instead" >&2; exit 1; }
+	   pod=$1 ;;
+	esac
+	shift
+done
+[ -n "$pod" ] || { echo "error: expected 'exec (POD | TYPE/NAME) [-c CONTAINER] [flags] -- COMMAND [args...]'." >&2; exit 1; }
+[ "$pod" != gone ] || { echo "Error from server (NotFound): pods \"$pod\" not found" >&2; exit 1; }
+[ $# -gt 0 ] || { echo "error: you must specify at least one command for the container" >&2; exit 1; }
+setsid "$@" <&0 &
+wait $!
 SH
 	cat >"$TMPD/tools/nvme_write_bw_remote" <<'SH'
 #!/bin/bash
@@ -80,7 +113,7 @@ fi
 touch "$f/source.done"
 json source 0 1500000000 pass
 SH
-	chmod +x "$TMPD/bin/ssh" "$TMPD/bin/fake-srun" "$TMPD/tools/nvme_write_bw_remote"
+	chmod +x "$TMPD/bin/ssh" "$TMPD/bin/fake-srun" "$TMPD/bin/kubectl" "$TMPD/tools/nvme_write_bw_remote"
 }
 
 # reset_fakes: a fresh fake state and no recorded calls.
