@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "timing.h"
 #include "window.h"
@@ -135,6 +136,21 @@ bool line_aborted(struct start_line *l)
 
 /* ---- the window -------------------------------------------------------------------- */
 
+double nbw_cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return NAN;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+double nbw_cpu_per_gib(double cpu_s, uint64_t bytes)
+{
+	return bytes ? cpu_s / ((double)bytes / (1024.0 * 1024 * 1024)) : NAN;
+}
+
 /* Wait until deadline, calling check() every tick. */
 static enum window_end window_wait(struct window *w, uint64_t deadline)
 {
@@ -170,6 +186,7 @@ enum window_end window_run(struct window *w)
 	if (end != WINDOW_DONE)
 		return end;
 	w->open_ns = nbw_now_ns();
+	w->cpu_s = nbw_cpu_seconds();
 	w->snapshot(w->ctx, w->start);
 	w->measured = true;
 	t_end = w->open_ns + nbw_s_to_ns(w->duration);
@@ -188,6 +205,7 @@ enum window_end window_run(struct window *w)
 	}
 	w->snapshot(w->ctx, w->end);
 	w->seconds = nbw_ns_to_s(now - w->open_ns);
+	w->cpu_s = nbw_cpu_seconds() - w->cpu_s;
 	if (end == WINDOW_DONE && w->interval > 0 && w->live)
 		w->live(w->ctx, w->seconds, nbw_ns_to_s(now - t_prev));
 	w->end_reason = end;

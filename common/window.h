@@ -85,7 +85,14 @@ struct window {
 	bool measured;	   /* the window opened (warm-up passed) */
 	double seconds;	   /* measured length (cut short on a stop or signal) */
 	uint64_t open_ns;  /* CLOCK_MONOTONIC at the opening */
+	double cpu_s;	   /* CPU time of the process (user + system) inside the window */
 };
+
+/* CPU seconds (user + system, every thread) the process has used so far. */
+double nbw_cpu_seconds(void);
+
+/* CPU seconds per GiB moved (NAN when nothing moved), for the "cpu_s_per_gib" figures. */
+double nbw_cpu_per_gib(double cpu_s, uint64_t bytes);
 
 enum window_end window_run(struct window *w);
 

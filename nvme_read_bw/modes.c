@@ -14,6 +14,7 @@
 #include "parse.h"
 #include "placement.h"
 #include "read_bw.h"
+#include "window.h"
 
 static const char *rule = "---------------------------------------------------------------------------------------\n";
 
@@ -141,6 +142,10 @@ static void print_total(struct report *r, const struct phase *ph, const char *la
 	report_u64(r, "bytes", " %16llu", ph->total_bytes);
 	report_double(r, "seconds", " %9.2f", ph->seconds);
 	report_bw(r, "gb_per_s", " %9.2f\n", bps);
+	report_double(r, "cpu_s", NULL, ph->cpu_s);
+	report_double(r, "cpu_s_per_gib", " CPU              %.3f s per GiB read",
+		      nbw_cpu_per_gib(ph->cpu_s, ph->total_bytes));
+	report_text(r, " (%.2f s user + system, all threads)\n", ph->cpu_s);
 	report_obj_end(r);
 }
 

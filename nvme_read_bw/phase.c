@@ -204,6 +204,7 @@ static int phase_window(struct phase *ph)
 	}
 	ph->interrupted = end_reason == WINDOW_SIGNAL;
 	ph->seconds = w.seconds;
+	ph->cpu_s = w.cpu_s;
 	for (i = 0; i < ph->nt; i++) {
 		ph->res[i].bytes = end[i] - start[i];
 		ph->res[i].seconds = ph->seconds;

@@ -64,6 +64,7 @@ struct phase {
 	uint64_t *win_start; /* the window's opening counters while it runs */
 	uint64_t total_bytes;
 	double seconds;
+	double cpu_s; /* user + system of the process inside the window */
 	bool interrupted;      /* Ctrl-C ended the window early */
 	bool nothing_measured; /* interrupted before the window opened */
 };

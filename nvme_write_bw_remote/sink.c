@@ -95,6 +95,7 @@ struct sink {
 	char vdetail[256];
 	uint64_t *lstart, *lend, *lprev; /* per local target; lprev: --interval */
 	double lseconds;
+	double cpu_s; /* this process, user + system, inside the window */
 	struct ctrl_result res;
 	bool have_res;
 	bool res_rejected; /* the RESULT failed the plausibility checks: not a figure */
@@ -844,6 +845,7 @@ static int sink_window(struct sink *k)
 	}
 	lreaders_stop(k);
 	k->lseconds = w.seconds;
+	k->cpu_s = w.cpu_s;
 	if (!w.measured) {
 		memset(k->lend, 0, sizeof(uint64_t) * (size_t)(k->nt ? k->nt : 1));
 		memset(k->lstart, 0, sizeof(uint64_t) * (size_t)(k->nt ? k->nt : 1));
@@ -933,6 +935,10 @@ static void print_totals(struct sink *k, uint64_t lbytes, double lsec, uint64_t 
 	report_u64(r, "bytes", " %16llu", lbytes + rbytes);
 	report_double(r, "seconds", " %9.2f", lsec > rsec ? lsec : rsec);
 	report_bw(r, "gb_per_s", " %9.2f\n", total_bps);
+	report_double(r, "cpu_s", NULL, k->cpu_s);
+	report_double(r, "cpu_s_per_gib", " CPU (sink)             %.3f s per GiB landed",
+		      nbw_cpu_per_gib(k->cpu_s, lbytes + rbytes));
+	report_text(r, " (%.2f s user + system; RDMA costs the sink none)\n", k->cpu_s);
 	report_obj_end(r);
 	if (k->nt > 0 && lsec > 0 && (k->hello.source == CTRL_SOURCE_DISK || !k->have_res))
 		ideal = lbytes / lsec / k->nt * (k->nt + ndr);

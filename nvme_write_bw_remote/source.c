@@ -91,6 +91,7 @@ struct source {
 	struct window *win;
 	uint64_t t_start, t_window, hb_period, hb_next;
 	double seconds;
+	double cpu_s; /* this process, user + system, inside the window */
 	enum verdict verdict;
 	char failure[CTRL_MAX_STR + 256]; /* why the run failed ("" = it did not) */
 };
@@ -895,8 +896,16 @@ static void print_source(struct source *s, int rc)
 	snprintf(lab, sizeof(lab), "RDMA (%u QPs)", s->nw);
 	print_bw_row(r, "rdma", lab, total, s->seconds);
 	report_text(r, "\n");
-	print_bw_row(r, "total", "total (this side)", total, s->seconds);
-	report_text(r, "\n");
+	report_obj_begin(r, "total");
+	report_text(r, " %-22s", "total (this side)");
+	report_u64(r, "bytes", " %16llu", total);
+	report_double(r, "seconds", " %9.2f", s->seconds);
+	report_bw(r, "gb_per_s", " %9.2f\n", s->seconds > 0 ? (double)total / s->seconds : 0);
+	report_double(r, "cpu_s", NULL, s->cpu_s);
+	report_double(r, "cpu_s_per_gib", " CPU (source)           %.3f s per GiB sent",
+		      nbw_cpu_per_gib(s->cpu_s, total));
+	report_text(r, " (%.2f s user + system)\n", s->cpu_s);
+	report_obj_end(r);
 	print_rule(r);
 	print_verify(r, s->o, s->verdict, NULL);
 	report_bool(r, "ok", NULL, rc == 0);
@@ -1059,6 +1068,7 @@ static int source_window(struct source *s)
 	s->win = &w;
 	window_run(&w);
 	s->seconds = w.seconds;
+	s->cpu_s = w.cpu_s;
 	if (!w.measured)
 		memset(s->wend, 0, s->nw * sizeof(uint64_t));
 	atomic_store(&s->stop, true);
