@@ -270,7 +270,7 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 		.tv_sec = timeout_ms / 1000,
 		.tv_nsec = (long long)(timeout_ms % 1000) * 1000000,
 	};
-	struct io_uring_cqe *cqe = NULL;
+	struct io_uring_cqe *cqe;
 	int s, rc;
 	bool queued = false;
 
@@ -287,6 +287,7 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 		unsigned slot;
 
 		/* One system call both submits the new reads and waits for a completion. */
+		cqe = NULL;
 		if (queued)
 			rc = io_uring_submit_and_wait_timeout(&rd->ring, &cqe, 1, &ts, NULL);
 		else
@@ -298,6 +299,12 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 		if (rc < 0)
 			return rc;
 		queued = false;
+		/*
+		 * liburing's submit-and-wait may return the submitted count with no
+		 * completion yet (cqe left NULL): then wait for one the plain way.
+		 */
+		if (!cqe)
+			continue;
 		slot = (unsigned)io_uring_cqe_get_data64(cqe);
 		rc = cqe->res;
 		io_uring_cqe_seen(&rd->ring, cqe);
