@@ -32,7 +32,8 @@ enum {
 	CLI_OPT_SYSFS_ROOT,
 	CLI_OPT_WARMUP,
 	CLI_OPT_INTERVAL,
-	CLI_OPT_SPAN,	/* CLI_LONGOPTS_READER: handled by the tool */
+	CLI_OPT_THREADS, /* CLI_LONGOPTS_READER: handled by the tool */
+	CLI_OPT_SPAN,
 	CLI_OPT_ENGINE,
 	CLI_OPT_DEPTH,
 	CLI_OPT_TOOL = CHAR_MAX + 32,
@@ -82,9 +83,13 @@ int cli_parse(int argc, char **argv, const char *shortopts, const struct option 
 	      struct cli_common *cc, void (*usage)(void), cli_tool_option tool, void *ctx,
 	      int *first);
 
-/* The options of a drive reader: -t/--threads, -s/--chunk, --span, --engine, --depth. */
+/*
+ * The options of a drive reader: --threads, -s/--chunk, --span, --engine,
+ * --depth (each tool gives --threads and --depth their short letters).
+ */
 #define CLI_LONGOPTS_READER                                                                        \
-	{ "threads", required_argument, NULL, 't' }, { "chunk", required_argument, NULL, 's' },    \
+	{ "threads", required_argument, NULL, CLI_OPT_THREADS },                                   \
+		{ "chunk", required_argument, NULL, 's' },                                         \
 		{ "span", required_argument, NULL, CLI_OPT_SPAN },                                 \
 		{ "engine", required_argument, NULL, CLI_OPT_ENGINE },                             \
 		{ "depth", required_argument, NULL, CLI_OPT_DEPTH }

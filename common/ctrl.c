@@ -25,7 +25,7 @@ static const char *const type_names[] = {
 	[CTRL_HELLO] = "HELLO",	  [CTRL_ACCEPT] = "ACCEPT", [CTRL_ERROR] = "ERROR",
 	[CTRL_SLICES] = "SLICES", [CTRL_CANARY] = "CANARY", [CTRL_START] = "START",
 	[CTRL_RESULT] = "RESULT", [CTRL_VERIFY] = "VERIFY", [CTRL_DONE] = "DONE",
-	[CTRL_PROGRESS] = "PROGRESS", [CTRL_AUTH] = "AUTH",
+	[CTRL_PROGRESS] = "PROGRESS", [CTRL_AUTH] = "AUTH", [CTRL_QPS] = "QPS",
 };
 
 const char *ctrl_type_name(unsigned type)
@@ -223,6 +223,10 @@ int ctrl_encode_hello(struct ctrl_buf *b, const struct ctrl_hello *m)
 	ctrl_put_u64(b, m->duration_ms);
 	ctrl_put_u8(b, m->verify);
 	ctrl_put_u8(b, m->source);
+	ctrl_put_u8(b, m->conn);
+	ctrl_put_u8(b, m->mtu);
+	ctrl_put_u8(b, m->sl);
+	ctrl_put_u8(b, m->tclass);
 	return ctrl_buf_finish(b);
 }
 
@@ -238,26 +242,157 @@ int ctrl_decode_hello(const void *p, size_t len, struct ctrl_hello *m)
 	m->duration_ms = ctrl_get_u64(&c);
 	m->verify = ctrl_get_u8(&c);
 	m->source = ctrl_get_u8(&c);
+	m->conn = ctrl_get_u8(&c);
+	m->mtu = ctrl_get_u8(&c);
+	m->sl = ctrl_get_u8(&c);
+	m->tclass = ctrl_get_u8(&c);
 	if (m->verify > CTRL_VERIFY_FULL || m->source > CTRL_SOURCE_MEM || !m->chunk ||
-	    !m->depth || !m->workers)
+	    !m->depth || !m->workers || m->conn > CTRL_CONN_CM || m->mtu > 5 || m->sl > 15)
 		return -EBADMSG;
 	return cur_done(&c);
 }
 
+static void put_raw(struct ctrl_buf *b, const uint8_t *p, size_t n)
+{
+	put_bytes(b, p, n);
+}
+
+static bool get_raw(struct ctrl_cur *c, uint8_t *out, size_t n)
+{
+	const uint8_t *p = get_bytes(c, n);
+
+	if (p)
+		memcpy(out, p, n);
+	return p != NULL;
+}
+
+static void put_port(struct ctrl_buf *b, const struct ctrl_port *p)
+{
+	ctrl_put_str(b, p->dev);
+	ctrl_put_u8(b, p->port);
+	ctrl_put_u8(b, p->link);
+	ctrl_put_u16(b, p->lid);
+	put_raw(b, p->gid, sizeof(p->gid));
+	ctrl_put_str(b, p->addr);
+	ctrl_put_u8(b, p->prefix_len);
+	ctrl_put_u32(b, (uint32_t)p->numa_node);
+	ctrl_put_u32(b, p->rate_mbps);
+	ctrl_put_u8(b, p->mtu);
+	ctrl_put_u8(b, p->software);
+}
+
+static void get_port(struct ctrl_cur *c, struct ctrl_port *p)
+{
+	ctrl_get_str(c, p->dev, sizeof(p->dev));
+	p->port = ctrl_get_u8(c);
+	p->link = ctrl_get_u8(c);
+	p->lid = ctrl_get_u16(c);
+	get_raw(c, p->gid, sizeof(p->gid));
+	ctrl_get_str(c, p->addr, sizeof(p->addr));
+	p->prefix_len = ctrl_get_u8(c);
+	p->numa_node = (int32_t)ctrl_get_u32(c);
+	p->rate_mbps = ctrl_get_u32(c);
+	p->mtu = ctrl_get_u8(c);
+	p->software = ctrl_get_u8(c);
+	if (!p->dev[0] || !p->port || p->link < 1 || p->link > 2 || p->prefix_len > 32 ||
+	    p->mtu > 5 || p->software > 1)
+		c->bad = true;
+}
+
 int ctrl_encode_accept(struct ctrl_buf *b, const struct ctrl_accept *m)
 {
+	uint32_t i;
+
 	ctrl_buf_init(b, CTRL_ACCEPT);
 	ctrl_put_u64(b, m->session);
+	ctrl_put_u32(b, m->nports);
+	for (i = 0; i < m->nports && i < CTRL_MAX_PORTS; i++)
+		put_port(b, &m->ports[i]);
 	return ctrl_buf_finish(b);
 }
 
 int ctrl_decode_accept(const void *p, size_t len, struct ctrl_accept *m)
 {
 	struct ctrl_cur c;
+	uint32_t i;
 
 	cur_init(&c, p, len);
 	m->session = ctrl_get_u64(&c);
+	m->nports = ctrl_get_u32(&c);
+	if (m->nports > CTRL_MAX_PORTS) {
+		m->nports = 0;
+		return -EBADMSG;
+	}
+	for (i = 0; i < m->nports && !c.bad; i++)
+		get_port(&c, &m->ports[i]);
 	return cur_done(&c);
+}
+
+static void put_qp(struct ctrl_buf *b, const struct ctrl_qp *q)
+{
+	ctrl_put_u16(b, q->lid);
+	put_raw(b, q->gid, sizeof(q->gid));
+	ctrl_put_u32(b, q->qpn);
+	ctrl_put_u32(b, q->psn);
+	ctrl_put_u8(b, q->mtu);
+}
+
+static void get_qp(struct ctrl_cur *c, struct ctrl_qp *q)
+{
+	q->lid = ctrl_get_u16(c);
+	get_raw(c, q->gid, sizeof(q->gid));
+	q->qpn = ctrl_get_u32(c);
+	q->psn = ctrl_get_u32(c);
+	q->mtu = ctrl_get_u8(c);
+	if (q->qpn > 0xffffff || q->psn > 0xffffff || q->mtu > 5)
+		c->bad = true;
+}
+
+#define QP_WIRE_LEN (2 + 16 + 4 + 4 + 1)
+
+int ctrl_encode_qps(struct ctrl_buf *b, const struct ctrl_wqp *q, uint32_t n)
+{
+	uint32_t i;
+
+	ctrl_buf_init(b, CTRL_QPS);
+	ctrl_put_u32(b, n);
+	for (i = 0; i < n; i++) {
+		ctrl_put_u16(b, q[i].sink_port);
+		ctrl_put_str(b, q[i].dev);
+		ctrl_put_u8(b, q[i].port);
+		put_qp(b, &q[i].qp);
+	}
+	return ctrl_buf_finish(b);
+}
+
+int ctrl_decode_qps(const void *p, size_t len, struct ctrl_wqp **q, uint32_t *n)
+{
+	struct ctrl_cur c;
+	uint32_t i;
+
+	*q = NULL;
+	cur_init(&c, p, len);
+	*n = ctrl_get_u32(&c);
+	/* Each entry takes at least 2 + 2 + 1 + QP_WIRE_LEN bytes: a larger count is forged. */
+	if (c.bad || *n > CTRL_MAX_WORKERS || (uint64_t)*n * (5 + QP_WIRE_LEN) > c.len - c.pos)
+		return -EBADMSG;
+	if (!*n)
+		return cur_done(&c);
+	*q = calloc(*n, sizeof(**q));
+	if (!*q)
+		return -ENOMEM;
+	for (i = 0; i < *n && !c.bad; i++) {
+		(*q)[i].sink_port = ctrl_get_u16(&c);
+		ctrl_get_str(&c, (*q)[i].dev, sizeof((*q)[i].dev));
+		(*q)[i].port = ctrl_get_u8(&c);
+		get_qp(&c, &(*q)[i].qp);
+	}
+	if (cur_done(&c)) {
+		free(*q);
+		*q = NULL;
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 int ctrl_encode_error(struct ctrl_buf *b, const char *msg)
@@ -286,6 +421,7 @@ int ctrl_encode_slices(struct ctrl_buf *b, const struct ctrl_slice *s, uint32_t 
 		ctrl_put_u64(b, s[i].addr);
 		ctrl_put_u64(b, s[i].len);
 		ctrl_put_u32(b, s[i].rkey);
+		put_qp(b, &s[i].qp);
 	}
 	return ctrl_buf_finish(b);
 }
@@ -309,7 +445,7 @@ int ctrl_decode_slices(const void *p, size_t len, struct ctrl_slice **s, uint32_
 
 	*s = NULL;
 	cur_init(&c, p, len);
-	if (get_count(&c, 20, n))
+	if (get_count(&c, 20 + QP_WIRE_LEN, n) || *n > CTRL_MAX_WORKERS)
 		return -EBADMSG;
 	if (*n == 0)
 		return cur_done(&c);
@@ -320,8 +456,14 @@ int ctrl_decode_slices(const void *p, size_t len, struct ctrl_slice **s, uint32_
 		(*s)[i].addr = ctrl_get_u64(&c);
 		(*s)[i].len = ctrl_get_u64(&c);
 		(*s)[i].rkey = ctrl_get_u32(&c);
+		get_qp(&c, &(*s)[i].qp);
 	}
-	return cur_done(&c);
+	if (cur_done(&c)) {
+		free(*s);
+		*s = NULL;
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 int ctrl_encode_chunks(struct ctrl_buf *b, unsigned type, const struct ctrl_chunk *ch, uint32_t n)
@@ -404,7 +546,45 @@ int ctrl_encode_result(struct ctrl_buf *b, const struct ctrl_result *m)
 		ctrl_put_u32(b, d->workers);
 		ctrl_put_u64(b, d->bytes);
 	}
+	ctrl_put_u32(b, m->nrails);
+	for (i = 0; i < m->nrails; i++) {
+		ctrl_put_str(b, m->rails[i].dev);
+		ctrl_put_u8(b, m->rails[i].port);
+		ctrl_put_u16(b, m->rails[i].sink_port);
+		ctrl_put_u32(b, m->rails[i].qps);
+		ctrl_put_u64(b, m->rails[i].bytes);
+		ctrl_put_u32(b, m->rails[i].line_mbps);
+	}
 	return ctrl_buf_finish(b);
+}
+
+/* The rails of a RESULT (after its drives). 0 or -EBADMSG / -ENOMEM. */
+static int get_rails(struct ctrl_cur *c, struct ctrl_result *m)
+{
+	uint32_t i;
+
+	m->nrails = ctrl_get_u32(c);
+	/* Each rail takes at least 21 bytes: a count beyond that is forged. */
+	if (c->bad || m->nrails > CTRL_MAX_RAILS || (uint64_t)m->nrails * 21 > c->len - c->pos) {
+		m->nrails = 0;
+		return -EBADMSG;
+	}
+	if (!m->nrails)
+		return 0;
+	m->rails = calloc(m->nrails, sizeof(*m->rails));
+	if (!m->rails) {
+		m->nrails = 0;
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->nrails; i++) {
+		ctrl_get_str(c, m->rails[i].dev, sizeof(m->rails[i].dev));
+		m->rails[i].port = ctrl_get_u8(c);
+		m->rails[i].sink_port = ctrl_get_u16(c);
+		m->rails[i].qps = ctrl_get_u32(c);
+		m->rails[i].bytes = ctrl_get_u64(c);
+		m->rails[i].line_mbps = ctrl_get_u32(c);
+	}
+	return 0;
 }
 
 int ctrl_decode_result(const void *p, size_t len, struct ctrl_result *m)
@@ -440,7 +620,7 @@ int ctrl_decode_result(const void *p, size_t len, struct ctrl_result *m)
 		d->workers = ctrl_get_u32(&c);
 		d->bytes = ctrl_get_u64(&c);
 	}
-	if (cur_done(&c)) {
+	if (get_rails(&c, m) || cur_done(&c)) {
 		ctrl_result_free(m);
 		return -EBADMSG;
 	}
@@ -450,8 +630,11 @@ int ctrl_decode_result(const void *p, size_t len, struct ctrl_result *m)
 void ctrl_result_free(struct ctrl_result *m)
 {
 	free(m->drives);
+	free(m->rails);
 	m->drives = NULL;
+	m->rails = NULL;
 	m->ndrives = 0;
+	m->nrails = 0;
 }
 
 int ctrl_encode_done(struct ctrl_buf *b, const struct ctrl_done *m)
@@ -525,16 +708,20 @@ uint32_t ctrl_payload_max(unsigned type)
 {
 	/* A drive of a RESULT: two strings, NUMA node, workers, bytes. */
 	const uint32_t drive = 2 + (CTRL_PATH_LEN - 1) + 2 + (CTRL_PATH_LEN - 1) + 4 + 4 + 8;
+	const uint32_t rail = 2 + 63 + 1 + 2 + 4 + 8 + 4;
+	const uint32_t port = 2 + 63 + 1 + 1 + 2 + 16 + 2 + 63 + 1 + 4 + 4 + 1 + 1;
 
 	switch (type) {
 	case CTRL_HELLO:
-		return 34;
+		return 38;
 	case CTRL_ACCEPT:
-		return 8;
+		return 8 + 4 + port * CTRL_MAX_PORTS;
+	case CTRL_QPS:
+		return 4 + (2 + 2 + 63 + 1 + QP_WIRE_LEN) * CTRL_MAX_WORKERS;
 	case CTRL_ERROR:
 		return 2 + CTRL_MAX_STR;
 	case CTRL_SLICES:
-		return 4 + 20 * CTRL_MAX_WORKERS;
+		return 4 + (20 + QP_WIRE_LEN) * CTRL_MAX_WORKERS;
 	case CTRL_CANARY:
 		return 4 + 28 * CTRL_MAX_WORKERS;
 	case CTRL_VERIFY:
@@ -542,7 +729,7 @@ uint32_t ctrl_payload_max(unsigned type)
 	case CTRL_START:
 		return 20;
 	case CTRL_RESULT:
-		return 1 + 8 + 8 + 4 + drive * CTRL_MAX_DRIVES;
+		return 1 + 8 + 8 + 4 + drive * CTRL_MAX_DRIVES + 4 + rail * CTRL_MAX_RAILS;
 	case CTRL_DONE:
 		return 1;
 	case CTRL_PROGRESS:
@@ -578,6 +765,13 @@ bool ctrl_hello_mismatch(const struct ctrl_hello *k, const struct ctrl_hello *s,
 	else if (k->verify != s->verify)
 		snprintf(why, len, "verify: sink %s, source %s", verify_name(k->verify),
 			 verify_name(s->verify));
+	else if (k->conn != s->conn)
+		snprintf(why, len, "connection: sink %s, source %s (-R/--rdma_cm on both or neither)",
+			 k->conn == CTRL_CONN_CM ? "rdma_cm" : "verbs",
+			 s->conn == CTRL_CONN_CM ? "rdma_cm" : "verbs");
+	else if (k->mtu != s->mtu || k->sl != s->sl || k->tclass != s->tclass)
+		snprintf(why, len, "--mtu/--sl/--tclass: sink %u/%u/%u, source %u/%u/%u", k->mtu,
+			 k->sl, k->tclass, s->mtu, s->sl, s->tclass);
 	return why[0] != '\0';
 }
 

@@ -18,17 +18,23 @@
  *	S->K AUTH     the source's proof: HMAC-SHA256 over both nonces
  *	K->S AUTH     the sink's proof (after checking the source's); the source
  *	              checks it. Nothing about the sink's set-up is said before.
- *	S->K HELLO    parameters; K checks them against its own
- *	K->S ACCEPT   session key for the rdma_cm connections, or ERROR + close
- *	(S connects one RC QP per worker with rdma_cm, private data = session, worker)
- *	K->S SLICES   per worker: slice address, length, rkey
+ *	S->K HELLO    parameters (and the connection mode); K checks them
+ *	K->S ACCEPT   session key, and every port the sink accepts on (device,
+ *	              port, link layer, LID, GID, address, NUMA node, rate)
+ *	rdma_cm mode: S connects one RC QP per worker with rdma_cm to the sink
+ *	              port it chose (private data = session, worker)
+ *	verbs mode:   S->K QPS: per worker the sink port chosen and its own
+ *	              QP's LID, GID, QPN, PSN and MTU; K makes its QPs there
+ *	K->S SLICES   per worker: slice address, length, rkey (verbs mode: and
+ *	              the sink QP's attributes, to move the source's to RTR)
  *	S->K CANARY   per worker: drive offset, length and digest of the canary chunk
  *	K->S START    the window starts now (warm-up, then duration), and how often
  *	              the source reports its progress
  *	S->K PROGRESS every progress_ms from START until RESULT (heartbeat): bytes
  *	              completed so far; a sink that hears nothing for its
  *	              --timeout knows the source (or the network) is gone
- *	S->K RESULT   the source's totals and drives
+ *	S->K RESULT   the source's totals, drives and rails (source port ->
+ *	              sink port: QPs, bytes)
  *	S->K VERIFY   (--verify full) digest of the last chunk in every slice slot
  *	K->S DONE     the verdict
  * ERROR may be sent by either side at any point and ends the session.
@@ -51,6 +57,8 @@
 #define CTRL_MAX_WORKERS 1024  /* workers (QPs) of one source */
 #define CTRL_MAX_DRIVES 256    /* drives of one source's RESULT */
 #define CTRL_FULL_RING_MAX 1024 /* slice slots per worker in a VERIFY table */
+#define CTRL_MAX_PORTS 64	/* ports a sink advertises */
+#define CTRL_MAX_RAILS 256	/* rails in a RESULT */
 #define CTRL_NONCE_LEN 32
 #define CTRL_MAC_LEN 32
 
@@ -66,11 +74,13 @@ enum ctrl_type {
 	CTRL_DONE,
 	CTRL_PROGRESS,
 	CTRL_AUTH,
-	CTRL_TYPE_MAX = CTRL_AUTH,
+	CTRL_QPS,
+	CTRL_TYPE_MAX = CTRL_QPS,
 };
 
 enum ctrl_verify { CTRL_VERIFY_OFF, CTRL_VERIFY_CANARY, CTRL_VERIFY_FULL };
 enum ctrl_source { CTRL_SOURCE_DISK, CTRL_SOURCE_MEM };
+enum ctrl_conn { CTRL_CONN_VERBS, CTRL_CONN_CM };
 
 const char *ctrl_type_name(unsigned type);
 
@@ -84,10 +94,58 @@ struct ctrl_hello {
 	uint64_t duration_ms;
 	uint8_t verify; /* enum ctrl_verify */
 	uint8_t source; /* enum ctrl_source */
+	uint8_t conn;	/* enum ctrl_conn */
+	uint8_t mtu;	/* enum ibv_mtu, 0 = the ports' */
+	uint8_t sl;
+	uint8_t tclass;
+};
+
+/* A port the sink accepts RDMA connections on. */
+struct ctrl_port {
+	char dev[64];
+	uint8_t port;
+	uint8_t link; /* 1 InfiniBand, 2 Ethernet */
+	uint16_t lid;
+	uint8_t gid[16];
+	char addr[64]; /* "" without an IPv4 address */
+	uint8_t prefix_len;
+	int32_t numa_node;
+	uint32_t rate_mbps; /* 0 unknown */
+	uint8_t mtu;	    /* enum ibv_mtu */
+	uint8_t software;   /* no real line rate (rxe, siw) */
 };
 
 struct ctrl_accept {
 	uint64_t session;
+	uint32_t nports;
+	struct ctrl_port ports[CTRL_MAX_PORTS];
+};
+
+/* QP attributes of one side of a worker's connection (verbs mode). */
+struct ctrl_qp {
+	uint16_t lid;
+	uint8_t gid[16];
+	uint32_t qpn;
+	uint32_t psn;
+	uint8_t mtu;
+};
+
+/* A worker's choice of sink port and its own QP (QPS, verbs mode). */
+struct ctrl_wqp {
+	uint16_t sink_port; /* index into the sink's ACCEPT list */
+	char dev[64];	    /* the source's port */
+	uint8_t port;
+	struct ctrl_qp qp;
+};
+
+/* What one rail carried: source port -> sink port (RESULT). */
+struct ctrl_rail {
+	char dev[64];
+	uint8_t port;
+	uint16_t sink_port; /* index into the sink's ACCEPT list */
+	uint32_t qps;
+	uint64_t bytes;
+	uint32_t line_mbps; /* the slower port's line rate; 0 unknown */
 };
 
 struct ctrl_error {
@@ -98,6 +156,7 @@ struct ctrl_slice {
 	uint64_t addr;
 	uint64_t len;
 	uint32_t rkey;
+	struct ctrl_qp qp; /* verbs mode: the sink's QP of this worker; zero with rdma_cm */
 };
 
 /* A chunk the source wrote: where it came from and its digest (digest.h). */
@@ -143,6 +202,8 @@ struct ctrl_result {
 	uint64_t window_ns;
 	uint32_t ndrives;
 	struct ctrl_drive *drives; /* decode: calloc'ed, free with ctrl_result_free */
+	uint32_t nrails;
+	struct ctrl_rail *rails; /* likewise */
 };
 
 /* Both directions of the authentication exchange (see the conversation above). */
@@ -210,6 +271,7 @@ int ctrl_encode_result(struct ctrl_buf *b, const struct ctrl_result *m);
 int ctrl_encode_done(struct ctrl_buf *b, const struct ctrl_done *m);
 int ctrl_encode_progress(struct ctrl_buf *b, const struct ctrl_progress *m);
 int ctrl_encode_auth(struct ctrl_buf *b, const struct ctrl_auth *m);
+int ctrl_encode_qps(struct ctrl_buf *b, const struct ctrl_wqp *q, uint32_t n);
 
 /* Decoders of a payload (header stripped): 0, -EBADMSG or -ENOMEM. */
 int ctrl_decode_hello(const void *p, size_t len, struct ctrl_hello *m);
@@ -225,6 +287,8 @@ int ctrl_decode_done(const void *p, size_t len, struct ctrl_done *m);
 /* A window longer than the run or more window bytes than bytes is malformed. */
 int ctrl_decode_progress(const void *p, size_t len, struct ctrl_progress *m);
 int ctrl_decode_auth(const void *p, size_t len, struct ctrl_auth *m);
+/* *q is calloc'ed (NULL when n = 0). */
+int ctrl_decode_qps(const void *p, size_t len, struct ctrl_wqp **q, uint32_t *n);
 
 /*
  * The largest payload a message of type may have (0 for an unknown type):

@@ -18,181 +18,7 @@
 #include "timing.h"
 #include "window.h"
 
-#define GID_SCAN_MAX 256
 #define ACK_TIMEOUT 16 /* 4.096 us * 2^16 = 268 ms per try, 7 retries */
-
-/* ---- ports ------------------------------------------------------------------ */
-
-/* IPv4 from an IPv4-mapped GID (::ffff:a.b.c.d), as RoCE and IPoIB-less rxe use. */
-static bool gid_ipv4(const union ibv_gid *g, char *out, size_t len)
-{
-	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-
-	if (memcmp(g->raw, prefix, sizeof(prefix)))
-		return false;
-	return inet_ntop(AF_INET, g->raw + 12, out, (socklen_t)len) != NULL;
-}
-
-/* The port's IPv4 address from GID gid_index, or the first one in its table. */
-static void port_addr(struct ibv_context *ctx, uint8_t port, int tbl_len, int gid_index,
-		      struct fab_port *p)
-{
-	union ibv_gid g;
-	int i, last = tbl_len < GID_SCAN_MAX ? tbl_len : GID_SCAN_MAX;
-
-	p->gid_index = -1;
-	p->addr[0] = '\0';
-	for (i = gid_index >= 0 ? gid_index : 0; i < (gid_index >= 0 ? gid_index + 1 : last); i++) {
-		if (ibv_query_gid(ctx, port, i, &g))
-			continue;
-		if (gid_ipv4(&g, p->addr, sizeof(p->addr))) {
-			p->gid_index = i;
-			return;
-		}
-	}
-}
-
-/*
- * Data rate of an active port in Gb/s: lanes x the per-lane data rate of
- * ibv_port_attr's speed code (SDR..QDR after 8b/10b; FDR10 and up nominal:
- * 4x EDR = 100, 4x HDR = 200, 4x NDR = 400).
- */
-static double port_rate_gbits(const struct ibv_port_attr *pa)
-{
-	static const struct {
-		unsigned code;
-		double gbits;
-	} lane[] = {
-		{ 1, 2.0 },   { 2, 4.0 },   { 4, 8.0 },    { 8, 10.0 },   { 16, 13.64 },
-		{ 32, 25.0 }, { 64, 50.0 }, { 128, 100.0 }, { 256, 200.0 },
-	};
-	static const struct {
-		unsigned code, lanes;
-	} width[] = { { 1, 1 }, { 2, 4 }, { 4, 8 }, { 8, 12 }, { 16, 2 } };
-	double per_lane = 0;
-	unsigned lanes = 0;
-	size_t i;
-
-	for (i = 0; i < sizeof(lane) / sizeof(lane[0]); i++)
-		if (lane[i].code == pa->active_speed)
-			per_lane = lane[i].gbits;
-	for (i = 0; i < sizeof(width) / sizeof(width[0]); i++)
-		if (width[i].code == pa->active_width)
-			lanes = width[i].lanes;
-	return pa->state == IBV_PORT_ACTIVE ? per_lane * lanes : 0;
-}
-
-/* The device's "device" link names a PCI function (0000:01:00.0), not a netdev or nothing. */
-static bool backed_by_pci(const char *dev)
-{
-	char dir[PATH_MAX], base[64];
-
-	snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s", dev);
-	if (sysfs_link_basename(dir, "device", base, sizeof(base)))
-		return false;
-	return strlen(base) == 12 && base[4] == ':' && base[7] == ':' && base[10] == '.';
-}
-
-int fab_ports_list(struct fab_port *out, int max, int gid_index)
-{
-	struct ibv_device **list;
-	int ndev, i, n = 0;
-
-	list = ibv_get_device_list(&ndev);
-	if (!list)
-		return errno == ENOSYS ? 0 : -errno;
-	for (i = 0; i < ndev && n < max; i++) {
-		struct ibv_context *ctx = ibv_open_device(list[i]);
-		struct ibv_device_attr da;
-		char dir[PATH_MAX], val[32];
-		bool software;
-		int numa = -1;
-		uint8_t p;
-
-		if (!ctx)
-			continue;
-		snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s/device",
-			 ibv_get_device_name(list[i]));
-		if (!sysfs_read_attr(dir, "numa_node", val, sizeof(val)))
-			numa = atoi(val);
-		software = !backed_by_pci(ibv_get_device_name(list[i]));
-		if (ibv_query_device(ctx, &da)) {
-			ibv_close_device(ctx);
-			continue;
-		}
-		for (p = 1; p <= da.phys_port_cnt && n < max; p++) {
-			struct ibv_port_attr pa;
-			struct fab_port *o = &out[n];
-
-			if (ibv_query_port(ctx, p, &pa))
-				continue;
-			memset(o, 0, sizeof(*o));
-			snprintf(o->dev, sizeof(o->dev), "%s", ibv_get_device_name(list[i]));
-			o->port = p;
-			o->active = pa.state == IBV_PORT_ACTIVE;
-			o->link_layer = pa.link_layer == IBV_LINK_LAYER_ETHERNET ? "Ethernet"
-											 : "InfiniBand";
-			o->numa_node = numa;
-			o->rate_gbits = port_rate_gbits(&pa);
-			o->software = software;
-			port_addr(ctx, p, pa.gid_tbl_len, gid_index, o);
-			n++;
-		}
-		ibv_close_device(ctx);
-	}
-	ibv_free_device_list(list);
-	return n;
-}
-
-int fab_ports_select(const char *list, int gid_index, struct fab_port *out, int max, char *bad,
-		      size_t badlen)
-{
-	struct fab_port all[FAB_MAX_PORTS];
-	char buf[1024], *save = NULL, *tok;
-	int nall, i, n = 0;
-
-	bad[0] = '\0';
-	nall = fab_ports_list(all, FAB_MAX_PORTS, gid_index);
-	if (nall < 0)
-		return nall;
-	if (nall == 0)
-		return -ENODEV;
-	if (!list) {
-		for (i = 0; i < nall && n < max; i++)
-			if (all[i].active)
-				out[n++] = all[i];
-		if (!n)
-			snprintf(bad, badlen, "%s", all[0].dev);
-		return n ? n : -ENETDOWN;
-	}
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *colon = strchr(tok, ':');
-		unsigned long port = 0;
-		int found = 0, active = 0;
-
-		if (colon) {
-			*colon = '\0';
-			port = strtoul(colon + 1, NULL, 10);
-		}
-		for (i = 0; i < nall; i++) {
-			if (strcmp(all[i].dev, tok) || (port && all[i].port != port))
-				continue;
-			found++;
-			if (all[i].active && n < max) {
-				out[n++] = all[i];
-				active++;
-			}
-		}
-		if (!found) {
-			snprintf(bad, badlen, "%s%s%s", tok, colon ? ":" : "", colon ? colon + 1 : "");
-			return -ENOENT;
-		}
-		if (!active && !bad[0])
-			snprintf(bad, badlen, "%s", tok);
-	}
-	return n ? n : -ENETDOWN;
-}
 
 /* ---- rdma_cm events -------------------------------------------------------------- */
 
@@ -293,19 +119,27 @@ static int fail(struct fab_conn *c, int rc, const char *what)
 	return rc;
 }
 
-/* PD, completion channel, CQ and an RC QP on c->id for up to depth sends. */
-static int conn_setup_qp(struct fab_conn *c, unsigned depth)
+int fab_conn_fail(struct fab_conn *c, int rc, const char *what)
+{
+	return fail(c, rc, what);
+}
+
+/*
+ * PD, completion channel, CQ and an RC QP on ctx for up to depth sends: with
+ * rdma_cm on c->id when it is set, else with verbs alone.
+ */
+int fab_conn_setup_qp(struct fab_conn *c, struct ibv_context *ctx, unsigned depth)
 {
 	struct ibv_qp_init_attr qa = { 0 };
 
-	c->pd = ibv_alloc_pd(c->id->verbs);
+	c->pd = ibv_alloc_pd(ctx);
 	if (!c->pd)
 		return fail(c, -errno, "ibv_alloc_pd");
-	c->cch = ibv_create_comp_channel(c->id->verbs);
+	c->cch = ibv_create_comp_channel(ctx);
 	if (!c->cch)
 		return fail(c, -errno, "ibv_create_comp_channel");
 	fcntl(c->cch->fd, F_SETFL, fcntl(c->cch->fd, F_GETFL) | O_NONBLOCK);
-	c->cq = ibv_create_cq(c->id->verbs, (int)depth + 1, NULL, c->cch, 0);
+	c->cq = ibv_create_cq(ctx, (int)depth + 1, NULL, c->cch, 0);
 	if (!c->cq)
 		return fail(c, -errno, "ibv_create_cq");
 	qa.send_cq = c->cq;
@@ -315,10 +149,24 @@ static int conn_setup_qp(struct fab_conn *c, unsigned depth)
 	qa.cap.max_recv_wr = 1;
 	qa.cap.max_send_sge = 1;
 	qa.cap.max_recv_sge = 1;
-	if (rdma_create_qp(c->id, c->pd, &qa))
-		return fail(c, -errno, "rdma_create_qp");
-	c->qp = true;
+	if (c->id) {
+		if (rdma_create_qp(c->id, c->pd, &qa))
+			return fail(c, -errno, "rdma_create_qp");
+		c->qp = c->id->qp;
+		return 0;
+	}
+	c->qp = ibv_create_qp(c->pd, &qa);
+	if (!c->qp)
+		return fail(c, -errno, "ibv_create_qp");
 	return 0;
+}
+
+/* The device and port an rdma_cm id ended up on. */
+static void conn_where(struct fab_conn *c)
+{
+	snprintf(c->dev, sizeof(c->dev), "%s",
+		 c->id && c->id->verbs ? ibv_get_device_name(c->id->verbs->device) : "?");
+	c->port = c->id ? c->id->port_num : 0;
 }
 
 static int make_sockaddr(const char *host, unsigned port, struct sockaddr_storage *ss)
@@ -338,8 +186,8 @@ static int make_sockaddr(const char *host, unsigned port, struct sockaddr_storag
 }
 
 int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsigned port,
-		      const struct fab_hello *hello, unsigned depth, void *buf, size_t len,
-		      int timeout_ms)
+		     const struct fab_hello *hello, unsigned depth, void *buf, size_t len,
+		     const struct fab_link_opts *lo, int timeout_ms)
 {
 	struct rdma_conn_param cp = { 0 };
 	struct sockaddr_storage sa, da;
@@ -375,9 +223,13 @@ int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsig
 		     sizeof(c->why));
 	if (rc)
 		return rc;
-	rc = conn_setup_qp(c, depth);
+	rc = fab_conn_setup_qp(c, c->id->verbs, depth);
 	if (rc)
 		return rc;
+	conn_where(c);
+	if (lo && lo->tclass)
+		rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &(uint8_t){ lo->tclass },
+				sizeof(uint8_t));
 	c->mr = ibv_reg_mr(c->pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
 	if (!c->mr)
 		return fail(c, -errno, "ibv_reg_mr (staging buffer)");
@@ -500,7 +352,8 @@ int fab_conn_accept(struct fab_conn *c, struct rdma_cm_id *id, void *buf, size_t
 		return fail(c, rc, "rdma_migrate_id");
 	}
 	c->id = id;
-	rc = conn_setup_qp(c, 1);
+	rc = fab_conn_setup_qp(c, c->id->verbs, 1);
+	conn_where(c);
 	if (rc) {
 		rdma_reject(id, NULL, 0);
 		return rc;
@@ -524,10 +377,12 @@ int fab_conn_accept(struct fab_conn *c, struct rdma_cm_id *id, void *buf, size_t
 
 bool fab_conn_lost(struct fab_conn *c)
 {
-	struct pollfd pfd = { .fd = c->ech->fd, .events = POLLIN };
+	struct pollfd pfd = { .fd = c->ech ? c->ech->fd : -1, .events = POLLIN };
 	struct rdma_cm_event *e;
 	bool lost = false;
 
+	if (!c->ech)
+		return false; /* verbs mode: no CM events; the control channel tells */
 	while (poll(&pfd, 1, 0) == 1 && !rdma_get_cm_event(c->ech, &e)) {
 		if (e->event == RDMA_CM_EVENT_DISCONNECTED ||
 		    e->event == RDMA_CM_EVENT_DEVICE_REMOVAL ||
@@ -542,12 +397,14 @@ bool fab_conn_lost(struct fab_conn *c)
 
 void fab_conn_close(struct fab_conn *c)
 {
-	if (c->connected)
+	if (c->connected && c->id)
 		rdma_disconnect(c->id);
 	if (c->mr)
 		ibv_dereg_mr(c->mr);
-	if (c->qp)
+	if (c->qp && c->id)
 		rdma_destroy_qp(c->id);
+	else if (c->qp)
+		ibv_destroy_qp(c->qp);
 	if (c->cq)
 		ibv_destroy_cq(c->cq);
 	if (c->cch)
@@ -558,6 +415,8 @@ void fab_conn_close(struct fab_conn *c)
 		rdma_destroy_id(c->id);
 	if (c->ech)
 		rdma_destroy_event_channel(c->ech);
+	if (c->ctx)
+		ibv_close_device(c->ctx);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -611,7 +470,7 @@ static int post_write(struct fab_writer *w, uint64_t wr_id, const void *buf, siz
 
 	wr.wr.rdma.remote_addr = w->raddr + (uint64_t)dst * w->chunk;
 	wr.wr.rdma.rkey = w->rkey;
-	rc = ibv_post_send(w->c->id->qp, &wr, &bad);
+	rc = ibv_post_send(w->c->qp, &wr, &bad);
 	if (rc) {
 		snprintf(w->why, sizeof(w->why), "ibv_post_send: %s", strerror(rc));
 		return -rc;

@@ -23,22 +23,32 @@
 #define FAB_MAX_PORTS 64
 #define FAB_ADDR_LEN 64
 
+/* Link layer of a port. */
+enum fab_link { FAB_LINK_IB = 1, FAB_LINK_ETH = 2 };
+
 /* One port of an RDMA device, as -d selects it. */
 struct fab_port {
 	char dev[64];	 /* rxe0, mlx5_0 */
 	uint8_t port;	 /* 1-based */
 	bool active;	 /* IBV_PORT_ACTIVE */
 	const char *link_layer; /* "InfiniBand", "Ethernet" */
+	enum fab_link link;
 	int numa_node;	 /* of the device, -1 unknown */
-	int gid_index;	 /* the GID the address came from, -1 none */
-	char addr[FAB_ADDR_LEN]; /* IPv4 of the port (from its GID table), "" unknown */
+	int gid_index;	 /* the GID the QPs use (-x, or perftest's default), -1 none */
+	uint8_t gid[16]; /* that GID */
+	uint16_t lid;	 /* InfiniBand: the port's LID */
+	uint8_t active_mtu; /* enum ibv_mtu */
+	char addr[FAB_ADDR_LEN]; /* IPv4 of the port (its GID or its netdev), "" none */
+	uint8_t prefix_len;	 /* of addr's subnet, 0 unknown */
 	double rate_gbits;	 /* data rate of the port (width x lane), 0 unknown */
 	bool software;		 /* no PCI device of its own (rxe, siw): no real line rate */
 };
 
 /*
- * Every port of every device. Returns the count (<= max), 0 if there is no
- * RDMA device, or -errno.
+ * Every port of every device. gid_index: -x (perftest's meaning), or -1 for
+ * the default: 0 on InfiniBand, the RoCE v2 GID that maps an IPv4 address
+ * on Ethernet (else the first IPv4 one, else 0). Returns the count (<= max),
+ * 0 if there is no RDMA device, or -errno.
  */
 int fab_ports_list(struct fab_port *out, int max, int gid_index);
 
@@ -49,7 +59,17 @@ int fab_ports_list(struct fab_port *out, int max, int gid_index);
  * to it); -ENETDOWN no selected port is ACTIVE (*bad the device named).
  */
 int fab_ports_select(const char *list, int gid_index, struct fab_port *out, int max, char *bad,
-		      size_t badlen);
+		     size_t badlen);
+
+/*
+ * Can local port a (a_index-th of its side's list) reach remote port b
+ * (b_index-th of its side's)? Not across link layers; by subnet where both
+ * have an IPv4 address; otherwise (InfiniBand fabrics, Ethernet rails without
+ * addresses) only the i-th port with the i-th: rails in the same order on
+ * both sides, as rail-optimised fabrics are cabled.
+ */
+bool fab_ports_reachable(const struct fab_port *a, int a_index, const struct fab_port *b,
+			 int b_index);
 
 /* ---- one RC connection ------------------------------------------------------- */
 
@@ -59,16 +79,53 @@ struct fab_hello {
 	uint32_t worker;
 };
 
+/*
+ * One RC connection, made either with rdma_cm (id set: the CM chose the
+ * device and port) or with verbs alone (ctx opened here, attributes
+ * exchanged over the control channel; see fab_qp_open()).
+ */
 struct fab_conn {
 	struct rdma_event_channel *ech;
 	struct rdma_cm_id *id;
+	struct ibv_context *ctx; /* verbs mode: opened for this QP */
 	struct ibv_pd *pd;
 	struct ibv_comp_channel *cch;
 	struct ibv_cq *cq;
+	struct ibv_qp *qp;
 	struct ibv_mr *mr;
-	bool qp, connected;
+	bool connected;
+	char dev[64];	 /* the local device and port the QP lives on */
+	uint8_t port;
 	char why[160]; /* what failed, for the message */
 };
+
+/* What one side tells the other to connect a QP without rdma_cm. */
+struct fab_qp_attr {
+	uint16_t lid;
+	uint8_t gid[16];
+	uint32_t qpn;
+	uint32_t psn;
+	uint8_t mtu; /* enum ibv_mtu: the port's active MTU */
+};
+
+/* Link settings applied when a QP is connected (both modes where they can be). */
+struct fab_link_opts {
+	uint8_t mtu;	/* enum ibv_mtu; 0 = the smaller of both ports' active MTU */
+	uint8_t sl;	/* service level */
+	uint8_t tclass; /* traffic class (RoCE: DSCP << 2 | ECN) */
+};
+
+/*
+ * Verbs mode: open p's device, create PD, CQ and an RC QP (INIT) for depth
+ * sends, register buf (remote_write: for a sink's slice) and describe the QP
+ * in *local. 0 or -errno (c->why).
+ */
+int fab_qp_open(struct fab_conn *c, const struct fab_port *p, unsigned depth, void *buf,
+		size_t len, bool remote_write, struct fab_qp_attr *local);
+
+/* Verbs mode: move the QP to RTR with the peer's attributes, then to RTS. 0 or -errno. */
+int fab_qp_connect(struct fab_conn *c, const struct fab_port *p, const struct fab_qp_attr *local,
+		   const struct fab_qp_attr *remote, const struct fab_link_opts *lo);
 
 /*
  * Source: resolve dst:port from src (NULL = let routing choose), create the
@@ -76,8 +133,8 @@ struct fab_conn {
  * with hello as private data, within timeout_ms. 0 or -errno, c->why says.
  */
 int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsigned port,
-		      const struct fab_hello *hello, unsigned depth, void *buf, size_t len,
-		      int timeout_ms);
+		     const struct fab_hello *hello, unsigned depth, void *buf, size_t len,
+		     const struct fab_link_opts *lo, int timeout_ms);
 
 /* Sink: listen with rdma_cm on addr (NULL = any) and port. */
 #define FAB_LISTEN_MAX 16
@@ -113,6 +170,10 @@ int fab_conn_accept(struct fab_conn *c, struct rdma_cm_id *id, void *buf, size_t
 
 /* True if an event says the connection went away (non-blocking check). */
 bool fab_conn_lost(struct fab_conn *c);
+
+/* For verbs.c: PD, channel, CQ and QP on ctx (rdma_cm's when c->id is set); the error. */
+int fab_conn_setup_qp(struct fab_conn *c, struct ibv_context *ctx, unsigned depth);
+int fab_conn_fail(struct fab_conn *c, int rc, const char *what);
 
 /* The reverse-order ladder; safe on a zeroed or partly set-up conn. */
 void fab_conn_close(struct fab_conn *c);

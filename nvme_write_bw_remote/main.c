@@ -27,10 +27,19 @@ static void usage(void)
 	printf("\nMeasure what arrives end to end: NVMe drive -> staging DRAM -> RDMA WRITE ->\n"
 	       "remote DRAM, with one RC QP per worker, verified. The sink's CPU posts nothing\n"
 	       "and takes no completions for the data. Never writes to a drive.\n");
-	printf("\nRDMA and connection:\n"
-	       "  -d, --ib-dev LIST      RDMA devices to use, dev or dev:port, comma-separated\n"
-	       "                         (default: every ACTIVE port)\n"
-	       "  -x, --gid-index N      GID index whose address the connections use (RoCE)\n"
+	printf("\nRDMA and connection (perftest's letters):\n"
+	       "  -d, --ib-dev LIST      RDMA ports to use, dev or dev:port, comma-separated, on\n"
+	       "                         each side its own names (default: every ACTIVE port);\n"
+	       "                         the source spreads its QPs over every reachable pair\n"
+	       "  -x, --gid-index N      GID index (default: 0 on InfiniBand, the RoCE v2 IPv4\n"
+	       "                         GID on RoCE)\n"
+	       "  -R, --rdma_cm          connect the QPs with rdma_cm (default: exchange their\n"
+	       "                         attributes on the control channel, as perftest does;\n"
+	       "                         works on InfiniBand without IPoIB)\n"
+	       "      --mtu BYTES        path MTU: 256 512 1024 2048 4096 (default: the ports')\n"
+	       "      --sl N             service level 0-15 (default 0)\n"
+	       "      --tclass N         traffic class 0-255 (RoCE: DSCP x 4, e.g. 106 = DSCP 26\n"
+	       "                         for a lossless PFC class; default 0)\n"
 	       "  -p, --port N           rdma_cm and control port (default %u)\n"
 	       "      --bind ADDR|any    sink: address to listen on (default: the addresses of\n"
 	       "                         the RDMA ports it uses; any = every address)\n"
@@ -41,12 +50,13 @@ static void usage(void)
 	       "      --wait SECONDS     sink: how long to wait for a source (default 60, 0 = forever)\n",
 	       DEFAULT_PORT, auth_available() ? "" : " (not built)");
 	printf("\nData path:\n"
-	       "  -s, --chunk SIZE       I/O size = RDMA message size (default 1M); --size too\n"
-	       "      --depth N          staging slots = WRITEs in flight per worker (default 4)\n"
-	       "  -t, --threads N        source: workers per drive; sink: local readers per\n"
-	       "                         drive (default 12)\n"
+	       "  -s, --size SIZE        I/O size = RDMA message size (default 1M); --chunk too\n"
+	       "  -t, --tx-depth N       WRITEs in flight per QP = staging slots (default 4);\n"
+	       "                         --depth too\n"
+	       "  -q, --qp N             QPs (workers) per drive (default 12), or in all with\n"
+	       "                         --source mem (default 1); sink: local readers per drive;\n"
+	       "                         --threads too\n"
 	       "      --source disk|mem  source: read drives (default) or send from memory\n"
-	       "  -q, --qp N             --source mem: number of workers (QPs) (default 1)\n"
 	       "      --disks LIST       source: drives to read (default: every NVMe namespace)\n"
 	       "      --local-disks LIST sink: its own drives read meanwhile (default: every NVMe\n"
 	       "                         namespace; none found = RDMA only)\n"
@@ -91,6 +101,9 @@ enum {
 	OPT_NO_LOCAL,
 	OPT_DRAM,
 	OPT_VERIFY,
+	OPT_MTU,
+	OPT_SL,
+	OPT_TCLASS,
 	OPT_NO_VERIFY,
 	OPT_CORRUPT,
 	OPT_DUMP,
@@ -107,6 +120,11 @@ static const struct option longopts[] = {
 	{ "wait", required_argument, NULL, OPT_WAIT },
 	{ "size", required_argument, NULL, 's' },
 	{ "qp", required_argument, NULL, 'q' },
+	{ "tx-depth", required_argument, NULL, 't' },
+	{ "rdma_cm", no_argument, NULL, 'R' },
+	{ "mtu", required_argument, NULL, OPT_MTU },
+	{ "sl", required_argument, NULL, OPT_SL },
+	{ "tclass", required_argument, NULL, OPT_TCLASS },
 	{ "source", required_argument, NULL, OPT_SOURCE },
 	{ "disks", required_argument, NULL, OPT_DISKS },
 	{ "local-disks", required_argument, NULL, OPT_LOCAL_DISKS },
@@ -162,10 +180,24 @@ static int flag_option(int c, char *arg, struct options *o)
 	case OPT_DUMP:
 		o->dump_slice = arg;
 		break;
+	case 'R':
+		o->conn = CTRL_CONN_CM;
+		break;
 	default:
 		return CLI_UNKNOWN;
 	}
 	return CLI_NEXT;
+}
+
+/* --mtu 256|512|1024|2048|4096 into enum ibv_mtu (1..5). */
+static int mtu_option(const char *arg, uint8_t *mtu)
+{
+	static const char *const sizes[] = { "256", "512", "1024", "2048", "4096", NULL };
+	int k, rc = cli_keyword("MTU", arg, sizes, &k);
+
+	if (rc == CLI_NEXT)
+		*mtu = (uint8_t)(k + 1);
+	return rc;
 }
 
 /* One valued option of this tool: CLI_NEXT or an exit status. */
@@ -190,13 +222,29 @@ static int value_option(int c, char *arg, struct options *o)
 		return cli_seconds("wait", arg, 0, &o->wait);
 	case 's':
 		return cli_size("chunk size", arg, 512, 1ULL << 30, &o->chunk);
+	case 't':
 	case CLI_OPT_DEPTH:
 		return cli_uint("depth", arg, 1, MAX_DEPTH, &o->depth);
-	case 't':
+	case CLI_OPT_THREADS:
 		return cli_uint("thread count", arg, 1, TARGET_MAX_THREADS, &o->threads);
 	case 'q':
 		o->qps_set = true;
-		return cli_uint("QP count", arg, 1, MAX_WORKERS, &o->qps);
+		rc = cli_uint("QP count", arg, 1, MAX_WORKERS, &o->qps);
+		if (rc == CLI_NEXT && o->qps <= TARGET_MAX_THREADS)
+			o->threads = o->qps; /* perftest's -q: QPs per drive (in all: --source mem) */
+		return rc;
+	case OPT_MTU:
+		return mtu_option(arg, &o->lo.mtu);
+	case OPT_SL:
+		rc = cli_uint("service level", arg, 0, 15, &u);
+		if (rc == CLI_NEXT)
+			o->lo.sl = (uint8_t)u;
+		return rc;
+	case OPT_TCLASS:
+		rc = cli_uint("traffic class", arg, 0, 255, &u);
+		if (rc == CLI_NEXT)
+			o->lo.tclass = (uint8_t)u;
+		return rc;
 	case OPT_SOURCE:
 		rc = cli_keyword("source", arg, sources, &k);
 		if (rc == CLI_NEXT)
@@ -231,7 +279,6 @@ static const char *wrong_role(const struct options *o)
 					      : NULL;
 	}
 	return o->source == CTRL_SOURCE_MEM ? "--source"
-	       : o->qps_set		  ? "--qp"
 	       : o->corrupt_canary	  ? "--corrupt-canary"
 					  : NULL;
 }
@@ -287,10 +334,6 @@ static int validate_options(struct options *o)
 			      DIGEST_BLOCK);
 		return NBW_EXIT_USAGE;
 	}
-	if (o->qps_set && o->source != CTRL_SOURCE_MEM) {
-		nbw_usage_err("--qp sets the workers of --source mem; drives use --threads per drive");
-		return NBW_EXIT_USAGE;
-	}
 	if (o->engine == ENGINE_IO_URING && o->peer) {
 		nbw_usage_err("the source's staging slots are read with psync; --engine is a sink option");
 		return NBW_EXIT_USAGE;
@@ -325,7 +368,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.verify = CTRL_VERIFY_CANARY,
 	};
 	cli_common_init(&o->cc);
-	rc = cli_parse(argc, argv, "d:x:p:s:t:q:D:hV", longopts, &o->cc, usage, tool_option, o,
+	rc = cli_parse(argc, argv, "d:x:p:s:t:q:RD:hV", longopts, &o->cc, usage, tool_option, o,
 		       &first);
 	if (rc != CLI_NEXT)
 		return rc;

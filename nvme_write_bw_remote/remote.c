@@ -5,6 +5,7 @@
  * calls only common/, never back into the roles or main.c.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -88,6 +89,15 @@ void print_params(struct report *r, const struct options *o, const char *role, c
 	if (listen)
 		print_access(r, o, listen);
 	report_str(r, "verify_mode", " Verification    : %s\n", verify_mode_name(o->verify));
+	report_str(r, "connection", " Connection      : %-14s",
+		   o->conn == CTRL_CONN_CM ? "rdma_cm" : "verbs");
+	report_text(r, " MTU/SL/TClass   : ");
+	if (o->lo.mtu)
+		report_u64(r, "mtu", "%llu", 128ULL << o->lo.mtu);
+	else
+		report_null(r, "mtu", "%s");
+	report_u64(r, "sl", "/%llu", o->lo.sl);
+	report_u64(r, "tclass", "/%llu\n", o->lo.tclass);
 	report_obj_end(r);
 }
 
@@ -135,4 +145,43 @@ void print_verify(struct report *r, const struct options *o, enum verdict v, con
 		report_text(r, " RDMA data verification: not done (the run failed)\n");
 	if (detail)
 		report_str(r, "verify_detail", NULL, detail);
+}
+
+double rail_line_rate(const struct fab_port *a, const struct fab_port *b)
+{
+	if (a->software || b->software || a->rate_gbits <= 0 || b->rate_gbits <= 0)
+		return 0;
+	return a->rate_gbits < b->rate_gbits ? a->rate_gbits : b->rate_gbits;
+}
+
+void print_rails(struct report *r, const struct rail *rails, int n, double seconds)
+{
+	char l[80], m[80];
+	int i;
+
+	report_text(r, " %-14s    %-14s %4s %16s %9s %9s %10s\n", "rail: local", "remote", "QPs",
+		    "bytes", report_bw_unit(r), "line Gb/s", "% of line");
+	report_arr_begin(r, "rails");
+	for (i = 0; i < n; i++) {
+		const struct rail *x = &rails[i];
+		double bps = seconds > 0 ? (double)x->bytes / seconds : 0;
+		double line = x->line_rate_gbits > 0 ? x->line_rate_gbits / 8 : NAN;
+
+		snprintf(l, sizeof(l), "%s:%u", x->local_dev, x->local_port);
+		snprintf(m, sizeof(m), "%s:%u", x->remote_dev, x->remote_port);
+		report_obj_begin(r, NULL);
+		report_str(r, "local_dev", NULL, x->local_dev);
+		report_u64(r, "local_port", NULL, x->local_port);
+		report_str(r, "remote_dev", NULL, x->remote_dev);
+		report_u64(r, "remote_port", NULL, x->remote_port);
+		report_text(r, " %-14s -> %-14s", l, m);
+		report_u64(r, "qps", " %4llu", x->qps);
+		report_u64(r, "bytes", " %16llu", x->bytes);
+		report_bw(r, "gb_per_s", " %9.2f", bps);
+		report_double(r, "line_rate_gb_per_s", NULL, line);
+		report_double(r, NULL, " %9.0f", x->line_rate_gbits > 0 ? x->line_rate_gbits : NAN);
+		report_double(r, "percent_of_line_rate", " %10.1f\n", bps / 1e9 / line * 100);
+		report_obj_end(r);
+	}
+	report_arr_end(r);
 }

@@ -51,8 +51,22 @@ struct options {
 	uint64_t span;
 	enum reader_engine engine;
 	enum ctrl_verify verify;
+	enum ctrl_conn conn;	 /* verbs (default) or -R/--rdma_cm */
+	struct fab_link_opts lo; /* --mtu, --sl, --tclass */
 	bool corrupt_canary;
 	const char *dump_slice;
+};
+
+/* One rail: a local port -> a remote port, its QPs and what it carried in the window. */
+struct rail {
+	char local_dev[64];
+	uint8_t local_port;
+	char remote_dev[64];
+	uint8_t remote_port;
+	uint32_t qps;
+	uint64_t bytes;
+	double line_rate_gbits; /* the slower port's; 0 unknown (or a software port) */
+	int sink_index;		/* the sink port's place in the sink's advertised list */
 };
 
 /* The verdict on the data that landed; the first three are the wire values of DONE. */
@@ -88,6 +102,12 @@ void print_bw_row(struct report *r, const char *key, const char *label, uint64_t
 /* One drive's row (an element of "drives"). */
 void print_drive(struct report *r, const struct drive *d, const char *side, uint64_t bytes,
 		 double seconds, unsigned workers);
+/* The rails' rows ("rails" in JSON): QPs, bytes, GB/s, % of the slower port's line rate. */
+void print_rails(struct report *r, const struct rail *rails, int n, double seconds);
+
+/* The line rate (Gb/s) a rail between a and b can carry: the slower's; 0 unknown. */
+double rail_line_rate(const struct fab_port *a, const struct fab_port *b);
+
 /* The verification line and "verify" (detail may be NULL). */
 void print_verify(struct report *r, const struct options *o, enum verdict v, const char *detail);
 

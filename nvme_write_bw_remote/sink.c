@@ -27,6 +27,7 @@
 #include "nbw.h"
 #include "parse.h"
 #include "placement.h"
+#include "rails.h"
 #include "remote.h"
 #include "target.h"
 #include "timing.h"
@@ -85,6 +86,11 @@ struct sink {
 	struct ctrl_hello hello; /* the source's */
 	uint64_t session;
 	struct fab_conn *conns;
+	struct ctrl_qp *sqp;	/* verbs mode: the sink's QP of each worker */
+	int wport[CTRL_MAX_WORKERS]; /* each worker's port: its place in ports[] */
+	char wsrc[CTRL_MAX_WORKERS][72]; /* verbs mode: the source port of each worker */
+	struct rail rails[CTRL_MAX_RAILS];
+	int nrails;
 	struct lreader *lr;
 	int nlr;
 	atomic_bool stop;
@@ -445,6 +451,101 @@ static int await_source(struct sink *k)
 	}
 }
 
+/* ACCEPT: the session and every port the sink accepts on. 0 or a ctrl error. */
+static int send_accept(struct sink *k, struct ctrl_buf *b)
+{
+	struct ctrl_accept *a = calloc(1, sizeof(*a));
+	int i, rc;
+
+	if (!a)
+		return -ENOMEM;
+	a->session = k->session;
+	for (i = 0; i < k->nports && i < CTRL_MAX_PORTS; i++) {
+		const struct fab_port *p = &k->ports[i];
+		struct ctrl_port *c = &a->ports[a->nports++];
+
+		snprintf(c->dev, sizeof(c->dev), "%s", p->dev);
+		c->port = p->port;
+		c->link = p->link == FAB_LINK_IB ? 1 : 2;
+		c->lid = p->lid;
+		memcpy(c->gid, p->gid, sizeof(c->gid));
+		snprintf(c->addr, sizeof(c->addr), "%s", p->addr);
+		c->prefix_len = p->prefix_len;
+		c->numa_node = p->numa_node;
+		c->rate_mbps = (uint32_t)(p->rate_gbits * 1000);
+		c->mtu = p->active_mtu;
+		c->software = p->software;
+	}
+	rc = ctrl_send_free(k->cfd, b, ctrl_encode_accept(b, a), remote_timeout_ms(k->o));
+	free(a);
+	return rc;
+}
+
+/* Verbs mode, one worker: a QP on the port the source chose, its slice's MR, RTR/RTS. */
+static int make_qp(struct sink *k, uint32_t w, const struct ctrl_wqp *q, struct ctrl_qp *mine)
+{
+	const struct fab_port *p = &k->ports[q->sink_port];
+	struct fab_qp_attr local, remote = { .lid = q->qp.lid, .qpn = q->qp.qpn,
+					     .psn = q->qp.psn, .mtu = q->qp.mtu };
+	struct fab_conn *c = &k->conns[w];
+	int rc;
+
+	memcpy(remote.gid, q->qp.gid, sizeof(remote.gid));
+	rc = fab_qp_open(c, p, 1, slice_ptr(k, w), k->lay.slice_len, true, &local);
+	if (!rc)
+		rc = fab_qp_connect(c, p, &local, &remote, &k->o->lo);
+	if (rc)
+		return sink_refuse(k, "worker %u on %s:%u: %s", w, p->dev, p->port, c->why);
+	*mine = (struct ctrl_qp){ .lid = local.lid, .qpn = local.qpn, .psn = local.psn,
+				  .mtu = local.mtu };
+	memcpy(mine->gid, local.gid, sizeof(mine->gid));
+	k->wport[w] = q->sink_port;
+	snprintf(k->wsrc[w], sizeof(k->wsrc[w]), "%s:%u", q->dev, q->port);
+	return 0;
+}
+
+/* Verbs mode: the source's QPS, then one QP per worker where it asked. 0 or an exit status. */
+static int make_qps(struct sink *k)
+{
+	char err[CTRL_MAX_STR];
+	struct ctrl_wqp *q = NULL;
+	uint32_t len, n = 0, i;
+	void *p;
+	int rc;
+
+	k->conns = calloc(k->hello.workers, sizeof(*k->conns));
+	k->sqp = calloc(k->hello.workers, sizeof(*k->sqp));
+	if (!k->conns || !k->sqp)
+		return sink_refuse(k, "out of memory");
+	rc = ctrl_expect(k->cfd, CTRL_QPS, &p, &len, remote_timeout_ms(k->o), err, sizeof(err));
+	if (!rc) {
+		rc = ctrl_decode_qps(p, len, &q, &n);
+		free(p);
+	}
+	if (rc)
+		return sink_refuse(k, "%s: waiting for the QPs: %s", k->peer,
+				   rc == -ECONNABORTED || rc == -EBADMSG ? err : ctrl_strerror(rc));
+	for (i = 0; !rc && i < n; i++)
+		if (n != k->hello.workers || q[i].sink_port >= k->nports)
+			rc = sink_refuse(k, "%s: QPS for %u workers, sink port %u of %d", k->peer, n,
+					 q[i].sink_port, k->nports);
+	for (i = 0; !rc && i < n; i++)
+		rc = make_qp(k, i, &q[i], &k->sqp[i]);
+	free(q);
+	return rc;
+}
+
+/* The place in k->ports of the port an rdma_cm connection landed on; -1 if none. */
+static int port_index(const struct sink *k, const struct fab_conn *c)
+{
+	int i;
+
+	for (i = 0; i < k->nports; i++)
+		if (!strcmp(k->ports[i].dev, c->dev) && k->ports[i].port == c->port)
+			return i;
+	return -1;
+}
+
 /* One rdma_cm connection per worker, each with the MR of its own slice. */
 static int connect_workers(struct sink *k)
 {
@@ -491,6 +592,7 @@ static int connect_workers(struct sink *k)
 				     k->lay.slice_len, remote_timeout_ms(o));
 		if (rc)
 			return sink_refuse(k, "worker %u: %s", h.worker, k->conns[h.worker].why);
+		k->wport[h.worker] = port_index(k, &k->conns[h.worker]);
 		done++;
 	}
 	return 0;
@@ -509,6 +611,8 @@ static int send_slices(struct sink *k)
 		s[i].addr = slice_addr(k, i);
 		s[i].len = k->lay.slice_len;
 		s[i].rkey = k->conns[i].mr->rkey;
+		if (k->sqp)
+			s[i].qp = k->sqp[i];
 	}
 	rc = ctrl_send_free(k->cfd, &b, ctrl_encode_slices(&b, s, k->hello.workers),
 			    remote_timeout_ms(k->o));
@@ -749,6 +853,52 @@ static int window_failure(struct sink *k, enum sink_stop why, const struct windo
 	}
 }
 
+/* The source's rails add up to its total and match the QPs the sink connected. */
+static bool rails_agree(const struct sink *k)
+{
+	uint32_t i, per_port[CTRL_MAX_PORTS] = { 0 }, qps = 0;
+	uint64_t bytes = 0;
+	int p;
+
+	for (i = 0; i < k->res.nrails; i++) {
+		const struct ctrl_rail *x = &k->res.rails[i];
+
+		if (x->sink_port >= k->nports)
+			return false;
+		per_port[x->sink_port] += x->qps;
+		qps += x->qps;
+		bytes += x->bytes;
+	}
+	if (qps != k->hello.workers || bytes != k->res.bytes)
+		return false;
+	for (i = 0; i < k->hello.workers; i++)
+		if (k->wport[i] >= 0 && k->wport[i] < CTRL_MAX_PORTS)
+			per_port[k->wport[i]]--;
+	for (p = 0; p < k->nports && p < CTRL_MAX_PORTS; p++)
+		if (per_port[p])
+			return false;
+	return true;
+}
+
+/* The rails as the sink sees them: its port <- the source's, from the RESULT. */
+static void sink_rails(struct sink *k)
+{
+	uint32_t i;
+
+	k->nrails = 0;
+	for (i = 0; i < k->res.nrails && k->nrails < CTRL_MAX_RAILS; i++) {
+		const struct ctrl_rail *x = &k->res.rails[i];
+		const struct fab_port *p = &k->ports[x->sink_port];
+		struct rail *y = &k->rails[k->nrails++];
+
+		*y = (struct rail){ .local_port = p->port, .remote_port = x->port, .qps = x->qps,
+				    .bytes = x->bytes, .line_rate_gbits = x->line_mbps / 1000.0,
+				    .sink_index = x->sink_port };
+		memcpy(y->local_dev, p->dev, sizeof(y->local_dev));
+		snprintf(y->remote_dev, sizeof(y->remote_dev), "%s", x->dev);
+	}
+}
+
 /* Why the source's totals cannot be true, into why; false when they can. */
 static bool result_implausible(struct sink *k, const struct window *w, char *why, size_t len)
 {
@@ -782,6 +932,9 @@ static bool result_implausible(struct sink *k, const struct window *w, char *why
 			 k->hello.workers);
 	else if (k->hello.source == CTRL_SOURCE_MEM && k->res.ndrives)
 		snprintf(why, len, "drives in the result of a memory source");
+	else if (!rails_agree(k))
+		snprintf(why, len, "its rails do not add up to its total, or name ports and QPs "
+			 "the sink did not connect");
 	else if (rate > 0 && (double)k->res.bytes > sec * rate / 8 * 1e9 * 1.1)
 		snprintf(why, len, "%llu bytes in %.2f s: more than the ports' %.0f Gb/s carry",
 			 (unsigned long long)k->res.bytes, sec, rate);
@@ -860,6 +1013,7 @@ static int sink_window(struct sink *k)
 		k->res_rejected = true;
 		return sink_refuse(k, "%s: implausible result: %s", k->peer, k->peer_err);
 	}
+	sink_rails(k);
 	return after_result(k);
 }
 
@@ -968,6 +1122,8 @@ static void print_sink(struct sink *k, int rc)
 		report_u64(r, "slice_bytes", NULL, k->lay.slice_len);
 	print_rule(r);
 	print_drives(k, k->lseconds, rsec);
+	print_rule(r);
+	print_rails(r, k->rails, k->nrails, rsec);
 	print_rule(r);
 	print_totals(k, lbytes, k->lseconds, rbytes, rsec, from);
 	print_rule(r);
@@ -1078,6 +1234,7 @@ static void sink_close(struct sink *k)
 	for (i = 0; k->conns && i < k->hello.workers; i++)
 		fab_conn_close(&k->conns[i]);
 	free(k->conns);
+	free(k->sqp);
 	if (k->cfd >= 0)
 		close(k->cfd);
 	if (k->listening)
@@ -1104,14 +1261,12 @@ static int sink_handshake(struct sink *k)
 		k->o->key.len ? "pre-shared key required" : "open: no pre-shared key");
 	rc = await_source(k);
 	if (!rc) {
-		rc = ctrl_send_free(k->cfd, &b,
-				    ctrl_encode_accept(&b, &(struct ctrl_accept){ k->session }),
-				    remote_timeout_ms(k->o));
+		rc = send_accept(k, &b);
 		if (rc)
 			rc = sink_fail(k, "%s: %s", k->peer, ctrl_strerror(rc));
 	}
 	if (!rc)
-		rc = connect_workers(k);
+		rc = k->o->conn == CTRL_CONN_VERBS ? make_qps(k) : connect_workers(k);
 	if (!rc)
 		rc = send_slices(k);
 	if (!rc)
@@ -1160,6 +1315,7 @@ int run_sink(const struct options *o, struct report *r)
 	k->r = r;
 	k->cfd = -1;
 	k->verdict = VERDICT_NONE;
+	memset(k->wport, 0xff, sizeof(k->wport));
 	rc = sink_setup(k);
 	if (!rc)
 		rc = sink_handshake(k);

@@ -23,6 +23,7 @@
 #include "nbw.h"
 #include "parse.h"
 #include "placement.h"
+#include "rails.h"
 #include "remote.h"
 #include "target.h"
 #include "timing.h"
@@ -49,7 +50,9 @@ struct sworker {
 	uint32_t index;
 	int tindex; /* drive, -1 for memory */
 	struct region reg;
-	const struct fab_port *port;
+	const struct fab_port *port; /* this side's port of the worker's rail */
+	int sink_port;		     /* index into the sink's advertised ports */
+	struct fab_qp_attr qp_local; /* verbs mode: our QP, told to the sink */
 	unsigned char *buf;
 	size_t buflen;
 	struct reader rd;
@@ -75,6 +78,9 @@ struct source {
 	int nt;
 	struct fab_port ports[FAB_MAX_PORTS];
 	int nports;
+	struct ctrl_accept acc; /* the sink's session and ports */
+	struct rail rails[CTRL_MAX_RAILS];
+	int nrails;
 	struct sworker *w;
 	uint32_t nw, started;
 	int cfd;
@@ -135,7 +141,8 @@ static int tell_sink(struct source *s, const char *msg)
 static const char *wname(const struct sworker *w, char *buf, size_t len)
 {
 	snprintf(buf, len, "worker %u (%s via %s:%u)", w->index,
-		 w->tindex >= 0 ? w->s->t[w->tindex].d.path : "memory", w->port->dev, w->port->port);
+		 w->tindex >= 0 ? w->s->t[w->tindex].d.path : "memory",
+		 w->port ? w->port->dev : "?", w->port ? w->port->port : 0);
 	return buf;
 }
 
@@ -289,8 +296,15 @@ static int worker_setup(struct sworker *w)
 	rc = worker_slots(w);
 	if (rc)
 		return rc;
-	rc = fab_conn_connect(&w->conn, w->port->addr[0] ? w->port->addr : NULL, o->peer, o->port,
-			      &h, o->depth, w->buf, w->buflen, remote_timeout_ms(o));
+	if (o->conn == CTRL_CONN_VERBS) {
+		rc = fab_qp_open(&w->conn, w->port, o->depth, w->buf, w->buflen, false,
+				 &w->qp_local);
+		if (rc)
+			wfail(w, rc, "QP on %s:%u: %s", w->port->dev, w->port->port, w->conn.why);
+		return rc;
+	}
+	rc = fab_conn_connect(&w->conn, w->port->addr, s->acc.ports[w->sink_port].addr, o->port,
+			      &h, o->depth, w->buf, w->buflen, &o->lo, remote_timeout_ms(o));
 	if (rc)
 		wfail(w, rc, "RDMA connection: %s", w->conn.why);
 	return rc;
@@ -347,6 +361,21 @@ static int worker_prepare(struct sworker *w, const struct write_source *src)
 	uint32_t slots = (uint32_t)(w->slice.len / o->chunk);
 	int rc;
 
+	if (o->conn == CTRL_CONN_VERBS) {
+		struct fab_qp_attr remote = {
+			.lid = w->slice.qp.lid,
+			.qpn = w->slice.qp.qpn,
+			.psn = w->slice.qp.psn,
+			.mtu = w->slice.qp.mtu,
+		};
+
+		memcpy(remote.gid, w->slice.qp.gid, sizeof(remote.gid));
+		rc = fab_qp_connect(&w->conn, w->port, &w->qp_local, &remote, &o->lo);
+		if (rc) {
+			wfail(w, rc, "connect the QP: %s", w->conn.why);
+			return rc;
+		}
+	}
 	w->ring = slots;
 	if (o->verify == CTRL_VERIFY_FULL && slots > FULL_RING_MAX + 1)
 		w->ring = FULL_RING_MAX + 1;
@@ -537,44 +566,52 @@ static const char *first_failure(struct source *s, char *buf, size_t len)
 	return buf;
 }
 
-/* Ports for a drive on node: the NUMA-local ones, else all. */
-static int ports_for(struct source *s, int node, const struct fab_port **out)
-{
-	int i, n = 0;
-
-	for (i = 0; i < s->nports; i++)
-		if (node < 0 || s->ports[i].numa_node < 0 || s->ports[i].numa_node == node)
-			out[n++] = &s->ports[i];
-	if (!n)
-		for (i = 0; i < s->nports; i++)
-			out[n++] = &s->ports[i];
-	return n;
-}
-
-/* Drive workers: threads per drive, each a region, on the drive's NUMA-local ports. */
+/* Drive workers: QPs per drive, each a region of its drive. */
 static void plan_drive_workers(struct source *s, struct region *regs)
 {
-	const struct fab_port *pp[FAB_MAX_PORTS];
 	uint32_t k = 0;
-	int i, j, np;
+	int i, j;
 
 	for (i = 0; i < s->nt; i++) {
-		np = ports_for(s, s->t[i].d.numa_node, pp);
 		target_regions(&s->t[i], s->o->threads, regs);
 		for (j = 0; j < (int)s->o->threads; j++, k++)
-			s->w[k] = (struct sworker){
-				.s = s, .index = k, .tindex = i, .reg = regs[j], .port = pp[j % np]
-			};
+			s->w[k] = (struct sworker){ .s = s, .index = k, .tindex = i, .reg = regs[j] };
 	}
+}
+
+/* The rail of every worker, from the sink's advertised ports; the rails' table. */
+static int assign_rails(struct source *s)
+{
+	struct rail_pick *pick = calloc(s->nw, sizeof(*pick));
+	int *nodes = calloc(s->nw, sizeof(int));
+	char why[256];
+	uint32_t i;
+	int rc = -ENOMEM;
+
+	if (pick && nodes) {
+		for (i = 0; i < s->nw; i++)
+			nodes[i] = s->w[i].tindex >= 0 ? s->t[s->w[i].tindex].d.numa_node : -1;
+		rc = rails_assign(s->ports, s->nports, s->acc.ports, (int)s->acc.nports,
+				  s->o->conn == CTRL_CONN_CM, nodes, s->nw, pick, why, sizeof(why));
+	}
+	for (i = 0; !rc && i < s->nw; i++) {
+		s->w[i].port = &s->ports[pick[i].src];
+		s->w[i].sink_port = pick[i].sink;
+	}
+	free(pick);
+	free(nodes);
+	if (rc == -ENOMEM)
+		return source_fail(s, "out of memory");
+	if (rc)
+		return source_fail(s, "%s: %s", s->o->peer, why);
+	return 0;
 }
 
 static int plan_workers(struct source *s)
 {
 	const struct options *o = s->o;
-	const struct fab_port *pp[FAB_MAX_PORTS];
 	struct region *regs;
 	uint32_t k;
-	int np;
 
 	s->nw = o->source == CTRL_SOURCE_MEM ? o->qps : (uint32_t)s->nt * o->threads;
 	if (s->nw > MAX_WORKERS) {
@@ -594,9 +631,8 @@ static int plan_workers(struct source *s)
 	if (o->source == CTRL_SOURCE_DISK) {
 		plan_drive_workers(s, regs);
 	} else {
-		np = ports_for(s, -1, pp);
 		for (k = 0; k < s->nw; k++) {
-			s->w[k] = (struct sworker){ .s = s, .index = k, .tindex = -1, .port = pp[k % np] };
+			s->w[k] = (struct sworker){ .s = s, .index = k, .tindex = -1 };
 			s->w[k].reg.start = (uint64_t)k * o->depth * o->chunk;
 			s->w[k].reg.len = (uint64_t)o->depth * o->chunk;
 		}
@@ -699,9 +735,12 @@ static int handshake(struct source *s)
 		.duration_ms = (uint64_t)(o->cc.duration * 1000 + 0.5),
 		.verify = (uint8_t)o->verify,
 		.source = (uint8_t)o->source,
+		.conn = (uint8_t)o->conn,
+		.mtu = o->lo.mtu,
+		.sl = o->lo.sl,
+		.tclass = o->lo.tclass,
 	};
 	char err[CTRL_MAX_STR] = "";
-	struct ctrl_accept a;
 	struct ctrl_buf b;
 	uint32_t len;
 	void *p;
@@ -714,15 +753,80 @@ static int handshake(struct source *s)
 		rc = ctrl_expect(s->cfd, CTRL_ACCEPT, &p, &len, remote_timeout_ms(o), err,
 				 sizeof(err));
 	if (!rc) {
-		rc = ctrl_decode_accept(p, len, &a);
+		rc = ctrl_decode_accept(p, len, &s->acc);
 		free(p);
 	}
 	if (rc == -ECONNABORTED)
 		return source_fail(s, "%s: the sink refused: %s", o->peer, err);
 	if (rc)
 		return source_fail(s, "%s: handshake: %s", o->peer, err[0] ? err : ctrl_strerror(rc));
-	s->session = a.session;
+	if (!s->acc.nports)
+		return source_fail(s, "%s: the sink advertised no RDMA port", o->peer);
+	s->session = s->acc.session;
+	return assign_rails(s);
+}
+
+/* Verbs mode: every worker's rail and QP, for the sink to make its own QPs. */
+static int send_qps(struct source *s)
+{
+	struct ctrl_wqp *q = calloc(s->nw, sizeof(*q));
+	struct ctrl_buf b;
+	uint32_t i;
+	int rc;
+
+	if (!q)
+		return tell_sink(s, "out of memory");
+	for (i = 0; i < s->nw; i++) {
+		const struct sworker *w = &s->w[i];
+
+		q[i].sink_port = (uint16_t)w->sink_port;
+		snprintf(q[i].dev, sizeof(q[i].dev), "%s", w->port->dev);
+		q[i].port = w->port->port;
+		q[i].qp = (struct ctrl_qp){ .lid = w->qp_local.lid, .qpn = w->qp_local.qpn,
+					    .psn = w->qp_local.psn, .mtu = w->qp_local.mtu };
+		memcpy(q[i].qp.gid, w->qp_local.gid, sizeof(q[i].qp.gid));
+	}
+	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_qps(&b, q, s->nw), remote_timeout_ms(s->o));
+	free(q);
+	if (rc)
+		return source_fail(s, "%s: sending the QPs: %s", s->o->peer, ctrl_strerror(rc));
 	return 0;
+}
+
+/* The rails the workers used and what each carried in the window. */
+static void count_rails(struct source *s)
+{
+	uint32_t i;
+	int k;
+
+	s->nrails = 0;
+	for (i = 0; i < s->nw; i++) {
+		const struct sworker *w = &s->w[i];
+		const struct ctrl_port *kp = &s->acc.ports[w->sink_port];
+		struct fab_port sink;
+		struct rail *x;
+
+		for (k = 0; k < s->nrails; k++)
+			if (!strcmp(s->rails[k].local_dev, w->port->dev) &&
+			    s->rails[k].local_port == w->port->port &&
+			    s->rails[k].sink_index == w->sink_port)
+				break;
+		if (k == s->nrails && s->nrails == CTRL_MAX_RAILS)
+			continue;
+		x = &s->rails[k];
+		if (k == s->nrails++) {
+			struct rail fresh = { .local_port = w->port->port, .remote_port = kp->port,
+					      .sink_index = w->sink_port };
+
+			rails_port_of(kp, &sink);
+			fresh.line_rate_gbits = rail_line_rate(w->port, &sink);
+			memcpy(fresh.local_dev, w->port->dev, sizeof(fresh.local_dev));
+			memcpy(fresh.remote_dev, kp->dev, sizeof(fresh.remote_dev));
+			*x = fresh;
+		}
+		x->qps++;
+		x->bytes += s->wend[i] - s->wstart[i];
+	}
 }
 
 static int receive_slices(struct source *s)
@@ -822,14 +926,25 @@ static int send_result(struct source *s, bool ok)
 		.bytes = bytes_sum(s->wend, s->nw) - bytes_sum(s->wstart, s->nw),
 		.ndrives = (uint32_t)s->nt,
 		.drives = s->dr,
+		.nrails = (uint32_t)s->nrails,
 	};
+	struct ctrl_rail cr[CTRL_MAX_RAILS];
 	char err[CTRL_MAX_STR] = "";
 	struct ctrl_done d;
+	int k;
 	struct ctrl_buf b;
 	uint32_t len;
 	void *p;
 	int rc;
 
+	for (k = 0; k < s->nrails; k++) {
+		cr[k] = (struct ctrl_rail){ .port = s->rails[k].local_port,
+					    .sink_port = (uint16_t)s->rails[k].sink_index,
+					    .qps = s->rails[k].qps, .bytes = s->rails[k].bytes,
+					    .line_mbps = (uint32_t)(s->rails[k].line_rate_gbits * 1000) };
+		snprintf(cr[k].dev, sizeof(cr[k].dev), "%s", s->rails[k].local_dev);
+	}
+	res.rails = cr;
 	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_result(&b, &res), remote_timeout_ms(o));
 	if (!rc && o->verify == CTRL_VERIFY_FULL)
 		rc = send_table(s);
@@ -889,6 +1004,8 @@ static void print_source(struct source *s, int rc)
 	for (k = 0; k < s->nt; k++)
 		print_drive(r, &s->t[k].d, "rdma", s->dr[k].bytes, s->seconds, s->o->threads);
 	report_arr_end(r);
+	print_rule(r);
+	print_rails(r, s->rails, s->nrails, s->seconds);
 	print_rule(r);
 	report_text(r, " %-22s %16s %9s %9s\n", "", "bytes", "seconds", unit);
 	print_bw_row(r, "local", "local (source: none)", 0, s->seconds);
@@ -991,6 +1108,8 @@ static int source_lines(struct source *s)
 
 	if (!rc)
 		rc = gather_workers(s, LINE_CONNECTED);
+	if (!rc && s->o->conn == CTRL_CONN_VERBS)
+		rc = send_qps(s);
 	if (!rc)
 		rc = receive_slices(s);
 	if (!rc)
@@ -1080,6 +1199,7 @@ static int source_window(struct source *s)
 	ok = w.end_reason == WINDOW_DONE;
 	window_outcome(s, &w);
 	drive_totals(s);
+	count_rails(s);
 	if (sink_gone)
 		return NBW_EXIT_FAIL;
 	rc = send_result(s, ok && !atomic_load(&s->failed));

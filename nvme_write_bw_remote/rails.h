@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rails.h: which rail each of the source's workers uses. A rail is a pair
+ * (source port, sink port) that can reach each other (same link layer, same
+ * subnet, or the same place in both sides' lists; see fab_ports_reachable());
+ * a worker takes one NUMA-local to its drive, and the workers go round the
+ * pairs so that every rail carries an equal share.
+ */
+#ifndef NBW_RAILS_H
+#define NBW_RAILS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ctrl.h"
+#include "rdma.h"
+
+struct rail_pick {
+	int src;  /* index into the source's ports */
+	int sink; /* index into the sink's advertised ports */
+};
+
+/* A sink port as the source sees it, for the reachability test. */
+void rails_port_of(const struct ctrl_port *cp, struct fab_port *out);
+
+/*
+ * A rail for each of nw workers, worker i on NUMA node nodes[i] (-1: any).
+ * cm: rdma_cm needs an IPv4 address at both ends. 0, or -ENETUNREACH with
+ * why (no pair for some node).
+ */
+int rails_assign(const struct fab_port *src, int nsrc, const struct ctrl_port *sink, int nsink,
+		 bool cm, const int *nodes, uint32_t nw, struct rail_pick *out, char *why,
+		 size_t len);
+
+#endif
