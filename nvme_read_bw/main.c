@@ -113,6 +113,7 @@ static int tool_option(int c, char *arg, void *ctx)
 		o->list = true;
 		return CLI_NEXT;
 	case 't':
+	case CLI_OPT_THREADS:
 		return cli_uint("thread count", arg, 1, TARGET_MAX_THREADS, &o->threads);
 	case 's':
 		return cli_size("chunk size", arg, 1, 1ULL << 30, &o->chunk);

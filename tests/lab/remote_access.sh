@@ -27,7 +27,7 @@ j() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.
 	fail "sink header: psk/listen not as set: $(j "$A/sink.json" 'd["params"]')"
 note "real source: PASS in $(cat "$B/src.secs") s while strangers knocked"
 
-for m in silent garbage hello-first mismatch no-key; do
+for m in silent-early silent garbage hello-first mismatch no-key; do
 	[ "$(j "$B/$m.json" 'd["received"] == 0 and d["closed"]')" = True ] ||
 		fail "stranger $m got something or was not closed: $(cat "$B/$m.json")"
 done

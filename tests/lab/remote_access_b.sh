@@ -1,5 +1,6 @@
 #!/bin/bash
-# Node b of remote_access.sh: strangers first (silent, garbage, a HELLO
+# Node b of remote_access.sh: a silent stranger early (dropped by the sink's
+# handshake deadline), then strangers (silent, garbage, a HELLO
 # without the key exchange, a mismatched one, no key, a wrong key), all at
 # once; then, while the silent one still holds its connection, the real
 # source with the right key.
@@ -13,7 +14,11 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 sleep 1
-pids=()
+# One that connects and says nothing, early: the sink's handshake deadline drops it.
+$S silent >"$O/silent-early.json" 2>&1 &
+early=$!
+sleep 7
+pids=($early)
 for m in silent garbage hello-first mismatch no-key wrong-key; do
 	$S $m "/tmp/said.$m" >"$O/$m.json" 2>&1 &
 	pids+=($!)
