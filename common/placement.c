@@ -2,6 +2,7 @@
 /* placement.c: NUMA pinning (libnuma) and locked, node-local buffers. */
 #include <errno.h>
 #include <numa.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -74,14 +75,15 @@ static size_t buffer_span(size_t len)
 int buffer_alloc_locked(size_t len, size_t align, void **out, int *lock_errno)
 {
 	size_t span = buffer_span(len);
+	bool huge = len >= (1u << 20); /* not span != len: 8 MiB is already whole huge pages */
 	void *p = NULL;
 
 	*lock_errno = 0;
-	if (span != len && align < HUGE_ALIGN)
+	if (huge && align < HUGE_ALIGN)
 		align = HUGE_ALIGN;
 	if (posix_memalign(&p, align, span) || !p)
 		return -ENOMEM;
-	if (span != len)
+	if (huge)
 		madvise(p, span, MADV_HUGEPAGE); /* advice only: 4 KiB pages still work */
 	/*
 	 * Lock before touching: mlock() checks RLIMIT_MEMLOCK before it faults a

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 /* reader.c: region split and the psync / io_uring O_DIRECT reader (see reader.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "nbw.h"
 #include "reader.h"
+#include "sysfs.h"
 
 #define ZERO_SAMPLE 4096u
 
@@ -74,9 +78,47 @@ int region_split(uint64_t span, unsigned n, uint32_t align, struct region *out)
 int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned depth,
 		size_t chunk, uint32_t lbs, uint64_t target_size, struct region reg, void *buf)
 {
+	return reader_open_flags(rd, fd, engine, depth, chunk, lbs, target_size, reg, buf, 0);
+}
+
+#ifdef HAVE_LIBURING
+/*
+ * The ring of an io_uring reader: buf as one registered buffer (reads address
+ * into it; a single buffer over whole huge pages is kept as a few large
+ * segments, where per-slot registrations of part of a huge page may not be)
+ * and fd as registered file 0. 0 or -errno; the caller closes on failure.
+ */
+static int uring_setup(struct reader *rd, int fd)
+{
+	struct iovec iov = { .iov_base = rd->buf, .iov_len = (size_t)rd->depth * rd->chunk };
+	unsigned setup = 0;
+	int rc;
+
+	if (rd->flags & READER_IOPOLL)
+		setup |= IORING_SETUP_IOPOLL;
+	if (rd->flags & READER_SQPOLL)
+		setup |= IORING_SETUP_SQPOLL;
+	rc = io_uring_queue_init(rd->depth, &rd->ring, setup);
+	if (rc < 0)
+		return rc;
+	rd->ring_ready = true;
+	rc = io_uring_register_buffers(&rd->ring, &iov, 1);
+	if (rc < 0)
+		return rc;
+	return io_uring_register_files(&rd->ring, &fd, 1);
+}
+#endif
+
+int reader_open_flags(struct reader *rd, int fd, enum reader_engine engine, unsigned depth,
+		      size_t chunk, uint32_t lbs, uint64_t target_size, struct region reg,
+		      void *buf, unsigned flags)
+{
 	memset(rd, 0, sizeof(*rd));
 	if (!depth || !chunk || !lbs || chunk % lbs || !reg.len)
 		return -EINVAL;
+	if (flags & ~(READER_IOPOLL | READER_SQPOLL) || (flags && engine != ENGINE_IO_URING))
+		return -EINVAL;
+	rd->flags = flags;
 	rd->fd = fd;
 	rd->engine = engine;
 	rd->chunk = chunk;
@@ -92,35 +134,10 @@ int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned d
 	rd->depth = depth;
 #ifdef HAVE_LIBURING
 	if (engine == ENGINE_IO_URING) {
-		struct iovec *iov;
-		int rc;
+		int rc = uring_setup(rd, fd);
 
-		rc = io_uring_queue_init(depth, &rd->ring, 0);
-		if (rc < 0)
-			goto fail;
-		rd->ring_ready = true;
-		/*
-		 * One registration for all slots (reads address into it): a single
-		 * buffer over whole huge pages is kept as a few large segments,
-		 * where per-slot registrations of part of a huge page may not be.
-		 */
-		iov = calloc(1, sizeof(*iov));
-		if (!iov) {
-			rc = -ENOMEM;
-			goto fail;
-		}
-		iov->iov_base = rd->buf;
-		iov->iov_len = (size_t)depth * chunk;
-		rc = io_uring_register_buffers(&rd->ring, iov, 1);
-		free(iov);
-		if (rc < 0)
-			goto fail;
-		rc = io_uring_register_files(&rd->ring, &fd, 1);
-		if (rc < 0)
-			goto fail;
-		return 0;
-fail:
-		reader_close(rd);
+		if (rc)
+			reader_close(rd);
 		return rc;
 	}
 #else
@@ -142,6 +159,39 @@ void reader_close(struct reader *rd)
 #endif
 	free(rd->slots);
 	rd->slots = NULL;
+}
+
+int reader_poll_queues(int fd, const char *sysfs_root, char *name, size_t len)
+{
+	char dir[512], majmin[32], val[16];
+	struct stat st;
+	dev_t d;
+	int rc;
+
+	if (fstat(fd, &st))
+		return -errno;
+	d = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+	snprintf(majmin, sizeof(majmin), "%u:%u", major(d), minor(d));
+	snprintf(dir, sizeof(dir), "%s/dev/block", sysfs_root);
+	if (len && sysfs_link_basename(dir, majmin, name, len))
+		snprintf(name, len, "%s", majmin);
+	snprintf(dir, sizeof(dir), "%s/dev/block/%s/queue", sysfs_root, majmin);
+	rc = sysfs_read_attr(dir, "io_poll", val, sizeof(val));
+	if (rc == -ENOENT) { /* a partition: its disk's queue */
+		snprintf(dir, sizeof(dir), "%s/dev/block/%s/../queue", sysfs_root, majmin);
+		rc = sysfs_read_attr(dir, "io_poll", val, sizeof(val));
+	}
+	if (rc)
+		return rc;
+	return strcmp(val, "0") ? 1 : 0;
+}
+
+const char *reader_poll_hint(const char *name)
+{
+	if (!strncmp(name, "vd", 2))
+		return "virtio_blk.poll_queues=N on the kernel command line or "
+		       "'modprobe virtio_blk poll_queues=N'";
+	return "nvme.poll_queues=N on the kernel command line or 'modprobe nvme poll_queues=N'";
 }
 
 /* Assign the next chunk of the sweep to slot s. */
@@ -301,7 +351,7 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 		queued = false;
 		/*
 		 * liburing's submit-and-wait may return the submitted count with no
-		 * completion yet (cqe left NULL): then wait for one the plain way.
+		 * completion yet (cqe left NULL; IOPOLL does): wait again the plain way.
 		 */
 		if (!cqe)
 			continue;

@@ -76,11 +76,16 @@ struct reader {
 	unsigned char *buf; /* depth * chunk bytes, caller's, lbs-aligned */
 	struct reader_slot *slots;
 	unsigned inflight;
+	unsigned flags; /* READER_* */
 #ifdef HAVE_LIBURING
 	struct io_uring ring;
 	bool ring_ready;
 #endif
 };
+
+/* reader_open_flags() flags, io_uring only (-EINVAL with psync). */
+#define READER_IOPOLL 1u /* busy-poll completions (IORING_SETUP_IOPOLL: needs poll queues) */
+#define READER_SQPOLL 2u /* a kernel thread submits (IORING_SETUP_SQPOLL) */
 
 /*
  * Prepare a reader on fd (opened by drive_open_readonly()) for region reg of
@@ -90,6 +95,14 @@ struct reader {
  */
 int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned depth,
 		size_t chunk, uint32_t lbs, uint64_t target_size, struct region reg, void *buf);
+/*
+ * reader_open() with READER_* flags. With READER_IOPOLL on a device without
+ * poll queues the kernel fails the reads (-EOPNOTSUPP from reader_next()):
+ * check first with reader_poll_queues().
+ */
+int reader_open_flags(struct reader *rd, int fd, enum reader_engine engine, unsigned depth,
+		      size_t chunk, uint32_t lbs, uint64_t target_size, struct region reg,
+		      void *buf, unsigned flags);
 
 /*
  * Keep every free slot reading and return the next completed chunk.
@@ -104,6 +117,17 @@ int reader_next(struct reader *rd, struct reader_chunk *out, int timeout_ms);
 void reader_release(struct reader *rd, unsigned slot);
 
 void reader_close(struct reader *rd);
+
+/*
+ * Whether the block queue under fd (a block device, or the device a file
+ * lives on) has poll queues, from <sysfs_root>/dev/block/MAJ:MIN/queue/io_poll
+ * (the parent's queue for a partition): 1 yes, 0 no, -errno unknown (a file
+ * on a filesystem without one block device, say). The device's name goes to
+ * name (len bytes) when found.
+ */
+int reader_poll_queues(int fd, const char *sysfs_root, char *name, size_t len);
+/* One line on how to give a device's driver poll queues ("nvme.poll_queues=N ..."). */
+const char *reader_poll_hint(const char *name);
 
 /*
  * Honesty sample of a chunk: its first and last 4 KiB (one block if the chunk

@@ -33,6 +33,8 @@ static void usage(void)
 	       "      --span SIZE        bytes of each drive to sweep (default: the whole drive)\n"
 	       "      --engine ENGINE    psync (default) or io_uring%s\n"
 	       "      --depth N          reads in flight per thread, io_uring only (default 8)\n"
+	       "      --iopoll           io_uring: poll for completions (needs NVMe poll queues)\n"
+	       "      --sqpoll           io_uring: a kernel thread per reader submits the reads\n"
 	       "      --numa auto|off|N  pin readers to the drive's node, none, or node N\n"
 	       "                         (default auto)\n",
 	       reader_engine_available(ENGINE_IO_URING) ? "" : " (not built)");
@@ -57,6 +59,8 @@ static void usage(void)
 enum {
 	OPT_DISKS = CLI_OPT_TOOL,
 	OPT_LIST,
+	OPT_IOPOLL,
+	OPT_SQPOLL,
 	OPT_NUMA,
 	OPT_BASELINE,
 	OPT_SWEEP,
@@ -66,6 +70,8 @@ enum {
 static const struct option longopts[] = {
 	{ "disks", required_argument, NULL, OPT_DISKS },
 	{ "list", no_argument, NULL, OPT_LIST },
+	{ "iopoll", no_argument, NULL, OPT_IOPOLL },
+	{ "sqpoll", no_argument, NULL, OPT_SQPOLL },
 	{ "numa", required_argument, NULL, OPT_NUMA },
 	CLI_LONGOPTS_READER,
 	{ "baseline", no_argument, NULL, OPT_BASELINE },
@@ -124,6 +130,12 @@ static int tool_option(int c, char *arg, void *ctx)
 	case CLI_OPT_DEPTH:
 		o->depth_set = true;
 		return cli_uint("depth", arg, 1, MAX_DEPTH, &o->depth);
+	case OPT_IOPOLL:
+		o->iopoll = true;
+		return CLI_NEXT;
+	case OPT_SQPOLL:
+		o->sqpoll = true;
+		return CLI_NEXT;
 	case OPT_NUMA:
 		return numa_option(arg, &o->numa_policy);
 	case OPT_BASELINE:
@@ -141,6 +153,10 @@ static int validate_options(struct options *o)
 {
 	if (o->engine == ENGINE_PSYNC && o->depth_set && o->depth > 1) {
 		nbw_usage_err("--depth needs --engine io_uring (psync has one read in flight)");
+		return NBW_EXIT_USAGE;
+	}
+	if (o->engine == ENGINE_PSYNC && (o->iopoll || o->sqpoll)) {
+		nbw_usage_err("--%s needs --engine io_uring", o->iopoll ? "iopoll" : "sqpoll");
 		return NBW_EXIT_USAGE;
 	}
 	if (o->engine == ENGINE_IO_URING && !o->depth_set)
@@ -179,6 +195,26 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return validate_options(o);
 }
 
+/*
+ * --iopoll needs poll queues: without them the kernel fails every polled read
+ * (EOPNOTSUPP). One line naming the device and how to add them, exit status 1;
+ * -1 to go on (queues present, or unknown: then the first read tells).
+ */
+static int check_poll_queues(const struct options *o, const struct target *t, int n)
+{
+	char name[64];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (reader_poll_queues(t[i].fd, o->cc.sysfs_root, name, sizeof(name)))
+			continue;
+		nbw_err("%s: --iopoll needs poll queues and %s has none; enable them with %s",
+			t[i].d.path, name, reader_poll_hint(name));
+		return NBW_EXIT_FAIL;
+	}
+	return -1;
+}
+
 /* Measure and print; the exit status. */
 static int run(const struct options *o, struct report *r, struct target *t, int n)
 {
@@ -193,6 +229,8 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 	}
 	rc = target_prepare(t, n, o->chunk, o->span, o->threads);
 	if (rc)
+		return rc;
+	if (o->iopoll && (rc = check_poll_queues(o, t, n)) >= 0)
 		return rc;
 	nbw_signals_init();
 	report_obj_begin(r, NULL);

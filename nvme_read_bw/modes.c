@@ -29,7 +29,12 @@ void print_header(struct report *r, const struct options *o, const struct target
 	report_text(r, "                    NVMe read bandwidth (O_DIRECT, read only)\n");
 	report_text(r, " Tool/version    : nvme_read_bw %s\n", PACKAGE_VERSION);
 	report_obj_begin(r, "params");
-	report_str(r, "engine", " Engine          : %-14s", reader_engine_name(o->engine));
+	snprintf(a, sizeof(a), "%s%s%s", reader_engine_name(o->engine), o->iopoll ? " iopoll" : "",
+		 o->sqpoll ? " sqpoll" : "");
+	report_str(r, NULL, " Engine          : %-14s", a);
+	report_str(r, "engine", NULL, reader_engine_name(o->engine));
+	report_bool(r, "iopoll", NULL, o->iopoll);
+	report_bool(r, "sqpoll", NULL, o->sqpoll);
 	report_u64(r, "depth", " Reads in flight : %llu per thread\n", o->depth);
 	report_u64(r, "threads", " Threads/drive   : %-14llu", o->threads);
 	report_u64(r, "chunk", NULL, o->chunk);

@@ -50,6 +50,12 @@ static void worker_fail(struct worker *w, int rc, const char *fmt, ...)
 	atomic_store(&w->ph->failed, true);
 }
 
+/* The reader flags of the options. */
+static unsigned reader_flags(const struct options *o)
+{
+	return (o->iopoll ? READER_IOPOLL : 0) | (o->sqpoll ? READER_SQPOLL : 0);
+}
+
 /* Pin, allocate and lock the buffer, open the reader. 0 or -errno (recorded). */
 static int worker_setup(struct worker *w, struct reader *rd, void **buf, size_t buflen)
 {
@@ -75,8 +81,8 @@ static int worker_setup(struct worker *w, struct reader *rd, void **buf, size_t 
 		*buf = NULL;
 		return rc;
 	}
-	rc = reader_open(rd, t->fd, o->engine, o->depth, o->chunk, t->d.lbs, t->d.size, w->reg,
-			 *buf);
+	rc = reader_open_flags(rd, t->fd, o->engine, o->depth, o->chunk, t->d.lbs, t->d.size,
+			       w->reg, *buf, reader_flags(o));
 	if (rc)
 		worker_fail(w, rc, "set up reader");
 	return rc;
@@ -94,6 +100,9 @@ static void worker_read(struct worker *w, struct reader *rd)
 		if (rc == -ETIMEDOUT)
 			continue;
 		if (rc) {
+			if (o->iopoll && (rc == -EOPNOTSUPP || rc == -EINVAL))
+				w->hint = " (--iopoll needs poll queues: nvme.poll_queues=N on the "
+					  "kernel command line or 'modprobe nvme poll_queues=N')";
 			worker_fail(w, rc, "read at offset %llu", (unsigned long long)c.offset);
 			return;
 		}

@@ -30,6 +30,8 @@ struct options {
 	enum reader_engine engine;
 	unsigned depth;
 	bool depth_set;
+	bool iopoll; /* io_uring: IORING_SETUP_IOPOLL */
+	bool sqpoll; /* io_uring: IORING_SETUP_SQPOLL */
 	enum mode mode;
 	int numa_policy;
 	bool checksum;

@@ -5,11 +5,18 @@
 #
 # TARGET is a block device or a file (default: a 2 GiB file of random data created in
 # $BENCH_DIR, default the current directory, removed afterwards). Both tools read it with
-# O_DIRECT, the same chunk, threads (each thread/job its own region) and window, no
-# warm-up (so CPU time and bytes cover the same whole run). Rounds alternate the tools
-# (ours, fio, ours, fio, ...) to spread the machine's noise over both. Printed: GB/s and
-# CPU seconds (user + system, the process and its threads) per GiB read, for each case,
-# with the ratios ours/fio, and the io_uring-vs-psync engine comparison.
+# O_DIRECT, the same chunk, threads (each thread/job its own region), depth and window,
+# no warm-up (so CPU time and bytes cover the same whole run). Rounds alternate the
+# cases (ours, fio, ours, fio, ...) to spread the machine's noise over both.
+#
+# Like with like: our reader buffers are transparent huge pages when a thread's buffer is
+# 1 MiB or more (chunk x depth), so fio is run with --iomem=shmhuge (hugetlbfs pages: set
+# vm.nr_hugepages first; the script says how many) for the ratios, and also with its
+# default 4 KiB-page buffers in a row labelled as such (that ratio measures the buffers,
+# not the engine). Cases: psync x THREADS, io_uring x1 at DEPTH (fio --fixedbufs
+# --registerfiles), io_uring --sqpoll (fio --sqthread_poll) and, where the device has poll
+# queues, io_uring --iopoll (fio --hipri). Printed: GB/s and CPU seconds (user + system of
+# the process and its threads, the kernel SQ threads included) per GiB, and the ratios.
 #
 # Environment: THREADS (default 12), CHUNK (1M), DURATION (10 s), DEPTH (8),
 # ROUNDS (3), BENCH_SIZE (2G), NVME_READ_BW, FIO.
@@ -50,10 +57,10 @@ s = sys.argv[1].upper()
 m = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
 print(int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s))" "$CHUNK")
 
-# run_ours ENGINE THREADS DEPTH -> "bytes seconds cpu"
+# run_ours ENGINE THREADS DEPTH [FLAG] -> "bytes seconds cpu"; FLAG: --sqpoll or --iopoll.
 run_ours() {
 	local engine=$1 t=$2 d=$3 extra=()
-	[ "$engine" = io_uring ] && extra=(--depth "$d")
+	[ "$engine" = io_uring ] && extra=(--depth "$d" ${4:+"$4"})
 	local TIMEFORMAT='%U %S'
 	{ time "$NVME_READ_BW" --disks "$target" --engine "$engine" "${extra[@]}" -t "$t" -s "$CHUNK" \
 		--warmup 0 -D "$DURATION" --json >"$tmp/ours.json" 2>/dev/null; } 2>"$tmp/time"
@@ -65,11 +72,13 @@ print(d["total"]["bytes"], d["total"]["seconds"], u + s)
 PY
 }
 
-# run_fio ENGINE JOBS DEPTH -> "bytes seconds cpu"; each job reads its own region like ours.
+# run_fio ENGINE JOBS DEPTH BUFFER [FLAG] -> "bytes seconds cpu"; each job reads its own
+# region like ours. BUFFER: huge (--iomem=shmhuge) or 4k (fio's default malloc).
 run_fio() {
-	local engine=$1 t=$2 d=$3 extra=()
+	local engine=$1 t=$2 d=$3 buf=$4 extra=()
 	local region=$(( size / t / 4096 * 4096 ))
-	[ "$engine" = io_uring ] && extra=(--iodepth="$d" --fixedbufs --registerfiles)
+	[ "$engine" = io_uring ] && extra=(--iodepth="$d" --fixedbufs --registerfiles ${5:+"$5"})
+	[ "$buf" = huge ] && extra+=(--iomem=shmhuge)
 	local TIMEFORMAT='%U %S'
 	{ time "$FIO" --name=bench --filename="$target" --readonly --rw=read --direct=1 \
 		--ioengine="$engine" "${extra[@]}" --bs="$chunk_bytes" --numjobs="$t" \
@@ -80,48 +89,96 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 r = d["jobs"][0]["read"]
 u, s = map(float, open(sys.argv[2]).read().split()[-2:])
+if d["jobs"][0].get("error"):
+    sys.exit("fio failed: error %d" % d["jobs"][0]["error"])
 print(r["io_bytes"], r["runtime"] / 1000.0, u + s)
 PY
 }
 
-# case NAME TOOL ENGINE THREADS DEPTH: ROUNDS runs; appends "NAME bytes seconds cpu" lines.
-declare -a cases=(
-	"ours-psync ours psync $THREADS 1"
-	"fio-psync fio psync $THREADS 1"
-	"ours-io_uring ours io_uring 1 $DEPTH"
-	"fio-io_uring fio io_uring 1 $DEPTH"
-)
+# Huge pages fio needs: per job one buffer of depth x chunk, rounded up to 2 MiB, plus one.
+need_huge() { echo $(( $1 * (($2 * chunk_bytes + 2097151) / 2097152 + 1) )); }
+huge_free=$(awk '/^HugePages_Free/ {print $2}' /proc/meminfo)
+huge_need=$(need_huge "$THREADS" 1)
+[ "$(need_huge 1 "$DEPTH")" -gt "$huge_need" ] && huge_need=$(need_huge 1 "$DEPTH")
+fio_huge=yes fio_buf=huge
+if [ "${huge_free:-0}" -lt "$huge_need" ]; then
+	echo "note: fio's huge-page rows need $huge_need free huge pages ($huge_free free):" \
+		"sysctl vm.nr_hugepages=$huge_need; running fio with 4 KiB pages only" >&2
+	fio_huge= fio_buf=4k
+fi
+# Ours uses huge pages when a thread's buffer is 1 MiB or more (common/placement.c).
+ours_buf() { [ $(( $1 * chunk_bytes )) -ge 1048576 ] && echo huge || echo 4k; }
+iopoll=yes
+"$NVME_READ_BW" --disks "$target" --engine io_uring --iopoll -t 1 --warmup 0 -D 0.2 \
+	>/dev/null 2>"$tmp/iopoll.err" || { iopoll=; echo "note: no --iopoll rows: $(cat "$tmp/iopoll.err")" >&2; }
+
+# NAME TOOL ENGINE THREADS DEPTH BUFFER [FLAG]; each of ours next to its fio rows.
+declare -a cases=()
+# fio_rows NAME ENGINE THREADS DEPTH [FLAG]: the huge-page row (if possible), the 4 KiB one.
+fio_rows() {
+	[ -n "$fio_huge" ] && cases+=("$1-huge fio $2 $3 $4 huge ${5:-}")
+	cases+=("$1-4k fio $2 $3 $4 4k ${5:-}")
+}
+cases+=("ours-psync ours psync $THREADS 1 $(ours_buf 1)")
+fio_rows fio-psync psync "$THREADS" 1
+cases+=("ours-io_uring ours io_uring 1 $DEPTH $(ours_buf "$DEPTH")")
+fio_rows fio-io_uring io_uring 1 "$DEPTH"
+cases+=("ours-sqpoll ours io_uring 1 $DEPTH $(ours_buf "$DEPTH") --sqpoll")
+cases+=("fio-sqthread-$fio_buf fio io_uring 1 $DEPTH $fio_buf --sqthread_poll")
+if [ -n "$iopoll" ]; then
+	cases+=("ours-iopoll ours io_uring 1 $DEPTH $(ours_buf "$DEPTH") --iopoll")
+	cases+=("fio-hipri-$fio_buf fio io_uring 1 $DEPTH $fio_buf --hipri")
+fi
 : >"$tmp/results"
 for r in $(seq 1 "$ROUNDS"); do
 	for c in "${cases[@]}"; do
 		set -- $c
 		echo "round $r/$ROUNDS: $1 ($4 thread(s), depth $5, chunk $CHUNK, ${DURATION}s)" >&2
-		echo "$1 $(run_$2 "$3" "$4" "$5")" >>"$tmp/results"
+		if [ "$2" = ours ]; then out=$(run_ours "$3" "$4" "$5" "${7:-}"); else out=$(run_fio "$3" "$4" "$5" "$6" "${7:-}"); fi
+		echo "$1 $4 $5 $6 $out" >>"$tmp/results"
 	done
 done
 
-python3 - "$tmp/results" "$target" "$CHUNK" "$THREADS" "$DEPTH" "$DURATION" "$ROUNDS" <<'PY'
+python3 - "$tmp/results" "$target" "$CHUNK" "$THREADS" "$DURATION" "$ROUNDS" <<'PY'
 import sys
 from collections import defaultdict
-res, target, chunk, threads, depth, dur, rounds = sys.argv[1:]
+res, target, chunk, threads, dur, rounds = sys.argv[1:]
 agg = defaultdict(lambda: [0, 0.0, 0.0])
+info, order = {}, []
 for line in open(res):
-    name, b, s, c = line.split()
+    name, t, d, buf, b, s, c = line.split()
+    if name not in info:
+        order.append(name)
+    info[name] = (t, d, buf)
     a = agg[name]
     a[0] += int(b); a[1] += float(s); a[2] += float(c)
 def gbps(n): return agg[n][0] / agg[n][1] / 1e9
 def cpu(n): return agg[n][2] / (agg[n][0] / 2**30)
 print(f"target {target}: chunk {chunk}, {rounds} alternating rounds of {dur} s each, no warm-up")
-print(f"{'case':<16}{'threads':>8}{'depth':>6}{'GB/s':>9}{'CPU s/GiB':>11}")
-rows = [("ours-psync", threads, 1), ("fio-psync", threads, 1),
-        ("ours-io_uring", 1, depth), ("fio-io_uring", 1, depth)]
-for n, t, d in rows:
-    print(f"{n:<16}{t:>8}{d:>6}{gbps(n):>9.3f}{cpu(n):>11.4f}")
+print(f"{'case':<20}{'threads':>8}{'depth':>6}{'buffer':>8}{'GB/s':>9}{'CPU s/GiB':>11}")
+for n in order:
+    t, d, buf = info[n]
+    print(f"{n:<20}{t:>8}{d:>6}{buf:>8}{gbps(n):>9.3f}{cpu(n):>11.4f}")
 print()
-print(f"{'ratio':<34}{'bandwidth':>10}{'CPU/GiB':>9}  target")
-for e in ("psync", "io_uring"):
-    print(f"{'ours/fio ' + e:<34}{gbps('ours-' + e) / gbps('fio-' + e):>10.3f}"
-          f"{cpu('ours-' + e) / cpu('fio-' + e):>9.3f}  bw >= 0.97, cpu <= 1.00")
-print(f"{'io_uring x1 / psync x' + threads + ' (ours)':<34}{gbps('ours-io_uring') / gbps('ours-psync'):>10.3f}"
-      f"{cpu('ours-io_uring') / cpu('ours-psync'):>9.3f}  bw >= 1.00, cpu < 1.00")
+print(f"{'ratio':<48}{'bandwidth':>10}{'CPU/GiB':>9}  target")
+def ratio(label, a, b, target):
+    if a in agg and b in agg:
+        print(f"{label:<48}{gbps(a) / gbps(b):>10.3f}{cpu(a) / cpu(b):>9.3f}  {target}")
+def like(ours, fio):
+    """fio's row with ours's kind of buffer, or None."""
+    n = f"{fio}-{info[ours][2]}"
+    return n if n in agg else None
+for ours, fio, what, tgt in (("ours-psync", "fio-psync", "psync", "bw >= 0.97, cpu <= 1.00"),
+                             ("ours-io_uring", "fio-io_uring", "io_uring", "bw >= 1.00, cpu <= 1.00"),
+                             ("ours-sqpoll", "fio-sqthread", "sqpoll/sqthread_poll", ""),
+                             ("ours-iopoll", "fio-hipri", "iopoll/hipri", "")):
+    if ours not in agg:
+        continue
+    b = info[ours][2]
+    if like(ours, fio):
+        ratio(f"ours/fio {what} (both {b})", ours, like(ours, fio), tgt)
+    for other in ("huge", "4k"):
+        if other != b and f"{fio}-{other}" in agg:
+            ratio(f"ours/fio {what} (ours {b}, fio {other}: buffers)", ours, f"{fio}-{other}", "")
+ratio(f"io_uring x1 / psync x{threads} (ours)", "ours-io_uring", "ours-psync", "bw >= 1.00, cpu < 1.00")
 PY

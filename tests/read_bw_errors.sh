@@ -29,6 +29,8 @@ expect_exit 2 "invalid interval '0s': out of range" "$B" --disks "$f" --interval
 expect_exit 2 "unknown engine 'aio' \(psync or io_uring\)" "$B" --disks "$f" --engine aio
 expect_exit 2 "--depth needs --engine io_uring" "$B" --disks "$f" --depth 4
 expect_exit 2 "invalid depth '0': out of range" "$B" --disks "$f" --engine io_uring --depth 0
+expect_exit 2 "--iopoll needs --engine io_uring" "$B" --disks "$f" --iopoll
+expect_exit 2 "--sqpoll needs --engine io_uring" "$B" --disks "$f" --engine psync --sqpoll
 expect_exit 2 "--baseline and --sweep cannot be combined" "$B" --disks "$f" --baseline --sweep
 expect_exit 2 "--checksum needs a chunk that is a multiple of 4096" "$B" --disks "$f" -s 512 --checksum
 expect_exit 2 "NUMA node 4000 does not exist here" "$B" --disks "$f" --numa 4000

@@ -29,6 +29,26 @@ for e in $engines; do
 	check_eq "$e: stdout is only the JSON document" 0 "$(grep -c 'GB/s' "$out")"
 done
 
+# io_uring with a kernel submission thread (--sqpoll), and polled completions (--iopoll)
+# where the file's device has poll queues; without them, one line saying how to add them.
+if [ "$engines" != psync ]; then
+	out="$TMPD/sqpoll.json"
+	"$NVME_READ_BW" --disks "$f" --engine io_uring --sqpoll -t 2 -s 256K --warmup 0 -D 1 --checksum --json \
+		>"$out" 2>"$TMPD/err" || fail "sqpoll: exit $?: $(cat "$TMPD/err")"
+	check_eq "sqpoll: checksum equals the file's" "$("$BLOCKDIGEST" "$f")" "$(json_get "$out" 'd["drives"][0]["checksum"]["digest"]')"
+	check_eq "sqpoll: first sweep complete" True "$(json_get "$out" 'd["drives"][0]["checksum"]["complete"]')"
+	check_eq "sqpoll: recorded" "True False" "$(json_get "$out" 'd["params"]["sqpoll"], d["params"]["iopoll"]' | tr -d '(),')"
+	out="$TMPD/iopoll.json"
+	if "$NVME_READ_BW" --disks "$f" --engine io_uring --iopoll --sqpoll -t 2 -s 256K --warmup 0 -D 1 --checksum \
+		--json >"$out" 2>"$TMPD/err"; then
+		check_eq "iopoll: checksum equals the file's" "$("$BLOCKDIGEST" "$f")" "$(json_get "$out" 'd["drives"][0]["checksum"]["digest"]')"
+	else
+		check_match "iopoll without poll queues: how to add them" \
+			"needs poll queues.*poll_queues=N" "$(cat "$TMPD/err")"
+		check_eq "iopoll without poll queues: one line" 1 "$(wc -l <"$TMPD/err")"
+	fi
+fi
+
 # A span smaller than the file: the digest covers exactly that span.
 "$NVME_READ_BW" --disks "$f" -t 2 -s 64K --span 1M --warmup 0 -D 0.5 --checksum --json >"$TMPD/span.json" || fail "span run"
 check_eq "span digest" "$("$BLOCKDIGEST" "$f" 1M)" "$(json_get "$TMPD/span.json" 'd["drives"][0]["checksum"]["digest"]')"
