@@ -66,7 +66,7 @@ nvme_read_bw --disks "$DRIVE" -t "$THREADS" $WIN --json >"$T/local" 2>"$T/locale
 loc=$(jget "$T/local" 'round(d["drives"][0]["gb_per_s"], 4)' 2>/dev/null)
 nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $W --json >"$T/ds" 2>"$T/dse" &
 sp=$!
-nvme_write_bw_remote -d "$DEV" --disks "$DRIVE" -t "$THREADS" $W --json "$ADDR" >"$T/dc" 2>"$T/dce"
+nvme_write_bw_remote -d "$DEV" --disks "$DRIVE" -q "$THREADS" $W --json "$ADDR" >"$T/dc" 2>"$T/dce"
 wait $sp
 rem=$(jget "$T/ds" 'round(d["rdma"]["gb_per_s"], 4)' 2>/dev/null) || cat "$T/dse" "$T/dce" >&2
 ver=$(jget "$T/ds" 'd["verify"]' 2>/dev/null)

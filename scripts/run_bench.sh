@@ -23,7 +23,7 @@ Environment (defaults in brackets):
   SINK_NODE, SRC_NODE  the two nodes (required; local and baseline: NODES instead)
   NODES                local, baseline: the nodes to run on [SINK_NODE SRC_NODE]
   SINK_ADDR            the address the source connects to [SINK_NODE]
-  DURATION [20]  WARMUP [3]  THREADS [12]  CHUNK [1M]    the tools' -D --warmup -t -s
+  DURATION [20]  WARMUP [3]  THREADS [12]  CHUNK [1M]    the tools' -D --warmup --threads -s
   RDMA_DEV             -d of both sides [every ACTIVE port]
   PORT [18515]         -p of both sides
   DRAM                 the sink's --dram [the tool's 16G]
@@ -252,7 +252,7 @@ run_aggregate() {
 	local extra sink=() src=() common=() sink_pid src_pid sink_rc src_rc try limit deadline
 	local sj=$run_dir/aggregate-$SINK_NODE.json sl=$run_dir/aggregate-$SINK_NODE.log
 	local cj=$run_dir/aggregate-$SRC_NODE.json cl=$run_dir/aggregate-$SRC_NODE.log
-	common=(-p "$PORT" -t "$THREADS" -s "$CHUNK" --warmup "$WARMUP" -D "$DURATION"
+	common=(-p "$PORT" --threads "$THREADS" -s "$CHUNK" --warmup "$WARMUP" -D "$DURATION"
 		--timeout "$NET_TIMEOUT" ${RDMA_DEV:+-d "$RDMA_DEV"})
 	case ${VERIFY:-} in off) common+=(--no-verify) ;; ?*) common+=(--verify "$VERIFY") ;; esac
 	read -ra extra <<<"${SINK_ARGS:-}"

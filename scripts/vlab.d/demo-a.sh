@@ -58,7 +58,7 @@ stage "4. nvme_write_bw_remote: drives -> RDMA WRITE -> node b's DRAM (source)"
 if have nvme_write_bw_remote; then
 	sleep 3 # node b starts its sink
 	if retry "$VLAB_OUT/source.txt" nvme_write_bw_remote -d "$VLAB_RDMA_DEV" --disks "$disks" \
-		-t 2 --warmup 1 -D "$window" "$VLAB_PEER"; then
+		-q 2 --warmup 1 -D "$window" "$VLAB_PEER"; then
 		cat "$VLAB_OUT/source.txt"
 	else
 		cat "$VLAB_OUT/source.txt"

@@ -22,6 +22,6 @@ printf '\n=== node b: 1. nvme_link_probe ===\n'
 cat "$VLAB_OUT/probe.txt"
 sleep 5 # node a prints its fabric table
 printf '\n=== node b: 4. nvme_write_bw_remote (sink: the whole picture) ===\n'
-timeout 300 nvme_write_bw_remote -d "$VLAB_RDMA_DEV" -t 2 --warmup 1 -D "$window" --dram 256M \
+timeout 300 nvme_write_bw_remote -d "$VLAB_RDMA_DEV" -q 2 --warmup 1 -D "$window" --dram 256M \
 	--wait 120 || rc=1
 exit "$rc"

@@ -32,7 +32,7 @@ done
 sleep 0.5
 set -- $VLAB_DRIVES
 t0=$(date +%s.%N)
-timeout 120 nvme_write_bw_remote --disks "$1" -t 1 --warmup 1 -D 6 -s 1M --depth 4 --timeout 10 \
+timeout 120 nvme_write_bw_remote --disks "$1" -q 1 --warmup 1 -D 6 -s 1M --depth 4 --timeout 10 \
 	--psk-file /tmp/key --json "$VLAB_PEER" >"$O/src.json" 2>"$O/src.err"
 echo $? >"$O/src.rc"
 echo "$(date +%s.%N) - $t0" | bc >"$O/src.secs"

@@ -34,8 +34,8 @@ run() {
 }
 
 # 1. drives on both sides, full verification, worker 0's slice dumped.
-run disk --dram 64M --local-disks "$d0" -t 1 $W --verify full --json \
-	--dump-slice "$O/slice.bin" -- --disks "$d1" -t 2 $W --verify full --json "$VLAB_ADDR"
+run disk --dram 64M --local-disks "$d0" -q 1 $W --verify full --json \
+	--dump-slice "$O/slice.bin" -- --disks "$d1" -q 2 $W --verify full --json "$VLAB_ADDR"
 # 2. memory source, a corrupted canary: FAIL on both sides.
 run corrupt --dram 64M --no-local $W -- --source mem --corrupt-canary $W "$VLAB_ADDR"
 # 3. parameter mismatch: the source is told why and exits 1; the sink logs it

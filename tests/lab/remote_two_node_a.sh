@@ -4,13 +4,13 @@
 # NIC down: the sink must see the silence within --timeout.
 set -u
 set -- $VLAB_DRIVES
-nvme_write_bw_remote --dram 64M --local-disks "$1" -t 1 --warmup 2 -D 8 --timeout 20 --wait 120 \
+nvme_write_bw_remote --dram 64M --local-disks "$1" -q 1 --warmup 2 -D 8 --timeout 20 --wait 120 \
 	--verify full --dump-slice "$VLAB_OUT/slice.bin" --json >"$VLAB_OUT/sink.json" 2>"$VLAB_OUT/sink.err"
 echo $? >"$VLAB_OUT/sink.rc"
 cat "$VLAB_OUT/sink.err"
 
 t0=$(date +%s.%N)
-nvme_write_bw_remote --dram 64M --local-disks "$1" -t 1 --warmup 1 -D 30 --timeout 4 --wait 60 \
+nvme_write_bw_remote --dram 64M --local-disks "$1" -q 1 --warmup 1 -D 30 --timeout 4 --wait 60 \
 	--interval 1 --json >"$VLAB_OUT/netdown.sink.json" 2>"$VLAB_OUT/netdown.sink.err"
 echo $? >"$VLAB_OUT/netdown.sink.rc"
 echo "$(date +%s.%N) - $t0" | bc >"$VLAB_OUT/netdown.sink.secs"

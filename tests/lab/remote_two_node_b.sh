@@ -4,14 +4,14 @@
 # take this node's NIC down: the source must fail within its bound.
 set -u
 set -- $VLAB_DRIVES
-nvme_write_bw_remote --disks "$1" -t 1 --warmup 2 -D 8 --timeout 20 --verify full --json \
+nvme_write_bw_remote --disks "$1" -q 1 --warmup 2 -D 8 --timeout 20 --verify full --json \
 	"$VLAB_PEER" >"$VLAB_OUT/src.json" 2>"$VLAB_OUT/src.err"
 echo $? >"$VLAB_OUT/src.rc"
 cat "$VLAB_OUT/src.err"
 
 sleep 2 # the sink of scenario 2 starts listening
 E=$VLAB_OUT/netdown.src.err
-nvme_write_bw_remote --disks "$1" -t 1 --warmup 1 -D 30 --timeout 4 --interval 1 --json \
+nvme_write_bw_remote --disks "$1" -q 1 --warmup 1 -D 30 --timeout 4 --interval 1 --json \
 	"$VLAB_PEER" >"$VLAB_OUT/netdown.src.json" 2>"$E" &
 sp=$!
 for _ in $(seq 600); do

@@ -20,13 +20,18 @@ expect_exit 2 "invalid port '70000'" "$B" -p 70000
 expect_exit 2 "unknown source 'tape'" "$B" --source tape h
 expect_exit 2 "unknown verify mode 'some'" "$B" --verify some
 expect_exit 2 "--source is a source option" "$B" --source mem
-expect_exit 2 "--qp is a source option" "$B" -q 2
+expect_exit 2 "unknown MTU '1000' \(256, 512, 1024, 2048 or 4096\)" "$B" --mtu 1000 peer
+expect_exit 2 "invalid service level '16': out of range" "$B" --sl 16 peer
+expect_exit 2 "invalid traffic class '256': out of range" "$B" --tclass 256 peer
+expect_exit 2 "invalid depth '0'" "$B" -t 0 peer
+expect_exit 2 "invalid QP count '0'" "$B" -q 0 peer
+expect_exit 2 "invalid --allow '10.0.0.0/33'" "$B" --allow 10.0.0.0/33
+expect_exit 2 "--allow is a sink option" "$B" --allow 10.0.0.0/8 peer
 expect_exit 2 "--corrupt-canary is a source option" "$B" --corrupt-canary
 expect_exit 2 "--bind is a sink option" "$B" --bind 1.2.3.4 peer
 expect_exit 2 "--dram is a sink option" "$B" --dram 1G peer
 expect_exit 2 "--no-local is a sink option" "$B" --no-local peer
 expect_exit 2 "--dump-slice is a sink option" "$B" --dump-slice f peer
-expect_exit 2 "--qp sets the workers of --source mem" "$B" -q 3 peer
 expect_exit 2 "needs verification" "$B" --no-verify --corrupt-canary --source mem peer
 expect_exit 2 "multiple of 4096" "$B" -s 512 peer
 expect_exit 2 "one PEER at most" "$B" a b

@@ -155,7 +155,7 @@ static void test_auth_message(void)
 	b.data[CTRL_HDR_LEN] = 2; /* has_key is a flag */
 	CHECK(ctrl_decode_auth(b.data + CTRL_HDR_LEN, b.len - CTRL_HDR_LEN, &back) == -EBADMSG);
 	free(b.data);
-	CHECK(ctrl_payload_max(CTRL_AUTH) == 65 && ctrl_payload_max(CTRL_HELLO) == 34);
+	CHECK(ctrl_payload_max(CTRL_AUTH) == 65 && ctrl_payload_max(CTRL_HELLO) == 38);
 	CHECK(ctrl_payload_max(CTRL_PROGRESS) == 32 && ctrl_payload_max(99) == 0);
 	CHECK(ctrl_payload_max(CTRL_CANARY) == 4 + 28 * CTRL_MAX_WORKERS);
 }

@@ -129,6 +129,10 @@ static const struct ctrl_hello hello = {
 	.duration_ms = 20000,
 	.verify = CTRL_VERIFY_FULL,
 	.source = CTRL_SOURCE_MEM,
+	.conn = CTRL_CONN_CM,
+	.mtu = 4,
+	.sl = 3,
+	.tclass = 106,
 };
 
 static void test_hello(void)
@@ -142,8 +146,9 @@ static void test_hello(void)
 
 	CHECK(ctrl_encode_hello(&b, &hello) == 0);
 	p = payload_of(&b, CTRL_HELLO, &len);
-	CHECK(len == 34);
+	CHECK(len == 38);
 	CHECK(ctrl_decode_hello(p, len, &m) == 0);
+	CHECK(m.conn == CTRL_CONN_CM && m.mtu == 4 && m.sl == 3 && m.tclass == 106);
 	CHECK(m.chunk == 1 << 20 && m.depth == 4 && m.workers == 12 && m.warmup_ms == 3000 &&
 	      m.duration_ms == 20000 && m.verify == CTRL_VERIFY_FULL && m.source == CTRL_SOURCE_MEM);
 	/* Big-endian on the wire: the chunk 1 MiB is 00 00 00 00 00 10 00 00. */
@@ -259,9 +264,10 @@ static void test_small_messages(void)
 static void test_lists(void)
 {
 	struct ctrl_slice sl[3] = {
-		{ 0x7f0000001000ULL, 32 << 20, 0x1234 },
-		{ 0x7f0002001000ULL, 32 << 20, 0xabcdef01 },
-		{ 1, 2, 3 },
+		{ .addr = 0x7f0000001000ULL, .len = 32 << 20, .rkey = 0x1234 },
+		{ .addr = 0x7f0002001000ULL, .len = 32 << 20, .rkey = 0xabcdef01,
+		  .qp = { .lid = 7, .qpn = 0x123456, .psn = 0xabcdef, .mtu = 5, .gid = { 0xfe, 0x80 } } },
+		{ .addr = 1, .len = 2, .rkey = 3 },
 	}, *so;
 	struct ctrl_chunk ch[2] = {
 		{ 0, 0, 0, 1 << 20, 0x1111222233334444ULL },
@@ -274,10 +280,12 @@ static void test_lists(void)
 
 	CHECK(ctrl_encode_slices(&b, sl, 3) == 0);
 	p = payload_of(&b, CTRL_SLICES, &len);
-	CHECK(len == 4 + 3 * 20);
+	CHECK(len == 4 + 3 * (20 + 27));
 	CHECK(ctrl_decode_slices(p, len, &so, &n) == 0 && n == 3);
 	CHECK(so && so[1].addr == sl[1].addr && so[1].len == sl[1].len && so[1].rkey == sl[1].rkey &&
 	      so[2].rkey == 3);
+	CHECK(so && so[1].qp.lid == 7 && so[1].qp.qpn == 0x123456 && so[1].qp.psn == 0xabcdef &&
+	      so[1].qp.mtu == 5 && so[1].qp.gid[0] == 0xfe && so[1].qp.gid[1] == 0x80);
 	free(so);
 	check_truncations(p, len, dec_slices);
 	/* A forged count (more entries than bytes) is rejected before any allocation. */
@@ -304,6 +312,83 @@ static void test_lists(void)
 	free(b.data);
 	CHECK(ctrl_encode_chunks(&b, CTRL_VERIFY, ch, 1) == 0);
 	payload_of(&b, CTRL_VERIFY, &len);
+	free(b.data);
+}
+
+static int dec_qps(const void *p, size_t len)
+{
+	struct ctrl_wqp *q;
+	uint32_t n;
+	int rc = ctrl_decode_qps(p, len, &q, &n);
+
+	free(q);
+	return rc;
+}
+
+static int dec_accept_ports(const void *p, size_t len)
+{
+	static struct ctrl_accept a;
+
+	return ctrl_decode_accept(p, len, &a);
+}
+
+/* Rails: the sink's ports in ACCEPT, the source's QPs, a RESULT's rails. */
+static void test_rails(void)
+{
+	static struct ctrl_accept a = { .session = 42, .nports = 2 }, ao;
+	struct ctrl_wqp q[2] = {
+		{ .sink_port = 1, .dev = "mlx5_3", .port = 1,
+		  .qp = { .lid = 12, .qpn = 0xabc, .psn = 0x777, .mtu = 5 } },
+		{ .sink_port = 0, .dev = "ibp29s0", .port = 2, .qp = { .qpn = 1 } },
+	}, *qo;
+	struct ctrl_rail rails[1] = { { "rxe1", 1, 1, 2, 123456, 100000 } };
+	struct ctrl_result r = { .ok = 1, .bytes = 123456, .window_ns = 1, .nrails = 1,
+				 .rails = rails },
+			   ro;
+	struct ctrl_buf b;
+	const uint8_t *p;
+	uint32_t len, n;
+
+	a.ports[0] = (struct ctrl_port){ .dev = "mlx5_0", .port = 1, .link = 1, .lid = 3,
+					 .numa_node = 0, .rate_mbps = 400000, .mtu = 5 };
+	a.ports[1] = (struct ctrl_port){ .dev = "rxe1", .port = 1, .link = 2, .addr = "10.77.1.1",
+					 .prefix_len = 24, .numa_node = -1, .mtu = 3, .software = 1 };
+	CHECK(ctrl_encode_accept(&b, &a) == 0);
+	p = payload_of(&b, CTRL_ACCEPT, &len);
+	CHECK(ctrl_decode_accept(p, len, &ao) == 0 && ao.session == 42 && ao.nports == 2);
+	CHECK(!strcmp(ao.ports[0].dev, "mlx5_0") && ao.ports[0].lid == 3 &&
+	      ao.ports[0].rate_mbps == 400000 && ao.ports[0].link == 1);
+	CHECK(!strcmp(ao.ports[1].addr, "10.77.1.1") && ao.ports[1].prefix_len == 24 &&
+	      ao.ports[1].numa_node == -1 && ao.ports[1].software == 1);
+	CHECK(len <= ctrl_payload_max(CTRL_ACCEPT));
+	check_truncations(p, len, dec_accept_ports);
+	free(b.data);
+	a.ports[1].link = 3; /* neither InfiniBand nor Ethernet */
+	CHECK(ctrl_encode_accept(&b, &a) == 0);
+	p = payload_of(&b, CTRL_ACCEPT, &len);
+	CHECK(ctrl_decode_accept(p, len, &ao) == -EBADMSG);
+	free(b.data);
+
+	CHECK(ctrl_encode_qps(&b, q, 2) == 0);
+	p = payload_of(&b, CTRL_QPS, &len);
+	CHECK(ctrl_decode_qps(p, len, &qo, &n) == 0 && n == 2);
+	CHECK(qo && qo[0].sink_port == 1 && !strcmp(qo[0].dev, "mlx5_3") && qo[0].qp.lid == 12 &&
+	      qo[0].qp.qpn == 0xabc && qo[0].qp.psn == 0x777 && !strcmp(qo[1].dev, "ibp29s0"));
+	free(qo);
+	check_truncations(p, len, dec_qps);
+	free(b.data);
+	q[1].qp.qpn = 1 << 24; /* QP numbers have 24 bits */
+	CHECK(ctrl_encode_qps(&b, q, 2) == 0);
+	p = payload_of(&b, CTRL_QPS, &len);
+	CHECK(ctrl_decode_qps(p, len, &qo, &n) == -EBADMSG && qo == NULL);
+	free(b.data);
+
+	CHECK(ctrl_encode_result(&b, &r) == 0);
+	p = payload_of(&b, CTRL_RESULT, &len);
+	CHECK(ctrl_decode_result(p, len, &ro) == 0 && ro.nrails == 1 && ro.ndrives == 0);
+	CHECK(ro.rails && !strcmp(ro.rails[0].dev, "rxe1") && ro.rails[0].sink_port == 1 &&
+	      ro.rails[0].qps == 2 && ro.rails[0].bytes == 123456 && ro.rails[0].line_mbps == 100000);
+	ctrl_result_free(&ro);
 	free(b.data);
 }
 
@@ -427,7 +512,7 @@ static void test_sockets(void)
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
 	/* A whole message crosses. */
 	CHECK(ctrl_send_free(sv[0], &b, ctrl_encode_hello(&b, &hello), 1000) == 0);
-	CHECK(ctrl_recv(sv[1], &type, &p, &len, 1000) == 0 && type == CTRL_HELLO && len == 34);
+	CHECK(ctrl_recv(sv[1], &type, &p, &len, 1000) == 0 && type == CTRL_HELLO && len == 38);
 	free(p);
 	/* Nothing comes: the wait ends at its timeout. */
 	t0 = nbw_now_ns();
@@ -503,6 +588,7 @@ int main(void)
 	test_small_messages();
 	test_lists();
 	test_result();
+	test_rails();
 	test_progress();
 	test_sockets();
 	test_tcp();
