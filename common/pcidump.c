@@ -115,14 +115,14 @@ static int check_data(const char *s, size_t len, size_t colon, unsigned ln, stru
 	return 0;
 }
 
-/* Length of the hex run at the start of s, if ": " follows it; else 0. */
+/* Length of the hex run at the start of s if it is 2-8 digits and ": " follows; else 0. */
 static size_t data_colon(const char *s, size_t len)
 {
 	size_t i = 0;
 
 	while (i < len && hexval(s[i]) >= 0)
 		i++;
-	if (i == 0 || i >= len || s[i] != ':' || (i + 1 < len && s[i + 1] != ' '))
+	if (i < 2 || i >= len || s[i] != ':' || (i + 1 < len && s[i + 1] != ' '))
 		return 0;
 	return i;
 }
@@ -133,10 +133,10 @@ static int check_line(const char *s, size_t len, unsigned ln, bool *in_dev,
 {
 	size_t alen, colon;
 
-	if (len > 0 && s[len - 1] == '\r')
-		len--;
 	if (len > PCIDUMP_MAX_LINE)
 		return fault(e, ln, "line longer than %d characters", PCIDUMP_MAX_LINE);
+	if (len > 0 && s[len - 1] == '\r')
+		len--;
 	if (memchr(s, '\0', len))
 		return fault(e, ln, "NUL byte (not a text file)");
 	if (len == 0) {

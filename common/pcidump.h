@@ -10,7 +10,7 @@
  * Accepted layout, one line at a time (LF or CRLF):
  *	BB:DD.F text          a device header (bus, device <= 1f, function <= 7),
  *	DDDD:BB:DD.F text     or with its 4-digit domain; text is printable
- *	OOO: xx xx ...        config bytes at offset OOO (hex, 0-fff), at most 16
+ *	OOO: xx xx ...        config bytes at offset OOO (2-8 hex digits, 0-fff), at most 16
  *	                      two-digit hex bytes, single spaces, ending at or
  *	                      before 4096; only under a device header
  *	(empty)               ends the device
@@ -24,7 +24,8 @@
 #include <stddef.h>
 
 #define PCIDUMP_MAX_SIZE (4u << 20)
-#define PCIDUMP_MAX_LINE 254
+/* libpci reads lines with fgets() into 255 bytes: 253 characters (a CR included) and LF. */
+#define PCIDUMP_MAX_LINE 253
 #define PCIDUMP_MAX_OFFSET 0xfff
 
 struct pcidump_err {

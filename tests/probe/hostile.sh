@@ -33,7 +33,11 @@ bad garbage 2 "neither a device header \(BB:DD.F ...\) nor config bytes \(OOO: x
 bad baddev 1 "device 20 out of range \(00-1f\)" "01:20.0 x\n"
 bad badfn 1 "function '8' out of range \(0-7\)" "0000:01:00.8 x\n"
 bad nul 2 "NUL byte \(not a text file\)" "$hdr\n00: 86\0000 80\n"
-bad longline 2 "line longer than 254 characters" "$hdr\n\t$(head -c 300 /dev/zero | tr '\0' x)\n"
+bad longline 2 "line longer than 253 characters" "$hdr\n\t$(head -c 253 /dev/zero | tr '\0' x)\n"
+# 253 characters (a tab and 252) is the longest line libpci reads: accepted.
+{ head -n1 "$D"; printf '\t%s\n' "$(head -c 252 /dev/zero | tr '\0' x)"; tail -n +2 "$D"; } \
+	>"$TMPD/line253.lspci"
+expect_exit 0 "" "$P" --pci-dump "$TMPD/line253.lspci"
 # A device with more than 4096 bytes: every line 000-ff0, then 1000.
 {
 	echo "$hdr"
