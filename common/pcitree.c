@@ -176,7 +176,8 @@ static int cmp_bridge(const void *a, const void *b, void *arg)
 /*
  * dump: parent = the bridge whose secondary bus is ours (the first in address
  * order when several claim it). Bridges are indexed by (domain, secondary),
- * so this is n log n; a bridge's secondary bus must lie below its own bus.
+ * so this is n log n. Only a bridge whose secondary bus number is above its
+ * own bus number can be a parent, so dump parents never form a cycle.
  */
 static int dump_parents(struct pcitree *t)
 {

@@ -11,7 +11,8 @@
  * time budget is spent, a corpus input (sometimes spliced with another) is
  * mutated with 1-8 of: bit flip, byte set (random or a boundary value),
  * truncation, insertion, deletion, duplication of a span, a 16/32-bit
- * boundary value written big- or little-endian. There is no coverage
+ * boundary value written big- or little-endian; a target may add mutations
+ * that know its format (fuzz_mutate). There is no coverage
  * feedback: this is a budgeted random walk around valid inputs. Before
  * each input runs, its length and a copy are kept, so that a sanitizer
  * report (ASan calls the death callback) saves it as crash-<seed>-<n>.
@@ -32,6 +33,12 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* Optional: write the target's seed corpus into dir. 0 or -errno. */
 int fuzz_write_corpus(const char *dir) __attribute__((weak));
+/*
+ * Optional: a mutation that knows the target's format, used for half of the
+ * rounds: buf[0..len) (capacity cap) changed in place, its new length returned.
+ */
+size_t fuzz_mutate(uint8_t *buf, size_t len, size_t cap, uint64_t random)
+	__attribute__((weak));
 /* Optional: a few words on what the target saw, for the summary line. */
 const char *fuzz_stats(void) __attribute__((weak));
 
@@ -220,8 +227,12 @@ static size_t make_input(uint8_t *buf, size_t cap)
 			len = head + (b->len - tail);
 		}
 	}
-	for (i = 0; i < rounds; i++)
-		mutate_once(buf, &len, cap);
+	for (i = 0; i < rounds; i++) {
+		if (fuzz_mutate && below(2))
+			len = fuzz_mutate(buf, len, cap, rnd());
+		else
+			mutate_once(buf, &len, cap);
+	}
 	return len;
 }
 
