@@ -19,7 +19,7 @@ expect_exit 2 "unexpected argument 'nvme0'" "$P" nvme0
 expect_exit 2 "nvme_link_probe: /nonexistent.lspci: No such file or directory" "$P" --pci-dump /nonexistent.lspci
 expect_exit 2 "nvme_link_probe: /nonexistent/bus/pci/devices: No such file or directory" "$P" --sysfs-root /nonexistent
 printf '00:00.0 Host bridge\n00: zz\n' >"$TMPD/bad.lspci"
-expect_exit 1 "nvme_link_probe: .*bad.lspci: dump: Malformed line" "$P" --pci-dump "$TMPD/bad.lspci"
+expect_exit 1 "nvme_link_probe: .*bad.lspci:2: not a hex byte at column 5$" "$P" --pci-dump "$TMPD/bad.lspci"
 printf '00:00.0 Host bridge\n00: 86 80 37 12\n' >"$TMPD/empty.lspci"
 expect_exit 1 "no NVMe controllers or RDMA devices found in" "$P" --pci-dump "$TMPD/empty.lspci"
 expect_exit 2 "--dev 09:00.0: no such NVMe controller or RDMA device in the dump" "$P" --pci-dump "$D" --dev 09:00.0
