@@ -24,7 +24,7 @@ const char *nbw_printable(const char *in, char *out, size_t len)
 	if (!len)
 		return out;
 	for (; *p && o + 1 < len; p++) {
-		if (*p >= 0x20 && *p < 0x7f) {
+		if ((*p >= 0x20 && *p < 0x7f) || *p >= 0x80) { /* UTF-8 text stays as it is */
 			out[o++] = (char)*p;
 			continue;
 		}

@@ -34,8 +34,9 @@ void nbw_warn(const char *fmt, ...) NBW_PRINTF(1, 2);
 void nbw_usage_err(const char *fmt, ...) NBW_PRINTF(1, 2);
 
 /*
- * in with every byte that is not printable ASCII (control characters,
- * escape sequences, bytes >= 0x7f) written as \xNN, into out. Returns out.
+ * in with every control byte (below 0x20, and DEL: newlines, tabs, the ESC
+ * that starts a terminal escape sequence) written as \xNN, into out; UTF-8
+ * text passes. Returns out.
  */
 const char *nbw_printable(const char *in, char *out, size_t len);
 

@@ -30,8 +30,10 @@ static void must(int cond, const char *what)
 
 static void decode_hello(const uint8_t *p, size_t n)
 {
-	static const struct ctrl_hello sink = { 1 << 20, 4, 1, 3000, 20000, CTRL_VERIFY_CANARY,
-						CTRL_SOURCE_DISK };
+	static const struct ctrl_hello sink = {
+		.chunk = 1 << 20, .depth = 4, .workers = 1, .warmup_ms = 3000,
+		.duration_ms = 20000, .verify = CTRL_VERIFY_CANARY, .source = CTRL_SOURCE_DISK,
+	};
 	struct ctrl_hello m;
 	char why[256];
 
@@ -57,16 +59,26 @@ static void decode_result(const uint8_t *p, size_t n)
 /* The decoder of message type t on payload p[0..n). */
 static void decode(unsigned t, const uint8_t *p, size_t n)
 {
-	struct ctrl_accept acc;
+	static struct ctrl_accept acc;
 	struct ctrl_error err;
 	struct ctrl_slice *s = NULL;
 	struct ctrl_chunk *c = NULL;
 	struct ctrl_start st;
 	struct ctrl_done done;
 	struct ctrl_progress pr;
+	struct ctrl_auth au;
+	struct ctrl_wqp *q = NULL;
 	uint32_t cnt = 0;
 
 	switch (t) {
+	case CTRL_AUTH:
+		ctrl_decode_auth(p, n, &au);
+		break;
+	case CTRL_QPS:
+		if (!ctrl_decode_qps(p, n, &q, &cnt))
+			must(cnt == 0 || q, "QPS: a count without entries");
+		free(q);
+		break;
 	case CTRL_HELLO:
 		decode_hello(p, n);
 		break;
@@ -156,21 +168,34 @@ static int save(const char *dir, const char *name, const struct ctrl_buf *b, int
 
 int fuzz_write_corpus(const char *dir)
 {
-	struct ctrl_hello h = { 1 << 20, 8, 2, 3000, 20000, CTRL_VERIFY_CANARY, CTRL_SOURCE_DISK };
-	struct ctrl_accept a = { 0x0123456789abcdefull };
-	struct ctrl_slice s[2] = { { 0x7f0000000000ull, 1 << 30, 0x1234 },
-				   { 0x7f0040000000ull, 1 << 30, 0x5678 } };
+	struct ctrl_hello h = { .chunk = 1 << 20, .depth = 8, .workers = 2, .warmup_ms = 3000,
+				.duration_ms = 20000, .verify = CTRL_VERIFY_CANARY,
+				.source = CTRL_SOURCE_DISK, .conn = CTRL_CONN_VERBS };
+	static struct ctrl_accept a = { .session = 0x0123456789abcdefull, .nports = 2 };
+	struct ctrl_slice s[2] = { { .addr = 0x7f0000000000ull, .len = 1 << 30, .rkey = 0x1234,
+				     .qp = { .lid = 1, .qpn = 0x11, .psn = 0x22, .mtu = 3 } },
+				   { .addr = 0x7f0040000000ull, .len = 1 << 30, .rkey = 0x5678 } };
+	struct ctrl_wqp q[2] = { { .sink_port = 0, .dev = "mlx5_0", .port = 1,
+				   .qp = { .lid = 2, .qpn = 0x33, .psn = 0x44, .mtu = 5 } },
+				 { .sink_port = 1, .dev = "rxe1", .port = 1 } };
+	struct ctrl_rail rl[1] = { { "mlx5_0", 1, 0, 2, 1ull << 32, 400000 } };
+	struct ctrl_auth au = { .has_key = 1, .nonce = { 1, 2, 3 }, .mac = { 9 } };
 	struct ctrl_chunk c[2] = { { 0, 3, 1 << 20, 1 << 20, 0xdeadbeefull },
 				   { 1, 7, 9 << 20, 1 << 20, 0xfeedfaceull } };
 	struct ctrl_start st = { 3000, 20000, 1000 };
 	struct ctrl_drive d[2] = { { "/dev/nvme0n1", "Fixture NVMe", 0, 1, 1ull << 32 },
 				   { "/dev/nvme1n1", "Fixture NVMe", 1, 1, 1ull << 32 } };
-	struct ctrl_result r = { 1, 2ull << 32, 20000000000ull, 2, d };
+	struct ctrl_result r = { .ok = 1, .bytes = 2ull << 32, .window_ns = 20000000000ull,
+				 .ndrives = 2, .drives = d, .nrails = 1, .rails = rl };
 	struct ctrl_done dn = { 1 };
 	struct ctrl_progress pr = { 5000000000ull, 1ull << 32, 2000000000ull, 1ull << 31 };
 	struct ctrl_buf b;
 	int rc = 0;
 
+	a.ports[0] = (struct ctrl_port){ .dev = "mlx5_0", .port = 1, .link = 1, .lid = 3,
+					 .rate_mbps = 400000, .mtu = 5 };
+	a.ports[1] = (struct ctrl_port){ .dev = "rxe1", .port = 1, .link = 2, .addr = "10.77.1.1",
+					 .prefix_len = 24, .numa_node = -1, .mtu = 3, .software = 1 };
 	rc |= save(dir, "hello", &b, ctrl_encode_hello(&b, &h));
 	rc |= save(dir, "accept", &b, ctrl_encode_accept(&b, &a));
 	rc |= save(dir, "error", &b, ctrl_encode_error(&b, "sink: chunk: sink 1MiB, source 2MiB"));
@@ -181,5 +206,7 @@ int fuzz_write_corpus(const char *dir)
 	rc |= save(dir, "result", &b, ctrl_encode_result(&b, &r));
 	rc |= save(dir, "done", &b, ctrl_encode_done(&b, &dn));
 	rc |= save(dir, "progress", &b, ctrl_encode_progress(&b, &pr));
+	rc |= save(dir, "auth", &b, ctrl_encode_auth(&b, &au));
+	rc |= save(dir, "qps", &b, ctrl_encode_qps(&b, q, 2));
 	return rc;
 }

@@ -85,7 +85,7 @@ static void test_printable(void)
 
 	CHECK_STR(nbw_printable("/dev/nvme0n1", out, sizeof(out)), "/dev/nvme0n1");
 	CHECK_STR(nbw_printable("a\033[2Jb\n", out, sizeof(out)), "a\\x1b[2Jb\\x0a");
-	CHECK_STR(nbw_printable("\xff\x7f", out, sizeof(out)), "\\xff\\x7f");
+	CHECK_STR(nbw_printable("\x7f\xc3\xa9", out, sizeof(out)), "\\x7f\xc3\xa9"); /* UTF-8 stays */
 	/* Bounded: an escape that does not fit is left out whole. */
 	CHECK_STR(nbw_printable("abc\001", out, 6), "abc");
 }
