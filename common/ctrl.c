@@ -555,6 +555,8 @@ int ctrl_encode_result(struct ctrl_buf *b, const struct ctrl_result *m)
 		ctrl_put_u64(b, m->rails[i].bytes);
 		ctrl_put_u32(b, m->rails[i].line_mbps);
 	}
+	ctrl_put_u64(b, m->open_ns);
+	ctrl_put_u32(b, m->cv_milli_pct);
 	return ctrl_buf_finish(b);
 }
 
@@ -620,7 +622,13 @@ int ctrl_decode_result(const void *p, size_t len, struct ctrl_result *m)
 		d->workers = ctrl_get_u32(&c);
 		d->bytes = ctrl_get_u64(&c);
 	}
-	if (get_rails(&c, m) || cur_done(&c)) {
+	if (get_rails(&c, m)) {
+		ctrl_result_free(m);
+		return -EBADMSG;
+	}
+	m->open_ns = ctrl_get_u64(&c);
+	m->cv_milli_pct = ctrl_get_u32(&c);
+	if (cur_done(&c)) {
 		ctrl_result_free(m);
 		return -EBADMSG;
 	}
@@ -729,7 +737,7 @@ uint32_t ctrl_payload_max(unsigned type)
 	case CTRL_START:
 		return 20;
 	case CTRL_RESULT:
-		return 1 + 8 + 8 + 4 + drive * CTRL_MAX_DRIVES + 4 + rail * CTRL_MAX_RAILS;
+		return 1 + 8 + 8 + 4 + drive * CTRL_MAX_DRIVES + 4 + rail * CTRL_MAX_RAILS + 12;
 	case CTRL_DONE:
 		return 1;
 	case CTRL_PROGRESS:

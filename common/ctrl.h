@@ -204,6 +204,8 @@ struct ctrl_result {
 	struct ctrl_drive *drives; /* decode: calloc'ed, free with ctrl_result_free */
 	uint32_t nrails;
 	struct ctrl_rail *rails; /* likewise */
+	uint64_t open_ns;	 /* from START's arrival to the window's opening (source clock) */
+	uint32_t cv_milli_pct;	 /* variation of its RDMA stream, % x 1000; UINT32_MAX unknown */
 };
 
 /* Both directions of the authentication exchange (see the conversation above). */

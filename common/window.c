@@ -4,6 +4,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -173,9 +174,49 @@ static enum window_end window_wait(struct window *w, uint64_t deadline)
 	}
 }
 
+/* The next moment something is due: a live line, a sample, or the end. */
+static uint64_t window_next(const struct window *w, uint64_t t_end, uint64_t t_prev,
+			    uint64_t t_sample)
+{
+	uint64_t next = t_end;
+
+	if (w->interval > 0 && w->live && t_prev + nbw_s_to_ns(w->interval) < next)
+		next = t_prev + nbw_s_to_ns(w->interval);
+	if (w->sample && t_sample < next)
+		next = t_sample;
+	return next;
+}
+
+/* The measured part: live lines and samples until the end, a stop or a signal. */
+static enum window_end window_measure(struct window *w, uint64_t *now)
+{
+	uint64_t t_end = w->open_ns + nbw_s_to_ns(w->duration);
+	uint64_t step = nbw_s_to_ns(w->sample_s > 0 ? w->sample_s : 1.0);
+	uint64_t t_sample = w->open_ns + step;
+	enum window_end end;
+
+	w->live_prev_ns = w->open_ns;
+	for (;;) {
+		end = window_wait(w, window_next(w, t_end, w->live_prev_ns, t_sample));
+		*now = nbw_now_ns();
+		if (end != WINDOW_DONE || *now >= t_end)
+			return end;
+		if (w->sample && *now >= t_sample) {
+			w->sample(w->ctx, nbw_ns_to_s(*now - w->open_ns));
+			t_sample += step;
+		}
+		if (w->interval > 0 && w->live &&
+		    *now >= w->live_prev_ns + nbw_s_to_ns(w->interval)) {
+			w->live(w->ctx, nbw_ns_to_s(*now - w->open_ns),
+				nbw_ns_to_s(*now - w->live_prev_ns));
+			w->live_prev_ns = *now;
+		}
+	}
+}
+
 enum window_end window_run(struct window *w)
 {
-	uint64_t t_end, t_prev, now;
+	uint64_t now = 0;
 	enum window_end end;
 
 	w->measured = false;
@@ -189,27 +230,57 @@ enum window_end window_run(struct window *w)
 	w->cpu_s = nbw_cpu_seconds();
 	w->snapshot(w->ctx, w->start);
 	w->measured = true;
-	t_end = w->open_ns + nbw_s_to_ns(w->duration);
-	t_prev = w->open_ns;
-	for (;;) {
-		uint64_t next = t_end;
-
-		if (w->interval > 0 && w->live && t_prev + nbw_s_to_ns(w->interval) < t_end)
-			next = t_prev + nbw_s_to_ns(w->interval);
-		end = window_wait(w, next);
-		now = nbw_now_ns();
-		if (end != WINDOW_DONE || now >= t_end)
-			break;
-		w->live(w->ctx, nbw_ns_to_s(now - w->open_ns), nbw_ns_to_s(now - t_prev));
-		t_prev = now;
-	}
+	end = window_measure(w, &now);
 	w->snapshot(w->ctx, w->end);
 	w->seconds = nbw_ns_to_s(now - w->open_ns);
 	w->cpu_s = nbw_cpu_seconds() - w->cpu_s;
+	if (w->sample)
+		w->sample(w->ctx, w->seconds);
 	if (end == WINDOW_DONE && w->interval > 0 && w->live)
-		w->live(w->ctx, w->seconds, nbw_ns_to_s(now - t_prev));
+		w->live(w->ctx, w->seconds, nbw_ns_to_s(now - w->live_prev_ns));
 	w->end_reason = end;
 	return end;
+}
+
+int samples_init(struct samples *s, double duration, double sample_s)
+{
+	memset(s, 0, sizeof(*s));
+	s->max = (unsigned)(duration / (sample_s > 0 ? sample_s : 1.0)) + 3;
+	s->rate = calloc(s->max, sizeof(double));
+	s->prev_at = -1;
+	return s->rate ? 0 : -ENOMEM;
+}
+
+void samples_add(struct samples *s, uint64_t counter, double at, double min_s)
+{
+	if (s->prev_at >= 0 && at - s->prev_at >= min_s / 2 && s->n < s->max)
+		s->rate[s->n++] = (double)(counter - s->prev) / (at - s->prev_at);
+	s->prev = counter;
+	s->prev_at = at;
+}
+
+void samples_free(struct samples *s)
+{
+	free(s->rate);
+	s->rate = NULL;
+	s->n = 0;
+}
+
+double nbw_cv_pct(const double *rates, unsigned n)
+{
+	double mean = 0, var = 0;
+	unsigned i;
+
+	if (n < 2)
+		return NAN;
+	for (i = 0; i < n; i++)
+		mean += rates[i];
+	mean /= n;
+	if (mean <= 0)
+		return NAN;
+	for (i = 0; i < n; i++)
+		var += (rates[i] - mean) * (rates[i] - mean);
+	return sqrt(var / (n - 1)) / mean * 100;
 }
 
 /* ---- live lines ---------------------------------------------------------------------- */

@@ -77,6 +77,9 @@ struct window {
 	int (*check)(void *ctx);
 	void (*live)(void *ctx, double at, double secs);
 	void (*snapshot)(void *ctx, uint64_t *out);
+	/* Optional: every sample_s (default 1 s) of the window and once at its close. */
+	void (*sample)(void *ctx, double at);
+	double sample_s;
 	void *ctx;
 	uint64_t *start, *end;
 	/* Results. */
@@ -86,7 +89,31 @@ struct window {
 	double seconds;	   /* measured length (cut short on a stop or signal) */
 	uint64_t open_ns;  /* CLOCK_MONOTONIC at the opening */
 	double cpu_s;	   /* CPU time of the process (user + system) inside the window */
+	uint64_t live_prev_ns; /* (internal) the previous live line */
 };
+
+/* Per-sample rates of one counter (bytes/s), for its coefficient of variation. */
+struct samples {
+	double *rate;
+	unsigned n, max;
+	uint64_t prev;
+	double prev_at;
+};
+
+/* Room for a window of duration seconds sampled every sample_s. 0 or -ENOMEM. */
+int samples_init(struct samples *s, double duration, double sample_s);
+/*
+ * counter at `at` seconds into the window (the first call, at the opening,
+ * only sets the base). A sample shorter than half of min_s is left out.
+ */
+void samples_add(struct samples *s, uint64_t counter, double at, double min_s);
+void samples_free(struct samples *s);
+
+/*
+ * Coefficient of variation (stdev / mean, in %) of n rates; NAN with fewer
+ * than two or a zero mean. The streams' steadiness for "may these be added".
+ */
+double nbw_cv_pct(const double *rates, unsigned n);
 
 /* CPU seconds (user + system, every thread) the process has used so far. */
 double nbw_cpu_seconds(void);

@@ -63,7 +63,9 @@ static void usage(void)
 	       "      --no-local         sink: RDMA only\n"
 	       "      --dram SIZE        sink: DRAM buffer for all slices and local reads (default 16G)\n"
 	       "      --span SIZE        bytes of each drive to sweep (default: the whole drive)\n"
-	       "      --engine ENGINE    reader engine: psync (default) or io_uring%s\n"
+	       "      --engine ENGINE    reader engine: psync (default) or io_uring%s; on the\n"
+	       "                         source io_uring keeps the drive reads and the WRITEs\n"
+	       "                         of a worker in flight at the same time\n"
 	       "      --sysfs-root DIR   read sysfs from DIR instead of /sys\n",
 	       reader_engine_available(ENGINE_IO_URING) ? "" : " (not built)");
 	printf("\nWindow (both sides must agree):\n"
@@ -76,8 +78,15 @@ static void usage(void)
 	       "                         both sides; full: also every slice slot after the window\n"
 	       "      --no-verify        no verification (said so in the output)\n"
 	       "      --corrupt-canary   source, for tests: damage the canary after hashing it\n"
+	       "      --late-start SECONDS source, for tests: open the window that much late\n"
 	       "      --dump-slice FILE  sink: write worker 0's slice to FILE and its slot map to\n"
 	       "                         FILE.map (\"slot offset length\" per line)\n");
+	printf("\nMay the rates be added (sink)?\n"
+	       "      --min-overlap PCT  least share of each source's window inside the sink's\n"
+	       "                         (default 99)\n"
+	       "      --max-cv PCT       largest variation (stdev/mean of 1 s samples) of each\n"
+	       "                         stream (default 2); otherwise the total is marked not\n"
+	       "                         valid and the table says which stream broke the rule\n");
 	printf("\nOutput:\n"
 	       "      --report_gbits     text bandwidth in Gb/s instead of GB/s\n"
 	       "      --json[=FILE]      one JSON document on stdout (or into FILE)\n"
@@ -106,6 +115,9 @@ enum {
 	OPT_TCLASS,
 	OPT_NO_VERIFY,
 	OPT_CORRUPT,
+	OPT_LATE_START,
+	OPT_MIN_OVERLAP,
+	OPT_MAX_CV,
 	OPT_DUMP,
 };
 
@@ -133,6 +145,9 @@ static const struct option longopts[] = {
 	{ "verify", required_argument, NULL, OPT_VERIFY },
 	{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
 	{ "corrupt-canary", no_argument, NULL, OPT_CORRUPT },
+	{ "late-start", required_argument, NULL, OPT_LATE_START },
+	{ "min-overlap", required_argument, NULL, OPT_MIN_OVERLAP },
+	{ "max-cv", required_argument, NULL, OPT_MAX_CV },
 	{ "dump-slice", required_argument, NULL, OPT_DUMP },
 	CLI_LONGOPTS_READER,
 	CLI_LONGOPTS_SYSFS,
@@ -189,6 +204,16 @@ static int flag_option(int c, char *arg, struct options *o)
 	return CLI_NEXT;
 }
 
+/* A percentage 0..100 (decimal, as durations are written). */
+static int percent_option(const char *what, const char *arg, double *out)
+{
+	int rc = cli_seconds(what, arg, 0, out);
+
+	if (rc == CLI_NEXT && *out > 100)
+		return cli_bad_value(what, arg, -ERANGE);
+	return rc;
+}
+
 /* --mtu 256|512|1024|2048|4096 into enum ibv_mtu (1..5). */
 static int mtu_option(const char *arg, uint8_t *mtu)
 {
@@ -235,6 +260,12 @@ static int value_option(int c, char *arg, struct options *o)
 		return rc;
 	case OPT_MTU:
 		return mtu_option(arg, &o->lo.mtu);
+	case OPT_LATE_START:
+		return cli_seconds("late start", arg, 0, &o->late_start);
+	case OPT_MIN_OVERLAP:
+		return percent_option("minimum overlap", arg, &o->min_overlap);
+	case OPT_MAX_CV:
+		return percent_option("maximum variation", arg, &o->max_cv);
 	case OPT_SL:
 		rc = cli_uint("service level", arg, 0, 15, &u);
 		if (rc == CLI_NEXT)
@@ -276,10 +307,13 @@ static const char *wrong_role(const struct options *o)
 		       : o->no_local	      ? "--no-local"
 		       : o->dram_set	      ? "--dram"
 		       : o->dump_slice	      ? "--dump-slice"
+		       : o->min_overlap != 99 ? "--min-overlap"
+		       : o->max_cv != 2	      ? "--max-cv"
 					      : NULL;
 	}
 	return o->source == CTRL_SOURCE_MEM ? "--source"
 	       : o->corrupt_canary	  ? "--corrupt-canary"
+	       : o->late_start > 0	  ? "--late-start"
 					  : NULL;
 }
 
@@ -334,10 +368,6 @@ static int validate_options(struct options *o)
 			      DIGEST_BLOCK);
 		return NBW_EXIT_USAGE;
 	}
-	if (o->engine == ENGINE_IO_URING && o->peer) {
-		nbw_usage_err("the source's staging slots are read with psync; --engine is a sink option");
-		return NBW_EXIT_USAGE;
-	}
 	return load_access(o);
 }
 
@@ -366,6 +396,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.dram = 16ULL << 30,
 		.engine = ENGINE_PSYNC,
 		.verify = CTRL_VERIFY_CANARY,
+		.min_overlap = 99,
+		.max_cv = 2,
 	};
 	cli_common_init(&o->cc);
 	rc = cli_parse(argc, argv, "d:x:p:s:t:q:RD:hV", longopts, &o->cc, usage, tool_option, o,

@@ -54,6 +54,9 @@ struct options {
 	enum ctrl_conn conn;	 /* verbs (default) or -R/--rdma_cm */
 	struct fab_link_opts lo; /* --mtu, --sl, --tclass */
 	bool corrupt_canary;
+	double late_start;	/* source, tests only: open the window this much late */
+	double min_overlap;	/* sink: % of each source's window inside the sink's (99) */
+	double max_cv;		/* sink: variation of each stream, % (2) */
 	const char *dump_slice;
 };
 

@@ -102,6 +102,14 @@ struct sink {
 	uint64_t *lstart, *lend, *lprev; /* per local target; lprev: --interval */
 	double lseconds;
 	double cpu_s; /* this process, user + system, inside the window */
+	/* May the rates be added: the windows' overlap and the streams' variation. */
+	struct samples lsamples;     /* the local stream, per second of the window */
+	uint64_t start_sent_ns;	     /* when START left (sink clock) */
+	uint64_t win_open_ns;	     /* the sink's window opened (sink clock) */
+	int64_t delay_min_ns;	     /* least START -> heartbeat delay beyond the source's clock */
+	double overlap_pct, start_offset_s, lcv, rcv;
+	bool valid, have_validity;
+	char valid_why[256];
 	struct ctrl_result res;
 	bool have_res;
 	bool res_rejected; /* the RESULT failed the plausibility checks: not a figure */
@@ -247,6 +255,16 @@ static void lreaders_stop(struct sink *k)
 			pthread_join(k->lr[i].tid, NULL);
 }
 
+static uint64_t local_sum(const struct sink *k, const uint64_t *per_target)
+{
+	uint64_t t = 0;
+	int i;
+
+	for (i = 0; i < k->nt; i++)
+		t += per_target[i];
+	return t;
+}
+
 static void lsnapshot(void *ctx, uint64_t *out)
 {
 	struct sink *k = ctx;
@@ -256,9 +274,11 @@ static void lsnapshot(void *ctx, uint64_t *out)
 	for (i = 0; i < k->nlr; i++)
 		out[k->lr[i].tindex] += atomic_load_explicit(&k->lr[i].bytes, memory_order_relaxed);
 	if (out == k->lstart) {
-		/* The window opens: live lines count from here. */
+		/* The window opens: live lines and samples count from here. */
 		memcpy(k->lprev, out, sizeof(*out) * (size_t)(k->nt ? k->nt : 1));
 		k->prog_line = k->prog;
+		k->win_open_ns = nbw_now_ns();
+		samples_add(&k->lsamples, local_sum(k, out), 0, 1.0);
 	}
 }
 
@@ -276,6 +296,13 @@ static enum sink_stop take_progress(struct sink *k, const void *p, uint32_t len)
 		k->prog_line = (struct ctrl_progress){ 0 };
 	k->prog = pr;
 	k->have_prog = true;
+	/* START's way there and this heartbeat's way back: their sum bounds the delay. */
+	{
+		int64_t d = (int64_t)(nbw_now_ns() - k->start_sent_ns) - (int64_t)pr.elapsed_ns;
+
+		if (d >= 0 && (k->delay_min_ns < 0 || d < k->delay_min_ns))
+			k->delay_min_ns = d;
+	}
 	return SINK_RUNNING;
 }
 
@@ -351,6 +378,18 @@ static int sink_check(void *ctx)
 	if (nbw_now_ns() - k->last_heard > nbw_s_to_ns(k->o->timeout))
 		return SINK_SILENT;
 	return SINK_RUNNING;
+}
+
+/* Every second of the window: the local stream's bytes, for its variation. */
+static void sink_sample(void *ctx, double at)
+{
+	struct sink *k = ctx;
+	uint64_t cur[TARGET_MAX + 1] = { 0 };
+	int i;
+
+	for (i = 0; i < k->nlr; i++)
+		cur[k->lr[i].tindex] += atomic_load_explicit(&k->lr[i].bytes, memory_order_relaxed);
+	samples_add(&k->lsamples, local_sum(k, cur), at, 1.0);
 }
 
 /* --interval: local drives as read here, RDMA as the source's heartbeats say. */
@@ -943,6 +982,45 @@ static bool result_implausible(struct sink *k, const struct window *w, char *why
 	return true;
 }
 
+/*
+ * May local and RDMA be added? The source's window in the sink's clock: START
+ * left at start_sent; it arrived about half the least START -> heartbeat
+ * delay later (the way there and a heartbeat's way back); the source opened
+ * its window open_ns after that. Its overlap with the sink's window, and the
+ * variation of both streams, against --min-overlap and --max-cv.
+ */
+static void judge_validity(struct sink *k)
+{
+	double d = k->delay_min_ns > 0 ? k->delay_min_ns / 2.0 : 0;
+	double s_open = (double)k->start_sent_ns + d + (double)k->res.open_ns;
+	double s_close = s_open + (double)k->res.window_ns, k_open = (double)k->win_open_ns;
+	double k_close = k_open + k->lseconds * 1e9, lo, hi;
+	const struct options *o = k->o;
+
+	lo = s_open > k_open ? s_open : k_open;
+	hi = s_close < k_close ? s_close : k_close;
+	k->overlap_pct = k->res.window_ns ? (hi > lo ? hi - lo : 0) / k->res.window_ns * 100 : NAN;
+	k->start_offset_s = (s_open - k_open) / 1e9;
+	k->lcv = nbw_cv_pct(k->lsamples.rate, k->lsamples.n);
+	k->rcv = k->res.cv_milli_pct == UINT32_MAX ? NAN : k->res.cv_milli_pct / 1000.0;
+	k->have_validity = true;
+	k->valid = false;
+	if (!(k->overlap_pct >= o->min_overlap))
+		snprintf(k->valid_why, sizeof(k->valid_why),
+			 "RDMA from %s: its window overlapped the sink's %.1f%% (< %g%%; it opened "
+			 "%+.3f s from the sink's)",
+			 k->peer, k->overlap_pct, o->min_overlap, k->start_offset_s);
+	else if (!(k->rcv <= o->max_cv))
+		snprintf(k->valid_why, sizeof(k->valid_why),
+			 "RDMA from %s: variation %s%.1f%% (> %g%%)", k->peer,
+			 isnan(k->rcv) ? "unknown " : "", isnan(k->rcv) ? 0.0 : k->rcv, o->max_cv);
+	else if (k->nt && !(k->lcv <= o->max_cv))
+		snprintf(k->valid_why, sizeof(k->valid_why), "local drives: variation %s%.1f%% (> %g%%)",
+			 isnan(k->lcv) ? "unknown " : "", isnan(k->lcv) ? 0.0 : k->lcv, o->max_cv);
+	else
+		k->valid = true;
+}
+
 /* After its RESULT: the full table, and whether the source completed its window. */
 static int after_result(struct sink *k)
 {
@@ -975,6 +1053,7 @@ static int sink_window(struct sink *k)
 		.interval = o->cc.interval,
 		.check = sink_check,
 		.live = sink_live,
+		.sample = sink_sample,
 		.ctx = k,
 		.snapshot = lsnapshot,
 		.start = k->lstart,
@@ -988,6 +1067,7 @@ static int sink_window(struct sink *k)
 		lreaders_stop(k);
 		return sink_refuse(k, "cannot start the local reader threads");
 	}
+	k->start_sent_ns = nbw_now_ns();
 	rc = ctrl_send_free(k->cfd, &b, ctrl_encode_start(&b, &st), remote_timeout_ms(o));
 	k->last_heard = nbw_now_ns();
 	if (rc) {
@@ -1014,6 +1094,7 @@ static int sink_window(struct sink *k)
 		return sink_refuse(k, "%s: implausible result: %s", k->peer, k->peer_err);
 	}
 	sink_rails(k);
+	judge_validity(k);
 	return after_result(k);
 }
 
@@ -1061,6 +1142,41 @@ static void print_drives(struct sink *k, double lsec, double rsec)
 	report_arr_end(r);
 }
 
+/* The streams' overlap and variation, and whether the total may be read as a sum. */
+static void print_validity(struct sink *k)
+{
+	struct report *r = k->r;
+
+	if (!k->have_validity) {
+		report_null(r, "total_valid", NULL);
+		return;
+	}
+	report_arr_begin(r, "streams");
+	if (k->nt) {
+		report_obj_begin(r, NULL);
+		report_str(r, "name", " Streams         : %s", "local");
+		report_double(r, "cv_pct", " cv %.1f%%;", k->lcv);
+		report_obj_end(r);
+	} else {
+		report_text(r, " Streams         :");
+	}
+	report_obj_begin(r, NULL);
+	report_str(r, "name", " %s", "rdma");
+	report_str(r, "source", " from %s:", k->peer);
+	report_double(r, "overlap_pct", " overlap %.1f%%,", k->overlap_pct);
+	report_double(r, "cv_pct", " cv %.1f%%", k->rcv);
+	report_double(r, "start_offset_s", " (opened %+.3f s from the sink's)\n", k->start_offset_s);
+	report_obj_end(r);
+	report_arr_end(r);
+	report_bool(r, "total_valid", NULL, k->valid);
+	report_str(r, "total_invalid_reason", NULL, k->valid ? NULL : k->valid_why);
+	if (k->valid)
+		report_text(r, " Total is a sum  : valid: every overlap >= %g%%, every variation <= %g%%\n",
+			    k->o->min_overlap, k->o->max_cv);
+	else
+		report_text(r, " Total is a sum  : NOT valid: %s\n", k->valid_why);
+}
+
 /* local, RDMA, total, ideal and % of ideal. */
 static void print_totals(struct sink *k, uint64_t lbytes, double lsec, uint64_t rbytes,
 			 double rsec, enum rdma_from from)
@@ -1102,6 +1218,7 @@ static void print_totals(struct sink *k, uint64_t lbytes, double lsec, uint64_t 
 	report_text(r, " (ideal = every drive at the mean local per-drive rate of this window)\n");
 	if (from == RDMA_FROM_HEARTBEAT)
 		report_text(r, " (* RDMA: as of the source's last heartbeat; its result never came)\n");
+	print_validity(k);
 }
 
 static void print_sink(struct sink *k, int rc)
@@ -1156,6 +1273,8 @@ static int sink_targets(struct sink *k)
 		if (rc)
 			return rc;
 	}
+	if (samples_init(&k->lsamples, o->cc.duration, 1.0))
+		return sink_fail(k, "out of memory");
 	k->lstart = calloc((size_t)k->nt + 1, sizeof(uint64_t));
 	k->lend = calloc((size_t)k->nt + 1, sizeof(uint64_t));
 	k->lprev = calloc((size_t)k->nt + 1, sizeof(uint64_t));
@@ -1247,6 +1366,7 @@ static void sink_close(struct sink *k)
 	free(k->lstart);
 	free(k->lend);
 	free(k->lprev);
+	samples_free(&k->lsamples);
 	ctrl_result_free(&k->res);
 }
 
@@ -1316,6 +1436,7 @@ int run_sink(const struct options *o, struct report *r)
 	k->cfd = -1;
 	k->verdict = VERDICT_NONE;
 	memset(k->wport, 0xff, sizeof(k->wport));
+	k->delay_min_ns = -1;
 	rc = sink_setup(k);
 	if (!rc)
 		rc = sink_handshake(k);

@@ -11,6 +11,7 @@
  * source_window -> RESULT (VERIFY) -> DONE -> print_source -> source_close.
  */
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -92,6 +93,7 @@ struct source {
 	atomic_uint finished; /* worker threads that returned */
 	uint64_t *wstart, *wend;
 	uint64_t *lprev; /* --interval: counters at the previous live line */
+	struct samples rdma_samples; /* per second of the window: the RDMA stream's steadiness */
 	struct ctrl_drive *dr; /* per drive: what the window counted */
 	/* Heartbeat to the sink (PROGRESS), from START until RESULT. */
 	struct window *win;
@@ -152,7 +154,12 @@ static int disk_next(void *ctx, struct write_item *it)
 {
 	struct sworker *w = ctx;
 	struct reader_chunk c;
-	int rc = reader_next(&w->rd, &c, 100);
+	/*
+	 * psync blocks in pread; io_uring keeps every free slot reading and waits
+	 * briefly, so that the posting loop goes back to reaping WRITE completions
+	 * (which free slots for the next reads) without stalling on the drive.
+	 */
+	int rc = reader_next(&w->rd, &c, w->s->o->engine == ENGINE_IO_URING ? 1 : 100);
 
 	if (rc == -ETIMEDOUT)
 		return -EAGAIN;
@@ -427,19 +434,6 @@ out:
 
 /* ---- the window ------------------------------------------------------------------ */
 
-static void snapshot(void *ctx, uint64_t *out)
-{
-	struct source *s = ctx;
-	uint32_t i;
-
-	if (out == s->wstart)
-		s->t_window = nbw_now_ns();
-	for (i = 0; i < s->nw; i++)
-		out[i] = atomic_load_explicit(&s->w[i].bytes, memory_order_relaxed);
-	if (out == s->wstart)
-		memcpy(s->lprev, out, s->nw * sizeof(uint64_t));
-}
-
 static uint64_t bytes_sum(const uint64_t *v, uint32_t n)
 {
 	uint64_t t = 0;
@@ -449,6 +443,22 @@ static uint64_t bytes_sum(const uint64_t *v, uint32_t n)
 		t += v[i];
 	return t;
 }
+
+static void snapshot(void *ctx, uint64_t *out)
+{
+	struct source *s = ctx;
+	uint32_t i;
+
+	if (out == s->wstart)
+		s->t_window = nbw_now_ns();
+	for (i = 0; i < s->nw; i++)
+		out[i] = atomic_load_explicit(&s->w[i].bytes, memory_order_relaxed);
+	if (out == s->wstart) {
+		memcpy(s->lprev, out, s->nw * sizeof(uint64_t));
+		samples_add(&s->rdma_samples, bytes_sum(out, s->nw), 0, 1.0); /* the base */
+	}
+}
+
 
 /* What the window counted so far (or in all once it closed) into pr. */
 static void progress_window(const struct source *s, uint64_t now, struct ctrl_progress *pr)
@@ -501,6 +511,18 @@ static int source_check(void *ctx)
 	if (heartbeat(s))
 		return SOURCE_SINK_SPOKE;
 	return SOURCE_RUNNING;
+}
+
+/* Every second of the window: the RDMA completions so far, for the stream's variation. */
+static void source_sample(void *ctx, double at)
+{
+	struct source *s = ctx;
+	uint64_t cur = 0;
+	uint32_t i;
+
+	for (i = 0; i < s->nw; i++)
+		cur += atomic_load_explicit(&s->w[i].bytes, memory_order_relaxed);
+	samples_add(&s->rdma_samples, cur, at, 1.0);
 }
 
 /* --interval: this side's RDMA completions per drive (or memory) and in total. */
@@ -624,7 +646,8 @@ static int plan_workers(struct source *s)
 	s->lprev = calloc(s->nw, sizeof(uint64_t));
 	s->dr = calloc((size_t)s->nt + 1, sizeof(*s->dr));
 	regs = calloc(o->threads, sizeof(*regs));
-	if (!s->w || !s->wstart || !s->wend || !s->lprev || !s->dr || !regs) {
+	if (!s->w || !s->wstart || !s->wend || !s->lprev || !s->dr || !regs ||
+	    samples_init(&s->rdma_samples, o->cc.duration, 1.0)) {
 		free(regs);
 		return source_fail(s, "out of memory");
 	}
@@ -927,7 +950,10 @@ static int send_result(struct source *s, bool ok)
 		.ndrives = (uint32_t)s->nt,
 		.drives = s->dr,
 		.nrails = (uint32_t)s->nrails,
+		.open_ns = s->t_window > s->t_start ? s->t_window - s->t_start : 0,
+		.cv_milli_pct = UINT32_MAX,
 	};
+	double cv = nbw_cv_pct(s->rdma_samples.rate, s->rdma_samples.n);
 	struct ctrl_rail cr[CTRL_MAX_RAILS];
 	char err[CTRL_MAX_STR] = "";
 	struct ctrl_done d;
@@ -937,6 +963,8 @@ static int send_result(struct source *s, bool ok)
 	void *p;
 	int rc;
 
+	if (isfinite(cv) && cv < 4e6)
+		res.cv_milli_pct = (uint32_t)(cv * 1000 + 0.5);
 	for (k = 0; k < s->nrails; k++) {
 		cr[k] = (struct ctrl_rail){ .port = s->rails[k].local_port,
 					    .sink_port = (uint16_t)s->rails[k].sink_index,
@@ -1169,13 +1197,14 @@ static int source_window(struct source *s)
 {
 	const struct options *o = s->o;
 	struct window w = {
-		.warmup = o->cc.warmup,
+		.warmup = o->cc.warmup + o->late_start,
 		.duration = o->cc.duration,
 		.tick_ms = s->hb_period && s->hb_period < 100000000ULL
 				   ? (int)(s->hb_period / 1000000) : 100,
 		.interval = o->cc.interval,
 		.check = source_check,
 		.live = source_live,
+		.sample = source_sample,
 		.ctx = s,
 		.snapshot = snapshot,
 		.start = s->wstart,
@@ -1240,6 +1269,7 @@ static void source_close(struct source *s)
 	free(s->wend);
 	free(s->lprev);
 	free(s->dr);
+	samples_free(&s->rdma_samples);
 }
 
 /* The document when the run ended before the window: params, verdict and error. */

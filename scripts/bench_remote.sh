@@ -4,7 +4,11 @@
 #   1. --source mem vs ib_write_bw on the same RDMA device, same message size
 #      and QP count (target: ratio >= 0.95);
 #   2. with a drive: remote GB/s per drive vs nvme_read_bw's local GB/s on the
-#      same drive, same chunk and threads (target: ratio >= 0.95).
+#      same drive, same chunk and threads (target: ratio >= 0.95);
+#   3. the source on io_uring vs on psync, same drive, QPs and depth;
+#   4. with two RDMA devices (DEVS="dev0 dev1", the lab's VLAB_RDMA_DEVS with
+#      --nics 2): two rails of --source mem vs two ib_write_bw run at the same
+#      time (one per rail, same size, QPs and depth), and one rail vs two.
 # Usage: bench_remote.sh                   in the virtual lab (one node, rxe0
 #                                          loopback, one emulated drive)
 #        bench_remote.sh --here DEV ADDR DRIVE
@@ -22,17 +26,19 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 case "${1:-}" in
 "")
-	exec "$here/vlab" run --drives 1 --drive-size 256M --timeout 280 "$here/bench_remote.sh" --lab
+	exec "$here/vlab" run --drives 1 --drive-size 256M --nics 2 --timeout 400 \
+		"$here/bench_remote.sh" --lab
 	;;
 --lab)
 	DEV=$VLAB_RDMA_DEV ADDR=$VLAB_ADDR DRIVE=${VLAB_DRIVES%% *} LAB=1
+	DEVS=${DEVS:-${VLAB_RDMA_DEVS:-}} ADDRS=${ADDRS:-${VLAB_ADDRS:-}}
 	;;
 --here)
 	[ $# = 4 ] || { echo "usage: $0 --here DEV ADDR DRIVE" >&2; exit 2; }
 	DEV=$2 ADDR=$3 DRIVE=$4
 	;;
 *)
-	echo "usage: $0 [--here DEV ADDR DRIVE]" >&2
+	echo "usage: $0 [--here DEV ADDR DRIVE]   (rails: DEVS=\"d0 d1\" ADDRS=\"a0 a1\")" >&2
 	exit 2
 	;;
 esac
@@ -71,6 +77,48 @@ wait $sp
 rem=$(jget "$T/ds" 'round(d["rdma"]["gb_per_s"], 4)' 2>/dev/null) || cat "$T/dse" "$T/dce" >&2
 ver=$(jget "$T/ds" 'd["verify"]' 2>/dev/null)
 
+# 3. the same drive run with the source on io_uring (same QPs and depth).
+nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $W --json >"$T/us" 2>"$T/use" &
+sp=$!
+nvme_write_bw_remote -d "$DEV" --disks "$DRIVE" -q "$THREADS" --engine io_uring $W --json \
+	"$ADDR" >"$T/uc" 2>"$T/uce"
+wait $sp
+uring=$(jget "$T/us" 'round(d["rdma"]["gb_per_s"], 4)' 2>/dev/null) || cat "$T/use" "$T/uce" >&2
+uver=$(jget "$T/us" 'd["verify"]' 2>/dev/null)
+
+# 4. rails: two ib_write_bw at once (one per device) against two rails of ours.
+set -- ${DEVS:-}
+A=(${ADDRS:-})
+if [ $# -ge 2 ] && [ ${#A[@]} -ge 2 ]; then
+	d0=$1 d1=$2
+	for k in 0 1; do
+		dv=$([ $k = 0 ] && echo "$d0" || echo "$d1")
+		ib_write_bw -d "$dv" -p $((18600 + k)) -s "$bytes" -q "$QPS" -t "$DEPTH" \
+			-D "$DURATION" --report_gbits -F >"$T/rs$k" 2>&1 &
+	done
+	sleep 2
+	for k in 0 1; do
+		dv=$([ $k = 0 ] && echo "$d0" || echo "$d1")
+		ib_write_bw -d "$dv" -p $((18600 + k)) -s "$bytes" -q "$QPS" -t "$DEPTH" \
+			-D "$DURATION" --report_gbits -F "${A[$k]}" >"$T/rc$k" 2>&1 &
+	done
+	wait
+	ib2=$(cat "$T/rc0" "$T/rc1" | awk -v b="$bytes" '$1 == b && NF >= 5 && $2 > 0 { s += $4 / 8; n++ }
+		END { if (n == 2) printf "%.4f", s }')
+	for devs in "$d0" "$d0,$d1"; do
+		nvme_write_bw_remote -d "$devs" --no-local --dram 256M $W --json >"$T/r-$devs.s" \
+			2>"$T/r-$devs.se" &
+		sp=$!
+		nvme_write_bw_remote -d "$devs" --source mem -q $((2 * QPS)) $W --json "$ADDR" \
+			>"$T/r-$devs.c" 2>"$T/r-$devs.ce"
+		wait $sp
+	done
+	one=$(jget "$T/r-$d0.s" 'round(d["rdma"]["gb_per_s"], 4)' 2>/dev/null)
+	two=$(jget "$T/r-$d0,$d1.s" 'round(d["rdma"]["gb_per_s"], 4)' 2>/dev/null) ||
+		cat "$T/r-$d0,$d1.se" "$T/r-$d0,$d1.ce" >&2
+	shares=$(jget "$T/r-$d0,$d1.s" '" ".join("%s:%.0f%%" % (r["local_dev"], 100.0 * r["bytes"] / max(1, d["rdma"]["bytes"])) for r in d["rails"])' 2>/dev/null)
+fi
+
 py() { python3 -c "import sys; a = [float(x) if x not in ('', '-') else None for x in sys.argv[2:]]; print($1)" "$@"; }
 ratio() { py "'%.3f' % (a[0] / a[1]) if None not in a and a[1] > 0 else '-'" "$1" "$2"; }
 gbit() { py "'%.4f' % (a[0] * 8) if a[0] is not None else '-'" "$1"; }
@@ -82,9 +130,17 @@ row "comparison ($DEV, $SIZE, depth $DEPTH, ${DURATION} s)" "ours GB/s" "ref GB/
 row "--source mem vs ib_write_bw ($QPS QPs)" "$mem" "${ib:--}" "$(gbit "$mem")" "$(gbit "${ib:-}")" "$(ratio "$mem" "${ib:-}")"
 row "remote vs local per drive ($THREADS threads)" "$rem" "${loc:--}" "$(gbit "$rem")" "$(gbit "${loc:-}")" "$(ratio "$rem" "${loc:-}")"
 row "remote per drive vs min(local, ib_write_bw)" "$rem" "$bound" "$(gbit "$rem")" "$(gbit "$bound")" "$(ratio "$rem" "$bound")"
+row "io_uring source vs psync source (depth $DEPTH)" "${uring:--}" "$rem" "$(gbit "${uring:-}")" "$(gbit "$rem")" "$(ratio "${uring:-}" "$rem")"
+if [ -n "${two:-}${ib2:-}" ]; then
+	row "2 rails --source mem vs 2 ib_write_bw at once" "${two:--}" "${ib2:--}" "$(gbit "${two:-}")" "$(gbit "${ib2:-}")" "$(ratio "${two:-}" "${ib2:-}")"
+	row "2 rails vs 1 rail ($((2 * QPS)) QPs each)" "${two:--}" "${one:--}" "$(gbit "${two:-}")" "$(gbit "${one:-}")" "$(ratio "${two:-}" "${one:-}")"
+	printf 'share of the RDMA bytes per rail (two rails): %s\n' "${shares:-?}"
+else
+	printf 'rails: one RDMA device only (DEVS/ADDRS name two to compare rails)\n'
+fi
 printf 'ib_write_bw result line: %s\n' "${ibline:-none}"
 [ -n "${ib:-}" ] || printf 'ib_write_bw measured nothing (0 iterations or no result line): no reference figure\n'
-printf 'verification of the drive run: %s; targets: ratios >= 0.95\n' "$ver"
+printf 'verification of the drive runs: psync %s, io_uring %s; targets: ratios >= 0.95\n' "$ver" "${uver:-?}"
 if [ -n "${LAB:-}" ]; then
 	printf 'lab figures: emulated CPUs (qemu TCG) and Soft-RoCE on loopback; the absolute numbers\n'
 	printf 'mean nothing, only the ratios of runs side by side do. Here the fabric (~%s GB/s)\n' "${ib:-?}"

@@ -7,7 +7,8 @@
 # in the middle of a window; both sides exit 1 within the documented bounds
 # (the sink within --timeout of the source's last heartbeat, the source within
 # about 2 s of RDMA retries plus at most --timeout of draining) and print what
-# they measured.
+# they measured. In between, a source 3 s late: its window overlaps the sink's
+# about half, and the total is marked not valid, naming it.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 
@@ -27,6 +28,16 @@ jq_() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sy
 	fail "the sink's RDMA bytes are not the source's"
 "$PY" "$srcdir/tests/lab/check-slice.py" "$A/slice.bin" "$A/slice.bin.map" "$WORK/images/b0.img" 1048576 "node b's drive" ||
 	fail "slice differs from node b's drive"
+# May local and RDMA be added? The first run's windows overlap; the late source's do not.
+[ "$(jq_ "$A/sink.json" 'd["streams"][-1]["overlap_pct"] >= 99')" = True ] ||
+	fail "overlap below 99%: $(jq_ "$A/sink.json" 'd["streams"]')"
+note "windows overlap $(jq_ "$A/sink.json" 'd["streams"][-1]["overlap_pct"]')%, total valid: $(jq_ "$A/sink.json" 'd["total_valid"]') ($(jq_ "$A/sink.json" 'd["total_invalid_reason"]'))"
+[ "$(cat "$A/late.sink.rc")" = 0 ] && [ "$(cat "$B/late.src.rc")" = 0 ] ||
+	fail "late: exits $(cat "$A/late.sink.rc") $(cat "$B/late.src.rc"): $(cat "$A/late.sink.err" "$B/late.src.err")"
+[ "$(jq_ "$A/late.sink.json" 'd["total_valid"] is False and d["streams"][-1]["overlap_pct"] < 99 and "10.77.0.2" in d["total_invalid_reason"] and "overlap" in d["total_invalid_reason"]')" = True ] ||
+	fail "late: the total was not marked invalid for the late source: $(jq_ "$A/late.sink.json" '(d["total_valid"], d["total_invalid_reason"], d["streams"])')"
+note "late source: $(jq_ "$A/late.sink.json" 'd["total_invalid_reason"]')"
+
 # The network going away (--timeout 4, a 30 s window cut short).
 T=4
 [ "$(cat "$A/netdown.sink.rc")" = 1 ] || fail "netdown: sink exit $(cat "$A/netdown.sink.rc"): $(cat "$A/netdown.sink.err")"

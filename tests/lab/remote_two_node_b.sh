@@ -9,6 +9,11 @@ nvme_write_bw_remote --disks "$1" -q 1 --warmup 2 -D 8 --timeout 20 --verify ful
 echo $? >"$VLAB_OUT/src.rc"
 cat "$VLAB_OUT/src.err"
 
+sleep 2 # the sink of scenario 1b starts listening
+nvme_write_bw_remote --disks "$1" -q 1 --warmup 1 -D 6 --timeout 20 --late-start 3 --json \
+	"$VLAB_PEER" >"$VLAB_OUT/late.src.json" 2>"$VLAB_OUT/late.src.err"
+echo $? >"$VLAB_OUT/late.src.rc"
+
 sleep 2 # the sink of scenario 2 starts listening
 E=$VLAB_OUT/netdown.src.err
 nvme_write_bw_remote --disks "$1" -q 1 --warmup 1 -D 30 --timeout 4 --interval 1 --json \

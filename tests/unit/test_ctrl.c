@@ -343,7 +343,7 @@ static void test_rails(void)
 	}, *qo;
 	struct ctrl_rail rails[1] = { { "rxe1", 1, 1, 2, 123456, 100000 } };
 	struct ctrl_result r = { .ok = 1, .bytes = 123456, .window_ns = 1, .nrails = 1,
-				 .rails = rails },
+				 .rails = rails, .open_ns = 3000000123ULL, .cv_milli_pct = 1234 },
 			   ro;
 	struct ctrl_buf b;
 	const uint8_t *p;
@@ -388,6 +388,7 @@ static void test_rails(void)
 	CHECK(ctrl_decode_result(p, len, &ro) == 0 && ro.nrails == 1 && ro.ndrives == 0);
 	CHECK(ro.rails && !strcmp(ro.rails[0].dev, "rxe1") && ro.rails[0].sink_port == 1 &&
 	      ro.rails[0].qps == 2 && ro.rails[0].bytes == 123456 && ro.rails[0].line_mbps == 100000);
+	CHECK(ro.open_ns == 3000000123ULL && ro.cv_milli_pct == 1234);
 	ctrl_result_free(&ro);
 	free(b.data);
 }
