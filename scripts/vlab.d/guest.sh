@@ -1,6 +1,6 @@
 #!/bin/bash
 # vlab stage 2: PID 1 of a lab node, run by the host's bash on the host's root
-# (read-only 9p). Loads the drivers, brings up the NIC and Soft-RoCE, finds the
+# (read-only 9p). Loads the drivers, brings up the NICs and Soft-RoCE, finds the
 # node's NVMe drives, publishes the VLAB_* environment, waits for the host's
 # "go", runs the user's script with a hard timeout and powers off.
 #
@@ -71,15 +71,30 @@ hostname "vlab-$VLAB_NODE"
 modprobe -a nvme virtio_net crc32_generic rdma_rxe ib_uverbs rdma_ucm ||
 	fail "modprobe failed"
 
+# Print the netdev with MAC address $1.
+netdev_of() {
+	local d a
+	for d in /sys/class/net/*; do
+		read -r a 2>/dev/null <"$d/address" || continue
+		[ "$a" = "$1" ] && { echo "${d##*/}"; return 0; }
+	done
+	return 1
+}
+
+# NIC k (MAC k of VLAB_NIC_MACS) gets address k of VLAB_ADDRS and rxeK.
 ip link set lo up
-netdev=
-for d in /sys/class/net/*; do
-	[ -e "$d/device" ] && { netdev=${d##*/}; break; }
+read -r -a macs <<<"$VLAB_NIC_MACS"
+read -r -a addrs <<<"$VLAB_ADDRS"
+netdevs= rdma_devs=
+for ((k = 0; k < ${#macs[@]}; k++)); do
+	netdev=$(netdev_of "${macs[k]}") || fail "no NIC with MAC ${macs[k]}: $(ls /sys/class/net)"
+	ip link set "$netdev" up || fail "ip link set $netdev up"
+	ip addr add "${addrs[k]}/24" dev "$netdev" || fail "ip addr add ${addrs[k]} dev $netdev"
+	rdma link add "rxe$k" type rxe netdev "$netdev" || fail "rdma link add rxe$k"
+	netdevs="$netdevs $netdev"
+	rdma_devs="$rdma_devs rxe$k"
 done
-[ -n "$netdev" ] || fail "no NIC"
-ip link set "$netdev" up || fail "ip link set $netdev up"
-ip addr add "$VLAB_ADDR/24" dev "$netdev" || fail "ip addr add"
-rdma link add rxe0 type rxe netdev "$netdev" || fail "rdma link add rxe0"
+[ -n "$netdevs" ] || fail "no NIC"
 
 wait_for 30 nvme_count || fail "expected $VLAB_DRIVE_COUNT NVMe drives, found: $(ls /sys/block)"
 drives=$(ordered_drives | tr '\n' ' ')
@@ -90,9 +105,12 @@ set -- $drives
 ulimit -l unlimited
 ulimit -n 65536
 export VLAB_NODE VLAB_NODES VLAB_ADDR VLAB_PEER VLAB_LBS VLAB_BUILDDIR VLAB_SRCDIR
+export VLAB_ADDRS VLAB_PEERS VLAB_HOSTS
 export VLAB_DRIVES=$drives
+export VLAB_RDMA_DEVS=${rdma_devs# }
+export VLAB_NETDEVS=${netdevs# }
 export VLAB_RDMA_DEV=rxe0
-export VLAB_NETDEV=$netdev
+export VLAB_NETDEV=${VLAB_NETDEVS%% *}
 export VLAB_OUT=$share/out
 export PATH="$VLAB_BUILDDIR/nvme_read_bw:$VLAB_BUILDDIR/nvme_write_bw_remote:$VLAB_BUILDDIR/nvme_link_probe:$VLAB_BUILDDIR/tests:$PATH"
 env | grep '^VLAB_' | sort >"$share/vlab.env"
@@ -107,7 +125,7 @@ if [ "$VLAB_HAS_SCRIPT" = 1 ] && [ ! -e "$share/stop" ]; then
 	[ -s "$share/args" ] && mapfile -d '' -t args <"$share/args"
 	cd "$VLAB_OUT" || fail "cd $VLAB_OUT"
 	# Unset the protocol-only variables before the user's script sees them.
-	unset VLAB_DRIVE_COUNT VLAB_GO_TIMEOUT VLAB_HAS_SCRIPT VLAB_VERBOSE
+	unset VLAB_DRIVE_COUNT VLAB_GO_TIMEOUT VLAB_HAS_SCRIPT VLAB_VERBOSE VLAB_NICS VLAB_NIC_MACS
 	timeout -k 5 "$VLAB_TIMEOUT" "$share/script" "${args[@]}"
 	rc=$?
 	echo "$rc" >"$share/rc.tmp" && mv "$share/rc.tmp" "$share/rc"

@@ -3,9 +3,9 @@
 
 Every 8-byte little-endian word at byte offset o of the image holds
 
-    0x56 << 56 | id << 48 | o        id = node_index << 7 | drive_index
+    0x56 << 56 | id << 48 | o        id = node_tag | drive_index
 
-(node a = 0, node b = 1). No word is zero, each word names its own offset,
+(node tag a = 0x00, b = 0x80, c = 0x40, d = 0xc0). No word is zero, each word names its own offset,
 drive and node: any 4096-byte block read anywhere tells where it came from.
 
 usage: pattern.py write FILE SIZE ID     create FILE with SIZE bytes

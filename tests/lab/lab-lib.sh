@@ -55,11 +55,12 @@ assert_images_unchanged() {
 	local n=$1 i f
 	(cd "$WORK/images" && sha256sum --quiet -c "SHA256SUMS.$n") ||
 		fail "node $n: backing files changed"
+	# Pattern ID: node a 0x00, b 0x80, c 0x40, d 0xc0, | drive.
+	local -A node_id=([a]=0 [b]=128 [c]=64 [d]=192)
 	for f in "$WORK/images/$n"[0-9]*.img; do
 		i=${f##*/$n}
 		i=${i%.img}
-		"$PY" "$srcdir/scripts/vlab.d/pattern.py" check "$f" \
-			$(( ($([ "$n" = b ] && echo 1 || echo 0) << 7) | i )) ||
+		"$PY" "$srcdir/scripts/vlab.d/pattern.py" check "$f" $((node_id[$n] | i)) ||
 			fail "node $n: $f no longer holds the pattern"
 	done
 	note "node $n: backing files unchanged"
