@@ -67,27 +67,33 @@ static void netdev_ipv4(const char *name, char *out, size_t len)
 	freeifaddrs(ifs);
 }
 
-/* perftest's default GID: 0 on IB; on RoCE the v2 GID with an IPv4 address (else v1/any IPv4). */
+/*
+ * perftest's default GID: 0 on InfiniBand; on RoCE the v2 GID that holds an
+ * IPv4 address, else any v2 GID (an Ethernet rail without addresses: its
+ * link-local one), else any IPv4 one, else 0.
+ */
 static int default_gid(struct ibv_context *ctx, uint8_t port, const struct ibv_port_attr *pa)
 {
-	int i, any = -1, last = pa->gid_tbl_len < GID_SCAN_MAX ? pa->gid_tbl_len : GID_SCAN_MAX;
+	int i, v2 = -1, v4 = -1, last = pa->gid_tbl_len < GID_SCAN_MAX ? pa->gid_tbl_len : GID_SCAN_MAX;
 	char a[FAB_ADDR_LEN];
 
 	if (pa->link_layer != IBV_LINK_LAYER_ETHERNET)
 		return 0;
 	for (i = 0; i < last; i++) {
 		struct ibv_gid_entry e;
+		bool ipv4;
 
 		if (ibv_query_gid_ex(ctx, port, (uint32_t)i, &e, 0))
 			continue;
-		if (!gid_ipv4((const union ibv_gid *)&e.gid, a, sizeof(a)))
-			continue;
-		if (e.gid_type == IBV_GID_TYPE_ROCE_V2)
+		ipv4 = gid_ipv4((const union ibv_gid *)&e.gid, a, sizeof(a));
+		if (ipv4 && e.gid_type == IBV_GID_TYPE_ROCE_V2)
 			return i;
-		if (any < 0)
-			any = i;
+		if (e.gid_type == IBV_GID_TYPE_ROCE_V2 && v2 < 0)
+			v2 = i;
+		if (ipv4 && v4 < 0)
+			v4 = i;
 	}
-	return any >= 0 ? any : 0;
+	return v2 >= 0 ? v2 : v4 >= 0 ? v4 : 0;
 }
 
 /* The GID the QPs use, and the port's IPv4 address and subnet. */
