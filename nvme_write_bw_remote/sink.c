@@ -432,6 +432,10 @@ static bool hello_unacceptable(struct sink *k, char *why, size_t len)
 		.warmup_ms = (uint64_t)(o->cc.warmup * 1000 + 0.5),
 		.duration_ms = (uint64_t)(o->cc.duration * 1000 + 0.5),
 		.verify = (uint8_t)o->verify,
+		.conn = (uint8_t)o->conn,
+		.mtu = o->lo.mtu,
+		.sl = o->lo.sl,
+		.tclass = o->lo.tclass,
 	};
 	char diff[256], a[32], b[32], c[32];
 	uint64_t need;

@@ -837,7 +837,7 @@ static void count_rails(struct source *s)
 		if (k == s->nrails && s->nrails == CTRL_MAX_RAILS)
 			continue;
 		x = &s->rails[k];
-		if (k == s->nrails++) {
+		if (k == s->nrails) {
 			struct rail fresh = { .local_port = w->port->port, .remote_port = kp->port,
 					      .sink_index = w->sink_port };
 
@@ -846,6 +846,7 @@ static void count_rails(struct source *s)
 			memcpy(fresh.local_dev, w->port->dev, sizeof(fresh.local_dev));
 			memcpy(fresh.remote_dev, kp->dev, sizeof(fresh.remote_dev));
 			*x = fresh;
+			s->nrails++;
 		}
 		x->qps++;
 		x->bytes += s->wend[i] - s->wstart[i];

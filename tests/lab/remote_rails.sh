@@ -33,6 +33,7 @@ for n in verbs cm noaddr; do
 	ok_run $n
 	for side in "$A/$n.sink.json" "$B/$n.src.json"; do
 		[ "$(sums "$side")" = True ] || fail "$n: rails do not add up: $(j "$side" 'd["rails"]')"
+		[ "$(j "$side" 'len(d["rails"])')" = 2 ] || fail "$n: not two rails: $(j "$side" 'd["rails"]')"
 		for dev in rxe0 rxe1; do
 			s=$(share "$side" $dev)
 			[ "$(echo "$s >= 0.35 && $s <= 0.65" | bc)" = 1 ] ||
