@@ -412,6 +412,9 @@ struct proj_sum {
 	double raw, usable;
 	int ndrives;
 	char held[400];		/* "slot 3 (8 GT/s x4), hop 0000:03:00.0 (5 GT/s x16)" */
+	double part[MAX_DEVS];	/* each drive's share (usable, else raw), 0 if none */
+	double shared;		/* the sum once links that several drives share are capped */
+	char shared_by[200];
 };
 
 static void report_speed_or_null(struct report *r, const char *key, double gts)
@@ -457,6 +460,59 @@ static void held_by(struct proj_sum *s, const struct probe_dev *p, const struct 
 	held_add(s, what);
 }
 
+/* Does d's path run through the link whose lower end is fn? */
+static bool path_has(const struct probe_dev *d, const struct pcie_fn *fn)
+{
+	int k;
+
+	for (k = 1; k < d->path.nlinks; k++)
+		if (d->path.link[k].dev == fn)
+			return true;
+	return false;
+}
+
+/*
+ * The per-drive sum counts a link further up once per drive behind it. Cap
+ * it: deepest shared link first, the drives behind a link that would carry
+ * more than its ceiling are scaled down to it, into s->shared.
+ */
+static void shared_cap(const struct probe_dev *d, int n, bool usable, struct proj_sum *s)
+{
+	double part[MAX_DEVS];
+	int depth, i, j, k, users;
+
+	memcpy(part, s->part, sizeof(part));
+	for (depth = PCIE_MAX_HOPS; depth >= 1; depth--) {
+		for (i = 0; i < n; i++) {
+			const struct pcie_link *l;
+			double cap, sum = 0;
+
+			k = d[i].path.nlinks - depth;
+			if (!projected(&d[i]) || k < 1)
+				continue;
+			l = &d[i].path.link[k];
+			cap = usable ? l->usable : l->raw;
+			for (j = 0, users = 0; j < n; j++)
+				if (projected(&d[j]) && path_has(&d[j], l->dev)) {
+					sum += part[j];
+					users++;
+				}
+			if (!isfinite(cap) || users < 2 || sum <= cap + 1e-9)
+				continue;
+			for (j = 0; j < n; j++)
+				if (projected(&d[j]) && path_has(&d[j], l->dev))
+					part[j] *= cap / sum;
+			if (!strstr(s->shared_by, l->dev->bdf))
+				snprintf(s->shared_by + strlen(s->shared_by),
+					 sizeof(s->shared_by) - strlen(s->shared_by),
+					 "%shop %s (%.2f GB/s for %d drives)", s->shared_by[0] ? ", " : "",
+					 l->dev->bdf, cap, users);
+		}
+	}
+	for (s->shared = 0, i = 0; i < n; i++)
+		s->shared += part[i];
+}
+
 /* Sum one scenario over the drives; fix: every slot runs the drive's speed. */
 static void project_sum(const struct probe_dev *d, int n, const struct scenario *sc, bool fix,
 			struct proj_sum *s)
@@ -465,7 +521,7 @@ static void project_sum(const struct probe_dev *d, int n, const struct scenario 
 	int i;
 
 	memset(s, 0, sizeof(*s));
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && i < MAX_DEVS; i++) {
 		if (!projected(&d[i]))
 			continue;
 		if (pcie_what_if(&d[i].path, sc->speed, sc->width, fix, &w)) {
@@ -474,9 +530,11 @@ static void project_sum(const struct probe_dev *d, int n, const struct scenario 
 		}
 		s->raw += w.raw;
 		s->usable += w.usable; /* NAN when an MPS is unknown */
+		s->part[i] = isfinite(w.usable) ? w.usable : w.raw;
 		s->ndrives++;
 		held_by(s, &d[i], &w);
 	}
+	shared_cap(d, n, isfinite(s->usable), s);
 }
 
 static void project_json_sum(struct report *r, const char *key, const struct proj_sum *s)
@@ -485,6 +543,8 @@ static void project_json_sum(struct report *r, const char *key, const struct pro
 	report_double(r, "raw", NULL, s->raw);
 	report_double(r, "usable", NULL, s->usable);
 	report_str(r, "held_back_by", NULL, s->held[0] ? s->held : NULL);
+	report_double(r, "shared_links_capped", NULL, s->shared);
+	report_str(r, "shared_links", NULL, s->shared_by[0] ? s->shared_by : NULL);
 	report_obj_end(r);
 }
 
@@ -570,6 +630,9 @@ void bays_project(struct report *r, const struct probe_dev *d, int n)
 			report_text(r, "      held back by %s\n", now.held);
 		if (fixed.held[0])
 			report_text(r, "      with every slot fixed, still by %s\n", fixed.held);
+		if (now.shared_by[0] || fixed.shared_by[0])
+			report_text(r, "      shared links cap the sums at %.2f / %.2f: %s\n", now.shared,
+				    fixed.shared, fixed.shared_by[0] ? fixed.shared_by : now.shared_by);
 	}
 	report_arr_end(r);
 	project_rdma(r, d, n);
