@@ -50,13 +50,16 @@ void bays_find_slot(const struct pcitree *t, struct probe_dev *p)
 	if (p->have_slot)
 		return;
 	if (port->known & PCIE_K_SLOT)
-		snprintf(p->slot_reason, sizeof(p->slot_reason),
-			 "port %s implements no slot (Slot Implemented clear): the link is wired on "
-			 "the board%s", port->bdf, t->from_dump ? "" : ", and no kernel slot holds it");
+		snprintf(
+			p->slot_reason, sizeof(p->slot_reason),
+			"port %s implements no slot (Slot Implemented clear): the link is wired on "
+			"the board%s",
+			port->bdf, t->from_dump ? "" : ", and no kernel slot holds it");
 	else
 		snprintf(p->slot_reason, sizeof(p->slot_reason),
 			 "port %s: Slot Implemented unknown (config space beyond the header needs "
-			 "root)%s", port->bdf, t->from_dump ? "" : ", and no kernel slot holds it");
+			 "root)%s",
+			 port->bdf, t->from_dump ? "" : ", and no kernel slot holds it");
 }
 
 const char *bays_slot_label(const struct probe_dev *p, char *buf, size_t len)
@@ -187,8 +190,10 @@ static int spec_line(struct site_spec *s, char *text, int line, struct bay_spec 
 		else
 			k++;
 	if (k != 3)
-		return spec_err(s, line, "expected 'slot-or-bdf gen width', found a different "
-				"number of fields", NULL);
+		return spec_err(s, line,
+				"expected 'slot-or-bdf gen width', found a different "
+				"number of fields",
+				NULL);
 	memset(b, 0, sizeof(*b));
 	b->line = line;
 	if (strchr(tok[0], ':')) {
@@ -207,7 +212,8 @@ static int spec_line(struct site_spec *s, char *text, int line, struct bay_spec 
 		return spec_err(s, line, "not a PCIe link width (1 2 4 8 12 16 32)", tok[2]);
 	for (i = 0; i < s->n; i++)
 		if (!strcmp(s->bay[i].key, b->key))
-			return spec_err(s, line, "bay already specified on an earlier line", tok[0]);
+			return spec_err(s, line, "bay already specified on an earlier line",
+					tok[0]);
 	return 0;
 }
 
@@ -300,8 +306,8 @@ static void spec_judge(const struct site_spec *s, const struct bay_spec *b, stru
 	if (speed < b->speed - 0.01 || width < b->width) {
 		snprintf(p->spec_msg, sizeof(p->spec_msg),
 			 "%s: expected %s GT/s x%u (%s:%d), %s%s%s%s runs at %s GT/s x%u", bay,
-			 pcie_speed_str(b->speed, a, sizeof(a)), b->width, s->file, b->line, p->name,
-			 p->name[0] ? " (" : "", p->bdf, p->name[0] ? ")" : "",
+			 pcie_speed_str(b->speed, a, sizeof(a)), b->width, s->file, b->line,
+			 p->name, p->name[0] ? " (" : "", p->bdf, p->name[0] ? ")" : "",
 			 pcie_speed_str(speed, c, sizeof(c)), width);
 		return;
 	}
@@ -309,11 +315,12 @@ static void spec_judge(const struct site_spec *s, const struct bay_spec *b, stru
 	if (pa->verdict == PCIE_DOWNGRADED && pa->limited_by == PCIE_LIMIT_TRAINING) {
 		p->spec_accepted = true;
 		pa->verdict = l->verdict = PCIE_OK;
-		snprintf(l->reason, sizeof(l->reason),
-			 "link at %s GT/s x%u, below the %s GT/s x%u both ends support, as the site "
-			 "specification expects (%s:%d)", pcie_speed_str(l->speed, a, sizeof(a)),
-			 l->width, pcie_speed_str(l->exp_speed, c, sizeof(c)), l->exp_width, s->file,
-			 b->line);
+		snprintf(
+			l->reason, sizeof(l->reason),
+			"link at %s GT/s x%u, below the %s GT/s x%u both ends support, as the site "
+			"specification expects (%s:%d)",
+			pcie_speed_str(l->speed, a, sizeof(a)), l->width,
+			pcie_speed_str(l->exp_speed, c, sizeof(c)), l->exp_width, s->file, b->line);
 		snprintf(pa->reason, sizeof(pa->reason), "%s", l->reason);
 	}
 }
@@ -353,13 +360,12 @@ void bays_spec_lines(const struct site_spec *s, const struct probe_dev *d, int n
 
 		if (!b->matched)
 			nbw_err("%s: expected %s GT/s x%u (%s:%d), no device found in it",
-				bay_name(b, bay, sizeof(bay)), pcie_speed_str(b->speed, a, sizeof(a)),
-				b->width, s->file, b->line);
+				bay_name(b, bay, sizeof(bay)),
+				pcie_speed_str(b->speed, a, sizeof(a)), b->width, s->file, b->line);
 	}
 }
 
-void bays_spec_report(struct report *r, const struct site_spec *s, const struct probe_dev *d,
-		      int n)
+void bays_spec_report(struct report *r, const struct site_spec *s, const struct probe_dev *d, int n)
 {
 	char a[16], bay[80], msg[200];
 	bool met = true;
@@ -402,18 +408,18 @@ static const struct scenario {
 	double speed;
 	unsigned width;
 } scenarios[] = {
-	{ "as_is", "drives as they are", 0, 0 },
-	{ "gen4x4", "every drive Gen4 x4", 16, 4 },
-	{ "gen5x4", "every drive Gen5 x4", 32, 4 },
+	{"as_is", "drives as they are", 0, 0},
+	{"gen4x4", "every drive Gen4 x4", 16, 4},
+	{"gen5x4", "every drive Gen5 x4", 32, 4},
 };
 
 /* Per scenario and slot state: the sums and what holds the drives back. */
 struct proj_sum {
 	double raw, usable;
 	int ndrives;
-	char held[400];		/* "slot 3 (8 GT/s x4), hop 0000:03:00.0 (5 GT/s x16)" */
-	double part[MAX_DEVS];	/* each drive's share (usable, else raw), 0 if none */
-	double shared;		/* the sum once links that several drives share are capped */
+	char held[400];	       /* "slot 3 (8 GT/s x4), hop 0000:03:00.0 (5 GT/s x16)" */
+	double part[MAX_DEVS]; /* each drive's share (usable, else raw), 0 if none */
+	double shared;	       /* the sum once links that several drives share are capped */
 	char shared_by[200];
 };
 
@@ -452,7 +458,8 @@ static void held_by(struct proj_sum *s, const struct probe_dev *p, const struct 
 		snprintf(what, sizeof(what), "hop %s (%s GT/s x%u)", l->dev->bdf,
 			 pcie_speed_str(l->speed, sp, sizeof(sp)), l->width);
 	} else if (w->slot_binds) {
-		snprintf(what, sizeof(what), "%s (%s GT/s x%u)", bays_slot_label(p, lbl, sizeof(lbl)),
+		snprintf(what, sizeof(what), "%s (%s GT/s x%u)",
+			 bays_slot_label(p, lbl, sizeof(lbl)),
 			 pcie_speed_str(w->port_speed, sp, sizeof(sp)), w->port_width);
 	} else {
 		return;
@@ -505,8 +512,8 @@ static void shared_cap(const struct probe_dev *d, int n, bool usable, struct pro
 			if (!strstr(s->shared_by, l->dev->bdf))
 				snprintf(s->shared_by + strlen(s->shared_by),
 					 sizeof(s->shared_by) - strlen(s->shared_by),
-					 "%shop %s (%.2f GB/s for %d drives)", s->shared_by[0] ? ", " : "",
-					 l->dev->bdf, cap, users);
+					 "%shop %s (%.2f GB/s for %d drives)",
+					 s->shared_by[0] ? ", " : "", l->dev->bdf, cap, users);
 		}
 	}
 	for (s->shared = 0, i = 0; i < n; i++)
@@ -631,8 +638,9 @@ void bays_project(struct report *r, const struct probe_dev *d, int n)
 		if (fixed.held[0])
 			report_text(r, "      with every slot fixed, still by %s\n", fixed.held);
 		if (now.shared_by[0] || fixed.shared_by[0])
-			report_text(r, "      shared links cap the sums at %.2f / %.2f: %s\n", now.shared,
-				    fixed.shared, fixed.shared_by[0] ? fixed.shared_by : now.shared_by);
+			report_text(r, "      shared links cap the sums at %.2f / %.2f: %s\n",
+				    now.shared, fixed.shared,
+				    fixed.shared_by[0] ? fixed.shared_by : now.shared_by);
 	}
 	report_arr_end(r);
 	project_rdma(r, d, n);

@@ -45,7 +45,8 @@ static void usage(void)
 	       "      --expect-speed GTS lowest acceptable link speed (2.5 5 8 16 32 64)\n"
 	       "      --expect-width N   lowest acceptable link width (1 2 4 8 16 32)\n"
 	       "      --expect GENxW     both at once: gen4x4, gen3, x8\n"
-	       "                         exit 3 if a device is below it, downgraded, down or unknown\n"
+	       "                         exit 3 if a device is below it, downgraded, down or"
+	       " unknown\n"
 	       "      --expect-file FILE site slot specification, lines 'slot-or-bdf gen width'\n"
 	       "                         (e.g. '33 4 4'; # comments): exit 3 and one line per\n"
 	       "                         bay that falls short; a lower link it expects is ok\n");
@@ -389,14 +390,16 @@ static int mark_devs(const struct options *o, char *list, bool by_slot, const st
 
 	k = parse_list(list, items, MAX_DEVS);
 	if (k < 0) {
-		nbw_usage_err("invalid %s list: %s", opt, k == -E2BIG ? "too many items" : "empty item");
+		nbw_usage_err("invalid %s list: %s", opt,
+			      k == -E2BIG ? "too many items" : "empty item");
 		return -NBW_EXIT_USAGE;
 	}
 	for (j = 0; j < k; j++) {
 		bool found = false;
 
 		for (i = 0; i < n; i++) {
-			if (by_slot ? !bays_slot_matches(&d[i], items[j]) : !dev_matches(&d[i], items[j]))
+			if (by_slot ? !bays_slot_matches(&d[i], items[j])
+				    : !dev_matches(&d[i], items[j]))
 				continue;
 			found = true;
 			used[i] = true;
@@ -404,8 +407,8 @@ static int mark_devs(const struct options *o, char *list, bool by_slot, const st
 		if (found)
 			continue;
 		if (by_slot)
-			nbw_usage_err("--slot %s: no NVMe controller or RDMA device in such a slot%s",
-				      items[j], o->dump ? " in the dump" : "");
+			nbw_usage_err("--slot %s: no NVMe controller or RDMA device in such a "
+				      "slot%s", items[j], o->dump ? " in the dump" : "");
 		else
 			nbw_usage_err("--dev %s: no such NVMe controller or RDMA device%s", items[j],
 				      o->dump ? " in the dump" : "");

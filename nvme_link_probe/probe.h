@@ -20,9 +20,9 @@ enum dev_kind { KIND_NVME, KIND_RDMA };
 
 /* One line of a site slot specification (--expect-file). */
 struct bay_spec {
-	char key[64];		/* slot number or name, or a normalised BDF */
+	char key[64]; /* slot number or name, or a normalised BDF */
 	bool is_bdf;
-	double speed;		/* GT/s the bay must deliver */
+	double speed; /* GT/s the bay must deliver */
 	unsigned width;
 	int line;
 	bool matched;
@@ -36,31 +36,31 @@ struct site_spec {
 
 struct probe_dev {
 	enum dev_kind kind;
-	char name[64];		/* nvme0, mlx5_0; "" in dump mode */
-	char bdf[16];		/* "" when there is no PCI function */
-	char transport[16];	/* NVMe: pcie, tcp, rdma, fc, loop */
+	char name[64];	    /* nvme0, mlx5_0; "" in dump mode */
+	char bdf[16];	    /* "" when there is no PCI function */
+	char transport[16]; /* NVMe: pcie, tcp, rdma, fc, loop */
 	char model[96];
 	char firmware[32];
-	char soft_parent[32];	/* software RDMA: its network interface */
-	char rate_text[64];	/* RDMA port 1 rate as sysfs says it */
+	char soft_parent[32]; /* software RDMA: its network interface */
+	char rate_text[64];   /* RDMA port 1 rate as sysfs says it */
 	char link_layer[24];
-	double net_gbits;	/* port data rate in Gb/s, NAN unknown */
-	int ports_active;	/* RDMA: ports in state ACTIVE, -1 unknown */
-	int local_rdma;		/* NVMe: ACTIVE RDMA ports on its NUMA node, -1 unknown */
+	double net_gbits; /* port data rate in Gb/s, NAN unknown */
+	int ports_active; /* RDMA: ports in state ACTIVE, -1 unknown */
+	int local_rdma;	  /* NVMe: ACTIVE RDMA ports on its NUMA node, -1 unknown */
 	const struct pcie_fn *fn;
 	struct pcie_path path;
 	bool have_path;
-	char why_no_link[160];	/* when the device has no PCIe link of its own */
+	char why_no_link[160]; /* when the device has no PCIe link of its own */
 	bool expect_ok;
 	char expect_msg[200];
 	/* The slot it sits in: number (SltCap) and/or kernel name, or why none. */
 	bool have_slot;
-	int slot_number;	/* -1 unknown */
+	int slot_number; /* -1 unknown */
 	char slot_name[64];
-	char slot_port[16];	/* the downstream port above the device */
+	char slot_port[16]; /* the downstream port above the device */
 	char slot_reason[200];
 	struct pcie_what_if slot_ceiling;
-	int order;		/* discovery order, for a stable sort */
+	int order; /* discovery order, for a stable sort */
 	/* The site specification's line for its bay. */
 	const struct bay_spec *spec;
 	bool spec_ok, spec_accepted;
