@@ -137,10 +137,22 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-bool bays_slot_matches(const struct probe_dev *p, const char *item)
+bool bays_by_number(const struct probe_dev *d, int n, const char *item)
 {
-	if (p->slot_number >= 0 && all_digits(item) && strtol(item, NULL, 10) == p->slot_number)
-		return true;
+	int i;
+
+	if (!all_digits(item))
+		return false;
+	for (i = 0; i < n; i++)
+		if (d[i].slot_number >= 0 && strtol(item, NULL, 10) == d[i].slot_number)
+			return true;
+	return false;
+}
+
+bool bays_slot_matches(const struct probe_dev *p, const char *item, bool by_number)
+{
+	if (by_number)
+		return p->slot_number >= 0 && strtol(item, NULL, 10) == p->slot_number;
 	return p->slot_name[0] && !strcmp(p->slot_name, item);
 }
 
@@ -269,11 +281,11 @@ void bays_spec_free(struct site_spec *s)
 	s->n = 0;
 }
 
-static bool spec_matches(const struct bay_spec *b, const struct probe_dev *p)
+static bool spec_matches(const struct bay_spec *b, const struct probe_dev *p, bool by_number)
 {
 	if (b->is_bdf)
 		return p->bdf[0] && !strcmp(b->key, p->bdf);
-	return bays_slot_matches(p, b->key);
+	return bays_slot_matches(p, b->key, by_number);
 }
 
 /* "slot 33" or "0000:01:00.0": the bay as the site file names it. */
@@ -332,9 +344,10 @@ bool bays_spec_check(struct site_spec *s, struct probe_dev *d, int n, bool selec
 
 	for (j = 0; j < s->n; j++) {
 		struct bay_spec *b = &s->bay[j];
+		bool by_number = bays_by_number(d, n, b->key);
 
 		for (i = 0; i < n; i++) {
-			if (!spec_matches(b, &d[i]))
+			if (!spec_matches(b, &d[i], by_number))
 				continue;
 			b->matched = true;
 			spec_judge(s, b, &d[i]);

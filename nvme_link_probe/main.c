@@ -395,10 +395,10 @@ static int mark_devs(const struct options *o, char *list, bool by_slot, const st
 		return -NBW_EXIT_USAGE;
 	}
 	for (j = 0; j < k; j++) {
-		bool found = false;
+		bool found = false, by_number = by_slot && bays_by_number(d, n, items[j]);
 
 		for (i = 0; i < n; i++) {
-			if (by_slot ? !bays_slot_matches(&d[i], items[j])
+			if (by_slot ? !bays_slot_matches(&d[i], items[j], by_number)
 				    : !dev_matches(&d[i], items[j]))
 				continue;
 			found = true;

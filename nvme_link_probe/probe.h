@@ -90,8 +90,13 @@ const char *bays_slot_label(const struct probe_dev *p, char *buf, size_t len);
 int bays_active_ports(const char *ibdir);
 /* Each drive's count of ACTIVE RDMA ports on its NUMA node (all of d, before selection). */
 void bays_rdma_locality(struct probe_dev *d, int n, bool known);
-/* True when item names p's slot (its number or its kernel name). */
-bool bays_slot_matches(const struct probe_dev *p, const char *item);
+/*
+ * True when item is a number some device's slot carries (SltCap): it then
+ * names slots by number only; any other item names a kernel slot name.
+ */
+bool bays_by_number(const struct probe_dev *d, int n, const char *item);
+/* True when item names p's slot, by number or by kernel name (bays_by_number()). */
+bool bays_slot_matches(const struct probe_dev *p, const char *item, bool by_number);
 /* Sort by slot: numbered first, then named only, then none; stable. */
 void bays_sort(struct probe_dev *d, int n);
 

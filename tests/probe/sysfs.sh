@@ -59,6 +59,12 @@ out=$("$P" --sysfs-root "$TMPD/root" --slot CPU1_SLOT4,6 --json)
 check_eq "--slot selects" "mlx4_0 nvme0" "$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; print(" ".join(x["name"] for x in json.load(sys.stdin)["devices"]))')"
 out=$("$P" --sysfs-root "$TMPD/root" --slot OCP0 --json)
 check_eq "--slot by name only" "mlx5_0 mlx5_1" "$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; print(" ".join(x["name"] for x in json.load(sys.stdin)["devices"]))')"
+# A number names a slot by its SltCap number when a device has one, not the kernel slot of
+# that name: with OCP0 renamed "4", --slot 4 is still mlx4_0's slot 4.
+cp -a "$TMPD/root" "$TMPD/root4"
+mv "$TMPD/root4/bus/pci/slots/OCP0" "$TMPD/root4/bus/pci/slots/4"
+out=$("$P" --sysfs-root "$TMPD/root4" --slot 4 --json)
+check_eq "--slot NUMBER before a name" "mlx4_0" "$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; print(" ".join(x["name"] for x in json.load(sys.stdin)["devices"]))')"
 expect_exit 2 "nvme_link_probe: --slot SLOT9: no NVMe controller or RDMA device in such a slot$" \
 	"$P" --sysfs-root "$TMPD/root" --slot SLOT9
 # A site specification by kernel slot name: OCP0 must deliver Gen4 x16 (it runs Gen3).
