@@ -76,7 +76,7 @@ got=$(q "$out/slot1.json" "' '.join(str(x['slot']['number']) for x in d['devices
 [ "$got" = 1 ] || fail "--slot 1 selected slots '$got'"
 [ "$(cat "$out/site.rc")" = 3 ] || fail "--expect-file exit $(cat "$out/site.rc"), expected 3: $(cat "$out/site.err")"
 [ "$(wc -l <"$out/site.err")" = 1 ] || fail "--expect-file: not one line: $(cat "$out/site.err")"
-grep -Eq "^nvme_link_probe: slot 2: expected 5 GT/s x1 \(.*site.spec:2\), nvme[0-9]+ \(0000:[0-9a-f:.]+\) runs at 2.5 GT/s x1$" "$out/site.err" ||
+grep -Eq "^nvme_link_probe: slot 2: expected 5 GT/s x1 \(.*site.spec:3\), nvme[0-9]+ \(0000:[0-9a-f:.]+\) runs at 2.5 GT/s x1$" "$out/site.err" ||
 	fail "--expect-file message: $(cat "$out/site.err")"
 note "site file: $(cat "$out/site.err")"
 
