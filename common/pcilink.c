@@ -215,6 +215,7 @@ enum {
 	EXP_DEVCTL = 0x08,
 	EXP_LNKCAP = 0x0c,
 	EXP_LNKSTA = 0x12,
+	EXP_SLTCAP = 0x14,
 	EXP_LNKCAP2 = 0x2c,
 	EXP_LNKCTL2 = 0x30,
 	EXP_V2_END = 0x3c,
@@ -233,6 +234,12 @@ static void decode_express(const uint8_t *c, size_t len, unsigned pos, struct pc
 	f->mps = 128u << ((devctl >> 5) & 7);
 	f->mrrs = 128u << ((devctl >> 12) & 7);
 	f->known |= PCIE_K_MPS | PCIE_K_MRRS;
+	if (pcie_role_is_downstream_port(f->role)) {
+		f->slot_implemented = flags & (1u << 8);
+		if (f->slot_implemented)
+			f->slot_number = pcie_sltcap_slot_number(cfg_l(c, pos + EXP_SLTCAP));
+		f->known |= PCIE_K_SLOT;
+	}
 	if (f->role == PCIE_ROLE_RC_ENDPOINT || f->role == PCIE_ROLE_RC_EVENT)
 		return; /* no link registers */
 
@@ -267,6 +274,11 @@ static void decode_express(const uint8_t *c, size_t len, unsigned pos, struct pc
 	f->max_width = f->cap_width;
 	if (f->max_speed > 0 && f->max_width > 0)
 		f->known |= PCIE_K_MAX;
+}
+
+unsigned pcie_sltcap_slot_number(uint32_t sltcap)
+{
+	return (sltcap >> 19) & 0x1fff;
 }
 
 static void decode_sriov(const uint8_t *c, size_t len, struct pcie_fn *f)
@@ -456,6 +468,15 @@ static void judge_below(const struct pcie_fn *port, const struct pcie_fn *dev, c
 		return;
 	}
 	l->verdict = PCIE_DOWNGRADED;
+	/* A port without a slot is wired on the board: it may route fewer lanes than it has. */
+	if (l->width < l->exp_width && (port->known & PCIE_K_SLOT) && !port->slot_implemented) {
+		snprintf(l->reason, sizeof(l->reason),
+			 "both ends capable of %s, link at %s on a port without a slot: the board "
+			 "may route only %u lanes (wiring), as likely as a training fault",
+			 link_str(l->exp_speed, l->exp_width, b, sizeof(b)),
+			 link_str(l->speed, l->width, a, sizeof(a)), l->width);
+		return;
+	}
 	snprintf(l->reason, sizeof(l->reason),
 		 "both ends capable of %s, link trained at %s: reseat, retrain, check the riser",
 		 link_str(l->exp_speed, l->exp_width, b, sizeof(b)),
@@ -619,6 +640,86 @@ void pcie_judge_path(struct pcie_path *p, const char *who, bool may_idle)
 	p->verdict = PCIE_OK;
 	p->limited_by = own->limited_by;
 	snprintf(p->reason, sizeof(p->reason), "%s", own->reason);
+}
+
+/* ---- what if: the slot ceiling and upgrade projections ---------------------- */
+
+/* The own link at the lower of both ends, links further up as trained. */
+static void what_if_rank(const struct pcie_path *p, double dev_speed, unsigned dev_width,
+			 struct pcie_what_if *w)
+{
+	const struct pcie_link *own = &p->link[0];
+	int i;
+
+	w->speed = dmin(w->port_speed, dev_speed);
+	w->width = w->port_width < dev_width ? w->port_width : dev_width;
+	w->raw = pcie_raw_gb_per_s(w->speed, w->width);
+	w->usable = pcie_usable_gb_per_s(w->speed, w->width, own->mps);
+	w->bottleneck = 0;
+	w->ranked_usable = isfinite(w->usable);
+	for (i = 1; i < p->nlinks; i++)
+		if (isfinite(p->link[i].raw) && !isfinite(p->link[i].usable))
+			w->ranked_usable = false;
+	for (i = 1; i < p->nlinks; i++) {
+		const struct pcie_link *l = &p->link[i];
+
+		if (!isfinite(l->raw))
+			continue; /* down or unknown: it cannot be ranked */
+		if (w->ranked_usable ? l->usable < w->usable - 1e-9 : l->raw < w->raw - 1e-9) {
+			w->raw = l->raw;
+			w->usable = l->usable;
+			w->bottleneck = i;
+		}
+	}
+	if (!w->ranked_usable)
+		w->usable = NAN;
+	w->slot_binds = w->bottleneck == 0 &&
+			(w->speed < dev_speed - 0.01 || w->width < dev_width);
+}
+
+/* Reset w; true when the path has an own link whose port's maximum is known. */
+static bool what_if_start(const struct pcie_path *p, struct pcie_what_if *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->raw = w->usable = NAN;
+	w->bottleneck = -1;
+	return p->nlinks > 0 && (p->link[0].port->known & PCIE_K_MAX);
+}
+
+int pcie_what_if(const struct pcie_path *p, double dev_speed, unsigned dev_width, bool fix_slot,
+		 struct pcie_what_if *w)
+{
+	const struct pcie_fn *port, *dev;
+
+	if (!what_if_start(p, w))
+		return -ENODATA;
+	port = p->link[0].port;
+	dev = p->link[0].dev;
+	if ((dev_speed <= 0 || !dev_width) && !(dev->known & PCIE_K_MAX))
+		return -ENODATA;
+	if (dev_speed <= 0)
+		dev_speed = dev->max_speed;
+	if (!dev_width)
+		dev_width = dev->max_width;
+	/* As it is, a port runs no faster than its LnkCtl2 target. */
+	w->port_speed = port->max_speed;
+	if (!fix_slot && (port->known & PCIE_K_LNKCTL2) && port->target_speed > 0)
+		w->port_speed = dmin(w->port_speed, port->target_speed);
+	if (fix_slot && w->port_speed < dev_speed)
+		w->port_speed = dev_speed;
+	w->port_width = port->max_width;
+	what_if_rank(p, dev_speed, dev_width, w);
+	return 0;
+}
+
+int pcie_slot_ceiling(const struct pcie_path *p, struct pcie_what_if *w)
+{
+	if (!what_if_start(p, w))
+		return -ENODATA;
+	w->port_speed = p->link[0].port->max_speed;
+	w->port_width = p->link[0].port->max_width;
+	what_if_rank(p, w->port_speed, w->port_width, w);
+	return 0;
 }
 
 int pcie_bdf_normalise(const char *s, char out[16])

@@ -75,6 +75,7 @@ enum {
 	PCIE_K_MRRS = 1 << 6,
 	PCIE_K_DLL = 1 << 7,	 /* dll_active (only where the port reports it) */
 	PCIE_K_MAX = 1 << 8,	 /* max_speed, max_width (from LnkCap/LnkCap2 or sysfs) */
+	PCIE_K_SLOT = 1 << 9,	 /* slot_implemented, slot_number (capability flags, SltCap) */
 };
 
 /* Comma-separated names of the fields in mask (e.g. "LnkCtl2 target speed, MPS"). */
@@ -99,6 +100,8 @@ struct pcie_fn {
 	double target_speed;	/* LnkCtl2 Target Link Speed */
 	double speed;		/* LnkSta Current Link Speed */
 	unsigned width;		/* LnkSta Negotiated Link Width */
+	bool slot_implemented;	/* PCIe capability Flags: Slot Implemented (ports only) */
+	unsigned slot_number;	/* SltCap Physical Slot Number, when slot_implemented */
 	bool dll_reporting;	/* LnkCap: Data Link Layer Link Active reporting */
 	bool dll_active;	/* LnkSta: Data Link Layer Link Active */
 	bool training;		/* LnkSta: Link Training */
@@ -193,6 +196,45 @@ struct pcie_path {
  * (a switch's upstream-to-downstream step is internal and has no link).
  */
 void pcie_judge_path(struct pcie_path *p, const char *who, bool may_idle);
+
+/*
+ * What the path would carry if the device's own link ran at dev_speed x
+ * dev_width against its port, every link further up as it is (trained). The
+ * own link trains at the lower of both ends' speeds and widths. The port
+ * runs its maximum, capped by its LnkCtl2 target speed; fix_slot lets it run
+ * the device's speed instead (its width stays: lanes are wiring).
+ * MPS is that of the own link today. Ranked by usable GB/s when every link's
+ * is known, else by raw.
+ */
+struct pcie_what_if {
+	double raw, usable;	/* NAN unknown */
+	double port_speed;	/* the port's end in this case, GT/s */
+	unsigned port_width;
+	double speed;		/* own link in this case, GT/s */
+	unsigned width;
+	int bottleneck;		/* index into path->link[] of the narrowest, -1 unknown */
+	bool slot_binds;	/* the own link is narrowest and the port's end limits it */
+	bool ranked_usable;	/* compared by usable (else raw) */
+};
+
+/*
+ * Fill w for the case above. dev_speed 0 / dev_width 0: the device's own
+ * maximum. Returns 0, or -ENODATA when the path has no link or the port's or
+ * device's maximum is unknown.
+ */
+int pcie_what_if(const struct pcie_path *p, double dev_speed, unsigned dev_width, bool fix_slot,
+		 struct pcie_what_if *w);
+
+/*
+ * The slot ceiling: what the path gives a device of unlimited capability,
+ * the port's end of the own link at its maximum (LnkCap/LnkCap2 speed, LnkCap
+ * width; the target speed is a setting, not the slot), links further up as
+ * trained. Returns as pcie_what_if().
+ */
+int pcie_slot_ceiling(const struct pcie_path *p, struct pcie_what_if *w);
+
+/* Physical Slot Number of a Slot Capabilities register (bits 31:19). */
+unsigned pcie_sltcap_slot_number(uint32_t sltcap);
 
 /* True for classes that lower their link when idle: network, display, accelerators. */
 bool pcie_class_may_idle(uint32_t class_code);

@@ -646,3 +646,33 @@ double pcitree_usable_ceiling(const struct pcitree *t, const char *bdf)
 		return p.usable;
 	return NAN;
 }
+
+int pcitree_slot_name(const struct pcitree *t, const char *bdf, char *name, size_t len)
+{
+	char dir[sizeof(t->sysfs_root) + 32], sub[sizeof(dir) + 256], addr[32], want[16];
+	struct dirent *e;
+	DIR *d;
+	int rc = -ENOENT;
+
+	if (t->from_dump)
+		return -ENODATA;
+	if (pcie_bdf_normalise(bdf, want))
+		return -EINVAL;
+	want[10] = 0; /* DDDD:BB:DD, without the function */
+	snprintf(dir, sizeof(dir), "%s/bus/pci/slots", t->sysfs_root);
+	d = opendir(dir);
+	if (!d)
+		return -ENOENT;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		if (sysfs_read_attr(sub, "address", addr, sizeof(addr)) || strcasecmp(addr, want))
+			continue;
+		snprintf(name, len, "%s", e->d_name);
+		rc = 0;
+		break;
+	}
+	closedir(d);
+	return rc;
+}

@@ -54,4 +54,12 @@ int pcitree_path(const struct pcitree *t, const struct pcie_fn *f, const char *w
  */
 double pcitree_usable_ceiling(const struct pcitree *t, const char *bdf);
 
+/*
+ * The kernel's name of the slot holding the function at bdf: the directory
+ * of SYSFS_ROOT/bus/pci/slots whose "address" file holds the function's
+ * DDDD:BB:DD (ACPI or hotplug slots), into name. Returns 0, -ENOENT when no
+ * slot holds it, -ENODATA for a dump (which has no slot names).
+ */
+int pcitree_slot_name(const struct pcitree *t, const char *bdf, char *name, size_t len);
+
 #endif

@@ -4,7 +4,8 @@
  * devices (sysfs classes, or class codes in a dump), walks each one's path
  * to its root port, judges every link from both ends and prints one row per
  * device (every hop with -v) or the JSON document. The decoding, ceilings and
- * verdicts live in common/pcilink.c and common/pcitree.c.
+ * verdicts live in common/pcilink.c and common/pcitree.c; slots, the site
+ * slot specification and the upgrade projection in bays.c.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -23,39 +24,8 @@
 #include "parse.h"
 #include "pcilink.h"
 #include "pcitree.h"
+#include "probe.h"
 #include "report.h"
-
-#define MAX_DEVS 256
-
-enum dev_kind { KIND_NVME, KIND_RDMA };
-
-struct probe_dev {
-	enum dev_kind kind;
-	char name[64];		/* nvme0, mlx5_0; "" in dump mode */
-	char bdf[16];		/* "" when there is no PCI function */
-	char transport[16];	/* NVMe: pcie, tcp, rdma, fc, loop */
-	char model[96];
-	char firmware[32];
-	char soft_parent[32];	/* software RDMA: its network interface */
-	char rate_text[64];	/* RDMA port 1 rate as sysfs says it */
-	char link_layer[24];
-	double net_gbits;	/* port data rate in Gb/s, NAN unknown */
-	const struct pcie_fn *fn;
-	struct pcie_path path;
-	bool have_path;
-	char why_no_link[160];	/* when the device has no PCIe link of its own */
-	bool expect_ok;
-	char expect_msg[200];
-};
-
-struct options {
-	struct cli_common cc; /* --json, --sysfs-root */
-	char *devs;
-	const char *dump;
-	bool verbose;
-	double expect_speed; /* GT/s, 0 = none */
-	unsigned expect_width;
-};
 
 static void usage(void)
 {
@@ -65,7 +35,9 @@ static void usage(void)
 	       "of the narrowest hop. Reads only.\n");
 	printf("\nDevices:\n"
 	       "      --dev LIST         comma-separated PCI addresses or names (nvme0, mlx5_0);\n"
-	       "                         default: every NVMe controller and RDMA device\n");
+	       "                         default: every NVMe controller and RDMA device\n"
+	       "      --slot LIST        comma-separated slot numbers or kernel slot names\n"
+	       "                         (with --dev: devices matching either)\n");
 	printf("\nSources (default: the live system through libpci):\n"
 	       "      --sysfs-root DIR   read a captured sysfs tree instead of /sys\n"
 	       "      --pci-dump FILE    read `lspci -xxx` (or -xxxx) output captured elsewhere\n");
@@ -73,9 +45,16 @@ static void usage(void)
 	       "      --expect-speed GTS lowest acceptable link speed (2.5 5 8 16 32 64)\n"
 	       "      --expect-width N   lowest acceptable link width (1 2 4 8 16 32)\n"
 	       "      --expect GENxW     both at once: gen4x4, gen3, x8\n"
-	       "                         exit 3 if a device is below it, downgraded, down or unknown\n");
+	       "                         exit 3 if a device is below it, downgraded, down or"
+	       " unknown\n"
+	       "      --expect-file FILE site slot specification, lines 'slot-or-bdf gen width'\n"
+	       "                         (e.g. '33 4 4'; # comments): exit 3 and one line per\n"
+	       "                         bay that falls short; a lower link it expects is ok\n");
 	printf("\nOutput:\n"
 	       "  -v, --verbose          every hop of every path, and each link's verdict\n"
+	       "      --project          upgrade projection: the drives' summed ceilings as they\n"
+	       "                         are, all Gen4 x4, all Gen5 x4, with the slots as they\n"
+	       "                         are and with every slot at the drive's speed\n"
 	       "      --json[=FILE]      one JSON document on stdout (or into FILE)\n"
 	       "  -h, --help             this help\n"
 	       "  -V, --version          version\n");
@@ -90,6 +69,9 @@ enum {
 	OPT_EXPECT_SPEED,
 	OPT_EXPECT_WIDTH,
 	OPT_EXPECT,
+	OPT_SLOT,
+	OPT_EXPECT_FILE,
+	OPT_PROJECT,
 };
 
 static const struct option longopts[] = {
@@ -98,6 +80,9 @@ static const struct option longopts[] = {
 	{ "expect-speed", required_argument, NULL, OPT_EXPECT_SPEED },
 	{ "expect-width", required_argument, NULL, OPT_EXPECT_WIDTH },
 	{ "expect", required_argument, NULL, OPT_EXPECT },
+	{ "slot", required_argument, NULL, OPT_SLOT },
+	{ "expect-file", required_argument, NULL, OPT_EXPECT_FILE },
+	{ "project", no_argument, NULL, OPT_PROJECT },
 	{ "verbose", no_argument, NULL, 'v' },
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_OUTPUT,
@@ -119,7 +104,7 @@ static int parse_speed(const char *s, double *out)
 	return 0;
 }
 
-static int parse_width(const char *s, unsigned *out)
+int probe_parse_width(const char *s, unsigned *out)
 {
 	unsigned long n;
 	int rc = parse_uint(s, 1, 32, &n);
@@ -147,7 +132,7 @@ static int parse_expect(const char *s, struct options *o)
 	x = strchr(buf, 'x');
 	if (x) {
 		*x = 0;
-		rc = parse_width(x + 1, &o->expect_width);
+		rc = probe_parse_width(x + 1, &o->expect_width);
 		if (rc)
 			return rc;
 	}
@@ -182,11 +167,20 @@ static int tool_option(int c, char *arg, void *ctx)
 	case OPT_PCI_DUMP:
 		o->dump = arg;
 		return CLI_NEXT;
+	case OPT_SLOT:
+		o->slots = arg;
+		return CLI_NEXT;
+	case OPT_EXPECT_FILE:
+		o->expect_file = arg;
+		return CLI_NEXT;
+	case OPT_PROJECT:
+		o->project = true;
+		return CLI_NEXT;
 	case OPT_EXPECT_SPEED:
 		rc = parse_speed(arg, &o->expect_speed);
 		return rc ? bad_value("expected speed (GT/s)", arg, rc) : CLI_NEXT;
 	case OPT_EXPECT_WIDTH:
-		rc = parse_width(arg, &o->expect_width);
+		rc = probe_parse_width(arg, &o->expect_width);
 		return rc ? bad_value("expected width", arg, rc) : CLI_NEXT;
 	case OPT_EXPECT:
 		rc = parse_expect(arg, o);
@@ -294,6 +288,7 @@ static int discover_class(const char *root, const char *cls, enum dev_kind kind,
 			sysfs_read_attr(port, "rate", p->rate_text, sizeof(p->rate_text));
 			sysfs_read_attr(port, "link_layer", p->link_layer, sizeof(p->link_layer));
 			p->net_gbits = p->rate_text[0] ? rate_data_gbits(p->rate_text) : NAN;
+			p->ports_active = bays_active_ports(sub);
 			if (!sysfs_pci_address(sub, t, p->bdf)) {
 				p->bdf[0] = 0;
 				sysfs_read_attr(sub, "parent", p->soft_parent, sizeof(p->soft_parent));
@@ -355,6 +350,7 @@ static int discover(const struct options *o, const struct pcitree *t, struct pro
 			memset(&out[n], 0, sizeof(out[n]));
 			out[n].kind = kind;
 			out[n].net_gbits = NAN;
+			out[n].ports_active = -1;
 			out[n].fn = &t->fn[i];
 			snprintf(out[n].bdf, sizeof(out[n].bdf), "%s", t->fn[i].bdf);
 			snprintf(out[n].transport, sizeof(out[n].transport), "%s",
@@ -381,39 +377,65 @@ static bool dev_matches(const struct probe_dev *p, const char *item)
 	return p->bdf[0] && !pcie_bdf_normalise(item, bdf) && !strcmp(bdf, p->bdf);
 }
 
-/* Keep only the devices named in --dev. Returns the count or minus an exit code. */
+/*
+ * Mark in used[] the devices that an item of list (--dev or --slot, by
+ * bySlot) names. 0, or minus an exit status after the message.
+ */
+static int mark_devs(const struct options *o, char *list, bool by_slot, const struct probe_dev *d,
+		     int n, bool *used)
+{
+	const char *opt = by_slot ? "--slot" : "--dev";
+	char *items[MAX_DEVS];
+	int k, i, j;
+
+	k = parse_list(list, items, MAX_DEVS);
+	if (k < 0) {
+		nbw_usage_err("invalid %s list: %s", opt,
+			      k == -E2BIG ? "too many items" : "empty item");
+		return -NBW_EXIT_USAGE;
+	}
+	for (j = 0; j < k; j++) {
+		bool found = false, by_number = by_slot && bays_by_number(d, n, items[j]);
+
+		for (i = 0; i < n; i++) {
+			if (by_slot ? !bays_slot_matches(&d[i], items[j], by_number)
+				    : !dev_matches(&d[i], items[j]))
+				continue;
+			found = true;
+			used[i] = true;
+		}
+		if (found)
+			continue;
+		if (by_slot)
+			nbw_usage_err("--slot %s: no NVMe controller or RDMA device in such a "
+				      "slot%s", items[j], o->dump ? " in the dump" : "");
+		else
+			nbw_usage_err("--dev %s: no such NVMe controller or RDMA device%s", items[j],
+				      o->dump ? " in the dump" : "");
+		return -NBW_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Keep only the devices named in --dev or --slot. Returns the count or minus an exit code. */
 static int select_devs(const struct options *o, struct probe_dev *d, int n)
 {
 	static struct probe_dev keep[MAX_DEVS];
-	char *items[MAX_DEVS];
 	bool *used;
-	int k, i, j, m = 0;
+	int i, m = 0, rc = 0;
 
-	k = parse_list(o->devs, items, MAX_DEVS);
-	if (k < 0) {
-		nbw_usage_err("invalid --dev list: %s", k == -E2BIG ? "too many devices" : "empty item");
-		return -NBW_EXIT_USAGE;
-	}
 	used = calloc((size_t)n + 1, sizeof(*used));
 	if (!used) {
 		nbw_err("out of memory");
 		return -NBW_EXIT_FAIL;
 	}
-	for (j = 0; j < k; j++) {
-		bool found = false;
-
-		for (i = 0; i < n; i++) {
-			if (!dev_matches(&d[i], items[j]))
-				continue;
-			found = true;
-			used[i] = true;
-		}
-		if (!found) {
-			free(used);
-			nbw_usage_err("--dev %s: no such NVMe controller or RDMA device%s", items[j],
-				      o->dump ? " in the dump" : "");
-			return -NBW_EXIT_USAGE;
-		}
+	if (o->devs)
+		rc = mark_devs(o, o->devs, false, d, n, used);
+	if (!rc && o->slots)
+		rc = mark_devs(o, o->slots, true, d, n, used);
+	if (rc) {
+		free(used);
+		return rc;
 	}
 	for (i = 0; i < n; i++)
 		if (used[i])
@@ -644,12 +666,36 @@ static void print_network(struct report *r, const struct probe_dev *p)
 	report_text(r, "\n");
 }
 
+/* The slot it sits in: {number, name, port_bdf} or null, and why not (JSON); a column. */
+static void print_slot(struct report *r, const struct probe_dev *p)
+{
+	char num[16];
+
+	if (p->have_slot) {
+		report_obj_begin(r, "slot");
+		if (p->slot_number >= 0)
+			report_i64(r, "number", NULL, p->slot_number);
+		else
+			report_null(r, "number", NULL);
+		report_opt_str(r, "name", p->slot_name);
+		report_str(r, "port_bdf", NULL, p->slot_port);
+		report_obj_end(r);
+		report_null(r, "slot_reason", NULL);
+	} else {
+		report_null(r, "slot", NULL);
+		report_str(r, "slot_reason", NULL, p->slot_reason);
+	}
+	snprintf(num, sizeof(num), "%d", p->slot_number);
+	report_text(r, " %-5s", p->slot_number >= 0 ? num : p->slot_name[0] ? p->slot_name : "-");
+}
+
 /* Name, kind, address, NUMA node and what the device is. */
 static void print_identity(struct report *r, const struct probe_dev *p)
 {
 	report_str(r, "name", " %-10s", p->name[0] ? p->name : NULL);
 	report_str(r, "kind", " %-5s", p->kind == KIND_NVME ? "nvme" : "rdma");
 	report_str(r, "bdf", " %-12s", p->bdf[0] ? p->bdf : NULL);
+	print_slot(r, p);
 	report_numa(r, "numa_node", p->fn ? p->fn->numa_node : -1);
 	if (!r->json) {
 		if (p->fn && p->fn->numa_node >= 0)
@@ -735,6 +781,35 @@ static void print_path_json(struct report *r, const struct probe_dev *p)
 	report_arr_end(r);
 }
 
+/*
+ * The slot ceiling: what the path would give a device of unlimited
+ * capability. Its narrowest element is the port (the slot) or a link further
+ * up, named by its lower end as bottleneck_bdf does.
+ */
+static void print_slot_ceiling(struct report *r, const struct probe_dev *p)
+{
+	const struct pcie_what_if *w = &p->slot_ceiling;
+	const char *bdf = NULL;
+
+	if (w->bottleneck == 0)
+		bdf = p->slot_port;
+	else if (w->bottleneck > 0)
+		bdf = p->path.link[w->bottleneck].dev->bdf;
+	report_obj_begin(r, "slot_ceiling_gb_per_s");
+	report_double(r, "raw", NULL, w->raw);
+	report_double(r, "usable", NULL, w->usable);
+	report_obj_end(r);
+	report_str(r, "slot_bottleneck_bdf", NULL, bdf);
+	if (!r->json) {
+		if (isfinite(w->usable))
+			report_text(r, " %8.2f", w->usable);
+		else if (isfinite(w->raw))
+			report_text(r, " %7.2fr", w->raw);
+		else
+			report_text(r, " %8s", "-");
+	}
+}
+
 /* Ceiling, narrowest hop, verdict, what limits it and why. */
 static void print_verdict(struct report *r, const struct probe_dev *p)
 {
@@ -754,6 +829,7 @@ static void print_verdict(struct report *r, const struct probe_dev *p)
 	}
 	report_str(r, "bottleneck_bdf", NULL,
 		   p->have_path && pa->bottleneck >= 0 ? pa->link[pa->bottleneck].dev->bdf : NULL);
+	print_slot_ceiling(r, p);
 	report_str(r, "verdict", " %-11s", pcie_verdict_name(v));
 	report_str(r, "limited_by", NULL,
 		   pcie_limit_name(p->have_path ? pa->limited_by : PCIE_LIMIT_NONE));
@@ -786,6 +862,47 @@ static void print_missing(struct report *r, const struct options *o, const struc
 			    geteuid() ? " (config space beyond the header needs root)" : "");
 }
 
+/* RDMA locality, the site specification's line for its bay, and (-v) the slot in words. */
+static void print_device_bay(struct report *r, const struct options *o, const struct probe_dev *p)
+{
+	char lbl[80];
+
+	if (p->kind == KIND_NVME && p->local_rdma >= 0)
+		report_i64(r, "rdma_active_ports_on_node", NULL, p->local_rdma);
+	else if (p->kind == KIND_NVME)
+		report_null(r, "rdma_active_ports_on_node", NULL);
+	if (p->kind == KIND_RDMA && p->ports_active >= 0)
+		report_i64(r, "ports_active", NULL, p->ports_active);
+	else if (p->kind == KIND_RDMA)
+		report_null(r, "ports_active", NULL);
+	if (p->spec) {
+		report_obj_begin(r, "site_spec");
+		report_i64(r, "line", NULL, p->spec->line);
+		report_speed(r, "speed_gts", p->spec->speed);
+		report_u64(r, "width", NULL, p->spec->width);
+		report_bool(r, "met", NULL, p->spec_ok);
+		report_bool(r, "accepted", NULL, p->spec_accepted);
+		report_str(r, "reason", NULL, p->spec_ok ? NULL : p->spec_msg);
+		report_obj_end(r);
+	}
+	if (!o->verbose)
+		return;
+	if (p->have_slot)
+		report_text(r, "    %s%s%s%s below port %s", bays_slot_label(p, lbl, sizeof(lbl)),
+			    p->slot_number >= 0 && p->slot_name[0] ? " (kernel slot " : "",
+			    p->slot_number >= 0 ? p->slot_name : "",
+			    p->slot_number >= 0 && p->slot_name[0] ? ")" : "", p->slot_port);
+	else
+		report_text(r, "    no slot: %s", p->slot_reason);
+	if (isfinite(p->slot_ceiling.raw))
+		report_text(r, "; slot ceiling %.2f GB/s raw, %.2f usable, narrowest %s",
+			    p->slot_ceiling.raw, p->slot_ceiling.usable,
+			    p->slot_ceiling.bottleneck > 0
+				    ? p->path.link[p->slot_ceiling.bottleneck].dev->bdf
+				    : p->slot_port);
+	report_text(r, "\n");
+}
+
 static void print_device(struct report *r, const struct options *o, const struct probe_dev *p)
 {
 	const struct pcie_path *pa = &p->path;
@@ -808,6 +925,7 @@ static void print_device(struct report *r, const struct options *o, const struct
 		if (p->have_path)
 			print_hops_text(r, p);
 	}
+	print_device_bay(r, o, p);
 	if (o->expect_speed > 0 || o->expect_width) {
 		report_obj_begin(r, "expectation");
 		report_bool(r, "met", NULL, p->expect_ok);
@@ -817,11 +935,14 @@ static void print_device(struct report *r, const struct options *o, const struct
 	report_obj_end(r);
 }
 
-/* Load the tree, find the devices, keep those of --dev. The count or minus an exit status. */
+/*
+ * Load the tree, find and judge every device (RDMA locality needs them all),
+ * keep those of --dev/--slot, sort by slot. The count or minus an exit status.
+ */
 static int probe_collect(const struct options *o, struct pcitree *t, struct probe_dev *devs)
 {
 	char err[512];
-	int n, rc;
+	int n, rc, i;
 
 	rc = pcitree_load(t, o->cc.sysfs_root, o->dump, err, sizeof(err));
 	if (rc) {
@@ -835,8 +956,16 @@ static int probe_collect(const struct options *o, struct pcitree *t, struct prob
 		nbw_err("%s/class: %s", o->cc.sysfs_root, strerror(-n));
 		n = -NBW_EXIT_FAIL;
 	}
-	if (n > 0 && o->devs)
+	for (i = 0; i < n; i++) {
+		judge(t, &devs[i]);
+		bays_find_slot(t, &devs[i]);
+	}
+	if (n > 0)
+		bays_rdma_locality(devs, n, !o->dump);
+	if (n > 0 && (o->devs || o->slots))
 		n = select_devs(o, devs, n);
+	if (n > 0)
+		bays_sort(devs, n);
 	if (n == 0) {
 		nbw_err("no NVMe controllers or RDMA devices found %s %s", o->dump ? "in" : "under",
 			o->dump ? o->dump : o->cc.sysfs_root);
@@ -849,9 +978,13 @@ static int probe_collect(const struct options *o, struct pcitree *t, struct prob
 
 /* The document: header, a row per device, the expectation. */
 static void print_report(struct report *r, const struct options *o, const struct pcitree *t,
-			 const struct probe_dev *devs, int n, bool all_met)
+			 const struct site_spec *spec, const struct probe_dev *devs, int n)
 {
+	bool expect_met = true;
 	int i;
+
+	for (i = 0; i < n; i++)
+		expect_met &= devs[i].expect_ok;
 
 	report_obj_begin(r, NULL);
 	report_str(r, "tool", NULL, "nvme_link_probe");
@@ -859,9 +992,11 @@ static void print_report(struct report *r, const struct options *o, const struct
 	report_str(r, "source", NULL,
 		   o->dump ? "pci_dump" : strcmp(o->cc.sysfs_root, "/sys") ? "sysfs_root" : "live");
 	report_bool(r, "root_access", NULL, !t->header_only);
-	report_text(r, " %-10s %-5s %-12s %4s %-12s %-12s %7s %-11s %s\n", "name", "kind", "bdf",
-		    "numa", "link now", "max", "usable", "verdict", "reason");
-	report_text(r, " %-10s %-5s %-12s %4s %-12s %-12s %7s\n", "", "", "", "", "", "", "GB/s");
+	report_text(r, " %-10s %-5s %-12s %-5s %4s %-12s %-12s %7s %8s %-11s %s\n", "name", "kind",
+		    "bdf", "slot", "numa", "link now", "max", "usable", "slot max", "verdict",
+		    "reason");
+	report_text(r, " %-10s %-5s %-12s %-5s %4s %-12s %-12s %7s %8s\n", "", "", "", "", "", "",
+		    "", "GB/s", "GB/s");
 	report_arr_begin(r, "devices");
 	for (i = 0; i < n; i++)
 		print_device(r, o, &devs[i]);
@@ -873,9 +1008,13 @@ static void print_report(struct report *r, const struct options *o, const struct
 			report_u64(r, "width", NULL, o->expect_width);
 		else
 			report_null(r, "width", NULL);
-		report_bool(r, "met", NULL, all_met);
+		report_bool(r, "met", NULL, expect_met);
 		report_obj_end(r);
 	}
+	if (spec)
+		bays_spec_report(r, spec, devs, n);
+	if (o->project)
+		bays_project(r, devs, n);
 	report_obj_end(r);
 	report_finish(r);
 }
@@ -898,41 +1037,63 @@ static void print_audit_lines(const struct pcitree *t, const struct probe_dev *d
 	}
 }
 
+/* Judge every device against --expect* and the site file; false if one falls short. */
+static bool audit(const struct options *o, struct site_spec *spec, struct probe_dev *devs, int n)
+{
+	bool met = true;
+	int i;
+
+	if (o->expect_file)
+		met = bays_spec_check(spec, devs, n, o->devs || o->slots);
+	for (i = 0; i < n; i++) {
+		devs[i].expect_ok = true;
+		if (o->expect_speed > 0 || o->expect_width) {
+			check_expect(o, &devs[i]);
+			met &= devs[i].expect_ok;
+		}
+	}
+	return met;
+}
+
 int main(int argc, char **argv)
 {
 	static struct probe_dev devs[MAX_DEVS];
+	struct site_spec spec = { 0 };
 	struct options o;
 	struct pcitree t;
 	struct report r;
 	FILE *out;
-	bool expect, all_met = true;
-	int n, i, rc;
+	bool all_met;
+	int n, rc;
 
 	nbw_set_prog(argv[0]);
 	rc = parse_options(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	expect = o.expect_speed > 0 || o.expect_width;
-	n = probe_collect(&o, &t, devs);
-	if (n < 0)
-		return -n;
-	for (i = 0; i < n; i++) {
-		judge(&t, &devs[i]);
-		devs[i].expect_ok = true;
-		if (expect) {
-			check_expect(&o, &devs[i]);
-			all_met &= devs[i].expect_ok;
-		}
+	if (o.expect_file) {
+		rc = bays_spec_load(o.expect_file, &spec);
+		if (rc)
+			return rc;
 	}
+	n = probe_collect(&o, &t, devs);
+	if (n < 0) {
+		bays_spec_free(&spec);
+		return -n;
+	}
+	all_met = audit(&o, &spec, devs, n);
 	out = cli_open_output(&o.cc);
 	if (!out) {
 		pcitree_free(&t);
+		bays_spec_free(&spec);
 		return NBW_EXIT_FAIL;
 	}
 	report_init(&r, out, o.cc.json, false);
-	print_report(&r, &o, &t, devs, n, all_met);
+	print_report(&r, &o, &t, o.expect_file ? &spec : NULL, devs, n);
 	print_audit_lines(&t, devs, n);
+	if (o.expect_file)
+		bays_spec_lines(&spec, devs, n);
 	cli_close_output(out);
 	pcitree_free(&t);
-	return expect && !all_met ? NBW_EXIT_EXPECT : NBW_EXIT_OK;
+	bays_spec_free(&spec);
+	return all_met ? NBW_EXIT_OK : NBW_EXIT_EXPECT;
 }

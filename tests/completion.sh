@@ -96,6 +96,10 @@ check_eq "nvme_read_bw --json=DIR/a<TAB>" "$TMPD/d/a1 $TMPD/d/a2" "$(words "nvme
 check_eq "nvme_read_bw --sysfs-root DIR/<TAB> (directories only)" "$TMPD/d/sub" \
 	"$(words "nvme_read_bw --sysfs-root $TMPD/d/")"
 check_eq "nvme_link_probe --pci-dump DIR/b<TAB>" "$TMPD/d/b1" "$(words "nvme_link_probe --pci-dump $TMPD/d/b")"
+check_eq "nvme_link_probe --expect-file DIR/b<TAB>" "$TMPD/d/b1" "$(words "nvme_link_probe --expect-file $TMPD/d/b")"
+mkdir -p "$TMPD/sys/bus/pci/slots/6" "$TMPD/sys/bus/pci/slots/OCP0"
+check_eq "nvme_link_probe --sysfs-root SYS --slot 6,<TAB>" "6,6 6,OCP0" \
+	"$(words "nvme_link_probe --sysfs-root $TMPD/sys --slot 6,")"
 
 # RDMA devices, from the sysfs named on the line.
 check_eq "--sysfs-root SYS --ib-dev <TAB>" "mlx5_0 rxe0" "$(words "nvme_read_bw --sysfs-root $TMPD/sys --ib-dev ")"

@@ -4,7 +4,9 @@
 # endpoint advertises 2.5 GT/s x1, so every link trains at 2.5 x1 and the device limits
 # it. The probe must find each drive behind its root port with the port's advertised
 # link, agree with lspci, report the rxe device as having no PCIe link, fail a x4 audit
-# (exit 3), and nvme_read_bw must get the same usable ceiling.
+# (exit 3), and nvme_read_bw must get the same usable ceiling. QEMU's root ports carry
+# slot=N: each drive's slot number is the SltCap "Slot #N" lspci shows for its port, its
+# slot name lspci's "Physical Slot", and a site file with one bay short exits 3 naming it.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 
@@ -48,6 +50,15 @@ while read -r dev ctrl bdf; do
 	*) fail "$ctrl: lspci LnkSta of $bdf: $line" ;;
 	esac
 	note "$ctrl ($bdf): root port $rp ${speeds[i]} GT/s x${widths[i]}, link 2.5 GT/s x1, limited_by device"
+	# The slot: number from the port's SltCap, name from the kernel, as lspci says.
+	port=$(q "$j" "$sel['path'][1]['bdf']")
+	want_num=$(grep "^$port|" "$out/slots.txt" | cut -d'|' -f3)
+	want_name=$(grep "^$bdf|" "$out/slots.txt" | cut -d'|' -f2)
+	got=$(q "$j" "(($sel['slot'] or {}).get('number'), ($sel['slot'] or {}).get('name'))" | tr -d "(),'")
+	[ "$got" = "${want_num:-None} ${want_name:-None}" ] ||
+		fail "$ctrl: slot '$got', lspci: port $port Slot #${want_num:-none}, Physical Slot ${want_name:-none} ($(cat "$out/kslots.txt" | tr '\n' ' '))"
+	[ $i = 2 ] || [ "$want_num" = $((i + 1)) ] || fail "$ctrl: lspci shows slot '$want_num' for $port, vlab passed slot=$((i + 1))"
+	note "$ctrl: slot number ${want_num:-none} name ${want_name:-none} (= lspci)"
 	if [ $i = 2 ]; then
 		n=$(q "$j" "len($sel['path'])")
 		[ "$n" -ge 4 ] || fail "$ctrl: path of $n hops, expected a switch in it"
@@ -56,6 +67,18 @@ while read -r dev ctrl bdf; do
 	i=$((i + 1))
 done <"$out/drives.txt"
 [ $i = 3 ] || fail "guest listed $i drives"
+
+# Sorted by slot; --slot 1 selects the drive in slot 1; the bay short is named.
+got=$(q "$j" "' '.join(str((x['slot'] or {}).get('number')) for x in d['devices'] if x['kind']=='nvme')")
+[ "$got" = "$(printf '%s\n' $got | sort -n | tr '\n' ' ' | sed 's/ $//')" ] || fail "drives not sorted by slot: $got"
+note "drives in slot order: $got"
+got=$(q "$out/slot1.json" "' '.join(str(x['slot']['number']) for x in d['devices'])")
+[ "$got" = 1 ] || fail "--slot 1 selected slots '$got'"
+[ "$(cat "$out/site.rc")" = 3 ] || fail "--expect-file exit $(cat "$out/site.rc"), expected 3: $(cat "$out/site.err")"
+[ "$(wc -l <"$out/site.err")" = 1 ] || fail "--expect-file: not one line: $(cat "$out/site.err")"
+grep -Eq "^nvme_link_probe: slot 2: expected 5 GT/s x1 \(.*site.spec:3\), nvme[0-9]+ \(0000:[0-9a-f:.]+\) runs at 2.5 GT/s x1$" "$out/site.err" ||
+	fail "--expect-file message: $(cat "$out/site.err")"
+note "site file: $(cat "$out/site.err")"
 
 rd=$(guest_env a VLAB_RDMA_DEV)
 got=$(q "$out/rdma.json" "d['devices'][0]['name'], d['devices'][0]['verdict'], d['devices'][0]['bdf']" | tr -d "(),'")

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 """crosscheck.py LSPCI_VVV_OUTPUT PROBE_JSON: every function the probe decoded (each
 device's own function and every hop of its path) has the LnkCap and LnkSta speed and
-width that `lspci -vvv` prints for the same dump. Prints one line per comparison and
-exits 1 on any difference (or when nothing was compared)."""
+width that `lspci -vvv` prints for the same dump, and every device's slot number is the
+"Slot #N" of its port's SltCap (a port lspci shows as "(Slot+)"), a device without a slot
+sits below a "(Slot-)" port. Prints one line per comparison and exits 1 on any
+difference (or when nothing was compared)."""
 import json
 import re
 import sys
@@ -39,6 +41,12 @@ def parse_lspci(path):
             devs[cur]["cap"] = (speed(s), width(s))
         elif s.startswith("LnkSta:"):
             devs[cur]["sta"] = (speed(s), width(s))
+        m = re.search(r"Express \(v[0-9]\) .*\(Slot([+-])\)", s)
+        if m:
+            devs[cur]["slot_impl"] = m.group(1) == "+"
+        m = re.match(r"Slot #([0-9]+),", s)
+        if m:
+            devs[cur]["slot"] = int(m.group(1))
     return devs
 
 
@@ -69,6 +77,20 @@ def main():
                 bad += 1
             else:
                 print("ok %s %s %s" % (bdf, what, got))
+    for d in doc["devices"]:
+        if not d.get("path") or len(d["path"]) < 2:
+            continue
+        port = next((h["bdf"] for h in d["path"][1:]
+                     if h["role"] in ("root_port", "switch_downstream")), None)
+        want = lspci.get(port, {})
+        got = (d.get("slot") or {}).get("number")
+        exp = want.get("slot") if want.get("slot_impl") else None
+        n += 1
+        if got != exp:
+            print("FAIL %s slot: probe %s, lspci (port %s) %s" % (d["bdf"], got, port, exp))
+            bad += 1
+        else:
+            print("ok %s slot %s (port %s)" % (d["bdf"], got, port))
     if n == 0:
         print("FAIL: nothing compared")
         return 1

@@ -13,7 +13,17 @@ P=$NVME_LINK_PROBE
 check_eq "exit status" 0 $?
 j=$TMPD/r.json
 sel() { echo "[x for x in d['devices'] if x['name']=='$1'][0]"; }
-check_eq "devices found" "nvme0 nvme1 mlx4_0 mlx5_0 mlx5_1 rxe0" "$(json_get "$j" "' '.join(x['name'] for x in d['devices'])")"
+# Sorted by slot: slot 4 (mlx4_0), slot 6 (nvme0), the named slot OCP0 (mlx5_0 and its
+# VF), then the devices without a slot in discovery order.
+check_eq "devices found, by slot" "mlx4_0 nvme0 mlx5_0 mlx5_1 nvme1 rxe0" "$(json_get "$j" "' '.join(x['name'] for x in d['devices'])")"
+check_eq "nvme0 slot" "{'number': 6, 'name': '6', 'port_bdf': '0000:00:01.0'}" "$(json_get "$j" "$(sel nvme0)['slot']")"
+check_eq "mlx4_0 slot (SltCap number, ACPI name)" "4 CPU1_SLOT4" "$(json_get "$j" "$(sel mlx4_0)['slot']['number'], $(sel mlx4_0)['slot']['name']" | tr -d "(),'")"
+check_eq "mlx5_0 slot (name only)" "None OCP0" "$(json_get "$j" "$(sel mlx5_0)['slot']['number'], $(sel mlx5_0)['slot']['name']" | tr -d "(),'")"
+check_eq "VF: the PF's slot" "OCP0" "$(json_get "$j" "$(sel mlx5_1)['slot']['name']")"
+check_eq "fabric controller: no slot" "None" "$(json_get "$j" "$(sel nvme1)['slot']")"
+check_match "no slot: why" "NVMe over tcp" "$(json_get "$j" "$(sel nvme1)['slot_reason']")"
+check_eq "nvme0 slot ceiling" "7.20 0000:00:01.0" "$(json_get "$j" "'%.2f' % $(sel nvme0)['slot_ceiling_gb_per_s']['usable'], $(sel nvme0)['slot_bottleneck_bdf']" | tr -d "(),'")"
+check_eq "RDMA ports active" "1" "$(json_get "$j" "$(sel mlx4_0)['ports_active']")"
 check_eq "nvme0 bdf" "0000:01:00.0" "$(json_get "$j" "$(sel nvme0)['bdf']")"
 check_eq "nvme0 model" "Fixture NVMe 4.0" "$(json_get "$j" "$(sel nvme0)['model']")"
 check_eq "nvme0 firmware" "1.2.3" "$(json_get "$j" "$(sel nvme0)['firmware']")"
@@ -42,10 +52,40 @@ check_eq "no-root usable unknown" "None" "$(json_get "$j" "$(sel nvme0)['ceiling
 check_eq "no-root missing" "['LnkCtl2 target speed', 'MPS']" "$(json_get "$j" "$(sel nvme0)['missing']")"
 check_eq "no-root roles inferred" "endpoint root_port" "$(json_get "$j" "' '.join(h['role'] for h in $(sel nvme0)['path'])")"
 check_match "no-root warning" "readable only by root" "$(cat "$TMPD/n.err")"
+check_eq "no-root: slot names only" "None 6" "$(json_get "$j" "$(sel nvme0)['slot']['number'], $(sel nvme0)['slot']['name']" | tr -d "(),'")"
+
+# --slot by number or kernel name; an unknown one is a usage error.
+out=$("$P" --sysfs-root "$TMPD/root" --slot CPU1_SLOT4,6 --json)
+check_eq "--slot selects" "mlx4_0 nvme0" "$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; print(" ".join(x["name"] for x in json.load(sys.stdin)["devices"]))')"
+out=$("$P" --sysfs-root "$TMPD/root" --slot OCP0 --json)
+check_eq "--slot by name only" "mlx5_0 mlx5_1" "$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; print(" ".join(x["name"] for x in json.load(sys.stdin)["devices"]))')"
+# A number names a slot by its SltCap number when a device has one, not the kernel slot of
+# that name: with OCP0 renamed "4", --slot 4 is still mlx4_0's slot 4.
+cp -a "$TMPD/root" "$TMPD/root4"
+mv "$TMPD/root4/bus/pci/slots/OCP0" "$TMPD/root4/bus/pci/slots/4"
+out=$("$P" --sysfs-root "$TMPD/root4" --slot 4 --json)
+check_eq "--slot NUMBER before a name" "mlx4_0" "$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; print(" ".join(x["name"] for x in json.load(sys.stdin)["devices"]))')"
+expect_exit 2 "nvme_link_probe: --slot SLOT9: no NVMe controller or RDMA device in such a slot$" \
+	"$P" --sysfs-root "$TMPD/root" --slot SLOT9
+# A site specification by kernel slot name: OCP0 must deliver Gen4 x16 (it runs Gen3).
+printf 'CPU1_SLOT4 2 8\n6 4 4\nOCP0 4 16\n' >"$TMPD/site.spec"
+expect_exit 3 "slot OCP0: expected 16 GT/s x16 \(.*site.spec:3\), mlx5_0 \(0000:03:00.0\) runs at 8 GT/s x16" \
+	"$P" --sysfs-root "$TMPD/root" --expect-file "$TMPD/site.spec" --dev mlx4_0,nvme0,mlx5_0
+
+# RDMA locality: nvme0 (node 0) has no ACTIVE RDMA port on its node (mlx4_0 and mlx5_* are
+# on node 1, rxe0 reports no state); once rxe0 (no node: any) is ACTIVE, it has one.
+"$P" --sysfs-root "$TMPD/root" --project --json >"$TMPD/p.json"
+check_eq "nvme0 local RDMA ports" "0" "$(json_get "$TMPD/p.json" "$(sel nvme0)['rdma_active_ports_on_node']")"
+check_eq "--project flags nvme0" "['nvme0 (0000:01:00.0)']" "$(json_get "$TMPD/p.json" "d['projection']['no_local_rdma']")"
+check_match "--project text flags nvme0" "nvme0 \(0000:01:00.0\), NUMA node 0: no ACTIVE RDMA port on its NUMA node" \
+	"$("$P" --sysfs-root "$TMPD/root" --project)"
+echo "4: ACTIVE" >"$TMPD/root/devices/virtual/infiniband/rxe0/ports/1/state"
+"$P" --sysfs-root "$TMPD/root" --project --json >"$TMPD/p2.json"
+check_eq "rxe0 ACTIVE counts for nvme0" "1 []" "$(json_get "$TMPD/p2.json" "$(sel nvme0)['rdma_active_ports_on_node'], d['projection']['no_local_rdma']" | tr -d "(),'")"
 
 # --dev by name and by address; an unknown one is a usage error.
 out=$("$P" --sysfs-root "$TMPD/root" --dev mlx4_0,01:00.0 --json)
-check_eq "--dev selects" "nvme0 mlx4_0" "$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; print(" ".join(x["name"] for x in json.load(sys.stdin)["devices"]))')"
+check_eq "--dev selects (in slot order)" "mlx4_0 nvme0" "$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; print(" ".join(x["name"] for x in json.load(sys.stdin)["devices"]))')"
 expect_exit 2 "nvme_link_probe: --dev nvme7: no such NVMe controller or RDMA device" \
 	"$P" --sysfs-root "$TMPD/root" --dev nvme7
 

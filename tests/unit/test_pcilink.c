@@ -2,7 +2,8 @@
 /*
  * test_pcilink.c: the link math of common/pcilink.c for every generation and
  * width (table-driven), the capability decoder on hand-built config space,
- * and the verdict of a link and of a path in each case the probe names.
+ * the verdict of a link and of a path in each case the probe names, and the
+ * slot side: SltCap decoding, the slot ceiling and the projection's what-ifs.
  */
 #include <errno.h>
 #include <math.h>
@@ -275,6 +276,139 @@ static void test_path(void)
 	CHECK(p.verdict == PCIE_NO_LINK, "integrated: %s", pcie_verdict_name(p.verdict));
 }
 
+/* Slot Implemented and the Physical Slot Number (SltCap bits 31:19). */
+static void test_slot_decode(void)
+{
+	uint8_t c[256];
+	struct pcie_fn f;
+
+	CHECK(pcie_sltcap_slot_number(33u << 19) == 33, "slot 33");
+	CHECK(pcie_sltcap_slot_number(0x1fffu << 19 | 0x7ffff) == 8191, "slot 8191");
+	CHECK(pcie_sltcap_slot_number(0x0007ffff) == 0, "low bits are not the number");
+
+	pcie_fn_init(&f, 0, 0, 1, 0);
+	make_cfg(c, 4, 4, 4, 4, 4, 0x0f, 4, false);
+	c[0x43] |= 1;			/* Flags bit 8: Slot Implemented */
+	c[0x56] = (uint8_t)(33 << 3);	/* SltCap bits 23:19 ... */
+	c[0x57] = (uint8_t)(33 >> 5);	/* ... and 31:24 */
+	pcie_decode_config(c, 256, &f);
+	CHECK((f.known & PCIE_K_SLOT) && f.slot_implemented && f.slot_number == 33,
+	      "root port slot: %d %u", f.slot_implemented, f.slot_number);
+	c[0x43] &= (uint8_t)~1;
+	pcie_fn_init(&f, 0, 0, 1, 0);
+	pcie_decode_config(c, 256, &f);
+	CHECK((f.known & PCIE_K_SLOT) && !f.slot_implemented && f.slot_number == 0,
+	      "no slot implemented");
+	/* An endpoint has no slot field: unknown, not "no slot". */
+	make_cfg(c, 0, 4, 4, 4, 4, 0x0f, 4, false);
+	c[0x43] |= 1;
+	pcie_fn_init(&f, 0, 1, 0, 0);
+	pcie_decode_config(c, 256, &f);
+	CHECK(!(f.known & PCIE_K_SLOT) && !f.slot_implemented, "endpoint: no slot decoded");
+}
+
+/* A width below both ends on a port without a slot: wiring is named beside training. */
+static void test_wired(void)
+{
+	struct pcie_fn p = mk("0000:00:01.0", PCIE_ROLE_ROOT_PORT, 16, 8, 16, 4, 16);
+	struct pcie_fn d = mk("0000:01:00.0", PCIE_ROLE_ENDPOINT, 16, 8, 16, 4, 16);
+	struct pcie_link l;
+
+	p.known |= PCIE_K_SLOT;
+	pcie_judge_link(&p, &d, "drive", false, &l);
+	CHECK(l.verdict == PCIE_DOWNGRADED && l.limited_by == PCIE_LIMIT_TRAINING &&
+		      strstr(l.reason, "port without a slot: the board may route only 4 lanes") &&
+		      !strstr(l.reason, "reseat"),
+	      "wired: %s", l.reason);
+	p.slot_implemented = true;
+	pcie_judge_link(&p, &d, "drive", false, &l);
+	CHECK(strstr(l.reason, "reseat, retrain"), "slot: %s", l.reason);
+	/* Slot unknown (no root): the usual advice. */
+	p.known &= ~(unsigned)PCIE_K_SLOT;
+	p.slot_implemented = false;
+	pcie_judge_link(&p, &d, "drive", false, &l);
+	CHECK(strstr(l.reason, "reseat, retrain"), "unknown slot: %s", l.reason);
+	/* Speed below on a slotless port stays a training fault. */
+	p = mk("0000:00:01.0", PCIE_ROLE_ROOT_PORT, 16, 4, 8, 4, 16);
+	d = mk("0000:01:00.0", PCIE_ROLE_ENDPOINT, 16, 4, 8, 4, 16);
+	p.known |= PCIE_K_SLOT;
+	pcie_judge_link(&p, &d, "drive", false, &l);
+	CHECK(strstr(l.reason, "reseat, retrain"), "speed: %s", l.reason);
+}
+
+/* u(GT/s, width) at MPS 256, computed here. */
+static double u256(double gts, unsigned w)
+{
+	return gts * w * (gts < 8 ? 0.8 : 128.0 / 130) / 8 * 256 / 280;
+}
+
+/* The slot ceiling and the what-ifs of the projection on one-hop and switched paths. */
+static void test_what_if(void)
+{
+	struct pcie_fn rp = mk("0000:00:01.0", PCIE_ROLE_ROOT_PORT, 32, 4, 8, 4, 32);
+	struct pcie_fn ep = mk("0000:01:00.0", PCIE_ROLE_ENDPOINT, 8, 4, 8, 4, 8);
+	struct pcie_fn r2 = mk("0000:00:02.0", PCIE_ROLE_ROOT_PORT, 16, 8, 5, 8, 16);
+	struct pcie_fn up = mk("0000:02:00.0", PCIE_ROLE_SWITCH_UP, 5, 8, 5, 8, 5);
+	struct pcie_fn dn = mk("0000:03:00.0", PCIE_ROLE_SWITCH_DOWN, 16, 4, 16, 4, 16);
+	struct pcie_fn e2 = mk("0000:04:00.0", PCIE_ROLE_ENDPOINT, 16, 4, 16, 4, 16);
+	struct pcie_path p, q;
+	struct pcie_what_if w;
+	double sum_now, sum_fix;
+
+	/* A Gen5 x4 slot holding a Gen3 x4 drive. */
+	memset(&p, 0, sizeof(p));
+	p.hop[0] = &ep, p.hop[1] = &rp, p.nhops = 2;
+	pcie_judge_path(&p, "drive", false);
+	CHECK(!pcie_slot_ceiling(&p, &w) && near(w.usable, u256(32, 4)) && w.bottleneck == 0,
+	      "gen5 slot ceiling %f", w.usable);
+	CHECK(near(w.raw, 32 * 4 * 128.0 / 130 / 8), "gen5 slot raw %f", w.raw);
+	CHECK(!pcie_what_if(&p, 0, 0, false, &w) && near(w.usable, u256(8, 4)) && !w.slot_binds,
+	      "as is %f", w.usable);
+	CHECK(!pcie_what_if(&p, 16, 4, false, &w) && near(w.usable, u256(16, 4)) && !w.slot_binds,
+	      "gen4 drive %f", w.usable);
+	/* The same drive in a Gen3 slot: the slot binds; fixed, the drive does. */
+	rp.max_speed = 8;
+	CHECK(!pcie_what_if(&p, 32, 4, false, &w) && near(w.usable, u256(8, 4)) && w.slot_binds &&
+		      w.bottleneck == 0,
+	      "gen3 slot, gen5 drive %f", w.usable);
+	sum_now = w.usable;
+	CHECK(!pcie_what_if(&p, 32, 4, true, &w) && near(w.usable, u256(32, 4)) && !w.slot_binds,
+	      "fixed slot %f", w.usable);
+	sum_fix = w.usable;
+	/* A target speed caps the slot as it is, not the slot ceiling. */
+	rp.max_speed = 16;
+	rp.target_speed = 8;
+	CHECK(!pcie_what_if(&p, 16, 4, false, &w) && near(w.usable, u256(8, 4)) && w.slot_binds,
+	      "target %f", w.usable);
+	CHECK(!pcie_slot_ceiling(&p, &w) && near(w.usable, u256(16, 4)), "target: slot %f",
+	      w.usable);
+
+	/* A Gen2 x8 switch uplink above a Gen4 drive: the hop binds the slot ceiling. */
+	memset(&q, 0, sizeof(q));
+	q.hop[0] = &e2, q.hop[1] = &dn, q.hop[2] = &up, q.hop[3] = &r2, q.nhops = 4;
+	pcie_judge_path(&q, "drive", false);
+	CHECK(!pcie_slot_ceiling(&q, &w) && w.bottleneck == 1 && q.link[1].dev == &up &&
+		      near(w.raw, 4.0) && near(w.usable, u256(5, 8)),
+	      "gen2 uplink: %d %f", w.bottleneck, w.usable);
+	CHECK(!pcie_what_if(&q, 32, 4, true, &w) && w.bottleneck == 1 && !w.slot_binds,
+	      "fixed: the hop still binds");
+	/* Projection arithmetic: two drives, Gen5 x4, slots as they are and fixed. */
+	sum_now += w.usable;
+	sum_fix += w.usable;
+	CHECK(near(sum_now, u256(8, 4) + u256(5, 8)) && near(sum_fix, u256(32, 4) + u256(5, 8)),
+	      "sums %f %f", sum_now, sum_fix);
+	/* Bifurcated x2: a fixed slot gets the speed, not the lanes. */
+	rp = mk("0000:00:01.0", PCIE_ROLE_ROOT_PORT, 16, 2, 16, 2, 16);
+	ep = mk("0000:01:00.0", PCIE_ROLE_ENDPOINT, 16, 4, 16, 2, 16);
+	pcie_judge_path(&p, "drive", false);
+	CHECK(!pcie_what_if(&p, 32, 4, true, &w) && near(w.usable, u256(32, 2)) && w.slot_binds &&
+		      w.width == 2,
+	      "x2 fixed %f", w.usable);
+	/* Unknown maxima: no answer. */
+	rp.known &= ~(unsigned)PCIE_K_MAX;
+	CHECK(pcie_slot_ceiling(&p, &w) == -ENODATA && isnan(w.usable), "unknown port");
+}
+
 int main(int argc, char **argv)
 {
 	/* --ceiling SYSFS_ROOT BDF: print pcitree_usable_ceiling() (used by tests/probe). */
@@ -294,6 +428,9 @@ int main(int argc, char **argv)
 	test_decode();
 	test_link_verdicts();
 	test_path();
+	test_slot_decode();
+	test_wired();
+	test_what_if();
 	printf("%d checks, %d failed\n", checks, fails);
 	return fails ? 1 : 0;
 }
