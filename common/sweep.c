@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * sweep.c: the verdict on a sweep curve (see sweep.h): the flat tail (every
- * point from there on within 2% of the maximum), the maximum against the
- * ceiling, and one sentence saying which limit that points to.
+ * sweep.c: the verdict on a sweep curve (see sweep.h): where it goes flat (the
+ * first point within 2% of the maximum), the maximum against the ceiling, and
+ * one sentence saying which limit that points to.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "sweep.h"
 
@@ -26,14 +27,24 @@ const char *sweep_kind_name(enum sweep_kind k)
 	return "?";
 }
 
-/* The first index from which every point is within 2% of max. */
-static int flat_tail(const double *gbps, int n, double max)
+/* The first point within 2% of the maximum: where the curve goes flat. */
+static int flat_start(const double *gbps, int n, double max)
 {
-	int i = n - 1;
+	int i = 0;
 
-	while (i > 0 && gbps[i - 1] >= SWEEP_FLAT_FRACTION * max)
-		i--;
+	while (i < n - 1 && gbps[i] < SWEEP_FLAT_FRACTION * max)
+		i++;
 	return i;
+}
+
+/* A curve that falls after its plateau says so: "; it falls to 73% of that at 48 threads". */
+static void add_fall(struct sweep_verdict *v, const double *gbps, const char *const *label, int n)
+{
+	size_t len = strlen(v->text);
+
+	if (n > 1 && gbps[n - 1] < SWEEP_FLAT_FRACTION * v->max_gb_per_s && len < sizeof(v->text))
+		snprintf(v->text + len, sizeof(v->text) - len, "; it falls to %.0f%% of that at %s",
+			 gbps[n - 1] / v->max_gb_per_s * 100, label[n - 1]);
 }
 
 int sweep_judge(const double *gbps, const char *const *label, int n, double ceiling,
@@ -50,7 +61,7 @@ int sweep_judge(const double *gbps, const char *const *label, int n, double ceil
 		if (gbps[i] > max)
 			max = gbps[i];
 	v->max_gb_per_s = max;
-	v->flat_from = flat_tail(gbps, n, max);
+	v->flat_from = flat_start(gbps, n, max);
 	v->pct = have_ceiling ? max / ceiling * 100 : NAN;
 	if (have_ceiling && v->pct >= SWEEP_AT_CEILING)
 		v->kind = SWEEP_LINK;
@@ -88,5 +99,7 @@ int sweep_judge(const double *gbps, const char *const *label, int n, double ceil
 			 label[v->flat_from], max, cn);
 		break;
 	}
+	if (v->kind != SWEEP_RISING)
+		add_fall(v, gbps, label, n);
 	return 0;
 }

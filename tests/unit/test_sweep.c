@@ -3,7 +3,8 @@
  * test_sweep.c: the sweep verdict (common/sweep.c) on fixture curves: flat at
  * the link ceiling (the reference platform's Gen3 x4 drive), flat below it,
  * still rising at the largest point, noisy but flat, without a ceiling, a
- * single point, and a curve that reaches the ceiling only at its last point.
+ * single point, a curve that reaches the ceiling only at its last point, and
+ * one that falls after its peak.
  */
 #include <errno.h>
 #include <math.h>
@@ -95,6 +96,19 @@ static void no_ceiling_and_edges(void)
 	CHECK(sweep_judge(c, chunks, 0, 3.6, NULL, "request-size", &v) == -EINVAL);
 }
 
+static void falling(void)
+{
+	/* A peak at 4 threads, then contention: flat from the peak, not rising. */
+	const double c[] = { 1.07, 1.54, 1.82, 1.81, 1.50, 1.78, 1.75, 1.33 };
+	struct sweep_verdict v;
+
+	CHECK(sweep_judge(c, threads, 8, 3.6, NULL, "concurrency", &v) == 0);
+	CHECK_U64(v.flat_from, 2);
+	CHECK_STR(sweep_kind_name(v.kind), "below_link");
+	CHECK_STR(v.text, "flat from 4 threads at 51% of the link ceiling: the drive or the host "
+			  "limits; it falls to 73% of that at 48 threads");
+}
+
 int main(void)
 {
 	at_ceiling();
@@ -102,5 +116,6 @@ int main(void)
 	rising();
 	noisy();
 	no_ceiling_and_edges();
+	falling();
 	return check_done("test_sweep");
 }
