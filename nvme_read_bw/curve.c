@@ -19,8 +19,8 @@ struct curve {
 	const struct options *o;
 	struct target *t;
 	int n;
-	int done;	     /* points measured */
-	double *bps;	     /* [point * n + drive] bytes/s */
+	int done;    /* points measured */
+	double *bps; /* [point * n + drive] bytes/s */
 	double total[CURVE_MAX];
 	double cpu_per_gib[CURVE_MAX];
 	char label[CURVE_MAX][32];
@@ -169,9 +169,9 @@ int run_curve(const struct options *o, struct report *r, struct target *t, int n
 	for (p = 0; p < o->ncurve; p++) {
 		for (i = 0; i < n && !curve_threads(o); i++) {
 			if (o->curve[p] % t[i].d.lbs) {
-				nbw_usage_err("%s: chunk %s is not a multiple of the logical block "
-					      "size %u", t[i].d.path, format_size(o->curve[p],
-					      c.label[p], sizeof(c.label[p])), t[i].d.lbs);
+				format_size(o->curve[p], c.label[p], sizeof(c.label[p]));
+				nbw_usage_err("%s: chunk %s is not a multiple of the logical block size %u",
+					      t[i].d.path, c.label[p], t[i].d.lbs);
 				return NBW_EXIT_USAGE;
 			}
 		}

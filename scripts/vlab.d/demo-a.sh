@@ -12,7 +12,7 @@ launch=$src/scripts/vlab.d/launch
 trap 'LAUNCH_CONNECT_TIMEOUT=10 "$launch" --stop b >/dev/null 2>&1 || echo "could not stop node b'\''s agent"' EXIT
 
 export LAUNCHER=$launch SINK_NODE=a SRC_NODE=b SINK_ADDR=$VLAB_ADDR RDMA_DEV=$VLAB_RDMA_DEV
-export DRAM=64M THREADS=2 CHUNK=1M WARMUP=1 DURATION=${DEMO_WINDOW:-6} NET_TIMEOUT=20 SINK_WAIT=120
+export DRAM=256M THREADS=2 CHUNK=1M WARMUP=1 DURATION=${DEMO_WINDOW:-6} NET_TIMEOUT=20 SINK_WAIT=120
 export RESULTS_DIR=$VLAB_OUT/results RUN_NAME=ladder
 printf '\n=== node a: run_bench.sh ladder (sink a, source b through %s) ===\n' "${launch##*/}"
 "$src/scripts/run_bench.sh" ladder
