@@ -6,7 +6,9 @@
  * modes and their tables modes.c, the reader loop, targets, window and output
  * common/.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "cli.h"
 #include "digest.h"
 #include "nbw.h"
+#include "parse.h"
 #include "placement.h"
 #include "read_bw.h"
 
@@ -45,7 +48,12 @@ static void usage(void)
 	       "      SECONDS accept the units s, ms, m and h (\"500ms\", \"2m\")\n");
 	printf("\nModes:\n"
 	       "      --baseline         each drive alone, then all together: total vs ideal\n"
-	       "      --sweep            1, 2, ... N drives together: total vs ideal\n");
+	       "      --sweep            1, 2, ... N drives together: total vs ideal\n"
+	       "      --sweep-threads [LIST]  all drives at each thread count per drive\n"
+	       "                         (default 1,2,4,8,12,16,24,48): a table per drive and a\n"
+	       "                         verdict: where the curve goes flat, at or below the link\n"
+	       "                         ceiling, or still rising\n"
+	       "      --sweep-chunk [LIST]    the same over chunk sizes (default 64K,128K,...,4M)\n");
 	printf("\nOutput:\n"
 	       "      --report_gbits     text bandwidth in Gb/s instead of GB/s\n"
 	       "      --json[=FILE]      one JSON document on stdout (or into FILE)\n"
@@ -65,7 +73,12 @@ enum {
 	OPT_BASELINE,
 	OPT_SWEEP,
 	OPT_CHECKSUM,
+	OPT_SWEEP_THREADS,
+	OPT_SWEEP_CHUNK,
 };
+
+static const char *const mode_names[] = { "", "--baseline", "--sweep", "--sweep-threads",
+					  "--sweep-chunk" };
 
 static const struct option longopts[] = {
 	{ "disks", required_argument, NULL, OPT_DISKS },
@@ -76,6 +89,8 @@ static const struct option longopts[] = {
 	CLI_LONGOPTS_READER,
 	{ "baseline", no_argument, NULL, OPT_BASELINE },
 	{ "sweep", no_argument, NULL, OPT_SWEEP },
+	{ "sweep-threads", optional_argument, NULL, OPT_SWEEP_THREADS },
+	{ "sweep-chunk", optional_argument, NULL, OPT_SWEEP_CHUNK },
 	{ "checksum", no_argument, NULL, OPT_CHECKSUM },
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_WINDOW,
@@ -98,11 +113,62 @@ static int numa_option(const char *val, int *policy)
 
 static int mode_option(int c, struct options *o)
 {
-	if (o->mode != MODE_PLAIN) {
-		nbw_usage_err("--baseline and --sweep cannot be combined");
+	enum mode m = c == OPT_BASELINE		? MODE_BASELINE
+		      : c == OPT_SWEEP		? MODE_SWEEP
+		      : c == OPT_SWEEP_THREADS	? MODE_SWEEP_THREADS
+						: MODE_SWEEP_CHUNK;
+
+	if (o->mode == m) {
+		nbw_usage_err("%s given twice", mode_names[m]);
 		return NBW_EXIT_USAGE;
 	}
-	o->mode = c == OPT_BASELINE ? MODE_BASELINE : MODE_SWEEP;
+	if (o->mode != MODE_PLAIN) {
+		nbw_usage_err("%s and %s cannot be combined", mode_names[o->mode < m ? o->mode : m],
+			      mode_names[o->mode < m ? m : o->mode]);
+		return NBW_EXIT_USAGE;
+	}
+	o->mode = m;
+	return CLI_NEXT;
+}
+
+/*
+ * --sweep-threads [LIST], --sweep-chunk [LIST]: the points, increasing. The
+ * list may follow as the next argument (getopt binds an optional one only
+ * with '='): taken when it starts with a digit.
+ */
+static int curve_option(int c, char *arg, struct options *o)
+{
+	const char *def = c == OPT_SWEEP_THREADS ? "1,2,4,8,12,16,24,48"
+						 : "64K,128K,256K,512K,1M,2M,4M";
+	char buf[512], *items[CURVE_MAX + 1];
+	int i, n, rc = mode_option(c, o);
+	unsigned u;
+
+	if (rc != CLI_NEXT)
+		return rc;
+	if (!arg && optind < o->argc && isdigit((unsigned char)o->argv[optind][0]))
+		arg = o->argv[optind++];
+	snprintf(buf, sizeof(buf), "%s", arg ? arg : def);
+	n = parse_list(buf, items, CURVE_MAX);
+	if (n < 1) {
+		nbw_usage_err("%s: a comma list of up to %d values", mode_names[o->mode], CURVE_MAX);
+		return NBW_EXIT_USAGE;
+	}
+	for (i = 0; i < n; i++) {
+		rc = c == OPT_SWEEP_THREADS
+			     ? cli_uint("thread count", items[i], 1, TARGET_MAX_THREADS, &u)
+			     : cli_size("chunk size", items[i], 1, 1ULL << 30, &o->curve[i]);
+		if (rc != CLI_NEXT)
+			return rc;
+		if (c == OPT_SWEEP_THREADS)
+			o->curve[i] = u;
+		if (i && o->curve[i] <= o->curve[i - 1]) {
+			nbw_usage_err("%s: the values must increase ('%s' after a larger one)",
+				      mode_names[o->mode], items[i]);
+			return NBW_EXIT_USAGE;
+		}
+	}
+	o->ncurve = n;
 	return CLI_NEXT;
 }
 
@@ -141,6 +207,9 @@ static int tool_option(int c, char *arg, void *ctx)
 	case OPT_BASELINE:
 	case OPT_SWEEP:
 		return mode_option(c, o);
+	case OPT_SWEEP_THREADS:
+	case OPT_SWEEP_CHUNK:
+		return curve_option(c, arg, o);
 	case OPT_CHECKSUM:
 		o->checksum = true;
 		return CLI_NEXT;
@@ -166,7 +235,7 @@ static int validate_options(struct options *o)
 		return NBW_EXIT_USAGE;
 	}
 	if (o->list && o->mode != MODE_PLAIN) {
-		nbw_usage_err("--list cannot be combined with --baseline or --sweep");
+		nbw_usage_err("--list cannot be combined with %s", mode_names[o->mode]);
 		return NBW_EXIT_USAGE;
 	}
 	return -1;
@@ -184,6 +253,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.depth = 1,
 		.numa_policy = PLACEMENT_AUTO,
 	};
+	o->argc = argc;
+	o->argv = argv;
 	cli_common_init(&o->cc);
 	rc = cli_parse(argc, argv, "t:s:D:hV", longopts, &o->cc, usage, tool_option, o, &first);
 	if (rc != CLI_NEXT)
@@ -215,6 +286,12 @@ static int check_poll_queues(const struct options *o, const struct target *t, in
 	return -1;
 }
 
+/* The largest point of a sweep of mode m, else def: the targets are checked against it. */
+static uint64_t curve_max(const struct options *o, enum mode m, uint64_t def)
+{
+	return o->mode == m && o->ncurve ? o->curve[o->ncurve - 1] : def;
+}
+
 /* Measure and print; the exit status. */
 static int run(const struct options *o, struct report *r, struct target *t, int n)
 {
@@ -227,7 +304,8 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 		report_finish(r);
 		return NBW_EXIT_OK;
 	}
-	rc = target_prepare(t, n, o->chunk, o->span, o->threads);
+	rc = target_prepare(t, n, curve_max(o, MODE_SWEEP_CHUNK, o->chunk), o->span,
+			    (unsigned)curve_max(o, MODE_SWEEP_THREADS, o->threads));
 	if (rc)
 		return rc;
 	if (o->iopoll && (rc = check_poll_queues(o, t, n)) >= 0)
@@ -236,7 +314,12 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 	report_obj_begin(r, NULL);
 	print_header(r, o, t, n);
 	fflush(r->out);
-	rc = o->mode == MODE_PLAIN ? run_plain(o, r, t, n) : run_series(o, r, t, n);
+	if (o->mode == MODE_PLAIN)
+		rc = run_plain(o, r, t, n);
+	else if (o->mode == MODE_SWEEP_THREADS || o->mode == MODE_SWEEP_CHUNK)
+		rc = run_curve(o, r, t, n);
+	else
+		rc = run_series(o, r, t, n);
 	report_obj_end(r);
 	report_finish(r);
 	return rc;

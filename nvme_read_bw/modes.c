@@ -56,7 +56,11 @@ void print_header(struct report *r, const struct options *o, const struct target
 	if (o->cc.interval > 0)
 		report_double(r, "interval_s", NULL, o->cc.interval);
 	report_str(r, "mode", " Mode            : %s\n",
-		   o->mode == MODE_BASELINE ? "baseline" : o->mode == MODE_SWEEP ? "sweep" : "plain");
+		   o->mode == MODE_BASELINE	   ? "baseline"
+		   : o->mode == MODE_SWEEP	   ? "sweep"
+		   : o->mode == MODE_SWEEP_THREADS ? "sweep-threads"
+		   : o->mode == MODE_SWEEP_CHUNK   ? "sweep-chunk"
+						   : "plain");
 	report_bool(r, "checksum", NULL, o->checksum);
 	report_obj_end(r);
 	report_text(r, " Drives          : %d\n", n);

@@ -2,7 +2,7 @@
 /*
  * read_bw.h: what the files of nvme_read_bw share: the options (main.c), one
  * measured phase over a set of targets (phase.c) and the modes with their
- * tables (modes.c). Calls go main.c -> modes.c -> phase.c -> common/.
+ * tables (modes.c; the threads and chunk sweeps curve.c). Calls go main.c -> modes.c -> phase.c -> common/.
  */
 #ifndef NBW_READ_BW_H
 #define NBW_READ_BW_H
@@ -19,7 +19,9 @@
 #define MAX_DEPTH 1024
 #define ZERO_WARN_FRACTION 0.5
 
-enum mode { MODE_PLAIN, MODE_BASELINE, MODE_SWEEP };
+enum mode { MODE_PLAIN, MODE_BASELINE, MODE_SWEEP, MODE_SWEEP_THREADS, MODE_SWEEP_CHUNK };
+
+#define CURVE_MAX 32 /* points of --sweep-threads / --sweep-chunk */
 
 struct options {
 	struct cli_common cc;
@@ -36,6 +38,10 @@ struct options {
 	int numa_policy;
 	bool checksum;
 	bool list;
+	uint64_t curve[CURVE_MAX]; /* --sweep-threads / --sweep-chunk: the points */
+	int ncurve;
+	int argc; /* for the optional lists of --sweep-threads / --sweep-chunk */
+	char **argv;
 };
 
 /* Per-target results of one phase. */
@@ -81,6 +87,8 @@ double phase_bps(const struct phase *ph);
 void print_header(struct report *r, const struct options *o, const struct target *t, int n);
 int run_plain(const struct options *o, struct report *r, struct target *t, int n);
 int run_series(const struct options *o, struct report *r, struct target *t, int n);
+/* --sweep-threads / --sweep-chunk (curve.c): a table and a verdict per drive. */
+int run_curve(const struct options *o, struct report *r, struct target *t, int n);
 void list_targets(struct report *r, const struct target *t, int n);
 
 #endif

@@ -8,7 +8,7 @@ prog=run_bench.sh
 
 usage() {
 	cat <<'EOF'
-Usage: run_bench.sh aggregate|local|baseline     (settings from the environment)
+Usage: run_bench.sh aggregate|local|baseline|ladder   (settings from the environment)
        run_bench.sh summary RUN_DIR              print the table of a saved run
        run_bench.sh check MODE                   check the settings for MODE, run nothing
 
@@ -18,12 +18,23 @@ Modes:
              SRC_NODE as the source, connecting to SINK_ADDR
   local      nvme_read_bw on each node alone (SINK_NODE first, then SRC_NODE)
   baseline   nvme_read_bw --baseline on each node: one drive at a time, then all
+  ladder     the whole ladder, each rung against its ceiling: on both nodes the link
+             probe (probe-NODE.json) and --baseline (baseline-NODE.json); the fabric
+             from memory (fabric-NODE.json: the source's --source mem with THREADS QPs
+             per source drive, same -s, -t, -d, -p as end to end) and perftest's
+             ib_write_bw beside it when both nodes have it (ib_write_bw-NODE.txt, port
+             PORT+1); then aggregate. Prints the ladder (scripts/ladder_report) and one
+             sentence naming the binding rung; writes ladder.json, ladder.txt and, with
+             gnuplot, ladder.png
 
 Environment (defaults in brackets):
   SINK_NODE, SRC_NODE  the two nodes (required; local and baseline: NODES instead)
   NODES                local, baseline: the nodes to run on [SINK_NODE SRC_NODE]
   SINK_ADDR            the address the source connects to [SINK_NODE]
   DURATION [20]  WARMUP [3]  THREADS [12]  CHUNK [1M]    the tools' -D --warmup --threads -s
+  TX_DEPTH             nvme_write_bw_remote's -t (WRITEs in flight per QP) [the tool's 4]
+  LADDER_SIZE [900x500]  ladder: the size of ladder.png
+  IB_WRITE_BW [ib_write_bw]  ladder: perftest's binary on the nodes (none = skip it)
   RDMA_DEV             -d of both sides [every ACTIVE port]
   PORT [18515]         -p of both sides
   DRAM                 the sink's --dram [the tool's 16G]
@@ -37,7 +48,8 @@ Environment (defaults in brackets):
   TOOL_DIR             directory of the tools on the nodes [found on their PATH]
   RESULTS_DIR [results]  RUN_NAME [UTC timestamp]: results in RESULTS_DIR/RUN_NAME/
                        as <mode>-<node>.json (stdout of the tool), <mode>-<node>.log
-                       (its stderr), run.json (the settings), summary.txt
+                       (its stderr), run.json (the settings), summary.txt (ladder:
+                       ladder.json, ladder.txt, ladder.png)
   CMD_TIMEOUT          bound on each remote command, seconds [from the windows]
   LAUNCHER             how a command reaches a node: run as  LAUNCHER... HOST CMD...
                        (LAUNCHER split on white space) [ssh -o BatchMode=yes -o
@@ -90,6 +102,7 @@ check_settings() {
 	shopt -u nocasematch
 	case ${VERIFY:-} in '' | canary | full | off) ;; *) die_usage "VERIFY=$VERIFY: canary, full or off" ;; esac
 	case $LAUNCHER_QUOTE in auto | yes | no) ;; *) die_usage "LAUNCHER_QUOTE=$LAUNCHER_QUOTE: auto, yes or no" ;; esac
+	[ -z "${TX_DEPTH:-}" ] || [[ $TX_DEPTH =~ ^[1-9][0-9]*$ ]] || die_usage "TX_DEPTH=$TX_DEPTH: not a positive integer"
 	[ -n "${CMD_TIMEOUT:-}" ] && ! [[ $CMD_TIMEOUT =~ ^[1-9][0-9]*$ ]] &&
 		die_usage "CMD_TIMEOUT=$CMD_TIMEOUT: not a number of seconds"
 	[[ ${SINK_READY_TIMEOUT:=60} =~ ^[1-9][0-9]*$ ]] ||
@@ -212,7 +225,7 @@ read_args() { # the nvme_read_bw command line for node $1 (role disks in $2)
 	read -ra extra <<<"${READ_ARGS:-}"
 	cmd=("$(tool nvme_read_bw)" -t "$THREADS" -s "$CHUNK" --warmup "$WARMUP" -D "$DURATION"
 		${2:+--disks "$2"} "${extra[@]}")
-	[ "$mode" = baseline ] && cmd+=(--baseline)
+	case $mode in baseline | ladder) cmd+=(--baseline) ;; esac
 	cmd+=(--json)
 }
 
@@ -221,25 +234,25 @@ disks_of() { # the DISKS setting of a node by its role
 	elif [ "$1" = "${SRC_NODE:-}" ]; then printf '%s' "${SRC_DISKS:-}"; fi
 }
 
-run_read_mode() {
-	local node limit rc fails=0 d n
+run_read_mode() { # [NAME]: the files' and commands' name [the mode]
+	local node limit rc fails=0 d n name=${1:-$mode}
 	for node in "${nodes[@]}"; do
 		d=$(disks_of "$node")
 		read_args "$node" "$d"
 		limit=$((window_s + 120))
-		if [ "$mode" = baseline ]; then
+		if [ "$name" = baseline ]; then
 			n=16
 			[ -n "$d" ] && n=$(($(tr -cd , <<<"$d" | wc -c) + 1))
 			limit=$((window_s * (n + 1) + 120))
 		fi
 		limit=${CMD_TIMEOUT:-$limit}
-		say "$mode on $node: ${cmd[*]}"
-		start_bg "$run_dir/$mode-$node.json" "$run_dir/$mode-$node.log" "$node" "$limit" "$mode" "${cmd[@]}"
+		say "$name on $node: ${cmd[*]}"
+		start_bg "$run_dir/$name-$node.json" "$run_dir/$name-$node.log" "$node" "$limit" "$name" "${cmd[@]}"
 		wait "$bg_pid"
 		rc=$?
 		started=()
 		if [ "$rc" != 0 ]; then
-			failure "$mode on $node" "$rc" "$run_dir/$mode-$node.log"
+			failure "$name on $node" "$rc" "$run_dir/$name-$node.log"
 			fails=$((fails + 1))
 		fi
 	done
@@ -249,11 +262,9 @@ run_read_mode() {
 sink_listens() { grep -q 'waiting for a source' "$1" 2>/dev/null; }
 
 run_aggregate() {
-	local extra sink=() src=() common=() sink_pid src_pid sink_rc src_rc try limit deadline
-	local sj=$run_dir/aggregate-$SINK_NODE.json sl=$run_dir/aggregate-$SINK_NODE.log
-	local cj=$run_dir/aggregate-$SRC_NODE.json cl=$run_dir/aggregate-$SRC_NODE.log
+	local extra sink=() src=() common=()
 	common=(-p "$PORT" --threads "$THREADS" -s "$CHUNK" --warmup "$WARMUP" -D "$DURATION"
-		--timeout "$NET_TIMEOUT" ${RDMA_DEV:+-d "$RDMA_DEV"})
+		--timeout "$NET_TIMEOUT" ${RDMA_DEV:+-d "$RDMA_DEV"} ${TX_DEPTH:+--tx-depth "$TX_DEPTH"})
 	case ${VERIFY:-} in off) common+=(--no-verify) ;; ?*) common+=(--verify "$VERIFY") ;; esac
 	read -ra extra <<<"${SINK_ARGS:-}"
 	sink=("$(tool nvme_write_bw_remote)" "${common[@]}" --wait "$SINK_WAIT" ${DRAM:+--dram "$DRAM"}
@@ -261,23 +272,33 @@ run_aggregate() {
 	read -ra extra <<<"${SRC_ARGS:-}"
 	src=("$(tool nvme_write_bw_remote)" "${common[@]}" ${SRC_DISKS:+--disks "$SRC_DISKS"}
 		"${extra[@]}" --json "${SINK_ADDR:-$SINK_NODE}")
+	run_pair aggregate
+}
+
+# run_pair NAME: the sink (array sink) on SINK_NODE, then the source (array src)
+# on SRC_NODE once the sink listens; their JSON and logs as NAME-NODE.*.
+run_pair() {
+	local sink_pid src_pid sink_rc src_rc try limit deadline name=$1
+	local sj=$run_dir/$name-$SINK_NODE.json sl=$run_dir/$name-$SINK_NODE.log
+	local cj=$run_dir/$name-$SRC_NODE.json cl=$run_dir/$name-$SRC_NODE.log pfx=
+	[ "$name" = aggregate ] || pfx="$name: "
 
 	# The sink first; the source once the sink says it listens.
 	limit=${CMD_TIMEOUT:-$(($(duration_s "$SINK_WAIT") + window_s + 2 * net_s + 120))}
-	say "sink on $SINK_NODE: ${sink[*]}"
-	start_bg "$sj" "$sl" "$SINK_NODE" "$limit" sink "${sink[@]}"
+	say "${pfx}sink on $SINK_NODE: ${sink[*]}"
+	start_bg "$sj" "$sl" "$SINK_NODE" "$limit" "$name-sink" "${sink[@]}"
 	sink_pid=$bg_pid
 	deadline=$((SECONDS + SINK_READY_TIMEOUT))
 	until sink_listens "$sl"; do
 		if ! kill -0 "$sink_pid" 2>/dev/null; then
 			wait "$sink_pid"
-			failure "sink on $SINK_NODE" "$?" "$sl"
+			failure "${pfx}sink on $SINK_NODE" "$?" "$sl"
 			return 1
 		fi
 		if [ "$SECONDS" -ge "$deadline" ]; then
-			say "sink on $SINK_NODE: not listening after $SINK_READY_TIMEOUT s (log: $sl)"
+			say "${pfx}sink on $SINK_NODE: not listening after $SINK_READY_TIMEOUT s (log: $sl)"
 			kill -TERM "$sink_pid" 2>/dev/null
-			stop_on_node "$SINK_NODE" sink
+			stop_on_node "$SINK_NODE" "$name-sink"
 			wait "$sink_pid"
 			return 1
 		fi
@@ -287,35 +308,155 @@ run_aggregate() {
 	# Retry the source while the sink still runs and the source could not connect.
 	limit=${CMD_TIMEOUT:-$((window_s + 2 * net_s + 120))}
 	for try in 1 2 3 4 5; do
-		say "source on $SRC_NODE (try $try): ${src[*]}"
-		start_bg "$cj" "$run_dir/aggregate-$SRC_NODE.try.log" "$SRC_NODE" "$limit" "source$try" "${src[@]}"
+		say "${pfx}source on $SRC_NODE (try $try): ${src[*]}"
+		start_bg "$cj" "$run_dir/$name-$SRC_NODE.try.log" "$SRC_NODE" "$limit" "$name-source$try" "${src[@]}"
 		src_pid=$bg_pid
 		wait "$src_pid"
 		src_rc=$?
-		cat "$run_dir/aggregate-$SRC_NODE.try.log" >>"$cl"
-		rm -f "$run_dir/aggregate-$SRC_NODE.try.log"
+		cat "$run_dir/$name-$SRC_NODE.try.log" >>"$cl"
+		rm -f "$run_dir/$name-$SRC_NODE.try.log"
 		[ "$src_rc" = 1 ] && kill -0 "$sink_pid" 2>/dev/null &&
 			tail -n3 "$cl" | grep -Eqi 'port [0-9]+: .*(refused|unreachable|no route|timed out)' ||
 			break
 		sleep 2
 	done
 	if [ "$src_rc" != 0 ]; then
-		failure "source on $SRC_NODE" "$src_rc" "$cl"
+		failure "${pfx}source on $SRC_NODE" "$src_rc" "$cl"
 		# A sink whose source is gone ends within 2 x --timeout; one that never
 		# saw it would wait for --wait: stop it.
 		deadline=$((SECONDS + 2 * net_s + 10))
 		while kill -0 "$sink_pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.5; done
 		if kill -0 "$sink_pid" 2>/dev/null; then
-			say "sink on $SINK_NODE: stopping it (its source failed)"
+			say "${pfx}sink on $SINK_NODE: stopping it (its source failed)"
 			kill -TERM "$sink_pid" 2>/dev/null
-			stop_on_node "$SINK_NODE" sink
+			stop_on_node "$SINK_NODE" "$name-sink"
 		fi
 	fi
 	wait "$sink_pid"
 	sink_rc=$?
 	started=()
-	[ "$sink_rc" = 0 ] || failure "sink on $SINK_NODE" "$sink_rc" "$sl"
+	[ "$sink_rc" = 0 ] || failure "${pfx}sink on $SINK_NODE" "$sink_rc" "$sl"
 	[ "$sink_rc" = 0 ] && [ "$src_rc" = 0 ]
+}
+
+# --- the ladder ----------------------------------------------------------------
+
+# Bytes of a size setting (1M = 1MiB = 2^20, 1MB = 10^6), for perftest's -s.
+size_bytes() {
+	awk -v v="$1" 'BEGIN { v = tolower(v); n = v + 0; u = substr(v, length(n "") + 1)
+		k = substr(u, 1, 1); e = index("kmgt", k); if (k == "") e = 0
+		printf "%d\n", n * (u ~ /^[kmgt]b$/ ? 10 ^ (3 * e) : 2 ^ (10 * e)) }'
+}
+
+# The link probe on every node: probe-NODE.json (exit 3, an expectation not
+# met, still gives the audit).
+run_probes() {
+	local node rc fails=0
+	for node in "${nodes[@]}"; do
+		say "probe on $node: $(tool nvme_link_probe) --json"
+		start_bg "$run_dir/probe-$node.json" "$run_dir/probe-$node.log" "$node" \
+			"${CMD_TIMEOUT:-60}" probe "$(tool nvme_link_probe)" --json
+		wait "$bg_pid"
+		rc=$?
+		started=()
+		case $rc in 0 | 3) ;; *) failure "probe on $node" "$rc" "$run_dir/probe-$node.log"; fails=$((fails + 1)) ;; esac
+	done
+	[ "$fails" = 0 ]
+}
+
+# The fabric alone: the sink RDMA only, the source sending from memory with
+# the QPs the end-to-end run uses (THREADS per source drive), same -s, -t, ports.
+run_fabric() { # run_fabric QPS
+	local extra sink=() src=() common=()
+	common=(-p "$PORT" -s "$CHUNK" --warmup "$WARMUP" -D "$DURATION" --timeout "$NET_TIMEOUT"
+		${RDMA_DEV:+-d "$RDMA_DEV"} ${TX_DEPTH:+--tx-depth "$TX_DEPTH"})
+	case ${VERIFY:-} in off) common+=(--no-verify) ;; ?*) common+=(--verify "$VERIFY") ;; esac
+	read -ra extra <<<"${SINK_ARGS:-}"
+	sink=("$(tool nvme_write_bw_remote)" "${common[@]}" --no-local --wait "$SINK_WAIT"
+		${DRAM:+--dram "$DRAM"} "${extra[@]}" --json)
+	read -ra extra <<<"${SRC_ARGS:-}"
+	src=("$(tool nvme_write_bw_remote)" "${common[@]}" --source mem -q "$1" "${extra[@]}"
+		--json "${SINK_ADDR:-$SINK_NODE}")
+	run_pair fabric
+}
+
+# perftest's ib_write_bw beside it, when both nodes have it: the server on the
+# sink, the client (retried until the server listens) on the source, same -s
+# -q -t -D, on PORT + 1. Its output: ib_write_bw-NODE.txt. Never fatal.
+run_ib_write_bw() { # run_ib_write_bw QPS
+	local node run_cmd args=() dev srv_pid rc try limit out=$run_dir/ib_write_bw ib=${IB_WRITE_BW:-ib_write_bw}
+	[ "$ib" = none ] && { say "IB_WRITE_BW=none: the perftest anchor is skipped"; return 0; }
+	for node in "$SINK_NODE" "$SRC_NODE"; do
+		node_cmd "$node" 30 "have-ib" sh -c 'command -v "$1"' sh "$ib"
+		"${run_cmd[@]}" </dev/null >/dev/null 2>&1 ||
+			{ say "$ib is not installed on $node: the perftest anchor is skipped"; return 0; }
+	done
+	if [ -n "${RDMA_DEV:-}" ]; then
+		dev=${RDMA_DEV%%,*}
+		args=(-d "${dev%%:*}")
+		[[ $dev == *:* ]] && args+=(-i "${dev#*:}")
+	fi
+	args+=(-p $((PORT + 1)) -s "$(size_bytes "$CHUNK")" -q "$1" -t "${TX_DEPTH:-4}"
+		-D "$(duration_s "$DURATION")" --report_gbits)
+	limit=${CMD_TIMEOUT:-$((window_s + 2 * net_s + 60))}
+	say "ib_write_bw server on $SINK_NODE: $ib ${args[*]}"
+	start_bg "$out-$SINK_NODE.txt" "$out-$SINK_NODE.log" "$SINK_NODE" "$limit" ib-server "$ib" "${args[@]}"
+	srv_pid=$bg_pid
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 1
+		say "ib_write_bw client on $SRC_NODE (try $try): $ib ${args[*]} ${SINK_ADDR:-$SINK_NODE}"
+		start_bg "$out-$SRC_NODE.txt" "$out-$SRC_NODE.log" "$SRC_NODE" "$limit" "ib-client$try" \
+			"$ib" "${args[@]}" "${SINK_ADDR:-$SINK_NODE}"
+		wait "$bg_pid"
+		rc=$?
+		[ "$rc" != 0 ] && kill -0 "$srv_pid" 2>/dev/null || break
+	done
+	if [ "$rc" != 0 ]; then
+		failure "ib_write_bw client on $SRC_NODE" "$rc" "$out-$SRC_NODE.log"
+		kill -TERM "$srv_pid" 2>/dev/null
+		stop_on_node "$SINK_NODE" ib-server
+	fi
+	wait "$srv_pid"
+	started=()
+	return 0
+}
+
+# The QPs of the end-to-end source: THREADS per drive of the source node (its
+# drive count from its --baseline JSON, else SRC_DISKS, else 1).
+source_qps() {
+	local n
+	n=$("${PYTHON3:-python3}" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["drives"]))' \
+		"$run_dir/baseline-$SRC_NODE.json" 2>/dev/null) ||
+		n=$([ -n "${SRC_DISKS:-}" ] && echo $(($(tr -cd , <<<"$SRC_DISKS" | wc -c) + 1)) || echo 1)
+	echo $((THREADS * (n > 0 ? n : 1)))
+}
+
+run_ladder() {
+	local fails=0 qps
+	say "ladder 1/4: the PCIe links"
+	run_probes || fails=$((fails + 1))
+	say "ladder 2/4: each drive alone, then all together"
+	run_read_mode baseline || fails=$((fails + 1))
+	qps=$(source_qps)
+	say "ladder 3/4: the fabric from memory, $qps QPs"
+	run_fabric "$qps" || fails=$((fails + 1))
+	run_ib_write_bw "$qps"
+	say "ladder 4/4: end to end"
+	run_aggregate || fails=$((fails + 1))
+	[ "$fails" = 0 ]
+}
+
+ladder_report() { # ladder_report RUN_DIR [--no-write]: the table and the binding rung
+	local lr png=()
+	lr=$(dirname "$0")/ladder_report
+	if [ "${2:-}" != --no-write ]; then
+		if command -v "${GNUPLOT:-gnuplot}" >/dev/null; then
+			png=(--png "$1/ladder.png" --size "${LADDER_SIZE:-900x500}")
+		else
+			say "gnuplot is not installed: no ladder.png (apt-get install gnuplot-nox)"
+		fi
+	fi
+	"${PYTHON3:-python3}" "$lr" "${png[@]}" ${2:+"$2"} "$1"
 }
 
 # --- the summary, from the saved JSON ----------------------------------------
@@ -399,7 +540,7 @@ import json, os, sys, time
 path, mode, status, nodes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
 keys = ("SINK_NODE", "SRC_NODE", "SINK_ADDR", "DURATION", "WARMUP", "THREADS", "CHUNK", "RDMA_DEV",
         "PORT", "DRAM", "VERIFY", "SINK_DISKS", "SRC_DISKS", "READ_ARGS", "SINK_ARGS", "SRC_ARGS",
-        "NET_TIMEOUT", "SINK_WAIT", "LAUNCHER", "TOOL_DIR")
+        "NET_TIMEOUT", "SINK_WAIT", "LAUNCHER", "TOOL_DIR", "TX_DEPTH", "IB_WRITE_BW")
 doc = {"tool": "run_bench.sh", "mode": mode, "nodes": nodes, "exit_status": status,
        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
        "settings": {k: os.environ[k] for k in keys if os.environ.get(k)}}
@@ -416,22 +557,26 @@ case ${1:-} in
 summary)
 	[ $# = 2 ] || die_usage "summary: one argument, the run directory"
 	[ -d "$2" ] || die_usage "summary: $2: not a directory"
-	summary "$2"
+	if grep -qs '"mode": "ladder"' "$2/run.json"; then
+		ladder_report "$2" --no-write
+	else
+		summary "$2"
+	fi
 	exit
 	;;
 check)
-	case ${2:-} in aggregate | local | baseline) ;; *) die_usage "check: which mode? aggregate, local or baseline" ;; esac
+	case ${2:-} in aggregate | local | baseline | ladder) ;; *) die_usage "check: which mode? aggregate, local, baseline or ladder" ;; esac
 	[ $# = 2 ] || die_usage "check takes one mode"
 	check_only=1 mode=$2
 	shift
 	;;
-aggregate | local | baseline) mode=$1 ;;
-'') die_usage "no mode: aggregate, local, baseline, summary or check (--help)" ;;
-*) die_usage "unknown mode '$1': aggregate, local, baseline, summary or check (--help)" ;;
+aggregate | local | baseline | ladder) mode=$1 ;;
+'') die_usage "no mode: aggregate, local, baseline, ladder, summary or check (--help)" ;;
+*) die_usage "unknown mode '$1': aggregate, local, baseline, ladder, summary or check (--help)" ;;
 esac
 [ $# = 1 ] || die_usage "$mode takes no arguments; settings come from the environment (--help)"
 
-if [ "$mode" = aggregate ] || [ -z "${NODES:-}" ]; then
+if [ "$mode" = aggregate ] || [ "$mode" = ladder ] || [ -z "${NODES:-}" ]; then
 	[ -n "${SINK_NODE:-}" ] || die_usage "SINK_NODE is not set (the node whose DRAM receives)"
 	[ -n "${SRC_NODE:-}" ] || die_usage "SRC_NODE is not set (the node that sends)"
 	[ "$SINK_NODE" != "$SRC_NODE" ] || die_usage "SINK_NODE and SRC_NODE are the same node: $SINK_NODE"
@@ -460,12 +605,18 @@ trap 'on_signal 129' HUP
 
 if [ "$mode" = aggregate ]; then
 	run_aggregate
+elif [ "$mode" = ladder ]; then
+	run_ladder
 else
 	run_read_mode
 fi
 rc=$?
 [ "$rc" = 0 ] || rc=1
 write_run_json "$rc"
-summary "$run_dir" | tee "$run_dir/summary.txt"
+if [ "$mode" = ladder ]; then
+	ladder_report "$run_dir" || rc=1
+else
+	summary "$run_dir" | tee "$run_dir/summary.txt"
+fi
 [ "$rc" = 0 ] && say "$mode: done, results in $run_dir" || say "$mode: FAILED, results so far in $run_dir"
 exit "$rc"

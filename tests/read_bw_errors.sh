@@ -32,6 +32,17 @@ expect_exit 2 "invalid depth '0': out of range" "$B" --disks "$f" --engine io_ur
 expect_exit 2 "--iopoll needs --engine io_uring" "$B" --disks "$f" --iopoll
 expect_exit 2 "--sqpoll needs --engine io_uring" "$B" --disks "$f" --engine psync --sqpoll
 expect_exit 2 "--baseline and --sweep cannot be combined" "$B" --disks "$f" --baseline --sweep
+expect_exit 2 "--baseline and --sweep-threads cannot be combined" "$B" --disks "$f" --sweep-threads --baseline
+expect_exit 2 "--sweep and --sweep-chunk cannot be combined" "$B" --disks "$f" --sweep-chunk 64K --sweep
+expect_exit 2 "--sweep-threads and --sweep-chunk cannot be combined" "$B" --disks "$f" --sweep-threads=1,2 --sweep-chunk
+expect_exit 2 "--sweep-threads given twice" "$B" --disks "$f" --sweep-threads --sweep-threads 2
+expect_exit 2 "--sweep-threads: the values must increase \('2' after a larger one\)" "$B" --disks "$f" --sweep-threads 4,2
+expect_exit 2 "--sweep-chunk: a comma list of up to 32 values" "$B" --disks "$f" --sweep-chunk=64K,,128K
+expect_exit 2 "invalid chunk size '1X': malformed" "$B" --disks "$f" --sweep-chunk=1X
+expect_exit 2 "invalid thread count '0': out of range" "$B" --disks "$f" --sweep-threads 0,1
+expect_exit 2 "chunk 1000B is not a multiple of the logical block size 4096" "$B" --disks "$f" --sweep-chunk 1000,4K
+expect_exit 2 "chunk 8MiB is larger than the span \(4MiB\)" "$B" --disks "$f" --sweep-chunk 64K,8M
+expect_exit 2 "--list cannot be combined with --sweep-chunk" "$B" --disks "$f" --list --sweep-chunk
 expect_exit 2 "--checksum needs a chunk that is a multiple of 4096" "$B" --disks "$f" -s 512 --checksum
 expect_exit 2 "NUMA node 4000 does not exist here" "$B" --disks "$f" --numa 4000
 expect_exit 2 "invalid NUMA policy \(auto, off or a node\) 'near'" "$B" --disks "$f" --numa near

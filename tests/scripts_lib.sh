@@ -87,6 +87,7 @@ json() { # json ROLE LOCAL_BYTES RDMA_BYTES VERIFY
 }
 if [ "$role" = sink ]; then
 	[ -e "$f/sink.fail" ] && { echo "nvme_write_bw_remote: cannot allocate 16GiB of DRAM: Cannot allocate memory (lower --dram)" >&2; exit 1; }
+	rm -f "$f/source.done" # a previous pair's (run_bench.sh ladder runs two)
 	echo "nvme_write_bw_remote: sink: waiting for a source on every address port 18515" >&2
 	for ((i = 0; i < 600; i++)); do
 		[ -e "$f/source.done" ] && { json sink 3000000000 1500000000 pass; exit 0; }

@@ -133,6 +133,84 @@ touch "$TMPD/fake/sink.fail"
 expect_fail 'sink on n1 failed \(exit 1\): .*Cannot allocate memory' agg-sinkfail
 check_eq "no source started when the sink failed" no "$([ -e "$TMPD/fake/argv.source" ] && echo yes || echo no)"
 
+# --- ladder: probe, baseline, fabric (+ ib_write_bw), aggregate, the report -----
+# A fake probe (the reference fixture's JSON) and a fake perftest on PATH.
+cat >"$TMPD/tools/nvme_link_probe" <<SH
+#!/bin/bash
+printf '%s\n' "\$@" >"$TMPD/fake/argv.probe.\$(hostname)"
+cat "$FIXTURES/ladder/ref/probe-a.json"
+SH
+cat >"$TMPD/tools/ib_write_bw" <<'SH'
+#!/bin/bash
+# Fake perftest: no peer = server (waits for the client), a peer = client.
+f=$(cd "$(dirname "$0")/../fake" && pwd)
+last=${!#}
+if [ "$last" = --report_gbits ]; then
+	printf '%s\n' "$@" >"$f/argv.ib-server"
+	for ((i = 0; i < 100; i++)); do [ -e "$f/ib.done" ] && exit 0; sleep 0.1; done
+	exit 1
+fi
+printf '%s\n' "$@" >"$f/argv.ib-client"
+touch "$f/ib.done"
+printf ' #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n'
+printf ' 65536      1000             0.00               8.00 		   0.015\n'
+SH
+chmod +x "$TMPD/tools/nvme_link_probe" "$TMPD/tools/ib_write_bw"
+make_pattern "$TMPD/l0" 4194304 0
+make_pattern "$TMPD/l1" 4194304 1
+unset DRAM
+export SINK_DISKS=$TMPD/l0 SRC_DISKS=$TMPD/l0,$TMPD/l1 THREADS=2 CHUNK=64K TX_DEPTH=8 LAUNCHER="fake-srun -N1 -w"
+export SINK_ADDR=10.0.0.1 RDMA_DEV=rxe0:1 NET_TIMEOUT=1
+expect_exit 2 'TX_DEPTH=0: not a positive integer' env TX_DEPTH=0 "$RUN_BENCH" check ladder
+expect_exit 2 'SINK_NODE is not set' env -u SINK_NODE NODES=n1 "$RUN_BENCH" ladder
+reset_fakes
+rm -f "$TMPD/fake/ib.done"
+RUN_NAME=ladder-noib IB_WRITE_BW=/nonexistent/ib_write_bw timeout 120 "$RUN_BENCH" ladder >"$TMPD/out" 2>"$TMPD/err"
+check_eq "ladder without perftest: exit status" 0 $?
+check_match "ladder without perftest: said so" '/nonexistent/ib_write_bw is not installed on n1: the perftest anchor is skipped' "$(cat "$TMPD/err")"
+D=$RESULTS_DIR/ladder-noib
+check_eq "ladder: the run directory" \
+	"aggregate-n1.json aggregate-n2.json baseline-n1.json baseline-n2.json fabric-n1.json fabric-n2.json ladder.json ladder.txt probe-n1.json probe-n2.json run.json" \
+	"$(cd "$D" && ls *.json *.txt | grep -v -e '^summary' | tr '\n' ' ' | sed 's/ $//')"
+check_eq "ladder: --baseline on each node, its drives" "['l0 alone', 'l1 alone', '2 together'] 1" \
+	"$(json_get "$D/baseline-n2.json" '[s["label"] for s in d["baseline"]]') $(json_get "$D/baseline-n1.json" 'len(d["drives"])')"
+check_eq "ladder: the probe ran with --json" --json "$(cat "$TMPD/fake/argv.probe.$(hostname)")"
+# The fabric pair ran before the aggregate pair; the fake keeps the last argv per role:
+# aggregate's. Check the fabric's argv in the logs of run_bench.sh.
+check_match "fabric sink: RDMA only, same -p -s -t -d" 'fabric: sink on n1: .*nvme_write_bw_remote -p 18515 -s 64K --warmup 0 -D 1 --timeout 1 -d rxe0:1 --tx-depth 8 --no-local --wait 60 --json' "$(cat "$TMPD/err")"
+check_match "fabric source: from memory, THREADS x source drives QPs" 'fabric: source on n2 \(try 1\): .*--source mem -q 4 --json 10\.0\.0\.1' "$(cat "$TMPD/err")"
+check_match "aggregate: the same -t" '^--tx-depth$' "$(cat "$TMPD/fake/argv.source")"
+check_eq "ladder.json: rungs of n1" "link|drive l0|fabric (mem)|end to end" \
+	"$(json_get "$D/ladder.json" '"|".join(r["name"] for r in d["rungs"] if r["node"] == "n1")')"
+check_eq "ladder.json: rungs of n2" "link|drive l0|drive l1|drives together|fabric (mem)|end to end (sent)" \
+	"$(json_get "$D/ladder.json" '"|".join(r["name"] for r in d["rungs"] if r["node"] == "n2")')"
+check_match "ladder.json: a binding rung and its reason" "^[a-z ]+ True$" "$(json_get "$D/ladder.json" 'd["binding"]["rung"], len(d["binding"]["reason"]) > 20' | tr -d "(),'")"
+check_match "ladder: prints the table and the sentence" 'end to end +n1 +[0-9.]+' "$(cat "$TMPD/out")"
+check_eq "ladder.txt = what it printed" "$(cat "$TMPD/out")" "$(cat "$D/ladder.txt")"
+check_eq "summary of a ladder run: the ladder again" "$(cat "$D/ladder.txt")" "$("$RUN_BENCH" summary "$D")"
+if command -v gnuplot >/dev/null; then
+	check_eq "ladder.png: 900x500 by default" 900x500 "$("$PYTHON3" -c 'import struct,sys
+h = open(sys.argv[1], "rb").read(24)
+print("%dx%d" % struct.unpack(">II", h[16:24]) if h[:4] == b"\x89PNG" else "not a PNG")' "$D/ladder.png" 2>&1)"
+fi
+# With perftest on both nodes: server on the sink, client on the source, same -s -q -t -D.
+reset_fakes
+RUN_NAME=ladder-ib IB_WRITE_BW=$TMPD/tools/ib_write_bw timeout 120 "$RUN_BENCH" ladder >"$TMPD/out" 2>"$TMPD/err"
+check_eq "ladder with perftest: exit status" 0 $?
+check_eq "ib_write_bw server argv" "-d rxe0 -i 1 -p 18516 -s 65536 -q 4 -t 8 -D 1 --report_gbits" "$(tr '\n' ' ' <"$TMPD/fake/argv.ib-server" | sed 's/ $//')"
+check_eq "ib_write_bw client argv: the sink's address last" "-d rxe0 -i 1 -p 18516 -s 65536 -q 4 -t 8 -D 1 --report_gbits 10.0.0.1" "$(tr '\n' ' ' <"$TMPD/fake/argv.ib-client" | sed 's/ $//')"
+check_eq "ib_write_bw rung: 8 Gb/s = 1 GB/s" 1.0 "$(json_get "$RESULTS_DIR/ladder-ib/ladder.json" '[r["measured_gb_per_s"] for r in d["rungs"] if r["name"] == "ib_write_bw"][0]')"
+# A failing fabric: the ladder goes on to the end, says so, exits 1.
+reset_fakes
+touch "$TMPD/fake/source.fail"
+RUN_NAME=ladder-fail IB_WRITE_BW=none timeout 120 "$RUN_BENCH" ladder >"$TMPD/out" 2>"$TMPD/err"
+check_eq "ladder with a failing source: exit status" 1 $?
+check_match "names the fabric's source" 'fabric: source on n2 failed \(exit 1\)' "$(cat "$TMPD/err")"
+check_match "last line" '^run_bench.sh: ladder: FAILED' "$(tail -n1 "$TMPD/err")"
+check_eq "no process left after the ladder" "" "$(leftovers)"
+unset SINK_DISKS SRC_DISKS TX_DEPTH SINK_ADDR RDMA_DEV
+export THREADS=1
+
 # --- Ctrl-C (SIGINT to the process group) and SIGTERM: nothing left behind ---------
 for sig in INT TERM; do
 	reset_fakes

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * sweep.c: the verdict on a sweep curve (see sweep.h): where it goes flat (the
+ * first point within 2% of the maximum), the maximum against the ceiling, and
+ * one sentence saying which limit that points to.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sweep.h"
+
+const char *sweep_kind_name(enum sweep_kind k)
+{
+	switch (k) {
+	case SWEEP_LINK:
+		return "link";
+	case SWEEP_BELOW_LINK:
+		return "below_link";
+	case SWEEP_RISING:
+		return "rising";
+	case SWEEP_NO_CEILING:
+		return "no_ceiling";
+	}
+	return "?";
+}
+
+/* The first point within 2% of the maximum: where the curve goes flat. */
+static int flat_start(const double *gbps, int n, double max)
+{
+	int i = 0;
+
+	while (i < n - 1 && gbps[i] < SWEEP_FLAT_FRACTION * max)
+		i++;
+	return i;
+}
+
+/* A curve that falls after its plateau says so: "; it falls to 73% of that at 48 threads". */
+static void add_fall(struct sweep_verdict *v, const double *gbps, const char *const *label, int n)
+{
+	size_t len = strlen(v->text);
+
+	if (n > 1 && gbps[n - 1] < SWEEP_FLAT_FRACTION * v->max_gb_per_s && len < sizeof(v->text))
+		snprintf(v->text + len, sizeof(v->text) - len, "; it falls to %.0f%% of that at %s",
+			 gbps[n - 1] / v->max_gb_per_s * 100, label[n - 1]);
+}
+
+int sweep_judge(const double *gbps, const char *const *label, int n, double ceiling,
+		const char *ceiling_name, const char *limit_name, struct sweep_verdict *v)
+{
+	const char *cn = ceiling_name ? ceiling_name : "link";
+	bool have_ceiling = isfinite(ceiling) && ceiling > 0;
+	double max = 0;
+	int i;
+
+	if (n < 1)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (gbps[i] > max)
+			max = gbps[i];
+	v->max_gb_per_s = max;
+	v->flat_from = flat_start(gbps, n, max);
+	v->pct = have_ceiling ? max / ceiling * 100 : NAN;
+	if (have_ceiling && v->pct >= SWEEP_AT_CEILING)
+		v->kind = SWEEP_LINK;
+	else if (n > 1 && v->flat_from == n - 1)
+		v->kind = SWEEP_RISING;
+	else
+		v->kind = have_ceiling ? SWEEP_BELOW_LINK : SWEEP_NO_CEILING;
+
+	switch (v->kind) {
+	case SWEEP_LINK:
+		snprintf(v->text, sizeof(v->text),
+			 "flat from %s at %.0f%% of the %s ceiling: a link limit, not a %s limit",
+			 label[v->flat_from], v->pct, cn, limit_name);
+		break;
+	case SWEEP_BELOW_LINK:
+		snprintf(v->text, sizeof(v->text),
+			 "flat from %s at %.0f%% of the %s ceiling: the drive or the host limits",
+			 label[v->flat_from], v->pct, cn);
+		break;
+	case SWEEP_RISING:
+		if (have_ceiling)
+			snprintf(v->text, sizeof(v->text),
+				 "still rising at %s (%.2f GB/s, %.0f%% of the %s ceiling): "
+				 "sweep further",
+				 label[n - 1], max, v->pct, cn);
+		else
+			snprintf(v->text, sizeof(v->text),
+				 "still rising at %s (%.2f GB/s; no known %s ceiling): sweep further",
+				 label[n - 1], max, cn);
+		break;
+	case SWEEP_NO_CEILING:
+		snprintf(v->text, sizeof(v->text),
+			 "flat from %s at %.2f GB/s; no known %s ceiling (a file or a virtual "
+			 "device): a link limit cannot be told from a drive limit",
+			 label[v->flat_from], max, cn);
+		break;
+	}
+	if (v->kind != SWEEP_RISING)
+		add_fall(v, gbps, label, n);
+	return 0;
+}

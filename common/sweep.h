@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sweep.h: the verdict on a measured curve (bandwidth against threads or
+ * chunk size): where it goes flat, whether its maximum sits at a known
+ * ceiling, below it, or is still rising at the largest point. Pure: no I/O.
+ */
+#ifndef NBW_SWEEP_H
+#define NBW_SWEEP_H
+
+#define SWEEP_FLAT_FRACTION 0.98 /* within 2% of the maximum counts as flat */
+#define SWEEP_AT_CEILING 95.0	 /* % of the ceiling that counts as "at" it */
+
+enum sweep_kind { SWEEP_LINK, SWEEP_BELOW_LINK, SWEEP_RISING, SWEEP_NO_CEILING };
+
+struct sweep_verdict {
+	int flat_from;	     /* index of the first point of the flat tail */
+	double max_gb_per_s; /* the curve's maximum */
+	double pct;	     /* the maximum in % of the ceiling, NAN without one */
+	enum sweep_kind kind;
+	char text[256];
+};
+
+/*
+ * Judge gbps[0..n) measured at the points labelled label[0..n) ("8 threads",
+ * "256K chunks"), against ceiling (GB/s, NAN or <= 0 when unknown) named
+ * ceiling_name ("link" when NULL); what the swept variable would limit is
+ * limit_name ("concurrency", "request-size"). 0, or -EINVAL for n < 1.
+ */
+int sweep_judge(const double *gbps, const char *const *label, int n, double ceiling,
+		const char *ceiling_name, const char *limit_name, struct sweep_verdict *v);
+
+/* "link", "below_link", "rising", "no_ceiling". */
+const char *sweep_kind_name(enum sweep_kind k);
+
+#endif

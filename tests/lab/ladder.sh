@@ -1,0 +1,53 @@
+#!/bin/bash
+# Lab test of scripts/run_bench.sh ladder on two nodes: node a runs it with
+# LAUNCHER=scripts/vlab.d/launch (node b serves it with launch-agent). Checks
+# ladder.json: rungs for the link, each drive alone, the drives together, the
+# fabric and end to end on both nodes, each with a measured figure and a
+# ceiling where one exists (drives: their PCIe link), and a binding rung
+# consistent with the numbers (here the rxe fabric binds: it carries far less
+# than b's drives read); then draws ladder.png on the host and reads its size.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lab-lib.sh"
+
+run_lab --nodes 2 --drives 2 --drive-size 64M --links 8:4,16:4 --timeout 230 \
+	--on-b "$srcdir/tests/lab/scripts_guest_b.sh" "$srcdir/tests/lab/ladder_guest_a.sh"
+[ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
+assert_no_qemu
+D=$WORK/a/out/results/ladder
+[ "$(cat "$WORK/a/out/ladder.rc" 2>/dev/null)" = 0 ] ||
+	fail "run_bench.sh ladder exited $(cat "$WORK/a/out/ladder.rc" 2>/dev/null || echo '(none)')"
+L=$D/ladder.json
+[ -r "$L" ] || fail "no ladder.json in $D"
+check() { # check EXPR WHAT: EXPR on ladder.json (d; rungs of node n: R(n)) must be True
+	local got
+	got=$("$PY" -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+R = lambda n: [r for r in d["rungs"] if r["node"] == n]
+G = lambda name, n: [r for r in d["rungs"] if r["name"] == name and r["node"] == n][0]
+print(eval(sys.argv[2]))' "$L" "$1" 2>&1)
+	[ "$got" = True ] || fail "$2 ($1: $got)"
+}
+for n in a b; do
+	check "[r['name'] for r in R('$n')][:4] == ['link', 'drive nvme0n1', 'drive nvme1n1', 'drives together']" "rungs of $n: link, each drive, together"
+	check "all(r['measured_gb_per_s'] and r['measured_gb_per_s'] > 0 for r in R('$n'))" "every rung of $n measured"
+	check "all(r['ceiling_gb_per_s'] and r['pct_of_ceiling'] for r in R('$n') if r['name'].startswith('drive'))" "drive rungs of $n: a link ceiling and a %"
+	check "abs(G('drives together', '$n')['ceiling_gb_per_s'] - sum(r['ceiling_gb_per_s'] for r in R('$n') if r['name'].startswith('drive n'))) < 1e-6" "together: ceiling = the sum of the drives'"
+	check "any(r['name'] == 'fabric (mem)' for r in R('$n'))" "fabric rung on $n"
+done
+check "any(r['name'] == 'end to end' for r in R('a')) and any(r['name'] == 'end to end (sent)' for r in R('b'))" "end-to-end rungs"
+check "abs(G('end to end', 'a')['ceiling_gb_per_s'] - G('drives together', 'a')['measured_gb_per_s'] - min(G('drives together', 'b')['measured_gb_per_s'], G('fabric (mem)', 'b')['measured_gb_per_s'])) < 1e-6" "end to end: ceiling = the sum of the rungs below"
+check "d['binding']['rung'] == 'fabric' and G('fabric (mem)', 'b')['measured_gb_per_s'] < 0.9 * G('drives together', 'b')['measured_gb_per_s']" "the fabric binds, and its numbers say so"
+cat "$D/ladder.txt"
+
+command -v gnuplot >/dev/null || fail "gnuplot is missing: apt-get install gnuplot-nox (scripts/quickstart does)"
+[ -e "$D/ladder.png" ] || "$srcdir/scripts/ladder_report" --no-write --png "$D/ladder.png" --size 900x500 "$D" >/dev/null ||
+	fail "ladder_report --png failed"
+size=$("$PY" -c 'import struct,sys
+h = open(sys.argv[1], "rb").read(24)
+assert h[:8] == b"\x89PNG\r\n\x1a\n" and h[12:16] == b"IHDR", "not a PNG"
+print("%dx%d" % struct.unpack(">II", h[16:24]))' "$D/ladder.png") || fail "ladder.png is not a PNG"
+[ "$size" = 900x500 ] || fail "ladder.png is $size, asked for 900x500"
+note "ladder.png: $size"
+assert_images_unchanged a
+assert_images_unchanged b
+echo "PASS: $test_name"

@@ -1,0 +1,16 @@
+#!/bin/bash
+# Node a of tests/lab/ladder.sh: scripts/run_bench.sh ladder from node a's
+# shell (sink a, source b), node b reached through scripts/vlab.d/launch;
+# short windows. The exit status goes to $VLAB_OUT/ladder.rc; the host checks
+# the results.
+set -u
+src=$VLAB_SRCDIR
+launch=$src/scripts/vlab.d/launch
+trap 'LAUNCH_CONNECT_TIMEOUT=10 "$launch" --stop b || echo "could not stop node b'\''s agent"' EXIT
+
+export LAUNCHER=$launch SINK_NODE=a SRC_NODE=b SINK_ADDR=$VLAB_ADDR RDMA_DEV=$VLAB_RDMA_DEV
+export DRAM=64M THREADS=1 CHUNK=1M WARMUP=1 DURATION=4 NET_TIMEOUT=20 SINK_WAIT=120
+export RESULTS_DIR=$VLAB_OUT/results RUN_NAME=ladder
+"$src/scripts/run_bench.sh" ladder
+echo $? >"$VLAB_OUT/ladder.rc"
+exit 0
