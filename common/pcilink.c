@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "parse.h"
 #include "pcilink.h"
 
 static const double speed_table[] = { 0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0 };
@@ -735,5 +736,18 @@ int pcie_bdf_normalise(const char *s, char out[16])
 	if (dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
 		return -EINVAL;
 	snprintf(out, 16, "%04x:%02x:%02x.%u", dom, bus, dev, fn);
+	return 0;
+}
+
+int pcie_parse_width(const char *s, unsigned *out)
+{
+	unsigned long n;
+	int rc = parse_uint(s, 1, 32, &n);
+
+	if (rc)
+		return rc;
+	if (n != 1 && n != 2 && n != 4 && n != 8 && n != 12 && n != 16 && n != 32)
+		return -ERANGE;
+	*out = (unsigned)n;
 	return 0;
 }

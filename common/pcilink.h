@@ -242,4 +242,7 @@ bool pcie_class_may_idle(uint32_t class_code);
 /* Normalise "01:00.0" / "0000:01:00.0" into out (16 bytes). -EINVAL if not a BDF. */
 int pcie_bdf_normalise(const char *s, char out[16]);
 
+/* A PCIe link width (1 2 4 8 12 16 32) from text. 0, -EINVAL or -ERANGE. */
+int pcie_parse_width(const char *s, unsigned *out);
+
 #endif

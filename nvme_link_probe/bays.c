@@ -220,7 +220,7 @@ static int spec_line(struct site_spec *s, char *text, int line, struct bay_spec 
 	if (parse_uint(tok[1], 1, 6, &gen))
 		return spec_err(s, line, "not a PCIe generation (1-6)", tok[1]);
 	b->speed = pcie_speed_gts((unsigned)gen);
-	if (probe_parse_width(tok[2], &b->width))
+	if (pcie_parse_width(tok[2], &b->width))
 		return spec_err(s, line, "not a PCIe link width (1 2 4 8 12 16 32)", tok[2]);
 	for (i = 0; i < s->n; i++)
 		if (!strcmp(s->bay[i].key, b->key))

@@ -104,19 +104,6 @@ static int parse_speed(const char *s, double *out)
 	return 0;
 }
 
-int probe_parse_width(const char *s, unsigned *out)
-{
-	unsigned long n;
-	int rc = parse_uint(s, 1, 32, &n);
-
-	if (rc)
-		return rc;
-	if (n != 1 && n != 2 && n != 4 && n != 8 && n != 12 && n != 16 && n != 32)
-		return -ERANGE;
-	*out = (unsigned)n;
-	return 0;
-}
-
 /* "gen4x4", "gen3", "x8" (case-insensitive). */
 static int parse_expect(const char *s, struct options *o)
 {
@@ -132,7 +119,7 @@ static int parse_expect(const char *s, struct options *o)
 	x = strchr(buf, 'x');
 	if (x) {
 		*x = 0;
-		rc = probe_parse_width(x + 1, &o->expect_width);
+		rc = pcie_parse_width(x + 1, &o->expect_width);
 		if (rc)
 			return rc;
 	}
@@ -180,7 +167,7 @@ static int tool_option(int c, char *arg, void *ctx)
 		rc = parse_speed(arg, &o->expect_speed);
 		return rc ? bad_value("expected speed (GT/s)", arg, rc) : CLI_NEXT;
 	case OPT_EXPECT_WIDTH:
-		rc = probe_parse_width(arg, &o->expect_width);
+		rc = pcie_parse_width(arg, &o->expect_width);
 		return rc ? bad_value("expected width", arg, rc) : CLI_NEXT;
 	case OPT_EXPECT:
 		rc = parse_expect(arg, o);

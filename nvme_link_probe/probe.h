@@ -79,9 +79,6 @@ struct options {
 	unsigned expect_width;
 };
 
-/* A PCIe link width (1 2 4 8 12 16 32): 0, -EINVAL or -ERANGE. */
-int probe_parse_width(const char *s, unsigned *out);
-
 /* Slot, slot ceiling and (RDMA) port state of one judged device. */
 void bays_find_slot(const struct pcitree *t, struct probe_dev *p);
 /* "slot 33", "slot NAME" or "port BDF" naming where p sits, into buf. */
