@@ -40,8 +40,8 @@ static int key_open(const char *path, struct stat *st, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (st->st_mode & 077) {
-		snprintf(err, errlen, "%s: permissions %04o are too open for a key (chmod 600)", path,
-			 (unsigned)(st->st_mode & 07777));
+		snprintf(err, errlen, "%s: permissions %04o are too open for a key (chmod 600)",
+			 path, (unsigned)(st->st_mode & 07777));
 		close(fd);
 		return -EPERM;
 	}
@@ -57,8 +57,10 @@ int auth_key_load(const char *path, struct auth_key *k, char *err, size_t errlen
 
 	memset(k, 0, sizeof(*k));
 	if (!auth_available()) {
-		snprintf(err, errlen, "%s: pre-shared keys were not built (configure found no "
-			 "libcrypto: install libssl-dev)", path);
+		snprintf(err, errlen,
+			 "%s: pre-shared keys were not built (configure found no "
+			 "libcrypto: install libssl-dev)",
+			 path);
 		return -ENOTSUP;
 	}
 	fd = key_open(path, &st, err, errlen);
@@ -75,8 +77,10 @@ int auth_key_load(const char *path, struct auth_key *k, char *err, size_t errlen
 	if (n > 0 && buf[n - 1] == '\r')
 		n--;
 	if (n < AUTH_KEY_MIN || n > AUTH_KEY_MAX) {
-		snprintf(err, errlen, "%s: a key is %d to %d bytes (e.g. head -c 32 /dev/urandom "
-			 "| base64 > FILE)", path, AUTH_KEY_MIN, AUTH_KEY_MAX);
+		snprintf(err, errlen,
+			 "%s: a key is %d to %d bytes (e.g. head -c 32 /dev/urandom "
+			 "| base64 > FILE)",
+			 path, AUTH_KEY_MIN, AUTH_KEY_MAX);
 		return -EINVAL;
 	}
 	memcpy(k->key, buf, (size_t)n);

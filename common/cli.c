@@ -77,8 +77,7 @@ int cli_bad_value(const char *what, const char *val, int rc)
 	return NBW_EXIT_USAGE;
 }
 
-int cli_uint(const char *what, const char *val, unsigned long min, unsigned long max,
-	     unsigned *out)
+int cli_uint(const char *what, const char *val, unsigned long min, unsigned long max, unsigned *out)
 {
 	unsigned long n;
 	int rc = parse_uint(val, min, max, &n);
@@ -130,7 +129,10 @@ int cli_keyword(const char *what, const char *val, const char *const *words, int
 	}
 	for (i = 0; i < n && off < sizeof(list); i++)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-					i == 0 ? "" : i + 1 == n ? " or " : ", ", words[i]);
+					i == 0	     ? ""
+					: i + 1 == n ? " or "
+						     : ", ",
+					words[i]);
 	nbw_usage_err("unknown %s '%s' (%s)", what, val, list);
 	return NBW_EXIT_USAGE;
 }

@@ -39,19 +39,23 @@ enum {
 	CLI_OPT_TOOL = CHAR_MAX + 32,
 };
 
+/* Option-table pieces, one entry per line. */
+/* clang-format off */
 /* --json[=FILE], --help, --version: every tool. */
-#define CLI_LONGOPTS_OUTPUT                                                                        \
-	{ "json", optional_argument, NULL, CLI_OPT_JSON },                                         \
-		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' }
+#define CLI_LONGOPTS_OUTPUT \
+	{ "json", optional_argument, NULL, CLI_OPT_JSON }, \
+	{ "help", no_argument, NULL, 'h' }, \
+	{ "version", no_argument, NULL, 'V' }
 /* --report_gbits: the bandwidth tools. */
 #define CLI_LONGOPTS_GBITS { "report_gbits", no_argument, NULL, CLI_OPT_GBITS }
 /* --sysfs-root DIR. */
 #define CLI_LONGOPTS_SYSFS { "sysfs-root", required_argument, NULL, CLI_OPT_SYSFS_ROOT }
 /* --warmup, -D/--duration, --interval: the measured window. */
-#define CLI_LONGOPTS_WINDOW                                                                        \
-	{ "warmup", required_argument, NULL, CLI_OPT_WARMUP },                                     \
-		{ "duration", required_argument, NULL, 'D' },                                      \
-		{ "interval", required_argument, NULL, CLI_OPT_INTERVAL }
+#define CLI_LONGOPTS_WINDOW \
+	{ "warmup", required_argument, NULL, CLI_OPT_WARMUP }, \
+	{ "duration", required_argument, NULL, 'D' }, \
+	{ "interval", required_argument, NULL, CLI_OPT_INTERVAL }
+/* clang-format on */
 
 /* What the generic options set; the tool fills the defaults first. */
 struct cli_common {
@@ -83,16 +87,18 @@ int cli_parse(int argc, char **argv, const char *shortopts, const struct option 
 	      struct cli_common *cc, void (*usage)(void), cli_tool_option tool, void *ctx,
 	      int *first);
 
+/* clang-format off */
 /*
  * The options of a drive reader: --threads, -s/--chunk, --span, --engine,
  * --depth (each tool gives --threads and --depth their short letters).
  */
-#define CLI_LONGOPTS_READER                                                                        \
-	{ "threads", required_argument, NULL, CLI_OPT_THREADS },                                   \
-		{ "chunk", required_argument, NULL, 's' },                                         \
-		{ "span", required_argument, NULL, CLI_OPT_SPAN },                                 \
-		{ "engine", required_argument, NULL, CLI_OPT_ENGINE },                             \
-		{ "depth", required_argument, NULL, CLI_OPT_DEPTH }
+#define CLI_LONGOPTS_READER \
+	{ "threads", required_argument, NULL, CLI_OPT_THREADS }, \
+	{ "chunk", required_argument, NULL, 's' }, \
+	{ "span", required_argument, NULL, CLI_OPT_SPAN }, \
+	{ "engine", required_argument, NULL, CLI_OPT_ENGINE }, \
+	{ "depth", required_argument, NULL, CLI_OPT_DEPTH }
+/* clang-format on */
 
 /* Where live lines go: stderr with --json (stdout holds only the document). */
 FILE *cli_live_stream(const struct cli_common *cc);

@@ -22,10 +22,10 @@
 #include "window.h"
 
 static const char *const type_names[] = {
-	[CTRL_HELLO] = "HELLO",	  [CTRL_ACCEPT] = "ACCEPT", [CTRL_ERROR] = "ERROR",
-	[CTRL_SLICES] = "SLICES", [CTRL_CANARY] = "CANARY", [CTRL_START] = "START",
-	[CTRL_RESULT] = "RESULT", [CTRL_VERIFY] = "VERIFY", [CTRL_DONE] = "DONE",
-	[CTRL_PROGRESS] = "PROGRESS", [CTRL_AUTH] = "AUTH", [CTRL_QPS] = "QPS",
+	[CTRL_HELLO] = "HELLO",	      [CTRL_ACCEPT] = "ACCEPT", [CTRL_ERROR] = "ERROR",
+	[CTRL_SLICES] = "SLICES",     [CTRL_CANARY] = "CANARY", [CTRL_START] = "START",
+	[CTRL_RESULT] = "RESULT",     [CTRL_VERIFY] = "VERIFY", [CTRL_DONE] = "DONE",
+	[CTRL_PROGRESS] = "PROGRESS", [CTRL_AUTH] = "AUTH",	[CTRL_QPS] = "QPS",
 };
 
 const char *ctrl_type_name(unsigned type)
@@ -66,7 +66,7 @@ void ctrl_put_u8(struct ctrl_buf *b, uint8_t v)
 
 void ctrl_put_u16(struct ctrl_buf *b, uint16_t v)
 {
-	uint8_t x[2] = { (uint8_t)(v >> 8), (uint8_t)v };
+	uint8_t x[2] = {(uint8_t)(v >> 8), (uint8_t)v};
 
 	put_bytes(b, x, 2);
 }
@@ -96,7 +96,7 @@ void ctrl_put_str(struct ctrl_buf *b, const char *s)
 
 void ctrl_buf_init(struct ctrl_buf *b, unsigned type)
 {
-	*b = (struct ctrl_buf){ 0 };
+	*b = (struct ctrl_buf){0};
 	ctrl_put_u32(b, CTRL_MAGIC);
 	ctrl_put_u16(b, CTRL_VERSION);
 	ctrl_put_u16(b, (uint16_t)type);
@@ -180,7 +180,7 @@ void ctrl_get_str(struct ctrl_cur *c, char *out, size_t size)
 
 static void cur_init(struct ctrl_cur *c, const void *p, size_t len)
 {
-	*c = (struct ctrl_cur){ .p = p, .len = len };
+	*c = (struct ctrl_cur){.p = p, .len = len};
 }
 
 /* A payload is good when it was read exactly to its end. */
@@ -246,8 +246,8 @@ int ctrl_decode_hello(const void *p, size_t len, struct ctrl_hello *m)
 	m->mtu = ctrl_get_u8(&c);
 	m->sl = ctrl_get_u8(&c);
 	m->tclass = ctrl_get_u8(&c);
-	if (m->verify > CTRL_VERIFY_FULL || m->source > CTRL_SOURCE_MEM || !m->chunk ||
-	    !m->depth || !m->workers || m->conn > CTRL_CONN_CM || m->mtu > 5 || m->sl > 15)
+	if (m->verify > CTRL_VERIFY_FULL || m->source > CTRL_SOURCE_MEM || !m->chunk || !m->depth ||
+	    !m->workers || m->conn > CTRL_CONN_CM || m->mtu > 5 || m->sl > 15)
 		return -EBADMSG;
 	return cur_done(&c);
 }
@@ -774,7 +774,8 @@ bool ctrl_hello_mismatch(const struct ctrl_hello *k, const struct ctrl_hello *s,
 		snprintf(why, len, "verify: sink %s, source %s", verify_name(k->verify),
 			 verify_name(s->verify));
 	else if (k->conn != s->conn)
-		snprintf(why, len, "connection: sink %s, source %s (-R/--rdma_cm on both or neither)",
+		snprintf(why, len,
+			 "connection: sink %s, source %s (-R/--rdma_cm on both or neither)",
 			 k->conn == CTRL_CONN_CM ? "rdma_cm" : "verbs",
 			 s->conn == CTRL_CONN_CM ? "rdma_cm" : "verbs");
 	else if (k->mtu != s->mtu || k->sl != s->sl || k->tclass != s->tclass)
@@ -811,7 +812,7 @@ static uint64_t deadline_of(int timeout_ms)
 static int wait_fd(int fd, short events, uint64_t deadline, int timeout_ms)
 {
 	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = events };
+		struct pollfd pfd = {.fd = fd, .events = events};
 		int left = ms_left(deadline, timeout_ms);
 		int n;
 
@@ -832,7 +833,7 @@ static int wait_fd(int fd, short events, uint64_t deadline, int timeout_ms)
 
 static int resolve(const char *host, unsigned port, bool passive, struct addrinfo **res)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
 	char serv[16];
 	int rc;
 

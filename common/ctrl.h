@@ -54,8 +54,8 @@
 #define CTRL_MAX_PAYLOAD (64u << 20)
 #define CTRL_MAX_STR 1024
 #define CTRL_PATH_LEN 256
-#define CTRL_MAX_WORKERS 1024  /* workers (QPs) of one source */
-#define CTRL_MAX_DRIVES 256    /* drives of one source's RESULT */
+#define CTRL_MAX_WORKERS 1024	/* workers (QPs) of one source */
+#define CTRL_MAX_DRIVES 256	/* drives of one source's RESULT */
 #define CTRL_FULL_RING_MAX 1024 /* slice slots per worker in a VERIFY table */
 #define CTRL_MAX_PORTS 64	/* ports a sink advertises */
 #define CTRL_MAX_RAILS 256	/* rails in a RESULT */
@@ -197,8 +197,8 @@ struct ctrl_drive {
 };
 
 struct ctrl_result {
-	uint8_t ok;	   /* 0: the source failed or was interrupted */
-	uint64_t bytes;	   /* RDMA WRITE completions inside the window */
+	uint8_t ok;	/* 0: the source failed or was interrupted */
+	uint64_t bytes; /* RDMA WRITE completions inside the window */
 	uint64_t window_ns;
 	uint32_t ndrives;
 	struct ctrl_drive *drives; /* decode: calloc'ed, free with ctrl_result_free */
@@ -210,9 +210,9 @@ struct ctrl_result {
 
 /* Both directions of the authentication exchange (see the conversation above). */
 struct ctrl_auth {
-	uint8_t has_key;		/* the sender holds a pre-shared key */
-	uint8_t nonce[CTRL_NONCE_LEN];	/* fresh random bytes (zero in the source's proof) */
-	uint8_t mac[CTRL_MAC_LEN];	/* HMAC-SHA256 proof, zero without a key */
+	uint8_t has_key;	       /* the sender holds a pre-shared key */
+	uint8_t nonce[CTRL_NONCE_LEN]; /* fresh random bytes (zero in the source's proof) */
+	uint8_t mac[CTRL_MAC_LEN];     /* HMAC-SHA256 proof, zero without a key */
 };
 
 struct ctrl_done {
@@ -327,8 +327,8 @@ void ctrl_inbox_reset(struct ctrl_inbox *in);
  * "chunk: sink 1MiB, source 2MiB", or "" if they agree (workers is the
  * source's alone and not compared). Returns true on a mismatch.
  */
-bool ctrl_hello_mismatch(const struct ctrl_hello *sink, const struct ctrl_hello *source,
-			 char *why, size_t len);
+bool ctrl_hello_mismatch(const struct ctrl_hello *sink, const struct ctrl_hello *source, char *why,
+			 size_t len);
 
 /* ---- sockets --------------------------------------------------------------- */
 

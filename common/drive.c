@@ -83,7 +83,8 @@ static void find_controller(const char *blockdir, struct drive *d)
 			return;
 		d->paths = 1;
 	}
-	if (sysfs_link_basename(blockdir, "device", d->ctrl, sizeof(d->ctrl)) || strncmp(d->ctrl, "nvme", 4))
+	if (sysfs_link_basename(blockdir, "device", d->ctrl, sizeof(d->ctrl)) ||
+	    strncmp(d->ctrl, "nvme", 4))
 		d->ctrl[0] = '\0';
 }
 

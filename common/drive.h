@@ -19,19 +19,19 @@ enum drive_kind {
 };
 
 struct drive {
-	char path[PATH_MAX];  /* /dev/nvme0n1 or the file given */
-	char name[64];	      /* nvme0n1, loop0, or the file's base name */
+	char path[PATH_MAX]; /* /dev/nvme0n1 or the file given */
+	char name[64];	     /* nvme0n1, loop0, or the file's base name */
 	enum drive_kind kind;
-	char ctrl[32];	      /* NVMe controller (nvme0), "" if none */
-	char transport[16];   /* pcie, tcp, rdma, loop, fc; "" if none */
-	char model[96];	      /* "" if unknown */
+	char ctrl[32];	    /* NVMe controller (nvme0), "" if none */
+	char transport[16]; /* pcie, tcp, rdma, loop, fc; "" if none */
+	char model[96];	    /* "" if unknown */
 	char firmware[32];
-	char bdf[32];	      /* PCI address of the controller, "" if none */
-	int numa_node;	      /* -1 if unknown */
-	unsigned paths;	      /* NVMe native multipath: controllers reaching it */
-	uint32_t lbs;	      /* logical block size: O_DIRECT alignment */
-	uint64_t size;	      /* bytes */
-	double link_ceiling;  /* usable PCIe GB/s of the path, NAN if unknown (target.c) */
+	char bdf[32];	     /* PCI address of the controller, "" if none */
+	int numa_node;	     /* -1 if unknown */
+	unsigned paths;	     /* NVMe native multipath: controllers reaching it */
+	uint32_t lbs;	     /* logical block size: O_DIRECT alignment */
+	uint64_t size;	     /* bytes */
+	double link_ceiling; /* usable PCIe GB/s of the path, NAN if unknown (target.c) */
 };
 
 const char *drive_kind_name(enum drive_kind k);

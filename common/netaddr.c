@@ -35,8 +35,7 @@ static int parse_prefix(char *item, struct netaddr_prefix *p)
 	return 0;
 }
 
-int netaddr_parse_list(const char *s, struct netaddr_prefix *out, int max, char *bad,
-		       size_t badlen)
+int netaddr_parse_list(const char *s, struct netaddr_prefix *out, int max, char *bad, size_t badlen)
 {
 	char buf[2048], *items[NETADDR_MAX_PREFIXES], item[128];
 	int n, i;
@@ -74,7 +73,7 @@ static bool prefix_equal(const uint8_t *a, const uint8_t *b, unsigned bits)
 
 bool netaddr_allowed(const struct netaddr_prefix *p, int n, const struct sockaddr *sa)
 {
-	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 	const uint8_t *v4 = NULL, *v6 = NULL;
 	int i;
 

@@ -156,7 +156,7 @@ int parse_list(char *s, char **items, int max)
 
 const char *format_size(uint64_t bytes, char *buf, unsigned len)
 {
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
 	int i = -1;
 	uint64_t v = bytes;
 

@@ -69,8 +69,7 @@ static size_t header_addr(const char *s, size_t len)
 }
 
 /* A device header: the address checked, the rest printable. */
-static int check_header(const char *s, size_t len, size_t alen, unsigned ln,
-			struct pcidump_err *e)
+static int check_header(const char *s, size_t len, size_t alen, unsigned ln, struct pcidump_err *e)
 {
 	long dev = hexn(s + alen - 4, 2, 2);
 	char fn = s[alen - 1];
@@ -128,8 +127,7 @@ static size_t data_colon(const char *s, size_t len)
 }
 
 /* One line (without its newline): a header, data, blank, detail, or a fault. */
-static int check_line(const char *s, size_t len, unsigned ln, bool *in_dev,
-		      struct pcidump_err *e)
+static int check_line(const char *s, size_t len, unsigned ln, bool *in_dev, struct pcidump_err *e)
 {
 	size_t alen, colon;
 

@@ -29,8 +29,8 @@
 #define PCIDUMP_MAX_OFFSET 0xfff
 
 struct pcidump_err {
-	unsigned line;	  /* 1-based line of the fault, 0 when it is the whole file */
-	char reason[96];  /* "offset 80000000 out of range (0-fff)" */
+	unsigned line;	 /* 1-based line of the fault, 0 when it is the whole file */
+	char reason[96]; /* "offset 80000000 out of range (0-fff)" */
 };
 
 /*

@@ -13,7 +13,7 @@
 #include "parse.h"
 #include "pcilink.h"
 
-static const double speed_table[] = { 0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0 };
+static const double speed_table[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0};
 
 double pcie_speed_gts(unsigned code)
 {
@@ -116,15 +116,15 @@ const char *pcie_known_names(unsigned mask, char *buf, size_t len)
 		unsigned bit;
 		const char *name;
 	} names[] = {
-		{ PCIE_K_ROLE, "port type" },
-		{ PCIE_K_LNKCAP, "LnkCap" },
-		{ PCIE_K_MAX, "maximum speed/width" },
-		{ PCIE_K_LNKSTA, "LnkSta" },
-		{ PCIE_K_LNKCAP2, "LnkCap2" },
-		{ PCIE_K_LNKCTL2, "LnkCtl2 target speed" },
-		{ PCIE_K_MPS, "MPS" },
-		{ PCIE_K_MRRS, "MRRS" },
-		{ PCIE_K_DLL, "data-link active" },
+		{PCIE_K_ROLE, "port type"},
+		{PCIE_K_LNKCAP, "LnkCap"},
+		{PCIE_K_MAX, "maximum speed/width"},
+		{PCIE_K_LNKSTA, "LnkSta"},
+		{PCIE_K_LNKCAP2, "LnkCap2"},
+		{PCIE_K_LNKCTL2, "LnkCtl2 target speed"},
+		{PCIE_K_MPS, "MPS"},
+		{PCIE_K_MRRS, "MRRS"},
+		{PCIE_K_DLL, "data-link active"},
 	};
 	size_t i, off = 0;
 
@@ -485,8 +485,8 @@ static void judge_below(const struct pcie_fn *port, const struct pcie_fn *dev, c
 }
 
 /* Trained at what both ends allow: is that less than one end could do, and why. */
-static void judge_capability(const struct pcie_fn *port, const struct pcie_fn *dev,
-			     const char *who, struct pcie_link *l)
+static void judge_capability(const struct pcie_fn *port, const struct pcie_fn *dev, const char *who,
+			     struct pcie_link *l)
 {
 	char a[32], b[32];
 
@@ -495,13 +495,15 @@ static void judge_capability(const struct pcie_fn *port, const struct pcie_fn *d
 		l->verdict = PCIE_DOWNGRADED;
 		l->limited_by = PCIE_LIMIT_PORT;
 		snprintf(l->reason, sizeof(l->reason),
-			 "port %s target speed set to %s GT/s (LnkCtl2), both ends capable of %s GT/s",
+			 "port %s target speed set to %s GT/s (LnkCtl2), both ends capable of %s "
+			 "GT/s",
 			 port->bdf, pcie_speed_str(port->target_speed, a, sizeof(a)),
 			 pcie_speed_str(dmin(port->max_speed, dev->max_speed), b, sizeof(b)));
 	} else if (dev->max_speed < port->max_speed - 0.01 || dev->max_width < port->max_width) {
 		l->verdict = PCIE_DOWNGRADED;
 		l->limited_by = PCIE_LIMIT_DEVICE;
-		snprintf(l->reason, sizeof(l->reason), "host port capable of %s, %s capable of only %s",
+		snprintf(l->reason, sizeof(l->reason),
+			 "host port capable of %s, %s capable of only %s",
 			 link_str(port->max_speed, port->max_width, a, sizeof(a)), who,
 			 link_str(dev->max_speed, dev->max_width, b, sizeof(b)));
 	} else if (port->max_speed < dev->max_speed - 0.01 || port->max_width < dev->max_width) {
@@ -590,7 +592,8 @@ void pcie_judge_path(struct pcie_path *p, const char *who, bool may_idle)
 				 "root-complex integrated endpoint: no PCIe link of its own");
 		} else {
 			p->verdict = PCIE_UNKNOWN;
-			snprintf(p->reason, sizeof(p->reason), "no PCIe port found above the device");
+			snprintf(p->reason, sizeof(p->reason),
+				 "no PCIe port found above the device");
 		}
 		return;
 	}
@@ -674,8 +677,7 @@ static void what_if_rank(const struct pcie_path *p, double dev_speed, unsigned d
 	}
 	if (!w->ranked_usable)
 		w->usable = NAN;
-	w->slot_binds = w->bottleneck == 0 &&
-			(w->speed < dev_speed - 0.01 || w->width < dev_width);
+	w->slot_binds = w->bottleneck == 0 && (w->speed < dev_speed - 0.01 || w->width < dev_width);
 }
 
 /* Reset w; true when the path has an own link whose port's maximum is known. */

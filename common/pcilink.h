@@ -47,10 +47,10 @@ const char *pcie_speed_str(double gts, char *buf, size_t len);
 /* What a function is in the PCIe hierarchy (Device/Port Type of the capability). */
 enum pcie_role {
 	PCIE_ROLE_UNKNOWN,
-	PCIE_ROLE_PCI,		/* no PCI Express capability: conventional PCI */
+	PCIE_ROLE_PCI, /* no PCI Express capability: conventional PCI */
 	PCIE_ROLE_ENDPOINT,
 	PCIE_ROLE_LEGACY_ENDPOINT,
-	PCIE_ROLE_RC_ENDPOINT,	/* root-complex integrated: no link */
+	PCIE_ROLE_RC_ENDPOINT, /* root-complex integrated: no link */
 	PCIE_ROLE_RC_EVENT,
 	PCIE_ROLE_ROOT_PORT,
 	PCIE_ROLE_SWITCH_UP,
@@ -73,9 +73,9 @@ enum {
 	PCIE_K_LNKCTL2 = 1 << 4, /* target_speed */
 	PCIE_K_MPS = 1 << 5,
 	PCIE_K_MRRS = 1 << 6,
-	PCIE_K_DLL = 1 << 7,	 /* dll_active (only where the port reports it) */
-	PCIE_K_MAX = 1 << 8,	 /* max_speed, max_width (from LnkCap/LnkCap2 or sysfs) */
-	PCIE_K_SLOT = 1 << 9,	 /* slot_implemented, slot_number (capability flags, SltCap) */
+	PCIE_K_DLL = 1 << 7,  /* dll_active (only where the port reports it) */
+	PCIE_K_MAX = 1 << 8,  /* max_speed, max_width (from LnkCap/LnkCap2 or sysfs) */
+	PCIE_K_SLOT = 1 << 9, /* slot_implemented, slot_number (capability flags, SltCap) */
 };
 
 /* Comma-separated names of the fields in mask (e.g. "LnkCtl2 target speed, MPS"). */
@@ -83,11 +83,11 @@ const char *pcie_known_names(unsigned mask, char *buf, size_t len);
 
 /* One PCI function as far as its link is concerned. Speeds in GT/s, 0 = unknown. */
 struct pcie_fn {
-	char bdf[16];		/* 0000:01:00.0 */
+	char bdf[16]; /* 0000:01:00.0 */
 	int domain, bus, dev, func;
 	uint16_t vendor, device;
-	uint32_t class_code;	/* class << 16 | subclass << 8 | prog-if */
-	bool bridge;		/* type 1 header */
+	uint32_t class_code;	    /* class << 16 | subclass << 8 | prog-if */
+	bool bridge;		    /* type 1 header */
 	int secondary, subordinate; /* bridges: bus range below, -1 unknown */
 	enum pcie_role role;
 	unsigned cap_version;
@@ -97,25 +97,25 @@ struct pcie_fn {
 	unsigned speeds_vector; /* LnkCap2 Supported Link Speeds, bit 0 = 2.5 GT/s */
 	double max_speed;	/* highest of LnkCap2 when present, else LnkCap */
 	unsigned max_width;
-	double target_speed;	/* LnkCtl2 Target Link Speed */
-	double speed;		/* LnkSta Current Link Speed */
-	unsigned width;		/* LnkSta Negotiated Link Width */
-	bool slot_implemented;	/* PCIe capability Flags: Slot Implemented (ports only) */
-	unsigned slot_number;	/* SltCap Physical Slot Number, when slot_implemented */
-	bool dll_reporting;	/* LnkCap: Data Link Layer Link Active reporting */
-	bool dll_active;	/* LnkSta: Data Link Layer Link Active */
-	bool training;		/* LnkSta: Link Training */
-	bool autonomous_bw;	/* LnkSta: Link Autonomous Bandwidth Status */
+	double target_speed;	     /* LnkCtl2 Target Link Speed */
+	double speed;		     /* LnkSta Current Link Speed */
+	unsigned width;		     /* LnkSta Negotiated Link Width */
+	bool slot_implemented;	     /* PCIe capability Flags: Slot Implemented (ports only) */
+	unsigned slot_number;	     /* SltCap Physical Slot Number, when slot_implemented */
+	bool dll_reporting;	     /* LnkCap: Data Link Layer Link Active reporting */
+	bool dll_active;	     /* LnkSta: Data Link Layer Link Active */
+	bool training;		     /* LnkSta: Link Training */
+	bool autonomous_bw;	     /* LnkSta: Link Autonomous Bandwidth Status */
 	bool hw_autonomous_disabled; /* LnkCtl2: Hardware Autonomous Speed Disable */
-	unsigned mps, mrrs;	/* DevCtl, bytes */
-	unsigned mps_supported; /* DevCap, bytes */
-	int numa_node;		/* -1 unknown */
-	char driver[32];	/* "" unknown or none */
+	unsigned mps, mrrs;	     /* DevCtl, bytes */
+	unsigned mps_supported;	     /* DevCap, bytes */
+	int numa_node;		     /* -1 unknown */
+	char driver[32];	     /* "" unknown or none */
 	bool is_vf;
-	char pf_bdf[16];	/* a VF's physical function */
-	int sriov_pos;		/* SR-IOV extended capability offset, 0 if none */
+	char pf_bdf[16]; /* a VF's physical function */
+	int sriov_pos;	 /* SR-IOV extended capability offset, 0 if none */
 	unsigned sriov_num_vfs, sriov_offset, sriov_stride;
-	int parent;		/* index of the upstream bridge in its tree, -1 = none */
+	int parent; /* index of the upstream bridge in its tree, -1 = none */
 };
 
 /* Fill domain/bus/dev/func and bdf; other fields to "unknown". */
@@ -135,7 +135,7 @@ enum pcie_verdict {
 	PCIE_DOWNGRADED,
 	PCIE_MAYBE_IDLE, /* below its maximum, but a NIC/GPU may be idling */
 	PCIE_LINK_DOWN,
-	PCIE_NO_LINK,	 /* no PCIe link of its own (fabric, software, integrated) */
+	PCIE_NO_LINK, /* no PCIe link of its own (fabric, software, integrated) */
 	PCIE_UNKNOWN,
 };
 
@@ -152,17 +152,17 @@ const char *pcie_limit_name(enum pcie_limit l);
 
 /* One link judged from both of its ends. */
 struct pcie_link {
-	const struct pcie_fn *port;  /* upstream end: root port or switch downstream port */
-	const struct pcie_fn *dev;   /* downstream end: endpoint or switch upstream port */
-	double speed;		     /* trained, GT/s */
+	const struct pcie_fn *port; /* upstream end: root port or switch downstream port */
+	const struct pcie_fn *dev;  /* downstream end: endpoint or switch upstream port */
+	double speed;		    /* trained, GT/s */
 	unsigned width;
-	double exp_speed;	     /* min(both maxima, the port's target) */
-	unsigned exp_width;	     /* min(both maxima) */
-	unsigned mps;		     /* min of both ends' MPS, 0 unknown */
-	double raw, usable;	     /* GB/s at the trained speed/width; NAN unknown */
+	double exp_speed;   /* min(both maxima, the port's target) */
+	unsigned exp_width; /* min(both maxima) */
+	unsigned mps;	    /* min of both ends' MPS, 0 unknown */
+	double raw, usable; /* GB/s at the trained speed/width; NAN unknown */
 	enum pcie_verdict verdict;
 	enum pcie_limit limited_by;
-	unsigned missing;	     /* PCIE_K_* needed but unknown at either end */
+	unsigned missing; /* PCIE_K_* needed but unknown at either end */
 	char reason[200];
 };
 
@@ -181,10 +181,10 @@ void pcie_judge_link(const struct pcie_fn *port, const struct pcie_fn *dev, cons
 struct pcie_path {
 	const struct pcie_fn *hop[PCIE_MAX_HOPS]; /* [0] the device (a VF's PF) ... root port */
 	int nhops;
-	struct pcie_link link[PCIE_MAX_HOPS];	  /* [0] the device's own link, upward */
+	struct pcie_link link[PCIE_MAX_HOPS]; /* [0] the device's own link, upward */
 	int nlinks;
-	int bottleneck;				  /* index into link[] of the narrowest, -1 */
-	double raw, usable;			  /* of the narrowest link; NAN unknown */
+	int bottleneck;	    /* index into link[] of the narrowest, -1 */
+	double raw, usable; /* of the narrowest link; NAN unknown */
 	enum pcie_verdict verdict;
 	enum pcie_limit limited_by;
 	char reason[320];
@@ -207,14 +207,14 @@ void pcie_judge_path(struct pcie_path *p, const char *who, bool may_idle);
  * is known, else by raw.
  */
 struct pcie_what_if {
-	double raw, usable;	/* NAN unknown */
-	double port_speed;	/* the port's end in this case, GT/s */
+	double raw, usable; /* NAN unknown */
+	double port_speed;  /* the port's end in this case, GT/s */
 	unsigned port_width;
-	double speed;		/* own link in this case, GT/s */
+	double speed; /* own link in this case, GT/s */
 	unsigned width;
-	int bottleneck;		/* index into path->link[] of the narrowest, -1 unknown */
-	bool slot_binds;	/* the own link is narrowest and the port's end limits it */
-	bool ranked_usable;	/* compared by usable (else raw) */
+	int bottleneck;	    /* index into path->link[] of the narrowest, -1 unknown */
+	bool slot_binds;    /* the own link is narrowest and the port's end limits it */
+	bool ranked_usable; /* compared by usable (else raw) */
 };
 
 /*

@@ -319,7 +319,7 @@ static enum pcie_role role_below(const struct pcie_fn *f, const enum pcie_role *
 {
 	if (!f->bridge)
 		return (f->known & (PCIE_K_MAX | PCIE_K_LNKSTA)) ? PCIE_ROLE_ENDPOINT
-								  : PCIE_ROLE_UNKNOWN;
+								 : PCIE_ROLE_UNKNOWN;
 	if (!parent)
 		return PCIE_ROLE_ROOT_PORT;
 	switch (*parent) {
@@ -352,8 +352,7 @@ static int infer_roles(struct pcitree *t)
 		enum pcie_role above = PCIE_ROLE_UNKNOWN;
 		bool top;
 
-		for (d = 0, j = i; j >= 0 && !done[j] && d < PCITREE_MAX_DEPTH;
-		     j = t->fn[j].parent)
+		for (d = 0, j = i; j >= 0 && !done[j] && d < PCITREE_MAX_DEPTH; j = t->fn[j].parent)
 			chain[d++] = j;
 		top = j < 0;
 		if (j >= 0 && done[j])
@@ -378,9 +377,11 @@ static int infer_roles(struct pcitree *t)
  */
 static int sysfs_tree_precheck(const struct pcitree *t, char *err, size_t errlen)
 {
-	static const char *const files[] = { "config", "resource", "irq", "vendor", "device",
-		"class", "revision", "subsystem_vendor", "subsystem_device", "numa_node",
-		"label", "index", "acpi_index", "rom", "vpd", "modalias" };
+	static const char *const files[] = {
+		"config",	    "resource",	 "irq",	     "vendor",
+		"device",	    "class",	 "revision", "subsystem_vendor",
+		"subsystem_device", "numa_node", "label",    "index",
+		"acpi_index",	    "rom",	 "vpd",	     "modalias"};
 	char dir[sizeof(t->sysfs_root) + 32], path[sizeof(dir) + 300];
 	struct dirent *e;
 	struct stat st;
@@ -413,7 +414,7 @@ static int sysfs_tree_precheck(const struct pcitree *t, char *err, size_t errlen
 /* Read as much configuration space as the source gives: 4096, 256 or 64 bytes. */
 static size_t read_config(struct pci_dev *d, uint8_t *buf)
 {
-	static const int sizes[] = { 4096, 256, 64 };
+	static const int sizes[] = {4096, 256, 64};
 	size_t i;
 
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
@@ -491,7 +492,7 @@ static int load_devices(struct pcitree *t, struct pci_access *pacc)
 static int dump_prepare(const char *file, int *fd, char *name, size_t namelen, char *err,
 			size_t errlen)
 {
-	struct pcidump_err e = { 0, "" };
+	struct pcidump_err e = {0, ""};
 	size_t len, done = 0;
 	char *buf;
 	int rc;
@@ -540,7 +541,7 @@ static const char *source_name(const struct pcitree *t, const char *dump_file)
 }
 
 int pcitree_load(struct pcitree *t, const char *sysfs_root, const char *dump_arg, char *err,
-		  size_t errlen)
+		 size_t errlen)
 {
 	/* Read again after libpci's error hook longjmps back: keep it out of registers. */
 	const char *volatile dump_file = dump_arg;
@@ -614,8 +615,8 @@ void pcitree_free(struct pcitree *t)
 	t->n = 0;
 }
 
-int pcitree_path(const struct pcitree *t, const struct pcie_fn *f, const char *who,
-		  bool may_idle, struct pcie_path *p)
+int pcitree_path(const struct pcitree *t, const struct pcie_fn *f, const char *who, bool may_idle,
+		 struct pcie_path *p)
 {
 	const struct pcie_fn *cur = f;
 

@@ -33,7 +33,7 @@ struct pcitree {
  * message naming the source.
  */
 int pcitree_load(struct pcitree *t, const char *sysfs_root, const char *dump_file, char *err,
-		  size_t errlen);
+		 size_t errlen);
 void pcitree_free(struct pcitree *t);
 
 /* The function at bdf ("0000:01:00.0" or "01:00.0"), or NULL. */
@@ -44,8 +44,8 @@ const struct pcie_fn *pcitree_find(const struct pcitree *t, const char *bdf);
  * root port, and judge it (pcie_judge_path). Returns the hop count, or
  * -ENOENT when f has no PCIe port above it.
  */
-int pcitree_path(const struct pcitree *t, const struct pcie_fn *f, const char *who,
-		  bool may_idle, struct pcie_path *p);
+int pcitree_path(const struct pcitree *t, const struct pcie_fn *f, const char *who, bool may_idle,
+		 struct pcie_path *p);
 
 /*
  * Usable GB/s (10^9 bytes/s) of the narrowest PCIe link between the device

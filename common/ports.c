@@ -23,7 +23,7 @@
 /* IPv4 from an IPv4-mapped GID (::ffff:a.b.c.d), as RoCE uses. */
 static bool gid_ipv4(const union ibv_gid *g, char *out, size_t len)
 {
-	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+	static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
 	if (memcmp(g->raw, prefix, sizeof(prefix)))
 		return false;
@@ -74,7 +74,8 @@ static void netdev_ipv4(const char *name, char *out, size_t len)
  */
 static int default_gid(struct ibv_context *ctx, uint8_t port, const struct ibv_port_attr *pa)
 {
-	int i, v2 = -1, v4 = -1, last = pa->gid_tbl_len < GID_SCAN_MAX ? pa->gid_tbl_len : GID_SCAN_MAX;
+	int i, v2 = -1, v4 = -1,
+	       last = pa->gid_tbl_len < GID_SCAN_MAX ? pa->gid_tbl_len : GID_SCAN_MAX;
 	char a[FAB_ADDR_LEN];
 
 	if (pa->link_layer != IBV_LINK_LAYER_ETHERNET)
@@ -132,12 +133,12 @@ static double port_rate_gbits(const struct ibv_port_attr *pa)
 		unsigned code;
 		double gbits;
 	} lane[] = {
-		{ 1, 2.0 },   { 2, 4.0 },   { 4, 8.0 },	    { 8, 10.0 },   { 16, 13.64 },
-		{ 32, 25.0 }, { 64, 50.0 }, { 128, 100.0 }, { 256, 200.0 },
+		{1, 2.0},   {2, 4.0},	{4, 8.0},     {8, 10.0},    {16, 13.64},
+		{32, 25.0}, {64, 50.0}, {128, 100.0}, {256, 200.0},
 	};
 	static const struct {
 		unsigned code, lanes;
-	} width[] = { { 1, 1 }, { 2, 4 }, { 4, 8 }, { 8, 12 }, { 16, 2 } };
+	} width[] = {{1, 1}, {2, 4}, {4, 8}, {8, 12}, {16, 2}};
 	double per_lane = 0;
 	unsigned lanes = 0;
 	size_t i;

@@ -48,7 +48,7 @@ static int event_errno(enum rdma_cm_event_type t, int status)
 static int cm_wait(struct rdma_event_channel *ech, enum rdma_cm_event_type want, int timeout_ms,
 		   struct rdma_cm_event **ev, char *why, size_t whylen)
 {
-	struct pollfd pfd = { .fd = ech->fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = ech->fd, .events = POLLIN};
 	uint64_t deadline = nbw_now_ns() + (uint64_t)timeout_ms * 1000000ULL;
 	struct rdma_cm_event *e;
 	int n, rc = 0;
@@ -79,8 +79,8 @@ static int cm_wait(struct rdma_event_channel *ech, enum rdma_cm_event_type want,
 	}
 	if (e->event != want) {
 		rc = event_errno(e->event, e->status);
-		snprintf(why, whylen, "%s (status %d) while waiting for %s", rdma_event_str(e->event),
-			 e->status, rdma_event_str(want));
+		snprintf(why, whylen, "%s (status %d) while waiting for %s",
+			 rdma_event_str(e->event), e->status, rdma_event_str(want));
 	}
 	if (ev && !rc)
 		*ev = e;
@@ -130,7 +130,7 @@ int fab_conn_fail(struct fab_conn *c, int rc, const char *what)
  */
 int fab_conn_setup_qp(struct fab_conn *c, struct ibv_context *ctx, unsigned depth)
 {
-	struct ibv_qp_init_attr qa = { 0 };
+	struct ibv_qp_init_attr qa = {0};
 
 	c->pd = ibv_alloc_pd(ctx);
 	if (!c->pd)
@@ -171,7 +171,7 @@ static void conn_where(struct fab_conn *c)
 
 static int make_sockaddr(const char *host, unsigned port, struct sockaddr_storage *ss)
 {
-	struct addrinfo hints = { .ai_family = AF_UNSPEC }, *res;
+	struct addrinfo hints = {.ai_family = AF_UNSPEC}, *res;
 	int rc = getaddrinfo(host, NULL, &hints, &res);
 
 	if (rc)
@@ -189,7 +189,7 @@ int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsig
 		     const struct fab_hello *hello, unsigned depth, void *buf, size_t len,
 		     const struct fab_link_opts *lo, int timeout_ms)
 {
-	struct rdma_conn_param cp = { 0 };
+	struct rdma_conn_param cp = {0};
 	struct sockaddr_storage sa, da;
 	uint8_t pdata[12];
 	uint8_t tmo = ACK_TIMEOUT;
@@ -228,7 +228,7 @@ int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsig
 		return rc;
 	conn_where(c);
 	if (lo && lo->tclass)
-		rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &(uint8_t){ lo->tclass },
+		rdma_set_option(c->id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &(uint8_t){lo->tclass},
 				sizeof(uint8_t));
 	c->mr = ibv_reg_mr(c->pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
 	if (!c->mr)
@@ -304,7 +304,7 @@ const struct sockaddr *fab_request_peer(struct rdma_cm_id *id)
 }
 
 int fab_listener_next(struct fab_listener *l, int timeout_ms, struct rdma_cm_id **id,
-		       struct fab_hello *hello)
+		      struct fab_hello *hello)
 {
 	struct rdma_cm_event *e;
 	char why[160];
@@ -339,9 +339,9 @@ void fab_listener_reject(struct rdma_cm_id *id)
 }
 
 int fab_conn_accept(struct fab_conn *c, struct rdma_cm_id *id, void *buf, size_t len,
-		     int timeout_ms)
+		    int timeout_ms)
 {
-	struct rdma_conn_param cp = { 0 };
+	struct rdma_conn_param cp = {0};
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -377,7 +377,7 @@ int fab_conn_accept(struct fab_conn *c, struct rdma_cm_id *id, void *buf, size_t
 
 bool fab_conn_lost(struct fab_conn *c)
 {
-	struct pollfd pfd = { .fd = c->ech ? c->ech->fd : -1, .events = POLLIN };
+	struct pollfd pfd = {.fd = c->ech ? c->ech->fd : -1, .events = POLLIN};
 	struct rdma_cm_event *e;
 	bool lost = false;
 
@@ -423,7 +423,7 @@ void fab_conn_close(struct fab_conn *c)
 /* ---- the posting loop ---------------------------------------------------------------- */
 
 int fab_writer_init(struct fab_writer *w, struct fab_conn *c, uint64_t raddr, uint32_t rkey,
-		     uint32_t slots, size_t chunk, unsigned depth)
+		    uint32_t slots, size_t chunk, unsigned depth)
 {
 	memset(w, 0, sizeof(*w));
 	if (slots < 2)
@@ -459,13 +459,15 @@ static int post_write(struct fab_writer *w, uint64_t wr_id, const void *buf, siz
 		.length = (uint32_t)len,
 		.lkey = w->c->mr->lkey,
 	};
-	struct ibv_send_wr wr = {
-		.wr_id = wr_id,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_RDMA_WRITE,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
+	struct ibv_send_wr wr =
+				   {
+					   .wr_id = wr_id,
+					   .sg_list = &sge,
+					   .num_sge = 1,
+					   .opcode = IBV_WR_RDMA_WRITE,
+					   .send_flags = IBV_SEND_SIGNALED,
+				   },
+			   *bad;
 	int rc;
 
 	wr.wr.rdma.remote_addr = w->raddr + (uint64_t)dst * w->chunk;
@@ -517,7 +519,7 @@ static int reap(struct fab_writer *w, const struct write_source *src, _Atomic ui
 /* Sleep on the CQ's channel for at most ms (the CQ must be armed). */
 static void sleep_cq(struct fab_writer *w, int ms)
 {
-	struct pollfd pfd = { .fd = w->c->cch->fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = w->c->cch->fd, .events = POLLIN};
 	struct ibv_cq *cq;
 	void *ctx;
 
@@ -546,8 +548,7 @@ static int wait_cq(struct fab_writer *w, const struct write_source *src, _Atomic
 	return 0;
 }
 
-int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t dst,
-		   int timeout_ms)
+int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t dst, int timeout_ms)
 {
 	uint64_t deadline = nbw_now_ns() + (uint64_t)timeout_ms * 1000000;
 	struct ibv_wc wc;
@@ -565,8 +566,8 @@ int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t ds
 		if (n == 1)
 			break;
 		if (nbw_now_ns() >= deadline) {
-			snprintf(w->why, sizeof(w->why), "no completion of the canary WRITE within %d ms",
-				 timeout_ms);
+			snprintf(w->why, sizeof(w->why),
+				 "no completion of the canary WRITE within %d ms", timeout_ms);
 			return -ETIMEDOUT;
 		}
 		if (ibv_req_notify_cq(w->c->cq, 0)) {
@@ -587,7 +588,7 @@ int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t ds
 }
 
 int fab_write_loop(struct fab_writer *w, const struct write_source *src, atomic_bool *stop,
-		    _Atomic uint64_t *bytes, int drain_ms)
+		   _Atomic uint64_t *bytes, int drain_ms)
 {
 	uint64_t deadline;
 	int rc = 0;

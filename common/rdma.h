@@ -28,16 +28,16 @@ enum fab_link { FAB_LINK_IB = 1, FAB_LINK_ETH = 2 };
 
 /* One port of an RDMA device, as -d selects it. */
 struct fab_port {
-	char dev[64];	 /* rxe0, mlx5_0 */
-	uint8_t port;	 /* 1-based */
-	bool active;	 /* IBV_PORT_ACTIVE */
+	char dev[64];		/* rxe0, mlx5_0 */
+	uint8_t port;		/* 1-based */
+	bool active;		/* IBV_PORT_ACTIVE */
 	const char *link_layer; /* "InfiniBand", "Ethernet" */
 	enum fab_link link;
-	int numa_node;	 /* of the device, -1 unknown */
-	int gid_index;	 /* the GID the QPs use (-x, or perftest's default), -1 none */
-	uint8_t gid[16]; /* that GID */
-	uint16_t lid;	 /* InfiniBand: the port's LID */
-	uint8_t active_mtu; /* enum ibv_mtu */
+	int numa_node;		 /* of the device, -1 unknown */
+	int gid_index;		 /* the GID the QPs use (-x, or perftest's default), -1 none */
+	uint8_t gid[16];	 /* that GID */
+	uint16_t lid;		 /* InfiniBand: the port's LID */
+	uint8_t active_mtu;	 /* enum ibv_mtu */
 	char addr[FAB_ADDR_LEN]; /* IPv4 of the port (its GID or its netdev), "" none */
 	uint8_t prefix_len;	 /* of addr's subnet, 0 unknown */
 	double rate_gbits;	 /* data rate of the port (width x lane), 0 unknown */
@@ -94,7 +94,7 @@ struct fab_conn {
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	bool connected;
-	char dev[64];	 /* the local device and port the QP lives on */
+	char dev[64]; /* the local device and port the QP lives on */
 	uint8_t port;
 	char why[160]; /* what failed, for the message */
 };
@@ -120,8 +120,8 @@ struct fab_link_opts {
  * sends, register buf (remote_write: for a sink's slice) and describe the QP
  * in *local. 0 or -errno (c->why).
  */
-int fab_qp_open(struct fab_conn *c, const struct fab_port *p, unsigned depth, void *buf,
-		size_t len, bool remote_write, struct fab_qp_attr *local);
+int fab_qp_open(struct fab_conn *c, const struct fab_port *p, unsigned depth, void *buf, size_t len,
+		bool remote_write, struct fab_qp_attr *local);
 
 /* Verbs mode: move the QP to RTR with the peer's attributes, then to RTS. 0 or -errno. */
 int fab_qp_connect(struct fab_conn *c, const struct fab_port *p, const struct fab_qp_attr *local,
@@ -154,7 +154,7 @@ void fab_listener_close(struct fab_listener *l);
  * -ETIMEDOUT, -EPROTO (a request without our private data: rejected here).
  */
 int fab_listener_next(struct fab_listener *l, int timeout_ms, struct rdma_cm_id **id,
-		       struct fab_hello *hello);
+		      struct fab_hello *hello);
 /* The address a connect request came from. */
 const struct sockaddr *fab_request_peer(struct rdma_cm_id *id);
 /* Turn a request down. */
@@ -166,7 +166,7 @@ void fab_listener_reject(struct rdma_cm_id *id);
  * and wait until established. 0 or -errno (c->why).
  */
 int fab_conn_accept(struct fab_conn *c, struct rdma_cm_id *id, void *buf, size_t len,
-		     int timeout_ms);
+		    int timeout_ms);
 
 /* True if an event says the connection went away (non-blocking check). */
 bool fab_conn_lost(struct fab_conn *c);
@@ -185,9 +185,9 @@ struct write_item {
 	unsigned slot;
 	void *buf;
 	size_t len;
-	uint64_t offset;    /* source offset (drive byte offset) */
-	uint32_t dst_slot;  /* filled by the loop: slice slot it is written to */
-	uint64_t digest;    /* for the caller's use */
+	uint64_t offset;   /* source offset (drive byte offset) */
+	uint32_t dst_slot; /* filled by the loop: slice slot it is written to */
+	uint64_t digest;   /* for the caller's use */
 };
 
 /*
@@ -216,15 +216,14 @@ struct fab_writer {
 };
 
 int fab_writer_init(struct fab_writer *w, struct fab_conn *c, uint64_t raddr, uint32_t rkey,
-		     uint32_t slots, size_t chunk, unsigned depth);
+		    uint32_t slots, size_t chunk, unsigned depth);
 void fab_writer_free(struct fab_writer *w);
 
 /*
  * Write one chunk to the slice's slot dst (0 = the canary) and wait for its
  * completion within timeout_ms. 0 or -errno (w->why).
  */
-int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t dst,
-		   int timeout_ms);
+int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t dst, int timeout_ms);
 
 /*
  * The posting loop: keep up to depth WRITEs in flight from src into the
@@ -233,6 +232,6 @@ int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t ds
  * w->why (a failed completion, a post error, a drain timeout).
  */
 int fab_write_loop(struct fab_writer *w, const struct write_source *src, atomic_bool *stop,
-		    _Atomic uint64_t *bytes, int drain_ms);
+		   _Atomic uint64_t *bytes, int drain_ms);
 
 #endif

@@ -30,7 +30,7 @@ int reader_engine_parse(const char *s, enum reader_engine *e)
 
 int reader_engine_option(const char *val, enum reader_engine *e)
 {
-	static const char *const names[] = { "psync", "io_uring", NULL };
+	static const char *const names[] = {"psync", "io_uring", NULL};
 	int i, rc = cli_keyword("engine", val, names, &i);
 
 	if (rc != CLI_NEXT)
@@ -75,8 +75,8 @@ int region_split(uint64_t span, unsigned n, uint32_t align, struct region *out)
 	return 0;
 }
 
-int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned depth,
-		size_t chunk, uint32_t lbs, uint64_t target_size, struct region reg, void *buf)
+int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned depth, size_t chunk,
+		uint32_t lbs, uint64_t target_size, struct region reg, void *buf)
 {
 	return reader_open_flags(rd, fd, engine, depth, chunk, lbs, target_size, reg, buf, 0);
 }
@@ -90,7 +90,7 @@ int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned d
  */
 static int uring_setup(struct reader *rd, int fd)
 {
-	struct iovec iov = { .iov_base = rd->buf, .iov_len = (size_t)rd->depth * rd->chunk };
+	struct iovec iov = {.iov_base = rd->buf, .iov_len = (size_t)rd->depth * rd->chunk};
 	unsigned setup = 0;
 	int rc;
 

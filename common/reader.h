@@ -71,8 +71,8 @@ struct reader {
 	uint32_t lbs;
 	uint64_t end_of_target; /* reads stop here (file size) */
 	struct region reg;
-	uint64_t next;	 /* next offset to read */
-	uint64_t sweep;	 /* pass the next offset belongs to */
+	uint64_t next;	    /* next offset to read */
+	uint64_t sweep;	    /* pass the next offset belongs to */
 	unsigned char *buf; /* depth * chunk bytes, caller's, lbs-aligned */
 	struct reader_slot *slots;
 	unsigned inflight;
@@ -93,8 +93,8 @@ struct reader {
  * must stay valid until reader_close(). chunk must be a multiple of lbs.
  * The io_uring engine registers buf and fd with its ring.
  */
-int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned depth,
-		size_t chunk, uint32_t lbs, uint64_t target_size, struct region reg, void *buf);
+int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned depth, size_t chunk,
+		uint32_t lbs, uint64_t target_size, struct region reg, void *buf);
 /*
  * reader_open() with READER_* flags. With READER_IOPOLL on a device without
  * poll queues the kernel fails the reads (-EOPNOTSUPP from reader_next()):

@@ -24,7 +24,7 @@
 struct report {
 	FILE *out;
 	bool json;
-	bool gbits;	 /* text bandwidth in Gb/s (10^9 bits) instead of GB/s */
+	bool gbits; /* text bandwidth in Gb/s (10^9 bits) instead of GB/s */
 	int depth;
 	bool first[REPORT_MAX_DEPTH]; /* no member written yet at this depth */
 	bool in_array[REPORT_MAX_DEPTH];

@@ -89,7 +89,8 @@ int sweep_judge(const double *gbps, const char *const *label, int n, double ceil
 				 label[n - 1], max, v->pct, cn);
 		else
 			snprintf(v->text, sizeof(v->text),
-				 "still rising at %s (%.2f GB/s; no known %s ceiling): sweep further",
+				 "still rising at %s (%.2f GB/s; no known %s ceiling): sweep "
+				 "further",
 				 label[n - 1], max, cn);
 		break;
 	case SWEEP_NO_CEILING:

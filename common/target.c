@@ -133,7 +133,8 @@ static int check_geometry(struct target *t, uint64_t chunk, uint64_t span, unsig
 	}
 	if (t->span / threads < target_align(t)) {
 		nbw_usage_err("%s: span %s is too small for %u threads (each needs %u bytes)",
-			      d->path, format_size(t->span, a, sizeof(a)), threads, target_align(t));
+			      d->path, format_size(t->span, a, sizeof(a)), threads,
+			      target_align(t));
 		return NBW_EXIT_USAGE;
 	}
 	return 0;

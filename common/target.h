@@ -31,9 +31,9 @@ struct target {
 struct target_query {
 	const char *sysfs_root;
 	char *list;
-	const char *option;	 /* the option the list came from, for messages ("--disks") */
-	bool required;		 /* discovery must find at least one namespace */
-	const char *hint;	 /* appended to "no NVMe namespaces found ..." */
+	const char *option; /* the option the list came from, for messages ("--disks") */
+	bool required;	    /* discovery must find at least one namespace */
+	const char *hint;   /* appended to "no NVMe namespaces found ..." */
 };
 
 /*

@@ -13,7 +13,7 @@
 
 #include "rdma.h"
 
-#define ACK_TIMEOUT_EXP 14 /* 4.096 us * 2^14 = 67 ms per try */
+#define ACK_TIMEOUT_EXP 16 /* 4.096 us * 2^16 = 268 ms per try, as with rdma_cm */
 #define RETRIES 7
 
 /* Open the device called name. NULL if there is none (errno set). */
@@ -50,8 +50,8 @@ static int qp_init(struct fab_conn *c, uint8_t port, bool remote_write)
 	return 0;
 }
 
-int fab_qp_open(struct fab_conn *c, const struct fab_port *p, unsigned depth, void *buf,
-		size_t len, bool remote_write, struct fab_qp_attr *local)
+int fab_qp_open(struct fab_conn *c, const struct fab_port *p, unsigned depth, void *buf, size_t len,
+		bool remote_write, struct fab_qp_attr *local)
 {
 	int rc, access = IBV_ACCESS_LOCAL_WRITE | (remote_write ? IBV_ACCESS_REMOTE_WRITE : 0);
 	uint32_t psn;
@@ -67,15 +67,19 @@ int fab_qp_open(struct fab_conn *c, const struct fab_port *p, unsigned depth, vo
 		return rc;
 	c->mr = ibv_reg_mr(c->pd, buf, len, access);
 	if (!c->mr)
-		return fab_conn_fail(c, -errno, remote_write ? "ibv_reg_mr (slice)"
-							     : "ibv_reg_mr (staging buffer)");
+		return fab_conn_fail(c, -errno,
+				     remote_write ? "ibv_reg_mr (slice)"
+						  : "ibv_reg_mr (staging buffer)");
 	rc = qp_init(c, p->port, remote_write);
 	if (rc)
 		return rc;
 	if (getrandom(&psn, sizeof(psn), 0) != sizeof(psn))
 		psn = (uint32_t)c->qp->qp_num * 2654435761u;
 	*local = (struct fab_qp_attr){
-		.lid = p->lid, .qpn = c->qp->qp_num, .psn = psn & 0xffffff, .mtu = p->active_mtu,
+		.lid = p->lid,
+		.qpn = c->qp->qp_num,
+		.psn = psn & 0xffffff,
+		.mtu = p->active_mtu,
 	};
 	memcpy(local->gid, p->gid, sizeof(local->gid));
 	return 0;
@@ -102,7 +106,7 @@ int fab_qp_connect(struct fab_conn *c, const struct fab_port *p, const struct fa
 		   const struct fab_qp_attr *remote, const struct fab_link_opts *lo)
 {
 	uint8_t mtu = local->mtu < remote->mtu ? local->mtu : remote->mtu;
-	struct ibv_qp_attr a = { 0 };
+	struct ibv_qp_attr a = {0};
 
 	if (lo->mtu && lo->mtu < mtu)
 		mtu = lo->mtu;

@@ -143,8 +143,8 @@ double nbw_cpu_seconds(void)
 
 	if (getrusage(RUSAGE_SELF, &ru))
 		return NAN;
-	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec / 1e6;
 }
 
 double nbw_cpu_per_gib(double cpu_s, uint64_t bytes)

@@ -84,11 +84,11 @@ struct window {
 	uint64_t *start, *end;
 	/* Results. */
 	enum window_end end_reason;
-	int stopped_by;	   /* check()'s value */
-	bool measured;	   /* the window opened (warm-up passed) */
-	double seconds;	   /* measured length (cut short on a stop or signal) */
-	uint64_t open_ns;  /* CLOCK_MONOTONIC at the opening */
-	double cpu_s;	   /* CPU time of the process (user + system) inside the window */
+	int stopped_by;	       /* check()'s value */
+	bool measured;	       /* the window opened (warm-up passed) */
+	double seconds;	       /* measured length (cut short on a stop or signal) */
+	uint64_t open_ns;      /* CLOCK_MONOTONIC at the opening */
+	double cpu_s;	       /* CPU time of the process (user + system) inside the window */
 	uint64_t live_prev_ns; /* (internal) the previous live line */
 };
 

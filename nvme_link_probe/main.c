@@ -75,18 +75,18 @@ enum {
 };
 
 static const struct option longopts[] = {
-	{ "dev", required_argument, NULL, OPT_DEV },
-	{ "pci-dump", required_argument, NULL, OPT_PCI_DUMP },
-	{ "expect-speed", required_argument, NULL, OPT_EXPECT_SPEED },
-	{ "expect-width", required_argument, NULL, OPT_EXPECT_WIDTH },
-	{ "expect", required_argument, NULL, OPT_EXPECT },
-	{ "slot", required_argument, NULL, OPT_SLOT },
-	{ "expect-file", required_argument, NULL, OPT_EXPECT_FILE },
-	{ "project", no_argument, NULL, OPT_PROJECT },
-	{ "verbose", no_argument, NULL, 'v' },
+	{"dev", required_argument, NULL, OPT_DEV},
+	{"pci-dump", required_argument, NULL, OPT_PCI_DUMP},
+	{"expect-speed", required_argument, NULL, OPT_EXPECT_SPEED},
+	{"expect-width", required_argument, NULL, OPT_EXPECT_WIDTH},
+	{"expect", required_argument, NULL, OPT_EXPECT},
+	{"slot", required_argument, NULL, OPT_SLOT},
+	{"expect-file", required_argument, NULL, OPT_EXPECT_FILE},
+	{"project", no_argument, NULL, OPT_PROJECT},
+	{"verbose", no_argument, NULL, 'v'},
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_OUTPUT,
-	{ NULL, 0, NULL, 0 },
+	{NULL, 0, NULL, 0},
 };
 
 static int parse_speed(const char *s, double *out)
@@ -184,7 +184,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 {
 	int first, rc;
 
-	*o = (struct options){ 0 };
+	*o = (struct options){0};
 	cli_common_init(&o->cc);
 	rc = cli_parse(argc, argv, "vhV", longopts, &o->cc, usage, tool_option, o, &first);
 	if (rc != CLI_NEXT)
@@ -278,7 +278,8 @@ static int discover_class(const char *root, const char *cls, enum dev_kind kind,
 			p->ports_active = bays_active_ports(sub);
 			if (!sysfs_pci_address(sub, t, p->bdf)) {
 				p->bdf[0] = 0;
-				sysfs_read_attr(sub, "parent", p->soft_parent, sizeof(p->soft_parent));
+				sysfs_read_attr(sub, "parent", p->soft_parent,
+						sizeof(p->soft_parent));
 				snprintf(p->why_no_link, sizeof(p->why_no_link),
 					 "no PCIe link of its own: software RDMA%s%s",
 					 p->soft_parent[0] ? " over " : "", p->soft_parent);
@@ -295,9 +296,9 @@ static int discover_class(const char *root, const char *cls, enum dev_kind kind,
 /* Dump mode: NVMe by class code 01:08:02; RDMA by InfiniBand class or RDMA NIC vendors. */
 static bool dump_kind(const struct pcitree *t, const struct pcie_fn *f, enum dev_kind *kind)
 {
-	static const uint16_t rdma_vendors[] = { 0x15b3 /* Mellanox/NVIDIA */,
-						 0x1425 /* Chelsio */, 0x1077 /* QLogic */,
-						 0x1fc1 /* QLogic IB */, 0x8086 /* Intel */ };
+	static const uint16_t rdma_vendors[] = {0x15b3 /* Mellanox/NVIDIA */, 0x1425 /* Chelsio */,
+						0x1077 /* QLogic */, 0x1fc1 /* QLogic IB */,
+						0x8086 /* Intel */};
 	uint16_t vendor = f->vendor;
 	size_t i;
 
@@ -395,10 +396,11 @@ static int mark_devs(const struct options *o, char *list, bool by_slot, const st
 			continue;
 		if (by_slot)
 			nbw_usage_err("--slot %s: no NVMe controller or RDMA device in such a "
-				      "slot%s", items[j], o->dump ? " in the dump" : "");
+				      "slot%s",
+				      items[j], o->dump ? " in the dump" : "");
 		else
-			nbw_usage_err("--dev %s: no such NVMe controller or RDMA device%s", items[j],
-				      o->dump ? " in the dump" : "");
+			nbw_usage_err("--dev %s: no such NVMe controller or RDMA device%s",
+				      items[j], o->dump ? " in the dump" : "");
 		return -NBW_EXIT_USAGE;
 	}
 	return 0;
@@ -442,7 +444,7 @@ static void judge(const struct pcitree *t, struct probe_dev *p)
 	if (!p->fn)
 		return;
 	pcitree_path(t, p->fn, who_of(p),
-		      p->kind == KIND_RDMA || pcie_class_may_idle(p->fn->class_code), &p->path);
+		     p->kind == KIND_RDMA || pcie_class_may_idle(p->fn->class_code), &p->path);
 	p->have_path = true;
 	if (p->path.verdict == PCIE_NO_LINK)
 		snprintf(p->why_no_link, sizeof(p->why_no_link), "%s", p->path.reason);
@@ -481,7 +483,8 @@ static void check_expect(const struct options *o, struct probe_dev *p)
 		snprintf(p->expect_msg, sizeof(p->expect_msg),
 			 "link %s GT/s x%u is below the expected %s GT/s x%u",
 			 pcie_speed_str(speed, a, sizeof(a)), width,
-			 o->expect_speed > 0 ? pcie_speed_str(o->expect_speed, b, sizeof(b)) : "any",
+			 o->expect_speed > 0 ? pcie_speed_str(o->expect_speed, b, sizeof(b))
+					     : "any",
 			 o->expect_width);
 	}
 }
@@ -577,19 +580,20 @@ static void print_hops_text(struct report *r, const struct probe_dev *p)
 	for (i = 0; i < pa->nhops; i++) {
 		const struct pcie_fn *f = pa->hop[i];
 
-		report_text(r, "    %-12s %-18s LnkCap %-12s max %-12s", f->bdf,
-			    pcie_role_name(f->role),
-			    link_text(f->cap_speed, f->cap_width, f->known & PCIE_K_LNKCAP, a,
-				      sizeof(a)),
-			    link_text(f->max_speed, f->max_width, f->known & PCIE_K_MAX, b,
-				      sizeof(b)));
+		report_text(
+			r, "    %-12s %-18s LnkCap %-12s max %-12s", f->bdf,
+			pcie_role_name(f->role),
+			link_text(f->cap_speed, f->cap_width, f->known & PCIE_K_LNKCAP, a,
+				  sizeof(a)),
+			link_text(f->max_speed, f->max_width, f->known & PCIE_K_MAX, b, sizeof(b)));
 		report_text(r, " target %-4s",
-			    (f->known & PCIE_K_LNKCTL2) ? pcie_speed_str(f->target_speed, s, sizeof(s))
-							: "-");
+			    (f->known & PCIE_K_LNKCTL2)
+				    ? pcie_speed_str(f->target_speed, s, sizeof(s))
+				    : "-");
 		report_text(r, " LnkSta %-12s",
 			    link_text(f->speed, f->width, f->known & PCIE_K_LNKSTA, a, sizeof(a)));
-		report_text(r, " DLL %-3s", (f->known & PCIE_K_DLL) ? (f->dll_active ? "up" : "down")
-								   : "-");
+		report_text(r, " DLL %-3s",
+			    (f->known & PCIE_K_DLL) ? (f->dll_active ? "up" : "down") : "-");
 		if (f->known & PCIE_K_MPS)
 			report_text(r, " MPS %-4u MRRS %-4u", f->mps, f->mrrs);
 		else
@@ -613,7 +617,8 @@ static void print_hops_text(struct report *r, const struct probe_dev *p)
 		else if (isfinite(l->raw))
 			report_text(r, "usable unknown");
 		if (l->missing)
-			report_text(r, " [missing: %s]", pcie_known_names(l->missing, m, sizeof(m)));
+			report_text(r, " [missing: %s]",
+				    pcie_known_names(l->missing, m, sizeof(m)));
 		report_text(r, "\n");
 	}
 }
@@ -622,7 +627,8 @@ static void print_hops_text(struct report *r, const struct probe_dev *p)
 static void print_network(struct report *r, const struct probe_dev *p)
 {
 	double net = p->net_gbits / 8.0;
-	double pcie = p->have_path ? (isfinite(p->path.usable) ? p->path.usable : p->path.raw) : NAN;
+	double pcie =
+		p->have_path ? (isfinite(p->path.usable) ? p->path.usable : p->path.raw) : NAN;
 	const char *lower = NULL;
 	const char *kind = p->have_path && isfinite(p->path.usable) ? "usable" : "raw";
 
@@ -700,8 +706,7 @@ static void print_identity(struct report *r, const struct probe_dev *p)
 }
 
 /* The device's own link ("link" in JSON; "link now" and "max" in text). */
-static void print_own_link(struct report *r, const struct pcie_link *own,
-			   const struct pcie_fn *dev)
+static void print_own_link(struct report *r, const struct pcie_link *own, const struct pcie_fn *dev)
 {
 	char now[32], max[32];
 
@@ -977,7 +982,9 @@ static void print_report(struct report *r, const struct options *o, const struct
 	report_str(r, "tool", NULL, "nvme_link_probe");
 	report_str(r, "version", NULL, PACKAGE_VERSION);
 	report_str(r, "source", NULL,
-		   o->dump ? "pci_dump" : strcmp(o->cc.sysfs_root, "/sys") ? "sysfs_root" : "live");
+		   o->dump			      ? "pci_dump"
+		   : strcmp(o->cc.sysfs_root, "/sys") ? "sysfs_root"
+						      : "live");
 	report_bool(r, "root_access", NULL, !t->header_only);
 	report_text(r, " %-10s %-5s %-12s %-5s %4s %-12s %-12s %7s %8s %-11s %s\n", "name", "kind",
 		    "bdf", "slot", "numa", "link now", "max", "usable", "slot max", "verdict",
@@ -1019,8 +1026,8 @@ static void print_audit_lines(const struct pcitree *t, const struct probe_dev *d
 			continue;
 		if (!devs[i].expect_ok)
 			nbw_err("%s%s%s%s: expectation not met: %s", devs[i].name,
-				devs[i].name[0] ? " (" : "", devs[i].bdf, devs[i].name[0] ? ")" : "",
-				devs[i].expect_msg);
+				devs[i].name[0] ? " (" : "", devs[i].bdf,
+				devs[i].name[0] ? ")" : "", devs[i].expect_msg);
 	}
 }
 
@@ -1045,7 +1052,7 @@ static bool audit(const struct options *o, struct site_spec *spec, struct probe_
 int main(int argc, char **argv)
 {
 	static struct probe_dev devs[MAX_DEVS];
-	struct site_spec spec = { 0 };
+	struct site_spec spec = {0};
 	struct options o;
 	struct pcitree t;
 	struct report r;

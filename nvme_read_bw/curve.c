@@ -163,14 +163,15 @@ static void curve_print(struct report *r, const struct curve *c)
 
 int run_curve(const struct options *o, struct report *r, struct target *t, int n)
 {
-	struct curve c = { .o = o, .t = t, .n = n };
+	struct curve c = {.o = o, .t = t, .n = n};
 	int p, i, rc;
 
 	for (p = 0; p < o->ncurve; p++) {
 		for (i = 0; i < n && !curve_threads(o); i++) {
 			if (o->curve[p] % t[i].d.lbs) {
 				format_size(o->curve[p], c.label[p], sizeof(c.label[p]));
-				nbw_usage_err("%s: chunk %s is not a multiple of the logical block size %u",
+				nbw_usage_err("%s: chunk %s is not a multiple of the logical block "
+					      "size %u",
 					      t[i].d.path, c.label[p], t[i].d.lbs);
 				return NBW_EXIT_USAGE;
 			}

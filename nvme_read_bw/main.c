@@ -32,7 +32,8 @@ static void usage(void)
 	       "      --sysfs-root DIR   read sysfs from DIR instead of /sys\n");
 	printf("\nReaders:\n"
 	       "  -t, --threads N        reader threads per drive (default 12)\n"
-	       "  -s, --chunk SIZE       bytes per read (default 1M); a multiple of the block size\n"
+	       "  -s, --chunk SIZE       bytes per read (default 1M); a multiple of the block "
+	       "size\n"
 	       "      --span SIZE        bytes of each drive to sweep (default: the whole drive)\n"
 	       "      --engine ENGINE    psync (default) or io_uring%s\n"
 	       "      --depth N          reads in flight per thread, io_uring only (default 8)\n"
@@ -53,7 +54,8 @@ static void usage(void)
 	       "                         (default 1,2,4,8,12,16,24,48): a table per drive and a\n"
 	       "                         verdict: where the curve goes flat, at or below the link\n"
 	       "                         ceiling, or still rising\n"
-	       "      --sweep-chunk [LIST]    the same over chunk sizes (default 64K,128K,...,4M)\n");
+	       "      --sweep-chunk [LIST]    the same over chunk sizes (default "
+	       "64K,128K,...,4M)\n");
 	printf("\nOutput:\n"
 	       "      --report_gbits     text bandwidth in Gb/s instead of GB/s\n"
 	       "      --json[=FILE]      one JSON document on stdout (or into FILE)\n"
@@ -77,26 +79,26 @@ enum {
 	OPT_SWEEP_CHUNK,
 };
 
-static const char *const mode_names[] = { "", "--baseline", "--sweep", "--sweep-threads",
-					  "--sweep-chunk" };
+static const char *const mode_names[] = {"", "--baseline", "--sweep", "--sweep-threads",
+					 "--sweep-chunk"};
 
 static const struct option longopts[] = {
-	{ "disks", required_argument, NULL, OPT_DISKS },
-	{ "list", no_argument, NULL, OPT_LIST },
-	{ "iopoll", no_argument, NULL, OPT_IOPOLL },
-	{ "sqpoll", no_argument, NULL, OPT_SQPOLL },
-	{ "numa", required_argument, NULL, OPT_NUMA },
+	{"disks", required_argument, NULL, OPT_DISKS},
+	{"list", no_argument, NULL, OPT_LIST},
+	{"iopoll", no_argument, NULL, OPT_IOPOLL},
+	{"sqpoll", no_argument, NULL, OPT_SQPOLL},
+	{"numa", required_argument, NULL, OPT_NUMA},
 	CLI_LONGOPTS_READER,
-	{ "baseline", no_argument, NULL, OPT_BASELINE },
-	{ "sweep", no_argument, NULL, OPT_SWEEP },
-	{ "sweep-threads", optional_argument, NULL, OPT_SWEEP_THREADS },
-	{ "sweep-chunk", optional_argument, NULL, OPT_SWEEP_CHUNK },
-	{ "checksum", no_argument, NULL, OPT_CHECKSUM },
+	{"baseline", no_argument, NULL, OPT_BASELINE},
+	{"sweep", no_argument, NULL, OPT_SWEEP},
+	{"sweep-threads", optional_argument, NULL, OPT_SWEEP_THREADS},
+	{"sweep-chunk", optional_argument, NULL, OPT_SWEEP_CHUNK},
+	{"checksum", no_argument, NULL, OPT_CHECKSUM},
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_WINDOW,
 	CLI_LONGOPTS_GBITS,
 	CLI_LONGOPTS_OUTPUT,
-	{ NULL, 0, NULL, 0 },
+	{NULL, 0, NULL, 0},
 };
 
 static int numa_option(const char *val, int *policy)
@@ -104,8 +106,8 @@ static int numa_option(const char *val, int *policy)
 	int rc = placement_policy_parse(val, policy);
 
 	if (rc == -ERANGE) {
-		nbw_usage_err("NUMA node %s does not exist here (%d node%s)", val, placement_nodes(),
-			      placement_nodes() == 1 ? "" : "s");
+		nbw_usage_err("NUMA node %s does not exist here (%d node%s)", val,
+			      placement_nodes(), placement_nodes() == 1 ? "" : "s");
 		return NBW_EXIT_USAGE;
 	}
 	return rc ? cli_bad_value("NUMA policy (auto, off or a node)", val, rc) : CLI_NEXT;
@@ -113,10 +115,10 @@ static int numa_option(const char *val, int *policy)
 
 static int mode_option(int c, struct options *o)
 {
-	enum mode m = c == OPT_BASELINE		? MODE_BASELINE
-		      : c == OPT_SWEEP		? MODE_SWEEP
-		      : c == OPT_SWEEP_THREADS	? MODE_SWEEP_THREADS
-						: MODE_SWEEP_CHUNK;
+	enum mode m = c == OPT_BASELINE	       ? MODE_BASELINE
+		      : c == OPT_SWEEP	       ? MODE_SWEEP
+		      : c == OPT_SWEEP_THREADS ? MODE_SWEEP_THREADS
+					       : MODE_SWEEP_CHUNK;
 
 	if (o->mode == m) {
 		nbw_usage_err("%s given twice", mode_names[m]);
@@ -138,8 +140,8 @@ static int mode_option(int c, struct options *o)
  */
 static int curve_option(int c, char *arg, struct options *o)
 {
-	const char *def = c == OPT_SWEEP_THREADS ? "1,2,4,8,12,16,24,48"
-						 : "64K,128K,256K,512K,1M,2M,4M";
+	const char *def =
+		c == OPT_SWEEP_THREADS ? "1,2,4,8,12,16,24,48" : "64K,128K,256K,512K,1M,2M,4M";
 	char buf[512], *items[CURVE_MAX + 1];
 	int i, n, rc = mode_option(c, o);
 	unsigned u;
@@ -151,7 +153,8 @@ static int curve_option(int c, char *arg, struct options *o)
 	snprintf(buf, sizeof(buf), "%s", arg ? arg : def);
 	n = parse_list(buf, items, CURVE_MAX);
 	if (n < 1) {
-		nbw_usage_err("%s: a comma list of up to %d values", mode_names[o->mode], CURVE_MAX);
+		nbw_usage_err("%s: a comma list of up to %d values", mode_names[o->mode],
+			      CURVE_MAX);
 		return NBW_EXIT_USAGE;
 	}
 	for (i = 0; i < n; i++) {
@@ -328,7 +331,7 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 int main(int argc, char **argv)
 {
 	static struct target targets[TARGET_MAX];
-	struct target_query q = { .option = "--disks", .required = true };
+	struct target_query q = {.option = "--disks", .required = true};
 	struct options o;
 	struct report r;
 	FILE *out;

@@ -16,7 +16,8 @@
 #include "read_bw.h"
 #include "window.h"
 
-static const char *rule = "---------------------------------------------------------------------------------------\n";
+static const char *rule =
+	"---------------------------------------------------------------------------------------\n";
 
 void print_header(struct report *r, const struct options *o, const struct target *t, int n)
 {
@@ -46,9 +47,10 @@ void print_header(struct report *r, const struct options *o, const struct target
 	report_text(r, " Span            : %-14s",
 		    o->span ? format_size(o->span, a, sizeof(a)) : "whole drive");
 	report_str(r, "numa", " NUMA            : %s\n",
-		   o->numa_policy == PLACEMENT_AUTO  ? "auto"
-		   : o->numa_policy == PLACEMENT_OFF ? "off"
-						       : (snprintf(a, sizeof(a), "%d", o->numa_policy), a));
+		   o->numa_policy == PLACEMENT_AUTO ? "auto"
+		   : o->numa_policy == PLACEMENT_OFF
+			   ? "off"
+			   : (snprintf(a, sizeof(a), "%d", o->numa_policy), a));
 	report_double(r, "warmup_s", NULL, o->cc.warmup);
 	report_double(r, "duration_s", NULL, o->cc.duration);
 	snprintf(a, sizeof(a), "%g s", o->cc.warmup);
@@ -75,11 +77,13 @@ void print_header(struct report *r, const struct options *o, const struct target
 	}
 	for (i = 0; i < n; i++) {
 		if (t[i].d.kind == DRIVE_FILE)
-			report_text(r, " note: %s is a regular file, not an NVMe drive; O_DIRECT "
-				       "bypasses the page cache, the file system stays in the path\n",
+			report_text(r,
+				    " note: %s is a regular file, not an NVMe drive; O_DIRECT "
+				    "bypasses the page cache, the file system stays in the path\n",
 				    t[i].d.path);
 		else if (t[i].d.kind == DRIVE_BLOCK)
-			report_text(r, " note: %s is not an NVMe namespace (a generic block device)\n",
+			report_text(r,
+				    " note: %s is not an NVMe namespace (a generic block device)\n",
 				    t[i].d.path);
 	}
 	report_text(r, "%s", rule);
@@ -165,7 +169,8 @@ static void warn_zeros(const struct phase *ph)
 
 	for (i = 0; i < ph->nt; i++)
 		if (ph->res[i].zero_fraction > ZERO_WARN_FRACTION)
-			nbw_warn("%s: %.0f%% of sampled blocks are all zeros: unwritten blocks may be "
+			nbw_warn("%s: %.0f%% of sampled blocks are all zeros: unwritten blocks may "
+				 "be "
 				 "served without media reads; figures may not represent the media",
 				 ph->t[i]->d.path, ph->res[i].zero_fraction * 100);
 }
@@ -189,7 +194,6 @@ static void summary_row(struct report *r, const char *label, int ndrives, double
 	report_double(r, "percent_of_ideal", " %10.1f\n", bps / ideal_bps * 100);
 	report_obj_end(r);
 }
-
 
 /* ---- modes ---------------------------------------------------------------- */
 
@@ -234,8 +238,7 @@ struct series {
 };
 
 /* The drives of phase p into tp; returns their count and labels the phase. */
-static int series_phase(const struct series *s, int p, struct target **tp, char *label,
-			size_t len)
+static int series_phase(const struct series *s, int p, struct target **tp, char *label, size_t len)
 {
 	int i, k;
 
@@ -265,12 +268,13 @@ static int series_measure(struct series *s)
 	for (p = 0; p < s->nphase && !nbw_interrupted(); p++) {
 		k = series_phase(s, p, tp, label, sizeof(label));
 		if (!s->o->cc.json)
-			fprintf(stderr, "%s: phase %d/%d: %d drive%s\n", nbw_prog, p + 1, s->nphase, k,
-				k == 1 ? "" : "s");
+			fprintf(stderr, "%s: phase %d/%d: %d drive%s\n", nbw_prog, p + 1, s->nphase,
+				k, k == 1 ? "" : "s");
 		rc = phase_run(s->o, tp, k, &ph);
 		if (rc != NBW_EXIT_OK || ph.nothing_measured || ph.interrupted) {
 			if (rc == NBW_EXIT_OK)
-				nbw_warn("interrupted: phase %d of %d not completed", p + 1, s->nphase);
+				nbw_warn("interrupted: phase %d of %d not completed", p + 1,
+					 s->nphase);
 			phase_free(&ph);
 			break;
 		}
@@ -279,7 +283,8 @@ static int series_measure(struct series *s)
 			s->solo[tp[0] - s->t] = s->total[p];
 		s->ideal[p] = 0;
 		for (i = 0; i < k; i++)
-			s->ideal[p] += s->o->mode == MODE_SWEEP ? s->solo[0] : s->solo[tp[i] - s->t];
+			s->ideal[p] +=
+				s->o->mode == MODE_SWEEP ? s->solo[0] : s->solo[tp[i] - s->t];
 		if (s->have_last)
 			phase_free(&s->last);
 		s->last = ph;
@@ -363,8 +368,8 @@ void list_targets(struct report *r, const struct target *t, int n)
 
 	report_str(r, "tool", NULL, "nvme_read_bw");
 	report_str(r, "version", NULL, PACKAGE_VERSION);
-	report_text(r, "%-16s %-6s %-24s %-14s %5s %6s %10s %5s\n", "path", "kind", "model",
-		    "pci", "numa", "lbs", "size", "paths");
+	report_text(r, "%-16s %-6s %-24s %-14s %5s %6s %10s %5s\n", "path", "kind", "model", "pci",
+		    "numa", "lbs", "size", "paths");
 	report_arr_begin(r, "drives");
 	for (i = 0; i < n; i++) {
 		const struct drive *d = &t[i].d;

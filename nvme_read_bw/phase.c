@@ -175,9 +175,9 @@ static void live(void *ctx, double at, double secs)
 		total += bps;
 		if (r->nsamples < r->max_samples)
 			r->samples[r->nsamples++] = bps;
-		v[i] = (struct live_value){ ph->t[i]->d.name, bps };
+		v[i] = (struct live_value){ph->t[i]->d.name, bps};
 	}
-	v[ph->nt] = (struct live_value){ "total", total };
+	v[ph->nt] = (struct live_value){"total", total};
 	live_print(cli_live_stream(&ph->o->cc), at, ph->o->cc.gbits, v, ph->nt + 1, NULL);
 }
 
@@ -265,8 +265,8 @@ static int phase_failure(const struct phase *ph)
 static int phase_plan(struct phase *ph)
 {
 	const struct options *o = ph->o;
-	unsigned max_samples = o->cc.interval > 0 ? (unsigned)(o->cc.duration / o->cc.interval) + 2
-						  : 0;
+	unsigned max_samples =
+		o->cc.interval > 0 ? (unsigned)(o->cc.duration / o->cc.interval) + 2 : 0;
 	struct region *regs = calloc(o->threads, sizeof(*regs));
 	int i, k;
 
@@ -312,8 +312,8 @@ static void phase_collect(struct phase *ph)
 	for (i = 0; i < ph->nt; i++) {
 		struct tresult *r = &ph->res[i];
 
-		r->zero_fraction = r->zero_samples ? (double)r->zero_blocks / (double)r->zero_samples
-						   : NAN;
+		r->zero_fraction =
+			r->zero_samples ? (double)r->zero_blocks / (double)r->zero_samples : NAN;
 	}
 }
 

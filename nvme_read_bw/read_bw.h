@@ -2,7 +2,8 @@
 /*
  * read_bw.h: what the files of nvme_read_bw share: the options (main.c), one
  * measured phase over a set of targets (phase.c) and the modes with their
- * tables (modes.c; the threads and chunk sweeps curve.c). Calls go main.c -> modes.c -> phase.c -> common/.
+ * tables (modes.c; the threads and chunk sweeps curve.c). Calls go main.c -> modes.c -> phase.c ->
+ * common/.
  */
 #ifndef NBW_READ_BW_H
 #define NBW_READ_BW_H
@@ -72,7 +73,7 @@ struct phase {
 	uint64_t *win_start; /* the window's opening counters while it runs */
 	uint64_t total_bytes;
 	double seconds;
-	double cpu_s; /* user + system of the process inside the window */
+	double cpu_s;	       /* user + system of the process inside the window */
 	bool interrupted;      /* Ctrl-C ended the window early */
 	bool nothing_measured; /* interrupted before the window opened */
 };

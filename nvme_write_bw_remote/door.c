@@ -192,7 +192,7 @@ static void door_accept(struct door *d, int lfd)
 /* Send an AUTH with our nonce or our proof. 0 or -ECONNRESET. */
 static int send_auth(struct door *d, struct pending *p, bool proof)
 {
-	struct ctrl_auth r = { .has_key = has_key(d) };
+	struct ctrl_auth r = {.has_key = has_key(d)};
 	struct ctrl_buf b;
 
 	if (!proof)
@@ -299,12 +299,12 @@ static int door_round(struct door *d, int ms, struct door_guest *g)
 	int i, n = 0, np = 0;
 
 	for (i = 0; i < d->nlfd; i++)
-		pfd[n++] = (struct pollfd){ .fd = d->lfd[i], .events = POLLIN };
+		pfd[n++] = (struct pollfd){.fd = d->lfd[i], .events = POLLIN};
 	for (i = 0; i < DOOR_MAX_PENDING; i++) {
 		if (d->pend[i].st == PEND_FREE)
 			continue;
 		who[np++] = &d->pend[i];
-		pfd[n++] = (struct pollfd){ .fd = d->pend[i].fd, .events = POLLIN };
+		pfd[n++] = (struct pollfd){.fd = d->pend[i].fd, .events = POLLIN};
 	}
 	if (poll(pfd, (nfds_t)n, ms) < 0)
 		return 0;

@@ -47,7 +47,8 @@ static void usage(void)
 	       "      --psk-file FILE    pre-shared key, both sides (or $NBW_PSK_FILE): a source\n"
 	       "                         must prove it holds it before anything is said%s\n"
 	       "      --timeout SECONDS  bound on every network wait (default 10)\n"
-	       "      --wait SECONDS     sink: how long to wait for a source (default 60, 0 = forever)\n",
+	       "      --wait SECONDS     sink: how long to wait for a source (default 60, 0 = "
+	       "forever)\n",
 	       DEFAULT_PORT, auth_available() ? "" : " (not built)");
 	printf("\nData path:\n"
 	       "  -s, --size SIZE        I/O size = RDMA message size (default 1M); --chunk too\n"
@@ -61,7 +62,8 @@ static void usage(void)
 	       "      --local-disks LIST sink: its own drives read meanwhile (default: every NVMe\n"
 	       "                         namespace; none found = RDMA only)\n"
 	       "      --no-local         sink: RDMA only\n"
-	       "      --dram SIZE        sink: DRAM buffer for all slices and local reads (default 16G)\n"
+	       "      --dram SIZE        sink: DRAM buffer for all slices and local reads (default "
+	       "16G)\n"
 	       "      --span SIZE        bytes of each drive to sweep (default: the whole drive)\n"
 	       "      --engine ENGINE    reader engine: psync (default) or io_uring%s; on the\n"
 	       "                         source io_uring keeps the drive reads and the WRITEs\n"
@@ -72,7 +74,8 @@ static void usage(void)
 	       "      --warmup SECONDS   unmeasured warm-up (default 3)\n"
 	       "  -D, --duration SECONDS measured window (default 20)\n"
 	       "      --interval SECONDS print a live line every interval (sink: local, and RDMA\n"
-	       "                         as the source's heartbeats report it; on stderr with --json)\n");
+	       "                         as the source's heartbeats report it; on stderr with "
+	       "--json)\n");
 	printf("\nVerification (both sides must agree):\n"
 	       "      --verify MODE      canary (default): one real chunk per worker, hashed on\n"
 	       "                         both sides; full: also every slice slot after the window\n"
@@ -122,39 +125,39 @@ enum {
 };
 
 static const struct option longopts[] = {
-	{ "ib-dev", required_argument, NULL, 'd' },
-	{ "gid-index", required_argument, NULL, 'x' },
-	{ "port", required_argument, NULL, 'p' },
-	{ "bind", required_argument, NULL, OPT_BIND },
-	{ "allow", required_argument, NULL, OPT_ALLOW },
-	{ "psk-file", required_argument, NULL, OPT_PSK_FILE },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "wait", required_argument, NULL, OPT_WAIT },
-	{ "size", required_argument, NULL, 's' },
-	{ "qp", required_argument, NULL, 'q' },
-	{ "tx-depth", required_argument, NULL, 't' },
-	{ "rdma_cm", no_argument, NULL, 'R' },
-	{ "mtu", required_argument, NULL, OPT_MTU },
-	{ "sl", required_argument, NULL, OPT_SL },
-	{ "tclass", required_argument, NULL, OPT_TCLASS },
-	{ "source", required_argument, NULL, OPT_SOURCE },
-	{ "disks", required_argument, NULL, OPT_DISKS },
-	{ "local-disks", required_argument, NULL, OPT_LOCAL_DISKS },
-	{ "no-local", no_argument, NULL, OPT_NO_LOCAL },
-	{ "dram", required_argument, NULL, OPT_DRAM },
-	{ "verify", required_argument, NULL, OPT_VERIFY },
-	{ "no-verify", no_argument, NULL, OPT_NO_VERIFY },
-	{ "corrupt-canary", no_argument, NULL, OPT_CORRUPT },
-	{ "late-start", required_argument, NULL, OPT_LATE_START },
-	{ "min-overlap", required_argument, NULL, OPT_MIN_OVERLAP },
-	{ "max-cv", required_argument, NULL, OPT_MAX_CV },
-	{ "dump-slice", required_argument, NULL, OPT_DUMP },
+	{"ib-dev", required_argument, NULL, 'd'},
+	{"gid-index", required_argument, NULL, 'x'},
+	{"port", required_argument, NULL, 'p'},
+	{"bind", required_argument, NULL, OPT_BIND},
+	{"allow", required_argument, NULL, OPT_ALLOW},
+	{"psk-file", required_argument, NULL, OPT_PSK_FILE},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"wait", required_argument, NULL, OPT_WAIT},
+	{"size", required_argument, NULL, 's'},
+	{"qp", required_argument, NULL, 'q'},
+	{"tx-depth", required_argument, NULL, 't'},
+	{"rdma_cm", no_argument, NULL, 'R'},
+	{"mtu", required_argument, NULL, OPT_MTU},
+	{"sl", required_argument, NULL, OPT_SL},
+	{"tclass", required_argument, NULL, OPT_TCLASS},
+	{"source", required_argument, NULL, OPT_SOURCE},
+	{"disks", required_argument, NULL, OPT_DISKS},
+	{"local-disks", required_argument, NULL, OPT_LOCAL_DISKS},
+	{"no-local", no_argument, NULL, OPT_NO_LOCAL},
+	{"dram", required_argument, NULL, OPT_DRAM},
+	{"verify", required_argument, NULL, OPT_VERIFY},
+	{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
+	{"corrupt-canary", no_argument, NULL, OPT_CORRUPT},
+	{"late-start", required_argument, NULL, OPT_LATE_START},
+	{"min-overlap", required_argument, NULL, OPT_MIN_OVERLAP},
+	{"max-cv", required_argument, NULL, OPT_MAX_CV},
+	{"dump-slice", required_argument, NULL, OPT_DUMP},
 	CLI_LONGOPTS_READER,
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_WINDOW,
 	CLI_LONGOPTS_GBITS,
 	CLI_LONGOPTS_OUTPUT,
-	{ NULL, 0, NULL, 0 },
+	{NULL, 0, NULL, 0},
 };
 
 /* --timeout: bounded, so that every wait stays a wait (not "forever"). */
@@ -217,7 +220,7 @@ static int percent_option(const char *what, const char *arg, double *out)
 /* --mtu 256|512|1024|2048|4096 into enum ibv_mtu (1..5). */
 static int mtu_option(const char *arg, uint8_t *mtu)
 {
-	static const char *const sizes[] = { "256", "512", "1024", "2048", "4096", NULL };
+	static const char *const sizes[] = {"256", "512", "1024", "2048", "4096", NULL};
 	int k, rc = cli_keyword("MTU", arg, sizes, &k);
 
 	if (rc == CLI_NEXT)
@@ -228,8 +231,8 @@ static int mtu_option(const char *arg, uint8_t *mtu)
 /* One valued option of this tool: CLI_NEXT or an exit status. */
 static int value_option(int c, char *arg, struct options *o)
 {
-	static const char *const sources[] = { "disk", "mem", NULL };
-	static const char *const verifies[] = { "canary", "full", NULL };
+	static const char *const sources[] = {"disk", "mem", NULL};
+	static const char *const verifies[] = {"canary", "full", NULL};
 	unsigned u;
 	int k, rc;
 
@@ -256,7 +259,8 @@ static int value_option(int c, char *arg, struct options *o)
 		o->qps_set = true;
 		rc = cli_uint("QP count", arg, 1, MAX_WORKERS, &o->qps);
 		if (rc == CLI_NEXT && o->qps <= TARGET_MAX_THREADS)
-			o->threads = o->qps; /* perftest's -q: QPs per drive (in all: --source mem) */
+			o->threads =
+				o->qps; /* perftest's -q: QPs per drive (in all: --source mem) */
 		return rc;
 	case OPT_MTU:
 		return mtu_option(arg, &o->lo.mtu);
@@ -303,7 +307,7 @@ static const char *wrong_role(const struct options *o)
 	if (o->peer) {
 		return o->bind		      ? "--bind"
 		       : o->allow_text	      ? "--allow"
-		       : o->local_disks_set ? "--local-disks"
+		       : o->local_disks_set   ? "--local-disks"
 		       : o->no_local	      ? "--no-local"
 		       : o->dram_set	      ? "--dram"
 		       : o->dump_slice	      ? "--dump-slice"
@@ -312,9 +316,9 @@ static const char *wrong_role(const struct options *o)
 					      : NULL;
 	}
 	return o->source == CTRL_SOURCE_MEM ? "--source"
-	       : o->corrupt_canary	  ? "--corrupt-canary"
-	       : o->late_start > 0	  ? "--late-start"
-					  : NULL;
+	       : o->corrupt_canary	    ? "--corrupt-canary"
+	       : o->late_start > 0	    ? "--late-start"
+					    : NULL;
 }
 
 /* --allow into prefixes, and the key of --psk-file (or $NBW_PSK_FILE). -1 or an exit status. */
@@ -364,8 +368,9 @@ static int validate_options(struct options *o)
 		return NBW_EXIT_USAGE;
 	}
 	if (o->verify != CTRL_VERIFY_OFF && o->chunk % DIGEST_BLOCK) {
-		nbw_usage_err("verification needs a chunk that is a multiple of %u (or --no-verify)",
-			      DIGEST_BLOCK);
+		nbw_usage_err(
+			"verification needs a chunk that is a multiple of %u (or --no-verify)",
+			DIGEST_BLOCK);
 		return NBW_EXIT_USAGE;
 	}
 	return load_access(o);

@@ -52,7 +52,7 @@ static int pairs_for(const struct fab_port *src, int nsrc, const struct fab_port
 			if (cm && (!a->addr[0] || !b->addr[0]))
 				continue;
 			if (fab_ports_reachable(a, loc[i], b, j))
-				out[n++] = (struct rail_pick){ loc[i], j };
+				out[n++] = (struct rail_pick){loc[i], j};
 		}
 	return n;
 }
@@ -81,7 +81,8 @@ int rails_assign(const struct fab_port *src, int nsrc, const struct ctrl_port *s
 			if (nodes[i] >= 0)
 				snprintf(where, sizeof(where), " on NUMA node %d", nodes[i]);
 			snprintf(why, len,
-				 "no sink port is reachable from this node's ports%s (different link "
+				 "no sink port is reachable from this node's ports%s (different "
+				 "link "
 				 "layers or subnets%s)",
 				 where, cm ? ", or no IPv4 address for rdma_cm" : "");
 			rc = -ENETUNREACH;

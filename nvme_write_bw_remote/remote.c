@@ -24,7 +24,8 @@ int remote_select_ports(const struct options *o, struct fab_port *ports)
 	int n = fab_ports_select(o->devs, o->gid_index, ports, FAB_MAX_PORTS, bad, sizeof(bad));
 
 	if (n == -ENODEV)
-		nbw_err("no RDMA device found (for Soft-RoCE: rdma link add rxe0 type rxe netdev IFACE)");
+		nbw_err("no RDMA device found (for Soft-RoCE: rdma link add rxe0 type rxe netdev "
+			"IFACE)");
 	else if (n == -ENOENT)
 		nbw_err("%s: no such RDMA device or port", bad);
 	else if (n == -ENETDOWN)
@@ -51,7 +52,8 @@ static void print_access(struct report *r, const struct options *o, const char *
 	report_str(r, "listen", " Listening on    : %s", listen);
 	report_text(r, " port %u%s\n", o->port,
 		    !o->bind ? " (the RDMA ports' addresses; --bind any for all)" : "");
-	report_str(r, "allow", " Allowed sources : %s\n", o->nallow ? o->allow_text : "any address");
+	report_str(r, "allow", " Allowed sources : %s\n",
+		   o->nallow ? o->allow_text : "any address");
 	report_bool(r, "psk", NULL, o->key.len > 0);
 	report_text(r, " Access          : %s\n",
 		    o->key.len ? "pre-shared key (--psk-file): only a source holding it gets in"
@@ -130,13 +132,17 @@ void print_drive(struct report *r, const struct drive *d, const char *side, uint
 void print_verify(struct report *r, const struct options *o, enum verdict v, const char *detail)
 {
 	static const char *const names[] = {
-		[VERDICT_FAIL] = "fail", [VERDICT_PASS] = "pass", [VERDICT_OFF] = "off",
+		[VERDICT_FAIL] = "fail",
+		[VERDICT_PASS] = "pass",
+		[VERDICT_OFF] = "off",
 		[VERDICT_NONE] = NULL,
 	};
 
 	report_str(r, "verify", NULL, names[v]);
 	if (v == VERDICT_OFF)
-		report_text(r, " RDMA data verification: OFF (--no-verify: the data was not checked)\n");
+		report_text(
+			r,
+			" RDMA data verification: OFF (--no-verify: the data was not checked)\n");
 	else if (v == VERDICT_PASS || v == VERDICT_FAIL)
 		report_text(r, " RDMA data verification: %s (%s%s%s)\n",
 			    v == VERDICT_PASS ? "PASS" : "FAIL", verify_mode_name(o->verify),

@@ -35,8 +35,8 @@ struct options {
 	int nallow;
 	const char *psk_file; /* --psk-file, or $NBW_PSK_FILE */
 	struct auth_key key;  /* loaded from it; len 0 = none */
-	double timeout; /* every network wait */
-	double wait;	/* sink: for a source to come; 0 = forever */
+	double timeout;	      /* every network wait */
+	double wait;	      /* sink: for a source to come; 0 = forever */
 	uint64_t chunk;
 	unsigned depth;
 	unsigned threads;
@@ -54,9 +54,9 @@ struct options {
 	enum ctrl_conn conn;	 /* verbs (default) or -R/--rdma_cm */
 	struct fab_link_opts lo; /* --mtu, --sl, --tclass */
 	bool corrupt_canary;
-	double late_start;	/* source, tests only: open the window this much late */
-	double min_overlap;	/* sink: % of each source's window inside the sink's (99) */
-	double max_cv;		/* sink: variation of each stream, % (2) */
+	double late_start;  /* source, tests only: open the window this much late */
+	double min_overlap; /* sink: % of each source's window inside the sink's (99) */
+	double max_cv;	    /* sink: variation of each stream, % (2) */
 	const char *dump_slice;
 };
 

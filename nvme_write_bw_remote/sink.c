@@ -86,8 +86,8 @@ struct sink {
 	struct ctrl_hello hello; /* the source's */
 	uint64_t session;
 	struct fab_conn *conns;
-	struct ctrl_qp *sqp;	/* verbs mode: the sink's QP of each worker */
-	int wport[CTRL_MAX_WORKERS]; /* each worker's port: its place in ports[] */
+	struct ctrl_qp *sqp;		 /* verbs mode: the sink's QP of each worker */
+	int wport[CTRL_MAX_WORKERS];	 /* each worker's port: its place in ports[] */
 	char wsrc[CTRL_MAX_WORKERS][72]; /* verbs mode: the source port of each worker */
 	struct rail rails[CTRL_MAX_RAILS];
 	int nrails;
@@ -103,10 +103,10 @@ struct sink {
 	double lseconds;
 	double cpu_s; /* this process, user + system, inside the window */
 	/* May the rates be added: the windows' overlap and the streams' variation. */
-	struct samples lsamples;     /* the local stream, per second of the window */
-	uint64_t start_sent_ns;	     /* when START left (sink clock) */
-	uint64_t win_open_ns;	     /* the sink's window opened (sink clock) */
-	int64_t delay_min_ns;	     /* least START -> heartbeat delay beyond the source's clock */
+	struct samples lsamples; /* the local stream, per second of the window */
+	uint64_t start_sent_ns;	 /* when START left (sink clock) */
+	uint64_t win_open_ns;	 /* the sink's window opened (sink clock) */
+	int64_t delay_min_ns;	 /* least START -> heartbeat delay beyond the source's clock */
 	double overlap_pct, start_offset_s, lcv, rcv;
 	bool valid, have_validity;
 	char valid_why[256];
@@ -114,7 +114,7 @@ struct sink {
 	bool have_res;
 	bool res_rejected; /* the RESULT failed the plausibility checks: not a figure */
 	/* The source's heartbeat (PROGRESS) during and after the window. */
-	uint64_t last_heard; /* monotonic ns of the last message from the source */
+	uint64_t last_heard;		      /* monotonic ns of the last message from the source */
 	struct ctrl_progress prog, prog_line; /* the latest; the one of the last live line */
 	bool have_prog;
 	char peer_err[CTRL_MAX_STR];
@@ -293,7 +293,7 @@ static enum sink_stop take_progress(struct sink *k, const void *p, uint32_t len)
 		return SINK_BAD_MESSAGE;
 	}
 	if (!k->have_prog)
-		k->prog_line = (struct ctrl_progress){ 0 };
+		k->prog_line = (struct ctrl_progress){0};
 	k->prog = pr;
 	k->have_prog = true;
 	/* START's way there and this heartbeat's way back: their sum bounds the delay. */
@@ -362,7 +362,7 @@ static int sink_check(void *ctx)
 	if (atomic_load(&k->failed))
 		return SINK_LOCAL_FAIL;
 	for (;;) {
-		struct pollfd pfd = { .fd = k->cfd, .events = POLLIN };
+		struct pollfd pfd = {.fd = k->cfd, .events = POLLIN};
 
 		if (poll(&pfd, 1, 0) != 1)
 			break;
@@ -384,7 +384,7 @@ static int sink_check(void *ctx)
 static void sink_sample(void *ctx, double at)
 {
 	struct sink *k = ctx;
-	uint64_t cur[TARGET_MAX + 1] = { 0 };
+	uint64_t cur[TARGET_MAX + 1] = {0};
 	int i;
 
 	for (i = 0; i < k->nlr; i++)
@@ -412,10 +412,10 @@ static void sink_live(void *ctx, double at, double secs)
 		k->prog_line = k->prog;
 	}
 	if (k->nt)
-		v[n++] = (struct live_value){ "local", local };
-	v[n++] = (struct live_value){ "rdma", rdma };
+		v[n++] = (struct live_value){"local", local};
+	v[n++] = (struct live_value){"rdma", rdma};
 	if (isfinite(rdma))
-		v[n++] = (struct live_value){ "total", local + rdma };
+		v[n++] = (struct live_value){"total", local + rdma};
 	live_print(cli_live_stream(&k->o->cc), at, k->o->cc.gbits, v, n,
 		   isfinite(rdma) ? NULL : "(no heartbeat since the last line)");
 }
@@ -528,8 +528,8 @@ static int send_accept(struct sink *k, struct ctrl_buf *b)
 static int make_qp(struct sink *k, uint32_t w, const struct ctrl_wqp *q, struct ctrl_qp *mine)
 {
 	const struct fab_port *p = &k->ports[q->sink_port];
-	struct fab_qp_attr local, remote = { .lid = q->qp.lid, .qpn = q->qp.qpn,
-					     .psn = q->qp.psn, .mtu = q->qp.mtu };
+	struct fab_qp_attr local,
+		remote = {.lid = q->qp.lid, .qpn = q->qp.qpn, .psn = q->qp.psn, .mtu = q->qp.mtu};
 	struct fab_conn *c = &k->conns[w];
 	int rc;
 
@@ -539,8 +539,8 @@ static int make_qp(struct sink *k, uint32_t w, const struct ctrl_wqp *q, struct 
 		rc = fab_qp_connect(c, p, &local, &remote, &k->o->lo);
 	if (rc)
 		return sink_refuse(k, "worker %u on %s:%u: %s", w, p->dev, p->port, c->why);
-	*mine = (struct ctrl_qp){ .lid = local.lid, .qpn = local.qpn, .psn = local.psn,
-				  .mtu = local.mtu };
+	*mine = (struct ctrl_qp){
+		.lid = local.lid, .qpn = local.qpn, .psn = local.psn, .mtu = local.mtu};
 	memcpy(mine->gid, local.gid, sizeof(mine->gid));
 	k->wport[w] = q->sink_port;
 	snprintf(k->wsrc[w], sizeof(k->wsrc[w]), "%s:%u", q->dev, q->port);
@@ -570,8 +570,8 @@ static int make_qps(struct sink *k)
 				   rc == -ECONNABORTED || rc == -EBADMSG ? err : ctrl_strerror(rc));
 	for (i = 0; !rc && i < n; i++)
 		if (n != k->hello.workers || q[i].sink_port >= k->nports)
-			rc = sink_refuse(k, "%s: QPS for %u workers, sink port %u of %d", k->peer, n,
-					 q[i].sink_port, k->nports);
+			rc = sink_refuse(k, "%s: QPS for %u workers, sink port %u of %d", k->peer,
+					 n, q[i].sink_port, k->nports);
 	for (i = 0; !rc && i < n; i++)
 		rc = make_qp(k, i, &q[i], &k->sqp[i]);
 	free(q);
@@ -605,16 +605,18 @@ static int connect_workers(struct sink *k)
 		uint64_t now = nbw_now_ns();
 		int rc;
 
-		rc = now >= deadline ? -ETIMEDOUT
-				     : fab_listener_next(&k->lis, (int)((deadline - now) / 1000000) + 1,
-							 &id, &h);
+		rc = now >= deadline
+			     ? -ETIMEDOUT
+			     : fab_listener_next(&k->lis, (int)((deadline - now) / 1000000) + 1,
+						 &id, &h);
 		if (rc == -ETIMEDOUT)
 			return sink_refuse(k,
 					   "%s: %u of %u RDMA connections arrived within %g s "
 					   "(--timeout)",
 					   k->peer, done, k->hello.workers, o->timeout);
 		if (rc) {
-			fprintf(stderr, "%s: RDMA connect request without our private data: rejected\n",
+			fprintf(stderr,
+				"%s: RDMA connect request without our private data: rejected\n",
 				nbw_prog);
 			continue;
 		}
@@ -626,7 +628,8 @@ static int connect_workers(struct sink *k)
 		if (h.session != k->session || h.worker >= k->hello.workers ||
 		    k->conns[h.worker].connected) {
 			fprintf(stderr,
-				"%s: RDMA connect request of another session or worker %u: rejected\n",
+				"%s: RDMA connect request of another session or worker %u: "
+				"rejected\n",
 				nbw_prog, h.worker);
 			fab_listener_reject(id);
 			continue;
@@ -684,7 +687,8 @@ static uint32_t check_chunks(struct sink *k, const struct ctrl_chunk *c, uint32_
 			got = ~c[i].digest; /* an entry that cannot be checked fails */
 		} else {
 			got = digest_add(0, c[i].offset,
-					 slice_ptr(k, c[i].worker) + (uint64_t)c[i].slot * k->o->chunk,
+					 slice_ptr(k, c[i].worker) +
+						 (uint64_t)c[i].slot * k->o->chunk,
 					 c[i].len);
 		}
 		if (got != c[i].digest) {
@@ -795,8 +799,8 @@ static void receive_full(struct sink *k)
 			 k->verdict == VERDICT_PASS ? "canaries match" : "canary", bad, n, bw, bs);
 		k->verdict = VERDICT_FAIL;
 	} else if (k->verdict == VERDICT_PASS) {
-		snprintf(k->vdetail, sizeof(k->vdetail), "%u canary chunks and %u slice slots match",
-			 k->ncanary, n);
+		snprintf(k->vdetail, sizeof(k->vdetail),
+			 "%u canary chunks and %u slice slots match", k->ncanary, n);
 	}
 	if (k->o->dump_slice)
 		dump_map(k, c, n);
@@ -867,7 +871,7 @@ static int await_result(struct sink *k)
 /* The message for a window that did not end with the source's RESULT. */
 static int window_failure(struct sink *k, enum sink_stop why, const struct window *w)
 {
-	const char *when = !w->measured			       ? "warm-up"
+	const char *when = !w->measured				   ? "warm-up"
 			   : w->seconds + 0.05 < k->o->cc.duration ? "window"
 								   : "wait for its result";
 	int i;
@@ -877,7 +881,8 @@ static int window_failure(struct sink *k, enum sink_stop why, const struct windo
 		for (i = 0; i < k->nlr && !k->lr[i].err; i++)
 			;
 		return sink_refuse(k, "%s: read at offset %llu: %s", k->lr[i].t->d.path,
-				   (unsigned long long)k->lr[i].err_offset, strerror(-k->lr[i].err));
+				   (unsigned long long)k->lr[i].err_offset,
+				   strerror(-k->lr[i].err));
 	case SINK_CLOSED:
 	case SINK_RDMA_LOST:
 		return sink_fail(k, "%s: the source went away during the %s (%s)", k->peer, when,
@@ -899,7 +904,7 @@ static int window_failure(struct sink *k, enum sink_stop why, const struct windo
 /* The source's rails add up to its total and match the QPs the sink connected. */
 static bool rails_agree(const struct sink *k)
 {
-	uint32_t i, per_port[CTRL_MAX_PORTS] = { 0 }, qps = 0;
+	uint32_t i, per_port[CTRL_MAX_PORTS] = {0}, qps = 0;
 	uint64_t bytes = 0;
 	int p;
 
@@ -934,9 +939,12 @@ static void sink_rails(struct sink *k)
 		const struct fab_port *p = &k->ports[x->sink_port];
 		struct rail *y = &k->rails[k->nrails++];
 
-		*y = (struct rail){ .local_port = p->port, .remote_port = x->port, .qps = x->qps,
-				    .bytes = x->bytes, .line_rate_gbits = x->line_mbps / 1000.0,
-				    .sink_index = x->sink_port };
+		*y = (struct rail){.local_port = p->port,
+				   .remote_port = x->port,
+				   .qps = x->qps,
+				   .bytes = x->bytes,
+				   .line_rate_gbits = x->line_mbps / 1000.0,
+				   .sink_index = x->sink_port};
 		memcpy(y->local_dev, p->dev, sizeof(y->local_dev));
 		snprintf(y->remote_dev, sizeof(y->remote_dev), "%s", x->dev);
 	}
@@ -970,13 +978,15 @@ static bool result_implausible(struct sink *k, const struct window *w, char *why
 		snprintf(why, len, "a window of %.2f s, not %g s", sec, dur);
 	else if (k->hello.source == CTRL_SOURCE_DISK &&
 		 (sum != k->res.bytes || workers != k->hello.workers))
-		snprintf(why, len, "its drives add up to %llu bytes and %u workers, not %llu and %u",
+		snprintf(why, len,
+			 "its drives add up to %llu bytes and %u workers, not %llu and %u",
 			 (unsigned long long)sum, workers, (unsigned long long)k->res.bytes,
 			 k->hello.workers);
 	else if (k->hello.source == CTRL_SOURCE_MEM && k->res.ndrives)
 		snprintf(why, len, "drives in the result of a memory source");
 	else if (!rails_agree(k))
-		snprintf(why, len, "its rails do not add up to its total, or name ports and QPs "
+		snprintf(why, len,
+			 "its rails do not add up to its total, or name ports and QPs "
 			 "the sink did not connect");
 	else if (rate > 0 && (double)k->res.bytes > sec * rate / 8 * 1e9 * 1.1)
 		snprintf(why, len, "%llu bytes in %.2f s: more than the ports' %.0f Gb/s carry",
@@ -1019,7 +1029,8 @@ static void judge_validity(struct sink *k)
 			 "RDMA from %s: variation %s%.1f%% (> %g%%)", k->peer,
 			 isnan(k->rcv) ? "unknown " : "", isnan(k->rcv) ? 0.0 : k->rcv, o->max_cv);
 	else if (k->nt && !(k->lcv <= o->max_cv))
-		snprintf(k->valid_why, sizeof(k->valid_why), "local drives: variation %s%.1f%% (> %g%%)",
+		snprintf(k->valid_why, sizeof(k->valid_why),
+			 "local drives: variation %s%.1f%% (> %g%%)",
 			 isnan(k->lcv) ? "unknown " : "", isnan(k->lcv) ? 0.0 : k->lcv, o->max_cv);
 	else
 		k->valid = true;
@@ -1136,7 +1147,7 @@ static void print_drives(struct sink *k, double lsec, double rsec)
 	for (j = 0; j < k->nt; j++)
 		print_drive(r, &k->t[j].d, "local", k->lend[j] - k->lstart[j], lsec, k->o->threads);
 	for (i = 0; k->have_res && !k->res_rejected && i < k->res.ndrives; i++) {
-		struct drive d = { 0 };
+		struct drive d = {0};
 
 		snprintf(d.path, sizeof(d.path), "%s", k->res.drives[i].path);
 		snprintf(d.model, sizeof(d.model), "%s", k->res.drives[i].model);
@@ -1169,21 +1180,24 @@ static void print_validity(struct sink *k)
 	report_str(r, "source", " from %s:", k->peer);
 	report_double(r, "overlap_pct", " overlap %.1f%%,", k->overlap_pct);
 	report_double(r, "cv_pct", " cv %.1f%%", k->rcv);
-	report_double(r, "start_offset_s", " (opened %+.3f s from the sink's)\n", k->start_offset_s);
+	report_double(r, "start_offset_s", " (opened %+.3f s from the sink's)\n",
+		      k->start_offset_s);
 	report_obj_end(r);
 	report_arr_end(r);
 	report_bool(r, "total_valid", NULL, k->valid);
 	report_str(r, "total_invalid_reason", NULL, k->valid ? NULL : k->valid_why);
 	if (k->valid)
-		report_text(r, " Total is a sum  : valid: every overlap >= %g%%, every variation <= %g%%\n",
+		report_text(r,
+			    " Total is a sum  : valid: every overlap >= %g%%, every variation <= "
+			    "%g%%\n",
 			    k->o->min_overlap, k->o->max_cv);
 	else
 		report_text(r, " Total is a sum  : NOT valid: %s\n", k->valid_why);
 }
 
 /* local, RDMA, total, ideal and % of ideal. */
-static void print_totals(struct sink *k, uint64_t lbytes, double lsec, uint64_t rbytes,
-			 double rsec, enum rdma_from from)
+static void print_totals(struct sink *k, uint64_t lbytes, double lsec, uint64_t rbytes, double rsec,
+			 enum rdma_from from)
 {
 	struct report *r = k->r;
 	int ndr = k->have_res && !k->res_rejected ? (int)k->res.ndrives : 0;
@@ -1221,7 +1235,8 @@ static void print_totals(struct sink *k, uint64_t lbytes, double lsec, uint64_t 
 	report_text(r, "%% of ideal)\n");
 	report_text(r, " (ideal = every drive at the mean local per-drive rate of this window)\n");
 	if (from == RDMA_FROM_HEARTBEAT)
-		report_text(r, " (* RDMA: as of the source's last heartbeat; its result never came)\n");
+		report_text(
+			r, " (* RDMA: as of the source's last heartbeat; its result never came)\n");
 	print_validity(k);
 }
 
@@ -1306,7 +1321,8 @@ static int sink_dram(struct sink *k)
 		return 0;
 	k->dram = NULL;
 	if (lock_errno)
-		return sink_fail(k, "cannot lock %s of DRAM: %s (raise 'ulimit -l', or lower --dram)",
+		return sink_fail(k,
+				 "cannot lock %s of DRAM: %s (raise 'ulimit -l', or lower --dram)",
 				 format_size(o->dram, a, sizeof(a)), strerror(lock_errno));
 	return sink_fail(k,
 			 "cannot allocate %s of DRAM: %s (lower --dram; 'ulimit -l' must allow "
@@ -1414,9 +1430,8 @@ static int sink_measure(struct sink *k)
 	if (!rc && k->verdict == VERDICT_FAIL)
 		rc = NBW_EXIT_FAIL;
 	if (k->cfd >= 0 && !k->failure[0]) {
-		struct ctrl_done d = { .verify = (uint8_t)(k->verdict == VERDICT_NONE
-								    ? VERDICT_FAIL
-								    : k->verdict) };
+		struct ctrl_done d = {.verify = (uint8_t)(k->verdict == VERDICT_NONE ? VERDICT_FAIL
+										     : k->verdict)};
 
 		ctrl_send_free(k->cfd, &b, ctrl_encode_done(&b, &d), 1000);
 	}

@@ -92,9 +92,9 @@ struct source {
 	atomic_bool failed;
 	atomic_uint finished; /* worker threads that returned */
 	uint64_t *wstart, *wend;
-	uint64_t *lprev; /* --interval: counters at the previous live line */
+	uint64_t *lprev;	     /* --interval: counters at the previous live line */
 	struct samples rdma_samples; /* per second of the window: the RDMA stream's steadiness */
-	struct ctrl_drive *dr; /* per drive: what the window counted */
+	struct ctrl_drive *dr;	     /* per drive: what the window counted */
 	/* Heartbeat to the sink (PROGRESS), from START until RESULT. */
 	struct window *win;
 	uint64_t t_start, t_window, hb_period, hb_next;
@@ -172,7 +172,7 @@ static int disk_next(void *ctx, struct write_item *it)
 		wfail(w, rc, "read at offset %s failed", at);
 		return rc;
 	}
-	*it = (struct write_item){ .slot = c.slot, .buf = c.buf, .len = c.len, .offset = c.offset };
+	*it = (struct write_item){.slot = c.slot, .buf = c.buf, .len = c.len, .offset = c.offset};
 	if (w->table)
 		it->digest = digest_add(0, c.offset, c.buf, c.len);
 	return 0;
@@ -280,7 +280,7 @@ static int worker_setup(struct sworker *w)
 {
 	struct source *s = w->s;
 	const struct options *o = s->o;
-	struct fab_hello h = { .session = s->session, .worker = w->index };
+	struct fab_hello h = {.session = s->session, .worker = w->index};
 	int rc, lock_errno;
 
 	if (w->tindex >= 0) {
@@ -310,8 +310,8 @@ static int worker_setup(struct sworker *w)
 			wfail(w, rc, "QP on %s:%u: %s", w->port->dev, w->port->port, w->conn.why);
 		return rc;
 	}
-	rc = fab_conn_connect(&w->conn, w->port->addr, s->acc.ports[w->sink_port].addr, o->port,
-			      &h, o->depth, w->buf, w->buflen, &o->lo, remote_timeout_ms(o));
+	rc = fab_conn_connect(&w->conn, w->port->addr, s->acc.ports[w->sink_port].addr, o->port, &h,
+			      o->depth, w->buf, w->buflen, &o->lo, remote_timeout_ms(o));
 	if (rc)
 		wfail(w, rc, "RDMA connection: %s", w->conn.why);
 	return rc;
@@ -347,8 +347,7 @@ static int worker_canary(struct sworker *w, const struct write_source *src)
 	if (rc)
 		return rc;
 	w->canary = (struct ctrl_chunk){
-		.worker = w->index, .slot = 0, .offset = it.offset, .len = (uint32_t)it.len
-	};
+		.worker = w->index, .slot = 0, .offset = it.offset, .len = (uint32_t)it.len};
 	w->canary.digest = digest_add(0, it.offset, it.buf, it.len);
 	if (o->corrupt_canary)
 		((unsigned char *)it.buf)[it.len / 2] ^= 0x5a;
@@ -459,7 +458,6 @@ static void snapshot(void *ctx, uint64_t *out)
 	}
 }
 
-
 /* What the window counted so far (or in all once it closed) into pr. */
 static void progress_window(const struct source *s, uint64_t now, struct ctrl_progress *pr)
 {
@@ -484,7 +482,7 @@ static void progress_window(const struct source *s, uint64_t now, struct ctrl_pr
 /* Send a PROGRESS when its period is due. 0 or -errno. */
 static int heartbeat(struct source *s)
 {
-	struct ctrl_progress pr = { 0 };
+	struct ctrl_progress pr = {0};
 	uint64_t now = nbw_now_ns();
 	struct ctrl_buf b;
 	uint32_t i;
@@ -502,7 +500,7 @@ static int heartbeat(struct source *s)
 static int source_check(void *ctx)
 {
 	struct source *s = ctx;
-	struct pollfd pfd = { .fd = s->cfd, .events = POLLIN };
+	struct pollfd pfd = {.fd = s->cfd, .events = POLLIN};
 
 	if (atomic_load(&s->failed))
 		return SOURCE_WORKER_FAILED;
@@ -547,9 +545,9 @@ static void source_live(void *ctx, double at, double secs)
 		}
 		total += (double)d / secs;
 		if (s->nt > 1)
-			v[n++] = (struct live_value){ s->t[k].d.name, (double)d / secs };
+			v[n++] = (struct live_value){s->t[k].d.name, (double)d / secs};
 	}
-	v[n++] = (struct live_value){ "rdma", total };
+	v[n++] = (struct live_value){"rdma", total};
 	live_print(cli_live_stream(&s->o->cc), at, s->o->cc.gbits, v, n, NULL);
 }
 
@@ -597,7 +595,7 @@ static void plan_drive_workers(struct source *s, struct region *regs)
 	for (i = 0; i < s->nt; i++) {
 		target_regions(&s->t[i], s->o->threads, regs);
 		for (j = 0; j < (int)s->o->threads; j++, k++)
-			s->w[k] = (struct sworker){ .s = s, .index = k, .tindex = i, .reg = regs[j] };
+			s->w[k] = (struct sworker){.s = s, .index = k, .tindex = i, .reg = regs[j]};
 	}
 }
 
@@ -655,7 +653,7 @@ static int plan_workers(struct source *s)
 		plan_drive_workers(s, regs);
 	} else {
 		for (k = 0; k < s->nw; k++) {
-			s->w[k] = (struct sworker){ .s = s, .index = k, .tindex = -1 };
+			s->w[k] = (struct sworker){.s = s, .index = k, .tindex = -1};
 			s->w[k].reg.start = (uint64_t)k * o->depth * o->chunk;
 			s->w[k].reg.len = (uint64_t)o->depth * o->chunk;
 		}
@@ -713,7 +711,7 @@ static int auth_round(struct source *s, const struct ctrl_auth *mine, struct ctr
 static int authenticate(struct source *s)
 {
 	const struct options *o = s->o;
-	struct ctrl_auth mine = { .has_key = o->key.len > 0 }, theirs, proof = mine;
+	struct ctrl_auth mine = {.has_key = o->key.len > 0}, theirs, proof = mine;
 	uint8_t nonce_s[CTRL_NONCE_LEN], nonce_k[CTRL_NONCE_LEN];
 	char err[CTRL_MAX_STR] = "";
 	int rc;
@@ -723,13 +721,19 @@ static int authenticate(struct source *s)
 	memcpy(nonce_s, mine.nonce, sizeof(nonce_s));
 	rc = auth_round(s, &mine, &theirs, err, sizeof(err));
 	if (rc == -ECONNRESET && !o->key.len)
-		return source_fail(s, "%s: the sink closed the connection (does it require a "
-				   "pre-shared key? --psk-file)", o->peer);
+		return source_fail(s,
+				   "%s: the sink closed the connection (does it require a "
+				   "pre-shared key? --psk-file)",
+				   o->peer);
 	if (rc)
-		return source_fail(s, "%s: handshake: %s", o->peer, err[0] ? err : ctrl_strerror(rc));
+		return source_fail(s, "%s: handshake: %s", o->peer,
+				   err[0] ? err : ctrl_strerror(rc));
 	if (!o->key.len)
-		return theirs.has_key ? source_fail(s, "%s: the sink requires a pre-shared key "
-						    "(--psk-file)", o->peer) : 0;
+		return theirs.has_key ? source_fail(s,
+						    "%s: the sink requires a pre-shared key "
+						    "(--psk-file)",
+						    o->peer)
+				      : 0;
 	if (!theirs.has_key)
 		return source_fail(s, "%s: the sink holds no pre-shared key (it is open)", o->peer);
 	memcpy(nonce_k, theirs.nonce, sizeof(nonce_k));
@@ -738,10 +742,13 @@ static int authenticate(struct source *s)
 		return source_fail(s, "cannot compute the proof of the key");
 	rc = auth_round(s, &proof, &theirs, err, sizeof(err));
 	if (rc == -ECONNRESET)
-		return source_fail(s, "%s: the sink closed the connection: the pre-shared keys "
-				   "differ", o->peer);
+		return source_fail(s,
+				   "%s: the sink closed the connection: the pre-shared keys "
+				   "differ",
+				   o->peer);
 	if (rc)
-		return source_fail(s, "%s: handshake: %s", o->peer, err[0] ? err : ctrl_strerror(rc));
+		return source_fail(s, "%s: handshake: %s", o->peer,
+				   err[0] ? err : ctrl_strerror(rc));
 	if (!auth_check(&o->key, "nbw-sink", nonce_s, nonce_k, theirs.mac))
 		return source_fail(s, "%s: the sink did not prove the pre-shared key", o->peer);
 	return 0;
@@ -782,7 +789,8 @@ static int handshake(struct source *s)
 	if (rc == -ECONNABORTED)
 		return source_fail(s, "%s: the sink refused: %s", o->peer, err);
 	if (rc)
-		return source_fail(s, "%s: handshake: %s", o->peer, err[0] ? err : ctrl_strerror(rc));
+		return source_fail(s, "%s: handshake: %s", o->peer,
+				   err[0] ? err : ctrl_strerror(rc));
 	if (!s->acc.nports)
 		return source_fail(s, "%s: the sink advertised no RDMA port", o->peer);
 	s->session = s->acc.session;
@@ -805,8 +813,10 @@ static int send_qps(struct source *s)
 		q[i].sink_port = (uint16_t)w->sink_port;
 		snprintf(q[i].dev, sizeof(q[i].dev), "%s", w->port->dev);
 		q[i].port = w->port->port;
-		q[i].qp = (struct ctrl_qp){ .lid = w->qp_local.lid, .qpn = w->qp_local.qpn,
-					    .psn = w->qp_local.psn, .mtu = w->qp_local.mtu };
+		q[i].qp = (struct ctrl_qp){.lid = w->qp_local.lid,
+					   .qpn = w->qp_local.qpn,
+					   .psn = w->qp_local.psn,
+					   .mtu = w->qp_local.mtu};
 		memcpy(q[i].qp.gid, w->qp_local.gid, sizeof(q[i].qp.gid));
 	}
 	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_qps(&b, q, s->nw), remote_timeout_ms(s->o));
@@ -838,8 +848,9 @@ static void count_rails(struct source *s)
 			continue;
 		x = &s->rails[k];
 		if (k == s->nrails) {
-			struct rail fresh = { .local_port = w->port->port, .remote_port = kp->port,
-					      .sink_index = w->sink_port };
+			struct rail fresh = {.local_port = w->port->port,
+					     .remote_port = kp->port,
+					     .sink_index = w->sink_port};
 
 			rails_port_of(kp, &sink);
 			fresh.line_rate_gbits = rail_line_rate(w->port, &sink);
@@ -967,10 +978,12 @@ static int send_result(struct source *s, bool ok)
 	if (isfinite(cv) && cv < 4e6)
 		res.cv_milli_pct = (uint32_t)(cv * 1000 + 0.5);
 	for (k = 0; k < s->nrails; k++) {
-		cr[k] = (struct ctrl_rail){ .port = s->rails[k].local_port,
-					    .sink_port = (uint16_t)s->rails[k].sink_index,
-					    .qps = s->rails[k].qps, .bytes = s->rails[k].bytes,
-					    .line_mbps = (uint32_t)(s->rails[k].line_rate_gbits * 1000) };
+		cr[k] = (struct ctrl_rail){.port = s->rails[k].local_port,
+					   .sink_port = (uint16_t)s->rails[k].sink_index,
+					   .qps = s->rails[k].qps,
+					   .bytes = s->rails[k].bytes,
+					   .line_mbps =
+						   (uint32_t)(s->rails[k].line_rate_gbits * 1000)};
 		snprintf(cr[k].dev, sizeof(cr[k].dev), "%s", s->rails[k].local_dev);
 	}
 	res.rails = cr;
@@ -1201,7 +1214,8 @@ static int source_window(struct source *s)
 		.warmup = o->cc.warmup + o->late_start,
 		.duration = o->cc.duration,
 		.tick_ms = s->hb_period && s->hb_period < 100000000ULL
-				   ? (int)(s->hb_period / 1000000) : 100,
+				   ? (int)(s->hb_period / 1000000)
+				   : 100,
 		.interval = o->cc.interval,
 		.check = source_check,
 		.live = source_live,

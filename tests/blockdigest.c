@@ -26,7 +26,8 @@ int main(int argc, char **argv)
 	nbw_set_prog(argv[0]);
 	if (argc < 2 || argc > 4 || (argc > 2 && parse_size(argv[2], &span)) ||
 	    (argc > 3 && parse_size(argv[3], &off)) || off % DIGEST_BLOCK) {
-		fprintf(stderr, "usage: blockdigest FILE [SPAN [OFFSET]] (OFFSET a multiple of %u)\n",
+		fprintf(stderr,
+			"usage: blockdigest FILE [SPAN [OFFSET]] (OFFSET a multiple of %u)\n",
 			DIGEST_BLOCK);
 		return NBW_EXIT_USAGE;
 	}

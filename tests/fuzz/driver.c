@@ -37,8 +37,7 @@ int fuzz_write_corpus(const char *dir) __attribute__((weak));
  * Optional: a mutation that knows the target's format, used for half of the
  * rounds: buf[0..len) (capacity cap) changed in place, its new length returned.
  */
-size_t fuzz_mutate(uint8_t *buf, size_t len, size_t cap, uint64_t random)
-	__attribute__((weak));
+size_t fuzz_mutate(uint8_t *buf, size_t len, size_t cap, uint64_t random) __attribute__((weak));
 /* Optional: a few words on what the target saw, for the summary line. */
 const char *fuzz_stats(void) __attribute__((weak));
 
@@ -148,8 +147,9 @@ static int load_dir(const char *dir)
 	return rc;
 }
 
-static const uint32_t boundary[] = { 0, 1, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff,
-				     0x10000, 0x7fffffff, 0x80000000u, 0xfffffff0u, 0xffffffffu };
+static const uint32_t boundary[] = {0,		1,	     0x7f,	  0x80,	      0xff,
+				    0x100,	0x7fff,	     0x8000,	  0xffff,     0x10000,
+				    0x7fffffff, 0x80000000u, 0xfffffff0u, 0xffffffffu};
 
 /* One mutation of buf[0..*len) (capacity cap). */
 static void mutate_once(uint8_t *buf, size_t *len, size_t cap)

@@ -31,8 +31,13 @@ static void must(int cond, const char *what)
 static void decode_hello(const uint8_t *p, size_t n)
 {
 	static const struct ctrl_hello sink = {
-		.chunk = 1 << 20, .depth = 4, .workers = 1, .warmup_ms = 3000,
-		.duration_ms = 20000, .verify = CTRL_VERIFY_CANARY, .source = CTRL_SOURCE_DISK,
+		.chunk = 1 << 20,
+		.depth = 4,
+		.workers = 1,
+		.warmup_ms = 3000,
+		.duration_ms = 20000,
+		.verify = CTRL_VERIFY_CANARY,
+		.source = CTRL_SOURCE_DISK,
 	};
 	struct ctrl_hello m;
 	char why[256];
@@ -168,34 +173,54 @@ static int save(const char *dir, const char *name, const struct ctrl_buf *b, int
 
 int fuzz_write_corpus(const char *dir)
 {
-	struct ctrl_hello h = { .chunk = 1 << 20, .depth = 8, .workers = 2, .warmup_ms = 3000,
-				.duration_ms = 20000, .verify = CTRL_VERIFY_CANARY,
-				.source = CTRL_SOURCE_DISK, .conn = CTRL_CONN_VERBS };
-	static struct ctrl_accept a = { .session = 0x0123456789abcdefull, .nports = 2 };
-	struct ctrl_slice s[2] = { { .addr = 0x7f0000000000ull, .len = 1 << 30, .rkey = 0x1234,
-				     .qp = { .lid = 1, .qpn = 0x11, .psn = 0x22, .mtu = 3 } },
-				   { .addr = 0x7f0040000000ull, .len = 1 << 30, .rkey = 0x5678 } };
-	struct ctrl_wqp q[2] = { { .sink_port = 0, .dev = "mlx5_0", .port = 1,
-				   .qp = { .lid = 2, .qpn = 0x33, .psn = 0x44, .mtu = 5 } },
-				 { .sink_port = 1, .dev = "rxe1", .port = 1 } };
-	struct ctrl_rail rl[1] = { { "mlx5_0", 1, 0, 2, 1ull << 32, 400000 } };
-	struct ctrl_auth au = { .has_key = 1, .nonce = { 1, 2, 3 }, .mac = { 9 } };
-	struct ctrl_chunk c[2] = { { 0, 3, 1 << 20, 1 << 20, 0xdeadbeefull },
-				   { 1, 7, 9 << 20, 1 << 20, 0xfeedfaceull } };
-	struct ctrl_start st = { 3000, 20000, 1000 };
-	struct ctrl_drive d[2] = { { "/dev/nvme0n1", "Fixture NVMe", 0, 1, 1ull << 32 },
-				   { "/dev/nvme1n1", "Fixture NVMe", 1, 1, 1ull << 32 } };
-	struct ctrl_result r = { .ok = 1, .bytes = 2ull << 32, .window_ns = 20000000000ull,
-				 .ndrives = 2, .drives = d, .nrails = 1, .rails = rl };
-	struct ctrl_done dn = { 1 };
-	struct ctrl_progress pr = { 5000000000ull, 1ull << 32, 2000000000ull, 1ull << 31 };
+	struct ctrl_hello h = {.chunk = 1 << 20,
+			       .depth = 8,
+			       .workers = 2,
+			       .warmup_ms = 3000,
+			       .duration_ms = 20000,
+			       .verify = CTRL_VERIFY_CANARY,
+			       .source = CTRL_SOURCE_DISK,
+			       .conn = CTRL_CONN_VERBS};
+	static struct ctrl_accept a = {.session = 0x0123456789abcdefull, .nports = 2};
+	struct ctrl_slice s[2] = {{.addr = 0x7f0000000000ull,
+				   .len = 1 << 30,
+				   .rkey = 0x1234,
+				   .qp = {.lid = 1, .qpn = 0x11, .psn = 0x22, .mtu = 3}},
+				  {.addr = 0x7f0040000000ull, .len = 1 << 30, .rkey = 0x5678}};
+	struct ctrl_wqp q[2] = {{.sink_port = 0,
+				 .dev = "mlx5_0",
+				 .port = 1,
+				 .qp = {.lid = 2, .qpn = 0x33, .psn = 0x44, .mtu = 5}},
+				{.sink_port = 1, .dev = "rxe1", .port = 1}};
+	struct ctrl_rail rl[1] = {{"mlx5_0", 1, 0, 2, 1ull << 32, 400000}};
+	struct ctrl_auth au = {.has_key = 1, .nonce = {1, 2, 3}, .mac = {9}};
+	struct ctrl_chunk c[2] = {{0, 3, 1 << 20, 1 << 20, 0xdeadbeefull},
+				  {1, 7, 9 << 20, 1 << 20, 0xfeedfaceull}};
+	struct ctrl_start st = {3000, 20000, 1000};
+	struct ctrl_drive d[2] = {{"/dev/nvme0n1", "Fixture NVMe", 0, 1, 1ull << 32},
+				  {"/dev/nvme1n1", "Fixture NVMe", 1, 1, 1ull << 32}};
+	struct ctrl_result r = {.ok = 1,
+				.bytes = 2ull << 32,
+				.window_ns = 20000000000ull,
+				.ndrives = 2,
+				.drives = d,
+				.nrails = 1,
+				.rails = rl};
+	struct ctrl_done dn = {1};
+	struct ctrl_progress pr = {5000000000ull, 1ull << 32, 2000000000ull, 1ull << 31};
 	struct ctrl_buf b;
 	int rc = 0;
 
-	a.ports[0] = (struct ctrl_port){ .dev = "mlx5_0", .port = 1, .link = 1, .lid = 3,
-					 .rate_mbps = 400000, .mtu = 5 };
-	a.ports[1] = (struct ctrl_port){ .dev = "rxe1", .port = 1, .link = 2, .addr = "10.77.1.1",
-					 .prefix_len = 24, .numa_node = -1, .mtu = 3, .software = 1 };
+	a.ports[0] = (struct ctrl_port){
+		.dev = "mlx5_0", .port = 1, .link = 1, .lid = 3, .rate_mbps = 400000, .mtu = 5};
+	a.ports[1] = (struct ctrl_port){.dev = "rxe1",
+					.port = 1,
+					.link = 2,
+					.addr = "10.77.1.1",
+					.prefix_len = 24,
+					.numa_node = -1,
+					.mtu = 3,
+					.software = 1};
 	rc |= save(dir, "hello", &b, ctrl_encode_hello(&b, &h));
 	rc |= save(dir, "accept", &b, ctrl_encode_accept(&b, &a));
 	rc |= save(dir, "error", &b, ctrl_encode_error(&b, "sink: chunk: sink 1MiB, source 2MiB"));

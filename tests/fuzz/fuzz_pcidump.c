@@ -75,8 +75,9 @@ static size_t splice_in(uint8_t *buf, size_t len, size_t cap, size_t at, size_t 
  */
 size_t fuzz_mutate(uint8_t *buf, size_t len, size_t cap, uint64_t r)
 {
-	static const char *const offs[] = { "00", "0e", "18", "34", "40", "100", "140", "ff0",
-					    "fff", "1000", "7ffffff0", "80000000", "fffffff0" };
+	static const char *const offs[] = {"00",       "0e",	   "18",      "34",  "40",
+					   "100",      "140",	   "ff0",     "fff", "1000",
+					   "7ffffff0", "80000000", "fffffff0"};
 	static const char hex[] = "0123456789abcdef";
 	size_t at, end, k;
 

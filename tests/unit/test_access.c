@@ -24,7 +24,7 @@
 
 static struct sockaddr_storage v4(const char *a)
 {
-	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_storage ss = {0};
 	struct sockaddr_in *s = (struct sockaddr_in *)&ss;
 
 	s->sin_family = AF_INET;
@@ -34,7 +34,7 @@ static struct sockaddr_storage v4(const char *a)
 
 static struct sockaddr_storage v6(const char *a)
 {
-	struct sockaddr_storage ss = { 0 };
+	struct sockaddr_storage ss = {0};
 	struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ss;
 
 	s->sin6_family = AF_INET6;
@@ -85,7 +85,8 @@ static void test_printable(void)
 
 	CHECK_STR(nbw_printable("/dev/nvme0n1", out, sizeof(out)), "/dev/nvme0n1");
 	CHECK_STR(nbw_printable("a\033[2Jb\n", out, sizeof(out)), "a\\x1b[2Jb\\x0a");
-	CHECK_STR(nbw_printable("\x7f\xc3\xa9", out, sizeof(out)), "\\x7f\xc3\xa9"); /* UTF-8 stays */
+	CHECK_STR(nbw_printable("\x7f\xc3\xa9", out, sizeof(out)),
+		  "\\x7f\xc3\xa9"); /* UTF-8 stays */
 	/* Bounded: an escape that does not fit is left out whole. */
 	CHECK_STR(nbw_printable("abc\001", out, 6), "abc");
 }
@@ -94,7 +95,7 @@ static void test_auth(void)
 {
 	static const char sink_kat[] =
 		"ba4f8413f61d8a6033e52912991aaf57d4ac4e7d27461a1624d10736744a5fd4";
-	struct auth_key k = { .len = 16 }, k2;
+	struct auth_key k = {.len = 16}, k2;
 	uint8_t a[AUTH_NONCE_LEN], b[AUTH_NONCE_LEN], mac[AUTH_MAC_LEN];
 	char hex[2 * AUTH_MAC_LEN + 1], path[] = "/tmp/nbwkeyXXXXXX", err[256];
 	int i, fd;
@@ -140,7 +141,7 @@ static void test_auth(void)
 
 static void test_auth_message(void)
 {
-	struct ctrl_auth m = { .has_key = 1 }, back;
+	struct ctrl_auth m = {.has_key = 1}, back;
 	struct ctrl_buf b;
 	int i;
 
@@ -176,8 +177,8 @@ static void forged_header(uint8_t *h, unsigned type, uint32_t len)
 
 static void test_limits_and_inbox(void)
 {
-	struct ctrl_inbox in = { 0 };
-	struct ctrl_progress pr = { .elapsed_ns = 5, .bytes = 9 };
+	struct ctrl_inbox in = {0};
+	struct ctrl_progress pr = {.elapsed_ns = 5, .bytes = 9};
 	struct ctrl_buf b;
 	uint8_t h[CTRL_HDR_LEN];
 	unsigned type;

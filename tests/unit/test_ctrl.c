@@ -18,7 +18,6 @@
 #include "ctrl.h"
 #include "timing.h"
 
-
 /* Strip and check the header of an encoded message; returns the payload. */
 static const uint8_t *payload_of(const struct ctrl_buf *b, unsigned want_type, uint32_t *len)
 {
@@ -150,7 +149,8 @@ static void test_hello(void)
 	CHECK(ctrl_decode_hello(p, len, &m) == 0);
 	CHECK(m.conn == CTRL_CONN_CM && m.mtu == 4 && m.sl == 3 && m.tclass == 106);
 	CHECK(m.chunk == 1 << 20 && m.depth == 4 && m.workers == 12 && m.warmup_ms == 3000 &&
-	      m.duration_ms == 20000 && m.verify == CTRL_VERIFY_FULL && m.source == CTRL_SOURCE_MEM);
+	      m.duration_ms == 20000 && m.verify == CTRL_VERIFY_FULL &&
+	      m.source == CTRL_SOURCE_MEM);
 	/* Big-endian on the wire: the chunk 1 MiB is 00 00 00 00 00 10 00 00. */
 	CHECK(p[5] == 0x10 && p[4] == 0 && p[6] == 0);
 	check_truncations(p, len, dec_hello);
@@ -211,7 +211,7 @@ static void test_small_messages(void)
 	uint32_t len;
 	char longmsg[2000];
 
-	CHECK(ctrl_encode_accept(&b, &(struct ctrl_accept){ .session = 0x0123456789abcdefULL }) == 0);
+	CHECK(ctrl_encode_accept(&b, &(struct ctrl_accept){.session = 0x0123456789abcdefULL}) == 0);
 	p = payload_of(&b, CTRL_ACCEPT, &len);
 	CHECK(ctrl_decode_accept(p, len, &a) == 0 && a.session == 0x0123456789abcdefULL);
 	check_truncations(p, len, dec_accept);
@@ -219,7 +219,8 @@ static void test_small_messages(void)
 
 	CHECK(ctrl_encode_error(&b, "chunk: sink 1MiB, source 2MiB") == 0);
 	p = payload_of(&b, CTRL_ERROR, &len);
-	CHECK(ctrl_decode_error(p, len, &e) == 0 && !strcmp(e.msg, "chunk: sink 1MiB, source 2MiB"));
+	CHECK(ctrl_decode_error(p, len, &e) == 0 &&
+	      !strcmp(e.msg, "chunk: sink 1MiB, source 2MiB"));
 	check_truncations(p, len, dec_error);
 	/* A NUL inside a string is malformed. */
 	bad = malloc(len);
@@ -236,8 +237,9 @@ static void test_small_messages(void)
 	CHECK(ctrl_decode_error(p, len, &e) == 0 && strlen(e.msg) == CTRL_MAX_STR - 1);
 	free(b.data);
 
-	CHECK(ctrl_encode_start(&b, &(struct ctrl_start){ .warmup_ms = 6000, .duration_ms = 8000,
-							 .progress_ms = 250 }) == 0);
+	CHECK(ctrl_encode_start(&b, &(struct ctrl_start){.warmup_ms = 6000,
+							 .duration_ms = 8000,
+							 .progress_ms = 250}) == 0);
 	p = payload_of(&b, CTRL_START, &len);
 	CHECK(len == 20);
 	CHECK(ctrl_decode_start(p, len, &s) == 0 && s.warmup_ms == 6000 && s.duration_ms == 8000 &&
@@ -253,26 +255,36 @@ static void test_small_messages(void)
 	free(bad);
 	free(b.data);
 
-	CHECK(ctrl_encode_done(&b, &(struct ctrl_done){ .verify = 1 }) == 0);
+	CHECK(ctrl_encode_done(&b, &(struct ctrl_done){.verify = 1}) == 0);
 	p = payload_of(&b, CTRL_DONE, &len);
 	CHECK(ctrl_decode_done(p, len, &d) == 0 && d.verify == 1);
 	check_truncations(p, len, dec_done);
-	CHECK(ctrl_decode_done((const uint8_t[]){ 3 }, 1, &d) == -EBADMSG);
+	CHECK(ctrl_decode_done((const uint8_t[]){3}, 1, &d) == -EBADMSG);
 	free(b.data);
 }
 
 static void test_lists(void)
 {
-	struct ctrl_slice sl[3] = {
-		{ .addr = 0x7f0000001000ULL, .len = 32 << 20, .rkey = 0x1234 },
-		{ .addr = 0x7f0002001000ULL, .len = 32 << 20, .rkey = 0xabcdef01,
-		  .qp = { .lid = 7, .qpn = 0x123456, .psn = 0xabcdef, .mtu = 5, .gid = { 0xfe, 0x80 } } },
-		{ .addr = 1, .len = 2, .rkey = 3 },
-	}, *so;
-	struct ctrl_chunk ch[2] = {
-		{ 0, 0, 0, 1 << 20, 0x1111222233334444ULL },
-		{ 5, 17, 0x40000000ULL, 4096, 0xffffffffffffffffULL },
-	}, *co;
+	struct ctrl_slice sl[3] =
+		{
+			{.addr = 0x7f0000001000ULL, .len = 32 << 20, .rkey = 0x1234},
+			{.addr = 0x7f0002001000ULL,
+			 .len = 32 << 20,
+			 .rkey = 0xabcdef01,
+			 .qp = {.lid = 7,
+				.qpn = 0x123456,
+				.psn = 0xabcdef,
+				.mtu = 5,
+				.gid = {0xfe, 0x80}}},
+			{.addr = 1, .len = 2, .rkey = 3},
+		},
+			  *so;
+	struct ctrl_chunk ch[2] =
+		{
+			{0, 0, 0, 1 << 20, 0x1111222233334444ULL},
+			{5, 17, 0x40000000ULL, 4096, 0xffffffffffffffffULL},
+		},
+			  *co;
 	struct ctrl_buf b;
 	const uint8_t *p;
 	uint8_t *bad;
@@ -282,8 +294,8 @@ static void test_lists(void)
 	p = payload_of(&b, CTRL_SLICES, &len);
 	CHECK(len == 4 + 3 * (20 + 27));
 	CHECK(ctrl_decode_slices(p, len, &so, &n) == 0 && n == 3);
-	CHECK(so && so[1].addr == sl[1].addr && so[1].len == sl[1].len && so[1].rkey == sl[1].rkey &&
-	      so[2].rkey == 3);
+	CHECK(so && so[1].addr == sl[1].addr && so[1].len == sl[1].len &&
+	      so[1].rkey == sl[1].rkey && so[2].rkey == 3);
 	CHECK(so && so[1].qp.lid == 7 && so[1].qp.qpn == 0x123456 && so[1].qp.psn == 0xabcdef &&
 	      so[1].qp.mtu == 5 && so[1].qp.gid[0] == 0xfe && so[1].qp.gid[1] == 0x80);
 	free(so);
@@ -335,24 +347,44 @@ static int dec_accept_ports(const void *p, size_t len)
 /* Rails: the sink's ports in ACCEPT, the source's QPs, a RESULT's rails. */
 static void test_rails(void)
 {
-	static struct ctrl_accept a = { .session = 42, .nports = 2 }, ao;
-	struct ctrl_wqp q[2] = {
-		{ .sink_port = 1, .dev = "mlx5_3", .port = 1,
-		  .qp = { .lid = 12, .qpn = 0xabc, .psn = 0x777, .mtu = 5 } },
-		{ .sink_port = 0, .dev = "ibp29s0", .port = 2, .qp = { .qpn = 1 } },
-	}, *qo;
-	struct ctrl_rail rails[1] = { { "rxe1", 1, 1, 2, 123456, 100000 } };
-	struct ctrl_result r = { .ok = 1, .bytes = 123456, .window_ns = 1, .nrails = 1,
-				 .rails = rails, .open_ns = 3000000123ULL, .cv_milli_pct = 1234 },
+	static struct ctrl_accept a = {.session = 42, .nports = 2}, ao;
+	struct ctrl_wqp q[2] =
+		{
+			{.sink_port = 1,
+			 .dev = "mlx5_3",
+			 .port = 1,
+			 .qp = {.lid = 12, .qpn = 0xabc, .psn = 0x777, .mtu = 5}},
+			{.sink_port = 0, .dev = "ibp29s0", .port = 2, .qp = {.qpn = 1}},
+		},
+			*qo;
+	struct ctrl_rail rails[1] = {{"rxe1", 1, 1, 2, 123456, 100000}};
+	struct ctrl_result r = {.ok = 1,
+				.bytes = 123456,
+				.window_ns = 1,
+				.nrails = 1,
+				.rails = rails,
+				.open_ns = 3000000123ULL,
+				.cv_milli_pct = 1234},
 			   ro;
 	struct ctrl_buf b;
 	const uint8_t *p;
 	uint32_t len, n;
 
-	a.ports[0] = (struct ctrl_port){ .dev = "mlx5_0", .port = 1, .link = 1, .lid = 3,
-					 .numa_node = 0, .rate_mbps = 400000, .mtu = 5 };
-	a.ports[1] = (struct ctrl_port){ .dev = "rxe1", .port = 1, .link = 2, .addr = "10.77.1.1",
-					 .prefix_len = 24, .numa_node = -1, .mtu = 3, .software = 1 };
+	a.ports[0] = (struct ctrl_port){.dev = "mlx5_0",
+					.port = 1,
+					.link = 1,
+					.lid = 3,
+					.numa_node = 0,
+					.rate_mbps = 400000,
+					.mtu = 5};
+	a.ports[1] = (struct ctrl_port){.dev = "rxe1",
+					.port = 1,
+					.link = 2,
+					.addr = "10.77.1.1",
+					.prefix_len = 24,
+					.numa_node = -1,
+					.mtu = 3,
+					.software = 1};
 	CHECK(ctrl_encode_accept(&b, &a) == 0);
 	p = payload_of(&b, CTRL_ACCEPT, &len);
 	CHECK(ctrl_decode_accept(p, len, &ao) == 0 && ao.session == 42 && ao.nports == 2);
@@ -387,7 +419,8 @@ static void test_rails(void)
 	p = payload_of(&b, CTRL_RESULT, &len);
 	CHECK(ctrl_decode_result(p, len, &ro) == 0 && ro.nrails == 1 && ro.ndrives == 0);
 	CHECK(ro.rails && !strcmp(ro.rails[0].dev, "rxe1") && ro.rails[0].sink_port == 1 &&
-	      ro.rails[0].qps == 2 && ro.rails[0].bytes == 123456 && ro.rails[0].line_mbps == 100000);
+	      ro.rails[0].qps == 2 && ro.rails[0].bytes == 123456 &&
+	      ro.rails[0].line_mbps == 100000);
 	CHECK(ro.open_ns == 3000000123ULL && ro.cv_milli_pct == 1234);
 	ctrl_result_free(&ro);
 	free(b.data);
@@ -396,11 +429,14 @@ static void test_rails(void)
 static void test_result(void)
 {
 	struct ctrl_drive dr[2] = {
-		{ "/dev/nvme0n1", "QEMU NVMe Ctrl", 0, 12, 123456789 },
-		{ "/dev/nvme1n1", "", -1, 12, 42 },
+		{"/dev/nvme0n1", "QEMU NVMe Ctrl", 0, 12, 123456789},
+		{"/dev/nvme1n1", "", -1, 12, 42},
 	};
-	struct ctrl_result r = { .ok = 1, .bytes = 123456831, .window_ns = 6000000001ULL,
-				 .ndrives = 2, .drives = dr },
+	struct ctrl_result r = {.ok = 1,
+				.bytes = 123456831,
+				.window_ns = 6000000001ULL,
+				.ndrives = 2,
+				.drives = dr},
 			   o;
 	struct ctrl_buf b;
 	const uint8_t *p;
@@ -431,8 +467,10 @@ static void test_result(void)
 
 static void test_progress(void)
 {
-	struct ctrl_progress m = { .elapsed_ns = 4000000123ULL, .bytes = 0x123456789aULL,
-				   .window_ns = 1000000000ULL, .window_bytes = 0x23456789ULL },
+	struct ctrl_progress m = {.elapsed_ns = 4000000123ULL,
+				  .bytes = 0x123456789aULL,
+				  .window_ns = 1000000000ULL,
+				  .window_bytes = 0x23456789ULL},
 			     o;
 	struct ctrl_buf b;
 	const uint8_t *p;
@@ -475,7 +513,7 @@ static void test_header(void)
 	uint32_t len;
 	uint8_t h[CTRL_HDR_LEN];
 
-	CHECK(ctrl_encode_done(&b, &(struct ctrl_done){ .verify = 2 }) == 0);
+	CHECK(ctrl_encode_done(&b, &(struct ctrl_done){.verify = 2}) == 0);
 	memcpy(h, b.data, CTRL_HDR_LEN);
 	CHECK(h[0] == 'N' && h[1] == 'B' && h[2] == 'W' && h[3] == 'R');
 	CHECK(ctrl_parse_header(h, &type, &len, &version) == 0 && type == CTRL_DONE && len == 1);
@@ -530,12 +568,14 @@ static void test_sockets(void)
 	CHECK(!strcmp(err, "sink says no") && p == NULL);
 	/* A heartbeat crosses and is expected like any message. */
 	CHECK(ctrl_send_free(sv[0], &b,
-			     ctrl_encode_progress(&b, &(struct ctrl_progress){ 2000, 100, 1000, 50 }),
+			     ctrl_encode_progress(&b, &(struct ctrl_progress){2000, 100, 1000, 50}),
 			     1000) == 0);
-	CHECK(ctrl_expect(sv[1], CTRL_PROGRESS, &p, &len, 1000, err, sizeof(err)) == 0 && len == 32);
+	CHECK(ctrl_expect(sv[1], CTRL_PROGRESS, &p, &len, 1000, err, sizeof(err)) == 0 &&
+	      len == 32);
 	free(p);
 	/* The wrong message type. */
-	CHECK(ctrl_send_free(sv[1], &b, ctrl_encode_start(&b, &(struct ctrl_start){ 1, 2, 3 }), 1000) == 0);
+	CHECK(ctrl_send_free(sv[1], &b, ctrl_encode_start(&b, &(struct ctrl_start){1, 2, 3}),
+			     1000) == 0);
 	CHECK(ctrl_expect(sv[0], CTRL_ACCEPT, &p, &len, 1000, err, sizeof(err)) == -EBADMSG);
 	CHECK(!strcmp(err, "expected ACCEPT, got START"));
 	close(sv[0]);

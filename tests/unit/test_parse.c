@@ -70,7 +70,7 @@ int main(void)
 	size_bad("18446744073709551616", -ERANGE);
 	size_bad("16384P", -ERANGE);
 	size_bad("99999999999999999999999", -ERANGE);
-	CHECK(parse_size(NULL, &(uint64_t){ 0 }) == -EINVAL);
+	CHECK(parse_size(NULL, &(uint64_t){0}) == -EINVAL);
 
 	dur_ok("20", 20);
 	dur_ok("0", 0);
@@ -79,24 +79,24 @@ int main(void)
 	dur_ok("500ms", 0.5);
 	dur_ok("2m", 120);
 	dur_ok("1h", 3600);
-	CHECK(parse_duration("", &(double){ 0 }) == -EINVAL);
-	CHECK(parse_duration("-1", &(double){ 0 }) == -EINVAL);
-	CHECK(parse_duration("abc", &(double){ 0 }) == -EINVAL);
-	CHECK(parse_duration("5x", &(double){ 0 }) == -EINVAL);
-	CHECK(parse_duration("nan", &(double){ 0 }) == -EINVAL);
-	CHECK(parse_duration("inf", &(double){ 0 }) == -EINVAL);
+	CHECK(parse_duration("", &(double){0}) == -EINVAL);
+	CHECK(parse_duration("-1", &(double){0}) == -EINVAL);
+	CHECK(parse_duration("abc", &(double){0}) == -EINVAL);
+	CHECK(parse_duration("5x", &(double){0}) == -EINVAL);
+	CHECK(parse_duration("nan", &(double){0}) == -EINVAL);
+	CHECK(parse_duration("inf", &(double){0}) == -EINVAL);
 	/* Decimal only: no exponent, no hex float (issue 10). */
-	CHECK(parse_duration("1e9", &(double){ 0 }) == -EINVAL);
-	CHECK(parse_duration("1e400", &(double){ 0 }) == -EINVAL);
-	CHECK(parse_duration("0x1p-2", &(double){ 0 }) == -EINVAL);
-	CHECK(parse_duration(".", &(double){ 0 }) == -EINVAL);
-	CHECK(parse_duration("1.2.3", &(double){ 0 }) == -EINVAL);
+	CHECK(parse_duration("1e9", &(double){0}) == -EINVAL);
+	CHECK(parse_duration("1e400", &(double){0}) == -EINVAL);
+	CHECK(parse_duration("0x1p-2", &(double){0}) == -EINVAL);
+	CHECK(parse_duration(".", &(double){0}) == -EINVAL);
+	CHECK(parse_duration("1.2.3", &(double){0}) == -EINVAL);
 	dur_ok(".5", 0.5);
 	dur_ok("1.", 1);
-	CHECK(parse_duration("31622401", &(double){ 0 }) == -ERANGE); /* 366 days + 1 s */
-	CHECK(parse_duration("8785h", &(double){ 0 }) == -ERANGE);
+	CHECK(parse_duration("31622401", &(double){0}) == -ERANGE); /* 366 days + 1 s */
+	CHECK(parse_duration("8785h", &(double){0}) == -ERANGE);
 	CHECK(parse_duration("99999999999999999999999999999999999999999999999999999999999999999999",
-			     &(double){ 0 }) == -ERANGE);
+			     &(double){0}) == -ERANGE);
 
 	CHECK(parse_uint("12", 1, 100, &n) == 0 && n == 12);
 	CHECK(parse_uint("0", 1, 100, &n) == -ERANGE);

@@ -15,15 +15,15 @@
 
 static int fails, checks;
 
-#define CHECK(cond, ...)                                  \
-	do {                                              \
-		checks++;                                 \
-		if (!(cond)) {                            \
-			fails++;                          \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-			printf(__VA_ARGS__);              \
-			printf("\n");                     \
-		}                                         \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		checks++;                                                                          \
+		if (!(cond)) {                                                                     \
+			fails++;                                                                   \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__);                                \
+			printf(__VA_ARGS__);                                                       \
+			printf("\n");                                                              \
+		}                                                                                  \
 	} while (0)
 
 static bool near(double a, double b)
@@ -39,12 +39,15 @@ static void test_ceilings(void)
 		double gts, eff;
 		const char *enc;
 	} gen[] = {
-		{ 1, 2.5, 0.8, "8b/10b" },	   { 2, 5.0, 0.8, "8b/10b" },
-		{ 3, 8.0, 128.0 / 130, "128b/130b" }, { 4, 16.0, 128.0 / 130, "128b/130b" },
-		{ 5, 32.0, 128.0 / 130, "128b/130b" }, { 6, 64.0, 236.0 / 256, "Flit" },
+		{1, 2.5, 0.8, "8b/10b"},
+		{2, 5.0, 0.8, "8b/10b"},
+		{3, 8.0, 128.0 / 130, "128b/130b"},
+		{4, 16.0, 128.0 / 130, "128b/130b"},
+		{5, 32.0, 128.0 / 130, "128b/130b"},
+		{6, 64.0, 236.0 / 256, "Flit"},
 	};
-	static const unsigned widths[] = { 1, 2, 4, 8, 12, 16, 32 };
-	static const unsigned mps[] = { 128, 256, 512, 1024, 2048, 4096 };
+	static const unsigned widths[] = {1, 2, 4, 8, 12, 16, 32};
+	static const unsigned mps[] = {128, 256, 512, 1024, 2048, 4096};
 	size_t g, w, m;
 
 	for (g = 0; g < sizeof(gen) / sizeof(gen[0]); g++) {
@@ -77,8 +80,8 @@ static void test_ceilings(void)
 }
 
 /* A config space with a PCIe capability at 0x40 (version 2 unless v1). */
-static void make_cfg(uint8_t *c, unsigned type, unsigned capcode, unsigned capw,
-		     unsigned stacode, unsigned staw, unsigned vec, unsigned target, bool v1)
+static void make_cfg(uint8_t *c, unsigned type, unsigned capcode, unsigned capw, unsigned stacode,
+		     unsigned staw, unsigned vec, unsigned target, bool v1)
 {
 	memset(c, 0, 256);
 	c[0] = 0x86, c[1] = 0x80;
@@ -86,11 +89,11 @@ static void make_cfg(uint8_t *c, unsigned type, unsigned capcode, unsigned capw,
 	c[0x34] = 0x40;
 	c[0x40] = 0x10;
 	c[0x42] = (uint8_t)((v1 ? 1 : 2) | type << 4);
-	c[0x44] = 2;				/* MPS supported 512 */
-	c[0x48] = 1 << 5, c[0x49] = 2 << 4;	/* MPS 256, MRRS 512 */
+	c[0x44] = 2;			    /* MPS supported 512 */
+	c[0x48] = 1 << 5, c[0x49] = 2 << 4; /* MPS 256, MRRS 512 */
 	c[0x4c] = (uint8_t)(capcode | (capw & 0xf) << 4);
 	c[0x4d] = (uint8_t)(capw >> 4);
-	c[0x4e] = 1 << 4;			/* DLL active reporting */
+	c[0x4e] = 1 << 4; /* DLL active reporting */
 	c[0x52] = (uint8_t)(stacode | (staw & 0xf) << 4);
 	c[0x53] = (uint8_t)(staw >> 4 | 1 << 5); /* DLL active */
 	if (!v1) {
@@ -173,25 +176,25 @@ static void test_link_verdicts(void)
 		enum pcie_verdict v;
 		enum pcie_limit lim;
 	} t[] = {
-		{ "gen5 port, gen3 drive", 32, 4, 32, 8, 4, 8, 4, false, PCIE_DOWNGRADED,
-		  PCIE_LIMIT_DEVICE },
-		{ "gen3 port, gen4 drive", 8, 4, 8, 16, 4, 8, 4, false, PCIE_DOWNGRADED,
-		  PCIE_LIMIT_PORT },
-		{ "target caps a gen4 pair", 16, 4, 8, 16, 4, 8, 4, false, PCIE_DOWNGRADED,
-		  PCIE_LIMIT_PORT },
-		{ "gen4 pair trained at gen3", 16, 4, 16, 16, 4, 8, 4, false, PCIE_DOWNGRADED,
-		  PCIE_LIMIT_TRAINING },
-		{ "x4 pair at x2", 16, 4, 16, 16, 4, 16, 2, false, PCIE_DOWNGRADED,
-		  PCIE_LIMIT_TRAINING },
-		{ "x16 port, x4 drive", 16, 16, 16, 16, 4, 16, 4, false, PCIE_DOWNGRADED,
-		  PCIE_LIMIT_DEVICE },
-		{ "gen4 pair at gen4", 16, 4, 16, 16, 4, 16, 4, false, PCIE_OK, PCIE_LIMIT_NONE },
-		{ "no target (v1)", 5, 4, 0, 5, 4, 5, 4, false, PCIE_OK, PCIE_LIMIT_NONE },
-		{ "idle NIC", 16, 16, 16, 16, 16, 2.5, 16, true, PCIE_MAYBE_IDLE,
-		  PCIE_LIMIT_TRAINING },
-		{ "qemu: 8x4 port, 2.5x1 drive", 8, 4, 8, 2.5, 1, 2.5, 1, false, PCIE_DOWNGRADED,
-		  PCIE_LIMIT_DEVICE },
-		{ "down", 16, 4, 16, 16, 4, 2.5, 0, false, PCIE_LINK_DOWN, PCIE_LIMIT_NONE },
+		{"gen5 port, gen3 drive", 32, 4, 32, 8, 4, 8, 4, false, PCIE_DOWNGRADED,
+		 PCIE_LIMIT_DEVICE},
+		{"gen3 port, gen4 drive", 8, 4, 8, 16, 4, 8, 4, false, PCIE_DOWNGRADED,
+		 PCIE_LIMIT_PORT},
+		{"target caps a gen4 pair", 16, 4, 8, 16, 4, 8, 4, false, PCIE_DOWNGRADED,
+		 PCIE_LIMIT_PORT},
+		{"gen4 pair trained at gen3", 16, 4, 16, 16, 4, 8, 4, false, PCIE_DOWNGRADED,
+		 PCIE_LIMIT_TRAINING},
+		{"x4 pair at x2", 16, 4, 16, 16, 4, 16, 2, false, PCIE_DOWNGRADED,
+		 PCIE_LIMIT_TRAINING},
+		{"x16 port, x4 drive", 16, 16, 16, 16, 4, 16, 4, false, PCIE_DOWNGRADED,
+		 PCIE_LIMIT_DEVICE},
+		{"gen4 pair at gen4", 16, 4, 16, 16, 4, 16, 4, false, PCIE_OK, PCIE_LIMIT_NONE},
+		{"no target (v1)", 5, 4, 0, 5, 4, 5, 4, false, PCIE_OK, PCIE_LIMIT_NONE},
+		{"idle NIC", 16, 16, 16, 16, 16, 2.5, 16, true, PCIE_MAYBE_IDLE,
+		 PCIE_LIMIT_TRAINING},
+		{"qemu: 8x4 port, 2.5x1 drive", 8, 4, 8, 2.5, 1, 2.5, 1, false, PCIE_DOWNGRADED,
+		 PCIE_LIMIT_DEVICE},
+		{"down", 16, 4, 16, 16, 4, 2.5, 0, false, PCIE_LINK_DOWN, PCIE_LIMIT_NONE},
 	};
 	size_t i;
 
@@ -230,7 +233,8 @@ static void test_link_verdicts(void)
 		pcie_judge_link(&p, &d, "drive", false, &l);
 		CHECK(l.verdict == PCIE_OK && isnan(l.usable) && !isnan(l.raw), "no root: %s",
 		      pcie_verdict_name(l.verdict));
-		CHECK(!strcmp(pcie_known_names(l.missing, m, sizeof(m)), "LnkCtl2 target speed, MPS"),
+		CHECK(!strcmp(pcie_known_names(l.missing, m, sizeof(m)),
+			      "LnkCtl2 target speed, MPS"),
 		      "missing '%s'", m);
 		d.known &= ~(unsigned)PCIE_K_MAX;
 		pcie_judge_link(&p, &d, "drive", false, &l);
@@ -288,9 +292,9 @@ static void test_slot_decode(void)
 
 	pcie_fn_init(&f, 0, 0, 1, 0);
 	make_cfg(c, 4, 4, 4, 4, 4, 0x0f, 4, false);
-	c[0x43] |= 1;			/* Flags bit 8: Slot Implemented */
-	c[0x56] = (uint8_t)(33 << 3);	/* SltCap bits 23:19 ... */
-	c[0x57] = (uint8_t)(33 >> 5);	/* ... and 31:24 */
+	c[0x43] |= 1;		      /* Flags bit 8: Slot Implemented */
+	c[0x56] = (uint8_t)(33 << 3); /* SltCap bits 23:19 ... */
+	c[0x57] = (uint8_t)(33 >> 5); /* ... and 31:24 */
 	pcie_decode_config(c, 256, &f);
 	CHECK((f.known & PCIE_K_SLOT) && f.slot_implemented && f.slot_number == 33,
 	      "root port slot: %d %u", f.slot_implemented, f.slot_number);

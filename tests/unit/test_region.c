@@ -23,7 +23,7 @@ static void split_case(uint64_t span, unsigned n, uint32_t align)
 
 	CHECK(region_split(span, n, align, r) == 0);
 	for (i = 0; i < n; i++) {
-		CHECK_U64(r[i].start, next);      /* contiguous, disjoint */
+		CHECK_U64(r[i].start, next);	  /* contiguous, disjoint */
 		CHECK_U64(r[i].start % align, 0); /* aligned starts */
 		CHECK(r[i].len > 0);
 		if (i + 1 < n)
@@ -69,7 +69,7 @@ static void sweep_case(const char *path, uint64_t size, enum reader_engine e, un
 	struct reader rd;
 	struct reader_chunk c;
 	void *buf = NULL;
-	uint64_t seen[2] = { 0, 0 }, expect_next = reg.start, digest0 = 0, want_digest;
+	uint64_t seen[2] = {0, 0}, expect_next = reg.start, digest0 = 0, want_digest;
 	int fd = drive_open_readonly(path), rc, guard = 0;
 	unsigned char *all;
 
@@ -108,7 +108,7 @@ static void sweep_case(const char *path, uint64_t size, enum reader_engine e, un
 		if (e == ENGINE_PSYNC) {
 			CHECK_U64(c.offset, expect_next);
 			expect_next = c.offset + c.len >= reg.start + reg.len ? reg.start
-									       : c.offset + c.len;
+									      : c.offset + c.len;
 		}
 		CHECK(c.offset >= reg.start && c.offset + c.len <= reg.start + reg.len);
 		for (i = 0; i + 8 <= c.len; i += 8) {
@@ -143,10 +143,10 @@ static void sweep_case(const char *path, uint64_t size, enum reader_engine e, un
 
 int main(void)
 {
-	char path[] = "nbw-test-region.XXXXXX"; /* the build dir: O_DIRECT-capable */
+	char path[] = "nbw-test-region.XXXXXX";		  /* the build dir: O_DIRECT-capable */
 	uint64_t size = 3 * 1024 * 1024 + 4096 * 3 + 100; /* not block aligned at the end */
 	struct region r[4];
-	enum reader_engine engines[] = { ENGINE_PSYNC, ENGINE_IO_URING };
+	enum reader_engine engines[] = {ENGINE_PSYNC, ENGINE_IO_URING};
 	unsigned e;
 	int fd;
 
@@ -170,14 +170,14 @@ int main(void)
 		if (!reader_engine_available(engines[e]))
 			continue;
 		/* A region in the middle: reads clip at the region's end. */
-		sweep_case(path, size, engines[e], 4, 256 * 1024, (struct region){ 4096, 1 << 20 });
+		sweep_case(path, size, engines[e], 4, 256 * 1024, (struct region){4096, 1 << 20});
 		/* A chunk that does not divide the region. */
-		sweep_case(path, size, engines[e], 3, 12288, (struct region){ 8192, 40960 + 4096 });
+		sweep_case(path, size, engines[e], 3, 12288, (struct region){8192, 40960 + 4096});
 		/* The last region ends at a ragged end of file: short read at EOF. */
 		sweep_case(path, size, engines[e], 2, 1 << 20,
-			   (struct region){ 2 << 20, size - (2 << 20) });
+			   (struct region){2 << 20, size - (2 << 20)});
 		/* depth * chunk larger than the region: several sweeps in flight at once. */
-		sweep_case(path, size, engines[e], 8, 4096, (struct region){ 0, 4096 * 3 });
+		sweep_case(path, size, engines[e], 8, 4096, (struct region){0, 4096 * 3});
 	}
 	unlink(path);
 	return check_done("test_region");

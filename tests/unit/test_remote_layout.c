@@ -11,7 +11,6 @@
 #include "check.h"
 #include "slice.h"
 
-
 #define MiB (1ULL << 20)
 
 int main(void)
@@ -49,7 +48,8 @@ int main(void)
 	CHECK(slice_layout(MiB, 0, 1, 4096, 0, &l, &need) == -EINVAL);
 
 	/* The ring: slots 1 .. slots-1 in turn, slot 0 (the canary) never. */
-	CHECK(slice_ring_slot(0, 5) == 1 && slice_ring_slot(3, 5) == 4 && slice_ring_slot(4, 5) == 1);
+	CHECK(slice_ring_slot(0, 5) == 1 && slice_ring_slot(3, 5) == 4 &&
+	      slice_ring_slot(4, 5) == 1);
 	CHECK(slice_ring_slot(7, 2) == 1);
 
 	return check_done("test_remote_layout");

@@ -12,12 +12,12 @@
 #include "check.h"
 #include "sweep.h"
 
-static const char *const threads[] = { "1 thread",   "2 threads",  "4 threads",  "8 threads",
-				       "12 threads", "16 threads", "24 threads", "48 threads" };
+static const char *const threads[] = {"1 thread",   "2 threads",  "4 threads",	"8 threads",
+				      "12 threads", "16 threads", "24 threads", "48 threads"};
 
 static void at_ceiling(void)
 {
-	const double c[] = { 1.10, 2.05, 3.30, 3.55, 3.57, 3.56, 3.57, 3.56 };
+	const double c[] = {1.10, 2.05, 3.30, 3.55, 3.57, 3.56, 3.57, 3.56};
 	struct sweep_verdict v;
 
 	CHECK(sweep_judge(c, threads, 8, 3.6, "Gen3 x4", "concurrency", &v) == 0);
@@ -31,7 +31,7 @@ static void at_ceiling(void)
 
 static void below_ceiling(void)
 {
-	const double c[] = { 0.80, 1.50, 2.17, 2.18, 2.19, 2.20, 2.19, 2.18 };
+	const double c[] = {0.80, 1.50, 2.17, 2.18, 2.19, 2.20, 2.19, 2.18};
 	struct sweep_verdict v;
 
 	CHECK(sweep_judge(c, threads, 8, 3.6, NULL, "concurrency", &v) == 0);
@@ -43,7 +43,7 @@ static void below_ceiling(void)
 
 static void rising(void)
 {
-	const double c[] = { 0.40, 0.80, 1.20, 1.60, 1.90, 2.20, 2.60, 3.10 };
+	const double c[] = {0.40, 0.80, 1.20, 1.60, 1.90, 2.20, 2.60, 3.10};
 	struct sweep_verdict v;
 
 	CHECK(sweep_judge(c, threads, 8, 3.6, NULL, "concurrency", &v) == 0);
@@ -59,7 +59,7 @@ static void rising(void)
 static void noisy(void)
 {
 	/* Within 2% of the maximum from 2 threads on, up and down. */
-	const double c[] = { 1.90, 3.52, 3.49, 3.55, 3.50, 3.56, 3.51, 3.54 };
+	const double c[] = {1.90, 3.52, 3.49, 3.55, 3.50, 3.56, 3.51, 3.54};
 	struct sweep_verdict v;
 
 	CHECK(sweep_judge(c, threads, 8, 3.6, NULL, "concurrency", &v) == 0);
@@ -73,9 +73,9 @@ static void noisy(void)
 
 static void no_ceiling_and_edges(void)
 {
-	static const char *const chunks[] = { "64K", "128K", "256K", "512K" };
-	const double c[] = { 0.30, 0.52, 0.53, 0.52 };
-	const double late[] = { 2.0, 2.9, 3.3, 3.5 };
+	static const char *const chunks[] = {"64K", "128K", "256K", "512K"};
+	const double c[] = {0.30, 0.52, 0.53, 0.52};
+	const double late[] = {2.0, 2.9, 3.3, 3.5};
 	struct sweep_verdict v;
 
 	CHECK(sweep_judge(c, chunks, 4, NAN, NULL, "request-size", &v) == 0);
@@ -99,7 +99,7 @@ static void no_ceiling_and_edges(void)
 static void falling(void)
 {
 	/* A peak at 4 threads, then contention: flat from the peak, not rising. */
-	const double c[] = { 1.07, 1.54, 1.82, 1.81, 1.50, 1.78, 1.75, 1.33 };
+	const double c[] = {1.07, 1.54, 1.82, 1.81, 1.50, 1.78, 1.75, 1.33};
 	struct sweep_verdict v;
 
 	CHECK(sweep_judge(c, threads, 8, 3.6, NULL, "concurrency", &v) == 0);

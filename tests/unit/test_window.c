@@ -60,13 +60,22 @@ static int check(void *p)
 
 int main(void)
 {
-	double flat[4] = { 5, 5, 5, 5 }, ramp[3] = { 1, 2, 3 };
-	struct ctx c = { .t0 = nbw_now_ns() };
+	double flat[4] = {5, 5, 5, 5}, ramp[3] = {1, 2, 3};
+	struct ctx c = {.t0 = nbw_now_ns()};
 	uint64_t a, b;
 	struct window w = {
-		.warmup = 0.1, .duration = 0.45, .interval = 0.2, .sample_s = 0.1,
-		.snapshot = snap, .sample = sample, .live = live, .check = check,
-		.ctx = &c, .start = &a, .end = &b, .tick_ms = 20,
+		.warmup = 0.1,
+		.duration = 0.45,
+		.interval = 0.2,
+		.sample_s = 0.1,
+		.snapshot = snap,
+		.sample = sample,
+		.live = live,
+		.check = check,
+		.ctx = &c,
+		.start = &a,
+		.end = &b,
+		.tick_ms = 20,
 	};
 	double cv;
 
@@ -83,12 +92,12 @@ int main(void)
 	CHECK(c.lives >= 2);
 	cv = nbw_cv_pct(c.s.rate, c.s.n);
 	printf("%u samples, cv %.3f%%\n", c.s.n, cv);
-	CHECK(c.s.n >= 3 && cv < 5); /* a steady counter varies little */
+	CHECK(c.s.n >= 3 && cv < 5);		   /* a steady counter varies little */
 	CHECK(fabs(c.s.rate[0] / 1e9 - 1) < 0.05); /* 1e9 bytes per second */
 	samples_free(&c.s);
 
 	/* check() stops the window: its value is kept. */
-	c = (struct ctx){ .t0 = nbw_now_ns(), .stop_after = 12 };
+	c = (struct ctx){.t0 = nbw_now_ns(), .stop_after = 12};
 	w.sample = NULL;
 	CHECK(window_run(&w) == WINDOW_STOPPED && w.stopped_by == 7);
 	return check_done("test_window");
