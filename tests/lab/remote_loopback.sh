@@ -34,6 +34,12 @@ note "disk: PASS, local $(jq_ "$O/disk.sink.out" 'd["local"]["gb_per_s"]') + RDM
 "$PY" "$srcdir/tests/lab/check-slice.py" "$O/slice.bin" "$O/slice.bin.map" "$WORK/images/a1.img" 1048576 "the drive" ||
 	fail "slice differs from the drive"
 
+[ "$(rc uring.sink)" = 0 ] && [ "$(rc uring.src)" = 0 ] ||
+	fail "io_uring source: exits $(rc uring.sink) $(rc uring.src): $(cat "$O/uring.sink.err" "$O/uring.src.err")"
+[ "$(jq_ "$O/uring.sink.out" 'd["verify"] == "pass" and d["rdma"]["bytes"] > 0')" = True ] ||
+	fail "io_uring source: verify not pass"
+note "io_uring source: PASS (full), RDMA $(jq_ "$O/uring.sink.out" 'd["rdma"]["gb_per_s"]') GB/s"
+
 [ "$(rc corrupt.sink)" = 1 ] || fail "corrupt: sink exit $(rc corrupt.sink)"
 [ "$(rc corrupt.src)" = 1 ] || fail "corrupt: source exit $(rc corrupt.src)"
 grep -q "RDMA data verification: FAIL" "$O/corrupt.sink.out" || fail "corrupt: no FAIL line"

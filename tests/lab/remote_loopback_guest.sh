@@ -36,6 +36,9 @@ run() {
 # 1. drives on both sides, full verification, worker 0's slice dumped.
 run disk --dram 64M --local-disks "$d0" -q 1 $W --verify full --json \
 	--dump-slice "$O/slice.bin" -- --disks "$d1" -q 2 $W --verify full --json "$VLAB_ADDR"
+# 1b. the source reads its drive with io_uring (reads and WRITEs in flight together).
+run uring --dram 64M --no-local $W --verify full --json -- --disks "$d1" -q 2 --engine io_uring $W \
+	--verify full --json "$VLAB_ADDR"
 # 2. memory source, a corrupted canary: FAIL on both sides.
 run corrupt --dram 64M --no-local $W -- --source mem --corrupt-canary $W "$VLAB_ADDR"
 # 3. parameter mismatch: the source is told why and exits 1; the sink logs it
