@@ -78,6 +78,7 @@ struct sink {
 	struct fab_port ports[FAB_MAX_PORTS];
 	int nports;
 	struct door *door;
+	char where[1024]; /* the addresses the door listened on, for the header */
 	struct fab_listener lis;
 	bool listening;
 	int cfd;
@@ -486,6 +487,9 @@ static int await_source(struct sink *k)
 		if (!hello_unacceptable(k, why, sizeof(why))) {
 			k->cfd = g.fd;
 			k->trusted = g.trusted;
+			/* One source: the door shuts, later comers are refused at once. */
+			door_close(k->door);
+			k->door = NULL;
 			return 0;
 		}
 		door_refuse(k->door, &g, why);
@@ -620,7 +624,8 @@ static int connect_workers(struct sink *k)
 				nbw_prog);
 			continue;
 		}
-		if (!door_allows(k->door, fab_request_peer(id))) {
+		if (k->o->nallow &&
+		    !netaddr_allowed(k->o->allow, k->o->nallow, fab_request_peer(id))) {
 			nbw_err("RDMA connect request from outside --allow: rejected");
 			fab_listener_reject(id);
 			continue;
@@ -1337,6 +1342,8 @@ static int sink_listen(struct sink *k)
 	int rc, n;
 
 	k->door = door_open(o, k->ports, k->nports);
+	if (k->door)
+		snprintf(k->where, sizeof(k->where), "%s", door_where(k->door));
 	if (!k->door)
 		return sink_fail(k, "cannot listen on port %u", o->port);
 	n = door_addrs(k->door, &addrs);
@@ -1396,9 +1403,8 @@ static int sink_handshake(struct sink *k)
 	struct ctrl_buf b;
 	int rc;
 
-	fprintf(stderr, "%s: sink: waiting for a source on %s port %u (%s)\n", nbw_prog,
-		door_where(k->door), k->o->port,
-		k->o->key.len ? "pre-shared key required" : "open: no pre-shared key");
+	fprintf(stderr, "%s: sink: waiting for a source on %s port %u (%s)\n", nbw_prog, k->where,
+		k->o->port, k->o->key.len ? "pre-shared key required" : "open: no pre-shared key");
 	rc = await_source(k);
 	if (!rc) {
 		rc = send_accept(k, &b);
@@ -1423,7 +1429,7 @@ static int sink_measure(struct sink *k)
 
 	shown.source = (enum ctrl_source)k->hello.source;
 	report_obj_begin(k->r, NULL);
-	print_params(k->r, &shown, "sink", door_where(k->door));
+	print_params(k->r, &shown, "sink", k->where);
 	rc = sink_window(k);
 	if (!rc && k->o->dump_slice)
 		dump_slice(k);
@@ -1463,7 +1469,7 @@ int run_sink(const struct options *o, struct report *r)
 		rc = sink_measure(k);
 	} else if (o->cc.json) {
 		report_obj_begin(r, NULL);
-		print_params(r, o, "sink", k->door ? door_where(k->door) : NULL);
+		print_params(r, o, "sink", k->where[0] ? k->where : NULL);
 		print_sink(k, rc);
 		report_obj_end(r);
 		report_finish(r);

@@ -1111,8 +1111,8 @@ static int gather_workers(struct source *s, int phase)
 	char msg[512];
 
 	if (line_gather(&s->line, phase, s->started)) {
-		snprintf(s->failure, sizeof(s->failure), "interrupted");
-		return tell_sink(s, "source: interrupted");
+		tell_sink(s, "source: interrupted");
+		return source_fail(s, "interrupted");
 	}
 	if (atomic_load(&s->failed)) {
 		first_failure(s, msg, sizeof(msg));

@@ -33,7 +33,7 @@ jq_() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sy
 	fail "overlap below 99%: $(jq_ "$A/sink.json" 'd["streams"]')"
 note "windows overlap $(jq_ "$A/sink.json" 'd["streams"][-1]["overlap_pct"]')%, total valid: $(jq_ "$A/sink.json" 'd["total_valid"]') ($(jq_ "$A/sink.json" 'd["total_invalid_reason"]'))"
 [ "$(cat "$A/late.sink.rc")" = 0 ] && [ "$(cat "$B/late.src.rc")" = 0 ] ||
-	fail "late: exits $(cat "$A/late.sink.rc") $(cat "$B/late.src.rc"): $(cat "$A/late.sink.err" "$B/late.src.err")"
+	fail "late: exits $(cat "$A/late.sink.rc") $(cat "$B/late.src.rc"): $(cat "$A/late.sink.err" "$B/late.src.err") source: $(jq_ "$B/late.src.json" 'd.get("error")' 2>&1)"
 [ "$(jq_ "$A/late.sink.json" 'd["total_valid"] is False and d["streams"][-1]["overlap_pct"] < 99 and "10.77.0.2" in d["total_invalid_reason"] and "overlap" in d["total_invalid_reason"]')" = True ] ||
 	fail "late: the total was not marked invalid for the late source: $(jq_ "$A/late.sink.json" '(d["total_valid"], d["total_invalid_reason"], d["streams"])')"
 note "late source: $(jq_ "$A/late.sink.json" 'd["total_invalid_reason"]')"

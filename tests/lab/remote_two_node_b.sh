@@ -9,12 +9,21 @@ nvme_write_bw_remote --disks "$1" -q 1 --warmup 2 -D 8 --timeout 20 --verify ful
 echo $? >"$VLAB_OUT/src.rc"
 cat "$VLAB_OUT/src.err"
 
-sleep 2 # the sink of scenario 1b starts listening
+# Wait (bounded) until the next sink listens on node a.
+listening() {
+	for _ in $(seq 300); do
+		timeout 1 bash -c "exec 3<>/dev/tcp/$VLAB_PEER/18515" 2>/dev/null && return 0
+		sleep 0.2
+	done
+}
+sleep 1
+listening # the sink of scenario 1b
 nvme_write_bw_remote --disks "$1" -q 1 --warmup 1 -D 6 --timeout 20 --late-start 3 --json \
 	"$VLAB_PEER" >"$VLAB_OUT/late.src.json" 2>"$VLAB_OUT/late.src.err"
 echo $? >"$VLAB_OUT/late.src.rc"
 
-sleep 2 # the sink of scenario 2 starts listening
+sleep 1
+listening # the sink of scenario 2
 E=$VLAB_OUT/netdown.src.err
 nvme_write_bw_remote --disks "$1" -q 1 --warmup 1 -D 30 --timeout 4 --interval 1 --json \
 	"$VLAB_PEER" >"$VLAB_OUT/netdown.src.json" 2>"$E" &
