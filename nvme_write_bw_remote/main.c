@@ -52,6 +52,9 @@ static void usage(void)
 	       DEFAULT_PORT, auth_available() ? "" : " (not built)");
 	printf("\nData path:\n"
 	       "  -s, --size SIZE        I/O size = RDMA message size (default 1M); --chunk too\n"
+	       "  -a, --all-sizes        every size from 64K to 4M, one run each (both sides),\n"
+	       "                         then the curve and its verdict against the rails' line\n"
+	       "                         rate (as ib_write_bw -a)\n"
 	       "  -t, --tx-depth N       WRITEs in flight per QP = staging slots (default 4);\n"
 	       "                         --depth too\n"
 	       "  -q, --qp N             QPs (workers) per drive (default 12); with a memory\n"
@@ -137,6 +140,7 @@ static const struct option longopts[] = {
 	{"qp", required_argument, NULL, 'q'},
 	{"tx-depth", required_argument, NULL, 't'},
 	{"rdma_cm", no_argument, NULL, 'R'},
+	{"all-sizes", no_argument, NULL, 'a'},
 	{"mtu", required_argument, NULL, OPT_MTU},
 	{"sl", required_argument, NULL, OPT_SL},
 	{"tclass", required_argument, NULL, OPT_TCLASS},
@@ -201,6 +205,9 @@ static int flag_option(int c, char *arg, struct options *o)
 	case 'R':
 		o->conn = CTRL_CONN_CM;
 		break;
+	case 'a':
+		o->all_sizes = true;
+		break;
 	default:
 		return CLI_UNKNOWN;
 	}
@@ -249,6 +256,7 @@ static int value_option(int c, char *arg, struct options *o)
 	case OPT_WAIT:
 		return cli_seconds("wait", arg, 0, &o->wait);
 	case 's':
+		o->chunk_given = true;
 		return cli_size("chunk size", arg, 512, 1ULL << 30, &o->chunk);
 	case 't':
 	case CLI_OPT_DEPTH:
@@ -363,6 +371,11 @@ static int validate_options(struct options *o)
 			      MAX_TIMEOUT_S);
 		return NBW_EXIT_USAGE;
 	}
+	if (o->all_sizes && (o->chunk_given || o->dump_slice)) {
+		nbw_usage_err("-a runs every size from 64K to 4M: drop %s",
+			      o->chunk_given ? "-s/--size" : "--dump-slice");
+		return NBW_EXIT_USAGE;
+	}
 	if (o->corrupt_canary && o->verify == CTRL_VERIFY_OFF) {
 		nbw_usage_err("--corrupt-canary needs verification (drop --no-verify)");
 		return NBW_EXIT_USAGE;
@@ -405,7 +418,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.max_cv = 2,
 	};
 	cli_common_init(&o->cc);
-	rc = cli_parse(argc, argv, "d:x:p:s:t:q:RD:hV", longopts, &o->cc, usage, tool_option, o,
+	rc = cli_parse(argc, argv, "ad:x:p:s:t:q:RD:hV", longopts, &o->cc, usage, tool_option, o,
 		       &first);
 	if (rc != CLI_NEXT)
 		return rc;
@@ -435,7 +448,10 @@ int main(int argc, char **argv)
 	/* Signals are taken synchronously by whoever waits (common/window.c). */
 	nbw_signals_init();
 	report_init(&r, out, o.cc.json, o.cc.gbits);
-	rc = o.peer ? run_source(&o, &r) : run_sink(&o, &r);
+	if (o.all_sizes)
+		rc = run_all_sizes(&o, &r);
+	else
+		rc = o.peer ? run_source(&o, &r, NULL) : run_sink(&o, &r, NULL);
 	cli_close_output(out);
 	return rc;
 }

@@ -54,6 +54,8 @@ struct options {
 	enum ctrl_conn conn;	 /* verbs (default) or -R/--rdma_cm */
 	struct fab_link_opts lo; /* --mtu, --sl, --tclass */
 	bool corrupt_canary;
+	bool all_sizes;	    /* -a: every message size, as ib_write_bw -a */
+	bool chunk_given;   /* -s was given (refused with -a) */
 	double late_start;  /* source, tests only: open the window this much late */
 	double min_overlap; /* sink: % of each source's window inside the sink's (99) */
 	double max_cv;	    /* sink: variation of each stream, % (2) */
@@ -80,9 +82,21 @@ enum verdict {
 	VERDICT_NONE = 3, /* not reached: the run failed before */
 };
 
-/* The roles: each prints its report into r and returns the exit status. */
-int run_sink(const struct options *o, struct report *r);
-int run_source(const struct options *o, struct report *r);
+/* What one run measured, for -a's curve. */
+struct run_figures {
+	double rdma_gb_per_s; /* NAN when nothing was measured */
+	double line_gbits;    /* the rails' line rates added up; 0 unknown */
+};
+
+/*
+ * The roles: each prints its report into r and returns the exit status;
+ * with fig, it also says what it measured.
+ */
+int run_sink(const struct options *o, struct report *r, struct run_figures *fig);
+int run_source(const struct options *o, struct report *r, struct run_figures *fig);
+
+/* -a: both roles at every message size from 64K to 4M, then the curve's verdict (sizes.c). */
+int run_all_sizes(struct options *o, struct report *r);
 
 /* ---- remote.c: shared by both roles ------------------------------------------------ */
 

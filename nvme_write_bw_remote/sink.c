@@ -1447,7 +1447,27 @@ static int sink_measure(struct sink *k)
 	return rc;
 }
 
-int run_sink(const struct options *o, struct report *r)
+/* What the run measured: the RDMA rate and the rails' line rates. */
+static void sink_figures(const struct sink *k, struct run_figures *fig)
+{
+	uint64_t bytes;
+	double sec;
+	int i;
+
+	fig->rdma_gb_per_s = rdma_figure(k, &bytes, &sec) != RDMA_FROM_NONE && sec > 0
+				     ? (double)bytes / sec / 1e9
+				     : NAN;
+	fig->line_gbits = 0;
+	for (i = 0; i < k->nrails; i++) {
+		if (k->rails[i].line_rate_gbits <= 0) {
+			fig->line_gbits = 0;
+			break;
+		}
+		fig->line_gbits += k->rails[i].line_rate_gbits;
+	}
+}
+
+int run_sink(const struct options *o, struct report *r, struct run_figures *fig)
 {
 	struct sink *k = calloc(1, sizeof(*k));
 	int rc;
@@ -1474,6 +1494,8 @@ int run_sink(const struct options *o, struct report *r)
 		report_obj_end(r);
 		report_finish(r);
 	}
+	if (fig)
+		sink_figures(k, fig);
 	sink_close(k);
 	free(k);
 	return rc;

@@ -1299,7 +1299,24 @@ static void print_early_failure(struct source *s)
 	report_finish(s->r);
 }
 
-int run_source(const struct options *o, struct report *r)
+/* What the run measured: this side's RDMA rate and the rails' line rates. */
+static void source_figures(const struct source *s, struct run_figures *fig)
+{
+	uint64_t total = bytes_sum(s->wend, s->nw) - bytes_sum(s->wstart, s->nw);
+	int k;
+
+	fig->rdma_gb_per_s = s->seconds > 0 ? (double)total / s->seconds / 1e9 : NAN;
+	fig->line_gbits = 0;
+	for (k = 0; k < s->nrails; k++) {
+		if (s->rails[k].line_rate_gbits <= 0) {
+			fig->line_gbits = 0;
+			break;
+		}
+		fig->line_gbits += s->rails[k].line_rate_gbits;
+	}
+}
+
+int run_source(const struct options *o, struct report *r, struct run_figures *fig)
 {
 	struct source *s = calloc(1, sizeof(*s));
 	int rc;
@@ -1330,6 +1347,8 @@ int run_source(const struct options *o, struct report *r)
 		report_obj_end(r);
 		report_finish(r);
 	}
+	if (fig)
+		source_figures(s, fig);
 	source_close(s);
 	free(s);
 	return rc;

@@ -39,6 +39,15 @@ note "disk: PASS, local $(jq_ "$O/disk.sink.out" 'd["local"]["gb_per_s"]') + RDM
 [ "$(jq_ "$O/uring.sink.out" 'd["verify"] == "pass" and d["rdma"]["bytes"] > 0')" = True ] ||
 	fail "io_uring source: verify not pass"
 note "io_uring source: PASS (full), RDMA $(jq_ "$O/uring.sink.out" 'd["rdma"]["gb_per_s"]') GB/s"
+[ "$(rc sizes.sink)" = 0 ] && [ "$(rc sizes.src)" = 0 ] ||
+	fail "-a: exits $(rc sizes.sink) $(rc sizes.src): $(cat "$O/sizes.sink.err" "$O/sizes.src.err")"
+for side in sink src; do
+	[ "$(jq_ "$O/sizes.$side.out" 'd["complete"] and [p["size"] for p in d["sweep"]["points"]] == [65536 << i for i in range(7)] and len(d["sizes"]) == 7 and all(x["verify"] == "pass" for x in d["sizes"]) and all(p["gb_per_s"] > 0 for p in d["sweep"]["points"])')" = True ] ||
+		fail "-a ($side): not seven verified sizes 64K..4M with a rate each"
+done
+[ "$(jq_ "$O/sizes.sink.out" '[x["params"]["chunk"] for x in d["sizes"]] == [65536 << i for i in range(7)]')" = True ] ||
+	fail "-a: the sink's runs are not at 64K..4M"
+note "-a: PASS, $(jq_ "$O/sizes.sink.out" '" ".join("%d:%.2f" % (p["size"] >> 10, p["gb_per_s"]) for p in d["sweep"]["points"])') (KiB:GB/s)"
 
 [ "$(rc corrupt.sink)" = 1 ] || fail "corrupt: sink exit $(rc corrupt.sink)"
 [ "$(rc corrupt.src)" = 1 ] || fail "corrupt: source exit $(rc corrupt.src)"

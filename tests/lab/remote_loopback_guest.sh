@@ -39,6 +39,9 @@ run disk --dram 64M --local-disks "$d0" -q 1 $W --verify full --json \
 # 1b. the source reads its drive with io_uring (reads and WRITEs in flight together).
 run uring --dram 64M --no-local $W --verify full --json -- --disks "$d1" -q 2 --engine io_uring $W \
 	--verify full --json "$VLAB_ADDR"
+# 1c. -a: one run per message size on both sides, then the curve and its verdict.
+run sizes --dram 64M --no-local -a --warmup 0.5 -D 1 --depth 4 --timeout 5 --json -- \
+	--source mem -q 2 -a --warmup 0.5 -D 1 --depth 4 --timeout 5 --json "$VLAB_ADDR"
 # 2. memory source, a corrupted canary: FAIL on both sides.
 run corrupt --dram 64M --no-local $W -- --source mem --corrupt-canary $W "$VLAB_ADDR"
 # 3. parameter mismatch: the source is told why and exits 1; the sink logs it

@@ -33,6 +33,8 @@ expect_exit 2 "--dram is a sink option" "$B" --dram 1G peer
 expect_exit 2 "--no-local is a sink option" "$B" --no-local peer
 expect_exit 2 "--dump-slice is a sink option" "$B" --dump-slice f peer
 expect_exit 2 "needs verification" "$B" --no-verify --corrupt-canary --source mem peer
+expect_exit 2 "drop -s/--size" "$B" -a -s 1M peer
+expect_exit 2 "drop --dump-slice" "$B" --all-sizes --dump-slice x
 expect_exit 2 "multiple of 4096" "$B" -s 512 peer
 expect_exit 2 "one PEER at most" "$B" a b
 expect_exit 2 "invalid timeout '0'" "$B" --timeout 0
