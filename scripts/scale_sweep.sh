@@ -8,6 +8,10 @@
 # as a table (sweep.tsv, sweep.txt) and as JSON (sweep.json) with, per row, the
 # ideal (k x the 1-drive local figure) and the link ceiling (the sum of the
 # first k drives' link_ceiling_gb_per_s). scripts/plot_scaling draws them.
+# BOUNDARY=yes runs the local -> remote boundary table instead: SINK_NODE's
+# own drives (SINK_SWEEP_DISKS) 1..L locally (nvme_read_bw --sweep), then all L
+# of them plus the first 1..R drives of SRC_NODE (SWEEP_DISKS) as the source,
+# each an aggregate run (boundary.tsv, boundary.txt, boundary.json).
 set -u
 prog=scale_sweep.sh
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +29,17 @@ DURATION, WARMUP, THREADS, CHUNK, RDMA_DEV, DRAM, LAUNCHER, ...), and
   SWEEP_DISKS   SRC_NODE's drives in sweep order, comma-separated [every NVMe
                 namespace, in nvme_read_bw's order]
   REMOTE        yes|no: the remote runs too [yes]; with no, SINK_NODE is not needed
+  BOUNDARY      yes|no: the local -> remote boundary table instead of the sweep [no]:
+                SINK_NODE's own drives 1..L alone (nvme_read_bw --sweep on SINK_NODE),
+                then all L of them (the sink's --local-disks) plus the first 1..R
+                drives of SWEEP_DISKS on SRC_NODE as the source (aggregate runs);
+                needs SINK_SWEEP_DISKS and SWEEP_DISKS. Writes boundary-local/,
+                boundary-remote-J/, boundary.tsv, boundary.txt, boundary.json with
+                columns drives (L_k + j), local, RDMA, total (the sink's GB/s),
+                ideal (drives x the 1-drive local figure), %_of_ideal (total /
+                ideal) and valid (the sink's total_valid; local-only rows yes)
+  SINK_SWEEP_DISKS  BOUNDARY=yes: SINK_NODE's drives in sweep order, comma-separated
+                (required in that mode)
   RESULTS_DIR [results]  RUN_NAME [UTC timestamp]: the sweep goes to
                 RESULTS_DIR/RUN_NAME/: local/ and remote-K/ (run_bench.sh runs),
                 sweep.tsv, sweep.txt, sweep.json
@@ -47,8 +62,18 @@ case ${1:-} in
 '') ;;
 *) die_usage "no arguments expected (settings come from the environment; --help)" ;;
 esac
-: "${REMOTE:=yes}" "${RESULTS_DIR:=results}"
+: "${REMOTE:=yes}" "${RESULTS_DIR:=results}" "${BOUNDARY:=no}"
 case $REMOTE in yes | no) ;; *) die_usage "REMOTE=$REMOTE: yes or no" ;; esac
+case $BOUNDARY in yes | no) ;; *) die_usage "BOUNDARY=$BOUNDARY: yes or no" ;; esac
+if [ "$BOUNDARY" = yes ]; then
+	[ "$REMOTE" = yes ] || die_usage "BOUNDARY=yes needs the remote runs (REMOTE=yes)"
+	[ -n "${SINK_SWEEP_DISKS:-}" ] ||
+		die_usage "BOUNDARY=yes needs SINK_SWEEP_DISKS (SINK_NODE's drives in sweep order, comma-separated)"
+	[[ $SINK_SWEEP_DISKS =~ ^[^,]+(,[^,]+)*$ ]] ||
+		die_usage "SINK_SWEEP_DISKS=$SINK_SWEEP_DISKS: a comma-separated list of drives"
+	[ -n "${SWEEP_DISKS:-}" ] ||
+		die_usage "BOUNDARY=yes needs SWEEP_DISKS (SRC_NODE's drives in the order they are added, comma-separated)"
+fi
 [ -n "${SRC_NODE:-}" ] || die_usage "SRC_NODE is not set (the node whose drives are swept)"
 if [ "$REMOTE" = yes ]; then
 	[ -n "${SINK_NODE:-}" ] || die_usage "SINK_NODE is not set (the node whose DRAM receives; or REMOTE=no)"
@@ -94,6 +119,116 @@ bench() {
 	child=
 	return "$rc"
 }
+
+# BOUNDARY=yes: SINK_NODE's drives 1..L alone, then all L plus SRC_NODE's 1..R.
+if [ "$BOUNDARY" = yes ]; then
+	IFS=, read -ra sink_list <<<"$SINK_SWEEP_DISKS"
+	IFS=, read -ra src_list <<<"$SWEEP_DISKS"
+	failed=0
+	say "boundary: local sweep of ${#sink_list[@]} drive(s) on $SINK_NODE"
+	bench local boundary-local NODES="$SINK_NODE" SINK_DISKS="$SINK_SWEEP_DISKS" \
+		READ_ARGS="${READ_ARGS:-} --sweep" ||
+		{ say "the local sweep on $SINK_NODE failed (see $sweep_dir/boundary-local)"; failed=1; }
+	for ((j = 1; j <= ${#src_list[@]}; j++)); do
+		first=$(IFS=,; echo "${src_list[*]:0:j}")
+		say "boundary: ${#sink_list[@]} local + $j remote drive(s): $SRC_NODE -> $SINK_NODE"
+		bench aggregate "boundary-remote-$j" SINK_DISKS="$SINK_SWEEP_DISKS" SRC_DISKS="$first" ||
+			{ say "boundary run with $j remote drive(s) failed (see $sweep_dir/boundary-remote-$j)"; failed=1; }
+	done
+	"${PYTHON3:-python3}" - "$sweep_dir" "$SRC_NODE" "$SINK_NODE" "$SINK_SWEEP_DISKS" "$SWEEP_DISKS" <<'PY' || exit 1
+import json, os, sys
+
+sweep_dir, src, sink, sink_disks, src_disks = sys.argv[1:6]
+sink_disks, src_disks = sink_disks.split(","), src_disks.split(",")
+L, R = len(sink_disks), len(src_disks)
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+def isnum(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+def gbs(doc, key):
+    v = (doc.get(key) or {}).get("gb_per_s") if isinstance(doc, dict) else None
+    return v if isnum(v) else None
+
+local = load(os.path.join(sweep_dir, "boundary-local", "local-%s.json" % sink)) or {}
+steps = {s.get("drives"): s for s in local.get("sweep") or [] if isinstance(s, dict)}
+one = steps.get(1, {}).get("gb_per_s")
+one = one if isnum(one) else None
+rows = []
+for k in range(1, L + 1):
+    loc = steps.get(k, {}).get("gb_per_s")
+    loc = loc if isnum(loc) else None
+    rows.append({"drives": k, "local_drives": k, "remote_drives": 0,
+                 "local_paths": sink_disks[:k], "remote_paths": [],
+                 "local_gb_per_s": loc, "rdma_gb_per_s": 0.0 if loc is not None else None,
+                 "total_gb_per_s": loc, "valid": "yes" if loc is not None else None,
+                 "invalid_reason": None})
+for j in range(1, R + 1):
+    doc = load(os.path.join(sweep_dir, "boundary-remote-%d" % j, "aggregate-%s.json" % sink))
+    if not isinstance(doc, dict) or doc.get("ok", True) is False:
+        doc = None
+    tv = doc.get("total_valid") if doc else None
+    valid = None if tv is None else "yes" if tv is True else "no"
+    rows.append({"drives": L + j, "local_drives": L, "remote_drives": j,
+                 "local_paths": sink_disks, "remote_paths": src_disks[:j],
+                 "local_gb_per_s": gbs(doc, "local"), "rdma_gb_per_s": gbs(doc, "rdma"),
+                 "total_gb_per_s": gbs(doc, "total"), "valid": valid,
+                 "invalid_reason": doc.get("total_invalid_reason") if doc and tv is False else None})
+for r in rows:
+    r["ideal_gb_per_s"] = r["drives"] * one if one is not None else None
+    t, i = r["total_gb_per_s"], r["ideal_gb_per_s"]
+    r["percent_of_ideal"] = 100.0 * t / i if t is not None and i else None
+
+doc = {"tool": "scale_sweep.sh", "mode": "boundary", "sink_node": sink, "source_node": src,
+       "local_drives": L, "remote_drives": R, "sink_drives": sink_disks,
+       "source_drives": src_disks, "one_drive_gb_per_s": one,
+       "params": local.get("params"), "rows": rows}
+with open(os.path.join(sweep_dir, "boundary.json"), "w") as f:
+    json.dump(doc, f, indent=2)
+    f.write("\n")
+
+keys = ("drives", "local_gb_per_s", "rdma_gb_per_s", "total_gb_per_s", "ideal_gb_per_s",
+        "percent_of_ideal", "valid")
+heads = ("drives", "local", "RDMA", "total", "ideal", "%_of_ideal", "valid")
+def cell(v):
+    return "%.4f" % v if isinstance(v, float) else "-" if v is None else str(v)
+with open(os.path.join(sweep_dir, "boundary.tsv"), "w") as f:
+    f.write("# scale_sweep.sh boundary: %s's drives, then + %s's drives -> %s DRAM; "
+            "GB/s = 10^9 bytes/s; - = no figure\n" % (sink, src, sink))
+    f.write("# local drives: %d\n" % L)
+    f.write("\t".join(heads) + "\n")
+    for r in rows:
+        f.write("\t".join(cell(r[k]) for k in keys) + "\n")
+
+fmt = lambda v, p: "-" if v is None else ("%.3f" % v if p == 3 else "%.1f" % v)
+lines = ["%6s %10s %10s %10s %10s %10s  %s" % heads]
+for r in rows:
+    lines.append("%6d %10s %10s %10s %10s %10s  %s" % (
+        r["drives"], fmt(r["local_gb_per_s"], 3), fmt(r["rdma_gb_per_s"], 3),
+        fmt(r["total_gb_per_s"], 3), fmt(r["ideal_gb_per_s"], 3),
+        fmt(r["percent_of_ideal"], 1),
+        (r["valid"] or "-") + (" (%s)" % r["invalid_reason"] if r["invalid_reason"] else "")))
+    if r["drives"] == L and R:
+        lines.append("%6s %s" % ("", "-- local -> remote boundary (+ %s's drives) --" % src))
+text = "\n".join(lines) + "\n"
+with open(os.path.join(sweep_dir, "boundary.txt"), "w") as f:
+    f.write(text)
+print("boundary: %s (GB/s; ideal = drives x the 1-drive local figure of %s)" % (sweep_dir, sink))
+sys.stdout.write(text)
+PY
+	if [ "$failed" = 0 ]; then
+		say "done: $sweep_dir/boundary.tsv, boundary.json"
+	else
+		say "FAILED: a run failed; rows without a figure show -"
+	fi
+	exit "$failed"
+fi
 
 # 1. Local: the first 1..N drives of SRC_NODE together.
 say "local sweep on $SRC_NODE"

@@ -71,19 +71,29 @@ SH
 	cat >"$TMPD/tools/nvme_write_bw_remote" <<'SH'
 #!/bin/bash
 # Fake nvme_write_bw_remote: no peer = sink, a peer = source. Steered by files
-# in ../fake: sink.fail, sink.hang, source.refuse (refusals before success),
-# source.fail, source.hang. Records its argv in ../fake/argv.ROLE.
+# in ../fake: sink.fail, sink.hang, sink.invalid (total_valid false),
+# source.refuse (refusals before success), source.fail, source.hang. Records
+# its argv in ../fake/argv.ROLE (the last call, one word a line) and appends it
+# to ../fake/calls.ROLE (one call a line, words tab-separated).
 f=$(cd "$(dirname "$0")/../fake" && pwd)
 last=${!#}
 role=source
 [ "$last" = --json ] && role=sink
 printf '%s\n' "$@" >"$f/argv.$role"
+{ printf '%s\t' "$@"; echo; } >>"$f/calls.$role"
 json() { # json ROLE LOCAL_BYTES RDMA_BYTES VERIFY
 	printf '{"tool":"nvme_write_bw_remote","role":"%s","ok":true,"verify":"%s",' "$1" "$4"
 	printf '"drives":[{"path":"x"},{"path":"y"}],"local":{"bytes":%d,"seconds":6,"gb_per_s":%s},' "$2" "$(awk "BEGIN{print $2/6e9}")"
 	printf '"rdma":{"bytes":%d,"seconds":6,"gb_per_s":%s},' "$3" "$(awk "BEGIN{print $3/6e9}")"
 	printf '"total":{"bytes":%d,"seconds":6,"gb_per_s":%s},' $(($2 + $3)) "$(awk "BEGIN{print ($2+$3)/6e9}")"
-	printf '"ideal_gb_per_s":1.0,"percent_of_ideal":%s}\n' "$(awk "BEGIN{print ($2+$3)/6e9*100}")"
+	printf '"ideal_gb_per_s":1.0,"percent_of_ideal":%s,' "$(awk "BEGIN{print ($2+$3)/6e9*100}")"
+	if [ "$1" != sink ]; then
+		printf '"total_valid":null}\n'
+	elif [ -e "$f/sink.invalid" ]; then
+		printf '"total_valid":false,"total_invalid_reason":"overlap 80.0%% < 99%%"}\n'
+	else
+		printf '"total_valid":true,"total_invalid_reason":null}\n'
+	fi
 }
 if [ "$role" = sink ]; then
 	[ -e "$f/sink.fail" ] && { echo "nvme_write_bw_remote: cannot allocate 16GiB of DRAM: Cannot allocate memory (lower --dram)" >&2; exit 1; }

@@ -2,7 +2,7 @@
 # scripts/plot_scaling on the fixture sweep (tests/fixtures/sweep/sweep.tsv):
 # a PNG of exactly the size asked for (read from its IHDR), default name and
 # size, awkward output names and titles, a local-only sweep (no remote and no
-# ceiling column figures); usage errors exit 2, a missing gnuplot exits 1
+# ceiling column figures), a boundary table (the local -> remote marker line); usage errors exit 2, a missing gnuplot exits 1
 # naming the Debian package.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
@@ -34,6 +34,25 @@ check_eq "awkward names: PNG size" 1200x300 "$(png_size "$odd")"
 printf '# local only\ndrives\tlocal_gb_per_s\tremote_gb_per_s\tideal_gb_per_s\tlink_ceiling_gb_per_s\n1\t0.5\t-\t0.5\t-\n2\t0.9\t-\t1.0\t-\n' >"$TMPD/local.tsv"
 "$PLOT_SCALING" -o "$TMPD/l.png" "$TMPD/local.tsv" >/dev/null 2>&1
 check_eq "local-only sweep: PNG" 800x600 "$(png_size "$TMPD/l.png")"
+
+# A boundary table (scale_sweep.sh BOUNDARY=yes): the marker line after the
+# 2 local drives, boundary.png by default; a gnuplot wrapper keeps the script.
+mkdir "$TMPD/bd"
+printf '# boundary\n# local drives: 2\ndrives\tlocal\tRDMA\ttotal\tideal\t%%_of_ideal\tvalid\n1\t0.5\t0.0\t0.5\t0.5\t100.0\tyes\n2\t1.0\t0.0\t1.0\t1.0\t100.0\tyes\n3\t1.0\t0.4\t1.4\t1.5\t93.3\tyes\n4\t-\t-\t-\t2.0\t-\t-\n' >"$TMPD/bd/boundary.tsv"
+cat >"$TMPD/gp" <<SH
+#!/bin/sh
+[ -f "\$1" ] && cp "\$1" "$TMPD/last.gp"
+exec gnuplot "\$@"
+SH
+chmod +x "$TMPD/gp"
+GNUPLOT=$TMPD/gp "$PLOT_SCALING" "$TMPD/bd" >"$TMPD/out" 2>&1
+check_eq "boundary: exit status" 0 $?
+check_eq "boundary: boundary.png beside boundary.tsv" 800x600 "$(png_size "$TMPD/bd/boundary.png")"
+check_match "boundary: the marker after the 2 local drives" "^set arrow 1 from 2 \\+ 0\\.5, graph 0 to 2 \\+ 0\\.5, graph 1 nohead" "$(cat "$TMPD/last.gp")"
+check_match "boundary: the marker named" "local -> remote boundary" "$(cat "$TMPD/last.gp")"
+check_match "boundary: total drawn from column 4" "using 1:4 with linespoints lw 3 pt 7 title 'total" "$(cat "$TMPD/last.gp")"
+sed -i '/^# local drives/d' "$TMPD/bd/boundary.tsv"
+expect_exit 1 "without its '# local drives: L' line" "$PLOT_SCALING" "$TMPD/bd/boundary.tsv"
 
 expect_exit 2 'no sweep given' "$PLOT_SCALING"
 expect_exit 2 "unknown option '--colour'" "$PLOT_SCALING" --colour "$FX"
