@@ -1026,17 +1026,20 @@ static void judge_validity(struct sink *k)
 	k->valid = false;
 	if (!(k->overlap_pct >= o->min_overlap))
 		snprintf(k->valid_why, sizeof(k->valid_why),
-			 "RDMA from %s: its window overlapped the sink's %.1f%% (< %g%%; it opened "
+			 "RDMA from %s: its window overlapped the sink's %.2f%% (< %g%%; it opened "
 			 "%+.3f s from the sink's)",
-			 k->peer, k->overlap_pct, o->min_overlap, k->start_offset_s);
+			 k->peer, floor(k->overlap_pct * 100) / 100, o->min_overlap,
+			 k->start_offset_s);
 	else if (!(k->rcv <= o->max_cv))
 		snprintf(k->valid_why, sizeof(k->valid_why),
-			 "RDMA from %s: variation %s%.1f%% (> %g%%)", k->peer,
-			 isnan(k->rcv) ? "unknown " : "", isnan(k->rcv) ? 0.0 : k->rcv, o->max_cv);
+			 "RDMA from %s: variation %s%.2f%% (> %g%%)", k->peer,
+			 isnan(k->rcv) ? "unknown " : "",
+			 isnan(k->rcv) ? 0.0 : ceil(k->rcv * 100) / 100, o->max_cv);
 	else if (k->nt && !(k->lcv <= o->max_cv))
 		snprintf(k->valid_why, sizeof(k->valid_why),
-			 "local drives: variation %s%.1f%% (> %g%%)",
-			 isnan(k->lcv) ? "unknown " : "", isnan(k->lcv) ? 0.0 : k->lcv, o->max_cv);
+			 "local drives: variation %s%.2f%% (> %g%%)",
+			 isnan(k->lcv) ? "unknown " : "",
+			 isnan(k->lcv) ? 0.0 : ceil(k->lcv * 100) / 100, o->max_cv);
 	else
 		k->valid = true;
 }

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lab-lib.sh"
 
 # The guests find the source tree at $VLAB_SRCDIR (the host's /tmp is elsewhere for them).
-run_lab --nodes 2 --drives 2 --drive-size 64M --timeout 290 \
+run_lab --nodes 2 --drives 2 --drive-size 64M --timeout 420 \
 	--on-b "$srcdir/tests/lab/scripts_guest_b.sh" "$srcdir/tests/lab/scripts_guest_a.sh"
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
@@ -21,7 +21,7 @@ check() { # check FILE EXPR WHAT: EXPR on the document must be True
 	[ -r "$1" ] || fail "$3: $1 is missing"
 	[ "$(jq_ "$1" "$2" 2>&1)" = True ] || fail "$3 ($1: $2)"
 }
-for s in aggregate local sweep; do
+for s in aggregate local sweep boundary; do
 	[ "$(cat "$WORK/a/out/$s.rc" 2>/dev/null)" = 0 ] || fail "$s exited $(cat "$WORK/a/out/$s.rc" 2>/dev/null || echo '(none)')"
 done
 grep -q 'launch-agent\[b\]: run .*nvme_write_bw_remote' "$WORK/out.txt" ||
@@ -66,6 +66,17 @@ assert h[:8] == b"\x89PNG\r\n\x1a\n" and h[12:16] == b"IHDR", "not a PNG"
 print("%dx%d" % struct.unpack(">II", h[16:24]))' "$WORK/scaling.png") || fail "scaling.png is not a PNG"
 [ "$size" = 640x480 ] || fail "scaling.png is $size, asked for 640x480"
 note "scaling.png: $size, $(stat -c %s "$WORK/scaling.png") bytes"
+
+# scale_sweep.sh BOUNDARY=yes: rows 1, 2 local only, then 3, 4 with b's drives added.
+Bd=$R/boundary
+check "$Bd/boundary.json" '[(r["drives"], r["local_drives"], r["remote_drives"]) for r in d["rows"]] == [(1, 1, 0), (2, 2, 0), (3, 2, 1), (4, 2, 2)]' "boundary rows"
+check "$Bd/boundary.json" 'all(r["rdma_gb_per_s"] == 0 and r["local_gb_per_s"] > 0 for r in d["rows"][:2]) and all(r["rdma_gb_per_s"] > 0 and r["local_gb_per_s"] > 0 and abs(r["total_gb_per_s"] - r["local_gb_per_s"] - r["rdma_gb_per_s"]) < 1e-3 for r in d["rows"][2:])' "boundary figures (total = local + RDMA)"
+check "$Bd/boundary.json" 'all(abs(r["ideal_gb_per_s"] - r["drives"] * d["one_drive_gb_per_s"]) < 1e-9 and r["valid"] in ("yes", "no") for r in d["rows"])' "boundary ideal and validity"
+check "$Bd/boundary-remote-2/aggregate-b.json" 'len(d["drives"]) == 2 and d["verify"] == "pass"' "boundary-remote-2: two source drives, verified"
+cat "$Bd/boundary.txt"
+"$srcdir/scripts/plot_scaling" -o "$WORK/boundary.png" "$Bd" || fail "plot_scaling (boundary) failed"
+head -c 8 "$WORK/boundary.png" | od -c | grep -q 'P   N   G' || fail "boundary.png is not a PNG"
+note "boundary.png: $(stat -c %s "$WORK/boundary.png") bytes"
 assert_images_unchanged a
 assert_images_unchanged b
 echo "PASS: $test_name"

@@ -2,7 +2,8 @@
 # Node a of tests/lab/scripts_bench.sh: the orchestration scripts run for real
 # from node a's shell, node b reached through scripts/vlab.d/launch:
 # run_bench.sh aggregate (sink a, source b), run_bench.sh local, then
-# scale_sweep.sh over b's drives (1..2, local then remote into a's DRAM).
+# scale_sweep.sh over b's drives (1..2, local then remote into a's DRAM), and
+# its boundary table (a's drives alone, then with b's added one by one).
 # Each exit status goes to $VLAB_OUT/<name>.rc; the host checks the results.
 set -u
 src=$VLAB_SRCDIR
@@ -23,4 +24,8 @@ step() { # step NAME CMD...: run, record the exit status
 step aggregate env RUN_NAME=aggregate "$src/scripts/run_bench.sh" aggregate
 step local env RUN_NAME=local "$src/scripts/run_bench.sh" local
 step sweep env RUN_NAME=sweep "$src/scripts/scale_sweep.sh"
+# The boundary table: a's drives 1..2 alone, then both plus b's 1..2 (same names on b).
+disks=$(tr ' ' , <<<"$VLAB_DRIVES")
+step boundary env RUN_NAME=boundary BOUNDARY=yes SINK_SWEEP_DISKS="$disks" SWEEP_DISKS="$disks" \
+	"$src/scripts/scale_sweep.sh"
 exit 0
