@@ -38,6 +38,9 @@ run --minimal -- sh -c 'for c in ib_write_bw lspci; do command -v $c >/dev/null 
 	[ -e /lib/udev/rules.d/60-rdma-persistent-naming.rules ] || echo "no rdma-core"
 	for p in build-essential gcc debhelper; do dpkg -s $p >/dev/null 2>&1 && echo "build tool $p"; done; echo end'
 check_eq "in the image: perftest, pciutils, providers, rdma-core; no build tools" "end" "$(cat "$TMPD/run.out")"
+run --minimal -- nvme_write_bw_remote --help
+check_eq "in the image: --psk-file built in (libcrypto)" "1 0" \
+	"$(grep -c -- '--psk-file FILE' "$TMPD/run.out") $(grep -c 'not built' "$TMPD/run.out")"
 
 # --- a bind-mounted pattern file: the digest of what was read is the file's -----------
 make_pattern "$TMPD/pattern" $((16 * 1024 * 1024 + 8192)) 3
