@@ -37,8 +37,9 @@
 /* Longest parent chain walked (a real one has a handful of hops). */
 #define PCITREE_MAX_DEPTH 64
 
-static jmp_buf pci_jmp;
-static char pci_errmsg[256];
+/* Per thread: a process may load trees from two threads (--bidir's two roles). */
+static _Thread_local jmp_buf pci_jmp;
+static _Thread_local char pci_errmsg[256];
 
 static void __attribute__((noreturn)) pci_error_cb(char *msg, ...)
 {

@@ -22,8 +22,9 @@
 static void usage(void)
 {
 	printf("Usage: %s [options]          sink (receives; reads its own drives too)\n"
-	       "       %s [options] PEER     source (reads its drives, RDMA WRITEs to PEER)\n",
-	       nbw_prog, nbw_prog);
+	       "       %s [options] PEER     source (reads its drives, RDMA WRITEs to PEER)\n"
+	       "       %s --bidir [options] PEER  both at once, PEER doing the same\n",
+	       nbw_prog, nbw_prog, nbw_prog);
 	printf("\nMeasure what arrives end to end: NVMe drive -> staging DRAM -> RDMA WRITE ->\n"
 	       "remote DRAM, with one RC QP per worker, verified. The sink's CPU posts nothing\n"
 	       "and takes no completions for the data. Never writes to a drive.\n");
@@ -52,6 +53,9 @@ static void usage(void)
 	       DEFAULT_PORT, auth_available() ? "" : " (not built)");
 	printf("\nData path:\n"
 	       "  -s, --size SIZE        I/O size = RDMA message size (default 1M); --chunk too\n"
+	       "      --bidir            both directions at once (give it and PEER to both\n"
+	       "                         sides): each is a sink (no drives of its own) and a\n"
+	       "                         source; both reports, the sum and its validity\n"
 	       "  -a, --all-sizes        every size from 64K to 4M, one run each (both sides),\n"
 	       "                         then the curve and its verdict against the rails' line\n"
 	       "                         rate (as ib_write_bw -a)\n"
@@ -125,6 +129,7 @@ enum {
 	OPT_MIN_OVERLAP,
 	OPT_MAX_CV,
 	OPT_DUMP,
+	OPT_BIDIR,
 };
 
 static const struct option longopts[] = {
@@ -141,6 +146,7 @@ static const struct option longopts[] = {
 	{"tx-depth", required_argument, NULL, 't'},
 	{"rdma_cm", no_argument, NULL, 'R'},
 	{"all-sizes", no_argument, NULL, 'a'},
+	{"bidir", no_argument, NULL, OPT_BIDIR},
 	{"mtu", required_argument, NULL, OPT_MTU},
 	{"sl", required_argument, NULL, OPT_SL},
 	{"tclass", required_argument, NULL, OPT_TCLASS},
@@ -207,6 +213,9 @@ static int flag_option(int c, char *arg, struct options *o)
 		break;
 	case 'a':
 		o->all_sizes = true;
+		break;
+	case OPT_BIDIR:
+		o->bidir = true;
 		break;
 	default:
 		return CLI_UNKNOWN;
@@ -312,6 +321,8 @@ static int value_option(int c, char *arg, struct options *o)
 /* An option that belongs to the other role: its name, or NULL. */
 static const char *wrong_role(const struct options *o)
 {
+	if (o->bidir) /* both roles: only the sink's own drives have no place */
+		return o->local_disks_set ? "--local-disks" : NULL;
 	if (o->peer) {
 		return o->bind		      ? "--bind"
 		       : o->allow_text	      ? "--allow"
@@ -361,6 +372,12 @@ static int validate_options(struct options *o)
 {
 	const char *wrong = wrong_role(o);
 
+	if (wrong && o->bidir) {
+		nbw_usage_err("%s has no place with --bidir (its sink reads no drives; its source "
+			      "reads --disks)",
+			      wrong);
+		return NBW_EXIT_USAGE;
+	}
 	if (wrong) {
 		nbw_usage_err("%s is a %s option (%s)", wrong, o->peer ? "sink" : "source",
 			      o->peer ? "no PEER argument" : "needs a PEER argument");
@@ -369,6 +386,14 @@ static int validate_options(struct options *o)
 	if (o->timeout > MAX_TIMEOUT_S) {
 		nbw_usage_err("invalid timeout '%g': out of range (at most %g s)", o->timeout,
 			      MAX_TIMEOUT_S);
+		return NBW_EXIT_USAGE;
+	}
+	if (o->bidir && (!o->peer || o->all_sizes || o->cc.interval > 0)) {
+		nbw_usage_err("--bidir %s",
+			      !o->peer ? "needs a PEER (each side names the other)"
+			      : o->all_sizes
+				      ? "runs one size: drop -a"
+				      : "prints both directions at the end: drop --interval");
 		return NBW_EXIT_USAGE;
 	}
 	if (o->all_sizes && (o->chunk_given || o->dump_slice)) {
@@ -448,7 +473,9 @@ int main(int argc, char **argv)
 	/* Signals are taken synchronously by whoever waits (common/window.c). */
 	nbw_signals_init();
 	report_init(&r, out, o.cc.json, o.cc.gbits);
-	if (o.all_sizes)
+	if (o.bidir)
+		rc = run_bidir(&o, out);
+	else if (o.all_sizes)
 		rc = run_all_sizes(&o, &r);
 	else
 		rc = o.peer ? run_source(&o, &r, NULL) : run_sink(&o, &r, NULL);

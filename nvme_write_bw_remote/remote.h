@@ -55,6 +55,7 @@ struct options {
 	struct fab_link_opts lo; /* --mtu, --sl, --tclass */
 	bool corrupt_canary;
 	bool all_sizes;	    /* -a: every message size, as ib_write_bw -a */
+	bool bidir;	    /* --bidir: a sink and a source at once (bidir.c) */
 	bool chunk_given;   /* -s was given (refused with -a) */
 	double late_start;  /* source, tests only: open the window this much late */
 	double min_overlap; /* sink: % of each source's window inside the sink's (99) */
@@ -86,6 +87,8 @@ enum verdict {
 struct run_figures {
 	double rdma_gb_per_s; /* NAN when nothing was measured */
 	double line_gbits;    /* the rails' line rates added up; 0 unknown */
+	/* The RDMA stream's window in this process's monotonic clock (ns); 0 unknown. */
+	double win_open_ns, win_close_ns;
 };
 
 /*
@@ -94,6 +97,9 @@ struct run_figures {
  */
 int run_sink(const struct options *o, struct report *r, struct run_figures *fig);
 int run_source(const struct options *o, struct report *r, struct run_figures *fig);
+
+/* --bidir: both roles at once in two threads, then both directions and their sum (bidir.c). */
+int run_bidir(const struct options *o, FILE *out);
 
 /* -a: both roles at every message size from 64K to 4M, then the curve's verdict (sizes.c). */
 int run_all_sizes(struct options *o, struct report *r);

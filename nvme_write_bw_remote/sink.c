@@ -110,6 +110,7 @@ struct sink {
 	int64_t delay_min_ns;	 /* least START -> heartbeat delay beyond the source's clock */
 	double overlap_pct, start_offset_s, lcv, rcv;
 	bool valid, have_validity;
+	double src_open_ns, src_close_ns; /* the source's window in the sink's clock */
 	char valid_why[256];
 	struct ctrl_result res;
 	bool have_res;
@@ -1020,6 +1021,8 @@ static void judge_validity(struct sink *k)
 	hi = s_close < k_close ? s_close : k_close;
 	k->overlap_pct = k->res.window_ns ? (hi > lo ? hi - lo : 0) / k->res.window_ns * 100 : NAN;
 	k->start_offset_s = (s_open - k_open) / 1e9;
+	k->src_open_ns = s_open;
+	k->src_close_ns = s_close;
 	k->lcv = nbw_cv_pct(k->lsamples.rate, k->lsamples.n);
 	k->rcv = k->res.cv_milli_pct == UINT32_MAX ? NAN : k->res.cv_milli_pct / 1000.0;
 	k->have_validity = true;
@@ -1460,6 +1463,8 @@ static void sink_figures(const struct sink *k, struct run_figures *fig)
 	fig->rdma_gb_per_s = rdma_figure(k, &bytes, &sec) != RDMA_FROM_NONE && sec > 0
 				     ? (double)bytes / sec / 1e9
 				     : NAN;
+	fig->win_open_ns = k->have_validity ? k->src_open_ns : 0;
+	fig->win_close_ns = k->have_validity ? k->src_close_ns : 0;
 	fig->line_gbits = 0;
 	for (i = 0; i < k->nrails; i++) {
 		if (k->rails[i].line_rate_gbits <= 0) {

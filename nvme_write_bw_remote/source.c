@@ -1306,6 +1306,8 @@ static void source_figures(const struct source *s, struct run_figures *fig)
 	int k;
 
 	fig->rdma_gb_per_s = s->seconds > 0 ? (double)total / s->seconds / 1e9 : NAN;
+	fig->win_open_ns = s->seconds > 0 ? (double)s->t_window : 0;
+	fig->win_close_ns = s->seconds > 0 ? (double)s->t_window + s->seconds * 1e9 : 0;
 	fig->line_gbits = 0;
 	for (k = 0; k < s->nrails; k++) {
 		if (s->rails[k].line_rate_gbits <= 0) {

@@ -35,6 +35,10 @@ expect_exit 2 "--dump-slice is a sink option" "$B" --dump-slice f peer
 expect_exit 2 "needs verification" "$B" --no-verify --corrupt-canary --source mem peer
 expect_exit 2 "drop -s/--size" "$B" -a -s 1M peer
 expect_exit 2 "drop --dump-slice" "$B" --all-sizes --dump-slice x
+expect_exit 2 "--bidir needs a PEER" "$B" --bidir
+expect_exit 2 "--bidir runs one size: drop -a" "$B" --bidir -a peer
+expect_exit 2 "--bidir prints both directions at the end: drop --interval" "$B" --bidir --interval 1 peer
+expect_exit 2 "--local-disks has no place with --bidir" "$B" --bidir --local-disks x peer
 expect_exit 2 "multiple of 4096" "$B" -s 512 peer
 expect_exit 2 "one PEER at most" "$B" a b
 expect_exit 2 "invalid timeout '0'" "$B" --timeout 0

@@ -1,0 +1,41 @@
+#!/bin/bash
+# Lab test of nvme_write_bw_remote --bidir between two nodes: each node is a
+# sink and a source at once, node a's drive goes into node b's DRAM and node
+# b's into node a's, in one window; both directions verified (full) on both
+# sides; what a sent is what b received and the other way round; each side's
+# JSON has both directions, and their sum is their sum; the drives are
+# unchanged.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lab-lib.sh"
+
+run_lab --nodes 2 --drives 1 --drive-size 64M --timeout 200 \
+	--on-b "$srcdir/tests/lab/remote_bidir_guest.sh" "$srcdir/tests/lab/remote_bidir_guest.sh"
+[ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
+assert_no_qemu
+jq_() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+for n in a b; do
+	O=$WORK/$n/out
+	[ "$(cat "$O/bidir.rc")" = 0 ] || fail "node $n: exit $(cat "$O/bidir.rc"): $(cat "$O/bidir.err")"
+	[ "$(jq_ "$O/bidir.json" 'd["role"] == "bidir" and d["send"]["role"] == "source" and d["receive"]["role"] == "sink" and d["exit_status"] == 0')" = True ] ||
+		fail "node $n: not both roles in the JSON"
+	[ "$(jq_ "$O/bidir.json" 'd["send"]["verify"] == "pass" and d["receive"]["verify"] == "pass" and d["send"]["params"]["verify_mode"] == "full"')" = True ] ||
+		fail "node $n: a direction not verified (full)"
+	[ "$(jq_ "$O/bidir.json" '(d["receive"].get("local") or {}).get("bytes", 0) == 0')" = True ] ||
+		fail "node $n: its sink read drives of its own"
+	[ "$(jq_ "$O/bidir.json" 'b = d["bidir"]; abs(b["sum_gb_per_s"] - b["send_gb_per_s"] - b["receive_gb_per_s"]) < 1e-6 and b["send_gb_per_s"] > 0 and b["receive_gb_per_s"] > 0 and 0 <= b["overlap_pct"] <= 100')" = True ] ||
+		fail "node $n: the sum is not send + receive (both > 0)"
+	note "node $n: $(jq_ "$O/bidir.json" 'b = d["bidir"]; "send %.4f + receive %.4f = %.4f GB/s, overlap %.1f%%, valid %s %s" % (b["send_gb_per_s"], b["receive_gb_per_s"], b["sum_gb_per_s"], b["overlap_pct"], b["sum_valid"], b["sum_invalid_reason"] or "")')"
+	[ "$(cat "$O/bidir.txt.rc")" = 0 ] || fail "node $n: text run exit $(cat "$O/bidir.txt.rc"): $(cat "$O/bidir.txt")"
+	grep -q '^ sum of both directions' "$O/bidir.txt" || fail "node $n: no sum line in the text report"
+	grep -q '=== receive: ' "$O/bidir.txt" && grep -q '=== send: ' "$O/bidir.txt" ||
+		fail "node $n: the text report lacks a direction"
+done
+sed -n '/^--bidir with/,$p' "$WORK/a/out/bidir.txt"
+A=$WORK/a/out/bidir.json B=$WORK/b/out/bidir.json
+[ "$(jq_ "$A" 'd["send"]["rdma"]["bytes"]')" = "$(jq_ "$B" 'd["receive"]["rdma"]["bytes"]')" ] ||
+	fail "a sent $(jq_ "$A" 'd["send"]["rdma"]["bytes"]') bytes, b received $(jq_ "$B" 'd["receive"]["rdma"]["bytes"]')"
+[ "$(jq_ "$B" 'd["send"]["rdma"]["bytes"]')" = "$(jq_ "$A" 'd["receive"]["rdma"]["bytes"]')" ] ||
+	fail "b sent $(jq_ "$B" 'd["send"]["rdma"]["bytes"]') bytes, a received $(jq_ "$A" 'd["receive"]["rdma"]["bytes"]')"
+assert_images_unchanged a
+assert_images_unchanged b
+echo "PASS: $test_name"
