@@ -15,7 +15,8 @@ Usage: run_bench.sh aggregate|local|baseline|ladder   (settings from the environ
 Modes:
   aggregate  every drive of both nodes into the sink's DRAM: nvme_write_bw_remote
              on SINK_NODE as the sink (reading its own drives meanwhile), then on
-             SRC_NODE as the source, connecting to SINK_ADDR
+             SRC_NODE as the source, connecting to SINK_ADDR; with BIDIR=1 both
+             directions at once (--bidir on both nodes, each naming the other)
   local      nvme_read_bw on each node alone (SINK_NODE first, then SRC_NODE)
   baseline   nvme_read_bw --baseline on each node: one drive at a time, then all
   ladder     the whole ladder, each rung against its ceiling: on both nodes the link
@@ -31,6 +32,11 @@ Environment (defaults in brackets):
   SINK_NODE, SRC_NODE  the two nodes (required; local and baseline: NODES instead)
   NODES                local, baseline: the nodes to run on [SINK_NODE SRC_NODE]
   SINK_ADDR            the address the source connects to [SINK_NODE]
+  BIDIR [0]            aggregate: 1 = both directions at once: nvme_write_bw_remote
+                       --bidir on SINK_NODE (its drives SINK_DISKS, PEER SRC_ADDR) and on
+                       SRC_NODE (SRC_DISKS, PEER SINK_ADDR); each node's JSON has send,
+                       receive and their sum
+  SRC_ADDR             BIDIR=1: the address SINK_NODE connects to [SRC_NODE]
   DURATION [20]  WARMUP [3]  THREADS [12]  CHUNK [1M]    the tools' -D --warmup --threads -s
   TX_DEPTH             nvme_write_bw_remote's -t (WRITEs in flight per QP) [the tool's 4]
   LADDER_SIZE [900x500]  ladder: the size of ladder.png
@@ -101,6 +107,7 @@ check_settings() {
 	[ -z "${DRAM:-}" ] || [[ $DRAM =~ ^[1-9][0-9]*([kmgt](i?b)?)?$ ]] || die_usage "DRAM=$DRAM: not a size"
 	shopt -u nocasematch
 	case ${VERIFY:-} in '' | canary | full | off) ;; *) die_usage "VERIFY=$VERIFY: canary, full or off" ;; esac
+	case ${BIDIR:=0} in 0 | 1) ;; *) die_usage "BIDIR=$BIDIR: 0 or 1" ;; esac
 	case $LAUNCHER_QUOTE in auto | yes | no) ;; *) die_usage "LAUNCHER_QUOTE=$LAUNCHER_QUOTE: auto, yes or no" ;; esac
 	[ -z "${TX_DEPTH:-}" ] || [[ $TX_DEPTH =~ ^[1-9][0-9]*$ ]] || die_usage "TX_DEPTH=$TX_DEPTH: not a positive integer"
 	[ -n "${CMD_TIMEOUT:-}" ] && ! [[ $CMD_TIMEOUT =~ ^[1-9][0-9]*$ ]] &&
@@ -266,6 +273,18 @@ run_aggregate() {
 	common=(-p "$PORT" --threads "$THREADS" -s "$CHUNK" --warmup "$WARMUP" -D "$DURATION"
 		--timeout "$NET_TIMEOUT" ${RDMA_DEV:+-d "$RDMA_DEV"} ${TX_DEPTH:+--tx-depth "$TX_DEPTH"})
 	case ${VERIFY:-} in off) common+=(--no-verify) ;; ?*) common+=(--verify "$VERIFY") ;; esac
+	if [ "$BIDIR" = 1 ]; then
+		# Both at once: each node a sink (no drives of its own) and a source.
+		common+=(--bidir --wait "$SINK_WAIT" ${DRAM:+--dram "$DRAM"})
+		read -ra extra <<<"${SINK_ARGS:-}"
+		sink=("$(tool nvme_write_bw_remote)" "${common[@]}" ${SINK_DISKS:+--disks "$SINK_DISKS"}
+			"${extra[@]}" --json "${SRC_ADDR:-$SRC_NODE}")
+		read -ra extra <<<"${SRC_ARGS:-}"
+		src=("$(tool nvme_write_bw_remote)" "${common[@]}" ${SRC_DISKS:+--disks "$SRC_DISKS"}
+			"${extra[@]}" --json "${SINK_ADDR:-$SINK_NODE}")
+		run_pair aggregate
+		return
+	fi
 	read -ra extra <<<"${SINK_ARGS:-}"
 	sink=("$(tool nvme_write_bw_remote)" "${common[@]}" --wait "$SINK_WAIT" ${DRAM:+--dram "$DRAM"}
 		${SINK_DISKS:+--local-disks "$SINK_DISKS"} "${extra[@]}" --json)
@@ -496,7 +515,15 @@ for mode, node, d in docs:
     if d is None:
         rows.append((mode, node, "-", "-", "-", "-", "-", "-", "-", "no valid JSON"))
         continue
-    if d.get("tool") == "nvme_write_bw_remote":
+    if d.get("tool") == "nvme_write_bw_remote" and d.get("role") == "bidir":
+        b = d.get("bidir") or {}
+        for part, key in (("send", "send_gb_per_s"), ("receive", "receive_gb_per_s")):
+            sub = d.get(part) or {}
+            rows.append((mode, node, "bidir " + part, str(len(sub.get("drives") or [])), "-",
+                         num(b.get(key)), "-", "-", "-", str(sub.get("verify") or "-")))
+        rows.append((mode, node, "bidir sum", "-", "-", "-", num(b.get("sum_gb_per_s")), "-", "-",
+                     "valid" if b.get("sum_valid") is True else "NOT valid"))
+    elif d.get("tool") == "nvme_write_bw_remote":
         role = d.get("role") or "-"
         drives = d.get("drives") or []
         rows.append((mode, node, role, str(len(drives)),
@@ -538,7 +565,7 @@ write_run_json() {
 	"${PYTHON3:-python3}" - "$run_dir/run.json" "$mode" "$1" "${nodes[@]}" <<'PY'
 import json, os, sys, time
 path, mode, status, nodes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
-keys = ("SINK_NODE", "SRC_NODE", "SINK_ADDR", "DURATION", "WARMUP", "THREADS", "CHUNK", "RDMA_DEV",
+keys = ("SINK_NODE", "SRC_NODE", "SINK_ADDR", "SRC_ADDR", "BIDIR", "DURATION", "WARMUP", "THREADS", "CHUNK", "RDMA_DEV",
         "PORT", "DRAM", "VERIFY", "SINK_DISKS", "SRC_DISKS", "READ_ARGS", "SINK_ARGS", "SRC_ARGS",
         "NET_TIMEOUT", "SINK_WAIT", "LAUNCHER", "TOOL_DIR", "TX_DEPTH", "IB_WRITE_BW")
 doc = {"tool": "run_bench.sh", "mode": mode, "nodes": nodes, "exit_status": status,
@@ -586,6 +613,7 @@ else
 fi
 export SINK_NODE SRC_NODE
 check_settings
+[ "$BIDIR" = 0 ] || [ "$mode" = aggregate ] || die_usage "BIDIR=1 is for aggregate (not $mode)"
 command -v "${PYTHON3:-python3}" >/dev/null || { say "python3 is needed for the summary (apt-get install python3)"; exit 1; }
 command -v "${launcher[0]}" >/dev/null || { say "LAUNCHER: ${launcher[0]}: command not found"; exit 1; }
 [ -z "${check_only:-}" ] || exit 0

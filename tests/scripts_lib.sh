@@ -79,8 +79,22 @@ f=$(cd "$(dirname "$0")/../fake" && pwd)
 last=${!#}
 role=source
 [ "$last" = --json ] && role=sink
+# --bidir: the first of a pair plays the sink's part (waits), the second the source's.
+bidir=
+case " $* " in *" --bidir "*)
+	bidir=1
+	if mkdir "$f/bidir.first" 2>/dev/null; then role=sink; else role=source; fi ;;
+esac
 printf '%s\n' "$@" >"$f/argv.$role"
 { printf '%s\t' "$@"; echo; } >>"$f/calls.$role"
+bidir_json() { # bidir_json SENT_BYTES RECEIVED_BYTES: the report --bidir prints
+	printf '{"tool":"nvme_write_bw_remote","role":"bidir","send":{"role":"source","verify":"pass",'
+	printf '"drives":[{"path":"x"}],"rdma":{"bytes":%d,"seconds":6}},' "$1"
+	printf '"receive":{"role":"sink","verify":"pass","drives":[],"rdma":{"bytes":%d,"seconds":6}},' "$2"
+	printf '"bidir":{"peer":"%s","send_gb_per_s":%s,"receive_gb_per_s":%s,"sum_gb_per_s":%s,' "$last" \
+		"$(awk "BEGIN{print $1/6e9}")" "$(awk "BEGIN{print $2/6e9}")" "$(awk "BEGIN{print ($1+$2)/6e9}")"
+	printf '"overlap_pct":99.5,"sum_valid":true,"sum_invalid_reason":null},"exit_status":0}\n'
+}
 json() { # json ROLE LOCAL_BYTES RDMA_BYTES VERIFY
 	printf '{"tool":"nvme_write_bw_remote","role":"%s","ok":true,"verify":"%s",' "$1" "$4"
 	printf '"drives":[{"path":"x"},{"path":"y"}],"local":{"bytes":%d,"seconds":6,"gb_per_s":%s},' "$2" "$(awk "BEGIN{print $2/6e9}")"
@@ -100,6 +114,7 @@ if [ "$role" = sink ]; then
 	rm -f "$f/source.done" # a previous pair's (run_bench.sh ladder runs two)
 	echo "nvme_write_bw_remote: sink: waiting for a source on every address port 18515" >&2
 	for ((i = 0; i < 600; i++)); do
+		[ -e "$f/source.done" ] && [ -n "$bidir" ] && { rmdir "$f/bidir.first"; bidir_json 1200000000 1800000000; exit 0; }
 		[ -e "$f/source.done" ] && { json sink 3000000000 1500000000 pass; exit 0; }
 		[ -e "$f/source.failed" ] && { echo "nvme_write_bw_remote: source: connection lost" >&2; exit 1; }
 		sleep 0.1
@@ -122,6 +137,7 @@ if [ -e "$f/source.fail" ]; then
 	exit 1
 fi
 touch "$f/source.done"
+[ -n "$bidir" ] && { bidir_json 1800000000 1200000000; exit 0; }
 json source 0 1500000000 pass
 SH
 	chmod +x "$TMPD/bin/ssh" "$TMPD/bin/fake-srun" "$TMPD/bin/kubectl" "$TMPD/tools/nvme_write_bw_remote"

@@ -133,6 +133,28 @@ touch "$TMPD/fake/sink.fail"
 expect_fail 'sink on n1 failed \(exit 1\): .*Cannot allocate memory' agg-sinkfail
 check_eq "no source started when the sink failed" no "$([ -e "$TMPD/fake/argv.source" ] && echo yes || echo no)"
 
+# --- BIDIR=1: --bidir on both nodes, each naming the other ----------------------
+expect_exit 2 'BIDIR=yes: 0 or 1' $B BIDIR=yes "$RUN_BENCH" aggregate
+expect_exit 2 'BIDIR=1 is for aggregate .not local.' $B BIDIR=1 "$RUN_BENCH" local
+reset_fakes
+BIDIR=1 SRC_ADDR=10.0.0.2 SINK_DISKS=/dev/nvme9n1 RUN_NAME=bidir "$RUN_BENCH" aggregate >"$TMPD/out" 2>"$TMPD/err"
+check_eq "BIDIR=1: exit status" 0 $?
+check_eq "BIDIR=1: n1 --bidir, its drives as --disks, --dram, n2's address last" \
+	"--bidir 64M /dev/nvme9n1 10.0.0.2" \
+	"$(grep -x -e --bidir "$TMPD/fake/argv.sink") $(grep -A1 -x -e --disks -e --dram "$TMPD/fake/argv.sink" | grep -v -e '^-' | tr '\n' ' ')$(tail -n1 "$TMPD/fake/argv.sink")"
+check_eq "BIDIR=1: n1 reads no drives as a sink" "" "$(grep -x -e --local-disks "$TMPD/fake/argv.sink")"
+check_eq "BIDIR=1: n2 --bidir, n1's address last" "--bidir 10.0.0.1" \
+	"$(grep -x -e --bidir "$TMPD/fake/argv.source") $(tail -n1 "$TMPD/fake/argv.source")"
+check_eq "BIDIR=1: n1's JSON has both directions" "bidir source sink" \
+	"$(json_get "$RESULTS_DIR/bidir/aggregate-n1.json" '" ".join((d["role"], d["send"]["role"], d["receive"]["role"]))')"
+check_match "summary: n1 send row" 'aggregate +n1 +bidir send +1 +- +0\.200 .* pass' "$(cat "$TMPD/out")"
+check_match "summary: n1 receive row" 'aggregate +n1 +bidir receive +0 +- +0\.300 .* pass' "$(cat "$TMPD/out")"
+check_match "summary: n1 sum row" 'aggregate +n1 +bidir sum .* 0\.500 .* valid' "$(cat "$TMPD/out")"
+check_match "summary: n2 send row" 'aggregate +n2 +bidir send +1 +- +0\.300' "$(cat "$TMPD/out")"
+check_eq "run.json: BIDIR, SRC_ADDR" "1 10.0.0.2" \
+	"$(json_get "$RESULTS_DIR/bidir/run.json" '"%s %s" % (d["settings"]["BIDIR"], d["settings"]["SRC_ADDR"])' 2>&1)"
+check_eq "no process left (BIDIR=1)" "" "$(leftovers)"
+
 # --- ladder: probe, baseline, fabric (+ ib_write_bw), aggregate, the report -----
 # A fake probe (the reference fixture's JSON) and a fake perftest on PATH.
 cat >"$TMPD/tools/nvme_link_probe" <<SH
