@@ -1242,12 +1242,18 @@ static int source_window(struct source *s)
 	s->win = NULL;
 	ok = w.end_reason == WINDOW_DONE;
 	window_outcome(s, &w);
+	if (ok && atomic_load(&s->failed) && !sink_gone) {
+		/* the window was whole, a worker failed while draining: say which */
+		char msg[512];
+
+		source_fail(s, "after the window: %s", first_failure(s, msg, sizeof(msg)));
+	}
 	drive_totals(s);
 	count_rails(s);
 	if (sink_gone)
 		return NBW_EXIT_FAIL;
 	rc = send_result(s, ok && !atomic_load(&s->failed));
-	if (!ok && s->failure[0])
+	if ((!ok || atomic_load(&s->failed)) && s->failure[0])
 		tell_sink(s, s->failure);
 	return rc;
 }

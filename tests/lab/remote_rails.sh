@@ -10,7 +10,7 @@
 #   sink0   the sink told -d rxe0: it never receives on rxe1
 #   noaddr  the data rail's IPv4 addresses removed on both nodes: the verbs
 #           connection needs none, both rails still carry their share
-#   perftest  "-d rxe0 -t 128 -q 2": 2 QPs per drive, 128 WRITEs in flight each
+#   perftest  "-d rxe0 -t 128 -q 2 -s 64K": 2 QPs per drive, 128 WRITEs of 64K in flight each
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 
@@ -54,8 +54,8 @@ ok_run sink0
 note "-d rxe1 on the source: $(j "$B/src1.src.json" '[(r["local_dev"], r["bytes"]) for r in d["rails"]]'); -d rxe0 on the sink: $(j "$A/sink0.sink.json" '[(r["local_dev"], r["bytes"]) for r in d["rails"]]')"
 
 ok_run perftest
-[ "$(j "$B/perftest.src.json" 'd["params"]["depth"] == 128 and d["workers"] == 2')" = True ] ||
+[ "$(j "$B/perftest.src.json" 'd["params"]["depth"] == 128 and d["params"]["chunk"] == 65536 and d["workers"] == 2')" = True ] ||
 	fail "perftest line: depth/workers $(j "$B/perftest.src.json" '(d["params"]["depth"], d["workers"])')"
-note "perftest's -t 128 -q 2: 2 QPs per drive, 128 WRITEs in flight each, verify pass"
+note "perftest's -t 128 -q 2 -s 64K: 2 QPs per drive, 128 WRITEs of 64K in flight each, verify pass"
 assert_images_unchanged b
 echo "PASS: $test_name"

@@ -18,7 +18,7 @@ sink sink0 -d "${VLAB_RDMA_DEVS%% *}"
 # The data rail without IPv4 addresses on either side: only the control one has one.
 ip -4 addr flush dev "$(echo $VLAB_NETDEVS | cut -d' ' -f2)"
 sink noaddr
-$B --warmup 1 -D 6 --timeout 20 --wait 90 --no-local --dram 300M -t 128 --json \
+$B --warmup 1 -D 6 --timeout 20 --wait 90 --no-local --dram 300M -t 128 -s 64K --json \
 	>"$O/perftest.sink.json" 2>"$O/perftest.sink.err"
 echo $? >"$O/perftest.sink.rc"
 exit 0

@@ -28,10 +28,11 @@ src src1 --disks "$d0" -q 4 -d "$(echo $VLAB_RDMA_DEVS | cut -d' ' -f2)"
 src sink0 --disks "$d0" -q 4
 ip -4 addr flush dev "$(echo $VLAB_NETDEVS | cut -d' ' -f2)"
 src noaddr --disks "$d0" -q 4
-# A perftest user's line: 2 QPs per drive, 128 WRITEs in flight each.
+# A perftest user's line: 2 QPs per drive, 128 WRITEs of 64K (ib_write_bw's default
+# size) in flight each.
 listening
 sleep 0.5
-timeout 120 $B -d "${VLAB_RDMA_DEVS%% *}" -t 128 -q 2 --report_gbits --disks "$d0" --warmup 1 \
+timeout 120 $B -d "${VLAB_RDMA_DEVS%% *}" -t 128 -q 2 -s 64K --report_gbits --disks "$d0" --warmup 1 \
 	-D 6 --timeout 20 --json "$VLAB_PEER" >"$O/perftest.src.json" 2>"$O/perftest.src.err"
 echo $? >"$O/perftest.src.rc"
 exit 0
