@@ -7,6 +7,7 @@
 #ifndef NBW_REMOTE_H
 #define NBW_REMOTE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -54,12 +55,13 @@ struct options {
 	enum ctrl_conn conn;	 /* verbs (default) or -R/--rdma_cm */
 	struct fab_link_opts lo; /* --mtu, --sl, --tclass */
 	bool corrupt_canary;
-	bool all_sizes;	    /* -a: every message size, as ib_write_bw -a */
-	bool bidir;	    /* --bidir: a sink and a source at once (bidir.c) */
-	bool chunk_given;   /* -s was given (refused with -a) */
-	double late_start;  /* source, tests only: open the window this much late */
-	double min_overlap; /* sink: % of each source's window inside the sink's (99) */
-	double max_cv;	    /* sink: variation of each stream, % (2) */
+	bool all_sizes;		 /* -a: every message size, as ib_write_bw -a */
+	struct bidir_sync *sync; /* --bidir: the meeting of the two roles, else NULL */
+	bool bidir;		 /* --bidir: a sink and a source at once (bidir.c) */
+	bool chunk_given;	 /* -s was given (refused with -a) */
+	double late_start;	 /* source, tests only: open the window this much late */
+	double min_overlap;	 /* sink: % of each source's window inside the sink's (99) */
+	double max_cv;		 /* sink: variation of each stream, % (2) */
 	const char *dump_slice;
 };
 
@@ -82,6 +84,21 @@ enum verdict {
 	VERDICT_OFF = 2,
 	VERDICT_NONE = 3, /* not reached: the run failed before */
 };
+
+/*
+ * --bidir: the two roles of one process meet before the windows open. The
+ * source says when it waits for its START; the sink holds its own START until
+ * then (at most half of --timeout), so that both directions start together.
+ */
+struct bidir_sync {
+	pthread_mutex_t lock;
+	pthread_cond_t cond; /* CLOCK_MONOTONIC */
+	bool source_ready;
+};
+
+void bidir_source_ready(struct bidir_sync *y);
+/* true when the source was ready within timeout_ms (false: timed out or interrupted) */
+bool bidir_await_source(struct bidir_sync *y, int timeout_ms);
 
 /* What one run measured, for -a's curve. */
 struct run_figures {

@@ -1093,6 +1093,8 @@ static int sink_window(struct sink *k)
 		lreaders_stop(k);
 		return sink_refuse(k, "cannot start the local reader threads");
 	}
+	if (o->sync && !bidir_await_source(o->sync, remote_timeout_ms(o) / 2))
+		nbw_err("--bidir: this node's source is not ready: the windows may not overlap");
 	k->start_sent_ns = nbw_now_ns();
 	rc = ctrl_send_free(k->cfd, &b, ctrl_encode_start(&b, &st), remote_timeout_ms(o));
 	k->last_heard = nbw_now_ns();

@@ -915,6 +915,8 @@ static int send_canary_await_start(struct source *s)
 		ctrl_encode_chunks(&b, CTRL_CANARY, c, o->verify == CTRL_VERIFY_OFF ? 0 : s->nw),
 		remote_timeout_ms(o));
 	free(c);
+	if (o->sync)
+		bidir_source_ready(o->sync);
 	if (!rc)
 		rc = ctrl_expect(s->cfd, CTRL_START, &p, &len, remote_timeout_ms(o), err,
 				 sizeof(err));
@@ -1355,6 +1357,8 @@ int run_source(const struct options *o, struct report *r, struct run_figures *fi
 		report_obj_end(r);
 		report_finish(r);
 	}
+	if (o->sync) /* failed before: this node's sink need not wait */
+		bidir_source_ready(o->sync);
 	if (fig)
 		source_figures(s, fig);
 	source_close(s);
