@@ -15,46 +15,6 @@
 
 #include "nbw.h"
 #include "remote.h"
-#include "timing.h"
-#include "window.h"
-
-void bidir_source_ready(struct bidir_sync *y)
-{
-	pthread_mutex_lock(&y->lock);
-	y->source_ready = true;
-	pthread_cond_broadcast(&y->cond);
-	pthread_mutex_unlock(&y->lock);
-}
-
-bool bidir_await_source(struct bidir_sync *y, int timeout_ms)
-{
-	uint64_t deadline = nbw_now_ns() + (uint64_t)timeout_ms * 1000000ULL, t;
-	struct timespec ts;
-	bool ready;
-
-	pthread_mutex_lock(&y->lock);
-	while (!y->source_ready && (t = nbw_now_ns()) < deadline && !nbw_interrupted()) {
-		t = t + 100000000ULL < deadline ? t + 100000000ULL : deadline; /* 100 ms slices */
-		ts = (struct timespec){.tv_sec = (time_t)(t / 1000000000ULL),
-				       .tv_nsec = (long)(t % 1000000000ULL)};
-		pthread_cond_timedwait(&y->cond, &y->lock, &ts);
-	}
-	ready = y->source_ready;
-	pthread_mutex_unlock(&y->lock);
-	return ready;
-}
-
-static void sync_init(struct bidir_sync *y)
-{
-	pthread_condattr_t ca;
-
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_mutex_init(&y->lock, NULL);
-	pthread_cond_init(&y->cond, &ca);
-	pthread_condattr_destroy(&ca);
-	y->source_ready = false;
-}
 
 /* One role: its options, its report into memory, what it measured. */
 struct role_run {
@@ -215,7 +175,7 @@ int run_bidir(const struct options *o, FILE *out)
 		nbw_err("out of memory");
 		return NBW_EXIT_FAIL; /* the process ends: nothing to give back */
 	}
-	sync_init(&sync);
+	bidir_sync_init(&sync);
 	rcv->o.sync = snd->o.sync = &sync;
 	for (i = 0; i < 2; i++) {
 		if (pthread_create(&t[i], NULL, role_main, &x[i])) {
@@ -226,8 +186,7 @@ int run_bidir(const struct options *o, FILE *out)
 	}
 	for (i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
-	pthread_cond_destroy(&sync.cond);
-	pthread_mutex_destroy(&sync.lock);
+	bidir_sync_destroy(&sync);
 	for (i = 0; i < 2; i++)
 		fclose(x[i].out);
 	overlap = windows_overlap(&snd->fig, &rcv->fig);

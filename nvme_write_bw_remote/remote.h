@@ -96,6 +96,9 @@ struct bidir_sync {
 	bool source_ready;
 };
 
+/* remote.c */
+void bidir_sync_init(struct bidir_sync *y);
+void bidir_sync_destroy(struct bidir_sync *y);
 void bidir_source_ready(struct bidir_sync *y);
 /* true when the source was ready within timeout_ms (false: timed out or interrupted) */
 bool bidir_await_source(struct bidir_sync *y, int timeout_ms);
