@@ -21,7 +21,7 @@ check() { # check FILE EXPR WHAT: EXPR on the document must be True
 	[ -r "$1" ] || fail "$3: $1 is missing"
 	[ "$(jq_ "$1" "$2" 2>&1)" = True ] || fail "$3 ($1: $2)"
 }
-for s in aggregate local sweep boundary; do
+for s in aggregate local sweep bidir boundary; do
 	[ "$(cat "$WORK/a/out/$s.rc" 2>/dev/null)" = 0 ] || fail "$s exited $(cat "$WORK/a/out/$s.rc" 2>/dev/null || echo '(none)')"
 done
 grep -q 'launch-agent\[b\]: run .*nvme_write_bw_remote' "$WORK/out.txt" ||
@@ -66,6 +66,16 @@ assert h[:8] == b"\x89PNG\r\n\x1a\n" and h[12:16] == b"IHDR", "not a PNG"
 print("%dx%d" % struct.unpack(">II", h[16:24]))' "$WORK/scaling.png") || fail "scaling.png is not a PNG"
 [ "$size" = 640x480 ] || fail "scaling.png is $size, asked for 640x480"
 note "scaling.png: $size, $(stat -c %s "$WORK/scaling.png") bytes"
+
+# run_bench.sh BIDIR=1 aggregate: each node's JSON has both directions, verified;
+# what a sent is what b received.
+for n in a b; do
+	check "$R/bidir/aggregate-$n.json" 'd["role"] == "bidir" and d["send"]["verify"] == "pass" and d["receive"]["verify"] == "pass" and d["bidir"]["send_gb_per_s"] > 0 and d["bidir"]["receive_gb_per_s"] > 0' "bidir on $n"
+done
+[ "$(jq_ "$R/bidir/aggregate-a.json" 'd["send"]["rdma"]["bytes"]')" = "$(jq_ "$R/bidir/aggregate-b.json" 'd["receive"]["rdma"]["bytes"]')" ] ||
+	fail "bidir: what a sent is not what b received"
+grep -Eq '^aggregate +a +bidir sum ' "$R/bidir/summary.txt" || fail "bidir: no sum row in the summary: $(cat "$R/bidir/summary.txt")"
+note "bidir: $(grep -E '^aggregate +a +bidir sum' "$R/bidir/summary.txt")"
 
 # scale_sweep.sh BOUNDARY=yes: rows 1, 2 local only, then 3, 4 with b's drives added.
 Bd=$R/boundary

@@ -24,6 +24,8 @@ step() { # step NAME CMD...: run, record the exit status
 step aggregate env RUN_NAME=aggregate "$src/scripts/run_bench.sh" aggregate
 step local env RUN_NAME=local "$src/scripts/run_bench.sh" local
 step sweep env RUN_NAME=sweep "$src/scripts/scale_sweep.sh"
+# Both directions at once: --bidir on a (peer b) and on b (peer a).
+step bidir env RUN_NAME=bidir BIDIR=1 SRC_ADDR="$VLAB_PEER" "$src/scripts/run_bench.sh" aggregate
 # The boundary table: a's drives 1..2 alone, then both plus b's 1..2 (same names on b).
 disks=$(tr ' ' , <<<"$VLAB_DRIVES")
 step boundary env RUN_NAME=boundary BOUNDARY=yes SINK_SWEEP_DISKS="$disks" SWEEP_DISKS="$disks" \
