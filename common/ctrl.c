@@ -748,7 +748,7 @@ uint32_t ctrl_payload_max(unsigned type)
 	return 0;
 }
 
-static const char *verify_name(unsigned v)
+const char *ctrl_verify_name(unsigned v)
 {
 	return v == CTRL_VERIFY_OFF ? "off" : v == CTRL_VERIFY_FULL ? "full" : "canary";
 }
@@ -771,8 +771,8 @@ bool ctrl_hello_mismatch(const struct ctrl_hello *k, const struct ctrl_hello *s,
 		snprintf(why, len, "duration: sink %g s, source %g s", k->duration_ms / 1e3,
 			 s->duration_ms / 1e3);
 	else if (k->verify != s->verify)
-		snprintf(why, len, "verify: sink %s, source %s", verify_name(k->verify),
-			 verify_name(s->verify));
+		snprintf(why, len, "verify: sink %s, source %s", ctrl_verify_name(k->verify),
+			 ctrl_verify_name(s->verify));
 	else if (k->conn != s->conn)
 		snprintf(why, len,
 			 "connection: sink %s, source %s (-R/--rdma_cm on both or neither)",

@@ -362,5 +362,7 @@ int ctrl_send_free(int fd, struct ctrl_buf *b, int enc_rc, int timeout_ms);
 
 /* Text for the negative codes of this module. */
 const char *ctrl_strerror(int rc);
+/* "off", "full" or "canary" for a CTRL_VERIFY_* value. */
+const char *ctrl_verify_name(unsigned v);
 
 #endif

@@ -15,19 +15,6 @@
 
 #define ZERO_SAMPLE 4096u
 
-int reader_engine_parse(const char *s, enum reader_engine *e)
-{
-	if (!strcmp(s, "psync")) {
-		*e = ENGINE_PSYNC;
-		return 0;
-	}
-	if (!strcmp(s, "io_uring")) {
-		*e = ENGINE_IO_URING;
-		return reader_engine_available(ENGINE_IO_URING) ? 0 : -ENOTSUP;
-	}
-	return -EINVAL;
-}
-
 int reader_engine_option(const char *val, enum reader_engine *e)
 {
 	static const char *const names[] = {"psync", "io_uring", NULL};

@@ -25,8 +25,6 @@ enum reader_engine {
 	ENGINE_IO_URING,
 };
 
-/* "psync" or "io_uring" -> engine; -EINVAL unknown, -ENOTSUP not built. */
-int reader_engine_parse(const char *s, enum reader_engine *e);
 /* --engine VALUE for the tools' parsers: CLI_NEXT, or NBW_EXIT_USAGE after the message. */
 int reader_engine_option(const char *val, enum reader_engine *e);
 const char *reader_engine_name(enum reader_engine e);

@@ -206,12 +206,11 @@ static int phase_window(struct phase *ph)
 	ph->win_start = start;
 	end_reason = window_run(&w);
 	ph->win_start = NULL;
+	ph->interrupted = end_reason == WINDOW_SIGNAL;
 	if (!w.measured) {
 		ph->nothing_measured = true;
-		ph->interrupted = end_reason == WINDOW_SIGNAL;
 		return 0;
 	}
-	ph->interrupted = end_reason == WINDOW_SIGNAL;
 	ph->seconds = w.seconds;
 	ph->cpu_s = w.cpu_s;
 	for (i = 0; i < ph->nt; i++) {

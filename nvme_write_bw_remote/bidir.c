@@ -59,12 +59,11 @@ static int role_init(struct role_run *x, const struct options *o, bool sink)
 static double windows_overlap(const struct run_figures *a, const struct run_figures *b)
 {
 	double la = a->win_close_ns - a->win_open_ns, lb = b->win_close_ns - b->win_open_ns;
-	double lo = fmax(a->win_open_ns, b->win_open_ns),
-	       hi = fmin(a->win_close_ns, b->win_close_ns);
 
 	if (!(la > 0 && lb > 0))
 		return NAN;
-	return (hi > lo ? hi - lo : 0) / fmax(la, lb) * 100;
+	return window_common_ns(a->win_open_ns, a->win_close_ns, b->win_open_ns, b->win_close_ns) /
+	       fmax(la, lb) * 100;
 }
 
 /* A role's JSON document, without its trailing newline. */

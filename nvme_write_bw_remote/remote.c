@@ -44,11 +44,6 @@ void print_rule(struct report *r)
 		       "------------------\n");
 }
 
-static const char *verify_mode_name(enum ctrl_verify v)
-{
-	return v == CTRL_VERIFY_OFF ? "off" : v == CTRL_VERIFY_FULL ? "full" : "canary";
-}
-
 /* The sink's door: where it listens, whom it lets in, and how. */
 static void print_access(struct report *r, const struct options *o, const char *listen)
 {
@@ -93,7 +88,7 @@ void print_params(struct report *r, const struct options *o, const char *role, c
 		report_u64(r, "dram", NULL, o->dram);
 	if (listen)
 		print_access(r, o, listen);
-	report_str(r, "verify_mode", " Verification    : %s\n", verify_mode_name(o->verify));
+	report_str(r, "verify_mode", " Verification    : %s\n", ctrl_verify_name(o->verify));
 	report_str(r, "connection", " Connection      : %-14s",
 		   o->conn == CTRL_CONN_CM ? "rdma_cm" : "verbs");
 	report_text(r, " MTU/SL/TClass   : ");
@@ -148,7 +143,7 @@ void print_verify(struct report *r, const struct options *o, enum verdict v, con
 			" RDMA data verification: OFF (--no-verify: the data was not checked)\n");
 	else if (v == VERDICT_PASS || v == VERDICT_FAIL)
 		report_text(r, " RDMA data verification: %s (%s%s%s)\n",
-			    v == VERDICT_PASS ? "PASS" : "FAIL", verify_mode_name(o->verify),
+			    v == VERDICT_PASS ? "PASS" : "FAIL", ctrl_verify_name(o->verify),
 			    detail ? ", " : "", detail ? detail : "");
 	else
 		report_text(r, " RDMA data verification: not done (the run failed)\n");
@@ -161,6 +156,24 @@ double rail_line_rate(const struct fab_port *a, const struct fab_port *b)
 	if (a->software || b->software || a->rate_gbits <= 0 || b->rate_gbits <= 0)
 		return 0;
 	return a->rate_gbits < b->rate_gbits ? a->rate_gbits : b->rate_gbits;
+}
+
+double window_common_ns(double a_open, double a_close, double b_open, double b_close)
+{
+	return fmax(0, fmin(a_close, b_close) - fmax(a_open, b_open));
+}
+
+double rails_line_gbits(const struct rail *rails, int n)
+{
+	double sum = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (rails[i].line_rate_gbits <= 0)
+			return 0;
+		sum += rails[i].line_rate_gbits;
+	}
+	return sum;
 }
 
 void print_rails(struct report *r, const struct rail *rails, int n, double seconds)

@@ -147,6 +147,10 @@ void print_drive(struct report *r, const struct drive *d, const char *side, uint
 		 double seconds, unsigned workers);
 /* The rails' rows ("rails" in JSON): QPs, bytes, GB/s, % of the slower port's line rate. */
 void print_rails(struct report *r, const struct rail *rails, int n, double seconds);
+/* How long two windows (open, close; any one clock, ns) ran at the same time; >= 0. */
+double window_common_ns(double a_open, double a_close, double b_open, double b_close);
+/* The rails' line rates added up, Gb/s; 0 when one of them is unknown. */
+double rails_line_gbits(const struct rail *rails, int n);
 
 /* The line rate (Gb/s) a rail between a and b can carry: the slower's; 0 unknown. */
 double rail_line_rate(const struct fab_port *a, const struct fab_port *b);

@@ -1014,12 +1014,12 @@ static void judge_validity(struct sink *k)
 	double d = k->delay_min_ns > 0 ? k->delay_min_ns / 2.0 : 0;
 	double s_open = (double)k->start_sent_ns + d + (double)k->res.open_ns;
 	double s_close = s_open + (double)k->res.window_ns, k_open = (double)k->win_open_ns;
-	double k_close = k_open + k->lseconds * 1e9, lo, hi;
+	double k_close = k_open + k->lseconds * 1e9;
 	const struct options *o = k->o;
 
-	lo = s_open > k_open ? s_open : k_open;
-	hi = s_close < k_close ? s_close : k_close;
-	k->overlap_pct = k->res.window_ns ? (hi > lo ? hi - lo : 0) / k->res.window_ns * 100 : NAN;
+	k->overlap_pct = k->res.window_ns ? window_common_ns(s_open, s_close, k_open, k_close) /
+						    k->res.window_ns * 100
+					  : NAN;
 	k->start_offset_s = (s_open - k_open) / 1e9;
 	k->src_open_ns = s_open;
 	k->src_close_ns = s_close;
@@ -1460,21 +1460,13 @@ static void sink_figures(const struct sink *k, struct run_figures *fig)
 {
 	uint64_t bytes;
 	double sec;
-	int i;
 
 	fig->rdma_gb_per_s = rdma_figure(k, &bytes, &sec) != RDMA_FROM_NONE && sec > 0
 				     ? (double)bytes / sec / 1e9
 				     : NAN;
 	fig->win_open_ns = k->have_validity ? k->src_open_ns : 0;
 	fig->win_close_ns = k->have_validity ? k->src_close_ns : 0;
-	fig->line_gbits = 0;
-	for (i = 0; i < k->nrails; i++) {
-		if (k->rails[i].line_rate_gbits <= 0) {
-			fig->line_gbits = 0;
-			break;
-		}
-		fig->line_gbits += k->rails[i].line_rate_gbits;
-	}
+	fig->line_gbits = rails_line_gbits(k->rails, k->nrails);
 }
 
 int run_sink(const struct options *o, struct report *r, struct run_figures *fig)

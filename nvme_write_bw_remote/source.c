@@ -1311,19 +1311,11 @@ static void print_early_failure(struct source *s)
 static void source_figures(const struct source *s, struct run_figures *fig)
 {
 	uint64_t total = bytes_sum(s->wend, s->nw) - bytes_sum(s->wstart, s->nw);
-	int k;
 
 	fig->rdma_gb_per_s = s->seconds > 0 ? (double)total / s->seconds / 1e9 : NAN;
 	fig->win_open_ns = s->seconds > 0 ? (double)s->t_window : 0;
 	fig->win_close_ns = s->seconds > 0 ? (double)s->t_window + s->seconds * 1e9 : 0;
-	fig->line_gbits = 0;
-	for (k = 0; k < s->nrails; k++) {
-		if (s->rails[k].line_rate_gbits <= 0) {
-			fig->line_gbits = 0;
-			break;
-		}
-		fig->line_gbits += s->rails[k].line_rate_gbits;
-	}
+	fig->line_gbits = rails_line_gbits(s->rails, s->nrails);
 }
 
 int run_source(const struct options *o, struct report *r, struct run_figures *fig)

@@ -52,6 +52,23 @@ EOF
 }
 
 say() { echo "$prog: $*" >&2; }
+
+# The python both tables are written with: its helpers, then the table's own code on stdin.
+py_common='import json, os, sys
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+def isnum(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+def cell(v):
+    return "%.4f" % v if isinstance(v, float) else "-" if v is None else str(v)'
+table() { { printf '%s\n' "$py_common"; cat; } | "${PYTHON3:-python3}" - "$@"; }
 die_usage() {
 	say "$*"
 	exit 2
@@ -135,22 +152,10 @@ if [ "$BOUNDARY" = yes ]; then
 		bench aggregate "boundary-remote-$j" SINK_DISKS="$SINK_SWEEP_DISKS" SRC_DISKS="$first" ||
 			{ say "boundary run with $j remote drive(s) failed (see $sweep_dir/boundary-remote-$j)"; failed=1; }
 	done
-	"${PYTHON3:-python3}" - "$sweep_dir" "$SRC_NODE" "$SINK_NODE" "$SINK_SWEEP_DISKS" "$SWEEP_DISKS" <<'PY' || exit 1
-import json, os, sys
-
+	table "$sweep_dir" "$SRC_NODE" "$SINK_NODE" "$SINK_SWEEP_DISKS" "$SWEEP_DISKS" <<'PY' || exit 1
 sweep_dir, src, sink, sink_disks, src_disks = sys.argv[1:6]
 sink_disks, src_disks = sink_disks.split(","), src_disks.split(",")
 L, R = len(sink_disks), len(src_disks)
-
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-def isnum(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 def gbs(doc, key):
     v = (doc.get(key) or {}).get("gb_per_s") if isinstance(doc, dict) else None
@@ -196,8 +201,6 @@ with open(os.path.join(sweep_dir, "boundary.json"), "w") as f:
 keys = ("drives", "local_gb_per_s", "rdma_gb_per_s", "total_gb_per_s", "ideal_gb_per_s",
         "percent_of_ideal", "valid")
 heads = ("drives", "local", "RDMA", "total", "ideal", "%_of_ideal", "valid")
-def cell(v):
-    return "%.4f" % v if isinstance(v, float) else "-" if v is None else str(v)
 with open(os.path.join(sweep_dir, "boundary.tsv"), "w") as f:
     f.write("# scale_sweep.sh boundary: %s's drives, then + %s's drives -> %s DRAM; "
             "GB/s = 10^9 bytes/s; - = no figure\n" % (sink, src, sink))
@@ -252,20 +255,8 @@ if [ "$REMOTE" = yes ]; then
 fi
 
 # 3. The table and the JSON, from the saved runs.
-"${PYTHON3:-python3}" - "$sweep_dir" "$SRC_NODE" "${SINK_NODE:-}" "$REMOTE" <<'PY' || exit 1
-import json, os, sys
-
+table "$sweep_dir" "$SRC_NODE" "${SINK_NODE:-}" "$REMOTE" <<'PY' || exit 1
 sweep_dir, src, sink, remote = sys.argv[1:5]
-
-def load(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-def isnum(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 local = load(os.path.join(sweep_dir, "local", "local-%s.json" % src))
 drives = local["drives"]
@@ -297,8 +288,6 @@ with open(os.path.join(sweep_dir, "sweep.json"), "w") as f:
 
 keys = ("drives", "local_gb_per_s", "remote_gb_per_s", "ideal_gb_per_s", "link_ceiling_gb_per_s",
         "local_percent_of_ideal", "remote_percent_of_ideal")
-def cell(v):
-    return "%.4f" % v if isinstance(v, float) else "-" if v is None else str(v)
 with open(os.path.join(sweep_dir, "sweep.tsv"), "w") as f:
     f.write("# scale_sweep.sh: %s drives -> %s DRAM; GB/s = 10^9 bytes/s; - = no figure\n"
             % (src, sink or "(local only)"))
