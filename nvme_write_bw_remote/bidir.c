@@ -163,7 +163,7 @@ int run_bidir(const struct options *o, FILE *out)
 {
 	struct role_run *x = calloc(2, sizeof(*x));
 	struct role_run *rcv = &x[0], *snd = &x[1];
-	struct bidir_sync sync;
+	struct meeting sync;
 	pthread_t t[2];
 	char why[256] = "";
 	double sum, overlap;
@@ -174,7 +174,7 @@ int run_bidir(const struct options *o, FILE *out)
 		nbw_err("out of memory");
 		return NBW_EXIT_FAIL; /* the process ends: nothing to give back */
 	}
-	bidir_sync_init(&sync);
+	meeting_init(&sync, 1);
 	rcv->o.sync = snd->o.sync = &sync;
 	for (i = 0; i < 2; i++) {
 		if (pthread_create(&t[i], NULL, role_main, &x[i])) {
@@ -185,7 +185,7 @@ int run_bidir(const struct options *o, FILE *out)
 	}
 	for (i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
-	bidir_sync_destroy(&sync);
+	meeting_destroy(&sync);
 	for (i = 0; i < 2; i++)
 		fclose(x[i].out);
 	overlap = windows_overlap(&snd->fig, &rcv->fig);

@@ -49,7 +49,9 @@ static void usage(void)
 	       "                         must prove it holds it before anything is said%s\n"
 	       "      --timeout SECONDS  bound on every network wait (default 10)\n"
 	       "      --wait SECONDS     sink: how long to wait for a source (default 60, 0 = "
-	       "forever)\n",
+	       "forever)\n"
+	       "      --sources N        sink: take N sources at once (default 1), each verified\n"
+	       "                         on its own, one window; a row per source and drive\n",
 	       DEFAULT_PORT, auth_available() ? "" : " (not built)");
 	printf("\nData path:\n"
 	       "  -s, --size SIZE        I/O size = RDMA message size (default 1M); --chunk too\n"
@@ -130,6 +132,7 @@ enum {
 	OPT_MAX_CV,
 	OPT_DUMP,
 	OPT_BIDIR,
+	OPT_SOURCES,
 };
 
 static const struct option longopts[] = {
@@ -141,6 +144,7 @@ static const struct option longopts[] = {
 	{"psk-file", required_argument, NULL, OPT_PSK_FILE},
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"wait", required_argument, NULL, OPT_WAIT},
+	{"sources", required_argument, NULL, OPT_SOURCES},
 	{"size", required_argument, NULL, 's'},
 	{"qp", required_argument, NULL, 'q'},
 	{"tx-depth", required_argument, NULL, 't'},
@@ -264,6 +268,8 @@ static int value_option(int c, char *arg, struct options *o)
 		return cli_seconds("timeout", arg, 0.1, &o->timeout);
 	case OPT_WAIT:
 		return cli_seconds("wait", arg, 0, &o->wait);
+	case OPT_SOURCES:
+		return cli_uint("source count", arg, 1, MAX_SOURCES, &o->sources);
 	case 's':
 		o->chunk_given = true;
 		return cli_size("chunk size", arg, 512, 1ULL << 30, &o->chunk);
@@ -332,6 +338,7 @@ static const char *wrong_role(const struct options *o)
 		       : o->dump_slice	      ? "--dump-slice"
 		       : o->min_overlap != 99 ? "--min-overlap"
 		       : o->max_cv != 2	      ? "--max-cv"
+		       : o->sources != 1      ? "--sources"
 					      : NULL;
 	}
 	return o->source == CTRL_SOURCE_MEM ? "--source"
@@ -401,6 +408,18 @@ static int validate_options(struct options *o)
 			      o->chunk_given ? "-s/--size" : "--dump-slice");
 		return NBW_EXIT_USAGE;
 	}
+	if (o->sources > 1 && (o->bidir || o->all_sizes || o->cc.interval > 0 || o->dump_slice ||
+			       o->conn == CTRL_CONN_CM)) {
+		nbw_usage_err("--sources %u takes one window of one size over the verbs "
+			      "connection: drop %s",
+			      o->sources,
+			      o->bidir		   ? "--bidir"
+			      : o->all_sizes	   ? "-a"
+			      : o->cc.interval > 0 ? "--interval"
+			      : o->dump_slice	   ? "--dump-slice"
+						   : "-R/--rdma_cm");
+		return NBW_EXIT_USAGE;
+	}
 	if (o->corrupt_canary && o->verify == CTRL_VERIFY_OFF) {
 		nbw_usage_err("--corrupt-canary needs verification (drop --no-verify)");
 		return NBW_EXIT_USAGE;
@@ -441,6 +460,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.verify = CTRL_VERIFY_CANARY,
 		.min_overlap = 99,
 		.max_cv = 2,
+		.sources = 1,
 	};
 	cli_common_init(&o->cc);
 	rc = cli_parse(argc, argv, "ad:x:p:s:t:q:RD:hV", longopts, &o->cc, usage, tool_option, o,
@@ -477,6 +497,8 @@ int main(int argc, char **argv)
 		rc = run_bidir(&o, out);
 	else if (o.all_sizes)
 		rc = run_all_sizes(&o, &r);
+	else if (o.sources > 1)
+		rc = run_fanin(&o, &r);
 	else
 		rc = o.peer ? run_source(&o, &r, NULL) : run_sink(&o, &r, NULL);
 	cli_close_output(out);

@@ -208,48 +208,49 @@ void print_rails(struct report *r, const struct rail *rails, int n, double secon
 	report_arr_end(r);
 }
 
-/* ---- --bidir: the meeting of the two roles ------------------------------------- */
+/* ---- the meeting before the windows (--bidir, --sources) ------------------------ */
 
-void bidir_source_ready(struct bidir_sync *y)
-{
-	pthread_mutex_lock(&y->lock);
-	y->source_ready = true;
-	pthread_cond_broadcast(&y->cond);
-	pthread_mutex_unlock(&y->lock);
-}
-
-bool bidir_await_source(struct bidir_sync *y, int timeout_ms)
-{
-	uint64_t deadline = nbw_now_ns() + (uint64_t)timeout_ms * 1000000ULL, t;
-	struct timespec ts;
-	bool ready;
-
-	pthread_mutex_lock(&y->lock);
-	while (!y->source_ready && (t = nbw_now_ns()) < deadline && !nbw_interrupted()) {
-		t = t + 100000000ULL < deadline ? t + 100000000ULL : deadline; /* 100 ms slices */
-		ts = (struct timespec){.tv_sec = (time_t)(t / 1000000000ULL),
-				       .tv_nsec = (long)(t % 1000000000ULL)};
-		pthread_cond_timedwait(&y->cond, &y->lock, &ts);
-	}
-	ready = y->source_ready;
-	pthread_mutex_unlock(&y->lock);
-	return ready;
-}
-
-void bidir_sync_init(struct bidir_sync *y)
+void meeting_init(struct meeting *m, unsigned expected)
 {
 	pthread_condattr_t ca;
 
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_mutex_init(&y->lock, NULL);
-	pthread_cond_init(&y->cond, &ca);
+	pthread_mutex_init(&m->lock, NULL);
+	pthread_cond_init(&m->cond, &ca);
 	pthread_condattr_destroy(&ca);
-	y->source_ready = false;
+	m->expected = expected;
+	m->arrived = 0;
 }
 
-void bidir_sync_destroy(struct bidir_sync *y)
+void meeting_destroy(struct meeting *m)
 {
-	pthread_cond_destroy(&y->cond);
-	pthread_mutex_destroy(&y->lock);
+	pthread_cond_destroy(&m->cond);
+	pthread_mutex_destroy(&m->lock);
+}
+
+void meeting_arrive(struct meeting *m)
+{
+	pthread_mutex_lock(&m->lock);
+	m->arrived++;
+	pthread_cond_broadcast(&m->cond);
+	pthread_mutex_unlock(&m->lock);
+}
+
+bool meeting_await(struct meeting *m, int timeout_ms)
+{
+	uint64_t deadline = nbw_now_ns() + (uint64_t)timeout_ms * 1000000ULL, t;
+	struct timespec ts;
+	bool all;
+
+	pthread_mutex_lock(&m->lock);
+	while (m->arrived < m->expected && (t = nbw_now_ns()) < deadline && !nbw_interrupted()) {
+		t = t + 100000000ULL < deadline ? t + 100000000ULL : deadline; /* 100 ms slices */
+		ts = (struct timespec){.tv_sec = (time_t)(t / 1000000000ULL),
+				       .tv_nsec = (long)(t % 1000000000ULL)};
+		pthread_cond_timedwait(&m->cond, &m->lock, &ts);
+	}
+	all = m->arrived >= m->expected;
+	pthread_mutex_unlock(&m->lock);
+	return all;
 }

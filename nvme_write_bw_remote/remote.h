@@ -23,6 +23,7 @@
 #define MAX_WORKERS CTRL_MAX_WORKERS
 #define MAX_DEPTH 256
 #define DEFAULT_PORT 18515
+#define MAX_SOURCES 64 /* --sources */
 
 struct options {
 	struct cli_common cc;
@@ -55,13 +56,14 @@ struct options {
 	enum ctrl_conn conn;	 /* verbs (default) or -R/--rdma_cm */
 	struct fab_link_opts lo; /* --mtu, --sl, --tclass */
 	bool corrupt_canary;
-	bool all_sizes;		 /* -a: every message size, as ib_write_bw -a */
-	struct bidir_sync *sync; /* --bidir: the meeting of the two roles, else NULL */
-	bool bidir;		 /* --bidir: a sink and a source at once (bidir.c) */
-	bool chunk_given;	 /* -s was given (refused with -a) */
-	double late_start;	 /* source, tests only: open the window this much late */
-	double min_overlap;	 /* sink: % of each source's window inside the sink's (99) */
-	double max_cv;		 /* sink: variation of each stream, % (2) */
+	bool all_sizes;	      /* -a: every message size, as ib_write_bw -a */
+	struct meeting *sync; /* --bidir: the meeting of the two roles, else NULL */
+	bool bidir;	      /* --bidir: a sink and a source at once (bidir.c) */
+	bool chunk_given;     /* -s was given (refused with -a) */
+	double late_start;    /* source, tests only: open the window this much late */
+	double min_overlap;   /* sink: % of each source's window inside the sink's (99) */
+	double max_cv;	      /* sink: variation of each stream, % (2) */
+	unsigned sources;     /* sink: how many sources to take at once (1) */
 	const char *dump_slice;
 };
 
@@ -86,22 +88,24 @@ enum verdict {
 };
 
 /*
- * --bidir: the two roles of one process meet before the windows open. The
- * source says when it waits for its START; the sink holds its own START until
- * then (at most half of --timeout), so that both directions start together.
+ * A meeting of threads before the windows open: --bidir's source says when it
+ * waits for its START and its sink holds its own START until then; with
+ * --sources N every session of the sink holds its START until all N are
+ * ready. Whoever waits does so for a bounded time (and not past a signal).
  */
-struct bidir_sync {
+struct meeting {
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* CLOCK_MONOTONIC */
-	bool source_ready;
+	unsigned expected, arrived;
 };
 
 /* remote.c */
-void bidir_sync_init(struct bidir_sync *y);
-void bidir_sync_destroy(struct bidir_sync *y);
-void bidir_source_ready(struct bidir_sync *y);
-/* true when the source was ready within timeout_ms (false: timed out or interrupted) */
-bool bidir_await_source(struct bidir_sync *y, int timeout_ms);
+void meeting_init(struct meeting *m, unsigned expected);
+void meeting_destroy(struct meeting *m);
+/* One more is ready (or has failed and will not come): count it. */
+void meeting_arrive(struct meeting *m);
+/* true when all expected arrived within timeout_ms (false: timed out or interrupted) */
+bool meeting_await(struct meeting *m, int timeout_ms);
 
 /* What one run measured, for -a's curve. */
 struct run_figures {
@@ -117,6 +121,9 @@ struct run_figures {
  */
 int run_sink(const struct options *o, struct report *r, struct run_figures *fig);
 int run_source(const struct options *o, struct report *r, struct run_figures *fig);
+
+/* --sources N (N > 1): N sources into one sink, one window, the combined table (fanin.c). */
+int run_fanin(const struct options *o, struct report *r);
 
 /* --bidir: both roles at once in two threads, then both directions and their sum (bidir.c). */
 int run_bidir(const struct options *o, FILE *out);

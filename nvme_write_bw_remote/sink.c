@@ -7,9 +7,11 @@
  * completions for the data: after the handshake its CPU only reads its own
  * drives, watches the control channel and, at the end, checks what landed.
  *
- * The run: sink_setup -> await_source (door.c) -> ACCEPT ->
+ * The run: sink_open -> sink_admit (door.c) -> ACCEPT -> make_qps or
  * connect_workers -> send_slices -> receive_canary -> sink_window ->
- * (verify) -> DONE -> print_sink -> sink_close.
+ * (verify) -> DONE -> print_sink -> sink_close. With --sources N (fanin.c)
+ * the sink that owns the door, DRAM and drives is the hall; each source
+ * gets a session of its own (a follower) with its share of the slices.
  */
 #include <errno.h>
 #include <math.h>
@@ -29,11 +31,12 @@
 #include "placement.h"
 #include "rails.h"
 #include "remote.h"
+#include "sink.h"
 #include "target.h"
 #include "timing.h"
 #include "window.h"
 
-struct sink;
+static int sink_targets(struct sink *k);
 
 /* One local reader thread: a region of one of the sink's own drives. */
 struct lreader {
@@ -121,16 +124,22 @@ struct sink {
 	bool have_prog;
 	char peer_err[CTRL_MAX_STR];
 	char failure[CTRL_MAX_STR + 256]; /* why the run failed, for the output ("" = it did not) */
+	/* --sources N: a follower is one source's session; it borrows the hall's DRAM and ports. */
+	bool follower;
+	uint32_t wbase;	     /* this source's first slice among all the sources' */
+	struct meeting *fan; /* every session ready before any START */
+	bool reported;	     /* the report is printed */
 };
 
 static uint64_t slice_addr(const struct sink *k, uint32_t w)
 {
-	return (uint64_t)(uintptr_t)k->dram + k->lay.slices_off + (uint64_t)w * k->lay.slice_len;
+	return (uint64_t)(uintptr_t)k->dram + k->lay.slices_off +
+	       (uint64_t)(k->wbase + w) * k->lay.slice_len;
 }
 
 static unsigned char *slice_ptr(const struct sink *k, uint32_t w)
 {
-	return k->dram + k->lay.slices_off + (uint64_t)w * k->lay.slice_len;
+	return k->dram + k->lay.slices_off + (uint64_t)(k->wbase + w) * k->lay.slice_len;
 }
 
 static int sink_vfail(struct sink *k, bool tell, const char *fmt, va_list ap)
@@ -363,6 +372,8 @@ static int sink_check(void *ctx)
 
 	if (atomic_load(&k->failed))
 		return SINK_LOCAL_FAIL;
+	if (k->cfd < 0) /* --sources: the hall's own window, its drives only */
+		return SINK_RUNNING;
 	for (;;) {
 		struct pollfd pfd = {.fd = k->cfd, .events = POLLIN};
 
@@ -424,8 +435,12 @@ static void sink_live(void *ctx, double at, double secs)
 
 /* ---- handshake -------------------------------------------------------------- */
 
-/* Why the sink cannot take this source's HELLO, into why; false if it can. */
-static bool hello_unacceptable(struct sink *k, char *why, size_t len)
+/*
+ * Why the sink cannot take this HELLO beside the before workers of the sources
+ * it took already, into why; false if it can, with the DRAM laid out for all.
+ */
+static bool hello_unacceptable(const struct sink *k, const struct door_guest *g, uint32_t before,
+			       struct slice_layout *lay, char *why, size_t len)
 {
 	const struct options *o = k->o;
 	struct ctrl_hello mine = {
@@ -442,61 +457,128 @@ static bool hello_unacceptable(struct sink *k, char *why, size_t len)
 	char diff[256], a[32], b[32], c[32];
 	uint64_t need;
 
-	if (ctrl_hello_mismatch(&mine, &k->hello, diff, sizeof(diff))) {
-		snprintf(why, len, "parameter mismatch with %s: %s", k->peer, diff);
+	if (ctrl_hello_mismatch(&mine, &g->hello, diff, sizeof(diff))) {
+		snprintf(why, len, "parameter mismatch with %s: %s", g->peer, diff);
 		return true;
 	}
-	if (k->hello.workers > MAX_WORKERS) {
-		snprintf(why, len, "%s: %u workers, the sink takes at most %u", k->peer,
-			 k->hello.workers, MAX_WORKERS);
+	if (before + g->hello.workers > MAX_WORKERS) {
+		snprintf(why, len, "%s: %u workers%s, the sink takes at most %u", g->peer,
+			 g->hello.workers, before ? " beyond the other sources'" : "", MAX_WORKERS);
 		return true;
 	}
-	if (slice_layout(o->dram, (uint64_t)k->nt * o->threads * o->chunk, k->hello.workers,
-			 o->chunk, o->depth, &k->lay, &need)) {
+	if (slice_layout(o->dram, (uint64_t)k->nt * o->threads * o->chunk,
+			 before + g->hello.workers, o->chunk, o->depth, lay, &need)) {
 		snprintf(why, len,
 			 "sink DRAM %s is too small for %u workers x %u slots of %s (and the local "
-			 "readers): it needs %s (--dram)",
-			 format_size(o->dram, a, sizeof(a)), k->hello.workers, o->depth + 1,
-			 format_size(o->chunk, b, sizeof(b)), format_size(need, c, sizeof(c)));
+			 "readers%s): it needs %s (--dram)",
+			 format_size(o->dram, a, sizeof(a)), g->hello.workers, o->depth + 1,
+			 format_size(o->chunk, b, sizeof(b)),
+			 before ? ", and the sources taken before" : "",
+			 format_size(need, c, sizeof(c)));
 		return true;
 	}
 	return false;
 }
 
-/*
- * Serve the door until a source says a HELLO the sink can take. A stranger,
- * a wrong key or version, a bad or unacceptable HELLO never ends the run: it
- * is turned away (told why only if trusted) and the door keeps waiting.
- * 0, or an exit status after the message.
- */
-static int await_source(struct sink *k)
+/* A session of its own for one source (--sources): the hall's DRAM and ports. */
+static struct sink *sink_follower(struct sink *hall)
 {
-	const struct options *o = k->o;
+	struct sink *f = sink_create(hall->o, hall->r);
+
+	if (!f)
+		return NULL;
+	f->follower = true;
+	f->dram = hall->dram;
+	memcpy(f->ports, hall->ports, sizeof(f->ports));
+	f->nports = hall->nports;
+	snprintf(f->where, sizeof(f->where), "%s", hall->where);
+	if (sink_targets(f)) {
+		sink_destroy(f);
+		return NULL;
+	}
+	if (getrandom(&f->session, sizeof(f->session), 0) != sizeof(f->session))
+		f->session = nbw_now_ns() ^ ((uint64_t)(uintptr_t)f << 16);
+	return f;
+}
+
+/* Admit guest g as source i of n: into the hall itself (into_hall, the first), else a follower. */
+static struct sink *admit_one(struct sink *hall, bool into_hall, struct door_guest *g, int i, int n)
+{
+	struct sink *k = i || !into_hall ? sink_follower(hall) : hall;
+
+	if (!k)
+		return NULL;
+	k->cfd = g->fd;
+	k->trusted = g->trusted;
+	snprintf(k->peer, sizeof(k->peer), "%s", g->peer);
+	k->hello = g->hello;
+	if (n > 1)
+		fprintf(stderr, "%s: sink: source %d of %d: %s (%u workers)\n", nbw_prog, i + 1, n,
+			g->peer, g->hello.workers);
+	return k;
+}
+
+/*
+ * The first source admitted waits for its ACCEPT at most --timeout: the others
+ * must come within half of that (or by deadline, if sooner).
+ */
+static uint64_t first_patience(const struct options *o, uint64_t deadline)
+{
+	uint64_t by = nbw_now_ns() + nbw_s_to_ns(o->timeout) / 2;
+
+	return deadline && deadline < by ? deadline : by;
+}
+
+/*
+ * Serve the door until n sources said a HELLO the sink can take (into_hall:
+ * the first goes into the hall, the sink that owns the door, DRAM and drives).
+ * A stranger, a wrong key
+ * or version, a bad or unacceptable HELLO never ends the run: it is turned
+ * away (told why only if trusted) and the door keeps waiting. Then the door
+ * shuts and the DRAM is cut for all, each source's share by its workers. 0
+ * with *got admitted (fewer than n: --wait ran out), or an exit status after
+ * the message (none came, or interrupted).
+ */
+int sink_admit(struct sink *hall, bool into_hall, struct sink **s, int n, int *got)
+{
+	const struct options *o = hall->o;
 	uint64_t deadline = o->wait > 0 ? nbw_now_ns() + nbw_s_to_ns(o->wait) : 0;
+	struct slice_layout lay = {0}, fits;
+	uint32_t workers = 0;
 	struct door_guest g;
 	char why[512];
-	int rc;
+	int rc = 0, i;
 
-	for (;;) {
-		rc = door_await(k->door, deadline, &g);
-		if (rc == -EINTR)
-			return sink_fail(k, "interrupted while waiting for a source");
-		if (rc == -ETIMEDOUT)
-			return sink_fail(k, "no source connected within %g s (--wait)", o->wait);
-		snprintf(k->peer, sizeof(k->peer), "%s", g.peer);
-		k->hello = g.hello;
-		if (!hello_unacceptable(k, why, sizeof(why))) {
-			k->cfd = g.fd;
-			k->trusted = g.trusted;
-			/* One source: the door shuts, later comers are refused at once. */
-			door_close(k->door);
-			k->door = NULL;
-			return 0;
+	for (*got = 0; *got < n;) {
+		rc = door_await(hall->door, deadline, &g);
+		if (rc)
+			break;
+		if (hello_unacceptable(hall, &g, workers, &fits, why, sizeof(why))) {
+			door_refuse(hall->door, &g, why);
+			continue;
 		}
-		door_refuse(k->door, &g, why);
-		k->peer[0] = '\0';
-		memset(&k->lay, 0, sizeof(k->lay));
+		s[*got] = admit_one(hall, into_hall, &g, *got, n);
+		if (!s[*got]) {
+			door_refuse(hall->door, &g, "out of memory");
+			break;
+		}
+		s[*got]->wbase = workers;
+		workers += g.hello.workers;
+		lay = fits;
+		if (!(*got)++)
+			deadline = first_patience(o, deadline);
 	}
+	/* The door shuts: later comers are refused at once. */
+	door_close(hall->door);
+	hall->door = NULL;
+	hall->lay = lay;
+	for (i = 0; i < *got; i++)
+		s[i]->lay = lay;
+	if (rc == -EINTR)
+		return sink_fail(hall, "interrupted while waiting for a source");
+	if (!*got && into_hall)
+		return sink_fail(hall, "no source connected within %g s (--wait)", o->wait);
+	return 0;
 }
 
 /* ACCEPT: the session and every port the sink accepts on. 0 or a ctrl error. */
@@ -1093,10 +1175,15 @@ static int sink_window(struct sink *k)
 		lreaders_stop(k);
 		return sink_refuse(k, "cannot start the local reader threads");
 	}
-	if (o->sync && !bidir_await_source(o->sync, remote_timeout_ms(o) / 2))
+	if (o->sync && !meeting_await(o->sync, remote_timeout_ms(o) / 2))
 		nbw_err("--bidir: this node's source is not ready: the windows may not overlap");
+	if (k->fan && !meeting_await(k->fan, remote_timeout_ms(o) / 2))
+		nbw_err("%s: not every source is ready: the windows may not overlap",
+			k->cfd >= 0 ? k->peer : "the sink's drives");
 	k->start_sent_ns = nbw_now_ns();
-	rc = ctrl_send_free(k->cfd, &b, ctrl_encode_start(&b, &st), remote_timeout_ms(o));
+	rc = k->cfd < 0
+		     ? 0
+		     : ctrl_send_free(k->cfd, &b, ctrl_encode_start(&b, &st), remote_timeout_ms(o));
 	k->last_heard = nbw_now_ns();
 	if (rc) {
 		snprintf(k->peer_err, sizeof(k->peer_err), "%s", ctrl_strerror(rc));
@@ -1113,6 +1200,8 @@ static int sink_window(struct sink *k)
 	}
 	if (w.end_reason == WINDOW_SIGNAL)
 		return sink_refuse(k, "interrupted");
+	if (why == SINK_RUNNING && k->cfd < 0) /* the hall: no source of its own */
+		return 0;
 	if (why == SINK_RUNNING) /* the window ended here: the source's RESULT comes next */
 		why = await_result(k);
 	if (why != SINK_RESULT)
@@ -1296,7 +1385,7 @@ static int sink_targets(struct sink *k)
 	};
 	int n, rc;
 
-	if (!o->no_local) {
+	if (!o->no_local && !k->follower) {
 		n = target_collect(&q, k->t);
 		if (n < 0)
 			return -n;
@@ -1365,7 +1454,7 @@ static int sink_listen(struct sink *k)
 	return 0;
 }
 
-static int sink_setup(struct sink *k)
+int sink_open(struct sink *k)
 {
 	int rc;
 
@@ -1380,7 +1469,7 @@ static int sink_setup(struct sink *k)
 	return rc;
 }
 
-/* Reverse order of set-up. */
+/* Reverse order of set-up; a follower leaves the hall's DRAM to the hall. */
 static void sink_close(struct sink *k)
 {
 	uint32_t i;
@@ -1394,7 +1483,8 @@ static void sink_close(struct sink *k)
 	if (k->listening)
 		fab_listener_close(&k->lis);
 	door_close(k->door);
-	buffer_free_locked(k->dram, k->o->dram);
+	if (!k->follower)
+		buffer_free_locked(k->dram, k->o->dram);
 	target_close(k->t, k->nt);
 	free(k->canary);
 	free(k->lr);
@@ -1405,20 +1495,39 @@ static void sink_close(struct sink *k)
 	ctrl_result_free(&k->res);
 }
 
-/* From the first connection to the canary verdict. 0 or an exit status. */
+struct sink *sink_create(const struct options *o, struct report *r)
+{
+	struct sink *k = calloc(1, sizeof(*k));
+
+	if (!k) {
+		nbw_err("out of memory");
+		return NULL;
+	}
+	k->o = o;
+	k->r = r;
+	k->cfd = -1;
+	k->verdict = VERDICT_NONE;
+	memset(k->wport, 0xff, sizeof(k->wport));
+	k->delay_min_ns = -1;
+	return k;
+}
+
+void sink_destroy(struct sink *k)
+{
+	if (!k)
+		return;
+	sink_close(k);
+	free(k);
+}
+
+/* After the admission: ACCEPT, the QPs, the slices and the canary's verdict. */
 static int sink_handshake(struct sink *k)
 {
 	struct ctrl_buf b;
-	int rc;
+	int rc = send_accept(k, &b);
 
-	fprintf(stderr, "%s: sink: waiting for a source on %s port %u (%s)\n", nbw_prog, k->where,
-		k->o->port, k->o->key.len ? "pre-shared key required" : "open: no pre-shared key");
-	rc = await_source(k);
-	if (!rc) {
-		rc = send_accept(k, &b);
-		if (rc)
-			rc = sink_fail(k, "%s: %s", k->peer, ctrl_strerror(rc));
-	}
+	if (rc)
+		rc = sink_fail(k, "%s: %s", k->peer, ctrl_strerror(rc));
 	if (!rc)
 		rc = k->o->conn == CTRL_CONN_VERBS ? make_qps(k) : connect_workers(k);
 	if (!rc)
@@ -1428,17 +1537,12 @@ static int sink_handshake(struct sink *k)
 	return rc;
 }
 
-/* The window and the verdict, reported. */
-static int sink_measure(struct sink *k)
+/* The window, the verdict and DONE to the source. 0 or an exit status. */
+static int sink_conclude(struct sink *k)
 {
-	struct options shown = *k->o;
 	struct ctrl_buf b;
-	int rc;
+	int rc = sink_window(k);
 
-	shown.source = (enum ctrl_source)k->hello.source;
-	report_obj_begin(k->r, NULL);
-	print_params(k->r, &shown, "sink", k->where);
-	rc = sink_window(k);
 	if (!rc && k->o->dump_slice)
 		dump_slice(k);
 	if (!rc && k->verdict == VERDICT_FAIL)
@@ -1449,10 +1553,62 @@ static int sink_measure(struct sink *k)
 
 		ctrl_send_free(k->cfd, &b, ctrl_encode_done(&b, &d), 1000);
 	}
-	print_sink(k, rc);
-	report_obj_end(k->r);
-	report_finish(k->r);
 	return rc;
+}
+
+int sink_session(struct sink *k, struct meeting *fan)
+{
+	int rc = 0;
+
+	k->fan = fan;
+	if (k->cfd >= 0) {
+		rc = sink_handshake(k);
+		if (fan) /* ready, or failed and not coming: the others need not wait for it */
+			meeting_arrive(fan);
+	}
+	return rc ? rc : sink_conclude(k);
+}
+
+void sink_outcome(const struct sink *k, struct sink_outcome *x)
+{
+	enum rdma_from from = rdma_figure(k, &x->rbytes, &x->rsec);
+	bool res = k->have_res && !k->res_rejected;
+
+	x->peer = k->peer;
+	x->where = k->where;
+	x->workers = k->hello.workers;
+	x->source = (enum ctrl_source)k->hello.source;
+	x->slice_len = k->lay.slice_len;
+	x->local_len = k->lay.local_len;
+	x->rfrom = from == RDMA_FROM_RESULT	 ? "result"
+		   : from == RDMA_FROM_HEARTBEAT ? "heartbeat"
+						 : NULL;
+	x->drives = res ? k->res.drives : NULL;
+	x->ndrives = res ? k->res.ndrives : 0;
+	x->rails = k->rails;
+	x->nrails = k->nrails;
+	x->have_window = k->have_validity;
+	x->src_open_ns = k->src_open_ns;
+	x->src_close_ns = k->src_close_ns;
+	x->rcv = k->rcv;
+	x->win_open_ns = (double)k->win_open_ns;
+	x->lseconds = k->lseconds;
+	x->cpu_s = k->cpu_s;
+	x->lcv = nbw_cv_pct(k->lsamples.rate, k->lsamples.n);
+	x->t = k->t;
+	x->nt = k->nt;
+	x->lstart = k->lstart;
+	x->lend = k->lend;
+	x->verdict = k->verdict;
+	x->vdetail = k->vdetail;
+	x->failure = k->failure;
+}
+
+void sink_waiting(const struct sink *k, int n)
+{
+	fprintf(stderr, "%s: sink: waiting for %s on %s port %u (%s)\n", nbw_prog,
+		n > 1 ? "the sources" : "a source", k->where, k->o->port,
+		k->o->key.len ? "pre-shared key required" : "open: no pre-shared key");
 }
 
 /* What the run measured: the RDMA rate and the rails' line rates. */
@@ -1469,27 +1625,41 @@ static void sink_figures(const struct sink *k, struct run_figures *fig)
 	fig->line_gbits = rails_line_gbits(k->rails, k->nrails);
 }
 
-int run_sink(const struct options *o, struct report *r, struct run_figures *fig)
+/* One source, the report printed around the window. */
+static int sink_one(struct sink *k)
 {
-	struct sink *k = calloc(1, sizeof(*k));
-	int rc;
+	struct options shown = *k->o;
+	struct sink *one[1];
+	int got, rc;
 
-	if (!k) {
-		nbw_err("out of memory");
-		return NBW_EXIT_FAIL;
-	}
-	k->o = o;
-	k->r = r;
-	k->cfd = -1;
-	k->verdict = VERDICT_NONE;
-	memset(k->wport, 0xff, sizeof(k->wport));
-	k->delay_min_ns = -1;
-	rc = sink_setup(k);
+	sink_waiting(k, 1);
+	rc = sink_admit(k, true, one, 1, &got);
 	if (!rc)
 		rc = sink_handshake(k);
-	if (!rc) {
-		rc = sink_measure(k);
-	} else if (o->cc.json) {
+	if (rc)
+		return rc;
+	shown.source = (enum ctrl_source)k->hello.source;
+	report_obj_begin(k->r, NULL);
+	print_params(k->r, &shown, "sink", k->where);
+	rc = sink_conclude(k);
+	print_sink(k, rc);
+	report_obj_end(k->r);
+	report_finish(k->r);
+	k->reported = true;
+	return rc;
+}
+
+int run_sink(const struct options *o, struct report *r, struct run_figures *fig)
+{
+	struct sink *k = sink_create(o, r);
+	int rc;
+
+	if (!k)
+		return NBW_EXIT_FAIL;
+	rc = sink_open(k);
+	if (!rc)
+		rc = sink_one(k);
+	if (rc && !k->reported && o->cc.json) {
 		report_obj_begin(r, NULL);
 		print_params(r, o, "sink", k->where[0] ? k->where : NULL);
 		print_sink(k, rc);
@@ -1498,7 +1668,6 @@ int run_sink(const struct options *o, struct report *r, struct run_figures *fig)
 	}
 	if (fig)
 		sink_figures(k, fig);
-	sink_close(k);
-	free(k);
+	sink_destroy(k);
 	return rc;
 }

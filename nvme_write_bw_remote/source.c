@@ -916,7 +916,7 @@ static int send_canary_await_start(struct source *s)
 		remote_timeout_ms(o));
 	free(c);
 	if (o->sync)
-		bidir_source_ready(o->sync);
+		meeting_arrive(o->sync);
 	if (!rc)
 		rc = ctrl_expect(s->cfd, CTRL_START, &p, &len, remote_timeout_ms(o), err,
 				 sizeof(err));
@@ -1350,7 +1350,7 @@ int run_source(const struct options *o, struct report *r, struct run_figures *fi
 		report_finish(r);
 	}
 	if (o->sync) /* failed before: this node's sink need not wait */
-		bidir_source_ready(o->sync);
+		meeting_arrive(o->sync);
 	if (fig)
 		source_figures(s, fig);
 	source_close(s);

@@ -39,6 +39,13 @@ expect_exit 2 "--bidir needs a PEER" "$B" --bidir
 expect_exit 2 "--bidir runs one size: drop -a" "$B" --bidir -a peer
 expect_exit 2 "--bidir prints both directions at the end: drop --interval" "$B" --bidir --interval 1 peer
 expect_exit 2 "--local-disks has no place with --bidir" "$B" --bidir --local-disks x peer
+expect_exit 2 "--sources is a sink option" "$B" --sources 2 peer
+expect_exit 2 "invalid source count '0'" "$B" --sources 0
+expect_exit 2 "invalid source count '65'" "$B" --sources 65
+expect_exit 2 "--sources 2 takes one window of one size over the verbs connection: drop -R/--rdma_cm" "$B" --sources 2 -R
+expect_exit 2 "drop -a" "$B" --sources 2 -a
+expect_exit 2 "drop --interval" "$B" --sources 2 --interval 1
+expect_exit 2 "drop --dump-slice" "$B" --sources 2 --dump-slice x
 expect_exit 2 "multiple of 4096" "$B" -s 512 peer
 expect_exit 2 "one PEER at most" "$B" a b
 expect_exit 2 "invalid timeout '0'" "$B" --timeout 0

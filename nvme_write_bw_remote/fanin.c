@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fanin.c: --sources N, many sources into one sink. The hall (sink.c) admits
+ * N sources through its one door and cuts its DRAM by what each asks for;
+ * each source then gets a session of its own in a thread of its own (its own
+ * slices, keys, canary and verification). Every session holds its START
+ * until all are ready, and the hall opens the sink's own window over its
+ * local drives at the same moment: one window, in one clock. This file runs
+ * the sessions and prints the combined picture: a row per source and per
+ * source drive (host:/dev/nvmeXnY), local, RDMA (the sum), total, ideal, and
+ * whether the total may be read as a sum.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nbw.h"
+#include "parse.h"
+#include "remote.h"
+#include "sink.h"
+#include "window.h"
+
+/* One source's session, and what the combined report says of it. */
+struct fan_source {
+	struct sink *k;
+	pthread_t tid;
+	bool started;
+	struct meeting *m;
+	int rc;
+	struct sink_outcome x;
+	double overlap_pct, start_offset_s; /* against the hall's window; NAN unknown */
+};
+
+struct fanin {
+	const struct options *o;
+	struct report *r;
+	struct sink *hall;
+	struct sink_outcome hx;
+	struct fan_source *s;
+	int n, got; /* --sources, and how many came */
+	int hall_rc;
+	bool valid;
+	char why[512];
+};
+
+static void *session_main(void *arg)
+{
+	struct fan_source *f = arg;
+
+	f->rc = sink_session(f->k, f->m);
+	return NULL;
+}
+
+/* Every session in its thread, the hall's window here; then what each saw. */
+static void fanin_run(struct fanin *fi)
+{
+	struct meeting m;
+	int i, err;
+
+	meeting_init(&m, (unsigned)fi->got);
+	for (i = 0; i < fi->got; i++) {
+		fi->s[i].m = &m;
+		fi->s[i].rc = NBW_EXIT_FAIL;
+		err = pthread_create(&fi->s[i].tid, NULL, session_main, &fi->s[i]);
+		fi->s[i].started = !err;
+		if (err) {
+			nbw_err("%s: cannot start its session: %s", fi->s[i].x.peer, strerror(err));
+			meeting_arrive(&m);
+		}
+	}
+	fi->hall_rc = sink_session(fi->hall, &m);
+	for (i = 0; i < fi->got; i++)
+		if (fi->s[i].started)
+			pthread_join(fi->s[i].tid, NULL);
+	meeting_destroy(&m);
+	sink_outcome(fi->hall, &fi->hx);
+	for (i = 0; i < fi->got; i++)
+		sink_outcome(fi->s[i].k, &fi->s[i].x);
+}
+
+/* ---- may the total be read as a sum ------------------------------------------------ */
+
+/* Each source's window against the hall's, in this process's one clock. */
+static void fanin_overlaps(struct fanin *fi)
+{
+	double k_open = fi->hx.win_open_ns, k_close = k_open + fi->hx.lseconds * 1e9;
+	int i;
+
+	for (i = 0; i < fi->got; i++) {
+		struct fan_source *f = &fi->s[i];
+		double len = f->x.src_close_ns - f->x.src_open_ns;
+
+		f->overlap_pct = NAN;
+		f->start_offset_s = NAN;
+		if (!f->x.have_window || len <= 0 || fi->hx.lseconds <= 0)
+			continue;
+		f->overlap_pct =
+			window_common_ns(f->x.src_open_ns, f->x.src_close_ns, k_open, k_close) /
+			len * 100;
+		f->start_offset_s = (f->x.src_open_ns - k_open) / 1e9;
+	}
+}
+
+/* The first stream that breaks the rule, named in fi->why; fi->valid if none. */
+static void fanin_judge(struct fanin *fi)
+{
+	const struct options *o = fi->o;
+	int i;
+
+	fi->valid = false;
+	if (fi->got < fi->n) {
+		snprintf(fi->why, sizeof(fi->why), "source %d of %d never came", fi->got + 1,
+			 fi->n);
+		return;
+	}
+	for (i = 0; i < fi->got; i++) {
+		const struct fan_source *f = &fi->s[i];
+
+		if (f->rc || isnan(f->overlap_pct)) {
+			snprintf(fi->why, sizeof(fi->why), "RDMA from %s: no window (%s)",
+				 f->x.peer, f->x.failure[0] ? f->x.failure : "it failed");
+			return;
+		}
+		if (!(f->overlap_pct >= o->min_overlap)) {
+			snprintf(fi->why, sizeof(fi->why),
+				 "RDMA from %s: its window overlapped the sink's %.2f%% (< %g%%; "
+				 "it opened %+.3f s from the sink's)",
+				 f->x.peer, floor(f->overlap_pct * 100) / 100, o->min_overlap,
+				 f->start_offset_s);
+			return;
+		}
+		if (!(f->x.rcv <= o->max_cv)) {
+			snprintf(fi->why, sizeof(fi->why),
+				 "RDMA from %s: variation %s%.2f%% (> %g%%)", f->x.peer,
+				 isnan(f->x.rcv) ? "unknown " : "",
+				 isnan(f->x.rcv) ? 0.0 : ceil(f->x.rcv * 100) / 100, o->max_cv);
+			return;
+		}
+	}
+	if (fi->hx.nt && !(fi->hx.lcv <= o->max_cv)) {
+		snprintf(fi->why, sizeof(fi->why), "local drives: variation %s%.2f%% (> %g%%)",
+			 isnan(fi->hx.lcv) ? "unknown " : "",
+			 isnan(fi->hx.lcv) ? 0.0 : ceil(fi->hx.lcv * 100) / 100, o->max_cv);
+		return;
+	}
+	fi->valid = true;
+}
+
+/* ---- the report ------------------------------------------------------------------- */
+
+/* The header's lines after the parameters: who came, and how the DRAM was cut. */
+static void print_split(struct fanin *fi)
+{
+	struct report *r = fi->r;
+	char a[32], b[32];
+	int i;
+
+	report_u64(r, "sources_expected", " Sources         : %llu expected,", (uint64_t)fi->n);
+	report_u64(r, "sources_admitted", " %llu came\n", (uint64_t)fi->got);
+	report_text(r, " DRAM split      : %s in all: local readers %s",
+		    format_size(fi->o->dram, a, sizeof(a)),
+		    format_size(fi->hx.local_len, b, sizeof(b)));
+	report_u64(r, "dram_local_bytes", NULL, fi->hx.local_len);
+	for (i = 0; i < fi->got; i++) {
+		const struct sink_outcome *x = &fi->s[i].x;
+
+		report_text(r, "; %s %u x %s", x->peer, x->workers,
+			    format_size(x->slice_len, a, sizeof(a)));
+	}
+	report_text(r, "\n");
+}
+
+/* Every drive: the sink's own, then each source's as host:/dev/nvmeXnY. */
+static void print_all_drives(struct fanin *fi)
+{
+	struct report *r = fi->r;
+	int i, j;
+
+	report_text(r, " %-6s %-16s %16s %9s %9s\n", "side", "drive", "bytes", "seconds",
+		    report_bw_unit(r));
+	report_arr_begin(r, "drives");
+	for (j = 0; j < fi->hx.nt; j++)
+		print_drive(r, &fi->hx.t[j].d, "local", fi->hx.lend[j] - fi->hx.lstart[j],
+			    fi->hx.lseconds, fi->o->threads);
+	for (i = 0; i < fi->got; i++) {
+		const struct sink_outcome *x = &fi->s[i].x;
+
+		for (j = 0; j < (int)x->ndrives; j++) {
+			struct drive d = {0};
+
+			snprintf(d.path, sizeof(d.path), "%s:%s", x->peer, x->drives[j].path);
+			snprintf(d.model, sizeof(d.model), "%s", x->drives[j].model);
+			d.numa_node = x->drives[j].numa_node;
+			print_drive(r, &d, "rdma", x->drives[j].bytes, x->rsec,
+				    x->drives[j].workers);
+		}
+	}
+	report_arr_end(r);
+}
+
+/* One source's row: its RDMA figure, overlap, variation, verdict; its rails below. */
+static void print_source(struct fanin *fi, int i)
+{
+	const struct fan_source *f = &fi->s[i];
+	struct report *r = fi->r;
+	char lab[96];
+
+	report_obj_begin(r, NULL);
+	report_u64(r, "index", NULL, (uint64_t)i + 1);
+	report_str(r, "peer", NULL, f->x.peer);
+	report_u64(r, "workers", NULL, f->x.workers);
+	report_str(r, "source", NULL, f->x.source == CTRL_SOURCE_MEM ? "mem" : "disk");
+	report_u64(r, "dram_bytes", NULL, f->x.slice_len * f->x.workers);
+	report_u64(r, "slice_bytes", NULL, f->x.slice_len);
+	snprintf(lab, sizeof(lab), "RDMA %s (%u QPs)%s", f->x.peer, f->x.workers,
+		 f->x.rfrom && !strcmp(f->x.rfrom, "heartbeat") ? "*" : "");
+	print_bw_row(r, "rdma", lab, f->x.rbytes, f->x.rsec);
+	report_str(r, "rdma_reported_by", NULL, f->x.rfrom);
+	report_double(r, "overlap_pct", "  overlap %5.1f%%", f->overlap_pct);
+	report_double(r, "cv_pct", "  cv %4.1f%%\n", f->x.rcv);
+	report_double(r, "start_offset_s", NULL, f->start_offset_s);
+	print_verify(r, fi->o, f->x.verdict, f->x.vdetail[0] ? f->x.vdetail : NULL);
+	print_rails(r, f->x.rails, f->x.nrails, f->x.rsec);
+	report_bool(r, "ok", NULL, f->rc == 0);
+	if (f->x.failure[0])
+		report_str(r, "error", " FAILED: %s\n", f->x.failure);
+	else
+		report_null(r, "error", NULL);
+	report_obj_end(r);
+}
+
+/* A source that never came: named, and counted as failed. */
+static void print_missing(struct fanin *fi, int i)
+{
+	struct report *r = fi->r;
+	char why[192];
+
+	snprintf(why, sizeof(why),
+		 "source %d of %d: none came within %g s (--wait), or %g s of the first "
+		 "(--timeout / 2)",
+		 i + 1, fi->n, fi->o->wait, fi->o->timeout / 2);
+	report_obj_begin(r, NULL);
+	report_u64(r, "index", NULL, (uint64_t)i + 1);
+	report_null(r, "peer", NULL);
+	report_bool(r, "ok", NULL, false);
+	report_str(r, "error", " MISSING: %s\n", why);
+	report_obj_end(r);
+}
+
+/* local, every source, RDMA (the sum), total, ideal and % of ideal. */
+static void print_sum(struct fanin *fi, uint64_t lbytes)
+{
+	struct report *r = fi->r;
+	uint64_t rbytes = 0;
+	double rbps = 0, rsec = 0, lsec = fi->hx.lseconds, total;
+	int i, ndr = 0, nmem = 0;
+	char lab[64];
+
+	for (i = 0; i < fi->got; i++) {
+		const struct sink_outcome *x = &fi->s[i].x;
+
+		rbytes += x->rbytes;
+		rbps += x->rsec > 0 ? x->rbytes / x->rsec : 0;
+		rsec = x->rsec > rsec ? x->rsec : rsec;
+		ndr += (int)x->ndrives;
+		nmem += x->source == CTRL_SOURCE_MEM;
+	}
+	/* Rates add: each stream's bytes over its own window of the same length. */
+	report_obj_begin(r, "rdma");
+	snprintf(lab, sizeof(lab), "RDMA (sum of %d)", fi->got);
+	report_text(r, " %-22s", lab);
+	report_u64(r, "bytes", " %16llu", rbytes);
+	report_double(r, "seconds", " %9.2f", rsec);
+	report_bw(r, "gb_per_s", " %9.2f\n", rbps);
+	report_obj_end(r);
+	total = (lsec > 0 ? lbytes / lsec : 0) + rbps;
+	report_obj_begin(r, "total");
+	report_text(r, " %-22s", "total");
+	report_u64(r, "bytes", " %16llu", lbytes + rbytes);
+	report_double(r, "seconds", " %9.2f", lsec > rsec ? lsec : rsec);
+	report_bw(r, "gb_per_s", " %9.2f\n", total);
+	report_double(r, "cpu_s", NULL, fi->hx.cpu_s);
+	report_double(r, "cpu_s_per_gib", " CPU (sink)             %.3f s per GiB landed",
+		      nbw_cpu_per_gib(fi->hx.cpu_s, lbytes + rbytes));
+	report_text(r, " (its own drives; RDMA costs the sink none)\n");
+	report_obj_end(r);
+	report_bw(r, "ideal_gb_per_s", " ideal                  %36.2f",
+		  fi->hx.nt && lsec > 0 && !nmem ? lbytes / lsec / fi->hx.nt * (fi->hx.nt + ndr)
+						 : NAN);
+	report_double(r, "percent_of_ideal", "   (%.1f",
+		      fi->hx.nt && lsec > 0 && !nmem
+			      ? total / (lbytes / lsec / fi->hx.nt * (fi->hx.nt + ndr)) * 100
+			      : NAN);
+	report_text(r, "%% of ideal)\n (ideal = every drive, here and on each source, at the "
+		       "mean local per-drive rate of this window)\n");
+}
+
+/* The streams (JSON) and the verdict on the sum (both). */
+static void print_streams(struct fanin *fi)
+{
+	struct report *r = fi->r;
+	int i;
+
+	report_arr_begin(r, "streams");
+	if (fi->hx.nt) {
+		report_obj_begin(r, NULL);
+		report_str(r, "name", NULL, "local");
+		report_double(r, "cv_pct", NULL, fi->hx.lcv);
+		report_obj_end(r);
+	}
+	for (i = 0; i < fi->got; i++) {
+		report_obj_begin(r, NULL);
+		report_str(r, "name", NULL, "rdma");
+		report_str(r, "source", NULL, fi->s[i].x.peer);
+		report_double(r, "overlap_pct", NULL, fi->s[i].overlap_pct);
+		report_double(r, "cv_pct", NULL, fi->s[i].x.rcv);
+		report_double(r, "start_offset_s", NULL, fi->s[i].start_offset_s);
+		report_obj_end(r);
+	}
+	report_arr_end(r);
+	report_bool(r, "total_valid", NULL, fi->valid);
+	report_str(r, "total_invalid_reason", NULL, fi->valid ? NULL : fi->why);
+	if (fi->valid)
+		report_text(r,
+			    " Total is a sum  : valid: every overlap >= %g%%, every variation <= "
+			    "%g%%\n",
+			    fi->o->min_overlap, fi->o->max_cv);
+	else
+		report_text(r, " Total is a sum  : NOT valid: %s\n", fi->why);
+}
+
+/* The combined table; returns the exit status. */
+static int print_fanin(struct fanin *fi)
+{
+	struct report *r = fi->r;
+	uint64_t lbytes = 0;
+	int i, failed = fi->n - fi->got;
+	char lab[64];
+
+	for (i = 0; i < fi->hx.nt; i++)
+		lbytes += fi->hx.lend[i] - fi->hx.lstart[i];
+	print_rule(r);
+	print_all_drives(fi);
+	print_rule(r);
+	report_text(r, " %-22s %16s %9s %9s\n", "", "bytes", "seconds", report_bw_unit(r));
+	snprintf(lab, sizeof(lab), "local (%d drive%s)", fi->hx.nt, fi->hx.nt == 1 ? "" : "s");
+	print_bw_row(r, "local", lab, lbytes, fi->hx.lseconds);
+	report_double(r, NULL, "  cv %4.1f%%\n", fi->hx.nt ? fi->hx.lcv : NAN);
+	report_arr_begin(r, "sources");
+	for (i = 0; i < fi->n; i++) {
+		if (i < fi->got)
+			print_source(fi, i);
+		else
+			print_missing(fi, i);
+		failed += i < fi->got && fi->s[i].rc != 0;
+	}
+	report_arr_end(r);
+	print_sum(fi, lbytes);
+	print_streams(fi);
+	print_rule(r);
+	report_str(r, "verify", NULL, failed ? "fail" : "pass");
+	report_text(r, " RDMA data verification: %s (%d of %d sources %s)\n",
+		    failed ? "FAIL" : "PASS", fi->n - failed, fi->n,
+		    fi->o->verify == CTRL_VERIFY_OFF ? "ran, not verified" : "PASS");
+	report_bool(r, "ok", NULL, !failed && !fi->hall_rc);
+	if (fi->hall_rc || failed)
+		report_str(r, "error", " error: %s\n",
+			   fi->hall_rc ? fi->hx.failure
+				       : "not every source came or completed (see the rows above)");
+	else
+		report_null(r, "error", NULL);
+	print_rule(r);
+	return failed || fi->hall_rc ? NBW_EXIT_FAIL : 0;
+}
+
+/* Admission, the header, the run, the table. 0 or an exit status. */
+static int fanin_main(struct fanin *fi, struct sink **s)
+{
+	struct options shown = *fi->o;
+	int i, rc;
+
+	sink_waiting(fi->hall, fi->n);
+	rc = sink_admit(fi->hall, false, s, fi->n, &fi->got);
+	if (rc)
+		return rc;
+	for (i = 0; i < fi->got; i++) {
+		fi->s[i].k = s[i];
+		sink_outcome(s[i], &fi->s[i].x);
+	}
+	sink_outcome(fi->hall, &fi->hx);
+	if (fi->got)
+		shown.source = fi->s[0].x.source;
+	report_obj_begin(fi->r, NULL);
+	print_params(fi->r, &shown, "sink", fi->hx.where);
+	print_split(fi);
+	fanin_run(fi);
+	fanin_overlaps(fi);
+	fanin_judge(fi);
+	rc = print_fanin(fi);
+	report_obj_end(fi->r);
+	report_finish(fi->r);
+	return rc;
+}
+
+int run_fanin(const struct options *o, struct report *r)
+{
+	struct fanin fi = {.o = o, .r = r, .n = (int)o->sources};
+	struct sink **s = calloc(o->sources, sizeof(*s));
+	int rc = NBW_EXIT_FAIL, i;
+
+	fi.s = calloc(o->sources, sizeof(*fi.s));
+	fi.hall = s && fi.s ? sink_create(o, r) : NULL;
+	if (fi.hall)
+		rc = sink_open(fi.hall);
+	else
+		nbw_err("out of memory");
+	if (!rc)
+		rc = fanin_main(&fi, s);
+	for (i = 0; i < fi.got; i++)
+		sink_destroy(s[i]);
+	sink_destroy(fi.hall);
+	free(fi.s);
+	free(s);
+	return rc;
+}

@@ -1,0 +1,60 @@
+#!/bin/bash
+# Lab test of nvme_write_bw_remote --sources: three nodes, the sink on a with
+# its own drive and --sources 2, sources on b and c. Both verified (full) on
+# their own slices; each source's RDMA bytes are > 0 and are what that source
+# counted; they sum, with local, to the total; every overlap >= 99% and the
+# total valid; b's and c's drives are told apart in the rows. Then a sink that
+# waits for two when only b comes: c is named missing, b's row still prints
+# (verified), the total is not valid, exit 1.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lab-lib.sh"
+src=$srcdir/tests/lab/remote_fanin_src.sh
+
+run_lab --nodes 3 --drives 1 --drive-size 64M --timeout 300 \
+	--on-b "$src" --on-c "$src" "$srcdir/tests/lab/remote_fanin_a.sh"
+[ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
+assert_no_qemu
+A=$WORK/a/out B=$WORK/b/out C=$WORK/c/out
+jq_() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+[ "$(cat "$A/fan.rc")" = 0 ] || fail "sink exit $(cat "$A/fan.rc"): $(cat "$A/fan.err")"
+for n in B C; do
+	d=${!n}
+	[ "$(cat "$d/src.rc")" = 0 ] || fail "source $n exit $(cat "$d/src.rc"): $(cat "$d/src.err")"
+	[ "$(jq_ "$d/src.json" 'd["verify"]')" = pass ] || fail "source $n: verify not pass"
+done
+F=$A/fan.json
+[ "$(jq_ "$F" '[(s["peer"], s["ok"], s["verify"]) for s in d["sources"]]')" = \
+	"[('10.77.0.2', True, 'pass'), ('10.77.0.3', True, 'pass')]" ] &&
+	[ "$(jq_ "$F" 'd["verify"]')" = pass ] ||
+	fail "sources not both verified: $(jq_ "$F" 'd["sources"]')"
+# Each source's bytes on the sink are the ones it counted itself.
+[ "$(jq_ "$F" 'd["sources"][0]["rdma"]["bytes"]')" = "$(jq_ "$B/src.json" 'd["rdma"]["bytes"]')" ] &&
+	[ "$(jq_ "$F" 'd["sources"][1]["rdma"]["bytes"]')" = "$(jq_ "$C/src.json" 'd["rdma"]["bytes"]')" ] ||
+	fail "per-source RDMA bytes differ from the sources' own"
+[ "$(jq_ "$F" 'all(s["rdma"]["bytes"] > 0 for s in d["sources"]) and d["local"]["bytes"] > 0 and d["rdma"]["bytes"] == sum(s["rdma"]["bytes"] for s in d["sources"]) and d["total"]["bytes"] == d["local"]["bytes"] + d["rdma"]["bytes"]')" = True ] ||
+	fail "local + per-source RDMA do not add up to the total: $(jq_ "$F" '(d["local"], d["rdma"], d["total"])')"
+[ "$(jq_ "$F" 'all(s["overlap_pct"] >= 99 for s in d["sources"])')" = True ] ||
+	fail "overlap below 99%: $(jq_ "$F" 'd["streams"]')"
+[ "$(jq_ "$F" 'd["total_valid"]')" = True ] ||
+	fail "total not valid: $(jq_ "$F" 'd["total_invalid_reason"]')"
+[ "$(jq_ "$F" 'sorted(x["path"] for x in d["drives"] if x["side"] == "rdma")')" = \
+	"['10.77.0.2:/dev/nvme0n1', '10.77.0.3:/dev/nvme0n1']" ] ||
+	fail "b's and c's drives are not told apart: $(jq_ "$F" '[x["path"] for x in d["drives"]]')"
+[ "$(jq_ "$F" 'd["sources_admitted"] == 2 and d["sources"][0]["dram_bytes"] > 0 and d["sources"][0]["dram_bytes"] == d["sources"][1]["dram_bytes"]')" = True ] ||
+	fail "DRAM split: $(jq_ "$F" '[s.get("dram_bytes") for s in d["sources"]]')"
+grep -q '^ RDMA 10.77.0.2 (1 QPs)' "$A/fan.txt" && grep -q '^ RDMA 10.77.0.3 (1 QPs)' "$A/fan.txt" &&
+	grep -q '^ DRAM split *: 64MiB in all: local readers 1MiB; 10.77.0.2 1 x ' "$A/fan.txt" && grep -q '^ Total is a sum' "$A/fan.txt" ||
+	fail "text table: $(cat "$A/fan.txt" "$A/fan.txt.err")"
+note "fan-in: local $(jq_ "$F" 'd["local"]["gb_per_s"]') + RDMA $(jq_ "$F" '" + ".join("%s %.4f (overlap %.1f%%, cv %.1f%%)" % (s["peer"], s["rdma"]["gb_per_s"], s["overlap_pct"], s["cv_pct"]) for s in d["sources"])') = $(jq_ "$F" 'd["total"]["gb_per_s"]') GB/s, total valid, verify pass"
+
+# Only b came.
+M=$A/miss.json
+[ "$(cat "$A/miss.rc")" = 1 ] || fail "missing: sink exit $(cat "$A/miss.rc"): $(cat "$A/miss.err")"
+[ "$(cat "$B/miss.rc")" = 0 ] || fail "missing: b exit $(cat "$B/miss.rc"): $(cat "$B/miss.err")"
+[ "$(jq_ "$M" 'd["ok"] is False and d["sources"][0]["ok"] is True and d["sources"][0]["verify"] == "pass" and d["sources"][0]["rdma"]["bytes"] > 0 and d["sources"][1]["ok"] is False and "source 2 of 2" in d["sources"][1]["error"] and d["total_valid"] is False and "never came" in d["total_invalid_reason"] and d["local"]["bytes"] > 0')" = True ] ||
+	fail "missing: $(cat "$M")"
+note "missing: exit 1, $(jq_ "$M" 'd["sources"][1]["error"]'); b still verified"
+assert_images_unchanged a
+assert_images_unchanged b
+assert_images_unchanged c
+echo "PASS: $test_name"

@@ -1,0 +1,24 @@
+#!/bin/bash
+# Node a of remote_fanin.sh: the sink, with its own drive, taking two sources
+# at once (b and c); then a sink waiting for two of which only b comes.
+# --max-cv 50: under emulation (TCG, Soft-RoCE at a few MB/s) the 1 s samples
+# of a stream vary 10-25%; the overlap rule keeps its 99%.
+set -u
+set -- $VLAB_DRIVES
+nvme_write_bw_remote --sources 2 --dram 64M --local-disks "$1" -q 1 --warmup 2 -D 15 \
+	--timeout 20 --wait 120 --verify full --max-cv 50 \
+	--json >"$VLAB_OUT/fan.json" 2>"$VLAB_OUT/fan.err"
+echo $? >"$VLAB_OUT/fan.rc"
+cat "$VLAB_OUT/fan.err"
+# The text table of the same run, for the reader of the log.
+nvme_write_bw_remote --sources 2 --dram 64M --local-disks "$1" -q 1 --warmup 1 -D 3 \
+	--timeout 20 --wait 120 >"$VLAB_OUT/fan.txt" 2>"$VLAB_OUT/fan.txt.err"
+echo $? >"$VLAB_OUT/fan.txt.rc"
+cat "$VLAB_OUT/fan.txt"
+
+# Only b comes: c is named missing once b waited half of --timeout.
+nvme_write_bw_remote --sources 2 --dram 64M --local-disks "$1" -q 1 --warmup 1 -D 3 \
+	--timeout 10 --wait 120 --json >"$VLAB_OUT/miss.json" 2>"$VLAB_OUT/miss.err"
+echo $? >"$VLAB_OUT/miss.rc"
+cat "$VLAB_OUT/miss.err"
+exit 0

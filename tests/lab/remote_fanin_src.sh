@@ -1,0 +1,27 @@
+#!/bin/bash
+# Nodes b and c of remote_fanin.sh: each a source reading its first drive
+# into node a's sink; b alone comes to the last sink.
+set -u
+set -- $VLAB_DRIVES
+listening() { # bounded wait until the next sink listens on node a
+	for _ in $(seq 300); do
+		timeout 1 bash -c "exec 3<>/dev/tcp/$VLAB_PEER/18515" 2>/dev/null && return 0
+		sleep 0.2
+	done
+}
+nvme_write_bw_remote --disks "$1" -q 1 --warmup 2 -D 15 --timeout 20 --verify full --json \
+	"$VLAB_PEER" >"$VLAB_OUT/src.json" 2>"$VLAB_OUT/src.err"
+echo $? >"$VLAB_OUT/src.rc"
+cat "$VLAB_OUT/src.err"
+sleep 1
+listening
+nvme_write_bw_remote --disks "$1" -q 1 --warmup 1 -D 3 --timeout 20 "$VLAB_PEER" \
+	>"$VLAB_OUT/txt.out" 2>&1
+echo $? >"$VLAB_OUT/txt.rc"
+[ "$VLAB_NODE" = b ] || exit 0
+sleep 1
+listening
+nvme_write_bw_remote --disks "$1" -q 1 --warmup 1 -D 3 --timeout 10 --json "$VLAB_PEER" \
+	>"$VLAB_OUT/miss.json" 2>"$VLAB_OUT/miss.err"
+echo $? >"$VLAB_OUT/miss.rc"
+exit 0
