@@ -16,7 +16,8 @@ Modes:
   aggregate  every drive of both nodes into the sink's DRAM: nvme_write_bw_remote
              on SINK_NODE as the sink (reading its own drives meanwhile), then on
              SRC_NODE as the source, connecting to SINK_ADDR; with BIDIR=1 both
-             directions at once (--bidir on both nodes, each naming the other)
+             directions at once (--bidir on both nodes, each naming the other);
+             with SRC_NODES several sources at once (the sink's --sources N)
   local      nvme_read_bw on each node alone (SINK_NODE first, then SRC_NODE)
   baseline   nvme_read_bw --baseline on each node: one drive at a time, then all
   ladder     the whole ladder, each rung against its ceiling: on both nodes the link
@@ -37,6 +38,9 @@ Environment (defaults in brackets):
                        SRC_NODE (SRC_DISKS, PEER SINK_ADDR); each node's JSON has send,
                        receive and their sum
   SRC_ADDR             BIDIR=1: the address SINK_NODE connects to [SRC_NODE]
+  SRC_NODES            aggregate: the sources, space-separated (fan-in: the sink takes
+                       them all at once with --sources N, each a row of its own; all
+                       read SRC_DISKS) [SRC_NODE]; SRC_NODE may then be left unset
   DURATION [20]  WARMUP [3]  THREADS [12]  CHUNK [1M]    the tools' -D --warmup --threads -s
   TX_DEPTH             nvme_write_bw_remote's -t (WRITEs in flight per QP) [the tool's 4]
   LADDER_SIZE [900x500]  ladder: the size of ladder.png
@@ -266,7 +270,7 @@ run_read_mode() { # [NAME]: the files' and commands' name [the mode]
 	[ "$fails" = 0 ]
 }
 
-sink_listens() { grep -q 'waiting for a source' "$1" 2>/dev/null; }
+sink_listens() { grep -Eq 'waiting for (a source|the sources)' "$1" 2>/dev/null; }
 
 run_aggregate() {
 	local extra sink=() src=() common=()
@@ -288,18 +292,61 @@ run_aggregate() {
 	read -ra extra <<<"${SINK_ARGS:-}"
 	sink=("$(tool nvme_write_bw_remote)" "${common[@]}" --wait "$SINK_WAIT" ${DRAM:+--dram "$DRAM"}
 		${SINK_DISKS:+--local-disks "$SINK_DISKS"} "${extra[@]}" --json)
+	[ "${#src_nodes[@]}" = 1 ] || sink=("${sink[@]:0:${#sink[@]}-1}" --sources "${#src_nodes[@]}" --json)
 	read -ra extra <<<"${SRC_ARGS:-}"
 	src=("$(tool nvme_write_bw_remote)" "${common[@]}" ${SRC_DISKS:+--disks "$SRC_DISKS"}
 		"${extra[@]}" --json "${SINK_ADDR:-$SINK_NODE}")
 	run_pair aggregate
 }
 
+# start_source NAME NODE LIMIT: one more try of the source (array src) on NODE.
+declare -A src_pid=() src_try=()
+start_source() {
+	local pfx=
+	[ "$1" = aggregate ] || pfx="$1: "
+	src_try[$2]=$((${src_try[$2]:-0} + 1))
+	say "${pfx}source on $2 (try ${src_try[$2]}): ${src[*]}"
+	start_bg "$run_dir/$1-$2.json" "$run_dir/$1-$2.try.log" "$2" "$3" "$1-source${src_try[$2]}" "${src[@]}"
+	src_pid[$2]=$bg_pid
+}
+
+# run_sources NAME SINK_PID: the source on every node of src_nodes at once, each
+# tried again (up to 5 times) while the sink runs and its connection was
+# refused; src_rc: the first failure's exit status, 0 if none.
+run_sources() {
+	local name=$1 node rc limit pfx= log
+	[ "$name" = aggregate ] || pfx="$name: "
+	limit=${CMD_TIMEOUT:-$((window_s + 2 * net_s + 120))}
+	src_rc=0 src_pid=() src_try=()
+	for node in "${src_nodes[@]}"; do start_source "$name" "$node" "$limit"; done
+	while [ "${#src_pid[@]}" -gt 0 ]; do
+		sleep 0.5
+		for node in "${!src_pid[@]}"; do
+			! kill -0 "${src_pid[$node]}" 2>/dev/null || continue
+			wait "${src_pid[$node]}"
+			rc=$?
+			unset "src_pid[$node]"
+			log=$run_dir/$name-$node.log
+			cat "$run_dir/$name-$node.try.log" >>"$log"
+			rm -f "$run_dir/$name-$node.try.log"
+			if [ "$rc" = 1 ] && [ "${src_try[$node]}" -lt 5 ] && kill -0 "$2" 2>/dev/null &&
+				tail -n3 "$log" | grep -Eqi 'port [0-9]+: .*(refused|unreachable|no route|timed out)'; then
+				sleep 2
+				start_source "$name" "$node" "$limit"
+			elif [ "$rc" != 0 ]; then
+				failure "${pfx}source on $node" "$rc" "$log"
+				[ "$src_rc" != 0 ] || src_rc=$rc
+			fi
+		done
+	done
+}
+
 # run_pair NAME: the sink (array sink) on SINK_NODE, then the source (array src)
-# on SRC_NODE once the sink listens; their JSON and logs as NAME-NODE.*.
+# on every node of src_nodes once the sink listens; their JSON and logs as
+# NAME-NODE.*.
 run_pair() {
-	local sink_pid src_pid sink_rc src_rc try limit deadline name=$1
-	local sj=$run_dir/$name-$SINK_NODE.json sl=$run_dir/$name-$SINK_NODE.log
-	local cj=$run_dir/$name-$SRC_NODE.json cl=$run_dir/$name-$SRC_NODE.log pfx=
+	local sink_pid sink_rc limit deadline name=$1
+	local sj=$run_dir/$name-$SINK_NODE.json sl=$run_dir/$name-$SINK_NODE.log pfx=
 	[ "$name" = aggregate ] || pfx="$name: "
 
 	# The sink first; the source once the sink says it listens.
@@ -324,23 +371,8 @@ run_pair() {
 		sleep 0.5
 	done
 
-	# Retry the source while the sink still runs and the source could not connect.
-	limit=${CMD_TIMEOUT:-$((window_s + 2 * net_s + 120))}
-	for try in 1 2 3 4 5; do
-		say "${pfx}source on $SRC_NODE (try $try): ${src[*]}"
-		start_bg "$cj" "$run_dir/$name-$SRC_NODE.try.log" "$SRC_NODE" "$limit" "$name-source$try" "${src[@]}"
-		src_pid=$bg_pid
-		wait "$src_pid"
-		src_rc=$?
-		cat "$run_dir/$name-$SRC_NODE.try.log" >>"$cl"
-		rm -f "$run_dir/$name-$SRC_NODE.try.log"
-		[ "$src_rc" = 1 ] && kill -0 "$sink_pid" 2>/dev/null &&
-			tail -n3 "$cl" | grep -Eqi 'port [0-9]+: .*(refused|unreachable|no route|timed out)' ||
-			break
-		sleep 2
-	done
+	run_sources "$name" "$sink_pid"
 	if [ "$src_rc" != 0 ]; then
-		failure "${pfx}source on $SRC_NODE" "$src_rc" "$cl"
 		# A sink whose source is gone ends within 2 x --timeout; one that never
 		# saw it would wait for --wait: stop it.
 		deadline=$((SECONDS + 2 * net_s + 10))
@@ -531,6 +563,15 @@ for mode, node, d in docs:
                      num(get(d, "rdma", "gb_per_s")), num(get(d, "total", "gb_per_s")),
                      num(d.get("ideal_gb_per_s")), num(d.get("percent_of_ideal"), "%.1f"),
                      str(d.get("verify") or "-")))
+        # --sources N: a row per source as the sink saw it, then whether the sum holds.
+        for x in d.get("sources") or []:
+            ndr = sum(1 for v in drives if str(v.get("path", "")).startswith("%s:" % x.get("peer")))
+            rows.append((mode, node, "from %s" % (x.get("peer") or "(missing)"), str(ndr), "-",
+                         num(get(x, "rdma", "gb_per_s")), "-", "-", "-",
+                         str(x.get("verify") or ("-" if x.get("ok") else "FAILED"))))
+        if d.get("sources"):
+            rows.append((mode, node, "total is a sum", "-", "-", "-", "-", "-", "-",
+                         "valid" if d.get("total_valid") is True else "NOT valid"))
     else:
         total = get(d, "total", "gb_per_s")
         drives = len(d.get("drives") or [])
@@ -565,7 +606,7 @@ write_run_json() {
 	"${PYTHON3:-python3}" - "$run_dir/run.json" "$mode" "$1" "${nodes[@]}" <<'PY'
 import json, os, sys, time
 path, mode, status, nodes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
-keys = ("SINK_NODE", "SRC_NODE", "SINK_ADDR", "SRC_ADDR", "BIDIR", "DURATION", "WARMUP", "THREADS", "CHUNK", "RDMA_DEV",
+keys = ("SINK_NODE", "SRC_NODE", "SRC_NODES", "SINK_ADDR", "SRC_ADDR", "BIDIR", "DURATION", "WARMUP", "THREADS", "CHUNK", "RDMA_DEV",
         "PORT", "DRAM", "VERIFY", "SINK_DISKS", "SRC_DISKS", "READ_ARGS", "SINK_ARGS", "SRC_ARGS",
         "NET_TIMEOUT", "SINK_WAIT", "LAUNCHER", "TOOL_DIR", "TX_DEPTH", "IB_WRITE_BW")
 doc = {"tool": "run_bench.sh", "mode": mode, "nodes": nodes, "exit_status": status,
@@ -603,11 +644,26 @@ aggregate | local | baseline | ladder) mode=$1 ;;
 esac
 [ $# = 1 ] || die_usage "$mode takes no arguments; settings come from the environment (--help)"
 
+if [ -n "${SRC_NODES:-}" ]; then
+	[ "$mode" = aggregate ] || die_usage "SRC_NODES is for aggregate (not $mode)"
+	read -ra src_nodes <<<"$SRC_NODES"
+	SRC_NODE=${SRC_NODE:-${src_nodes[0]}}
+	[ "$SRC_NODE" = "${src_nodes[0]}" ] ||
+		die_usage "SRC_NODE=$SRC_NODE and SRC_NODES=\"$SRC_NODES\": set one of them"
+	[ "$(printf '%s\n' "${src_nodes[@]}" | sort | uniq -d)" = "" ] ||
+		die_usage "SRC_NODES names a node twice: $SRC_NODES"
+	[ "${#src_nodes[@]}" -le 64 ] || die_usage "SRC_NODES: at most 64 sources"
+	[ "${#src_nodes[@]}" = 1 ] || [ "${BIDIR:-0}" = 0 ] ||
+		die_usage "BIDIR=1 takes one SRC_NODE, not SRC_NODES=\"$SRC_NODES\""
+fi
 if [ "$mode" = aggregate ] || [ "$mode" = ladder ] || [ -z "${NODES:-}" ]; then
 	[ -n "${SINK_NODE:-}" ] || die_usage "SINK_NODE is not set (the node whose DRAM receives)"
 	[ -n "${SRC_NODE:-}" ] || die_usage "SRC_NODE is not set (the node that sends)"
-	[ "$SINK_NODE" != "$SRC_NODE" ] || die_usage "SINK_NODE and SRC_NODE are the same node: $SINK_NODE"
-	nodes=("$SINK_NODE" "$SRC_NODE")
+	[ -n "${SRC_NODES:-}" ] || src_nodes=("$SRC_NODE")
+	case " ${src_nodes[*]} " in *" $SINK_NODE "*)
+		die_usage "SINK_NODE and SRC_NODE are the same node: $SINK_NODE" ;;
+	esac
+	nodes=("$SINK_NODE" "${src_nodes[@]}")
 else
 	read -ra nodes <<<"$NODES"
 fi

@@ -85,6 +85,8 @@ case " $* " in *" --bidir "*)
 	bidir=1
 	if mkdir "$f/bidir.first" 2>/dev/null; then role=sink; else role=source; fi ;;
 esac
+nsrc=1
+case " $* " in *" --sources "*) nsrc=$(printf '%s\n' "$@" | sed -n '/^--sources$/{n;p;}') ;; esac
 printf '%s\n' "$@" >"$f/argv.$role"
 { printf '%s\t' "$@"; echo; } >>"$f/calls.$role"
 bidir_json() { # bidir_json SENT_BYTES RECEIVED_BYTES: the report --bidir prints
@@ -109,6 +111,30 @@ json() { # json ROLE LOCAL_BYTES RDMA_BYTES VERIFY
 		printf '"total_valid":true,"total_invalid_reason":null}\n'
 	fi
 }
+fanin_json() { # fanin_json N: the sink's report of N sources, each 1.5 GB in 6 s
+	local i
+	printf '{"tool":"nvme_write_bw_remote","role":"sink","ok":true,"verify":"pass","drives":[{"path":"x"}'
+	for ((i = 2; i < $1 + 2; i++)); do printf ',{"path":"10.0.0.%d:/dev/nvme0n1"}' $i; done
+	printf '],"sources":['
+	for ((i = 2; i < $1 + 2; i++)); do
+		[ $i = 2 ] || printf ','
+		printf '{"peer":"10.0.0.%d","ok":true,"verify":"pass","rdma":{"bytes":1500000000,"seconds":6,"gb_per_s":0.25}}' $i
+	done
+	printf '],"local":{"bytes":3000000000,"seconds":6,"gb_per_s":0.5},'
+	printf '"rdma":{"bytes":%d,"seconds":6,"gb_per_s":%s},' $(($1 * 1500000000)) "$(awk "BEGIN{print $1/4}")"
+	printf '"total":{"bytes":%d,"seconds":6,"gb_per_s":%s},' $((3000000000 + $1 * 1500000000)) "$(awk "BEGIN{print 0.5+$1/4}")"
+	printf '"ideal_gb_per_s":1.5,"percent_of_ideal":50,"total_valid":true,"total_invalid_reason":null}\n'
+}
+if [ "$role" = sink ] && [ "$nsrc" -gt 1 ]; then
+	rm -f "$f"/done.*
+	echo "nvme_write_bw_remote: sink: waiting for the sources on every address port 18515" >&2
+	for ((i = 0; i < 600; i++)); do
+		[ "$(ls "$f" | grep -c '^done\.')" -ge "$nsrc" ] && { fanin_json "$nsrc"; exit 0; }
+		sleep 0.1
+	done
+	echo "nvme_write_bw_remote: no source connected within 60 s (--wait)" >&2
+	exit 1
+fi
 if [ "$role" = sink ]; then
 	[ -e "$f/sink.fail" ] && { echo "nvme_write_bw_remote: cannot allocate 16GiB of DRAM: Cannot allocate memory (lower --dram)" >&2; exit 1; }
 	rm -f "$f/source.done" # a previous pair's (run_bench.sh ladder runs two)
@@ -136,7 +162,7 @@ if [ -e "$f/source.fail" ]; then
 	echo "nvme_write_bw_remote: RDMA data verification: FAIL (worker 0: canary differs)" >&2
 	exit 1
 fi
-touch "$f/source.done"
+touch "$f/source.done" "$f/done.$$"
 [ -n "$bidir" ] && { bidir_json 1800000000 1200000000; exit 0; }
 json source 0 1500000000 pass
 SH

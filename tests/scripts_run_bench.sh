@@ -155,6 +155,30 @@ check_eq "run.json: BIDIR, SRC_ADDR" "1 10.0.0.2" \
 	"$(json_get "$RESULTS_DIR/bidir/run.json" '"%s %s" % (d["settings"]["BIDIR"], d["settings"]["SRC_ADDR"])' 2>&1)"
 check_eq "no process left (BIDIR=1)" "" "$(leftovers)"
 
+# --- SRC_NODES: several sources into one sink (--sources N) ----------------------
+expect_exit 2 'SRC_NODES is for aggregate .not local.' env SINK_NODE=n1 SRC_NODES="n2 n3" LAUNCHER=ssh "$RUN_BENCH" local
+expect_exit 2 'SRC_NODES names a node twice' env SINK_NODE=n1 SRC_NODES="n2 n2" SRC_NODE= LAUNCHER=ssh "$RUN_BENCH" aggregate
+expect_exit 2 'same node: n1' env SINK_NODE=n1 SRC_NODES="n2 n1" SRC_NODE= LAUNCHER=ssh "$RUN_BENCH" aggregate
+expect_exit 2 'BIDIR=1 takes one SRC_NODE' env SINK_NODE=n1 SRC_NODES="n2 n3" SRC_NODE= BIDIR=1 LAUNCHER=ssh "$RUN_BENCH" aggregate
+reset_fakes
+echo 1 >"$TMPD/fake/source.refuse"
+env -u SRC_NODE SRC_NODES="n2 n3" RUN_NAME=fan "$RUN_BENCH" aggregate >"$TMPD/out" 2>"$TMPD/err"
+check_eq "SRC_NODES: exit status" 0 $?
+check_eq "SRC_NODES: the sink takes --sources 2, --json last" "2 --json" \
+	"$(grep -A1 -x -e --sources "$TMPD/fake/argv.sink" | tail -n1) $(tail -n1 "$TMPD/fake/argv.sink")"
+check_eq "SRC_NODES: a source ran on n2 and on n3 (one refused once, tried again)" "3 n2 n3" \
+	"$(wc -l <"$TMPD/fake/calls.source") $(grep -o 'source on n[23] (try 1)' "$TMPD/err" | grep -o 'n[23]' | sort | tr '\n' ' ' | sed 's/ $//')"
+check_match "SRC_NODES: the refused source was tried again" 'source on n[23] \(try 2\)' "$(cat "$TMPD/err")"
+check_eq "SRC_NODES: JSON per node" "aggregate-n1.json aggregate-n2.json aggregate-n3.json" \
+	"$(cd "$RESULTS_DIR/fan" && ls aggregate-*.json | tr '\n' ' ' | sed 's/ $//')"
+check_match "summary: a row per source as the sink saw it" \
+	'aggregate +n1 +from 10\.0\.0\.2 +1 +- +0\.250 .* pass' "$(cat "$TMPD/out")"
+check_match "summary: the sink's total of both" 'aggregate +n1 +sink +3 +0\.500 +0\.500 +1\.000 ' "$(cat "$TMPD/out")"
+check_match "summary: whether the total is a sum" 'aggregate +n1 +total is a sum .* valid' "$(cat "$TMPD/out")"
+check_eq "run.json: SRC_NODES, nodes" "n2 n3 ['n1', 'n2', 'n3']" \
+	"$(json_get "$RESULTS_DIR/fan/run.json" '"%s %s" % (d["settings"]["SRC_NODES"], d["nodes"])' 2>&1)"
+check_eq "no process left (SRC_NODES)" "" "$(leftovers)"
+
 # --- ladder: probe, baseline, fabric (+ ib_write_bw), aggregate, the report -----
 # A fake probe (the reference fixture's JSON) and a fake perftest on PATH.
 cat >"$TMPD/tools/nvme_link_probe" <<SH

@@ -5,12 +5,13 @@
 # counted; they sum, with local, to the total; every overlap >= 99% and the
 # total valid; b's and c's drives are told apart in the rows. Then a sink that
 # waits for two when only b comes: c is named missing, b's row still prints
-# (verified), the total is not valid, exit 1.
+# (verified), the total is not valid, exit 1. Last, run_bench.sh aggregate
+# with SRC_NODES="b c" from node a through the lab's launcher.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 src=$srcdir/tests/lab/remote_fanin_src.sh
 
-run_lab --nodes 3 --drives 1 --drive-size 64M --timeout 300 \
+run_lab --nodes 3 --drives 1 --drive-size 64M --timeout 400 \
 	--on-b "$src" --on-c "$src" "$srcdir/tests/lab/remote_fanin_a.sh"
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
@@ -23,13 +24,15 @@ for n in B C; do
 	[ "$(jq_ "$d/src.json" 'd["verify"]')" = pass ] || fail "source $n: verify not pass"
 done
 F=$A/fan.json
-[ "$(jq_ "$F" '[(s["peer"], s["ok"], s["verify"]) for s in d["sources"]]')" = \
+# The sources are listed in the order they came.
+[ "$(jq_ "$F" 'sorted((s["peer"], s["ok"], s["verify"]) for s in d["sources"])')" = \
 	"[('10.77.0.2', True, 'pass'), ('10.77.0.3', True, 'pass')]" ] &&
 	[ "$(jq_ "$F" 'd["verify"]')" = pass ] ||
 	fail "sources not both verified: $(jq_ "$F" 'd["sources"]')"
 # Each source's bytes on the sink are the ones it counted itself.
-[ "$(jq_ "$F" 'd["sources"][0]["rdma"]["bytes"]')" = "$(jq_ "$B/src.json" 'd["rdma"]["bytes"]')" ] &&
-	[ "$(jq_ "$F" 'd["sources"][1]["rdma"]["bytes"]')" = "$(jq_ "$C/src.json" 'd["rdma"]["bytes"]')" ] ||
+by_peer() { jq_ "$F" "[s['rdma']['bytes'] for s in d['sources'] if s['peer'] == '$1'][0]"; }
+[ "$(by_peer 10.77.0.2)" = "$(jq_ "$B/src.json" 'd["rdma"]["bytes"]')" ] &&
+	[ "$(by_peer 10.77.0.3)" = "$(jq_ "$C/src.json" 'd["rdma"]["bytes"]')" ] ||
 	fail "per-source RDMA bytes differ from the sources' own"
 [ "$(jq_ "$F" 'all(s["rdma"]["bytes"] > 0 for s in d["sources"]) and d["local"]["bytes"] > 0 and d["rdma"]["bytes"] == sum(s["rdma"]["bytes"] for s in d["sources"]) and d["total"]["bytes"] == d["local"]["bytes"] + d["rdma"]["bytes"]')" = True ] ||
 	fail "local + per-source RDMA do not add up to the total: $(jq_ "$F" '(d["local"], d["rdma"], d["total"])')"
@@ -54,6 +57,13 @@ M=$A/miss.json
 [ "$(jq_ "$M" 'd["ok"] is False and d["sources"][0]["ok"] is True and d["sources"][0]["verify"] == "pass" and d["sources"][0]["rdma"]["bytes"] > 0 and d["sources"][1]["ok"] is False and "source 2 of 2" in d["sources"][1]["error"] and d["total_valid"] is False and "never came" in d["total_invalid_reason"] and d["local"]["bytes"] > 0')" = True ] ||
 	fail "missing: $(cat "$M")"
 note "missing: exit 1, $(jq_ "$M" 'd["sources"][1]["error"]'); b still verified"
+# run_bench.sh aggregate SRC_NODES="b c" from node a.
+R=$A/results/fan
+[ "$(cat "$A/bench.rc")" = 0 ] || fail "run_bench.sh SRC_NODES: exit $(cat "$A/bench.rc"): $(cat "$R"/*.log 2>&1 | tail -5)"
+[ "$(jq_ "$R/aggregate-a.json" 'sorted((s["peer"], s["verify"]) for s in d["sources"])')" = \
+	"[('10.77.0.2', 'pass'), ('10.77.0.3', 'pass')]" ] || fail "run_bench.sh SRC_NODES: $(cat "$R/summary.txt")"
+grep -Eq '^aggregate +a +from 10\.77\.0\.3 +1 ' "$R/summary.txt" || fail "run_bench.sh summary: $(cat "$R/summary.txt")"
+note "run_bench.sh SRC_NODES=\"b c\": $(grep -c '' "$R/summary.txt") summary lines, both sources verified"
 assert_images_unchanged a
 assert_images_unchanged b
 assert_images_unchanged c

@@ -21,4 +21,13 @@ nvme_write_bw_remote --sources 2 --dram 64M --local-disks "$1" -q 1 --warmup 1 -
 	--timeout 10 --wait 120 --json >"$VLAB_OUT/miss.json" 2>"$VLAB_OUT/miss.err"
 echo $? >"$VLAB_OUT/miss.rc"
 cat "$VLAB_OUT/miss.err"
+
+# run_bench.sh aggregate with SRC_NODES="b c" through the lab's launcher.
+launch=$VLAB_SRCDIR/scripts/vlab.d/launch
+trap 'for n in b c; do LAUNCH_CONNECT_TIMEOUT=10 "$launch" --stop $n; done' EXIT
+sleep 2
+LAUNCHER=$launch SINK_NODE=a SRC_NODES="b c" SINK_ADDR=$VLAB_ADDR SINK_DISKS="$1" SRC_DISKS="$1" \
+	DRAM=64M THREADS=1 WARMUP=1 DURATION=4 NET_TIMEOUT=20 SINK_WAIT=120 \
+	RESULTS_DIR=$VLAB_OUT/results RUN_NAME=fan "$VLAB_SRCDIR/scripts/run_bench.sh" aggregate
+echo $? >"$VLAB_OUT/bench.rc"
 exit 0
