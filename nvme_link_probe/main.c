@@ -136,9 +136,8 @@ static int parse_expect(const char *s, struct options *o)
 
 static int bad_value(const char *name, const char *val, int rc)
 {
-	nbw_usage_err("invalid %s '%s': %s", name, val,
-		      rc == -ERANGE ? "not a PCIe value" : "malformed");
-	return NBW_EXIT_USAGE;
+	return nbw_usage_err("invalid %s '%s': %s", name, val,
+			     rc == -ERANGE ? "not a PCIe value" : "malformed");
 }
 
 /* One option of this tool: CLI_NEXT or an exit status. */
@@ -189,10 +188,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	rc = cli_parse(argc, argv, "vhV", longopts, &o->cc, usage, tool_option, o, &first);
 	if (rc != CLI_NEXT)
 		return rc;
-	if (first < argc) {
-		nbw_usage_err("unexpected argument '%s' (devices go in --dev)", argv[first]);
-		return NBW_EXIT_USAGE;
-	}
+	if (first < argc)
+		return nbw_usage_err("unexpected argument '%s' (devices go in --dev)", argv[first]);
 	return -1;
 }
 
