@@ -72,9 +72,8 @@ FILE *cli_live_stream(const struct cli_common *cc)
 
 int cli_bad_value(const char *what, const char *val, int rc)
 {
-	nbw_usage_err("invalid %s '%s': %s", what, val,
-		      rc == -ERANGE ? "out of range" : "malformed");
-	return NBW_EXIT_USAGE;
+	return nbw_usage_err("invalid %s '%s': %s", what, val,
+			     rc == -ERANGE ? "out of range" : "malformed");
 }
 
 int cli_uint(const char *what, const char *val, unsigned long min, unsigned long max, unsigned *out)
@@ -133,8 +132,7 @@ int cli_keyword(const char *what, const char *val, const char *const *words, int
 					: i + 1 == n ? " or "
 						     : ", ",
 					words[i]);
-	nbw_usage_err("unknown %s '%s' (%s)", what, val, list);
-	return NBW_EXIT_USAGE;
+	return nbw_usage_err("unknown %s '%s' (%s)", what, val, list);
 }
 
 int cli_try_help(void)

@@ -39,22 +39,31 @@ enum {
 	CLI_OPT_TOOL = CHAR_MAX + 32,
 };
 
-/* Option-table pieces, one entry per line. */
+/*
+ * One entry of an option table: a long option with a value, an optional
+ * value (--name=VALUE only) or none; getopt_long() returns val (the flag
+ * pointer is never used in this suite).
+ */
 /* clang-format off */
+#define CLI_ARG(name, val) { name, required_argument, NULL, val }
+#define CLI_OPTARG(name, val) { name, optional_argument, NULL, val }
+#define CLI_NOARG(name, val) { name, no_argument, NULL, val }
+
+/* Option-table pieces, one entry per line. */
 /* --json[=FILE], --help, --version: every tool. */
 #define CLI_LONGOPTS_OUTPUT \
-	{ "json", optional_argument, NULL, CLI_OPT_JSON }, \
-	{ "help", no_argument, NULL, 'h' }, \
-	{ "version", no_argument, NULL, 'V' }
+	CLI_OPTARG("json", CLI_OPT_JSON), \
+	CLI_NOARG("help", 'h'), \
+	CLI_NOARG("version", 'V')
 /* --report_gbits: the bandwidth tools. */
-#define CLI_LONGOPTS_GBITS { "report_gbits", no_argument, NULL, CLI_OPT_GBITS }
+#define CLI_LONGOPTS_GBITS CLI_NOARG("report_gbits", CLI_OPT_GBITS)
 /* --sysfs-root DIR. */
-#define CLI_LONGOPTS_SYSFS { "sysfs-root", required_argument, NULL, CLI_OPT_SYSFS_ROOT }
+#define CLI_LONGOPTS_SYSFS CLI_ARG("sysfs-root", CLI_OPT_SYSFS_ROOT)
 /* --warmup, -D/--duration, --interval: the measured window. */
 #define CLI_LONGOPTS_WINDOW \
-	{ "warmup", required_argument, NULL, CLI_OPT_WARMUP }, \
-	{ "duration", required_argument, NULL, 'D' }, \
-	{ "interval", required_argument, NULL, CLI_OPT_INTERVAL }
+	CLI_ARG("warmup", CLI_OPT_WARMUP), \
+	CLI_ARG("duration", 'D'), \
+	CLI_ARG("interval", CLI_OPT_INTERVAL)
 /* clang-format on */
 
 /* What the generic options set; the tool fills the defaults first. */
@@ -93,11 +102,11 @@ int cli_parse(int argc, char **argv, const char *shortopts, const struct option 
  * --depth (each tool gives --threads and --depth their short letters).
  */
 #define CLI_LONGOPTS_READER \
-	{ "threads", required_argument, NULL, CLI_OPT_THREADS }, \
-	{ "chunk", required_argument, NULL, 's' }, \
-	{ "span", required_argument, NULL, CLI_OPT_SPAN }, \
-	{ "engine", required_argument, NULL, CLI_OPT_ENGINE }, \
-	{ "depth", required_argument, NULL, CLI_OPT_DEPTH }
+	CLI_ARG("threads", CLI_OPT_THREADS), \
+	CLI_ARG("chunk", 's'), \
+	CLI_ARG("span", CLI_OPT_SPAN), \
+	CLI_ARG("engine", CLI_OPT_ENGINE), \
+	CLI_ARG("depth", CLI_OPT_DEPTH)
 /* clang-format on */
 
 /* Where live lines go: stderr with --json (stdout holds only the document). */

@@ -66,7 +66,7 @@ void nbw_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-void nbw_usage_err(const char *fmt, ...)
+int nbw_usage_err(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -74,6 +74,7 @@ void nbw_usage_err(const char *fmt, ...)
 	vmsg("", fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "Try '%s --help' for more information.\n", nbw_prog);
+	return NBW_EXIT_USAGE;
 }
 
 void nbw_print_version(void)

@@ -30,8 +30,8 @@ void nbw_set_prog(const char *argv0);
 void nbw_err(const char *fmt, ...) NBW_PRINTF(1, 2);
 /* One line on stderr: "<prog>: warning: <message>". */
 void nbw_warn(const char *fmt, ...) NBW_PRINTF(1, 2);
-/* Usage error: the message and a "try --help" hint, both on stderr. */
-void nbw_usage_err(const char *fmt, ...) NBW_PRINTF(1, 2);
+/* Usage error: the message and a "try --help" hint, both on stderr; returns NBW_EXIT_USAGE. */
+int nbw_usage_err(const char *fmt, ...) NBW_PRINTF(1, 2);
 
 /*
  * in with every control byte (below 0x20, and DEL: newlines, tabs, the ESC

@@ -425,15 +425,16 @@ void fab_conn_close(struct fab_conn *c)
 int fab_writer_init(struct fab_writer *w, struct fab_conn *c, uint64_t raddr, uint32_t rkey,
 		    uint32_t slots, size_t chunk, unsigned depth)
 {
-	memset(w, 0, sizeof(*w));
+	*w = (struct fab_writer){
+		.c = c,
+		.raddr = raddr,
+		.rkey = rkey,
+		.slots = slots,
+		.chunk = chunk,
+		.depth = depth,
+	};
 	if (slots < 2)
 		return -EINVAL;
-	w->c = c;
-	w->raddr = raddr;
-	w->rkey = rkey;
-	w->slots = slots;
-	w->chunk = chunk;
-	w->depth = depth;
 	w->items = calloc(depth, sizeof(*w->items));
 	w->busy = calloc(depth, sizeof(*w->busy));
 	if (!w->items || !w->busy) {

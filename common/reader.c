@@ -22,10 +22,9 @@ int reader_engine_option(const char *val, enum reader_engine *e)
 
 	if (rc != CLI_NEXT)
 		return rc;
-	if (!reader_engine_available((enum reader_engine)i)) {
-		nbw_usage_err("engine '%s' was not built (configure found no liburing)", val);
-		return NBW_EXIT_USAGE;
-	}
+	if (!reader_engine_available((enum reader_engine)i))
+		return nbw_usage_err("engine '%s' was not built (configure found no liburing)",
+				     val);
 	*e = (enum reader_engine)i;
 	return CLI_NEXT;
 }

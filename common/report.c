@@ -151,17 +151,33 @@ static void text_dash(struct report *r, const char *textfmt)
 	}
 }
 
+/*
+ * Where a value goes: nowhere (a key --json leaves out, or text without a
+ * format), into the JSON document (its key written here) or into the text.
+ */
+enum value_form { FORM_NONE, FORM_JSON, FORM_TEXT };
+
+static enum value_form form_of(struct report *r, const char *key, const char *textfmt)
+{
+	if (r->json) {
+		if (json_skips(r, key))
+			return FORM_NONE;
+		json_member(r, key);
+		return FORM_JSON;
+	}
+	return textfmt ? FORM_TEXT : FORM_NONE;
+}
+
 void report_str(struct report *r, const char *key, const char *textfmt, const char *val)
 {
-	if (r->json && json_skips(r, key))
-		return;
-	if (r->json) {
-		json_member(r, key);
+	enum value_form f = form_of(r, key, textfmt);
+
+	if (f == FORM_JSON) {
 		if (val)
 			json_write_string(r->out, val);
 		else
 			fputs("null", r->out);
-	} else if (textfmt) {
+	} else if (f == FORM_TEXT) {
 		/* Strings may come from a peer or a file: printable only on a terminal. */
 		char safe[4096];
 
@@ -174,39 +190,34 @@ void report_str(struct report *r, const char *key, const char *textfmt, const ch
 
 void report_u64(struct report *r, const char *key, const char *textfmt, uint64_t val)
 {
-	if (r->json && json_skips(r, key))
-		return;
-	if (r->json) {
-		json_member(r, key);
+	enum value_form f = form_of(r, key, textfmt);
+
+	if (f == FORM_JSON)
 		fprintf(r->out, "%llu", (unsigned long long)val);
-	} else if (textfmt) {
+	else if (f == FORM_TEXT)
 		fprintf(r->out, textfmt, (unsigned long long)val);
-	}
 }
 
 void report_i64(struct report *r, const char *key, const char *textfmt, int64_t val)
 {
-	if (r->json && json_skips(r, key))
-		return;
-	if (r->json) {
-		json_member(r, key);
+	enum value_form f = form_of(r, key, textfmt);
+
+	if (f == FORM_JSON)
 		fprintf(r->out, "%lld", (long long)val);
-	} else if (textfmt) {
+	else if (f == FORM_TEXT)
 		fprintf(r->out, textfmt, (long long)val);
-	}
 }
 
 void report_double(struct report *r, const char *key, const char *textfmt, double val)
 {
-	if (r->json && json_skips(r, key))
-		return;
-	if (r->json) {
-		json_member(r, key);
+	enum value_form f = form_of(r, key, textfmt);
+
+	if (f == FORM_JSON) {
 		if (isfinite(val))
 			fprintf(r->out, "%.6g", val);
 		else
 			fputs("null", r->out);
-	} else if (textfmt) {
+	} else if (f == FORM_TEXT) {
 		if (isfinite(val))
 			fprintf(r->out, textfmt, val);
 		else
@@ -216,26 +227,22 @@ void report_double(struct report *r, const char *key, const char *textfmt, doubl
 
 void report_bool(struct report *r, const char *key, const char *textfmt, bool val)
 {
-	if (r->json && json_skips(r, key))
-		return;
-	if (r->json) {
-		json_member(r, key);
+	enum value_form f = form_of(r, key, textfmt);
+
+	if (f == FORM_JSON)
 		fputs(val ? "true" : "false", r->out);
-	} else if (textfmt) {
+	else if (f == FORM_TEXT)
 		fprintf(r->out, textfmt, val ? "yes" : "no");
-	}
 }
 
 void report_null(struct report *r, const char *key, const char *textfmt)
 {
-	if (r->json && json_skips(r, key))
-		return;
-	if (r->json) {
-		json_member(r, key);
+	enum value_form f = form_of(r, key, textfmt);
+
+	if (f == FORM_JSON)
 		fputs("null", r->out);
-	} else if (textfmt) {
+	else if (f == FORM_TEXT)
 		text_dash(r, textfmt);
-	}
 }
 
 void report_bw(struct report *r, const char *key, const char *textfmt, double bytes_per_s)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "cli.h"
 #include "timing.h"
 #include "window.h"
 
@@ -240,6 +241,17 @@ enum window_end window_run(struct window *w)
 		w->live(w->ctx, w->seconds, nbw_ns_to_s(now - w->live_prev_ns));
 	w->end_reason = end;
 	return end;
+}
+
+void window_bind(struct window *w, const struct cli_common *cc, void *ctx, uint64_t *start,
+		 uint64_t *end)
+{
+	w->warmup = cc->warmup;
+	w->duration = cc->duration;
+	w->interval = cc->interval;
+	w->ctx = ctx;
+	w->start = start;
+	w->end = end;
 }
 
 int samples_init(struct samples *s, double duration, double sample_s)

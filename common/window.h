@@ -123,6 +123,16 @@ double nbw_cpu_per_gib(double cpu_s, uint64_t bytes);
 
 enum window_end window_run(struct window *w);
 
+struct cli_common;
+/*
+ * Bind w to one run: the timing of the generic options (--warmup,
+ * -D/--duration, --interval), the callbacks' ctx and the counter arrays
+ * snapshot() fills at the opening (start) and the close (end). The callbacks
+ * and any other field are the caller's.
+ */
+void window_bind(struct window *w, const struct cli_common *cc, void *ctx, uint64_t *start,
+		 uint64_t *end);
+
 /* ---- live lines ---------------------------------------------------------------------- */
 
 /* One figure of a live line; a NAN rate prints "-". */

@@ -75,15 +75,15 @@ enum {
 };
 
 static const struct option longopts[] = {
-	{"dev", required_argument, NULL, OPT_DEV},
-	{"pci-dump", required_argument, NULL, OPT_PCI_DUMP},
-	{"expect-speed", required_argument, NULL, OPT_EXPECT_SPEED},
-	{"expect-width", required_argument, NULL, OPT_EXPECT_WIDTH},
-	{"expect", required_argument, NULL, OPT_EXPECT},
-	{"slot", required_argument, NULL, OPT_SLOT},
-	{"expect-file", required_argument, NULL, OPT_EXPECT_FILE},
-	{"project", no_argument, NULL, OPT_PROJECT},
-	{"verbose", no_argument, NULL, 'v'},
+	CLI_ARG("dev", OPT_DEV),
+	CLI_ARG("pci-dump", OPT_PCI_DUMP),
+	CLI_ARG("expect-speed", OPT_EXPECT_SPEED),
+	CLI_ARG("expect-width", OPT_EXPECT_WIDTH),
+	CLI_ARG("expect", OPT_EXPECT),
+	CLI_ARG("slot", OPT_SLOT),
+	CLI_ARG("expect-file", OPT_EXPECT_FILE),
+	CLI_NOARG("project", OPT_PROJECT),
+	CLI_NOARG("verbose", 'v'),
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_OUTPUT,
 	{NULL, 0, NULL, 0},
@@ -136,9 +136,8 @@ static int parse_expect(const char *s, struct options *o)
 
 static int bad_value(const char *name, const char *val, int rc)
 {
-	nbw_usage_err("invalid %s '%s': %s", name, val,
-		      rc == -ERANGE ? "not a PCIe value" : "malformed");
-	return NBW_EXIT_USAGE;
+	return nbw_usage_err("invalid %s '%s': %s", name, val,
+			     rc == -ERANGE ? "not a PCIe value" : "malformed");
 }
 
 /* One option of this tool: CLI_NEXT or an exit status. */
@@ -189,10 +188,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	rc = cli_parse(argc, argv, "vhV", longopts, &o->cc, usage, tool_option, o, &first);
 	if (rc != CLI_NEXT)
 		return rc;
-	if (first < argc) {
-		nbw_usage_err("unexpected argument '%s' (devices go in --dev)", argv[first]);
-		return NBW_EXIT_USAGE;
-	}
+	if (first < argc)
+		return nbw_usage_err("unexpected argument '%s' (devices go in --dev)", argv[first]);
 	return -1;
 }
 

@@ -83,17 +83,17 @@ static const char *const mode_names[] = {"", "--baseline", "--sweep", "--sweep-t
 					 "--sweep-chunk"};
 
 static const struct option longopts[] = {
-	{"disks", required_argument, NULL, OPT_DISKS},
-	{"list", no_argument, NULL, OPT_LIST},
-	{"iopoll", no_argument, NULL, OPT_IOPOLL},
-	{"sqpoll", no_argument, NULL, OPT_SQPOLL},
-	{"numa", required_argument, NULL, OPT_NUMA},
+	CLI_ARG("disks", OPT_DISKS),
+	CLI_NOARG("list", OPT_LIST),
+	CLI_NOARG("iopoll", OPT_IOPOLL),
+	CLI_NOARG("sqpoll", OPT_SQPOLL),
+	CLI_ARG("numa", OPT_NUMA),
 	CLI_LONGOPTS_READER,
-	{"baseline", no_argument, NULL, OPT_BASELINE},
-	{"sweep", no_argument, NULL, OPT_SWEEP},
-	{"sweep-threads", optional_argument, NULL, OPT_SWEEP_THREADS},
-	{"sweep-chunk", optional_argument, NULL, OPT_SWEEP_CHUNK},
-	{"checksum", no_argument, NULL, OPT_CHECKSUM},
+	CLI_NOARG("baseline", OPT_BASELINE),
+	CLI_NOARG("sweep", OPT_SWEEP),
+	CLI_OPTARG("sweep-threads", OPT_SWEEP_THREADS),
+	CLI_OPTARG("sweep-chunk", OPT_SWEEP_CHUNK),
+	CLI_NOARG("checksum", OPT_CHECKSUM),
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_WINDOW,
 	CLI_LONGOPTS_GBITS,
@@ -105,11 +105,9 @@ static int numa_option(const char *val, int *policy)
 {
 	int rc = placement_policy_parse(val, policy);
 
-	if (rc == -ERANGE) {
-		nbw_usage_err("NUMA node %s does not exist here (%d node%s)", val,
-			      placement_nodes(), placement_nodes() == 1 ? "" : "s");
-		return NBW_EXIT_USAGE;
-	}
+	if (rc == -ERANGE)
+		return nbw_usage_err("NUMA node %s does not exist here (%d node%s)", val,
+				     placement_nodes(), placement_nodes() == 1 ? "" : "s");
 	return rc ? cli_bad_value("NUMA policy (auto, off or a node)", val, rc) : CLI_NEXT;
 }
 
@@ -120,15 +118,12 @@ static int mode_option(int c, struct options *o)
 		      : c == OPT_SWEEP_THREADS ? MODE_SWEEP_THREADS
 					       : MODE_SWEEP_CHUNK;
 
-	if (o->mode == m) {
-		nbw_usage_err("%s given twice", mode_names[m]);
-		return NBW_EXIT_USAGE;
-	}
-	if (o->mode != MODE_PLAIN) {
-		nbw_usage_err("%s and %s cannot be combined", mode_names[o->mode < m ? o->mode : m],
-			      mode_names[o->mode < m ? m : o->mode]);
-		return NBW_EXIT_USAGE;
-	}
+	if (o->mode == m)
+		return nbw_usage_err("%s given twice", mode_names[m]);
+	if (o->mode != MODE_PLAIN)
+		return nbw_usage_err("%s and %s cannot be combined",
+				     mode_names[o->mode < m ? o->mode : m],
+				     mode_names[o->mode < m ? m : o->mode]);
 	o->mode = m;
 	return CLI_NEXT;
 }
@@ -152,11 +147,9 @@ static int curve_option(int c, char *arg, struct options *o)
 		arg = o->argv[optind++];
 	snprintf(buf, sizeof(buf), "%s", arg ? arg : def);
 	n = parse_list(buf, items, CURVE_MAX);
-	if (n < 1) {
-		nbw_usage_err("%s: a comma list of up to %d values", mode_names[o->mode],
-			      CURVE_MAX);
-		return NBW_EXIT_USAGE;
-	}
+	if (n < 1)
+		return nbw_usage_err("%s: a comma list of up to %d values", mode_names[o->mode],
+				     CURVE_MAX);
 	for (i = 0; i < n; i++) {
 		rc = c == OPT_SWEEP_THREADS
 			     ? cli_uint("thread count", items[i], 1, TARGET_MAX_THREADS, &u)
@@ -165,11 +158,10 @@ static int curve_option(int c, char *arg, struct options *o)
 			return rc;
 		if (c == OPT_SWEEP_THREADS)
 			o->curve[i] = u;
-		if (i && o->curve[i] <= o->curve[i - 1]) {
-			nbw_usage_err("%s: the values must increase ('%s' after a larger one)",
-				      mode_names[o->mode], items[i]);
-			return NBW_EXIT_USAGE;
-		}
+		if (i && o->curve[i] <= o->curve[i - 1])
+			return nbw_usage_err(
+				"%s: the values must increase ('%s' after a larger one)",
+				mode_names[o->mode], items[i]);
 	}
 	o->ncurve = n;
 	return CLI_NEXT;
@@ -223,24 +215,19 @@ static int tool_option(int c, char *arg, void *ctx)
 /* Checks across options, after all were read: -1 to go on, or an exit status. */
 static int validate_options(struct options *o)
 {
-	if (o->engine == ENGINE_PSYNC && o->depth_set && o->depth > 1) {
-		nbw_usage_err("--depth needs --engine io_uring (psync has one read in flight)");
-		return NBW_EXIT_USAGE;
-	}
-	if (o->engine == ENGINE_PSYNC && (o->iopoll || o->sqpoll)) {
-		nbw_usage_err("--%s needs --engine io_uring", o->iopoll ? "iopoll" : "sqpoll");
-		return NBW_EXIT_USAGE;
-	}
+	if (o->engine == ENGINE_PSYNC && o->depth_set && o->depth > 1)
+		return nbw_usage_err(
+			"--depth needs --engine io_uring (psync has one read in flight)");
+	if (o->engine == ENGINE_PSYNC && (o->iopoll || o->sqpoll))
+		return nbw_usage_err("--%s needs --engine io_uring",
+				     o->iopoll ? "iopoll" : "sqpoll");
 	if (o->engine == ENGINE_IO_URING && !o->depth_set)
 		o->depth = 8;
-	if (o->checksum && o->chunk % DIGEST_BLOCK) {
-		nbw_usage_err("--checksum needs a chunk that is a multiple of %u", DIGEST_BLOCK);
-		return NBW_EXIT_USAGE;
-	}
-	if (o->list && o->mode != MODE_PLAIN) {
-		nbw_usage_err("--list cannot be combined with %s", mode_names[o->mode]);
-		return NBW_EXIT_USAGE;
-	}
+	if (o->checksum && o->chunk % DIGEST_BLOCK)
+		return nbw_usage_err("--checksum needs a chunk that is a multiple of %u",
+				     DIGEST_BLOCK);
+	if (o->list && o->mode != MODE_PLAIN)
+		return nbw_usage_err("--list cannot be combined with %s", mode_names[o->mode]);
 	return -1;
 }
 
@@ -262,10 +249,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 	rc = cli_parse(argc, argv, "t:s:D:hV", longopts, &o->cc, usage, tool_option, o, &first);
 	if (rc != CLI_NEXT)
 		return rc;
-	if (first < argc) {
-		nbw_usage_err("unexpected argument '%s' (targets go in --disks)", argv[first]);
-		return NBW_EXIT_USAGE;
-	}
+	if (first < argc)
+		return nbw_usage_err("unexpected argument '%s' (targets go in --disks)",
+				     argv[first]);
 	return validate_options(o);
 }
 

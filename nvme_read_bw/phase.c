@@ -187,15 +187,9 @@ static int phase_window(struct phase *ph)
 	const struct options *o = ph->o;
 	uint64_t start[TARGET_MAX], end[TARGET_MAX];
 	struct window w = {
-		.warmup = o->cc.warmup,
-		.duration = o->cc.duration,
-		.interval = o->cc.interval,
 		.check = check,
 		.live = live,
 		.snapshot = snapshot,
-		.ctx = ph,
-		.start = start,
-		.end = end,
 	};
 	enum window_end end_reason;
 	int i;
@@ -204,6 +198,7 @@ static int phase_window(struct phase *ph)
 	if (!ph->prev)
 		return -ENOMEM;
 	ph->win_start = start;
+	window_bind(&w, &o->cc, ph, start, end);
 	end_reason = window_run(&w);
 	ph->win_start = NULL;
 	ph->interrupted = end_reason == WINDOW_SIGNAL;

@@ -1156,21 +1156,16 @@ static int sink_window(struct sink *k)
 		.progress_ms = progress_period_ms(o),
 	};
 	struct window w = {
-		.warmup = o->cc.warmup,
-		.duration = o->cc.duration,
-		.interval = o->cc.interval,
 		.check = sink_check,
 		.live = sink_live,
 		.sample = sink_sample,
-		.ctx = k,
 		.snapshot = lsnapshot,
-		.start = k->lstart,
-		.end = k->lend,
 	};
 	enum sink_stop why = SINK_RUNNING;
 	struct ctrl_buf b;
 	int rc;
 
+	window_bind(&w, &o->cc, k, k->lstart, k->lend);
 	if (lreaders_start(k)) {
 		lreaders_stop(k);
 		return sink_refuse(k, "cannot start the local reader threads");

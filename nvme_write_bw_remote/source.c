@@ -1213,23 +1213,19 @@ static int source_window(struct source *s)
 {
 	const struct options *o = s->o;
 	struct window w = {
-		.warmup = o->cc.warmup + o->late_start,
-		.duration = o->cc.duration,
 		.tick_ms = s->hb_period && s->hb_period < 100000000ULL
 				   ? (int)(s->hb_period / 1000000)
 				   : 100,
-		.interval = o->cc.interval,
 		.check = source_check,
 		.live = source_live,
 		.sample = source_sample,
-		.ctx = s,
 		.snapshot = snapshot,
-		.start = s->wstart,
-		.end = s->wend,
 	};
 	bool sink_gone, ok;
 	int rc;
 
+	window_bind(&w, &o->cc, s, s->wstart, s->wend);
+	w.warmup += o->late_start;
 	s->win = &w;
 	window_run(&w);
 	s->seconds = w.seconds;

@@ -67,7 +67,32 @@ def isnum(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 def cell(v):
-    return "%.4f" % v if isinstance(v, float) else "-" if v is None else str(v)'
+    return "%.4f" % v if isinstance(v, float) else "-" if v is None else str(v)
+
+def fmt(v, p):
+    return "-" if v is None else ("%.3f" % v if p == 3 else "%.1f" % v)
+
+def save_json(path, doc):
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+
+# The TSV: "# " comment lines, the header, then a row of cells per row (keys are its columns).
+def save_tsv(path, comments, header, keys, rows):
+    with open(path, "w") as f:
+        for c in comments:
+            f.write("# %s\n" % c)
+        f.write("\t".join(header) + "\n")
+        for r in rows:
+            f.write("\t".join(cell(r[k]) for k in keys) + "\n")
+
+# The text table into path, then the title and the table on stdout.
+def save_text(path, lines, title):
+    text = "\n".join(lines) + "\n"
+    with open(path, "w") as f:
+        f.write(text)
+    print(title)
+    sys.stdout.write(text)'
 table() { { printf '%s\n' "$py_common"; cat; } | "${PYTHON3:-python3}" - "$@"; }
 die_usage() {
 	say "$*"
@@ -194,22 +219,16 @@ doc = {"tool": "scale_sweep.sh", "mode": "boundary", "sink_node": sink, "source_
        "local_drives": L, "remote_drives": R, "sink_drives": sink_disks,
        "source_drives": src_disks, "one_drive_gb_per_s": one,
        "params": local.get("params"), "rows": rows}
-with open(os.path.join(sweep_dir, "boundary.json"), "w") as f:
-    json.dump(doc, f, indent=2)
-    f.write("\n")
+save_json(os.path.join(sweep_dir, "boundary.json"), doc)
 
 keys = ("drives", "local_gb_per_s", "rdma_gb_per_s", "total_gb_per_s", "ideal_gb_per_s",
         "percent_of_ideal", "valid")
 heads = ("drives", "local", "RDMA", "total", "ideal", "%_of_ideal", "valid")
-with open(os.path.join(sweep_dir, "boundary.tsv"), "w") as f:
-    f.write("# scale_sweep.sh boundary: %s's drives, then + %s's drives -> %s DRAM; "
-            "GB/s = 10^9 bytes/s; - = no figure\n" % (sink, src, sink))
-    f.write("# local drives: %d\n" % L)
-    f.write("\t".join(heads) + "\n")
-    for r in rows:
-        f.write("\t".join(cell(r[k]) for k in keys) + "\n")
+save_tsv(os.path.join(sweep_dir, "boundary.tsv"),
+         ["scale_sweep.sh boundary: %s's drives, then + %s's drives -> %s DRAM; "
+          "GB/s = 10^9 bytes/s; - = no figure" % (sink, src, sink), "local drives: %d" % L],
+         heads, keys, rows)
 
-fmt = lambda v, p: "-" if v is None else ("%.3f" % v if p == 3 else "%.1f" % v)
 lines = ["%6s %10s %10s %10s %10s %10s  %s" % heads]
 for r in rows:
     lines.append("%6d %10s %10s %10s %10s %10s  %s" % (
@@ -219,11 +238,8 @@ for r in rows:
         (r["valid"] or "-") + (" (%s)" % r["invalid_reason"] if r["invalid_reason"] else "")))
     if r["drives"] == L and R:
         lines.append("%6s %s" % ("", "-- local -> remote boundary (+ %s's drives) --" % src))
-text = "\n".join(lines) + "\n"
-with open(os.path.join(sweep_dir, "boundary.txt"), "w") as f:
-    f.write(text)
-print("boundary: %s (GB/s; ideal = drives x the 1-drive local figure of %s)" % (sweep_dir, sink))
-sys.stdout.write(text)
+save_text(os.path.join(sweep_dir, "boundary.txt"), lines,
+          "boundary: %s (GB/s; ideal = drives x the 1-drive local figure of %s)" % (sweep_dir, sink))
 PY
 	if [ "$failed" = 0 ]; then
 		say "done: $sweep_dir/boundary.tsv, boundary.json"
@@ -282,32 +298,23 @@ for k in range(1, len(drives) + 1):
 
 doc = {"tool": "scale_sweep.sh", "source_node": src, "sink_node": sink or None,
        "params": local.get("params"), "drives": [d["path"] for d in drives], "rows": rows}
-with open(os.path.join(sweep_dir, "sweep.json"), "w") as f:
-    json.dump(doc, f, indent=2)
-    f.write("\n")
+save_json(os.path.join(sweep_dir, "sweep.json"), doc)
 
 keys = ("drives", "local_gb_per_s", "remote_gb_per_s", "ideal_gb_per_s", "link_ceiling_gb_per_s",
         "local_percent_of_ideal", "remote_percent_of_ideal")
-with open(os.path.join(sweep_dir, "sweep.tsv"), "w") as f:
-    f.write("# scale_sweep.sh: %s drives -> %s DRAM; GB/s = 10^9 bytes/s; - = no figure\n"
-            % (src, sink or "(local only)"))
-    f.write("\t".join(keys) + "\n")
-    for r in rows:
-        f.write("\t".join(cell(r[k]) for k in keys) + "\n")
+save_tsv(os.path.join(sweep_dir, "sweep.tsv"),
+         ["scale_sweep.sh: %s drives -> %s DRAM; GB/s = 10^9 bytes/s; - = no figure"
+          % (src, sink or "(local only)")], keys, keys, rows)
 
 heads = ("drives", "local GB/s", "remote GB/s", "ideal GB/s", "link ceiling", "local %", "remote %")
-fmt = lambda v, p: "-" if v is None else ("%.3f" % v if p == 3 else "%.1f" % v)
 lines = ["%6s %12s %12s %12s %13s %8s %9s" % heads]
 for r in rows:
     lines.append("%6d %12s %12s %12s %13s %8s %9s" % (
         r["drives"], fmt(r["local_gb_per_s"], 3), fmt(r["remote_gb_per_s"], 3),
         fmt(r["ideal_gb_per_s"], 3), fmt(r["link_ceiling_gb_per_s"], 3),
         fmt(r["local_percent_of_ideal"], 1), fmt(r["remote_percent_of_ideal"], 1)))
-text = "\n".join(lines) + "\n"
-with open(os.path.join(sweep_dir, "sweep.txt"), "w") as f:
-    f.write(text)
-print("scale sweep: %s (ideal = k x the 1-drive local figure)" % sweep_dir)
-sys.stdout.write(text)
+save_text(os.path.join(sweep_dir, "sweep.txt"), lines,
+          "scale sweep: %s (ideal = k x the 1-drive local figure)" % sweep_dir)
 PY
 [ "$failed" = 0 ] && say "done: $sweep_dir/sweep.tsv, sweep.json" || say "FAILED: a remote run failed; rows without a figure show -"
 exit "$failed"
