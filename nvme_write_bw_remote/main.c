@@ -136,36 +136,36 @@ enum {
 };
 
 static const struct option longopts[] = {
-	{"ib-dev", required_argument, NULL, 'd'},
-	{"gid-index", required_argument, NULL, 'x'},
-	{"port", required_argument, NULL, 'p'},
-	{"bind", required_argument, NULL, OPT_BIND},
-	{"allow", required_argument, NULL, OPT_ALLOW},
-	{"psk-file", required_argument, NULL, OPT_PSK_FILE},
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
-	{"wait", required_argument, NULL, OPT_WAIT},
-	{"sources", required_argument, NULL, OPT_SOURCES},
-	{"size", required_argument, NULL, 's'},
-	{"qp", required_argument, NULL, 'q'},
-	{"tx-depth", required_argument, NULL, 't'},
-	{"rdma_cm", no_argument, NULL, 'R'},
-	{"all-sizes", no_argument, NULL, 'a'},
-	{"bidir", no_argument, NULL, OPT_BIDIR},
-	{"mtu", required_argument, NULL, OPT_MTU},
-	{"sl", required_argument, NULL, OPT_SL},
-	{"tclass", required_argument, NULL, OPT_TCLASS},
-	{"source", required_argument, NULL, OPT_SOURCE},
-	{"disks", required_argument, NULL, OPT_DISKS},
-	{"local-disks", required_argument, NULL, OPT_LOCAL_DISKS},
-	{"no-local", no_argument, NULL, OPT_NO_LOCAL},
-	{"dram", required_argument, NULL, OPT_DRAM},
-	{"verify", required_argument, NULL, OPT_VERIFY},
-	{"no-verify", no_argument, NULL, OPT_NO_VERIFY},
-	{"corrupt-canary", no_argument, NULL, OPT_CORRUPT},
-	{"late-start", required_argument, NULL, OPT_LATE_START},
-	{"min-overlap", required_argument, NULL, OPT_MIN_OVERLAP},
-	{"max-cv", required_argument, NULL, OPT_MAX_CV},
-	{"dump-slice", required_argument, NULL, OPT_DUMP},
+	CLI_ARG("ib-dev", 'd'),
+	CLI_ARG("gid-index", 'x'),
+	CLI_ARG("port", 'p'),
+	CLI_ARG("bind", OPT_BIND),
+	CLI_ARG("allow", OPT_ALLOW),
+	CLI_ARG("psk-file", OPT_PSK_FILE),
+	CLI_ARG("timeout", OPT_TIMEOUT),
+	CLI_ARG("wait", OPT_WAIT),
+	CLI_ARG("sources", OPT_SOURCES),
+	CLI_ARG("size", 's'),
+	CLI_ARG("qp", 'q'),
+	CLI_ARG("tx-depth", 't'),
+	CLI_NOARG("rdma_cm", 'R'),
+	CLI_NOARG("all-sizes", 'a'),
+	CLI_NOARG("bidir", OPT_BIDIR),
+	CLI_ARG("mtu", OPT_MTU),
+	CLI_ARG("sl", OPT_SL),
+	CLI_ARG("tclass", OPT_TCLASS),
+	CLI_ARG("source", OPT_SOURCE),
+	CLI_ARG("disks", OPT_DISKS),
+	CLI_ARG("local-disks", OPT_LOCAL_DISKS),
+	CLI_NOARG("no-local", OPT_NO_LOCAL),
+	CLI_ARG("dram", OPT_DRAM),
+	CLI_ARG("verify", OPT_VERIFY),
+	CLI_NOARG("no-verify", OPT_NO_VERIFY),
+	CLI_NOARG("corrupt-canary", OPT_CORRUPT),
+	CLI_ARG("late-start", OPT_LATE_START),
+	CLI_ARG("min-overlap", OPT_MIN_OVERLAP),
+	CLI_ARG("max-cv", OPT_MAX_CV),
+	CLI_ARG("dump-slice", OPT_DUMP),
 	CLI_LONGOPTS_READER,
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_WINDOW,
@@ -357,9 +357,9 @@ static int load_access(struct options *o)
 		o->nallow = netaddr_parse_list(o->allow_text, o->allow, NETADDR_MAX_PREFIXES, err,
 					       sizeof(err));
 		if (o->nallow < 0) {
-			nbw_usage_err("invalid --allow '%s': %s (CIDR[,CIDR...], e.g. 10.0.0.0/8)",
-				      o->allow_text, err);
-			return NBW_EXIT_USAGE;
+			return nbw_usage_err(
+				"invalid --allow '%s': %s (CIDR[,CIDR...], e.g. 10.0.0.0/8)",
+				o->allow_text, err);
 		}
 	}
 	if (!o->psk_file)
@@ -380,55 +380,47 @@ static int validate_options(struct options *o)
 	const char *wrong = wrong_role(o);
 
 	if (wrong && o->bidir) {
-		nbw_usage_err("%s has no place with --bidir (its sink reads no drives; its source "
-			      "reads --disks)",
-			      wrong);
-		return NBW_EXIT_USAGE;
+		return nbw_usage_err("%s has no place with --bidir (its sink reads no drives; its "
+				     "source reads --disks)",
+				     wrong);
 	}
 	if (wrong) {
-		nbw_usage_err("%s is a %s option (%s)", wrong, o->peer ? "sink" : "source",
-			      o->peer ? "no PEER argument" : "needs a PEER argument");
-		return NBW_EXIT_USAGE;
+		return nbw_usage_err("%s is a %s option (%s)", wrong, o->peer ? "sink" : "source",
+				     o->peer ? "no PEER argument" : "needs a PEER argument");
 	}
 	if (o->timeout > MAX_TIMEOUT_S) {
-		nbw_usage_err("invalid timeout '%g': out of range (at most %g s)", o->timeout,
-			      MAX_TIMEOUT_S);
-		return NBW_EXIT_USAGE;
+		return nbw_usage_err("invalid timeout '%g': out of range (at most %g s)",
+				     o->timeout, MAX_TIMEOUT_S);
 	}
 	if (o->bidir && (!o->peer || o->all_sizes || o->cc.interval > 0)) {
-		nbw_usage_err("--bidir %s",
-			      !o->peer ? "needs a PEER (each side names the other)"
-			      : o->all_sizes
-				      ? "runs one size: drop -a"
-				      : "prints both directions at the end: drop --interval");
-		return NBW_EXIT_USAGE;
+		return nbw_usage_err(
+			"--bidir %s",
+			!o->peer       ? "needs a PEER (each side names the other)"
+			: o->all_sizes ? "runs one size: drop -a"
+				       : "prints both directions at the end: drop --interval");
 	}
 	if (o->all_sizes && (o->chunk_given || o->dump_slice)) {
-		nbw_usage_err("-a runs every size from 64K to 4M: drop %s",
-			      o->chunk_given ? "-s/--size" : "--dump-slice");
-		return NBW_EXIT_USAGE;
+		return nbw_usage_err("-a runs every size from 64K to 4M: drop %s",
+				     o->chunk_given ? "-s/--size" : "--dump-slice");
 	}
 	if (o->sources > 1 && (o->bidir || o->all_sizes || o->cc.interval > 0 || o->dump_slice ||
 			       o->conn == CTRL_CONN_CM)) {
-		nbw_usage_err("--sources %u takes one window of one size over the verbs "
-			      "connection: drop %s",
-			      o->sources,
-			      o->bidir		   ? "--bidir"
-			      : o->all_sizes	   ? "-a"
-			      : o->cc.interval > 0 ? "--interval"
-			      : o->dump_slice	   ? "--dump-slice"
-						   : "-R/--rdma_cm");
-		return NBW_EXIT_USAGE;
+		return nbw_usage_err("--sources %u takes one window of one size over the verbs "
+				     "connection: drop %s",
+				     o->sources,
+				     o->bidir		  ? "--bidir"
+				     : o->all_sizes	  ? "-a"
+				     : o->cc.interval > 0 ? "--interval"
+				     : o->dump_slice	  ? "--dump-slice"
+							  : "-R/--rdma_cm");
 	}
 	if (o->corrupt_canary && o->verify == CTRL_VERIFY_OFF) {
-		nbw_usage_err("--corrupt-canary needs verification (drop --no-verify)");
-		return NBW_EXIT_USAGE;
+		return nbw_usage_err("--corrupt-canary needs verification (drop --no-verify)");
 	}
 	if (o->verify != CTRL_VERIFY_OFF && o->chunk % DIGEST_BLOCK) {
-		nbw_usage_err(
+		return nbw_usage_err(
 			"verification needs a chunk that is a multiple of %u (or --no-verify)",
 			DIGEST_BLOCK);
-		return NBW_EXIT_USAGE;
 	}
 	return load_access(o);
 }
@@ -470,8 +462,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (first < argc)
 		o->peer = argv[first++];
 	if (first < argc) {
-		nbw_usage_err("unexpected argument '%s' (one PEER at most)", argv[first]);
-		return NBW_EXIT_USAGE;
+		return nbw_usage_err("unexpected argument '%s' (one PEER at most)", argv[first]);
 	}
 	return validate_options(o);
 }

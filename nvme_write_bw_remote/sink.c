@@ -1407,11 +1407,11 @@ static int sink_dram(struct sink *k)
 	int rc, lock_errno;
 
 	if ((uint64_t)k->nt * o->threads * o->chunk >= o->dram) {
-		nbw_usage_err("--dram %s leaves nothing for slices after %d local drive%s x %u "
-			      "threads x %s",
-			      format_size(o->dram, a, sizeof(a)), k->nt, k->nt == 1 ? "" : "s",
-			      o->threads, format_size(o->chunk, b, sizeof(b)));
-		return NBW_EXIT_USAGE;
+		return nbw_usage_err(
+			"--dram %s leaves nothing for slices after %d local drive%s x %u "
+			"threads x %s",
+			format_size(o->dram, a, sizeof(a)), k->nt, k->nt == 1 ? "" : "s",
+			o->threads, format_size(o->chunk, b, sizeof(b)));
 	}
 	rc = buffer_alloc_locked(o->dram, 4096, (void **)&k->dram, &lock_errno);
 	if (!rc)

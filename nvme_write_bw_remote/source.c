@@ -635,8 +635,7 @@ static int plan_workers(struct source *s)
 
 	s->nw = o->source == CTRL_SOURCE_MEM ? o->qps : (uint32_t)s->nt * o->threads;
 	if (s->nw > MAX_WORKERS) {
-		nbw_usage_err("%u workers: at most %u", s->nw, MAX_WORKERS);
-		return NBW_EXIT_USAGE;
+		return nbw_usage_err("%u workers: at most %u", s->nw, MAX_WORKERS);
 	}
 	s->w = calloc(s->nw, sizeof(*s->w));
 	s->wstart = calloc(s->nw, sizeof(uint64_t));
