@@ -41,6 +41,7 @@ struct fanin {
 	struct fan_source *s;
 	int n, got; /* --sources, and how many came */
 	int hall_rc;
+	bool printed; /* the report is begun */
 	bool valid;
 	char why[512];
 };
@@ -304,31 +305,13 @@ static void print_streams(struct fanin *fi)
 	int i;
 
 	report_arr_begin(r, "streams");
-	if (fi->hx.nt) {
-		report_obj_begin(r, NULL);
-		report_str(r, "name", NULL, "local");
-		report_double(r, "cv_pct", NULL, fi->hx.lcv);
-		report_obj_end(r);
-	}
-	for (i = 0; i < fi->got; i++) {
-		report_obj_begin(r, NULL);
-		report_str(r, "name", NULL, "rdma");
-		report_str(r, "source", NULL, fi->s[i].x.peer);
-		report_double(r, "overlap_pct", NULL, fi->s[i].overlap_pct);
-		report_double(r, "cv_pct", NULL, fi->s[i].x.rcv);
-		report_double(r, "start_offset_s", NULL, fi->s[i].start_offset_s);
-		report_obj_end(r);
-	}
+	if (fi->hx.nt)
+		print_stream(r, NULL, NAN, fi->hx.lcv, NAN, false);
+	for (i = 0; i < fi->got; i++)
+		print_stream(r, fi->s[i].x.peer, fi->s[i].overlap_pct, fi->s[i].x.rcv,
+			     fi->s[i].start_offset_s, false);
 	report_arr_end(r);
-	report_bool(r, "total_valid", NULL, fi->valid);
-	report_str(r, "total_invalid_reason", NULL, fi->valid ? NULL : fi->why);
-	if (fi->valid)
-		report_text(r,
-			    " Total is a sum  : valid: every overlap >= %g%%, every variation <= "
-			    "%g%%\n",
-			    fi->o->min_overlap, fi->o->max_cv);
-	else
-		report_text(r, " Total is a sum  : NOT valid: %s\n", fi->why);
+	print_sum_rule(r, fi->o, fi->valid, fi->why);
 }
 
 /* The combined table; returns the exit status. */
@@ -393,6 +376,7 @@ static int fanin_main(struct fanin *fi, struct sink **s)
 	if (fi->got)
 		shown.source = fi->s[0].x.source;
 	report_obj_begin(fi->r, NULL);
+	fi->printed = true;
 	print_params(fi->r, &shown, "sink", fi->hx.where);
 	print_split(fi);
 	fanin_run(fi);
@@ -418,6 +402,15 @@ int run_fanin(const struct options *o, struct report *r)
 		nbw_err("out of memory");
 	if (!rc)
 		rc = fanin_main(&fi, s);
+	if (rc && !fi.printed && fi.hall && o->cc.json) { /* JSON says why there is no table */
+		sink_outcome(fi.hall, &fi.hx);
+		report_obj_begin(r, NULL);
+		print_params(r, o, "sink", NULL);
+		report_bool(r, "ok", NULL, false);
+		report_str(r, "error", NULL, fi.hx.failure[0] ? fi.hx.failure : "failed");
+		report_obj_end(r);
+		report_finish(r);
+	}
 	for (i = 0; i < fi.got; i++)
 		sink_destroy(s[i]);
 	sink_destroy(fi.hall);

@@ -151,6 +151,47 @@ void print_verify(struct report *r, const struct options *o, enum verdict v, con
 		report_str(r, "verify_detail", NULL, detail);
 }
 
+void print_stream(struct report *r, const char *peer, double overlap, double cv, double offset,
+		  bool text)
+{
+	report_obj_begin(r, NULL);
+	if (!peer) {
+		report_str(r, "name", text ? " Streams         : %s" : NULL, "local");
+		report_double(r, "cv_pct", text ? " cv %.1f%%;" : NULL, cv);
+		report_obj_end(r);
+		return;
+	}
+	report_str(r, "name", text ? " %s" : NULL, "rdma");
+	report_str(r, "source", text ? " from %s:" : NULL, peer);
+	report_double(r, "overlap_pct", text ? " overlap %.1f%%," : NULL, overlap);
+	report_double(r, "cv_pct", text ? " cv %.1f%%" : NULL, cv);
+	report_double(r, "start_offset_s", text ? " (opened %+.3f s from the sink's)\n" : NULL,
+		      offset);
+	report_obj_end(r);
+}
+
+void print_sum_rule(struct report *r, const struct options *o, bool valid, const char *why)
+{
+	report_bool(r, "total_valid", NULL, valid);
+	report_str(r, "total_invalid_reason", NULL, valid ? NULL : why);
+	if (valid)
+		report_text(r,
+			    " Total is a sum  : valid: every overlap >= %g%%, every variation <= "
+			    "%g%%\n",
+			    o->min_overlap, o->max_cv);
+	else
+		report_text(r, " Total is a sum  : NOT valid: %s\n", why);
+}
+
+void print_outcome(struct report *r, const struct options *o, enum verdict v, const char *detail,
+		   bool ok, const char *failure)
+{
+	print_verify(r, o, v, detail);
+	report_bool(r, "ok", NULL, ok);
+	report_str(r, "error", NULL, failure && failure[0] ? failure : NULL);
+	print_rule(r);
+}
+
 double rail_line_rate(const struct fab_port *a, const struct fab_port *b)
 {
 	if (a->software || b->software || a->rate_gbits <= 0 || b->rate_gbits <= 0)

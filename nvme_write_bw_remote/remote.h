@@ -159,6 +159,19 @@ double window_common_ns(double a_open, double a_close, double b_open, double b_c
 /* The rails' line rates added up, Gb/s; 0 when one of them is unknown. */
 double rails_line_gbits(const struct rail *rails, int n);
 
+/*
+ * One element of "streams": the local one (peer NULL: its variation) or a
+ * source's RDMA (overlap with the sink's window, variation, start offset);
+ * with text, also a line of the table.
+ */
+void print_stream(struct report *r, const char *peer, double overlap, double cv, double offset,
+		  bool text);
+/* Whether the total may be read as a sum: total_valid, the reason, the table's line. */
+void print_sum_rule(struct report *r, const struct options *o, bool valid, const char *why);
+/* The report's end: the verification line, ok, error (may be "" or NULL) and a rule. */
+void print_outcome(struct report *r, const struct options *o, enum verdict v, const char *detail,
+		   bool ok, const char *failure);
+
 /* The line rate (Gb/s) a rail between a and b can carry: the slower's; 0 unknown. */
 double rail_line_rate(const struct fab_port *a, const struct fab_port *b);
 

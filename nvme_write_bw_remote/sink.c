@@ -1264,32 +1264,13 @@ static void print_validity(struct sink *k)
 		return;
 	}
 	report_arr_begin(r, "streams");
-	if (k->nt) {
-		report_obj_begin(r, NULL);
-		report_str(r, "name", " Streams         : %s", "local");
-		report_double(r, "cv_pct", " cv %.1f%%;", k->lcv);
-		report_obj_end(r);
-	} else {
-		report_text(r, " Streams         :");
-	}
-	report_obj_begin(r, NULL);
-	report_str(r, "name", " %s", "rdma");
-	report_str(r, "source", " from %s:", k->peer);
-	report_double(r, "overlap_pct", " overlap %.1f%%,", k->overlap_pct);
-	report_double(r, "cv_pct", " cv %.1f%%", k->rcv);
-	report_double(r, "start_offset_s", " (opened %+.3f s from the sink's)\n",
-		      k->start_offset_s);
-	report_obj_end(r);
-	report_arr_end(r);
-	report_bool(r, "total_valid", NULL, k->valid);
-	report_str(r, "total_invalid_reason", NULL, k->valid ? NULL : k->valid_why);
-	if (k->valid)
-		report_text(r,
-			    " Total is a sum  : valid: every overlap >= %g%%, every variation <= "
-			    "%g%%\n",
-			    k->o->min_overlap, k->o->max_cv);
+	if (k->nt)
+		print_stream(r, NULL, NAN, k->lcv, NAN, true);
 	else
-		report_text(r, " Total is a sum  : NOT valid: %s\n", k->valid_why);
+		report_text(r, " Streams         :");
+	print_stream(r, k->peer, k->overlap_pct, k->rcv, k->start_offset_s, true);
+	report_arr_end(r);
+	print_sum_rule(r, k->o, k->valid, k->valid_why);
 }
 
 /* local, RDMA, total, ideal and % of ideal. */
@@ -1360,10 +1341,7 @@ static void print_sink(struct sink *k, int rc)
 	print_rule(r);
 	print_totals(k, lbytes, k->lseconds, rbytes, rsec, from);
 	print_rule(r);
-	print_verify(r, k->o, k->verdict, k->vdetail[0] ? k->vdetail : NULL);
-	report_bool(r, "ok", NULL, rc == 0);
-	report_str(r, "error", NULL, k->failure[0] ? k->failure : NULL);
-	print_rule(r);
+	print_outcome(r, k->o, k->verdict, k->vdetail[0] ? k->vdetail : NULL, rc == 0, k->failure);
 }
 
 /* ---- set-up and tear-down ------------------------------------------------------------ */
@@ -1454,8 +1432,10 @@ int sink_open(struct sink *k)
 	int rc;
 
 	k->nports = remote_select_ports(k->o, k->ports);
-	if (k->nports < 0)
+	if (k->nports < 0) { /* said on stderr; kept for the JSON */
+		snprintf(k->failure, sizeof(k->failure), "no usable RDMA port");
 		return NBW_EXIT_FAIL;
+	}
 	rc = sink_targets(k);
 	if (!rc)
 		rc = sink_dram(k);

@@ -1067,10 +1067,7 @@ static void print_source(struct source *s, int rc)
 	report_text(r, " (%.2f s user + system)\n", s->cpu_s);
 	report_obj_end(r);
 	print_rule(r);
-	print_verify(r, s->o, s->verdict, NULL);
-	report_bool(r, "ok", NULL, rc == 0);
-	report_str(r, "error", NULL, s->failure[0] ? s->failure : NULL);
-	print_rule(r);
+	print_outcome(r, s->o, s->verdict, NULL, rc == 0, s->failure);
 }
 
 /* ---- the phases of the run -------------------------------------------------------- */

@@ -46,7 +46,8 @@ by_peer() { jq_ "$F" "[s['rdma']['bytes'] for s in d['sources'] if s['peer'] == 
 [ "$(jq_ "$F" 'd["sources_admitted"] == 2 and d["sources"][0]["dram_bytes"] > 0 and d["sources"][0]["dram_bytes"] == d["sources"][1]["dram_bytes"]')" = True ] ||
 	fail "DRAM split: $(jq_ "$F" '[s.get("dram_bytes") for s in d["sources"]]')"
 grep -q '^ RDMA 10.77.0.2 (1 QPs)' "$A/fan.txt" && grep -q '^ RDMA 10.77.0.3 (1 QPs)' "$A/fan.txt" &&
-	grep -q '^ DRAM split *: 64MiB in all: local readers 1MiB; 10.77.0.2 1 x ' "$A/fan.txt" && grep -q '^ Total is a sum' "$A/fan.txt" ||
+	grep -Eq '^ DRAM split *: 64MiB in all: local readers 0B; 10\.77\.0\.[23] 1 x 32MiB; 10\.77\.0\.[23] 1 x 32MiB$' "$A/fan.txt" &&
+	grep -q '^ local (0 drives) ' "$A/fan.txt" && grep -q '^ Total is a sum' "$A/fan.txt" ||
 	fail "text table: $(cat "$A/fan.txt" "$A/fan.txt.err")"
 note "fan-in: local $(jq_ "$F" 'd["local"]["gb_per_s"]') + RDMA $(jq_ "$F" '" + ".join("%s %.4f (overlap %.1f%%, cv %.1f%%)" % (s["peer"], s["rdma"]["gb_per_s"], s["overlap_pct"], s["cv_pct"]) for s in d["sources"])') = $(jq_ "$F" 'd["total"]["gb_per_s"]') GB/s, total valid, verify pass"
 

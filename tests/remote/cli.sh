@@ -61,6 +61,11 @@ if [ ! -d /sys/class/infiniband ] || [ -z "$(ls /sys/class/infiniband 2>/dev/nul
 		json_valid "$TMPD/j" && ok "--json valid on failure" || fail "--json invalid: $(cat "$TMPD/j")"
 		check_eq "--json role" source "$(json_get "$TMPD/j" 'd["role"]')"
 		check_eq "--json ok" False "$(json_get "$TMPD/j" 'd["ok"]')"
+		# --sources: the same, the sink's role and why.
+		timeout 20 "$B" --json --sources 2 --no-local >"$TMPD/j" 2>/dev/null
+		check_eq "--sources 2, no device: exit 1" 1 $?
+		check_eq "--sources 2, no device: JSON sink, not ok, why" "sink False no usable RDMA port" \
+			"$(json_get "$TMPD/j" '"%s %s %s" % (d["role"], d["ok"], d["error"])')"
 	fi
 else
 	expect_exit 1 "nosuchdev0: no such RDMA device" "$B" -d nosuchdev0 --dram 1M --no-local
