@@ -5,7 +5,8 @@
 # counted; they sum, with local, to the total; every overlap >= 99% and the
 # total valid; b's and c's drives are told apart in the rows. Then a sink that
 # waits for two when only b comes: c is named missing, b's row still prints
-# (verified), the total is not valid, exit 1. Last, run_bench.sh aggregate
+# (verified), the total is not valid, exit 1. c asks for two workers and b for
+# one: c gets twice b's DRAM. Last, run_bench.sh aggregate
 # with SRC_NODES="b c" from node a through the lab's launcher.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
@@ -43,8 +44,11 @@ by_peer() { jq_ "$F" "[s['rdma']['bytes'] for s in d['sources'] if s['peer'] == 
 [ "$(jq_ "$F" 'sorted(x["path"] for x in d["drives"] if x["side"] == "rdma")')" = \
 	"['10.77.0.2:/dev/nvme0n1', '10.77.0.3:/dev/nvme0n1']" ] ||
 	fail "b's and c's drives are not told apart: $(jq_ "$F" '[x["path"] for x in d["drives"]]')"
-[ "$(jq_ "$F" 'd["sources_admitted"] == 2 and d["sources"][0]["dram_bytes"] > 0 and d["sources"][0]["dram_bytes"] == d["sources"][1]["dram_bytes"]')" = True ] ||
-	fail "DRAM split: $(jq_ "$F" '[s.get("dram_bytes") for s in d["sources"]]')"
+# The DRAM is cut by what each asks for: c (2 workers) gets twice b's (1 worker).
+[ "$(jq_ "$F" 'sorted((s["peer"], s["workers"], s["dram_bytes"] // s["slice_bytes"]) for s in d["sources"])')" = \
+	"[('10.77.0.2', 1, 1), ('10.77.0.3', 2, 2)]" ] &&
+	[ "$(jq_ "$F" 'd["sources_admitted"] == 2 and len(set(s["slice_bytes"] for s in d["sources"])) == 1 and sum(s["dram_bytes"] for s in d["sources"]) + d["dram_local_bytes"] <= d["params"]["dram"]')" = True ] ||
+	fail "DRAM split: $(jq_ "$F" '[(s["peer"], s.get("workers"), s.get("dram_bytes")) for s in d["sources"]]')"
 grep -q '^ RDMA 10.77.0.2 (1 QPs)' "$A/fan.txt" && grep -q '^ RDMA 10.77.0.3 (1 QPs)' "$A/fan.txt" &&
 	grep -Eq '^ DRAM split *: 64MiB in all: local readers 0B; 10\.77\.0\.[23] 1 x 32MiB; 10\.77\.0\.[23] 1 x 32MiB$' "$A/fan.txt" &&
 	grep -q '^ local (0 drives) ' "$A/fan.txt" && grep -q '^ Total is a sum' "$A/fan.txt" ||

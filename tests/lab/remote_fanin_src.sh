@@ -10,7 +10,10 @@ listening() { # bounded wait until the next sink listens on node a
 		sleep 0.2
 	done
 }
-nvme_write_bw_remote --disks "$1" -q 1 --warmup 2 -D 15 --timeout 20 --verify full --json \
+# c asks for two workers, b for one: c's share of the sink's DRAM is twice b's.
+q=1
+[ "$VLAB_NODE" = c ] && q=2
+nvme_write_bw_remote --disks "$1" -q $q --warmup 2 -D 15 --timeout 20 --verify full --json \
 	"$VLAB_PEER" >"$VLAB_OUT/src.json" 2>"$VLAB_OUT/src.err"
 echo $? >"$VLAB_OUT/src.rc"
 cat "$VLAB_OUT/src.err"
