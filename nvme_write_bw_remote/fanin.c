@@ -43,7 +43,7 @@ struct fanin {
 	int hall_rc;
 	bool printed; /* the report is begun */
 	bool valid;
-	char why[512];
+	char why[1024];
 };
 
 static void *session_main(void *arg)
@@ -104,49 +104,59 @@ static void fanin_overlaps(struct fanin *fi)
 	}
 }
 
-/* The first stream that breaks the rule, named in fi->why; fi->valid if none. */
+/* What, if anything, keeps source f's stream out of the sum, into why ("" if nothing). */
+static void stream_fault(const struct options *o, const struct fan_source *f, char *why, size_t len)
+{
+	why[0] = '\0';
+	if (f->x.verdict == VERDICT_FAIL)
+		snprintf(why, len, "RDMA from %s: its data failed verification", f->x.peer);
+	else if (f->rc || isnan(f->overlap_pct))
+		snprintf(why, len, "RDMA from %s: no window (%s)", f->x.peer,
+			 f->x.failure[0] ? f->x.failure : "it failed");
+	else if (!(f->overlap_pct >= o->min_overlap))
+		snprintf(why, len,
+			 "RDMA from %s: its window overlapped the sink's %.2f%% (< %g%%; it opened "
+			 "%+.3f s from the sink's)",
+			 f->x.peer, floor(f->overlap_pct * 100) / 100, o->min_overlap,
+			 f->start_offset_s);
+	else if (!(f->x.rcv <= o->max_cv))
+		snprintf(why, len, "RDMA from %s: variation %s%.2f%% (> %g%%)", f->x.peer,
+			 isnan(f->x.rcv) ? "unknown " : "",
+			 isnan(f->x.rcv) ? 0.0 : ceil(f->x.rcv * 100) / 100, o->max_cv);
+}
+
+/* Append part to fi->why ("; " between parts). */
+static void add_why(struct fanin *fi, const char *part)
+{
+	size_t n = strlen(fi->why);
+
+	if (part[0] && n < sizeof(fi->why) - 1)
+		snprintf(fi->why + n, sizeof(fi->why) - n, "%s%s", n ? "; " : "", part);
+}
+
+/* Every stream that breaks the rule, named in fi->why; fi->valid if none does. */
 static void fanin_judge(struct fanin *fi)
 {
 	const struct options *o = fi->o;
+	char part[CTRL_MAX_STR + 256];
 	int i;
 
-	fi->valid = false;
+	fi->why[0] = '\0';
 	if (fi->got < fi->n) {
-		snprintf(fi->why, sizeof(fi->why), "source %d of %d never came", fi->got + 1,
-			 fi->n);
-		return;
+		snprintf(part, sizeof(part), "%d of %d sources never came", fi->n - fi->got, fi->n);
+		add_why(fi, part);
 	}
 	for (i = 0; i < fi->got; i++) {
-		const struct fan_source *f = &fi->s[i];
-
-		if (f->rc || isnan(f->overlap_pct)) {
-			snprintf(fi->why, sizeof(fi->why), "RDMA from %s: no window (%s)",
-				 f->x.peer, f->x.failure[0] ? f->x.failure : "it failed");
-			return;
-		}
-		if (!(f->overlap_pct >= o->min_overlap)) {
-			snprintf(fi->why, sizeof(fi->why),
-				 "RDMA from %s: its window overlapped the sink's %.2f%% (< %g%%; "
-				 "it opened %+.3f s from the sink's)",
-				 f->x.peer, floor(f->overlap_pct * 100) / 100, o->min_overlap,
-				 f->start_offset_s);
-			return;
-		}
-		if (!(f->x.rcv <= o->max_cv)) {
-			snprintf(fi->why, sizeof(fi->why),
-				 "RDMA from %s: variation %s%.2f%% (> %g%%)", f->x.peer,
-				 isnan(f->x.rcv) ? "unknown " : "",
-				 isnan(f->x.rcv) ? 0.0 : ceil(f->x.rcv * 100) / 100, o->max_cv);
-			return;
-		}
+		stream_fault(o, &fi->s[i], part, sizeof(part));
+		add_why(fi, part);
 	}
 	if (fi->hx.nt && !(fi->hx.lcv <= o->max_cv)) {
-		snprintf(fi->why, sizeof(fi->why), "local drives: variation %s%.2f%% (> %g%%)",
+		snprintf(part, sizeof(part), "local drives: variation %s%.2f%% (> %g%%)",
 			 isnan(fi->hx.lcv) ? "unknown " : "",
 			 isnan(fi->hx.lcv) ? 0.0 : ceil(fi->hx.lcv * 100) / 100, o->max_cv);
-		return;
+		add_why(fi, part);
 	}
-	fi->valid = true;
+	fi->valid = !fi->why[0];
 }
 
 /* ---- the report ------------------------------------------------------------------- */
@@ -232,16 +242,22 @@ static void print_source(struct fanin *fi, int i)
 	report_obj_end(r);
 }
 
+/* Why source i (0-based) is missing, into why. */
+static void missing_why(const struct fanin *fi, int i, char *why, size_t len)
+{
+	snprintf(why, len,
+		 "source %d of %d: none came within %g s (--wait), or %g s of the first "
+		 "(--timeout / 2)",
+		 i + 1, fi->n, fi->o->wait, fi->o->timeout / 2);
+}
+
 /* A source that never came: named, and counted as failed. */
 static void print_missing(struct fanin *fi, int i)
 {
 	struct report *r = fi->r;
 	char why[192];
 
-	snprintf(why, sizeof(why),
-		 "source %d of %d: none came within %g s (--wait), or %g s of the first "
-		 "(--timeout / 2)",
-		 i + 1, fi->n, fi->o->wait, fi->o->timeout / 2);
+	missing_why(fi, i, why, sizeof(why));
 	report_obj_begin(r, NULL);
 	report_u64(r, "index", NULL, (uint64_t)i + 1);
 	report_null(r, "peer", NULL);
@@ -255,8 +271,8 @@ static void print_sum(struct fanin *fi, uint64_t lbytes)
 {
 	struct report *r = fi->r;
 	uint64_t rbytes = 0;
-	double rbps = 0, rsec = 0, lsec = fi->hx.lseconds, total;
-	int i, ndr = 0, nmem = 0;
+	double rbps = 0, rsec = 0, lsec = fi->hx.lseconds, total, ideal = NAN;
+	int i, ndr = 0, nmem = 0, nres = 0, nbeat = 0;
 	char lab[64];
 
 	for (i = 0; i < fi->got; i++) {
@@ -267,7 +283,12 @@ static void print_sum(struct fanin *fi, uint64_t lbytes)
 		rsec = x->rsec > rsec ? x->rsec : rsec;
 		ndr += (int)x->ndrives;
 		nmem += x->source == CTRL_SOURCE_MEM;
+		nres += x->drives != NULL;
+		nbeat += x->rfrom && !strcmp(x->rfrom, "heartbeat");
 	}
+	/* Ideal: only when every source's drives are known (all came and reported). */
+	if (fi->hx.nt && lsec > 0 && !nmem && nres == fi->n)
+		ideal = lbytes / lsec / fi->hx.nt * (fi->hx.nt + ndr);
 	/* Rates add: each stream's bytes over its own window of the same length. */
 	report_obj_begin(r, "rdma");
 	snprintf(lab, sizeof(lab), "RDMA (sum of %d)", fi->got);
@@ -285,17 +306,15 @@ static void print_sum(struct fanin *fi, uint64_t lbytes)
 	report_double(r, "cpu_s", NULL, fi->hx.cpu_s);
 	report_double(r, "cpu_s_per_gib", " CPU (sink)             %.3f s per GiB landed",
 		      nbw_cpu_per_gib(fi->hx.cpu_s, lbytes + rbytes));
-	report_text(r, " (its own drives; RDMA costs the sink none)\n");
+	report_text(r, " (this process; RDMA costs the sink none)\n");
 	report_obj_end(r);
-	report_bw(r, "ideal_gb_per_s", " ideal                  %36.2f",
-		  fi->hx.nt && lsec > 0 && !nmem ? lbytes / lsec / fi->hx.nt * (fi->hx.nt + ndr)
-						 : NAN);
-	report_double(r, "percent_of_ideal", "   (%.1f",
-		      fi->hx.nt && lsec > 0 && !nmem
-			      ? total / (lbytes / lsec / fi->hx.nt * (fi->hx.nt + ndr)) * 100
-			      : NAN);
+	report_bw(r, "ideal_gb_per_s", " ideal                  %36.2f", ideal);
+	report_double(r, "percent_of_ideal", "   (%.1f", total / ideal * 100);
 	report_text(r, "%% of ideal)\n (ideal = every drive, here and on each source, at the "
 		       "mean local per-drive rate of this window)\n");
+	if (nbeat)
+		report_text(r, " (* RDMA: as of that source's last heartbeat; its result never "
+			       "came)\n");
 }
 
 /* The streams (JSON) and the verdict on the sum (both). */
@@ -312,6 +331,66 @@ static void print_streams(struct fanin *fi)
 			     fi->s[i].start_offset_s, false);
 	report_arr_end(r);
 	print_sum_rule(r, fi->o, fi->valid, fi->why);
+}
+
+/*
+ * The verdict on all the data that landed: off (--no-verify); fail if one
+ * source's data differed; pass if every source came and passed; else none
+ * (a source never came or ended before its verdict).
+ */
+static void print_verdicts(struct fanin *fi)
+{
+	struct report *r = fi->r;
+	int i, pass = 0, fail = 0;
+
+	for (i = 0; i < fi->got; i++) {
+		pass += fi->s[i].x.verdict == VERDICT_PASS;
+		fail += fi->s[i].x.verdict == VERDICT_FAIL;
+	}
+	if (fi->o->verify == CTRL_VERIFY_OFF) {
+		report_str(r, "verify",
+			   " RDMA data verification: %s (--no-verify: the data was not "
+			   "checked)\n",
+			   "off");
+		return;
+	}
+	report_str(r, "verify", NULL, fail ? "fail" : pass == fi->n ? "pass" : NULL);
+	report_text(r, " RDMA data verification: %s (%d of %d sources PASS%s)\n",
+		    fail	    ? "FAIL"
+		    : pass == fi->n ? "PASS"
+				    : "incomplete",
+		    pass, fi->n, fail ? ", data differed" : "");
+}
+
+/* ok, and error: the sink's own failure, else each source that failed and how many never came. */
+static void print_failures(struct fanin *fi, int failed)
+{
+	char err[1024] = "";
+	size_t n = 0;
+	int i;
+
+	report_bool(fi->r, "ok", NULL, !failed && !fi->hall_rc);
+	if (!failed && !fi->hall_rc) {
+		report_null(fi->r, "error", NULL);
+		return;
+	}
+	if (fi->hall_rc)
+		snprintf(err, sizeof(err), "%s", fi->hx.failure);
+	for (i = 0; !fi->hall_rc && i < fi->got && n < sizeof(err) - 1; i++) {
+		const struct fan_source *f = &fi->s[i];
+
+		if (f->rc)
+			n += snprintf(err + n, sizeof(err) - n, "%s%s: %s", n ? "; " : "",
+				      f->x.peer,
+				      f->x.failure[0]		     ? f->x.failure
+				      : f->x.verdict == VERDICT_FAIL ? "verification FAIL"
+								     : "failed");
+	}
+	if (!fi->hall_rc && fi->got < fi->n && n < sizeof(err) - 1)
+		snprintf(err + n, sizeof(err) - n, "%s%d of %d sources never came", n ? "; " : "",
+			 fi->n - fi->got, fi->n);
+	nbw_err("%s", err);
+	report_str(fi->r, "error", " error: %s\n", err);
 }
 
 /* The combined table; returns the exit status. */
@@ -343,17 +422,8 @@ static int print_fanin(struct fanin *fi)
 	print_sum(fi, lbytes);
 	print_streams(fi);
 	print_rule(r);
-	report_str(r, "verify", NULL, failed ? "fail" : "pass");
-	report_text(r, " RDMA data verification: %s (%d of %d sources %s)\n",
-		    failed ? "FAIL" : "PASS", fi->n - failed, fi->n,
-		    fi->o->verify == CTRL_VERIFY_OFF ? "ran, not verified" : "PASS");
-	report_bool(r, "ok", NULL, !failed && !fi->hall_rc);
-	if (fi->hall_rc || failed)
-		report_str(r, "error", " error: %s\n",
-			   fi->hall_rc ? fi->hx.failure
-				       : "not every source came or completed (see the rows above)");
-	else
-		report_null(r, "error", NULL);
+	print_verdicts(fi);
+	print_failures(fi, failed);
 	print_rule(r);
 	return failed || fi->hall_rc ? NBW_EXIT_FAIL : 0;
 }
@@ -371,6 +441,12 @@ static int fanin_main(struct fanin *fi, struct sink **s)
 	for (i = 0; i < fi->got; i++) {
 		fi->s[i].k = s[i];
 		sink_outcome(s[i], &fi->s[i].x);
+	}
+	for (i = fi->got; i < fi->n; i++) { /* said now; the others run on */
+		char why[192];
+
+		missing_why(fi, i, why, sizeof(why));
+		nbw_err("%s", why);
 	}
 	sink_outcome(fi->hall, &fi->hx);
 	if (fi->got)
@@ -395,11 +471,12 @@ int run_fanin(const struct options *o, struct report *r)
 	int rc = NBW_EXIT_FAIL, i;
 
 	fi.s = calloc(o->sources, sizeof(*fi.s));
-	fi.hall = s && fi.s ? sink_create(o, r) : NULL;
-	if (fi.hall)
-		rc = sink_open(fi.hall);
+	if (s && fi.s)
+		fi.hall = sink_create(o, r); /* says so when it cannot */
 	else
 		nbw_err("out of memory");
+	if (fi.hall)
+		rc = sink_open(fi.hall);
 	if (!rc)
 		rc = fanin_main(&fi, s);
 	if (rc && !fi.printed && fi.hall && o->cc.json) { /* JSON says why there is no table */

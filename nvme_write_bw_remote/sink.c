@@ -469,12 +469,11 @@ static bool hello_unacceptable(const struct sink *k, const struct door_guest *g,
 	if (slice_layout(o->dram, (uint64_t)k->nt * o->threads * o->chunk,
 			 before + g->hello.workers, o->chunk, o->depth, lay, &need)) {
 		snprintf(why, len,
-			 "sink DRAM %s is too small for %u workers x %u slots of %s (and the local "
-			 "readers%s): it needs %s (--dram)",
-			 format_size(o->dram, a, sizeof(a)), g->hello.workers, o->depth + 1,
-			 format_size(o->chunk, b, sizeof(b)),
-			 before ? ", and the sources taken before" : "",
-			 format_size(need, c, sizeof(c)));
+			 "sink DRAM %s is too small for %u workers%s x %u slots of %s (and the "
+			 "local readers): it needs %s (--dram)",
+			 format_size(o->dram, a, sizeof(a)), before + g->hello.workers,
+			 before ? " of all sources" : "", o->depth + 1,
+			 format_size(o->chunk, b, sizeof(b)), format_size(need, c, sizeof(c)));
 		return true;
 	}
 	return false;
@@ -560,6 +559,7 @@ int sink_admit(struct sink *hall, bool into_hall, struct sink **s, int n, int *g
 		s[*got] = admit_one(hall, into_hall, &g, *got, n);
 		if (!s[*got]) {
 			door_refuse(hall->door, &g, "out of memory");
+			rc = -ENOMEM;
 			break;
 		}
 		s[*got]->wbase = workers;
@@ -576,7 +576,9 @@ int sink_admit(struct sink *hall, bool into_hall, struct sink **s, int n, int *g
 		s[i]->lay = lay;
 	if (rc == -EINTR)
 		return sink_fail(hall, "interrupted while waiting for a source");
-	if (!*got && into_hall)
+	if (rc == -ENOMEM)
+		return sink_fail(hall, "out of memory for a source's session");
+	if (!*got)
 		return sink_fail(hall, "no source connected within %g s (--wait)", o->wait);
 	return 0;
 }
@@ -1024,8 +1026,13 @@ static void sink_rails(struct sink *k)
 	k->nrails = 0;
 	for (i = 0; i < k->res.nrails && k->nrails < CTRL_MAX_RAILS; i++) {
 		const struct ctrl_rail *x = &k->res.rails[i];
-		const struct fab_port *p = &k->ports[x->sink_port];
-		struct rail *y = &k->rails[k->nrails++];
+		const struct fab_port *p;
+		struct rail *y;
+
+		if (x->sink_port >= k->nports) /* the peer's word: not a port of ours */
+			continue;
+		p = &k->ports[x->sink_port];
+		y = &k->rails[k->nrails++];
 
 		*y = (struct rail){.local_port = p->port,
 				   .remote_port = x->port,
@@ -1172,7 +1179,11 @@ static int sink_window(struct sink *k)
 	}
 	if (o->sync && !meeting_await(o->sync, remote_timeout_ms(o) / 2))
 		nbw_err("--bidir: this node's source is not ready: the windows may not overlap");
-	if (k->fan && !meeting_await(k->fan, remote_timeout_ms(o) / 2))
+	/*
+	 * A source waits --timeout for START after its canary; the hall, whose wait
+	 * begins before the handshakes, waits for them all (each step is bounded).
+	 */
+	if (k->fan && !meeting_await(k->fan, remote_timeout_ms(o) * (k->cfd < 0 ? 5 : 1) / 2))
 		nbw_err("%s: not every source is ready: the windows may not overlap",
 			k->cfd >= 0 ? k->peer : "the sink's drives");
 	k->start_sent_ns = nbw_now_ns();

@@ -647,6 +647,7 @@ esac
 if [ -n "${SRC_NODES:-}" ]; then
 	[ "$mode" = aggregate ] || die_usage "SRC_NODES is for aggregate (not $mode)"
 	read -ra src_nodes <<<"$SRC_NODES"
+	[ "${#src_nodes[@]}" -gt 0 ] || die_usage "SRC_NODES names no node"
 	SRC_NODE=${SRC_NODE:-${src_nodes[0]}}
 	[ "$SRC_NODE" = "${src_nodes[0]}" ] ||
 		die_usage "SRC_NODE=$SRC_NODE and SRC_NODES=\"$SRC_NODES\": set one of them"

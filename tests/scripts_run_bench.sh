@@ -157,6 +157,7 @@ check_eq "no process left (BIDIR=1)" "" "$(leftovers)"
 
 # --- SRC_NODES: several sources into one sink (--sources N) ----------------------
 expect_exit 2 'SRC_NODES is for aggregate .not local.' env SINK_NODE=n1 SRC_NODES="n2 n3" LAUNCHER=ssh "$RUN_BENCH" local
+expect_exit 2 'SRC_NODES names no node' env SINK_NODE=n1 SRC_NODES=" " LAUNCHER=ssh "$RUN_BENCH" aggregate
 expect_exit 2 'SRC_NODES names a node twice' env SINK_NODE=n1 SRC_NODES="n2 n2" SRC_NODE= LAUNCHER=ssh "$RUN_BENCH" aggregate
 expect_exit 2 'same node: n1' env SINK_NODE=n1 SRC_NODES="n2 n1" SRC_NODE= LAUNCHER=ssh "$RUN_BENCH" aggregate
 expect_exit 2 'BIDIR=1 takes one SRC_NODE' env SINK_NODE=n1 SRC_NODES="n2 n3" SRC_NODE= BIDIR=1 LAUNCHER=ssh "$RUN_BENCH" aggregate

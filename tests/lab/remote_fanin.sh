@@ -55,6 +55,17 @@ grep -q '^ RDMA 10.77.0.2 (1 QPs)' "$A/fan.txt" && grep -q '^ RDMA 10.77.0.3 (1 
 	fail "text table: $(cat "$A/fan.txt" "$A/fan.txt.err")"
 note "fan-in: local $(jq_ "$F" 'd["local"]["gb_per_s"]') + RDMA $(jq_ "$F" '" + ".join("%s %.4f (overlap %.1f%%, cv %.1f%%)" % (s["peer"], s["rdma"]["gb_per_s"], s["overlap_pct"], s["cv_pct"]) for s in d["sources"])') = $(jq_ "$F" 'd["total"]["gb_per_s"]') GB/s, total valid, verify pass"
 
+# c's data failed verification.
+X=$A/bad.json
+[ "$(cat "$A/bad.rc")" = 1 ] || fail "bad canary: sink exit $(cat "$A/bad.rc"): $(cat "$A/bad.err")"
+[ "$(cat "$B/bad.rc")" = 0 ] && [ "$(cat "$C/bad.rc")" = 1 ] ||
+	fail "bad canary: b exit $(cat "$B/bad.rc"), c exit $(cat "$C/bad.rc") (want 0, 1)"
+[ "$(jq_ "$X" 'sorted((s["peer"], s["ok"], s["verify"]) for s in d["sources"])')" = \
+	"[('10.77.0.2', True, 'pass'), ('10.77.0.3', False, 'fail')]" ] &&
+	[ "$(jq_ "$X" 'd["ok"] is False and d["verify"] == "fail" and d["total_valid"] is False and "10.77.0.3" in d["total_invalid_reason"] and d["local"]["bytes"] > 0')" = True ] ||
+	fail "bad canary: $(cat "$X")"
+note "bad canary on c: exit 1, $(jq_ "$X" 'd["total_invalid_reason"]'); b still verified"
+
 # Only b came.
 M=$A/miss.json
 [ "$(cat "$A/miss.rc")" = 1 ] || fail "missing: sink exit $(cat "$A/miss.rc"): $(cat "$A/miss.err")"

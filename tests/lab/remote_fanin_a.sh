@@ -16,6 +16,12 @@ nvme_write_bw_remote --sources 2 --dram 64M --no-local -q 1 --warmup 1 -D 3 \
 echo $? >"$VLAB_OUT/fan.txt.rc"
 cat "$VLAB_OUT/fan.txt"
 
+# c's canary is damaged: c's row fails, b's passes, the table prints, exit 1.
+nvme_write_bw_remote --sources 2 --dram 64M --local-disks "$1" -q 1 --warmup 1 -D 3 \
+	--timeout 20 --wait 120 --json >"$VLAB_OUT/bad.json" 2>"$VLAB_OUT/bad.err"
+echo $? >"$VLAB_OUT/bad.rc"
+cat "$VLAB_OUT/bad.err"
+
 # Only b comes: c is named missing once b waited half of --timeout.
 nvme_write_bw_remote --sources 2 --dram 64M --local-disks "$1" -q 1 --warmup 1 -D 3 \
 	--timeout 10 --wait 120 --json >"$VLAB_OUT/miss.json" 2>"$VLAB_OUT/miss.err"

@@ -22,6 +22,14 @@ listening
 nvme_write_bw_remote --disks "$1" -q 1 --warmup 1 -D 3 --timeout 20 "$VLAB_PEER" \
 	>"$VLAB_OUT/txt.out" 2>&1
 echo $? >"$VLAB_OUT/txt.rc"
+# c damages its canary after hashing it: its data fails verification, b's passes.
+bad=
+[ "$VLAB_NODE" = c ] && bad=--corrupt-canary
+sleep 1
+listening
+nvme_write_bw_remote --disks "$1" -q 1 --warmup 1 -D 3 --timeout 20 $bad --json "$VLAB_PEER" \
+	>"$VLAB_OUT/bad.json" 2>"$VLAB_OUT/bad.err"
+echo $? >"$VLAB_OUT/bad.rc"
 if [ "$VLAB_NODE" = b ]; then
 	sleep 1
 	listening
