@@ -20,18 +20,19 @@
 #include <linux/fs.h>
 
 #include "drive.h"
+#include "nbw.h"
 #include "sysfs.h"
 
 const char *drive_kind_name(enum drive_kind k)
 {
-	switch (k) {
-	case DRIVE_NVME:
-		return "nvme";
-	case DRIVE_BLOCK:
-		return "block";
-	case DRIVE_FILE:
-		return "file";
-	}
+	static const char *const names[] = {
+		[DRIVE_NVME] = "nvme",
+		[DRIVE_BLOCK] = "block",
+		[DRIVE_FILE] = "file",
+	};
+
+	if ((unsigned)k < NBW_ARRAY_SIZE(names) && names[k])
+		return names[k];
 	return "?";
 }
 

@@ -10,20 +10,20 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nbw.h"
 #include "sweep.h"
 
 const char *sweep_kind_name(enum sweep_kind k)
 {
-	switch (k) {
-	case SWEEP_LINK:
-		return "link";
-	case SWEEP_BELOW_LINK:
-		return "below_link";
-	case SWEEP_RISING:
-		return "rising";
-	case SWEEP_NO_CEILING:
-		return "no_ceiling";
-	}
+	static const char *const names[] = {
+		[SWEEP_LINK] = "link",
+		[SWEEP_BELOW_LINK] = "below_link",
+		[SWEEP_RISING] = "rising",
+		[SWEEP_NO_CEILING] = "no_ceiling",
+	};
+
+	if ((unsigned)k < NBW_ARRAY_SIZE(names) && names[k])
+		return names[k];
 	return "?";
 }
 
