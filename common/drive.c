@@ -31,9 +31,7 @@ const char *drive_kind_name(enum drive_kind k)
 		[DRIVE_FILE] = "file",
 	};
 
-	if ((unsigned)k < NBW_ARRAY_SIZE(names) && names[k])
-		return names[k];
-	return "?";
+	return nbw_name(names, NBW_ARRAY_SIZE(names), k, "?");
 }
 
 /* "nvme0n1": a namespace head or a non-multipath namespace (not nvme0c0n1). */

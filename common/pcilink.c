@@ -93,9 +93,7 @@ const char *pcie_role_name(enum pcie_role role)
 		[PCIE_ROLE_PCI_TO_PCIE] = "pci_to_pcie_bridge",
 	};
 
-	if ((unsigned)role < NBW_ARRAY_SIZE(names) && names[role])
-		return names[role];
-	return "unknown";
+	return nbw_name(names, NBW_ARRAY_SIZE(names), role, "unknown");
 }
 
 bool pcie_role_is_downstream_port(enum pcie_role role)
@@ -347,9 +345,7 @@ const char *pcie_verdict_name(enum pcie_verdict v)
 		[PCIE_UNKNOWN] = "unknown",
 	};
 
-	if ((unsigned)v < NBW_ARRAY_SIZE(names) && names[v])
-		return names[v];
-	return "unknown";
+	return nbw_name(names, NBW_ARRAY_SIZE(names), v, "unknown");
 }
 
 const char *pcie_limit_name(enum pcie_limit l)
@@ -360,9 +356,7 @@ const char *pcie_limit_name(enum pcie_limit l)
 		[PCIE_LIMIT_PATH] = "path",
 	};
 
-	if ((unsigned)l < NBW_ARRAY_SIZE(names) && names[l])
-		return names[l];
-	return "none";
+	return nbw_name(names, NBW_ARRAY_SIZE(names), l, "none");
 }
 
 bool pcie_class_may_idle(uint32_t class_code)

@@ -22,9 +22,7 @@ const char *sweep_kind_name(enum sweep_kind k)
 		[SWEEP_NO_CEILING] = "no_ceiling",
 	};
 
-	if ((unsigned)k < NBW_ARRAY_SIZE(names) && names[k])
-		return names[k];
-	return "?";
+	return nbw_name(names, NBW_ARRAY_SIZE(names), k, "?");
 }
 
 /* The first point within 2% of the maximum: where the curve goes flat. */
