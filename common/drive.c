@@ -20,19 +20,18 @@
 #include <linux/fs.h>
 
 #include "drive.h"
+#include "nbw.h"
 #include "sysfs.h"
 
 const char *drive_kind_name(enum drive_kind k)
 {
-	switch (k) {
-	case DRIVE_NVME:
-		return "nvme";
-	case DRIVE_BLOCK:
-		return "block";
-	case DRIVE_FILE:
-		return "file";
-	}
-	return "?";
+	static const char *const names[] = {
+		[DRIVE_NVME] = "nvme",
+		[DRIVE_BLOCK] = "block",
+		[DRIVE_FILE] = "file",
+	};
+
+	return nbw_name(names, NBW_ARRAY_SIZE(names), k, "?");
 }
 
 /* "nvme0n1": a namespace head or a non-multipath namespace (not nvme0c0n1). */

@@ -39,6 +39,11 @@ const char *nbw_printable(const char *in, char *out, size_t len)
 	return out;
 }
 
+const char *nbw_name(const char *const *names, size_t n, unsigned i, const char *fallback)
+{
+	return i < n && names[i] ? names[i] : fallback;
+}
+
 /* Messages may carry a peer's words: they reach the terminal made printable. */
 static void vmsg(const char *what, const char *fmt, va_list ap)
 {

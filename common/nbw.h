@@ -40,6 +40,12 @@ int nbw_usage_err(const char *fmt, ...) NBW_PRINTF(1, 2);
  */
 const char *nbw_printable(const char *in, char *out, size_t len);
 
+/*
+ * names[i] of a table of n names indexed by an enum (designated initializers),
+ * or fallback when i is past the table or has no name there.
+ */
+const char *nbw_name(const char *const *names, size_t n, unsigned i, const char *fallback);
+
 /* The version line every tool prints for --version. */
 void nbw_print_version(void);
 

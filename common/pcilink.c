@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nbw.h"
 #include "parse.h"
 #include "pcilink.h"
 
@@ -78,31 +79,21 @@ const char *pcie_speed_str(double gts, char *buf, size_t len)
 
 const char *pcie_role_name(enum pcie_role role)
 {
-	switch (role) {
-	case PCIE_ROLE_PCI:
-		return "pci";
-	case PCIE_ROLE_ENDPOINT:
-		return "endpoint";
-	case PCIE_ROLE_LEGACY_ENDPOINT:
-		return "legacy_endpoint";
-	case PCIE_ROLE_RC_ENDPOINT:
-		return "rc_integrated_endpoint";
-	case PCIE_ROLE_RC_EVENT:
-		return "rc_event_collector";
-	case PCIE_ROLE_ROOT_PORT:
-		return "root_port";
-	case PCIE_ROLE_SWITCH_UP:
-		return "switch_upstream";
-	case PCIE_ROLE_SWITCH_DOWN:
-		return "switch_downstream";
-	case PCIE_ROLE_PCIE_TO_PCI:
-		return "pcie_to_pci_bridge";
-	case PCIE_ROLE_PCI_TO_PCIE:
-		return "pci_to_pcie_bridge";
-	case PCIE_ROLE_UNKNOWN:
-		break;
-	}
-	return "unknown";
+	static const char *const names[] = {
+		[PCIE_ROLE_UNKNOWN] = "unknown",
+		[PCIE_ROLE_PCI] = "pci",
+		[PCIE_ROLE_ENDPOINT] = "endpoint",
+		[PCIE_ROLE_LEGACY_ENDPOINT] = "legacy_endpoint",
+		[PCIE_ROLE_RC_ENDPOINT] = "rc_integrated_endpoint",
+		[PCIE_ROLE_RC_EVENT] = "rc_event_collector",
+		[PCIE_ROLE_ROOT_PORT] = "root_port",
+		[PCIE_ROLE_SWITCH_UP] = "switch_upstream",
+		[PCIE_ROLE_SWITCH_DOWN] = "switch_downstream",
+		[PCIE_ROLE_PCIE_TO_PCI] = "pcie_to_pci_bridge",
+		[PCIE_ROLE_PCI_TO_PCIE] = "pci_to_pcie_bridge",
+	};
+
+	return nbw_name(names, NBW_ARRAY_SIZE(names), role, "unknown");
 }
 
 bool pcie_role_is_downstream_port(enum pcie_role role)
@@ -129,7 +120,7 @@ const char *pcie_known_names(unsigned mask, char *buf, size_t len)
 	size_t i, off = 0;
 
 	buf[0] = 0;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < NBW_ARRAY_SIZE(names); i++) {
 		if (!(mask & names[i].bit))
 			continue;
 		off += (size_t)snprintf(buf + off, off < len ? len - off : 0, "%s%s",
@@ -345,38 +336,27 @@ int pcie_decode_config(const uint8_t *c, size_t len, struct pcie_fn *f)
 
 const char *pcie_verdict_name(enum pcie_verdict v)
 {
-	switch (v) {
-	case PCIE_OK:
-		return "ok";
-	case PCIE_DOWNGRADED:
-		return "downgraded";
-	case PCIE_MAYBE_IDLE:
-		return "maybe_idle";
-	case PCIE_LINK_DOWN:
-		return "link_down";
-	case PCIE_NO_LINK:
-		return "no_link";
-	case PCIE_UNKNOWN:
-		break;
-	}
-	return "unknown";
+	static const char *const names[] = {
+		[PCIE_OK] = "ok",
+		[PCIE_DOWNGRADED] = "downgraded",
+		[PCIE_MAYBE_IDLE] = "maybe_idle",
+		[PCIE_LINK_DOWN] = "link_down",
+		[PCIE_NO_LINK] = "no_link",
+		[PCIE_UNKNOWN] = "unknown",
+	};
+
+	return nbw_name(names, NBW_ARRAY_SIZE(names), v, "unknown");
 }
 
 const char *pcie_limit_name(enum pcie_limit l)
 {
-	switch (l) {
-	case PCIE_LIMIT_DEVICE:
-		return "device";
-	case PCIE_LIMIT_PORT:
-		return "port";
-	case PCIE_LIMIT_TRAINING:
-		return "training";
-	case PCIE_LIMIT_PATH:
-		return "path";
-	case PCIE_LIMIT_NONE:
-		break;
-	}
-	return "none";
+	static const char *const names[] = {
+		[PCIE_LIMIT_NONE] = "none", [PCIE_LIMIT_DEVICE] = "device",
+		[PCIE_LIMIT_PORT] = "port", [PCIE_LIMIT_TRAINING] = "training",
+		[PCIE_LIMIT_PATH] = "path",
+	};
+
+	return nbw_name(names, NBW_ARRAY_SIZE(names), l, "none");
 }
 
 bool pcie_class_may_idle(uint32_t class_code)

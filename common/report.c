@@ -27,32 +27,20 @@ void report_finish(struct report *r)
 
 void json_write_string(FILE *out, const char *s)
 {
+	/* The two-character escapes written (RFC 8259, 7); other control bytes as \u00XX. */
+	static const char *const short_escape[] = {
+		['"'] = "\\\"", ['\\'] = "\\\\", ['\n'] = "\\n", ['\t'] = "\\t", ['\r'] = "\\r",
+	};
 	const unsigned char *p = (const unsigned char *)s;
 
 	fputc('"', out);
 	for (; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", out);
-			break;
-		case '\\':
-			fputs("\\\\", out);
-			break;
-		case '\n':
-			fputs("\\n", out);
-			break;
-		case '\t':
-			fputs("\\t", out);
-			break;
-		case '\r':
-			fputs("\\r", out);
-			break;
-		default:
-			if (*p < 0x20)
-				fprintf(out, "\\u%04x", *p);
-			else
-				fputc(*p, out);
-		}
+		if (*p < NBW_ARRAY_SIZE(short_escape) && short_escape[*p])
+			fputs(short_escape[*p], out);
+		else if (*p < 0x20)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
 	}
 	fputc('"', out);
 }

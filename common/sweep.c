@@ -10,21 +10,19 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "nbw.h"
 #include "sweep.h"
 
 const char *sweep_kind_name(enum sweep_kind k)
 {
-	switch (k) {
-	case SWEEP_LINK:
-		return "link";
-	case SWEEP_BELOW_LINK:
-		return "below_link";
-	case SWEEP_RISING:
-		return "rising";
-	case SWEEP_NO_CEILING:
-		return "no_ceiling";
-	}
-	return "?";
+	static const char *const names[] = {
+		[SWEEP_LINK] = "link",
+		[SWEEP_BELOW_LINK] = "below_link",
+		[SWEEP_RISING] = "rising",
+		[SWEEP_NO_CEILING] = "no_ceiling",
+	};
+
+	return nbw_name(names, NBW_ARRAY_SIZE(names), k, "?");
 }
 
 /* The first point within 2% of the maximum: where the curve goes flat. */

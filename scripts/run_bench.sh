@@ -5,6 +5,8 @@
 # from the saved JSON. Run with --help for the modes and the environment.
 set -u
 prog=run_bench.sh
+# shellcheck source=bench_lib.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/bench_lib.sh" || exit 1
 
 usage() {
 	cat <<'EOF'
@@ -77,12 +79,6 @@ Environment (defaults in brackets):
 Exit status: 0 ok; 1 a side failed (message names it); 2 usage; 130/143 interrupted.
 EOF
 }
-
-die_usage() {
-	echo "$prog: $*" >&2
-	exit 2
-}
-say() { echo "$prog: $*" >&2; }
 
 # --- settings ----------------------------------------------------------------
 
@@ -675,13 +671,7 @@ command -v "${PYTHON3:-python3}" >/dev/null || { say "python3 is needed for the 
 command -v "${launcher[0]}" >/dev/null || { say "LAUNCHER: ${launcher[0]}: command not found"; exit 1; }
 [ -z "${check_only:-}" ] || exit 0
 
-run_name=${RUN_NAME:-$(date -u +%Y%m%dT%H%M%SZ)}
-run_dir=$RESULTS_DIR/$run_name
-if [ -z "${RUN_NAME:-}" ]; then
-	n=1
-	while [ -e "$run_dir" ]; do run_dir=$RESULTS_DIR/$run_name.$n; n=$((n + 1)); done
-fi
-mkdir -p "$run_dir" || { say "cannot create $run_dir"; exit 1; }
+run_dir=$(new_run_dir "$RESULTS_DIR") || exit 1
 run_id=$(printf '%s.%s' "${run_dir##*/}" "$$" | tr -c 'A-Za-z0-9._-' _)
 
 trap 'on_signal 130' INT

@@ -15,6 +15,8 @@
 set -u
 prog=scale_sweep.sh
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench_lib.sh source-path=SCRIPTDIR
+. "$here/bench_lib.sh" || exit 1
 RUN_BENCH=${RUN_BENCH:-$here/run_bench.sh}
 
 usage() {
@@ -50,8 +52,6 @@ and remote % of ideal.
 Exit status: 0 ok; 1 a run failed (its rows show -); 2 usage; 130/143 interrupted.
 EOF
 }
-
-say() { echo "$prog: $*" >&2; }
 
 # The python both tables are written with: its helpers, then the table's own code on stdin.
 py_common='import json, os, sys
@@ -94,10 +94,6 @@ def save_text(path, lines, title):
     print(title)
     sys.stdout.write(text)'
 table() { { printf '%s\n' "$py_common"; cat; } | "${PYTHON3:-python3}" - "$@"; }
-die_usage() {
-	say "$*"
-	exit 2
-}
 
 case ${1:-} in
 -h | --help) usage; exit 0 ;;
@@ -131,13 +127,7 @@ else
 	NODES=$SRC_NODE "$RUN_BENCH" check local || exit
 fi
 
-run_name=${RUN_NAME:-$(date -u +%Y%m%dT%H%M%SZ)}
-sweep_dir=$RESULTS_DIR/$run_name
-if [ -z "${RUN_NAME:-}" ]; then
-	n=1
-	while [ -e "$sweep_dir" ]; do sweep_dir=$RESULTS_DIR/$run_name.$n; n=$((n + 1)); done
-fi
-mkdir -p "$sweep_dir" || { say "cannot create $sweep_dir"; exit 1; }
+sweep_dir=$(new_run_dir "$RESULTS_DIR") || exit 1
 
 child=
 on_signal() {

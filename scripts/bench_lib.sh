@@ -1,0 +1,25 @@
+# scripts/bench_lib.sh: what run_bench.sh and scale_sweep.sh share, sourced
+# by both from the directory they are in (scripts/ in the source tree,
+# $(pkgdatadir) once installed). The caller sets prog (its name in messages).
+# shellcheck shell=bash
+
+say() { echo "$prog: $*" >&2; }
+
+die_usage() {
+	say "$*"
+	exit 2
+}
+
+# new_run_dir BASE: the directory of a new run, created: BASE/$RUN_NAME when
+# RUN_NAME is set (an existing one is used as it is), else BASE/<UTC time
+# stamp>, with .1, .2, ... appended while that name is taken. Prints the path;
+# status 1 after a message when it cannot be created.
+new_run_dir() {
+	local name=${RUN_NAME:-$(date -u +%Y%m%dT%H%M%SZ)} dir n=1
+	dir=$1/$name
+	if [ -z "${RUN_NAME:-}" ]; then
+		while [ -e "$dir" ]; do dir=$1/$name.$n; n=$((n + 1)); done
+	fi
+	mkdir -p "$dir" || { say "cannot create $dir"; return 1; }
+	printf '%s\n' "$dir"
+}
