@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* nbw.c: program name and the one-line message printers. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nbw.h"
@@ -60,6 +61,15 @@ void nbw_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg("", fmt, ap);
 	va_end(ap);
+}
+
+void *nbw_zalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (!p)
+		nbw_err("out of memory");
+	return p;
 }
 
 void nbw_warn(const char *fmt, ...)

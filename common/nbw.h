@@ -30,6 +30,8 @@ void nbw_set_prog(const char *argv0);
 void nbw_err(const char *fmt, ...) NBW_PRINTF(1, 2);
 /* One line on stderr: "<prog>: warning: <message>". */
 void nbw_warn(const char *fmt, ...) NBW_PRINTF(1, 2);
+/* calloc(n, size), or NULL after the line "out of memory". */
+void *nbw_zalloc(size_t n, size_t size);
 /* Usage error: the message and a "try --help" hint, both on stderr; returns NBW_EXIT_USAGE. */
 int nbw_usage_err(const char *fmt, ...) NBW_PRINTF(1, 2);
 

@@ -96,13 +96,11 @@ static void describe_where(struct door *d)
 
 struct door *door_open(const struct options *o, const struct fab_port *ports, int nports)
 {
-	struct door *d = calloc(1, sizeof(*d));
+	struct door *d = nbw_zalloc(1, sizeof(*d));
 	int i;
 
-	if (!d) {
-		nbw_err("out of memory");
+	if (!d)
 		return NULL;
-	}
 	d->o = o;
 	for (i = 0; i < DOOR_MAX_PENDING; i++)
 		d->pend[i].fd = -1;

@@ -1483,12 +1483,10 @@ static void sink_close(struct sink *k)
 
 struct sink *sink_create(const struct options *o, struct report *r)
 {
-	struct sink *k = calloc(1, sizeof(*k));
+	struct sink *k = nbw_zalloc(1, sizeof(*k));
 
-	if (!k) {
-		nbw_err("out of memory");
+	if (!k)
 		return NULL;
-	}
 	k->o = o;
 	k->r = r;
 	k->cfd = -1;

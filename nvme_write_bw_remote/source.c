@@ -1312,13 +1312,11 @@ static void source_figures(const struct source *s, struct run_figures *fig)
 
 int run_source(const struct options *o, struct report *r, struct run_figures *fig)
 {
-	struct source *s = calloc(1, sizeof(*s));
+	struct source *s = nbw_zalloc(1, sizeof(*s));
 	int rc;
 
-	if (!s) {
-		nbw_err("out of memory");
+	if (!s)
 		return NBW_EXIT_FAIL;
-	}
 	s->o = o;
 	s->r = r;
 	s->cfd = -1;

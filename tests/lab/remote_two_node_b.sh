@@ -4,7 +4,7 @@
 # take this node's NIC down: the source must fail within its bound.
 set -u
 set -- $VLAB_DRIVES
-nvme_write_bw_remote --disks "$1" -q 1 --warmup 2 -D 8 --timeout 20 --verify full --json \
+nvme_write_bw_remote --disks "$1" -q 1 --warmup 2 -D 12 --timeout 20 --verify full --json \
 	"$VLAB_PEER" >"$VLAB_OUT/src.json" 2>"$VLAB_OUT/src.err"
 echo $? >"$VLAB_OUT/src.rc"
 cat "$VLAB_OUT/src.err"
