@@ -27,6 +27,27 @@ if ! why=$("$VLAB" check); then
 fi
 echo "# $why"
 
+# Once more after a Soft-RoCE stall. The stock 6.1 guest kernel's Soft-RoCE
+# now and then stops completing RDMA WRITEs between the emulated nodes when
+# the host is busy (our tools then say "RDMA WRITEs still in flight" or "the
+# source went silent"; ib_write_bw just hangs). A test whose first attempt
+# failed with one of those lines in its output runs a second time, and says
+# so; any other failure, or a second stall, fails the test.
+STALL_RE='RDMA WRITEs still in flight after|the source went silent: nothing on the control channel|ib_write_bw client on .*: no result within its time limit'
+if [ -z "${NBW_LAB_ATTEMPT:-}" ]; then
+	first=$(mktemp) || fail "mktemp"
+	NBW_LAB_ATTEMPT=1 bash "$0" "$@" >"$first" 2>&1
+	rc=$?
+	cat "$first"
+	if [ "$rc" = 1 ] && grep -Eq "$STALL_RE" "$first"; then
+		echo "# Soft-RoCE stall in the first attempt: $(grep -Eom1 "$STALL_RE" "$first"); once more"
+		NBW_LAB_ATTEMPT=2 bash "$0" "$@"
+		rc=$?
+	fi
+	rm -f "$first"
+	exit "$rc"
+fi
+
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/vlab-test.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$WORK"' EXIT
 
