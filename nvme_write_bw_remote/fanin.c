@@ -105,7 +105,7 @@ static void fanin_overlaps(struct fanin *fi)
 }
 
 /* What, if anything, keeps source f's stream out of the sum, into why ("" if nothing). */
-static void stream_fault(const struct options *o, const struct fan_source *f, char *why, size_t len)
+static void source_fault(const struct options *o, const struct fan_source *f, char *why, size_t len)
 {
 	why[0] = '\0';
 	if (f->x.verdict == VERDICT_FAIL)
@@ -113,16 +113,8 @@ static void stream_fault(const struct options *o, const struct fan_source *f, ch
 	else if (f->rc || isnan(f->overlap_pct))
 		snprintf(why, len, "RDMA from %s: no window (%s)", f->x.peer,
 			 f->x.failure[0] ? f->x.failure : "it failed");
-	else if (!(f->overlap_pct >= o->min_overlap))
-		snprintf(why, len,
-			 "RDMA from %s: its window overlapped the sink's %.2f%% (< %g%%; it opened "
-			 "%+.3f s from the sink's)",
-			 f->x.peer, floor(f->overlap_pct * 100) / 100, o->min_overlap,
-			 f->start_offset_s);
-	else if (!(f->x.rcv <= o->max_cv))
-		snprintf(why, len, "RDMA from %s: variation %s%.2f%% (> %g%%)", f->x.peer,
-			 isnan(f->x.rcv) ? "unknown " : "",
-			 isnan(f->x.rcv) ? 0.0 : ceil(f->x.rcv * 100) / 100, o->max_cv);
+	else
+		stream_fault(o, f->x.peer, f->overlap_pct, f->start_offset_s, f->x.rcv, why, len);
 }
 
 /* Append part to fi->why ("; " between parts). */
@@ -147,15 +139,11 @@ static void fanin_judge(struct fanin *fi)
 		add_why(fi, part);
 	}
 	for (i = 0; i < fi->got; i++) {
-		stream_fault(o, &fi->s[i], part, sizeof(part));
+		source_fault(o, &fi->s[i], part, sizeof(part));
 		add_why(fi, part);
 	}
-	if (fi->hx.nt && !(fi->hx.lcv <= o->max_cv)) {
-		snprintf(part, sizeof(part), "local drives: variation %s%.2f%% (> %g%%)",
-			 isnan(fi->hx.lcv) ? "unknown " : "",
-			 isnan(fi->hx.lcv) ? 0.0 : ceil(fi->hx.lcv * 100) / 100, o->max_cv);
+	if (fi->hx.nt && stream_fault(o, NULL, NAN, NAN, fi->hx.lcv, part, sizeof(part)))
 		add_why(fi, part);
-	}
 	fi->valid = !fi->why[0];
 }
 

@@ -170,6 +170,25 @@ void print_stream(struct report *r, const char *peer, double overlap, double cv,
 	report_obj_end(r);
 }
 
+bool stream_fault(const struct options *o, const char *peer, double overlap, double offset,
+		  double cv, char *why, size_t len)
+{
+	const char *who = peer ? "RDMA from " : "local drives";
+
+	if (peer && !(overlap >= o->min_overlap))
+		snprintf(why, len,
+			 "RDMA from %s: its window overlapped the sink's %.2f%% (< %g%%; it opened "
+			 "%+.3f s from the sink's)",
+			 peer, floor(overlap * 100) / 100, o->min_overlap, offset);
+	else if (!(cv <= o->max_cv))
+		snprintf(why, len, "%s%s: variation %s%.2f%% (> %g%%)", who, peer ? peer : "",
+			 isnan(cv) ? "unknown " : "", isnan(cv) ? 0.0 : ceil(cv * 100) / 100,
+			 o->max_cv);
+	else
+		return false;
+	return true;
+}
+
 void print_sum_rule(struct report *r, const struct options *o, bool valid, const char *why)
 {
 	report_bool(r, "total_valid", NULL, valid);

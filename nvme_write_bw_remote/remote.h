@@ -166,6 +166,13 @@ double rails_line_gbits(const struct rail *rails, int n);
  */
 void print_stream(struct report *r, const char *peer, double overlap, double cv, double offset,
 		  bool text);
+/*
+ * Does a stream break the rule of --min-overlap / --max-cv? The reason into
+ * why, naming it: a source's RDMA (peer) or, peer NULL, the local drives
+ * (their variation only). false if it keeps the rule.
+ */
+bool stream_fault(const struct options *o, const char *peer, double overlap, double offset,
+		  double cv, char *why, size_t len);
 /* Whether the total may be read as a sum: total_valid, the reason, the table's line. */
 void print_sum_rule(struct report *r, const struct options *o, bool valid, const char *why);
 /* The report's end: the verification line, ok, error (may be "" or NULL) and a rule. */

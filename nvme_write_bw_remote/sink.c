@@ -1115,25 +1115,10 @@ static void judge_validity(struct sink *k)
 	k->lcv = nbw_cv_pct(k->lsamples.rate, k->lsamples.n);
 	k->rcv = k->res.cv_milli_pct == UINT32_MAX ? NAN : k->res.cv_milli_pct / 1000.0;
 	k->have_validity = true;
-	k->valid = false;
-	if (!(k->overlap_pct >= o->min_overlap))
-		snprintf(k->valid_why, sizeof(k->valid_why),
-			 "RDMA from %s: its window overlapped the sink's %.2f%% (< %g%%; it opened "
-			 "%+.3f s from the sink's)",
-			 k->peer, floor(k->overlap_pct * 100) / 100, o->min_overlap,
-			 k->start_offset_s);
-	else if (!(k->rcv <= o->max_cv))
-		snprintf(k->valid_why, sizeof(k->valid_why),
-			 "RDMA from %s: variation %s%.2f%% (> %g%%)", k->peer,
-			 isnan(k->rcv) ? "unknown " : "",
-			 isnan(k->rcv) ? 0.0 : ceil(k->rcv * 100) / 100, o->max_cv);
-	else if (k->nt && !(k->lcv <= o->max_cv))
-		snprintf(k->valid_why, sizeof(k->valid_why),
-			 "local drives: variation %s%.2f%% (> %g%%)",
-			 isnan(k->lcv) ? "unknown " : "",
-			 isnan(k->lcv) ? 0.0 : ceil(k->lcv * 100) / 100, o->max_cv);
-	else
-		k->valid = true;
+	k->valid = !stream_fault(o, k->peer, k->overlap_pct, k->start_offset_s, k->rcv,
+				 k->valid_why, sizeof(k->valid_why)) &&
+		   !(k->nt &&
+		     stream_fault(o, NULL, NAN, NAN, k->lcv, k->valid_why, sizeof(k->valid_why)));
 }
 
 /* After its RESULT: the full table, and whether the source completed its window. */
@@ -1223,6 +1208,14 @@ static int sink_window(struct sink *k)
 
 /* ---- the report ------------------------------------------------------------------- */
 
+/* "result", "heartbeat" or NULL: JSON rdma_reported_by. */
+static const char *rdma_from_name(enum rdma_from from)
+{
+	return from == RDMA_FROM_RESULT	     ? "result"
+	       : from == RDMA_FROM_HEARTBEAT ? "heartbeat"
+					     : NULL;
+}
+
 /* The RDMA figure: the source's RESULT, else its last heartbeat's, else nothing. */
 static enum rdma_from rdma_figure(const struct sink *k, uint64_t *bytes, double *sec)
 {
@@ -1301,10 +1294,7 @@ static void print_totals(struct sink *k, uint64_t lbytes, double lsec, uint64_t 
 		 from == RDMA_FROM_HEARTBEAT ? "*" : "");
 	print_bw_row(r, "rdma", lab, rbytes, rsec);
 	report_text(r, "\n");
-	report_str(r, "rdma_reported_by", NULL,
-		   from == RDMA_FROM_RESULT	 ? "result"
-		   : from == RDMA_FROM_HEARTBEAT ? "heartbeat"
-						 : NULL);
+	report_str(r, "rdma_reported_by", NULL, rdma_from_name(from));
 	/* Rates add: each side's bytes over its own window of the same length. */
 	total_bps = (lsec > 0 ? lbytes / lsec : 0) + (rsec > 0 ? rbytes / rsec : 0);
 	report_obj_begin(r, "total");
@@ -1564,9 +1554,7 @@ void sink_outcome(const struct sink *k, struct sink_outcome *x)
 	x->source = (enum ctrl_source)k->hello.source;
 	x->slice_len = k->lay.slice_len;
 	x->local_len = k->lay.local_len;
-	x->rfrom = from == RDMA_FROM_RESULT	 ? "result"
-		   : from == RDMA_FROM_HEARTBEAT ? "heartbeat"
-						 : NULL;
+	x->rfrom = rdma_from_name(from);
 	x->drives = res ? k->res.drives : NULL;
 	x->ndrives = res ? k->res.ndrives : 0;
 	x->rails = k->rails;
