@@ -33,7 +33,9 @@ echo "# $why"
 # source went silent"; ib_write_bw just hangs). A test whose first attempt
 # failed with one of those lines in its output runs a second time, and says
 # so; any other failure, or a second stall, fails the test.
-STALL_RE='RDMA WRITEs still in flight after|the source went silent: nothing on the control channel|ib_write_bw client on .*: no result within its time limit'
+# A source stuck in the kernel past its own bounds (remote_two_node_b.sh says
+# so from /proc) counts as a stall too.
+STALL_RE='source is stuck in the kernel|RDMA WRITEs still in flight after|the source went silent: nothing on the control channel|ib_write_bw client on .*: no result within its time limit'
 if [ -z "${NBW_LAB_ATTEMPT:-}" ]; then
 	first=$(mktemp) || fail "mktemp"
 	NBW_LAB_ATTEMPT=1 bash "$0" "$@" >"$first" 2>&1

@@ -13,6 +13,7 @@ cat "$VLAB_OUT/sink.err"
 nvme_write_bw_remote --dram 64M --local-disks "$1" -q 1 --warmup 1 -D 6 --timeout 20 --wait 60 \
 	--json >"$VLAB_OUT/late.sink.json" 2>"$VLAB_OUT/late.sink.err"
 echo $? >"$VLAB_OUT/late.sink.rc"
+sed 's/^/late sink: /' "$VLAB_OUT/late.sink.err"
 
 t0=$(date +%s.%N)
 nvme_write_bw_remote --dram 64M --local-disks "$1" -q 1 --warmup 1 -D 30 --timeout 4 --wait 60 \
