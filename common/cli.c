@@ -2,6 +2,7 @@
 /* cli.c: the generic options and the value helpers of every tool (see cli.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -48,21 +49,55 @@ int cli_common_option(int c, const char *arg, struct cli_common *cc, void (*usag
 	return CLI_UNKNOWN;
 }
 
-int cli_parse(int argc, char **argv, const char *shortopts, const struct option *longopts,
-	      struct cli_common *cc, void (*usage)(void), cli_tool_option tool, void *ctx,
+/* Option c, if opts keeps it as it is, into base: CLI_NEXT, or CLI_UNKNOWN. */
+static int keep_option(const struct cli_opt *opts, int c, char *arg, void *base)
+{
+	const struct cli_opt *e;
+
+	for (e = opts; e->o.name; e++) {
+		if (e->o.val != c || (e->text < 0 && e->flag < 0))
+			continue;
+		if (e->text >= 0) /* a char * or a const char *: the same representation */
+			memcpy((char *)base + e->text, &arg, sizeof(arg));
+		if (e->flag >= 0)
+			*(bool *)((char *)base + e->flag) = true;
+		return CLI_NEXT;
+	}
+	return CLI_UNKNOWN;
+}
+
+/* getopt_long()'s table of opts; NULL after "out of memory". */
+static struct option *getopt_table(const struct cli_opt *opts)
+{
+	struct option *lo;
+	size_t n = 0, i;
+
+	while (opts[n].o.name)
+		n++;
+	lo = nbw_zalloc(n + 1, sizeof(*lo));
+	for (i = 0; lo && i < n; i++)
+		lo[i] = opts[i].o;
+	return lo;
+}
+
+int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_common *cc, void *ctx,
 	      int *first)
 {
-	int c, rc;
+	struct option *lo = getopt_table(spec->opts);
+	int c, rc = CLI_NEXT;
 
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		rc = cli_common_option(c, optarg, cc, usage);
+	if (!lo)
+		return NBW_EXIT_FAIL;
+	while (rc == CLI_NEXT && (c = getopt_long(argc, argv, spec->shortopts, lo, NULL)) != -1) {
+		rc = cli_common_option(c, optarg, cc, spec->usage);
 		if (rc == CLI_UNKNOWN)
-			rc = tool(c, optarg, ctx);
-		if (rc != CLI_NEXT)
-			return rc;
+			rc = keep_option(spec->opts, c, optarg, ctx);
+		if (rc == CLI_UNKNOWN)
+			rc = spec->tool(c, optarg, ctx);
 	}
+	free(lo);
 	*first = optind;
-	return CLI_NEXT;
+	return rc;
 }
 
 FILE *cli_live_stream(const struct cli_common *cc)

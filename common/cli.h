@@ -18,6 +18,7 @@
 
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,14 +41,32 @@ enum {
 };
 
 /*
- * One entry of an option table: a long option with a value, an optional
- * value (--name=VALUE only) or none; getopt_long() returns val (the flag
- * pointer is never used in this suite).
+ * One entry of a tool's option table: the long option as getopt_long() takes
+ * it (val is what it returns; the flag pointer is never used in this suite)
+ * and, for an option kept as it is, where it goes in the tool's options:
+ * text is the offset of the char * (or const char *) that keeps its value,
+ * flag that of the bool it sets (-1: none). A table ends with CLI_END.
  */
+struct cli_opt {
+	struct option o;
+	int text;
+	int flag;
+};
+
 /* clang-format off */
-#define CLI_ARG(name, val) { name, required_argument, NULL, val }
-#define CLI_OPTARG(name, val) { name, optional_argument, NULL, val }
-#define CLI_NOARG(name, val) { name, no_argument, NULL, val }
+/* An option with a value, an optional value (--name=VALUE only) or none. */
+#define CLI_ARG(name, val) { { name, required_argument, NULL, val }, -1, -1 }
+#define CLI_OPTARG(name, val) { { name, optional_argument, NULL, val }, -1, -1 }
+#define CLI_NOARG(name, val) { { name, no_argument, NULL, val }, -1, -1 }
+/* Kept as they are: the value into field, true into flag, or both. */
+#define CLI_TEXT(name, val, type, field) \
+	{ { name, required_argument, NULL, val }, (int)offsetof(type, field), -1 }
+#define CLI_FLAG(name, val, type, flag) \
+	{ { name, no_argument, NULL, val }, -1, (int)offsetof(type, flag) }
+#define CLI_TEXT_FLAG(name, val, type, field, flag) \
+	{ { name, required_argument, NULL, val }, (int)offsetof(type, field), \
+	  (int)offsetof(type, flag) }
+#define CLI_END { { NULL, 0, NULL, 0 }, -1, -1 }
 
 /* Option-table pieces, one entry per line. */
 /* --json[=FILE], --help, --version: every tool. */
@@ -87,13 +106,21 @@ int cli_common_option(int c, const char *arg, struct cli_common *cc, void (*usag
 /* A tool's own options: CLI_NEXT, or an exit status (see above). */
 typedef int (*cli_tool_option)(int c, char *arg, void *ctx);
 
+/* A tool's command line: its options, and who takes the ones not kept as they are. */
+struct cli_spec {
+	const char *shortopts;
+	const struct cli_opt *opts;
+	cli_tool_option tool; /* the options of opts that are not kept as they are */
+	void (*usage)(void);  /* --help */
+};
+
 /*
- * getopt_long over argv: the generic options into cc, the others through
- * tool(c, optarg, ctx). CLI_NEXT with *first = the first operand's index,
- * or the exit status to end with (help, version, a bad option or value).
+ * getopt_long over argv: the generic options into cc, those kept as they
+ * are into ctx, the others through spec->tool(c, optarg, ctx). CLI_NEXT with *first = the
+ * first operand's index, or the exit status to end with (help, version, a
+ * bad option or value).
  */
-int cli_parse(int argc, char **argv, const char *shortopts, const struct option *longopts,
-	      struct cli_common *cc, void (*usage)(void), cli_tool_option tool, void *ctx,
+int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_common *cc, void *ctx,
 	      int *first);
 
 /* clang-format off */

@@ -74,19 +74,19 @@ enum {
 	OPT_PROJECT,
 };
 
-static const struct option longopts[] = {
-	CLI_ARG("dev", OPT_DEV),
-	CLI_ARG("pci-dump", OPT_PCI_DUMP),
+static const struct cli_opt opts[] = {
+	CLI_TEXT("dev", OPT_DEV, struct options, devs),
+	CLI_TEXT("pci-dump", OPT_PCI_DUMP, struct options, dump),
 	CLI_ARG("expect-speed", OPT_EXPECT_SPEED),
 	CLI_ARG("expect-width", OPT_EXPECT_WIDTH),
 	CLI_ARG("expect", OPT_EXPECT),
-	CLI_ARG("slot", OPT_SLOT),
-	CLI_ARG("expect-file", OPT_EXPECT_FILE),
-	CLI_NOARG("project", OPT_PROJECT),
-	CLI_NOARG("verbose", 'v'),
+	CLI_TEXT("slot", OPT_SLOT, struct options, slots),
+	CLI_TEXT("expect-file", OPT_EXPECT_FILE, struct options, expect_file),
+	CLI_FLAG("project", OPT_PROJECT, struct options, project),
+	CLI_FLAG("verbose", 'v', struct options, verbose),
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_OUTPUT,
-	{NULL, 0, NULL, 0},
+	CLI_END,
 };
 
 static int parse_speed(const char *s, double *out)
@@ -140,28 +140,13 @@ static int bad_value(const char *name, const char *val, int rc)
 			     rc == -ERANGE ? "not a PCIe value" : "malformed");
 }
 
-/* One option of this tool: CLI_NEXT or an exit status. */
+/* One option with a value to check: CLI_NEXT or an exit status. */
 static int tool_option(int c, char *arg, void *ctx)
 {
 	struct options *o = ctx;
 	int rc;
 
 	switch (c) {
-	case OPT_DEV:
-		o->devs = arg;
-		return CLI_NEXT;
-	case OPT_PCI_DUMP:
-		o->dump = arg;
-		return CLI_NEXT;
-	case OPT_SLOT:
-		o->slots = arg;
-		return CLI_NEXT;
-	case OPT_EXPECT_FILE:
-		o->expect_file = arg;
-		return CLI_NEXT;
-	case OPT_PROJECT:
-		o->project = true;
-		return CLI_NEXT;
 	case OPT_EXPECT_SPEED:
 		rc = parse_speed(arg, &o->expect_speed);
 		return rc ? bad_value("expected speed (GT/s)", arg, rc) : CLI_NEXT;
@@ -171,9 +156,6 @@ static int tool_option(int c, char *arg, void *ctx)
 	case OPT_EXPECT:
 		rc = parse_expect(arg, o);
 		return rc ? bad_value("expectation (genNxW, genN or xW)", arg, rc) : CLI_NEXT;
-	case 'v':
-		o->verbose = true;
-		return CLI_NEXT;
 	}
 	return cli_try_help();
 }
@@ -181,11 +163,12 @@ static int tool_option(int c, char *arg, void *ctx)
 /* -1 to go on, or the exit status (help, version, usage error). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
+	static const struct cli_spec spec = {"vhV", opts, tool_option, usage};
 	int first, rc;
 
 	*o = (struct options){0};
 	cli_common_init(&o->cc);
-	rc = cli_parse(argc, argv, "vhV", longopts, &o->cc, usage, tool_option, o, &first);
+	rc = cli_parse(argc, argv, &spec, &o->cc, o, &first);
 	if (rc != CLI_NEXT)
 		return rc;
 	if (first < argc)

@@ -82,23 +82,23 @@ enum {
 static const char *const mode_names[] = {"", "--baseline", "--sweep", "--sweep-threads",
 					 "--sweep-chunk"};
 
-static const struct option longopts[] = {
-	CLI_ARG("disks", OPT_DISKS),
-	CLI_NOARG("list", OPT_LIST),
-	CLI_NOARG("iopoll", OPT_IOPOLL),
-	CLI_NOARG("sqpoll", OPT_SQPOLL),
+static const struct cli_opt opts[] = {
+	CLI_TEXT("disks", OPT_DISKS, struct options, disks),
+	CLI_FLAG("list", OPT_LIST, struct options, list),
+	CLI_FLAG("iopoll", OPT_IOPOLL, struct options, iopoll),
+	CLI_FLAG("sqpoll", OPT_SQPOLL, struct options, sqpoll),
 	CLI_ARG("numa", OPT_NUMA),
 	CLI_LONGOPTS_READER,
 	CLI_NOARG("baseline", OPT_BASELINE),
 	CLI_NOARG("sweep", OPT_SWEEP),
 	CLI_OPTARG("sweep-threads", OPT_SWEEP_THREADS),
 	CLI_OPTARG("sweep-chunk", OPT_SWEEP_CHUNK),
-	CLI_NOARG("checksum", OPT_CHECKSUM),
+	CLI_FLAG("checksum", OPT_CHECKSUM, struct options, checksum),
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_WINDOW,
 	CLI_LONGOPTS_GBITS,
 	CLI_LONGOPTS_OUTPUT,
-	{NULL, 0, NULL, 0},
+	CLI_END,
 };
 
 static int numa_option(const char *val, int *policy)
@@ -167,18 +167,12 @@ static int curve_option(int c, char *arg, struct options *o)
 	return CLI_NEXT;
 }
 
-/* One option of this tool: CLI_NEXT or an exit status. */
+/* One option with a value to check: CLI_NEXT or an exit status. */
 static int tool_option(int c, char *arg, void *ctx)
 {
 	struct options *o = ctx;
 
 	switch (c) {
-	case OPT_DISKS:
-		o->disks = arg;
-		return CLI_NEXT;
-	case OPT_LIST:
-		o->list = true;
-		return CLI_NEXT;
 	case 't':
 	case CLI_OPT_THREADS:
 		return cli_uint("thread count", arg, 1, TARGET_MAX_THREADS, &o->threads);
@@ -191,12 +185,6 @@ static int tool_option(int c, char *arg, void *ctx)
 	case CLI_OPT_DEPTH:
 		o->depth_set = true;
 		return cli_uint("depth", arg, 1, MAX_DEPTH, &o->depth);
-	case OPT_IOPOLL:
-		o->iopoll = true;
-		return CLI_NEXT;
-	case OPT_SQPOLL:
-		o->sqpoll = true;
-		return CLI_NEXT;
 	case OPT_NUMA:
 		return numa_option(arg, &o->numa_policy);
 	case OPT_BASELINE:
@@ -205,9 +193,6 @@ static int tool_option(int c, char *arg, void *ctx)
 	case OPT_SWEEP_THREADS:
 	case OPT_SWEEP_CHUNK:
 		return curve_option(c, arg, o);
-	case OPT_CHECKSUM:
-		o->checksum = true;
-		return CLI_NEXT;
 	}
 	return cli_try_help();
 }
@@ -234,6 +219,7 @@ static int validate_options(struct options *o)
 /* -1 to go on, or the exit status (help, version, usage error). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
+	static const struct cli_spec spec = {"t:s:D:hV", opts, tool_option, usage};
 	int first, rc;
 
 	*o = (struct options){
@@ -246,7 +232,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	o->argc = argc;
 	o->argv = argv;
 	cli_common_init(&o->cc);
-	rc = cli_parse(argc, argv, "t:s:D:hV", longopts, &o->cc, usage, tool_option, o, &first);
+	rc = cli_parse(argc, argv, &spec, &o->cc, o, &first);
 	if (rc != CLI_NEXT)
 		return rc;
 	if (first < argc)

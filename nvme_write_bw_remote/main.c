@@ -135,13 +135,13 @@ enum {
 	OPT_SOURCES,
 };
 
-static const struct option longopts[] = {
-	CLI_ARG("ib-dev", 'd'),
+static const struct cli_opt opts[] = {
+	CLI_TEXT("ib-dev", 'd', struct options, devs),
 	CLI_ARG("gid-index", 'x'),
 	CLI_ARG("port", 'p'),
-	CLI_ARG("bind", OPT_BIND),
-	CLI_ARG("allow", OPT_ALLOW),
-	CLI_ARG("psk-file", OPT_PSK_FILE),
+	CLI_TEXT("bind", OPT_BIND, struct options, bind),
+	CLI_TEXT("allow", OPT_ALLOW, struct options, allow_text),
+	CLI_TEXT("psk-file", OPT_PSK_FILE, struct options, psk_file),
 	CLI_ARG("timeout", OPT_TIMEOUT),
 	CLI_ARG("wait", OPT_WAIT),
 	CLI_ARG("sources", OPT_SOURCES),
@@ -149,83 +149,33 @@ static const struct option longopts[] = {
 	CLI_ARG("qp", 'q'),
 	CLI_ARG("tx-depth", 't'),
 	CLI_NOARG("rdma_cm", 'R'),
-	CLI_NOARG("all-sizes", 'a'),
-	CLI_NOARG("bidir", OPT_BIDIR),
+	CLI_FLAG("all-sizes", 'a', struct options, all_sizes),
+	CLI_FLAG("bidir", OPT_BIDIR, struct options, bidir),
 	CLI_ARG("mtu", OPT_MTU),
 	CLI_ARG("sl", OPT_SL),
 	CLI_ARG("tclass", OPT_TCLASS),
 	CLI_ARG("source", OPT_SOURCE),
-	CLI_ARG("disks", OPT_DISKS),
-	CLI_ARG("local-disks", OPT_LOCAL_DISKS),
-	CLI_NOARG("no-local", OPT_NO_LOCAL),
+	CLI_TEXT("disks", OPT_DISKS, struct options, disks),
+	CLI_TEXT_FLAG("local-disks", OPT_LOCAL_DISKS, struct options, disks, local_disks_set),
+	CLI_FLAG("no-local", OPT_NO_LOCAL, struct options, no_local),
 	CLI_ARG("dram", OPT_DRAM),
 	CLI_ARG("verify", OPT_VERIFY),
 	CLI_NOARG("no-verify", OPT_NO_VERIFY),
-	CLI_NOARG("corrupt-canary", OPT_CORRUPT),
+	CLI_FLAG("corrupt-canary", OPT_CORRUPT, struct options, corrupt_canary),
 	CLI_ARG("late-start", OPT_LATE_START),
 	CLI_ARG("min-overlap", OPT_MIN_OVERLAP),
 	CLI_ARG("max-cv", OPT_MAX_CV),
-	CLI_ARG("dump-slice", OPT_DUMP),
+	CLI_TEXT("dump-slice", OPT_DUMP, struct options, dump_slice),
 	CLI_LONGOPTS_READER,
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_WINDOW,
 	CLI_LONGOPTS_GBITS,
 	CLI_LONGOPTS_OUTPUT,
-	{NULL, 0, NULL, 0},
+	CLI_END,
 };
 
 /* --timeout: bounded, so that every wait stays a wait (not "forever"). */
 #define MAX_TIMEOUT_S (24 * 3600.0)
-
-/* The options that only name or switch something. */
-static int flag_option(int c, char *arg, struct options *o)
-{
-	switch (c) {
-	case 'd':
-		o->devs = arg;
-		break;
-	case OPT_BIND:
-		o->bind = arg;
-		break;
-	case OPT_ALLOW:
-		o->allow_text = arg;
-		break;
-	case OPT_PSK_FILE:
-		o->psk_file = arg;
-		break;
-	case OPT_DISKS:
-		o->disks = arg;
-		break;
-	case OPT_LOCAL_DISKS:
-		o->disks = arg;
-		o->local_disks_set = true;
-		break;
-	case OPT_NO_LOCAL:
-		o->no_local = true;
-		break;
-	case OPT_NO_VERIFY:
-		o->verify = CTRL_VERIFY_OFF;
-		break;
-	case OPT_CORRUPT:
-		o->corrupt_canary = true;
-		break;
-	case OPT_DUMP:
-		o->dump_slice = arg;
-		break;
-	case 'R':
-		o->conn = CTRL_CONN_CM;
-		break;
-	case 'a':
-		o->all_sizes = true;
-		break;
-	case OPT_BIDIR:
-		o->bidir = true;
-		break;
-	default:
-		return CLI_UNKNOWN;
-	}
-	return CLI_NEXT;
-}
 
 /* A percentage 0..100 (decimal, as durations are written). */
 static int percent_option(const char *what, const char *arg, double *out)
@@ -248,15 +198,33 @@ static int mtu_option(const char *arg, uint8_t *mtu)
 	return rc;
 }
 
-/* One valued option of this tool: CLI_NEXT or an exit status. */
-static int value_option(int c, char *arg, struct options *o)
+/* A value 0..max that fits a byte (--sl, --tclass). */
+static int byte_option(const char *what, const char *arg, unsigned max, uint8_t *out)
 {
+	unsigned u;
+	int rc = cli_uint(what, arg, 0, max, &u);
+
+	if (rc == CLI_NEXT)
+		*out = (uint8_t)u;
+	return rc;
+}
+
+/* One option of this tool with a value to check: CLI_NEXT or an exit status. */
+static int tool_option(int c, char *arg, void *ctx)
+{
+	struct options *o = ctx;
 	static const char *const sources[] = {"disk", "mem", NULL};
 	static const char *const verifies[] = {"canary", "full", NULL};
 	unsigned u;
 	int k, rc;
 
 	switch (c) {
+	case OPT_NO_VERIFY:
+		o->verify = CTRL_VERIFY_OFF;
+		return CLI_NEXT;
+	case 'R':
+		o->conn = CTRL_CONN_CM;
+		return CLI_NEXT;
 	case 'x':
 		rc = cli_uint("GID index", arg, 0, 65535, &u);
 		if (rc == CLI_NEXT)
@@ -294,15 +262,9 @@ static int value_option(int c, char *arg, struct options *o)
 	case OPT_MAX_CV:
 		return percent_option("maximum variation", arg, &o->max_cv);
 	case OPT_SL:
-		rc = cli_uint("service level", arg, 0, 15, &u);
-		if (rc == CLI_NEXT)
-			o->lo.sl = (uint8_t)u;
-		return rc;
+		return byte_option("service level", arg, 15, &o->lo.sl);
 	case OPT_TCLASS:
-		rc = cli_uint("traffic class", arg, 0, 255, &u);
-		if (rc == CLI_NEXT)
-			o->lo.tclass = (uint8_t)u;
-		return rc;
+		return byte_option("traffic class", arg, 255, &o->lo.tclass);
 	case OPT_SOURCE:
 		rc = cli_keyword("source", arg, sources, &k);
 		if (rc == CLI_NEXT)
@@ -425,17 +387,10 @@ static int validate_options(struct options *o)
 	return load_access(o);
 }
 
-/* One option of this tool: a switch or a value. */
-static int tool_option(int c, char *arg, void *ctx)
-{
-	int rc = flag_option(c, arg, ctx);
-
-	return rc == CLI_UNKNOWN ? value_option(c, arg, ctx) : rc;
-}
-
 /* -1 to go on, or the exit status (help, version, usage error). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
+	static const struct cli_spec spec = {"ad:x:p:s:t:q:RD:hV", opts, tool_option, usage};
 	int first, rc;
 
 	*o = (struct options){
@@ -455,8 +410,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.sources = 1,
 	};
 	cli_common_init(&o->cc);
-	rc = cli_parse(argc, argv, "ad:x:p:s:t:q:RD:hV", longopts, &o->cc, usage, tool_option, o,
-		       &first);
+	rc = cli_parse(argc, argv, &spec, &o->cc, o, &first);
 	if (rc != CLI_NEXT)
 		return rc;
 	if (first < argc)
