@@ -20,6 +20,14 @@
 #define NBW_EXIT_EXPECT 3 /* an audit expectation (--expect-*) was not met */
 
 #define NBW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * An enum whose values have names (JSON and text) is written once, as a list
+ * X(ID, "name"): NBW_ENUM_ID makes the enum of it, NBW_ENUM_NAME the table
+ * for nbw_name().
+ */
+#define NBW_ENUM_ID(id, name) id,
+#define NBW_ENUM_NAME(id, name) [id] = name,
 #define NBW_PRINTF(f, a) __attribute__((format(printf, f, a)))
 
 /* The name messages start with ("nvme_read_bw: ..."). */

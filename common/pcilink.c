@@ -79,19 +79,7 @@ const char *pcie_speed_str(double gts, char *buf, size_t len)
 
 const char *pcie_role_name(enum pcie_role role)
 {
-	static const char *const names[] = {
-		[PCIE_ROLE_UNKNOWN] = "unknown",
-		[PCIE_ROLE_PCI] = "pci",
-		[PCIE_ROLE_ENDPOINT] = "endpoint",
-		[PCIE_ROLE_LEGACY_ENDPOINT] = "legacy_endpoint",
-		[PCIE_ROLE_RC_ENDPOINT] = "rc_integrated_endpoint",
-		[PCIE_ROLE_RC_EVENT] = "rc_event_collector",
-		[PCIE_ROLE_ROOT_PORT] = "root_port",
-		[PCIE_ROLE_SWITCH_UP] = "switch_upstream",
-		[PCIE_ROLE_SWITCH_DOWN] = "switch_downstream",
-		[PCIE_ROLE_PCIE_TO_PCI] = "pcie_to_pci_bridge",
-		[PCIE_ROLE_PCI_TO_PCIE] = "pci_to_pcie_bridge",
-	};
+	static const char *const names[] = {PCIE_ROLES(NBW_ENUM_NAME)};
 
 	return nbw_name(names, NBW_ARRAY_SIZE(names), role, "unknown");
 }
@@ -336,14 +324,7 @@ int pcie_decode_config(const uint8_t *c, size_t len, struct pcie_fn *f)
 
 const char *pcie_verdict_name(enum pcie_verdict v)
 {
-	static const char *const names[] = {
-		[PCIE_OK] = "ok",
-		[PCIE_DOWNGRADED] = "downgraded",
-		[PCIE_MAYBE_IDLE] = "maybe_idle",
-		[PCIE_LINK_DOWN] = "link_down",
-		[PCIE_NO_LINK] = "no_link",
-		[PCIE_UNKNOWN] = "unknown",
-	};
+	static const char *const names[] = {PCIE_VERDICTS(NBW_ENUM_NAME)};
 
 	return nbw_name(names, NBW_ARRAY_SIZE(names), v, "unknown");
 }

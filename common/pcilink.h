@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nbw.h"
+
 /* Bytes of overhead per TLP in the usable-ceiling model. */
 #define PCIE_TLP_OVERHEAD 24
 
@@ -44,20 +46,25 @@ double pcie_usable_gb_per_s(double gts, unsigned width, unsigned mps);
 /* "8 GT/s" style text of a speed ("2.5", "8", "?" for 0) into buf. */
 const char *pcie_speed_str(double gts, char *buf, size_t len);
 
-/* What a function is in the PCIe hierarchy (Device/Port Type of the capability). */
-enum pcie_role {
-	PCIE_ROLE_UNKNOWN,
-	PCIE_ROLE_PCI, /* no PCI Express capability: conventional PCI */
-	PCIE_ROLE_ENDPOINT,
-	PCIE_ROLE_LEGACY_ENDPOINT,
-	PCIE_ROLE_RC_ENDPOINT, /* root-complex integrated: no link */
-	PCIE_ROLE_RC_EVENT,
-	PCIE_ROLE_ROOT_PORT,
-	PCIE_ROLE_SWITCH_UP,
-	PCIE_ROLE_SWITCH_DOWN,
-	PCIE_ROLE_PCIE_TO_PCI,
-	PCIE_ROLE_PCI_TO_PCIE,
-};
+/*
+ * What a function is in the PCIe hierarchy (Device/Port Type of the
+ * capability), and its JSON/text name.
+ */
+/* clang-format off */
+#define PCIE_ROLES(X) \
+	X(PCIE_ROLE_UNKNOWN, "unknown") \
+	X(PCIE_ROLE_PCI, "pci") /* no PCI Express capability: conventional PCI */ \
+	X(PCIE_ROLE_ENDPOINT, "endpoint") \
+	X(PCIE_ROLE_LEGACY_ENDPOINT, "legacy_endpoint") \
+	X(PCIE_ROLE_RC_ENDPOINT, "rc_integrated_endpoint") /* root-complex integrated: no link */ \
+	X(PCIE_ROLE_RC_EVENT, "rc_event_collector") \
+	X(PCIE_ROLE_ROOT_PORT, "root_port") \
+	X(PCIE_ROLE_SWITCH_UP, "switch_upstream") \
+	X(PCIE_ROLE_SWITCH_DOWN, "switch_downstream") \
+	X(PCIE_ROLE_PCIE_TO_PCI, "pcie_to_pci_bridge") \
+	X(PCIE_ROLE_PCI_TO_PCIE, "pci_to_pcie_bridge")
+/* clang-format on */
+enum pcie_role { PCIE_ROLES(NBW_ENUM_ID) };
 
 /* JSON/text name of a role: "endpoint", "root_port", "switch_upstream", ... */
 const char *pcie_role_name(enum pcie_role role);
@@ -130,14 +137,17 @@ void pcie_fn_init(struct pcie_fn *f, int domain, int bus, int dev, int func);
  */
 int pcie_decode_config(const uint8_t *cfg, size_t len, struct pcie_fn *f);
 
-enum pcie_verdict {
-	PCIE_OK,
-	PCIE_DOWNGRADED,
-	PCIE_MAYBE_IDLE, /* below its maximum, but a NIC/GPU may be idling */
-	PCIE_LINK_DOWN,
-	PCIE_NO_LINK, /* no PCIe link of its own (fabric, software, integrated) */
-	PCIE_UNKNOWN,
-};
+/* A link's verdict, and its JSON/text name. */
+/* clang-format off */
+#define PCIE_VERDICTS(X) \
+	X(PCIE_OK, "ok") \
+	X(PCIE_DOWNGRADED, "downgraded") \
+	X(PCIE_MAYBE_IDLE, "maybe_idle") /* below its maximum, but a NIC/GPU may be idling */ \
+	X(PCIE_LINK_DOWN, "link_down") \
+	X(PCIE_NO_LINK, "no_link") /* no PCIe link of its own (fabric, software, integrated) */ \
+	X(PCIE_UNKNOWN, "unknown")
+/* clang-format on */
+enum pcie_verdict { PCIE_VERDICTS(NBW_ENUM_ID) };
 
 enum pcie_limit {
 	PCIE_LIMIT_NONE,
