@@ -142,40 +142,26 @@ static unsigned char *slice_ptr(const struct sink *k, uint32_t w)
 	return k->dram + k->lay.slices_off + (uint64_t)(k->wbase + w) * k->lay.slice_len;
 }
 
-static int sink_vfail(struct sink *k, bool tell, const char *fmt, va_list ap)
-{
-	struct ctrl_buf b;
-
-	vsnprintf(k->failure, sizeof(k->failure), fmt, ap);
-	if (tell && k->cfd >= 0)
-		ctrl_send_free(k->cfd, &b, ctrl_encode_error(&b, k->failure), 1000);
-	nbw_err("%s", k->failure);
-	return NBW_EXIT_FAIL;
-}
-
 /* The run failed: say why here (and keep it for the report). Returns 1. */
 static int sink_fail(struct sink *k, const char *fmt, ...) NBW_PRINTF(2, 3);
 static int sink_fail(struct sink *k, const char *fmt, ...)
 {
 	va_list ap;
-	int rc;
 
 	va_start(ap, fmt);
-	rc = sink_vfail(k, false, fmt, ap);
+	vsnprintf(k->failure, sizeof(k->failure), fmt, ap);
 	va_end(ap);
-	return rc;
+	nbw_err("%s", k->failure);
+	return NBW_EXIT_FAIL;
 }
 
-/* As sink_fail(), and tell the source why (best effort). */
-static int sink_refuse(struct sink *k, const char *fmt, ...) NBW_PRINTF(2, 3);
-static int sink_refuse(struct sink *k, const char *fmt, ...)
+/* After sink_fail(): tell the source why, too (best effort). Returns rc. */
+static int sink_tell(struct sink *k, int rc)
 {
-	va_list ap;
-	int rc;
+	struct ctrl_buf b;
 
-	va_start(ap, fmt);
-	rc = sink_vfail(k, true, fmt, ap);
-	va_end(ap);
+	if (k->cfd >= 0)
+		ctrl_send_free(k->cfd, &b, ctrl_encode_error(&b, k->failure), 1000);
 	return rc;
 }
 
@@ -627,7 +613,8 @@ static int make_qp(struct sink *k, uint32_t w, const struct ctrl_wqp *q, struct 
 	if (!rc)
 		rc = fab_qp_connect(c, p, &local, &remote, &k->o->lo);
 	if (rc)
-		return sink_refuse(k, "worker %u on %s:%u: %s", w, p->dev, p->port, c->why);
+		return sink_tell(
+			k, sink_fail(k, "worker %u on %s:%u: %s", w, p->dev, p->port, c->why));
 	*mine = (struct ctrl_qp){
 		.lid = local.lid, .qpn = local.qpn, .psn = local.psn, .mtu = local.mtu};
 	memcpy(mine->gid, local.gid, sizeof(mine->gid));
@@ -648,19 +635,21 @@ static int make_qps(struct sink *k)
 	k->conns = calloc(k->hello.workers, sizeof(*k->conns));
 	k->sqp = calloc(k->hello.workers, sizeof(*k->sqp));
 	if (!k->conns || !k->sqp)
-		return sink_refuse(k, "out of memory");
+		return sink_tell(k, sink_fail(k, "out of memory"));
 	rc = ctrl_expect(k->cfd, CTRL_QPS, &p, &len, remote_timeout_ms(k->o), err, sizeof(err));
 	if (!rc) {
 		rc = ctrl_decode_qps(p, len, &q, &n);
 		free(p);
 	}
 	if (rc)
-		return sink_refuse(k, "%s: waiting for the QPs: %s", k->peer,
-				   rc == -ECONNABORTED || rc == -EBADMSG ? err : ctrl_strerror(rc));
+		return sink_tell(
+			k,
+			sink_fail(k, "%s: waiting for the QPs: %s", k->peer,
+				  rc == -ECONNABORTED || rc == -EBADMSG ? err : ctrl_strerror(rc)));
 	for (i = 0; !rc && i < n; i++)
 		if (n != k->hello.workers || q[i].sink_port >= k->nports)
-			rc = sink_refuse(k, "%s: QPS for %u workers, sink port %u of %d", k->peer,
-					 n, q[i].sink_port, k->nports);
+			rc = sink_tell(k, sink_fail(k, "%s: QPS for %u workers, sink port %u of %d",
+						    k->peer, n, q[i].sink_port, k->nports));
 	for (i = 0; !rc && i < n; i++)
 		rc = make_qp(k, i, &q[i], &k->sqp[i]);
 	free(q);
@@ -687,7 +676,7 @@ static int connect_workers(struct sink *k)
 
 	k->conns = calloc(k->hello.workers, sizeof(*k->conns));
 	if (!k->conns)
-		return sink_refuse(k, "out of memory");
+		return sink_tell(k, sink_fail(k, "out of memory"));
 	while (done < k->hello.workers) {
 		struct rdma_cm_id *id;
 		struct fab_hello h;
@@ -699,10 +688,11 @@ static int connect_workers(struct sink *k)
 			     : fab_listener_next(&k->lis, (int)((deadline - now) / 1000000) + 1,
 						 &id, &h);
 		if (rc == -ETIMEDOUT)
-			return sink_refuse(k,
-					   "%s: %u of %u RDMA connections arrived within %g s "
-					   "(--timeout)",
-					   k->peer, done, k->hello.workers, o->timeout);
+			return sink_tell(k,
+					 sink_fail(k,
+						   "%s: %u of %u RDMA connections arrived within "
+						   "%g s (--timeout)",
+						   k->peer, done, k->hello.workers, o->timeout));
 		if (rc) {
 			fprintf(stderr,
 				"%s: RDMA connect request without our private data: rejected\n",
@@ -727,7 +717,8 @@ static int connect_workers(struct sink *k)
 		rc = fab_conn_accept(&k->conns[h.worker], id, slice_ptr(k, h.worker),
 				     k->lay.slice_len, remote_timeout_ms(o));
 		if (rc)
-			return sink_refuse(k, "worker %u: %s", h.worker, k->conns[h.worker].why);
+			return sink_tell(
+				k, sink_fail(k, "worker %u: %s", h.worker, k->conns[h.worker].why));
 		k->wport[h.worker] = port_index(k, &k->conns[h.worker]);
 		done++;
 	}
@@ -742,7 +733,7 @@ static int send_slices(struct sink *k)
 	int rc;
 
 	if (!s)
-		return sink_refuse(k, "out of memory");
+		return sink_tell(k, sink_fail(k, "out of memory"));
 	for (i = 0; i < k->hello.workers; i++) {
 		s[i].addr = slice_addr(k, i);
 		s[i].len = k->lay.slice_len;
@@ -831,8 +822,8 @@ static int receive_canary(struct sink *k)
 	if (rc == -ECONNABORTED)
 		return sink_fail(k, "%s: source failed: %s", k->peer, err);
 	if (rc)
-		return sink_refuse(k, "%s: waiting for the canary: %s", k->peer,
-				   err[0] ? err : ctrl_strerror(rc));
+		return sink_tell(k, sink_fail(k, "%s: waiting for the canary: %s", k->peer,
+					      err[0] ? err : ctrl_strerror(rc)));
 	judge_canary(k);
 	return 0;
 }
@@ -970,9 +961,9 @@ static int window_failure(struct sink *k, enum sink_stop why, const struct windo
 	case SINK_LOCAL_FAIL:
 		for (i = 0; i < k->nlr && !k->lr[i].err; i++)
 			;
-		return sink_refuse(k, "%s: read at offset %llu: %s", k->lr[i].t->d.path,
-				   (unsigned long long)k->lr[i].err_offset,
-				   strerror(-k->lr[i].err));
+		return sink_tell(k, sink_fail(k, "%s: read at offset %llu: %s", k->lr[i].t->d.path,
+					      (unsigned long long)k->lr[i].err_offset,
+					      strerror(-k->lr[i].err)));
 	case SINK_CLOSED:
 	case SINK_RDMA_LOST:
 		return sink_fail(k, "%s: the source went away during the %s (%s)", k->peer, when,
@@ -986,8 +977,8 @@ static int window_failure(struct sink *k, enum sink_stop why, const struct windo
 				 "%g s (--timeout; network or source gone)",
 				 k->peer, k->o->timeout);
 	default:
-		return sink_refuse(k, "%s: protocol error during the window: %s", k->peer,
-				   k->peer_err);
+		return sink_tell(k, sink_fail(k, "%s: protocol error during the window: %s",
+					      k->peer, k->peer_err));
 	}
 }
 
@@ -1160,7 +1151,7 @@ static int sink_window(struct sink *k)
 	window_bind(&w, &o->cc, k, k->lstart, k->lend);
 	if (lreaders_start(k)) {
 		lreaders_stop(k);
-		return sink_refuse(k, "cannot start the local reader threads");
+		return sink_tell(k, sink_fail(k, "cannot start the local reader threads"));
 	}
 	if (o->sync && !meeting_await(o->sync, remote_timeout_ms(o) / 2))
 		nbw_err("--bidir: this node's source is not ready: the windows may not overlap");
@@ -1190,7 +1181,7 @@ static int sink_window(struct sink *k)
 		memset(k->lstart, 0, sizeof(uint64_t) * (size_t)(k->nt ? k->nt : 1));
 	}
 	if (w.end_reason == WINDOW_SIGNAL)
-		return sink_refuse(k, "interrupted");
+		return sink_tell(k, sink_fail(k, "interrupted"));
 	if (why == SINK_RUNNING && k->cfd < 0) /* the hall: no source of its own */
 		return 0;
 	if (why == SINK_RUNNING) /* the window ended here: the source's RESULT comes next */
@@ -1199,7 +1190,8 @@ static int sink_window(struct sink *k)
 		return window_failure(k, why, &w);
 	if (k->res.ok && result_implausible(k, &w, k->peer_err, sizeof(k->peer_err))) {
 		k->res_rejected = true;
-		return sink_refuse(k, "%s: implausible result: %s", k->peer, k->peer_err);
+		return sink_tell(k,
+				 sink_fail(k, "%s: implausible result: %s", k->peer, k->peer_err));
 	}
 	sink_rails(k);
 	judge_validity(k);
