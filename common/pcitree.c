@@ -612,8 +612,7 @@ int pcitree_load(struct pcitree *t, const char *sysfs_root, const char *dump_arg
 void pcitree_free(struct pcitree *t)
 {
 	free(t->fn);
-	t->fn = NULL;
-	t->n = 0;
+	*t = (struct pcitree){0};
 }
 
 int pcitree_path(const struct pcitree *t, const struct pcie_fn *f, const char *who, bool may_idle,

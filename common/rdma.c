@@ -13,8 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sysfs.h"
+#include "nbw.h"
 #include "rdma.h"
+#include "sysfs.h"
 #include "timing.h"
 #include "window.h"
 
@@ -122,6 +123,25 @@ static int fail(struct fab_conn *c, int rc, const char *what)
 int fab_conn_fail(struct fab_conn *c, int rc, const char *what)
 {
 	return fail(c, rc, what);
+}
+
+/*
+ * rdma_connect() (the source) or rdma_accept() (the sink) with cp, then wait
+ * at most timeout_ms for the connection to be established. 0 or -errno.
+ */
+static int cm_establish(struct fab_conn *c, struct rdma_conn_param *cp, bool accept, int timeout_ms)
+{
+	int rc;
+
+	cp->retry_count = 7;
+	cp->rnr_retry_count = 7;
+	if (accept ? rdma_accept(c->id, cp) : rdma_connect(c->id, cp))
+		return fail(c, -errno, accept ? "rdma_accept" : "rdma_connect");
+	rc = cm_wait(c->ech, RDMA_CM_EVENT_ESTABLISHED, timeout_ms, NULL, c->why, sizeof(c->why));
+	if (rc)
+		return rc;
+	c->connected = true;
+	return 0;
 }
 
 /*
@@ -237,15 +257,7 @@ int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsig
 	hello_encode(hello, pdata);
 	cp.private_data = pdata;
 	cp.private_data_len = sizeof(pdata);
-	cp.retry_count = 7;
-	cp.rnr_retry_count = 7;
-	if (rdma_connect(c->id, &cp))
-		return fail(c, -errno, "rdma_connect");
-	rc = cm_wait(c->ech, RDMA_CM_EVENT_ESTABLISHED, timeout_ms, NULL, c->why, sizeof(c->why));
-	if (rc)
-		return rc;
-	c->connected = true;
-	return 0;
+	return cm_establish(c, &cp, false, timeout_ms);
 }
 
 /* One listening id on l's channel for addr (NULL = any). 0 or -errno. */
@@ -364,15 +376,7 @@ int fab_conn_accept(struct fab_conn *c, struct rdma_cm_id *id, void *buf, size_t
 		rdma_reject(id, NULL, 0);
 		return fail(c, rc, "ibv_reg_mr (slice)");
 	}
-	cp.retry_count = 7;
-	cp.rnr_retry_count = 7;
-	if (rdma_accept(id, &cp))
-		return fail(c, -errno, "rdma_accept");
-	rc = cm_wait(c->ech, RDMA_CM_EVENT_ESTABLISHED, timeout_ms, NULL, c->why, sizeof(c->why));
-	if (rc)
-		return rc;
-	c->connected = true;
-	return 0;
+	return cm_establish(c, &cp, true, timeout_ms);
 }
 
 bool fab_conn_lost(struct fab_conn *c)
@@ -395,28 +399,31 @@ bool fab_conn_lost(struct fab_conn *c)
 	return lost;
 }
 
+/*
+ * In reverse order of creation. A destroy call that fails leaves a verbs
+ * object (and its memory) behind: one warning says so.
+ */
 void fab_conn_close(struct fab_conn *c)
 {
+	bool bad = false;
+
 	if (c->connected && c->id)
 		rdma_disconnect(c->id);
-	if (c->mr)
-		ibv_dereg_mr(c->mr);
+	bad |= c->mr && ibv_dereg_mr(c->mr);
 	if (c->qp && c->id)
 		rdma_destroy_qp(c->id);
-	else if (c->qp)
-		ibv_destroy_qp(c->qp);
-	if (c->cq)
-		ibv_destroy_cq(c->cq);
-	if (c->cch)
-		ibv_destroy_comp_channel(c->cch);
-	if (c->pd)
-		ibv_dealloc_pd(c->pd);
-	if (c->id)
-		rdma_destroy_id(c->id);
+	else
+		bad |= c->qp && ibv_destroy_qp(c->qp);
+	bad |= c->cq && ibv_destroy_cq(c->cq);
+	bad |= c->cch && ibv_destroy_comp_channel(c->cch);
+	bad |= c->pd && ibv_dealloc_pd(c->pd);
+	bad |= c->id && rdma_destroy_id(c->id);
 	if (c->ech)
 		rdma_destroy_event_channel(c->ech);
-	if (c->ctx)
-		ibv_close_device(c->ctx);
+	bad |= c->ctx && ibv_close_device(c->ctx);
+	if (bad)
+		nbw_warn("%s: an RDMA object could not be destroyed; its resources may leak",
+			 c->dev[0] ? c->dev : "RDMA teardown");
 	memset(c, 0, sizeof(*c));
 }
 
@@ -435,19 +442,17 @@ int fab_writer_init(struct fab_writer *w, struct fab_conn *c, uint64_t raddr, ui
 	};
 	if (slots < 2)
 		return -EINVAL;
-	w->items = calloc(depth, sizeof(*w->items));
-	w->busy = calloc(depth, sizeof(*w->busy));
-	if (!w->items || !w->busy) {
-		fab_writer_free(w);
+	/* One block: the items, then their busy flags. */
+	w->items = calloc(depth, sizeof(*w->items) + sizeof(*w->busy));
+	if (!w->items)
 		return -ENOMEM;
-	}
+	w->busy = (bool *)(w->items + depth);
 	return 0;
 }
 
 void fab_writer_free(struct fab_writer *w)
 {
 	free(w->items);
-	free(w->busy);
 	w->items = NULL;
 	w->busy = NULL;
 }

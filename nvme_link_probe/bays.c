@@ -277,8 +277,7 @@ int bays_spec_load(const char *file, struct site_spec *s)
 void bays_spec_free(struct site_spec *s)
 {
 	free(s->bay);
-	s->bay = NULL;
-	s->n = 0;
+	*s = (struct site_spec){.file = s->file};
 }
 
 static bool spec_matches(const struct bay_spec *b, const struct probe_dev *p, bool by_number)
