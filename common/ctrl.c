@@ -1104,6 +1104,34 @@ int ctrl_expect(int fd, unsigned want, void **payload, uint32_t *len, int timeou
 	return rc;
 }
 
+int ctrl_await(int fd, unsigned want, void *msg, int timeout_ms, char *peer_err, size_t errlen)
+{
+	uint32_t len;
+	void *p;
+	int rc = ctrl_expect(fd, want, &p, &len, timeout_ms, peer_err, errlen);
+
+	if (rc)
+		return rc;
+	switch (want) {
+	case CTRL_ACCEPT:
+		rc = ctrl_decode_accept(p, len, msg);
+		break;
+	case CTRL_AUTH:
+		rc = ctrl_decode_auth(p, len, msg);
+		break;
+	case CTRL_START:
+		rc = ctrl_decode_start(p, len, msg);
+		break;
+	case CTRL_DONE:
+		rc = ctrl_decode_done(p, len, msg);
+		break;
+	default:
+		rc = -EINVAL;
+	}
+	free(p);
+	return rc;
+}
+
 const char *ctrl_strerror(int rc)
 {
 	switch (rc) {

@@ -63,6 +63,17 @@ void nbw_err(const char *fmt, ...)
 	va_end(ap);
 }
 
+int nbw_fail(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	nbw_err("%s", buf);
+	return NBW_EXIT_FAIL;
+}
+
 void *nbw_zalloc(size_t n, size_t size)
 {
 	void *p = calloc(n, size);

@@ -36,6 +36,11 @@ void nbw_set_prog(const char *argv0);
 
 /* One line on stderr: "<prog>: <message>". */
 void nbw_err(const char *fmt, ...) NBW_PRINTF(1, 2);
+/*
+ * A run failed: keep why in buf (for its report) and say it as nbw_err()
+ * does. Returns NBW_EXIT_FAIL.
+ */
+int nbw_fail(char *buf, size_t len, const char *fmt, ...) NBW_PRINTF(3, 4);
 /* One line on stderr: "<prog>: warning: <message>". */
 void nbw_warn(const char *fmt, ...) NBW_PRINTF(1, 2);
 /* calloc(n, size), or NULL after the line "out of memory". */

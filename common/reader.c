@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* reader.c: region split and the psync / io_uring O_DIRECT reader (see reader.h). */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,17 @@ bool reader_engine_available(enum reader_engine e)
 #else
 	return e == ENGINE_PSYNC;
 #endif
+}
+
+void reader_fail(struct reader_fault *f, atomic_bool *failed, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	f->err = rc ? rc : -EIO;
+	va_start(ap, fmt);
+	vsnprintf(f->why, sizeof(f->why), fmt, ap);
+	va_end(ap);
+	atomic_store(failed, true);
 }
 
 int region_split(uint64_t span, unsigned n, uint32_t align, struct region *out)

@@ -11,11 +11,13 @@
 #ifndef NBW_READER_H
 #define NBW_READER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "config.h"
+#include "nbw.h"
 #ifdef HAVE_LIBURING
 #include <liburing.h>
 #endif
@@ -29,6 +31,19 @@ enum reader_engine {
 int reader_engine_option(const char *val, enum reader_engine *e);
 const char *reader_engine_name(enum reader_engine e);
 bool reader_engine_available(enum reader_engine e);
+
+/*
+ * Why a reader worker stopped: its error (-errno) and what it was doing
+ * ("read at offset 4096"); 0 and "" while it runs.
+ */
+struct reader_fault {
+	int err;
+	char why[256];
+};
+
+/* Record why (rc, or -EIO for 0) and raise *failed for the whole run. */
+void reader_fail(struct reader_fault *f, atomic_bool *failed, int rc, const char *fmt, ...)
+	NBW_PRINTF(4, 5);
 
 struct region {
 	uint64_t start;

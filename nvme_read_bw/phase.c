@@ -32,23 +32,11 @@ struct worker {
 	_Atomic uint64_t bytes; /* bytes of completed reads, ever increasing */
 	uint64_t zero_samples, zero_blocks;
 	uint64_t digest, digested;
-	int err;
-	char why[160]; /* what failed, worded for "<path>: <why>: <strerror><hint>" */
+	struct reader_fault fault; /* worded for "<path>: <why>: <strerror><hint>" */
 	const char *hint;
 };
 
-static void worker_fail(struct worker *w, int rc, const char *fmt, ...) NBW_PRINTF(3, 4);
-
-static void worker_fail(struct worker *w, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	w->err = rc;
-	va_start(ap, fmt);
-	vsnprintf(w->why, sizeof(w->why), fmt, ap);
-	va_end(ap);
-	atomic_store(&w->ph->failed, true);
-}
+#define worker_fail(w, rc, ...) reader_fail(&(w)->fault, &(w)->ph->failed, (rc), __VA_ARGS__)
 
 /* The reader flags of the options. */
 static unsigned reader_flags(const struct options *o)
@@ -246,9 +234,9 @@ static int phase_failure(const struct phase *ph)
 	for (i = 0; i < ph->nw; i++) {
 		const struct worker *w = &ph->w[i];
 
-		if (!w->err)
+		if (!w->fault.err)
 			continue;
-		nbw_err("%s: %s: %s%s", w->t->d.path, w->why, strerror(-w->err),
+		nbw_err("%s: %s: %s%s", w->t->d.path, w->fault.why, strerror(-w->fault.err),
 			w->hint ? w->hint : "");
 		return NBW_EXIT_FAIL;
 	}

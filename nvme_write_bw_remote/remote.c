@@ -21,6 +21,21 @@ int remote_timeout_ms(const struct options *o)
 	return (int)(o->timeout * 1000 + 0.5);
 }
 
+struct ctrl_hello remote_hello(const struct options *o)
+{
+	return (struct ctrl_hello){
+		.chunk = o->chunk,
+		.depth = o->depth,
+		.warmup_ms = (uint64_t)(o->cc.warmup * 1000 + 0.5),
+		.duration_ms = (uint64_t)(o->cc.duration * 1000 + 0.5),
+		.verify = (uint8_t)o->verify,
+		.conn = (uint8_t)o->conn,
+		.mtu = o->lo.mtu,
+		.sl = o->lo.sl,
+		.tclass = o->lo.tclass,
+	};
+}
+
 int remote_select_ports(const struct options *o, struct fab_port *ports)
 {
 	char bad[128];
@@ -36,6 +51,20 @@ int remote_select_ports(const struct options *o, struct fab_port *ports)
 	else if (n < 0)
 		nbw_err("RDMA devices: %s", strerror(-n));
 	return n < 0 ? -1 : n;
+}
+
+int remote_targets(const struct options *o, const struct target_query *q, struct target *t, int *nt)
+{
+	struct target_query mine = *q;
+	int n;
+
+	mine.sysfs_root = o->cc.sysfs_root;
+	mine.list = o->disks;
+	n = target_collect(&mine, t);
+	if (n < 0)
+		return -n;
+	*nt = n;
+	return target_prepare(t, n, o->chunk, o->span, o->threads);
 }
 
 void print_rule(struct report *r)

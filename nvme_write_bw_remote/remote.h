@@ -19,6 +19,7 @@
 #include "rdma.h"
 #include "reader.h"
 #include "report.h"
+#include "target.h"
 
 #define MAX_WORKERS CTRL_MAX_WORKERS
 #define MAX_DEPTH 256
@@ -136,8 +137,22 @@ int run_all_sizes(struct options *o, struct report *r);
 /* --timeout in milliseconds. */
 int remote_timeout_ms(const struct options *o);
 
+/*
+ * The HELLO of these options: what the source asks for, what the sink
+ * compares it with (workers and source are the source's to fill).
+ */
+struct ctrl_hello remote_hello(const struct options *o);
+
 /* The RDMA ports of -d (or every ACTIVE one): the count, or -1 after one error line. */
 int remote_select_ports(const struct options *o, struct fab_port *ports);
+
+/*
+ * The drives of --disks (or --local-disks: option names it), or those found:
+ * collected, checked against -s, --span and --threads, opened read-only into
+ * t[*nt]. 0, or an exit status after the message.
+ */
+int remote_targets(const struct options *o, const struct target_query *q, struct target *t,
+		   int *nt);
 
 /*
  * The header: tool, role and parameters (JSON "params"); listen: the sink's

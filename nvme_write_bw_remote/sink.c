@@ -143,17 +143,7 @@ static unsigned char *slice_ptr(const struct sink *k, uint32_t w)
 }
 
 /* The run failed: say why here (and keep it for the report). Returns 1. */
-static int sink_fail(struct sink *k, const char *fmt, ...) NBW_PRINTF(2, 3);
-static int sink_fail(struct sink *k, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(k->failure, sizeof(k->failure), fmt, ap);
-	va_end(ap);
-	nbw_err("%s", k->failure);
-	return NBW_EXIT_FAIL;
-}
+#define sink_fail(k, ...) nbw_fail((k)->failure, sizeof((k)->failure), __VA_ARGS__)
 
 /* After sink_fail(): tell the source why, too (best effort). Returns rc. */
 static int sink_tell(struct sink *k, int rc)
@@ -429,17 +419,7 @@ static bool hello_unacceptable(const struct sink *k, const struct door_guest *g,
 			       struct slice_layout *lay, char *why, size_t len)
 {
 	const struct options *o = k->o;
-	struct ctrl_hello mine = {
-		.chunk = o->chunk,
-		.depth = o->depth,
-		.warmup_ms = (uint64_t)(o->cc.warmup * 1000 + 0.5),
-		.duration_ms = (uint64_t)(o->cc.duration * 1000 + 0.5),
-		.verify = (uint8_t)o->verify,
-		.conn = (uint8_t)o->conn,
-		.mtu = o->lo.mtu,
-		.sl = o->lo.sl,
-		.tclass = o->lo.tclass,
-	};
+	struct ctrl_hello mine = remote_hello(o);
 	char diff[256], a[32], b[32], c[32];
 	uint64_t need;
 
@@ -1343,30 +1323,22 @@ static void print_sink(struct sink *k, int rc)
 static int sink_targets(struct sink *k)
 {
 	const struct options *o = k->o;
-	struct target_query q = {
-		.sysfs_root = o->cc.sysfs_root,
-		.list = o->disks,
-		.option = "--local-disks",
-		.required = o->disks != NULL,
-	};
-	int n, rc;
+	struct target_query q = {.option = "--local-disks", .required = o->disks != NULL};
+	int rc;
 
 	if (!o->no_local && !k->follower) {
-		n = target_collect(&q, k->t);
-		if (n < 0)
-			return -n;
-		k->nt = n;
-		rc = target_prepare(k->t, k->nt, o->chunk, o->span, o->threads);
+		rc = remote_targets(o, &q, k->t, &k->nt);
 		if (rc)
 			return rc;
 	}
 	if (samples_init(&k->lsamples, o->cc.duration, 1.0))
 		return sink_fail(k, "out of memory");
-	k->lstart = calloc((size_t)k->nt + 1, sizeof(uint64_t));
-	k->lend = calloc((size_t)k->nt + 1, sizeof(uint64_t));
-	k->lprev = calloc((size_t)k->nt + 1, sizeof(uint64_t));
-	if (!k->lstart || !k->lend || !k->lprev)
+	/* One block: the counters at the window's open, at its close, at the last live line. */
+	k->lstart = calloc(3 * ((size_t)k->nt + 1), sizeof(uint64_t));
+	if (!k->lstart)
 		return sink_fail(k, "out of memory");
+	k->lend = k->lstart + k->nt + 1;
+	k->lprev = k->lend + k->nt + 1;
 	return 0;
 }
 
@@ -1422,19 +1394,12 @@ static int sink_listen(struct sink *k)
 
 int sink_open(struct sink *k)
 {
-	int rc;
-
 	k->nports = remote_select_ports(k->o, k->ports);
 	if (k->nports < 0) { /* said on stderr; kept for the JSON */
 		snprintf(k->failure, sizeof(k->failure), "no usable RDMA port");
 		return NBW_EXIT_FAIL;
 	}
-	rc = sink_targets(k);
-	if (!rc)
-		rc = sink_dram(k);
-	if (!rc)
-		rc = sink_listen(k);
-	return rc;
+	return sink_targets(k) ?: sink_dram(k) ?: sink_listen(k);
 }
 
 /* Reverse order of set-up; a follower leaves the hall's DRAM to the hall. */
@@ -1456,9 +1421,7 @@ static void sink_close(struct sink *k)
 	target_close(k->t, k->nt);
 	free(k->canary);
 	free(k->lr);
-	free(k->lstart);
-	free(k->lend);
-	free(k->lprev);
+	free(k->lstart); /* and lend, lprev */
 	samples_free(&k->lsamples);
 	ctrl_result_free(&k->res);
 }
@@ -1493,14 +1456,9 @@ static int sink_handshake(struct sink *k)
 	int rc = send_accept(k, &b);
 
 	if (rc)
-		rc = sink_fail(k, "%s: %s", k->peer, ctrl_strerror(rc));
-	if (!rc)
-		rc = k->o->conn == CTRL_CONN_VERBS ? make_qps(k) : connect_workers(k);
-	if (!rc)
-		rc = send_slices(k);
-	if (!rc)
-		rc = receive_canary(k);
-	return rc;
+		return sink_fail(k, "%s: %s", k->peer, ctrl_strerror(rc));
+	rc = k->o->conn == CTRL_CONN_VERBS ? make_qps(k) : connect_workers(k);
+	return rc ?: send_slices(k) ?: receive_canary(k);
 }
 
 /* The window, the verdict and DONE to the source. 0 or an exit status. */

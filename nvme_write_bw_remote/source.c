@@ -68,8 +68,7 @@ struct sworker {
 	struct ctrl_chunk canary;
 	struct ctrl_chunk *table; /* --verify full: last chunk per slice slot */
 	uint32_t ring;		  /* slice slots the writer uses */
-	int err;
-	char why[256];
+	struct reader_fault fault;
 };
 
 struct source {
@@ -104,31 +103,10 @@ struct source {
 	char failure[CTRL_MAX_STR + 256]; /* why the run failed ("" = it did not) */
 };
 
-static void wfail(struct sworker *w, int rc, const char *fmt, ...) NBW_PRINTF(3, 4);
-
-static void wfail(struct sworker *w, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	w->err = rc ? rc : -EIO;
-	va_start(ap, fmt);
-	vsnprintf(w->why, sizeof(w->why), fmt, ap);
-	va_end(ap);
-	atomic_store(&w->s->failed, true);
-}
+#define wfail(w, rc, ...) reader_fail(&(w)->fault, &(w)->s->failed, (rc), __VA_ARGS__)
 
 /* The run failed: say why here and keep it for the report. Returns 1. */
-static int source_fail(struct source *s, const char *fmt, ...) NBW_PRINTF(2, 3);
-static int source_fail(struct source *s, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(s->failure, sizeof(s->failure), fmt, ap);
-	va_end(ap);
-	nbw_err("%s", s->failure);
-	return NBW_EXIT_FAIL;
-}
+#define source_fail(s, ...) nbw_fail((s)->failure, sizeof((s)->failure), __VA_ARGS__)
 
 /* Tell the sink why this side stops (best effort). Returns 1. */
 static int tell_sink(struct source *s, const char *msg)
@@ -423,7 +401,7 @@ static void *worker_main(void *arg)
 		goto out;
 	if (!rc) {
 		rc = fab_write_loop(&w->wr, &src, &s->stop, &w->bytes, remote_timeout_ms(s->o));
-		if (rc && !w->err)
+		if (rc && !w->fault.err)
 			wfail(w, rc, "%s", w->wr.why);
 	}
 out:
@@ -578,8 +556,9 @@ static const char *first_failure(struct source *s, char *buf, size_t len)
 	uint32_t i;
 
 	for (i = 0; i < s->nw; i++)
-		if (s->w[i].err) {
-			snprintf(buf, len, "%s: %s", wname(&s->w[i], n, sizeof(n)), s->w[i].why);
+		if (s->w[i].fault.err) {
+			snprintf(buf, len, "%s: %s", wname(&s->w[i], n, sizeof(n)),
+				 s->w[i].fault.why);
 			return buf;
 		}
 	snprintf(buf, len, "a worker failed");
@@ -638,16 +617,16 @@ static int plan_workers(struct source *s)
 		return nbw_usage_err("%u workers: at most %u", s->nw, MAX_WORKERS);
 	}
 	s->w = calloc(s->nw, sizeof(*s->w));
-	s->wstart = calloc(s->nw, sizeof(uint64_t));
-	s->wend = calloc(s->nw, sizeof(uint64_t));
-	s->lprev = calloc(s->nw, sizeof(uint64_t));
+	s->wstart = calloc(3 * (size_t)s->nw, sizeof(uint64_t)); /* wstart, wend, lprev */
 	s->dr = calloc((size_t)s->nt + 1, sizeof(*s->dr));
 	regs = calloc(o->threads, sizeof(*regs));
-	if (!s->w || !s->wstart || !s->wend || !s->lprev || !s->dr || !regs ||
+	if (!s->w || !s->wstart || !s->dr || !regs ||
 	    samples_init(&s->rdma_samples, o->cc.duration, 1.0)) {
 		free(regs);
 		return source_fail(s, "out of memory");
 	}
+	s->wend = s->wstart + s->nw;
+	s->lprev = s->wend + s->nw;
 	if (o->source == CTRL_SOURCE_DISK) {
 		plan_drive_workers(s, regs);
 	} else {
@@ -684,23 +663,27 @@ static int control_connect(struct source *s)
 	return NBW_EXIT_FAIL;
 }
 
-/* Send an AUTH, then read the sink's. 0 or a ctrl error (err: the sink's ERROR). */
+/*
+ * Send an AUTH, then read the sink's. 0, or an exit status after the line
+ * that says why; closed (if not NULL) follows "the sink closed the
+ * connection" when it did.
+ */
 static int auth_round(struct source *s, const struct ctrl_auth *mine, struct ctrl_auth *theirs,
-		      char *err, size_t errlen)
+		      const char *closed)
 {
+	char err[CTRL_MAX_STR] = "";
 	struct ctrl_buf b;
-	uint32_t len;
-	void *p;
 	int rc, ms = remote_timeout_ms(s->o);
 
 	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_auth(&b, mine), ms);
 	if (!rc)
-		rc = ctrl_expect(s->cfd, CTRL_AUTH, &p, &len, ms, err, errlen);
-	if (!rc) {
-		rc = ctrl_decode_auth(p, len, theirs);
-		free(p);
-	}
-	return rc;
+		rc = ctrl_await(s->cfd, CTRL_AUTH, theirs, ms, err, sizeof(err));
+	if (rc == -ECONNRESET && closed)
+		return source_fail(s, "%s: the sink closed the connection%s", s->o->peer, closed);
+	if (rc)
+		return source_fail(s, "%s: handshake: %s", s->o->peer,
+				   err[0] ? err : ctrl_strerror(rc));
+	return 0;
 }
 
 /*
@@ -712,21 +695,13 @@ static int authenticate(struct source *s)
 	const struct options *o = s->o;
 	struct ctrl_auth mine = {.has_key = o->key.len > 0}, theirs, proof = mine;
 	uint8_t nonce_s[CTRL_NONCE_LEN], nonce_k[CTRL_NONCE_LEN];
-	char err[CTRL_MAX_STR] = "";
-	int rc;
 
 	if (auth_nonce(mine.nonce))
 		return source_fail(s, "no random bytes for the nonce");
 	memcpy(nonce_s, mine.nonce, sizeof(nonce_s));
-	rc = auth_round(s, &mine, &theirs, err, sizeof(err));
-	if (rc == -ECONNRESET && !o->key.len)
-		return source_fail(s,
-				   "%s: the sink closed the connection (does it require a "
-				   "pre-shared key? --psk-file)",
-				   o->peer);
-	if (rc)
-		return source_fail(s, "%s: handshake: %s", o->peer,
-				   err[0] ? err : ctrl_strerror(rc));
+	if (auth_round(s, &mine, &theirs,
+		       o->key.len ? NULL : " (does it require a pre-shared key? --psk-file)"))
+		return NBW_EXIT_FAIL;
 	if (!o->key.len)
 		return theirs.has_key ? source_fail(s,
 						    "%s: the sink requires a pre-shared key "
@@ -739,15 +714,8 @@ static int authenticate(struct source *s)
 	memset(proof.nonce, 0, sizeof(proof.nonce));
 	if (auth_mac(&o->key, "nbw-source", nonce_k, nonce_s, proof.mac))
 		return source_fail(s, "cannot compute the proof of the key");
-	rc = auth_round(s, &proof, &theirs, err, sizeof(err));
-	if (rc == -ECONNRESET)
-		return source_fail(s,
-				   "%s: the sink closed the connection: the pre-shared keys "
-				   "differ",
-				   o->peer);
-	if (rc)
-		return source_fail(s, "%s: handshake: %s", o->peer,
-				   err[0] ? err : ctrl_strerror(rc));
+	if (auth_round(s, &proof, &theirs, ": the pre-shared keys differ"))
+		return NBW_EXIT_FAIL;
 	if (!auth_check(&o->key, "nbw-sink", nonce_s, nonce_k, theirs.mac))
 		return source_fail(s, "%s: the sink did not prove the pre-shared key", o->peer);
 	return 0;
@@ -756,35 +724,19 @@ static int authenticate(struct source *s)
 static int handshake(struct source *s)
 {
 	const struct options *o = s->o;
-	struct ctrl_hello h = {
-		.chunk = o->chunk,
-		.depth = o->depth,
-		.workers = s->nw,
-		.warmup_ms = (uint64_t)(o->cc.warmup * 1000 + 0.5),
-		.duration_ms = (uint64_t)(o->cc.duration * 1000 + 0.5),
-		.verify = (uint8_t)o->verify,
-		.source = (uint8_t)o->source,
-		.conn = (uint8_t)o->conn,
-		.mtu = o->lo.mtu,
-		.sl = o->lo.sl,
-		.tclass = o->lo.tclass,
-	};
+	struct ctrl_hello h = remote_hello(o);
 	char err[CTRL_MAX_STR] = "";
 	struct ctrl_buf b;
-	uint32_t len;
-	void *p;
 	int rc;
 
 	if (control_connect(s) || authenticate(s))
 		return NBW_EXIT_FAIL;
+	h.workers = s->nw;
+	h.source = (uint8_t)o->source;
 	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_hello(&b, &h), remote_timeout_ms(o));
 	if (!rc)
-		rc = ctrl_expect(s->cfd, CTRL_ACCEPT, &p, &len, remote_timeout_ms(o), err,
-				 sizeof(err));
-	if (!rc) {
-		rc = ctrl_decode_accept(p, len, &s->acc);
-		free(p);
-	}
+		rc = ctrl_await(s->cfd, CTRL_ACCEPT, &s->acc, remote_timeout_ms(o), err,
+				sizeof(err));
 	if (rc == -ECONNABORTED)
 		return source_fail(s, "%s: the sink refused: %s", o->peer, err);
 	if (rc)
@@ -901,8 +853,7 @@ static int send_canary_await_start(struct source *s)
 	char err[CTRL_MAX_STR] = "";
 	struct ctrl_start st;
 	struct ctrl_buf b;
-	uint32_t len, i;
-	void *p;
+	uint32_t i;
 	int rc;
 
 	if (!c)
@@ -917,12 +868,7 @@ static int send_canary_await_start(struct source *s)
 	if (o->sync)
 		meeting_arrive(o->sync);
 	if (!rc)
-		rc = ctrl_expect(s->cfd, CTRL_START, &p, &len, remote_timeout_ms(o), err,
-				 sizeof(err));
-	if (!rc) {
-		rc = ctrl_decode_start(p, len, &st);
-		free(p);
-	}
+		rc = ctrl_await(s->cfd, CTRL_START, &st, remote_timeout_ms(o), err, sizeof(err));
 	if (rc)
 		return source_fail(s, "%s: waiting for the start: %s", o->peer,
 				   err[0] ? err : ctrl_strerror(rc));
@@ -972,8 +918,6 @@ static int send_result(struct source *s, bool ok)
 	struct ctrl_done d;
 	int k;
 	struct ctrl_buf b;
-	uint32_t len;
-	void *p;
 	int rc;
 
 	if (isfinite(cv) && cv < 4e6)
@@ -996,12 +940,7 @@ static int send_result(struct source *s, bool ok)
 	if (!ok)
 		return NBW_EXIT_FAIL;
 	if (!rc)
-		rc = ctrl_expect(s->cfd, CTRL_DONE, &p, &len, 2 * remote_timeout_ms(o), err,
-				 sizeof(err));
-	if (!rc) {
-		rc = ctrl_decode_done(p, len, &d);
-		free(p);
-	}
+		rc = ctrl_await(s->cfd, CTRL_DONE, &d, 2 * remote_timeout_ms(o), err, sizeof(err));
 	if (rc)
 		return source_fail(s, "%s: no verdict from the sink: %s", o->peer,
 				   err[0] ? err : ctrl_strerror(rc));
@@ -1076,24 +1015,14 @@ static int source_setup(struct source *s)
 {
 	const struct options *o = s->o;
 	struct target_query q = {
-		.sysfs_root = o->cc.sysfs_root,
-		.list = o->disks,
-		.option = "--disks",
-		.required = true,
-		.hint = ", or use --source mem",
-	};
-	int n, rc;
+		.option = "--disks", .required = true, .hint = ", or use --source mem"};
+	int rc = remote_select_ports(o, s->ports);
 
-	n = remote_select_ports(o, s->ports);
-	if (n < 0)
+	if (rc < 0)
 		return NBW_EXIT_FAIL;
-	s->nports = n;
+	s->nports = rc;
 	if (o->source == CTRL_SOURCE_DISK) {
-		n = target_collect(&q, s->t);
-		if (n < 0)
-			return -n;
-		s->nt = n;
-		rc = target_prepare(s->t, s->nt, o->chunk, o->span, o->threads);
+		rc = remote_targets(o, &q, s->t, &s->nt);
 		if (rc)
 			return rc;
 	}
@@ -1280,9 +1209,7 @@ static void source_close(struct source *s)
 		close(s->cfd);
 	target_close(s->t, s->nt);
 	free(s->w);
-	free(s->wstart);
-	free(s->wend);
-	free(s->lprev);
+	free(s->wstart); /* and wend, lprev */
 	free(s->dr);
 	samples_free(&s->rdma_samples);
 }

@@ -6,7 +6,8 @@
 # completes with verification PASS while the silent stranger still holds its
 # connection; the sink exits 0; the strangers got nothing but a closed
 # connection (the wrong-key one: only the sink's random nonce), checked from
-# their side. Then SIGINT/SIGTERM end the sink's waits within a second, and a
+# their side; our own source without the key, and with another key, was
+# refused and said why. Then SIGINT/SIGTERM end the sink's waits within a second, and a
 # DRAM buffer that cannot be locked fails in under a second with a small RSS.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
@@ -36,6 +37,15 @@ done
 [ "$(j "$A/outside.json" 'd["received"] == 0 and d["closed"]')" = True ] ||
 	fail "stranger outside --allow got something: $(cat "$A/outside.json")"
 note "strangers got nothing but a closed connection (wrong key: one AUTH with the sink's nonce)"
+for k in none other; do
+	case $k in
+	none) want="the sink closed the connection (does it require a pre-shared key? --psk-file)" ;;
+	other) want="the sink closed the connection: the pre-shared keys differ" ;;
+	esac
+	[ "$(cat "$B/src-$k.rc")" = 1 ] && grep -qF "10.77.0.1: $want" "$B/src-$k.err" ||
+		fail "our source, key $k: exit $(cat "$B/src-$k.rc"), said: $(cat "$B/src-$k.err")"
+	note "our source, key $k: $(cat "$B/src-$k.err")"
+done
 
 E=$A/sink.err
 for want in "not in --allow: closed" "no complete HELLO within the handshake deadline" \

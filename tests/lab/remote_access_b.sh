@@ -2,8 +2,8 @@
 # Node b of remote_access.sh: a silent stranger early (dropped by the sink's
 # handshake deadline), then strangers (silent, garbage, a HELLO
 # without the key exchange, a mismatched one, no key, a wrong key), all at
-# once; then, while the silent one still holds its connection, the real
-# source with the right key.
+# once; then our source without a key and with another key; then, while the
+# silent one still holds its connection, the real source with the right key.
 set -u
 O=$VLAB_OUT
 umask 077
@@ -31,6 +31,15 @@ for _ in $(seq 300); do
 done
 sleep 0.5
 set -- $VLAB_DRIVES
+# Our own source without the key, then with another key: refused, and it says why.
+printf 'lab-access-key-not-the-sinks-one\n' >/tmp/otherkey
+for k in none other; do
+	psk=()
+	[ $k = other ] && psk=(--psk-file /tmp/otherkey)
+	timeout 60 nvme_write_bw_remote --disks "$1" -q 1 --warmup 1 -D 2 --timeout 10 "${psk[@]}" \
+		"$VLAB_PEER" >/dev/null 2>"$O/src-$k.err"
+	echo $? >"$O/src-$k.rc"
+done
 t0=$(date +%s.%N)
 timeout 120 nvme_write_bw_remote --disks "$1" -q 1 --warmup 1 -D 6 -s 1M --depth 4 --timeout 10 \
 	--psk-file /tmp/key --json "$VLAB_PEER" >"$O/src.json" 2>"$O/src.err"
