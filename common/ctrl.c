@@ -939,36 +939,21 @@ int ctrl_connect(const char *host, unsigned port, int timeout_ms)
 	return fd;
 }
 
-static int send_all(int fd, const uint8_t *p, size_t n, uint64_t deadline, int timeout_ms)
+/*
+ * n bytes through the socket before the deadline: sent from p (out), or
+ * received into p. 0, -ECONNRESET when the peer closed, or -errno.
+ */
+static int move_all(int fd, uint8_t *p, size_t n, bool out, uint64_t deadline, int timeout_ms)
 {
 	while (n) {
 		ssize_t k;
-		int rc = wait_fd(fd, POLLOUT, deadline, timeout_ms);
+		int rc = wait_fd(fd, out ? POLLOUT : POLLIN, deadline, timeout_ms);
 
 		if (rc)
 			return rc;
-		k = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (k < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return -errno;
-		}
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-static int recv_all(int fd, uint8_t *p, size_t n, uint64_t deadline, int timeout_ms)
-{
-	while (n) {
-		ssize_t k;
-		int rc = wait_fd(fd, POLLIN, deadline, timeout_ms);
-
-		if (rc)
-			return rc;
-		k = recv(fd, p, n, MSG_DONTWAIT);
-		if (k == 0)
+		k = out ? send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT)
+			: recv(fd, p, n, MSG_DONTWAIT);
+		if (k == 0 && !out)
 			return -ECONNRESET;
 		if (k < 0) {
 			if (errno == EINTR || errno == EAGAIN)
@@ -983,7 +968,7 @@ static int recv_all(int fd, uint8_t *p, size_t n, uint64_t deadline, int timeout
 
 int ctrl_send(int fd, const struct ctrl_buf *b, int timeout_ms)
 {
-	return send_all(fd, b->data, b->len, deadline_of(timeout_ms), timeout_ms);
+	return move_all(fd, b->data, b->len, true, deadline_of(timeout_ms), timeout_ms);
 }
 
 int ctrl_send_free(int fd, struct ctrl_buf *b, int enc_rc, int timeout_ms)
@@ -1005,7 +990,7 @@ int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout
 
 	*payload = NULL;
 	*len = 0;
-	rc = recv_all(fd, hdr, sizeof(hdr), deadline, timeout_ms);
+	rc = move_all(fd, hdr, sizeof(hdr), false, deadline, timeout_ms);
 	if (rc)
 		return rc;
 	rc = ctrl_parse_header(hdr, type, len, &version);
@@ -1017,7 +1002,7 @@ int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout
 		p = malloc(*len);
 		if (!p)
 			return -ENOMEM;
-		rc = recv_all(fd, p, *len, deadline, timeout_ms);
+		rc = move_all(fd, p, *len, false, deadline, timeout_ms);
 		if (rc) {
 			free(p);
 			return rc;
@@ -1112,22 +1097,11 @@ int ctrl_await(int fd, unsigned want, void *msg, int timeout_ms, char *peer_err,
 
 	if (rc)
 		return rc;
-	switch (want) {
-	case CTRL_ACCEPT:
-		rc = ctrl_decode_accept(p, len, msg);
-		break;
-	case CTRL_AUTH:
-		rc = ctrl_decode_auth(p, len, msg);
-		break;
-	case CTRL_START:
-		rc = ctrl_decode_start(p, len, msg);
-		break;
-	case CTRL_DONE:
-		rc = ctrl_decode_done(p, len, msg);
-		break;
-	default:
-		rc = -EINVAL;
-	}
+	rc = want == CTRL_ACCEPT  ? ctrl_decode_accept(p, len, msg)
+	     : want == CTRL_AUTH  ? ctrl_decode_auth(p, len, msg)
+	     : want == CTRL_START ? ctrl_decode_start(p, len, msg)
+	     : want == CTRL_DONE  ? ctrl_decode_done(p, len, msg)
+				  : -EINVAL;
 	free(p);
 	return rc;
 }

@@ -1498,12 +1498,17 @@ void sink_outcome(const struct sink *k, struct sink_outcome *x)
 	enum rdma_from from = rdma_figure(k, &x->rbytes, &x->rsec);
 	bool res = k->have_res && !k->res_rejected;
 
+	/* Who, and how it ended. */
 	x->peer = k->peer;
 	x->where = k->where;
+	x->verdict = k->verdict;
+	x->vdetail = k->vdetail;
+	x->failure = k->failure;
 	x->workers = k->hello.workers;
 	x->source = (enum ctrl_source)k->hello.source;
 	x->slice_len = k->lay.slice_len;
 	x->local_len = k->lay.local_len;
+	/* Its RDMA stream and its window. */
 	x->rfrom = rdma_from_name(from);
 	x->drives = res ? k->res.drives : NULL;
 	x->ndrives = res ? k->res.ndrives : 0;
@@ -1512,8 +1517,9 @@ void sink_outcome(const struct sink *k, struct sink_outcome *x)
 	x->have_window = k->have_validity;
 	x->src_open_ns = k->src_open_ns;
 	x->src_close_ns = k->src_close_ns;
-	x->rcv = k->rcv;
 	x->win_open_ns = (double)k->win_open_ns;
+	x->rcv = k->rcv;
+	/* The local drives of the session. */
 	x->lseconds = k->lseconds;
 	x->cpu_s = k->cpu_s;
 	x->lcv = nbw_cv_pct(k->lsamples.rate, k->lsamples.n);
@@ -1521,9 +1527,6 @@ void sink_outcome(const struct sink *k, struct sink_outcome *x)
 	x->nt = k->nt;
 	x->lstart = k->lstart;
 	x->lend = k->lend;
-	x->verdict = k->verdict;
-	x->vdetail = k->vdetail;
-	x->failure = k->failure;
 }
 
 void sink_waiting(const struct sink *k, int n)

@@ -1244,9 +1244,9 @@ int run_source(const struct options *o, struct report *r, struct run_figures *fi
 
 	if (!s)
 		return NBW_EXIT_FAIL;
+	s->cfd = -1; /* no control channel yet */
 	s->o = o;
 	s->r = r;
-	s->cfd = -1;
 	s->verdict = VERDICT_NONE;
 	rc = source_setup(s);
 	if (!rc)
