@@ -416,7 +416,7 @@ static uint64_t bytes_sum(const uint64_t *v, uint32_t n)
 	uint64_t t = 0;
 	uint32_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; v && i < n; i++) /* v NULL: the run ended before its counters */
 		t += v[i];
 	return t;
 }
@@ -618,6 +618,10 @@ static int plan_workers(struct source *s)
 	}
 	s->w = calloc(s->nw, sizeof(*s->w));
 	s->wstart = calloc(3 * (size_t)s->nw, sizeof(uint64_t)); /* wstart, wend, lprev */
+	if (s->wstart) {
+		s->wend = s->wstart + s->nw;
+		s->lprev = s->wend + s->nw;
+	}
 	s->dr = calloc((size_t)s->nt + 1, sizeof(*s->dr));
 	regs = calloc(o->threads, sizeof(*regs));
 	if (!s->w || !s->wstart || !s->dr || !regs ||
@@ -625,8 +629,6 @@ static int plan_workers(struct source *s)
 		free(regs);
 		return source_fail(s, "out of memory");
 	}
-	s->wend = s->wstart + s->nw;
-	s->lprev = s->wend + s->nw;
 	if (o->source == CTRL_SOURCE_DISK) {
 		plan_drive_workers(s, regs);
 	} else {
