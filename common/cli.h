@@ -18,8 +18,8 @@
 
 #include <getopt.h>
 #include <limits.h>
-#include <stddef.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -116,9 +116,9 @@ struct cli_spec {
 
 /*
  * getopt_long over argv: the generic options into cc, those kept as they
- * are into ctx, the others through spec->tool(c, optarg, ctx). CLI_NEXT with *first = the
- * first operand's index, or the exit status to end with (help, version, a
- * bad option or value).
+ * are into ctx, the others through spec->tool(c, optarg, ctx). CLI_NEXT
+ * with *first = the first operand's index, or the exit status to end with
+ * (help, version, a bad option or value).
  */
 int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_common *cc, void *ctx,
 	      int *first);

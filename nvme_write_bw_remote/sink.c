@@ -17,7 +17,6 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,6 +153,9 @@ static int sink_tell(struct sink *k, int rc)
 		ctrl_send_free(k->cfd, &b, ctrl_encode_error(&b, k->failure), 1000);
 	return rc;
 }
+
+/* As sink_fail(), and tell the source why. */
+#define sink_refuse(k, ...) sink_tell((k), sink_fail((k), __VA_ARGS__))
 
 /* ---- local readers ----------------------------------------------------------- */
 
@@ -593,8 +595,7 @@ static int make_qp(struct sink *k, uint32_t w, const struct ctrl_wqp *q, struct 
 	if (!rc)
 		rc = fab_qp_connect(c, p, &local, &remote, &k->o->lo);
 	if (rc)
-		return sink_tell(
-			k, sink_fail(k, "worker %u on %s:%u: %s", w, p->dev, p->port, c->why));
+		return sink_refuse(k, "worker %u on %s:%u: %s", w, p->dev, p->port, c->why);
 	*mine = (struct ctrl_qp){
 		.lid = local.lid, .qpn = local.qpn, .psn = local.psn, .mtu = local.mtu};
 	memcpy(mine->gid, local.gid, sizeof(mine->gid));
@@ -615,21 +616,19 @@ static int make_qps(struct sink *k)
 	k->conns = calloc(k->hello.workers, sizeof(*k->conns));
 	k->sqp = calloc(k->hello.workers, sizeof(*k->sqp));
 	if (!k->conns || !k->sqp)
-		return sink_tell(k, sink_fail(k, "out of memory"));
+		return sink_refuse(k, "out of memory");
 	rc = ctrl_expect(k->cfd, CTRL_QPS, &p, &len, remote_timeout_ms(k->o), err, sizeof(err));
 	if (!rc) {
 		rc = ctrl_decode_qps(p, len, &q, &n);
 		free(p);
 	}
 	if (rc)
-		return sink_tell(
-			k,
-			sink_fail(k, "%s: waiting for the QPs: %s", k->peer,
-				  rc == -ECONNABORTED || rc == -EBADMSG ? err : ctrl_strerror(rc)));
+		return sink_refuse(k, "%s: waiting for the QPs: %s", k->peer,
+				   rc == -ECONNABORTED || rc == -EBADMSG ? err : ctrl_strerror(rc));
 	for (i = 0; !rc && i < n; i++)
 		if (n != k->hello.workers || q[i].sink_port >= k->nports)
-			rc = sink_tell(k, sink_fail(k, "%s: QPS for %u workers, sink port %u of %d",
-						    k->peer, n, q[i].sink_port, k->nports));
+			rc = sink_refuse(k, "%s: QPS for %u workers, sink port %u of %d", k->peer,
+					 n, q[i].sink_port, k->nports);
 	for (i = 0; !rc && i < n; i++)
 		rc = make_qp(k, i, &q[i], &k->sqp[i]);
 	free(q);
@@ -656,7 +655,7 @@ static int connect_workers(struct sink *k)
 
 	k->conns = calloc(k->hello.workers, sizeof(*k->conns));
 	if (!k->conns)
-		return sink_tell(k, sink_fail(k, "out of memory"));
+		return sink_refuse(k, "out of memory");
 	while (done < k->hello.workers) {
 		struct rdma_cm_id *id;
 		struct fab_hello h;
@@ -668,11 +667,10 @@ static int connect_workers(struct sink *k)
 			     : fab_listener_next(&k->lis, (int)((deadline - now) / 1000000) + 1,
 						 &id, &h);
 		if (rc == -ETIMEDOUT)
-			return sink_tell(k,
-					 sink_fail(k,
-						   "%s: %u of %u RDMA connections arrived within "
-						   "%g s (--timeout)",
-						   k->peer, done, k->hello.workers, o->timeout));
+			return sink_refuse(k,
+					   "%s: %u of %u RDMA connections arrived within "
+					   "%g s (--timeout)",
+					   k->peer, done, k->hello.workers, o->timeout);
 		if (rc) {
 			fprintf(stderr,
 				"%s: RDMA connect request without our private data: rejected\n",
@@ -697,8 +695,7 @@ static int connect_workers(struct sink *k)
 		rc = fab_conn_accept(&k->conns[h.worker], id, slice_ptr(k, h.worker),
 				     k->lay.slice_len, remote_timeout_ms(o));
 		if (rc)
-			return sink_tell(
-				k, sink_fail(k, "worker %u: %s", h.worker, k->conns[h.worker].why));
+			return sink_refuse(k, "worker %u: %s", h.worker, k->conns[h.worker].why);
 		k->wport[h.worker] = port_index(k, &k->conns[h.worker]);
 		done++;
 	}
@@ -713,7 +710,7 @@ static int send_slices(struct sink *k)
 	int rc;
 
 	if (!s)
-		return sink_tell(k, sink_fail(k, "out of memory"));
+		return sink_refuse(k, "out of memory");
 	for (i = 0; i < k->hello.workers; i++) {
 		s[i].addr = slice_addr(k, i);
 		s[i].len = k->lay.slice_len;
@@ -802,8 +799,8 @@ static int receive_canary(struct sink *k)
 	if (rc == -ECONNABORTED)
 		return sink_fail(k, "%s: source failed: %s", k->peer, err);
 	if (rc)
-		return sink_tell(k, sink_fail(k, "%s: waiting for the canary: %s", k->peer,
-					      err[0] ? err : ctrl_strerror(rc)));
+		return sink_refuse(k, "%s: waiting for the canary: %s", k->peer,
+				   err[0] ? err : ctrl_strerror(rc));
 	judge_canary(k);
 	return 0;
 }
@@ -941,9 +938,9 @@ static int window_failure(struct sink *k, enum sink_stop why, const struct windo
 	case SINK_LOCAL_FAIL:
 		for (i = 0; i < k->nlr && !k->lr[i].err; i++)
 			;
-		return sink_tell(k, sink_fail(k, "%s: read at offset %llu: %s", k->lr[i].t->d.path,
-					      (unsigned long long)k->lr[i].err_offset,
-					      strerror(-k->lr[i].err)));
+		return sink_refuse(k, "%s: read at offset %llu: %s", k->lr[i].t->d.path,
+				   (unsigned long long)k->lr[i].err_offset,
+				   strerror(-k->lr[i].err));
 	case SINK_CLOSED:
 	case SINK_RDMA_LOST:
 		return sink_fail(k, "%s: the source went away during the %s (%s)", k->peer, when,
@@ -957,8 +954,8 @@ static int window_failure(struct sink *k, enum sink_stop why, const struct windo
 				 "%g s (--timeout; network or source gone)",
 				 k->peer, k->o->timeout);
 	default:
-		return sink_tell(k, sink_fail(k, "%s: protocol error during the window: %s",
-					      k->peer, k->peer_err));
+		return sink_refuse(k, "%s: protocol error during the window: %s", k->peer,
+				   k->peer_err);
 	}
 }
 
@@ -1131,7 +1128,7 @@ static int sink_window(struct sink *k)
 	window_bind(&w, &o->cc, k, k->lstart, k->lend);
 	if (lreaders_start(k)) {
 		lreaders_stop(k);
-		return sink_tell(k, sink_fail(k, "cannot start the local reader threads"));
+		return sink_refuse(k, "cannot start the local reader threads");
 	}
 	if (o->sync && !meeting_await(o->sync, remote_timeout_ms(o) / 2))
 		nbw_err("--bidir: this node's source is not ready: the windows may not overlap");
@@ -1161,7 +1158,7 @@ static int sink_window(struct sink *k)
 		memset(k->lstart, 0, sizeof(uint64_t) * (size_t)(k->nt ? k->nt : 1));
 	}
 	if (w.end_reason == WINDOW_SIGNAL)
-		return sink_tell(k, sink_fail(k, "interrupted"));
+		return sink_refuse(k, "interrupted");
 	if (why == SINK_RUNNING && k->cfd < 0) /* the hall: no source of its own */
 		return 0;
 	if (why == SINK_RUNNING) /* the window ended here: the source's RESULT comes next */
@@ -1170,8 +1167,7 @@ static int sink_window(struct sink *k)
 		return window_failure(k, why, &w);
 	if (k->res.ok && result_implausible(k, &w, k->peer_err, sizeof(k->peer_err))) {
 		k->res_rejected = true;
-		return sink_tell(k,
-				 sink_fail(k, "%s: implausible result: %s", k->peer, k->peer_err));
+		return sink_refuse(k, "%s: implausible result: %s", k->peer, k->peer_err);
 	}
 	sink_rails(k);
 	judge_validity(k);

@@ -14,7 +14,6 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,7 +415,7 @@ static uint64_t bytes_sum(const uint64_t *v, uint32_t n)
 	uint64_t t = 0;
 	uint32_t i;
 
-	for (i = 0; v && i < n; i++) /* v NULL: the run ended before its counters */
+	for (i = 0; i < n; i++)
 		t += v[i];
 	return t;
 }
@@ -618,10 +617,6 @@ static int plan_workers(struct source *s)
 	}
 	s->w = calloc(s->nw, sizeof(*s->w));
 	s->wstart = calloc(3 * (size_t)s->nw, sizeof(uint64_t)); /* wstart, wend, lprev */
-	if (s->wstart) {
-		s->wend = s->wstart + s->nw;
-		s->lprev = s->wend + s->nw;
-	}
 	s->dr = calloc((size_t)s->nt + 1, sizeof(*s->dr));
 	regs = calloc(o->threads, sizeof(*regs));
 	if (!s->w || !s->wstart || !s->dr || !regs ||
@@ -629,6 +624,8 @@ static int plan_workers(struct source *s)
 		free(regs);
 		return source_fail(s, "out of memory");
 	}
+	s->wend = s->wstart + s->nw;
+	s->lprev = s->wend + s->nw;
 	if (o->source == CTRL_SOURCE_DISK) {
 		plan_drive_workers(s, regs);
 	} else {
@@ -1231,12 +1228,14 @@ static void print_early_failure(struct source *s)
 /* What the run measured: this side's RDMA rate and the rails' line rates. */
 static void source_figures(const struct source *s, struct run_figures *fig)
 {
-	uint64_t total = bytes_sum(s->wend, s->nw) - bytes_sum(s->wstart, s->nw);
-
-	fig->rdma_gb_per_s = s->seconds > 0 ? (double)total / s->seconds / 1e9 : NAN;
-	fig->win_open_ns = s->seconds > 0 ? (double)s->t_window : 0;
-	fig->win_close_ns = s->seconds > 0 ? (double)s->t_window + s->seconds * 1e9 : 0;
-	fig->line_gbits = rails_line_gbits(s->rails, s->nrails);
+	*fig = (struct run_figures){.rdma_gb_per_s = NAN,
+				    .line_gbits = rails_line_gbits(s->rails, s->nrails)};
+	if (!(s->seconds > 0)) /* no window (a run that failed before it): no counters either */
+		return;
+	fig->rdma_gb_per_s = (double)(bytes_sum(s->wend, s->nw) - bytes_sum(s->wstart, s->nw)) /
+			     s->seconds / 1e9;
+	fig->win_open_ns = (double)s->t_window;
+	fig->win_close_ns = (double)s->t_window + s->seconds * 1e9;
 }
 
 int run_source(const struct options *o, struct report *r, struct run_figures *fig)
