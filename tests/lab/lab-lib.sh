@@ -33,7 +33,7 @@ echo "# $why"
 # source went silent"; ib_write_bw just hangs). A test whose first attempt
 # failed with one of those lines in its output runs a second time, and says
 # so; any other failure, or a second stall, fails the test.
-# A source stuck in the kernel past its own bounds (remote_two_node_b.sh says
+# A source stuck in the kernel past its own bounds (guest-lib.sh bounded says
 # so from /proc) counts as a stall too.
 STALL_RE='source is stuck in the kernel|RDMA WRITEs still in flight after|the source went silent: nothing on the control channel|ib_write_bw client on .*: no result within its time limit'
 if [ -z "${NBW_LAB_ATTEMPT:-}" ]; then

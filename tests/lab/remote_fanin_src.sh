@@ -3,13 +3,8 @@
 # into node a's sink; b alone comes to the third sink. Then each serves node
 # a's launcher (run_bench.sh SRC_NODES="b c") until a stops it.
 set -u
+. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
 set -- $VLAB_DRIVES
-listening() { # bounded wait until the next sink listens on node a
-	for _ in $(seq 300); do
-		timeout 1 bash -c "exec 3<>/dev/tcp/$VLAB_PEER/18515" 2>/dev/null && return 0
-		sleep 0.2
-	done
-}
 # c asks for two workers, b for one: c's share of the sink's DRAM is twice b's.
 q=1
 [ "$VLAB_NODE" = c ] && q=2

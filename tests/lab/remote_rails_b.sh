@@ -2,24 +2,20 @@
 # Node b of remote_rails.sh: the sources, one per scenario, 4 workers on one
 # drive; each starts once node a's sink listens on its control address.
 set -u
+. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
 O=$VLAB_OUT
 B=nvme_write_bw_remote
 set -- $VLAB_DRIVES
 d0=$1
 W="--warmup 1 -D 6 -s 256K --timeout 15 --json"
-listening() {
-	for _ in $(seq 600); do
-		timeout 1 bash -c "exec 3<>/dev/tcp/$VLAB_PEER/18515" 2>/dev/null && return 0
-		sleep 0.2
-	done
-}
 src() { # NAME ARGS...
 	local n=$1
 	shift
 	listening
 	sleep 0.5
-	timeout 120 $B $W "$@" "$VLAB_PEER" >"$O/$n.src.json" 2>"$O/$n.src.err"
+	bounded 120 "$n" $B $W "$@" "$VLAB_PEER" >"$O/$n.src.json" 2>"$O/$n.src.err"
 	echo $? >"$O/$n.src.rc"
+	sed "s/^/$n source: /" "$O/$n.src.err"
 	sleep 1
 }
 src verbs --disks "$d0" -q 4
@@ -32,7 +28,9 @@ src noaddr --disks "$d0" -q 4
 # size) in flight each.
 listening
 sleep 0.5
-timeout 120 $B -d "${VLAB_RDMA_DEVS%% *}" -t 128 -q 2 -s 64K --report_gbits --disks "$d0" --warmup 1 \
-	-D 6 --timeout 20 --json "$VLAB_PEER" >"$O/perftest.src.json" 2>"$O/perftest.src.err"
+bounded 120 perftest $B -d "${VLAB_RDMA_DEVS%% *}" -t 128 -q 2 -s 64K --report_gbits \
+	--disks "$d0" --warmup 1 -D 6 --timeout 20 --json "$VLAB_PEER" >"$O/perftest.src.json" \
+	2>"$O/perftest.src.err"
 echo $? >"$O/perftest.src.rc"
+sed "s/^/perftest source: /" "$O/perftest.src.err"
 exit 0

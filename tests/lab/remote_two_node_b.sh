@@ -6,44 +6,9 @@
 # hang names its step (and where the source waits) instead of eating the
 # lab's whole timeout.
 set -u
+. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
 set -- $VLAB_DRIVES
 t0=$(date +%s)
-
-# bounded SECS STEP CMD...: run the source; past SECS (beyond its own
-# --timeout bounds) say where its threads wait, kill it, exit status 124.
-bounded() {
-	local secs=$1 step=$2 pid i state stack
-	shift 2
-	"$@" &
-	pid=$!
-	for ((i = 0; i < secs * 10; i++)); do
-		kill -0 $pid 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 $pid 2>/dev/null; then
-		state=$(for t in /proc/$pid/task/*; do
-			printf '%s:%s ' "$(awk '{print $3}' "$t/stat" 2>/dev/null)" "$(cat "$t/wchan" 2>/dev/null)"
-		done)
-		echo "node b: $step: the source still runs after ${secs} s; threads (state:wchan): $state"
-		case $state in
-		*D:*) echo "node b: $step: the source is stuck in the kernel (Soft-RoCE stall)" ;;
-		esac
-		kill -9 $pid 2>/dev/null
-		wait $pid 2>/dev/null
-		return 124
-	fi
-	wait $pid
-}
-
-# Wait (bounded: 60 s) until the next sink listens on node a.
-listening() {
-	local end=$(($(date +%s) + 60))
-	while [ "$(date +%s)" -lt $end ]; do
-		timeout 1 bash -c "exec 3<>/dev/tcp/$VLAB_PEER/18515" 2>/dev/null && return 0
-		sleep 0.2
-	done
-	echo "node b: no sink listened on $VLAB_PEER port 18515 within 60 s"
-}
 
 bounded 90 "1 (verified run)" nvme_write_bw_remote --disks "$1" -q 1 --warmup 2 -D 12 \
 	--timeout 20 --verify full --json "$VLAB_PEER" >"$VLAB_OUT/src.json" 2>"$VLAB_OUT/src.err"

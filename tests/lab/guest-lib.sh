@@ -1,0 +1,51 @@
+#!/bin/bash
+# Sourced by the lab tests' node scripts (inside the guests): waits that end
+# by the clock and say so, so that a node whose peer is gone (a Soft-RoCE
+# stall ended the peer's sinks early) ends with a line instead of being
+# killed silently by the lab's timeout.
+
+# listening [SECS]: until a sink listens on $VLAB_PEER port 18515, at most
+# SECS (60) by the clock; 1 after a line saying none did.
+listening() {
+	local secs=${1:-60} end
+	end=$(($(date +%s) + secs))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		timeout 1 bash -c "exec 3<>/dev/tcp/$VLAB_PEER/18515" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	echo "node $VLAB_NODE: no sink listened on $VLAB_PEER port 18515 within $secs s"
+	return 1
+}
+
+# running PID: the process runs (not gone, not a zombie).
+running() {
+	local state
+	state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) && [ "$state" != Z ]
+}
+
+# bounded SECS STEP CMD...: run CMD; past SECS by the clock (beyond its own
+# --timeout bounds) say where its threads wait (state:wchan), kill it and
+# return 124. A thread in D state is a Soft-RoCE stall (lab-lib.sh retries).
+bounded() {
+	local secs=$1 step=$2 pid end state t
+	shift 2
+	"$@" &
+	pid=$!
+	end=$(($(date +%s) + secs))
+	while running $pid && [ "$(date +%s)" -lt "$end" ]; do
+		sleep 0.1
+	done
+	if running $pid; then
+		state=$(for t in /proc/$pid/task/*; do
+			printf '%s:%s ' "$(awk '{print $3}' "$t/stat" 2>/dev/null)" "$(cat "$t/wchan" 2>/dev/null)"
+		done)
+		echo "node $VLAB_NODE: $step: the source still runs after $secs s; threads (state:wchan): $state"
+		case $state in
+		*D:*) echo "node $VLAB_NODE: $step: the source is stuck in the kernel (Soft-RoCE stall)" ;;
+		esac
+		kill -9 $pid 2>/dev/null
+		wait $pid 2>/dev/null
+		return 124
+	fi
+	wait $pid
+}
