@@ -7,6 +7,8 @@ set -u
 prog=run_bench.sh
 # shellcheck source=bench_lib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/bench_lib.sh" || exit 1
+# shellcheck source=bench_results.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/bench_results.sh" || exit 1
 
 usage() {
 	cat <<'EOF'
@@ -75,6 +77,13 @@ Environment (defaults in brackets):
                        it passes argv unchanged (srun, kubectl exec); auto = yes for
                        ssh, pdsh, rsh
   A node named localhost or this machine's host name runs without the launcher.
+  RESULTS              the record every run goes into (nbw-results(1): compare, trend,
+                       check, report) with each node's inventory (taken through the
+                       LAUNCHER into RUN_DIR/inventory/NODE.json) [$NBW_RESULTS, else
+                       $XDG_DATA_HOME/nbw-results, ~/.local/share/nbw-results]; none =
+                       no record, no inventory
+  NOTE                 a note recorded with the run (e.g. "new NIC firmware")
+  CHANGE_STARTS [0]    1 = a known change starts with this run (trends restart here)
 
 Exit status: 0 ok; 1 a side failed (message names it); 2 usage; 130/143 interrupted.
 EOF
@@ -678,6 +687,7 @@ trap 'on_signal 130' INT
 trap 'on_signal 143' TERM
 trap 'on_signal 129' HUP
 
+results_begin
 if [ "$mode" = aggregate ]; then
 	run_aggregate
 elif [ "$mode" = ladder ]; then
@@ -693,5 +703,6 @@ if [ "$mode" = ladder ]; then
 else
 	summary "$run_dir" | tee "$run_dir/summary.txt"
 fi
+results_record
 [ "$rc" = 0 ] && say "$mode: done, results in $run_dir" || say "$mode: FAILED, results so far in $run_dir"
 exit "$rc"

@@ -96,6 +96,27 @@ check_eq "run.json: mode and status" "baseline 0" "$(json_get "$RESULTS_DIR/base
 check_eq "summary mode reprints the saved table" "$(tail -n +1 "$RESULTS_DIR/base/summary.txt")" "$("$RUN_BENCH" summary "$RESULTS_DIR/base")"
 RUN_NAME= "$RUN_BENCH" local >/dev/null 2>&1
 check_match "default run name: a UTC timestamp" '^[0-9]{8}T[0-9]{6}Z$' "$(ls "$RESULTS_DIR" | grep -v -e base -e quote -e unquoted | head -n1)"
+
+# --- the record: RESULTS, NOTE, CHANGE_STARTS; each node's inventory through the launcher ---
+ln -sf "$abs_top_srcdir/scripts/nbw-results" "$TMPD/tools/nbw-results"
+reset_fakes
+RESULTS=$TMPD/record NOTE="new NIC firmware" CHANGE_STARTS=1 RUN_NAME=rec "$RUN_BENCH" baseline >"$TMPD/out" 2>"$TMPD/err"
+check_eq "recorded baseline: exit status" 0 $?
+check_match "recorded: said, with both nodes' inventory" \
+	"^run_bench.sh: recorded [0-9a-f-]{36}: [0-9]+ figures, inventory of n1, n2, in $TMPD/record/runs.jsonl\$" "$(cat "$TMPD/err")"
+check_eq "the inventories went through the launcher" "n1 n2" \
+	"$(for f in "$TMPD"/calls/srun.*; do tr '\0' ' ' <"$f"; echo; done | grep -o -- '-w n[12] .*nbw-results inventory --host n[12]' | cut -d' ' -f2 | sort | tr '\n' ' ' | sed 's/ $//')"
+NRJ=$("$PYTHON3" "$abs_top_srcdir/scripts/nbw-results" --db "$TMPD/record" show --json latest)
+check_eq "the record: mode, note, change mark, inventoried nodes, command" \
+	"baseline|new NIC firmware|True|['n1', 'n2']|run_bench.sh baseline" \
+	"$(printf '%s' "$NRJ" | json_get /dev/stdin '"|".join(str(x) for x in (d["mode"], d["note"], d["change_starts"], sorted(d["inventory"]), " ".join(d["commands"][0].split()[-2:])))')"
+check_eq "the record: the drives alone and together, per node" \
+	"drive a0 n1|drive a1 n1|drives together n1|drive a1 n2" \
+	"$(printf '%s' "$NRJ" | json_get /dev/stdin '"|".join("%s %s" % (f["rung"], f["node"]) for f in d["figures"])')"
+reset_fakes
+RESULTS=none RUN_NAME=norec "$RUN_BENCH" baseline >/dev/null 2>"$TMPD/err"
+check_eq "RESULTS=none: no record, no inventory" "1 no" \
+	"$(grep -c . "$TMPD/record/runs.jsonl") $([ -e "$RESULTS_DIR/norec/inventory" ] && echo yes || echo no)"
 unset SINK_DISKS SRC_DISKS
 
 # --- aggregate with the fake nvme_write_bw_remote --------------------------------
