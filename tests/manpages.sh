@@ -21,4 +21,18 @@ for tool in nvme_read_bw nvme_write_bw_remote nvme_link_probe; do
 	fi
 	check_eq "$tool: groff -ww" "" "$(groff -ww -man -Tutf8 "$page" 2>&1 >/dev/null)"
 done
+# nbw-results (Python): the options of every verb's --help, against its page.
+nr=$abs_top_srcdir/scripts/nbw-results page=$abs_top_srcdir/man/nbw-results.1
+nr_help() {
+	local v
+	for v in "" record list show compare trend reference check export report inventory; do
+		"$PYTHON3" "$nr" $v --help
+	done | grep -oE -- '--[a-z][a-z0-9_-]+' | sort -u
+}
+check_eq "nbw-results: --help options missing from the man page" "" "$(comm -23 <(nr_help) <(opts_man "$page") | tr '\n' ' ')"
+check_eq "nbw-results: man page options unknown to --help" "" "$(comm -13 <(nr_help) <(opts_man "$page") | tr '\n' ' ')"
+check_eq "nbw-results: groff -ww" "" "$(groff -ww -man -Tutf8 "$page" 2>&1 >/dev/null)"
+if command -v mandoc >/dev/null; then
+	check_eq "nbw-results: mandoc -T lint" "" "$(mandoc -T lint "$page" 2>&1 | grep -v 'STYLE:')"
+fi
 finish
