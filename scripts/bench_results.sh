@@ -13,7 +13,7 @@
 # skipped). results_record: the run directory into the record. Neither changes
 # the run's exit status: a run that could not be recorded says so and how to
 # record it later.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154,SC2034  # run_dir, nodes, started: run_bench.sh's
 
 results_on() { [ "${RESULTS:-}" != none ]; }
 
