@@ -182,6 +182,8 @@ check_eq "ladder: start and end from run.json, note, mark" "2026-04-01T08:00:00Z
 	"$(json_get "$TMPD/show" '"%s %s %s %s" % (d["start"], d["end"], d["note"], d["change_starts"])')"
 NR --db "$D3" compare latest~1 latest >"$TMPD/cmp"
 check_match "the same ladder twice: no change; the change mark named" 'a known change starts at [0-9a-f]{8}: after the cabling change' "$(cat "$TMPD/cmp")"
+check_match "trend: the baseline restarts at the change mark" 'since the known change at [0-9a-f]{8} \(after the cabling change\): 1 points, mean 21\.41 GB/s' \
+	"$(NR --db "$D3" trend "END TO END" --node a)"
 NR --db "$D3" export --csv --out "$TMPD/all.csv"
 check_eq "CSV: a header and a row per figure" "$((1 + 2 * $(json_get "$TMPD/show" 'len(d["figures"])')))" "$(wc -l <"$TMPD/all.csv")"
 check_match "CSV: the end to end row" ',after the cabling change,1,[0-9a-f]+,end to end,a,,21\.41,' "$(cat "$TMPD/all.csv")"
