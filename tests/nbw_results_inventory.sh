@@ -86,6 +86,13 @@ check_eq "the same host twice: the same hash (the time is not hashed)" "$h1" "$(
 echo 28.41.1000 >"$S/class/infiniband/mlx5_0/fw_ver"
 inv --probe "$TMPD/probe" >"$TMPD/inv3.json"
 check_eq "new NIC firmware: another hash" 1 "$(json_get "$TMPD/inv3.json" "int(d['hash'] != '$h1')")"
+# Recorded with two runs: the comparison names the firmware, and only it.
+echo '{"tool": "nvme_read_bw", "total": {"gb_per_s": 3.0}}' >"$TMPD/doc.json"
+for i in "" 3; do
+	"$PYTHON3" "$NR_PY" --db "$TMPD/db" record --node n1 --inventory "$TMPD/inv$i.json" "$TMPD/doc.json" >/dev/null
+done
+check_eq "compare: the firmware change, nothing else" 'inventory n1: rdma.mlx5_0.fw_ver: "28.39.1002" -> "28.41.1000"' \
+	"$("$PYTHON3" "$NR_PY" --db "$TMPD/db" compare latest~1 latest | grep '^inventory n1')"
 inv --probe /nonexistent/nvme_link_probe >"$TMPD/inv4.json"
 check_eq "no probe: said in the inventory, not fatal" "nvme_link_probe not found" "$(json_get "$TMPD/inv4.json" 'd["pcie"]["error"]')"
 expect_exit 2 'nbw-results: /nonexistent: not a directory' "$PYTHON3" "$NR_PY" inventory --sysfs-root /nonexistent
