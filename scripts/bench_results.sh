@@ -17,10 +17,11 @@
 
 results_on() { [ "${RESULTS:-}" != none ]; }
 
-# The local nbw-results: beside this script (source tree), else on PATH.
+# The local nbw-results, an absolute path: beside this script (source tree), else
+# on PATH.
 results_cmd() {
 	local here
-	here=$(dirname "${BASH_SOURCE[0]}")
+	here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 	if [ -f "$here/nbw-results" ]; then
 		printf '%s\n' "$here/nbw-results"
 	else
@@ -37,8 +38,10 @@ results_begin() {
 	for node in "${nodes[@]}"; do
 		if is_this_machine "$node"; then
 			inv=("${PYTHON3:-python3}" "$(results_cmd)" inventory --host "$node")
-		else
+		elif [ -n "${TOOL_DIR:-}" ]; then
 			inv=("$(tool nbw-results)" inventory --host "$node")
+		else # the same path on the node: an installed suite, or a shared tree
+			inv=("$(results_cmd)" inventory --host "$node")
 		fi
 		[ -z "${TOOL_DIR:-}" ] || inv+=(--probe "$(tool nvme_link_probe)")
 		start_bg "$run_dir/inventory/$node.json" "$run_dir/inventory/$node.log" "$node" 60 \
