@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "auth.h"
 #include "digest.h"
 #include "nbw.h"
 #include "remote.h"
 #include "target.h"
+#include "watchdog.h"
 #include "window.h"
 
 static void usage(void)
@@ -105,7 +107,11 @@ static void usage(void)
 	       "  -h, --help             this help\n"
 	       "  -V, --version          version\n");
 	printf("\nSizes: 4096, 1M = 1MiB = 2^20, 1MB = 10^6, 16G = 2^34.\n"
-	       "A peer that dies or goes silent is detected within --timeout seconds.\n"
+	       "A peer that dies or goes silent is detected within --timeout seconds. The whole\n"
+	       "run has a budget, from the options: T = --timeout, W = --warmup + --duration,\n"
+	       "  8T + (W + 4T) per window (7 windows with -a) + the sink's --wait\n"
+	       "  (+ T per source with --sources; --wait 0 pauses it until a source comes);\n"
+	       "past it the tool says the step it was stuck in and exits 1.\n"
 	       "Exit status: 0 ok, 1 runtime failure (device, fabric, peer, verification FAIL),\n"
 	       "2 usage error.\n");
 }
@@ -421,6 +427,31 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return validate_options(o);
 }
 
+/*
+ * The run's overall budget in seconds (said in usage() and the man page):
+ * T = --timeout, W = warm-up + duration; set-up and handshake 8T, per window
+ * W + 4T (START, drain, RESULT, verdict), the sink's --wait, T per extra
+ * source. The sink's wait for its first source with --wait 0 is not counted
+ * (the watchdog pauses there).
+ */
+static double run_budget(const struct options *o)
+{
+	double t = o->timeout, windows = o->all_sizes ? 7 : 1;
+	double budget = 8 * t + windows * (o->cc.warmup + o->cc.duration + o->late_start + 4 * t);
+
+	if (!o->peer || o->bidir)
+		budget += o->wait + (o->sources > 1 ? o->sources * t : 0);
+	return budget;
+}
+
+/* The watchdog's last word: where the run was stuck, then exit 1 at once. */
+static void give_up(const char *why)
+{
+	nbw_err("%s", why);
+	fflush(stdout);
+	_exit(NBW_EXIT_FAIL);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -438,6 +469,8 @@ int main(int argc, char **argv)
 	/* Signals are taken synchronously by whoever waits (common/window.c). */
 	nbw_signals_init();
 	report_init(&r, out, o.cc.json, o.cc.gbits);
+	if (nbw_watchdog_start(run_budget(&o), give_up))
+		nbw_warn("no watchdog thread: the run's budget is not enforced");
 	if (o.bidir)
 		rc = run_bidir(&o, out);
 	else if (o.all_sizes)
@@ -446,6 +479,7 @@ int main(int argc, char **argv)
 		rc = run_fanin(&o, &r);
 	else
 		rc = o.peer ? run_source(&o, &r, NULL) : run_sink(&o, &r, NULL);
+	nbw_watchdog_stop();
 	cli_close_output(out);
 	return rc;
 }
