@@ -20,8 +20,6 @@
 #include "watchdog.h"
 #include "window.h"
 
-#define ACK_TIMEOUT 16 /* 4.096 us * 2^16 = 268 ms per try, 7 retries */
-
 /* ---- rdma_cm events -------------------------------------------------------------- */
 
 static int event_errno(enum rdma_cm_event_type t, int status)
@@ -213,7 +211,7 @@ int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsig
 	struct rdma_conn_param cp = {0};
 	struct sockaddr_storage sa, da;
 	uint8_t pdata[12];
-	uint8_t tmo = ACK_TIMEOUT;
+	uint8_t tmo = lo && lo->ack_timeout ? lo->ack_timeout : FAB_ACK_TIMEOUT;
 	int rc;
 
 	memset(c, 0, sizeof(*c));

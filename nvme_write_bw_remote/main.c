@@ -41,6 +41,8 @@ static void usage(void)
 	       "                         works on InfiniBand without IPoIB)\n"
 	       "      --mtu BYTES        path MTU: 256 512 1024 2048 4096 (default: the ports')\n"
 	       "      --sl N             service level 0-15 (default 0)\n"
+	       "  -u, --qp-timeout N     RDMA ACK timeout, 4.096 us x 2^N per try, 7 tries\n"
+	       "                         (1-31, default 16 = 268 ms; perftest's -u)\n"
 	       "      --tclass N         traffic class 0-255 (RoCE: DSCP x 4, e.g. 106 = DSCP 26\n"
 	       "                         for a lossless PFC class; default 0)\n"
 	       "  -p, --port N           rdma_cm and control port (default %u)\n"
@@ -160,6 +162,7 @@ static const struct cli_opt opts[] = {
 	CLI_ARG("mtu", OPT_MTU),
 	CLI_ARG("sl", OPT_SL),
 	CLI_ARG("tclass", OPT_TCLASS),
+	CLI_ARG("qp-timeout", 'u'),
 	CLI_ARG("source", OPT_SOURCE),
 	CLI_TEXT("disks", OPT_DISKS, struct options, disks),
 	CLI_TEXT_FLAG("local-disks", OPT_LOCAL_DISKS, struct options, disks, local_disks_set),
@@ -204,11 +207,11 @@ static int mtu_option(const char *arg, uint8_t *mtu)
 	return rc;
 }
 
-/* A value 0..max that fits a byte (--sl, --tclass). */
-static int byte_option(const char *what, const char *arg, unsigned max, uint8_t *out)
+/* A value min..max that fits a byte (--sl, --tclass, --qp-timeout). */
+static int byte_option(const char *what, const char *arg, unsigned min, unsigned max, uint8_t *out)
 {
 	unsigned u;
-	int rc = cli_uint(what, arg, 0, max, &u);
+	int rc = cli_uint(what, arg, min, max, &u);
 
 	if (rc == CLI_NEXT)
 		*out = (uint8_t)u;
@@ -268,9 +271,11 @@ static int tool_option(int c, char *arg, void *ctx)
 	case OPT_MAX_CV:
 		return percent_option("maximum variation", arg, &o->max_cv);
 	case OPT_SL:
-		return byte_option("service level", arg, 15, &o->lo.sl);
+		return byte_option("service level", arg, 0, 15, &o->lo.sl);
 	case OPT_TCLASS:
-		return byte_option("traffic class", arg, 255, &o->lo.tclass);
+		return byte_option("traffic class", arg, 0, 255, &o->lo.tclass);
+	case 'u':
+		return byte_option("QP timeout", arg, 1, 31, &o->lo.ack_timeout);
 	case OPT_SOURCE:
 		rc = cli_keyword("source", arg, sources, &k);
 		if (rc == CLI_NEXT)
@@ -396,7 +401,7 @@ static int validate_options(struct options *o)
 /* -1 to go on, or the exit status (help, version, usage error). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	static const struct cli_spec spec = {"ad:x:p:s:t:q:RD:hV", opts, tool_option, usage};
+	static const struct cli_spec spec = {"ad:x:p:s:t:q:u:RD:hV", opts, tool_option, usage};
 	int first, rc;
 
 	*o = (struct options){
