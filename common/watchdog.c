@@ -23,7 +23,7 @@ static struct {
 	pthread_t thread;
 	bool running, stopping;
 	uint64_t started_ns, deadline_ns, paused_at_ns;
-	double budget_s;
+	double budget_s, bound_s; /* bound_s: a step's own bound (limit), else 0 */
 	nbw_give_up_fn give_up;
 	char phase[PHASE_MAX];
 	const char *stall; /* tests: a phase that hangs (NBW_TEST_STALL_PHASE) */
@@ -56,10 +56,11 @@ static void *watch(void *arg)
 				pthread_cond_timedwait(&wd.cond, &wd.lock, &ts);
 			continue;
 		}
-		snprintf(why, sizeof(why),
-			 "stuck in %s (%.1f s after the start; the run's budget was %.0f s)",
+		snprintf(why, sizeof(why), "stuck in %s (%.1f s after the start; %s %.0f s)",
 			 wd.phase[0] ? wd.phase : "an unnamed phase",
-			 nbw_ns_to_s(nbw_now_ns() - wd.started_ns), wd.budget_s);
+			 nbw_ns_to_s(nbw_now_ns() - wd.started_ns),
+			 wd.bound_s > 0 ? "the step's own bound was" : "the run's budget was",
+			 wd.bound_s > 0 ? wd.bound_s : wd.budget_s);
 		pthread_mutex_unlock(&wd.lock);
 		wd.give_up(why);
 		return NULL; /* a give_up() that returns: the watchdog is done */
@@ -82,6 +83,7 @@ int nbw_watchdog_start(double budget_s, nbw_give_up_fn give_up)
 	wd.started_ns = nbw_now_ns();
 	wd.deadline_ns = wd.started_ns + nbw_s_to_ns(budget_s);
 	wd.budget_s = budget_s;
+	wd.bound_s = 0;
 	wd.give_up = give_up;
 	wd.stopping = false;
 	wd.paused_at_ns = 0;
@@ -129,6 +131,7 @@ void nbw_watchdog_rearm(double seconds)
 	if (wd.running) {
 		wd.deadline_ns = nbw_now_ns() + nbw_s_to_ns(seconds);
 		wd.budget_s = seconds;
+		wd.bound_s = 0;
 		wd.started_ns = nbw_now_ns();
 		pthread_cond_signal(&wd.cond);
 	}
@@ -142,6 +145,7 @@ void nbw_watchdog_limit(double seconds)
 	pthread_mutex_lock(&wd.lock);
 	if (wd.running && until < wd.deadline_ns) {
 		wd.deadline_ns = until;
+		wd.bound_s = seconds;
 		pthread_cond_signal(&wd.cond);
 	}
 	pthread_mutex_unlock(&wd.lock);

@@ -42,7 +42,8 @@ static void usage(void)
 	       "      --mtu BYTES        path MTU: 256 512 1024 2048 4096 (default: the ports')\n"
 	       "      --sl N             service level 0-15 (default 0)\n"
 	       "  -u, --qp-timeout N     RDMA ACK timeout, 4.096 us x 2^N per try, 7 tries\n"
-	       "                         (1-31, default 16 = 268 ms; perftest's -u)\n"
+	       "                         (1-31, default $NBW_QP_TIMEOUT, else 16 = 268 ms;\n"
+	       "                         perftest's -u)\n"
 	       "      --tclass N         traffic class 0-255 (RoCE: DSCP x 4, e.g. 106 = DSCP 26\n"
 	       "                         for a lossless PFC class; default 0)\n"
 	       "  -p, --port N           rdma_cm and control port (default %u)\n"
@@ -421,6 +422,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.sources = 1,
 	};
 	cli_common_init(&o->cc);
+	/* $NBW_QP_TIMEOUT: -u's default for a whole site (the virtual lab sets it). */
+	if (getenv("NBW_QP_TIMEOUT") &&
+	    byte_option("QP timeout ($NBW_QP_TIMEOUT)", getenv("NBW_QP_TIMEOUT"), 1, 31,
+			&o->lo.ack_timeout) != CLI_NEXT)
+		return NBW_EXIT_USAGE;
 	rc = cli_parse(argc, argv, &spec, &o->cc, o, &first);
 	if (rc != CLI_NEXT)
 		return rc;

@@ -114,6 +114,7 @@ static void limit_and_rearm(void)
 	at = gave_up_after(t0, 3);
 	CHECK(at >= 0.2 && at < 1.5);
 	CHECK(strstr(said, "stuck in teardown: joining the workers") == said);
+	CHECK(strstr(said, "the step's own bound was 0 s") != NULL);
 	nbw_watchdog_stop();
 }
 
