@@ -23,7 +23,8 @@ static struct {
 	pthread_t thread;
 	bool running, stopping;
 	uint64_t started_ns, deadline_ns, paused_at_ns;
-	double budget_s, bound_s; /* bound_s: a step's own bound (limit), else 0 */
+	uint64_t bound_until_ns; /* a step's own bound (nbw_watchdog_bound), else 0 */
+	double budget_s, bound_s;
 	nbw_give_up_fn give_up;
 	char phase[PHASE_MAX];
 	const char *stall; /* tests: a phase that hangs (NBW_TEST_STALL_PHASE) */
@@ -39,17 +40,25 @@ static struct timespec abs_ts(uint64_t ns)
 	};
 }
 
+/* The budget's deadline, or a step's own bound when that comes first. */
+static uint64_t due(bool *bound)
+{
+	*bound = wd.bound_until_ns && wd.bound_until_ns < wd.deadline_ns;
+	return *bound ? wd.bound_until_ns : wd.deadline_ns;
+}
+
 /* Sleep until the deadline (which may move, or stop while paused), then give up. */
 static void *watch(void *arg)
 {
 	char why[PHASE_MAX + 96];
+	bool bound;
 
 	(void)arg;
 	pthread_mutex_lock(&wd.lock);
 	while (!wd.stopping) {
-		struct timespec ts = abs_ts(wd.deadline_ns);
+		struct timespec ts = abs_ts(due(&bound));
 
-		if (wd.paused_at_ns || nbw_now_ns() < wd.deadline_ns) {
+		if (wd.paused_at_ns || nbw_now_ns() < due(&bound)) {
 			if (wd.paused_at_ns)
 				pthread_cond_wait(&wd.cond, &wd.lock);
 			else
@@ -59,8 +68,8 @@ static void *watch(void *arg)
 		snprintf(why, sizeof(why), "stuck in %s (%.1f s after the start; %s %.0f s)",
 			 wd.phase[0] ? wd.phase : "an unnamed phase",
 			 nbw_ns_to_s(nbw_now_ns() - wd.started_ns),
-			 wd.bound_s > 0 ? "the step's own bound was" : "the run's budget was",
-			 wd.bound_s > 0 ? wd.bound_s : wd.budget_s);
+			 bound ? "the step's own bound was" : "the run's budget was",
+			 bound ? wd.bound_s : wd.budget_s);
 		pthread_mutex_unlock(&wd.lock);
 		wd.give_up(why);
 		return NULL; /* a give_up() that returns: the watchdog is done */
@@ -83,7 +92,7 @@ int nbw_watchdog_start(double budget_s, nbw_give_up_fn give_up)
 	wd.started_ns = nbw_now_ns();
 	wd.deadline_ns = wd.started_ns + nbw_s_to_ns(budget_s);
 	wd.budget_s = budget_s;
-	wd.bound_s = 0;
+	wd.bound_until_ns = 0;
 	wd.give_up = give_up;
 	wd.stopping = false;
 	wd.paused_at_ns = 0;
@@ -131,23 +140,29 @@ void nbw_watchdog_rearm(double seconds)
 	if (wd.running) {
 		wd.deadline_ns = nbw_now_ns() + nbw_s_to_ns(seconds);
 		wd.budget_s = seconds;
-		wd.bound_s = 0;
 		wd.started_ns = nbw_now_ns();
 		pthread_cond_signal(&wd.cond);
 	}
 	pthread_mutex_unlock(&wd.lock);
 }
 
-void nbw_watchdog_limit(double seconds)
+void nbw_watchdog_bound(double seconds)
 {
 	uint64_t until = nbw_now_ns() + nbw_s_to_ns(seconds);
 
 	pthread_mutex_lock(&wd.lock);
-	if (wd.running && until < wd.deadline_ns) {
-		wd.deadline_ns = until;
+	if (wd.running && (!wd.bound_until_ns || until < wd.bound_until_ns)) {
+		wd.bound_until_ns = until;
 		wd.bound_s = seconds;
 		pthread_cond_signal(&wd.cond);
 	}
+	pthread_mutex_unlock(&wd.lock);
+}
+
+void nbw_watchdog_unbound(void)
+{
+	pthread_mutex_lock(&wd.lock);
+	wd.bound_until_ns = 0;
 	pthread_mutex_unlock(&wd.lock);
 }
 
@@ -190,8 +205,11 @@ double nbw_watchdog_left(void)
 	double left = 1e9;
 
 	pthread_mutex_lock(&wd.lock);
-	if (wd.running && !wd.paused_at_ns)
-		left = nbw_ns_to_s(wd.deadline_ns) - nbw_ns_to_s(nbw_now_ns());
+	if (wd.running && !wd.paused_at_ns) {
+		bool bound;
+
+		left = nbw_ns_to_s(due(&bound)) - nbw_ns_to_s(nbw_now_ns());
+	}
 	pthread_mutex_unlock(&wd.lock);
 	return left;
 }

@@ -29,8 +29,14 @@ int nbw_watchdog_start(double budget_s, nbw_give_up_fn give_up);
 void nbw_watchdog_phase(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A new budget of seconds from now (a run made of phases, each with its own). */
 void nbw_watchdog_rearm(double seconds);
-/* From now on at most seconds more (a step with a bound of its own: teardown). */
-void nbw_watchdog_limit(double seconds);
+/*
+ * A step with a bound of its own (a teardown): from now on at most seconds
+ * more, until nbw_watchdog_unbound() when the step is done (a run of several
+ * windows, -a, goes on with its budget). An earlier bound that is still on
+ * is kept.
+ */
+void nbw_watchdog_bound(double seconds);
+void nbw_watchdog_unbound(void);
 /* Pause while waiting for something unbounded by design (a sink's --wait 0). */
 void nbw_watchdog_pause(void);
 void nbw_watchdog_resume(void);

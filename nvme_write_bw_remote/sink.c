@@ -1413,7 +1413,7 @@ static void sink_close(struct sink *k)
 	uint32_t i;
 
 	/* Teardown has a bound of its own, whatever is left of the budget. */
-	nbw_watchdog_limit(k->o->timeout + 5);
+	nbw_watchdog_bound(k->o->timeout + 5);
 	for (i = 0; k->conns && i < k->hello.workers; i++) {
 		nbw_watchdog_phase("teardown: worker %u of %u of %s", i, k->hello.workers,
 				   k->cfd >= 0 ? k->peer : "the sink");
@@ -1434,6 +1434,7 @@ static void sink_close(struct sink *k)
 	free(k->lstart); /* and lend, lprev */
 	samples_free(&k->lsamples);
 	ctrl_result_free(&k->res);
+	nbw_watchdog_unbound();
 }
 
 struct sink *sink_create(const struct options *o, struct report *r)

@@ -1197,7 +1197,7 @@ static void source_close(struct source *s)
 	uint32_t i;
 
 	/* Teardown has a bound of its own, whatever is left of the budget. */
-	nbw_watchdog_limit(s->o->timeout + 5);
+	nbw_watchdog_bound(s->o->timeout + 5);
 	nbw_watchdog_phase("teardown: joining the workers");
 	if (s->started) {
 		line_abort(&s->line);
@@ -1226,6 +1226,7 @@ static void source_close(struct source *s)
 	free(s->wstart); /* and wend, lprev */
 	free(s->dr);
 	samples_free(&s->rdma_samples);
+	nbw_watchdog_unbound();
 }
 
 /* The document when the run ended before the window: params, verdict and error. */

@@ -95,22 +95,28 @@ static void pause_does_not_count(void)
 	nbw_watchdog_stop();
 }
 
-/* A limit only ever brings the deadline closer; a re-arm sets a new one. */
-static void limit_and_rearm(void)
+/* A step's bound comes before the budget while it is on; a re-arm sets a new budget. */
+static void bound_and_rearm(void)
 {
 	uint64_t t0 = nbw_now_ns();
 	double at, left;
 
 	reset();
 	CHECK(nbw_watchdog_start(30, give_up) == 0);
-	nbw_watchdog_limit(60);
+	nbw_watchdog_bound(60); /* later than the budget: the budget comes first */
+	left = nbw_watchdog_left();
+	CHECK(left > 29 && left <= 30);
+	nbw_watchdog_bound(5);
+	left = nbw_watchdog_left();
+	CHECK(left > 4 && left <= 5);
+	nbw_watchdog_unbound(); /* the step is done: the budget again */
 	left = nbw_watchdog_left();
 	CHECK(left > 29 && left <= 30);
 	nbw_watchdog_rearm(100);
 	left = nbw_watchdog_left();
 	CHECK(left > 99 && left <= 100);
 	nbw_watchdog_phase("teardown: joining the workers");
-	nbw_watchdog_limit(0.2);
+	nbw_watchdog_bound(0.2);
 	at = gave_up_after(t0, 3);
 	CHECK(at >= 0.2 && at < 1.5);
 	CHECK(strstr(said, "stuck in teardown: joining the workers") == said);
@@ -162,7 +168,7 @@ int main(void)
 {
 	budget_names_phase();
 	pause_does_not_count();
-	limit_and_rearm();
+	bound_and_rearm();
 	stop_in_time();
 	stall_hook();
 	return check_done("test_watchdog");
