@@ -454,6 +454,8 @@ run_ib_write_bw() { # run_ib_write_bw QPS
 	fi
 	args+=(-p $((PORT + 1)) -s "$(size_bytes "$CHUNK")" -q "$1" -t "${TX_DEPTH:-4}"
 		-D "$(duration_s "$DURATION")" --report_gbits)
+	# The same ACK timeout as nvme_write_bw_remote's (like with like; the lab sets it).
+	[ -n "${NBW_QP_TIMEOUT:-}" ] && args+=(-u "$NBW_QP_TIMEOUT")
 	limit=${CMD_TIMEOUT:-$((window_s + 2 * net_s + 60))}
 	say "ib_write_bw server on $SINK_NODE: $ib ${args[*]}"
 	start_bg "$out-$SINK_NODE.txt" "$out-$SINK_NODE.log" "$SINK_NODE" "$limit" ib-server "$ib" "${args[@]}"

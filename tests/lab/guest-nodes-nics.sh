@@ -18,13 +18,13 @@ sent() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/sent_pkts"; }
 if [ "$VLAB_NODES" = 2 ]; then
 	set -- $VLAB_PEERS
 	if [ "$VLAB_NODE" = a ]; then
-		timeout 120 ib_write_bw -d rxe1 -s 65536 -D 3 --report_gbits >"$VLAB_OUT/ib_write_bw.txt" 2>&1 ||
+		timeout 120 ib_write_bw -u "$NBW_QP_TIMEOUT" -d rxe1 -s 65536 -D 3 --report_gbits >"$VLAB_OUT/ib_write_bw.txt" 2>&1 ||
 			{ echo "ib_write_bw server failed"; cat "$VLAB_OUT/ib_write_bw.txt"; exit 1; }
 		exit 0
 	fi
 	before0=$(sent rxe0) before1=$(sent rxe1)
 	for try in $(seq 1 20); do
-		if timeout 60 ib_write_bw -d rxe1 -s 65536 -D 3 --report_gbits "$2" \
+		if timeout 60 ib_write_bw -u "$NBW_QP_TIMEOUT" -d rxe1 -s 65536 -D 3 --report_gbits "$2" \
 			>"$VLAB_OUT/ib_write_bw.txt" 2>&1; then
 			echo "rxe0 $((($(sent rxe0) - before0))) rxe1 $((($(sent rxe1) - before1)))" \
 				>"$VLAB_OUT/sent.txt"

@@ -31,11 +31,11 @@ for anchor in "$@"; do
 			echo "fio failed"
 		;;
 	ib)
-		ib_write_bw -d "$VLAB_RDMA_DEV" -s 65536 -D "$window" --report_gbits \
+		ib_write_bw -u "$NBW_QP_TIMEOUT" -d "$VLAB_RDMA_DEV" -s 65536 -D "$window" --report_gbits \
 			>"$out/ib_write_bw-server.txt" 2>&1 &
 		srv=$!
 		sleep 1
-		ib_write_bw -d "$VLAB_RDMA_DEV" -s 65536 -D "$window" --report_gbits "$VLAB_PEER" \
+		ib_write_bw -u "$NBW_QP_TIMEOUT" -d "$VLAB_RDMA_DEV" -s 65536 -D "$window" --report_gbits "$VLAB_PEER" \
 			>"$out/ib_write_bw.txt" 2>&1 || { echo "ib_write_bw failed"; cat "$out/ib_write_bw.txt"; }
 		wait "$srv"
 		;;

@@ -27,4 +27,7 @@ done >"$out/links.txt"
 rdma link show >"$out/rdma.txt"
 ib_devices >>"$out/rdma.txt" 2>&1
 echo "smoke: $(wc -l <"$out/drives.txt") drives, $(wc -l <"$out/links.txt") bridges"
+# The same boot serves link_probe's checks (link_probe-checks.sh on the host).
+mkdir -p "$out/probe"
+VLAB_OUT=$out/probe bash "$VLAB_SRCDIR/tests/lab/link_probe-guest.sh" >"$out/probe/guest.log" 2>&1
 exit 7

@@ -2,11 +2,12 @@
 # Lab test: one node, three drives at three link speeds (the last behind a PCIe
 # switch): every byte of every drive read in the guest equals the host's
 # backing file; each root port advertises the link asked for; Soft-RoCE is up;
-# the script's exit status passes through; nothing is left running.
+# the script's exit status passes through; nothing is left running. The same
+# boot runs nvme_link_probe's lab checks (link_probe-checks.sh, see link_probe.sh).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 
-run_lab --drives 3 --links 8:4,16:4,2.5:16 --switch --drive-size 16M --timeout 120 \
+run_lab --drives 3 --links 8:4,16:4,2.5:16 --switch --drive-size 16M --timeout 200 \
 	"$srcdir/tests/lab/guest-smoke.sh"
 [ "$vlab_rc" = 7 ] || fail "vlab returned $vlab_rc, the script exited 7"
 assert_no_qemu
@@ -49,5 +50,7 @@ while read -r i dev lbs root port; do
 done <"$out/drives.txt"
 
 grep -q 'rxe0/1 state ACTIVE' "$out/rdma.txt" || fail "rxe0 not active: $(cat "$out/rdma.txt")"
+out=$WORK/a/out/probe
+. "$srcdir/tests/lab/link_probe-checks.sh"
 assert_images_unchanged a
 echo "PASS: $test_name"

@@ -1,0 +1,82 @@
+#!/bin/bash
+# Both nodes of remote_bounds.sh (node a: the sinks, node b: the sources), one
+# scenario after the other, each on a port of its own so that a frozen sink's
+# listening socket never answers the next scenario's source:
+#   frozen-sink   the sink is stopped (SIGSTOP) in the window, continued 25 s later
+#   frozen-source the source is stopped in the window, continued 20 s later
+#   link-down     the sink's NIC goes down in the window (up again after)
+#   teardown      both sides hang in "teardown: destroying QP" (NBW_TEST_STALL_PHASE)
+# Per scenario and side: $VLAB_OUT/NAME.{rc,secs,err}; the budget of both
+# sides' options in $VLAB_OUT/budget.
+set -u
+O=$VLAB_OUT
+B=nvme_write_bw_remote
+T=3
+W="--warmup 1 -D 6 --timeout $T"
+# The tool's budget (nvme_write_bw_remote --help): 8T + (W + 4T) per window, + --wait.
+echo "source $((8 * T + 7 + 4 * T)) sink $((8 * T + 7 + 4 * T + 60))" >"$O/budget"
+
+# until_line FILE SECS: until FILE (stdout: live lines go there without --json) has a live line ("[   1.0s] ..."), SECS at most.
+until_line() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		grep -q '^\[ *[0-9.]*s\]' "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "no live line in $1 within $2 s" >&2
+	return 1
+}
+
+# listening PORT: until the sink listens on PORT (60 s at most).
+listening() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		timeout 1 bash -c "exec 3<>/dev/tcp/$VLAB_PEER/$1" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# run NAME PORT FAULT DELAY [ENV...]: this side of one scenario, in the
+# background; FAULT (stop, link, none) is done to it at its first live line.
+run() {
+	local name=$1 port=$2 fault=$3 delay=$4 t0 pid
+	shift 4
+	t0=$(date +%s.%N) # the sink's budget counts its --wait for the source
+	if [ "$VLAB_NODE" = a ]; then
+		env "$@" $B --no-local --dram 64M $W --wait 60 -p "$port" --interval 1 \
+			>"$O/$name.out" 2>"$O/$name.err" &
+	else
+		listening "$port" || echo "no sink on port $port" >>"$O/$name.err"
+		t0=$(date +%s.%N)
+		env "$@" $B --source mem -q 2 $W -p "$port" --interval 1 "$VLAB_PEER" \
+			>"$O/$name.out" 2>"$O/$name.err" &
+	fi
+	pid=$!
+	case $fault in
+	stop)
+		until_line "$O/$name.out" 60 && kill -STOP $pid
+		sleep "$delay"
+		kill -CONT $pid ;;
+	link)
+		until_line "$O/$name.out" 60 && ip link set "$VLAB_NETDEV" down ;;
+	esac
+	wait $pid
+	echo $? >"$O/$name.rc"
+	awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f\n", a - b }' >"$O/$name.secs"
+	[ "$fault" = link ] && ip link set "$VLAB_NETDEV" up && sleep 3
+	return 0
+}
+
+if [ "$VLAB_NODE" = a ]; then
+	run frozen-sink 18701 stop 25
+	run frozen-source 18702 none 0
+	run link-down 18703 link 0
+	run teardown 18704 none 0 NBW_TEST_STALL_PHASE="teardown: destroying QP"
+else
+	run frozen-sink 18701 none 0
+	run frozen-source 18702 stop 20
+	run link-down 18703 none 0
+	run teardown 18704 none 0 NBW_TEST_STALL_PHASE="teardown: destroying QP"
+fi
+exit 0
