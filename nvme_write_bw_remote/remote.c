@@ -21,6 +21,13 @@ int remote_timeout_ms(const struct options *o)
 	return (int)(o->timeout * 1000 + 0.5);
 }
 
+uint32_t remote_share(const struct options *o)
+{
+	if (o->max_per_source)
+		return o->max_per_source;
+	return o->sources > 1 ? MAX_WORKERS / o->sources : 0;
+}
+
 struct ctrl_hello remote_hello(const struct options *o)
 {
 	return (struct ctrl_hello){

@@ -65,6 +65,7 @@ struct options {
 	double min_overlap;   /* sink: % of each source's window inside the sink's (99) */
 	double max_cv;	      /* sink: variation of each stream, % (2) */
 	unsigned sources;     /* sink: how many sources to take at once (1) */
+	unsigned max_per_source; /* sink: --max-workers-per-source (0: an even split) */
 	const char *dump_slice;
 };
 
@@ -136,6 +137,8 @@ int run_all_sizes(struct options *o, struct report *r);
 
 /* --timeout in milliseconds. */
 int remote_timeout_ms(const struct options *o);
+/* The workers one source may have: --max-workers-per-source, else an even split, else 0 (all). */
+uint32_t remote_share(const struct options *o);
 
 /*
  * The HELLO of these options: what the source asks for, what the sink
