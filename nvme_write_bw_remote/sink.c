@@ -668,6 +668,8 @@ static int connect_workers(struct sink *k)
 					   "%s: %u of %u RDMA connections arrived within "
 					   "%g s (--timeout)",
 					   k->peer, done, k->hello.workers, o->timeout);
+		if (rc == -EINTR)
+			return sink_refuse(k, "interrupted while the RDMA connections came");
 		if (rc) {
 			fprintf(stderr,
 				"%s: RDMA connect request without our private data: rejected\n",
