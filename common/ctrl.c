@@ -781,6 +781,29 @@ uint32_t ctrl_phase_allows(unsigned phase)
 	return phase <= CTRL_PHASE_MAX ? allows[phase] : 0;
 }
 
+unsigned ctrl_phase_next(unsigned phase, unsigned type, bool key, bool verbs, bool full)
+{
+	if (!(ctrl_phase_allows(phase) & BIT(type)) || type == CTRL_ERROR)
+		return CTRL_PHASE_END;
+	switch (phase) {
+	case CTRL_PHASE_AUTH:
+		return key ? CTRL_PHASE_PROOF : CTRL_PHASE_HELLO;
+	case CTRL_PHASE_PROOF:
+		return CTRL_PHASE_HELLO;
+	case CTRL_PHASE_HELLO:
+		return verbs ? CTRL_PHASE_QPS : CTRL_PHASE_CANARY;
+	case CTRL_PHASE_QPS:
+		return CTRL_PHASE_CANARY;
+	case CTRL_PHASE_CANARY:
+		return CTRL_PHASE_WINDOW;
+	case CTRL_PHASE_WINDOW:
+		return type == CTRL_PROGRESS ? CTRL_PHASE_WINDOW
+		       : full		     ? CTRL_PHASE_VERIFY
+					     : CTRL_PHASE_END;
+	}
+	return CTRL_PHASE_END;
+}
+
 const char *ctrl_verify_name(unsigned v)
 {
 	return v == CTRL_VERIFY_OFF ? "off" : v == CTRL_VERIFY_FULL ? "full" : "canary";

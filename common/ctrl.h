@@ -358,6 +358,12 @@ enum ctrl_phase {
 
 /* The types a source may send in phase, as a mask of 1 << type (0 for a bad phase). */
 uint32_t ctrl_phase_allows(unsigned phase);
+/*
+ * The phase after a source's message of type in phase, for a sink with a key
+ * or not, in verbs mode or not, with --verify full or not; CTRL_PHASE_END
+ * after an ERROR (or a message the phase does not allow).
+ */
+unsigned ctrl_phase_next(unsigned phase, unsigned type, bool key, bool verbs, bool full);
 /* The one payload length of a fixed-size message (HELLO, START, DONE, PROGRESS, AUTH), else 0. */
 uint32_t ctrl_fixed_len(unsigned type);
 
