@@ -235,6 +235,20 @@ enum rdma_from judge_rdma_from(const struct ctrl_result *res, bool rejected,
 	return RDMA_FROM_NONE;
 }
 
+bool judge_sum_refused(const double *bps, int n, double rate_gbits, char *why, size_t len)
+{
+	double sum = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		sum += bps[i];
+	if (rate_gbits <= 0 || sum <= carries(rate_gbits, 1))
+		return false;
+	snprintf(why, len, "the sources together claim %.1f Gb/s, more than the sink's ports' "
+		 "%.0f Gb/s carry", sum * 8 / 1e9, rate_gbits);
+	return true;
+}
+
 bool judge_gid_allowed(const uint8_t gid[16], const struct netaddr_prefix *allow, int n)
 {
 	static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};

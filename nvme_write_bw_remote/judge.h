@@ -88,6 +88,13 @@ enum rdma_from judge_rdma_from(const struct ctrl_result *res, bool rejected,
 			       const struct ctrl_progress *prog, double duration_s,
 			       double rate_gbits, uint64_t *bytes, double *sec);
 
+/*
+ * Fan-in: the sources' rates (bytes/s) together within the sink's ports'
+ * line rate (rate_gbits, 0: unbounded), each source's claim being plausible
+ * on its own but all of them sharing the same ports.
+ */
+bool judge_sum_refused(const double *bps, int n, double rate_gbits, char *why, size_t len);
+
 /* Is the address of a RoCE GID (IPv4-mapped or IPv6) inside the allow-list (n = 0: all)? */
 bool judge_gid_allowed(const uint8_t gid[16], const struct netaddr_prefix *allow, int n);
 

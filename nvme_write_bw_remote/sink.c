@@ -1487,6 +1487,7 @@ void sink_outcome(const struct sink *k, struct sink_outcome *x)
 	x->workers = k->hello.workers;
 	x->source = (enum ctrl_source)k->hello.source;
 	x->slice_len = k->lay.slice_len;
+	x->ports_gbits = ports_rate(k);
 	x->local_len = k->lay.local_len;
 	/* Its RDMA stream and its window. */
 	x->rfrom = rdma_from_name(from);

@@ -130,6 +130,15 @@ static void item10_rail_sums(void)
 	CHECK_U64(judge_line_mbps(25000, 100), 25000);
 	CHECK_U64(judge_line_mbps(400000, 0), 0); /* a software port: no line rate */
 	CHECK(judge_add(1, 2, &res.bytes) && res.bytes == 3);
+	/* Fan-in: three sources each claiming a whole 100 Gb/s port's rate, on two ports. */
+	{
+		double bps[3] = {12.5e9, 12.5e9, 12.5e9};
+
+		CHECK(judge_sum_refused(bps, 3, 200, why, sizeof(why)));
+		CHECK(strstr(why, "300.0 Gb/s") != NULL);
+		CHECK(!judge_sum_refused(bps, 2, 200, why, sizeof(why)));
+		CHECK(!judge_sum_refused(bps, 3, 0, why, sizeof(why))); /* software ports */
+	}
 	CHECK(!judge_add(UINT64_MAX, 1, &res.bytes));
 }
 
