@@ -528,8 +528,15 @@ int sink_admit(struct sink *hall, bool into_hall, struct sink **s, int n, int *g
 		s[*got]->wbase = workers;
 		workers += g.hello.workers;
 		lay = fits;
-		if (!(*got)++)
+		if (!(*got)++) {
 			deadline = first_patience(o, deadline);
+			if (n > 1) /* item 11: the admission deadline, said */
+				fprintf(stderr,
+					"%s: sink: the other sources must come within %.1f s "
+					"(half of --timeout, or --wait), at most %u workers each\n",
+					nbw_prog, nbw_ns_to_s(deadline - nbw_now_ns()),
+					remote_share(o));
+		}
 	}
 	/* The door shuts: later comers are refused at once. */
 	door_close(hall->door);
