@@ -208,7 +208,9 @@ static struct pending *pend_slot(struct door *d, const char *who)
 	{
 		struct pending *v = pend_victim(d, busiest);
 
-		pend_drop(v, "too many handshakes at once (the busiest address's oldest idle one goes)");
+		pend_drop(
+			v,
+			"too many handshakes at once (the busiest address's oldest idle one goes)");
 		return v;
 	}
 }
@@ -323,10 +325,10 @@ static int pend_read(struct door *d, struct pending *p, struct door_guest *g)
 			snprintf(msg, sizeof(msg), "sink speaks protocol version %d", CTRL_VERSION);
 			ctrl_send_free(p->fd, &b, ctrl_encode_error(&b, msg), 200);
 		}
-		pend_drop(p, rc != -EBADMSG	       ? ctrl_strerror(rc)
+		pend_drop(p, rc != -EBADMSG		? ctrl_strerror(rc)
 			     : p->in.type != CTRL_HELLO ? "a message out of turn"
-			     : has_key(d)		       ? "HELLO before the key was proved"
-						       : "HELLO before AUTH");
+			     : has_key(d)		? "HELLO before the key was proved"
+							: "HELLO before AUTH");
 		return 0;
 	}
 	rc = pend_step(d, p, &why);

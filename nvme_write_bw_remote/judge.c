@@ -19,7 +19,8 @@ bool judge_workers_refused(uint64_t before, uint32_t asked, uint32_t max, uint32
 			   char *why, size_t len)
 {
 	if (per_source && asked > per_source) {
-		snprintf(why, len, "%u workers, a source may have at most %u (--max-workers-per-source)",
+		snprintf(why, len,
+			 "%u workers, a source may have at most %u (--max-workers-per-source)",
 			 asked, per_source);
 		return true;
 	}
@@ -42,8 +43,8 @@ bool judge_qps_refused(const struct ctrl_wqp *q, uint32_t n, uint32_t workers, i
 	}
 	for (i = 0; i < n; i++)
 		if (q[i].sink_port >= nports) {
-			snprintf(why, len, "QPS: worker %u on sink port %u of %d", i, q[i].sink_port,
-				 nports);
+			snprintf(why, len, "QPS: worker %u on sink port %u of %d", i,
+				 q[i].sink_port, nports);
 			return true;
 		}
 	return false;
@@ -132,8 +133,10 @@ static bool rails_refused(const struct ctrl_result *r, const struct judge_frame 
 			goto disagree;
 		own = f->port_gbits[x->sink_port];
 		if (own > 0 && (double)x->bytes > carries(own, sec)) {
-			snprintf(why, len, "rail %u: %llu bytes in %.2f s, more than its sink port's "
-				 "%.0f Gb/s carry", i, (unsigned long long)x->bytes, sec, own);
+			snprintf(why, len,
+				 "rail %u: %llu bytes in %.2f s, more than its sink port's "
+				 "%.0f Gb/s carry",
+				 i, (unsigned long long)x->bytes, sec, own);
 			return true;
 		}
 		per_port[x->sink_port] += x->qps;
@@ -151,7 +154,8 @@ static bool rails_refused(const struct ctrl_result *r, const struct judge_frame 
 			goto disagree;
 	return false;
 disagree:
-	snprintf(why, len, "its rails do not add up to its total, or name ports and QPs "
+	snprintf(why, len,
+		 "its rails do not add up to its total, or name ports and QPs "
 		 "the sink did not connect");
 	return true;
 }
@@ -244,8 +248,10 @@ bool judge_sum_refused(const double *bps, int n, double rate_gbits, char *why, s
 		sum += bps[i];
 	if (rate_gbits <= 0 || sum <= carries(rate_gbits, 1))
 		return false;
-	snprintf(why, len, "the sources together claim %.1f Gb/s, more than the sink's ports' "
-		 "%.0f Gb/s carry", sum * 8 / 1e9, rate_gbits);
+	snprintf(why, len,
+		 "the sources together claim %.1f Gb/s, more than the sink's ports' "
+		 "%.0f Gb/s carry",
+		 sum * 8 / 1e9, rate_gbits);
 	return true;
 }
 

@@ -82,7 +82,7 @@ struct sink {
 	bool listening;
 	int cfd;
 	struct ctrl_inbox in; /* the control channel during the window: a message in part */
-	bool trusted; /* the source proved the key (or the sink is open) */
+	bool trusted;	      /* the source proved the key (or the sink is open) */
 	char peer[64];
 	struct ctrl_hello hello; /* the source's */
 	uint64_t session;
@@ -632,7 +632,8 @@ static int make_qps(struct sink *k)
 	for (i = 0; !rc && i < n; i++)
 		if (k->ports[q[i].sink_port].link == FAB_LINK_ETH &&
 		    !judge_gid_allowed(q[i].qp.gid, k->o->allow, k->o->nallow))
-			rc = sink_refuse(k, "%s: worker %u: its GID is outside --allow", k->peer, i);
+			rc = sink_refuse(k, "%s: worker %u: its GID is outside --allow", k->peer,
+					 i);
 	for (i = 0; !rc && i < n; i++)
 		rc = make_qp(k, i, &q[i], &k->sqp[i]);
 	free(q);
@@ -1026,7 +1027,8 @@ static void sink_rails(struct sink *k)
 				   .qps = x->qps,
 				   .bytes = x->bytes,
 				   .line_rate_gbits =
-					   judge_line_mbps(x->line_mbps, gbits[x->sink_port]) / 1000.0,
+					   judge_line_mbps(x->line_mbps, gbits[x->sink_port]) /
+					   1000.0,
 				   .sink_index = x->sink_port};
 		memcpy(y->local_dev, p->dev, sizeof(y->local_dev));
 		snprintf(y->remote_dev, sizeof(y->remote_dev), "%s", x->dev);

@@ -142,8 +142,11 @@ static void judge(struct conv *cv, unsigned type, const uint8_t *p, uint32_t n)
 {
 	static const double gbits[2] = {100, 0};
 	static const int wport[CTRL_MAX_WORKERS];
-	struct judge_frame f = {.workers = cv->workers, .duration_s = 10, .nports = 2,
-				.port_gbits = gbits, .wport = wport};
+	struct judge_frame f = {.workers = cv->workers,
+				.duration_s = 10,
+				.nports = 2,
+				.port_gbits = gbits,
+				.wport = wport};
 	struct ctrl_chunk *c = NULL;
 	struct ctrl_wqp *q = NULL;
 	struct ctrl_result r;
@@ -154,7 +157,8 @@ static void judge(struct conv *cv, unsigned type, const uint8_t *p, uint32_t n)
 	double sec;
 
 	if (type == CTRL_HELLO && !ctrl_decode_hello(p, n, &h)) {
-		must(h.workers >= 1 && h.workers <= CTRL_MAX_WORKERS, "HELLO: workers out of range");
+		must(h.workers >= 1 && h.workers <= CTRL_MAX_WORKERS,
+		     "HELLO: workers out of range");
 		cv->workers = h.workers;
 	} else if (type == CTRL_QPS && !ctrl_decode_qps(p, n, &q, &cnt)) {
 		must(judge_qps_refused(q, cnt, cv->workers, 2, why, sizeof(why)) ||

@@ -78,8 +78,8 @@ static uint64_t peak_rss(void)
 static void strangers(unsigned port, int n)
 {
 	static char zeros[MIB];
-	uint8_t hdr[CTRL_HDR_LEN] = {'N', 'B', 'W', 'R', 0, CTRL_VERSION, 0, CTRL_VERIFY,
-				     0x01, 0xc0, 0x00, 0x00};
+	uint8_t hdr[CTRL_HDR_LEN] = {'N', 'B',	       'W',  'R',  0,	 CTRL_VERSION,
+				     0,	  CTRL_VERIFY, 0x01, 0xc0, 0x00, 0x00};
 	uint64_t left[32], until = nbw_now_ns() + 8 * NBW_NSEC_PER_SEC;
 	int i, fd[32], busy = 1;
 
@@ -159,9 +159,9 @@ static bool say(int fd, unsigned type)
 	struct ctrl_auth a = {0};
 	struct ctrl_buf b;
 
-	return !ctrl_send_free(fd, &b, type == CTRL_AUTH ? ctrl_encode_auth(&b, &a)
-							 : ctrl_encode_hello(&b, &h),
-			       1000);
+	return !ctrl_send_free(
+		fd, &b, type == CTRL_AUTH ? ctrl_encode_auth(&b, &a) : ctrl_encode_hello(&b, &h),
+		1000);
 }
 
 static void item4_eviction(void)

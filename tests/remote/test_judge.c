@@ -75,7 +75,8 @@ static void item5_verify_flood(void)
 static struct ctrl_result result_of(struct ctrl_drive *d, struct ctrl_rail *r, uint64_t bytes)
 {
 	*d = (struct ctrl_drive){.workers = 2, .bytes = bytes};
-	r[0] = (struct ctrl_rail){.sink_port = 0, .qps = 1, .bytes = bytes / 2, .line_mbps = 100000};
+	r[0] = (struct ctrl_rail){
+		.sink_port = 0, .qps = 1, .bytes = bytes / 2, .line_mbps = 100000};
 	r[1] = (struct ctrl_rail){
 		.sink_port = 1, .qps = 1, .bytes = bytes - bytes / 2, .line_mbps = 100000};
 	return (struct ctrl_result){.ok = 1,

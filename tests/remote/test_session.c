@@ -43,8 +43,8 @@ static struct ctrl_buf progress(uint64_t bytes)
 /* item 3: before admission only AUTH or HELLO of their exact sizes; nothing allocated else. */
 static void item3_door_sizes(void)
 {
-	uint8_t hdr[CTRL_HDR_LEN] = {'N', 'B', 'W', 'R', 0, CTRL_VERSION, 0, CTRL_VERIFY,
-				     0x01, 0xc0, 0x00, 0x00}; /* 28 MiB */
+	uint8_t hdr[CTRL_HDR_LEN] = {'N', 'B',	       'W',  'R',  0,	 CTRL_VERSION,
+				     0,	  CTRL_VERIFY, 0x01, 0xc0, 0x00, 0x00}; /* 28 MiB */
 	struct ctrl_inbox in = {.allow = ctrl_phase_allows(CTRL_PHASE_AUTH)};
 	int sv[2];
 
