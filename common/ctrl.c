@@ -247,7 +247,8 @@ int ctrl_decode_hello(const void *p, size_t len, struct ctrl_hello *m)
 	m->sl = ctrl_get_u8(&c);
 	m->tclass = ctrl_get_u8(&c);
 	if (m->verify > CTRL_VERIFY_FULL || m->source > CTRL_SOURCE_MEM || !m->chunk || !m->depth ||
-	    !m->workers || m->conn > CTRL_CONN_CM || m->mtu > 5 || m->sl > 15)
+	    !m->workers || m->workers > CTRL_MAX_WORKERS || m->conn > CTRL_CONN_CM || m->mtu > 5 ||
+	    m->sl > 15)
 		return -EBADMSG;
 	return cur_done(&c);
 }
@@ -523,7 +524,7 @@ int ctrl_decode_start(const void *p, size_t len, struct ctrl_start *m)
 	m->warmup_ms = ctrl_get_u64(&c);
 	m->duration_ms = ctrl_get_u64(&c);
 	m->progress_ms = ctrl_get_u32(&c);
-	if (!m->progress_ms || m->progress_ms > CTRL_PROGRESS_MAX_MS)
+	if (m->progress_ms < CTRL_PROGRESS_MIN_MS || m->progress_ms > CTRL_PROGRESS_MAX_MS)
 		return -EBADMSG;
 	return cur_done(&c);
 }
@@ -746,6 +747,61 @@ uint32_t ctrl_payload_max(unsigned type)
 		return 1 + CTRL_NONCE_LEN + CTRL_MAC_LEN;
 	}
 	return 0;
+}
+
+uint32_t ctrl_fixed_len(unsigned type)
+{
+	switch (type) {
+	case CTRL_HELLO:
+	case CTRL_START:
+	case CTRL_DONE:
+	case CTRL_PROGRESS:
+	case CTRL_AUTH:
+		return ctrl_payload_max(type);
+	}
+	return 0;
+}
+
+#define BIT(t) (1u << (t))
+
+uint32_t ctrl_phase_allows(unsigned phase)
+{
+	/* Before admission no ERROR either: a stranger's text is not read. */
+	static const uint32_t allows[CTRL_PHASE_MAX + 1] = {
+		[CTRL_PHASE_AUTH] = BIT(CTRL_AUTH),
+		[CTRL_PHASE_PROOF] = BIT(CTRL_AUTH),
+		[CTRL_PHASE_HELLO] = BIT(CTRL_HELLO),
+		[CTRL_PHASE_QPS] = BIT(CTRL_QPS) | BIT(CTRL_ERROR),
+		[CTRL_PHASE_CANARY] = BIT(CTRL_CANARY) | BIT(CTRL_ERROR),
+		[CTRL_PHASE_WINDOW] = BIT(CTRL_PROGRESS) | BIT(CTRL_RESULT) | BIT(CTRL_ERROR),
+		[CTRL_PHASE_VERIFY] = BIT(CTRL_VERIFY) | BIT(CTRL_ERROR),
+		[CTRL_PHASE_END] = BIT(CTRL_ERROR),
+	};
+
+	return phase <= CTRL_PHASE_MAX ? allows[phase] : 0;
+}
+
+unsigned ctrl_phase_next(unsigned phase, unsigned type, bool key, bool verbs, bool full)
+{
+	if (!(ctrl_phase_allows(phase) & BIT(type)) || type == CTRL_ERROR)
+		return CTRL_PHASE_END;
+	switch (phase) {
+	case CTRL_PHASE_AUTH:
+		return key ? CTRL_PHASE_PROOF : CTRL_PHASE_HELLO;
+	case CTRL_PHASE_PROOF:
+		return CTRL_PHASE_HELLO;
+	case CTRL_PHASE_HELLO:
+		return verbs ? CTRL_PHASE_QPS : CTRL_PHASE_CANARY;
+	case CTRL_PHASE_QPS:
+		return CTRL_PHASE_CANARY;
+	case CTRL_PHASE_CANARY:
+		return CTRL_PHASE_WINDOW;
+	case CTRL_PHASE_WINDOW:
+		return type == CTRL_PROGRESS ? CTRL_PHASE_WINDOW
+		       : full		     ? CTRL_PHASE_VERIFY
+					     : CTRL_PHASE_END;
+	}
+	return CTRL_PHASE_END;
 }
 
 const char *ctrl_verify_name(unsigned v)
@@ -1014,8 +1070,11 @@ int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout
 
 void ctrl_inbox_reset(struct ctrl_inbox *in)
 {
+	uint32_t allow = in->allow;
+
 	free(in->payload);
 	memset(in, 0, sizeof(*in));
+	in->allow = allow;
 }
 
 /* Read up to n bytes now: the count (0 = nothing yet), or -ECONNRESET / -errno. */
@@ -1046,7 +1105,10 @@ int ctrl_inbox_read(struct ctrl_inbox *in, int fd)
 		rc = ctrl_parse_header(in->hdr, &in->type, &in->len, &version);
 		if (rc)
 			return rc;
-		if (in->len > ctrl_payload_max(in->type))
+		if (in->allow && !(in->allow & BIT(in->type)))
+			return -EBADMSG;
+		if (in->len > ctrl_payload_max(in->type) ||
+		    (in->allow && ctrl_fixed_len(in->type) && in->len != ctrl_fixed_len(in->type)))
 			return -EMSGSIZE;
 		if (in->len && !(in->payload = malloc(in->len)))
 			return -ENOMEM;
@@ -1058,6 +1120,24 @@ int ctrl_inbox_read(struct ctrl_inbox *in, int fd)
 		in->got += (size_t)k;
 	}
 	return in->got == in->len ? 1 : 0;
+}
+
+int ctrl_inbox_pump(struct ctrl_inbox *in, int fd, unsigned max, ctrl_take_fn take, void *ctx,
+		    unsigned *taken)
+{
+	unsigned n;
+	int rc = 0;
+
+	for (n = 0; n < max && !rc; n++) {
+		rc = ctrl_inbox_read(in, fd);
+		if (rc <= 0)
+			break;
+		rc = take(ctx, in->type, in->payload, in->len);
+		ctrl_inbox_reset(in);
+	}
+	if (taken)
+		*taken = n;
+	return rc;
 }
 
 int ctrl_expect(int fd, unsigned want, void **payload, uint32_t *len, int timeout_ms,

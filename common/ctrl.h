@@ -175,6 +175,7 @@ struct ctrl_start {
 };
 
 #define CTRL_PROGRESS_MAX_MS 60000
+#define CTRL_PROGRESS_MIN_MS 10 /* a faster heartbeat is refused (it would be a flood) */
 
 /*
  * The source's heartbeat: RDMA WRITE completions since START (bytes, over
@@ -305,6 +306,7 @@ uint32_t ctrl_payload_max(unsigned type);
  * serves several handshakes at once. Zero it before the first use.
  */
 struct ctrl_inbox {
+	uint32_t allow; /* types taken (bit 1 << type; 0 = any): see ctrl_phase_allows() */
 	uint8_t hdr[CTRL_HDR_LEN];
 	size_t hdr_got;
 	unsigned type;
@@ -316,11 +318,54 @@ struct ctrl_inbox {
 /*
  * Read what fd holds now without blocking: 1 when a whole message is in
  * (in->type, in->payload, in->len; take the payload or ctrl_inbox_reset()),
- * 0 when more is needed, or a ctrl_recv() error.
+ * 0 when more is needed, or a ctrl_recv() error. With in->allow set, a
+ * header of a type outside it is -EBADMSG, and one of a fixed-size type
+ * (ctrl_fixed_len()) that announces another length -EMSGSIZE, both before
+ * a byte of the payload is allocated.
  */
 int ctrl_inbox_read(struct ctrl_inbox *in, int fd);
-/* Free the payload and start over. */
+/* Free the payload and start over (in->allow is kept). */
 void ctrl_inbox_reset(struct ctrl_inbox *in);
+
+/* A whole message handed over by ctrl_inbox_pump(): 0 go on, else stop with that value. */
+typedef int (*ctrl_take_fn)(void *ctx, unsigned type, const void *payload, uint32_t len);
+/*
+ * Take at most max whole messages that fd holds now, without blocking: a
+ * message that came in part stays in the inbox for the next call (a slow
+ * sender neither blocks the caller nor puts it out of step), and a flood is
+ * cut at max per call. take()'s first nonzero value, a ctrl_inbox_read()
+ * error, or 0; *taken (if not NULL) counts the messages handed over.
+ */
+int ctrl_inbox_pump(struct ctrl_inbox *in, int fd, unsigned max, ctrl_take_fn take, void *ctx,
+		    unsigned *taken);
+
+/*
+ * The sink's side of one source's conversation, phase by phase: the
+ * messages a source may send in each. Anything else ends the handshake (a
+ * stranger is dropped) or the session.
+ */
+enum ctrl_phase {
+	CTRL_PHASE_AUTH,   /* door: the source's nonce (AUTH) */
+	CTRL_PHASE_PROOF,  /* door, with a key: its proof (AUTH) */
+	CTRL_PHASE_HELLO,  /* door: its parameters (HELLO) */
+	CTRL_PHASE_QPS,	   /* verbs mode: its QPs (QPS) */
+	CTRL_PHASE_CANARY, /* its canary table (CANARY) */
+	CTRL_PHASE_WINDOW, /* heartbeats (PROGRESS) until its RESULT */
+	CTRL_PHASE_VERIFY, /* --verify full: its slot table (VERIFY) */
+	CTRL_PHASE_END,	   /* nothing but its ERROR (DONE is the sink's word, never a source's) */
+	CTRL_PHASE_MAX = CTRL_PHASE_END,
+};
+
+/* The types a source may send in phase, as a mask of 1 << type (0 for a bad phase). */
+uint32_t ctrl_phase_allows(unsigned phase);
+/*
+ * The phase after a source's message of type in phase, for a sink with a key
+ * or not, in verbs mode or not, with --verify full or not; CTRL_PHASE_END
+ * after an ERROR (or a message the phase does not allow).
+ */
+unsigned ctrl_phase_next(unsigned phase, unsigned type, bool key, bool verbs, bool full);
+/* The one payload length of a fixed-size message (HELLO, START, DONE, PROGRESS, AUTH), else 0. */
+uint32_t ctrl_fixed_len(unsigned type);
 
 /*
  * The first difference between the sink's and the source's parameters, as

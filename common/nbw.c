@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* nbw.c: program name and the one-line message printers. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,26 @@ void nbw_set_prog(const char *argv0)
 		nbw_prog = slash ? slash + 1 : argv0;
 }
 
+size_t nbw_utf8_len(const unsigned char *p)
+{
+	size_t n, i;
+	uint32_t cp;
+
+	if (*p < 0xc2 || *p > 0xf4)
+		return 0; /* ASCII, a continuation byte, an overlong lead or beyond U+10FFFF */
+	n = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2;
+	cp = *p & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp <= 0x9f)
+		return 0; /* overlong, a surrogate, or a C1 control (U+0080 - U+009F) */
+	return n;
+}
+
 const char *nbw_printable(const char *in, char *out, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -24,9 +45,15 @@ const char *nbw_printable(const char *in, char *out, size_t len)
 
 	if (!len)
 		return out;
-	for (; *p && o + 1 < len; p++) {
-		if ((*p >= 0x20 && *p < 0x7f) || *p >= 0x80) { /* UTF-8 text stays as it is */
-			out[o++] = (char)*p;
+	while (*p && o + 1 < len) {
+		size_t n = *p >= 0x20 && *p < 0x7f ? 1 : nbw_utf8_len(p);
+
+		if (n) { /* printable ASCII and valid UTF-8 text stay as they are */
+			if (o + n >= len)
+				break;
+			memcpy(out + o, p, n);
+			o += n;
+			p += n;
 			continue;
 		}
 		if (o + 4 >= len)
@@ -35,6 +62,7 @@ const char *nbw_printable(const char *in, char *out, size_t len)
 		out[o++] = 'x';
 		out[o++] = hex[*p >> 4];
 		out[o++] = hex[*p & 15];
+		p++;
 	}
 	out[o] = '\0';
 	return out;

@@ -50,10 +50,18 @@ int nbw_usage_err(const char *fmt, ...) NBW_PRINTF(1, 2);
 
 /*
  * in with every control byte (below 0x20, and DEL: newlines, tabs, the ESC
- * that starts a terminal escape sequence) written as \xNN, into out; UTF-8
- * text passes. Returns out.
+ * that starts a terminal escape sequence), every byte of a C1 control and
+ * of broken UTF-8 written as \xNN, into out; valid UTF-8 text passes.
+ * Returns out.
  */
 const char *nbw_printable(const char *in, char *out, size_t len);
+/*
+ * The length of the valid UTF-8 sequence of a printable character at p (2 to
+ * 4), or 0: ASCII, a C1 control (U+0080 - U+009F), an overlong form, a
+ * surrogate or a broken sequence. nbw_printable() and the JSON writer pass
+ * only these beyond printable ASCII.
+ */
+size_t nbw_utf8_len(const unsigned char *p);
 
 /*
  * names[i] of a table of n names indexed by an enum (designated initializers),

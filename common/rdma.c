@@ -188,9 +188,10 @@ static void conn_where(struct fab_conn *c)
 	c->port = c->id ? c->id->port_num : 0;
 }
 
-static int make_sockaddr(const char *host, unsigned port, struct sockaddr_storage *ss)
+/* host (numeric only with AI_NUMERICHOST in flags) and port into *ss. */
+static int make_sockaddr(const char *host, unsigned port, int flags, struct sockaddr_storage *ss)
 {
-	struct addrinfo hints = {.ai_family = AF_UNSPEC}, *res;
+	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_flags = flags}, *res;
 	int rc = getaddrinfo(host, NULL, &hints, &res);
 
 	if (rc)
@@ -202,6 +203,12 @@ static int make_sockaddr(const char *host, unsigned port, struct sockaddr_storag
 		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
 	freeaddrinfo(res);
 	return 0;
+}
+
+int fab_sockaddr(const char *host, unsigned port, struct sockaddr_storage *ss)
+{
+	/* The addresses come from the peer's ACCEPT: no name is resolved. */
+	return make_sockaddr(host, port, AI_NUMERICHOST, ss);
 }
 
 int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsigned port,
@@ -222,11 +229,11 @@ int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsig
 		c->id = NULL;
 		return fail(c, -errno, "rdma_create_id");
 	}
-	if (make_sockaddr(dst, port, &da)) {
+	if (fab_sockaddr(dst, port, &da)) {
 		snprintf(c->why, sizeof(c->why), "%s: cannot resolve the address", dst);
 		return -EADDRNOTAVAIL;
 	}
-	if (src && make_sockaddr(src, 0, &sa)) {
+	if (src && fab_sockaddr(src, 0, &sa)) {
 		snprintf(c->why, sizeof(c->why), "%s: cannot resolve the source address", src);
 		return -EADDRNOTAVAIL;
 	}
@@ -268,7 +275,7 @@ static int listen_one(struct fab_listener *l, const char *addr, unsigned port)
 
 	if (l->n >= FAB_LISTEN_MAX)
 		return -E2BIG;
-	if (make_sockaddr(addr ? addr : "0.0.0.0", port, &sa))
+	if (make_sockaddr(addr ? addr : "0.0.0.0", port, 0, &sa))
 		return -EADDRNOTAVAIL;
 	if (rdma_create_id(l->ech, &id, NULL, RDMA_PS_TCP))
 		return -errno;
@@ -324,7 +331,7 @@ int fab_listener_next(struct fab_listener *l, int timeout_ms, struct rdma_cm_id 
 	for (;;) {
 		rc = cm_wait(l->ech, RDMA_CM_EVENT_CONNECT_REQUEST, timeout_ms, &e, why,
 			     sizeof(why));
-		if (rc == -ETIMEDOUT)
+		if (rc == -ETIMEDOUT || rc == -EINTR)
 			return rc;
 		if (rc)
 			continue; /* a stray event (e.g. of a rejected id) */

@@ -155,10 +155,16 @@ void fab_listener_close(struct fab_listener *l);
 
 /*
  * The next connect request within timeout_ms: *id and its private data.
- * -ETIMEDOUT, -EPROTO (a request without our private data: rejected here).
+ * -ETIMEDOUT, -EINTR (SIGINT/SIGTERM), -EPROTO (a request without our
+ * private data: rejected here).
  */
 int fab_listener_next(struct fab_listener *l, int timeout_ms, struct rdma_cm_id **id,
 		      struct fab_hello *hello);
+/*
+ * A numeric address (IPv4 or IPv6, never a name: no lookup is made) and
+ * port into *ss. 0 or -EADDRNOTAVAIL.
+ */
+int fab_sockaddr(const char *host, unsigned port, struct sockaddr_storage *ss);
 /* The address a connect request came from. */
 const struct sockaddr *fab_request_peer(struct rdma_cm_id *id);
 /* Turn a request down. */

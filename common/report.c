@@ -27,20 +27,35 @@ void report_finish(struct report *r)
 
 void json_write_string(FILE *out, const char *s)
 {
-	/* The two-character escapes written (RFC 8259, 7); other control bytes as \u00XX. */
+	/*
+	 * The two-character escapes written (RFC 8259, 7); other control bytes,
+	 * DEL and C1 controls as \u00XX; bytes of broken UTF-8 as U+FFFD.
+	 */
 	static const char *const short_escape[] = {
 		['"'] = "\\\"", ['\\'] = "\\\\", ['\n'] = "\\n", ['\t'] = "\\t", ['\r'] = "\\r",
 	};
 	const unsigned char *p = (const unsigned char *)s;
 
 	fputc('"', out);
-	for (; *p; p++) {
+	while (*p) {
+		size_t n = nbw_utf8_len(p);
+
+		if (n) {
+			fwrite(p, 1, n, out);
+			p += n;
+			continue;
+		}
 		if (*p < NBW_ARRAY_SIZE(short_escape) && short_escape[*p])
 			fputs(short_escape[*p], out);
-		else if (*p < 0x20)
+		else if (*p < 0x20 || *p == 0x7f)
 			fprintf(out, "\\u%04x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			fprintf(out, "\\u%04x", *++p); /* a C1 control */
+		else if (*p >= 0x80)
+			fputs("\\ufffd", out);
 		else
 			fputc(*p, out);
+		p++;
 	}
 	fputc('"', out);
 }

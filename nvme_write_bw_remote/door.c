@@ -14,6 +14,11 @@
  *
  * Anything else, in any state, and a handshake that is not done within
  * DOOR_HANDSHAKE_S, is dropped with one log line; the door keeps waiting.
+ * Only an AUTH or a HELLO of its exact size is read before admission
+ * (ctrl_phase_allows()): a stranger cannot make the sink allocate more. One
+ * address holds at most DOOR_MAX_PER_ADDR handshakes; when every place is
+ * taken, the busiest address gives up its oldest idle one, so a crowd from
+ * elsewhere does not push out a real source.
  */
 #include <errno.h>
 #include <poll.h>
@@ -145,20 +150,69 @@ static void pend_drop(struct pending *p, const char *why)
 	p->st = PEND_FREE;
 }
 
-/* A free slot for a new connection; when all are taken, the oldest is dropped. */
-static struct pending *pend_slot(struct door *d)
+/* How many handshakes are pending from the address who. */
+static int pend_count(const struct door *d, const char *who)
 {
-	struct pending *oldest = NULL;
+	int i, n = 0;
+
+	for (i = 0; i < DOOR_MAX_PENDING; i++)
+		n += d->pend[i].st != PEND_FREE && !strcmp(d->pend[i].peer, who);
+	return n;
+}
+
+/* The handshake of address who to give up: its oldest idle one (no byte yet), else its oldest. */
+static struct pending *pend_victim(struct door *d, const char *who)
+{
+	struct pending *v = NULL;
 	int i;
 
 	for (i = 0; i < DOOR_MAX_PENDING; i++) {
+		struct pending *p = &d->pend[i];
+		bool idle = p->st == PEND_AUTH && !p->in.hdr_got;
+
+		if (p->st == PEND_FREE || strcmp(p->peer, who))
+			continue;
+		if (!v || (idle && !(v->st == PEND_AUTH && !v->in.hdr_got)) ||
+		    (idle == (v->st == PEND_AUTH && !v->in.hdr_got) && p->since < v->since))
+			v = p;
+	}
+	return v;
+}
+
+/*
+ * A place for a new connection from who: a free one; past DOOR_MAX_PER_ADDR
+ * from who, one of who's; when all are taken, one of the busiest address's.
+ */
+static struct pending *pend_slot(struct door *d, const char *who)
+{
+	const char *busiest = who;
+	int i, most = 0;
+
+	if (pend_count(d, who) >= DOOR_MAX_PER_ADDR) {
+		struct pending *v = pend_victim(d, who);
+
+		pend_drop(v, "too many handshakes from one address (its oldest idle one goes)");
+		return v;
+	}
+	for (i = 0; i < DOOR_MAX_PENDING; i++) {
+		int n;
+
 		if (d->pend[i].st == PEND_FREE)
 			return &d->pend[i];
-		if (!oldest || d->pend[i].since < oldest->since)
-			oldest = &d->pend[i];
+		n = pend_count(d, d->pend[i].peer);
+		if (n > most) {
+			most = n;
+			busiest = d->pend[i].peer;
+		}
 	}
-	pend_drop(oldest, "too many handshakes at once (the oldest goes)");
-	return oldest;
+	{
+		struct pending *v = pend_victim(d, busiest);
+
+		pend_drop(
+			v,
+			"too many handshakes at once (the busiest address's oldest idle one goes)");
+		return v;
+	}
 }
 
 /* Accept on listening socket lfd: outside --allow is closed before a byte is read. */
@@ -178,7 +232,7 @@ static void door_accept(struct door *d, int lfd)
 		close(fd);
 		return;
 	}
-	p = pend_slot(d);
+	p = pend_slot(d, who);
 	memset(p, 0, sizeof(*p));
 	p->fd = fd;
 	snprintf(p->peer, sizeof(p->peer), "%s", who);
@@ -252,8 +306,14 @@ static int pend_step(struct door *d, struct pending *p, const char **why)
 /* Read what p has; 1 a guest is ready in *g, 0 go on (or dropped). */
 static int pend_read(struct door *d, struct pending *p, struct door_guest *g)
 {
+	static const unsigned phase[] = {[PEND_AUTH] = CTRL_PHASE_AUTH,
+					 [PEND_PROOF] = CTRL_PHASE_PROOF,
+					 [PEND_HELLO] = CTRL_PHASE_HELLO};
 	const char *why = NULL;
-	int rc = ctrl_inbox_read(&p->in, p->fd);
+	int rc;
+
+	p->in.allow = ctrl_phase_allows(phase[p->st]);
+	rc = ctrl_inbox_read(&p->in, p->fd);
 
 	if (rc == 0)
 		return 0;
@@ -265,7 +325,10 @@ static int pend_read(struct door *d, struct pending *p, struct door_guest *g)
 			snprintf(msg, sizeof(msg), "sink speaks protocol version %d", CTRL_VERSION);
 			ctrl_send_free(p->fd, &b, ctrl_encode_error(&b, msg), 200);
 		}
-		pend_drop(p, ctrl_strerror(rc));
+		pend_drop(p, rc != -EBADMSG		? ctrl_strerror(rc)
+			     : p->in.type != CTRL_HELLO ? "a message out of turn"
+			     : has_key(d)		? "HELLO before the key was proved"
+							: "HELLO before AUTH");
 		return 0;
 	}
 	rc = pend_step(d, p, &why);

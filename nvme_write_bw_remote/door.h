@@ -21,6 +21,7 @@
 /* Seconds a new connection has to get from connect to a complete HELLO. */
 #define DOOR_HANDSHAKE_S 5
 #define DOOR_MAX_PENDING 32
+#define DOOR_MAX_PER_ADDR 8 /* pending handshakes of one address */
 #define DOOR_MAX_ADDRS 16
 
 /* A source that said a well-formed HELLO. */

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge.h"
 #include "nbw.h"
 #include "parse.h"
 #include "remote.h"
@@ -131,6 +132,7 @@ static void fanin_judge(struct fanin *fi)
 {
 	const struct options *o = fi->o;
 	char part[CTRL_MAX_STR + 256];
+	double bps[MAX_SOURCES];
 	int i;
 
 	fi->why[0] = '\0';
@@ -143,6 +145,11 @@ static void fanin_judge(struct fanin *fi)
 		add_why(fi, part);
 	}
 	if (fi->hx.nt && stream_fault(o, NULL, NAN, NAN, fi->hx.lcv, part, sizeof(part)))
+		add_why(fi, part);
+	/* Each source's figure is bounded alone; all of them share the same ports. */
+	for (i = 0; i < fi->got && i < MAX_SOURCES; i++)
+		bps[i] = fi->s[i].x.rsec > 0 ? fi->s[i].x.rbytes / fi->s[i].x.rsec : 0;
+	if (judge_sum_refused(bps, i, fi->hx.ports_gbits, part, sizeof(part)))
 		add_why(fi, part);
 	fi->valid = !fi->why[0];
 }

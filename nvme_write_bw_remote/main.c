@@ -56,8 +56,11 @@ static void usage(void)
 	       "      --wait SECONDS     sink: how long to wait for a source (default 60, 0 = "
 	       "forever)\n"
 	       "      --sources N        sink: take N sources at once (default 1), each verified\n"
-	       "                         on its own, one window; a row per source and drive\n",
-	       DEFAULT_PORT, auth_available() ? "" : " (not built)");
+	       "                         on its own, one window; a row per source and drive\n"
+	       "      --max-workers-per-source N\n"
+	       "                         sink: workers (QPs) one source may have (default: %u\n"
+	       "                         shared evenly by --sources)\n",
+	       DEFAULT_PORT, auth_available() ? "" : " (not built)", MAX_WORKERS);
 	printf("\nData path:\n"
 	       "  -s, --size SIZE        I/O size = RDMA message size (default 1M); --chunk too\n"
 	       "      --bidir            both directions at once (give it and PEER to both\n"
@@ -142,6 +145,7 @@ enum {
 	OPT_DUMP,
 	OPT_BIDIR,
 	OPT_SOURCES,
+	OPT_MAX_PER_SOURCE,
 };
 
 static const struct cli_opt opts[] = {
@@ -154,6 +158,7 @@ static const struct cli_opt opts[] = {
 	CLI_ARG("timeout", OPT_TIMEOUT),
 	CLI_ARG("wait", OPT_WAIT),
 	CLI_ARG("sources", OPT_SOURCES),
+	CLI_ARG("max-workers-per-source", OPT_MAX_PER_SOURCE),
 	CLI_ARG("size", 's'),
 	CLI_ARG("qp", 'q'),
 	CLI_ARG("tx-depth", 't'),
@@ -248,6 +253,8 @@ static int tool_option(int c, char *arg, void *ctx)
 		return cli_seconds("wait", arg, 0, &o->wait);
 	case OPT_SOURCES:
 		return cli_uint("source count", arg, 1, MAX_SOURCES, &o->sources);
+	case OPT_MAX_PER_SOURCE:
+		return cli_uint("workers per source", arg, 1, MAX_WORKERS, &o->max_per_source);
 	case 's':
 		o->chunk_given = true;
 		return cli_size("chunk size", arg, 512, 1ULL << 30, &o->chunk);
@@ -313,6 +320,7 @@ static const char *wrong_role(const struct options *o)
 		       : o->min_overlap != 99 ? "--min-overlap"
 		       : o->max_cv != 2	      ? "--max-cv"
 		       : o->sources != 1      ? "--sources"
+		       : o->max_per_source    ? "--max-workers-per-source"
 					      : NULL;
 	}
 	return o->source == CTRL_SOURCE_MEM ? "--source"

@@ -21,6 +21,13 @@ int remote_timeout_ms(const struct options *o)
 	return (int)(o->timeout * 1000 + 0.5);
 }
 
+uint32_t remote_share(const struct options *o)
+{
+	if (o->max_per_source)
+		return o->max_per_source;
+	return o->sources > 1 ? MAX_WORKERS / o->sources : 0;
+}
+
 struct ctrl_hello remote_hello(const struct options *o)
 {
 	return (struct ctrl_hello){
@@ -272,7 +279,7 @@ double rails_line_gbits(const struct rail *rails, int n)
 
 void print_rails(struct report *r, const struct rail *rails, int n, double seconds)
 {
-	char l[80], m[80];
+	char l[80], m[4 * 64 + 16], safe[4 * 64];
 	int i;
 
 	report_text(r, " %-14s    %-14s %4s %16s %9s %9s %10s\n", "rail: local", "remote", "QPs",
@@ -284,7 +291,9 @@ void print_rails(struct report *r, const struct rail *rails, int n, double secon
 		double line = x->line_rate_gbits > 0 ? x->line_rate_gbits / 8 : NAN;
 
 		snprintf(l, sizeof(l), "%s:%u", x->local_dev, x->local_port);
-		snprintf(m, sizeof(m), "%s:%u", x->remote_dev, x->remote_port);
+		/* The remote device's name is the peer's word: printable only. */
+		snprintf(m, sizeof(m), "%s:%u", nbw_printable(x->remote_dev, safe, sizeof(safe)),
+			 x->remote_port);
 		report_obj_begin(r, NULL);
 		report_str(r, "local_dev", NULL, x->local_dev);
 		report_u64(r, "local_port", NULL, x->local_port);

@@ -57,14 +57,15 @@ struct options {
 	enum ctrl_conn conn;	 /* verbs (default) or -R/--rdma_cm */
 	struct fab_link_opts lo; /* --mtu, --sl, --tclass */
 	bool corrupt_canary;
-	bool all_sizes;	      /* -a: every message size, as ib_write_bw -a */
-	struct meeting *sync; /* --bidir: the meeting of the two roles, else NULL */
-	bool bidir;	      /* --bidir: a sink and a source at once (bidir.c) */
-	bool chunk_given;     /* -s was given (refused with -a) */
-	double late_start;    /* source, tests only: open the window this much late */
-	double min_overlap;   /* sink: % of each source's window inside the sink's (99) */
-	double max_cv;	      /* sink: variation of each stream, % (2) */
-	unsigned sources;     /* sink: how many sources to take at once (1) */
+	bool all_sizes;		 /* -a: every message size, as ib_write_bw -a */
+	struct meeting *sync;	 /* --bidir: the meeting of the two roles, else NULL */
+	bool bidir;		 /* --bidir: a sink and a source at once (bidir.c) */
+	bool chunk_given;	 /* -s was given (refused with -a) */
+	double late_start;	 /* source, tests only: open the window this much late */
+	double min_overlap;	 /* sink: % of each source's window inside the sink's (99) */
+	double max_cv;		 /* sink: variation of each stream, % (2) */
+	unsigned sources;	 /* sink: how many sources to take at once (1) */
+	unsigned max_per_source; /* sink: --max-workers-per-source (0: an even split) */
 	const char *dump_slice;
 };
 
@@ -136,6 +137,8 @@ int run_all_sizes(struct options *o, struct report *r);
 
 /* --timeout in milliseconds. */
 int remote_timeout_ms(const struct options *o);
+/* The workers one source may have: --max-workers-per-source, else an even split, else 0 (all). */
+uint32_t remote_share(const struct options *o);
 
 /*
  * The HELLO of these options: what the source asks for, what the sink

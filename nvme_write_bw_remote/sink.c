@@ -25,6 +25,7 @@
 
 #include "digest.h"
 #include "door.h"
+#include "judge.h"
 #include "nbw.h"
 #include "parse.h"
 #include "placement.h"
@@ -64,12 +65,8 @@ enum sink_stop {
 	SINK_SILENT,	  /* nothing from the source for --timeout */
 };
 
-/* Where the RDMA figure of the report comes from. */
-enum rdma_from {
-	RDMA_FROM_NONE,
-	RDMA_FROM_RESULT,    /* the source's RESULT */
-	RDMA_FROM_HEARTBEAT, /* its last PROGRESS: the RESULT never came */
-};
+/* Whole messages taken from a source per tick of the window: a flood waits its turn. */
+#define SINK_MSGS_PER_TICK 16
 
 struct sink {
 	const struct options *o;
@@ -85,7 +82,8 @@ struct sink {
 	struct fab_listener lis;
 	bool listening;
 	int cfd;
-	bool trusted; /* the source proved the key (or the sink is open) */
+	struct ctrl_inbox in; /* the control channel during the window: a message in part */
+	bool trusted;	      /* the source proved the key (or the sink is open) */
 	char peer[64];
 	struct ctrl_hello hello; /* the source's */
 	uint64_t session;
@@ -306,40 +304,45 @@ static enum sink_stop take_error(struct sink *k, const void *p, uint32_t len)
 	return SINK_PEER_ERROR;
 }
 
+/* One whole message from the source, in the window phase (ctrl_phase_allows()). */
+static int sink_take_one(void *ctx, unsigned type, const void *p, uint32_t len)
+{
+	struct sink *k = ctx;
+
+	k->last_heard = nbw_now_ns();
+	if (type == CTRL_PROGRESS)
+		return take_progress(k, p, len);
+	if (type == CTRL_ERROR)
+		return take_error(k, p, len);
+	k->have_res = !ctrl_decode_result(p, len, &k->res);
+	if (!k->have_res)
+		snprintf(k->peer_err, sizeof(k->peer_err), "malformed RESULT");
+	return k->have_res ? SINK_RESULT : SINK_BAD_MESSAGE;
+}
+
 /*
- * Take one message from the source within timeout_ms: a PROGRESS updates the
- * heartbeat (SINK_RUNNING), a RESULT is kept (SINK_RESULT); anything else ends
- * the run with its reason; -ETIMEDOUT if nothing came.
+ * Take what the source sent within timeout_ms (0: what is there now), at
+ * most SINK_MSGS_PER_TICK messages; a message in part waits in k->in for the
+ * rest. A PROGRESS updates the heartbeat, a RESULT is kept (SINK_RESULT);
+ * anything else ends the run with its reason; -ETIMEDOUT if no whole
+ * message came.
  */
 static int sink_take(struct sink *k, int timeout_ms)
 {
-	unsigned type;
-	uint32_t len;
-	void *p;
-	int rc = ctrl_recv(k->cfd, &type, &p, &len, timeout_ms);
+	struct pollfd pfd = {.fd = k->cfd, .events = POLLIN};
+	unsigned taken;
+	int rc;
 
-	if (rc == -ETIMEDOUT)
-		return rc;
-	if (rc) {
-		snprintf(k->peer_err, sizeof(k->peer_err), "%s", ctrl_strerror(rc));
+	if (poll(&pfd, 1, timeout_ms) != 1)
+		return -ETIMEDOUT;
+	k->in.allow = ctrl_phase_allows(CTRL_PHASE_WINDOW);
+	rc = ctrl_inbox_pump(&k->in, k->cfd, SINK_MSGS_PER_TICK, sink_take_one, k, &taken);
+	if (rc < 0) {
+		snprintf(k->peer_err, sizeof(k->peer_err), "%s",
+			 rc == -EBADMSG ? "a message out of turn" : ctrl_strerror(rc));
 		return rc == -ECONNRESET ? SINK_CLOSED : SINK_BAD_MESSAGE;
 	}
-	k->last_heard = nbw_now_ns();
-	if (type == CTRL_PROGRESS) {
-		rc = take_progress(k, p, len);
-	} else if (type == CTRL_RESULT) {
-		k->have_res = !ctrl_decode_result(p, len, &k->res);
-		if (!k->have_res)
-			snprintf(k->peer_err, sizeof(k->peer_err), "malformed RESULT");
-		rc = k->have_res ? SINK_RESULT : SINK_BAD_MESSAGE;
-	} else if (type == CTRL_ERROR) {
-		rc = take_error(k, p, len);
-	} else {
-		snprintf(k->peer_err, sizeof(k->peer_err), "unexpected %s", ctrl_type_name(type));
-		rc = SINK_BAD_MESSAGE;
-	}
-	free(p);
-	return rc;
+	return rc ? rc : taken ? SINK_RUNNING : -ETIMEDOUT;
 }
 
 /* During the warm-up and the window, every tick: a reason to stop, or SINK_RUNNING. */
@@ -353,17 +356,9 @@ static int sink_check(void *ctx)
 		return SINK_LOCAL_FAIL;
 	if (k->cfd < 0) /* --sources: the hall's own window, its drives only */
 		return SINK_RUNNING;
-	for (;;) {
-		struct pollfd pfd = {.fd = k->cfd, .events = POLLIN};
-
-		if (poll(&pfd, 1, 0) != 1)
-			break;
-		rc = sink_take(k, remote_timeout_ms(k->o));
-		if (rc == -ETIMEDOUT)
-			break; /* part of a message: the rest comes with the next tick */
-		if (rc)
-			return rc;
-	}
+	rc = sink_take(k, 0);
+	if (rc > 0)
+		return rc;
 	for (i = 0; i < k->hello.workers; i++)
 		if (fab_conn_lost(&k->conns[i]))
 			return SINK_RDMA_LOST;
@@ -430,9 +425,9 @@ static bool hello_unacceptable(const struct sink *k, const struct door_guest *g,
 		snprintf(why, len, "parameter mismatch with %s: %s", g->peer, diff);
 		return true;
 	}
-	if (before + g->hello.workers > MAX_WORKERS) {
-		snprintf(why, len, "%s: %u workers%s, the sink takes at most %u", g->peer,
-			 g->hello.workers, before ? " beyond the other sources'" : "", MAX_WORKERS);
+	if (judge_workers_refused(before, g->hello.workers, MAX_WORKERS, remote_share(o), diff,
+				  sizeof(diff))) {
+		snprintf(why, len, "%s: %s", g->peer, diff);
 		return true;
 	}
 	if (slice_layout(o->dram, (uint64_t)k->nt * o->threads * o->chunk,
@@ -538,8 +533,15 @@ int sink_admit(struct sink *hall, bool into_hall, struct sink **s, int n, int *g
 		s[*got]->wbase = workers;
 		workers += g.hello.workers;
 		lay = fits;
-		if (!(*got)++)
+		if (!(*got)++) {
 			deadline = first_patience(o, deadline);
+			if (n > 1) /* item 11: the admission deadline, said */
+				fprintf(stderr,
+					"%s: sink: the other sources must come within %.1f s "
+					"(half of --timeout, or --wait), at most %u workers each\n",
+					nbw_prog, nbw_ns_to_s(deadline - nbw_now_ns()),
+					remote_share(o));
+		}
 	}
 	/* The door shuts: later comers are refused at once. */
 	door_close(hall->door);
@@ -630,10 +632,13 @@ static int make_qps(struct sink *k)
 	if (rc)
 		return sink_refuse(k, "%s: waiting for the QPs: %s", k->peer,
 				   rc == -ECONNABORTED || rc == -EBADMSG ? err : ctrl_strerror(rc));
+	if (judge_qps_refused(q, n, k->hello.workers, k->nports, err, sizeof(err)))
+		rc = sink_refuse(k, "%s: %s", k->peer, err);
 	for (i = 0; !rc && i < n; i++)
-		if (n != k->hello.workers || q[i].sink_port >= k->nports)
-			rc = sink_refuse(k, "%s: QPS for %u workers, sink port %u of %d", k->peer,
-					 n, q[i].sink_port, k->nports);
+		if (k->ports[q[i].sink_port].link == FAB_LINK_ETH &&
+		    !judge_gid_allowed(q[i].qp.gid, k->o->allow, k->o->nallow))
+			rc = sink_refuse(k, "%s: worker %u: its GID is outside --allow", k->peer,
+					 i);
 	for (i = 0; !rc && i < n; i++)
 		rc = make_qp(k, i, &q[i], &k->sqp[i]);
 	free(q);
@@ -676,6 +681,8 @@ static int connect_workers(struct sink *k)
 					   "%s: %u of %u RDMA connections arrived within "
 					   "%g s (--timeout)",
 					   k->peer, done, k->hello.workers, o->timeout);
+		if (rc == -EINTR)
+			return sink_refuse(k, "interrupted while the RDMA connections came");
 		if (rc) {
 			fprintf(stderr,
 				"%s: RDMA connect request without our private data: rejected\n",
@@ -740,11 +747,20 @@ static int send_slices(struct sink *k)
 static uint32_t check_chunks(struct sink *k, const struct ctrl_chunk *c, uint32_t n,
 			     uint32_t *bad_worker, uint32_t *bad_slot)
 {
+	uint64_t deadline = nbw_now_ns() + nbw_s_to_ns(k->o->timeout);
 	uint32_t i, bad = 0;
 
 	for (i = 0; i < n; i++) {
 		uint64_t got;
 
+		/* Every 64 chunks: the clock (--timeout) and a signal end the hashing. */
+		if (!(i % 64) && i && (nbw_now_ns() > deadline || nbw_interrupted())) {
+			if (!bad) {
+				*bad_worker = c[i].worker;
+				*bad_slot = c[i].slot;
+			}
+			return bad + (n - i);
+		}
 		if (c[i].worker >= k->hello.workers || c[i].slot >= k->lay.slots ||
 		    c[i].len > k->o->chunk || c[i].offset % DIGEST_BLOCK) {
 			got = ~c[i].digest; /* an entry that cannot be checked fails */
@@ -850,10 +866,13 @@ static void receive_full(struct sink *k)
 	if (!rc)
 		rc = ctrl_decode_chunks(p, len, &c, &n);
 	free(p);
+	if (!rc && judge_table_refused(c, n, k->hello.workers, k->lay.slots, err, sizeof(err)))
+		rc = -EBADMSG;
 	if (rc) {
 		k->verdict = VERDICT_FAIL;
 		snprintf(k->vdetail, sizeof(k->vdetail), "no slot table from the source: %s",
 			 err[0] ? err : ctrl_strerror(rc));
+		free(c);
 		return;
 	}
 	bad = check_chunks(k, c, n, &bw, &bs);
@@ -965,38 +984,39 @@ static int window_failure(struct sink *k, enum sink_stop why, const struct windo
 	}
 }
 
-/* The source's rails add up to its total and match the QPs the sink connected. */
-static bool rails_agree(const struct sink *k)
+/* Each port's line rate as this sink knows it (0: unknown or software), into gbits[]. */
+static void port_rates(const struct sink *k, double *gbits)
 {
-	uint32_t i, per_port[CTRL_MAX_PORTS] = {0}, qps = 0;
-	uint64_t bytes = 0;
 	int p;
 
-	for (i = 0; i < k->res.nrails; i++) {
-		const struct ctrl_rail *x = &k->res.rails[i];
+	for (p = 0; p < k->nports; p++)
+		gbits[p] = k->ports[p].software || k->ports[p].rate_gbits <= 0
+				   ? 0
+				   : k->ports[p].rate_gbits;
+}
 
-		if (x->sink_port >= k->nports)
-			return false;
-		per_port[x->sink_port] += x->qps;
-		qps += x->qps;
-		bytes += x->bytes;
+/* All ports' line rate together; 0 when one of them has none known. */
+static double ports_rate(const struct sink *k)
+{
+	double gbits[FAB_MAX_PORTS], sum = 0;
+	int p;
+
+	port_rates(k, gbits);
+	for (p = 0; p < k->nports; p++) {
+		if (gbits[p] <= 0)
+			return 0;
+		sum += gbits[p];
 	}
-	if (qps != k->hello.workers || bytes != k->res.bytes)
-		return false;
-	for (i = 0; i < k->hello.workers; i++)
-		if (k->wport[i] >= 0 && k->wport[i] < CTRL_MAX_PORTS)
-			per_port[k->wport[i]]--;
-	for (p = 0; p < k->nports && p < CTRL_MAX_PORTS; p++)
-		if (per_port[p])
-			return false;
-	return true;
+	return sum;
 }
 
 /* The rails as the sink sees them: its port <- the source's, from the RESULT. */
 static void sink_rails(struct sink *k)
 {
+	double gbits[FAB_MAX_PORTS];
 	uint32_t i;
 
+	port_rates(k, gbits);
 	k->nrails = 0;
 	for (i = 0; i < k->res.nrails && k->nrails < CTRL_MAX_RAILS; i++) {
 		const struct ctrl_rail *x = &k->res.rails[i];
@@ -1012,7 +1032,9 @@ static void sink_rails(struct sink *k)
 				   .remote_port = x->port,
 				   .qps = x->qps,
 				   .bytes = x->bytes,
-				   .line_rate_gbits = x->line_mbps / 1000.0,
+				   .line_rate_gbits =
+					   judge_line_mbps(x->line_mbps, gbits[x->sink_port]) /
+					   1000.0,
 				   .sink_index = x->sink_port};
 		memcpy(y->local_dev, p->dev, sizeof(y->local_dev));
 		snprintf(y->remote_dev, sizeof(y->remote_dev), "%s", x->dev);
@@ -1022,46 +1044,19 @@ static void sink_rails(struct sink *k)
 /* Why the source's totals cannot be true, into why; false when they can. */
 static bool result_implausible(struct sink *k, const struct window *w, char *why, size_t len)
 {
-	double sec = nbw_ns_to_s(k->res.window_ns), dur = k->o->cc.duration, rate = 0;
-	double slack = dur * 0.1 > 1.0 ? dur * 0.1 : 1.0;
-	uint64_t sum = 0;
-	uint32_t i, workers = 0;
-	int p;
+	double gbits[FAB_MAX_PORTS];
+	struct judge_frame f = {.workers = k->hello.workers,
+				.source = k->hello.source,
+				.duration_s = k->o->cc.duration,
+				.nports = k->nports,
+				.port_gbits = gbits,
+				.wport = k->wport};
 
-	for (i = 0; i < k->res.ndrives; i++) {
-		sum += k->res.drives[i].bytes;
-		workers += k->res.drives[i].workers;
-	}
-	/* The ports' line rates bound the bytes, where every port has a real one. */
-	for (p = 0; p < k->nports; p++) {
-		if (k->ports[p].software || k->ports[p].rate_gbits <= 0) {
-			rate = 0;
-			break;
-		}
-		rate += k->ports[p].rate_gbits;
-	}
-	if (w->end_reason == WINDOW_STOPPED)
-		snprintf(why, len, "its result came %.2f s into the window, before it could end",
-			 w->seconds);
-	else if (sec < dur - slack || sec > dur + slack)
-		snprintf(why, len, "a window of %.2f s, not %g s", sec, dur);
-	else if (k->hello.source == CTRL_SOURCE_DISK &&
-		 (sum != k->res.bytes || workers != k->hello.workers))
-		snprintf(why, len,
-			 "its drives add up to %llu bytes and %u workers, not %llu and %u",
-			 (unsigned long long)sum, workers, (unsigned long long)k->res.bytes,
-			 k->hello.workers);
-	else if (k->hello.source == CTRL_SOURCE_MEM && k->res.ndrives)
-		snprintf(why, len, "drives in the result of a memory source");
-	else if (!rails_agree(k))
-		snprintf(why, len,
-			 "its rails do not add up to its total, or name ports and QPs "
-			 "the sink did not connect");
-	else if (rate > 0 && (double)k->res.bytes > sec * rate / 8 * 1e9 * 1.1)
-		snprintf(why, len, "%llu bytes in %.2f s: more than the ports' %.0f Gb/s carry",
-			 (unsigned long long)k->res.bytes, sec, rate);
-	else
-		return false;
+	port_rates(k, gbits);
+	if (w->end_reason != WINDOW_STOPPED)
+		return judge_result_refused(&k->res, &f, why, len);
+	snprintf(why, len, "its result came %.2f s into the window, before it could end",
+		 w->seconds);
 	return true;
 }
 
@@ -1106,9 +1101,15 @@ static int after_result(struct sink *k)
 		receive_full(k);
 	if (k->res.ok)
 		return 0;
-	/* Its ERROR, if any, follows the RESULT. */
-	if (ctrl_expect(k->cfd, CTRL_DONE, &p, &len, 200, err, sizeof(err)) == -ECONNABORTED)
-		return sink_fail(k, "%s: source failed: %s", k->peer, err);
+	/* Its ERROR, if any, follows the RESULT (CTRL_PHASE_END: nothing else may come). */
+	if (!ctrl_expect(k->cfd, CTRL_ERROR, &p, &len, 200, err, sizeof(err))) {
+		struct ctrl_error e;
+
+		if (ctrl_decode_error(p, len, &e))
+			snprintf(e.msg, sizeof(e.msg), "(malformed ERROR message)");
+		free(p);
+		return sink_fail(k, "%s: source failed: %s", k->peer, e.msg);
+	}
 	return sink_fail(k, "%s: the source did not complete its window", k->peer);
 }
 
@@ -1174,12 +1175,15 @@ static int sink_window(struct sink *k)
 	}
 	if (why != SINK_RESULT)
 		return window_failure(k, why, &w);
+	k->res_rejected = !k->res.ok; /* a failed source's figures are not figures */
 	if (k->res.ok && result_implausible(k, &w, k->peer_err, sizeof(k->peer_err))) {
 		k->res_rejected = true;
 		return sink_refuse(k, "%s: implausible result: %s", k->peer, k->peer_err);
 	}
-	sink_rails(k);
-	judge_validity(k);
+	if (k->res.ok) {
+		sink_rails(k);
+		judge_validity(k);
+	}
 	return after_result(k);
 }
 
@@ -1193,24 +1197,12 @@ static const char *rdma_from_name(enum rdma_from from)
 					     : NULL;
 }
 
-/* The RDMA figure: the source's RESULT, else its last heartbeat's, else nothing. */
+/* The RDMA figure: the source's RESULT if ok and plausible, else a plausible heartbeat's. */
 static enum rdma_from rdma_figure(const struct sink *k, uint64_t *bytes, double *sec)
 {
-	*bytes = 0;
-	*sec = 0;
-	if (k->res_rejected)
-		return RDMA_FROM_NONE;
-	if (k->have_res) {
-		*bytes = k->res.bytes;
-		*sec = nbw_ns_to_s(k->res.window_ns);
-		return RDMA_FROM_RESULT;
-	}
-	if (k->have_prog && k->prog.window_ns) {
-		*bytes = k->prog.window_bytes;
-		*sec = nbw_ns_to_s(k->prog.window_ns);
-		return RDMA_FROM_HEARTBEAT;
-	}
-	return RDMA_FROM_NONE;
+	return judge_rdma_from(k->have_res ? &k->res : NULL, k->res_rejected,
+			       k->have_prog ? &k->prog : NULL, k->o->cc.duration, ports_rate(k),
+			       bytes, sec);
 }
 
 static void print_drives(struct sink *k, double lsec, double rsec)
@@ -1434,6 +1426,7 @@ static void sink_close(struct sink *k)
 	free(k->lstart); /* and lend, lprev */
 	samples_free(&k->lsamples);
 	ctrl_result_free(&k->res);
+	ctrl_inbox_reset(&k->in);
 	nbw_watchdog_unbound();
 }
 
@@ -1520,6 +1513,7 @@ void sink_outcome(const struct sink *k, struct sink_outcome *x)
 	x->workers = k->hello.workers;
 	x->source = (enum ctrl_source)k->hello.source;
 	x->slice_len = k->lay.slice_len;
+	x->ports_gbits = ports_rate(k);
 	x->local_len = k->lay.local_len;
 	/* Its RDMA stream and its window. */
 	x->rfrom = rdma_from_name(from);

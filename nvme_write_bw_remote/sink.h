@@ -46,6 +46,7 @@ struct sink_outcome {
 	uint32_t workers;
 	enum ctrl_source source;
 	uint64_t slice_len; /* each of its workers' slice */
+	double ports_gbits; /* the sink's ports' line rate together; 0 unknown */
 	uint64_t local_len; /* the hall's: DRAM of the local readers */
 	/* Its RDMA stream: the RESULT's, else the last heartbeat's (from), else none. */
 	uint64_t rbytes;

@@ -84,6 +84,8 @@ struct source {
 	struct sworker *w;
 	uint32_t nw, started;
 	int cfd;
+	bool may_retry; /* a reset before ACCEPT may be the door's: connect again */
+	bool again;	/* it happened: the handshake starts over */
 	uint64_t session;
 	struct start_line line;
 	bool line_ready;
@@ -663,6 +665,21 @@ static int control_connect(struct source *s)
 	return NBW_EXIT_FAIL;
 }
 
+/* Handshakes before ACCEPT that a reset may end, each starting over (item 4 of issue 22). */
+#define HANDSHAKE_TRIES 4
+
+/*
+ * A reset before ACCEPT: a busy door may have given our place up to another.
+ * True (s->again set, nothing said) when the handshake should start over.
+ */
+static bool handshake_reset(struct source *s, int rc)
+{
+	if ((rc != -ECONNRESET && rc != -EPIPE) || !s->may_retry)
+		return false;
+	s->again = true;
+	return true;
+}
+
 /*
  * Send an AUTH, then read the sink's. 0, or an exit status after the line
  * that says why; closed (if not NULL) follows "the sink closed the
@@ -678,6 +695,8 @@ static int auth_round(struct source *s, const struct ctrl_auth *mine, struct ctr
 	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_auth(&b, mine), ms);
 	if (!rc)
 		rc = ctrl_await(s->cfd, CTRL_AUTH, theirs, ms, err, sizeof(err));
+	if (handshake_reset(s, rc))
+		return NBW_EXIT_FAIL;
 	if (rc == -ECONNRESET && closed)
 		return source_fail(s, "%s: the sink closed the connection%s", s->o->peer, closed);
 	if (rc)
@@ -721,7 +740,8 @@ static int authenticate(struct source *s)
 	return 0;
 }
 
-static int handshake(struct source *s)
+/* One try: connect, AUTH, HELLO, ACCEPT. 0 or an exit status (s->again: try once more). */
+static int greet(struct source *s)
 {
 	const struct options *o = s->o;
 	struct ctrl_hello h = remote_hello(o);
@@ -737,6 +757,8 @@ static int handshake(struct source *s)
 	if (!rc)
 		rc = ctrl_await(s->cfd, CTRL_ACCEPT, &s->acc, remote_timeout_ms(o), err,
 				sizeof(err));
+	if (handshake_reset(s, rc))
+		return NBW_EXIT_FAIL;
 	if (rc == -ECONNABORTED)
 		return source_fail(s, "%s: the sink refused: %s", o->peer, err);
 	if (rc)
@@ -746,6 +768,25 @@ static int handshake(struct source *s)
 		return source_fail(s, "%s: the sink advertised no RDMA port", o->peer);
 	s->session = s->acc.session;
 	return assign_rails(s);
+}
+
+/* The handshake, started over (a moment later) after a reset before ACCEPT. */
+static int handshake(struct source *s)
+{
+	int tries = HANDSHAKE_TRIES, rc;
+
+	for (;;) {
+		s->again = false;
+		s->may_retry = --tries > 0;
+		rc = greet(s);
+		if (!s->again)
+			return rc;
+		close(s->cfd);
+		s->cfd = -1;
+		nbw_warn("%s: the sink reset the handshake; trying again", s->o->peer);
+		if (nbw_signal_wait(200000000ULL))
+			return source_fail(s, "interrupted");
+	}
 }
 
 /* Verbs mode: every worker's rail and QP, for the sink to make its own QPs. */

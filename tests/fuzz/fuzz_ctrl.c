@@ -5,8 +5,15 @@
  *	0           ctrl_parse_header (12 bytes)
  *	1 .. 10     the payload decoder of that message type (HELLO .. PROGRESS;
  *	            CANARY and VERIFY share ctrl_decode_chunks)
- *	11 (or more) a whole message: header, then its payload's decoder when
+ *	11 .. 0xef  a whole message: header, then its payload's decoder when
  *	            the header is good and the length matches
+ *	0xf0 ..     a conversation: the rest is the byte stream a source sends,
+ *	            read by the sink's side of the session through a socketpair
+ *	            (ctrl_inbox_pump), phase by phase (ctrl_phase_allows/_next);
+ *	            the selector's low bits choose key / verbs / --verify full.
+ *	            No message is taken outside its phase, none allocated past
+ *	            its limit or (at the door) off its exact size, and the
+ *	            sink's checks (judge.c) run on what is taken
  * A decoded HELLO is also compared with a sink's parameters, and strings
  * must come back NUL-terminated within their buffers.
  */
@@ -14,8 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "ctrl.h"
+#include "judge.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int fuzz_write_corpus(const char *dir);
@@ -120,6 +130,91 @@ static void decode(unsigned t, const uint8_t *p, size_t n)
 	}
 }
 
+/* The sink's side of one conversation, for session(). */
+struct conv {
+	unsigned phase;
+	bool key, verbs, full;
+	uint32_t workers;
+};
+
+/* The judge on what the sink took: the QPS list, the tables, the RESULT. */
+static void judge(struct conv *cv, unsigned type, const uint8_t *p, uint32_t n)
+{
+	static const double gbits[2] = {100, 0};
+	static const int wport[CTRL_MAX_WORKERS];
+	struct judge_frame f = {.workers = cv->workers,
+				.duration_s = 10,
+				.nports = 2,
+				.port_gbits = gbits,
+				.wport = wport};
+	struct ctrl_chunk *c = NULL;
+	struct ctrl_wqp *q = NULL;
+	struct ctrl_result r;
+	struct ctrl_hello h;
+	uint32_t cnt = 0;
+	char why[256];
+	uint64_t bytes;
+	double sec;
+
+	if (type == CTRL_HELLO && !ctrl_decode_hello(p, n, &h)) {
+		must(h.workers >= 1 && h.workers <= CTRL_MAX_WORKERS,
+		     "HELLO: workers out of range");
+		cv->workers = h.workers;
+	} else if (type == CTRL_QPS && !ctrl_decode_qps(p, n, &q, &cnt)) {
+		must(judge_qps_refused(q, cnt, cv->workers, 2, why, sizeof(why)) ||
+			     (cnt == cv->workers && cnt > 0),
+		     "QPS: a count other than the workers' passed");
+	} else if ((type == CTRL_CANARY || type == CTRL_VERIFY) &&
+		   !ctrl_decode_chunks(p, n, &c, &cnt)) {
+		must(judge_table_refused(c, cnt, cv->workers, 8, why, sizeof(why)) ||
+			     cnt <= cv->workers * 8,
+		     "VERIFY: a table past workers x slots passed");
+	} else if (type == CTRL_RESULT && !ctrl_decode_result(p, n, &r)) {
+		judge_result_refused(&r, &f, why, sizeof(why));
+		if (judge_rdma_from(&r, false, NULL, 10, 100, &bytes, &sec) != RDMA_FROM_NONE)
+			must(r.ok, "RESULT: ok=0 gave a figure");
+		ctrl_result_free(&r);
+	}
+	free(q);
+	free(c);
+}
+
+static int take(void *ctx, unsigned type, const void *p, uint32_t n)
+{
+	struct conv *cv = ctx;
+
+	must((ctrl_phase_allows(cv->phase) >> type) & 1, "session: a message out of its phase");
+	must(n <= ctrl_payload_max(type), "session: a payload past its limit");
+	if (cv->phase <= CTRL_PHASE_HELLO)
+		must(n == ctrl_fixed_len(type), "door: a message off its exact size");
+	decode(type, p, n);
+	judge(cv, type, p, n);
+	cv->phase = ctrl_phase_next(cv->phase, type, cv->key, cv->verbs, cv->full);
+	return cv->phase == CTRL_PHASE_END;
+}
+
+/* A conversation: the bytes a source sends, through the sink's side of a session. */
+static void session(uint8_t sel, const uint8_t *p, size_t n)
+{
+	struct conv cv = {.key = sel & 1, .verbs = sel & 2, .full = sel & 4, .workers = 1};
+	struct ctrl_inbox in = {0};
+	int sv[2], rounds = 0, rc = 0, sz = 1 << 20;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		return;
+	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	if (write(sv[1], p, n) < 0)
+		n = 0;
+	close(sv[1]);
+	while (!rc && rounds++ < 1000) {
+		in.allow = ctrl_phase_allows(cv.phase);
+		rc = ctrl_inbox_pump(&in, sv[0], 16, take, &cv, NULL);
+	}
+	must(rc != 0, "session: the stream never ended");
+	ctrl_inbox_reset(&in);
+	close(sv[0]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned type, version;
@@ -127,6 +222,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
+	if (data[0] >= 0xf0) {
+		session(data[0], data + 1, size - 1);
+		return 0;
+	}
 	if (data[0] == 0) {
 		if (size > CTRL_HDR_LEN)
 			ctrl_parse_header(data + 1, &type, &len, &version);
@@ -169,6 +268,38 @@ static int save(const char *dir, const char *name, const struct ctrl_buf *b, int
 	fclose(f);
 	free(b->data);
 	return 0;
+}
+
+/* A whole conversation of an open sink in verbs mode with --verify full (selector 0xf6). */
+static int save_session(const char *dir, const struct ctrl_hello *h, const struct ctrl_wqp *q,
+			const struct ctrl_chunk *c, const struct ctrl_progress *pr,
+			const struct ctrl_result *r)
+{
+	struct ctrl_auth au = {.has_key = 0, .nonce = {7}};
+	char path[4096];
+	uint8_t sel = 0xf6;
+	struct ctrl_buf b[7];
+	int rc = 0, i;
+	FILE *f;
+
+	rc |= ctrl_encode_auth(&b[0], &au);
+	rc |= ctrl_encode_hello(&b[1], h);
+	rc |= ctrl_encode_qps(&b[2], q, 1);
+	rc |= ctrl_encode_chunks(&b[3], CTRL_CANARY, c, 1);
+	rc |= ctrl_encode_progress(&b[4], pr);
+	rc |= ctrl_encode_result(&b[5], r);
+	rc |= ctrl_encode_chunks(&b[6], CTRL_VERIFY, c, 1);
+	snprintf(path, sizeof(path), "%s/session-verbs-full", dir);
+	f = rc ? NULL : fopen(path, "wb");
+	if (f) {
+		fwrite(&sel, 1, 1, f);
+		for (i = 0; i < 7; i++)
+			fwrite(b[i].data, 1, b[i].len, f);
+		fclose(f);
+	}
+	for (i = 0; i < 7; i++)
+		free(b[i].data);
+	return f ? 0 : -1;
 }
 
 int fuzz_write_corpus(const char *dir)
@@ -233,5 +364,7 @@ int fuzz_write_corpus(const char *dir)
 	rc |= save(dir, "progress", &b, ctrl_encode_progress(&b, &pr));
 	rc |= save(dir, "auth", &b, ctrl_encode_auth(&b, &au));
 	rc |= save(dir, "qps", &b, ctrl_encode_qps(&b, q, 2));
+	h.workers = 1;
+	rc |= save_session(dir, &h, q, c, &pr, &r);
 	return rc;
 }

@@ -21,6 +21,7 @@
 #include "ctrl.h"
 #include "nbw.h"
 #include "netaddr.h"
+#include "report.h"
 
 static struct sockaddr_storage v4(const char *a)
 {
@@ -89,6 +90,36 @@ static void test_printable(void)
 		  "\\x7f\xc3\xa9"); /* UTF-8 stays */
 	/* Bounded: an escape that does not fit is left out whole. */
 	CHECK_STR(nbw_printable("abc\001", out, 6), "abc");
+}
+
+/* item 12: C1 controls and broken UTF-8 from a peer, on the terminal and in the JSON. */
+static void test_item12_peer_text(void)
+{
+	char out[128], *json = NULL;
+	size_t jlen = 0;
+	FILE *f;
+
+	printf("item 12: peer text escaped\n");
+	/* CSI (U+009B, a C1 control) as UTF-8, and as a lone byte (a terminal in Latin-1 mode). */
+	CHECK_STR(nbw_printable("mlx\302\2332J", out, sizeof(out)), "mlx\\xc2\\x9b2J");
+	CHECK_STR(nbw_printable("mlx\2332J", out, sizeof(out)), "mlx\\x9b2J");
+	/* Broken UTF-8: a lone continuation, a truncated sequence, an overlong '/', a surrogate. */
+	CHECK_STR(nbw_printable("a\200b\342\202", out, sizeof(out)), "a\\x80b\\xe2\\x82");
+	CHECK_STR(nbw_printable("\xc0\xaf", out, sizeof(out)), "\\xc0\\xaf");
+	CHECK_STR(nbw_printable("\xed\xa0\x80", out, sizeof(out)), "\\xed\\xa0\\x80");
+	/* Valid text stays: é, €, an emoji. */
+	CHECK_STR(nbw_printable("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", out, sizeof(out)),
+		  "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	/* A character that does not fit whole is left out whole. */
+	CHECK_STR(nbw_printable("ab\xe2\x82\xac", out, 4), "ab");
+	f = open_memstream(&json, &jlen);
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	json_write_string(f, "d\xc2\x9b\x7f\x80\xff\xc3\xa9\x1b");
+	fclose(f);
+	CHECK_STR(json, "\"d\\u009b\\u007f\\ufffd\\ufffd\xc3\xa9\\u001b\"");
+	free(json);
 }
 
 static void test_auth(void)
@@ -215,6 +246,7 @@ int main(void)
 {
 	test_allow();
 	test_printable();
+	test_item12_peer_text();
 	test_auth();
 	test_auth_message();
 	test_limits_and_inbox();

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+/* judge.c: the sink's pure checks of a source's word (see judge.h). */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "judge.h"
+
+/* Bytes that rate_gbits carries in sec, with 10 % to spare. */
+static double carries(double rate_gbits, double sec)
+{
+	return sec * rate_gbits / 8 * 1e9 * 1.1;
+}
+
+bool judge_workers_refused(uint64_t before, uint32_t asked, uint32_t max, uint32_t per_source,
+			   char *why, size_t len)
+{
+	if (per_source && asked > per_source) {
+		snprintf(why, len,
+			 "%u workers, a source may have at most %u (--max-workers-per-source)",
+			 asked, per_source);
+		return true;
+	}
+	if (before + asked > max) {
+		snprintf(why, len, "%u workers%s, the sink takes at most %u", asked,
+			 before ? " beyond the other sources'" : "", max);
+		return true;
+	}
+	return false;
+}
+
+bool judge_qps_refused(const struct ctrl_wqp *q, uint32_t n, uint32_t workers, int nports,
+		       char *why, size_t len)
+{
+	uint32_t i;
+
+	if (n != workers) {
+		snprintf(why, len, "QPS for %u workers, not %u", n, workers);
+		return true;
+	}
+	for (i = 0; i < n; i++)
+		if (q[i].sink_port >= nports) {
+			snprintf(why, len, "QPS: worker %u on sink port %u of %d", i,
+				 q[i].sink_port, nports);
+			return true;
+		}
+	return false;
+}
+
+bool judge_table_refused(const struct ctrl_chunk *c, uint32_t n, uint32_t workers, uint32_t slots,
+			 char *why, size_t len)
+{
+	uint64_t cells = (uint64_t)workers * slots;
+	unsigned char *seen;
+	uint32_t i;
+	bool bad = false;
+
+	if (n > cells) {
+		snprintf(why, len, "a table of %u entries for %u workers x %u slots", n, workers,
+			 slots);
+		return true;
+	}
+	seen = calloc(cells / 8 + 1, 1);
+	if (!seen) {
+		snprintf(why, len, "out of memory");
+		return true;
+	}
+	for (i = 0; i < n && !bad; i++) {
+		uint64_t cell = (uint64_t)c[i].worker * slots + c[i].slot;
+
+		if (c[i].worker >= workers || c[i].slot >= slots)
+			continue; /* checked (and failed) one by one */
+		bad = seen[cell / 8] & (1u << (cell % 8));
+		seen[cell / 8] |= (unsigned char)(1u << (cell % 8));
+		if (bad)
+			snprintf(why, len, "worker %u slot %u named twice", c[i].worker, c[i].slot);
+	}
+	free(seen);
+	return bad;
+}
+
+bool judge_add(uint64_t a, uint64_t b, uint64_t *sum)
+{
+	return !__builtin_add_overflow(a, b, sum);
+}
+
+double judge_slack_s(double duration_s)
+{
+	return duration_s * 0.1 > 1.0 ? duration_s * 0.1 : 1.0;
+}
+
+/* Its drives add up to its total and its workers (disk), or there are none (memory). */
+static bool drives_refused(const struct ctrl_result *r, const struct judge_frame *f, char *why,
+			   size_t len)
+{
+	uint64_t sum = 0, workers = 0;
+	uint32_t i;
+	bool ok = true;
+
+	if (f->source == CTRL_SOURCE_MEM) {
+		if (r->ndrives)
+			snprintf(why, len, "drives in the result of a memory source");
+		return r->ndrives != 0;
+	}
+	for (i = 0; i < r->ndrives; i++) {
+		ok = ok && judge_add(sum, r->drives[i].bytes, &sum);
+		workers += r->drives[i].workers;
+	}
+	if (ok && sum == r->bytes && workers == f->workers)
+		return false;
+	snprintf(why, len, "its drives add up to %s%llu bytes and %llu workers, not %llu and %u",
+		 ok ? "" : "more than ", (unsigned long long)sum, (unsigned long long)workers,
+		 (unsigned long long)r->bytes, f->workers);
+	return true;
+}
+
+/* Its rails add up to its total and match the QPs the sink connected, each within its port. */
+static bool rails_refused(const struct ctrl_result *r, const struct judge_frame *f, double sec,
+			  char *why, size_t len)
+{
+	uint64_t per_port[CTRL_MAX_PORTS] = {0}, qps = 0, bytes = 0;
+	uint32_t i;
+	int p;
+
+	for (i = 0; i < r->nrails; i++) {
+		const struct ctrl_rail *x = &r->rails[i];
+		double own;
+
+		if (x->sink_port >= f->nports || x->sink_port >= CTRL_MAX_PORTS)
+			goto disagree;
+		own = f->port_gbits[x->sink_port];
+		if (own > 0 && (double)x->bytes > carries(own, sec)) {
+			snprintf(why, len,
+				 "rail %u: %llu bytes in %.2f s, more than its sink port's "
+				 "%.0f Gb/s carry",
+				 i, (unsigned long long)x->bytes, sec, own);
+			return true;
+		}
+		per_port[x->sink_port] += x->qps;
+		qps += x->qps;
+		if (!judge_add(bytes, x->bytes, &bytes))
+			goto disagree;
+	}
+	if (qps != f->workers || bytes != r->bytes)
+		goto disagree;
+	for (i = 0; i < f->workers; i++)
+		if (f->wport && f->wport[i] >= 0 && f->wport[i] < CTRL_MAX_PORTS)
+			per_port[f->wport[i]]--;
+	for (p = 0; p < f->nports && p < CTRL_MAX_PORTS; p++)
+		if (per_port[p])
+			goto disagree;
+	return false;
+disagree:
+	snprintf(why, len,
+		 "its rails do not add up to its total, or name ports and QPs "
+		 "the sink did not connect");
+	return true;
+}
+
+bool judge_result_refused(const struct ctrl_result *r, const struct judge_frame *f, char *why,
+			  size_t len)
+{
+	double sec = r->window_ns / 1e9, dur = f->duration_s, slack = judge_slack_s(dur), rate = 0;
+	int p;
+
+	/* The ports' line rates bound the bytes, where every port has a real one. */
+	for (p = 0; p < f->nports; p++) {
+		if (f->port_gbits[p] <= 0) {
+			rate = 0;
+			break;
+		}
+		rate += f->port_gbits[p];
+	}
+	if (sec < dur - slack || sec > dur + slack) {
+		snprintf(why, len, "a window of %.2f s, not %g s", sec, dur);
+		return true;
+	}
+	if (drives_refused(r, f, why, len) || rails_refused(r, f, sec, why, len))
+		return true;
+	if (rate > 0 && (double)r->bytes > carries(rate, sec)) {
+		snprintf(why, len, "%llu bytes in %.2f s: more than the ports' %.0f Gb/s carry",
+			 (unsigned long long)r->bytes, sec, rate);
+		return true;
+	}
+	return false;
+}
+
+uint32_t judge_line_mbps(uint32_t claim, double own_gbits)
+{
+	double own = own_gbits * 1000;
+
+	if (own <= 0)
+		return 0;
+	return (double)claim < own ? claim : (uint32_t)own;
+}
+
+bool judge_stream_refused(uint64_t bytes, uint64_t window_ns, double duration_s, double rate_gbits,
+			  char *why, size_t len)
+{
+	double sec = window_ns / 1e9;
+
+	if (sec > duration_s + judge_slack_s(duration_s)) {
+		snprintf(why, len, "a window of %.2f s, longer than %g s", sec, duration_s);
+		return true;
+	}
+	if (rate_gbits > 0 && (double)bytes > carries(rate_gbits, sec)) {
+		snprintf(why, len, "%llu bytes in %.2f s: more than the ports' %.0f Gb/s carry",
+			 (unsigned long long)bytes, sec, rate_gbits);
+		return true;
+	}
+	return false;
+}
+
+enum rdma_from judge_rdma_from(const struct ctrl_result *res, bool rejected,
+			       const struct ctrl_progress *prog, double duration_s,
+			       double rate_gbits, uint64_t *bytes, double *sec)
+{
+	char why[160];
+
+	*bytes = 0;
+	*sec = 0;
+	if (res) {
+		if (rejected || !res->ok)
+			return RDMA_FROM_NONE;
+		*bytes = res->bytes;
+		*sec = res->window_ns / 1e9;
+		return RDMA_FROM_RESULT;
+	}
+	if (prog && prog->window_ns &&
+	    !judge_stream_refused(prog->window_bytes, prog->window_ns, duration_s, rate_gbits, why,
+				  sizeof(why))) {
+		*bytes = prog->window_bytes;
+		*sec = prog->window_ns / 1e9;
+		return RDMA_FROM_HEARTBEAT;
+	}
+	return RDMA_FROM_NONE;
+}
+
+bool judge_sum_refused(const double *bps, int n, double rate_gbits, char *why, size_t len)
+{
+	double sum = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		sum += bps[i];
+	if (rate_gbits <= 0 || sum <= carries(rate_gbits, 1))
+		return false;
+	snprintf(why, len,
+		 "the sources together claim %.1f Gb/s, more than the sink's ports' "
+		 "%.0f Gb/s carry",
+		 sum * 8 / 1e9, rate_gbits);
+	return true;
+}
+
+bool judge_gid_allowed(const uint8_t gid[16], const struct netaddr_prefix *allow, int n)
+{
+	static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	struct sockaddr_storage ss = {0};
+
+	if (!n)
+		return true;
+	if (!memcmp(gid, v4mapped, sizeof(v4mapped))) {
+		struct sockaddr_in *s = (struct sockaddr_in *)&ss;
+
+		s->sin_family = AF_INET;
+		memcpy(&s->sin_addr, gid + 12, 4);
+	} else {
+		struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ss;
+
+		s->sin6_family = AF_INET6;
+		memcpy(&s->sin6_addr, gid, 16);
+	}
+	return netaddr_allowed(allow, n, (struct sockaddr *)&ss);
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * judge.h: the sink's pure checks of what a source says, apart from any
+ * socket or RDMA device so that each can be unit tested: admission limits
+ * (workers in 64 bits, a share per source), the QPS list, the VERIFY table,
+ * the RESULT's sums and rails, the plausibility of an RDMA figure (RESULT
+ * or heartbeat) and whether a RoCE GID is inside --allow. Each returns
+ * true when the peer's word is refused, with the reason in why.
+ */
+#ifndef NBW_JUDGE_H
+#define NBW_JUDGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctrl.h"
+#include "netaddr.h"
+
+/*
+ * May a source asking for asked workers come in beside before workers of
+ * the sources already admitted? At most max in all and per_source (0: no
+ * share) for this one; the sum is taken in 64 bits, so no count wraps.
+ */
+bool judge_workers_refused(uint64_t before, uint32_t asked, uint32_t max, uint32_t per_source,
+			   char *why, size_t len);
+
+/* A QPS list: exactly one entry per worker, each on a port of the sink's nports. */
+bool judge_qps_refused(const struct ctrl_wqp *q, uint32_t n, uint32_t workers, int nports,
+		       char *why, size_t len);
+
+/*
+ * A VERIFY (or CANARY) table: at most workers x slots entries, each (worker,
+ * slot) named once and inside the slices. Checked before any byte is hashed.
+ */
+bool judge_table_refused(const struct ctrl_chunk *c, uint32_t n, uint32_t workers, uint32_t slots,
+			 char *why, size_t len);
+
+/* a + b into *sum; false when it wraps. */
+bool judge_add(uint64_t a, uint64_t b, uint64_t *sum);
+
+/* What the sink knows to judge a RESULT against: its own, never the source's word. */
+struct judge_frame {
+	uint32_t workers;	  /* the source's HELLO */
+	uint8_t source;		  /* enum ctrl_source */
+	double duration_s;	  /* --duration */
+	int nports;		  /* the sink's ports */
+	const double *port_gbits; /* each one's line rate; 0: unknown or software */
+	const int *wport;	  /* each worker's port (its place in the ports), -1 unknown */
+};
+
+/* The window's slack: 10 % of it, at least 1 s. */
+double judge_slack_s(double duration_s);
+
+/*
+ * The RESULT's totals: its window, its drives and rails added without
+ * wrapping to its total, the rails on the ports and QPs the sink connected,
+ * each rail within its sink port's line rate over the window, and the
+ * total within all ports'.
+ */
+bool judge_result_refused(const struct ctrl_result *r, const struct judge_frame *f, char *why,
+			  size_t len);
+
+/* A rail's line rate: the source's claim, never more than the sink's own port's (0: unknown). */
+uint32_t judge_line_mbps(uint32_t claim, double own_gbits);
+
+/*
+ * An RDMA stream of bytes over window_ns: no longer than the window and its
+ * slack, no more than rate_gbits (0: unbounded) carries in that time.
+ */
+bool judge_stream_refused(uint64_t bytes, uint64_t window_ns, double duration_s, double rate_gbits,
+			  char *why, size_t len);
+
+/* Where the RDMA figure of the report comes from. */
+enum rdma_from {
+	RDMA_FROM_NONE,
+	RDMA_FROM_RESULT,    /* the source's RESULT */
+	RDMA_FROM_HEARTBEAT, /* its last PROGRESS: the RESULT never came */
+};
+
+/*
+ * The RDMA figure, if any: a RESULT (res, NULL if none came) only when ok and
+ * not rejected; without one, the last heartbeat (prog, NULL if none) only
+ * when judge_stream_refused() does not refuse it. A failed source's RESULT
+ * (ok = 0) gives no figure, nor does its heartbeat.
+ */
+enum rdma_from judge_rdma_from(const struct ctrl_result *res, bool rejected,
+			       const struct ctrl_progress *prog, double duration_s,
+			       double rate_gbits, uint64_t *bytes, double *sec);
+
+/*
+ * Fan-in: the sources' rates (bytes/s) together within the sink's ports'
+ * line rate (rate_gbits, 0: unbounded), each source's claim being plausible
+ * on its own but all of them sharing the same ports.
+ */
+bool judge_sum_refused(const double *bps, int n, double rate_gbits, char *why, size_t len);
+
+/* Is the address of a RoCE GID (IPv4-mapped or IPv6) inside the allow-list (n = 0: all)? */
+bool judge_gid_allowed(const uint8_t gid[16], const struct netaddr_prefix *allow, int n);
+
+#endif

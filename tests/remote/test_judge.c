@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_judge: the sink's checks of what a source says (judge.c), each named
+ * after its item of the second hardening round (issue 22): what a peer
+ * admitted past the door may claim, and what the sink must refuse.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "judge.h"
+
+static char why[256];
+
+/* item 1: a QPS of zero workers (or any other count) after a HELLO of two. */
+static void item1_empty_qps(void)
+{
+	struct ctrl_wqp q[2] = {{.sink_port = 0}, {.sink_port = 1}};
+
+	printf("item 1: empty QPS\n");
+	CHECK(judge_qps_refused(NULL, 0, 2, 2, why, sizeof(why)));
+	CHECK(strstr(why, "QPS for 0 workers, not 2") != NULL);
+	CHECK(judge_qps_refused(q, 1, 2, 2, why, sizeof(why)));
+	CHECK(!judge_qps_refused(q, 2, 2, 2, why, sizeof(why)));
+	q[1].sink_port = 2; /* not a port of the sink's two */
+	CHECK(judge_qps_refused(q, 2, 2, 2, why, sizeof(why)));
+}
+
+/* item 2: after 8 workers, 2^32 - 8 + 4 would wrap a 32-bit sum to 4. */
+static void item2_worker_wrap(void)
+{
+	struct ctrl_hello h = {.chunk = 1 << 20, .depth = 4, .workers = 1, .duration_ms = 1000};
+	struct ctrl_buf b;
+
+	printf("item 2: worker-count wrap\n");
+	CHECK(judge_workers_refused(8, (uint32_t)(4294967296ULL - 8 + 4), 1024, 0, why,
+				    sizeof(why)));
+	CHECK(!judge_workers_refused(8, 4, 1024, 0, why, sizeof(why)));
+	CHECK(judge_workers_refused(1020, 5, 1024, 0, why, sizeof(why)));
+	/* The decoder refuses more workers than a source may have. */
+	h.workers = (uint32_t)(4294967296ULL - 8 + 4);
+	CHECK(ctrl_encode_hello(&b, &h) == 0);
+	CHECK(ctrl_decode_hello(b.data + CTRL_HDR_LEN, b.len - CTRL_HDR_LEN, &h) == -EBADMSG);
+	free(b.data);
+	h.workers = CTRL_MAX_WORKERS;
+	CHECK(ctrl_encode_hello(&b, &h) == 0);
+	CHECK(ctrl_decode_hello(b.data + CTRL_HDR_LEN, b.len - CTRL_HDR_LEN, &h) == 0);
+	free(b.data);
+}
+
+/* item 5: a VERIFY may not list more than workers x slots, nor one slot twice. */
+static void item5_verify_flood(void)
+{
+	uint32_t n = 1u << 20, i;
+	struct ctrl_chunk *c = calloc(n, sizeof(*c));
+
+	printf("item 5: VERIFY flood\n");
+	CHECK(c != NULL);
+	if (!c)
+		return;
+	CHECK(judge_table_refused(c, n, 4, 16, why, sizeof(why))); /* a million for 64 */
+	CHECK(strstr(why, "1048576 entries for 4 workers x 16 slots") != NULL);
+	for (i = 0; i < 64; i++)
+		c[i] = (struct ctrl_chunk){.worker = i / 16, .slot = i % 16};
+	CHECK(!judge_table_refused(c, 64, 4, 16, why, sizeof(why)));
+	c[63] = c[5]; /* the same slot twice: hashed twice */
+	CHECK(judge_table_refused(c, 64, 4, 16, why, sizeof(why)));
+	CHECK(strstr(why, "worker 0 slot 5 named twice") != NULL);
+	free(c);
+}
+
+/* A RESULT of one drive, two workers on two 100 Gb/s ports, 10 s. */
+static struct ctrl_result result_of(struct ctrl_drive *d, struct ctrl_rail *r, uint64_t bytes)
+{
+	*d = (struct ctrl_drive){.workers = 2, .bytes = bytes};
+	r[0] = (struct ctrl_rail){
+		.sink_port = 0, .qps = 1, .bytes = bytes / 2, .line_mbps = 100000};
+	r[1] = (struct ctrl_rail){
+		.sink_port = 1, .qps = 1, .bytes = bytes - bytes / 2, .line_mbps = 100000};
+	return (struct ctrl_result){.ok = 1,
+				    .bytes = bytes,
+				    .window_ns = 10000000000ULL,
+				    .ndrives = 1,
+				    .drives = d,
+				    .nrails = 2,
+				    .rails = r};
+}
+
+/* item 10: sums that wrap, and rails beyond the sink's own ports. */
+static void item10_rail_sums(void)
+{
+	double gbits[2] = {100, 100};
+	int wport[2] = {0, 1};
+	struct judge_frame f = {.workers = 2,
+				.source = CTRL_SOURCE_DISK,
+				.duration_s = 10,
+				.nports = 2,
+				.port_gbits = gbits,
+				.wport = wport};
+	struct ctrl_drive d;
+	struct ctrl_rail r[2];
+	struct ctrl_result res = result_of(&d, r, 20000000000ULL); /* 16 Gb/s */
+
+	printf("item 10: wrapped rail sum\n");
+	CHECK(!judge_result_refused(&res, &f, why, sizeof(why)));
+	/* Rail 0 claims about 2^64 bytes, rail 1 the rest: the 64-bit sum still matches. */
+	r[0].bytes = UINT64_MAX - 9;
+	r[1].bytes = res.bytes + 10;
+	CHECK(judge_result_refused(&res, &f, why, sizeof(why)));
+	/* The same with the drives. */
+	res = result_of(&d, r, 20000000000ULL);
+	{
+		struct ctrl_drive two[2] = {{.workers = 1, .bytes = UINT64_MAX - 9},
+					    {.workers = 1, .bytes = res.bytes + 10}};
+
+		res.drives = two;
+		res.ndrives = 2;
+		CHECK(judge_result_refused(&res, &f, why, sizeof(why)));
+		CHECK(strstr(why, "more than") != NULL);
+	}
+	/* One rail beyond its sink port's line rate, the total within both ports'. */
+	res = result_of(&d, r, 200000000000ULL); /* 160 Gb/s in all */
+	r[0].bytes = 150000000000ULL;		 /* 120 Gb/s on a 100 Gb/s port */
+	r[1].bytes = 50000000000ULL;
+	CHECK(judge_result_refused(&res, &f, why, sizeof(why)));
+	CHECK(strstr(why, "rail 0") != NULL);
+	/* Its line rate claim is bounded by the sink's own port. */
+	CHECK_U64(judge_line_mbps(400000, 100), 100000);
+	CHECK_U64(judge_line_mbps(25000, 100), 25000);
+	CHECK_U64(judge_line_mbps(400000, 0), 0); /* a software port: no line rate */
+	CHECK(judge_add(1, 2, &res.bytes) && res.bytes == 3);
+	/* Fan-in: three sources each claiming a whole 100 Gb/s port's rate, on two ports. */
+	{
+		double bps[3] = {12.5e9, 12.5e9, 12.5e9};
+
+		CHECK(judge_sum_refused(bps, 3, 200, why, sizeof(why)));
+		CHECK(strstr(why, "300.0 Gb/s") != NULL);
+		CHECK(!judge_sum_refused(bps, 2, 200, why, sizeof(why)));
+		CHECK(!judge_sum_refused(bps, 3, 0, why, sizeof(why))); /* software ports */
+	}
+	CHECK(!judge_add(UINT64_MAX, 1, &res.bytes));
+}
+
+/* item 9: a RESULT with ok = 0, and heartbeats, give a figure only when plausible. */
+static void item9_ok0_result(void)
+{
+	struct ctrl_drive d;
+	struct ctrl_rail r[2];
+	struct ctrl_result res = result_of(&d, r, 20000000000ULL);
+	struct ctrl_progress hb = {.elapsed_ns = 11000000000ULL,
+				   .bytes = 21000000000ULL,
+				   .window_ns = 10000000000ULL,
+				   .window_bytes = 20000000000ULL};
+	uint64_t bytes;
+	double sec;
+
+	printf("item 9: ok=0 RESULT\n");
+	CHECK(judge_rdma_from(&res, false, &hb, 10, 200, &bytes, &sec) == RDMA_FROM_RESULT);
+	CHECK_U64(bytes, 20000000000ULL);
+	res.ok = 0;
+	CHECK(judge_rdma_from(&res, false, &hb, 10, 200, &bytes, &sec) == RDMA_FROM_NONE);
+	CHECK_U64(bytes, 0);
+	CHECK(judge_rdma_from(&res, true, &hb, 10, 200, &bytes, &sec) == RDMA_FROM_NONE);
+	/* No RESULT: a plausible heartbeat is the figure, an implausible one none. */
+	CHECK(judge_rdma_from(NULL, false, &hb, 10, 200, &bytes, &sec) == RDMA_FROM_HEARTBEAT);
+	CHECK_U64(bytes, 20000000000ULL);
+	hb.window_bytes = hb.bytes = 1ULL << 50; /* a petabyte in 10 s at 200 Gb/s */
+	CHECK(judge_rdma_from(NULL, false, &hb, 10, 200, &bytes, &sec) == RDMA_FROM_NONE);
+	hb.window_bytes = hb.bytes = 1000;
+	hb.window_ns = hb.elapsed_ns = 3600000000000ULL; /* an hour's window in a 10 s run */
+	CHECK(judge_rdma_from(NULL, false, &hb, 10, 200, &bytes, &sec) == RDMA_FROM_NONE);
+}
+
+/* item 11: a per-source share of the workers. */
+static void item11_share(void)
+{
+	printf("item 11: per-source share\n");
+	CHECK(judge_workers_refused(0, 600, 1024, 512, why, sizeof(why)));
+	CHECK(strstr(why, "--max-workers-per-source") != NULL);
+	CHECK(!judge_workers_refused(0, 512, 1024, 512, why, sizeof(why)));
+	CHECK(!judge_workers_refused(0, 1024, 1024, 0, why, sizeof(why)));
+}
+
+/* item 13: in verbs mode the peer's GID is held against --allow. */
+static void item13_gid_allow(void)
+{
+	struct netaddr_prefix p[NETADDR_MAX_PREFIXES];
+	uint8_t gid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 77, 0, 2};
+	char bad[64];
+	int n = netaddr_parse_list("10.77.0.0/24", p, NETADDR_MAX_PREFIXES, bad, sizeof(bad));
+
+	printf("item 13: GID against --allow\n");
+	CHECK(n == 1);
+	CHECK(judge_gid_allowed(gid, p, n));
+	gid[13] = 78; /* 10.78.0.2 */
+	CHECK(!judge_gid_allowed(gid, p, n));
+	CHECK(judge_gid_allowed(gid, p, 0)); /* no --allow: all */
+}
+
+int main(void)
+{
+	item1_empty_qps();
+	item2_worker_wrap();
+	item5_verify_flood();
+	item9_ok0_result();
+	item10_rail_sums();
+	item11_share();
+	item13_gid_allow();
+	return check_done("test_judge");
+}
