@@ -116,17 +116,17 @@ started() { # started NAME: record the pid of daemon NAME just started
 }
 [ "$act" = down ] && { down; exit 0; }
 [ "$(id -u)" = 0 ] || { err "needs root (mount, exportfs, rpc.nfsd)"; exit 1; }
-mkdir -p "$dir/export" && : >"$undo" || { err "cannot create $dir"; exit 1; }
+mkdir -p "$dir/export" && touch "$undo" || { err "cannot create $dir"; exit 1; }
 modprobe nfsd 2>/dev/null
 if [ ! -e /proc/fs/nfsd/threads ]; then
 	mount -t nfsd nfsd /proc/fs/nfsd || fail "no kernel NFS server: modprobe nfsd and mount -t nfsd failed"
 	echo "mount /proc/fs/nfsd" >>"$undo"
 fi
 modprobe rpcrdma 2>/dev/null || modprobe svcrdma 2>/dev/null
-if ! { : >/var/lib/nfs/.nbw-w && rm -f /var/lib/nfs/.nbw-w; } 2>/dev/null; then
+if ! { touch /var/lib/nfs/.nbw-w && rm -f /var/lib/nfs/.nbw-w; } 2>/dev/null; then
 	mount -t tmpfs -o mode=0755 nbw-nfs-state /var/lib/nfs || fail "/var/lib/nfs is read-only and no tmpfs could be mounted on it"
 	echo "mount /var/lib/nfs" >>"$undo"
-	mkdir -p /var/lib/nfs/v4recovery /var/lib/nfs/sm && : >/var/lib/nfs/etab && : >/var/lib/nfs/rmtab
+	mkdir -p /var/lib/nfs/v4recovery /var/lib/nfs/sm && touch /var/lib/nfs/etab /var/lib/nfs/rmtab
 fi
 mount -t tmpfs -o "size=$((size + 16777216))" nbw-nfs-export "$dir/export" || fail "cannot mount a tmpfs on $dir/export"
 echo "mount $dir/export" >>"$undo"
