@@ -230,18 +230,22 @@ nfs_read() {
 	return "$rc"
 }
 
-# Whether the source's nvme_read_bw has --pattern (random reads).
+# rand_flags: whether the source's nvme_read_bw has --pattern (random reads);
+# its --latency (percentiles, opt-in) into the array rand_flags when it has one.
 has_pattern() {
-	local run_cmd
+	local run_cmd help
 	node_cmd "$SRC_NODE" 30 read-help "$(tool nvme_read_bw)" --help
-	"${run_cmd[@]}" </dev/null 2>/dev/null | grep -q -- --pattern
+	help=$("${run_cmd[@]}" </dev/null 2>/dev/null)
+	rand_flags=()
+	grep -q -- --latency <<<"$help" && rand_flags=(--latency)
+	grep -q -- --pattern <<<"$help"
 }
 
 # The NFS rungs: sequential 1 MiB reads through each mount (nfs_rdma-NODE.json,
 # nfs_tcp-NODE.json), then random 4 KiB at each of NFS_DEPTHS
 # (nfs_PROTO_randD-NODE.json); the mounts' options in nfs-mounts-NODE.txt.
 run_nfs() {
-	local ex=${EXPORTFS:-exportfs} out rdma protos=(tcp) p d fails=0 size
+	local ex=${EXPORTFS:-exportfs} out rdma protos=(tcp) p d fails=0 size rand_flags
 	[ "$ex" = none ] && { say "EXPORTFS=none: the NFS rungs are skipped"; return 0; }
 	have_on "$SINK_NODE" "$ex" ||
 		{ say "$ex is not installed on $SINK_NODE: the NFS rungs are skipped (apt-get install nfs-kernel-server)"; return 0; }
@@ -251,7 +255,8 @@ run_nfs() {
 	out=$run_dir/nfs-server-$SINK_NODE.txt
 	say "nfs: exporting a tmpfs of ${NFS_SIZE:-1G} from $SINK_NODE (NFS/RDMA on port ${NFS_RDMA_PORT:-20049})"
 	nfs_pending=1
-	nfs_step "$SINK_NODE" 120 nfs-export "$out" "$nfs_server_sh" up "$(nfs_dir)" "$size" \
+	# The file is filled from /dev/urandom: 120 s plus 1 s per 100 MB.
+	nfs_step "$SINK_NODE" $((120 + size / 100000000)) nfs-export "$out" "$nfs_server_sh" up "$(nfs_dir)" "$size" \
 		"${NFS_RDMA_PORT:-20049}" || { nfs_teardown; return 1; }
 	rdma=$(sed -n 's/^rdma=//p' "$out")
 	[ "$rdma" = 1 ] && protos=(rdma tcp)
@@ -265,7 +270,8 @@ run_nfs() {
 	if has_pattern; then
 		for d in ${NFS_DEPTHS:-8 16 32}; do
 			for p in "${protos[@]}"; do
-				nfs_read "nfs_${p}_rand$d" "$p" -t 1 --pattern rand -s 4K --engine io_uring --depth "$d" ||
+				nfs_read "nfs_${p}_rand$d" "$p" -t 1 --pattern rand -s 4K --engine io_uring --depth "$d" \
+					"${rand_flags[@]}" ||
 					fails=$((fails + 1))
 			done
 		done
