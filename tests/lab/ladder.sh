@@ -17,9 +17,9 @@
 . "$(dirname "$0")/lab-lib.sh"
 
 upper=${LADDER_UPPER:+upper} limit=230
-[ -z "$upper" ] || limit=420
+[ -z "$upper" ] || limit=540
 run_lab --nodes 2 --drives 2 --drive-size 64M --links 8:4,16:4 --timeout "$limit" \
-	--on-b "$srcdir/tests/lab/scripts_guest_b.sh" "$srcdir/tests/lab/ladder_guest_a.sh" $upper
+	--on-b "$srcdir/tests/lab/ladder_guest_b.sh" "$srcdir/tests/lab/ladder_guest_a.sh" $upper
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
 D=$WORK/a/out/results/ladder
