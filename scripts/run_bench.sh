@@ -9,10 +9,12 @@ prog=run_bench.sh
 . "$(dirname "$0")/bench_lib.sh" || exit 1
 # shellcheck source=bench_results.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/bench_results.sh" || exit 1
+# shellcheck source=bench_upper.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/bench_upper.sh" || exit 1
 
 usage() {
 	cat <<'EOF'
-Usage: run_bench.sh aggregate|local|baseline|ladder   (settings from the environment)
+Usage: run_bench.sh aggregate|local|baseline|ladder|tcp|nfs   (settings from the environment)
        run_bench.sh summary RUN_DIR              print the table of a saved run
        run_bench.sh check MODE                   check the settings for MODE, run nothing
 
@@ -25,13 +27,23 @@ Modes:
   local      nvme_read_bw on each node alone (SINK_NODE first, then SRC_NODE)
   baseline   nvme_read_bw --baseline on each node: one drive at a time, then all
   ladder     the whole ladder, each rung against its ceiling: on both nodes the link
-             probe (probe-NODE.json) and --baseline (baseline-NODE.json); the fabric
-             from memory (fabric-NODE.json: the source's --source mem with THREADS QPs
+             probe (probe-NODE.json) and --baseline (baseline-NODE.json); TCP (as
+             mode tcp); the fabric from memory (fabric-NODE.json: the source's --source mem with THREADS QPs
              per source drive, same -s, -t, -d, -p as end to end) and perftest's
              ib_write_bw beside it when both nodes have it (ib_write_bw-NODE.txt, port
-             PORT+1); then aggregate. Prints the ladder (scripts/ladder_report) and one
-             sentence naming the binding rung; writes ladder.json, ladder.txt and, with
-             gnuplot, ladder.png
+             PORT+1); NFS over RDMA and TCP (as mode nfs); then aggregate. Prints the
+             ladder (scripts/ladder_report) and one sentence naming the binding rung;
+             writes ladder.json, ladder.txt and, with gnuplot, ladder.png
+  tcp        iperf3 from SRC_NODE to SINK_ADDR, once per TCP_STREAMS (-P 1, then -P 8),
+             zero-copy (-Z), JSON (tcpN-NODE.json from both ends); the sink's socket
+             buffer limits (tcp-sysctl-NODE.txt); the ladder's TCP rungs
+  nfs        SINK_NODE exports a tmpfs holding a file of NFS_SIZE (kernel NFS server,
+             read-only, NFS/RDMA on NFS_RDMA_PORT); SRC_NODE mounts it over RDMA and
+             over TCP and reads the file with nvme_read_bw (O_DIRECT): 1 MiB
+             sequential (nfs_rdma-NODE.json, nfs_tcp-NODE.json), then 4 KiB random at
+             each of NFS_DEPTHS (nfs_PROTO_randD-NODE.json; needs nvme_read_bw
+             --pattern); the mounts' options (nfs-mounts-NODE.txt). Everything set up
+             is undone at the end and on failure; no drive is touched
 
 Environment (defaults in brackets):
   SINK_NODE, SRC_NODE  the two nodes (required; local and baseline: NODES instead)
@@ -49,6 +61,15 @@ Environment (defaults in brackets):
   TX_DEPTH             nvme_write_bw_remote's -t (WRITEs in flight per QP) [the tool's 4]
   LADDER_SIZE [900x500]  ladder: the size of ladder.png
   IB_WRITE_BW [ib_write_bw]  ladder: perftest's binary on the nodes (none = skip it)
+  IPERF3 [iperf3]      tcp, ladder: iperf3 on the nodes (none = skip the TCP rung)
+  TCP_STREAMS ["1 8"]  tcp, ladder: iperf3's -P, one run each
+  TCP_PORT [PORT+2]    tcp, ladder: iperf3's port (-p)
+  EXPORTFS [exportfs]  nfs, ladder: the sink's exportfs (package nfs-kernel-server;
+                       none = skip the NFS rungs); the source needs mount.nfs
+  NFS_SIZE [1G]        nfs, ladder: the file in the sink's tmpfs (DRAM)
+  NFS_VERS [3]         nfs, ladder: the mounts' vers=
+  NFS_RDMA_PORT [20049]  nfs, ladder: the server's NFS/RDMA port (portlist)
+  NFS_DEPTHS ["8 16 32"]  nfs, ladder: io_uring depths of the random 4 KiB reads
   RDMA_DEV             -d of both sides [every ACTIVE port]
   PORT [18515]         -p of both sides
   DRAM                 the sink's --dram [the tool's 16G]
@@ -219,6 +240,7 @@ on_signal() {
 		stop_on_node "$node" "$tag" &
 	done
 	wait
+	nfs_teardown
 	exit "$code"
 }
 
@@ -491,15 +513,19 @@ source_qps() {
 
 run_ladder() {
 	local fails=0 qps
-	say "ladder 1/4: the PCIe links"
+	say "ladder 1/6: the PCIe links"
 	run_probes || fails=$((fails + 1))
-	say "ladder 2/4: each drive alone, then all together"
+	say "ladder 2/6: each drive alone, then all together"
 	run_read_mode baseline || fails=$((fails + 1))
+	say "ladder 3/6: TCP, ${TCP_STREAMS:-1 8} streams"
+	run_tcp || fails=$((fails + 1))
 	qps=$(source_qps)
-	say "ladder 3/4: the fabric from memory, $qps QPs"
+	say "ladder 4/6: the fabric from memory, $qps QPs"
 	run_fabric "$qps" || fails=$((fails + 1))
 	run_ib_write_bw "$qps"
-	say "ladder 4/4: end to end"
+	say "ladder 5/6: NFS over RDMA and over TCP"
+	run_nfs || fails=$((fails + 1))
+	say "ladder 6/6: end to end"
 	run_aggregate || fails=$((fails + 1))
 	[ "$fails" = 0 ]
 }
@@ -615,7 +641,9 @@ import json, os, sys, time
 path, mode, status, nodes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
 keys = ("SINK_NODE", "SRC_NODE", "SRC_NODES", "SINK_ADDR", "SRC_ADDR", "BIDIR", "DURATION", "WARMUP", "THREADS", "CHUNK", "RDMA_DEV",
         "PORT", "DRAM", "VERIFY", "SINK_DISKS", "SRC_DISKS", "READ_ARGS", "SINK_ARGS", "SRC_ARGS",
-        "NET_TIMEOUT", "SINK_WAIT", "LAUNCHER", "TOOL_DIR", "TX_DEPTH", "IB_WRITE_BW")
+        "NET_TIMEOUT", "SINK_WAIT", "LAUNCHER", "TOOL_DIR", "TX_DEPTH", "IB_WRITE_BW",
+        "IPERF3", "TCP_STREAMS", "TCP_PORT", "EXPORTFS", "NFS_SIZE", "NFS_VERS", "NFS_RDMA_PORT",
+        "NFS_DEPTHS")
 doc = {"tool": "run_bench.sh", "mode": mode, "nodes": nodes, "exit_status": status,
        "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
        "settings": {k: os.environ[k] for k in keys if os.environ.get(k)}}
@@ -632,7 +660,7 @@ case ${1:-} in
 summary)
 	[ $# = 2 ] || die_usage "summary: one argument, the run directory"
 	[ -d "$2" ] || die_usage "summary: $2: not a directory"
-	if grep -qs '"mode": "ladder"' "$2/run.json"; then
+	if grep -Eqs '"mode": "(ladder|tcp|nfs)"' "$2/run.json"; then
 		ladder_report "$2" --no-write
 	else
 		summary "$2"
@@ -640,14 +668,14 @@ summary)
 	exit
 	;;
 check)
-	case ${2:-} in aggregate | local | baseline | ladder) ;; *) die_usage "check: which mode? aggregate, local, baseline or ladder" ;; esac
+	case ${2:-} in aggregate | local | baseline | ladder | tcp | nfs) ;; *) die_usage "check: which mode? aggregate, local, baseline, ladder, tcp or nfs" ;; esac
 	[ $# = 2 ] || die_usage "check takes one mode"
 	check_only=1 mode=$2
 	shift
 	;;
-aggregate | local | baseline | ladder) mode=$1 ;;
-'') die_usage "no mode: aggregate, local, baseline, ladder, summary or check (--help)" ;;
-*) die_usage "unknown mode '$1': aggregate, local, baseline, ladder, summary or check (--help)" ;;
+aggregate | local | baseline | ladder | tcp | nfs) mode=$1 ;;
+'') die_usage "no mode: aggregate, local, baseline, ladder, tcp, nfs, summary or check (--help)" ;;
+*) die_usage "unknown mode '$1': aggregate, local, baseline, ladder, tcp, nfs, summary or check (--help)" ;;
 esac
 [ $# = 1 ] || die_usage "$mode takes no arguments; settings come from the environment (--help)"
 
@@ -664,7 +692,8 @@ if [ -n "${SRC_NODES:-}" ]; then
 	[ "${#src_nodes[@]}" = 1 ] || [ "${BIDIR:-0}" = 0 ] ||
 		die_usage "BIDIR=1 takes one SRC_NODE, not SRC_NODES=\"$SRC_NODES\""
 fi
-if [ "$mode" = aggregate ] || [ "$mode" = ladder ] || [ -z "${NODES:-}" ]; then
+case $mode in aggregate | ladder | tcp | nfs) two_nodes=1 ;; *) two_nodes= ;; esac
+if [ -n "$two_nodes" ] || [ -z "${NODES:-}" ]; then
 	[ -n "${SINK_NODE:-}" ] || die_usage "SINK_NODE is not set (the node whose DRAM receives)"
 	[ -n "${SRC_NODE:-}" ] || die_usage "SRC_NODE is not set (the node that sends)"
 	[ -n "${SRC_NODES:-}" ] || src_nodes=("$SRC_NODE")
@@ -677,6 +706,7 @@ else
 fi
 export SINK_NODE SRC_NODE
 check_settings
+check_upper_settings
 [ "$BIDIR" = 0 ] || [ "$mode" = aggregate ] || die_usage "BIDIR=1 is for aggregate (not $mode)"
 command -v "${PYTHON3:-python3}" >/dev/null || { say "python3 is needed for the summary (apt-get install python3)"; exit 1; }
 command -v "${launcher[0]}" >/dev/null || { say "LAUNCHER: ${launcher[0]}: command not found"; exit 1; }
@@ -694,6 +724,10 @@ if [ "$mode" = aggregate ]; then
 	run_aggregate
 elif [ "$mode" = ladder ]; then
 	run_ladder
+elif [ "$mode" = tcp ]; then
+	run_tcp
+elif [ "$mode" = nfs ]; then
+	run_nfs
 else
 	run_read_mode
 fi
@@ -702,6 +736,8 @@ rc=$?
 write_run_json "$rc"
 if [ "$mode" = ladder ]; then
 	ladder_report "$run_dir" || rc=1
+elif [ "$mode" = tcp ] || [ "$mode" = nfs ]; then
+	ladder_report "$run_dir" --no-write | tee "$run_dir/summary.txt"
 else
 	summary "$run_dir" | tee "$run_dir/summary.txt"
 fi

@@ -223,12 +223,41 @@ touch "$f/ib.done"
 printf ' #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n'
 printf ' 65536      1000             0.00               8.00 		   0.015\n'
 SH
-chmod +x "$TMPD/tools/nvme_link_probe" "$TMPD/tools/ib_write_bw"
+# Fake iperf3: -s = a one-off server (waits for its client, at most 5 s, or 2 s
+# with iperf.fail), -c = a client printing the fixture's JSON of -P 1 or 8;
+# iperf.refuse holds how many client tries are refused first.
+cat >"$TMPD/tools/iperf3" <<SH
+#!/bin/bash
+f=\$(cd "\$(dirname "\$0")/../fake" && pwd)
+if [ "\$1" = -s ]; then
+	printf '%s\n' "\$@" >"\$f/argv.iperf-server"
+	n=50; [ -e "\$f/iperf.fail" ] && n=20
+	for ((i = 0; i < n; i++)); do [ -e "\$f/iperf.done" ] && { rm -f "\$f/iperf.done"; cat "$FIXTURES/ladder/upper/tcp8-a.json"; exit 0; }; sleep 0.1; done
+	exit 1
+fi
+printf '%s\n' "\$@" >"\$f/argv.iperf-client"
+t=\$((\$(cat "\$f/iperf.tries" 2>/dev/null || echo 0) + 1))
+echo "\$t" >"\$f/iperf.tries"
+if [ "\$t" -le "\$(cat "\$f/iperf.refuse" 2>/dev/null || echo 0)" ] || [ -e "\$f/iperf.fail" ]; then
+	printf '{"start": {}, "error": "unable to connect to server: Connection refused"}\n'
+	exit 1
+fi
+touch "\$f/iperf.done"
+p=\$(printf '%s\n' "\$@" | sed -n '/^-P\$/{n;p;}')
+cat "$FIXTURES/ladder/upper/tcp\$p-b.json"
+SH
+chmod +x "$TMPD/tools/nvme_link_probe" "$TMPD/tools/ib_write_bw" "$TMPD/tools/iperf3"
 make_pattern "$TMPD/l0" 4194304 0
 make_pattern "$TMPD/l1" 4194304 1
 unset DRAM
 export SINK_DISKS=$TMPD/l0 SRC_DISKS=$TMPD/l0,$TMPD/l1 THREADS=2 CHUNK=64K TX_DEPTH=8 LAUNCHER="fake-srun -N1 -w"
 export SINK_ADDR=10.0.0.1 RDMA_DEV=rxe0:1 NET_TIMEOUT=1
+# The upper rungs: the fake iperf3; never this machine's NFS server.
+export IPERF3=$TMPD/tools/iperf3 EXPORTFS=/nonexistent/exportfs
+expect_exit 2 'TCP_STREAMS="1 x": positive integers' env TCP_STREAMS="1 x" "$RUN_BENCH" check ladder
+expect_exit 2 'NFS_VERS=5: 3, 4, 4.0, 4.1 or 4.2' env NFS_VERS=5 "$RUN_BENCH" check nfs
+expect_exit 2 'NFS_SIZE=big: not a size' env NFS_SIZE=big "$RUN_BENCH" check nfs
+expect_exit 2 'NFS_RDMA_PORT=0: not a port' env NFS_RDMA_PORT=0 "$RUN_BENCH" check ladder
 expect_exit 2 'TX_DEPTH=0: not a positive integer' env TX_DEPTH=0 "$RUN_BENCH" check ladder
 expect_exit 2 'SINK_NODE is not set' env -u SINK_NODE NODES=n1 "$RUN_BENCH" ladder
 reset_fakes
@@ -236,9 +265,12 @@ rm -f "$TMPD/fake/ib.done"
 RUN_NAME=ladder-noib IB_WRITE_BW=/nonexistent/ib_write_bw timeout 120 "$RUN_BENCH" ladder >"$TMPD/out" 2>"$TMPD/err"
 check_eq "ladder without perftest: exit status" 0 $?
 check_match "ladder without perftest: said so" '/nonexistent/ib_write_bw is not installed on n1: the perftest anchor is skipped' "$(cat "$TMPD/err")"
+check_eq "ladder without an NFS server: one line saying what to install" \
+	"run_bench.sh: /nonexistent/exportfs is not installed on n1: the NFS rungs are skipped (apt-get install nfs-kernel-server)" \
+	"$(grep 'NFS rungs' "$TMPD/err")"
 D=$RESULTS_DIR/ladder-noib
 check_eq "ladder: the run directory" \
-	"aggregate-n1.json aggregate-n2.json baseline-n1.json baseline-n2.json fabric-n1.json fabric-n2.json ladder.json ladder.txt probe-n1.json probe-n2.json run.json" \
+	"aggregate-n1.json aggregate-n2.json baseline-n1.json baseline-n2.json fabric-n1.json fabric-n2.json ladder.json ladder.txt probe-n1.json probe-n2.json run.json tcp-sysctl-n1.txt tcp1-n1.json tcp1-n2.json tcp8-n1.json tcp8-n2.json" \
 	"$(cd "$D" && ls *.json *.txt | grep -v -e '^summary' | tr '\n' ' ' | sed 's/ $//')"
 check_eq "ladder: --baseline on each node, its drives" "['l0 alone', 'l1 alone', '2 together'] 1" \
 	"$(json_get "$D/baseline-n2.json" '[s["label"] for s in d["baseline"]]') $(json_get "$D/baseline-n1.json" 'len(d["drives"])')"
@@ -250,7 +282,13 @@ check_match "fabric source: from memory, THREADS x source drives QPs" 'fabric: s
 check_match "aggregate: the same -t" '^--tx-depth$' "$(cat "$TMPD/fake/argv.source")"
 check_eq "ladder.json: rungs of n1" "link|drive l0|fabric (mem)|end to end" \
 	"$(json_get "$D/ladder.json" '"|".join(r["name"] for r in d["rungs"] if r["node"] == "n1")')"
-check_eq "ladder.json: rungs of n2" "link|drive l0|drive l1|drives together|fabric (mem)|end to end (sent)" \
+check_eq "iperf3 server: one-off, PORT + 2, JSON" "-s -1 -p 18517 -J" "$(tr '\n' ' ' <"$TMPD/fake/argv.iperf-server" | sed 's/ $//')"
+check_eq "iperf3 client: the sink's address, 8 streams (the last run), zero-copy, DURATION" \
+	"-c 10.0.0.1 -p 18517 -P 8 -Z -t 1 -J" "$(tr '\n' ' ' <"$TMPD/fake/argv.iperf-client" | sed 's/ $//')"
+check_match "the receiver's socket buffer limits" '^net\.ipv4\.tcp_rmem = [0-9]+.[0-9]+.[0-9]+$' "$(sed -n 2p "$D/tcp-sysctl-n1.txt")"
+check_eq "TCP rungs from the client's JSON: GB/s, retransmits" "8.10 12 24.80 615" \
+	"$(json_get "$D/ladder.json" '" ".join("%.2f %d" % (r["measured_gb_per_s"], r["retransmits"]) for r in d["rungs"] if r["kind"] == "tcp")')"
+check_eq "ladder.json: rungs of n2" "link|drive l0|drive l1|drives together|tcp (1 stream)|tcp (8 streams)|fabric (mem)|end to end (sent)" \
 	"$(json_get "$D/ladder.json" '"|".join(r["name"] for r in d["rungs"] if r["node"] == "n2")')"
 check_match "ladder.json: a binding rung and its reason" "^[a-z ]+ True$" "$(json_get "$D/ladder.json" 'd["binding"]["rung"], len(d["binding"]["reason"]) > 20' | tr -d "(),'")"
 check_match "ladder: prints the table and the sentence" 'end to end +n1 +[0-9.]+' "$(cat "$TMPD/out")"
@@ -268,6 +306,31 @@ check_eq "ladder with perftest: exit status" 0 $?
 check_eq "ib_write_bw server argv" "-d rxe0 -i 1 -p 18516 -s 65536 -q 4 -t 8 -D 1 --report_gbits" "$(tr '\n' ' ' <"$TMPD/fake/argv.ib-server" | sed 's/ $//')"
 check_eq "ib_write_bw client argv: the sink's address last" "-d rxe0 -i 1 -p 18516 -s 65536 -q 4 -t 8 -D 1 --report_gbits 10.0.0.1" "$(tr '\n' ' ' <"$TMPD/fake/argv.ib-client" | sed 's/ $//')"
 check_eq "ib_write_bw rung: 8 Gb/s = 1 GB/s" 1.0 "$(json_get "$RESULTS_DIR/ladder-ib/ladder.json" '[r["measured_gb_per_s"] for r in d["rungs"] if r["name"] == "ib_write_bw"][0]')"
+# No iperf3 on a node: the TCP rung skipped with one line, the ladder complete.
+reset_fakes
+RUN_NAME=ladder-noiperf IPERF3=/nonexistent/iperf3 IB_WRITE_BW=none timeout 120 "$RUN_BENCH" ladder >"$TMPD/out" 2>"$TMPD/err"
+check_eq "ladder without iperf3: exit status" 0 $?
+check_eq "ladder without iperf3: one line saying what to install" \
+	"run_bench.sh: /nonexistent/iperf3 is not installed on n1: the TCP rung is skipped (apt-get install iperf3)" \
+	"$(grep 'TCP rung' "$TMPD/err")"
+check_eq "ladder without iperf3: no TCP rung, the others there" "0 True" \
+	"$(json_get "$RESULTS_DIR/ladder-noiperf/ladder.json" '"%d %s" % (sum(r["kind"] == "tcp" for r in d["rungs"]), any(r["kind"] == "end_to_end" for r in d["rungs"]))')"
+# Mode tcp alone: a refused client tried again; the rungs, no binding rung.
+reset_fakes
+echo 1 >"$TMPD/fake/iperf.refuse"
+RUN_NAME=tcp TCP_STREAMS=8 timeout 60 "$RUN_BENCH" tcp >"$TMPD/out" 2>"$TMPD/err"
+check_eq "tcp: exit status" 0 $?
+check_match "tcp: the refused client tried again" 'tcp 8: iperf3 client on n2 \(try 2\)' "$(cat "$TMPD/err")"
+check_match "tcp: the rung" '^tcp \(8 streams\) +n2 +24\.80 +- +- +0\.041$' "$(cat "$TMPD/out")"
+check_match "tcp: no binding rung" '^no binding rung' "$(cat "$TMPD/out")"
+check_eq "tcp: summary reprints it" "$(cat "$RESULTS_DIR/tcp/summary.txt")" "$("$RUN_BENCH" summary "$RESULTS_DIR/tcp")"
+# A client that never connects: the one-off server is stopped, the mode fails.
+reset_fakes
+touch "$TMPD/fake/iperf.fail"
+RUN_NAME=tcp-fail TCP_STREAMS=1 timeout 60 "$RUN_BENCH" tcp >"$TMPD/out" 2>"$TMPD/err"
+check_eq "tcp, no server reached: exit status" 1 $?
+check_match "tcp, no server reached: iperf3's own error" 'run_bench.sh: "error": "unable to connect to server' "$(cat "$TMPD/err")"
+check_eq "tcp, no server reached: no process left" "" "$(leftovers)"
 # A failing fabric: the ladder goes on to the end, says so, exits 1.
 reset_fakes
 touch "$TMPD/fake/source.fail"

@@ -5,12 +5,21 @@
 # fabric and end to end on both nodes, each with a measured figure and a
 # ceiling where one exists (drives: their PCIe link), and a binding rung
 # consistent with the numbers (here the rxe fabric binds: it carries far less
-# than b's drives read); then draws ladder.png on the host and reads its size.
+# than b's drives read) and named as in the rungs; then draws ladder.png on the
+# host and reads its size. The upper rungs are skipped here, each with its line
+# (IPERF3=none, EXPORTFS=none). With LADDER_UPPER=1 (tests/lab/ladder_upper.sh,
+# make check-slow) they run: TCP with 1 and 8 streams (iperf3), NFS over RDMA
+# and over TCP (the kernel's server on a, a tmpfs export, two mounts on b), each
+# above zero, the mounts' rsize, the random 4 KiB table (or the line saying
+# nvme_read_bw lacks --pattern), and nothing left on either node (mounts,
+# exports, nfsd, daemons, iperf3).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 
-run_lab --nodes 2 --drives 2 --drive-size 64M --links 8:4,16:4 --timeout 230 \
-	--on-b "$srcdir/tests/lab/scripts_guest_b.sh" "$srcdir/tests/lab/ladder_guest_a.sh"
+upper=${LADDER_UPPER:+upper} limit=230
+[ -z "$upper" ] || limit=540
+run_lab --nodes 2 --drives 2 --drive-size 64M --links 8:4,16:4 --timeout "$limit" \
+	--on-b "$srcdir/tests/lab/ladder_guest_b.sh" "$srcdir/tests/lab/ladder_guest_a.sh" $upper
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
 D=$WORK/a/out/results/ladder
@@ -36,6 +45,25 @@ for n in a b; do
 done
 check "any(r['name'] == 'end to end' for r in R('a')) and any(r['name'] == 'end to end (sent)' for r in R('b'))" "end-to-end rungs"
 check "abs(G('end to end', 'a')['ceiling_gb_per_s'] - G('drives together', 'a')['measured_gb_per_s'] - min(G('drives together', 'b')['measured_gb_per_s'], G('fabric (mem)', 'b')['measured_gb_per_s'])) < 1e-6" "end to end: ceiling = the sum of the rungs below"
+check "[(r['name'], r['node']) for r in d['rungs'] if r['name'] == d['binding']['name'] and r['node'] == d['binding']['node']] == [('fabric (mem)', 'b')]" "the binding rung named as in rungs"
+if [ -n "$upper" ]; then
+	check "[r['name'] for r in R('b') if r['kind'] == 'tcp'] == ['tcp (1 stream)', 'tcp (8 streams)']" "TCP rungs: 1 and 8 streams from b"
+	check "all(r['measured_gb_per_s'] > 0 and r['receiver_cpu_s_per_gib'] is not None for r in d['rungs'] if r['kind'] == 'tcp')" "TCP rungs measured, with the receiver's CPU"
+	check "G('nfs_rdma', 'b')['measured_gb_per_s'] > 0 and G('nfs_tcp', 'b')['measured_gb_per_s'] > 0" "NFS over RDMA and over TCP measured"
+	check "(G('nfs_rdma', 'b')['proto'], G('nfs_tcp', 'b')['proto'], G('nfs_rdma', 'b')['rsize'] > 0) == ('rdma', 'tcp', True)" "the mounts' proto and rsize recorded"
+	check "G('nfs_rdma', 'b')['ceiling_rung'] == 'fabric (mem)' and G('nfs_tcp', 'b')['ceiling_rung'] == 'tcp (1 stream)'" "NFS against its transport"
+	if grep -q 'has no --pattern' "$WORK/a/out/ladder.err"; then
+		note "nvme_read_bw has no --pattern here: the random 4 KiB table was skipped"
+	else
+		check "[r['depth'] for r in d['nfs_random']] == [8, 16, 32] and all(r[p]['iops'] > 0 for r in d['nfs_random'] for p in ('rdma', 'tcp'))" "random 4 KiB table at depths 8, 16, 32"
+	fi
+	[ -e "$WORK/a/out/leftovers.txt" ] || fail "no leftovers.txt: the nodes were not inspected"
+	[ ! -s "$WORK/a/out/leftovers.txt" ] || fail "left behind: $(tr '\n' ';' <"$WORK/a/out/leftovers.txt")"
+else
+	for rung in "TCP rung" "NFS rungs"; do
+		grep -q "=none: the $rung .* skipped" "$WORK/a/out/ladder.err" || fail "no line saying the $rung was skipped"
+	done
+fi
 check "d['binding']['rung'] == 'fabric' and G('fabric (mem)', 'b')['measured_gb_per_s'] < 0.9 * G('drives together', 'b')['measured_gb_per_s']" "the fabric binds, and its numbers say so"
 cat "$D/ladder.txt"
 
