@@ -13,6 +13,7 @@
 #include "nbw.h"
 #include "reader.h"
 #include "sysfs.h"
+#include "timing.h"
 
 #define ZERO_SAMPLE 4096u
 
@@ -71,6 +72,40 @@ int region_split(uint64_t span, unsigned n, uint32_t align, struct region *out)
 		out[i].len = i + 1 < n ? per : span - per * i;
 	}
 	return 0;
+}
+
+int rand_offsets_init(struct rand_offsets *ro, struct region reg, uint64_t chunk, uint64_t seed,
+		      uint64_t stream)
+{
+	uint64_t first, end = reg.start + reg.len;
+
+	if (!chunk || !reg.len)
+		return -EINVAL;
+	first = (reg.start + chunk - 1) / chunk * chunk;
+	ro->chunk = chunk;
+	if (first < end && end - first >= chunk) {
+		ro->base = first;
+		ro->count = (end - first) / chunk;
+	} else {
+		ro->base = reg.start;
+		ro->count = 1;
+	}
+	rng_seed(&ro->g, seed, stream);
+	return 0;
+}
+
+int reader_set_random(struct reader *rd, uint64_t seed, uint64_t stream)
+{
+	int rc = rand_offsets_init(&rd->ro, rd->reg, rd->chunk, seed, stream);
+
+	if (!rc)
+		rd->random = true;
+	return rc;
+}
+
+void reader_set_timed(struct reader *rd, bool on)
+{
+	rd->timed = on;
 }
 
 int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned depth, size_t chunk,
@@ -192,16 +227,25 @@ const char *reader_poll_hint(const char *name)
 	return "nvme.poll_queues=N on the kernel command line or 'modprobe nvme poll_queues=N'";
 }
 
-/* Assign the next chunk of the sweep to slot s. */
-static void slot_assign(struct reader *rd, unsigned s)
+/* Assign the next chunk (of the sweep, or a random one) to slot s, first sent at now. */
+static void slot_assign(struct reader *rd, unsigned s, uint64_t now)
 {
 	struct reader_slot *sl = &rd->slots[s];
 	uint64_t end = rd->reg.start + rd->reg.len;
-	uint64_t left = end - rd->next;
+	uint64_t left;
 
+	sl->got = 0;
+	sl->t_submit = now;
+	if (rd->random) {
+		sl->offset = rand_offsets_next(&rd->ro);
+		left = end - sl->offset;
+		sl->want = left < rd->chunk ? (size_t)left : rd->chunk;
+		sl->sweep = 0;
+		return;
+	}
+	left = end - rd->next;
 	sl->offset = rd->next;
 	sl->want = left < rd->chunk ? (size_t)left : rd->chunk;
-	sl->got = 0;
 	sl->sweep = rd->sweep;
 	rd->next += sl->want;
 	if (rd->next >= end) {
@@ -239,10 +283,12 @@ static int slot_progress(struct reader *rd, unsigned s, size_t n)
 	return 0;
 }
 
-static void chunk_out(struct reader *rd, unsigned s, struct reader_chunk *out)
+/* Hand slot s out as *out; now: the completion time (timed readers). */
+static void chunk_out(struct reader *rd, unsigned s, struct reader_chunk *out, uint64_t now)
 {
 	struct reader_slot *sl = &rd->slots[s];
 
+	out->lat_ns = rd->timed ? now - sl->t_submit : 0;
 	sl->state = SLOT_HELD;
 	out->slot = s;
 	out->buf = rd->buf + (size_t)s * rd->chunk;
@@ -271,7 +317,7 @@ static int psync_next(struct reader *rd, struct reader_chunk *out)
 		return -EAGAIN;
 	sl = &rd->slots[s];
 	buf = rd->buf + (size_t)s * rd->chunk;
-	slot_assign(rd, (unsigned)s);
+	slot_assign(rd, (unsigned)s, rd->timed ? nbw_now_ns() : 0);
 	for (;;) {
 		ssize_t n = pread(rd->fd, buf + sl->got, slot_request(rd, sl),
 				  (off_t)(sl->offset + sl->got));
@@ -291,7 +337,7 @@ static int psync_next(struct reader *rd, struct reader_chunk *out)
 		if (rc == 1)
 			break;
 	}
-	chunk_out(rd, (unsigned)s, out);
+	chunk_out(rd, (unsigned)s, out, rd->timed ? nbw_now_ns() : 0);
 	return 0;
 }
 
@@ -319,11 +365,14 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 		.tv_nsec = (long long)(timeout_ms % 1000) * 1000000,
 	};
 	struct io_uring_cqe *cqe;
+	uint64_t now = 0;
 	int s, rc;
 	bool queued = false;
 
 	while ((s = find_free_slot(rd)) >= 0) {
-		slot_assign(rd, (unsigned)s);
+		if (rd->timed && !now) /* one clock read for the batch */
+			now = nbw_now_ns();
+		slot_assign(rd, (unsigned)s, now);
 		rc = uring_submit_slot(rd, (unsigned)s);
 		if (rc)
 			return rc;
@@ -371,7 +420,7 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 				return rc;
 			}
 			if (rc == 1) {
-				chunk_out(rd, slot, out);
+				chunk_out(rd, slot, out, rd->timed ? nbw_now_ns() : 0);
 				return 0;
 			}
 		}

@@ -7,6 +7,11 @@
  * handed to the caller in a slot of the caller's buffer and stays the
  * caller's until reader_release(), so a slot can be held while, say, an
  * RDMA WRITE sends it.
+ *
+ * reader_set_random() turns the sweep into uniformly random chunk-aligned
+ * offsets from a seeded per-reader generator; reader_set_timed() has each
+ * chunk carry its completion latency (first submission to completion,
+ * CLOCK_MONOTONIC).
  */
 #ifndef NBW_READER_H
 #define NBW_READER_H
@@ -18,6 +23,7 @@
 
 #include "config.h"
 #include "nbw.h"
+#include "rng.h"
 #ifdef HAVE_LIBURING
 #include <liburing.h>
 #endif
@@ -57,13 +63,37 @@ struct region {
  */
 int region_split(uint64_t span, unsigned n, uint32_t align, struct region *out);
 
+/*
+ * Random chunk offsets over one region: uniform over the chunk-aligned
+ * offsets (multiples of chunk from the start of the target) whose whole
+ * chunk lies inside the region; a region holding no such chunk has the one
+ * offset reg.start (its read clipped at the region's end). As the reader's
+ * chunk is a multiple of the block size, so is every offset.
+ */
+struct rand_offsets {
+	uint64_t base;	/* first offset */
+	uint64_t count; /* offsets to draw from: base + k * chunk, k < count */
+	uint64_t chunk;
+	struct rng g;
+};
+
+/* 0, or -EINVAL for an empty region or a zero chunk. stream: the reader's index. */
+int rand_offsets_init(struct rand_offsets *ro, struct region reg, uint64_t chunk, uint64_t seed,
+		      uint64_t stream);
+
+static inline uint64_t rand_offsets_next(struct rand_offsets *ro)
+{
+	return ro->base + rng_below(&ro->g, ro->count) * ro->chunk;
+}
+
 /* A completed read: slot's buffer holds len bytes read at offset. */
 struct reader_chunk {
 	unsigned slot;
 	void *buf;
 	uint64_t offset;
 	size_t len;
-	uint64_t sweep; /* 0 for the region's first pass, 1 for the second, ... */
+	uint64_t sweep;	 /* 0 for the region's first pass, 1 for the second, ... (random: 0) */
+	uint64_t lat_ns; /* completion latency with reader_set_timed(), else 0 */
 };
 
 enum slot_state { SLOT_FREE, SLOT_INFLIGHT, SLOT_HELD };
@@ -74,6 +104,7 @@ struct reader_slot {
 	size_t want; /* bytes the chunk should hold (clipped at region end) */
 	size_t got;  /* bytes read so far (short reads are resumed) */
 	uint64_t sweep;
+	uint64_t t_submit; /* CLOCK_MONOTONIC ns of the first submission (timed readers) */
 };
 
 struct reader {
@@ -90,6 +121,9 @@ struct reader {
 	struct reader_slot *slots;
 	unsigned inflight;
 	unsigned flags; /* READER_* */
+	bool random;	/* offsets from ro instead of the sweep */
+	bool timed;	/* chunks carry their latency */
+	struct rand_offsets ro;
 #ifdef HAVE_LIBURING
 	struct io_uring ring;
 	bool ring_ready;
@@ -125,6 +159,15 @@ int reader_open_flags(struct reader *rd, int fd, enum reader_engine engine, unsi
  * then names where).
  */
 int reader_next(struct reader *rd, struct reader_chunk *out, int timeout_ms);
+
+/*
+ * Read random chunk-aligned offsets of the region (see struct rand_offsets)
+ * from a generator seeded by seed and stream (the reader's index), before
+ * the first reader_next(). 0 or -EINVAL.
+ */
+int reader_set_random(struct reader *rd, uint64_t seed, uint64_t stream);
+/* Time each read: reader_chunk.lat_ns (two clock reads per read or batch). */
+void reader_set_timed(struct reader *rd, bool on);
 
 /* Give a held slot back for reading. */
 void reader_release(struct reader *rd, unsigned slot);
