@@ -3,7 +3,9 @@
  * reader.h: the one O_DIRECT reader loop of the suite. A reader sweeps one
  * region of a target sequentially in chunks, wrapping at the region's end,
  * with up to depth reads in flight (psync: one pread at a time; io_uring:
- * depth fixed-buffer reads on a registered file). Each completed chunk is
+ * depth fixed-buffer reads on a registered file, every completion the ring
+ * holds reaped at once and the freed slots submitted together when the
+ * reaped ones are handed out). Each completed chunk is
  * handed to the caller in a slot of the caller's buffer and stays the
  * caller's until reader_release(), so a slot can be held while, say, an
  * RDMA WRITE sends it.
@@ -96,7 +98,8 @@ struct reader_chunk {
 	uint64_t lat_ns; /* completion latency with reader_set_timed(), else 0 */
 };
 
-enum slot_state { SLOT_FREE, SLOT_INFLIGHT, SLOT_HELD };
+/* SLOT_DONE: completed, waiting in the reader's queue of completed chunks. */
+enum slot_state { SLOT_FREE, SLOT_INFLIGHT, SLOT_DONE, SLOT_HELD };
 
 struct reader_slot {
 	enum slot_state state;
@@ -105,6 +108,7 @@ struct reader_slot {
 	size_t got;  /* bytes read so far (short reads are resumed) */
 	uint64_t sweep;
 	uint64_t t_submit; /* CLOCK_MONOTONIC ns of the first submission (timed readers) */
+	uint64_t t_done;   /* and of the completion */
 };
 
 struct reader {
@@ -120,6 +124,8 @@ struct reader {
 	unsigned char *buf; /* depth * chunk bytes, caller's, lbs-aligned */
 	struct reader_slot *slots;
 	unsigned inflight;
+	unsigned *done; /* io_uring: completed slots not handed out yet, a ring of depth */
+	unsigned done_head, ndone;
 	unsigned flags; /* READER_* */
 	bool random;	/* offsets from ro instead of the sweep */
 	bool timed;	/* chunks carry their latency */

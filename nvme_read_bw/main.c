@@ -46,8 +46,8 @@ static void usage(void)
 	       "                         chunk-aligned offsets over each thread's region\n"
 	       "      --seed N           seed of the random offsets (default 1); the same seed\n"
 	       "                         reads the same offsets\n"
-	       "      --no-latency       do not time each read (no latency percentiles)\n"
-	       "      --latency          time each read (the default): min, p50 ... max, mean\n",
+	       "      --latency          time each read: completion latency min, p50, p90,\n"
+	       "                         p99, p99.9, p99.99, max and mean per drive and total\n",
 	       reader_engine_available(ENGINE_IO_URING) ? "" : " (not built)");
 	printf("\nWindow:\n"
 	       "      --warmup SECONDS   unmeasured warm-up (default 3)\n"
@@ -66,7 +66,7 @@ static void usage(void)
 	       "      --sweep-depth [LIST]    io_uring: the same over reads in flight per\n"
 	       "                         thread (default 1,2,4,8,12,16,24,32): IOPS and p99\n"
 	       "                         per depth and the depth where IOPS stop rising while\n"
-	       "                         latency keeps climbing\n");
+	       "                         latency keeps climbing (implies --latency)\n");
 	printf("\nOutput:\n"
 	       "      --report_gbits     text bandwidth in Gb/s instead of GB/s\n"
 	       "      --json[=FILE]      one JSON document on stdout (or into FILE)\n"
@@ -92,7 +92,6 @@ enum {
 	OPT_PATTERN,
 	OPT_SEED,
 	OPT_LATENCY,
-	OPT_NO_LATENCY,
 };
 
 static const char *const mode_names[] = {"",		     "--baseline",    "--sweep",
@@ -112,8 +111,7 @@ static const struct cli_opt opts[] = {
 	CLI_OPTARG("sweep-depth", OPT_SWEEP_DEPTH),
 	CLI_ARG("pattern", OPT_PATTERN),
 	CLI_ARG("seed", OPT_SEED),
-	CLI_NOARG("latency", OPT_LATENCY),
-	CLI_NOARG("no-latency", OPT_NO_LATENCY),
+	CLI_FLAG("latency", OPT_LATENCY, struct options, latency),
 	CLI_FLAG("checksum", OPT_CHECKSUM, struct options, checksum),
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_WINDOW,
@@ -237,10 +235,6 @@ static int tool_option(int c, char *arg, void *ctx)
 		rc = parse_uint(arg, 0, ULONG_MAX, &seed);
 		o->seed = seed;
 		return rc ? cli_bad_value("seed", arg, rc) : CLI_NEXT;
-	case OPT_LATENCY:
-	case OPT_NO_LATENCY:
-		o->latency = c == OPT_LATENCY;
-		return CLI_NEXT;
 	}
 	return cli_try_help();
 }
@@ -258,8 +252,8 @@ static int validate_options(struct options *o)
 		return nbw_usage_err("--sweep-depth needs --engine io_uring");
 	if (o->mode == MODE_SWEEP_DEPTH && o->depth_set)
 		return nbw_usage_err("--depth and --sweep-depth cannot be combined");
-	if (o->mode == MODE_SWEEP_DEPTH && !o->latency)
-		return nbw_usage_err("--sweep-depth reports p99 latency: drop --no-latency");
+	if (o->mode == MODE_SWEEP_DEPTH) /* its verdict weighs p99 latency */
+		o->latency = true;
 	if (o->checksum && o->random)
 		return nbw_usage_err("--checksum digests a sequential sweep: not with --pattern rand");
 	if (o->engine == ENGINE_IO_URING && !o->depth_set)
@@ -285,7 +279,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.depth = 1,
 		.numa_policy = PLACEMENT_AUTO,
 		.seed = 1,
-		.latency = true,
 	};
 	o->argc = argc;
 	o->argv = argv;

@@ -49,7 +49,7 @@ struct options {
 	bool list;
 	bool random;   /* --pattern rand */
 	uint64_t seed; /* --seed */
-	bool latency;  /* record completion latencies (--latency / --no-latency) */
+	bool latency;  /* --latency: record completion latencies */
 	uint64_t curve[CURVE_MAX]; /* --sweep-threads / --sweep-chunk: the points */
 	int ncurve;
 	int argc; /* for the optional lists of --sweep-threads / --sweep-chunk */
