@@ -51,25 +51,26 @@ command -v "$FIO" >/dev/null || { echo "bench_read.sh: fio not found (apt-get in
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_read.XXXXXX")
 trap 'rm -rf "$tmp"; [ -n "${made:-}" ] && rm -f "$made"' EXIT
 
+# to_bytes SIZE: 4096, 4K, 1M, 2G in bytes.
+to_bytes() {
+	python3 -c "
+import sys
+s = sys.argv[1].upper()
+m = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
+print(int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s))" "$1"
+}
+
 target=${1:-}
 if [ -z "$target" ]; then
 	made="${BENCH_DIR:-.}/bench_read.$$.img"
 	echo "creating $BENCH_SIZE of random data in $made" >&2
-	size_mib=$(( $("$NVME_READ_BW" --version >/dev/null; python3 -c "
-import sys
-s = sys.argv[1].upper()
-m = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
-print(int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s))" "$BENCH_SIZE") / 1048576 ))
+	size_mib=$(( $(to_bytes "$BENCH_SIZE") / 1048576 ))
 	dd if=/dev/urandom of="$made" bs=1M count="$size_mib" status=none conv=fsync
 	sync
 	target=$made
 fi
 if [ -b "$target" ]; then size=$(blockdev --getsize64 "$target"); else size=$(stat -c %s "$target"); fi
-chunk_bytes=$(python3 -c "
-import sys
-s = sys.argv[1].upper()
-m = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
-print(int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s))" "$CHUNK")
+chunk_bytes=$(to_bytes "$CHUNK")
 
 # run_ours ENGINE THREADS DEPTH [FLAG] -> "bytes seconds cpu"; FLAG: --sqpoll or --iopoll.
 run_ours() {
@@ -201,11 +202,7 @@ PY
 fi
 
 [ "$RAND" = 0 ] && exit 0
-rand_bytes=$(python3 -c "
-import sys
-s = sys.argv[1].upper()
-m = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
-print(int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s))" "$RAND_BS")
+rand_bytes=$(to_bytes "$RAND_BS")
 
 # rand_ours / rand_fio -> "reads seconds cpu p99_us"
 rand_ours() {
