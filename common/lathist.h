@@ -33,7 +33,7 @@ struct lathist {
 
 /* The percentiles every report shows, in this order. */
 #define LATHIST_NPCT 5
-extern const double lathist_pcts[LATHIST_NPCT]; /* 50, 90, 99, 99.9, 99.99 */
+extern const double lathist_pcts[LATHIST_NPCT];		 /* 50, 90, 99, 99.9, 99.99 */
 extern const char *const lathist_pct_keys[LATHIST_NPCT]; /* "p50", ..., "p99.99" */
 
 void lathist_reset(struct lathist *h);

@@ -21,7 +21,7 @@ struct curve {
 	const struct options *o;
 	struct target *t;
 	int n;
-	int done;    /* points measured */
+	int done;     /* points measured */
 	double *bps;  /* [point * n + drive] bytes/s */
 	double *iops; /* [point * n + drive] reads/s */
 	double *p99;  /* [point * n + drive] us, NAN without latencies */
@@ -234,8 +234,8 @@ static void print_totals(struct report *r, const struct curve *c)
 	const char *labels[CURVE_MAX];
 	int p;
 
-	report_text(r, " all drives together:\n   %10s %9s %10s %10s%s\n", what,
-		    report_bw_unit(r), "CPU s/GiB", "IOPS", curve_depth(c->o) ? "     p99 us" : "");
+	report_text(r, " all drives together:\n   %10s %9s %10s %10s%s\n", what, report_bw_unit(r),
+		    "CPU s/GiB", "IOPS", curve_depth(c->o) ? "     p99 us" : "");
 	report_arr_begin(r, "totals");
 	for (p = 0; p < c->done; p++) {
 		labels[p] = c->label[p];
@@ -260,9 +260,9 @@ static void curve_print(struct report *r, const struct curve *c)
 	int i;
 
 	report_text(r, " sweep of %s (every drive read together at each point)\n",
-		    curve_threads(c->o)	 ? "threads per drive"
+		    curve_threads(c->o) ? "threads per drive"
 		    : curve_depth(c->o) ? "reads in flight per thread"
-					 : "the chunk size");
+					: "the chunk size");
 	report_str(r, "swept", NULL, curve_what(c->o));
 	report_arr_begin(r, "drives");
 	for (i = 0; i < c->n; i++)

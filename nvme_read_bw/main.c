@@ -94,8 +94,8 @@ enum {
 	OPT_LATENCY,
 };
 
-static const char *const mode_names[] = {"",		     "--baseline",    "--sweep",
-					 "--sweep-threads", "--sweep-chunk", "--sweep-depth"};
+static const char *const mode_names[] = {
+	"", "--baseline", "--sweep", "--sweep-threads", "--sweep-chunk", "--sweep-depth"};
 
 static const struct cli_opt opts[] = {
 	CLI_TEXT("disks", OPT_DISKS, struct options, disks),
@@ -255,7 +255,8 @@ static int validate_options(struct options *o)
 	if (o->mode == MODE_SWEEP_DEPTH) /* its verdict weighs p99 latency */
 		o->latency = true;
 	if (o->checksum && o->random)
-		return nbw_usage_err("--checksum digests a sequential sweep: not with --pattern rand");
+		return nbw_usage_err(
+			"--checksum digests a sequential sweep: not with --pattern rand");
 	if (o->engine == ENGINE_IO_URING && !o->depth_set)
 		o->depth = 8;
 	if (o->checksum && o->chunk % DIGEST_BLOCK)

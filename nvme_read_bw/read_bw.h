@@ -47,9 +47,9 @@ struct options {
 	int numa_policy;
 	bool checksum;
 	bool list;
-	bool random;   /* --pattern rand */
-	uint64_t seed; /* --seed */
-	bool latency;  /* --latency: record completion latencies */
+	bool random;		   /* --pattern rand */
+	uint64_t seed;		   /* --seed */
+	bool latency;		   /* --latency: record completion latencies */
 	uint64_t curve[CURVE_MAX]; /* --sweep-threads / --sweep-chunk: the points */
 	int ncurve;
 	int argc; /* for the optional lists of --sweep-threads / --sweep-chunk */

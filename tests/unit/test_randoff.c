@@ -46,11 +46,12 @@ static void aligned_inside(void)
 
 	CHECK(rand_offsets_init(&ro, reg, chunk, 1, 0) == 0);
 	CHECK_U64(ro.base, 6ULL << 20); /* the first 1 MiB boundary inside */
-	CHECK_U64(ro.count, 1024 - 1); /* whole chunks between 6 MiB and the end */
+	CHECK_U64(ro.count, 1024 - 1);	/* whole chunks between 6 MiB and the end */
 	for (i = 0; i < DRAWS; i++) {
 		uint64_t off = rand_offsets_next(&ro);
 
-		if (off % chunk || off % 4096 || off < reg.start || off + chunk > reg.start + reg.len)
+		if (off % chunk || off % 4096 || off < reg.start ||
+		    off + chunk > reg.start + reg.len)
 			bad++;
 		lo = off < lo ? off : lo;
 		hi = off > hi ? off : hi;
