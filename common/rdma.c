@@ -17,9 +17,8 @@
 #include "rdma.h"
 #include "sysfs.h"
 #include "timing.h"
+#include "watchdog.h"
 #include "window.h"
-
-#define ACK_TIMEOUT 16 /* 4.096 us * 2^16 = 268 ms per try, 7 retries */
 
 /* ---- rdma_cm events -------------------------------------------------------------- */
 
@@ -212,7 +211,7 @@ int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsig
 	struct rdma_conn_param cp = {0};
 	struct sockaddr_storage sa, da;
 	uint8_t pdata[12];
-	uint8_t tmo = ACK_TIMEOUT;
+	uint8_t tmo = lo && lo->ack_timeout ? lo->ack_timeout : FAB_ACK_TIMEOUT;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -399,24 +398,46 @@ bool fab_conn_lost(struct fab_conn *c)
 	return lost;
 }
 
+/* Say the teardown step (a wedged device holds the run here: the watchdog names it). */
+static void step(const struct fab_conn *c, uint32_t qpn, const char *what)
+{
+	nbw_watchdog_phase("teardown: %s QP %u of %s", what, qpn,
+			   c->dev[0] ? c->dev : "an RDMA device");
+}
+
 /*
- * In reverse order of creation. A destroy call that fails leaves a verbs
- * object (and its memory) behind: one warning says so.
+ * In reverse order of creation, except that the QP goes first: moved to the
+ * error state (its WRITEs in flight are flushed, it no longer reads or writes
+ * memory) and destroyed before its memory is deregistered. A destroy call
+ * that fails leaves a verbs object (and its memory) behind: one warning says so.
  */
 void fab_conn_close(struct fab_conn *c)
 {
+	struct ibv_qp_attr err = {.qp_state = IBV_QPS_ERR};
+	uint32_t qpn = c->qp ? c->qp->qp_num : 0;
 	bool bad = false;
 
-	if (c->connected && c->id)
+	if (c->connected && c->id) {
+		step(c, qpn, "disconnecting");
 		rdma_disconnect(c->id);
-	bad |= c->mr && ibv_dereg_mr(c->mr);
+	}
+	if (c->qp) {
+		step(c, qpn, "moving to the error state");
+		ibv_modify_qp(c->qp, &err, IBV_QP_STATE);
+		step(c, qpn, "destroying");
+	}
 	if (c->qp && c->id)
 		rdma_destroy_qp(c->id);
 	else
 		bad |= c->qp && ibv_destroy_qp(c->qp);
+	c->qp = NULL;
+	step(c, qpn, "deregistering the memory of");
+	bad |= c->mr && ibv_dereg_mr(c->mr);
+	step(c, qpn, "destroying the CQ of");
 	bad |= c->cq && ibv_destroy_cq(c->cq);
 	bad |= c->cch && ibv_destroy_comp_channel(c->cch);
 	bad |= c->pd && ibv_dealloc_pd(c->pd);
+	step(c, qpn, "destroying the rdma_cm id and closing the device of");
 	bad |= c->id && rdma_destroy_id(c->id);
 	if (c->ech)
 		rdma_destroy_event_channel(c->ech);

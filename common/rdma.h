@@ -110,10 +110,14 @@ struct fab_qp_attr {
 
 /* Link settings applied when a QP is connected (both modes where they can be). */
 struct fab_link_opts {
-	uint8_t mtu;	/* enum ibv_mtu; 0 = the smaller of both ports' active MTU */
-	uint8_t sl;	/* service level */
-	uint8_t tclass; /* traffic class (RoCE: DSCP << 2 | ECN) */
+	uint8_t mtu;	     /* enum ibv_mtu; 0 = the smaller of both ports' active MTU */
+	uint8_t sl;	     /* service level */
+	uint8_t tclass;	     /* traffic class (RoCE: DSCP << 2 | ECN) */
+	uint8_t ack_timeout; /* 4.096 us x 2^N per try; 0 = FAB_ACK_TIMEOUT */
 };
+
+/* The ACK timeout's default exponent: 4.096 us x 2^16 = 268 ms per try, 7 tries. */
+#define FAB_ACK_TIMEOUT 16
 
 /*
  * Verbs mode: open p's device, create PD, CQ and an RC QP (INIT) for depth

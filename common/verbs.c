@@ -13,7 +13,6 @@
 
 #include "rdma.h"
 
-#define ACK_TIMEOUT_EXP 16 /* 4.096 us * 2^16 = 268 ms per try, as with rdma_cm */
 #define RETRIES 7
 
 /* Open the device called name. NULL if there is none (errno set). */
@@ -123,7 +122,7 @@ int fab_qp_connect(struct fab_conn *c, const struct fab_port *p, const struct fa
 		return fab_conn_fail(c, -errno, "ibv_modify_qp (RTR)");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = ACK_TIMEOUT_EXP;
+	a.timeout = lo->ack_timeout ? lo->ack_timeout : FAB_ACK_TIMEOUT;
 	a.retry_cnt = RETRIES;
 	a.rnr_retry = RETRIES;
 	a.sq_psn = local->psn;

@@ -26,6 +26,10 @@
 #include "pcitree.h"
 #include "probe.h"
 #include "report.h"
+#include "watchdog.h"
+
+/* The whole run's budget (said in --help): past it, the step it was stuck in, exit 1. */
+#define PROBE_BUDGET_S 60.0
 
 static void usage(void)
 {
@@ -60,6 +64,8 @@ static void usage(void)
 	       "  -V, --version          version\n");
 	printf("\nVerdicts: ok, downgraded (limited_by device, port, training or path),\n"
 	       "maybe_idle, link_down, no_link, unknown.\n"
+	       "A run has a budget of 60 s; past it the tool says the step it was stuck in and\n"
+	       "exits 1.\n"
 	       "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 expectation not met.\n");
 }
 
@@ -1029,6 +1035,14 @@ static bool audit(const struct options *o, struct site_spec *spec, struct probe_
 	return met;
 }
 
+/* The watchdog's last word: where the run was stuck, then exit 1 at once. */
+static void give_up(const char *why)
+{
+	nbw_err("%s", why);
+	fflush(stdout);
+	_exit(NBW_EXIT_FAIL);
+}
+
 int main(int argc, char **argv)
 {
 	static struct probe_dev devs[MAX_DEVS];
@@ -1044,6 +1058,10 @@ int main(int argc, char **argv)
 	rc = parse_options(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	/* Reading sysfs and config space takes milliseconds; a wedged device, longer. */
+	if (nbw_watchdog_start(PROBE_BUDGET_S, give_up))
+		nbw_warn("no watchdog thread: the run's budget is not enforced");
+	nbw_watchdog_phase("reading sysfs and the PCI config space");
 	if (o.expect_file) {
 		rc = bays_spec_load(o.expect_file, &spec);
 		if (rc)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "digest.h"
@@ -20,6 +21,7 @@
 #include "parse.h"
 #include "placement.h"
 #include "read_bw.h"
+#include "watchdog.h"
 
 static void usage(void)
 {
@@ -74,6 +76,8 @@ static void usage(void)
 	       "  -h, --help             this help\n"
 	       "  -V, --version          version\n");
 	printf("\nSizes: 4096, 1M = 1MiB = 2^20, 1MB = 10^6, 16G = 2^34.\n"
+	       "Every phase (a window with its drives) has a budget of --warmup + --duration\n"
+	       "+ 30 s; past it the tool says the step it was stuck in and exits 1.\n"
 	       "Exit status: 0 ok, 1 runtime failure, 2 usage error.\n");
 }
 
@@ -320,6 +324,14 @@ static uint64_t curve_max(const struct options *o, enum mode m, uint64_t def)
 }
 
 /* Measure and print; the exit status. */
+/* The watchdog's last word: where the run was stuck, then exit 1 at once. */
+static void give_up(const char *why)
+{
+	nbw_err("%s", why);
+	fflush(stdout);
+	_exit(NBW_EXIT_FAIL);
+}
+
 static int run(const struct options *o, struct report *r, struct target *t, int n)
 {
 	int rc;
@@ -339,6 +351,8 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 	if (o->iopoll && (rc = check_poll_queues(o, t, n)) >= 0)
 		return rc;
 	nbw_signals_init();
+	if (nbw_watchdog_start(o->cc.warmup + o->cc.duration + PHASE_SLACK_S, give_up))
+		nbw_warn("no watchdog thread: the run's budget is not enforced");
 	report_obj_begin(r, NULL);
 	print_header(r, o, t, n);
 	fflush(r->out);
@@ -349,6 +363,7 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 		rc = run_curve(o, r, t, n);
 	else
 		rc = run_series(o, r, t, n);
+	nbw_watchdog_stop();
 	report_obj_end(r);
 	report_finish(r);
 	return rc;

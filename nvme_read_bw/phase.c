@@ -18,6 +18,7 @@
 #include "placement.h"
 #include "read_bw.h"
 #include "timing.h"
+#include "watchdog.h"
 
 #define POLL_MS 100
 #define LINE_READY 1
@@ -411,6 +412,9 @@ int phase_run(const struct options *o, struct target **t, int nt, struct phase *
 	int i, started, rc = NBW_EXIT_OK;
 
 	memset(ph, 0, sizeof(*ph));
+	/* Each phase has its budget: its window and PHASE_SLACK_S (main.c starts the watchdog). */
+	nbw_watchdog_rearm(o->cc.warmup + o->cc.duration + PHASE_SLACK_S);
+	nbw_watchdog_phase("a phase's set-up (opening %d drives, starting readers)", nt);
 	ph->o = o;
 	ph->t = t;
 	ph->nt = nt;
@@ -427,6 +431,7 @@ int phase_run(const struct options *o, struct target **t, int nt, struct phase *
 		ph->nothing_measured = ph->interrupted = true;
 	if (rc == NBW_EXIT_OK && !ph->nothing_measured && !atomic_load(&ph->failed)) {
 		line_open(&ph->line, LINE_READY);
+		nbw_watchdog_phase("the window (%d readers)", ph->nw);
 		if (phase_window(ph) < 0) {
 			nbw_err("out of memory");
 			rc = NBW_EXIT_FAIL;
@@ -434,8 +439,11 @@ int phase_run(const struct options *o, struct target **t, int nt, struct phase *
 	}
 	line_abort(&ph->line);
 	atomic_store(&ph->stop, true);
-	for (i = 0; i < started; i++)
+	for (i = 0; i < started; i++) {
+		nbw_watchdog_phase("the end of a phase: waiting for reader %d of %d's last read", i,
+				   started);
 		pthread_join(ph->w[i].tid, NULL);
+	}
 	ph->nw = started;
 	line_destroy(&ph->line);
 	if (rc == NBW_EXIT_OK)

@@ -71,6 +71,12 @@ struct tresult {
 
 struct worker;
 
+/*
+ * A phase's budget beyond its window (opening drives, starting readers, the
+ * last read of each); past it the watchdog names the step and the tool exits 1.
+ */
+#define PHASE_SLACK_S 30.0
+
 /* One measured phase: the targets read together, their workers and results. */
 struct phase {
 	const struct options *o;

@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "auth.h"
 #include "digest.h"
 #include "nbw.h"
 #include "remote.h"
 #include "target.h"
+#include "watchdog.h"
 #include "window.h"
 
 static void usage(void)
@@ -39,6 +41,8 @@ static void usage(void)
 	       "                         works on InfiniBand without IPoIB)\n"
 	       "      --mtu BYTES        path MTU: 256 512 1024 2048 4096 (default: the ports')\n"
 	       "      --sl N             service level 0-15 (default 0)\n"
+	       "  -u, --qp-timeout N     RDMA ACK timeout, 4.096 us x 2^N per try, 7 tries\n"
+	       "                         (1-31, default 16 = 268 ms; perftest's -u)\n"
 	       "      --tclass N         traffic class 0-255 (RoCE: DSCP x 4, e.g. 106 = DSCP 26\n"
 	       "                         for a lossless PFC class; default 0)\n"
 	       "  -p, --port N           rdma_cm and control port (default %u)\n"
@@ -105,7 +109,11 @@ static void usage(void)
 	       "  -h, --help             this help\n"
 	       "  -V, --version          version\n");
 	printf("\nSizes: 4096, 1M = 1MiB = 2^20, 1MB = 10^6, 16G = 2^34.\n"
-	       "A peer that dies or goes silent is detected within --timeout seconds.\n"
+	       "A peer that dies or goes silent is detected within --timeout seconds. The whole\n"
+	       "run has a budget, from the options: T = --timeout, W = --warmup + --duration,\n"
+	       "  8T + (W + 4T) per window (7 windows with -a) + the sink's --wait\n"
+	       "  (+ T per source with --sources; --wait 0 pauses it until a source comes);\n"
+	       "past it the tool says the step it was stuck in and exits 1.\n"
 	       "Exit status: 0 ok, 1 runtime failure (device, fabric, peer, verification FAIL),\n"
 	       "2 usage error.\n");
 }
@@ -154,6 +162,7 @@ static const struct cli_opt opts[] = {
 	CLI_ARG("mtu", OPT_MTU),
 	CLI_ARG("sl", OPT_SL),
 	CLI_ARG("tclass", OPT_TCLASS),
+	CLI_ARG("qp-timeout", 'u'),
 	CLI_ARG("source", OPT_SOURCE),
 	CLI_TEXT("disks", OPT_DISKS, struct options, disks),
 	CLI_TEXT_FLAG("local-disks", OPT_LOCAL_DISKS, struct options, disks, local_disks_set),
@@ -198,11 +207,11 @@ static int mtu_option(const char *arg, uint8_t *mtu)
 	return rc;
 }
 
-/* A value 0..max that fits a byte (--sl, --tclass). */
-static int byte_option(const char *what, const char *arg, unsigned max, uint8_t *out)
+/* A value min..max that fits a byte (--sl, --tclass, --qp-timeout). */
+static int byte_option(const char *what, const char *arg, unsigned min, unsigned max, uint8_t *out)
 {
 	unsigned u;
-	int rc = cli_uint(what, arg, 0, max, &u);
+	int rc = cli_uint(what, arg, min, max, &u);
 
 	if (rc == CLI_NEXT)
 		*out = (uint8_t)u;
@@ -262,9 +271,11 @@ static int tool_option(int c, char *arg, void *ctx)
 	case OPT_MAX_CV:
 		return percent_option("maximum variation", arg, &o->max_cv);
 	case OPT_SL:
-		return byte_option("service level", arg, 15, &o->lo.sl);
+		return byte_option("service level", arg, 0, 15, &o->lo.sl);
 	case OPT_TCLASS:
-		return byte_option("traffic class", arg, 255, &o->lo.tclass);
+		return byte_option("traffic class", arg, 0, 255, &o->lo.tclass);
+	case 'u':
+		return byte_option("QP timeout", arg, 1, 31, &o->lo.ack_timeout);
 	case OPT_SOURCE:
 		rc = cli_keyword("source", arg, sources, &k);
 		if (rc == CLI_NEXT)
@@ -390,7 +401,7 @@ static int validate_options(struct options *o)
 /* -1 to go on, or the exit status (help, version, usage error). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	static const struct cli_spec spec = {"ad:x:p:s:t:q:RD:hV", opts, tool_option, usage};
+	static const struct cli_spec spec = {"ad:x:p:s:t:q:u:RD:hV", opts, tool_option, usage};
 	int first, rc;
 
 	*o = (struct options){
@@ -421,6 +432,31 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return validate_options(o);
 }
 
+/*
+ * The run's overall budget in seconds (said in usage() and the man page):
+ * T = --timeout, W = warm-up + duration; set-up and handshake 8T, per window
+ * W + 4T (START, drain, RESULT, verdict), the sink's --wait, T per extra
+ * source. The sink's wait for its first source with --wait 0 is not counted
+ * (the watchdog pauses there).
+ */
+static double run_budget(const struct options *o)
+{
+	double t = o->timeout, windows = o->all_sizes ? 7 : 1;
+	double budget = 8 * t + windows * (o->cc.warmup + o->cc.duration + o->late_start + 4 * t);
+
+	if (!o->peer || o->bidir)
+		budget += o->wait + (o->sources > 1 ? o->sources * t : 0);
+	return budget;
+}
+
+/* The watchdog's last word: where the run was stuck, then exit 1 at once. */
+static void give_up(const char *why)
+{
+	nbw_err("%s", why);
+	fflush(stdout);
+	_exit(NBW_EXIT_FAIL);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -438,6 +474,8 @@ int main(int argc, char **argv)
 	/* Signals are taken synchronously by whoever waits (common/window.c). */
 	nbw_signals_init();
 	report_init(&r, out, o.cc.json, o.cc.gbits);
+	if (nbw_watchdog_start(run_budget(&o), give_up))
+		nbw_warn("no watchdog thread: the run's budget is not enforced");
 	if (o.bidir)
 		rc = run_bidir(&o, out);
 	else if (o.all_sizes)
@@ -446,6 +484,7 @@ int main(int argc, char **argv)
 		rc = run_fanin(&o, &r);
 	else
 		rc = o.peer ? run_source(&o, &r, NULL) : run_sink(&o, &r, NULL);
+	nbw_watchdog_stop();
 	cli_close_output(out);
 	return rc;
 }

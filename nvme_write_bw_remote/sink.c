@@ -33,6 +33,7 @@
 #include "sink.h"
 #include "target.h"
 #include "timing.h"
+#include "watchdog.h"
 #include "window.h"
 
 static int sink_targets(struct sink *k);
@@ -517,7 +518,11 @@ int sink_admit(struct sink *hall, bool into_hall, struct sink **s, int n, int *g
 	int rc = 0, i;
 
 	for (*got = 0; *got < n;) {
+		nbw_watchdog_phase("waiting for a source (%d of %d came)", *got, n);
+		if (!deadline) /* --wait 0: forever, by design; the budget starts with a source */
+			nbw_watchdog_pause();
 		rc = door_await(hall->door, deadline, &g);
+		nbw_watchdog_resume();
 		if (rc)
 			break;
 		if (hello_unacceptable(hall, &g, workers, &fits, why, sizeof(why))) {
@@ -840,6 +845,7 @@ static void receive_full(struct sink *k)
 	void *p;
 	int rc;
 
+	nbw_watchdog_phase("verifying every slot %s wrote", k->peer);
 	rc = ctrl_expect(k->cfd, CTRL_VERIFY, &p, &len, remote_timeout_ms(k->o), err, sizeof(err));
 	if (!rc)
 		rc = ctrl_decode_chunks(p, len, &c, &n);
@@ -1126,6 +1132,7 @@ static int sink_window(struct sink *k)
 	int rc;
 
 	window_bind(&w, &o->cc, k, k->lstart, k->lend);
+	nbw_watchdog_phase("the window (%s writing)", k->cfd >= 0 ? k->peer : "the sources");
 	if (lreaders_start(k)) {
 		lreaders_stop(k);
 		return sink_refuse(k, "cannot start the local reader threads");
@@ -1161,8 +1168,10 @@ static int sink_window(struct sink *k)
 		return sink_refuse(k, "interrupted");
 	if (why == SINK_RUNNING && k->cfd < 0) /* the hall: no source of its own */
 		return 0;
-	if (why == SINK_RUNNING) /* the window ended here: the source's RESULT comes next */
+	if (why == SINK_RUNNING) { /* the window ended here: the source's RESULT comes next */
+		nbw_watchdog_phase("waiting for %s's RESULT", k->peer);
 		why = await_result(k);
+	}
 	if (why != SINK_RESULT)
 		return window_failure(k, why, &w);
 	if (k->res.ok && result_implausible(k, &w, k->peer_err, sizeof(k->peer_err))) {
@@ -1403,8 +1412,13 @@ static void sink_close(struct sink *k)
 {
 	uint32_t i;
 
-	for (i = 0; k->conns && i < k->hello.workers; i++)
+	/* Teardown has a bound of its own, whatever is left of the budget. */
+	nbw_watchdog_limit(k->o->timeout + 5);
+	for (i = 0; k->conns && i < k->hello.workers; i++) {
+		nbw_watchdog_phase("teardown: worker %u of %u of %s", i, k->hello.workers,
+				   k->cfd >= 0 ? k->peer : "the sink");
 		fab_conn_close(&k->conns[i]);
+	}
 	free(k->conns);
 	free(k->sqp);
 	if (k->cfd >= 0)
@@ -1449,8 +1463,10 @@ void sink_destroy(struct sink *k)
 static int sink_handshake(struct sink *k)
 {
 	struct ctrl_buf b;
-	int rc = send_accept(k, &b);
+	int rc;
 
+	nbw_watchdog_phase("the handshake with %s", k->peer);
+	rc = send_accept(k, &b);
 	if (rc)
 		return sink_fail(k, "%s: %s", k->peer, ctrl_strerror(rc));
 	rc = k->o->conn == CTRL_CONN_VERBS ? make_qps(k) : connect_workers(k);

@@ -27,6 +27,7 @@
 #include "remote.h"
 #include "target.h"
 #include "timing.h"
+#include "watchdog.h"
 #include "window.h"
 
 #define FULL_RING_MAX 1024 /* slice slots used with --verify full (bounds the table) */
@@ -1072,20 +1073,27 @@ static int start_workers(struct source *s)
 /* Line 1 (connected), the slices, line 2 (canaries written), CANARY and START. */
 static int source_lines(struct source *s)
 {
-	int rc = start_workers(s);
+	int rc;
+
+	nbw_watchdog_phase("connecting %u QPs to %s", s->nw, s->o->peer);
+	rc = start_workers(s);
 
 	if (!rc)
 		rc = gather_workers(s, LINE_CONNECTED);
 	if (!rc && s->o->conn == CTRL_CONN_VERBS)
 		rc = send_qps(s);
-	if (!rc)
+	if (!rc) {
+		nbw_watchdog_phase("waiting for %s's slices", s->o->peer);
 		rc = receive_slices(s);
+	}
 	if (!rc)
 		line_open(&s->line, LINE_CONNECTED);
 	if (!rc)
 		rc = gather_workers(s, LINE_CANARY);
-	if (!rc)
+	if (!rc) {
+		nbw_watchdog_phase("waiting for START from %s", s->o->peer);
 		rc = send_canary_await_start(s);
+	}
 	if (rc)
 		line_abort(&s->line); /* every waiting worker returns */
 	else
@@ -1151,6 +1159,7 @@ static int source_window(struct source *s)
 	window_bind(&w, &o->cc, s, s->wstart, s->wend);
 	w.warmup += o->late_start;
 	s->win = &w;
+	nbw_watchdog_phase("the window (writing to %s)", o->peer);
 	window_run(&w);
 	s->seconds = w.seconds;
 	s->cpu_s = w.cpu_s;
@@ -1160,6 +1169,7 @@ static int source_window(struct source *s)
 	sink_gone = w.end_reason == WINDOW_STOPPED && w.stopped_by == SOURCE_SINK_SPOKE;
 	if (sink_gone)
 		s->hb_period = 0; /* the sink spoke or is gone: no more heartbeats */
+	nbw_watchdog_phase("the drain (%u workers' RDMA WRITEs in flight to %s)", s->nw, o->peer);
 	join_workers(s);
 	s->win = NULL;
 	ok = w.end_reason == WINDOW_DONE;
@@ -1174,6 +1184,7 @@ static int source_window(struct source *s)
 	count_rails(s);
 	if (sink_gone)
 		return NBW_EXIT_FAIL;
+	nbw_watchdog_phase("sending RESULT to %s and waiting for its verdict", o->peer);
 	rc = send_result(s, ok && !atomic_load(&s->failed));
 	if ((!ok || atomic_load(&s->failed)) && s->failure[0])
 		tell_sink(s, s->failure);
@@ -1185,6 +1196,9 @@ static void source_close(struct source *s)
 {
 	uint32_t i;
 
+	/* Teardown has a bound of its own, whatever is left of the budget. */
+	nbw_watchdog_limit(s->o->timeout + 5);
+	nbw_watchdog_phase("teardown: joining the workers");
 	if (s->started) {
 		line_abort(&s->line);
 		join_workers(s);
@@ -1196,6 +1210,7 @@ static void source_close(struct source *s)
 
 		if (w->wr_init)
 			fab_writer_free(&w->wr);
+		nbw_watchdog_phase("teardown: worker %u of %u", i, s->nw);
 		fab_conn_close(&w->conn);
 		if (w->rd_open)
 			reader_close(&w->rd);
@@ -1249,9 +1264,12 @@ int run_source(const struct options *o, struct report *r, struct run_figures *fi
 	s->o = o;
 	s->r = r;
 	s->verdict = VERDICT_NONE;
+	nbw_watchdog_phase("setting up (drives, ports, workers)");
 	rc = source_setup(s);
-	if (!rc)
+	if (!rc) {
+		nbw_watchdog_phase("the handshake with %s", o->peer);
 		rc = handshake(s);
+	}
 	if (rc) {
 		if (o->cc.json)
 			print_early_failure(s);
