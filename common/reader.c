@@ -13,6 +13,7 @@
 #include "nbw.h"
 #include "reader.h"
 #include "sysfs.h"
+#include "timing.h"
 
 #define ZERO_SAMPLE 4096u
 
@@ -73,6 +74,40 @@ int region_split(uint64_t span, unsigned n, uint32_t align, struct region *out)
 	return 0;
 }
 
+int rand_offsets_init(struct rand_offsets *ro, struct region reg, uint64_t chunk, uint64_t seed,
+		      uint64_t stream)
+{
+	uint64_t first, end = reg.start + reg.len;
+
+	if (!chunk || !reg.len)
+		return -EINVAL;
+	first = (reg.start + chunk - 1) / chunk * chunk;
+	ro->chunk = chunk;
+	if (first < end && end - first >= chunk) {
+		ro->base = first;
+		ro->count = (end - first) / chunk;
+	} else {
+		ro->base = reg.start;
+		ro->count = 1;
+	}
+	rng_seed(&ro->g, seed, stream);
+	return 0;
+}
+
+int reader_set_random(struct reader *rd, uint64_t seed, uint64_t stream)
+{
+	int rc = rand_offsets_init(&rd->ro, rd->reg, rd->chunk, seed, stream);
+
+	if (!rc)
+		rd->random = true;
+	return rc;
+}
+
+void reader_set_timed(struct reader *rd, bool on)
+{
+	rd->timed = on;
+}
+
 int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned depth, size_t chunk,
 		uint32_t lbs, uint64_t target_size, struct region reg, void *buf)
 {
@@ -127,8 +162,11 @@ int reader_open_flags(struct reader *rd, int fd, enum reader_engine engine, unsi
 	rd->buf = buf;
 	/* psync keeps one read in flight but may still lend out depth slots. */
 	rd->slots = calloc(depth, sizeof(*rd->slots));
-	if (!rd->slots)
+	rd->done = calloc(depth, sizeof(*rd->done));
+	if (!rd->slots || !rd->done) {
+		reader_close(rd);
 		return -ENOMEM;
+	}
 	rd->depth = depth;
 #ifdef HAVE_LIBURING
 	if (engine == ENGINE_IO_URING) {
@@ -156,7 +194,9 @@ void reader_close(struct reader *rd)
 	}
 #endif
 	free(rd->slots);
+	free(rd->done);
 	rd->slots = NULL;
+	rd->done = NULL;
 }
 
 int reader_poll_queues(int fd, const char *sysfs_root, char *name, size_t len)
@@ -192,16 +232,25 @@ const char *reader_poll_hint(const char *name)
 	return "nvme.poll_queues=N on the kernel command line or 'modprobe nvme poll_queues=N'";
 }
 
-/* Assign the next chunk of the sweep to slot s. */
-static void slot_assign(struct reader *rd, unsigned s)
+/* Assign the next chunk (of the sweep, or a random one) to slot s, first sent at now. */
+static void slot_assign(struct reader *rd, unsigned s, uint64_t now)
 {
 	struct reader_slot *sl = &rd->slots[s];
 	uint64_t end = rd->reg.start + rd->reg.len;
-	uint64_t left = end - rd->next;
+	uint64_t left;
 
+	sl->got = 0;
+	sl->t_submit = now;
+	if (rd->random) {
+		sl->offset = rand_offsets_next(&rd->ro);
+		left = end - sl->offset;
+		sl->want = left < rd->chunk ? (size_t)left : rd->chunk;
+		sl->sweep = 0;
+		return;
+	}
+	left = end - rd->next;
 	sl->offset = rd->next;
 	sl->want = left < rd->chunk ? (size_t)left : rd->chunk;
-	sl->got = 0;
 	sl->sweep = rd->sweep;
 	rd->next += sl->want;
 	if (rd->next >= end) {
@@ -239,10 +288,12 @@ static int slot_progress(struct reader *rd, unsigned s, size_t n)
 	return 0;
 }
 
+/* Hand slot s out as *out. */
 static void chunk_out(struct reader *rd, unsigned s, struct reader_chunk *out)
 {
 	struct reader_slot *sl = &rd->slots[s];
 
+	out->lat_ns = rd->timed ? sl->t_done - sl->t_submit : 0;
 	sl->state = SLOT_HELD;
 	out->slot = s;
 	out->buf = rd->buf + (size_t)s * rd->chunk;
@@ -271,7 +322,7 @@ static int psync_next(struct reader *rd, struct reader_chunk *out)
 		return -EAGAIN;
 	sl = &rd->slots[s];
 	buf = rd->buf + (size_t)s * rd->chunk;
-	slot_assign(rd, (unsigned)s);
+	slot_assign(rd, (unsigned)s, rd->timed ? nbw_now_ns() : 0);
 	for (;;) {
 		ssize_t n = pread(rd->fd, buf + sl->got, slot_request(rd, sl),
 				  (off_t)(sl->offset + sl->got));
@@ -291,6 +342,8 @@ static int psync_next(struct reader *rd, struct reader_chunk *out)
 		if (rc == 1)
 			break;
 	}
+	if (rd->timed)
+		sl->t_done = nbw_now_ns();
 	chunk_out(rd, (unsigned)s, out);
 	return 0;
 }
@@ -312,6 +365,87 @@ static int uring_submit_slot(struct reader *rd, unsigned s)
 	return 0;
 }
 
+/* One completion of slot s with result res: 1 chunk done, 0 resubmitted, -errno. */
+static int uring_complete(struct reader *rd, unsigned s, int res, uint64_t now)
+{
+	struct reader_slot *sl = &rd->slots[s];
+	int rc;
+
+	rd->inflight--;
+	if (res == -EINTR || res == -EAGAIN) {
+		rc = 0; /* resubmit the same request */
+	} else if (res < 0) {
+		rc = res;
+	} else {
+		rc = slot_progress(rd, s, (size_t)res);
+		if (rc == 1) {
+			sl->state = SLOT_DONE;
+			sl->t_done = now;
+			rd->done[(rd->done_head + rd->ndone++) % rd->depth] = s;
+			return 1;
+		}
+	}
+	if (rc < 0) {
+		sl->state = SLOT_FREE;
+		return rc;
+	}
+	/* Short read (or retryable error): read the rest of the chunk. */
+	return uring_submit_slot(rd, s);
+}
+
+/*
+ * Reap every completion the ring holds (one clock read for them all): the
+ * completed chunks join rd->done. 0, or -errno with out->offset naming where.
+ */
+static int uring_reap(struct reader *rd, struct reader_chunk *out)
+{
+	uint64_t now = rd->timed ? nbw_now_ns() : 0;
+	struct io_uring_cqe *cqe;
+
+	while (io_uring_peek_cqe(&rd->ring, &cqe) == 0) {
+		unsigned slot = (unsigned)io_uring_cqe_get_data64(cqe);
+		int rc = uring_complete(rd, slot, cqe->res, now);
+
+		io_uring_cqe_seen(&rd->ring, cqe);
+		if (rc < 0) {
+			out->offset = rd->slots[slot].offset + rd->slots[slot].got;
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* The oldest completed chunk out of rd->done. */
+static void uring_pop(struct reader *rd, struct reader_chunk *out)
+{
+	unsigned s = rd->done[rd->done_head];
+
+	rd->done_head = (rd->done_head + 1) % rd->depth;
+	rd->ndone--;
+	chunk_out(rd, s, out);
+}
+
+/*
+ * Queue a read for every free slot (one clock read for the batch); they go
+ * to the kernel with the next wait, so a batch of completions handed out one
+ * by one costs one system call.
+ */
+static int uring_fill(struct reader *rd)
+{
+	uint64_t now = 0;
+	int s, rc;
+
+	while ((s = find_free_slot(rd)) >= 0) {
+		if (rd->timed && !now)
+			now = nbw_now_ns();
+		slot_assign(rd, (unsigned)s, now);
+		rc = uring_submit_slot(rd, (unsigned)s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_ms)
 {
 	struct __kernel_timespec ts = {
@@ -319,24 +453,20 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 		.tv_nsec = (long long)(timeout_ms % 1000) * 1000000,
 	};
 	struct io_uring_cqe *cqe;
-	int s, rc;
-	bool queued = false;
+	int rc = uring_fill(rd);
 
-	while ((s = find_free_slot(rd)) >= 0) {
-		slot_assign(rd, (unsigned)s);
-		rc = uring_submit_slot(rd, (unsigned)s);
-		if (rc)
-			return rc;
-		queued = true;
+	if (rc)
+		return rc;
+	if (rd->ndone) {
+		uring_pop(rd, out);
+		return 0;
 	}
 	if (!rd->inflight)
 		return -EAGAIN;
 	for (;;) {
-		unsigned slot;
-
-		/* One system call both submits the new reads and waits for a completion. */
+		/* One system call both submits the queued reads and waits for a completion. */
 		cqe = NULL;
-		if (queued)
+		if (io_uring_sq_ready(&rd->ring))
 			rc = io_uring_submit_and_wait_timeout(&rd->ring, &cqe, 1, &ts, NULL);
 		else
 			rc = io_uring_wait_cqe_timeout(&rd->ring, &cqe, &ts);
@@ -346,40 +476,19 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 			return -ETIMEDOUT;
 		if (rc < 0)
 			return rc;
-		queued = false;
 		/*
 		 * liburing's submit-and-wait may return the submitted count with no
 		 * completion yet (cqe left NULL; IOPOLL does): wait again the plain way.
 		 */
 		if (!cqe)
 			continue;
-		slot = (unsigned)io_uring_cqe_get_data64(cqe);
-		rc = cqe->res;
-		io_uring_cqe_seen(&rd->ring, cqe);
-		rd->inflight--;
-		if (rc == -EINTR || rc == -EAGAIN) {
-			rc = 0; /* resubmit the same request */
-		} else if (rc < 0) {
-			out->offset = rd->slots[slot].offset + rd->slots[slot].got;
-			rd->slots[slot].state = SLOT_FREE;
-			return rc;
-		} else {
-			rc = slot_progress(rd, slot, (size_t)rc);
-			if (rc < 0) {
-				out->offset = rd->slots[slot].offset + rd->slots[slot].got;
-				rd->slots[slot].state = SLOT_FREE;
-				return rc;
-			}
-			if (rc == 1) {
-				chunk_out(rd, slot, out);
-				return 0;
-			}
-		}
-		/* Short read (or retryable error): read the rest of the chunk. */
-		rc = uring_submit_slot(rd, slot);
+		rc = uring_reap(rd, out);
 		if (rc)
 			return rc;
-		queued = true;
+		if (rd->ndone) {
+			uring_pop(rd, out);
+			return 0;
+		}
 	}
 }
 #endif

@@ -3,10 +3,17 @@
  * reader.h: the one O_DIRECT reader loop of the suite. A reader sweeps one
  * region of a target sequentially in chunks, wrapping at the region's end,
  * with up to depth reads in flight (psync: one pread at a time; io_uring:
- * depth fixed-buffer reads on a registered file). Each completed chunk is
+ * depth fixed-buffer reads on a registered file, every completion the ring
+ * holds reaped at once and the freed slots submitted together when the
+ * reaped ones are handed out). Each completed chunk is
  * handed to the caller in a slot of the caller's buffer and stays the
  * caller's until reader_release(), so a slot can be held while, say, an
  * RDMA WRITE sends it.
+ *
+ * reader_set_random() turns the sweep into uniformly random chunk-aligned
+ * offsets from a seeded per-reader generator; reader_set_timed() has each
+ * chunk carry its completion latency (first submission to completion,
+ * CLOCK_MONOTONIC).
  */
 #ifndef NBW_READER_H
 #define NBW_READER_H
@@ -18,6 +25,7 @@
 
 #include "config.h"
 #include "nbw.h"
+#include "rng.h"
 #ifdef HAVE_LIBURING
 #include <liburing.h>
 #endif
@@ -57,16 +65,41 @@ struct region {
  */
 int region_split(uint64_t span, unsigned n, uint32_t align, struct region *out);
 
+/*
+ * Random chunk offsets over one region: uniform over the chunk-aligned
+ * offsets (multiples of chunk from the start of the target) whose whole
+ * chunk lies inside the region; a region holding no such chunk has the one
+ * offset reg.start (its read clipped at the region's end). As the reader's
+ * chunk is a multiple of the block size, so is every offset.
+ */
+struct rand_offsets {
+	uint64_t base;	/* first offset */
+	uint64_t count; /* offsets to draw from: base + k * chunk, k < count */
+	uint64_t chunk;
+	struct rng g;
+};
+
+/* 0, or -EINVAL for an empty region or a zero chunk. stream: the reader's index. */
+int rand_offsets_init(struct rand_offsets *ro, struct region reg, uint64_t chunk, uint64_t seed,
+		      uint64_t stream);
+
+static inline uint64_t rand_offsets_next(struct rand_offsets *ro)
+{
+	return ro->base + rng_below(&ro->g, ro->count) * ro->chunk;
+}
+
 /* A completed read: slot's buffer holds len bytes read at offset. */
 struct reader_chunk {
 	unsigned slot;
 	void *buf;
 	uint64_t offset;
 	size_t len;
-	uint64_t sweep; /* 0 for the region's first pass, 1 for the second, ... */
+	uint64_t sweep;	 /* 0 for the region's first pass, 1 for the second, ... (random: 0) */
+	uint64_t lat_ns; /* completion latency with reader_set_timed(), else 0 */
 };
 
-enum slot_state { SLOT_FREE, SLOT_INFLIGHT, SLOT_HELD };
+/* SLOT_DONE: completed, waiting in the reader's queue of completed chunks. */
+enum slot_state { SLOT_FREE, SLOT_INFLIGHT, SLOT_DONE, SLOT_HELD };
 
 struct reader_slot {
 	enum slot_state state;
@@ -74,6 +107,8 @@ struct reader_slot {
 	size_t want; /* bytes the chunk should hold (clipped at region end) */
 	size_t got;  /* bytes read so far (short reads are resumed) */
 	uint64_t sweep;
+	uint64_t t_submit; /* CLOCK_MONOTONIC ns of the first submission (timed readers) */
+	uint64_t t_done;   /* and of the completion */
 };
 
 struct reader {
@@ -89,7 +124,12 @@ struct reader {
 	unsigned char *buf; /* depth * chunk bytes, caller's, lbs-aligned */
 	struct reader_slot *slots;
 	unsigned inflight;
+	unsigned *done; /* io_uring: completed slots not handed out yet, a ring of depth */
+	unsigned done_head, ndone;
 	unsigned flags; /* READER_* */
+	bool random;	/* offsets from ro instead of the sweep */
+	bool timed;	/* chunks carry their latency */
+	struct rand_offsets ro;
 #ifdef HAVE_LIBURING
 	struct io_uring ring;
 	bool ring_ready;
@@ -125,6 +165,15 @@ int reader_open_flags(struct reader *rd, int fd, enum reader_engine engine, unsi
  * then names where).
  */
 int reader_next(struct reader *rd, struct reader_chunk *out, int timeout_ms);
+
+/*
+ * Read random chunk-aligned offsets of the region (see struct rand_offsets)
+ * from a generator seeded by seed and stream (the reader's index), before
+ * the first reader_next(). 0 or -EINVAL.
+ */
+int reader_set_random(struct reader *rd, uint64_t seed, uint64_t stream);
+/* Time each read: reader_chunk.lat_ns (two clock reads per read or batch). */
+void reader_set_timed(struct reader *rd, bool on);
 
 /* Give a held slot back for reading. */
 void reader_release(struct reader *rd, unsigned slot);

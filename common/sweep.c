@@ -102,3 +102,61 @@ int sweep_judge(const double *gbps, const char *const *label, int n, double ceil
 		add_fall(v, gbps, label, n);
 	return 0;
 }
+
+const char *depth_kind_name(enum depth_kind k)
+{
+	static const char *const names[] = {
+		[DEPTH_KNEE] = "knee",
+		[DEPTH_FLAT] = "flat",
+		[DEPTH_RISING] = "rising",
+	};
+
+	return nbw_name(names, NBW_ARRAY_SIZE(names), k, "?");
+}
+
+/* The first point that no later point beats by more than SWEEP_KNEE_GAIN. */
+static int knee_start(const double *iops, int n)
+{
+	double later = 0; /* the most IOPS of the points after i */
+	int i, knee = n - 1;
+
+	for (i = n - 2; i >= 0; i--) {
+		if (iops[i + 1] > later)
+			later = iops[i + 1];
+		if (later <= SWEEP_KNEE_GAIN * iops[i])
+			knee = i;
+	}
+	return knee;
+}
+
+int sweep_depth_judge(const double *iops, const double *p99, const char *const *label, int n,
+		      struct depth_verdict *v)
+{
+	int k;
+
+	if (n < 1)
+		return -EINVAL;
+	k = knee_start(iops, n);
+	if (n > 1 && k == n - 1) {
+		v->knee = -1;
+		v->kind = DEPTH_RISING;
+		snprintf(v->text, sizeof(v->text),
+			 "IOPS still rising at %s (%.0f, +%.0f%% over %s): sweep further", label[k],
+			 iops[k], (iops[k] / iops[k - 1] - 1) * 100, label[k - 1]);
+		return 0;
+	}
+	v->knee = k;
+	if (p99[n - 1] > SWEEP_KNEE_LAT * p99[k]) {
+		v->kind = DEPTH_KNEE;
+		snprintf(v->text, sizeof(v->text),
+			 "IOPS stop rising at %s (%.0f) while p99 keeps climbing (%.1f to %.1f us "
+			 "at %s): more depth only queues",
+			 label[k], iops[k], p99[k], p99[n - 1], label[n - 1]);
+	} else {
+		v->kind = DEPTH_FLAT;
+		snprintf(v->text, sizeof(v->text),
+			 "IOPS flat from %s (%.0f) and p99 flat too (%.1f to %.1f us at %s)",
+			 label[k], iops[k], p99[k], p99[n - 1], label[n - 1]);
+	}
+	return 0;
+}

@@ -29,6 +29,30 @@ struct sweep_verdict {
 int sweep_judge(const double *gbps, const char *const *label, int n, double ceiling,
 		const char *ceiling_name, const char *limit_name, struct sweep_verdict *v);
 
+/*
+ * The verdict on a depth sweep: IOPS and p99 latency (any unit) at the
+ * points labelled label[0..n) ("depth 8"). The knee is the first point from
+ * which no later point has more than SWEEP_KNEE_GAIN (5%) more IOPS; it
+ * counts as a knee when the last point's p99 is above SWEEP_KNEE_LAT (1.2)
+ * times the knee's (latency keeps climbing). knee: that index, or -1 when
+ * IOPS still rise at the last point. 0, or -EINVAL for n < 1.
+ */
+#define SWEEP_KNEE_GAIN 1.05
+#define SWEEP_KNEE_LAT 1.2
+
+enum depth_kind { DEPTH_KNEE, DEPTH_FLAT, DEPTH_RISING };
+
+struct depth_verdict {
+	int knee;
+	enum depth_kind kind;
+	char text[256];
+};
+
+int sweep_depth_judge(const double *iops, const double *p99, const char *const *label, int n,
+		      struct depth_verdict *v);
+/* "knee", "flat", "rising". */
+const char *depth_kind_name(enum depth_kind k);
+
 /* "link", "below_link", "rising", "no_ceiling". */
 const char *sweep_kind_name(enum sweep_kind k);
 

@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,13 @@ static void usage(void)
 	       "      --iopoll           io_uring: poll for completions (needs NVMe poll queues)\n"
 	       "      --sqpoll           io_uring: a kernel thread per reader submits the reads\n"
 	       "      --numa auto|off|N  pin readers to the drive's node, none, or node N\n"
-	       "                         (default auto)\n",
+	       "                         (default auto)\n"
+	       "      --pattern seq|rand sequential sweep (default) or uniformly random\n"
+	       "                         chunk-aligned offsets over each thread's region\n"
+	       "      --seed N           seed of the random offsets (default 1); the same seed\n"
+	       "                         reads the same offsets\n"
+	       "      --latency          time each read: completion latency min, p50, p90,\n"
+	       "                         p99, p99.9, p99.99, max and mean per drive and total\n",
 	       reader_engine_available(ENGINE_IO_URING) ? "" : " (not built)");
 	printf("\nWindow:\n"
 	       "      --warmup SECONDS   unmeasured warm-up (default 3)\n"
@@ -57,7 +64,11 @@ static void usage(void)
 	       "                         verdict: where the curve goes flat, at or below the link\n"
 	       "                         ceiling, or still rising\n"
 	       "      --sweep-chunk [LIST]    the same over chunk sizes (default "
-	       "64K,128K,...,4M)\n");
+	       "64K,128K,...,4M)\n"
+	       "      --sweep-depth [LIST]    io_uring: the same over reads in flight per\n"
+	       "                         thread (default 1,2,4,8,12,16,24,32): IOPS and p99\n"
+	       "                         per depth and the depth where IOPS stop rising while\n"
+	       "                         latency keeps climbing (implies --latency)\n");
 	printf("\nOutput:\n"
 	       "      --report_gbits     text bandwidth in Gb/s instead of GB/s\n"
 	       "      --json[=FILE]      one JSON document on stdout (or into FILE)\n"
@@ -81,10 +92,14 @@ enum {
 	OPT_CHECKSUM,
 	OPT_SWEEP_THREADS,
 	OPT_SWEEP_CHUNK,
+	OPT_SWEEP_DEPTH,
+	OPT_PATTERN,
+	OPT_SEED,
+	OPT_LATENCY,
 };
 
-static const char *const mode_names[] = {"", "--baseline", "--sweep", "--sweep-threads",
-					 "--sweep-chunk"};
+static const char *const mode_names[] = {
+	"", "--baseline", "--sweep", "--sweep-threads", "--sweep-chunk", "--sweep-depth"};
 
 static const struct cli_opt opts[] = {
 	CLI_TEXT("disks", OPT_DISKS, struct options, disks),
@@ -97,6 +112,10 @@ static const struct cli_opt opts[] = {
 	CLI_NOARG("sweep", OPT_SWEEP),
 	CLI_OPTARG("sweep-threads", OPT_SWEEP_THREADS),
 	CLI_OPTARG("sweep-chunk", OPT_SWEEP_CHUNK),
+	CLI_OPTARG("sweep-depth", OPT_SWEEP_DEPTH),
+	CLI_ARG("pattern", OPT_PATTERN),
+	CLI_ARG("seed", OPT_SEED),
+	CLI_FLAG("latency", OPT_LATENCY, struct options, latency),
 	CLI_FLAG("checksum", OPT_CHECKSUM, struct options, checksum),
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_WINDOW,
@@ -120,6 +139,7 @@ static int mode_option(int c, struct options *o)
 	enum mode m = c == OPT_BASELINE	       ? MODE_BASELINE
 		      : c == OPT_SWEEP	       ? MODE_SWEEP
 		      : c == OPT_SWEEP_THREADS ? MODE_SWEEP_THREADS
+		      : c == OPT_SWEEP_DEPTH   ? MODE_SWEEP_DEPTH
 					       : MODE_SWEEP_CHUNK;
 
 	if (o->mode == m)
@@ -132,18 +152,32 @@ static int mode_option(int c, struct options *o)
 	return CLI_NEXT;
 }
 
+/* One point of a curve option into o->curve[i]: CLI_NEXT or an exit status. */
+static int curve_point(int c, const char *item, struct options *o, int i)
+{
+	unsigned u;
+	int rc;
+
+	if (c == OPT_SWEEP_CHUNK)
+		return cli_size("chunk size", item, 1, 1ULL << 30, &o->curve[i]);
+	rc = c == OPT_SWEEP_THREADS ? cli_uint("thread count", item, 1, TARGET_MAX_THREADS, &u)
+				    : cli_uint("depth", item, 1, MAX_DEPTH, &u);
+	o->curve[i] = u;
+	return rc;
+}
+
 /*
- * --sweep-threads [LIST], --sweep-chunk [LIST]: the points, increasing. The
- * list may follow as the next argument (getopt binds an optional one only
- * with '='): taken when it starts with a digit.
+ * --sweep-threads [LIST], --sweep-chunk [LIST], --sweep-depth [LIST]: the
+ * points, increasing. The list may follow as the next argument (getopt binds
+ * an optional one only with '='): taken when it starts with a digit.
  */
 static int curve_option(int c, char *arg, struct options *o)
 {
-	const char *def =
-		c == OPT_SWEEP_THREADS ? "1,2,4,8,12,16,24,48" : "64K,128K,256K,512K,1M,2M,4M";
+	const char *def = c == OPT_SWEEP_THREADS ? "1,2,4,8,12,16,24,48"
+			  : c == OPT_SWEEP_DEPTH ? "1,2,4,8,12,16,24,32"
+						 : "64K,128K,256K,512K,1M,2M,4M";
 	char buf[512], *items[CURVE_MAX + 1];
 	int i, n, rc = mode_option(c, o);
-	unsigned u;
 
 	if (rc != CLI_NEXT)
 		return rc;
@@ -155,13 +189,9 @@ static int curve_option(int c, char *arg, struct options *o)
 		return nbw_usage_err("%s: a comma list of up to %d values", mode_names[o->mode],
 				     CURVE_MAX);
 	for (i = 0; i < n; i++) {
-		rc = c == OPT_SWEEP_THREADS
-			     ? cli_uint("thread count", items[i], 1, TARGET_MAX_THREADS, &u)
-			     : cli_size("chunk size", items[i], 1, 1ULL << 30, &o->curve[i]);
+		rc = curve_point(c, items[i], o, i);
 		if (rc != CLI_NEXT)
 			return rc;
-		if (c == OPT_SWEEP_THREADS)
-			o->curve[i] = u;
 		if (i && o->curve[i] <= o->curve[i - 1])
 			return nbw_usage_err(
 				"%s: the values must increase ('%s' after a larger one)",
@@ -174,7 +204,10 @@ static int curve_option(int c, char *arg, struct options *o)
 /* One option with a value to check: CLI_NEXT or an exit status. */
 static int tool_option(int c, char *arg, void *ctx)
 {
+	static const char *const patterns[] = {"seq", "rand", NULL};
 	struct options *o = ctx;
+	unsigned long seed = 0;
+	int i = 0, rc;
 
 	switch (c) {
 	case 't':
@@ -196,7 +229,16 @@ static int tool_option(int c, char *arg, void *ctx)
 		return mode_option(c, o);
 	case OPT_SWEEP_THREADS:
 	case OPT_SWEEP_CHUNK:
+	case OPT_SWEEP_DEPTH:
 		return curve_option(c, arg, o);
+	case OPT_PATTERN:
+		rc = cli_keyword("pattern", arg, patterns, &i);
+		o->random = i == 1;
+		return rc;
+	case OPT_SEED:
+		rc = parse_uint(arg, 0, ULONG_MAX, &seed);
+		o->seed = seed;
+		return rc ? cli_bad_value("seed", arg, rc) : CLI_NEXT;
 	}
 	return cli_try_help();
 }
@@ -210,6 +252,15 @@ static int validate_options(struct options *o)
 	if (o->engine == ENGINE_PSYNC && (o->iopoll || o->sqpoll))
 		return nbw_usage_err("--%s needs --engine io_uring",
 				     o->iopoll ? "iopoll" : "sqpoll");
+	if (o->mode == MODE_SWEEP_DEPTH && o->engine != ENGINE_IO_URING)
+		return nbw_usage_err("--sweep-depth needs --engine io_uring");
+	if (o->mode == MODE_SWEEP_DEPTH && o->depth_set)
+		return nbw_usage_err("--depth and --sweep-depth cannot be combined");
+	if (o->mode == MODE_SWEEP_DEPTH) /* its verdict weighs p99 latency */
+		o->latency = true;
+	if (o->checksum && o->random)
+		return nbw_usage_err(
+			"--checksum digests a sequential sweep: not with --pattern rand");
 	if (o->engine == ENGINE_IO_URING && !o->depth_set)
 		o->depth = 8;
 	if (o->checksum && o->chunk % DIGEST_BLOCK)
@@ -232,6 +283,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.engine = ENGINE_PSYNC,
 		.depth = 1,
 		.numa_policy = PLACEMENT_AUTO,
+		.seed = 1,
 	};
 	o->argc = argc;
 	o->argv = argv;
@@ -291,6 +343,7 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 		report_finish(r);
 		return NBW_EXIT_OK;
 	}
+	/* (--sweep-depth: the buffers grow with the depth, the targets do not care) */
 	rc = target_prepare(t, n, curve_max(o, MODE_SWEEP_CHUNK, o->chunk), o->span,
 			    (unsigned)curve_max(o, MODE_SWEEP_THREADS, o->threads));
 	if (rc)
@@ -305,7 +358,8 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 	fflush(r->out);
 	if (o->mode == MODE_PLAIN)
 		rc = run_plain(o, r, t, n);
-	else if (o->mode == MODE_SWEEP_THREADS || o->mode == MODE_SWEEP_CHUNK)
+	else if (o->mode == MODE_SWEEP_THREADS || o->mode == MODE_SWEEP_CHUNK ||
+		 o->mode == MODE_SWEEP_DEPTH)
 		rc = run_curve(o, r, t, n);
 	else
 		rc = run_series(o, r, t, n);

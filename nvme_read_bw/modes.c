@@ -62,7 +62,15 @@ void print_header(struct report *r, const struct options *o, const struct target
 		   : o->mode == MODE_SWEEP	   ? "sweep"
 		   : o->mode == MODE_SWEEP_THREADS ? "sweep-threads"
 		   : o->mode == MODE_SWEEP_CHUNK   ? "sweep-chunk"
+		   : o->mode == MODE_SWEEP_DEPTH   ? "sweep-depth"
 						   : "plain");
+	report_str(r, "pattern", " Pattern         : %-14s", o->random ? "rand" : "seq");
+	report_u64(r, "seed", NULL, o->seed);
+	if (o->random)
+		report_text(r, " Seed            : %llu\n", (unsigned long long)o->seed);
+	else
+		report_text(r, "\n");
+	report_bool(r, "latency", " Latency         : %s\n", o->latency);
 	report_bool(r, "checksum", NULL, o->checksum);
 	report_obj_end(r);
 	report_text(r, " Drives          : %d\n", n);
@@ -89,14 +97,36 @@ void print_header(struct report *r, const struct options *o, const struct target
 	report_text(r, "%s", rule);
 }
 
+void print_latency(struct report *r, const struct lathist *h, const char *label)
+{
+	char fmt[32];
+	int k;
+
+	if (!h)
+		return;
+	report_obj_begin(r, "latency_us");
+	report_text(r, " %-16s latency us:", label);
+	report_u64(r, "count", NULL, h->count);
+	report_double(r, "min", " min %.1f", h->count ? (double)h->min / 1e3 : NAN);
+	for (k = 0; k < LATHIST_NPCT; k++) {
+		snprintf(fmt, sizeof(fmt), "  %s %%.1f", lathist_pct_keys[k]);
+		report_double(r, lathist_pct_keys[k], fmt,
+			      h->count ? (double)lathist_percentile(h, lathist_pcts[k]) / 1e3
+				       : NAN);
+	}
+	report_double(r, "max", "  max %.1f", h->count ? (double)h->max / 1e3 : NAN);
+	report_double(r, "mean", "  mean %.1f\n", lathist_mean(h) / 1e3);
+	report_obj_end(r);
+}
+
 /* The drives[] entries: description plus this phase's figures. */
 static void print_drive_rows(struct report *r, const struct phase *ph)
 {
 	const char *unit = report_bw_unit(r);
 	int i;
 
-	report_text(r, " %-16s %16s %9s %9s %7s %11s %10s\n", "drive", "bytes", "seconds", unit,
-		    "zero %", "link GB/s", "% of link");
+	report_text(r, " %-16s %16s %9s %9s %10s %7s %11s %10s\n", "drive", "bytes", "seconds",
+		    unit, "IOPS", "zero %", "link GB/s", "% of link");
 	report_arr_begin(r, "drives");
 	for (i = 0; i < ph->nt; i++) {
 		const struct drive *d = &ph->t[i]->d;
@@ -118,12 +148,16 @@ static void print_drive_rows(struct report *r, const struct phase *ph)
 		report_u64(r, "bytes", " %16llu", res->bytes);
 		report_double(r, "seconds", " %9.2f", res->seconds);
 		report_bw(r, "gb_per_s", " %9.2f", bps);
+		report_u64(r, "ios", NULL, res->ios);
+		report_double(r, "iops", " %10.0f",
+			      res->seconds > 0 ? (double)res->ios / res->seconds : 0);
 		report_double(r, "zero_fraction", NULL, res->zero_fraction);
 		report_double(r, NULL, " %7.1f", res->zero_fraction * 100);
 		report_double(r, "link_ceiling_gb_per_s", " %11.2f", d->link_ceiling);
 		report_double(r, "percent_of_link_ceiling", " %10.1f",
 			      bps / 1e9 / d->link_ceiling * 100);
 		report_text(r, "\n");
+		print_latency(r, res->lat, "");
 		if (ph->o->checksum) {
 			char hex[17];
 
@@ -154,11 +188,16 @@ static void print_total(struct report *r, const struct phase *ph, const char *la
 	report_text(r, " %-16s", label);
 	report_u64(r, "bytes", " %16llu", ph->total_bytes);
 	report_double(r, "seconds", " %9.2f", ph->seconds);
-	report_bw(r, "gb_per_s", " %9.2f\n", bps);
+	report_bw(r, "gb_per_s", " %9.2f", bps);
+	report_u64(r, "ios", NULL, ph->total_ios);
+	report_double(r, "iops", " %10.0f\n", phase_iops(ph));
+	print_latency(r, ph->lat, "");
 	report_double(r, "cpu_s", NULL, ph->cpu_s);
 	report_double(r, "cpu_s_per_gib", " CPU              %.3f s per GiB read",
 		      nbw_cpu_per_gib(ph->cpu_s, ph->total_bytes));
 	report_text(r, " (%.2f s user + system, all threads)\n", ph->cpu_s);
+	report_double(r, "cpu_us_per_io", " CPU              %.2f us per read\n",
+		      ph->total_ios ? ph->cpu_s * 1e6 / (double)ph->total_ios : NAN);
 	report_obj_end(r);
 }
 
@@ -184,14 +223,15 @@ static void print_state(struct report *r, const struct phase *ph)
 
 /* One summary row of --baseline / --sweep. */
 static void summary_row(struct report *r, const char *label, int ndrives, double bps,
-			double ideal_bps)
+			double ideal_bps, double iops)
 {
 	report_obj_begin(r, NULL);
 	report_str(r, "label", " %-22s", label);
 	report_u64(r, "drives", " %6llu", (unsigned long long)ndrives);
 	report_bw(r, "gb_per_s", " %12.2f", bps);
 	report_bw(r, "ideal_gb_per_s", " %12.2f", ideal_bps);
-	report_double(r, "percent_of_ideal", " %10.1f\n", bps / ideal_bps * 100);
+	report_double(r, "percent_of_ideal", " %10.1f", bps / ideal_bps * 100);
+	report_double(r, "iops", " %10.0f\n", iops);
 	report_obj_end(r);
 }
 
@@ -233,6 +273,7 @@ struct series {
 	int nphase, done;
 	double solo[TARGET_MAX]; /* bytes/s of each drive alone, NAN if not measured */
 	double *total, *ideal;	 /* per completed phase */
+	double *iops;		 /* per completed phase */
 	struct phase last;	 /* the last (widest) completed phase */
 	bool have_last;
 };
@@ -279,6 +320,7 @@ static int series_measure(struct series *s)
 			break;
 		}
 		s->total[p] = phase_bps(&ph);
+		s->iops[p] = phase_iops(&ph);
 		if (k == 1)
 			s->solo[tp[0] - s->t] = s->total[p];
 		s->ideal[p] = 0;
@@ -312,12 +354,12 @@ static void series_print(struct report *r, struct series *s)
 	print_drive_rows(r, &s->last);
 	print_total(r, &s->last, "total");
 	report_text(r, "%s", rule);
-	report_text(r, " %-22s %6s %7s %-4s %7s %-4s %10s\n", name, "drives", "total", unit,
-		    "ideal", unit, "% of ideal");
+	report_text(r, " %-22s %6s %7s %-4s %7s %-4s %10s %10s\n", name, "drives", "total", unit,
+		    "ideal", unit, "% of ideal", "IOPS");
 	report_arr_begin(r, name);
 	for (p = 0; p < s->done; p++) {
 		k = series_phase(s, p, tp, label, sizeof(label));
-		summary_row(r, label, k, s->total[p], s->ideal[p]);
+		summary_row(r, label, k, s->total[p], s->ideal[p], s->iops[p]);
 	}
 	report_arr_end(r);
 	if (s->done < s->nphase)
@@ -335,8 +377,9 @@ int run_series(const struct options *o, struct report *r, struct target *t, int 
 	if (s) {
 		s->total = calloc((size_t)n + 1, sizeof(double));
 		s->ideal = calloc((size_t)n + 1, sizeof(double));
+		s->iops = calloc((size_t)n + 1, sizeof(double));
 	}
-	if (!s || !s->total || !s->ideal) {
+	if (!s || !s->total || !s->ideal || !s->iops) {
 		nbw_err("out of memory");
 		rc = NBW_EXIT_FAIL;
 		goto out;
@@ -356,6 +399,7 @@ out:
 	if (s) {
 		free(s->total);
 		free(s->ideal);
+		free(s->iops);
 	}
 	free(s);
 	return rc;

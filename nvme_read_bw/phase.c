@@ -30,6 +30,8 @@ struct worker {
 	int tindex; /* index of t in the phase */
 	struct region reg;
 	_Atomic uint64_t bytes; /* bytes of completed reads, ever increasing */
+	_Atomic uint64_t ios;	/* completed reads, ever increasing */
+	struct lathist *lat;	/* latencies inside the window (NULL: not timed) */
 	uint64_t zero_samples, zero_blocks;
 	uint64_t digest, digested;
 	struct reader_fault fault; /* worded for "<path>: <why>: <strerror><hint>" */
@@ -71,8 +73,14 @@ static int worker_setup(struct worker *w, struct reader *rd, void **buf, size_t 
 	}
 	rc = reader_open_flags(rd, t->fd, o->engine, o->depth, o->chunk, t->d.lbs, t->d.size,
 			       w->reg, *buf, reader_flags(o));
-	if (rc)
+	if (rc) {
 		worker_fail(w, rc, "set up reader");
+		return rc;
+	}
+	reader_set_timed(rd, w->lat != NULL);
+	/* The stream is the reader's index in the phase: one seed, one set of sequences. */
+	if (o->random && (rc = reader_set_random(rd, o->seed, (uint64_t)(w - w->ph->w))))
+		worker_fail(w, rc, "set up random offsets");
 	return rc;
 }
 
@@ -99,7 +107,10 @@ static void worker_read(struct worker *w, struct reader *rd)
 			w->digest = digest_add(w->digest, c.offset, c.buf, c.len);
 			w->digested += c.len;
 		}
+		if (w->lat && atomic_load_explicit(&w->ph->measuring, memory_order_relaxed))
+			lathist_record(w->lat, c.lat_ns);
 		atomic_fetch_add_explicit(&w->bytes, c.len, memory_order_relaxed);
+		atomic_fetch_add_explicit(&w->ios, 1, memory_order_relaxed);
 		reader_release(rd, c.slot);
 	}
 }
@@ -124,18 +135,36 @@ static void *worker_main(void *arg)
 
 /* ---- the window ------------------------------------------------------------------ */
 
-/* Bytes completed so far per target of the phase. */
+/* Bytes and reads completed so far per target of the phase. */
+static void count(const struct phase *ph, uint64_t *bytes, uint64_t *ios)
+{
+	int i;
+
+	memset(bytes, 0, sizeof(*bytes) * (size_t)ph->nt);
+	memset(ios, 0, sizeof(*ios) * (size_t)ph->nt);
+	for (i = 0; i < ph->nw; i++) {
+		bytes[ph->w[i].tindex] +=
+			atomic_load_explicit(&ph->w[i].bytes, memory_order_relaxed);
+		ios[ph->w[i].tindex] += atomic_load_explicit(&ph->w[i].ios, memory_order_relaxed);
+	}
+}
+
+/* The window's opening and close: counters, and latencies recorded in between. */
 static void snapshot(void *ctx, uint64_t *per_target)
 {
 	struct phase *ph = ctx;
-	int i;
+	size_t sz = sizeof(uint64_t) * (size_t)ph->nt;
 
-	memset(per_target, 0, sizeof(*per_target) * (size_t)ph->nt);
-	for (i = 0; i < ph->nw; i++)
-		per_target[ph->w[i].tindex] +=
-			atomic_load_explicit(&ph->w[i].bytes, memory_order_relaxed);
-	if (per_target == ph->win_start) /* the window opens: live lines count from here */
-		memcpy(ph->prev, per_target, sizeof(*per_target) * (size_t)ph->nt);
+	if (per_target == ph->win_start) {
+		atomic_store(&ph->measuring, true);
+		count(ph, per_target, ph->ios_start);
+		/* live lines count from here */
+		memcpy(ph->prev, per_target, sz);
+		memcpy(ph->ios_prev, ph->ios_start, sz);
+	} else {
+		atomic_store(&ph->measuring, false);
+		count(ph, per_target, ph->ios_end);
+	}
 }
 
 static int check(void *ctx)
@@ -145,16 +174,37 @@ static int check(void *ctx)
 	return atomic_load(&ph->failed) ? 1 : 0;
 }
 
+/* The live line's IOPS, after its unit: "GB/s  IOPS nvme0n1 1234 total 1234". */
+static void live_iops(const struct phase *ph, const uint64_t *ios, double secs, char *note,
+		      size_t len)
+{
+	uint64_t total = 0;
+	size_t off;
+	int i;
+
+	off = (size_t)snprintf(note, len, "%s  IOPS", ph->o->cc.gbits ? "Gb/s" : "GB/s");
+	for (i = 0; i < ph->nt && off < len; i++) {
+		total += ios[i] - ph->ios_prev[i];
+		off += (size_t)snprintf(note + off, len - off, " %s %.0f", ph->t[i]->d.name,
+					(double)(ios[i] - ph->ios_prev[i]) / secs);
+	}
+	if (off < len)
+		snprintf(note + off, len - off, " total %.0f", (double)total / secs);
+}
+
 /* --interval: a line per target and the total; each figure is kept as a sample. */
 static void live(void *ctx, double at, double secs)
 {
 	struct phase *ph = ctx;
 	struct live_value v[TARGET_MAX + 1];
-	uint64_t cur[TARGET_MAX];
+	uint64_t cur[TARGET_MAX], ios[TARGET_MAX];
+	char note[1024];
 	double total = 0;
 	int i;
 
-	snapshot(ph, cur);
+	count(ph, cur, ios);
+	live_iops(ph, ios, secs, note, sizeof(note));
+	memcpy(ph->ios_prev, ios, sizeof(uint64_t) * (size_t)ph->nt);
 	for (i = 0; i < ph->nt; i++) {
 		struct tresult *r = &ph->res[i];
 		double bps = (double)(cur[i] - ph->prev[i]) / secs;
@@ -166,7 +216,7 @@ static void live(void *ctx, double at, double secs)
 		v[i] = (struct live_value){ph->t[i]->d.name, bps};
 	}
 	v[ph->nt] = (struct live_value){"total", total};
-	live_print(cli_live_stream(&ph->o->cc), at, ph->o->cc.gbits, v, ph->nt + 1, NULL);
+	live_print(cli_live_stream(&ph->o->cc), at, ph->o->cc.gbits, v, ph->nt + 1, note);
 }
 
 /* The measured window: warm-up, then duration with optional interval lines. */
@@ -182,10 +232,14 @@ static int phase_window(struct phase *ph)
 	enum window_end end_reason;
 	int i;
 
-	ph->prev = calloc((size_t)ph->nt, sizeof(uint64_t));
+	ph->prev = calloc((size_t)ph->nt * 4, sizeof(uint64_t));
 	if (!ph->prev)
 		return -ENOMEM;
+	ph->ios_prev = ph->prev + ph->nt;
+	ph->ios_start = ph->prev + 2 * ph->nt;
+	ph->ios_end = ph->prev + 3 * ph->nt;
 	ph->win_start = start;
+	ph->win_end = end;
 	window_bind(&w, &o->cc, ph, start, end);
 	end_reason = window_run(&w);
 	ph->win_start = NULL;
@@ -198,8 +252,10 @@ static int phase_window(struct phase *ph)
 	ph->cpu_s = w.cpu_s;
 	for (i = 0; i < ph->nt; i++) {
 		ph->res[i].bytes = end[i] - start[i];
+		ph->res[i].ios = ph->ios_end[i] - ph->ios_start[i];
 		ph->res[i].seconds = ph->seconds;
 		ph->total_bytes += ph->res[i].bytes;
+		ph->total_ios += ph->res[i].ios;
 	}
 	return 0;
 }
@@ -211,19 +267,31 @@ void phase_free(struct phase *ph)
 	int i;
 
 	if (ph->res)
-		for (i = 0; i < ph->nt; i++)
+		for (i = 0; i < ph->nt; i++) {
 			free(ph->res[i].samples);
+			free(ph->res[i].lat);
+		}
+	if (ph->w)
+		for (i = 0; i < ph->nw; i++)
+			free(ph->w[i].lat);
 	free(ph->res);
 	free(ph->w);
 	free(ph->prev);
+	free(ph->lat);
 	ph->res = NULL;
 	ph->w = NULL;
 	ph->prev = NULL;
+	ph->lat = NULL;
 }
 
 double phase_bps(const struct phase *ph)
 {
 	return ph->seconds > 0 ? (double)ph->total_bytes / ph->seconds : 0;
+}
+
+double phase_iops(const struct phase *ph)
+{
+	return ph->seconds > 0 ? (double)ph->total_ios / ph->seconds : 0;
 }
 
 /* Report the first worker failure; returns the exit status. */
@@ -243,6 +311,25 @@ static int phase_failure(const struct phase *ph)
 	return NBW_EXIT_OK;
 }
 
+/* --latency: a histogram per worker, per target and for the phase. 0 or -ENOMEM. */
+static int phase_plan_lat(struct phase *ph)
+{
+	int i;
+
+	if (!ph->o->latency)
+		return 0;
+	ph->lat = calloc(1, sizeof(*ph->lat));
+	if (!ph->lat)
+		return -ENOMEM;
+	for (i = 0; i < ph->nt; i++)
+		if (!(ph->res[i].lat = calloc(1, sizeof(*ph->lat))))
+			return -ENOMEM;
+	for (i = 0; i < ph->nw; i++)
+		if (!(ph->w[i].lat = calloc(1, sizeof(*ph->lat))))
+			return -ENOMEM;
+	return 0;
+}
+
 /* Workers, regions and result slots of a phase. 0 or -ENOMEM. */
 static int phase_plan(struct phase *ph)
 {
@@ -255,7 +342,7 @@ static int phase_plan(struct phase *ph)
 	ph->nw = ph->nt * (int)o->threads;
 	ph->w = calloc((size_t)ph->nw, sizeof(*ph->w));
 	ph->res = calloc((size_t)ph->nt, sizeof(*ph->res));
-	if (!ph->w || !ph->res || !regs) {
+	if (!ph->w || !ph->res || !regs || phase_plan_lat(ph)) {
 		free(regs);
 		return -ENOMEM;
 	}
@@ -290,6 +377,10 @@ static void phase_collect(struct phase *ph)
 		r->digested += w->digested;
 		r->zero_samples += w->zero_samples;
 		r->zero_blocks += w->zero_blocks;
+		if (w->lat) {
+			lathist_merge(r->lat, w->lat);
+			lathist_merge(ph->lat, w->lat);
+		}
 	}
 	for (i = 0; i < ph->nt; i++) {
 		struct tresult *r = &ph->res[i];

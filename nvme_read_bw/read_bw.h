@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "lathist.h"
 #include "report.h"
 #include "target.h"
 #include "window.h"
@@ -20,9 +21,16 @@
 #define MAX_DEPTH 1024
 #define ZERO_WARN_FRACTION 0.5
 
-enum mode { MODE_PLAIN, MODE_BASELINE, MODE_SWEEP, MODE_SWEEP_THREADS, MODE_SWEEP_CHUNK };
+enum mode {
+	MODE_PLAIN,
+	MODE_BASELINE,
+	MODE_SWEEP,
+	MODE_SWEEP_THREADS,
+	MODE_SWEEP_CHUNK,
+	MODE_SWEEP_DEPTH,
+};
 
-#define CURVE_MAX 32 /* points of --sweep-threads / --sweep-chunk */
+#define CURVE_MAX 32 /* points of --sweep-threads / --sweep-chunk / --sweep-depth */
 
 struct options {
 	struct cli_common cc;
@@ -39,6 +47,9 @@ struct options {
 	int numa_policy;
 	bool checksum;
 	bool list;
+	bool random;		   /* --pattern rand */
+	uint64_t seed;		   /* --seed */
+	bool latency;		   /* --latency: record completion latencies */
 	uint64_t curve[CURVE_MAX]; /* --sweep-threads / --sweep-chunk: the points */
 	int ncurve;
 	int argc; /* for the optional lists of --sweep-threads / --sweep-chunk */
@@ -48,6 +59,8 @@ struct options {
 /* Per-target results of one phase. */
 struct tresult {
 	uint64_t bytes;
+	uint64_t ios;	     /* reads completed in the window */
+	struct lathist *lat; /* their latencies (NULL without --latency) */
 	double seconds;
 	uint64_t zero_samples, zero_blocks; /* sampled 4 KiB blocks, all-zero ones */
 	double zero_fraction;		    /* NAN without samples */
@@ -77,7 +90,14 @@ struct phase {
 	struct tresult *res;
 	uint64_t *prev;	     /* --interval: counters at the previous live line */
 	uint64_t *win_start; /* the window's opening counters while it runs */
+	uint64_t *ios_prev;  /* --interval: reads completed at the previous live line */
+	uint64_t *ios_start; /* reads completed at the opening and the close */
+	uint64_t *ios_end;
+	uint64_t *win_end;
+	atomic_bool measuring; /* the window is open: workers record latencies */
 	uint64_t total_bytes;
+	uint64_t total_ios;
+	struct lathist *lat; /* every target's latencies (NULL without --latency) */
 	double seconds;
 	double cpu_s;	       /* user + system of the process inside the window */
 	bool interrupted;      /* Ctrl-C ended the window early */
@@ -87,15 +107,18 @@ struct phase {
 /* Run one phase over t[0..nt); the results stay in ph until phase_free(). Exit status. */
 int phase_run(const struct options *o, struct target **t, int nt, struct phase *ph);
 void phase_free(struct phase *ph);
-/* Bytes per second of the whole phase. */
+/* Bytes per second, reads per second of the whole phase. */
 double phase_bps(const struct phase *ph);
+double phase_iops(const struct phase *ph);
 
 /* The modes: each prints its tables into r and returns the exit status. */
 void print_header(struct report *r, const struct options *o, const struct target *t, int n);
 int run_plain(const struct options *o, struct report *r, struct target *t, int n);
 int run_series(const struct options *o, struct report *r, struct target *t, int n);
-/* --sweep-threads / --sweep-chunk (curve.c): a table and a verdict per drive. */
+/* --sweep-threads / --sweep-chunk / --sweep-depth (curve.c): a table and a verdict per drive. */
 int run_curve(const struct options *o, struct report *r, struct target *t, int n);
 void list_targets(struct report *r, const struct target *t, int n);
+/* "latency_us" of h (text: one line after indent), nothing when h is NULL. */
+void print_latency(struct report *r, const struct lathist *h, const char *label);
 
 #endif

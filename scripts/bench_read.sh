@@ -18,8 +18,18 @@
 # queues, io_uring --iopoll (fio --hipri). Printed: GB/s and CPU seconds (user + system of
 # the process and its threads, the kernel SQ threads included) per GiB, and the ratios.
 #
+# Random rows (after the sequential ones, their own alternating rounds): RAND_BS (4K)
+# random reads, io_uring, one thread/job at RAND_DEPTH (32), ours with --pattern rand
+# --latency, fio with --rw=randread --fixedbufs --registerfiles (registered buffers of
+# 4 KiB pages, like ours at that size) --norandommap (uniform with replacement, like ours)
+# --lat_percentiles=1 (submission to completion, like ours). Printed: IOPS (all rounds'
+# reads over their seconds), p99 latency (the median of the rounds' p99), CPU per read
+# (user + system of the process over its reads), and the ratios against the issue's bar:
+# IOPS >= 1.00x fio, p99 <= 1.10x, CPU per read <= 1.00x.
+#
 # Environment: THREADS (default 12), CHUNK (1M), DURATION (10 s), DEPTH (8),
-# ROUNDS (3), BENCH_SIZE (2G), NVME_READ_BW, FIO.
+# ROUNDS (3), BENCH_SIZE (2G), RAND_BS (4K), RAND_DEPTH (32), SEQ=0 (random rows
+# only), RAND=0 (sequential rows only), NVME_READ_BW, FIO.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,31 +41,36 @@ DURATION=${DURATION:-10}
 DEPTH=${DEPTH:-8}
 ROUNDS=${ROUNDS:-3}
 BENCH_SIZE=${BENCH_SIZE:-2G}
+RAND_BS=${RAND_BS:-4K}
+RAND_DEPTH=${RAND_DEPTH:-32}
+SEQ=${SEQ:-1}
+RAND=${RAND:-1}
 
 command -v "$FIO" >/dev/null || { echo "bench_read.sh: fio not found (apt-get install fio)" >&2; exit 2; }
 [ -x "$NVME_READ_BW" ] || { echo "bench_read.sh: $NVME_READ_BW not built" >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_read.XXXXXX")
 trap 'rm -rf "$tmp"; [ -n "${made:-}" ] && rm -f "$made"' EXIT
 
+# to_bytes SIZE: 4096, 4K, 1M, 2G in bytes.
+to_bytes() {
+	python3 -c "
+import sys
+s = sys.argv[1].upper()
+m = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
+print(int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s))" "$1"
+}
+
 target=${1:-}
 if [ -z "$target" ]; then
 	made="${BENCH_DIR:-.}/bench_read.$$.img"
 	echo "creating $BENCH_SIZE of random data in $made" >&2
-	size_mib=$(( $("$NVME_READ_BW" --version >/dev/null; python3 -c "
-import sys
-s = sys.argv[1].upper()
-m = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
-print(int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s))" "$BENCH_SIZE") / 1048576 ))
+	size_mib=$(( $(to_bytes "$BENCH_SIZE") / 1048576 ))
 	dd if=/dev/urandom of="$made" bs=1M count="$size_mib" status=none conv=fsync
 	sync
 	target=$made
 fi
 if [ -b "$target" ]; then size=$(blockdev --getsize64 "$target"); else size=$(stat -c %s "$target"); fi
-chunk_bytes=$(python3 -c "
-import sys
-s = sys.argv[1].upper()
-m = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
-print(int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s))" "$CHUNK")
+chunk_bytes=$(to_bytes "$CHUNK")
 
 # run_ours ENGINE THREADS DEPTH [FLAG] -> "bytes seconds cpu"; FLAG: --sqpoll or --iopoll.
 run_ours() {
@@ -130,7 +145,8 @@ if [ -n "$iopoll" ]; then
 	cases+=("fio-hipri-$fio_buf fio io_uring 1 $DEPTH $fio_buf --hipri")
 fi
 : >"$tmp/results"
-for r in $(seq 1 "$ROUNDS"); do
+[ "$SEQ" = 0 ] && ROUNDS_SEQ=0 || ROUNDS_SEQ=$ROUNDS
+for r in $(seq 1 "$ROUNDS_SEQ"); do
 	for c in "${cases[@]}"; do
 		set -- $c
 		echo "round $r/$ROUNDS: $1 ($4 thread(s), depth $5, chunk $CHUNK, ${DURATION}s)" >&2
@@ -139,6 +155,7 @@ for r in $(seq 1 "$ROUNDS"); do
 	done
 done
 
+if [ "$SEQ" != 0 ]; then
 python3 - "$tmp/results" "$target" "$CHUNK" "$THREADS" "$DURATION" "$ROUNDS" <<'PY'
 import sys
 from collections import defaultdict
@@ -181,4 +198,66 @@ for ours, fio, what, tgt in (("ours-psync", "fio-psync", "psync", "bw >= 0.97, c
         if other != b and f"{fio}-{other}" in agg:
             ratio(f"ours/fio {what} (ours {b}, fio {other}: buffers)", ours, f"{fio}-{other}", "")
 ratio(f"io_uring x1 / psync x{threads} (ours)", "ours-io_uring", "ours-psync", "bw >= 1.00, cpu < 1.00")
+PY
+fi
+
+[ "$RAND" = 0 ] && exit 0
+rand_bytes=$(to_bytes "$RAND_BS")
+
+# rand_ours / rand_fio -> "reads seconds cpu p99_us"
+rand_ours() {
+	local TIMEFORMAT='%U %S'
+	{ time "$NVME_READ_BW" --disks "$target" --engine io_uring --depth "$RAND_DEPTH" -t 1 \
+		--pattern rand -s "$RAND_BS" --latency --warmup 0 -D "$DURATION" --json \
+		>"$tmp/ours.json" 2>/dev/null; } 2>"$tmp/time"
+	python3 - "$tmp/ours.json" "$tmp/time" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))["total"]
+u, s = map(float, open(sys.argv[2]).read().split()[-2:])
+print(t["ios"], t["seconds"], u + s, t["latency_us"]["p99"])
+PY
+}
+rand_fio() {
+	local TIMEFORMAT='%U %S'
+	{ time "$FIO" --name=rand --filename="$target" --readonly --rw=randread --bs="$rand_bytes" \
+		--ioengine=io_uring --iodepth="$RAND_DEPTH" --numjobs=1 --direct=1 --fixedbufs \
+		--registerfiles --norandommap --lat_percentiles=1 --time_based --runtime="$DURATION" \
+		--output-format=json >"$tmp/fio.json" 2>/dev/null; } 2>"$tmp/time"
+	python3 - "$tmp/fio.json" "$tmp/time" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+if j.get("error"):
+    sys.exit("fio failed: error %d" % j["error"])
+r = j["read"]
+u, s = map(float, open(sys.argv[2]).read().split()[-2:])
+print(r["total_ios"], r["runtime"] / 1000.0, u + s, r["lat_ns"]["percentile"]["99.000000"] / 1e3)
+PY
+}
+: >"$tmp/rand"
+for r in $(seq 1 "$ROUNDS"); do
+	for who in ours fio; do
+		echo "round $r/$ROUNDS: $who random $RAND_BS, io_uring depth $RAND_DEPTH, 1 thread, ${DURATION}s" >&2
+		echo "$who $("rand_$who")" >>"$tmp/rand"
+	done
+done
+python3 - "$tmp/rand" "$target" "$RAND_BS" "$RAND_DEPTH" "$DURATION" "$ROUNDS" <<'PY'
+import statistics, sys
+from collections import defaultdict
+res, target, bs, depth, dur, rounds = sys.argv[1:]
+ios, secs, cpu, p99 = (defaultdict(float), defaultdict(float), defaultdict(float),
+                       defaultdict(list))
+for line in open(res):
+    who, n, s, c, p = line.split()
+    ios[who] += int(n); secs[who] += float(s); cpu[who] += float(c); p99[who].append(float(p))
+def iops(w): return ios[w] / secs[w]
+def lat(w): return statistics.median(p99[w])
+def cpu_io(w): return cpu[w] / ios[w] * 1e6
+print()
+print(f"target {target}: random {bs} reads, io_uring depth {depth}, 1 thread/job, "
+      f"{rounds} alternating rounds of {dur} s each")
+print(f"{'case':<12}{'IOPS':>12}{'p99 us':>10}{'CPU us/read':>13}")
+for w in ("ours", "fio"):
+    print(f"{w + '-rand':<12}{iops(w):>12.0f}{lat(w):>10.1f}{cpu_io(w):>13.3f}")
+print(f"ours/fio    {iops('ours') / iops('fio'):>12.3f}{lat('ours') / lat('fio'):>10.3f}"
+      f"{cpu_io('ours') / cpu_io('fio'):>13.3f}  target: IOPS >= 1.00, p99 <= 1.10, CPU <= 1.00")
 PY

@@ -77,6 +77,8 @@ for e in $(words 'nvme_read_bw --engine '); do
 	check_match "engine '$e' is in nvme_read_bw --help" "(^|[^a-z_])$e([^a-z_]|$)" "$engine_help"
 done
 check_eq "nvme_read_bw --numa <TAB> (choices in --help)" "auto off" "$(words 'nvme_read_bw --numa ')"
+check_eq "nvme_read_bw --pattern <TAB> (choices in --help)" "rand seq" "$(words 'nvme_read_bw --pattern ')"
+check_eq "nvme_read_bw --sweep-d<TAB>" "--sweep-depth" "$(words 'nvme_read_bw --sweep-d')"
 if "$NVME_WRITE_BW_REMOTE" --help 2>/dev/null | grep -q -- '--source disk|mem'; then
 	check_eq "nvme_write_bw_remote --source <TAB>" "disk mem" "$(words 'nvme_write_bw_remote --source ')"
 	check_eq "nvme_write_bw_remote --local-disks DIR/b<TAB>" "$TMPD/d/b1" \
