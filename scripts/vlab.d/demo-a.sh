@@ -18,5 +18,5 @@ printf '\n=== node a: run_bench.sh ladder (sink a, source b through %s) ===\n' "
 "$src/scripts/run_bench.sh" ladder
 rc=$?
 printf '\n(virtual lab: qemu TCG, %s vCPU per node; the tables are real, the numbers are not;\n' "$(nproc)"
-printf ' every tool'\''s JSON is in the results directory: %s)\n' "$RESULTS_DIR/ladder"
+printf ' vlab copies the ladder and every tool'\''s JSON to the directory on its last line)\n'
 exit "$rc"
