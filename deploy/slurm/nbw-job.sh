@@ -30,7 +30,8 @@ nbw_hosts() {
 		nbw_say "not inside a Slurm job (SLURM_JOB_NODELIST unset): submit it with sbatch"
 		exit 2
 	fi
-	mapfile -t hosts < <(scontrol show hostnames "$SLURM_JOB_NODELIST" 2>/dev/null)
+	# (No process substitution: a node without /dev/fd, as the lab's, has none.)
+	read -ra hosts <<<"$(scontrol show hostnames "$SLURM_JOB_NODELIST" 2>/dev/null | tr '\n' ' ')"
 	n=${#hosts[@]}
 	if [ "$n" -lt "$1" ]; then
 		nbw_say "job ${SLURM_JOB_ID:-?} has $n node$([ "$n" = 1 ] || echo s) (${hosts[*]:-$SLURM_JOB_NODELIST}), $2 needs $1: sbatch --nodes=$1"
