@@ -1,4 +1,5 @@
 # deploy/slurm/nbw-job.sh: what the batch scripts of deploy/slurm/ share
+# shellcheck shell=bash
 # (sourced by ladder.sbatch, aggregate.sbatch and fanin.sbatch; bash). The
 # script sets job_prog (its name in messages) first.
 #

@@ -29,7 +29,7 @@ CONF=$SLURM_LAB/slurm.conf
 PUB_PORT=18600
 export SLURM_CONF=$CONF
 
-say() { echo "$prog[${VLAB_NODE:-?}]: $*" >&2; }
+say() { echo "${prog}[${VLAB_NODE:-?}]: $*" >&2; }
 die() {
 	say "$*"
 	exit 1
