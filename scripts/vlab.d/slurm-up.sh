@@ -90,7 +90,10 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/filetxt
 JobCompLoc=$SLURM_LAB/jobcomp.txt
 ReturnToService=2
-SlurmdTimeout=60
+# Emulated nodes on a shared host answer slowly: with SlurmdTimeout=60 a loaded
+# host saw b and c set DOWN ("not responding") in the middle of a run.
+SlurmdTimeout=300
+MessageTimeout=60
 KillWait=10
 MinJobAge=600
 EOF
