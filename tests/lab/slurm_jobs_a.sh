@@ -1,0 +1,73 @@
+#!/bin/bash
+# Node a of slurm_jobs.sh: the lab's Slurm up (scripts/vlab.d/slurm-up.sh),
+# then the batch scripts of deploy/slurm/ submitted from $VLAB_OUT: one with
+# one node too few, aggregate (2 nodes), fan-in (3 nodes), and an aggregate
+# cancelled while its tools run, after which a job on every node looks for
+# tool processes left behind. Each job's id, exit status, seconds, output and
+# `scontrol show job` go to $VLAB_OUT for the host's checks.
+set -u
+up=$VLAB_SRCDIR/scripts/vlab.d/slurm-up.sh
+D=$VLAB_SRCDIR/deploy/slurm
+export SLURM_CONF=/run/slurm-lab/slurm.conf
+trap '"$up" stop' EXIT
+"$up" start 150 || exit 1
+cd "$VLAB_OUT" || exit 1
+set -- $VLAB_DRIVES
+# run_bench.sh's settings, through sbatch's environment; the sink's address
+# from its lab NIC (RDMA_NETDEV: a step on the sink asks). The sink's rules
+# for a valid total loosened for emulated nodes on a shared host (SINK_ARGS):
+# with -D 4 a source's window opened 0.1-0.5 s after the sink's (88-94%
+# overlap) and 1 s samples varied 8-82%; the plumbing is what is tested here.
+export RDMA_NETDEV=$VLAB_NETDEV SINK_DISKS=$1 SRC_DISKS=$1 DRAM=64M THREADS=1 WARMUP=2 \
+	DURATION=6 NET_TIMEOUT=20 SINK_WAIT=120 VERIFY=full SINK_ARGS="--min-overlap 80 --max-cv 100"
+
+# submit NAME SECS SBATCH_ARGS...: sbatch --wait, at most SECS; NAME.id,
+# NAME.rc, NAME.secs, NAME.out (the job's output), NAME.job (scontrol show job).
+submit() {
+	local name=$1 secs=$2 t0 id
+	shift 2
+	t0=$(date +%s)
+	timeout "$secs" sbatch --wait --parsable --output="$name-%j.out" "$@" >"$name.id" 2>"$name.err"
+	echo $? >"$name.rc"
+	echo $(($(date +%s) - t0)) >"$name.secs"
+	id=$(head -n1 "$name.id")
+	cp "$name-$id.out" "$name.out" 2>/dev/null
+	scontrol show job -o "$id" >"$name.job" 2>&1
+	echo "== $name: job $id, exit $(cat "$name.rc"), $(cat "$name.secs") s"
+	cat "$name.out" "$name.err"
+}
+
+submit few 60 --nodes=1 "$D/aggregate.sbatch"
+submit agg 240 "$D/aggregate.sbatch"
+submit fan 240 "$D/fanin.sbatch"
+
+# Cancelled while the sink and the source run (a 120 s window).
+DURATION=120 sbatch --parsable --output="cancel-%j.out" "$D/aggregate.sbatch" >cancel.id
+id=$(cat cancel.id)
+end=$(($(date +%s) + 120))
+# The sink, the source's step and the batch step running: 3 steps or more
+# (the sink's address step ended before).
+until [ "$(squeue -h -s -j "$id" -o '%i %N' 2>/dev/null | grep -c "^$id\.[0-9]")" -ge 2 ] &&
+	grep -q 'source on .* (try 1)' "cancel-$id.out" 2>/dev/null; do
+	[ "$(date +%s)" -lt "$end" ] || { echo "cancel: the source never started"; break; }
+	sleep 1
+done
+sleep 5
+squeue -s -j "$id" -o '%i %N %M' >cancel.steps
+cat cancel.steps
+t0=$(date +%s)
+scancel "$id"
+until [ -z "$(squeue -h -j "$id" 2>/dev/null)" ] || [ "$(date +%s)" -ge $((t0 + 90)) ]; do sleep 1; done
+echo $(($(date +%s) - t0)) >cancel.secs
+scontrol show job -o "$id" >cancel.job 2>&1
+cp "cancel-$id.out" cancel.out
+echo "== cancel: job $id gone after $(cat cancel.secs) s"
+cat cancel.out
+# Any tool process left, on every node: one step per node.
+timeout 150 srun --nodes="$VLAB_NODES" --ntasks-per-node=1 --label \
+	pgrep -af '(^|/)nvme_(write_bw_remote|read_bw|link_probe)( |$)' >left.txt 2>left.err
+echo $? >left.rc
+echo "== left: exit $(cat left.rc)"
+cat left.txt left.err
+cp /run/slurm-lab/jobcomp.txt jobcomp.txt 2>/dev/null
+exit 0
