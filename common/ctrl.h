@@ -335,6 +335,9 @@ typedef int (*ctrl_take_fn)(void *ctx, unsigned type, const void *payload, uint3
  * sender neither blocks the caller nor puts it out of step), and a flood is
  * cut at max per call. take()'s first nonzero value, a ctrl_inbox_read()
  * error, or 0; *taken (if not NULL) counts the messages handed over.
+ * in->allow holds for the whole call: a take() that moves the session to
+ * another phase returns nonzero, so that the caller sets the next phase's
+ * in->allow before the next message is read.
  */
 int ctrl_inbox_pump(struct ctrl_inbox *in, int fd, unsigned max, ctrl_take_fn take, void *ctx,
 		    unsigned *taken);

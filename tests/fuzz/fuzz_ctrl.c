@@ -182,6 +182,7 @@ static void judge(struct conv *cv, unsigned type, const uint8_t *p, uint32_t n)
 static int take(void *ctx, unsigned type, const void *p, uint32_t n)
 {
 	struct conv *cv = ctx;
+	unsigned prev;
 
 	must((ctrl_phase_allows(cv->phase) >> type) & 1, "session: a message out of its phase");
 	must(n <= ctrl_payload_max(type), "session: a payload past its limit");
@@ -189,8 +190,10 @@ static int take(void *ctx, unsigned type, const void *p, uint32_t n)
 		must(n == ctrl_fixed_len(type), "door: a message off its exact size");
 	decode(type, p, n);
 	judge(cv, type, p, n);
+	prev = cv->phase;
 	cv->phase = ctrl_phase_next(cv->phase, type, cv->key, cv->verbs, cv->full);
-	return cv->phase == CTRL_PHASE_END;
+	/* Another phase: stop the pump, its caller sets the next phase's in.allow. */
+	return cv->phase == CTRL_PHASE_END ? 1 : cv->phase != prev ? 2 : 0;
 }
 
 /* A conversation: the bytes a source sends, through the sink's side of a session. */
@@ -206,7 +209,7 @@ static void session(uint8_t sel, const uint8_t *p, size_t n)
 	if (write(sv[1], p, n) < 0)
 		n = 0;
 	close(sv[1]);
-	while (!rc && rounds++ < 1000) {
+	while ((!rc || rc == 2) && rounds++ < 1000) {
 		in.allow = ctrl_phase_allows(cv.phase);
 		rc = ctrl_inbox_pump(&in, sv[0], 16, take, &cv, NULL);
 	}
