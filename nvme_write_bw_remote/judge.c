@@ -222,9 +222,8 @@ enum rdma_from judge_rdma_from(const struct ctrl_result *res, bool rejected,
 
 	*bytes = 0;
 	*sec = 0;
-	if (res) {
-		if (rejected || !res->ok)
-			return RDMA_FROM_NONE;
+	/* A RESULT counts only when ok and not rejected; else the last heartbeat, checked. */
+	if (res && !rejected && res->ok) {
 		*bytes = res->bytes;
 		*sec = res->window_ns / 1e9;
 		return RDMA_FROM_RESULT;
