@@ -218,7 +218,7 @@ int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsig
 	struct rdma_conn_param cp = {0};
 	struct sockaddr_storage sa, da;
 	uint8_t pdata[12];
-	uint8_t tmo = lo && lo->ack_timeout ? lo->ack_timeout : FAB_ACK_TIMEOUT;
+	uint8_t tmo = fab_ack_timeout(lo);
 	int rc;
 
 	memset(c, 0, sizeof(*c));

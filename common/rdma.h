@@ -119,6 +119,12 @@ struct fab_link_opts {
 /* The ACK timeout's default exponent: 4.096 us x 2^16 = 268 ms per try, 7 tries. */
 #define FAB_ACK_TIMEOUT 16
 
+/* The ACK timeout's exponent that lo asks for (lo may be NULL: the default). */
+static inline uint8_t fab_ack_timeout(const struct fab_link_opts *lo)
+{
+	return lo && lo->ack_timeout ? lo->ack_timeout : FAB_ACK_TIMEOUT;
+}
+
 /*
  * Verbs mode: open p's device, create PD, CQ and an RC QP (INIT) for depth
  * sends, register buf (remote_write: for a sink's slice) and describe the QP

@@ -122,7 +122,7 @@ int fab_qp_connect(struct fab_conn *c, const struct fab_port *p, const struct fa
 		return fab_conn_fail(c, -errno, "ibv_modify_qp (RTR)");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
-	a.timeout = lo->ack_timeout ? lo->ack_timeout : FAB_ACK_TIMEOUT;
+	a.timeout = fab_ack_timeout(lo);
 	a.retry_cnt = RETRIES;
 	a.rnr_retry = RETRIES;
 	a.sq_psn = local->psn;

@@ -134,11 +134,9 @@ void print_params(struct report *r, const struct options *o, const char *role, c
 		report_null(r, "mtu", "%s");
 	report_u64(r, "sl", "/%llu", o->lo.sl);
 	report_u64(r, "tclass", "/%llu\n", o->lo.tclass);
-	report_u64(r, "qp_timeout", " QP timeout      : %llu",
-		   o->lo.ack_timeout ? o->lo.ack_timeout : FAB_ACK_TIMEOUT);
+	report_u64(r, "qp_timeout", " QP timeout      : %llu", fab_ack_timeout(&o->lo));
 	report_text(r, " (%.0f ms per try)\n",
-		    4.096e-3 * (double)(1ULL << (o->lo.ack_timeout ? o->lo.ack_timeout
-								   : FAB_ACK_TIMEOUT)));
+		    4.096e-3 * (double)(1ULL << fab_ack_timeout(&o->lo)));
 	report_obj_end(r);
 }
 
