@@ -2,7 +2,7 @@
 /*
  * phase.c: one measured phase of nvme_read_bw: a worker thread per region of
  * each target (NUMA pinned, its own locked buffer, the shared reader loop),
- * all released at once by the start line, and the window of common/window.c
+ * all released at once by the start line, and the window of common/base/window.c
  * over their completion counters.
  */
 #include <errno.h>

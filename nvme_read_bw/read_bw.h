@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "lathist.h"
+#include "line.h"
 #include "report.h"
 #include "target.h"
 #include "window.h"

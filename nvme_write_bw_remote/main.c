@@ -295,7 +295,10 @@ static int tool_option(int c, char *arg, void *ctx)
 	case CLI_OPT_SPAN:
 		return cli_size("span", arg, 1, UINT64_MAX, &o->span);
 	case CLI_OPT_ENGINE:
-		return reader_engine_option(arg, &o->engine);
+		rc = cli_engine(arg, reader_engine_available(ENGINE_IO_URING), &k);
+		if (rc == CLI_NEXT)
+			o->engine = k == CLI_ENGINE_IO_URING ? ENGINE_IO_URING : ENGINE_PSYNC;
+		return rc;
 	case OPT_VERIFY:
 		rc = cli_keyword("verify mode", arg, verifies, &k);
 		if (rc == CLI_NEXT)

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "ctrl.h"
 #include "drive.h"
+#include "line.h"
 #include "netaddr.h"
 #include "rdma.h"
 #include "reader.h"
@@ -88,26 +89,6 @@ enum verdict {
 	VERDICT_OFF = 2,
 	VERDICT_NONE = 3, /* not reached: the run failed before */
 };
-
-/*
- * A meeting of threads before the windows open: --bidir's source says when it
- * waits for its START and its sink holds its own START until then; with
- * --sources N every session of the sink holds its START until all N are
- * ready. Whoever waits does so for a bounded time (and not past a signal).
- */
-struct meeting {
-	pthread_mutex_t lock;
-	pthread_cond_t cond; /* CLOCK_MONOTONIC */
-	unsigned expected, arrived;
-};
-
-/* remote.c */
-void meeting_init(struct meeting *m, unsigned expected);
-void meeting_destroy(struct meeting *m);
-/* One more is ready (or has failed and will not come): count it. */
-void meeting_arrive(struct meeting *m);
-/* true when all expected arrived within timeout_ms (false: timed out or interrupted) */
-bool meeting_await(struct meeting *m, int timeout_ms);
 
 /* What one run measured, for -a's curve. */
 struct run_figures {

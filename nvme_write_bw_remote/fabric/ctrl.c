@@ -18,8 +18,8 @@
 
 #include "ctrl.h"
 #include "parse.h"
+#include "signals.h"
 #include "timing.h"
-#include "window.h"
 
 static const char *const type_names[] = {
 	[CTRL_HELLO] = "HELLO",	      [CTRL_ACCEPT] = "ACCEPT", [CTRL_ERROR] = "ERROR",
