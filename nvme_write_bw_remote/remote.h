@@ -157,33 +157,11 @@ int remote_select_ports(const struct options *o, struct fab_port *ports);
 int remote_targets(const struct options *o, const struct target_query *q, struct target *t,
 		   int *nt);
 
-/*
- * The header: tool, role and parameters (JSON "params"); listen: the sink's
- * addresses (NULL on the source).
- */
-void print_params(struct report *r, const struct options *o, const char *role, const char *listen);
-/* A horizontal rule (text only). */
-void print_rule(struct report *r);
-/* A row "label bytes seconds GB/s" as JSON object key. */
-void print_bw_row(struct report *r, const char *key, const char *label, uint64_t bytes,
-		  double seconds);
-/* One drive's row (an element of "drives"). */
-void print_drive(struct report *r, const struct drive *d, const char *side, uint64_t bytes,
-		 double seconds, unsigned workers);
-/* The rails' rows ("rails" in JSON): QPs, bytes, GB/s, % of the slower port's line rate. */
-void print_rails(struct report *r, const struct rail *rails, int n, double seconds);
 /* How long two windows (open, close; any one clock, ns) ran at the same time; >= 0. */
 double window_common_ns(double a_open, double a_close, double b_open, double b_close);
 /* The rails' line rates added up, Gb/s; 0 when one of them is unknown. */
 double rails_line_gbits(const struct rail *rails, int n);
 
-/*
- * One element of "streams": the local one (peer NULL: its variation) or a
- * source's RDMA (overlap with the sink's window, variation, start offset);
- * with text, also a line of the table.
- */
-void print_stream(struct report *r, const char *peer, double overlap, double cv, double offset,
-		  bool text);
 /*
  * Does a stream break the rule of --min-overlap / --max-cv? The reason into
  * why, naming it: a source's RDMA (peer) or, peer NULL, the local drives
@@ -191,16 +169,8 @@ void print_stream(struct report *r, const char *peer, double overlap, double cv,
  */
 bool stream_fault(const struct options *o, const char *peer, double overlap, double offset,
 		  double cv, char *why, size_t len);
-/* Whether the total may be read as a sum: total_valid, the reason, the table's line. */
-void print_sum_rule(struct report *r, const struct options *o, bool valid, const char *why);
-/* The report's end: the verification line, ok, error (may be "" or NULL) and a rule. */
-void print_outcome(struct report *r, const struct options *o, enum verdict v, const char *detail,
-		   bool ok, const char *failure);
 
 /* The line rate (Gb/s) a rail between a and b can carry: the slower's; 0 unknown. */
 double rail_line_rate(const struct fab_port *a, const struct fab_port *b);
-
-/* The verification line and "verify" (detail may be NULL). */
-void print_verify(struct report *r, const struct options *o, enum verdict v, const char *detail);
 
 #endif

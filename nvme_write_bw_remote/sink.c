@@ -9,7 +9,7 @@
  *
  * The run: sink_open -> sink_admit (door.c) -> ACCEPT -> make_qps or
  * connect_workers -> send_slices -> receive_canary -> sink_window ->
- * (verify) -> DONE -> print_sink -> sink_close. With --sources N (fanin.c)
+ * (verify) -> DONE -> the result (printer.c) -> sink_close. With --sources N (fanin.c)
  * the sink that owns the door, DRAM and drives is the hall; each source
  * gets a session of its own (a follower) with its share of the slices.
  */
@@ -29,6 +29,7 @@
 #include "nbw.h"
 #include "parse.h"
 #include "placement.h"
+#include "printer.h"
 #include "rails.h"
 #include "remote.h"
 #include "sink.h"
@@ -126,7 +127,6 @@ struct sink {
 	bool follower;
 	uint32_t wbase;	     /* this source's first slice among all the sources' */
 	struct meeting *fan; /* every session ready before any START */
-	bool reported;	     /* the report is printed */
 };
 
 static uint64_t slice_addr(const struct sink *k, uint32_t w)
@@ -1187,15 +1187,7 @@ static int sink_window(struct sink *k)
 	return after_result(k);
 }
 
-/* ---- the report ------------------------------------------------------------------- */
-
-/* "result", "heartbeat" or NULL: JSON rdma_reported_by. */
-static const char *rdma_from_name(enum rdma_from from)
-{
-	return from == RDMA_FROM_RESULT	     ? "result"
-	       : from == RDMA_FROM_HEARTBEAT ? "heartbeat"
-					     : NULL;
-}
+/* ---- the result ------------------------------------------------------------------- */
 
 /* The RDMA figure: the source's RESULT if ok and plausible, else a plausible heartbeat's. */
 static enum rdma_from rdma_figure(const struct sink *k, uint64_t *bytes, double *sec)
@@ -1203,115 +1195,6 @@ static enum rdma_from rdma_figure(const struct sink *k, uint64_t *bytes, double 
 	return judge_rdma_from(k->have_res ? &k->res : NULL, k->res_rejected,
 			       k->have_prog ? &k->prog : NULL, k->o->cc.duration, ports_rate(k),
 			       bytes, sec);
-}
-
-static void print_drives(struct sink *k, double lsec, double rsec)
-{
-	struct report *r = k->r;
-	uint32_t i;
-	int j;
-
-	report_text(r, " %-6s %-16s %16s %9s %9s\n", "side", "drive", "bytes", "seconds",
-		    report_bw_unit(r));
-	report_arr_begin(r, "drives");
-	for (j = 0; j < k->nt; j++)
-		print_drive(r, &k->t[j].d, "local", k->lend[j] - k->lstart[j], lsec, k->o->threads);
-	for (i = 0; k->have_res && !k->res_rejected && i < k->res.ndrives; i++) {
-		struct drive d = {0};
-
-		snprintf(d.path, sizeof(d.path), "%s", k->res.drives[i].path);
-		snprintf(d.model, sizeof(d.model), "%s", k->res.drives[i].model);
-		d.numa_node = k->res.drives[i].numa_node;
-		print_drive(r, &d, "rdma", k->res.drives[i].bytes, rsec, k->res.drives[i].workers);
-	}
-	report_arr_end(r);
-}
-
-/* The streams' overlap and variation, and whether the total may be read as a sum. */
-static void print_validity(struct sink *k)
-{
-	struct report *r = k->r;
-
-	if (!k->have_validity) {
-		report_null(r, "total_valid", NULL);
-		return;
-	}
-	report_arr_begin(r, "streams");
-	if (k->nt)
-		print_stream(r, NULL, NAN, k->lcv, NAN, true);
-	else
-		report_text(r, " Streams         :");
-	print_stream(r, k->peer, k->overlap_pct, k->rcv, k->start_offset_s, true);
-	report_arr_end(r);
-	print_sum_rule(r, k->o, k->valid, k->valid_why);
-}
-
-/* local, RDMA, total, ideal and % of ideal. */
-static void print_totals(struct sink *k, uint64_t lbytes, double lsec, uint64_t rbytes, double rsec,
-			 enum rdma_from from)
-{
-	struct report *r = k->r;
-	int ndr = k->have_res && !k->res_rejected ? (int)k->res.ndrives : 0;
-	double total_bps, ideal = NAN;
-	char lab[64];
-
-	report_text(r, " %-22s %16s %9s %9s\n", "", "bytes", "seconds", report_bw_unit(r));
-	snprintf(lab, sizeof(lab), "local (%d drive%s)", k->nt, k->nt == 1 ? "" : "s");
-	print_bw_row(r, "local", lab, lbytes, lsec);
-	report_text(r, "\n");
-	snprintf(lab, sizeof(lab), "RDMA (%u QPs)%s", k->hello.workers,
-		 from == RDMA_FROM_HEARTBEAT ? "*" : "");
-	print_bw_row(r, "rdma", lab, rbytes, rsec);
-	report_text(r, "\n");
-	report_str(r, "rdma_reported_by", NULL, rdma_from_name(from));
-	/* Rates add: each side's bytes over its own window of the same length. */
-	total_bps = (lsec > 0 ? lbytes / lsec : 0) + (rsec > 0 ? rbytes / rsec : 0);
-	report_obj_begin(r, "total");
-	report_text(r, " %-22s", "total");
-	report_u64(r, "bytes", " %16llu", lbytes + rbytes);
-	report_double(r, "seconds", " %9.2f", lsec > rsec ? lsec : rsec);
-	report_bw(r, "gb_per_s", " %9.2f\n", total_bps);
-	report_double(r, "cpu_s", NULL, k->cpu_s);
-	report_double(r, "cpu_s_per_gib", " CPU (sink)             %.3f s per GiB landed",
-		      nbw_cpu_per_gib(k->cpu_s, lbytes + rbytes));
-	report_text(r, " (%.2f s user + system; RDMA costs the sink none)\n", k->cpu_s);
-	report_obj_end(r);
-	if (k->nt > 0 && lsec > 0 && (k->hello.source == CTRL_SOURCE_DISK || !k->have_res))
-		ideal = lbytes / lsec / k->nt * (k->nt + ndr);
-	report_bw(r, "ideal_gb_per_s", " ideal                  %36.2f", ideal);
-	report_double(r, "percent_of_ideal", "   (%.1f", total_bps / ideal * 100);
-	report_text(r, "%% of ideal)\n");
-	report_text(r, " (ideal = every drive at the mean local per-drive rate of this window)\n");
-	if (from == RDMA_FROM_HEARTBEAT)
-		report_text(
-			r, " (* RDMA: as of the source's last heartbeat; its result never came)\n");
-	print_validity(k);
-}
-
-static void print_sink(struct sink *k, int rc)
-{
-	struct report *r = k->r;
-	uint64_t lbytes = 0, rbytes;
-	double rsec;
-	enum rdma_from from = rdma_figure(k, &rbytes, &rsec);
-	int i;
-
-	for (i = 0; i < k->nt; i++)
-		lbytes += k->lend[i] - k->lstart[i];
-	report_text(r, " Source          : %s (%u workers, %s)\n", k->peer[0] ? k->peer : "-",
-		    k->hello.workers, k->hello.source == CTRL_SOURCE_MEM ? "memory" : "drives");
-	report_str(r, "peer", NULL, k->peer[0] ? k->peer : NULL);
-	report_u64(r, "workers", NULL, k->hello.workers);
-	if (k->lay.slice_len)
-		report_u64(r, "slice_bytes", NULL, k->lay.slice_len);
-	print_rule(r);
-	print_drives(k, k->lseconds, rsec);
-	print_rule(r);
-	print_rails(r, k->rails, k->nrails, rsec);
-	print_rule(r);
-	print_totals(k, lbytes, k->lseconds, rbytes, rsec, from);
-	print_rule(r);
-	print_outcome(r, k->o, k->verdict, k->vdetail[0] ? k->vdetail : NULL, rc == 0, k->failure);
 }
 
 /* ---- set-up and tear-down ------------------------------------------------------------ */
@@ -1499,41 +1382,87 @@ int sink_session(struct sink *k, struct meeting *fan)
 	return rc ? rc : sink_conclude(k);
 }
 
-void sink_outcome(const struct sink *k, struct sink_outcome *x)
+/* The session's RDMA stream: its figure, drives, rails, window and verdict. */
+static int session_stream(const struct sink *k, struct result_stream *st)
 {
-	enum rdma_from from = rdma_figure(k, &x->rbytes, &x->rsec);
 	bool res = k->have_res && !k->res_rejected;
+	uint32_t i;
 
-	/* Who, and how it ended. */
-	x->peer = k->peer;
-	x->where = k->where;
-	x->verdict = k->verdict;
-	x->vdetail = k->vdetail;
-	x->failure = k->failure;
-	x->workers = k->hello.workers;
-	x->source = (enum ctrl_source)k->hello.source;
-	x->slice_len = k->lay.slice_len;
-	x->ports_gbits = ports_rate(k);
-	x->local_len = k->lay.local_len;
-	/* Its RDMA stream and its window. */
-	x->rfrom = rdma_from_name(from);
-	x->drives = res ? k->res.drives : NULL;
-	x->ndrives = res ? k->res.ndrives : 0;
-	x->rails = k->rails;
-	x->nrails = k->nrails;
-	x->have_window = k->have_validity;
-	x->src_open_ns = k->src_open_ns;
-	x->src_close_ns = k->src_close_ns;
-	x->win_open_ns = (double)k->win_open_ns;
-	x->rcv = k->rcv;
-	/* The local drives of the session. */
+	result_stream_free(st);
+	snprintf(st->peer, sizeof(st->peer), "%s", k->peer);
+	st->workers = k->hello.workers;
+	st->source = (enum ctrl_source)k->hello.source;
+	st->slice_len = k->lay.slice_len;
+	st->from = rdma_figure(k, &st->bytes, &st->seconds);
+	st->has_result = k->have_res;
+	st->drives_known = res;
+	st->drives = res && k->res.ndrives ? calloc(k->res.ndrives, sizeof(*st->drives)) : NULL;
+	st->rails = k->nrails ? calloc((size_t)k->nrails, sizeof(*st->rails)) : NULL;
+	if ((res && k->res.ndrives && !st->drives) || (k->nrails && !st->rails))
+		return -ENOMEM;
+	for (i = 0; res && i < k->res.ndrives; i++) {
+		struct result_drive *d = &st->drives[i];
+
+		snprintf(d->path, sizeof(d->path), "%s", k->res.drives[i].path);
+		snprintf(d->model, sizeof(d->model), "%s", k->res.drives[i].model);
+		d->numa_node = k->res.drives[i].numa_node;
+		d->workers = k->res.drives[i].workers;
+		d->bytes = k->res.drives[i].bytes;
+	}
+	st->ndrives = res ? (int)k->res.ndrives : 0;
+	if (k->nrails)
+		memcpy(st->rails, k->rails, sizeof(*st->rails) * (size_t)k->nrails);
+	st->nrails = k->nrails;
+	st->have_window = k->have_validity;
+	st->open_ns = k->src_open_ns;
+	st->close_ns = k->src_close_ns;
+	st->cv = k->rcv;
+	st->overlap_pct = k->have_validity ? k->overlap_pct : NAN;
+	st->start_offset_s = k->have_validity ? k->start_offset_s : NAN;
+	st->verdict = k->verdict;
+	snprintf(st->vdetail, sizeof(st->vdetail), "%s", k->vdetail);
+	snprintf(st->failure, sizeof(st->failure), "%s", k->failure);
+	return 0;
+}
+
+/* The sink's own: its local drives, window, DRAM, ports, verdict and the sum's rule. */
+static int hall_result(const struct sink *k, struct result *x)
+{
+	int j;
+
+	if (result_locals(x, k->nt))
+		return -ENOMEM;
+	for (j = 0; j < k->nt; j++) {
+		struct result_drive *d = &x->local[j];
+
+		snprintf(d->path, sizeof(d->path), "%s", k->t[j].d.path);
+		snprintf(d->model, sizeof(d->model), "%s", k->t[j].d.model);
+		d->numa_node = k->t[j].d.numa_node;
+		d->workers = k->o->threads;
+		d->bytes = k->lend[j] - k->lstart[j];
+	}
+	snprintf(x->where, sizeof(x->where), "%s", k->where);
+	x->shown.source = (enum ctrl_source)k->hello.source;
 	x->lseconds = k->lseconds;
-	x->cpu_s = k->cpu_s;
 	x->lcv = nbw_cv_pct(k->lsamples.rate, k->lsamples.n);
-	x->t = k->t;
-	x->nt = k->nt;
-	x->lstart = k->lstart;
-	x->lend = k->lend;
+	x->open_ns = (double)k->win_open_ns;
+	x->cpu_s = k->cpu_s;
+	x->local_len = k->lay.local_len;
+	x->ports_gbits = ports_rate(k);
+	x->verdict = k->verdict;
+	snprintf(x->vdetail, sizeof(x->vdetail), "%s", k->vdetail);
+	snprintf(x->failure, sizeof(x->failure), "%s", k->failure);
+	x->sum.judged = k->have_validity;
+	x->sum.valid = k->valid;
+	snprintf(x->sum.why, sizeof(x->sum.why), "%s", k->valid_why);
+	return 0;
+}
+
+int sink_result(const struct sink *k, struct result *x, struct result_stream *st)
+{
+	if (x && hall_result(k, x))
+		return -ENOMEM;
+	return st ? session_stream(k, st) : 0;
 }
 
 void sink_waiting(const struct sink *k, int n)
@@ -1558,9 +1487,8 @@ static void sink_figures(const struct sink *k, struct run_figures *fig)
 }
 
 /* One source, the report printed around the window. */
-static int sink_one(struct sink *k)
+static int sink_one(struct sink *k, struct result *x)
 {
-	struct options shown = *k->o;
 	struct sink *one[1];
 	int got, rc;
 
@@ -1570,36 +1498,37 @@ static int sink_one(struct sink *k)
 		rc = sink_handshake(k);
 	if (rc)
 		return rc;
-	shown.source = (enum ctrl_source)k->hello.source;
-	report_obj_begin(k->r, NULL);
-	print_params(k->r, &shown, "sink", k->where);
-	rc = sink_conclude(k);
-	print_sink(k, rc);
-	report_obj_end(k->r);
-	report_finish(k->r);
-	k->reported = true;
-	return rc;
+	sink_result(k, x, NULL);
+	print_begin(k->r, x);
+	x->begun = true;
+	return sink_conclude(k);
 }
 
 int run_sink(const struct options *o, struct report *r, struct run_figures *fig)
 {
 	struct sink *k = sink_create(o, r);
+	struct result x;
 	int rc;
 
 	if (!k)
 		return NBW_EXIT_FAIL;
+	result_init(&x, RESULT_SINK, o);
 	rc = sink_open(k);
 	if (!rc)
-		rc = sink_one(k);
-	if (rc && !k->reported && o->cc.json) {
-		report_obj_begin(r, NULL);
-		print_params(r, o, "sink", k->where[0] ? k->where : NULL);
-		print_sink(k, rc);
-		report_obj_end(r);
-		report_finish(r);
+		rc = sink_one(k, &x);
+	if (result_streams(&x, 1) || sink_result(k, &x, &x.streams[0])) {
+		nbw_err("out of memory");
+		rc = NBW_EXIT_FAIL;
+	} else {
+		x.rc = rc;
+		if (x.begun)
+			print_end(r, &x);
+		else
+			print_short(r, &x);
 	}
 	if (fig)
 		sink_figures(k, fig);
+	result_free(&x);
 	sink_destroy(k);
 	return rc;
 }

@@ -1,0 +1,688 @@
+// SPDX-License-Identifier: MIT
+/*
+ * printer.c: every report of nvme_write_bw_remote, from a result (result.h)
+ * through common/report.c: the header, the drives, the rails, the totals,
+ * the streams and the verdicts, of the sink, the source and fan-in.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nbw.h"
+#include "parse.h"
+#include "printer.h"
+#include "window.h"
+
+/* ---- the pieces ---------------------------------------------------------------------- */
+
+void print_rule(struct report *r)
+{
+	report_text(r, "---------------------------------------------------------------------"
+		       "------------------\n");
+}
+
+/* The sink's door: where it listens, whom it lets in, and how. */
+static void print_access(struct report *r, const struct options *o, const char *listen)
+{
+	report_str(r, "listen", " Listening on    : %s", listen);
+	report_text(r, " port %u%s\n", o->port,
+		    !o->bind ? " (the RDMA ports' addresses; --bind any for all)" : "");
+	report_str(r, "allow", " Allowed sources : %s\n",
+		   o->nallow ? o->allow_text : "any address");
+	report_bool(r, "psk", NULL, o->key.len > 0);
+	report_text(r, " Access          : %s\n",
+		    o->key.len ? "pre-shared key (--psk-file): only a source holding it gets in"
+			       : "OPEN: no pre-shared key, anyone who reaches the port gets in "
+				 "(--psk-file)");
+}
+
+void print_params(struct report *r, const struct options *o, const char *role, const char *listen)
+{
+	char a[32];
+
+	report_str(r, "tool", NULL, "nvme_write_bw_remote");
+	report_str(r, "version", NULL, PACKAGE_VERSION);
+	report_str(r, "role", NULL, role);
+	print_rule(r);
+	report_text(r, "          NVMe -> RDMA WRITE -> remote DRAM bandwidth (%s side)\n", role);
+	report_text(r, " Tool/version    : nvme_write_bw_remote %s\n", PACKAGE_VERSION);
+	report_obj_begin(r, "params");
+	report_u64(r, "chunk", NULL, o->chunk);
+	report_text(r, " Chunk = message : %-14s", format_size(o->chunk, a, sizeof(a)));
+	report_u64(r, "depth", " WRITEs in flight: %llu per worker\n", o->depth);
+	report_u64(r, "threads", " Threads/drive   : %-14llu", o->threads);
+	report_str(r, "source", " Source          : %s\n",
+		   o->source == CTRL_SOURCE_MEM ? "mem" : "disk");
+	report_double(r, "warmup_s", NULL, o->cc.warmup);
+	report_double(r, "duration_s", NULL, o->cc.duration);
+	if (o->cc.interval > 0)
+		report_double(r, "interval_s", NULL, o->cc.interval);
+	snprintf(a, sizeof(a), "%g s", o->cc.warmup);
+	report_text(r, " Warm-up         : %-14s Duration        : %g s\n", a, o->cc.duration);
+	report_u64(r, "port", " Port            : %-14llu", o->port);
+	report_double(r, "timeout_s", " Timeout         : %g s\n", o->timeout);
+	if (!o->peer)
+		report_u64(r, "dram", NULL, o->dram);
+	if (listen)
+		print_access(r, o, listen);
+	report_str(r, "verify_mode", " Verification    : %s\n", ctrl_verify_name(o->verify));
+	report_str(r, "connection", " Connection      : %-14s",
+		   o->conn == CTRL_CONN_CM ? "rdma_cm" : "verbs");
+	report_text(r, " MTU/SL/TClass   : ");
+	if (o->lo.mtu)
+		report_u64(r, "mtu", "%llu", 128ULL << o->lo.mtu);
+	else
+		report_null(r, "mtu", "%s");
+	report_u64(r, "sl", "/%llu", o->lo.sl);
+	report_u64(r, "tclass", "/%llu\n", o->lo.tclass);
+	report_u64(r, "qp_timeout", " QP timeout      : %llu", fab_ack_timeout(&o->lo));
+	report_text(r, " (%.0f ms per try)\n",
+		    4.096e-3 * (double)(1ULL << fab_ack_timeout(&o->lo)));
+	report_obj_end(r);
+}
+
+/* A row "label bytes seconds GB/s" as JSON object key. */
+static void print_bw_row(struct report *r, const char *key, const char *label, uint64_t bytes,
+			 double seconds)
+{
+	report_obj_begin(r, key);
+	report_text(r, " %-22s", label);
+	report_u64(r, "bytes", " %16llu", bytes);
+	report_double(r, "seconds", " %9.2f", seconds);
+	report_bw(r, "gb_per_s", " %9.2f", seconds > 0 ? (double)bytes / seconds : 0);
+	report_obj_end(r);
+}
+
+/* One drive's row (an element of "drives"); prefix: "peer:" before its path, or NULL. */
+static void print_drive(struct report *r, const struct result_drive *d, const char *side,
+			const char *prefix, double seconds)
+{
+	char path[PATH_MAX + 80];
+
+	snprintf(path, sizeof(path), "%s%s%s", prefix ? prefix : "", prefix ? ":" : "", d->path);
+	report_obj_begin(r, NULL);
+	report_str(r, "side", " %-6s", side);
+	report_str(r, "path", " %-16s", path);
+	report_str(r, "model", NULL, d->model[0] ? d->model : NULL);
+	report_i64(r, "numa_node", NULL, d->numa_node);
+	report_u64(r, "workers", NULL, d->workers);
+	report_u64(r, "bytes", " %16llu", d->bytes);
+	report_double(r, "seconds", " %9.2f", seconds);
+	report_bw(r, "gb_per_s", " %9.2f\n", seconds > 0 ? (double)d->bytes / seconds : 0);
+	report_obj_end(r);
+}
+
+/* The heading of the drives' table. */
+static void print_drives_head(struct report *r)
+{
+	report_text(r, " %-6s %-16s %16s %9s %9s\n", "side", "drive", "bytes", "seconds",
+		    report_bw_unit(r));
+}
+
+/* The verification line and "verify" (detail may be NULL). */
+static void print_verify(struct report *r, const struct options *o, enum verdict v,
+			 const char *detail)
+{
+	static const char *const names[] = {
+		[VERDICT_FAIL] = "fail",
+		[VERDICT_PASS] = "pass",
+		[VERDICT_OFF] = "off",
+		[VERDICT_NONE] = NULL,
+	};
+
+	report_str(r, "verify", NULL, names[v]);
+	if (v == VERDICT_OFF)
+		report_text(
+			r,
+			" RDMA data verification: OFF (--no-verify: the data was not checked)\n");
+	else if (v == VERDICT_PASS || v == VERDICT_FAIL)
+		report_text(r, " RDMA data verification: %s (%s%s%s)\n",
+			    v == VERDICT_PASS ? "PASS" : "FAIL", ctrl_verify_name(o->verify),
+			    detail ? ", " : "", detail ? detail : "");
+	else
+		report_text(r, " RDMA data verification: not done (the run failed)\n");
+	if (detail)
+		report_str(r, "verify_detail", NULL, detail);
+}
+
+/*
+ * One element of "streams": the local one (peer NULL: its variation) or a
+ * source's RDMA (overlap with the sink's window, variation, start offset);
+ * with text, also a line of the table.
+ */
+static void print_stream(struct report *r, const char *peer, double overlap, double cv,
+			 double offset, bool text)
+{
+	report_obj_begin(r, NULL);
+	if (!peer) {
+		report_str(r, "name", text ? " Streams         : %s" : NULL, "local");
+		report_double(r, "cv_pct", text ? " cv %.1f%%;" : NULL, cv);
+		report_obj_end(r);
+		return;
+	}
+	report_str(r, "name", text ? " %s" : NULL, "rdma");
+	report_str(r, "source", text ? " from %s:" : NULL, peer);
+	report_double(r, "overlap_pct", text ? " overlap %.1f%%," : NULL, overlap);
+	report_double(r, "cv_pct", text ? " cv %.1f%%" : NULL, cv);
+	report_double(r, "start_offset_s", text ? " (opened %+.3f s from the sink's)\n" : NULL,
+		      offset);
+	report_obj_end(r);
+}
+
+/* Whether the total may be read as a sum: total_valid, the reason, the table's line. */
+static void print_sum_rule(struct report *r, const struct options *o, bool valid, const char *why)
+{
+	report_bool(r, "total_valid", NULL, valid);
+	report_str(r, "total_invalid_reason", NULL, valid ? NULL : why);
+	if (valid)
+		report_text(r,
+			    " Total is a sum  : valid: every overlap >= %g%%, every variation <= "
+			    "%g%%\n",
+			    o->min_overlap, o->max_cv);
+	else
+		report_text(r, " Total is a sum  : NOT valid: %s\n", why);
+}
+
+/* The report's end: the verification line, ok, error (may be "" or NULL) and a rule. */
+static void print_outcome(struct report *r, const struct options *o, enum verdict v,
+			  const char *detail, bool ok, const char *failure)
+{
+	print_verify(r, o, v, detail);
+	report_bool(r, "ok", NULL, ok);
+	report_str(r, "error", NULL, failure && failure[0] ? failure : NULL);
+	print_rule(r);
+}
+
+/* The rails' rows ("rails" in JSON): QPs, bytes, GB/s, % of the slower port's line rate. */
+static void print_rails(struct report *r, const struct rail *rails, int n, double seconds)
+{
+	char l[80], m[4 * 64 + 16], safe[4 * 64];
+	int i;
+
+	report_text(r, " %-14s    %-14s %4s %16s %9s %9s %10s\n", "rail: local", "remote", "QPs",
+		    "bytes", report_bw_unit(r), "line Gb/s", "% of line");
+	report_arr_begin(r, "rails");
+	for (i = 0; i < n; i++) {
+		const struct rail *x = &rails[i];
+		double bps = seconds > 0 ? (double)x->bytes / seconds : 0;
+		double line = x->line_rate_gbits > 0 ? x->line_rate_gbits / 8 : NAN;
+
+		snprintf(l, sizeof(l), "%s:%u", x->local_dev, x->local_port);
+		/* The remote device's name is the peer's word: printable only. */
+		snprintf(m, sizeof(m), "%s:%u", nbw_printable(x->remote_dev, safe, sizeof(safe)),
+			 x->remote_port);
+		report_obj_begin(r, NULL);
+		report_str(r, "local_dev", NULL, x->local_dev);
+		report_u64(r, "local_port", NULL, x->local_port);
+		report_str(r, "remote_dev", NULL, x->remote_dev);
+		report_u64(r, "remote_port", NULL, x->remote_port);
+		report_text(r, " %-14s -> %-14s", l, m);
+		report_u64(r, "qps", " %4llu", x->qps);
+		report_u64(r, "bytes", " %16llu", x->bytes);
+		report_bw(r, "gb_per_s", " %9.2f", bps);
+		report_double(r, "line_rate_gb_per_s", NULL, line);
+		report_double(r, NULL, " %9.0f", x->line_rate_gbits > 0 ? x->line_rate_gbits : NAN);
+		report_double(r, "percent_of_line_rate", " %10.1f\n", bps / 1e9 / line * 100);
+		report_obj_end(r);
+	}
+	report_arr_end(r);
+}
+
+/* The local drives' bytes together. */
+static uint64_t local_bytes(const struct result *x)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = 0; i < x->nlocal; i++)
+		n += x->local[i].bytes;
+	return n;
+}
+
+/* The local drives' rows. */
+static void print_locals(struct report *r, const struct result *x)
+{
+	int j;
+
+	for (j = 0; j < x->nlocal; j++)
+		print_drive(r, &x->local[j], "local", NULL, x->lseconds);
+}
+
+/* "local (N drives)" and its row. */
+static void print_local_row(struct report *r, const struct result *x)
+{
+	char lab[64];
+
+	snprintf(lab, sizeof(lab), "local (%d drive%s)", x->nlocal, x->nlocal == 1 ? "" : "s");
+	print_bw_row(r, "local", lab, local_bytes(x), x->lseconds);
+}
+
+/* The heading of the totals' table. */
+static void print_totals_head(struct report *r)
+{
+	report_text(r, " %-22s %16s %9s %9s\n", "", "bytes", "seconds", report_bw_unit(r));
+}
+
+/* ---- the sink, one source ------------------------------------------------------------ */
+
+static void print_sink_drives(struct report *r, const struct result *x)
+{
+	const struct result_stream *st = &x->streams[0];
+	int i;
+
+	print_drives_head(r);
+	report_arr_begin(r, "drives");
+	print_locals(r, x);
+	for (i = 0; i < st->ndrives; i++)
+		print_drive(r, &st->drives[i], "rdma", NULL, st->seconds);
+	report_arr_end(r);
+}
+
+/* The streams' overlap and variation, and whether the total may be read as a sum. */
+static void print_sink_validity(struct report *r, const struct result *x)
+{
+	const struct result_stream *st = &x->streams[0];
+
+	if (!x->sum.judged) {
+		report_null(r, "total_valid", NULL);
+		return;
+	}
+	report_arr_begin(r, "streams");
+	if (x->nlocal)
+		print_stream(r, NULL, NAN, x->lcv, NAN, true);
+	else
+		report_text(r, " Streams         :");
+	print_stream(r, st->peer, st->overlap_pct, st->cv, st->start_offset_s, true);
+	report_arr_end(r);
+	print_sum_rule(r, x->o, x->sum.valid, x->sum.why);
+}
+
+/* local, RDMA, total, ideal and % of ideal. */
+static void print_sink_totals(struct report *r, const struct result *x)
+{
+	const struct result_stream *st = &x->streams[0];
+	uint64_t lbytes = local_bytes(x);
+	double lsec = x->lseconds, rsec = st->seconds, total_bps, ideal = NAN;
+	char lab[64];
+
+	print_totals_head(r);
+	print_local_row(r, x);
+	report_text(r, "\n");
+	snprintf(lab, sizeof(lab), "RDMA (%u QPs)%s", st->workers,
+		 st->from == RDMA_FROM_HEARTBEAT ? "*" : "");
+	print_bw_row(r, "rdma", lab, st->bytes, rsec);
+	report_text(r, "\n");
+	report_str(r, "rdma_reported_by", NULL, rdma_from_name(st->from));
+	/* Rates add: each side's bytes over its own window of the same length. */
+	total_bps = (lsec > 0 ? lbytes / lsec : 0) + (rsec > 0 ? st->bytes / rsec : 0);
+	report_obj_begin(r, "total");
+	report_text(r, " %-22s", "total");
+	report_u64(r, "bytes", " %16llu", lbytes + st->bytes);
+	report_double(r, "seconds", " %9.2f", lsec > rsec ? lsec : rsec);
+	report_bw(r, "gb_per_s", " %9.2f\n", total_bps);
+	report_double(r, "cpu_s", NULL, x->cpu_s);
+	report_double(r, "cpu_s_per_gib", " CPU (sink)             %.3f s per GiB landed",
+		      nbw_cpu_per_gib(x->cpu_s, lbytes + st->bytes));
+	report_text(r, " (%.2f s user + system; RDMA costs the sink none)\n", x->cpu_s);
+	report_obj_end(r);
+	if (x->nlocal > 0 && lsec > 0 && (st->source == CTRL_SOURCE_DISK || !st->has_result))
+		ideal = lbytes / lsec / x->nlocal * (x->nlocal + st->ndrives);
+	report_bw(r, "ideal_gb_per_s", " ideal                  %36.2f", ideal);
+	report_double(r, "percent_of_ideal", "   (%.1f", total_bps / ideal * 100);
+	report_text(r, "%% of ideal)\n");
+	report_text(r, " (ideal = every drive at the mean local per-drive rate of this window)\n");
+	if (st->from == RDMA_FROM_HEARTBEAT)
+		report_text(
+			r, " (* RDMA: as of the source's last heartbeat; its result never came)\n");
+	print_sink_validity(r, x);
+}
+
+static void print_sink(struct report *r, const struct result *x)
+{
+	const struct result_stream *st = &x->streams[0];
+
+	report_text(r, " Source          : %s (%u workers, %s)\n", st->peer[0] ? st->peer : "-",
+		    st->workers, st->source == CTRL_SOURCE_MEM ? "memory" : "drives");
+	report_str(r, "peer", NULL, st->peer[0] ? st->peer : NULL);
+	report_u64(r, "workers", NULL, st->workers);
+	if (st->slice_len)
+		report_u64(r, "slice_bytes", NULL, st->slice_len);
+	print_rule(r);
+	print_sink_drives(r, x);
+	print_rule(r);
+	print_rails(r, st->rails, st->nrails, st->seconds);
+	print_rule(r);
+	print_sink_totals(r, x);
+	print_rule(r);
+	print_outcome(r, x->o, x->verdict, x->vdetail[0] ? x->vdetail : NULL, x->rc == 0,
+		      x->failure);
+}
+
+/* ---- the source ---------------------------------------------------------------------- */
+
+static void print_ports(struct report *r, const struct result *x)
+{
+	int k;
+
+	report_arr_begin(r, "ports");
+	for (k = 0; k < x->nports; k++) {
+		report_obj_begin(r, NULL);
+		report_str(r, "device", " Port            : %s", x->ports[k].dev);
+		report_u64(r, "port", ":%llu", x->ports[k].port);
+		report_str(r, "link_layer", " %s", x->ports[k].link_layer);
+		report_str(r, "address", " %s\n", x->ports[k].addr[0] ? x->ports[k].addr : NULL);
+		report_obj_end(r);
+	}
+	report_arr_end(r);
+}
+
+static void print_source(struct report *r, const struct result *x)
+{
+	const struct result_stream *st = &x->streams[0];
+	const struct options *o = x->o;
+	char lab[64];
+	int k;
+
+	report_text(r, " Sink            : %s port %u, %u workers (QPs)\n", o->peer, o->port,
+		    st->workers);
+	report_str(r, "peer", NULL, o->peer);
+	report_u64(r, "workers", NULL, st->workers);
+	print_ports(r, x);
+	print_rule(r);
+	print_drives_head(r);
+	report_arr_begin(r, "drives");
+	for (k = 0; k < st->ndrives; k++)
+		print_drive(r, &st->drives[k], "rdma", NULL, st->seconds);
+	report_arr_end(r);
+	print_rule(r);
+	print_rails(r, st->rails, st->nrails, st->seconds);
+	print_rule(r);
+	print_totals_head(r);
+	print_bw_row(r, "local", "local (source: none)", 0, st->seconds);
+	report_text(r, "\n");
+	snprintf(lab, sizeof(lab), "RDMA (%u QPs)", st->workers);
+	print_bw_row(r, "rdma", lab, st->bytes, st->seconds);
+	report_text(r, "\n");
+	report_obj_begin(r, "total");
+	report_text(r, " %-22s", "total (this side)");
+	report_u64(r, "bytes", " %16llu", st->bytes);
+	report_double(r, "seconds", " %9.2f", st->seconds);
+	report_bw(r, "gb_per_s", " %9.2f\n", st->seconds > 0 ? (double)st->bytes / st->seconds : 0);
+	report_double(r, "cpu_s", NULL, x->cpu_s);
+	report_double(r, "cpu_s_per_gib", " CPU (source)           %.3f s per GiB sent",
+		      nbw_cpu_per_gib(x->cpu_s, st->bytes));
+	report_text(r, " (%.2f s user + system)\n", x->cpu_s);
+	report_obj_end(r);
+	print_rule(r);
+	print_outcome(r, o, x->verdict, NULL, x->rc == 0, x->failure);
+}
+
+/* ---- fan-in: --sources N into one sink ------------------------------------------------ */
+
+/* The header's lines after the parameters: who came, and how the DRAM was cut. */
+static void print_split(struct report *r, const struct result *x)
+{
+	char a[32], b[32];
+	int i;
+
+	report_u64(r, "sources_expected", " Sources         : %llu expected,",
+		   (uint64_t)x->nexpected);
+	report_u64(r, "sources_admitted", " %llu came\n", (uint64_t)x->nstreams);
+	report_text(r, " DRAM split      : %s in all: local readers %s",
+		    format_size(x->o->dram, a, sizeof(a)), format_size(x->local_len, b, sizeof(b)));
+	report_u64(r, "dram_local_bytes", NULL, x->local_len);
+	for (i = 0; i < x->nstreams; i++) {
+		const struct result_stream *st = &x->streams[i];
+
+		report_text(r, "; %s %u x %s", st->peer, st->workers,
+			    format_size(st->slice_len, a, sizeof(a)));
+	}
+	report_text(r, "\n");
+}
+
+/* Every drive: the sink's own, then each source's as host:/dev/nvmeXnY. */
+static void print_fanin_drives(struct report *r, const struct result *x)
+{
+	int i, j;
+
+	print_drives_head(r);
+	report_arr_begin(r, "drives");
+	print_locals(r, x);
+	for (i = 0; i < x->nstreams; i++) {
+		const struct result_stream *st = &x->streams[i];
+
+		for (j = 0; j < st->ndrives; j++)
+			print_drive(r, &st->drives[j], "rdma", st->peer, st->seconds);
+	}
+	report_arr_end(r);
+}
+
+/* One source's row: its RDMA figure, overlap, variation, verdict; its rails below. */
+static void print_fanin_source(struct report *r, const struct result *x, int i)
+{
+	const struct result_stream *st = &x->streams[i];
+	char lab[96];
+
+	report_obj_begin(r, NULL);
+	report_u64(r, "index", NULL, (uint64_t)i + 1);
+	report_str(r, "peer", NULL, st->peer);
+	report_u64(r, "workers", NULL, st->workers);
+	report_str(r, "source", NULL, st->source == CTRL_SOURCE_MEM ? "mem" : "disk");
+	report_u64(r, "dram_bytes", NULL, st->slice_len * st->workers);
+	report_u64(r, "slice_bytes", NULL, st->slice_len);
+	snprintf(lab, sizeof(lab), "RDMA %s (%u QPs)%s", st->peer, st->workers,
+		 st->from == RDMA_FROM_HEARTBEAT ? "*" : "");
+	print_bw_row(r, "rdma", lab, st->bytes, st->seconds);
+	report_str(r, "rdma_reported_by", NULL, rdma_from_name(st->from));
+	report_double(r, "overlap_pct", "  overlap %5.1f%%", st->overlap_pct);
+	report_double(r, "cv_pct", "  cv %4.1f%%\n", st->cv);
+	report_double(r, "start_offset_s", NULL, st->start_offset_s);
+	print_verify(r, x->o, st->verdict, st->vdetail[0] ? st->vdetail : NULL);
+	print_rails(r, st->rails, st->nrails, st->seconds);
+	report_bool(r, "ok", NULL, st->rc == 0);
+	if (st->failure[0])
+		report_str(r, "error", " FAILED: %s\n", st->failure);
+	else
+		report_null(r, "error", NULL);
+	report_obj_end(r);
+}
+
+void fanin_missing_why(const struct options *o, int i, int n, char *why, size_t len)
+{
+	snprintf(why, len,
+		 "source %d of %d: none came within %g s (--wait), or %g s of the first "
+		 "(--timeout / 2)",
+		 i + 1, n, o->wait, o->timeout / 2);
+}
+
+/* A source that never came: named, and counted as failed. */
+static void print_missing(struct report *r, const struct result *x, int i)
+{
+	char why[192];
+
+	fanin_missing_why(x->o, i, x->nexpected, why, sizeof(why));
+	report_obj_begin(r, NULL);
+	report_u64(r, "index", NULL, (uint64_t)i + 1);
+	report_null(r, "peer", NULL);
+	report_bool(r, "ok", NULL, false);
+	report_str(r, "error", " MISSING: %s\n", why);
+	report_obj_end(r);
+}
+
+/* local, every source, RDMA (the sum), total, ideal and % of ideal. */
+static void print_fanin_sum(struct report *r, const struct result *x)
+{
+	uint64_t rbytes = 0, lbytes = local_bytes(x);
+	double rbps = 0, rsec = 0, lsec = x->lseconds, total, ideal = NAN;
+	int i, ndr = 0, nmem = 0, nres = 0, nbeat = 0;
+	char lab[64];
+
+	for (i = 0; i < x->nstreams; i++) {
+		const struct result_stream *st = &x->streams[i];
+
+		rbytes += st->bytes;
+		rbps += st->seconds > 0 ? st->bytes / st->seconds : 0;
+		rsec = st->seconds > rsec ? st->seconds : rsec;
+		ndr += st->ndrives;
+		nmem += st->source == CTRL_SOURCE_MEM;
+		nres += st->drives_known;
+		nbeat += st->from == RDMA_FROM_HEARTBEAT;
+	}
+	/* Ideal: only when every source's drives are known (all came and reported). */
+	if (x->nlocal && lsec > 0 && !nmem && nres == x->nexpected)
+		ideal = lbytes / lsec / x->nlocal * (x->nlocal + ndr);
+	/* Rates add: each stream's bytes over its own window of the same length. */
+	report_obj_begin(r, "rdma");
+	snprintf(lab, sizeof(lab), "RDMA (sum of %d)", x->nstreams);
+	report_text(r, " %-22s", lab);
+	report_u64(r, "bytes", " %16llu", rbytes);
+	report_double(r, "seconds", " %9.2f", rsec);
+	report_bw(r, "gb_per_s", " %9.2f\n", rbps);
+	report_obj_end(r);
+	total = (lsec > 0 ? lbytes / lsec : 0) + rbps;
+	report_obj_begin(r, "total");
+	report_text(r, " %-22s", "total");
+	report_u64(r, "bytes", " %16llu", lbytes + rbytes);
+	report_double(r, "seconds", " %9.2f", lsec > rsec ? lsec : rsec);
+	report_bw(r, "gb_per_s", " %9.2f\n", total);
+	report_double(r, "cpu_s", NULL, x->cpu_s);
+	report_double(r, "cpu_s_per_gib", " CPU (sink)             %.3f s per GiB landed",
+		      nbw_cpu_per_gib(x->cpu_s, lbytes + rbytes));
+	report_text(r, " (this process; RDMA costs the sink none)\n");
+	report_obj_end(r);
+	report_bw(r, "ideal_gb_per_s", " ideal                  %36.2f", ideal);
+	report_double(r, "percent_of_ideal", "   (%.1f", total / ideal * 100);
+	report_text(r, "%% of ideal)\n (ideal = every drive, here and on each source, at the "
+		       "mean local per-drive rate of this window)\n");
+	if (nbeat)
+		report_text(r, " (* RDMA: as of that source's last heartbeat; its result never "
+			       "came)\n");
+}
+
+/* The streams (JSON) and the verdict on the sum (both). */
+static void print_fanin_streams(struct report *r, const struct result *x)
+{
+	int i;
+
+	report_arr_begin(r, "streams");
+	if (x->nlocal)
+		print_stream(r, NULL, NAN, x->lcv, NAN, false);
+	for (i = 0; i < x->nstreams; i++)
+		print_stream(r, x->streams[i].peer, x->streams[i].overlap_pct, x->streams[i].cv,
+			     x->streams[i].start_offset_s, false);
+	report_arr_end(r);
+	print_sum_rule(r, x->o, x->sum.valid, x->sum.why);
+}
+
+/*
+ * The verdict on all the data that landed: off (--no-verify); fail if one
+ * source's data differed; pass if every source came and passed; else none
+ * (a source never came or ended before its verdict).
+ */
+static void print_verdicts(struct report *r, const struct result *x)
+{
+	int i, pass = 0, fail = 0;
+
+	for (i = 0; i < x->nstreams; i++) {
+		pass += x->streams[i].verdict == VERDICT_PASS;
+		fail += x->streams[i].verdict == VERDICT_FAIL;
+	}
+	if (x->o->verify == CTRL_VERIFY_OFF) {
+		report_str(r, "verify",
+			   " RDMA data verification: %s (--no-verify: the data was not "
+			   "checked)\n",
+			   "off");
+		return;
+	}
+	report_str(r, "verify", NULL, fail ? "fail" : pass == x->nexpected ? "pass" : NULL);
+	report_text(r, " RDMA data verification: %s (%d of %d sources PASS%s)\n",
+		    fail		   ? "FAIL"
+		    : pass == x->nexpected ? "PASS"
+					   : "incomplete",
+		    pass, x->nexpected, fail ? ", data differed" : "");
+}
+
+/* ok, and error: the sink's own failure, else each source that failed and how many never came. */
+static void print_failures(struct report *r, const struct result *x)
+{
+	report_bool(r, "ok", NULL, x->rc == 0);
+	if (x->rc == 0)
+		report_null(r, "error", NULL);
+	else
+		report_str(r, "error", " error: %s\n", x->failure);
+}
+
+/* The combined table. */
+static void print_fanin(struct report *r, const struct result *x)
+{
+	int i;
+
+	print_rule(r);
+	print_fanin_drives(r, x);
+	print_rule(r);
+	print_totals_head(r);
+	print_local_row(r, x);
+	report_double(r, NULL, "  cv %4.1f%%\n", x->nlocal ? x->lcv : NAN);
+	report_arr_begin(r, "sources");
+	for (i = 0; i < x->nexpected; i++) {
+		if (i < x->nstreams)
+			print_fanin_source(r, x, i);
+		else
+			print_missing(r, x, i);
+	}
+	report_arr_end(r);
+	print_fanin_sum(r, x);
+	print_fanin_streams(r, x);
+	print_rule(r);
+	print_verdicts(r, x);
+	print_failures(r, x);
+	print_rule(r);
+}
+
+/* ---- the modes ------------------------------------------------------------------------ */
+
+static const char *role_name(const struct result *x)
+{
+	return x->mode == RESULT_SOURCE ? "source" : "sink";
+}
+
+void print_begin(struct report *r, const struct result *x)
+{
+	report_obj_begin(r, NULL);
+	print_params(r, &x->shown, role_name(x), x->mode == RESULT_SOURCE ? NULL : x->where);
+	if (x->mode == RESULT_FANIN)
+		print_split(r, x);
+}
+
+void print_end(struct report *r, const struct result *x)
+{
+	if (x->mode == RESULT_SINK)
+		print_sink(r, x);
+	else if (x->mode == RESULT_SOURCE)
+		print_source(r, x);
+	else if (x->mode == RESULT_FANIN)
+		print_fanin(r, x);
+	report_obj_end(r);
+	report_finish(r);
+}
+
+void print_short(struct report *r, const struct result *x)
+{
+	if (!r->json)
+		return;
+	report_obj_begin(r, NULL);
+	print_params(r, x->o, role_name(x),
+		     x->mode == RESULT_SINK && x->where[0] ? x->where : NULL);
+	if (x->mode == RESULT_SINK) {
+		print_sink(r, x);
+	} else if (x->mode == RESULT_SOURCE) {
+		report_str(r, "verify", NULL, NULL);
+		report_bool(r, "ok", NULL, false);
+		report_str(r, "error", NULL, x->failure[0] ? x->failure : NULL);
+	} else {
+		report_bool(r, "ok", NULL, false);
+		report_str(r, "error", NULL, x->failure[0] ? x->failure : "failed");
+	}
+	report_obj_end(r);
+	report_finish(r);
+}

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/* result.c: the result structure's memory (see result.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "result.h"
+
+void result_init(struct result *x, enum result_mode mode, const struct options *o)
+{
+	memset(x, 0, sizeof(*x));
+	x->mode = mode;
+	x->o = o;
+	x->shown = *o;
+	x->verdict = VERDICT_NONE;
+	x->lcv = NAN;
+	x->sum.ideal_bps = NAN;
+	x->sum.overlap_pct = NAN;
+}
+
+/* A stream with nothing known yet. */
+static void stream_init(struct result_stream *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->verdict = VERDICT_NONE;
+	st->cv = NAN;
+	st->overlap_pct = NAN;
+	st->start_offset_s = NAN;
+}
+
+int result_streams(struct result *x, int n)
+{
+	int i;
+
+	x->streams = n ? calloc((size_t)n, sizeof(*x->streams)) : NULL;
+	if (n && !x->streams)
+		return -ENOMEM;
+	x->nstreams = n;
+	for (i = 0; i < n; i++)
+		stream_init(&x->streams[i]);
+	return 0;
+}
+
+int result_locals(struct result *x, int n)
+{
+	free(x->local);
+	x->local = n ? calloc((size_t)n, sizeof(*x->local)) : NULL;
+	x->nlocal = x->local ? n : 0;
+	return n && !x->local ? -ENOMEM : 0;
+}
+
+void result_stream_free(struct result_stream *st)
+{
+	free(st->drives);
+	free(st->rails);
+	st->drives = NULL;
+	st->rails = NULL;
+	st->ndrives = 0;
+	st->nrails = 0;
+}
+
+void result_free(struct result *x)
+{
+	int i;
+
+	for (i = 0; i < x->nstreams; i++)
+		result_stream_free(&x->streams[i]);
+	for (i = 0; i < x->nparts; i++)
+		result_free(&x->parts[i]);
+	free(x->streams);
+	free(x->local);
+	free(x->ports);
+	free(x->parts);
+	free(x->sizes);
+	x->streams = NULL;
+	x->local = NULL;
+	x->ports = NULL;
+	x->parts = NULL;
+	x->sizes = NULL;
+	x->nstreams = x->nlocal = x->nports = x->nparts = 0;
+}
+
+const char *rdma_from_name(enum rdma_from from)
+{
+	return from == RDMA_FROM_RESULT	     ? "result"
+	       : from == RDMA_FROM_HEARTBEAT ? "heartbeat"
+					     : NULL;
+}
