@@ -19,7 +19,7 @@
 #include "judge.h"
 #include "nbw.h"
 #include "parse.h"
-#include "printer.h"
+#include "streams.h"
 #include "remote.h"
 #include "sink.h"
 #include "window.h"
@@ -36,9 +36,8 @@ struct fan_source {
 
 struct fanin {
 	const struct options *o;
-	struct report *r;
 	struct sink *hall;
-	struct result res; /* the hall's, and a stream per source that came */
+	struct result *res; /* the hall's, and a stream per source that came */
 	struct fan_source *s;
 	int n, got; /* --sources, and how many came */
 	int hall_rc;
@@ -47,7 +46,7 @@ struct fanin {
 /* What the hall and each session saw, into the result. */
 static void fanin_collect(struct fanin *fi)
 {
-	int i, err = sink_result(fi->hall, &fi->res, NULL);
+	int i, err = sink_result(fi->hall, fi->res, NULL);
 
 	for (i = 0; i < fi->got; i++) {
 		err |= sink_result(fi->s[i].k, NULL, fi->s[i].x);
@@ -91,81 +90,6 @@ static void fanin_run(struct fanin *fi)
 	fanin_collect(fi);
 }
 
-/* ---- may the total be read as a sum ------------------------------------------------ */
-
-/* Each source's window against the hall's, in this process's one clock. */
-static void fanin_overlaps(struct fanin *fi)
-{
-	double k_open = fi->res.open_ns, k_close = k_open + fi->res.lseconds * 1e9;
-	int i;
-
-	for (i = 0; i < fi->got; i++) {
-		struct result_stream *x = fi->s[i].x;
-		double len = x->close_ns - x->open_ns;
-
-		x->overlap_pct = NAN;
-		x->start_offset_s = NAN;
-		if (!x->have_window || len <= 0 || fi->res.lseconds <= 0)
-			continue;
-		x->overlap_pct =
-			window_common_ns(x->open_ns, x->close_ns, k_open, k_close) / len * 100;
-		x->start_offset_s = (x->open_ns - k_open) / 1e9;
-	}
-}
-
-/* What, if anything, keeps source f's stream out of the sum, into why ("" if nothing). */
-static void source_fault(const struct options *o, const struct fan_source *f, char *why, size_t len)
-{
-	const struct result_stream *x = f->x;
-
-	why[0] = '\0';
-	if (x->verdict == VERDICT_FAIL)
-		snprintf(why, len, "RDMA from %s: its data failed verification", x->peer);
-	else if (f->rc || isnan(x->overlap_pct))
-		snprintf(why, len, "RDMA from %s: no window (%s)", x->peer,
-			 x->failure[0] ? x->failure : "it failed");
-	else
-		stream_fault(o, x->peer, x->overlap_pct, x->start_offset_s, x->cv, why, len);
-}
-
-/* Append part to fi's reason ("; " between parts). */
-static void add_why(struct fanin *fi, const char *part)
-{
-	char *why = fi->res.sum.why;
-	size_t n = strlen(why);
-
-	if (part[0] && n < sizeof(fi->res.sum.why) - 1)
-		snprintf(why + n, sizeof(fi->res.sum.why) - n, "%s%s", n ? "; " : "", part);
-}
-
-/* Every stream that breaks the rule, named in the sum's reason; valid if none does. */
-static void fanin_judge(struct fanin *fi)
-{
-	const struct options *o = fi->o;
-	char part[CTRL_MAX_STR + 256];
-	double bps[MAX_SOURCES];
-	int i;
-
-	fi->res.sum.why[0] = '\0';
-	if (fi->got < fi->n) {
-		snprintf(part, sizeof(part), "%d of %d sources never came", fi->n - fi->got, fi->n);
-		add_why(fi, part);
-	}
-	for (i = 0; i < fi->got; i++) {
-		source_fault(o, &fi->s[i], part, sizeof(part));
-		add_why(fi, part);
-	}
-	if (fi->res.nlocal && stream_fault(o, NULL, NAN, NAN, fi->res.lcv, part, sizeof(part)))
-		add_why(fi, part);
-	/* Each source's figure is bounded alone; all of them share the same ports. */
-	for (i = 0; i < fi->got && i < MAX_SOURCES; i++)
-		bps[i] = fi->s[i].x->seconds > 0 ? fi->s[i].x->bytes / fi->s[i].x->seconds : 0;
-	if (judge_sum_refused(bps, i, fi->res.ports_gbits, part, sizeof(part)))
-		add_why(fi, part);
-	fi->res.sum.judged = true;
-	fi->res.sum.valid = !fi->res.sum.why[0];
-}
-
 /* ---- the outcome ------------------------------------------------------------------ */
 
 /*
@@ -174,7 +98,7 @@ static void fanin_judge(struct fanin *fi)
  */
 static int fanin_outcome(struct fanin *fi)
 {
-	struct result *x = &fi->res;
+	struct result *x = fi->res;
 	char err[1024] = "";
 	size_t n = 0;
 	int i, failed = fi->n - fi->got;
@@ -212,61 +136,49 @@ static int fanin_main(struct fanin *fi, struct sink **s)
 	rc = sink_admit(fi->hall, false, s, fi->n, &fi->got);
 	if (rc)
 		return rc;
-	if (result_streams(&fi->res, fi->got)) {
+	if (result_streams(fi->res, fi->got)) {
 		nbw_err("out of memory");
 		return NBW_EXIT_FAIL;
 	}
 	for (i = 0; i < fi->got; i++) {
 		fi->s[i].k = s[i];
-		fi->s[i].x = &fi->res.streams[i];
+		fi->s[i].x = &fi->res->streams[i];
 	}
 	fanin_collect(fi);
 	for (i = fi->got; i < fi->n; i++) { /* said now; the others run on */
 		char why[192];
 
-		fanin_missing_why(fi->o, i, fi->n, why, sizeof(why));
+		result_missing_why(fi->o, i, fi->n, why, sizeof(why));
 		nbw_err("%s", why);
 	}
-	if (fi->got)
-		fi->res.shown.source = fi->res.streams[0].source;
-	else
-		fi->res.shown.source = fi->o->source;
-	print_begin(fi->r, &fi->res);
-	fi->res.begun = true;
+	fi->res->source = fi->got ? fi->res->streams[0].source : fi->o->source;
+	result_begin(fi->res);
 	fanin_run(fi);
-	fanin_overlaps(fi);
-	fanin_judge(fi);
-	rc = fanin_outcome(fi);
-	fi->res.rc = rc;
-	print_end(fi->r, &fi->res);
-	return rc;
+	streams_judge(fi->res);
+	return fanin_outcome(fi);
 }
 
-int run_fanin(const struct options *o, struct report *r)
+int run_fanin(const struct options *o, struct result *x)
 {
-	struct fanin fi = {.o = o, .r = r, .n = (int)o->sources};
+	struct fanin fi = {.o = o, .res = x, .n = (int)o->sources};
 	struct sink **s = calloc(o->sources, sizeof(*s));
 	int rc = NBW_EXIT_FAIL, i;
 
-	result_init(&fi.res, RESULT_FANIN, o);
-	fi.res.nexpected = fi.n;
 	fi.s = calloc(o->sources, sizeof(*fi.s));
 	if (s && fi.s)
-		fi.hall = sink_create(o, r); /* says so when it cannot */
+		fi.hall = sink_create(o); /* says so when it cannot */
 	else
 		nbw_err("out of memory");
 	if (fi.hall)
 		rc = sink_open(fi.hall);
 	if (!rc)
 		rc = fanin_main(&fi, s);
-	if (rc && !fi.res.begun && fi.hall) { /* JSON says why there is no table */
-		sink_result(fi.hall, &fi.res, NULL);
-		print_short(r, &fi.res);
-	}
+	if (rc && !x->begun && fi.hall) /* JSON says why there is no table */
+		sink_result(fi.hall, x, NULL);
+	x->rc = rc;
 	for (i = 0; i < fi.got; i++)
 		sink_destroy(s[i]);
 	sink_destroy(fi.hall);
-	result_free(&fi.res);
 	free(fi.s);
 	free(s);
 	return rc;

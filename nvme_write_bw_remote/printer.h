@@ -13,20 +13,12 @@
 #include "result.h"
 
 /*
- * A report in two steps, the header before the window (live lines follow
- * it in text) and the body after it: the document's opening and the
- * header, then the body and the document's end.
+ * While the roles run, print what must come before the end: each header
+ * before its window (live lines follow it in text), each run of -a once it
+ * ends. x's hook (result_begin, result_end) is set to do so into r.
  */
-void print_begin(struct report *r, const struct result *x);
-void print_end(struct report *r, const struct result *x);
-/* A run that ended before its header: the short document (JSON only; nothing in text). */
-void print_short(struct report *r, const struct result *x);
-
-/* The header: tool, role and parameters (JSON "params"); listen: the sink's addresses. */
-void print_params(struct report *r, const struct options *o, const char *role, const char *listen);
-/* Why source i (0-based) of n never came, into why. */
-void fanin_missing_why(const struct options *o, int i, int n, char *why, size_t len);
-/* A horizontal rule (text only). */
-void print_rule(struct report *r);
+void printer_attach(struct result *x, struct report *r);
+/* The report of x, any mode, or what is left of it (after printer_attach). */
+void print_result(struct report *r, struct result *x);
 
 #endif

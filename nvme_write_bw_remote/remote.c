@@ -5,7 +5,6 @@
  * calls only common/, never back into the roles or main.c.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -74,35 +73,11 @@ int remote_targets(const struct options *o, const struct target_query *q, struct
 	return target_prepare(t, n, o->chunk, o->span, o->threads);
 }
 
-bool stream_fault(const struct options *o, const char *peer, double overlap, double offset,
-		  double cv, char *why, size_t len)
-{
-	const char *who = peer ? "RDMA from " : "local drives";
-
-	if (peer && !(overlap >= o->min_overlap))
-		snprintf(why, len,
-			 "RDMA from %s: its window overlapped the sink's %.2f%% (< %g%%; it opened "
-			 "%+.3f s from the sink's)",
-			 peer, floor(overlap * 100) / 100, o->min_overlap, offset);
-	else if (!(cv <= o->max_cv))
-		snprintf(why, len, "%s%s: variation %s%.2f%% (> %g%%)", who, peer ? peer : "",
-			 isnan(cv) ? "unknown " : "", isnan(cv) ? 0.0 : ceil(cv * 100) / 100,
-			 o->max_cv);
-	else
-		return false;
-	return true;
-}
-
 double rail_line_rate(const struct fab_port *a, const struct fab_port *b)
 {
 	if (a->software || b->software || a->rate_gbits <= 0 || b->rate_gbits <= 0)
 		return 0;
 	return a->rate_gbits < b->rate_gbits ? a->rate_gbits : b->rate_gbits;
-}
-
-double window_common_ns(double a_open, double a_close, double b_open, double b_close)
-{
-	return fmax(0, fmin(a_close, b_close) - fmax(a_open, b_open));
 }
 
 double rails_line_gbits(const struct rail *rails, int n)

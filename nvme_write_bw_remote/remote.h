@@ -109,29 +109,24 @@ void meeting_arrive(struct meeting *m);
 /* true when all expected arrived within timeout_ms (false: timed out or interrupted) */
 bool meeting_await(struct meeting *m, int timeout_ms);
 
-/* What one run measured, for -a's curve. */
-struct run_figures {
-	double rdma_gb_per_s; /* NAN when nothing was measured */
-	double line_gbits;    /* the rails' line rates added up; 0 unknown */
-	/* The RDMA stream's window in this process's monotonic clock (ns); 0 unknown. */
-	double win_open_ns, win_close_ns;
-};
+struct result;
 
 /*
- * The roles: each prints its report into r and returns the exit status;
- * with fig, it also says what it measured.
+ * The roles and modes: each fills the result x (result.h; initialised by
+ * the caller for its mode, its hook told when the header may go out),
+ * prints nothing and returns the exit status.
  */
-int run_sink(const struct options *o, struct report *r, struct run_figures *fig);
-int run_source(const struct options *o, struct report *r, struct run_figures *fig);
+int run_sink(const struct options *o, struct result *x);
+int run_source(const struct options *o, struct result *x);
 
-/* --sources N (N > 1): N sources into one sink, one window, the combined table (fanin.c). */
-int run_fanin(const struct options *o, struct report *r);
+/* --sources N (N > 1): N sources into one sink, one window (fanin.c). */
+int run_fanin(const struct options *o, struct result *x);
 
-/* --bidir: both roles at once in two threads, then both directions and their sum (bidir.c). */
-int run_bidir(const struct options *o, FILE *out);
+/* --bidir: both roles at once in two threads, x's parts (bidir.c). */
+int run_bidir(const struct options *o, struct result *x);
 
-/* -a: both roles at every message size from 64K to 4M, then the curve's verdict (sizes.c). */
-int run_all_sizes(struct options *o, struct report *r);
+/* -a: both roles at every message size from 64K to 4M, a part each, and the curve (sizes.c). */
+int run_all_sizes(struct options *o, struct result *x);
 
 /* ---- remote.c: shared by both roles ------------------------------------------------ */
 
@@ -157,18 +152,8 @@ int remote_select_ports(const struct options *o, struct fab_port *ports);
 int remote_targets(const struct options *o, const struct target_query *q, struct target *t,
 		   int *nt);
 
-/* How long two windows (open, close; any one clock, ns) ran at the same time; >= 0. */
-double window_common_ns(double a_open, double a_close, double b_open, double b_close);
 /* The rails' line rates added up, Gb/s; 0 when one of them is unknown. */
 double rails_line_gbits(const struct rail *rails, int n);
-
-/*
- * Does a stream break the rule of --min-overlap / --max-cv? The reason into
- * why, naming it: a source's RDMA (peer) or, peer NULL, the local drives
- * (their variation only). false if it keeps the rule.
- */
-bool stream_fault(const struct options *o, const char *peer, double overlap, double offset,
-		  double cv, char *why, size_t len);
 
 /* The line rate (Gb/s) a rail between a and b can carry: the slower's; 0 unknown. */
 double rail_line_rate(const struct fab_port *a, const struct fab_port *b);

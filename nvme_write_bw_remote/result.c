@@ -2,6 +2,7 @@
 /* result.c: the result structure's memory (see result.h). */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,12 +12,42 @@ void result_init(struct result *x, enum result_mode mode, const struct options *
 {
 	memset(x, 0, sizeof(*x));
 	x->mode = mode;
-	x->o = o;
-	x->shown = *o;
+	x->o = *o;
+	x->source = o->source;
+	x->nexpected = mode == RESULT_FANIN ? (int)o->sources : mode == RESULT_SINK;
 	x->verdict = VERDICT_NONE;
 	x->lcv = NAN;
 	x->sum.ideal_bps = NAN;
 	x->sum.overlap_pct = NAN;
+}
+
+int result_parts(struct result *x, int n, enum result_mode mode, const struct options *o)
+{
+	int i;
+
+	x->parts = calloc((size_t)n, sizeof(*x->parts));
+	if (!x->parts)
+		return -ENOMEM;
+	x->nparts = n;
+	for (i = 0; i < n; i++) {
+		result_init(&x->parts[i], mode, o);
+		x->parts[i].parent = x;
+		x->parts[i].hook = x->hook;
+	}
+	return 0;
+}
+
+void result_begin(struct result *x)
+{
+	x->begun = true;
+	if (x->hook.fn)
+		x->hook.fn(x->hook.ctx, x, RESULT_BEGIN);
+}
+
+void result_end(struct result *x)
+{
+	if (x->hook.fn)
+		x->hook.fn(x->hook.ctx, x, RESULT_END);
 }
 
 /* A stream with nothing known yet. */
@@ -33,6 +64,9 @@ int result_streams(struct result *x, int n)
 {
 	int i;
 
+	for (i = 0; i < x->nstreams; i++)
+		result_stream_free(&x->streams[i]);
+	free(x->streams);
 	x->streams = n ? calloc((size_t)n, sizeof(*x->streams)) : NULL;
 	if (n && !x->streams)
 		return -ENOMEM;
@@ -72,13 +106,19 @@ void result_free(struct result *x)
 	free(x->local);
 	free(x->ports);
 	free(x->parts);
-	free(x->sizes);
 	x->streams = NULL;
 	x->local = NULL;
 	x->ports = NULL;
 	x->parts = NULL;
-	x->sizes = NULL;
 	x->nstreams = x->nlocal = x->nports = x->nparts = 0;
+}
+
+void result_missing_why(const struct options *o, int i, int n, char *why, size_t len)
+{
+	snprintf(why, len,
+		 "source %d of %d: none came within %g s (--wait), or %g s of the first "
+		 "(--timeout / 2)",
+		 i + 1, n, o->wait, o->timeout / 2);
 }
 
 const char *rdma_from_name(enum rdma_from from)

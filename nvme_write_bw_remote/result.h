@@ -16,6 +16,7 @@
 
 #include "judge.h"
 #include "remote.h"
+#include "sweep.h"
 
 /* One drive's row: the sink's own ("local") or one a source read ("rdma"). */
 struct result_drive {
@@ -70,7 +71,7 @@ enum result_mode {
 	RESULT_SOURCE, /* this source into a sink */
 	RESULT_FANIN,  /* --sources N into this sink */
 	RESULT_BIDIR,  /* --bidir: parts[0] the sink (receive), parts[1] the source (send) */
-	RESULT_SIZES,  /* -a: parts[i] the run at message size sizes[i] */
+	RESULT_SIZES,  /* -a: parts[i] the run at one message size (its o.chunk) */
 };
 
 /* Whether the total may be read as a sum, and the figures it adds (streams.c). */
@@ -78,16 +79,43 @@ struct result_sum {
 	bool judged; /* false: no window to judge (total_valid null) */
 	bool valid;
 	char why[1024];
-	double rdma_bps;    /* the RDMA streams' rates added */
-	double total_bps;   /* local + RDMA */
-	double ideal_bps;   /* NAN: no ideal */
-	double overlap_pct; /* --bidir: the two directions' windows; NAN unknown */
+	uint64_t local_bytes, rdma_bytes; /* the local drives', the RDMA streams' */
+	double rdma_seconds;		  /* the longest RDMA window */
+	double rdma_bps;		  /* the RDMA streams' rates added */
+	double total_bps;		  /* local + RDMA */
+	double ideal_bps;		  /* NAN: no ideal */
+	double overlap_pct;		  /* --bidir: the two directions' windows; NAN unknown */
+};
+
+/* What a role tells whoever prints while it runs (result_begin, result_end). */
+enum result_event {
+	RESULT_BEGIN, /* the header may go out: the window is about to open */
+	RESULT_END,   /* a part of -a is complete */
+};
+
+struct result;
+
+struct result_hook {
+	void (*fn)(void *ctx, struct result *x, enum result_event ev);
+	void *ctx;
+};
+
+/* The curve of -a (common/sweep.h): the points' sizes and rates, and its verdict. */
+struct result_curve {
+	int n;		     /* points: the runs that gave a figure */
+	int planned;	     /* sizes -a meant to run */
+	uint64_t size[16];   /* message size of each point */
+	double gb_per_s[16]; /* its RDMA rate */
+	double line_gbits;   /* the rails' line rate together; 0 unknown */
+	bool judged;	     /* verdict holds sweep_judge's */
+	struct sweep_verdict verdict;
+	char names[16][32]; /* each size's label ("64K") */
 };
 
 struct result {
 	enum result_mode mode;
-	const struct options *o; /* the run's options */
-	struct options shown;	 /* as the header shows them (source: the first source's) */
+	struct options o;	 /* the run's options (a copy: the result stands alone) */
+	enum ctrl_source source; /* the source kind the header shows (the first source's) */
 	bool begun;		 /* the report's body follows the header (else: the short form) */
 	int rc;			 /* the exit status */
 	char where[1024];	 /* sink: the addresses the door listened on; "" none */
@@ -104,19 +132,32 @@ struct result {
 	int nexpected;
 	int nstreams;
 	struct result_stream *streams;
-	struct result_sum sum;
+	struct result_sum sum; /* streams.c */
 	/* The run's verdict and failure. */
 	enum verdict verdict;
 	char vdetail[256];
 	char failure[CTRL_MAX_STR + 256];
-	/* --bidir and -a. */
+	/* --bidir (receive, send) and -a (a run per size). */
 	struct result *parts;
 	int nparts;
-	uint64_t *sizes;
+	struct result *parent; /* the result this is a part of; NULL */
+	const char *key;       /* its JSON key in the parent ("send"); NULL */
+	struct result_curve curve;
+	/* Who prints while the roles run, and what is printed already. */
+	struct result_hook hook;
+	bool opened;   /* -a: its document's opening, a run's heading */
+	bool head_out; /* the header */
+	bool printed;  /* the whole document */
 };
 
-/* An empty result of mode for the options o. */
+/* An empty result of mode for the options o (copied). */
 void result_init(struct result *x, enum result_mode mode, const struct options *o);
+/* Room for n parts (zeroed, each of mode for o, their parent x, x's hook); -ENOMEM. */
+int result_parts(struct result *x, int n, enum result_mode mode, const struct options *o);
+/* A role's header may go out (the window is about to open): begun, and the hook told. */
+void result_begin(struct result *x);
+/* A part is complete: the hook told. */
+void result_end(struct result *x);
 /* Room for n streams / local drives (zeroed); -ENOMEM. */
 int result_streams(struct result *x, int n);
 int result_locals(struct result *x, int n);
@@ -124,6 +165,9 @@ int result_locals(struct result *x, int n);
 void result_free(struct result *x);
 /* Free a stream's drives and rails. */
 void result_stream_free(struct result_stream *st);
+
+/* Why source i (0-based) of n (--sources) never came, into why. */
+void result_missing_why(const struct options *o, int i, int n, char *why, size_t len);
 
 /* "result", "heartbeat" or NULL: JSON rdma_reported_by. */
 const char *rdma_from_name(enum rdma_from from);

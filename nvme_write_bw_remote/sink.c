@@ -9,7 +9,7 @@
  *
  * The run: sink_open -> sink_admit (door.c) -> ACCEPT -> make_qps or
  * connect_workers -> send_slices -> receive_canary -> sink_window ->
- * (verify) -> DONE -> the result (printer.c) -> sink_close. With --sources N (fanin.c)
+ * (verify) -> DONE -> the result (result.h) -> sink_close. With --sources N (fanin.c)
  * the sink that owns the door, DRAM and drives is the hall; each source
  * gets a session of its own (a follower) with its share of the slices.
  */
@@ -29,7 +29,7 @@
 #include "nbw.h"
 #include "parse.h"
 #include "placement.h"
-#include "printer.h"
+#include "streams.h"
 #include "rails.h"
 #include "remote.h"
 #include "sink.h"
@@ -71,7 +71,6 @@ enum sink_stop {
 
 struct sink {
 	const struct options *o;
-	struct report *r;
 	struct target t[TARGET_MAX];
 	int nt;
 	unsigned char *dram;
@@ -104,16 +103,14 @@ struct sink {
 	char vdetail[256];
 	uint64_t *lstart, *lend, *lprev; /* per local target; lprev: --interval */
 	double lseconds;
-	double cpu_s; /* this process, user + system, inside the window */
-	/* May the rates be added: the windows' overlap and the streams' variation. */
-	struct samples lsamples; /* the local stream, per second of the window */
+	double cpu_s;		 /* this process, user + system, inside the window */
+	struct samples lsamples; /* the local stream, per second of the window: its variation */
 	uint64_t start_sent_ns;	 /* when START left (sink clock) */
 	uint64_t win_open_ns;	 /* the sink's window opened (sink clock) */
 	int64_t delay_min_ns;	 /* least START -> heartbeat delay beyond the source's clock */
-	double overlap_pct, start_offset_s, lcv, rcv;
-	bool valid, have_validity;
+	double rcv;		 /* the source's variation (its RESULT), NAN unknown */
+	bool have_window;	 /* its window is known (an accepted RESULT) */
 	double src_open_ns, src_close_ns; /* the source's window in the sink's clock */
-	char valid_why[256];
 	struct ctrl_result res;
 	bool have_res;
 	bool res_rejected; /* the RESULT failed the plausibility checks: not a figure */
@@ -446,7 +443,7 @@ static bool hello_unacceptable(const struct sink *k, const struct door_guest *g,
 /* A session of its own for one source (--sources): the hall's DRAM and ports. */
 static struct sink *sink_follower(struct sink *hall)
 {
-	struct sink *f = sink_create(hall->o, hall->r);
+	struct sink *f = sink_create(hall->o);
 
 	if (!f)
 		return NULL;
@@ -1061,33 +1058,19 @@ static bool result_implausible(struct sink *k, const struct window *w, char *why
 }
 
 /*
- * May local and RDMA be added? The source's window in the sink's clock: START
- * left at start_sent; it arrived about half the least START -> heartbeat
- * delay later (the way there and a heartbeat's way back); the source opened
- * its window open_ns after that. Its overlap with the sink's window, and the
- * variation of both streams, against --min-overlap and --max-cv.
+ * The source's window in the sink's clock: START left at start_sent; it
+ * arrived about half the least START -> heartbeat delay later (the way there
+ * and a heartbeat's way back); the source opened its window open_ns after
+ * that. streams.c judges it against the sink's window.
  */
-static void judge_validity(struct sink *k)
+static void source_window(struct sink *k)
 {
 	double d = k->delay_min_ns > 0 ? k->delay_min_ns / 2.0 : 0;
-	double s_open = (double)k->start_sent_ns + d + (double)k->res.open_ns;
-	double s_close = s_open + (double)k->res.window_ns, k_open = (double)k->win_open_ns;
-	double k_close = k_open + k->lseconds * 1e9;
-	const struct options *o = k->o;
 
-	k->overlap_pct = k->res.window_ns ? window_common_ns(s_open, s_close, k_open, k_close) /
-						    k->res.window_ns * 100
-					  : NAN;
-	k->start_offset_s = (s_open - k_open) / 1e9;
-	k->src_open_ns = s_open;
-	k->src_close_ns = s_close;
-	k->lcv = nbw_cv_pct(k->lsamples.rate, k->lsamples.n);
+	k->src_open_ns = (double)k->start_sent_ns + d + (double)k->res.open_ns;
+	k->src_close_ns = k->src_open_ns + (double)k->res.window_ns;
 	k->rcv = k->res.cv_milli_pct == UINT32_MAX ? NAN : k->res.cv_milli_pct / 1000.0;
-	k->have_validity = true;
-	k->valid = !stream_fault(o, k->peer, k->overlap_pct, k->start_offset_s, k->rcv,
-				 k->valid_why, sizeof(k->valid_why)) &&
-		   !(k->nt &&
-		     stream_fault(o, NULL, NAN, NAN, k->lcv, k->valid_why, sizeof(k->valid_why)));
+	k->have_window = k->res.window_ns > 0;
 }
 
 /* After its RESULT: the full table, and whether the source completed its window. */
@@ -1182,7 +1165,7 @@ static int sink_window(struct sink *k)
 	}
 	if (k->res.ok) {
 		sink_rails(k);
-		judge_validity(k);
+		source_window(k);
 	}
 	return after_result(k);
 }
@@ -1313,14 +1296,13 @@ static void sink_close(struct sink *k)
 	nbw_watchdog_unbound();
 }
 
-struct sink *sink_create(const struct options *o, struct report *r)
+struct sink *sink_create(const struct options *o)
 {
 	struct sink *k = nbw_zalloc(1, sizeof(*k));
 
 	if (!k)
 		return NULL;
 	k->o = o;
-	k->r = r;
 	k->cfd = -1;
 	k->verdict = VERDICT_NONE;
 	memset(k->wport, 0xff, sizeof(k->wport));
@@ -1413,12 +1395,10 @@ static int session_stream(const struct sink *k, struct result_stream *st)
 	if (k->nrails)
 		memcpy(st->rails, k->rails, sizeof(*st->rails) * (size_t)k->nrails);
 	st->nrails = k->nrails;
-	st->have_window = k->have_validity;
+	st->have_window = k->have_window;
 	st->open_ns = k->src_open_ns;
 	st->close_ns = k->src_close_ns;
-	st->cv = k->rcv;
-	st->overlap_pct = k->have_validity ? k->overlap_pct : NAN;
-	st->start_offset_s = k->have_validity ? k->start_offset_s : NAN;
+	st->cv = k->have_window ? k->rcv : NAN;
 	st->verdict = k->verdict;
 	snprintf(st->vdetail, sizeof(st->vdetail), "%s", k->vdetail);
 	snprintf(st->failure, sizeof(st->failure), "%s", k->failure);
@@ -1442,7 +1422,8 @@ static int hall_result(const struct sink *k, struct result *x)
 		d->bytes = k->lend[j] - k->lstart[j];
 	}
 	snprintf(x->where, sizeof(x->where), "%s", k->where);
-	x->shown.source = (enum ctrl_source)k->hello.source;
+	if (x->mode == RESULT_SINK)
+		x->source = (enum ctrl_source)k->hello.source;
 	x->lseconds = k->lseconds;
 	x->lcv = nbw_cv_pct(k->lsamples.rate, k->lsamples.n);
 	x->open_ns = (double)k->win_open_ns;
@@ -1452,9 +1433,6 @@ static int hall_result(const struct sink *k, struct result *x)
 	x->verdict = k->verdict;
 	snprintf(x->vdetail, sizeof(x->vdetail), "%s", k->vdetail);
 	snprintf(x->failure, sizeof(x->failure), "%s", k->failure);
-	x->sum.judged = k->have_validity;
-	x->sum.valid = k->valid;
-	snprintf(x->sum.why, sizeof(x->sum.why), "%s", k->valid_why);
 	return 0;
 }
 
@@ -1472,21 +1450,7 @@ void sink_waiting(const struct sink *k, int n)
 		k->o->key.len ? "pre-shared key required" : "open: no pre-shared key");
 }
 
-/* What the run measured: the RDMA rate and the rails' line rates. */
-static void sink_figures(const struct sink *k, struct run_figures *fig)
-{
-	uint64_t bytes;
-	double sec;
-
-	fig->rdma_gb_per_s = rdma_figure(k, &bytes, &sec) != RDMA_FROM_NONE && sec > 0
-				     ? (double)bytes / sec / 1e9
-				     : NAN;
-	fig->win_open_ns = k->have_validity ? k->src_open_ns : 0;
-	fig->win_close_ns = k->have_validity ? k->src_close_ns : 0;
-	fig->line_gbits = rails_line_gbits(k->rails, k->nrails);
-}
-
-/* One source, the report printed around the window. */
+/* One source, its header told before the window. */
 static int sink_one(struct sink *k, struct result *x)
 {
 	struct sink *one[1];
@@ -1498,37 +1462,30 @@ static int sink_one(struct sink *k, struct result *x)
 		rc = sink_handshake(k);
 	if (rc)
 		return rc;
-	sink_result(k, x, NULL);
-	print_begin(k->r, x);
-	x->begun = true;
+	if (sink_result(k, x, NULL))
+		return sink_fail(k, "out of memory");
+	result_begin(x);
 	return sink_conclude(k);
 }
 
-int run_sink(const struct options *o, struct report *r, struct run_figures *fig)
+int run_sink(const struct options *o, struct result *x)
 {
-	struct sink *k = sink_create(o, r);
-	struct result x;
+	struct sink *k = sink_create(o);
 	int rc;
 
 	if (!k)
 		return NBW_EXIT_FAIL;
-	result_init(&x, RESULT_SINK, o);
 	rc = sink_open(k);
 	if (!rc)
-		rc = sink_one(k, &x);
-	if (result_streams(&x, 1) || sink_result(k, &x, &x.streams[0])) {
+		rc = sink_one(k, x);
+	if (result_streams(x, 1) || sink_result(k, x, &x->streams[0])) {
 		nbw_err("out of memory");
 		rc = NBW_EXIT_FAIL;
 	} else {
-		x.rc = rc;
-		if (x.begun)
-			print_end(r, &x);
-		else
-			print_short(r, &x);
+		x->streams[0].rc = rc;
 	}
-	if (fig)
-		sink_figures(k, fig);
-	result_free(&x);
+	x->rc = rc;
+	streams_judge(x);
 	sink_destroy(k);
 	return rc;
 }

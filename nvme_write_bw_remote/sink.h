@@ -18,7 +18,7 @@
 struct sink;
 
 /* A sink with nothing set up yet; NULL after the error line. */
-struct sink *sink_create(const struct options *o, struct report *r);
+struct sink *sink_create(const struct options *o);
 /* Its ports, local drives, locked DRAM and door. 0 or an exit status. */
 int sink_open(struct sink *k);
 /* "waiting for the sources on ..." on stderr (n: how many). */

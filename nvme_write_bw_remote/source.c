@@ -8,7 +8,7 @@
  *
  * The run: source_setup -> handshake -> start the workers -> line 1 (all
  * connected) -> SLICES -> line 2 (canaries written) -> CANARY, START ->
- * source_window -> RESULT (VERIFY) -> DONE -> the result (printer.c) -> source_close.
+ * source_window -> RESULT (VERIFY) -> DONE -> the result (result.h) -> source_close.
  */
 #include <errno.h>
 #include <math.h>
@@ -23,7 +23,8 @@
 #include "nbw.h"
 #include "parse.h"
 #include "placement.h"
-#include "printer.h"
+#include "result.h"
+#include "streams.h"
 #include "rails.h"
 #include "remote.h"
 #include "target.h"
@@ -74,7 +75,6 @@ struct sworker {
 
 struct source {
 	const struct options *o;
-	struct report *r;
 	struct target t[TARGET_MAX];
 	int nt;
 	struct fab_port ports[FAB_MAX_PORTS];
@@ -1248,6 +1248,7 @@ static int source_result(const struct source *s, struct result *x)
 	st->bytes = s->wend ? bytes_sum(s->wend, s->nw) - bytes_sum(s->wstart, s->nw) : 0;
 	st->seconds = s->seconds;
 	st->have_window = s->seconds > 0;
+	st->cv = nbw_cv_pct(s->rdma_samples.rate, s->rdma_samples.n);
 	st->open_ns = (double)s->t_window;
 	st->close_ns = (double)s->t_window + s->seconds * 1e9;
 	x->cpu_s = s->cpu_s;
@@ -1256,26 +1257,12 @@ static int source_result(const struct source *s, struct result *x)
 	return 0;
 }
 
-/* What the run measured: this side's RDMA rate and the rails' line rates. */
-static void source_figures(const struct source *s, struct run_figures *fig)
-{
-	*fig = (struct run_figures){.rdma_gb_per_s = NAN,
-				    .line_gbits = rails_line_gbits(s->rails, s->nrails)};
-	if (!(s->seconds > 0)) /* no window (a run that failed before it): no counters either */
-		return;
-	fig->rdma_gb_per_s = (double)(bytes_sum(s->wend, s->nw) - bytes_sum(s->wstart, s->nw)) /
-			     s->seconds / 1e9;
-	fig->win_open_ns = (double)s->t_window;
-	fig->win_close_ns = (double)s->t_window + s->seconds * 1e9;
-}
-
 /* The handshake done: the header, the start line, the window. The exit status. */
 static int source_run(struct source *s, struct result *x)
 {
 	int rc = source_lines(s);
 
-	print_begin(s->r, x);
-	x->begun = true;
+	result_begin(x);
 	if (!rc)
 		rc = source_window(s);
 	else
@@ -1283,19 +1270,16 @@ static int source_run(struct source *s, struct result *x)
 	return rc;
 }
 
-int run_source(const struct options *o, struct report *r, struct run_figures *fig)
+int run_source(const struct options *o, struct result *x)
 {
 	struct source *s = nbw_zalloc(1, sizeof(*s));
-	struct result x;
 	int rc;
 
 	if (!s)
 		return NBW_EXIT_FAIL;
 	s->cfd = -1; /* no control channel yet */
 	s->o = o;
-	s->r = r;
 	s->verdict = VERDICT_NONE;
-	result_init(&x, RESULT_SOURCE, o);
 	nbw_watchdog_phase("setting up (drives, ports, workers)");
 	rc = source_setup(s);
 	if (!rc) {
@@ -1303,22 +1287,17 @@ int run_source(const struct options *o, struct report *r, struct run_figures *fi
 		rc = handshake(s);
 	}
 	if (!rc)
-		rc = source_run(s, &x);
-	if (source_result(s, &x)) {
+		rc = source_run(s, x);
+	if (source_result(s, x)) {
 		nbw_err("out of memory");
 		rc = NBW_EXIT_FAIL;
-	} else {
-		x.rc = rc;
-		if (x.begun)
-			print_end(r, &x);
-		else
-			print_short(r, &x);
 	}
+	x->rc = rc;
+	if (x->nstreams)
+		x->streams[0].rc = rc;
+	streams_judge(x);
 	if (o->sync) /* failed before: this node's sink need not wait */
 		meeting_arrive(o->sync);
-	if (fig)
-		source_figures(s, fig);
-	result_free(&x);
 	source_close(s);
 	free(s);
 	return rc;
