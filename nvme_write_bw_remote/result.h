@@ -101,15 +101,16 @@ struct result_hook {
 };
 
 /* The curve of -a (common/sweep.h): the points' sizes and rates, and its verdict. */
+#define RESULT_MAX_POINTS 16
 struct result_curve {
-	int n;		     /* points: the runs that gave a figure */
-	int planned;	     /* sizes -a meant to run */
-	uint64_t size[16];   /* message size of each point */
-	double gb_per_s[16]; /* its RDMA rate */
-	double line_gbits;   /* the rails' line rate together; 0 unknown */
-	bool judged;	     /* verdict holds sweep_judge's */
+	int n;				    /* points: the runs that gave a figure */
+	int planned;			    /* sizes -a meant to run */
+	uint64_t size[RESULT_MAX_POINTS];   /* message size of each point */
+	double gb_per_s[RESULT_MAX_POINTS]; /* its RDMA rate */
+	double line_gbits;		    /* the rails' line rate together; 0 unknown */
+	bool judged;			    /* verdict holds sweep_judge's */
 	struct sweep_verdict verdict;
-	char names[16][32]; /* each size's label ("64K") */
+	char names[RESULT_MAX_POINTS][32]; /* each size's label ("64K") */
 };
 
 struct result {

@@ -15,20 +15,7 @@
 #include "streams.h"
 #include "window.h"
 
-#define NSIZES 7 /* 64K .. 4M, powers of two */
-
-/* The curve's verdict against the rails' line rate. */
-static void judge_curve(struct result_curve *c)
-{
-	const char *labels[NSIZES];
-	double ceiling = c->line_gbits > 0 ? c->line_gbits / 8 : NAN;
-	int i;
-
-	for (i = 0; i < c->n; i++)
-		labels[i] = c->names[i];
-	c->judged = c->n && !sweep_judge(c->gb_per_s, labels, c->n, ceiling, "rails' line rate",
-					 "message-size", &c->verdict);
-}
+#define NSIZES 7 /* 64K .. 4M, powers of two (at most RESULT_MAX_POINTS) */
 
 int run_all_sizes(struct options *o, struct result *x)
 {
@@ -60,7 +47,7 @@ int run_all_sizes(struct options *o, struct result *x)
 		c->gb_per_s[c->n++] = bps / 1e9;
 		c->line_gbits = rails_line_gbits(p->streams[0].rails, p->streams[0].nrails);
 	}
-	judge_curve(c);
+	streams_curve(c);
 	x->rc = worst;
 	return worst;
 }

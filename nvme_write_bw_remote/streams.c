@@ -205,3 +205,15 @@ void streams_judge(struct result *x)
 		x->sum.total_bps = x->sum.rdma_bps;
 	}
 }
+
+void streams_curve(struct result_curve *c)
+{
+	const char *labels[RESULT_MAX_POINTS];
+	double ceiling = c->line_gbits > 0 ? c->line_gbits / 8 : NAN;
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		labels[i] = c->names[i];
+	c->judged = c->n && !sweep_judge(c->gb_per_s, labels, c->n, ceiling, "rails' line rate",
+					 "message-size", &c->verdict);
+}

@@ -34,4 +34,7 @@ double streams_bps(const struct result_stream *st);
  */
 void streams_judge(struct result *x);
 
+/* -a's curve: its verdict (common/sweep.h) against the rails' line rate, into c. */
+void streams_curve(struct result_curve *c);
+
 #endif
