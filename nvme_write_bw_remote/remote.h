@@ -2,7 +2,8 @@
 /*
  * remote.h: what the files of nvme_write_bw_remote share. Calls go down:
  * main.c (options, dispatch) -> sink.c / source.c (the two roles) ->
- * remote.c (the output pieces, port selection, timeouts) -> common/.
+ * remote.c (port selection, timeouts) -> common/; each mode fills a result
+ * (result.h) that streams.c judges and printer.c prints.
  */
 #ifndef NBW_REMOTE_H
 #define NBW_REMOTE_H
