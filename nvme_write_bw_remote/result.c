@@ -90,8 +90,7 @@ void result_stream_free(struct result_stream *st)
 	free(st->rails);
 	st->drives = NULL;
 	st->rails = NULL;
-	st->ndrives = 0;
-	st->nrails = 0;
+	st->ndrives = st->nrails = 0;
 }
 
 void result_free(struct result *x)
@@ -106,11 +105,6 @@ void result_free(struct result *x)
 	free(x->local);
 	free(x->ports);
 	free(x->parts);
-	x->streams = NULL;
-	x->local = NULL;
-	x->ports = NULL;
-	x->parts = NULL;
-	x->nstreams = x->nlocal = x->nports = x->nparts = 0;
 }
 
 void result_missing_why(const struct options *o, int i, int n, char *why, size_t len)

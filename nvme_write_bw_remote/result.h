@@ -162,7 +162,7 @@ void result_end(struct result *x);
 /* Room for n streams / local drives (zeroed); -ENOMEM. */
 int result_streams(struct result *x, int n);
 int result_locals(struct result *x, int n);
-/* Free what x holds (its parts too); x may be used again after result_init. */
+/* Free what x holds (its parts too); x is to be initialised again before any use. */
 void result_free(struct result *x);
 /* Free a stream's drives and rails. */
 void result_stream_free(struct result_stream *st);
