@@ -105,7 +105,6 @@ static int fanin_outcome(struct fanin *fi)
 
 	for (i = 0; i < fi->got; i++)
 		failed += fi->s[i].rc != 0;
-	x->hall_failed = fi->hall_rc != 0;
 	if (!failed && !fi->hall_rc)
 		return 0;
 	if (fi->hall_rc)

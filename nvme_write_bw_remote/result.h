@@ -120,7 +120,6 @@ struct result {
 	bool begun;		 /* the report's body follows the header (else: the short form) */
 	int rc;			 /* the exit status */
 	char where[1024];	 /* sink: the addresses the door listened on; "" none */
-	bool hall_failed;	 /* fan-in: the sink itself failed (its failure in failure) */
 	/* The sink's own drives and window (this process's clock), its DRAM and ports. */
 	struct result_drive *local;
 	int nlocal;
