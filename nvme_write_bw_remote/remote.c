@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * remote.c: what the sink and the source of nvme_write_bw_remote share: RDMA
- * port selection, the timeout, the windows' arithmetic and the meeting. It
- * calls only common/, never back into the roles or main.c.
+ * port selection, the timeout and the windows' arithmetic (the meeting is
+ * base's line.h). It calls only the layers, never back into the roles or main.c.
  */
 #include <errno.h>
 #include <stdio.h>
