@@ -54,6 +54,20 @@ static int join(struct worker *w)
 	return go;
 }
 
+/*
+ * WORKERS at line phase, gathered: none is let through by the line below it
+ * being opened (phase - 1) or by time alone.
+ */
+static void hold(struct start_line *l, struct worker *w, int phase, atomic_int *passed)
+{
+	line_init(l);
+	start(w, l, phase, passed);
+	CHECK_U64(line_gather(l, phase, WORKERS), 0);
+	line_open(l, phase - 1);
+	usleep(50000);
+	CHECK_U64(atomic_load(passed), 0);
+}
+
 /* Opened: every worker waited at the line until then, and all go. */
 static void open_line(void)
 {
@@ -61,11 +75,7 @@ static void open_line(void)
 	struct worker w[WORKERS];
 	atomic_int passed = 0;
 
-	line_init(&l);
-	start(w, &l, 1, &passed);
-	CHECK_U64(line_gather(&l, 1, WORKERS), 0);
-	usleep(50000);
-	CHECK_U64(atomic_load(&passed), 0); /* gathered, not yet let through */
+	hold(&l, w, 1, &passed);
 	line_open(&l, 1);
 	CHECK_U64(join(w), WORKERS);
 	CHECK_U64(atomic_load(&passed), WORKERS);
@@ -80,12 +90,7 @@ static void abort_line(void)
 	struct worker w[WORKERS];
 	atomic_int passed = 0;
 
-	line_init(&l);
-	start(w, &l, 2, &passed);
-	CHECK_U64(line_gather(&l, 2, WORKERS), 0);
-	line_open(&l, 1); /* an earlier phase does not let them through */
-	usleep(50000);
-	CHECK_U64(atomic_load(&passed), 0);
+	hold(&l, w, 2, &passed);
 	line_abort(&l);
 	CHECK_U64(join(w), 0);
 	CHECK(line_aborted(&l));
