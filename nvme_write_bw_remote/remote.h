@@ -13,7 +13,7 @@
 
 #include "auth.h"
 #include "cli.h"
-#include "ctrl.h"
+#include "ctrl_io.h"
 #include "drive.h"
 #include "netaddr.h"
 #include "rdma.h"

@@ -24,7 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ctrl.h"
+#include "ctrl_io.h"
 #include "judge.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
