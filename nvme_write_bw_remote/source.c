@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conv.h"
 #include "ctrl_auth.h"
 #include "digest.h"
 #include "nbw.h"
@@ -349,14 +350,8 @@ static int worker_prepare(struct sworker *w, const struct write_source *src)
 	int rc;
 
 	if (o->conn == CTRL_CONN_VERBS) {
-		struct fab_qp_attr remote = {
-			.lid = w->slice.qp.lid,
-			.qpn = w->slice.qp.qpn,
-			.psn = w->slice.qp.psn,
-			.mtu = w->slice.qp.mtu,
-		};
+		struct fab_qp_attr remote = conv_qp_from_wire(&w->slice.qp);
 
-		memcpy(remote.gid, w->slice.qp.gid, sizeof(remote.gid));
 		rc = fab_qp_connect(&w->conn, w->port, &w->qp_local, &remote, &o->lo);
 		if (rc) {
 			wfail(w, rc, "connect the QP: %s", w->conn.why);
@@ -697,7 +692,7 @@ static int authenticate(struct source *s)
 static int greet(struct source *s)
 {
 	const struct options *o = s->o;
-	struct ctrl_hello h = remote_hello(o);
+	struct ctrl_hello h = conv_hello(o);
 	char err[CTRL_MAX_STR] = "";
 	struct ctrl_buf b;
 	int rc;
@@ -758,11 +753,7 @@ static int send_qps(struct source *s)
 		q[i].sink_port = (uint16_t)w->sink_port;
 		snprintf(q[i].dev, sizeof(q[i].dev), "%s", w->port->dev);
 		q[i].port = w->port->port;
-		q[i].qp = (struct ctrl_qp){.lid = w->qp_local.lid,
-					   .qpn = w->qp_local.qpn,
-					   .psn = w->qp_local.psn,
-					   .mtu = w->qp_local.mtu};
-		memcpy(q[i].qp.gid, w->qp_local.gid, sizeof(q[i].qp.gid));
+		q[i].qp = conv_qp_to_wire(&w->qp_local);
 	}
 	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_qps(&b, q, s->nw), remote_timeout_ms(s->o));
 	free(q);
@@ -797,7 +788,7 @@ static void count_rails(struct source *s)
 					     .remote_port = kp->port,
 					     .sink_index = w->sink_port};
 
-			rails_port_of(kp, &sink);
+			conv_port_from_wire(kp, &sink);
 			fresh.line_rate_gbits = rail_line_rate(w->port, &sink);
 			memcpy(fresh.local_dev, w->port->dev, sizeof(fresh.local_dev));
 			memcpy(fresh.remote_dev, kp->dev, sizeof(fresh.remote_dev));

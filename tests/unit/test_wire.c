@@ -7,7 +7,8 @@
  * so a field that moves, grows or changes its order fails here; a few
  * fields are also checked at their offsets by name. The recorded bytes
  * decode back to the sample; every truncation and an extra byte are
- * refused; the payload limits are today's.
+ * refused; the payload limits are today's. The conversions between the
+ * wire's structs and the tool's (conv.c) go there and back.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +16,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "conv.h"
 #include "ctrl.h"
+#include "remote.h"
 
 static struct ctrl_hello s_hello(void)
 {
@@ -383,6 +386,59 @@ static void test_limits(void)
 	CHECK_U64(ctrl_sender(CTRL_AUTH), CTRL_BY_EITHER);
 }
 
+/* A sink port through ACCEPT's struct and back; a QP likewise. */
+static void test_conv(void)
+{
+	struct fab_port p = {.dev = "mlx5_0",
+			     .port = 2,
+			     .active = true,
+			     .link = FAB_LINK_IB,
+			     .numa_node = 1,
+			     .lid = 0x1234,
+			     .active_mtu = 5,
+			     .addr = "10.0.0.2",
+			     .prefix_len = 24,
+			     .rate_gbits = 200,
+			     .software = false},
+			back;
+	struct fab_qp_attr qa = {.lid = 7, .qpn = 0xabcdef, .psn = 0x123456, .mtu = 3}, qb;
+	struct ctrl_port c;
+	struct ctrl_qp q;
+	struct options o = {0};
+	struct ctrl_hello h;
+
+	p.gid[15] = 9;
+	conv_port_to_wire(&p, &c);
+	CHECK(c.link == 1 && c.rate_mbps == 200000 && c.gid[15] == 9 && c.lid == 0x1234);
+	conv_port_from_wire(&c, &back);
+	CHECK_STR(back.dev, "mlx5_0");
+	CHECK_STR(back.addr, "10.0.0.2");
+	CHECK_STR(back.link_layer, "InfiniBand");
+	CHECK(back.port == 2 && back.link == FAB_LINK_IB && back.numa_node == 1 &&
+	      back.active_mtu == 5 && back.prefix_len == 24 && back.rate_gbits == 200 &&
+	      back.gid[15] == 9 && back.active);
+	p.link = FAB_LINK_ETH;
+	p.software = true;
+	conv_port_to_wire(&p, &c);
+	CHECK(c.link == 2 && c.software == 1);
+	qa.gid[0] = 0xfe;
+	q = conv_qp_to_wire(&qa);
+	CHECK(q.lid == 7 && q.qpn == 0xabcdef && q.psn == 0x123456 && q.mtu == 3 &&
+	      q.gid[0] == 0xfe);
+	qb = conv_qp_from_wire(&q);
+	CHECK(!memcmp(&qa, &qb, sizeof(qa)));
+	o.chunk = 1 << 20;
+	o.depth = 8;
+	o.cc.warmup = 1.5;
+	o.cc.duration = 10.0004;
+	o.verify = CTRL_VERIFY_FULL;
+	o.conn = CTRL_CONN_CM;
+	o.lo.sl = 3;
+	h = conv_hello(&o);
+	CHECK(h.chunk == 1 << 20 && h.depth == 8 && h.warmup_ms == 1500 && h.duration_ms == 10000);
+	CHECK(h.verify == CTRL_VERIFY_FULL && h.conn == CTRL_CONN_CM && h.sl == 3 && !h.workers);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--dump"))
@@ -390,5 +446,6 @@ int main(int argc, char **argv)
 	test_golden();
 	test_offsets();
 	test_limits();
+	test_conv();
 	return check_done("test_wire");
 }
