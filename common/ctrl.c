@@ -297,65 +297,60 @@ int ctrl_decode_error(const void *p, size_t len, struct ctrl_error *m)
 	return ctrl_decode(CTRL_ERROR, p, len, m);
 }
 
-/* Decode a list message by layout l into *items (NULL when empty or malformed) and *n. */
-static int decode_list(const struct wire_layout *l, const void *p, size_t len, void **items,
+/* Encode the n entries at items by list layout l under the header of type. */
+static int encode_list(struct ctrl_buf *b, unsigned type, const struct wire_layout *l,
+		       const void *items, uint32_t n)
+{
+	struct ctrl_list m = {.n = n, .items = (void *)items};
+
+	return encode_as(b, type, l, &m);
+}
+
+/*
+ * Decode a list message by layout l: its entries' array (NULL when empty or
+ * malformed) into the pointer at out (a struct ctrl_slice ** and the like,
+ * copied as bytes), its count into *n.
+ */
+static int decode_list(const struct wire_layout *l, const void *p, size_t len, void *out,
 		       uint32_t *n)
 {
 	struct ctrl_list m;
 	int rc = wire_decode(l, p, len, &m);
 
-	*items = m.items;
+	memcpy(out, &m.items, sizeof(m.items));
 	*n = m.n;
 	return rc;
 }
 
 int ctrl_encode_slices(struct ctrl_buf *b, const struct ctrl_slice *s, uint32_t n)
 {
-	struct ctrl_list m = {.n = n, .items = (void *)s};
-
-	return ctrl_encode(b, CTRL_SLICES, &m);
+	return encode_list(b, CTRL_SLICES, &slices_l, s, n);
 }
 
 int ctrl_decode_slices(const void *p, size_t len, struct ctrl_slice **s, uint32_t *n)
 {
-	void *items;
-	int rc = decode_list(&slices_l, p, len, &items, n);
-
-	*s = items;
-	return rc;
+	return decode_list(&slices_l, p, len, s, n);
 }
 
 /* CANARY and VERIFY share one layout of entries; VERIFY's limit is the larger. */
 int ctrl_encode_chunks(struct ctrl_buf *b, unsigned type, const struct ctrl_chunk *c, uint32_t n)
 {
-	struct ctrl_list m = {.n = n, .items = (void *)c};
-
-	return encode_as(b, type, &verify_l, &m);
+	return encode_list(b, type, &verify_l, c, n);
 }
 
 int ctrl_decode_chunks(const void *p, size_t len, struct ctrl_chunk **c, uint32_t *n)
 {
-	void *items;
-	int rc = decode_list(&verify_l, p, len, &items, n);
-
-	*c = items;
-	return rc;
+	return decode_list(&verify_l, p, len, c, n);
 }
 
 int ctrl_encode_qps(struct ctrl_buf *b, const struct ctrl_wqp *q, uint32_t n)
 {
-	struct ctrl_list m = {.n = n, .items = (void *)q};
-
-	return ctrl_encode(b, CTRL_QPS, &m);
+	return encode_list(b, CTRL_QPS, &qps_l, q, n);
 }
 
 int ctrl_decode_qps(const void *p, size_t len, struct ctrl_wqp **q, uint32_t *n)
 {
-	void *items;
-	int rc = decode_list(&qps_l, p, len, &items, n);
-
-	*q = items;
-	return rc;
+	return decode_list(&qps_l, p, len, q, n);
 }
 
 int ctrl_encode_start(struct ctrl_buf *b, const struct ctrl_start *m)

@@ -391,24 +391,25 @@ static uint64_t field_len(const struct wire_field *f, bool most)
 	return 0;
 }
 
-uint64_t wire_max(const struct wire_layout *l)
+/* The bytes of layout l at its largest (most) or smallest. */
+static uint64_t layout_len(const struct wire_layout *l, bool most)
 {
 	uint64_t n = 0;
 	unsigned i;
 
 	for (i = 0; i < l->nf; i++)
-		n += field_len(&l->f[i], true);
+		n += field_len(&l->f[i], most);
 	return n;
+}
+
+uint64_t wire_max(const struct wire_layout *l)
+{
+	return layout_len(l, true);
 }
 
 uint64_t wire_min(const struct wire_layout *l)
 {
-	uint64_t n = 0;
-	unsigned i;
-
-	for (i = 0; i < l->nf; i++)
-		n += field_len(&l->f[i], false);
-	return n;
+	return layout_len(l, false);
 }
 
 long wire_offset(const struct wire_layout *l, const char *name)
