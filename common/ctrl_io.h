@@ -79,9 +79,9 @@ int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout
 int ctrl_expect(int fd, unsigned want, void **payload, uint32_t *len, int timeout_ms,
 		char *peer_err, size_t errlen);
 /*
- * ctrl_expect() and decode: a message of a fixed layout (CTRL_ACCEPT,
- * CTRL_AUTH, CTRL_START or CTRL_DONE) into *msg, the struct of its type.
- * 0, ctrl_expect()'s errors, or the decoder's (-EBADMSG, -EPROTO).
+ * ctrl_expect() and ctrl_decode(): the message into *msg, the struct of its
+ * type (a struct ctrl_list for a list; ctrl_release() frees what it holds).
+ * 0, ctrl_expect()'s errors, or the decoder's (-EBADMSG, -ENOMEM).
  */
 int ctrl_await(int fd, unsigned want, void *msg, int timeout_ms, char *peer_err, size_t errlen);
 /* Send a message and free its buffer; 0 or -errno. */
