@@ -27,21 +27,6 @@ uint32_t remote_share(const struct options *o)
 	return o->sources > 1 ? MAX_WORKERS / o->sources : 0;
 }
 
-struct ctrl_hello remote_hello(const struct options *o)
-{
-	return (struct ctrl_hello){
-		.chunk = o->chunk,
-		.depth = o->depth,
-		.warmup_ms = (uint64_t)(o->cc.warmup * 1000 + 0.5),
-		.duration_ms = (uint64_t)(o->cc.duration * 1000 + 0.5),
-		.verify = (uint8_t)o->verify,
-		.conn = (uint8_t)o->conn,
-		.mtu = o->lo.mtu,
-		.sl = o->lo.sl,
-		.tclass = o->lo.tclass,
-	};
-}
-
 int remote_select_ports(const struct options *o, struct fab_port *ports)
 {
 	char bad[128];

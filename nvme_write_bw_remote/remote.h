@@ -14,7 +14,7 @@
 
 #include "auth.h"
 #include "cli.h"
-#include "ctrl.h"
+#include "ctrl_io.h"
 #include "drive.h"
 #include "line.h"
 #include "netaddr.h"
@@ -116,12 +116,6 @@ int run_all_sizes(struct options *o, struct result *x);
 int remote_timeout_ms(const struct options *o);
 /* The workers one source may have: --max-workers-per-source, else an even split, else 0 (all). */
 uint32_t remote_share(const struct options *o);
-
-/*
- * The HELLO of these options: what the source asks for, what the sink
- * compares it with (workers and source are the source's to fill).
- */
-struct ctrl_hello remote_hello(const struct options *o);
 
 /* The RDMA ports of -d (or every ACTIVE one): the count, or -1 after one error line. */
 int remote_select_ports(const struct options *o, struct fab_port *ports);

@@ -23,6 +23,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "conv.h"
 #include "digest.h"
 #include "door.h"
 #include "judge.h"
@@ -414,7 +415,7 @@ static bool hello_unacceptable(const struct sink *k, const struct door_guest *g,
 			       struct slice_layout *lay, char *why, size_t len)
 {
 	const struct options *o = k->o;
-	struct ctrl_hello mine = remote_hello(o);
+	struct ctrl_hello mine = conv_hello(o);
 	char diff[256], a[32], b[32], c[32];
 	uint64_t need;
 
@@ -564,22 +565,8 @@ static int send_accept(struct sink *k, struct ctrl_buf *b)
 	if (!a)
 		return -ENOMEM;
 	a->session = k->session;
-	for (i = 0; i < k->nports && i < CTRL_MAX_PORTS; i++) {
-		const struct fab_port *p = &k->ports[i];
-		struct ctrl_port *c = &a->ports[a->nports++];
-
-		snprintf(c->dev, sizeof(c->dev), "%s", p->dev);
-		c->port = p->port;
-		c->link = p->link == FAB_LINK_IB ? 1 : 2;
-		c->lid = p->lid;
-		memcpy(c->gid, p->gid, sizeof(c->gid));
-		snprintf(c->addr, sizeof(c->addr), "%s", p->addr);
-		c->prefix_len = p->prefix_len;
-		c->numa_node = p->numa_node;
-		c->rate_mbps = (uint32_t)(p->rate_gbits * 1000);
-		c->mtu = p->active_mtu;
-		c->software = p->software;
-	}
+	for (i = 0; i < k->nports && i < CTRL_MAX_PORTS; i++)
+		conv_port_to_wire(&k->ports[i], &a->ports[a->nports++]);
 	rc = ctrl_send_free(k->cfd, b, ctrl_encode_accept(b, a), remote_timeout_ms(k->o));
 	free(a);
 	return rc;
@@ -589,20 +576,16 @@ static int send_accept(struct sink *k, struct ctrl_buf *b)
 static int make_qp(struct sink *k, uint32_t w, const struct ctrl_wqp *q, struct ctrl_qp *mine)
 {
 	const struct fab_port *p = &k->ports[q->sink_port];
-	struct fab_qp_attr local,
-		remote = {.lid = q->qp.lid, .qpn = q->qp.qpn, .psn = q->qp.psn, .mtu = q->qp.mtu};
+	struct fab_qp_attr local, remote = conv_qp_from_wire(&q->qp);
 	struct fab_conn *c = &k->conns[w];
 	int rc;
 
-	memcpy(remote.gid, q->qp.gid, sizeof(remote.gid));
 	rc = fab_qp_open(c, p, 1, slice_ptr(k, w), k->lay.slice_len, true, &local);
 	if (!rc)
 		rc = fab_qp_connect(c, p, &local, &remote, &k->o->lo);
 	if (rc)
 		return sink_refuse(k, "worker %u on %s:%u: %s", w, p->dev, p->port, c->why);
-	*mine = (struct ctrl_qp){
-		.lid = local.lid, .qpn = local.qpn, .psn = local.psn, .mtu = local.mtu};
-	memcpy(mine->gid, local.gid, sizeof(mine->gid));
+	*mine = conv_qp_to_wire(&local);
 	k->wport[w] = q->sink_port;
 	snprintf(k->wsrc[w], sizeof(k->wsrc[w]), "%s:%u", q->dev, q->port);
 	return 0;
