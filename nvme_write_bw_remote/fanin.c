@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * fanin.c: --sources N, many sources into one sink. The hall (sink.c) admits
+ * fanin.c: --sources N, many sources into one sink. The hall (hall.c) admits
  * N sources through its one door and cuts its DRAM by what each asks for;
  * each source then gets a session of its own in a thread of its own (its own
  * slices, keys, canary and verification). Every session holds its START
@@ -20,12 +20,13 @@
 #include "nbw.h"
 #include "parse.h"
 #include "remote.h"
+#include "hall.h"
 #include "sink.h"
 #include "window.h"
 
 /* One source's session, and what the combined report says of it. */
 struct fan_source {
-	struct sink *k;
+	struct session *k;
 	pthread_t tid;
 	bool started;
 	struct meeting *m;
@@ -37,7 +38,7 @@ struct fan_source {
 struct fanin {
 	const struct options *o;
 	struct report *r;
-	struct sink *hall;
+	struct hall *hall;
 	struct sink_outcome hx;
 	struct fan_source *s;
 	int n, got; /* --sources, and how many came */
@@ -51,7 +52,7 @@ static void *session_main(void *arg)
 {
 	struct fan_source *f = arg;
 
-	f->rc = sink_session(f->k, f->m);
+	f->rc = session_run(f->k, f->m);
 	return NULL;
 }
 
@@ -72,14 +73,14 @@ static void fanin_run(struct fanin *fi)
 			meeting_arrive(&m);
 		}
 	}
-	fi->hall_rc = sink_session(fi->hall, &m);
+	fi->hall_rc = hall_window(fi->hall, &m);
 	for (i = 0; i < fi->got; i++)
 		if (fi->s[i].started)
 			pthread_join(fi->s[i].tid, NULL);
 	meeting_destroy(&m);
-	sink_outcome(fi->hall, &fi->hx);
+	sink_outcome(fi->hall, NULL, &fi->hx);
 	for (i = 0; i < fi->got; i++)
-		sink_outcome(fi->s[i].k, &fi->s[i].x);
+		sink_outcome(fi->hall, fi->s[i].k, &fi->s[i].x);
 }
 
 /* ---- may the total be read as a sum ------------------------------------------------ */
@@ -424,18 +425,18 @@ static int print_fanin(struct fanin *fi)
 }
 
 /* Admission, the header, the run, the table. 0 or an exit status. */
-static int fanin_main(struct fanin *fi, struct sink **s)
+static int fanin_main(struct fanin *fi, struct session **s)
 {
 	struct options shown = *fi->o;
 	int i, rc;
 
-	sink_waiting(fi->hall, fi->n);
-	rc = sink_admit(fi->hall, false, s, fi->n, &fi->got);
+	hall_waiting(fi->hall, fi->n);
+	rc = hall_admit(fi->hall, s, fi->n, &fi->got);
 	if (rc)
 		return rc;
 	for (i = 0; i < fi->got; i++) {
 		fi->s[i].k = s[i];
-		sink_outcome(s[i], &fi->s[i].x);
+		sink_outcome(fi->hall, s[i], &fi->s[i].x);
 	}
 	for (i = fi->got; i < fi->n; i++) { /* said now; the others run on */
 		char why[192];
@@ -443,7 +444,7 @@ static int fanin_main(struct fanin *fi, struct sink **s)
 		missing_why(fi, i, why, sizeof(why));
 		nbw_err("%s", why);
 	}
-	sink_outcome(fi->hall, &fi->hx);
+	sink_outcome(fi->hall, NULL, &fi->hx);
 	if (fi->got)
 		shown.source = fi->s[0].x.source;
 	report_obj_begin(fi->r, NULL);
@@ -462,20 +463,20 @@ static int fanin_main(struct fanin *fi, struct sink **s)
 int run_fanin(const struct options *o, struct report *r)
 {
 	struct fanin fi = {.o = o, .r = r, .n = (int)o->sources};
-	struct sink **s = calloc(o->sources, sizeof(*s));
+	struct session **s = calloc(o->sources, sizeof(*s));
 	int rc = NBW_EXIT_FAIL, i;
 
 	fi.s = calloc(o->sources, sizeof(*fi.s));
 	if (s && fi.s)
-		fi.hall = sink_create(o, r); /* says so when it cannot */
+		fi.hall = hall_create(o); /* says so when it cannot */
 	else
 		nbw_err("out of memory");
 	if (fi.hall)
-		rc = sink_open(fi.hall);
+		rc = hall_open(fi.hall);
 	if (!rc)
 		rc = fanin_main(&fi, s);
 	if (rc && !fi.printed && fi.hall && o->cc.json) { /* JSON says why there is no table */
-		sink_outcome(fi.hall, &fi.hx);
+		sink_outcome(fi.hall, NULL, &fi.hx);
 		report_obj_begin(r, NULL);
 		print_params(r, o, "sink", NULL);
 		report_bool(r, "ok", NULL, false);
@@ -484,8 +485,8 @@ int run_fanin(const struct options *o, struct report *r)
 		report_finish(r);
 	}
 	for (i = 0; i < fi.got; i++)
-		sink_destroy(s[i]);
-	sink_destroy(fi.hall);
+		session_destroy(s[i]);
+	hall_destroy(fi.hall);
 	free(fi.s);
 	free(s);
 	return rc;

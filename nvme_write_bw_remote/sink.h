@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sink.h: the sink's sessions, for run_sink (one source, sink.c) and for
- * --sources N (fanin.c). One sink, the hall, owns the door, the DRAM and the
- * local drives; it admits the sources, each into a session of its own (the
- * first into the hall itself) with its own slices, keys and verification.
+ * sink.h: what one session of the sink saw (hall.c, session.c), copied for
+ * the report of --sources N (fanin.c).
  */
 #ifndef NBW_SINK_H
 #define NBW_SINK_H
@@ -14,30 +12,8 @@
 #include "remote.h"
 #include "target.h"
 
-struct sink;
-
-/* A sink with nothing set up yet; NULL after the error line. */
-struct sink *sink_create(const struct options *o, struct report *r);
-/* Its ports, local drives, locked DRAM and door. 0 or an exit status. */
-int sink_open(struct sink *k);
-/* "waiting for the sources on ..." on stderr (n: how many). */
-void sink_waiting(const struct sink *k, int n);
-/*
- * Admit up to n sources through the hall's door into s[] (into_hall: the
- * first into the hall itself, else each into a session of its own), each the
- * DRAM share its workers ask for. 0 with *got admitted (fewer than n
- * when --wait ran out), or an exit status after the message.
- */
-int sink_admit(struct sink *hall, bool into_hall, struct sink **s, int n, int *got);
-/*
- * One session after its admission: the handshake, then (with fan, once every
- * session arrived there) START, the window, the verdict and DONE. The hall
- * without a source of its own runs the sink's window over its drives only.
- * Prints nothing but errors. 0 or an exit status.
- */
-int sink_session(struct sink *k, struct meeting *fan);
-/* Close what the session holds (a follower leaves the hall's DRAM alone) and free it. */
-void sink_destroy(struct sink *k);
+struct hall;
+struct session;
 
 /* What one session saw, for the combined report; valid until sink_destroy(). */
 struct sink_outcome {
@@ -70,6 +46,7 @@ struct sink_outcome {
 	const char *failure; /* "" none */
 };
 
-void sink_outcome(const struct sink *k, struct sink_outcome *x);
+/* What session k saw (NULL: the hall's own window, N sources), valid while both live. */
+void sink_outcome(const struct hall *h, const struct session *k, struct sink_outcome *x);
 
 #endif
