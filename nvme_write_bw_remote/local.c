@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * local.c: the sink's own drives during a window (see local.h). One reader
- * thread per region of each drive, reading with the suite's reader loop
- * into its chunk of the DRAM's first part and counting what completed.
+ * local.c: the sink's own drives during a window (see local.h): a gang of
+ * readers (common/gang.h, as nvme_read_bw's), one per region of each drive,
+ * each reading into its chunk of the DRAM's first part.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,51 +12,22 @@
 #include "local.h"
 #include "nbw.h"
 
-/* One local reader thread: a region of one of the sink's own drives. */
-struct lreader {
-	pthread_t tid;
-	bool started;
-	struct local *l;
-	struct target *t;
-	int tindex;
-	struct region reg;
-	void *buf;
-	_Atomic uint64_t bytes;
-	int err;
-	uint64_t err_offset;
-};
-
-static void *lreader_main(void *arg)
+/* A local reader: depth 1, its chunk of the DRAM's first part (the window's buf). */
+static int lreader_setup(struct gang_worker *w, struct reader *rd, void **buf, void *ctx)
 {
-	struct lreader *lr = arg;
-	const struct options *o = lr->l->o;
-	struct reader rd;
-	struct reader_chunk c;
+	struct local *l = ctx;
+	const struct options *o = l->o;
 	int rc;
 
-	rc = reader_open(&rd, lr->t->fd, o->engine, 1, o->chunk, lr->t->d.lbs, lr->t->d.size,
-			 lr->reg, lr->buf);
-	if (rc) {
-		lr->err = rc;
-		atomic_store(&lr->l->failed, true);
-		return NULL;
-	}
-	while (!atomic_load_explicit(&lr->l->stop, memory_order_relaxed)) {
-		rc = reader_next(&rd, &c, 100);
-		if (rc == -ETIMEDOUT)
-			continue;
-		if (rc) {
-			lr->err = rc;
-			lr->err_offset = c.offset;
-			atomic_store(&lr->l->failed, true);
-			break;
-		}
-		atomic_fetch_add_explicit(&lr->bytes, c.len, memory_order_relaxed);
-		reader_release(&rd, c.slot);
-	}
-	reader_close(&rd);
-	return NULL;
+	*buf = l->buf + (uint64_t)w->index * o->chunk;
+	rc = reader_open(rd, w->t->fd, o->engine, 1, o->chunk, w->t->d.lbs, w->t->d.size, w->reg,
+			 *buf);
+	if (rc)
+		gang_fail(w, rc, "read at offset 0");
+	return rc;
 }
+
+static const struct gang_ops lreader_ops = {.setup = lreader_setup};
 
 int local_open(struct local *l, const struct options *o, bool drives)
 {
@@ -81,66 +51,36 @@ int local_open(struct local *l, const struct options *o, bool drives)
 	return 0;
 }
 
-/* Plan one reader per region of each local drive, each with its chunk of buf. */
-static int local_plan(struct local *l, unsigned char *buf)
-{
-	const struct options *o = l->o;
-	struct region *regs = calloc(o->threads, sizeof(*regs));
-	int i, j, n = 0;
-
-	l->nlr = l->nt * (int)o->threads;
-	l->lr = calloc((size_t)l->nlr + 1, sizeof(*l->lr));
-	if (!l->lr || !regs) {
-		free(regs);
-		return -ENOMEM;
-	}
-	for (i = 0; i < l->nt; i++) {
-		target_regions(&l->t[i], o->threads, regs);
-		for (j = 0; j < (int)o->threads; j++, n++) {
-			struct lreader *lr = &l->lr[n];
-
-			lr->l = l;
-			lr->t = &l->t[i];
-			lr->tindex = i;
-			lr->reg = regs[j];
-			lr->buf = buf + (uint64_t)n * o->chunk;
-		}
-	}
-	free(regs);
-	return 0;
-}
-
 int local_start(struct local *l, unsigned char *buf)
 {
-	int n, rc = local_plan(l, buf);
+	struct target *t[TARGET_MAX];
+	int i, err;
 
-	for (n = 0; !rc && n < l->nlr; n++) {
-		int err = pthread_create(&l->lr[n].tid, NULL, lreader_main, &l->lr[n]);
-
-		if (err)
-			return -err;
-		l->lr[n].started = true;
-	}
-	return rc;
+	for (i = 0; i < l->nt; i++)
+		t[i] = &l->t[i];
+	l->buf = buf;
+	if (gang_plan(&l->gang, t, l->nt, l->o->threads, &lreader_ops, l))
+		return -ENOMEM;
+	if (gang_start(&l->gang, &err) < l->gang.nw)
+		return -err;
+	/* Each set up (or failed): they read from here, through the warm-up (a signal: the window
+	 * says). */
+	gang_gather(&l->gang);
+	gang_open(&l->gang);
+	return 0;
 }
 
 void local_stop(struct local *l)
 {
-	int i;
-
-	atomic_store(&l->stop, true);
-	for (i = 0; i < l->nlr; i++)
-		if (l->lr[i].started)
-			pthread_join(l->lr[i].tid, NULL);
+	gang_stop(&l->gang);
 }
 
 void local_count(const struct local *l, uint64_t *out)
 {
-	int i;
-
-	memset(out, 0, sizeof(*out) * (size_t)(l->nt ? l->nt : 1));
-	for (i = 0; i < l->nlr; i++)
-		out[l->lr[i].tindex] += atomic_load_explicit(&l->lr[i].bytes, memory_order_relaxed);
+	if (l->gang.w)
+		gang_count(&l->gang, out, NULL);
+	else
+		memset(out, 0, sizeof(*out) * (size_t)(l->nt ? l->nt : 1));
 }
 
 uint64_t local_sum(const struct local *l, const uint64_t *per_drive)
@@ -174,21 +114,18 @@ void local_sample(struct local *l, double at)
 
 bool local_failed(const struct local *l)
 {
-	return atomic_load(&((struct local *)l)->failed);
+	return gang_failed(&l->gang);
 }
 
 void local_fault(const struct local *l, char *why, size_t len)
 {
-	int i;
+	const struct gang_worker *w = gang_fault(&l->gang);
 
-	for (i = 0; i < l->nlr && !l->lr[i].err; i++)
-		;
-	if (i == l->nlr) {
+	if (!w) {
 		snprintf(why, len, "a local reader failed");
 		return;
 	}
-	snprintf(why, len, "%s: read at offset %llu: %s", l->lr[i].t->d.path,
-		 (unsigned long long)l->lr[i].err_offset, strerror(-l->lr[i].err));
+	snprintf(why, len, "%s: %s: %s", w->t->d.path, w->fault.why, strerror(-w->fault.err));
 }
 
 void local_zero(struct local *l)
@@ -200,7 +137,7 @@ void local_zero(struct local *l)
 void local_close(struct local *l)
 {
 	target_close(l->t, l->nt);
-	free(l->lr);
+	gang_free(&l->gang);
 	free(l->lstart); /* and lend, lprev */
 	samples_free(&l->lsamples);
 	memset(l, 0, sizeof(*l));

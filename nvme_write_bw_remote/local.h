@@ -8,23 +8,20 @@
 #ifndef NBW_LOCAL_H
 #define NBW_LOCAL_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "gang.h"
 #include "remote.h"
 #include "target.h"
 #include "window.h"
-
-struct lreader;
 
 struct local {
 	const struct options *o;
 	struct target t[TARGET_MAX];
 	int nt;
-	struct lreader *lr;
-	int nlr;
-	atomic_bool stop, failed;
+	struct reader_gang gang;
+	unsigned char *buf;		 /* the DRAM's first part, while the gang reads */
 	uint64_t *lstart, *lend, *lprev; /* per drive: at the open, the close, the last live line */
 	struct samples lsamples;	 /* the stream's bytes, per second of the window */
 };
