@@ -23,33 +23,12 @@
 #include "verify.h"
 #include "watchdog.h"
 
-unsigned session_phase(enum session_state st)
-{
-	static const unsigned phase[] = {
-		[SESSION_ADMITTED] = CTRL_PHASE_END,   [SESSION_QPS] = CTRL_PHASE_QPS,
-		[SESSION_CONNECTING] = CTRL_PHASE_END, [SESSION_CANARY] = CTRL_PHASE_CANARY,
-		[SESSION_READY] = CTRL_PHASE_END,      [SESSION_WINDOW] = CTRL_PHASE_WINDOW,
-		[SESSION_VERIFY] = CTRL_PHASE_VERIFY,  [SESSION_END] = CTRL_PHASE_END,
-		[SESSION_FAILED] = CTRL_PHASE_END,
-	};
-
-	return st <= SESSION_FAILED ? phase[st] : CTRL_PHASE_END;
-}
-
 void session_took(struct session *s, unsigned type)
 {
-	static const enum session_state of_phase[] = {
-		[CTRL_PHASE_QPS] = SESSION_QPS,	      [CTRL_PHASE_CANARY] = SESSION_CANARY,
-		[CTRL_PHASE_WINDOW] = SESSION_WINDOW, [CTRL_PHASE_VERIFY] = SESSION_VERIFY,
-		[CTRL_PHASE_END] = SESSION_END,
-	};
 	const struct options *o = s->o;
-	unsigned next = ctrl_phase_next(session_phase(s->state), type, o->key.len > 0,
-					o->conn == CTRL_CONN_VERBS, o->verify == CTRL_VERIFY_FULL);
 
-	/* Its canary taken, the session waits for the others before START. */
-	s->state = next == CTRL_PHASE_WINDOW && s->state == SESSION_CANARY ? SESSION_READY
-									   : of_phase[next];
+	s->state = session_next(s->state, type, o->key.len > 0, o->conn == CTRL_CONN_VERBS,
+				o->verify == CTRL_VERIFY_FULL);
 }
 
 int session_expect(struct session *s, unsigned want, void **p, uint32_t *len, int timeout_ms,
@@ -57,7 +36,7 @@ int session_expect(struct session *s, unsigned want, void **p, uint32_t *len, in
 {
 	int rc;
 
-	if (!(ctrl_phase_allows(session_phase(s->state)) & (1u << want))) {
+	if (!session_takes(s->state, want)) {
 		snprintf(err, errlen, "%s is not taken here", ctrl_type_name(want));
 		*p = NULL;
 		return -EBADMSG;

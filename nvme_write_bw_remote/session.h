@@ -35,8 +35,17 @@ enum session_state {
 	SESSION_FAILED,	    /* ended early: failure[] says why */
 };
 
-/* The ctrl phase (CTRL_PHASE_*) of a state: the messages a source may send in it. */
+/* session_state.c: the ctrl phase (CTRL_PHASE_*) of a state, whose messages it takes. */
 unsigned session_phase(enum session_state st);
+/* May the source send a message of type in state st? */
+bool session_takes(enum session_state st, unsigned type);
+/*
+ * The state a source's message of type leads to from st (key: the sink has
+ * a key; verbs: not -R; full: --verify full); SESSION_END after an ERROR or
+ * a message st does not take.
+ */
+enum session_state session_next(enum session_state st, unsigned type, bool key, bool verbs,
+				bool full);
 
 /* What the hall lends a session. */
 struct session_env {
