@@ -18,59 +18,9 @@
 #include "judge.h"
 #include "nbw.h"
 #include "session.h"
-#include "session_in.h"
 #include "timing.h"
 #include "verify.h"
 #include "watchdog.h"
-
-void session_took(struct session *s, unsigned type)
-{
-	const struct options *o = s->o;
-
-	s->state = session_next(s->state, type, o->key.len > 0, o->conn == CTRL_CONN_VERBS,
-				o->verify == CTRL_VERIFY_FULL);
-}
-
-int session_expect(struct session *s, unsigned want, void **p, uint32_t *len, int timeout_ms,
-		   char *err, size_t errlen)
-{
-	int rc;
-
-	if (!session_takes(s->state, want)) {
-		snprintf(err, errlen, "%s is not taken here", ctrl_type_name(want));
-		*p = NULL;
-		return -EBADMSG;
-	}
-	rc = ctrl_expect(s->cfd, want, p, len, timeout_ms, err, errlen);
-	if (!rc)
-		session_took(s, want);
-	return rc;
-}
-
-unsigned char *session_slice(const struct session *s, uint32_t w)
-{
-	return s->env->dram + s->env->lay->slices_off +
-	       (uint64_t)(s->wbase + w) * s->env->lay->slice_len;
-}
-
-void session_landing(const struct session *s, struct landing *l)
-{
-	*l = (struct landing){.slices = session_slice(s, 0),
-			      .slice_len = s->env->lay->slice_len,
-			      .slots = s->env->lay->slots,
-			      .workers = s->hello.workers,
-			      .chunk = s->o->chunk,
-			      .timeout_s = s->o->timeout};
-}
-
-int session_tell(struct session *s, int rc)
-{
-	struct ctrl_buf b;
-
-	if (s->cfd >= 0)
-		ctrl_send_free(s->cfd, &b, ctrl_encode_error(&b, s->failure), 1000);
-	return rc;
-}
 
 /* ---- the handshake ------------------------------------------------------------ */
 
@@ -314,15 +264,6 @@ struct session *session_create(const struct session_env *env, int fd, const char
 		return NULL;
 	}
 	return s;
-}
-
-int session_run(struct session *s, struct meeting *fan)
-{
-	int rc = session_handshake(s);
-
-	if (fan) /* ready, or failed and not coming: the others need not wait for it */
-		meeting_arrive(fan);
-	return rc ? rc : session_conclude(s, fan);
 }
 
 void session_destroy(struct session *s)

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * session_state.c: a session's states against the protocol's phases (see
- * session.h): the messages a source may send in each state, and the state
- * each message leads to. Pure: no socket, no session.
+ * session.h): the messages a source may send in each state and the state
+ * each message leads to (pure), and the few steps every part of a session
+ * takes (session_in.h): a message its state takes, where its slices lie,
+ * telling the source why it failed.
  */
-#include "session.h"
+#include <errno.h>
+#include <stdio.h>
+
+#include "session_state.h"
 
 unsigned session_phase(enum session_state st)
 {
@@ -38,4 +43,55 @@ enum session_state session_next(enum session_state st, unsigned type, bool key, 
 		return SESSION_END;
 	/* Its canary taken, the session waits for the others before START. */
 	return next == CTRL_PHASE_WINDOW && st == SESSION_CANARY ? SESSION_READY : of_phase[next];
+}
+
+/* ---- what session.c and session_window.c share (session_in.h) ---------------- */
+
+void session_took(struct session *s, unsigned type)
+{
+	const struct options *o = s->o;
+
+	s->state = session_next(s->state, type, o->key.len > 0, o->conn == CTRL_CONN_VERBS,
+				o->verify == CTRL_VERIFY_FULL);
+}
+
+int session_expect(struct session *s, unsigned want, void **p, uint32_t *len, int timeout_ms,
+		   char *err, size_t errlen)
+{
+	int rc;
+
+	if (!session_takes(s->state, want)) {
+		snprintf(err, errlen, "%s is not taken here", ctrl_type_name(want));
+		*p = NULL;
+		return -EBADMSG;
+	}
+	rc = ctrl_expect(s->cfd, want, p, len, timeout_ms, err, errlen);
+	if (!rc)
+		session_took(s, want);
+	return rc;
+}
+
+unsigned char *session_slice(const struct session *s, uint32_t w)
+{
+	return s->env->dram + s->env->lay->slices_off +
+	       (uint64_t)(s->wbase + w) * s->env->lay->slice_len;
+}
+
+void session_landing(const struct session *s, struct landing *l)
+{
+	*l = (struct landing){.slices = session_slice(s, 0),
+			      .slice_len = s->env->lay->slice_len,
+			      .slots = s->env->lay->slots,
+			      .workers = s->hello.workers,
+			      .chunk = s->o->chunk,
+			      .timeout_s = s->o->timeout};
+}
+
+int session_tell(struct session *s, int rc)
+{
+	struct ctrl_buf b;
+
+	if (s->cfd >= 0)
+		ctrl_send_free(s->cfd, &b, ctrl_encode_error(&b, s->failure), 1000);
+	return rc;
 }

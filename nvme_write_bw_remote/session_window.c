@@ -3,7 +3,8 @@
  * session_window.c: a session's window and end (see session.h): START, the
  * window over its local stream (the hall's drives with one source, else
  * none) and the source's heartbeats, its RESULT and the checks on it
- * (judge.c), --verify full (verify.c) and DONE.
+ * (judge.c), --verify full (verify.c) and DONE; and session_run, the whole
+ * conversation: the handshake (session.c), then all this.
  */
 #include <errno.h>
 #include <math.h>
@@ -14,7 +15,7 @@
 
 #include "judge.h"
 #include "nbw.h"
-#include "session_in.h"
+#include "session.h"
 #include "timing.h"
 #include "watchdog.h"
 
@@ -503,4 +504,13 @@ int session_conclude(struct session *s, struct meeting *fan)
 	if (rc)
 		s->state = SESSION_FAILED;
 	return rc;
+}
+
+int session_run(struct session *s, struct meeting *fan)
+{
+	int rc = session_handshake(s);
+
+	if (fan) /* ready, or failed and not coming: the others need not wait for it */
+		meeting_arrive(fan);
+	return rc ? rc : session_conclude(s, fan);
 }

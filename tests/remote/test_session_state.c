@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "check.h"
-#include "session.h"
+#include "session_state.h"
 
 /* What each state takes, as a set of message types. */
 static void takes(void)
