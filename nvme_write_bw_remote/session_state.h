@@ -93,11 +93,9 @@ struct session {
 	uint64_t start_sent_ns; /* when START left (sink clock) */
 	uint64_t win_open_ns;	/* the window opened (sink clock) */
 	int64_t delay_min_ns;	/* least START -> heartbeat delay beyond the source's clock */
-	/* May the rates be added: the windows' overlap and the streams' variation. */
-	double overlap_pct, start_offset_s, lcv, rcv;
-	bool valid, have_validity;
+	double rcv;		/* the source's variation (its RESULT), NAN unknown */
+	bool have_window;	/* its window is known (an accepted RESULT) */
 	double src_open_ns, src_close_ns; /* the source's window in the sink's clock */
-	char valid_why[256];
 	struct ctrl_result res;
 	bool have_res;
 	bool res_rejected; /* not a figure: the source failed, or its RESULT is implausible */

@@ -319,33 +319,19 @@ static bool result_implausible(struct session *s, const struct window *w, char *
 }
 
 /*
- * May local and RDMA be added? The source's window in the sink's clock: START
- * left at start_sent; it arrived about half the least START -> heartbeat
- * delay later (the way there and a heartbeat's way back); the source opened
- * its window open_ns after that. Its overlap with the sink's window, and the
- * variation of both streams, against --min-overlap and --max-cv.
+ * The source's window in the sink's clock: START left at start_sent; it
+ * arrived about half the least START -> heartbeat delay later (the way there
+ * and a heartbeat's way back); the source opened its window open_ns after
+ * that. streams.c judges it against the sink's window.
  */
-static void session_validity(struct session *s)
+static void source_window(struct session *s)
 {
 	double d = s->delay_min_ns > 0 ? s->delay_min_ns / 2.0 : 0;
-	double s_open = (double)s->start_sent_ns + d + (double)s->res.open_ns;
-	double s_close = s_open + (double)s->res.window_ns, k_open = (double)s->win_open_ns;
-	double k_close = k_open + s->lseconds * 1e9;
-	const struct options *o = s->o;
 
-	s->overlap_pct = s->res.window_ns ? window_common_ns(s_open, s_close, k_open, k_close) /
-						    s->res.window_ns * 100
-					  : NAN;
-	s->start_offset_s = (s_open - k_open) / 1e9;
-	s->src_open_ns = s_open;
-	s->src_close_ns = s_close;
-	s->lcv = nbw_cv_pct(s->loc->lsamples.rate, s->loc->lsamples.n);
+	s->src_open_ns = (double)s->start_sent_ns + d + (double)s->res.open_ns;
+	s->src_close_ns = s->src_open_ns + (double)s->res.window_ns;
 	s->rcv = s->res.cv_milli_pct == UINT32_MAX ? NAN : s->res.cv_milli_pct / 1000.0;
-	s->have_validity = true;
-	s->valid = !stream_fault(o, s->peer, s->overlap_pct, s->start_offset_s, s->rcv,
-				 s->valid_why, sizeof(s->valid_why)) &&
-		   !(s->loc->nt &&
-		     stream_fault(o, NULL, NAN, NAN, s->lcv, s->valid_why, sizeof(s->valid_why)));
+	s->have_window = s->res.window_ns > 0;
 }
 
 /* --verify full: every slot the source last wrote, as it says, checked here. */
@@ -409,7 +395,7 @@ static int take_result(struct session *s, const struct window *w)
 	}
 	if (s->res.ok) {
 		session_rails(s);
-		session_validity(s);
+		source_window(s);
 	}
 	return after_result(s);
 }

@@ -1,52 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sink.h: what one session of the sink saw (hall.c, session.c), copied for
- * the report of --sources N (fanin.c).
+ * sink.h: what the sink's hall (hall.c) and its sessions (session.c) saw,
+ * into the result (result.h), for run_sink (one source, sink.c) and
+ * --sources N (fanin.c).
  */
 #ifndef NBW_SINK_H
 #define NBW_SINK_H
 
-#include <stdbool.h>
-#include <stdint.h>
-
 #include "remote.h"
-#include "target.h"
+#include "result.h"
 
 struct hall;
 struct session;
 
-/* What one session saw, for the combined report; valid until sink_destroy(). */
-struct sink_outcome {
-	const char *peer;  /* "" if no source came */
-	const char *where; /* the addresses the door listened on */
-	uint32_t workers;
-	enum ctrl_source source;
-	uint64_t slice_len; /* each of its workers' slice */
-	double ports_gbits; /* the sink's ports' line rate together; 0 unknown */
-	uint64_t local_len; /* the hall's: DRAM of the local readers */
-	/* Its RDMA stream: the RESULT's, else the last heartbeat's (from), else none. */
-	uint64_t rbytes;
-	double rsec;
-	const char *rfrom; /* "result", "heartbeat" or NULL */
-	const struct ctrl_drive *drives;
-	uint32_t ndrives;
-	const struct rail *rails;
-	int nrails;
-	/* Its window in this process's clock (ns), and its variation; have_window false: unknown.
-	 */
-	bool have_window;
-	double src_open_ns, src_close_ns, rcv;
-	/* This session's own window (the hall's is the sink's), its CPU and local drives. */
-	double win_open_ns, lseconds, cpu_s, lcv;
-	const struct target *t;
-	int nt;
-	const uint64_t *lstart, *lend;
-	enum verdict verdict;
-	const char *vdetail;
-	const char *failure; /* "" none */
-};
-
-/* What session k saw (NULL: the hall's own window, N sources), valid while both live. */
-void sink_outcome(const struct hall *h, const struct session *k, struct sink_outcome *x);
+/*
+ * What the run saw, into the result: with x, the sink's own (its drives,
+ * window, DRAM, ports, verdict; the window of k if k carried the hall's
+ * drives, else the hall's own); with st, session k's RDMA stream (k NULL:
+ * none came, the hall's failure). 0 or -ENOMEM.
+ */
+int sink_result(const struct hall *h, const struct session *k, struct result *x,
+		struct result_stream *st);
 
 #endif
