@@ -6,8 +6,9 @@
  * session as its own MR so a worker can reach its slice and nothing else.
  *
  * The run: hall_open -> hall_admit (the door, then a session per source)
- * -> session_run for each (session.c) -> hall_window (N sources) ->
- * hall_destroy. Calls go down: hall -> session -> verify, judge -> common.
+ * -> session_run for each (session.c, session_window.c) -> hall_window
+ * (N sources) -> hall_destroy. Calls go down: hall -> session -> verify,
+ * judge, gate, local -> common.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -53,7 +53,7 @@ struct session_env {
 	struct gate *gate; /* -R: the shared rdma_cm listener (NULL: verbs mode) */
 };
 
-/* Why the window was cut short (session_check()). */
+/* Why a session's window was cut short (its check, session_window.c). */
 enum sink_stop {
 	SINK_RUNNING = 0,
 	SINK_CLOSED,	  /* the source closed the control connection */
