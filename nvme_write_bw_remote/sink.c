@@ -124,6 +124,7 @@ struct sink {
 	bool follower;
 	uint32_t wbase;	     /* this source's first slice among all the sources' */
 	struct meeting *fan; /* every session ready before any START */
+	struct result *x;    /* told the live lines (run_sink's; NULL: none) */
 };
 
 static uint64_t slice_addr(const struct sink *k, uint32_t w)
@@ -400,8 +401,9 @@ static void sink_live(void *ctx, double at, double secs)
 	v[n++] = (struct live_value){"rdma", rdma};
 	if (isfinite(rdma))
 		v[n++] = (struct live_value){"total", local + rdma};
-	live_print(cli_live_stream(&k->o->cc), at, k->o->cc.gbits, v, n,
-		   isfinite(rdma) ? NULL : "(no heartbeat since the last line)");
+	result_live(k->x, &(struct result_live){
+				  at, v, n,
+				  isfinite(rdma) ? NULL : "(no heartbeat since the last line)"});
 }
 
 /* ---- handshake -------------------------------------------------------------- */
@@ -1475,6 +1477,7 @@ int run_sink(const struct options *o, struct result *x)
 
 	if (!k)
 		return NBW_EXIT_FAIL;
+	k->x = x;
 	rc = sink_open(k);
 	if (!rc)
 		rc = sink_one(k, x);
