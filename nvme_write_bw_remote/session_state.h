@@ -106,6 +106,7 @@ struct session {
 	char peer_err[CTRL_MAX_STR];
 	char failure[CTRL_MAX_STR + 256]; /* why it failed, for the output ("" = it did not) */
 	struct meeting *fan;		  /* every session ready before any START */
+	struct result *x;		  /* told the live lines (run_sink's; NULL: none) */
 };
 
 /* The session failed: say why here (and keep it for the report). Returns 1. */

@@ -15,6 +15,7 @@
 
 #include "judge.h"
 #include "nbw.h"
+#include "result.h"
 #include "session.h"
 #include "timing.h"
 #include "watchdog.h"
@@ -161,8 +162,9 @@ static void live(void *ctx, double at, double secs)
 	v[n++] = (struct live_value){"rdma", rdma};
 	if (isfinite(rdma))
 		v[n++] = (struct live_value){"total", local + rdma};
-	live_print(cli_live_stream(&s->o->cc), at, s->o->cc.gbits, v, n,
-		   isfinite(rdma) ? NULL : "(no heartbeat since the last line)");
+	result_live(s->x, &(struct result_live){
+				  at, v, n,
+				  isfinite(rdma) ? NULL : "(no heartbeat since the last line)"});
 }
 
 /* ---- the window ---------------------------------------------------------------------- */

@@ -139,8 +139,10 @@ static int sink_one(struct hall *h, struct result *x, struct session **s)
 
 	hall_waiting(h, 1);
 	rc = hall_admit(h, s, 1, &got);
-	if (!rc)
+	if (!rc) {
+		(*s)->x = x;
 		rc = session_handshake(*s);
+	}
 	if (rc)
 		return rc;
 	if (sink_result(h, *s, x, NULL))

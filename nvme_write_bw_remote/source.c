@@ -106,6 +106,7 @@ struct source {
 	double cpu_s; /* this process, user + system, inside the window */
 	enum verdict verdict;
 	char failure[CTRL_MAX_STR + 256]; /* why the run failed ("" = it did not) */
+	struct result *x;		  /* told the live lines */
 };
 
 #define wfail(w, rc, ...) reader_fail(&(w)->fault, &(w)->s->failed, (rc), __VA_ARGS__)
@@ -525,7 +526,7 @@ static void source_live(void *ctx, double at, double secs)
 			v[n++] = (struct live_value){s->t[k].d.name, (double)d / secs};
 	}
 	v[n++] = (struct live_value){"rdma", total};
-	live_print(cli_live_stream(&s->o->cc), at, s->o->cc.gbits, v, n, NULL);
+	result_live(s->x, &(struct result_live){at, v, n, NULL});
 }
 
 /* ---- the main thread ---------------------------------------------------------------- */
@@ -1223,6 +1224,7 @@ int run_source(const struct options *o, struct result *x)
 		return NBW_EXIT_FAIL;
 	s->cfd = -1; /* no control channel yet */
 	s->o = o;
+	s->x = x;
 	s->verdict = VERDICT_NONE;
 	nbw_watchdog_phase("setting up (drives, ports, workers)");
 	rc = source_setup(s);
