@@ -77,8 +77,8 @@ struct request {
 struct fake_qp {
 	struct ibv_qp qp; /* first: c->qp points here */
 	struct ibv_mr mr;
-	int lfd;   /* verbs sink: listening until the source connects */
-	int fd;	   /* the connection */
+	int lfd; /* verbs sink: listening until the source connects */
+	int fd;	 /* the connection */
 	char path[108];
 	pthread_t nic;
 	bool nic_started;
