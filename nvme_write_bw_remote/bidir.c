@@ -16,9 +16,10 @@
 #include "nbw.h"
 #include "remote.h"
 
-/* One role: its options, its report into memory, what it measured. */
+/* One role: its options, its run state, its report into memory, what it measured. */
 struct role_run {
 	struct options o;
+	struct run_state run;
 	bool sink;
 	FILE *out;
 	char *text;
@@ -32,7 +33,8 @@ static void *role_main(void *arg)
 {
 	struct role_run *x = arg;
 
-	x->rc = x->sink ? run_sink(&x->o, &x->r, &x->fig) : run_source(&x->o, &x->r, &x->fig);
+	x->rc = x->sink ? run_sink(&x->o, &x->run, &x->r, &x->fig)
+			: run_source(&x->o, &x->run, &x->r, &x->fig);
 	fflush(x->out);
 	return NULL;
 }
@@ -175,7 +177,7 @@ int run_bidir(const struct options *o, FILE *out)
 		return NBW_EXIT_FAIL; /* the process ends: nothing to give back */
 	}
 	meeting_init(&sync, 1);
-	rcv->o.sync = snd->o.sync = &sync;
+	rcv->run.sync = snd->run.sync = &sync;
 	for (i = 0; i < 2; i++) {
 		if (pthread_create(&t[i], NULL, role_main, &x[i])) {
 			nbw_err("cannot start the %s thread", i ? "source" : "sink");

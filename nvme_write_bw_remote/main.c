@@ -506,6 +506,7 @@ static void give_up(const char *why)
 int main(int argc, char **argv)
 {
 	struct options o;
+	struct run_state run = {0}; /* one role alone: nothing shared */
 	struct report r;
 	FILE *out;
 	int rc;
@@ -525,11 +526,11 @@ int main(int argc, char **argv)
 	if (o.bidir)
 		rc = run_bidir(&o, out);
 	else if (o.all_sizes)
-		rc = run_all_sizes(&o, &r);
+		rc = run_all_sizes(&o, &run, &r);
 	else if (o.sources > 1)
 		rc = run_fanin(&o, &r);
 	else
-		rc = o.peer ? run_source(&o, &r, NULL) : run_sink(&o, &r, NULL);
+		rc = o.peer ? run_source(&o, &run, &r, NULL) : run_sink(&o, &run, &r, NULL);
 	nbw_watchdog_stop();
 	cli_close_output(out);
 	return rc;

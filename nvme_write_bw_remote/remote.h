@@ -58,7 +58,6 @@ struct options {
 	struct fab_link_opts lo; /* --mtu, --sl, --tclass */
 	bool corrupt_canary;
 	bool all_sizes;		 /* -a: every message size, as ib_write_bw -a */
-	struct meeting *sync;	 /* --bidir: the meeting of the two roles, else NULL */
 	bool bidir;		 /* --bidir: a sink and a source at once (bidir.c) */
 	bool chunk_given;	 /* -s was given (refused with -a) */
 	double late_start;	 /* source, tests only: open the window this much late */
@@ -101,6 +100,15 @@ struct meeting {
 	unsigned expected, arrived;
 };
 
+/*
+ * A role's run state, passed beside its options: what it shares with others
+ * while it runs. The options say what the command line said and nothing
+ * changes them once they are validated.
+ */
+struct run_state {
+	struct meeting *sync; /* --bidir: the meeting of this node's two roles, else NULL */
+};
+
 /* remote.c */
 void meeting_init(struct meeting *m, unsigned expected);
 void meeting_destroy(struct meeting *m);
@@ -121,8 +129,10 @@ struct run_figures {
  * The roles: each prints its report into r and returns the exit status;
  * with fig, it also says what it measured.
  */
-int run_sink(const struct options *o, struct report *r, struct run_figures *fig);
-int run_source(const struct options *o, struct report *r, struct run_figures *fig);
+int run_sink(const struct options *o, const struct run_state *run, struct report *r,
+	     struct run_figures *fig);
+int run_source(const struct options *o, const struct run_state *run, struct report *r,
+	       struct run_figures *fig);
 
 /* --sources N (N > 1): N sources into one sink, one window, the combined table (fanin.c). */
 int run_fanin(const struct options *o, struct report *r);
@@ -131,7 +141,7 @@ int run_fanin(const struct options *o, struct report *r);
 int run_bidir(const struct options *o, FILE *out);
 
 /* -a: both roles at every message size from 64K to 4M, then the curve's verdict (sizes.c). */
-int run_all_sizes(struct options *o, struct report *r);
+int run_all_sizes(struct options *o, const struct run_state *run, struct report *r);
 
 /* ---- remote.c: shared by both roles ------------------------------------------------ */
 

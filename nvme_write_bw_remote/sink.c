@@ -127,6 +127,8 @@ struct sink {
 	uint32_t wbase;	     /* this source's first slice among all the sources' */
 	struct meeting *fan; /* every session ready before any START */
 	bool reported;	     /* the report is printed */
+
+	struct meeting *sync; /* --bidir: this node's source's (the run state), else NULL */
 };
 
 static uint64_t slice_addr(const struct sink *k, uint32_t w)
@@ -1138,7 +1140,7 @@ static int sink_window(struct sink *k)
 		lreaders_stop(k);
 		return sink_refuse(k, "cannot start the local reader threads");
 	}
-	if (o->sync && !meeting_await(o->sync, remote_timeout_ms(o) / 2))
+	if (k->sync && !meeting_await(k->sync, remote_timeout_ms(o) / 2))
 		nbw_err("--bidir: this node's source is not ready: the windows may not overlap");
 	/*
 	 * A source waits --timeout for START after its canary; the hall, whose wait
@@ -1581,13 +1583,15 @@ static int sink_one(struct sink *k)
 	return rc;
 }
 
-int run_sink(const struct options *o, struct report *r, struct run_figures *fig)
+int run_sink(const struct options *o, const struct run_state *run, struct report *r,
+	     struct run_figures *fig)
 {
 	struct sink *k = sink_create(o, r);
 	int rc;
 
 	if (!k)
 		return NBW_EXIT_FAIL;
+	k->sync = run->sync;
 	rc = sink_open(k);
 	if (!rc)
 		rc = sink_one(k);

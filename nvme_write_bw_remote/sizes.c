@@ -56,7 +56,7 @@ static void print_curve(struct report *r, const uint64_t *size, const double *gb
 	report_obj_end(r);
 }
 
-int run_all_sizes(struct options *o, struct report *r)
+int run_all_sizes(struct options *o, const struct run_state *run, struct report *r)
 {
 	uint64_t size[NSIZES];
 	double gbps[NSIZES], line = 0;
@@ -71,7 +71,7 @@ int run_all_sizes(struct options *o, struct report *r)
 		o->chunk = (64ULL << 10) << i;
 		report_text(r, "\n -a: message size %llu KiB\n",
 			    (unsigned long long)(o->chunk >> 10));
-		rc = o->peer ? run_source(o, r, &fig) : run_sink(o, r, &fig);
+		rc = o->peer ? run_source(o, run, r, &fig) : run_sink(o, run, r, &fig);
 		if (rc > worst)
 			worst = rc;
 		if (rc || !isfinite(fig.rdma_gb_per_s))

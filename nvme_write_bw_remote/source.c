@@ -73,6 +73,7 @@ struct sworker {
 
 struct source {
 	const struct options *o;
+	struct meeting *sync; /* --bidir: this node's sink's (the run state), else NULL */
 	struct report *r;
 	struct target t[TARGET_MAX];
 	int nt;
@@ -906,8 +907,8 @@ static int send_canary_await_start(struct source *s)
 		ctrl_encode_chunks(&b, CTRL_CANARY, c, o->verify == CTRL_VERIFY_OFF ? 0 : s->nw),
 		remote_timeout_ms(o));
 	free(c);
-	if (o->sync)
-		meeting_arrive(o->sync);
+	if (s->sync)
+		meeting_arrive(s->sync);
 	if (!rc)
 		rc = ctrl_await(s->cfd, CTRL_START, &st, remote_timeout_ms(o), err, sizeof(err));
 	if (rc)
@@ -1295,7 +1296,8 @@ static void source_figures(const struct source *s, struct run_figures *fig)
 	fig->win_close_ns = (double)s->t_window + s->seconds * 1e9;
 }
 
-int run_source(const struct options *o, struct report *r, struct run_figures *fig)
+int run_source(const struct options *o, const struct run_state *run, struct report *r,
+	       struct run_figures *fig)
 {
 	struct source *s = nbw_zalloc(1, sizeof(*s));
 	int rc;
@@ -1304,6 +1306,7 @@ int run_source(const struct options *o, struct report *r, struct run_figures *fi
 		return NBW_EXIT_FAIL;
 	s->cfd = -1; /* no control channel yet */
 	s->o = o;
+	s->sync = run->sync;
 	s->r = r;
 	s->verdict = VERDICT_NONE;
 	nbw_watchdog_phase("setting up (drives, ports, workers)");
@@ -1327,8 +1330,8 @@ int run_source(const struct options *o, struct report *r, struct run_figures *fi
 		report_obj_end(r);
 		report_finish(r);
 	}
-	if (o->sync) /* failed before: this node's sink need not wait */
-		meeting_arrive(o->sync);
+	if (s->sync) /* failed before: this node's sink need not wait */
+		meeting_arrive(s->sync);
 	if (fig)
 		source_figures(s, fig);
 	source_close(s);
