@@ -503,11 +503,33 @@ static void give_up(const char *why)
 	_exit(NBW_EXIT_FAIL);
 }
 
+/* The run of these options (const from here on: nothing changes them): its exit status. */
+static int run(const struct options *o, FILE *out)
+{
+	struct run_state alone = {0}; /* one role alone: nothing shared */
+	struct report r;
+	int rc;
+
+	/* Signals are taken synchronously by whoever waits (common/window.c). */
+	nbw_signals_init();
+	report_init(&r, out, o->cc.json, o->cc.gbits);
+	if (nbw_watchdog_start(run_budget(o), give_up))
+		nbw_warn("no watchdog thread: the run's budget is not enforced");
+	if (o->bidir)
+		rc = run_bidir(o, out);
+	else if (o->all_sizes)
+		rc = run_all_sizes(o, &alone, &r);
+	else if (o->sources > 1)
+		rc = run_fanin(o, &r);
+	else
+		rc = o->peer ? run_source(o, &alone, &r, NULL) : run_sink(o, &alone, &r, NULL);
+	nbw_watchdog_stop();
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
-	struct run_state run = {0}; /* one role alone: nothing shared */
-	struct report r;
 	FILE *out;
 	int rc;
 
@@ -518,20 +540,7 @@ int main(int argc, char **argv)
 	out = cli_open_output(&o.cc);
 	if (!out)
 		return NBW_EXIT_FAIL;
-	/* Signals are taken synchronously by whoever waits (common/window.c). */
-	nbw_signals_init();
-	report_init(&r, out, o.cc.json, o.cc.gbits);
-	if (nbw_watchdog_start(run_budget(&o), give_up))
-		nbw_warn("no watchdog thread: the run's budget is not enforced");
-	if (o.bidir)
-		rc = run_bidir(&o, out);
-	else if (o.all_sizes)
-		rc = run_all_sizes(&o, &run, &r);
-	else if (o.sources > 1)
-		rc = run_fanin(&o, &r);
-	else
-		rc = o.peer ? run_source(&o, &run, &r, NULL) : run_sink(&o, &run, &r, NULL);
-	nbw_watchdog_stop();
+	rc = run(&o, out);
 	cli_close_output(out);
 	return rc;
 }

@@ -141,7 +141,7 @@ int run_fanin(const struct options *o, struct report *r);
 int run_bidir(const struct options *o, FILE *out);
 
 /* -a: both roles at every message size from 64K to 4M, then the curve's verdict (sizes.c). */
-int run_all_sizes(struct options *o, const struct run_state *run, struct report *r);
+int run_all_sizes(const struct options *o, const struct run_state *run, struct report *r);
 
 /* ---- remote.c: shared by both roles ------------------------------------------------ */
 
