@@ -187,8 +187,7 @@ static const struct cli_opt opts[] = {
 	CLI_ARG("qp-timeout", 'u'),
 	CLI_ARG("source", OPT_SOURCE, SOURCE_ROLES),
 	CLI_TEXT("disks", OPT_DISKS, struct options, disks),
-	CLI_TEXT_FLAG("local-disks", OPT_LOCAL_DISKS, struct options, disks, local_disks_set,
-		      ROLE_SINK),
+	CLI_TEXT("local-disks", OPT_LOCAL_DISKS, struct options, disks, ROLE_SINK),
 	CLI_FLAG("no-local", OPT_NO_LOCAL, struct options, no_local, SINK_ROLES),
 	CLI_ARG("dram", OPT_DRAM, SINK_ROLES),
 	CLI_ARG("verify", OPT_VERIFY),
@@ -318,7 +317,6 @@ static int tool_option(int c, char *arg, void *ctx)
 	case CLI_OPT_THREADS:
 		return cli_uint("thread count", arg, 1, TARGET_MAX_THREADS, &o->threads);
 	case 'q':
-		o->qps_set = true;
 		rc = cli_uint("QP count", arg, 1, MAX_WORKERS, &o->qps);
 		if (rc == CLI_NEXT && o->qps <= TARGET_MAX_THREADS)
 			o->threads =
@@ -344,7 +342,6 @@ static int tool_option(int c, char *arg, void *ctx)
 			o->source = k ? CTRL_SOURCE_MEM : CTRL_SOURCE_DISK;
 		return rc;
 	case OPT_DRAM:
-		o->dram_set = true;
 		return cli_size("DRAM size", arg, 4096, UINT64_MAX, &o->dram);
 	case CLI_OPT_SPAN:
 		return cli_size("span", arg, 1, UINT64_MAX, &o->span);

@@ -44,13 +44,10 @@ struct options {
 	unsigned depth;
 	unsigned threads;
 	unsigned qps; /* --source mem: workers */
-	bool qps_set;
 	enum ctrl_source source;
 	char *disks; /* source: its drives; sink: --local-disks */
-	bool local_disks_set;
 	bool no_local;
 	uint64_t dram;
-	bool dram_set;
 	uint64_t span;
 	enum reader_engine engine;
 	enum ctrl_verify verify;
