@@ -16,7 +16,9 @@
 #include "auth.h"
 #include "digest.h"
 #include "nbw.h"
+#include "printer.h"
 #include "remote.h"
+#include "result.h"
 #include "target.h"
 #include "watchdog.h"
 #include "window.h"
@@ -492,6 +494,31 @@ static double run_budget(const struct options *o)
 	return budget;
 }
 
+/* The mode of the options: its result filled by its role(s), printed as it goes. */
+/* The mode's run, its result printed: the exit status. */
+static int run_mode(const struct options *o, struct report *r)
+{
+	enum result_mode mode = o->bidir	 ? RESULT_BIDIR
+				: o->all_sizes	 ? RESULT_SIZES
+				: o->sources > 1 ? RESULT_FANIN
+				: o->peer	 ? RESULT_SOURCE
+						 : RESULT_SINK;
+	struct run_state alone = {0}; /* one role alone: nothing shared */
+	struct result x;
+	int rc;
+
+	result_init(&x, mode, o);
+	printer_attach(&x, r);
+	rc = mode == RESULT_BIDIR    ? run_bidir(o, &x)
+	     : mode == RESULT_SIZES  ? run_all_sizes(o, &alone, &x)
+	     : mode == RESULT_FANIN  ? run_fanin(o, &x)
+	     : mode == RESULT_SOURCE ? run_source(o, &alone, &x)
+				     : run_sink(o, &alone, &x);
+	print_result(r, &x);
+	result_free(&x);
+	return rc;
+}
+
 /* The watchdog's last word: where the run was stuck, then exit 1 at once. */
 static void give_up(const char *why)
 {
@@ -503,7 +530,6 @@ static void give_up(const char *why)
 /* The run of these options (const from here on: nothing changes them): its exit status. */
 static int run(const struct options *o, FILE *out)
 {
-	struct run_state alone = {0}; /* one role alone: nothing shared */
 	struct report r;
 	int rc;
 
@@ -512,14 +538,7 @@ static int run(const struct options *o, FILE *out)
 	report_init(&r, out, o->cc.json, o->cc.gbits);
 	if (nbw_watchdog_start(run_budget(o), give_up))
 		nbw_warn("no watchdog thread: the run's budget is not enforced");
-	if (o->bidir)
-		rc = run_bidir(o, out);
-	else if (o->all_sizes)
-		rc = run_all_sizes(o, &alone, &r);
-	else if (o->sources > 1)
-		rc = run_fanin(o, &r);
-	else
-		rc = o->peer ? run_source(o, &alone, &r, NULL) : run_sink(o, &alone, &r, NULL);
+	rc = run_mode(o, &r);
 	nbw_watchdog_stop();
 	return rc;
 }

@@ -2,7 +2,8 @@
 /*
  * remote.h: what the files of nvme_write_bw_remote share. Calls go down:
  * main.c (options, dispatch) -> sink.c / source.c (the two roles) ->
- * remote.c (the output pieces, port selection, timeouts) -> common/.
+ * remote.c (port selection, timeouts) -> common/; each mode fills a result
+ * (result.h) that streams.c judges and printer.c prints.
  */
 #ifndef NBW_REMOTE_H
 #define NBW_REMOTE_H
@@ -114,31 +115,24 @@ void meeting_arrive(struct meeting *m);
 /* true when all expected arrived within timeout_ms (false: timed out or interrupted) */
 bool meeting_await(struct meeting *m, int timeout_ms);
 
-/* What one run measured, for -a's curve. */
-struct run_figures {
-	double rdma_gb_per_s; /* NAN when nothing was measured */
-	double line_gbits;    /* the rails' line rates added up; 0 unknown */
-	/* The RDMA stream's window in this process's monotonic clock (ns); 0 unknown. */
-	double win_open_ns, win_close_ns;
-};
+struct result;
 
 /*
- * The roles: each prints its report into r and returns the exit status;
- * with fig, it also says what it measured.
+ * The roles and modes: each fills the result x (result.h; initialised by
+ * the caller for its mode, its hook told when the header may go out),
+ * prints nothing and returns the exit status.
  */
-int run_sink(const struct options *o, const struct run_state *run, struct report *r,
-	     struct run_figures *fig);
-int run_source(const struct options *o, const struct run_state *run, struct report *r,
-	       struct run_figures *fig);
+int run_sink(const struct options *o, const struct run_state *run, struct result *x);
+int run_source(const struct options *o, const struct run_state *run, struct result *x);
 
-/* --sources N (N > 1): N sources into one sink, one window, the combined table (fanin.c). */
-int run_fanin(const struct options *o, struct report *r);
+/* --sources N (N > 1): N sources into one sink, one window (fanin.c). */
+int run_fanin(const struct options *o, struct result *x);
 
-/* --bidir: both roles at once in two threads, then both directions and their sum (bidir.c). */
-int run_bidir(const struct options *o, FILE *out);
+/* --bidir: both roles at once in two threads, x's parts (bidir.c). */
+int run_bidir(const struct options *o, struct result *x);
 
-/* -a: both roles at every message size from 64K to 4M, then the curve's verdict (sizes.c). */
-int run_all_sizes(const struct options *o, const struct run_state *run, struct report *r);
+/* -a: both roles at every message size from 64K to 4M, a part each, and the curve (sizes.c). */
+int run_all_sizes(const struct options *o, const struct run_state *run, struct result *x);
 
 /* ---- remote.c: shared by both roles ------------------------------------------------ */
 
@@ -164,50 +158,10 @@ int remote_select_ports(const struct options *o, struct fab_port *ports);
 int remote_targets(const struct options *o, const struct target_query *q, struct target *t,
 		   int *nt);
 
-/*
- * The header: tool, role and parameters (JSON "params"); listen: the sink's
- * addresses (NULL on the source).
- */
-void print_params(struct report *r, const struct options *o, const char *role, const char *listen);
-/* A horizontal rule (text only). */
-void print_rule(struct report *r);
-/* A row "label bytes seconds GB/s" as JSON object key. */
-void print_bw_row(struct report *r, const char *key, const char *label, uint64_t bytes,
-		  double seconds);
-/* One drive's row (an element of "drives"). */
-void print_drive(struct report *r, const struct drive *d, const char *side, uint64_t bytes,
-		 double seconds, unsigned workers);
-/* The rails' rows ("rails" in JSON): QPs, bytes, GB/s, % of the slower port's line rate. */
-void print_rails(struct report *r, const struct rail *rails, int n, double seconds);
-/* How long two windows (open, close; any one clock, ns) ran at the same time; >= 0. */
-double window_common_ns(double a_open, double a_close, double b_open, double b_close);
 /* The rails' line rates added up, Gb/s; 0 when one of them is unknown. */
 double rails_line_gbits(const struct rail *rails, int n);
 
-/*
- * One element of "streams": the local one (peer NULL: its variation) or a
- * source's RDMA (overlap with the sink's window, variation, start offset);
- * with text, also a line of the table.
- */
-void print_stream(struct report *r, const char *peer, double overlap, double cv, double offset,
-		  bool text);
-/*
- * Does a stream break the rule of --min-overlap / --max-cv? The reason into
- * why, naming it: a source's RDMA (peer) or, peer NULL, the local drives
- * (their variation only). false if it keeps the rule.
- */
-bool stream_fault(const struct options *o, const char *peer, double overlap, double offset,
-		  double cv, char *why, size_t len);
-/* Whether the total may be read as a sum: total_valid, the reason, the table's line. */
-void print_sum_rule(struct report *r, const struct options *o, bool valid, const char *why);
-/* The report's end: the verification line, ok, error (may be "" or NULL) and a rule. */
-void print_outcome(struct report *r, const struct options *o, enum verdict v, const char *detail,
-		   bool ok, const char *failure);
-
 /* The line rate (Gb/s) a rail between a and b can carry: the slower's; 0 unknown. */
 double rail_line_rate(const struct fab_port *a, const struct fab_port *b);
-
-/* The verification line and "verify" (detail may be NULL). */
-void print_verify(struct report *r, const struct options *o, enum verdict v, const char *detail);
 
 #endif

@@ -9,7 +9,7 @@
  *
  * The run: sink_open -> sink_admit (door.c) -> ACCEPT -> make_qps or
  * connect_workers -> send_slices -> receive_canary -> sink_window ->
- * (verify) -> DONE -> print_sink -> sink_close. With --sources N (fanin.c)
+ * (verify) -> DONE -> the result (result.h) -> sink_close. With --sources N (fanin.c)
  * the sink that owns the door, DRAM and drives is the hall; each source
  * gets a session of its own (a follower) with its share of the slices.
  */
@@ -29,6 +29,7 @@
 #include "nbw.h"
 #include "parse.h"
 #include "placement.h"
+#include "streams.h"
 #include "rails.h"
 #include "remote.h"
 #include "sink.h"
@@ -70,7 +71,6 @@ enum sink_stop {
 
 struct sink {
 	const struct options *o;
-	struct report *r;
 	struct target t[TARGET_MAX];
 	int nt;
 	unsigned char *dram;
@@ -103,16 +103,14 @@ struct sink {
 	char vdetail[256];
 	uint64_t *lstart, *lend, *lprev; /* per local target; lprev: --interval */
 	double lseconds;
-	double cpu_s; /* this process, user + system, inside the window */
-	/* May the rates be added: the windows' overlap and the streams' variation. */
-	struct samples lsamples; /* the local stream, per second of the window */
+	double cpu_s;		 /* this process, user + system, inside the window */
+	struct samples lsamples; /* the local stream, per second of the window: its variation */
 	uint64_t start_sent_ns;	 /* when START left (sink clock) */
 	uint64_t win_open_ns;	 /* the sink's window opened (sink clock) */
 	int64_t delay_min_ns;	 /* least START -> heartbeat delay beyond the source's clock */
-	double overlap_pct, start_offset_s, lcv, rcv;
-	bool valid, have_validity;
+	double rcv;		 /* the source's variation (its RESULT), NAN unknown */
+	bool have_window;	 /* its window is known (an accepted RESULT) */
 	double src_open_ns, src_close_ns; /* the source's window in the sink's clock */
-	char valid_why[256];
 	struct ctrl_result res;
 	bool have_res;
 	bool res_rejected; /* the RESULT failed the plausibility checks: not a figure */
@@ -126,7 +124,6 @@ struct sink {
 	bool follower;
 	uint32_t wbase;	     /* this source's first slice among all the sources' */
 	struct meeting *fan; /* every session ready before any START */
-	bool reported;	     /* the report is printed */
 
 	struct meeting *sync; /* --bidir: this node's source's (the run state), else NULL */
 };
@@ -448,7 +445,7 @@ static bool hello_unacceptable(const struct sink *k, const struct door_guest *g,
 /* A session of its own for one source (--sources): the hall's DRAM and ports. */
 static struct sink *sink_follower(struct sink *hall)
 {
-	struct sink *f = sink_create(hall->o, hall->r);
+	struct sink *f = sink_create(hall->o);
 
 	if (!f)
 		return NULL;
@@ -1063,33 +1060,19 @@ static bool result_implausible(struct sink *k, const struct window *w, char *why
 }
 
 /*
- * May local and RDMA be added? The source's window in the sink's clock: START
- * left at start_sent; it arrived about half the least START -> heartbeat
- * delay later (the way there and a heartbeat's way back); the source opened
- * its window open_ns after that. Its overlap with the sink's window, and the
- * variation of both streams, against --min-overlap and --max-cv.
+ * The source's window in the sink's clock: START left at start_sent; it
+ * arrived about half the least START -> heartbeat delay later (the way there
+ * and a heartbeat's way back); the source opened its window open_ns after
+ * that. streams.c judges it against the sink's window.
  */
-static void judge_validity(struct sink *k)
+static void source_window(struct sink *k)
 {
 	double d = k->delay_min_ns > 0 ? k->delay_min_ns / 2.0 : 0;
-	double s_open = (double)k->start_sent_ns + d + (double)k->res.open_ns;
-	double s_close = s_open + (double)k->res.window_ns, k_open = (double)k->win_open_ns;
-	double k_close = k_open + k->lseconds * 1e9;
-	const struct options *o = k->o;
 
-	k->overlap_pct = k->res.window_ns ? window_common_ns(s_open, s_close, k_open, k_close) /
-						    k->res.window_ns * 100
-					  : NAN;
-	k->start_offset_s = (s_open - k_open) / 1e9;
-	k->src_open_ns = s_open;
-	k->src_close_ns = s_close;
-	k->lcv = nbw_cv_pct(k->lsamples.rate, k->lsamples.n);
+	k->src_open_ns = (double)k->start_sent_ns + d + (double)k->res.open_ns;
+	k->src_close_ns = k->src_open_ns + (double)k->res.window_ns;
 	k->rcv = k->res.cv_milli_pct == UINT32_MAX ? NAN : k->res.cv_milli_pct / 1000.0;
-	k->have_validity = true;
-	k->valid = !stream_fault(o, k->peer, k->overlap_pct, k->start_offset_s, k->rcv,
-				 k->valid_why, sizeof(k->valid_why)) &&
-		   !(k->nt &&
-		     stream_fault(o, NULL, NAN, NAN, k->lcv, k->valid_why, sizeof(k->valid_why)));
+	k->have_window = k->res.window_ns > 0;
 }
 
 /* After its RESULT: the full table, and whether the source completed its window. */
@@ -1184,20 +1167,12 @@ static int sink_window(struct sink *k)
 	}
 	if (k->res.ok) {
 		sink_rails(k);
-		judge_validity(k);
+		source_window(k);
 	}
 	return after_result(k);
 }
 
-/* ---- the report ------------------------------------------------------------------- */
-
-/* "result", "heartbeat" or NULL: JSON rdma_reported_by. */
-static const char *rdma_from_name(enum rdma_from from)
-{
-	return from == RDMA_FROM_RESULT	     ? "result"
-	       : from == RDMA_FROM_HEARTBEAT ? "heartbeat"
-					     : NULL;
-}
+/* ---- the result ------------------------------------------------------------------- */
 
 /* The RDMA figure: the source's RESULT if ok and plausible, else a plausible heartbeat's. */
 static enum rdma_from rdma_figure(const struct sink *k, uint64_t *bytes, double *sec)
@@ -1205,115 +1180,6 @@ static enum rdma_from rdma_figure(const struct sink *k, uint64_t *bytes, double 
 	return judge_rdma_from(k->have_res ? &k->res : NULL, k->res_rejected,
 			       k->have_prog ? &k->prog : NULL, k->o->cc.duration, ports_rate(k),
 			       bytes, sec);
-}
-
-static void print_drives(struct sink *k, double lsec, double rsec)
-{
-	struct report *r = k->r;
-	uint32_t i;
-	int j;
-
-	report_text(r, " %-6s %-16s %16s %9s %9s\n", "side", "drive", "bytes", "seconds",
-		    report_bw_unit(r));
-	report_arr_begin(r, "drives");
-	for (j = 0; j < k->nt; j++)
-		print_drive(r, &k->t[j].d, "local", k->lend[j] - k->lstart[j], lsec, k->o->threads);
-	for (i = 0; k->have_res && !k->res_rejected && i < k->res.ndrives; i++) {
-		struct drive d = {0};
-
-		snprintf(d.path, sizeof(d.path), "%s", k->res.drives[i].path);
-		snprintf(d.model, sizeof(d.model), "%s", k->res.drives[i].model);
-		d.numa_node = k->res.drives[i].numa_node;
-		print_drive(r, &d, "rdma", k->res.drives[i].bytes, rsec, k->res.drives[i].workers);
-	}
-	report_arr_end(r);
-}
-
-/* The streams' overlap and variation, and whether the total may be read as a sum. */
-static void print_validity(struct sink *k)
-{
-	struct report *r = k->r;
-
-	if (!k->have_validity) {
-		report_null(r, "total_valid", NULL);
-		return;
-	}
-	report_arr_begin(r, "streams");
-	if (k->nt)
-		print_stream(r, NULL, NAN, k->lcv, NAN, true);
-	else
-		report_text(r, " Streams         :");
-	print_stream(r, k->peer, k->overlap_pct, k->rcv, k->start_offset_s, true);
-	report_arr_end(r);
-	print_sum_rule(r, k->o, k->valid, k->valid_why);
-}
-
-/* local, RDMA, total, ideal and % of ideal. */
-static void print_totals(struct sink *k, uint64_t lbytes, double lsec, uint64_t rbytes, double rsec,
-			 enum rdma_from from)
-{
-	struct report *r = k->r;
-	int ndr = k->have_res && !k->res_rejected ? (int)k->res.ndrives : 0;
-	double total_bps, ideal = NAN;
-	char lab[64];
-
-	report_text(r, " %-22s %16s %9s %9s\n", "", "bytes", "seconds", report_bw_unit(r));
-	snprintf(lab, sizeof(lab), "local (%d drive%s)", k->nt, k->nt == 1 ? "" : "s");
-	print_bw_row(r, "local", lab, lbytes, lsec);
-	report_text(r, "\n");
-	snprintf(lab, sizeof(lab), "RDMA (%u QPs)%s", k->hello.workers,
-		 from == RDMA_FROM_HEARTBEAT ? "*" : "");
-	print_bw_row(r, "rdma", lab, rbytes, rsec);
-	report_text(r, "\n");
-	report_str(r, "rdma_reported_by", NULL, rdma_from_name(from));
-	/* Rates add: each side's bytes over its own window of the same length. */
-	total_bps = (lsec > 0 ? lbytes / lsec : 0) + (rsec > 0 ? rbytes / rsec : 0);
-	report_obj_begin(r, "total");
-	report_text(r, " %-22s", "total");
-	report_u64(r, "bytes", " %16llu", lbytes + rbytes);
-	report_double(r, "seconds", " %9.2f", lsec > rsec ? lsec : rsec);
-	report_bw(r, "gb_per_s", " %9.2f\n", total_bps);
-	report_double(r, "cpu_s", NULL, k->cpu_s);
-	report_double(r, "cpu_s_per_gib", " CPU (sink)             %.3f s per GiB landed",
-		      nbw_cpu_per_gib(k->cpu_s, lbytes + rbytes));
-	report_text(r, " (%.2f s user + system; RDMA costs the sink none)\n", k->cpu_s);
-	report_obj_end(r);
-	if (k->nt > 0 && lsec > 0 && (k->hello.source == CTRL_SOURCE_DISK || !k->have_res))
-		ideal = lbytes / lsec / k->nt * (k->nt + ndr);
-	report_bw(r, "ideal_gb_per_s", " ideal                  %36.2f", ideal);
-	report_double(r, "percent_of_ideal", "   (%.1f", total_bps / ideal * 100);
-	report_text(r, "%% of ideal)\n");
-	report_text(r, " (ideal = every drive at the mean local per-drive rate of this window)\n");
-	if (from == RDMA_FROM_HEARTBEAT)
-		report_text(
-			r, " (* RDMA: as of the source's last heartbeat; its result never came)\n");
-	print_validity(k);
-}
-
-static void print_sink(struct sink *k, int rc)
-{
-	struct report *r = k->r;
-	uint64_t lbytes = 0, rbytes;
-	double rsec;
-	enum rdma_from from = rdma_figure(k, &rbytes, &rsec);
-	int i;
-
-	for (i = 0; i < k->nt; i++)
-		lbytes += k->lend[i] - k->lstart[i];
-	report_text(r, " Source          : %s (%u workers, %s)\n", k->peer[0] ? k->peer : "-",
-		    k->hello.workers, k->hello.source == CTRL_SOURCE_MEM ? "memory" : "drives");
-	report_str(r, "peer", NULL, k->peer[0] ? k->peer : NULL);
-	report_u64(r, "workers", NULL, k->hello.workers);
-	if (k->lay.slice_len)
-		report_u64(r, "slice_bytes", NULL, k->lay.slice_len);
-	print_rule(r);
-	print_drives(k, k->lseconds, rsec);
-	print_rule(r);
-	print_rails(r, k->rails, k->nrails, rsec);
-	print_rule(r);
-	print_totals(k, lbytes, k->lseconds, rbytes, rsec, from);
-	print_rule(r);
-	print_outcome(r, k->o, k->verdict, k->vdetail[0] ? k->vdetail : NULL, rc == 0, k->failure);
 }
 
 /* ---- set-up and tear-down ------------------------------------------------------------ */
@@ -1432,14 +1298,13 @@ static void sink_close(struct sink *k)
 	nbw_watchdog_unbound();
 }
 
-struct sink *sink_create(const struct options *o, struct report *r)
+struct sink *sink_create(const struct options *o)
 {
 	struct sink *k = nbw_zalloc(1, sizeof(*k));
 
 	if (!k)
 		return NULL;
 	k->o = o;
-	k->r = r;
 	k->cfd = -1;
 	k->verdict = VERDICT_NONE;
 	memset(k->wport, 0xff, sizeof(k->wport));
@@ -1501,41 +1366,83 @@ int sink_session(struct sink *k, struct meeting *fan)
 	return rc ? rc : sink_conclude(k);
 }
 
-void sink_outcome(const struct sink *k, struct sink_outcome *x)
+/* The session's RDMA stream: its figure, drives, rails, window and verdict. */
+static int session_stream(const struct sink *k, struct result_stream *st)
 {
-	enum rdma_from from = rdma_figure(k, &x->rbytes, &x->rsec);
 	bool res = k->have_res && !k->res_rejected;
+	uint32_t i;
 
-	/* Who, and how it ended. */
-	x->peer = k->peer;
-	x->where = k->where;
-	x->verdict = k->verdict;
-	x->vdetail = k->vdetail;
-	x->failure = k->failure;
-	x->workers = k->hello.workers;
-	x->source = (enum ctrl_source)k->hello.source;
-	x->slice_len = k->lay.slice_len;
-	x->ports_gbits = ports_rate(k);
-	x->local_len = k->lay.local_len;
-	/* Its RDMA stream and its window. */
-	x->rfrom = rdma_from_name(from);
-	x->drives = res ? k->res.drives : NULL;
-	x->ndrives = res ? k->res.ndrives : 0;
-	x->rails = k->rails;
-	x->nrails = k->nrails;
-	x->have_window = k->have_validity;
-	x->src_open_ns = k->src_open_ns;
-	x->src_close_ns = k->src_close_ns;
-	x->win_open_ns = (double)k->win_open_ns;
-	x->rcv = k->rcv;
-	/* The local drives of the session. */
+	result_stream_free(st);
+	snprintf(st->peer, sizeof(st->peer), "%s", k->peer);
+	st->workers = k->hello.workers;
+	st->source = (enum ctrl_source)k->hello.source;
+	st->slice_len = k->lay.slice_len;
+	st->from = rdma_figure(k, &st->bytes, &st->seconds);
+	st->has_result = k->have_res;
+	st->drives_known = res;
+	st->drives = res && k->res.ndrives ? calloc(k->res.ndrives, sizeof(*st->drives)) : NULL;
+	st->rails = k->nrails ? calloc((size_t)k->nrails, sizeof(*st->rails)) : NULL;
+	if ((res && k->res.ndrives && !st->drives) || (k->nrails && !st->rails))
+		return -ENOMEM;
+	for (i = 0; res && i < k->res.ndrives; i++) {
+		struct result_drive *d = &st->drives[i];
+
+		snprintf(d->path, sizeof(d->path), "%s", k->res.drives[i].path);
+		snprintf(d->model, sizeof(d->model), "%s", k->res.drives[i].model);
+		d->numa_node = k->res.drives[i].numa_node;
+		d->workers = k->res.drives[i].workers;
+		d->bytes = k->res.drives[i].bytes;
+	}
+	st->ndrives = res ? (int)k->res.ndrives : 0;
+	if (k->nrails)
+		memcpy(st->rails, k->rails, sizeof(*st->rails) * (size_t)k->nrails);
+	st->nrails = k->nrails;
+	st->have_window = k->have_window;
+	st->open_ns = k->src_open_ns;
+	st->close_ns = k->src_close_ns;
+	st->cv = k->have_window ? k->rcv : NAN;
+	st->verdict = k->verdict;
+	snprintf(st->vdetail, sizeof(st->vdetail), "%s", k->vdetail);
+	snprintf(st->failure, sizeof(st->failure), "%s", k->failure);
+	return 0;
+}
+
+/* The sink's own: its local drives, window, DRAM, ports, verdict and the sum's rule. */
+static int hall_result(const struct sink *k, struct result *x)
+{
+	int j;
+
+	if (result_locals(x, k->nt))
+		return -ENOMEM;
+	for (j = 0; j < k->nt; j++) {
+		struct result_drive *d = &x->local[j];
+
+		snprintf(d->path, sizeof(d->path), "%s", k->t[j].d.path);
+		snprintf(d->model, sizeof(d->model), "%s", k->t[j].d.model);
+		d->numa_node = k->t[j].d.numa_node;
+		d->workers = k->o->threads;
+		d->bytes = k->lend[j] - k->lstart[j];
+	}
+	snprintf(x->where, sizeof(x->where), "%s", k->where);
+	if (x->mode == RESULT_SINK)
+		x->source = (enum ctrl_source)k->hello.source;
 	x->lseconds = k->lseconds;
-	x->cpu_s = k->cpu_s;
 	x->lcv = nbw_cv_pct(k->lsamples.rate, k->lsamples.n);
-	x->t = k->t;
-	x->nt = k->nt;
-	x->lstart = k->lstart;
-	x->lend = k->lend;
+	x->open_ns = (double)k->win_open_ns;
+	x->cpu_s = k->cpu_s;
+	x->local_len = k->lay.local_len;
+	x->ports_gbits = ports_rate(k);
+	x->verdict = k->verdict;
+	snprintf(x->vdetail, sizeof(x->vdetail), "%s", k->vdetail);
+	snprintf(x->failure, sizeof(x->failure), "%s", k->failure);
+	return 0;
+}
+
+int sink_result(const struct sink *k, struct result *x, struct result_stream *st)
+{
+	if (x && hall_result(k, x))
+		return -ENOMEM;
+	return st ? session_stream(k, st) : 0;
 }
 
 void sink_waiting(const struct sink *k, int n)
@@ -1545,24 +1452,9 @@ void sink_waiting(const struct sink *k, int n)
 		k->o->key.len ? "pre-shared key required" : "open: no pre-shared key");
 }
 
-/* What the run measured: the RDMA rate and the rails' line rates. */
-static void sink_figures(const struct sink *k, struct run_figures *fig)
+/* One source, its header told before the window. */
+static int sink_one(struct sink *k, struct result *x)
 {
-	uint64_t bytes;
-	double sec;
-
-	fig->rdma_gb_per_s = rdma_figure(k, &bytes, &sec) != RDMA_FROM_NONE && sec > 0
-				     ? (double)bytes / sec / 1e9
-				     : NAN;
-	fig->win_open_ns = k->have_validity ? k->src_open_ns : 0;
-	fig->win_close_ns = k->have_validity ? k->src_close_ns : 0;
-	fig->line_gbits = rails_line_gbits(k->rails, k->nrails);
-}
-
-/* One source, the report printed around the window. */
-static int sink_one(struct sink *k)
-{
-	struct options shown = *k->o;
 	struct sink *one[1];
 	int got, rc;
 
@@ -1572,21 +1464,15 @@ static int sink_one(struct sink *k)
 		rc = sink_handshake(k);
 	if (rc)
 		return rc;
-	shown.source = (enum ctrl_source)k->hello.source;
-	report_obj_begin(k->r, NULL);
-	print_params(k->r, &shown, "sink", k->where);
-	rc = sink_conclude(k);
-	print_sink(k, rc);
-	report_obj_end(k->r);
-	report_finish(k->r);
-	k->reported = true;
-	return rc;
+	if (sink_result(k, x, NULL))
+		return sink_fail(k, "out of memory");
+	result_begin(x);
+	return sink_conclude(k);
 }
 
-int run_sink(const struct options *o, const struct run_state *run, struct report *r,
-	     struct run_figures *fig)
+int run_sink(const struct options *o, const struct run_state *run, struct result *x)
 {
-	struct sink *k = sink_create(o, r);
+	struct sink *k = sink_create(o);
 	int rc;
 
 	if (!k)
@@ -1594,16 +1480,15 @@ int run_sink(const struct options *o, const struct run_state *run, struct report
 	k->sync = run->sync;
 	rc = sink_open(k);
 	if (!rc)
-		rc = sink_one(k);
-	if (rc && !k->reported && o->cc.json) {
-		report_obj_begin(r, NULL);
-		print_params(r, o, "sink", k->where[0] ? k->where : NULL);
-		print_sink(k, rc);
-		report_obj_end(r);
-		report_finish(r);
+		rc = sink_one(k, x);
+	if (result_streams(x, 1) || sink_result(k, x, &x->streams[0])) {
+		nbw_err("out of memory");
+		rc = NBW_EXIT_FAIL;
+	} else {
+		x->streams[0].rc = rc;
 	}
-	if (fig)
-		sink_figures(k, fig);
+	x->rc = rc;
+	streams_judge(x);
 	sink_destroy(k);
 	return rc;
 }

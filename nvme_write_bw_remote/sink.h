@@ -12,12 +12,13 @@
 #include <stdint.h>
 
 #include "remote.h"
+#include "result.h"
 #include "target.h"
 
 struct sink;
 
 /* A sink with nothing set up yet; NULL after the error line. */
-struct sink *sink_create(const struct options *o, struct report *r);
+struct sink *sink_create(const struct options *o);
 /* Its ports, local drives, locked DRAM and door. 0 or an exit status. */
 int sink_open(struct sink *k);
 /* "waiting for the sources on ..." on stderr (n: how many). */
@@ -39,37 +40,11 @@ int sink_session(struct sink *k, struct meeting *fan);
 /* Close what the session holds (a follower leaves the hall's DRAM alone) and free it. */
 void sink_destroy(struct sink *k);
 
-/* What one session saw, for the combined report; valid until sink_destroy(). */
-struct sink_outcome {
-	const char *peer;  /* "" if no source came */
-	const char *where; /* the addresses the door listened on */
-	uint32_t workers;
-	enum ctrl_source source;
-	uint64_t slice_len; /* each of its workers' slice */
-	double ports_gbits; /* the sink's ports' line rate together; 0 unknown */
-	uint64_t local_len; /* the hall's: DRAM of the local readers */
-	/* Its RDMA stream: the RESULT's, else the last heartbeat's (from), else none. */
-	uint64_t rbytes;
-	double rsec;
-	const char *rfrom; /* "result", "heartbeat" or NULL */
-	const struct ctrl_drive *drives;
-	uint32_t ndrives;
-	const struct rail *rails;
-	int nrails;
-	/* Its window in this process's clock (ns), and its variation; have_window false: unknown.
-	 */
-	bool have_window;
-	double src_open_ns, src_close_ns, rcv;
-	/* This session's own window (the hall's is the sink's), its CPU and local drives. */
-	double win_open_ns, lseconds, cpu_s, lcv;
-	const struct target *t;
-	int nt;
-	const uint64_t *lstart, *lend;
-	enum verdict verdict;
-	const char *vdetail;
-	const char *failure; /* "" none */
-};
-
-void sink_outcome(const struct sink *k, struct sink_outcome *x);
+/*
+ * What the run saw, into the result (result.h): with x, the sink's own (its
+ * drives, window, DRAM, ports, verdict and sum rule); with st, the session's
+ * RDMA stream. 0 or -ENOMEM.
+ */
+int sink_result(const struct sink *k, struct result *x, struct result_stream *st);
 
 #endif

@@ -8,7 +8,7 @@
  *
  * The run: source_setup -> handshake -> start the workers -> line 1 (all
  * connected) -> SLICES -> line 2 (canaries written) -> CANARY, START ->
- * source_window -> RESULT (VERIFY) -> DONE -> print_source -> source_close.
+ * source_window -> RESULT (VERIFY) -> DONE -> the result (result.h) -> source_close.
  */
 #include <errno.h>
 #include <math.h>
@@ -23,6 +23,8 @@
 #include "nbw.h"
 #include "parse.h"
 #include "placement.h"
+#include "result.h"
+#include "streams.h"
 #include "rails.h"
 #include "remote.h"
 #include "target.h"
@@ -74,7 +76,6 @@ struct sworker {
 struct source {
 	const struct options *o;
 	struct meeting *sync; /* --bidir: this node's sink's (the run state), else NULL */
-	struct report *r;
 	struct target t[TARGET_MAX];
 	int nt;
 	struct fab_port ports[FAB_MAX_PORTS];
@@ -990,67 +991,6 @@ static int send_result(struct source *s, bool ok)
 	return s->verdict == VERDICT_FAIL ? NBW_EXIT_FAIL : 0;
 }
 
-/* ---- the report ------------------------------------------------------------------ */
-
-static void print_ports(struct source *s)
-{
-	struct report *r = s->r;
-	int k;
-
-	report_arr_begin(r, "ports");
-	for (k = 0; k < s->nports; k++) {
-		report_obj_begin(r, NULL);
-		report_str(r, "device", " Port            : %s", s->ports[k].dev);
-		report_u64(r, "port", ":%llu", s->ports[k].port);
-		report_str(r, "link_layer", " %s", s->ports[k].link_layer);
-		report_str(r, "address", " %s\n", s->ports[k].addr[0] ? s->ports[k].addr : NULL);
-		report_obj_end(r);
-	}
-	report_arr_end(r);
-}
-
-static void print_source(struct source *s, int rc)
-{
-	struct report *r = s->r;
-	const char *unit = report_bw_unit(r);
-	uint64_t total = bytes_sum(s->wend, s->nw) - bytes_sum(s->wstart, s->nw);
-	char lab[64];
-	int k;
-
-	report_text(r, " Sink            : %s port %u, %u workers (QPs)\n", s->o->peer, s->o->port,
-		    s->nw);
-	report_str(r, "peer", NULL, s->o->peer);
-	report_u64(r, "workers", NULL, s->nw);
-	print_ports(s);
-	print_rule(r);
-	report_text(r, " %-6s %-16s %16s %9s %9s\n", "side", "drive", "bytes", "seconds", unit);
-	report_arr_begin(r, "drives");
-	for (k = 0; k < s->nt; k++)
-		print_drive(r, &s->t[k].d, "rdma", s->dr[k].bytes, s->seconds, s->o->threads);
-	report_arr_end(r);
-	print_rule(r);
-	print_rails(r, s->rails, s->nrails, s->seconds);
-	print_rule(r);
-	report_text(r, " %-22s %16s %9s %9s\n", "", "bytes", "seconds", unit);
-	print_bw_row(r, "local", "local (source: none)", 0, s->seconds);
-	report_text(r, "\n");
-	snprintf(lab, sizeof(lab), "RDMA (%u QPs)", s->nw);
-	print_bw_row(r, "rdma", lab, total, s->seconds);
-	report_text(r, "\n");
-	report_obj_begin(r, "total");
-	report_text(r, " %-22s", "total (this side)");
-	report_u64(r, "bytes", " %16llu", total);
-	report_double(r, "seconds", " %9.2f", s->seconds);
-	report_bw(r, "gb_per_s", " %9.2f\n", s->seconds > 0 ? (double)total / s->seconds : 0);
-	report_double(r, "cpu_s", NULL, s->cpu_s);
-	report_double(r, "cpu_s_per_gib", " CPU (source)           %.3f s per GiB sent",
-		      nbw_cpu_per_gib(s->cpu_s, total));
-	report_text(r, " (%.2f s user + system)\n", s->cpu_s);
-	report_obj_end(r);
-	print_rule(r);
-	print_outcome(r, s->o, s->verdict, NULL, rc == 0, s->failure);
-}
-
 /* ---- the phases of the run -------------------------------------------------------- */
 
 static int source_setup(struct source *s)
@@ -1271,33 +1211,67 @@ static void source_close(struct source *s)
 	nbw_watchdog_unbound();
 }
 
-/* The document when the run ended before the window: params, verdict and error. */
-static void print_early_failure(struct source *s)
+/* What the run saw, into x: its ports, drives, rails, RDMA stream and verdict. 0 or -ENOMEM. */
+static int source_result(const struct source *s, struct result *x)
 {
-	report_obj_begin(s->r, NULL);
-	print_params(s->r, s->o, "source", NULL);
-	report_str(s->r, "verify", NULL, NULL);
-	report_bool(s->r, "ok", NULL, false);
-	report_str(s->r, "error", NULL, s->failure[0] ? s->failure : NULL);
-	report_obj_end(s->r);
-	report_finish(s->r);
+	struct result_stream *st;
+	int k;
+
+	if (result_streams(x, 1))
+		return -ENOMEM;
+	st = &x->streams[0];
+	x->ports = s->nports ? calloc((size_t)s->nports, sizeof(*x->ports)) : NULL;
+	st->drives = s->nt ? calloc((size_t)s->nt, sizeof(*st->drives)) : NULL;
+	st->rails = s->nrails ? calloc((size_t)s->nrails, sizeof(*st->rails)) : NULL;
+	if ((s->nports && !x->ports) || (s->nt && !st->drives) || (s->nrails && !st->rails))
+		return -ENOMEM;
+	for (k = 0; k < s->nports; k++) {
+		snprintf(x->ports[k].dev, sizeof(x->ports[k].dev), "%s", s->ports[k].dev);
+		x->ports[k].port = s->ports[k].port;
+		x->ports[k].link_layer = s->ports[k].link_layer;
+		snprintf(x->ports[k].addr, sizeof(x->ports[k].addr), "%s", s->ports[k].addr);
+	}
+	x->nports = s->nports;
+	for (k = 0; s->dr && k < s->nt; k++) {
+		snprintf(st->drives[k].path, sizeof(st->drives[k].path), "%s", s->t[k].d.path);
+		snprintf(st->drives[k].model, sizeof(st->drives[k].model), "%s", s->t[k].d.model);
+		st->drives[k].numa_node = s->t[k].d.numa_node;
+		st->drives[k].workers = s->o->threads;
+		st->drives[k].bytes = s->dr[k].bytes;
+	}
+	st->ndrives = s->dr ? s->nt : 0;
+	st->drives_known = true;
+	if (s->nrails)
+		memcpy(st->rails, s->rails, sizeof(*st->rails) * (size_t)s->nrails);
+	st->nrails = s->nrails;
+	st->workers = s->nw;
+	st->source = s->o->source;
+	st->bytes = s->wend ? bytes_sum(s->wend, s->nw) - bytes_sum(s->wstart, s->nw) : 0;
+	st->seconds = s->seconds;
+	st->have_window = s->seconds > 0;
+	st->cv = nbw_cv_pct(s->rdma_samples.rate, s->rdma_samples.n);
+	st->open_ns = (double)s->t_window;
+	st->close_ns = (double)s->t_window + s->seconds * 1e9;
+	x->cpu_s = s->cpu_s;
+	x->verdict = s->verdict;
+	snprintf(x->failure, sizeof(x->failure), "%s", s->failure);
+	return 0;
 }
 
-/* What the run measured: this side's RDMA rate and the rails' line rates. */
-static void source_figures(const struct source *s, struct run_figures *fig)
+/* The handshake done: the header, the start line, the window. The exit status. */
+static int source_run(struct source *s, struct result *x)
 {
-	*fig = (struct run_figures){.rdma_gb_per_s = NAN,
-				    .line_gbits = rails_line_gbits(s->rails, s->nrails)};
-	if (!(s->seconds > 0)) /* no window (a run that failed before it): no counters either */
-		return;
-	fig->rdma_gb_per_s = (double)(bytes_sum(s->wend, s->nw) - bytes_sum(s->wstart, s->nw)) /
-			     s->seconds / 1e9;
-	fig->win_open_ns = (double)s->t_window;
-	fig->win_close_ns = (double)s->t_window + s->seconds * 1e9;
+	int rc = source_lines(s);
+
+	result_begin(x);
+	if (!rc)
+		rc = source_window(s);
+	else
+		join_workers(s);
+	return rc;
 }
 
-int run_source(const struct options *o, const struct run_state *run, struct report *r,
-	       struct run_figures *fig)
+int run_source(const struct options *o, const struct run_state *run, struct result *x)
 {
 	struct source *s = nbw_zalloc(1, sizeof(*s));
 	int rc;
@@ -1307,7 +1281,6 @@ int run_source(const struct options *o, const struct run_state *run, struct repo
 	s->cfd = -1; /* no control channel yet */
 	s->o = o;
 	s->sync = run->sync;
-	s->r = r;
 	s->verdict = VERDICT_NONE;
 	nbw_watchdog_phase("setting up (drives, ports, workers)");
 	rc = source_setup(s);
@@ -1315,25 +1288,18 @@ int run_source(const struct options *o, const struct run_state *run, struct repo
 		nbw_watchdog_phase("the handshake with %s", o->peer);
 		rc = handshake(s);
 	}
-	if (rc) {
-		if (o->cc.json)
-			print_early_failure(s);
-	} else {
-		rc = source_lines(s);
-		report_obj_begin(r, NULL);
-		print_params(r, o, "source", NULL);
-		if (!rc)
-			rc = source_window(s);
-		else
-			join_workers(s);
-		print_source(s, rc);
-		report_obj_end(r);
-		report_finish(r);
+	if (!rc)
+		rc = source_run(s, x);
+	if (source_result(s, x)) {
+		nbw_err("out of memory");
+		rc = NBW_EXIT_FAIL;
 	}
+	x->rc = rc;
+	if (x->nstreams)
+		x->streams[0].rc = rc;
+	streams_judge(x);
 	if (s->sync) /* failed before: this node's sink need not wait */
 		meeting_arrive(s->sync);
-	if (fig)
-		source_figures(s, fig);
 	source_close(s);
 	free(s);
 	return rc;

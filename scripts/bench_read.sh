@@ -121,7 +121,7 @@ if [ "${huge_free:-0}" -lt "$huge_need" ]; then
 		"sysctl vm.nr_hugepages=$huge_need; running fio with 4 KiB pages only" >&2
 	fio_huge= fio_buf=4k
 fi
-# Ours uses huge pages when a thread's buffer is 1 MiB or more (common/placement.c).
+# Ours uses huge pages when a thread's buffer is 1 MiB or more (common/storage/placement.c).
 ours_buf() { [ $(( $1 * chunk_bytes )) -ge 1048576 ] && echo huge || echo 4k; }
 iopoll=yes
 "$NVME_READ_BW" --disks "$target" --engine io_uring --iopoll -t 1 --warmup 0 -D 0.2 \

@@ -1,5 +1,5 @@
 #!/bin/bash
-# digest.sh: common/digest.c (through tests/blockdigest) equals an independent Python
+# digest.sh: common/base/digest.c (through tests/blockdigest) equals an independent Python
 # implementation of the algorithm documented in digest.h, on ranges with ragged ends;
 # and the digest changes when one byte, or the order of two blocks, changes.
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# report.sh: common/report.c's JSON parses with a real parser and holds the values handed
+# report.sh: common/base/report.c's JSON parses with a real parser and holds the values handed
 # over; its text mode renders the same calls with the text formats (and nothing else).
 . "$(dirname "$0")/lib.sh"
 demo="$abs_top_builddir/tests/unit/report_demo"

@@ -40,7 +40,8 @@ note "disk: PASS, local $(jq_ "$O/disk.sink.out" 'd["local"]["gb_per_s"]') + RDM
 	fail "io_uring source: verify not pass"
 note "io_uring source: PASS (full), RDMA $(jq_ "$O/uring.sink.out" 'd["rdma"]["gb_per_s"]') GB/s"
 [ "$(rc sizes.sink)" = 0 ] && [ "$(rc sizes.src)" = 0 ] ||
-	fail "-a: exits $(rc sizes.sink) $(rc sizes.src): $(cat "$O/sizes.sink.err" "$O/sizes.src.err")"
+	fail "-a: exits $(rc sizes.sink) $(rc sizes.src): $(cat "$O/sizes.sink.err" "$O/sizes.src.err")
+$(tail -c 3000 "$O/sizes.sink.out"; echo; tail -c 3000 "$O/sizes.src.out")"
 for side in sink src; do
 	[ "$(jq_ "$O/sizes.$side.out" 'd["complete"] and [p["size"] for p in d["sweep"]["points"]] == [65536 << i for i in range(7)] and len(d["sizes"]) == 7 and all(x["verify"] == "pass" for x in d["sizes"]) and all(p["gb_per_s"] > 0 for p in d["sweep"]["points"])')" = True ] ||
 		fail "-a ($side): not seven verified sizes 64K..4M with a rate each"

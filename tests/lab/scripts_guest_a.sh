@@ -15,8 +15,7 @@ export DRAM=64M THREADS=1 CHUNK=1M WARMUP=1 DURATION=6 NET_TIMEOUT=20 SINK_WAIT=
 export RESULTS_DIR=$VLAB_OUT/results
 
 # A step that failed on a Soft-RoCE stall ends the run at once: the steps
-# after it would stall too (and eat the lab's timeout); the host runs the
-# test once more (lab-lib.sh).
+# after it would stall too (and eat the lab's timeout); the test fails.
 stall='RDMA WRITEs still in flight after|the source went silent: nothing on the control channel'
 step() { # step NAME CMD...: run, record the exit status
 	local name=$1 rc

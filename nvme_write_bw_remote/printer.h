@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * printer.h: the one printer of nvme_write_bw_remote. It renders a result
+ * (result.h) of any mode through common/report.c, text and JSON from the
+ * same calls; it measures nothing and judges nothing.
+ */
+#ifndef NBW_PRINTER_H
+#define NBW_PRINTER_H
+
+#include <stdio.h>
+
+#include "report.h"
+#include "result.h"
+
+/*
+ * While the roles run, print what must come before the end: each header
+ * before its window (live lines follow it in text), each run of -a once it
+ * ends. x's hook (result_begin, result_end) is set to do so into r.
+ */
+void printer_attach(struct result *x, struct report *r);
+/* The report of x, any mode, or what is left of it (after printer_attach). */
+void print_result(struct report *r, struct result *x);
+
+#endif

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+/* result.c: the result structure's memory (see result.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "result.h"
+
+void result_init(struct result *x, enum result_mode mode, const struct options *o)
+{
+	memset(x, 0, sizeof(*x));
+	x->mode = mode;
+	x->o = *o;
+	x->source = o->source;
+	x->nexpected = mode == RESULT_FANIN ? (int)o->sources : mode == RESULT_SINK;
+	x->verdict = VERDICT_NONE;
+	x->lcv = NAN;
+	x->sum.ideal_bps = NAN;
+	x->sum.overlap_pct = NAN;
+}
+
+int result_parts(struct result *x, int n, enum result_mode mode, const struct options *o)
+{
+	int i;
+
+	x->parts = calloc((size_t)n, sizeof(*x->parts));
+	if (!x->parts)
+		return -ENOMEM;
+	x->nparts = n;
+	for (i = 0; i < n; i++) {
+		result_init(&x->parts[i], mode, o);
+		x->parts[i].parent = x;
+		x->parts[i].hook = x->hook;
+	}
+	return 0;
+}
+
+void result_begin(struct result *x)
+{
+	x->begun = true;
+	if (x->hook.fn)
+		x->hook.fn(x->hook.ctx, x, RESULT_BEGIN);
+}
+
+void result_end(struct result *x)
+{
+	if (x->hook.fn)
+		x->hook.fn(x->hook.ctx, x, RESULT_END);
+}
+
+/* A stream with nothing known yet. */
+static void stream_init(struct result_stream *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->verdict = VERDICT_NONE;
+	st->cv = NAN;
+	st->overlap_pct = NAN;
+	st->start_offset_s = NAN;
+}
+
+int result_streams(struct result *x, int n)
+{
+	int i;
+
+	for (i = 0; i < x->nstreams; i++)
+		result_stream_free(&x->streams[i]);
+	free(x->streams);
+	x->streams = n ? calloc((size_t)n, sizeof(*x->streams)) : NULL;
+	if (n && !x->streams)
+		return -ENOMEM;
+	x->nstreams = n;
+	for (i = 0; i < n; i++)
+		stream_init(&x->streams[i]);
+	return 0;
+}
+
+int result_locals(struct result *x, int n)
+{
+	free(x->local);
+	x->local = n ? calloc((size_t)n, sizeof(*x->local)) : NULL;
+	x->nlocal = x->local ? n : 0;
+	return n && !x->local ? -ENOMEM : 0;
+}
+
+void result_stream_free(struct result_stream *st)
+{
+	free(st->drives);
+	free(st->rails);
+	st->drives = NULL;
+	st->rails = NULL;
+	st->ndrives = st->nrails = 0;
+}
+
+void result_free(struct result *x)
+{
+	int i;
+
+	for (i = 0; i < x->nstreams; i++)
+		result_stream_free(&x->streams[i]);
+	for (i = 0; i < x->nparts; i++)
+		result_free(&x->parts[i]);
+	free(x->streams);
+	free(x->local);
+	free(x->ports);
+	free(x->parts);
+}
+
+void result_missing_why(const struct options *o, int i, int n, char *why, size_t len)
+{
+	snprintf(why, len,
+		 "source %d of %d: none came within %g s (--wait), or %g s of the first "
+		 "(--timeout / 2)",
+		 i + 1, n, o->wait, o->timeout / 2);
+}
+
+const char *rdma_from_name(enum rdma_from from)
+{
+	return from == RDMA_FROM_RESULT	     ? "result"
+	       : from == RDMA_FROM_HEARTBEAT ? "heartbeat"
+					     : NULL;
+}

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * rows.c: the rows and lines the reports of nvme_write_bw_remote are made
+ * of (the header, a drive, a rail, a stream, the verification line), each
+ * written once through common/report.c; printer.c puts them together.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nbw.h"
+#include "parse.h"
+#include "rows.h"
+
+/* A horizontal rule (text only). */
+void print_rule(struct report *r)
+{
+	report_text(r, "---------------------------------------------------------------------"
+		       "------------------\n");
+}
+
+/* The sink's door: where it listens, whom it lets in, and how. */
+static void print_access(struct report *r, const struct options *o, const char *listen)
+{
+	report_str(r, "listen", " Listening on    : %s", listen);
+	report_text(r, " port %u%s\n", o->port,
+		    !o->bind ? " (the RDMA ports' addresses; --bind any for all)" : "");
+	report_str(r, "allow", " Allowed sources : %s\n",
+		   o->nallow ? o->allow_text : "any address");
+	report_bool(r, "psk", NULL, o->key.len > 0);
+	report_text(r, " Access          : %s\n",
+		    o->key.len ? "pre-shared key (--psk-file): only a source holding it gets in"
+			       : "OPEN: no pre-shared key, anyone who reaches the port gets in "
+				 "(--psk-file)");
+}
+
+/* The header: tool, role and parameters (JSON "params"); listen: the sink's addresses. */
+void print_params(struct report *r, const struct options *o, const char *role, const char *listen)
+{
+	char a[32];
+
+	report_str(r, "tool", NULL, "nvme_write_bw_remote");
+	report_str(r, "version", NULL, PACKAGE_VERSION);
+	report_str(r, "role", NULL, role);
+	print_rule(r);
+	report_text(r, "          NVMe -> RDMA WRITE -> remote DRAM bandwidth (%s side)\n", role);
+	report_text(r, " Tool/version    : nvme_write_bw_remote %s\n", PACKAGE_VERSION);
+	report_obj_begin(r, "params");
+	report_u64(r, "chunk", NULL, o->chunk);
+	report_text(r, " Chunk = message : %-14s", format_size(o->chunk, a, sizeof(a)));
+	report_u64(r, "depth", " WRITEs in flight: %llu per worker\n", o->depth);
+	report_u64(r, "threads", " Threads/drive   : %-14llu", o->threads);
+	report_str(r, "source", " Source          : %s\n",
+		   o->source == CTRL_SOURCE_MEM ? "mem" : "disk");
+	report_double(r, "warmup_s", NULL, o->cc.warmup);
+	report_double(r, "duration_s", NULL, o->cc.duration);
+	if (o->cc.interval > 0)
+		report_double(r, "interval_s", NULL, o->cc.interval);
+	snprintf(a, sizeof(a), "%g s", o->cc.warmup);
+	report_text(r, " Warm-up         : %-14s Duration        : %g s\n", a, o->cc.duration);
+	report_u64(r, "port", " Port            : %-14llu", o->port);
+	report_double(r, "timeout_s", " Timeout         : %g s\n", o->timeout);
+	if (!o->peer)
+		report_u64(r, "dram", NULL, o->dram);
+	if (listen)
+		print_access(r, o, listen);
+	report_str(r, "verify_mode", " Verification    : %s\n", ctrl_verify_name(o->verify));
+	report_str(r, "connection", " Connection      : %-14s",
+		   o->conn == CTRL_CONN_CM ? "rdma_cm" : "verbs");
+	report_text(r, " MTU/SL/TClass   : ");
+	if (o->lo.mtu)
+		report_u64(r, "mtu", "%llu", 128ULL << o->lo.mtu);
+	else
+		report_null(r, "mtu", "%s");
+	report_u64(r, "sl", "/%llu", o->lo.sl);
+	report_u64(r, "tclass", "/%llu\n", o->lo.tclass);
+	report_u64(r, "qp_timeout", " QP timeout      : %llu", fab_ack_timeout(&o->lo));
+	report_text(r, " (%.0f ms per try)\n",
+		    4.096e-3 * (double)(1ULL << fab_ack_timeout(&o->lo)));
+	report_obj_end(r);
+}
+
+/* A row "label bytes seconds GB/s" as JSON object key. */
+void print_bw_row(struct report *r, const char *key, const char *label, uint64_t bytes,
+		  double seconds)
+{
+	report_obj_begin(r, key);
+	report_text(r, " %-22s", label);
+	report_u64(r, "bytes", " %16llu", bytes);
+	report_double(r, "seconds", " %9.2f", seconds);
+	report_bw(r, "gb_per_s", " %9.2f", seconds > 0 ? (double)bytes / seconds : 0);
+	report_obj_end(r);
+}
+
+/* One drive's row (an element of "drives"); prefix: "peer:" before its path, or NULL. */
+void print_drive(struct report *r, const struct result_drive *d, const char *side,
+		 const char *prefix, double seconds)
+{
+	char path[PATH_MAX + 80];
+
+	snprintf(path, sizeof(path), "%s%s%s", prefix ? prefix : "", prefix ? ":" : "", d->path);
+	report_obj_begin(r, NULL);
+	report_str(r, "side", " %-6s", side);
+	report_str(r, "path", " %-16s", path);
+	report_str(r, "model", NULL, d->model[0] ? d->model : NULL);
+	report_i64(r, "numa_node", NULL, d->numa_node);
+	report_u64(r, "workers", NULL, d->workers);
+	report_u64(r, "bytes", " %16llu", d->bytes);
+	report_double(r, "seconds", " %9.2f", seconds);
+	report_bw(r, "gb_per_s", " %9.2f\n", seconds > 0 ? (double)d->bytes / seconds : 0);
+	report_obj_end(r);
+}
+
+/* The heading of the drives' table. */
+void print_drives_head(struct report *r)
+{
+	report_text(r, " %-6s %-16s %16s %9s %9s\n", "side", "drive", "bytes", "seconds",
+		    report_bw_unit(r));
+}
+
+/* The verification line and "verify" (detail may be NULL). */
+void print_verify(struct report *r, const struct options *o, enum verdict v, const char *detail)
+{
+	static const char *const names[] = {
+		[VERDICT_FAIL] = "fail",
+		[VERDICT_PASS] = "pass",
+		[VERDICT_OFF] = "off",
+		[VERDICT_NONE] = NULL,
+	};
+
+	report_str(r, "verify", NULL, names[v]);
+	if (v == VERDICT_OFF)
+		report_text(
+			r,
+			" RDMA data verification: OFF (--no-verify: the data was not checked)\n");
+	else if (v == VERDICT_PASS || v == VERDICT_FAIL)
+		report_text(r, " RDMA data verification: %s (%s%s%s)\n",
+			    v == VERDICT_PASS ? "PASS" : "FAIL", ctrl_verify_name(o->verify),
+			    detail ? ", " : "", detail ? detail : "");
+	else
+		report_text(r, " RDMA data verification: not done (the run failed)\n");
+	if (detail)
+		report_str(r, "verify_detail", NULL, detail);
+}
+
+/*
+ * One element of "streams": the local one (peer NULL: its variation) or a
+ * source's RDMA (overlap with the sink's window, variation, start offset);
+ * with text, also a line of the table.
+ */
+void print_stream(struct report *r, const char *peer, double overlap, double cv, double offset,
+		  bool text)
+{
+	report_obj_begin(r, NULL);
+	if (!peer) {
+		report_str(r, "name", text ? " Streams         : %s" : NULL, "local");
+		report_double(r, "cv_pct", text ? " cv %.1f%%;" : NULL, cv);
+		report_obj_end(r);
+		return;
+	}
+	report_str(r, "name", text ? " %s" : NULL, "rdma");
+	report_str(r, "source", text ? " from %s:" : NULL, peer);
+	report_double(r, "overlap_pct", text ? " overlap %.1f%%," : NULL, overlap);
+	report_double(r, "cv_pct", text ? " cv %.1f%%" : NULL, cv);
+	report_double(r, "start_offset_s", text ? " (opened %+.3f s from the sink's)\n" : NULL,
+		      offset);
+	report_obj_end(r);
+}
+
+/* Whether the total may be read as a sum: total_valid, the reason, the table's line. */
+void print_sum_rule(struct report *r, const struct options *o, bool valid, const char *why)
+{
+	report_bool(r, "total_valid", NULL, valid);
+	report_str(r, "total_invalid_reason", NULL, valid ? NULL : why);
+	if (valid)
+		report_text(r,
+			    " Total is a sum  : valid: every overlap >= %g%%, every variation <= "
+			    "%g%%\n",
+			    o->min_overlap, o->max_cv);
+	else
+		report_text(r, " Total is a sum  : NOT valid: %s\n", why);
+}
+
+/* The report's end: the verification line, ok, error (may be "" or NULL) and a rule. */
+void print_outcome(struct report *r, const struct options *o, enum verdict v, const char *detail,
+		   bool ok, const char *failure)
+{
+	print_verify(r, o, v, detail);
+	report_bool(r, "ok", NULL, ok);
+	report_str(r, "error", NULL, failure && failure[0] ? failure : NULL);
+	print_rule(r);
+}
+
+/* The rails' rows ("rails" in JSON): QPs, bytes, GB/s, % of the slower port's line rate. */
+void print_rails(struct report *r, const struct rail *rails, int n, double seconds)
+{
+	char l[80], m[4 * 64 + 16], safe[4 * 64];
+	int i;
+
+	report_text(r, " %-14s    %-14s %4s %16s %9s %9s %10s\n", "rail: local", "remote", "QPs",
+		    "bytes", report_bw_unit(r), "line Gb/s", "% of line");
+	report_arr_begin(r, "rails");
+	for (i = 0; i < n; i++) {
+		const struct rail *x = &rails[i];
+		double bps = seconds > 0 ? (double)x->bytes / seconds : 0;
+		double line = x->line_rate_gbits > 0 ? x->line_rate_gbits / 8 : NAN;
+
+		snprintf(l, sizeof(l), "%s:%u", x->local_dev, x->local_port);
+		/* The remote device's name is the peer's word: printable only. */
+		snprintf(m, sizeof(m), "%s:%u", nbw_printable(x->remote_dev, safe, sizeof(safe)),
+			 x->remote_port);
+		report_obj_begin(r, NULL);
+		report_str(r, "local_dev", NULL, x->local_dev);
+		report_u64(r, "local_port", NULL, x->local_port);
+		report_str(r, "remote_dev", NULL, x->remote_dev);
+		report_u64(r, "remote_port", NULL, x->remote_port);
+		report_text(r, " %-14s -> %-14s", l, m);
+		report_u64(r, "qps", " %4llu", x->qps);
+		report_u64(r, "bytes", " %16llu", x->bytes);
+		report_bw(r, "gb_per_s", " %9.2f", bps);
+		report_double(r, "line_rate_gb_per_s", NULL, line);
+		report_double(r, NULL, " %9.0f", x->line_rate_gbits > 0 ? x->line_rate_gbits : NAN);
+		report_double(r, "percent_of_line_rate", " %10.1f\n", bps / 1e9 / line * 100);
+		report_obj_end(r);
+	}
+	report_arr_end(r);
+}
+
+/* The local drives' rows. */
+void print_locals(struct report *r, const struct result *x)
+{
+	int j;
+
+	for (j = 0; j < x->nlocal; j++)
+		print_drive(r, &x->local[j], "local", NULL, x->lseconds);
+}
+
+/* "local (N drives)" and its row. */
+void print_local_row(struct report *r, const struct result *x)
+{
+	char lab[64];
+
+	snprintf(lab, sizeof(lab), "local (%d drive%s)", x->nlocal, x->nlocal == 1 ? "" : "s");
+	print_bw_row(r, "local", lab, x->sum.local_bytes, x->lseconds);
+}
+
+/* Ideal and % of ideal (streams.c), without the line's end. */
+void print_ideal(struct report *r, const struct result *x)
+{
+	report_bw(r, "ideal_gb_per_s", " ideal                  %36.2f", x->sum.ideal_bps);
+	report_double(r, "percent_of_ideal", "   (%.1f", x->sum.total_bps / x->sum.ideal_bps * 100);
+}
+
+/* The heading of the totals' table. */
+void print_totals_head(struct report *r)
+{
+	report_text(r, " %-22s %16s %9s %9s\n", "", "bytes", "seconds", report_bw_unit(r));
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* rows.h: the rows of the reports (rows.c), for printer.c. */
+#ifndef NBW_ROWS_H
+#define NBW_ROWS_H
+
+#include "report.h"
+#include "result.h"
+
+/* A horizontal rule (text only). */
+void print_rule(struct report *r);
+
+/* The header: tool, role and parameters (JSON "params"); listen: the sink's addresses. */
+void print_params(struct report *r, const struct options *o, const char *role, const char *listen);
+
+/* A row "label bytes seconds GB/s" as JSON object key. */
+void print_bw_row(struct report *r, const char *key, const char *label, uint64_t bytes,
+		  double seconds);
+
+/* One drive's row (an element of "drives"); prefix: "peer:" before its path, or NULL. */
+void print_drive(struct report *r, const struct result_drive *d, const char *side,
+		 const char *prefix, double seconds);
+
+/* The heading of the drives' table. */
+void print_drives_head(struct report *r);
+
+/* The verification line and "verify" (detail may be NULL). */
+void print_verify(struct report *r, const struct options *o, enum verdict v, const char *detail);
+
+/*
+ * One element of "streams": the local one (peer NULL: its variation) or a
+ * source's RDMA (overlap with the sink's window, variation, start offset);
+ * with text, also a line of the table.
+ */
+void print_stream(struct report *r, const char *peer, double overlap, double cv, double offset,
+		  bool text);
+
+/* Whether the total may be read as a sum: total_valid, the reason, the table's line. */
+void print_sum_rule(struct report *r, const struct options *o, bool valid, const char *why);
+
+/* The report's end: the verification line, ok, error (may be "" or NULL) and a rule. */
+void print_outcome(struct report *r, const struct options *o, enum verdict v, const char *detail,
+		   bool ok, const char *failure);
+
+/* The rails' rows ("rails" in JSON): QPs, bytes, GB/s, % of the slower port's line rate. */
+void print_rails(struct report *r, const struct rail *rails, int n, double seconds);
+
+/* The local drives' rows. */
+void print_locals(struct report *r, const struct result *x);
+
+/* "local (N drives)" and its row. */
+void print_local_row(struct report *r, const struct result *x);
+
+/* Ideal and % of ideal (streams.c), without the line's end. */
+void print_ideal(struct report *r, const struct result *x);
+
+/* The heading of the totals' table. */
+void print_totals_head(struct report *r);
+
+#endif

@@ -1,0 +1,106 @@
+#!/bin/bash
+# printer.sh: nvme_write_bw_remote's one printer (printer.c) and judge (streams.c)
+# on results built in memory (tests/remote/printer_demo.c, no RDMA device): for
+# one source into the sink, the source, fan-in, --bidir and -a, the JSON keys
+# the lab tests and scripts read, the figures the judge computes from the
+# measurements (rates, total, ideal, overlap, the sum rule), the text lines, and
+# the same bytes whether printed while the roles run (the hook) or at the end.
+. "$(dirname "$0")/../lib.sh"
+demo="$abs_top_builddir/tests/remote/printer_demo"
+
+for w in sink sink-late sink-fail source fanin fanin-missing bidir sizes; do
+	"$demo" --json "$w" >"$TMPD/$w.json" || fail "$w: printer_demo --json exited $?"
+	json_valid "$TMPD/$w.json" || fail "$w: invalid JSON: $(head -c 400 "$TMPD/$w.json")"
+	"$demo" "$w" >"$TMPD/$w.txt" || fail "$w: printer_demo exited $?"
+	"$demo" --json --stream "$w" >"$TMPD/$w.stream.json" || fail "$w: --stream exited $?"
+	"$demo" --stream "$w" >"$TMPD/$w.stream.txt" || fail "$w: --stream exited $?"
+	cmp -s "$TMPD/$w.stream.json" "$TMPD/$w.json" && cmp -s "$TMPD/$w.stream.txt" "$TMPD/$w.txt" ||
+		fail "$w: printed while running differs from printed at the end"
+done
+ok "every mode's JSON parses; streamed = whole"
+J=$TMPD/sink.json
+
+# One source into the sink: the keys the lab reads, and the judge's figures.
+check_eq "sink keys" \
+	"tool version role params peer workers slice_bytes drives rails local rdma rdma_reported_by total ideal_gb_per_s percent_of_ideal streams total_valid total_invalid_reason verify verify_detail ok error" \
+	"$(json_get "$J" '" ".join(d)')"
+check_eq "sink: role, peer, workers" "sink 10.77.0.2 4" "$(json_get "$J" '"%s %s %d" % (d["role"], d["peer"], d["workers"])')"
+check_eq "sink: drives local, local, rdma" "local:/dev/nvme0n1:3000000000 local:/dev/nvme1n1:2400000000 rdma:/dev/nvme0n1:2400000000" \
+	"$(json_get "$J" '" ".join("%s:%s:%d" % (x["side"], x["path"], x["bytes"]) for x in d["drives"])')"
+check_eq "sink: local 0.9, RDMA 0.4, total 1.3 GB/s" "0.9 0.4 1.3 7800000000" \
+	"$(json_get "$J" '"%g %g %g %d" % (d["local"]["gb_per_s"], d["rdma"]["gb_per_s"], d["total"]["gb_per_s"], d["total"]["bytes"])')"
+check_eq "sink: ideal = 0.45 per drive x 3 drives, % of ideal" "1.35 96.3" \
+	"$(json_get "$J" '"%g %.1f" % (d["ideal_gb_per_s"], d["percent_of_ideal"])')"
+check_eq "sink: overlap of the source's window (opened 0.03 s late) with the sink's" "99.5 0.03 1" \
+	"$(json_get "$J" '"%g %g %g" % (d["streams"][1]["overlap_pct"], d["streams"][1]["start_offset_s"], d["streams"][1]["cv_pct"])')"
+check_eq "sink: total valid, from its RESULT, verified" "True None result pass True" \
+	"$(json_get "$J" '"%s %s %s %s %s" % (d["total_valid"], d["total_invalid_reason"], d["rdma_reported_by"], d["verify"], d["ok"])')"
+check_eq "sink: rail" "rxe0 4 2400000000 0.4 32" \
+	"$(json_get "$J" '(x := d["rails"][0]) and "%s %d %d %g %g" % (x["local_dev"], x["qps"], x["bytes"], x["gb_per_s"], x["percent_of_line_rate"])')"
+check_match "sink text: RDMA row" '^ RDMA \(4 QPs\) +2400000000 +6\.00 +0\.40$' "$(cat "$TMPD/sink.txt")"
+check_match "sink text: ideal" '^ ideal +1\.35 +\(96\.3% of ideal\)$' "$(cat "$TMPD/sink.txt")"
+check_match "sink text: streams" \
+	'^ Streams +: local cv 0\.5%; rdma from 10\.77\.0\.2: overlap 99\.5%, cv 1\.0% \(opened \+0\.030 s from the sink.s\)$' \
+	"$(cat "$TMPD/sink.txt")"
+check_match "sink text: valid" '^ Total is a sum  : valid: every overlap >= 99%, every variation <= 2%$' "$(cat "$TMPD/sink.txt")"
+check_eq "text has no JSON" 0 "$(grep -c '[{}]' "$TMPD/sink.txt")"
+
+# A source 3 s late: the overlap is 50% and the total is not a sum.
+check_eq "late: overlap 50, not valid, named" "50 False True" \
+	"$(json_get "$TMPD/sink-late.json" '"%g %s %s" % (d["streams"][1]["overlap_pct"], d["total_valid"], "overlapped the sink" in d["total_invalid_reason"])')"
+check_match "late text" "NOT valid: RDMA from 10\.77\.0\.2: its window overlapped the sink's 50\.00% \(< 99%; it opened \+3\.000 s" \
+	"$(cat "$TMPD/sink-late.txt")"
+# Its data failed verification: not a sum either, whatever its window.
+check_eq "fail: verify fail, not ok, not valid" "fail False False RDMA from 10.77.0.2: its data failed verification" \
+	"$(json_get "$TMPD/sink-fail.json" '"%s %s %s %s" % (d["verify"], d["ok"], d["total_valid"], d["total_invalid_reason"])')"
+
+# The source.
+J=$TMPD/source.json
+check_eq "source keys" "tool version role params peer workers ports drives rails local rdma total verify ok error" \
+	"$(json_get "$J" '" ".join(d)')"
+check_eq "source: 3 GB in 6 s, total this side, its port" "source 0.5 0.5 3000000000 rxe0 Ethernet" \
+	"$(json_get "$J" '"%s %g %g %d %s %s" % (d["role"], d["rdma"]["gb_per_s"], d["total"]["gb_per_s"], d["total"]["bytes"], d["ports"][0]["device"], d["ports"][0]["link_layer"])')"
+check_match "source text: total" '^ total \(this side\) +3000000000 +6\.00 +0\.50$' "$(cat "$TMPD/source.txt")"
+
+# Fan-in: two sources, their sum, ideal over every drive, every overlap.
+J=$TMPD/fanin.json
+check_eq "fan-in keys" \
+	"tool version role params sources_expected sources_admitted dram_local_bytes drives local sources rdma total ideal_gb_per_s percent_of_ideal streams total_valid total_invalid_reason verify ok error" \
+	"$(json_get "$J" '" ".join(d)')"
+check_eq "fan-in: per source rate and overlap" "10.77.0.2:0.3:99.83 10.77.0.3:0.2:99.67" \
+	"$(json_get "$J" '" ".join("%s:%g:%.2f" % (s["peer"], s["rdma"]["gb_per_s"], s["overlap_pct"]) for s in d["sources"])')"
+check_eq "fan-in: RDMA sum 0.5, total 1.4, ideal 0.45 x 4 drives" "0.5 1.4 1.8 77.8" \
+	"$(json_get "$J" '"%g %g %g %.1f" % (d["rdma"]["gb_per_s"], d["total"]["gb_per_s"], d["ideal_gb_per_s"], d["percent_of_ideal"])')"
+check_eq "fan-in: valid, pass, ok" "True pass True" "$(json_get "$J" '"%s %s %s" % (d["total_valid"], d["verify"], d["ok"])')"
+check_match "fan-in text: source drive row" '^ rdma +10\.77\.0\.3:/dev/nvme0n1 +1200000000 +6\.00 +0\.20$' "$(cat "$TMPD/fanin.txt")"
+check_match "fan-in text: sum" '^ RDMA \(sum of 2\) +3000000000 +6\.00 +0\.50$' "$(cat "$TMPD/fanin.txt")"
+J=$TMPD/fanin-missing.json
+check_eq "fan-in, one missing: named, no ideal, not valid, not ok" \
+	"3 2 None None False 1 of 3 sources never came False 1 of 3 sources never came" \
+	"$(json_get "$J" '"%d %d %s %s %s %s %s %s" % (d["sources_expected"], d["sources_admitted"], d["sources"][2]["peer"], d["ideal_gb_per_s"], d["total_valid"], d["total_invalid_reason"], d["ok"], d["error"])')"
+check_match "fan-in text: missing" '^ MISSING: source 3 of 3: none came' "$(cat "$TMPD/fanin-missing.txt")"
+check_match "fan-in text: incomplete" '^ RDMA data verification: incomplete \(2 of 3 sources PASS\)$' "$(cat "$TMPD/fanin-missing.txt")"
+
+# --bidir: both documents, the sum, the overlap of the received window with the sent one.
+J=$TMPD/bidir.json
+check_eq "bidir keys" "tool version role receive send bidir exit_status" "$(json_get "$J" '" ".join(d)')"
+check_eq "bidir: roles" "bidir sink source 0" \
+	"$(json_get "$J" '"%s %s %s %d" % (d["role"], d["receive"]["role"], d["send"]["role"], d["exit_status"])')"
+check_eq "bidir: send 0.5 + receive 0.4 = 0.9, overlap 99.5, valid" "0.5 0.4 0.9 99.5 True None" \
+	"$(json_get "$J" '(b := d["bidir"]) and "%g %g %g %g %s %s" % (b["send_gb_per_s"], b["receive_gb_per_s"], b["sum_gb_per_s"], b["overlap_pct"], b["sum_valid"], b["sum_invalid_reason"])')"
+check_eq "bidir: each direction's bytes" "3000000000 2400000000" \
+	"$(json_get "$J" '"%d %d" % (d["send"]["rdma"]["bytes"], d["receive"]["rdma"]["bytes"])')"
+T=$(cat "$TMPD/bidir.txt")
+check_match "bidir text: receive first" '=== receive: 10\.77\.0\.1 -> this node.s DRAM \(sink\) ===' "$T"
+check_match "bidir text: sum line" '^ sum of both directions +0\.900  \(valid\)$' "$T"
+check_match "bidir text: overlap" '^ windows overlap +99\.50%$' "$T"
+
+# -a: a document per size, then the curve and its verdict.
+J=$TMPD/sizes.json
+check_eq "-a keys" "tool role sizes sweep complete" "$(json_get "$J" '" ".join(d)')"
+check_eq "-a: three runs, their chunks" "65536 131072 262144" "$(json_get "$J" '" ".join(str(s["params"]["chunk"]) for s in d["sizes"])')"
+check_eq "-a: points, line rate, verdict, incomplete" "0.3/24 0.45/36 0.5/40 1.25 rising False" \
+	"$(json_get "$J" '" ".join("%g/%g" % (p["gb_per_s"], p["percent_of_line_rate"]) for p in d["sweep"]["points"]) + " %g %s %s" % (d["sweep"]["line_rate_gb_per_s"], d["sweep"]["verdict"]["kind"], d["complete"])')"
+check_eq "-a text: a heading per size" 3 "$(grep -c '^ -a: message size' "$TMPD/sizes.txt")"
+check_match "-a text: stopped" '^ \(-a stopped after 3 of 7 sizes\)$' "$(cat "$TMPD/sizes.txt")"
+finish
