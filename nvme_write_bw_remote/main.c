@@ -320,9 +320,9 @@ static int tool_option(int c, char *arg, void *ctx)
 		return cli_uint("thread count", arg, 1, TARGET_MAX_THREADS, &o->threads);
 	case 'q':
 		rc = cli_uint("QP count", arg, 1, MAX_WORKERS, &o->qps);
+		/* perftest's -q: QPs per drive (in all: --source mem) */
 		if (rc == CLI_NEXT && o->qps <= TARGET_MAX_THREADS)
-			o->threads =
-				o->qps; /* perftest's -q: QPs per drive (in all: --source mem) */
+			o->threads = o->qps;
 		return rc;
 	case OPT_MTU:
 		return mtu_option(arg, &o->lo.mtu);
