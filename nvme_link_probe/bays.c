@@ -4,7 +4,7 @@
  * physical slot number of its port's SltCap, the kernel's slot name), the
  * slot ceiling, the sort by slot, the site slot specification
  * (--expect-file: what each bay must deliver) and the upgrade projection
- * (--project). The arithmetic is pcie_what_if() in common/pcilink.c.
+ * (--project). The arithmetic is pcie_what_if() in common/pci/pcilink.c.
  */
 #include <ctype.h>
 #include <dirent.h>

@@ -4,7 +4,7 @@
  * devices (sysfs classes, or class codes in a dump), walks each one's path
  * to its root port, judges every link from both ends and prints one row per
  * device (every hop with -v) or the JSON document. The decoding, ceilings and
- * verdicts live in common/pcilink.c and common/pcitree.c; slots, the site
+ * verdicts live in common/pci/pcilink.c and common/pci/pcitree.c; slots, the site
  * slot specification and the upgrade projection in bays.c.
  */
 #include <ctype.h>

@@ -3,7 +3,7 @@
  * curve.c: --sweep-threads, --sweep-chunk and --sweep-depth of nvme_read_bw:
  * one measured phase per point (every drive read together, the point's
  * threads per drive, chunk size or reads in flight per thread), then per
- * drive a table and a verdict of common/sweep.c: for threads and chunks GB/s
+ * drive a table and a verdict of common/base/sweep.c: for threads and chunks GB/s
  * and % of the link ceiling, where the curve goes flat and whether that is
  * the link, the drive or the host; for depths IOPS and p99 latency, and the
  * depth where IOPS stop rising while latency keeps climbing.

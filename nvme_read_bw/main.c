@@ -218,7 +218,10 @@ static int tool_option(int c, char *arg, void *ctx)
 	case CLI_OPT_SPAN:
 		return cli_size("span", arg, 1, UINT64_MAX, &o->span);
 	case CLI_OPT_ENGINE:
-		return reader_engine_option(arg, &o->engine);
+		rc = cli_engine(arg, reader_engine_available(ENGINE_IO_URING), &i);
+		if (rc == CLI_NEXT)
+			o->engine = i == CLI_ENGINE_IO_URING ? ENGINE_IO_URING : ENGINE_PSYNC;
+		return rc;
 	case CLI_OPT_DEPTH:
 		o->depth_set = true;
 		return cli_uint("depth", arg, 1, MAX_DEPTH, &o->depth);

@@ -2,7 +2,7 @@
 /*
  * phase.c: one measured phase of nvme_read_bw: a worker thread per region of
  * each target (NUMA pinned, its own locked buffer, the shared reader loop),
- * all released at once by the start line, and the window of common/window.c
+ * all released at once by the start line, and the window of common/base/window.c
  * over their completion counters.
  */
 #include <errno.h>
@@ -20,25 +20,12 @@
 #include "timing.h"
 #include "watchdog.h"
 
-#define POLL_MS 100
-#define LINE_READY 1
-
+/* What a worker of the gang keeps beside its counters. */
 struct worker {
-	pthread_t tid;
-	struct phase *ph;
-	struct target *t;
-	int tindex; /* index of t in the phase */
-	struct region reg;
-	_Atomic uint64_t bytes; /* bytes of completed reads, ever increasing */
-	_Atomic uint64_t ios;	/* completed reads, ever increasing */
-	struct lathist *lat;	/* latencies inside the window (NULL: not timed) */
+	struct lathist *lat; /* latencies inside the window (NULL: not timed) */
 	uint64_t zero_samples, zero_blocks;
 	uint64_t digest, digested;
-	struct reader_fault fault; /* worded for "<path>: <why>: <strerror><hint>" */
-	const char *hint;
 };
-
-#define worker_fail(w, rc, ...) reader_fail(&(w)->fault, &(w)->ph->failed, (rc), __VA_ARGS__)
 
 /* The reader flags of the options. */
 static unsigned reader_flags(const struct options *o)
@@ -47,106 +34,93 @@ static unsigned reader_flags(const struct options *o)
 }
 
 /* Pin, allocate and lock the buffer, open the reader. 0 or -errno (recorded). */
-static int worker_setup(struct worker *w, struct reader *rd, void **buf, size_t buflen)
+static int worker_setup(struct gang_worker *gw, struct reader *rd, void **buf, void *ctx)
 {
-	const struct options *o = w->ph->o;
-	const struct target *t = w->t;
+	struct phase *ph = ctx;
+	const struct options *o = ph->o;
+	const struct target *t = gw->t;
+	size_t buflen = (size_t)o->chunk * o->depth;
 	int lock_errno, rc;
 	char sz[32];
 
+	*buf = NULL;
 	rc = placement_pin_self(placement_policy_node(o->numa_policy, t->d.numa_node));
 	if (rc) {
-		worker_fail(w, rc, "pin to NUMA node");
+		gang_fail(gw, rc, "pin to NUMA node");
 		return rc;
 	}
 	rc = buffer_alloc_locked(buflen, target_align(t), buf, &lock_errno);
 	format_size(buflen, sz, sizeof(sz));
 	if (rc && lock_errno) {
-		w->hint = " (raise 'ulimit -l')";
-		worker_fail(w, rc, "cannot lock a %s reader buffer in memory", sz);
+		gw->hint = " (raise 'ulimit -l')";
+		gang_fail(gw, rc, "cannot lock a %s reader buffer in memory", sz);
 	} else if (rc) {
-		worker_fail(w, rc, "cannot allocate a %s reader buffer", sz);
+		gang_fail(gw, rc, "cannot allocate a %s reader buffer", sz);
 	}
 	if (rc) {
 		*buf = NULL;
 		return rc;
 	}
 	rc = reader_open_flags(rd, t->fd, o->engine, o->depth, o->chunk, t->d.lbs, t->d.size,
-			       w->reg, *buf, reader_flags(o));
+			       gw->reg, *buf, reader_flags(o));
 	if (rc) {
-		worker_fail(w, rc, "set up reader");
+		gang_fail(gw, rc, "set up reader");
 		return rc;
 	}
-	reader_set_timed(rd, w->lat != NULL);
+	reader_set_timed(rd, ph->w[gw->index].lat != NULL);
 	/* The stream is the reader's index in the phase: one seed, one set of sequences. */
-	if (o->random && (rc = reader_set_random(rd, o->seed, (uint64_t)(w - w->ph->w))))
-		worker_fail(w, rc, "set up random offsets");
+	if (o->random && (rc = reader_set_random(rd, o->seed, gw->index))) {
+		gang_fail(gw, rc, "set up random offsets");
+		reader_close(rd);
+	}
 	return rc;
 }
 
-/* Read until stop: count, sample for zeros, digest the first sweep. */
-static void worker_read(struct worker *w, struct reader *rd)
+/* Each chunk: sample for zeros, digest the first sweep, record its latency in the window. */
+static void worker_chunk(struct gang_worker *gw, const struct reader_chunk *c, void *ctx)
 {
-	const struct options *o = w->ph->o;
-	struct reader_chunk c;
-	int rc;
+	struct phase *ph = ctx;
+	struct worker *w = &ph->w[gw->index];
 
-	while (!atomic_load_explicit(&w->ph->stop, memory_order_relaxed)) {
-		rc = reader_next(rd, &c, POLL_MS);
-		if (rc == -ETIMEDOUT)
-			continue;
-		if (rc) {
-			if (o->iopoll && (rc == -EOPNOTSUPP || rc == -EINVAL))
-				w->hint = " (--iopoll needs poll queues: nvme.poll_queues=N on the "
-					  "kernel command line or 'modprobe nvme poll_queues=N')";
-			worker_fail(w, rc, "read at offset %llu", (unsigned long long)c.offset);
-			return;
-		}
-		w->zero_samples += zero_sample(c.buf, c.len, &w->zero_blocks);
-		if (o->checksum && c.sweep == 0) {
-			w->digest = digest_add(w->digest, c.offset, c.buf, c.len);
-			w->digested += c.len;
-		}
-		if (w->lat && atomic_load_explicit(&w->ph->measuring, memory_order_relaxed))
-			lathist_record(w->lat, c.lat_ns);
-		atomic_fetch_add_explicit(&w->bytes, c.len, memory_order_relaxed);
-		atomic_fetch_add_explicit(&w->ios, 1, memory_order_relaxed);
-		reader_release(rd, c.slot);
+	w->zero_samples += zero_sample(c->buf, c->len, &w->zero_blocks);
+	if (ph->o->checksum && c->sweep == 0) {
+		w->digest = digest_add(w->digest, c->offset, c->buf, c->len);
+		w->digested += c->len;
 	}
+	if (w->lat && atomic_load_explicit(&ph->measuring, memory_order_relaxed))
+		lathist_record(w->lat, c->lat_ns);
 }
 
-static void *worker_main(void *arg)
+static void worker_read_failed(struct gang_worker *gw, int rc, void *ctx)
 {
-	struct worker *w = arg;
-	size_t buflen = (size_t)w->ph->o->chunk * w->ph->o->depth;
-	struct reader rd;
-	void *buf = NULL;
-	int rc = worker_setup(w, &rd, &buf, buflen);
-	bool opened = !rc;
+	struct phase *ph = ctx;
 
-	/* Set up (or failed): wait for the main thread to release everyone at once. */
-	if (line_pass(&w->ph->line, LINE_READY) && !rc)
-		worker_read(w, &rd);
-	if (opened)
-		reader_close(&rd);
-	buffer_free_locked(buf, buflen);
-	return NULL;
+	if (ph->o->iopoll && (rc == -EOPNOTSUPP || rc == -EINVAL))
+		gw->hint = " (--iopoll needs poll queues: nvme.poll_queues=N on the "
+			   "kernel command line or 'modprobe nvme poll_queues=N')";
 }
+
+static void worker_teardown(struct gang_worker *gw, void *buf, void *ctx)
+{
+	struct phase *ph = ctx;
+
+	(void)gw;
+	buffer_free_locked(buf, (size_t)ph->o->chunk * ph->o->depth);
+}
+
+static const struct gang_ops worker_ops = {
+	.setup = worker_setup,
+	.chunk = worker_chunk,
+	.read_failed = worker_read_failed,
+	.teardown = worker_teardown,
+};
 
 /* ---- the window ------------------------------------------------------------------ */
 
 /* Bytes and reads completed so far per target of the phase. */
 static void count(const struct phase *ph, uint64_t *bytes, uint64_t *ios)
 {
-	int i;
-
-	memset(bytes, 0, sizeof(*bytes) * (size_t)ph->nt);
-	memset(ios, 0, sizeof(*ios) * (size_t)ph->nt);
-	for (i = 0; i < ph->nw; i++) {
-		bytes[ph->w[i].tindex] +=
-			atomic_load_explicit(&ph->w[i].bytes, memory_order_relaxed);
-		ios[ph->w[i].tindex] += atomic_load_explicit(&ph->w[i].ios, memory_order_relaxed);
-	}
+	gang_count(&ph->gang, bytes, ios);
 }
 
 /* The window's opening and close: counters, and latencies recorded in between. */
@@ -171,7 +145,7 @@ static int check(void *ctx)
 {
 	struct phase *ph = ctx;
 
-	return atomic_load(&ph->failed) ? 1 : 0;
+	return gang_failed(&ph->gang) ? 1 : 0;
 }
 
 /* The live line's IOPS, after its unit: "GB/s  IOPS nvme0n1 1234 total 1234". */
@@ -272,8 +246,9 @@ void phase_free(struct phase *ph)
 			free(ph->res[i].lat);
 		}
 	if (ph->w)
-		for (i = 0; i < ph->nw; i++)
+		for (i = 0; i < ph->gang.nw; i++)
 			free(ph->w[i].lat);
+	gang_free(&ph->gang);
 	free(ph->res);
 	free(ph->w);
 	free(ph->prev);
@@ -297,18 +272,13 @@ double phase_iops(const struct phase *ph)
 /* Report the first worker failure; returns the exit status. */
 static int phase_failure(const struct phase *ph)
 {
-	int i;
+	const struct gang_worker *w = gang_fault(&ph->gang);
 
-	for (i = 0; i < ph->nw; i++) {
-		const struct worker *w = &ph->w[i];
-
-		if (!w->fault.err)
-			continue;
-		nbw_err("%s: %s: %s%s", w->t->d.path, w->fault.why, strerror(-w->fault.err),
-			w->hint ? w->hint : "");
-		return NBW_EXIT_FAIL;
-	}
-	return NBW_EXIT_OK;
+	if (!w)
+		return NBW_EXIT_OK;
+	nbw_err("%s: %s: %s%s", w->t->d.path, w->fault.why, strerror(-w->fault.err),
+		w->hint ? w->hint : "");
+	return NBW_EXIT_FAIL;
 }
 
 /* --latency: a histogram per worker, per target and for the phase. 0 or -ENOMEM. */
@@ -324,7 +294,7 @@ static int phase_plan_lat(struct phase *ph)
 	for (i = 0; i < ph->nt; i++)
 		if (!(ph->res[i].lat = calloc(1, sizeof(*ph->lat))))
 			return -ENOMEM;
-	for (i = 0; i < ph->nw; i++)
+	for (i = 0; i < ph->gang.nw; i++)
 		if (!(ph->w[i].lat = calloc(1, sizeof(*ph->lat))))
 			return -ENOMEM;
 	return 0;
@@ -336,31 +306,19 @@ static int phase_plan(struct phase *ph)
 	const struct options *o = ph->o;
 	unsigned max_samples =
 		o->cc.interval > 0 ? (unsigned)(o->cc.duration / o->cc.interval) + 2 : 0;
-	struct region *regs = calloc(o->threads, sizeof(*regs));
-	int i, k;
+	int i;
 
-	ph->nw = ph->nt * (int)o->threads;
-	ph->w = calloc((size_t)ph->nw, sizeof(*ph->w));
-	ph->res = calloc((size_t)ph->nt, sizeof(*ph->res));
-	if (!ph->w || !ph->res || !regs || phase_plan_lat(ph)) {
-		free(regs);
+	if (gang_plan(&ph->gang, ph->t, ph->nt, o->threads, &worker_ops, ph))
 		return -ENOMEM;
-	}
+	ph->w = calloc((size_t)ph->gang.nw + 1, sizeof(*ph->w));
+	ph->res = calloc((size_t)ph->nt, sizeof(*ph->res));
+	if (!ph->w || !ph->res || phase_plan_lat(ph))
+		return -ENOMEM;
 	for (i = 0; i < ph->nt; i++) {
 		ph->res[i].max_samples = max_samples;
 		if (max_samples)
 			ph->res[i].samples = calloc(max_samples, sizeof(double));
-		target_regions(ph->t[i], o->threads, regs);
-		for (k = 0; k < (int)o->threads; k++) {
-			struct worker *w = &ph->w[i * (int)o->threads + k];
-
-			w->ph = ph;
-			w->t = ph->t[i];
-			w->tindex = i;
-			w->reg = regs[k];
-		}
 	}
-	free(regs);
 	return 0;
 }
 
@@ -369,8 +327,8 @@ static void phase_collect(struct phase *ph)
 {
 	int i;
 
-	for (i = 0; i < ph->nw; i++) {
-		struct tresult *r = &ph->res[ph->w[i].tindex];
+	for (i = 0; i < ph->gang.nw; i++) {
+		struct tresult *r = &ph->res[ph->gang.w[i].tindex];
 		const struct worker *w = &ph->w[i];
 
 		r->digest += w->digest;
@@ -393,23 +351,17 @@ static void phase_collect(struct phase *ph)
 /* Start every worker; the count started (a failure to start is said here). */
 static int phase_start(struct phase *ph)
 {
-	int i;
+	int err, started = gang_start(&ph->gang, &err);
 
-	for (i = 0; i < ph->nw; i++) {
-		int err = pthread_create(&ph->w[i].tid, NULL, worker_main, &ph->w[i]);
-
-		if (err) {
-			nbw_err("cannot start reader thread %d of %d: %s", i + 1, ph->nw,
-				strerror(err));
-			return i;
-		}
-	}
-	return ph->nw;
+	if (started < ph->gang.nw)
+		nbw_err("cannot start reader thread %d of %d: %s", started + 1, ph->gang.nw,
+			strerror(err));
+	return started;
 }
 
 int phase_run(const struct options *o, struct target **t, int nt, struct phase *ph)
 {
-	int i, started, rc = NBW_EXIT_OK;
+	int started, rc = NBW_EXIT_OK;
 
 	memset(ph, 0, sizeof(*ph));
 	/* Each phase has its budget: its window and PHASE_SLACK_S (main.c starts the watchdog). */
@@ -422,30 +374,21 @@ int phase_run(const struct options *o, struct target **t, int nt, struct phase *
 		nbw_err("out of memory");
 		return NBW_EXIT_FAIL;
 	}
-	line_init(&ph->line);
 	started = phase_start(ph);
-	if (started < ph->nw)
+	if (started < ph->gang.nw)
 		rc = NBW_EXIT_FAIL;
 	/* Every started worker set itself up (or failed): release them all, or none. */
-	if (line_gather(&ph->line, LINE_READY, (unsigned)started))
+	if (gang_gather(&ph->gang))
 		ph->nothing_measured = ph->interrupted = true;
-	if (rc == NBW_EXIT_OK && !ph->nothing_measured && !atomic_load(&ph->failed)) {
-		line_open(&ph->line, LINE_READY);
-		nbw_watchdog_phase("the window (%d readers)", ph->nw);
+	if (rc == NBW_EXIT_OK && !ph->nothing_measured && !gang_failed(&ph->gang)) {
+		gang_open(&ph->gang);
+		nbw_watchdog_phase("the window (%d readers)", ph->gang.nw);
 		if (phase_window(ph) < 0) {
 			nbw_err("out of memory");
 			rc = NBW_EXIT_FAIL;
 		}
 	}
-	line_abort(&ph->line);
-	atomic_store(&ph->stop, true);
-	for (i = 0; i < started; i++) {
-		nbw_watchdog_phase("the end of a phase: waiting for reader %d of %d's last read", i,
-				   started);
-		pthread_join(ph->w[i].tid, NULL);
-	}
-	ph->nw = started;
-	line_destroy(&ph->line);
+	gang_stop(&ph->gang);
 	if (rc == NBW_EXIT_OK)
 		rc = phase_failure(ph);
 	phase_collect(ph);

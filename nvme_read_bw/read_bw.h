@@ -13,7 +13,9 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "gang.h"
 #include "lathist.h"
+#include "line.h"
 #include "report.h"
 #include "target.h"
 #include "window.h"
@@ -82,11 +84,8 @@ struct phase {
 	const struct options *o;
 	struct target **t;
 	int nt;
-	struct worker *w;
-	int nw;
-	struct start_line line;
-	atomic_bool stop;
-	atomic_bool failed;
+	struct reader_gang gang; /* a reader per region of each target */
+	struct worker *w;	 /* what each keeps beside its counters (gang.w's order) */
 	struct tresult *res;
 	uint64_t *prev;	     /* --interval: counters at the previous live line */
 	uint64_t *win_start; /* the window's opening counters while it runs */

@@ -28,7 +28,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "auth.h"
+#include "ctrl_auth.h"
 #include "door.h"
 #include "nbw.h"
 #include "netaddr.h"
@@ -45,8 +45,7 @@ struct pending {
 	char peer[64];
 	uint64_t since, deadline;
 	struct ctrl_inbox in;
-	uint8_t nonce_s[CTRL_NONCE_LEN], nonce_k[CTRL_NONCE_LEN];
-	bool trusted;
+	struct ctrl_auth_sink auth;
 };
 
 struct door {
@@ -241,36 +240,9 @@ static void door_accept(struct door *d, int lfd)
 	p->st = PEND_AUTH;
 }
 
-/* Send an AUTH with our nonce or our proof. 0 or -ECONNRESET. */
-static int send_auth(struct door *d, struct pending *p, bool proof)
-{
-	struct ctrl_auth r = {.has_key = has_key(d)};
-	struct ctrl_buf b;
-
-	if (!proof)
-		memcpy(r.nonce, p->nonce_k, sizeof(r.nonce));
-	else if (auth_mac(&d->o->key, "nbw-sink", p->nonce_s, p->nonce_k, r.mac))
-		return -EIO;
-	return ctrl_send_free(p->fd, &b, ctrl_encode_auth(&b, &r), 1000) ? -ECONNRESET : 0;
-}
-
-/* The source's first AUTH: answer with our nonce. */
-static int step_auth(struct door *d, struct pending *p, const struct ctrl_auth *a)
-{
-	if (has_key(d) && !a->has_key)
-		return -EACCES;
-	memcpy(p->nonce_s, a->nonce, sizeof(p->nonce_s));
-	if (auth_nonce(p->nonce_k) || send_auth(d, p, false))
-		return -EIO;
-	p->trusted = !has_key(d); /* an open sink explains itself to anyone */
-	p->st = has_key(d) ? PEND_PROOF : PEND_HELLO;
-	return 0;
-}
-
 /* One whole message of a pending handshake. 1 a guest is ready, 0 go on, <0 drop. */
 static int pend_step(struct door *d, struct pending *p, const char **why)
 {
-	struct ctrl_auth a;
 	int rc;
 
 	if (p->st == PEND_HELLO && p->in.type == CTRL_HELLO)
@@ -280,27 +252,10 @@ static int pend_step(struct door *d, struct pending *p, const char **why)
 							      : "a message out of turn";
 		return -EPROTO;
 	}
-	if (ctrl_decode_auth(p->in.payload, p->in.len, &a)) {
-		*why = "malformed AUTH";
-		return -EBADMSG;
-	}
-	if (p->st == PEND_AUTH) {
-		rc = step_auth(d, p, &a);
-		*why = rc == -EACCES ? "no pre-shared key (the sink requires one)"
-				     : "cannot answer the AUTH";
-		return rc;
-	}
-	if (!auth_check(&d->o->key, "nbw-source", p->nonce_k, p->nonce_s, a.mac)) {
-		*why = "wrong pre-shared key";
-		return -EACCES;
-	}
-	if (send_auth(d, p, true)) {
-		*why = "cannot send our proof";
-		return -EIO;
-	}
-	p->trusted = true;
-	p->st = PEND_HELLO;
-	return 0;
+	rc = ctrl_auth_sink_step(&p->auth, &d->o->key, p->fd, p->in.payload, p->in.len, why);
+	if (!rc)
+		p->st = p->auth.phase == CTRL_PHASE_PROOF ? PEND_PROOF : PEND_HELLO;
+	return rc;
 }
 
 /* Read what p has; 1 a guest is ready in *g, 0 go on (or dropped). */
@@ -344,7 +299,7 @@ static int pend_read(struct door *d, struct pending *p, struct door_guest *g)
 	if (rc == 0)
 		return 0;
 	g->fd = p->fd;
-	g->trusted = p->trusted;
+	g->trusted = p->auth.trusted;
 	snprintf(g->peer, sizeof(g->peer), "%s", p->peer);
 	p->fd = -1;
 	p->st = PEND_FREE;

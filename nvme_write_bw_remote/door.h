@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ctrl.h"
+#include "ctrl_io.h"
 #include "remote.h"
 
 /* Seconds a new connection has to get from connect to a complete HELLO. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * fanin.c: --sources N, many sources into one sink. The hall (sink.c) admits
+ * fanin.c: --sources N, many sources into one sink. The hall (hall.c) admits
  * N sources through its one door and cuts its DRAM by what each asks for;
  * each source then gets a session of its own in a thread of its own (its own
  * slices, keys, canary and verification). Every session holds its START
@@ -19,14 +19,15 @@
 #include "judge.h"
 #include "nbw.h"
 #include "parse.h"
-#include "streams.h"
+#include "hall.h"
 #include "remote.h"
 #include "sink.h"
+#include "streams.h"
 #include "window.h"
 
 /* One source's session; what it saw is the result's stream of the same index. */
 struct fan_source {
-	struct sink *k;
+	struct session *k;
 	pthread_t tid;
 	bool started;
 	struct meeting *m;
@@ -36,7 +37,7 @@ struct fan_source {
 
 struct fanin {
 	const struct options *o;
-	struct sink *hall;
+	struct hall *hall;
 	struct result *res; /* the hall's, and a stream per source that came */
 	struct fan_source *s;
 	int n, got; /* --sources, and how many came */
@@ -46,10 +47,10 @@ struct fanin {
 /* What the hall and each session saw, into the result. */
 static void fanin_collect(struct fanin *fi)
 {
-	int i, err = sink_result(fi->hall, fi->res, NULL);
+	int i, err = sink_result(fi->hall, NULL, fi->res, NULL);
 
 	for (i = 0; i < fi->got; i++) {
-		err |= sink_result(fi->s[i].k, NULL, fi->s[i].x);
+		err |= sink_result(fi->hall, fi->s[i].k, NULL, fi->s[i].x);
 		fi->s[i].x->rc = fi->s[i].rc;
 	}
 	if (err)
@@ -60,7 +61,7 @@ static void *session_main(void *arg)
 {
 	struct fan_source *f = arg;
 
-	f->rc = sink_session(f->k, f->m);
+	f->rc = session_run(f->k, f->m);
 	return NULL;
 }
 
@@ -82,7 +83,7 @@ static void fanin_run(struct fanin *fi)
 			meeting_arrive(&m);
 		}
 	}
-	fi->hall_rc = sink_session(fi->hall, &m);
+	fi->hall_rc = hall_window(fi->hall, &m);
 	for (i = 0; i < fi->got; i++)
 		if (fi->s[i].started)
 			pthread_join(fi->s[i].tid, NULL);
@@ -127,12 +128,12 @@ static int fanin_outcome(struct fanin *fi)
 }
 
 /* Admission, the header, the run, the table. 0 or an exit status. */
-static int fanin_main(struct fanin *fi, struct sink **s)
+static int fanin_main(struct fanin *fi, struct session **s)
 {
 	int i, rc;
 
-	sink_waiting(fi->hall, fi->n);
-	rc = sink_admit(fi->hall, false, s, fi->n, &fi->got);
+	hall_waiting(fi->hall, fi->n);
+	rc = hall_admit(fi->hall, s, fi->n, &fi->got);
 	if (rc)
 		return rc;
 	if (result_streams(fi->res, fi->got)) {
@@ -160,24 +161,24 @@ static int fanin_main(struct fanin *fi, struct sink **s)
 int run_fanin(const struct options *o, struct result *x)
 {
 	struct fanin fi = {.o = o, .res = x, .n = (int)o->sources};
-	struct sink **s = calloc(o->sources, sizeof(*s));
+	struct session **s = calloc(o->sources, sizeof(*s));
 	int rc = NBW_EXIT_FAIL, i;
 
 	fi.s = calloc(o->sources, sizeof(*fi.s));
 	if (s && fi.s)
-		fi.hall = sink_create(o); /* says so when it cannot */
+		fi.hall = hall_create(o); /* says so when it cannot */
 	else
 		nbw_err("out of memory");
 	if (fi.hall)
-		rc = sink_open(fi.hall);
+		rc = hall_open(fi.hall);
 	if (!rc)
 		rc = fanin_main(&fi, s);
 	if (rc && !x->begun && fi.hall) /* JSON says why there is no table */
-		sink_result(fi.hall, x, NULL);
+		sink_result(fi.hall, NULL, x, NULL);
 	x->rc = rc;
 	for (i = 0; i < fi.got; i++)
-		sink_destroy(s[i]);
-	sink_destroy(fi.hall);
+		session_destroy(s[i]);
+	hall_destroy(fi.hall);
 	free(fi.s);
 	free(s);
 	return rc;

@@ -348,7 +348,10 @@ static int tool_option(int c, char *arg, void *ctx)
 	case CLI_OPT_SPAN:
 		return cli_size("span", arg, 1, UINT64_MAX, &o->span);
 	case CLI_OPT_ENGINE:
-		return reader_engine_option(arg, &o->engine);
+		rc = cli_engine(arg, reader_engine_available(ENGINE_IO_URING), &k);
+		if (rc == CLI_NEXT)
+			o->engine = k == CLI_ENGINE_IO_URING ? ENGINE_IO_URING : ENGINE_PSYNC;
+		return rc;
 	case OPT_VERIFY:
 		rc = cli_keyword("verify mode", arg, verifies, &k);
 		if (rc == CLI_NEXT)
@@ -416,16 +419,13 @@ static int validate_options(struct options *o)
 		return nbw_usage_err("-a runs every size from 64K to 4M: drop %s",
 				     o->chunk_given ? "-s/--size" : "--dump-slice");
 	}
-	if (o->sources > 1 && (o->bidir || o->all_sizes || o->cc.interval > 0 || o->dump_slice ||
-			       o->conn == CTRL_CONN_CM)) {
-		return nbw_usage_err("--sources %u takes one window of one size over the verbs "
-				     "connection: drop %s",
+	if (o->sources > 1 && (o->bidir || o->all_sizes || o->cc.interval > 0 || o->dump_slice)) {
+		return nbw_usage_err("--sources %u takes one window of one size: drop %s",
 				     o->sources,
 				     o->bidir		  ? "--bidir"
 				     : o->all_sizes	  ? "-a"
 				     : o->cc.interval > 0 ? "--interval"
-				     : o->dump_slice	  ? "--dump-slice"
-							  : "-R/--rdma_cm");
+							  : "--dump-slice");
 	}
 	if (o->corrupt_canary && o->verify == CTRL_VERIFY_OFF) {
 		return nbw_usage_err("--corrupt-canary needs verification (drop --no-verify)");

@@ -587,13 +587,20 @@ static void print_bidir(struct report *r, struct result *x)
 
 /* ---- the entries --------------------------------------------------------------------- */
 
-/* While the roles run: the header before each window, each run of -a once it ends. */
+/*
+ * While the roles run: the header before each window, the live lines in it,
+ * each run of -a once it ends.
+ */
 static void printer_event(void *ctx, struct result *x, enum result_event ev)
 {
 	struct report *r = ctx;
 	bool part_of_a = x->parent && x->parent->mode == RESULT_SIZES;
 
-	if (ev == RESULT_BEGIN && x->mode != RESULT_BIDIR && (!x->parent || part_of_a)) {
+	if (ev == RESULT_LIVE) {
+		/* On stdout between the header and the body; on stderr beside JSON. */
+		live_print(r->json ? stderr : r->out, x->live.at, r->gbits, x->live.v, x->live.n,
+			   x->live.note);
+	} else if (ev == RESULT_BEGIN && x->mode != RESULT_BIDIR && (!x->parent || part_of_a)) {
 		if (part_of_a)
 			print_size_open(r, x);
 		print_head(r, x);

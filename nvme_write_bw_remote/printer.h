@@ -14,8 +14,9 @@
 
 /*
  * While the roles run, print what must come before the end: each header
- * before its window (live lines follow it in text), each run of -a once it
- * ends. x's hook (result_begin, result_end) is set to do so into r.
+ * before its window, the live lines (--interval) in it, each run of -a once
+ * it ends. x's hook (result_begin, result_live, result_end) is set to do so
+ * into r.
  */
 void printer_attach(struct result *x, struct report *r);
 /* The report of x, any mode, or what is left of it (after printer_attach). */

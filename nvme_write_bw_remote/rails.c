@@ -5,25 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conv.h"
 #include "rails.h"
-
-void rails_port_of(const struct ctrl_port *cp, struct fab_port *out)
-{
-	memset(out, 0, sizeof(*out));
-	snprintf(out->dev, sizeof(out->dev), "%s", cp->dev);
-	out->port = cp->port;
-	out->active = true;
-	out->link = cp->link == 1 ? FAB_LINK_IB : FAB_LINK_ETH;
-	out->link_layer = out->link == FAB_LINK_IB ? "InfiniBand" : "Ethernet";
-	out->numa_node = cp->numa_node;
-	out->lid = cp->lid;
-	memcpy(out->gid, cp->gid, sizeof(out->gid));
-	snprintf(out->addr, sizeof(out->addr), "%s", cp->addr);
-	out->prefix_len = cp->prefix_len;
-	out->active_mtu = cp->mtu;
-	out->rate_gbits = cp->rate_mbps / 1000.0;
-	out->software = cp->software;
-}
 
 /* The source ports a worker on node should use: the NUMA-local ones, else all. */
 static int local_ports(const struct fab_port *src, int nsrc, int node, int *out)
@@ -72,7 +55,7 @@ int rails_assign(const struct fab_port *src, int nsrc, const struct ctrl_port *s
 		return -ENOMEM;
 	}
 	for (j = 0; j < nsink; j++)
-		rails_port_of(&sink[j], &kp[j]);
+		conv_port_from_wire(&sink[j], &kp[j]);
 	for (i = 0; i < nw && !rc; i++) {
 		n = pairs_for(src, nsrc, kp, nsink, cm, nodes[i], pairs);
 		if (!n) {

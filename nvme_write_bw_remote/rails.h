@@ -20,9 +20,6 @@ struct rail_pick {
 	int sink; /* index into the sink's advertised ports */
 };
 
-/* A sink port as the source sees it, for the reachability test. */
-void rails_port_of(const struct ctrl_port *cp, struct fab_port *out);
-
 /*
  * A rail for each of nw workers, worker i on NUMA node nodes[i] (-1: any).
  * cm: rdma_cm needs an IPv4 address at both ends. 0, or -ENETUNREACH with

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * remote.c: what the sink and the source of nvme_write_bw_remote share: RDMA
- * port selection, the timeout, the windows' arithmetic and the meeting. It
- * calls only common/, never back into the roles or main.c.
+ * port selection, the timeout and the windows' arithmetic (the meeting is
+ * base's line.h). It calls only the layers, never back into the roles or main.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,21 +25,6 @@ uint32_t remote_share(const struct options *o)
 	if (o->max_per_source)
 		return o->max_per_source;
 	return o->sources > 1 ? MAX_WORKERS / o->sources : 0;
-}
-
-struct ctrl_hello remote_hello(const struct options *o)
-{
-	return (struct ctrl_hello){
-		.chunk = o->chunk,
-		.depth = o->depth,
-		.warmup_ms = (uint64_t)(o->cc.warmup * 1000 + 0.5),
-		.duration_ms = (uint64_t)(o->cc.duration * 1000 + 0.5),
-		.verify = (uint8_t)o->verify,
-		.conn = (uint8_t)o->conn,
-		.mtu = o->lo.mtu,
-		.sl = o->lo.sl,
-		.tclass = o->lo.tclass,
-	};
 }
 
 int remote_select_ports(const struct options *o, struct fab_port *ports)
@@ -91,51 +76,4 @@ double rails_line_gbits(const struct rail *rails, int n)
 		sum += rails[i].line_rate_gbits;
 	}
 	return sum;
-}
-
-/* ---- the meeting before the windows (--bidir, --sources) ------------------------ */
-
-void meeting_init(struct meeting *m, unsigned expected)
-{
-	pthread_condattr_t ca;
-
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_mutex_init(&m->lock, NULL);
-	pthread_cond_init(&m->cond, &ca);
-	pthread_condattr_destroy(&ca);
-	m->expected = expected;
-	m->arrived = 0;
-}
-
-void meeting_destroy(struct meeting *m)
-{
-	pthread_cond_destroy(&m->cond);
-	pthread_mutex_destroy(&m->lock);
-}
-
-void meeting_arrive(struct meeting *m)
-{
-	pthread_mutex_lock(&m->lock);
-	m->arrived++;
-	pthread_cond_broadcast(&m->cond);
-	pthread_mutex_unlock(&m->lock);
-}
-
-bool meeting_await(struct meeting *m, int timeout_ms)
-{
-	uint64_t deadline = nbw_now_ns() + (uint64_t)timeout_ms * 1000000ULL, t;
-	struct timespec ts;
-	bool all;
-
-	pthread_mutex_lock(&m->lock);
-	while (m->arrived < m->expected && (t = nbw_now_ns()) < deadline && !nbw_interrupted()) {
-		t = t + 100000000ULL < deadline ? t + 100000000ULL : deadline; /* 100 ms slices */
-		ts = (struct timespec){.tv_sec = (time_t)(t / 1000000000ULL),
-				       .tv_nsec = (long)(t % 1000000000ULL)};
-		pthread_cond_timedwait(&m->cond, &m->lock, &ts);
-	}
-	all = m->arrived >= m->expected;
-	pthread_mutex_unlock(&m->lock);
-	return all;
 }

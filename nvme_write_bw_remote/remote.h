@@ -14,8 +14,9 @@
 
 #include "auth.h"
 #include "cli.h"
-#include "ctrl.h"
+#include "ctrl_io.h"
 #include "drive.h"
+#include "line.h"
 #include "netaddr.h"
 #include "rdma.h"
 #include "reader.h"
@@ -87,18 +88,6 @@ enum verdict {
 };
 
 /*
- * A meeting of threads before the windows open: --bidir's source says when it
- * waits for its START and its sink holds its own START until then; with
- * --sources N every session of the sink holds its START until all N are
- * ready. Whoever waits does so for a bounded time (and not past a signal).
- */
-struct meeting {
-	pthread_mutex_t lock;
-	pthread_cond_t cond; /* CLOCK_MONOTONIC */
-	unsigned expected, arrived;
-};
-
-/*
  * A role's run state, passed beside its options: what it shares with others
  * while it runs. The options say what the command line said and nothing
  * changes them once they are validated.
@@ -106,14 +95,6 @@ struct meeting {
 struct run_state {
 	struct meeting *sync; /* --bidir: the meeting of this node's two roles, else NULL */
 };
-
-/* remote.c */
-void meeting_init(struct meeting *m, unsigned expected);
-void meeting_destroy(struct meeting *m);
-/* One more is ready (or has failed and will not come): count it. */
-void meeting_arrive(struct meeting *m);
-/* true when all expected arrived within timeout_ms (false: timed out or interrupted) */
-bool meeting_await(struct meeting *m, int timeout_ms);
 
 struct result;
 
@@ -140,12 +121,6 @@ int run_all_sizes(const struct options *o, const struct run_state *run, struct r
 int remote_timeout_ms(const struct options *o);
 /* The workers one source may have: --max-workers-per-source, else an even split, else 0 (all). */
 uint32_t remote_share(const struct options *o);
-
-/*
- * The HELLO of these options: what the source asks for, what the sink
- * compares it with (workers and source are the source's to fill).
- */
-struct ctrl_hello remote_hello(const struct options *o);
 
 /* The RDMA ports of -d (or every ACTIVE one): the count, or -1 after one error line. */
 int remote_select_ports(const struct options *o, struct fab_port *ports);

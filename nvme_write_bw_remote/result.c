@@ -44,6 +44,14 @@ void result_begin(struct result *x)
 		x->hook.fn(x->hook.ctx, x, RESULT_BEGIN);
 }
 
+void result_live(struct result *x, const struct result_live *line)
+{
+	if (!x || !x->hook.fn)
+		return;
+	x->live = *line;
+	x->hook.fn(x->hook.ctx, x, RESULT_LIVE);
+}
+
 void result_end(struct result *x)
 {
 	if (x->hook.fn)

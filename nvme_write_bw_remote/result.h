@@ -17,6 +17,7 @@
 #include "judge.h"
 #include "remote.h"
 #include "sweep.h"
+#include "window.h"
 
 /* One drive's row: the sink's own ("local") or one a source read ("rdma"). */
 struct result_drive {
@@ -87,10 +88,19 @@ struct result_sum {
 	double overlap_pct;		  /* --bidir: the two directions' windows; NAN unknown */
 };
 
-/* What a role tells whoever prints while it runs (result_begin, result_end). */
+/* What a role tells whoever prints while it runs (result_begin, result_live, result_end). */
 enum result_event {
 	RESULT_BEGIN, /* the header may go out: the window is about to open */
+	RESULT_LIVE,  /* a live line (--interval): its figures in the result's live */
 	RESULT_END,   /* a part of -a is complete */
+};
+
+/* A live line: seconds into the window, its rates (window.h), or a note instead of the unit. */
+struct result_live {
+	double at;
+	const struct live_value *v;
+	int n;
+	const char *note;
 };
 
 struct result;
@@ -145,9 +155,10 @@ struct result {
 	struct result_curve curve;
 	/* Who prints while the roles run, and what is printed already. */
 	struct result_hook hook;
-	bool opened;   /* -a: its document's opening, a run's heading */
-	bool head_out; /* the header */
-	bool printed;  /* the whole document */
+	struct result_live live; /* the line being told (RESULT_LIVE) */
+	bool opened;		 /* -a: its document's opening, a run's heading */
+	bool head_out;		 /* the header */
+	bool printed;		 /* the whole document */
 };
 
 /* An empty result of mode for the options o (copied). */
@@ -156,6 +167,8 @@ void result_init(struct result *x, enum result_mode mode, const struct options *
 int result_parts(struct result *x, int n, enum result_mode mode, const struct options *o);
 /* A role's header may go out (the window is about to open): begun, and the hook told. */
 void result_begin(struct result *x);
+/* A live line measured (x NULL: nobody listens): the hook told. */
+void result_live(struct result *x, const struct result_live *line);
 /* A part is complete: the hook told. */
 void result_end(struct result *x);
 /* Room for n streams / local drives (zeroed); -ENOMEM. */

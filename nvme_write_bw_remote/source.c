@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conv.h"
+#include "ctrl_auth.h"
 #include "digest.h"
 #include "nbw.h"
 #include "parse.h"
@@ -105,6 +107,7 @@ struct source {
 	double cpu_s; /* this process, user + system, inside the window */
 	enum verdict verdict;
 	char failure[CTRL_MAX_STR + 256]; /* why the run failed ("" = it did not) */
+	struct result *x;		  /* told the live lines */
 };
 
 #define wfail(w, rc, ...) reader_fail(&(w)->fault, &(w)->s->failed, (rc), __VA_ARGS__)
@@ -350,14 +353,8 @@ static int worker_prepare(struct sworker *w, const struct write_source *src)
 	int rc;
 
 	if (o->conn == CTRL_CONN_VERBS) {
-		struct fab_qp_attr remote = {
-			.lid = w->slice.qp.lid,
-			.qpn = w->slice.qp.qpn,
-			.psn = w->slice.qp.psn,
-			.mtu = w->slice.qp.mtu,
-		};
+		struct fab_qp_attr remote = conv_qp_from_wire(&w->slice.qp);
 
-		memcpy(remote.gid, w->slice.qp.gid, sizeof(remote.gid));
 		rc = fab_qp_connect(&w->conn, w->port, &w->qp_local, &remote, &o->lo);
 		if (rc) {
 			wfail(w, rc, "connect the QP: %s", w->conn.why);
@@ -530,7 +527,7 @@ static void source_live(void *ctx, double at, double secs)
 			v[n++] = (struct live_value){s->t[k].d.name, (double)d / secs};
 	}
 	v[n++] = (struct live_value){"rdma", total};
-	live_print(cli_live_stream(&s->o->cc), at, s->o->cc.gbits, v, n, NULL);
+	result_live(s->x, &(struct result_live){at, v, n, NULL});
 }
 
 /* ---- the main thread ---------------------------------------------------------------- */
@@ -682,71 +679,23 @@ static bool handshake_reset(struct source *s, int rc)
 	return true;
 }
 
-/*
- * Send an AUTH, then read the sink's. 0, or an exit status after the line
- * that says why; closed (if not NULL) follows "the sink closed the
- * connection" when it did.
- */
-static int auth_round(struct source *s, const struct ctrl_auth *mine, struct ctrl_auth *theirs,
-		      const char *closed)
-{
-	char err[CTRL_MAX_STR] = "";
-	struct ctrl_buf b;
-	int rc, ms = remote_timeout_ms(s->o);
-
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_auth(&b, mine), ms);
-	if (!rc)
-		rc = ctrl_await(s->cfd, CTRL_AUTH, theirs, ms, err, sizeof(err));
-	if (handshake_reset(s, rc))
-		return NBW_EXIT_FAIL;
-	if (rc == -ECONNRESET && closed)
-		return source_fail(s, "%s: the sink closed the connection%s", s->o->peer, closed);
-	if (rc)
-		return source_fail(s, "%s: handshake: %s", s->o->peer,
-				   err[0] ? err : ctrl_strerror(rc));
-	return 0;
-}
-
-/*
- * AUTH: our nonce for the sink's; with a key, our proof, then the sink's
- * proof, checked here before any parameter is sent. 0 or an exit status.
- */
+/* AUTH (ctrl_auth.h): with a key, the sink proved it before any parameter is sent. */
 static int authenticate(struct source *s)
 {
-	const struct options *o = s->o;
-	struct ctrl_auth mine = {.has_key = o->key.len > 0}, theirs, proof = mine;
-	uint8_t nonce_s[CTRL_NONCE_LEN], nonce_k[CTRL_NONCE_LEN];
+	char why[CTRL_MAX_STR + 256];
+	int rc = ctrl_auth_source(s->cfd, &s->o->key, s->o->peer, remote_timeout_ms(s->o), why,
+				  sizeof(why));
 
-	if (auth_nonce(mine.nonce))
-		return source_fail(s, "no random bytes for the nonce");
-	memcpy(nonce_s, mine.nonce, sizeof(nonce_s));
-	if (auth_round(s, &mine, &theirs,
-		       o->key.len ? NULL : " (does it require a pre-shared key? --psk-file)"))
-		return NBW_EXIT_FAIL;
-	if (!o->key.len)
-		return theirs.has_key ? source_fail(s,
-						    "%s: the sink requires a pre-shared key "
-						    "(--psk-file)",
-						    o->peer)
-				      : 0;
-	if (!theirs.has_key)
-		return source_fail(s, "%s: the sink holds no pre-shared key (it is open)", o->peer);
-	memcpy(nonce_k, theirs.nonce, sizeof(nonce_k));
-	memset(proof.nonce, 0, sizeof(proof.nonce));
-	if (auth_mac(&o->key, "nbw-source", nonce_k, nonce_s, proof.mac))
-		return source_fail(s, "cannot compute the proof of the key");
-	if (auth_round(s, &proof, &theirs, ": the pre-shared keys differ"))
-		return NBW_EXIT_FAIL;
-	if (!auth_check(&o->key, "nbw-sink", nonce_s, nonce_k, theirs.mac))
-		return source_fail(s, "%s: the sink did not prove the pre-shared key", o->peer);
-	return 0;
+	if (rc && !handshake_reset(s, rc))
+		return source_fail(s, "%s", why);
+	return rc ? NBW_EXIT_FAIL : 0;
 }
 
 /* One try: connect, AUTH, HELLO, ACCEPT. 0 or an exit status (s->again: try once more). */
 static int greet(struct source *s)
 {
 	const struct options *o = s->o;
-	struct ctrl_hello h = remote_hello(o);
+	struct ctrl_hello h = conv_hello(o);
 	char err[CTRL_MAX_STR] = "";
 	struct ctrl_buf b;
 	int rc;
@@ -807,11 +756,7 @@ static int send_qps(struct source *s)
 		q[i].sink_port = (uint16_t)w->sink_port;
 		snprintf(q[i].dev, sizeof(q[i].dev), "%s", w->port->dev);
 		q[i].port = w->port->port;
-		q[i].qp = (struct ctrl_qp){.lid = w->qp_local.lid,
-					   .qpn = w->qp_local.qpn,
-					   .psn = w->qp_local.psn,
-					   .mtu = w->qp_local.mtu};
-		memcpy(q[i].qp.gid, w->qp_local.gid, sizeof(q[i].qp.gid));
+		q[i].qp = conv_qp_to_wire(&w->qp_local);
 	}
 	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_qps(&b, q, s->nw), remote_timeout_ms(s->o));
 	free(q);
@@ -846,7 +791,7 @@ static void count_rails(struct source *s)
 					     .remote_port = kp->port,
 					     .sink_index = w->sink_port};
 
-			rails_port_of(kp, &sink);
+			conv_port_from_wire(kp, &sink);
 			fresh.line_rate_gbits = rail_line_rate(w->port, &sink);
 			memcpy(fresh.local_dev, w->port->dev, sizeof(fresh.local_dev));
 			memcpy(fresh.remote_dev, kp->dev, sizeof(fresh.remote_dev));
@@ -1281,6 +1226,7 @@ int run_source(const struct options *o, const struct run_state *run, struct resu
 	s->cfd = -1; /* no control channel yet */
 	s->o = o;
 	s->sync = run->sync;
+	s->x = x;
 	s->verdict = VERDICT_NONE;
 	nbw_watchdog_phase("setting up (drives, ports, workers)");
 	rc = source_setup(s);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * blockdigest FILE [SPAN [OFFSET]]: print the digest (common/digest.h) of
+ * blockdigest FILE [SPAN [OFFSET]]: print the digest (common/base/digest.h) of
  * SPAN bytes of FILE starting at OFFSET (default: the whole file from 0), the
  * way nvme_read_bw --checksum reports it. Test helper, reads with plain read().
  */

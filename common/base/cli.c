@@ -202,6 +202,20 @@ int cli_keyword(const char *what, const char *val, const char *const *words, int
 	return nbw_usage_err("unknown %s '%s' (%s)", what, val, list);
 }
 
+int cli_engine(const char *val, bool uring_built, int *out)
+{
+	static const char *const names[] = {"psync", "io_uring", NULL};
+	int i, rc = cli_keyword("engine", val, names, &i);
+
+	if (rc != CLI_NEXT)
+		return rc;
+	if (i == CLI_ENGINE_IO_URING && !uring_built)
+		return nbw_usage_err("engine '%s' was not built (configure found no liburing)",
+				     val);
+	*out = i;
+	return CLI_NEXT;
+}
+
 int cli_try_help(void)
 {
 	fprintf(stderr, "Try '%s --help' for more information.\n", nbw_prog);

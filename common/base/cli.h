@@ -155,6 +155,14 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_com
  */
 const char *cli_wrong_role(const struct cli_opt *opts, const struct cli_common *cc, unsigned role);
 
+/*
+ * --engine VALUE: *out = CLI_ENGINE_PSYNC or CLI_ENGINE_IO_URING; io_uring
+ * only when uring_built (the storage layer says whether it was). CLI_NEXT, or
+ * NBW_EXIT_USAGE after the message.
+ */
+enum { CLI_ENGINE_PSYNC, CLI_ENGINE_IO_URING };
+int cli_engine(const char *val, bool uring_built, int *out);
+
 /* Where live lines go: stderr with --json (stdout holds only the document). */
 FILE *cli_live_stream(const struct cli_common *cc);
 

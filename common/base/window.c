@@ -1,140 +1,17 @@
 // SPDX-License-Identifier: MIT
-/* window.c: signals, the start line, the measured window and live lines (see window.h). */
+/* window.c: the measured window and live lines (see window.h). */
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
 #include "cli.h"
+#include "signals.h"
 #include "timing.h"
 #include "window.h"
 
 #define TICK_NS (100 * 1000000ULL)
-
-/* ---- signals --------------------------------------------------------------------- */
-
-/* Sticky: once Ctrl-C or SIGTERM came, every later wait returns at once. */
-static atomic_bool interrupted;
-
-static void stop_set(sigset_t *set)
-{
-	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-}
-
-void nbw_signals_init(void)
-{
-	sigset_t set;
-
-	stop_set(&set);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-bool nbw_signal_wait(uint64_t ns)
-{
-	struct timespec ts = {
-		.tv_sec = (time_t)(ns / NBW_NSEC_PER_SEC),
-		.tv_nsec = (long)(ns % NBW_NSEC_PER_SEC),
-	};
-	sigset_t set;
-
-	if (atomic_load(&interrupted))
-		return true;
-	stop_set(&set);
-	if (sigtimedwait(&set, NULL, &ts) > 0)
-		atomic_store(&interrupted, true);
-	return atomic_load(&interrupted);
-}
-
-bool nbw_interrupted(void)
-{
-	return nbw_signal_wait(0);
-}
-
-/* ---- the start line ---------------------------------------------------------------- */
-
-void line_init(struct start_line *l)
-{
-	pthread_condattr_t ca;
-
-	memset(l, 0, sizeof(*l));
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_mutex_init(&l->lock, NULL);
-	pthread_cond_init(&l->cond, &ca);
-	pthread_condattr_destroy(&ca);
-}
-
-void line_destroy(struct start_line *l)
-{
-	pthread_cond_destroy(&l->cond);
-	pthread_mutex_destroy(&l->lock);
-}
-
-bool line_pass(struct start_line *l, int phase)
-{
-	bool go;
-
-	pthread_mutex_lock(&l->lock);
-	l->ready[phase]++;
-	pthread_cond_broadcast(&l->cond);
-	while (l->open < phase && !l->abort)
-		pthread_cond_wait(&l->cond, &l->lock);
-	go = !l->abort;
-	pthread_mutex_unlock(&l->lock);
-	return go;
-}
-
-int line_gather(struct start_line *l, int phase, unsigned n)
-{
-	int rc = 0;
-
-	pthread_mutex_lock(&l->lock);
-	while (l->ready[phase] < n && !rc) {
-		uint64_t until = nbw_now_ns() + TICK_NS;
-		struct timespec ts = {
-			.tv_sec = (time_t)(until / NBW_NSEC_PER_SEC),
-			.tv_nsec = (long)(until % NBW_NSEC_PER_SEC),
-		};
-
-		pthread_cond_timedwait(&l->cond, &l->lock, &ts);
-		if (nbw_interrupted())
-			rc = -EINTR;
-	}
-	pthread_mutex_unlock(&l->lock);
-	return rc;
-}
-
-void line_open(struct start_line *l, int phase)
-{
-	pthread_mutex_lock(&l->lock);
-	l->open = phase;
-	pthread_cond_broadcast(&l->cond);
-	pthread_mutex_unlock(&l->lock);
-}
-
-void line_abort(struct start_line *l)
-{
-	pthread_mutex_lock(&l->lock);
-	l->abort = true;
-	pthread_cond_broadcast(&l->cond);
-	pthread_mutex_unlock(&l->lock);
-}
-
-bool line_aborted(struct start_line *l)
-{
-	bool a;
-
-	pthread_mutex_lock(&l->lock);
-	a = l->abort;
-	pthread_mutex_unlock(&l->lock);
-	return a;
-}
 
 /* ---- the window -------------------------------------------------------------------- */
 

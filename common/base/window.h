@@ -2,12 +2,9 @@
 /*
  * window.h: one measured run for the whole suite.
  *
- * - Signals: SIGINT/SIGTERM are blocked in every thread (nbw_signals_init()
- *   before the first thread starts) and taken synchronously by whoever waits
- *   here; every wait of this module wakes within a tick (<= 100 ms) for them.
- * - The start line: workers set themselves up, pass a numbered line and wait
- *   there until the main thread opens it (all at once) or aborts the run (all
- *   are released, none is stranded).
+ * - Signals (signals.h, included here): every wait of this module wakes
+ *   within a tick (<= 100 ms) for SIGINT/SIGTERM. The start line before the
+ *   window is line.h's.
  * - The window: warm-up, then the measured duration on CLOCK_MONOTONIC; the
  *   caller's completion counters are snapshotted at both ends; a check()
  *   callback can end it early; live lines every --interval.
@@ -21,40 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* ---- signals ----------------------------------------------------------------- */
-
-/* Block SIGINT/SIGTERM (inherited by threads started later), ignore SIGPIPE. */
-void nbw_signals_init(void);
-/* Wait up to ns for SIGINT/SIGTERM. True if one arrived, now or before. */
-bool nbw_signal_wait(uint64_t ns);
-/* True once SIGINT/SIGTERM arrived (takes a pending one without waiting). */
-bool nbw_interrupted(void);
-
-/* ---- the start line -------------------------------------------------------------- */
-
-#define LINE_PHASES 4
-
-struct start_line {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned ready[LINE_PHASES]; /* workers that reached each phase */
-	int open;		     /* highest phase the main thread opened */
-	bool abort;
-};
-
-void line_init(struct start_line *l);
-void line_destroy(struct start_line *l);
-/* Worker: phase (1 .. LINE_PHASES-1) reached; wait until it opens. False: aborted. */
-bool line_pass(struct start_line *l, int phase);
-/*
- * Main: wait until n workers reached phase (each step before a line must be
- * bounded). 0, or -EINTR when SIGINT/SIGTERM came meanwhile.
- */
-int line_gather(struct start_line *l, int phase, unsigned n);
-void line_open(struct start_line *l, int phase);
-/* Release every waiter for good; line_pass() then returns false. */
-void line_abort(struct start_line *l);
-bool line_aborted(struct start_line *l);
+#include "signals.h"
 
 /* ---- the window -------------------------------------------------------------------- */
 

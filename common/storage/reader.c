@@ -9,27 +9,12 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "nbw.h"
 #include "reader.h"
 #include "sysfs.h"
 #include "timing.h"
 
 #define ZERO_SAMPLE 4096u
-
-int reader_engine_option(const char *val, enum reader_engine *e)
-{
-	static const char *const names[] = {"psync", "io_uring", NULL};
-	int i, rc = cli_keyword("engine", val, names, &i);
-
-	if (rc != CLI_NEXT)
-		return rc;
-	if (!reader_engine_available((enum reader_engine)i))
-		return nbw_usage_err("engine '%s' was not built (configure found no liburing)",
-				     val);
-	*e = (enum reader_engine)i;
-	return CLI_NEXT;
-}
 
 const char *reader_engine_name(enum reader_engine e)
 {

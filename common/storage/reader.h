@@ -35,8 +35,7 @@ enum reader_engine {
 	ENGINE_IO_URING,
 };
 
-/* --engine VALUE for the tools' parsers: CLI_NEXT, or NBW_EXIT_USAGE after the message. */
-int reader_engine_option(const char *val, enum reader_engine *e);
+/* The engine's name in reports; whether this build has it (cli_engine() parses --engine). */
 const char *reader_engine_name(enum reader_engine e);
 bool reader_engine_available(enum reader_engine e);
 

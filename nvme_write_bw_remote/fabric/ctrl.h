@@ -5,11 +5,14 @@
  *
  * Every message is a 12-byte header and a payload, all integers big-endian:
  *	u32 magic "NBWR" | u16 version | u16 type | u32 payload length
- * Strings are u16 length + bytes (no NUL). The encoders and decoders are pure
- * functions (no sockets) so every message, truncated or malformed, can be
- * unit tested; decoders return 0 or -EBADMSG and never read past the payload.
- * The socket half sends and receives whole messages with a poll() timeout on
- * every wait.
+ * Strings are u16 length + bytes (no NUL). Each message's payload is described
+ * once, by a table of fields in ctrl.c (wire.h's engine encodes, decodes and
+ * sizes it); its limits, its fixed size and the phases in which the sink takes
+ * it follow from that table. The codec is pure (no sockets) so every message,
+ * truncated or malformed, can be unit tested; decoders return 0 or -EBADMSG
+ * and never read past the payload. The socket half (ctrl_io.h) sends and
+ * receives whole messages with a poll() timeout on every wait; the AUTH
+ * exchange of both sides is ctrl_auth.h.
  *
  * The conversation (S = source, K = sink):
  *	S->K AUTH     a nonce and whether the source holds a pre-shared key
@@ -48,17 +51,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wire.h"
+
 #define CTRL_MAGIC 0x4e425752u /* "NBWR" */
 #define CTRL_VERSION 3
 #define CTRL_HDR_LEN 12
 #define CTRL_MAX_PAYLOAD (64u << 20)
-#define CTRL_MAX_STR 1024
+#define CTRL_MAX_STR WIRE_STR_MAX
 #define CTRL_PATH_LEN 256
 #define CTRL_MAX_WORKERS 1024	/* workers (QPs) of one source */
 #define CTRL_MAX_DRIVES 256	/* drives of one source's RESULT */
 #define CTRL_FULL_RING_MAX 1024 /* slice slots per worker in a VERIFY table */
 #define CTRL_MAX_PORTS 64	/* ports a sink advertises */
 #define CTRL_MAX_RAILS 256	/* rails in a RESULT */
+#define CTRL_MTU_MAX 5		/* enum ibv_mtu: IBV_MTU_4096 */
 #define CTRL_NONCE_LEN 32
 #define CTRL_MAC_LEN 32
 
@@ -83,6 +89,11 @@ enum ctrl_source { CTRL_SOURCE_DISK, CTRL_SOURCE_MEM };
 enum ctrl_conn { CTRL_CONN_VERBS, CTRL_CONN_CM };
 
 const char *ctrl_type_name(unsigned type);
+
+/* Who sends a message (ctrl_sender()). */
+enum ctrl_side { CTRL_BY_SOURCE = 1, CTRL_BY_SINK = 2, CTRL_BY_EITHER = 3 };
+/* The side(s) that send messages of type (0 for an unknown type). */
+unsigned ctrl_sender(unsigned type);
 
 /* ---- messages ----------------------------------------------------------- */
 
@@ -220,39 +231,10 @@ struct ctrl_done {
 	uint8_t verify; /* 0 fail, 1 pass, 2 off */
 };
 
-/*
- * Encoding writes header + payload into a growing buffer. The buffer's
- * memory is the caller's to free (free(b->data)); a failed allocation makes
- * every later put a no-op and ctrl_buf_finish() return -ENOMEM.
- */
-struct ctrl_buf {
-	uint8_t *data;
-	size_t len, cap;
-	bool nomem;
-};
-
+/* Start a message of type in b (its header); the payload is appended with wire.h's puts. */
 void ctrl_buf_init(struct ctrl_buf *b, unsigned type);
 /* Fill in the payload length; 0, -ENOMEM or -EMSGSIZE. */
 int ctrl_buf_finish(struct ctrl_buf *b);
-void ctrl_put_u8(struct ctrl_buf *b, uint8_t v);
-void ctrl_put_u16(struct ctrl_buf *b, uint16_t v);
-void ctrl_put_u32(struct ctrl_buf *b, uint32_t v);
-void ctrl_put_u64(struct ctrl_buf *b, uint64_t v);
-void ctrl_put_str(struct ctrl_buf *b, const char *s);
-
-/* Decoding reads a payload; any read past its end marks the cursor bad. */
-struct ctrl_cur {
-	const uint8_t *p;
-	size_t len, pos;
-	bool bad;
-};
-
-uint8_t ctrl_get_u8(struct ctrl_cur *c);
-uint16_t ctrl_get_u16(struct ctrl_cur *c);
-uint32_t ctrl_get_u32(struct ctrl_cur *c);
-uint64_t ctrl_get_u64(struct ctrl_cur *c);
-/* Copies at most size-1 bytes and a NUL; a longer string or a NUL in it is bad. */
-void ctrl_get_str(struct ctrl_cur *c, char *out, size_t size);
 
 /*
  * Check a received header. 0 and *type, *len filled; -EPROTO bad magic (not
@@ -261,6 +243,24 @@ void ctrl_get_str(struct ctrl_cur *c, char *out, size_t size);
  */
 int ctrl_parse_header(const uint8_t hdr[CTRL_HDR_LEN], unsigned *type, uint32_t *len,
 		      unsigned *version);
+
+/*
+ * A message that is a list (SLICES, CANARY, VERIFY, QPS): n entries of the
+ * struct of its type (ctrl_slice, ctrl_chunk, ctrl_wqp).
+ */
+struct ctrl_list {
+	uint32_t n;
+	void *items;
+};
+
+/* The layout of a payload of type (NULL for an unknown type). */
+const struct wire_layout *ctrl_layout(unsigned type);
+/* Encode *m, the struct of type (a ctrl_list for a list): 0, -ENOMEM, -EMSGSIZE or -EINVAL. */
+int ctrl_encode(struct ctrl_buf *b, unsigned type, const void *m);
+/* Decode a payload of type into *m, as above: 0, -EBADMSG, -ENOMEM or -EINVAL. */
+int ctrl_decode(unsigned type, const void *p, size_t len, void *m);
+/* Free what ctrl_decode() allocated in *m (its lists). */
+void ctrl_release(unsigned type, void *m);
 
 /* Encoders: a complete message (header included) in *b; 0 or -ENOMEM. */
 int ctrl_encode_hello(struct ctrl_buf *b, const struct ctrl_hello *m);
@@ -294,53 +294,13 @@ int ctrl_decode_auth(const void *p, size_t len, struct ctrl_auth *m);
 int ctrl_decode_qps(const void *p, size_t len, struct ctrl_wqp **q, uint32_t *n);
 
 /*
- * The largest payload a message of type may have (0 for an unknown type):
- * lists are bounded by CTRL_MAX_WORKERS, CTRL_MAX_DRIVES and
- * CTRL_FULL_RING_MAX. ctrl_recv() refuses more (-EMSGSIZE) before it
+ * The largest payload a message of type may have (0 for an unknown type),
+ * computed from its layout: lists are bounded by CTRL_MAX_WORKERS,
+ * CTRL_MAX_DRIVES, CTRL_MAX_RAILS, CTRL_MAX_PORTS and CTRL_FULL_RING_MAX,
+ * strings by their buffers. ctrl_recv() refuses more (-EMSGSIZE) before it
  * allocates anything.
  */
 uint32_t ctrl_payload_max(unsigned type);
-
-/*
- * A message read in pieces from a non-blocking socket, for a server that
- * serves several handshakes at once. Zero it before the first use.
- */
-struct ctrl_inbox {
-	uint32_t allow; /* types taken (bit 1 << type; 0 = any): see ctrl_phase_allows() */
-	uint8_t hdr[CTRL_HDR_LEN];
-	size_t hdr_got;
-	unsigned type;
-	uint32_t len;
-	uint8_t *payload;
-	size_t got;
-};
-
-/*
- * Read what fd holds now without blocking: 1 when a whole message is in
- * (in->type, in->payload, in->len; take the payload or ctrl_inbox_reset()),
- * 0 when more is needed, or a ctrl_recv() error. With in->allow set, a
- * header of a type outside it is -EBADMSG, and one of a fixed-size type
- * (ctrl_fixed_len()) that announces another length -EMSGSIZE, both before
- * a byte of the payload is allocated.
- */
-int ctrl_inbox_read(struct ctrl_inbox *in, int fd);
-/* Free the payload and start over (in->allow is kept). */
-void ctrl_inbox_reset(struct ctrl_inbox *in);
-
-/* A whole message handed over by ctrl_inbox_pump(): 0 go on, else stop with that value. */
-typedef int (*ctrl_take_fn)(void *ctx, unsigned type, const void *payload, uint32_t len);
-/*
- * Take at most max whole messages that fd holds now, without blocking: a
- * message that came in part stays in the inbox for the next call (a slow
- * sender neither blocks the caller nor puts it out of step), and a flood is
- * cut at max per call. take()'s first nonzero value, a ctrl_inbox_read()
- * error, or 0; *taken (if not NULL) counts the messages handed over.
- * in->allow holds for the whole call: a take() that moves the session to
- * another phase returns nonzero, so that the caller sets the next phase's
- * in->allow before the next message is read.
- */
-int ctrl_inbox_pump(struct ctrl_inbox *in, int fd, unsigned max, ctrl_take_fn take, void *ctx,
-		    unsigned *taken);
 
 /*
  * The sink's side of one source's conversation, phase by phase: the
@@ -367,7 +327,10 @@ uint32_t ctrl_phase_allows(unsigned phase);
  * after an ERROR (or a message the phase does not allow).
  */
 unsigned ctrl_phase_next(unsigned phase, unsigned type, bool key, bool verbs, bool full);
-/* The one payload length of a fixed-size message (HELLO, START, DONE, PROGRESS, AUTH), else 0. */
+/*
+ * The one payload length of a fixed-size message (a layout without strings
+ * or lists: HELLO, START, DONE, PROGRESS, AUTH), else 0.
+ */
 uint32_t ctrl_fixed_len(unsigned type);
 
 /*
@@ -377,42 +340,6 @@ uint32_t ctrl_fixed_len(unsigned type);
  */
 bool ctrl_hello_mismatch(const struct ctrl_hello *sink, const struct ctrl_hello *source, char *why,
 			 size_t len);
-
-/* ---- sockets --------------------------------------------------------------- */
-
-/* Listen on addr (NULL = any) port; returns fd or -errno (-EADDRINUSE ...). */
-int ctrl_listen(const char *addr, unsigned port);
-/*
- * Every wait below is cut into slices of at most 200 ms and ends with
- * -EINTR as soon as SIGINT/SIGTERM arrived (common/window.h).
- */
-/* Accept one connection within timeout_ms (< 0 = forever); fd, -ETIMEDOUT or -errno. */
-int ctrl_accept(int lfd, int timeout_ms, char *peer, size_t peerlen);
-/* Connect to host:port within timeout_ms; fd, -ETIMEDOUT, -ECONNREFUSED, -EHOSTUNREACH... */
-int ctrl_connect(const char *host, unsigned port, int timeout_ms);
-/* Send a finished buffer within timeout_ms. 0 or -errno (-EPIPE peer gone). */
-int ctrl_send(int fd, const struct ctrl_buf *b, int timeout_ms);
-/*
- * Receive one message within timeout_ms: *type, a malloc'ed payload (*payload,
- * free it; NULL if empty) and its length. -ETIMEDOUT, -ECONNRESET (peer
- * closed), -EINTR, a ctrl_parse_header() error, or -EMSGSIZE beyond
- * ctrl_payload_max() of its type.
- */
-int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout_ms);
-/*
- * Receive a message of type want. A CTRL_ERROR from the peer becomes
- * -ECONNABORTED with its text in peer_err; another type is -EBADMSG.
- */
-int ctrl_expect(int fd, unsigned want, void **payload, uint32_t *len, int timeout_ms,
-		char *peer_err, size_t errlen);
-/*
- * ctrl_expect() and decode: a message of a fixed layout (CTRL_ACCEPT,
- * CTRL_AUTH, CTRL_START or CTRL_DONE) into *msg, the struct of its type.
- * 0, ctrl_expect()'s errors, or the decoder's (-EBADMSG, -EPROTO).
- */
-int ctrl_await(int fd, unsigned want, void *msg, int timeout_ms, char *peer_err, size_t errlen);
-/* Send a message and free its buffer; 0 or -errno. */
-int ctrl_send_free(int fd, struct ctrl_buf *b, int enc_rc, int timeout_ms);
 
 /* Text for the negative codes of this module. */
 const char *ctrl_strerror(int rc);

@@ -15,10 +15,10 @@
 
 #include "nbw.h"
 #include "rdma.h"
+#include "signals.h"
 #include "sysfs.h"
 #include "timing.h"
 #include "watchdog.h"
-#include "window.h"
 
 /* ---- rdma_cm events -------------------------------------------------------------- */
 

@@ -14,8 +14,10 @@
  *	            No message is taken outside its phase, none allocated past
  *	            its limit or (at the door) off its exact size, and the
  *	            sink's checks (judge.c) run on what is taken
- * A decoded HELLO is also compared with a sink's parameters, and strings
- * must come back NUL-terminated within their buffers.
+ * A decoded HELLO is also compared with a sink's parameters, strings must
+ * come back NUL-terminated within their buffers, and every payload that
+ * decodes (ctrl_decode(), the table-driven codec) must encode back to the
+ * same bytes.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -24,7 +26,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ctrl.h"
+#include "ctrl_io.h"
 #include "judge.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -128,6 +130,30 @@ static void decode(unsigned t, const uint8_t *p, size_t n)
 		ctrl_decode_progress(p, n, &pr);
 		break;
 	}
+}
+
+/*
+ * A payload that decodes encodes back to the same bytes (one table says the
+ * layout both ways), within its type's limit.
+ */
+static void round_trip(unsigned t, const uint8_t *p, size_t n)
+{
+	size_t most = sizeof(struct ctrl_accept) > sizeof(struct ctrl_error)
+			      ? sizeof(struct ctrl_accept)
+			      : sizeof(struct ctrl_error);
+	void *m = calloc(1, most); /* the largest message struct */
+	struct ctrl_buf b = {0};
+
+	if (m && !ctrl_decode(t, p, n, m)) {
+		must(ctrl_encode(&b, t, m) == 0, "a decoded message does not encode");
+		must(b.len == CTRL_HDR_LEN + n && !memcmp(b.data + CTRL_HDR_LEN, p, n),
+		     "a decoded message encodes to other bytes");
+		must(n <= ctrl_payload_max(t) && n >= wire_min(ctrl_layout(t)),
+		     "a decoded payload outside its layout's limits");
+		ctrl_release(t, m);
+	}
+	free(m);
+	free(b.data);
 }
 
 /* The sink's side of one conversation, for session(). */
@@ -234,6 +260,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ctrl_parse_header(data + 1, &type, &len, &version);
 	} else if (data[0] <= CTRL_TYPE_MAX) {
 		decode(data[0], data + 1, size - 1);
+		round_trip(data[0], data + 1, size - 1);
 	} else if (size >= 1 + CTRL_HDR_LEN &&
 		   !ctrl_parse_header(data + 1, &type, &len, &version)) {
 		must(type >= 1 && type <= CTRL_TYPE_MAX, "header: a type out of range accepted");

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Lab test of nvme_write_bw_remote on one node (rxe0 loopback): drives on both
-# sides with full verification PASS, and the bytes of one sink slice equal the
+# sides with full verification PASS (and two sources into one sink over
+# rdma_cm, -R --sources 2), and the bytes of one sink slice equal the
 # source drive's backing file at the offsets the sink reports; the combined
 # table adds local and RDMA; a corrupted canary FAILs (exit 1); a parameter
 # mismatch fails the source and is logged by the sink, which keeps waiting
@@ -49,6 +50,12 @@ done
 [ "$(jq_ "$O/sizes.sink.out" '[x["params"]["chunk"] for x in d["sizes"]] == [65536 << i for i in range(7)]')" = True ] ||
 	fail "-a: the sink's runs are not at 64K..4M"
 note "-a: PASS, $(jq_ "$O/sizes.sink.out" '" ".join("%d:%.2f" % (p["size"] >> 10, p["gb_per_s"]) for p in d["sweep"]["points"])') (KiB:GB/s)"
+
+[ "$(rc fanr.sink)" = 0 ] && [ "$(rc fanr.src1)" = 0 ] && [ "$(rc fanr.src2)" = 0 ] ||
+	fail "-R --sources 2: exits $(rc fanr.sink) $(rc fanr.src1) $(rc fanr.src2): $(cat "$O/fanr.sink.err" "$O/fanr.src1.err" "$O/fanr.src2.err")"
+[ "$(jq_ "$O/fanr.sink.out" 'd["sources_admitted"] == 2 and d["verify"] == "pass" and d["params"]["connection"] == "rdma_cm" and all(s["ok"] and s["rdma"]["bytes"] > 0 for s in d["sources"])')" = True ] ||
+	fail "-R --sources 2: not two verified sources over rdma_cm: $(cat "$O/fanr.sink.out")"
+note "-R --sources 2: PASS, RDMA sum $(jq_ "$O/fanr.sink.out" 'd["rdma"]["gb_per_s"]') GB/s"
 
 [ "$(rc corrupt.sink)" = 1 ] || fail "corrupt: sink exit $(rc corrupt.sink)"
 [ "$(rc corrupt.src)" = 1 ] || fail "corrupt: source exit $(rc corrupt.src)"

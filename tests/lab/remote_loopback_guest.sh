@@ -42,6 +42,19 @@ run uring --dram 64M --no-local $W --verify full --json -- --disks "$d1" -q 2 --
 # 1c. -a: one run per message size on both sides, then the curve and its verdict.
 run sizes --dram 64M --no-local -a --warmup 0.5 -D 1 --depth 4 --timeout 5 --json -- \
 	--source mem -q 2 -a --warmup 0.5 -D 1 --depth 4 --timeout 5 --json "$VLAB_ADDR"
+# 1d. -R with --sources 2: two sources into one sink, every RDMA connection
+# through the sink's one rdma_cm listener, each session taking its own.
+$B --dram 64M --no-local --sources 2 -R $W --json >"$O/fanr.sink.out" 2>"$O/fanr.sink.err" &
+sp=$!
+wait_listen
+for i in 1 2; do
+	timeout 90 $B --source mem -q 2 -R $W --json "$VLAB_ADDR" >"$O/fanr.src$i.out" 2>"$O/fanr.src$i.err" &
+	eval "cp$i=\$!"
+done
+wait "$cp1"; echo $? >"$O/fanr.src1.rc"
+wait "$cp2"; echo $? >"$O/fanr.src2.rc"
+wait $sp; echo $? >"$O/fanr.sink.rc"
+echo "fanr: sink $(cat "$O/fanr.sink.rc") sources $(cat "$O/fanr.src1.rc") $(cat "$O/fanr.src2.rc")"
 # 2. memory source, a corrupted canary: FAIL on both sides.
 run corrupt --dram 64M --no-local $W -- --source mem --corrupt-canary $W "$VLAB_ADDR"
 # 3. parameter mismatch: the source is told why and exits 1; the sink logs it

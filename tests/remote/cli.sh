@@ -59,8 +59,7 @@ expect_exit 2 "--source is a source option" "$B" --source disk
 expect_exit 2 "--dump-slice is a sink option" "$B" --dump-sl f peer
 expect_exit 2 "invalid source count '0'" "$B" --sources 0
 expect_exit 2 "invalid source count '65'" "$B" --sources 65
-expect_exit 2 "--sources 2 takes one window of one size over the verbs connection: drop -R/--rdma_cm" "$B" --sources 2 -R
-expect_exit 2 "drop -a" "$B" --sources 2 -a
+expect_exit 2 "--sources 2 takes one window of one size: drop -a" "$B" --sources 2 -R -a
 expect_exit 2 "drop --interval" "$B" --sources 2 --interval 1
 expect_exit 2 "drop --dump-slice" "$B" --sources 2 --dump-slice x
 expect_exit 2 "multiple of 4096" "$B" -s 512 peer
@@ -77,6 +76,8 @@ if [ ! -d /sys/class/infiniband ] || [ -z "$(ls /sys/class/infiniband 2>/dev/nul
 		127.0.0.1 >/dev/null 2>"$TMPD/e"
 	check_eq "--bidir takes both roles' options: exit 1, no RDMA device" "1 2" \
 		"$? $(grep -c 'no RDMA device found' "$TMPD/e")"
+	# -R with --sources: taken (each session accepts its own connections), not a usage error.
+	expect_exit 1 "no RDMA device found" "$B" --sources 2 -R --dram 1M --no-local
 	timeout 20 "$B" --json --source mem 127.0.0.1 >"$TMPD/j" 2>/dev/null
 	check_eq "no device: exit 1 with --json" 1 $?
 	if [ -x "$PYTHON3" ] || command -v "$PYTHON3" >/dev/null; then

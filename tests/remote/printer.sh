@@ -45,6 +45,16 @@ check_match "sink text: streams" \
 check_match "sink text: valid" '^ Total is a sum  : valid: every overlap >= 99%, every variation <= 2%$' "$(cat "$TMPD/sink.txt")"
 check_eq "text has no JSON" 0 "$(grep -c '[{}]' "$TMPD/sink.txt")"
 
+# A live line (--interval) comes between the header and the body in text, on stderr beside JSON.
+"$demo" --stream sink-live >"$TMPD/live.txt" 2>"$TMPD/live.err" || fail "sink-live exited $?"
+check_eq "live line: after the header, before the body" \
+	"QP timeout|[    1.0s]  local 0.90  rdma -  (no heartbeat since the last line)| Source          : 10.77.0.2 (4 workers, drives)" \
+	"$(grep -A2 '^ QP timeout' "$TMPD/live.txt" | sed 's/ : 16 (268 ms per try)$//; s/^ QP timeout.*/QP timeout/' | paste -sd'|')"
+check_eq "live line text: nothing on stderr" "" "$(cat "$TMPD/live.err")"
+"$demo" --json --stream sink-live >"$TMPD/live.json" 2>"$TMPD/live.err" || fail "sink-live --json exited $?"
+cmp -s "$TMPD/live.json" "$TMPD/sink.json" || fail "live line: the JSON differs from the sink's without it"
+check_eq "live line beside JSON: on stderr" "[    1.0s]  local 0.90  rdma -  (no heartbeat since the last line)" "$(cat "$TMPD/live.err")"
+
 # A source 3 s late: the overlap is 50% and the total is not a sum.
 check_eq "late: overlap 50, not valid, named" "50 False True" \
 	"$(json_get "$TMPD/sink-late.json" '"%g %s %s" % (d["streams"][1]["overlap_pct"], d["total_valid"], "overlapped the sink" in d["total_invalid_reason"])')"

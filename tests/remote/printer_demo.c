@@ -4,11 +4,12 @@
  * memory (no RDMA device: the figures a run would have measured), judged by
  * streams.c and printed by printer.c, for tests/remote/printer.sh to check.
  *
- *	printer_demo [--json] [--stream] sink|sink-late|sink-fail|source|fanin|
- *		fanin-missing|bidir|sizes
+ *	printer_demo [--json] [--stream] sink|sink-late|sink-fail|sink-live|source|
+ *		fanin|fanin-missing|bidir|sizes
  *
  * --stream prints as during a run (the header at result_begin, each run of
  * -a at result_end, the rest at the end); without it the whole result at once.
+ * sink-live is sink with a live line (--interval) told after the header.
  */
 #include <math.h>
 #include <stdio.h>
@@ -218,7 +219,7 @@ static void sizes(struct result *x)
 }
 
 /* As during a run: each part judged and told, then the rest. */
-static void stream_out(struct report *r, struct result *x)
+static void stream_out(struct report *r, struct result *x, bool live)
 {
 	int i;
 
@@ -234,6 +235,12 @@ static void stream_out(struct report *r, struct result *x)
 	streams_judge(x);
 	if (x->mode != RESULT_SIZES && x->mode != RESULT_BIDIR && x->begun)
 		result_begin(x);
+	if (live) {
+		struct live_value v[] = {{"local", 0.9e9}, {"rdma", NAN}};
+
+		result_live(x,
+			    &(struct result_live){1.0, v, 2, "(no heartbeat since the last line)"});
+	}
 	print_result(r, x);
 }
 
@@ -256,7 +263,7 @@ int main(int argc, char **argv)
 	nbw_set_prog("printer_demo");
 	result_init(&x, mode, &o);
 	report_init(&r, stdout, json, false);
-	if (!strcmp(what, "sink") || !strcmp(what, "sink-late") || !strcmp(what, "sink-fail"))
+	if (!strncmp(what, "sink", 4))
 		one_source(&x, !strcmp(what, "sink-late") ? 3 : 0.03, !strcmp(what, "sink-fail"));
 	else if (!strcmp(what, "source"))
 		the_source(&x, 1, 0.5);
@@ -270,7 +277,7 @@ int main(int argc, char **argv)
 		return 2;
 	x.begun = true;
 	if (live) {
-		stream_out(&r, &x);
+		stream_out(&r, &x, !strcmp(what, "sink-live"));
 	} else {
 		for (i = 0; i < x.nparts; i++)
 			streams_judge(&x.parts[i]);

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "ctrl.h"
+#include "ctrl_io.h"
 #include "door.h"
 #include "nbw.h"
 #include "timing.h"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "ctrl.h"
+#include "ctrl_io.h"
 
 #define BIT(t) (1u << (t))
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * report_demo [--json] [--gbits]: drives every call of common/report.h once,
+ * report_demo [--json] [--gbits]: drives every call of common/base/report.h once,
  * with awkward values (quotes, control characters, NAN, nesting, empty
  * containers), so tests/report.sh can check the JSON with a real parser and
  * the text against the expected rendering.

@@ -18,7 +18,7 @@
 
 #include "auth.h"
 #include "check.h"
-#include "ctrl.h"
+#include "ctrl_io.h"
 #include "nbw.h"
 #include "netaddr.h"
 #include "report.h"

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "ctrl.h"
+#include "ctrl_io.h"
 #include "timing.h"
 
 /* Strip and check the header of an encoded message; returns the payload. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_lathist.c: the latency histogram (common/lathist.c): bucket bounds
+ * test_lathist.c: the latency histogram (common/base/lathist.c): bucket bounds
  * that tile the range without gaps, exact percentiles of values at bucket
  * bounds, min/max/mean exact, the 0.8% bound elsewhere, and that merging two
  * histograms gives the histogram of the union.

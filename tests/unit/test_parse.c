@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* test_parse.c: the size / duration / count / list grammar of common/parse.c. */
+/* test_parse.c: the size / duration / count / list grammar of common/base/parse.c. */
 #include <errno.h>
 #include <math.h>
 

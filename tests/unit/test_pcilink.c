@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_pcilink.c: the link math of common/pcilink.c for every generation and
+ * test_pcilink.c: the link math of common/pci/pcilink.c for every generation and
  * width (table-driven), the capability decoder on hand-built config space,
  * the verdict of a link and of a path in each case the probe names, and the
  * slot side: SltCap decoding, the slot ceiling and the projection's what-ifs.

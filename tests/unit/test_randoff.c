@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_randoff.c: the readers' random offsets (common/rng.c, reader.c):
+ * test_randoff.c: the readers' random offsets (common/base/rng.c, reader.c):
  * every offset chunk-aligned, block-aligned and with its whole chunk inside
  * the region; uniform over 10^5 draws (chi-square over 16 bins, and every
  * slot of a small region drawn); one seed and stream give one sequence,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_remote_layout: how the sink of nvme_write_bw_remote cuts its DRAM
- * (common/slice.h): local staging first, then equal slices of
+ * (nvme_write_bw_remote/fabric/slice.h): local staging first, then equal slices of
  * whole chunks, each at least the canary slot plus a ring of depth; the ring
  * slot of the n-th chunk.
  */

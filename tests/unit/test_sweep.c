@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_sweep.c: the sweep verdict (common/sweep.c) on fixture curves: flat at
+ * test_sweep.c: the sweep verdict (common/base/sweep.c) on fixture curves: flat at
  * the link ceiling (the reference platform's Gen3 x4 drive), flat below it,
  * still rising at the largest point, noisy but flat, without a ceiling, a
  * single point, a curve that reaches the ceiling only at its last point, and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_watchdog: the run's budget (common/watchdog.c). The watchdog is one per
+ * test_watchdog: the run's budget (common/base/watchdog.c). The watchdog is one per
  * process, so the cases run one after the other: it gives up at its budget,
  * naming the last phase; not while paused; sooner after a limit; later after
  * a re-arm; never once stopped.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_window: the measured window of common/window.c on a counter that grows
+ * test_window: the measured window of common/base/window.c on a counter that grows
  * at a known rate: warm-up outside the window, the window's length, samples
  * every sample_s and their variation, live lines, a check() that stops it,
  * and the coefficient of variation against worked values.

@@ -1,0 +1,905 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fake_fabric.c: the fab_* calls of fabric/rdma.h without an RDMA device, so
+ * that nvme_write_bw_remote's own code (every file of the tool, unchanged)
+ * runs in fast tests as tests/remote/fake_remote. Sink and source are
+ * separate processes; the control channel is the tool's own TCP (loopback);
+ * this file plays the NIC:
+ *
+ * - ports come from $NBW_FAKE_PORTS, "dev:port:link:addr/prefix:gbits[:down]
+ *   [:sw]" comma-separated (link ib or eth; addr may be "-"), default two
+ *   Ethernet ports fake0 and fake1 on 127.0.1.1/24 and 127.0.2.1/24;
+ * - a QP is a unix socket in $NBW_FAKE_DIR (none: "no RDMA device"). Verbs
+ *   mode: the sink's QP listens at "q-QPN-PSN" (its attributes are the name),
+ *   the source connects to it when it moves its QP to RTS. rdma_cm mode: the
+ *   listener is "cm-ADDR-PORT" (or cm-any-PORT), a connect request carries
+ *   the private data and the addresses;
+ * - a WRITE is a frame (remote address, rkey, length, wr_id, then the bytes)
+ *   that a thread on the sink's side checks against the MR it registered
+ *   (out of range or a wrong rkey: a remote access error, as a NIC says) and
+ *   copies into the sink's memory; the completion comes back on the socket.
+ *
+ * Faults, from $NBW_FAKE_FAULT (one of, in the process that should misbehave):
+ *   hang@N   the N-th WRITE of this process and every later one never completes
+ *   error@N  the N-th WRITE completes in error (remote access error)
+ *   die@N    the process is killed (SIGKILL) at its N-th WRITE: a peer that dies
+ *   slow=MS  opening a QP (or connecting one with rdma_cm) takes MS milliseconds
+ *   qp       opening a QP fails
+ *   lost     the sink's QPs say the connection went away once data arrived
+ *   stranger rdma_cm connect requests carry no private data of ours
+ * The count N starts at 0 (the canaries are the first WRITEs).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rdma.h"
+#include "window.h"
+
+#define FAKE_MAGIC 0x4e42574641424631ULL /* "NBWFABF1" */
+
+/* A WRITE on the wire, then len bytes. */
+struct frame {
+	uint64_t addr;
+	uint64_t wr_id;
+	uint32_t rkey;
+	uint32_t len;
+};
+
+/* Its completion. */
+struct cqe {
+	uint64_t wr_id;
+	int32_t status; /* enum ibv_wc_status */
+	uint32_t pad;
+};
+
+/* An rdma_cm connect request: the private data and who asks whom. */
+struct request {
+	uint64_t magic;
+	uint64_t session;
+	uint32_t worker;
+	char src[FAB_ADDR_LEN];
+	char dst[FAB_ADDR_LEN];
+};
+
+/* One QP of this file: the socket, the MR it protects, the NIC's thread. */
+struct fake_qp {
+	struct ibv_qp qp; /* first: c->qp points here */
+	struct ibv_mr mr;
+	int lfd; /* verbs sink: listening until the source connects */
+	int fd;	 /* the connection */
+	char path[108];
+	pthread_t nic;
+	bool nic_started;
+	atomic_bool lost; /* the peer went away (the sink's view) */
+	atomic_bool stop;
+	uint64_t completions; /* source: pending, counted by the writer */
+};
+
+/* A connect request that arrived: c->id points here. */
+struct fake_id {
+	struct rdma_cm_id id; /* first */
+	int fd;
+	struct sockaddr_in peer;
+	struct request req;
+};
+
+static atomic_uint fake_qpn = 1;
+static atomic_ulong fake_writes;
+static atomic_uint fake_rkey = 0x1000;
+
+/* ---- the environment ---------------------------------------------------------- */
+
+static const char *fault_arg(const char *name)
+{
+	const char *f = getenv("NBW_FAKE_FAULT");
+	size_t n = strlen(name);
+
+	if (!f || strncmp(f, name, n))
+		return NULL;
+	return f[n] == '@' || f[n] == '=' ? f + n + 1 : f[n] ? NULL : f + n;
+}
+
+static bool fault(const char *name)
+{
+	return fault_arg(name) != NULL;
+}
+
+/* A fault counted in WRITEs: does WRITE number n trigger it? */
+static bool fault_at(const char *name, uint64_t n)
+{
+	const char *a = fault_arg(name);
+
+	return a && n >= strtoull(a, NULL, 10);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void fault_slow(void)
+{
+	const char *a = fault_arg("slow");
+
+	if (a)
+		sleep_ms(strtol(a, NULL, 10));
+}
+
+static int sock_path(struct sockaddr_un *sa, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* $NBW_FAKE_DIR/name into sa; -ENODEV without the directory. */
+static int sock_path(struct sockaddr_un *sa, const char *fmt, ...)
+{
+	const char *dir = getenv("NBW_FAKE_DIR");
+	char name[96];
+	va_list ap;
+	int n;
+
+	if (!dir || !dir[0])
+		return -ENODEV;
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	n = snprintf(sa->sun_path, sizeof(sa->sun_path), "%s/%s", dir, name);
+	return n < (int)sizeof(sa->sun_path) ? 0 : -ENAMETOOLONG;
+}
+
+static int fake_listen(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	unlink(sa->sun_path);
+	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) || listen(fd, 64)) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+static int fake_dial(const struct sockaddr_un *sa)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa))) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* All of len, or -errno (-ECONNRESET at the end of the stream). */
+static int full_io(int fd, void *p, size_t len, bool out)
+{
+	unsigned char *b = p;
+
+	while (len) {
+		ssize_t n = out ? send(fd, b, len, MSG_NOSIGNAL) : recv(fd, b, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n ? -errno : -ECONNRESET;
+		b += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static bool readable(int fd, int ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	return poll(&p, 1, ms) == 1;
+}
+
+/* ---- ports ---------------------------------------------------------------------- */
+
+#define FAKE_PORTS_DEFAULT "fake0:1:eth:127.0.1.1/24:100,fake1:1:eth:127.0.2.1/24:100"
+
+/* One "dev:port:link:addr/prefix:gbits[:down][:sw]" into p. */
+static void port_parse(char *spec, struct fab_port *p)
+{
+	char *f[8] = {0}, *save = NULL, *t;
+	int n = 0;
+
+	for (t = strtok_r(spec, ":", &save); t && n < 8; t = strtok_r(NULL, ":", &save))
+		f[n++] = t;
+	memset(p, 0, sizeof(*p));
+	snprintf(p->dev, sizeof(p->dev), "%s", f[0] ? f[0] : "fake");
+	p->port = (uint8_t)(f[1] ? atoi(f[1]) : 1);
+	p->link = f[2] && !strcmp(f[2], "ib") ? FAB_LINK_IB : FAB_LINK_ETH;
+	p->link_layer = p->link == FAB_LINK_IB ? "InfiniBand" : "Ethernet";
+	p->active = true;
+	p->numa_node = -1;
+	p->gid_index = p->link == FAB_LINK_IB ? 0 : 1;
+	p->active_mtu = IBV_MTU_4096;
+	p->lid = p->link == FAB_LINK_IB ? (uint16_t)(p->port + 1) : 0;
+	if (f[3] && strcmp(f[3], "-")) {
+		char *slash = strchr(f[3], '/');
+
+		if (slash) {
+			*slash = 0;
+			p->prefix_len = (uint8_t)atoi(slash + 1);
+		}
+		snprintf(p->addr, sizeof(p->addr), "%s", f[3]);
+		/* RoCE v2: the GID maps the port's IPv4 address. */
+		p->gid[10] = p->gid[11] = 0xff;
+		inet_pton(AF_INET, p->addr, p->gid + 12);
+	}
+	p->rate_gbits = f[4] ? atof(f[4]) : 0;
+	for (n = 5; n < 8 && f[n]; n++) {
+		if (!strcmp(f[n], "down"))
+			p->active = false;
+		if (!strcmp(f[n], "sw"))
+			p->software = true;
+	}
+}
+
+/* Every fake port of this process; 0 without $NBW_FAKE_DIR (no device). */
+static int ports_all(struct fab_port *out, int max)
+{
+	const char *env = getenv("NBW_FAKE_PORTS"), *dir = getenv("NBW_FAKE_DIR");
+	char *copy, *save = NULL, *t;
+	int n = 0;
+
+	if (!dir || !dir[0])
+		return 0;
+	copy = strdup(env ? env : FAKE_PORTS_DEFAULT);
+	if (!copy)
+		return -ENOMEM;
+	for (t = strtok_r(copy, ",", &save); t && n < max; t = strtok_r(NULL, ",", &save))
+		port_parse(t, &out[n++]);
+	free(copy);
+	return n;
+}
+
+int fab_ports_select(const char *list, int gid_index, struct fab_port *out, int max, char *bad,
+		     size_t badlen)
+{
+	struct fab_port all[FAB_MAX_PORTS];
+	int nall = ports_all(all, FAB_MAX_PORTS), n = 0, i;
+	char *copy, *save = NULL, *t;
+
+	if (nall <= 0)
+		return nall < 0 ? nall : -ENODEV;
+	for (i = 0; i < nall; i++)
+		if (gid_index >= 0)
+			all[i].gid_index = gid_index;
+	copy = strdup(list ? list : "");
+	if (!copy)
+		return -ENOMEM;
+	for (t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(t, ':');
+		int found = 0, active = 0;
+
+		if (colon)
+			*colon++ = 0;
+		for (i = 0; i < nall; i++) {
+			if (strcmp(all[i].dev, t) || (colon && all[i].port != atoi(colon)))
+				continue;
+			found++;
+			if (all[i].active && n < max) {
+				out[n++] = all[i];
+				active++;
+			}
+		}
+		if (!found || !active) {
+			snprintf(bad, badlen, "%s%s%s", t, colon ? ":" : "", colon ? colon : "");
+			free(copy);
+			return found ? -ENETDOWN : -ENOENT;
+		}
+	}
+	free(copy);
+	for (i = 0; !list && i < nall && n < max; i++)
+		if (all[i].active)
+			out[n++] = all[i];
+	if (!n)
+		snprintf(bad, badlen, "%s", all[0].dev);
+	return n ? n : -ENETDOWN;
+}
+
+/* By subnet where both have an address, else the i-th port with the i-th. */
+bool fab_ports_reachable(const struct fab_port *a, int a_index, const struct fab_port *b,
+			 int b_index)
+{
+	struct in_addr x, y;
+	uint32_t mask;
+
+	if (a->link != b->link)
+		return false;
+	if (!a->addr[0] || !b->addr[0] || !a->prefix_len)
+		return a_index == b_index;
+	if (inet_pton(AF_INET, a->addr, &x) != 1 || inet_pton(AF_INET, b->addr, &y) != 1)
+		return false;
+	mask = a->prefix_len >= 32 ? 0xffffffffu : ~(0xffffffffu >> a->prefix_len);
+	return (ntohl(x.s_addr) & mask) == (ntohl(y.s_addr) & mask);
+}
+
+/* ---- the sink's NIC: WRITEs into registered memory ---------------------------------- */
+
+static int nic_one(struct fake_qp *q)
+{
+	struct frame f;
+	struct cqe e = {0};
+	uint64_t base = (uint64_t)(uintptr_t)q->mr.addr;
+	int rc = full_io(q->fd, &f, sizeof(f), false);
+
+	if (rc)
+		return rc;
+	e.wr_id = f.wr_id;
+	if (f.rkey != q->mr.rkey || f.addr < base || f.addr + f.len > base + q->mr.length) {
+		static unsigned char sink[65536];
+		uint32_t left = f.len;
+
+		e.status = IBV_WC_REM_ACCESS_ERR;
+		while (!rc && left) { /* the bytes go nowhere */
+			uint32_t n = left < sizeof(sink) ? left : (uint32_t)sizeof(sink);
+
+			rc = full_io(q->fd, sink, n, false);
+			left -= n;
+		}
+	} else {
+		rc = full_io(q->fd, (void *)(uintptr_t)f.addr, f.len, false);
+	}
+	if (!rc && fault("lost"))
+		atomic_store(&q->lost, true);
+	return rc ?: full_io(q->fd, &e, sizeof(e), true);
+}
+
+static void *nic_main(void *arg)
+{
+	struct fake_qp *q = arg;
+
+	if (q->fd < 0) { /* verbs mode: the source connects when its QP goes to RTS */
+		while (!atomic_load(&q->stop) && !readable(q->lfd, 50))
+			;
+		if (atomic_load(&q->stop))
+			return NULL;
+		q->fd = accept4(q->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (q->fd < 0)
+			return NULL;
+	}
+	while (!atomic_load(&q->stop) && !nic_one(q))
+		;
+	atomic_store(&q->lost, true);
+	return NULL;
+}
+
+static struct fake_qp *qp_new(void *buf, size_t len)
+{
+	struct fake_qp *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return NULL;
+	q->lfd = q->fd = -1;
+	q->mr.addr = buf;
+	q->mr.length = len;
+	q->mr.lkey = q->mr.rkey = atomic_fetch_add(&fake_rkey, 1);
+	return q;
+}
+
+static int nic_start(struct fab_conn *c, struct fake_qp *q)
+{
+	int err = pthread_create(&q->nic, NULL, nic_main, q);
+
+	if (err)
+		return fab_conn_fail(c, -err, "NIC thread");
+	q->nic_started = true;
+	return 0;
+}
+
+int fab_conn_fail(struct fab_conn *c, int rc, const char *what)
+{
+	snprintf(c->why, sizeof(c->why), "%s: %s", what, strerror(-rc));
+	return rc;
+}
+
+static void conn_bind(struct fab_conn *c, struct fake_qp *q, const char *dev, uint8_t port)
+{
+	c->qp = &q->qp;
+	c->mr = &q->mr;
+	snprintf(c->dev, sizeof(c->dev), "%s", dev);
+	c->port = port;
+}
+
+static struct fake_qp *qp_of(const struct fab_conn *c)
+{
+	return (struct fake_qp *)c->qp;
+}
+
+/* ---- verbs mode ------------------------------------------------------------------- */
+
+int fab_qp_open(struct fab_conn *c, const struct fab_port *p, unsigned depth, void *buf, size_t len,
+		bool remote_write, struct fab_qp_attr *local)
+{
+	struct fake_qp *q;
+	struct sockaddr_un sa;
+	int rc;
+
+	(void)depth;
+	fault_slow();
+	if (fault("qp"))
+		return fab_conn_fail(c, -EIO, "ibv_create_qp (fake fault)");
+	q = qp_new(buf, len);
+	if (!q)
+		return fab_conn_fail(c, -ENOMEM, "QP");
+	conn_bind(c, q, p->dev, p->port);
+	*local = (struct fab_qp_attr){.lid = p->lid,
+				      .qpn = atomic_fetch_add(&fake_qpn, 1),
+				      .psn = (uint32_t)getpid() & 0xffffff,
+				      .mtu = p->active_mtu};
+	memcpy(local->gid, p->gid, sizeof(local->gid));
+	if (!remote_write)
+		return 0;
+	rc = sock_path(&sa, "q-%u-%u", local->qpn, local->psn);
+	if (!rc)
+		rc = q->lfd = fake_listen(&sa);
+	if (rc < 0)
+		return fab_conn_fail(c, rc, "QP socket");
+	snprintf(q->path, sizeof(q->path), "%s", sa.sun_path);
+	return nic_start(c, q);
+}
+
+int fab_qp_connect(struct fab_conn *c, const struct fab_port *p, const struct fab_qp_attr *local,
+		   const struct fab_qp_attr *remote, const struct fab_link_opts *lo)
+{
+	struct fake_qp *q = qp_of(c);
+	struct sockaddr_un sa;
+	int rc;
+
+	(void)p;
+	(void)local;
+	(void)lo;
+	if (!q)
+		return fab_conn_fail(c, -EINVAL, "QP not open");
+	c->connected = true;
+	if (q->lfd >= 0) /* the sink's side: its NIC thread takes the source's connection */
+		return 0;
+	rc = sock_path(&sa, "q-%u-%u", remote->qpn, remote->psn);
+	if (!rc)
+		rc = q->fd = fake_dial(&sa);
+	if (rc < 0) {
+		c->connected = false;
+		return fab_conn_fail(c, rc, "modify QP to RTR (no such remote QP)");
+	}
+	return 0;
+}
+
+/* ---- rdma_cm mode ----------------------------------------------------------------- */
+
+int fab_listener_open(struct fab_listener *l, const char *const *addrs, int naddrs, unsigned port)
+{
+	struct sockaddr_un sa;
+	int i, rc;
+
+	memset(l, 0, sizeof(*l));
+	for (i = 0; i < (naddrs ? naddrs : 1) && i < FAB_LISTEN_MAX; i++) {
+		struct fake_id *x = calloc(1, sizeof(*x));
+
+		if (!x)
+			return -ENOMEM;
+		rc = sock_path(&sa, "cm-%s-%u", naddrs ? addrs[i] : "any", port);
+		if (!rc)
+			rc = x->fd = fake_listen(&sa);
+		if (rc < 0) {
+			free(x);
+			fab_listener_close(l);
+			return rc;
+		}
+		l->ids[l->n++] = &x->id;
+	}
+	return 0;
+}
+
+void fab_listener_close(struct fab_listener *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++) {
+		struct fake_id *x = (struct fake_id *)l->ids[i];
+
+		close(x->fd);
+		free(x);
+	}
+	l->n = 0;
+}
+
+/* Take one request from listening socket lfd: -EPROTO if it is none of ours. */
+static int take_request(int lfd, struct fake_id **out)
+{
+	struct fake_id *x = calloc(1, sizeof(*x));
+	int rc;
+
+	if (!x)
+		return -ENOMEM;
+	x->fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (x->fd < 0) {
+		free(x);
+		return -EAGAIN;
+	}
+	rc = readable(x->fd, 1000) ? full_io(x->fd, &x->req, sizeof(x->req), false) : -ETIMEDOUT;
+	x->req.src[FAB_ADDR_LEN - 1] = x->req.dst[FAB_ADDR_LEN - 1] = 0;
+	if (rc || x->req.magic != FAKE_MAGIC) {
+		fab_listener_reject(&x->id);
+		return -EPROTO;
+	}
+	x->peer.sin_family = AF_INET;
+	if (inet_pton(AF_INET, x->req.src, &x->peer.sin_addr) != 1)
+		x->peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	*out = x;
+	return 0;
+}
+
+int fab_listener_next(struct fab_listener *l, int timeout_ms, struct rdma_cm_id **id,
+		      struct fab_hello *hello)
+{
+	struct pollfd p[FAB_LISTEN_MAX];
+	int i, n, waited = 0;
+
+	for (i = 0; i < l->n; i++)
+		p[i] = (struct pollfd){.fd = ((struct fake_id *)l->ids[i])->fd, .events = POLLIN};
+	for (;;) {
+		if (nbw_interrupted())
+			return -EINTR;
+		n = poll(p, (nfds_t)l->n, 100);
+		for (i = 0; n > 0 && i < l->n; i++) {
+			struct fake_id *x;
+			int rc;
+
+			if (!(p[i].revents & POLLIN))
+				continue;
+			rc = take_request(p[i].fd, &x);
+			if (rc == -EAGAIN)
+				continue;
+			if (rc)
+				return rc;
+			*id = &x->id;
+			*hello = (struct fab_hello){.session = x->req.session,
+						    .worker = x->req.worker};
+			return 0;
+		}
+		waited += 100;
+		if (waited >= timeout_ms)
+			return -ETIMEDOUT;
+	}
+}
+
+const struct sockaddr *fab_request_peer(struct rdma_cm_id *id)
+{
+	return (const struct sockaddr *)&((struct fake_id *)id)->peer;
+}
+
+void fab_listener_reject(struct rdma_cm_id *id)
+{
+	struct fake_id *x = (struct fake_id *)id;
+	uint32_t no = 0;
+
+	full_io(x->fd, &no, sizeof(no), true);
+	close(x->fd);
+	free(x);
+}
+
+/* The port of this process whose address is addr (a listener's), else the first. */
+static void port_by_addr(const char *addr, struct fab_port *out)
+{
+	struct fab_port all[FAB_MAX_PORTS];
+	int n = ports_all(all, FAB_MAX_PORTS), i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++)
+		if (!strcmp(all[i].addr, addr)) {
+			*out = all[i];
+			return;
+		}
+	if (n > 0)
+		*out = all[0];
+}
+
+int fab_conn_accept(struct fab_conn *c, struct rdma_cm_id *id, void *buf, size_t len,
+		    int timeout_ms)
+{
+	struct fake_id *x = (struct fake_id *)id;
+	struct fake_qp *q = qp_new(buf, len);
+	struct fab_port p;
+	uint32_t yes = 1;
+	int rc;
+
+	(void)timeout_ms;
+	if (!q) {
+		fab_listener_reject(id);
+		return fab_conn_fail(c, -ENOMEM, "QP");
+	}
+	port_by_addr(x->req.dst, &p);
+	conn_bind(c, q, p.dev, p.port);
+	q->fd = x->fd;
+	free(x);
+	rc = full_io(q->fd, &yes, sizeof(yes), true);
+	if (rc)
+		return fab_conn_fail(c, rc, "accept");
+	c->connected = true;
+	return nic_start(c, q);
+}
+
+int fab_conn_connect(struct fab_conn *c, const char *src, const char *dst, unsigned port,
+		     const struct fab_hello *hello, unsigned depth, void *buf, size_t len,
+		     const struct fab_link_opts *lo, int timeout_ms)
+{
+	struct request rq = {.magic = fault("stranger") ? 0 : FAKE_MAGIC,
+			     .session = hello->session,
+			     .worker = hello->worker};
+	struct fake_qp *q = qp_new(buf, len);
+	struct fab_port p;
+	struct sockaddr_un sa;
+	uint32_t answer = 0;
+	int rc;
+
+	(void)depth;
+	(void)lo;
+	fault_slow();
+	if (!q)
+		return fab_conn_fail(c, -ENOMEM, "QP");
+	port_by_addr(src ? src : "", &p);
+	conn_bind(c, q, p.dev, p.port);
+	snprintf(rq.src, sizeof(rq.src), "%s", src ? src : "127.0.0.1");
+	snprintf(rq.dst, sizeof(rq.dst), "%s", dst);
+	rc = sock_path(&sa, "cm-%s-%u", dst, port);
+	if (!rc)
+		rc = q->fd = fake_dial(&sa);
+	if (rc == -ENOENT && !sock_path(&sa, "cm-any-%u", port))
+		rc = q->fd = fake_dial(&sa);
+	if (rc < 0)
+		return fab_conn_fail(c, rc == -ENOENT ? -ECONNREFUSED : rc, "rdma_connect");
+	rc = full_io(q->fd, &rq, sizeof(rq), true);
+	if (!rc)
+		rc = readable(q->fd, timeout_ms) ? full_io(q->fd, &answer, sizeof(answer), false)
+						 : -ETIMEDOUT;
+	if (!rc && !answer)
+		rc = -ECONNREFUSED;
+	if (rc)
+		return fab_conn_fail(c, rc, "rdma_connect: rejected or no answer");
+	c->connected = true;
+	return 0;
+}
+
+bool fab_conn_lost(struct fab_conn *c)
+{
+	struct fake_qp *q = qp_of(c);
+
+	return q && atomic_load(&q->lost);
+}
+
+void fab_conn_close(struct fab_conn *c)
+{
+	struct fake_qp *q = qp_of(c);
+
+	if (!q)
+		return;
+	atomic_store(&q->stop, true);
+	if (q->fd >= 0)
+		shutdown(q->fd, SHUT_RDWR);
+	if (q->nic_started)
+		pthread_join(q->nic, NULL);
+	if (q->fd >= 0)
+		close(q->fd);
+	if (q->lfd >= 0)
+		close(q->lfd);
+	if (q->path[0])
+		unlink(q->path);
+	free(q);
+	c->qp = NULL;
+	c->mr = NULL;
+	c->connected = false;
+}
+
+/* ---- the source's posting loop ---------------------------------------------------------- */
+
+int fab_writer_init(struct fab_writer *w, struct fab_conn *c, uint64_t raddr, uint32_t rkey,
+		    uint32_t slots, size_t chunk, unsigned depth)
+{
+	memset(w, 0, sizeof(*w));
+	if (slots < 2 || !qp_of(c))
+		return -EINVAL;
+	w->c = c;
+	w->raddr = raddr;
+	w->rkey = rkey;
+	w->slots = slots;
+	w->chunk = chunk;
+	w->depth = depth;
+	w->items = calloc(depth, sizeof(*w->items));
+	w->busy = calloc(depth, sizeof(*w->busy));
+	if (w->items && w->busy)
+		return 0;
+	fab_writer_free(w);
+	return -ENOMEM;
+}
+
+void fab_writer_free(struct fab_writer *w)
+{
+	free(w->items);
+	free(w->busy);
+	w->items = NULL;
+	w->busy = NULL;
+}
+
+/* Post one WRITE of buf to slot dst; faults by this process's WRITE count. */
+static int post(struct fab_writer *w, uint64_t wr_id, const void *buf, size_t len, uint32_t dst)
+{
+	struct fake_qp *q = qp_of(w->c);
+	uint64_t n = atomic_fetch_add(&fake_writes, 1);
+	struct frame f = {.addr = w->raddr + (uint64_t)dst * w->chunk,
+			  .wr_id = wr_id,
+			  .rkey = fault_at("error", n) ? w->rkey ^ 0x80000000u : w->rkey,
+			  .len = (uint32_t)len};
+	int rc;
+
+	if (fault_at("die", n))
+		kill(getpid(), SIGKILL);
+	if (fault_at("hang", n))
+		return 0; /* posted; its completion never comes */
+	rc = full_io(q->fd, &f, sizeof(f), true);
+	if (!rc)
+		rc = full_io(q->fd, (void *)(uintptr_t)buf, len, true);
+	if (rc)
+		snprintf(w->why, sizeof(w->why), "ibv_post_send: %s", strerror(-rc));
+	return rc;
+}
+
+/* One completion within ms: 1 (in *e), 0 none, -EIO the connection is gone. */
+static int poll_cqe(struct fab_writer *w, int ms, struct cqe *e)
+{
+	struct fake_qp *q = qp_of(w->c);
+
+	if (!readable(q->fd, ms))
+		return 0;
+	if (full_io(q->fd, e, sizeof(*e), false)) {
+		snprintf(w->why, sizeof(w->why),
+			 "RDMA WRITE completion: transport retry counter exceeded (status %d)",
+			 IBV_WC_RETRY_EXC_ERR);
+		return -EIO;
+	}
+	return 1;
+}
+
+static const char *status_str(int status)
+{
+	return status == IBV_WC_SUCCESS ? "success" : "remote access error";
+}
+
+int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t dst, int timeout_ms)
+{
+	struct cqe e;
+	int rc = post(w, UINT64_MAX, buf, len, dst);
+
+	if (rc)
+		return rc;
+	rc = poll_cqe(w, timeout_ms, &e);
+	if (!rc) {
+		snprintf(w->why, sizeof(w->why), "no completion of the canary WRITE within %d ms",
+			 timeout_ms);
+		return -ETIMEDOUT;
+	}
+	if (rc < 0)
+		return rc;
+	if (e.status != IBV_WC_SUCCESS) {
+		snprintf(w->why, sizeof(w->why), "RDMA WRITE completion: %s (status %d)",
+			 status_str(e.status), e.status);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Take the completions there are within ms; count good bytes. 0 or -EIO. */
+static int reap(struct fab_writer *w, const struct write_source *src, _Atomic uint64_t *bytes,
+		int ms)
+{
+	struct cqe e;
+	int rc = 0, n;
+
+	while (w->inflight && (n = poll_cqe(w, ms, &e)) != 0) {
+		struct write_item *it;
+
+		if (n < 0)
+			return n;
+		ms = 0;
+		if (e.wr_id >= w->depth || !w->busy[e.wr_id])
+			continue;
+		it = &w->items[e.wr_id];
+		w->busy[e.wr_id] = false;
+		w->inflight--;
+		if (e.status != IBV_WC_SUCCESS) {
+			if (!rc)
+				snprintf(w->why, sizeof(w->why),
+					 "RDMA WRITE completion: %s (status %d)",
+					 status_str(e.status), e.status);
+			rc = -EIO;
+			it->len = 0;
+		} else {
+			atomic_fetch_add_explicit(bytes, it->len, memory_order_relaxed);
+		}
+		if (src->done)
+			src->done(src->ctx, it);
+	}
+	return rc;
+}
+
+int fab_write_loop(struct fab_writer *w, const struct write_source *src, atomic_bool *stop,
+		   _Atomic uint64_t *bytes, int drain_ms)
+{
+	uint64_t waited = 0;
+	int rc = 0;
+
+	while (!rc && !atomic_load_explicit(stop, memory_order_relaxed)) {
+		struct write_item it;
+		unsigned k;
+
+		rc = reap(w, src, bytes, w->inflight == w->depth ? 100 : 0);
+		if (rc || w->inflight == w->depth)
+			continue;
+		rc = src->next(src->ctx, &it);
+		if (rc == -EAGAIN) {
+			rc = reap(w, src, bytes, 10);
+			continue;
+		}
+		if (rc) {
+			if (!w->why[0])
+				snprintf(w->why, sizeof(w->why), "source: %s", strerror(-rc));
+			break;
+		}
+		for (k = 0; w->busy[k]; k++)
+			;
+		it.dst_slot = slice_ring_slot(w->posted, w->slots);
+		w->items[k] = it;
+		rc = post(w, k, it.buf, it.len, it.dst_slot);
+		if (rc) {
+			w->items[k].len = 0;
+			if (src->done)
+				src->done(src->ctx, &w->items[k]);
+			break;
+		}
+		w->busy[k] = true;
+		w->inflight++;
+		w->posted++;
+	}
+	/* Whatever is in flight still reads the staging slots: wait for it. */
+	while (w->inflight && waited < (uint64_t)drain_ms) {
+		int r = reap(w, src, bytes, 50);
+
+		if (r && !rc)
+			rc = r;
+		if (r)
+			break;
+		waited += 50;
+	}
+	if (w->inflight && !rc) {
+		snprintf(w->why, sizeof(w->why), "%u RDMA WRITEs still in flight after %d ms",
+			 w->inflight, drain_ms);
+		rc = -ETIMEDOUT;
+	}
+	return rc;
+}

@@ -1,0 +1,76 @@
+#!/bin/bash
+# fake_modes.sh: nvme_write_bw_remote's other modes over the fake fabric (no RDMA device):
+# --bidir (two processes, each a sink and a source: both directions, their sum and its
+# validity, text and JSON) and -a (seven message sizes, the curve and its verdict against
+# the fake rails' line rate).
+. "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
+
+# --bidir: side A on .1 of both subnets, side B on .2; each names the other.
+new_bidir() {
+	local n=$1
+	shift
+	PORT=$((20000 + RANDOM % 40000))
+	NBW_FAKE_PORTS=$SINK_PORTS timeout 60 "$FAKE" -p "$PORT" --bidir $RUN --dram 4M --source mem \
+		"$@" 127.0.1.2 >"$TMPD/$n-a.out" 2>"$TMPD/$n-a.err" &
+	SINK_PID=$!
+	SRC_RC=0
+	NBW_FAKE_PORTS=$SRC_PORTS timeout 60 "$FAKE" -p "$PORT" --bidir $RUN --dram 4M --source mem \
+		"$@" 127.0.1.1 >"$TMPD/$n-b.out" 2>"$TMPD/$n-b.err" || SRC_RC=$?
+	sink_status
+}
+
+new_bidir bj --json --min-overlap 10
+check_eq "bidir: exits" "0 0" "$SINK_RC $SRC_RC"
+for side in a b; do
+	jv "bj-$side" 'sorted(d)' 'd["exit_status"], d["send"]["ok"], d["receive"]["ok"]' \
+		'abs(d["bidir"]["sum_gb_per_s"] - d["bidir"]["send_gb_per_s"] - d["bidir"]["receive_gb_per_s"]) < 1e-3' \
+		'd["send"]["role"], d["receive"]["role"]' 'd["send"]["verify"], d["receive"]["verify"]' \
+		'abs(d["bidir"]["send_gb_per_s"] - d["send"]["rdma"]["gb_per_s"]) < 1e-3' \
+		'd["bidir"]["sum_valid"], d["bidir"]["sum_invalid_reason"]' 'd["send"]["rdma"]["bytes"]' 'd["receive"]["rdma"]["bytes"]'
+	check_eq "bidir $side: keys" "['bidir', 'exit_status', 'receive', 'role', 'send', 'tool', 'version']" "${J[0]}"
+	check_eq "bidir $side: exit status 0, both roles ok" "(0, True, True)" "${J[1]}"
+	check_eq "bidir $side: sum = send + receive" True "${J[2]}"
+	check_eq "bidir $side: both roles" "('source', 'sink')" "${J[3]}"
+	check_eq "bidir $side: both verified" "('pass', 'pass')" "${J[4]}"
+	check_eq "bidir $side: the send figure is the source's" True "${J[5]}"
+	# One second of window: no variation known for either direction, so not a sum.
+	check_match "bidir $side: not a valid sum, each direction's variation unknown" \
+		"^\(False, '.*send: variation unknown .*receive: variation unknown" "${J[6]}"
+	eval "sent_$side=\${J[7]} got_$side=\${J[8]}"
+done
+check_eq "bidir: what A sent is what B received" "$sent_a" "$got_b"
+check_eq "bidir: what B sent is what A received" "$sent_b" "$got_a"
+
+new_bidir bt
+check_eq "bidir text: exits" "0 0" "$SINK_RC $SRC_RC"
+out=$(cat "$TMPD/bt-a.out")
+check_match "bidir text: the sink's report" "NVMe -> RDMA WRITE -> remote DRAM bandwidth \(sink side\)" "$out"
+check_match "bidir text: the source's report" "NVMe -> RDMA WRITE -> remote DRAM bandwidth \(source side\)" "$out"
+check_match "bidir text: the sum" "[Ss]um" "$out"
+
+# -a: every size from 64K to 4M (4M x 3 slots needs 12 MiB of the sink's locked DRAM).
+# Where RLIMIT_MEMLOCK forbids that (and no CAP_IPC_LOCK), the sink says so at once: skipped.
+ulimit -l $((64 * 1024)) 2>/dev/null
+sink all -a --warmup 0 -D 0.3 --timeout 3 -t 2 --no-local --dram 16M --json
+if grep -q "cannot lock" "$TMPD/all.err"; then
+	sink_status
+	echo "(-a skipped: $(head -n 1 "$TMPD/all.err"))"
+else
+	src all-src -a --warmup 0 -D 0.3 --timeout 3 -t 2 --source mem --json
+	sink_status
+	check_eq "-a: exits" "0 0" "$SINK_RC $SRC_RC"
+	jv all '[s["params"]["chunk"] for s in d["sizes"]]' 'd["complete"]' \
+		'[s["verify"] for s in d["sizes"]]' \
+		'[round(p["gb_per_s"], 6) == round(s["rdma"]["gb_per_s"], 6) for p, s in zip(d["sweep"]["points"], d["sizes"])]' \
+		'd["sweep"]["line_rate_gb_per_s"]' 'd["sweep"]["verdict"]["kind"]' \
+		'sorted(d["sweep"]["verdict"])'
+	check_eq "-a: seven sizes" "[65536, 131072, 262144, 524288, 1048576, 2097152, 4194304]" "${J[0]}"
+	check_eq "-a: complete" True "${J[1]}"
+	check_eq "-a: each size verified" "['pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass']" "${J[2]}"
+	check_eq "-a: the curve's points are the runs' rates" "[True, True, True, True, True, True, True]" "${J[3]}"
+	check_eq "-a: against the line rate of its one rail (one QP, 100 Gb/s)" "12.5" "${J[4]}"
+	check_eq "-a: a verdict" "['flat_from', 'kind', 'max_gb_per_s', 'pct_of_ceiling', 'text']" "${J[6]}"
+	jv all-src 'len(d["sizes"])' 'd["complete"]'
+	check_eq "-a: the source ran them too" "7 True" "${J[0]} ${J[1]}"
+fi
+finish
