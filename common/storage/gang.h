@@ -19,7 +19,7 @@
 
 #include "reader.h"
 #include "target.h"
-#include "window.h"
+#include "line.h"
 
 struct reader_gang;
 
