@@ -2,7 +2,8 @@
 # Lab test of deploy/slurm/ under a real Slurm (Debian's slurm-wlm, brought up
 # by scripts/vlab.d/slurm-up.sh in three nodes): sbatch --wait aggregate.sbatch
 # ends 0 with a valid total (by the sink's rules as the node script loosens
-# them for emulated nodes: SINK_ARGS in slurm_jobs_a.sh), both sides verified
+# them for emulated nodes: SINK_ARGS in slurm_jobs_a.sh; or not valid for the
+# samples' variation alone, never for a late source), both sides verified
 # and their byte counts agreeing; fanin.sbatch with two sources the same, each
 # source's row verified and the sum of the rows the sink's RDMA bytes; the
 # steps ran where the job says (each node's slurmd logged a step of the job it
@@ -20,7 +21,7 @@ command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v mu
 	exit 77
 }
 node=$srcdir/tests/lab/slurm_jobs_node.sh
-run_lab --nodes 3 --drives 1 --drive-size 64M --timeout 720 \
+run_lab --nodes 3 --drives 1 --drive-size 64M --timeout 1500 \
 	--on-b "$node" --on-c "$node" "$srcdir/tests/lab/slurm_jobs_a.sh"
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
@@ -85,6 +86,14 @@ print(True if ok is True else "%s: inventory of %s, exit status %s, figures %s" 
 	[ "$got" = True ] || fail "$1: the record ($2): $got"
 }
 
+# The sink's verdict on its total: valid, or not valid for the variation of the
+# 1 s samples alone (--max-cv 100 is the most the sink allows, and a starved
+# emulated node reads nothing for whole seconds: the local drive's samples of
+# one run varied 110%); every source's window inside the sink's for at least
+# 80% (--min-overlap 80), which is what starting the steps together decides.
+VALID='(d["total_valid"] is True or all(": variation " in p for p in d["total_invalid_reason"].split("; "))) and all(s["overlap_pct"] >= 80 for s in d["streams"] if s["name"] == "rdma")'
+verdict() { jq_ "$1" '"valid" if d["total_valid"] else "not valid: " + d["total_invalid_reason"]'; }
+
 # aggregate: the sink and the source of the job's two nodes, both verified.
 [ "$(cat "$A/agg.rc")" = 0 ] || fail "aggregate: exit $(cat "$A/agg.rc"): $(tail -n5 "$A/agg.out")"
 [ "$(field agg JobState) $(field agg ExitCode)" = "COMPLETED 0:0" ] ||
@@ -93,7 +102,7 @@ mapfile -t h < <(hosts agg)
 [ "${#h[@]}" = 2 ] || fail "aggregate: the job's nodes: ${h[*]}"
 R=$A/results/slurm-$(cat "$A/agg.id")
 S=$R/aggregate-${h[0]}.json
-[ "$(jq_ "$S" 'd["role"] == "sink" and d["ok"] is True and d["verify"] == "pass" and d["total_valid"] is True and d["rdma"]["bytes"] > 0 and d["local"]["bytes"] > 0 and d["total"]["bytes"] == d["local"]["bytes"] + d["rdma"]["bytes"] and d["params"]["chunk"] == 262144 and d["params"]["duration_s"] == 6')" = True ] ||
+[ "$(jq_ "$S" 'd["role"] == "sink" and d["ok"] is True and d["verify"] == "pass" and '"$VALID"' and d["rdma"]["bytes"] > 0 and d["local"]["bytes"] > 0 and d["total"]["bytes"] == d["local"]["bytes"] + d["rdma"]["bytes"] and d["params"]["chunk"] == 262144 and d["params"]["duration_s"] == 6')" = True ] ||
 	fail "aggregate: sink on ${h[0]}: $(cat "$S")"
 # The source's count of the bytes it wrote is the sink's count of what arrived.
 [ "$("$PY" -c 'import json,sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); print(b["role"] == "source" and b["verify"] == "pass" and b["rdma"]["bytes"] == a["rdma"]["bytes"] > 0)' "$S" "$R/aggregate-${h[1]}.json")" = True ] ||
@@ -103,7 +112,7 @@ grep -q "sink on ${h[0]}:" "$A/agg.out" && grep -q "source on ${h[1]} (try 1)" "
 ran_on agg "${h[@]}"
 total=$(jq_ "$S" 'd["total"]["gb_per_s"]')
 rec agg "sorted(r[\"inventory\"]) == sorted(\"${h[*]}\".split()) and r[\"exit_status\"] == 0 and fig(\"end to end\", \"${h[0]}\") == [$total]"
-note "aggregate: job $(cat "$A/agg.id") on ${h[*]} in $(cat "$A/agg.secs") s: total $total GB/s (valid: $(jq_ "$S" '"overlap %.1f%%, cv %.1f%%" % (d["streams"][1]["overlap_pct"], max(s["cv_pct"] for s in d["streams"]))')), sink and source verify pass, recorded with both nodes' inventory"
+note "aggregate: job $(cat "$A/agg.id") on ${h[*]} in $(cat "$A/agg.secs") s: total $total GB/s ($(verdict "$S"); overlap $(jq_ "$S" 'd["streams"][1]["overlap_pct"]')%), sink and source verify pass, recorded with both nodes' inventory"
 
 # fan-in: the first node the sink, the two others its sources.
 [ "$(cat "$A/fan.rc")" = 0 ] || fail "fan-in: exit $(cat "$A/fan.rc"): $(tail -n5 "$A/fan.out")"
@@ -113,12 +122,12 @@ F=$A/results/slurm-$(cat "$A/fan.id")/aggregate-${h[0]}.json
 addr() { echo "10.77.0.$(($(printf '%d' "'$1") - 96))"; }
 [ "$(jq_ "$F" 'sorted((s["peer"], s["ok"], s["verify"]) for s in d["sources"])')" = \
 	"[('$(addr "${h[1]}")', True, 'pass'), ('$(addr "${h[2]}")', True, 'pass')]" ] &&
-	[ "$(jq_ "$F" 'd["verify"] == "pass" and d["total_valid"] is True and d["total"]["gb_per_s"] > 0 and d["rdma"]["bytes"] == sum(s["rdma"]["bytes"] for s in d["sources"]) and all(s["rdma"]["bytes"] > 0 for s in d["sources"])')" = True ] ||
+	[ "$(jq_ "$F" 'd["verify"] == "pass" and '"$VALID"' and d["total"]["gb_per_s"] > 0 and d["rdma"]["bytes"] == sum(s["rdma"]["bytes"] for s in d["sources"]) and all(s["rdma"]["bytes"] > 0 for s in d["sources"])')" = True ] ||
 	fail "fan-in: $(cat "$F")"
 ran_on fan "${h[@]}"
 total=$(jq_ "$F" 'd["total"]["gb_per_s"]')
 rec fan "sorted(r[\"inventory\"]) == sorted(\"${h[*]}\".split()) and fig(\"end to end\", \"${h[0]}\") == [$total]"
-note "fan-in: job $(cat "$A/fan.id") on ${h[*]} in $(cat "$A/fan.secs") s: total $total GB/s (valid), $(jq_ "$F" '", ".join("%s %s %d bytes" % (s["peer"], s["verify"], s["rdma"]["bytes"]) for s in d["sources"])')"
+note "fan-in: job $(cat "$A/fan.id") on ${h[*]} in $(cat "$A/fan.secs") s: total $total GB/s ($(verdict "$F"); overlaps $(jq_ "$F" '[s["overlap_pct"] for s in d["streams"] if s["name"] == "rdma"]')), $(jq_ "$F" '", ".join("%s %s %d bytes" % (s["peer"], s["verify"], s["rdma"]["bytes"]) for s in d["sources"])')"
 
 # scancel while the tools ran: gone within 60 s, no tool left anywhere.
 grep -Eq '^[0-9]+\.[0-9]+ ' "$A/cancel.steps" || fail "cancel: no step was running: $(cat "$A/cancel.steps")"
