@@ -44,7 +44,7 @@ ran_on() {
 	done
 }
 
-[ -s "$A/jobcomp.txt" ] || fail "no jobcomp.txt: slurmctld's completion log was not copied"
+[ -s "$A/jobcomp.txt" ] && [ -s "$A/slurmctld.log" ] || fail "no jobcomp.txt or slurmctld.log: not copied"
 # Nodes up throughout: slurmctld set none DOWN, all idle at the end.
 if grep -q 'setting DOWN' "$A/slurmctld.log"; then
 	fail "slurmctld set nodes DOWN: $(grep -E 'not responding|DOWN' "$A/slurmctld.log" | tr '\n' ';')"
