@@ -15,9 +15,10 @@
 #include "result.h"
 #include "streams.h"
 
-/* One role: its options and its result. */
+/* One role: its options, its run state and its result. */
 struct role_run {
 	struct options o;
+	struct run_state run;
 	bool sink;
 	struct result *x;
 	int rc;
@@ -27,7 +28,7 @@ static void *role_main(void *arg)
 {
 	struct role_run *w = arg;
 
-	w->rc = w->sink ? run_sink(&w->o, w->x) : run_source(&w->o, w->x);
+	w->rc = w->sink ? run_sink(&w->o, &w->run, w->x) : run_source(&w->o, &w->run, w->x);
 	return NULL;
 }
 
@@ -42,7 +43,7 @@ int run_bidir(const struct options *o, struct result *x)
 	w[0].o.peer = NULL;
 	w[0].o.no_local = true;
 	meeting_init(&sync, 1);
-	w[0].o.sync = w[1].o.sync = &sync;
+	w[0].run.sync = w[1].run.sync = &sync;
 	if (result_parts(x, 2, RESULT_SINK, &w[0].o)) {
 		nbw_err("out of memory");
 		meeting_destroy(&sync);

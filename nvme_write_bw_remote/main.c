@@ -23,6 +23,8 @@
 #include "watchdog.h"
 #include "window.h"
 
+static void print_roles(void);
+
 static void usage(void)
 {
 	printf("Usage: %s [options]          sink (receives; reads its own drives too)\n"
@@ -119,8 +121,9 @@ static void usage(void)
 	       "run has a budget, from the options: T = --timeout, W = --warmup + --duration,\n"
 	       "  8T + (W + 4T) per window (7 windows with -a) + the sink's --wait\n"
 	       "  (+ T per source with --sources; --wait 0 pauses it until a source comes);\n"
-	       "past it the tool says the step it was stuck in and exits 1.\n"
-	       "Exit status: 0 ok, 1 runtime failure (device, fabric, peer, verification FAIL),\n"
+	       "past it the tool says the step it was stuck in and exits 1.\n");
+	print_roles();
+	printf("Exit status: 0 ok, 1 runtime failure (device, fabric, peer, verification FAIL),\n"
 	       "2 usage error.\n");
 }
 
@@ -150,17 +153,30 @@ enum {
 	OPT_MAX_PER_SOURCE,
 };
 
+/*
+ * The role column of the table: the roles an option belongs to (none: every
+ * role). A process is one role: the sink (no PEER), the source (a PEER) or,
+ * with --bidir, both at once, whose sink reads no drives of its own.
+ */
+enum {
+	ROLE_SINK = 1,
+	ROLE_SOURCE = 2,
+	ROLE_BIDIR = 4,
+	SINK_ROLES = ROLE_SINK | ROLE_BIDIR,
+	SOURCE_ROLES = ROLE_SOURCE | ROLE_BIDIR,
+};
+
 static const struct cli_opt opts[] = {
 	CLI_TEXT("ib-dev", 'd', struct options, devs),
 	CLI_ARG("gid-index", 'x'),
 	CLI_ARG("port", 'p'),
-	CLI_TEXT("bind", OPT_BIND, struct options, bind),
-	CLI_TEXT("allow", OPT_ALLOW, struct options, allow_text),
+	CLI_TEXT("bind", OPT_BIND, struct options, bind, SINK_ROLES),
+	CLI_TEXT("allow", OPT_ALLOW, struct options, allow_text, SINK_ROLES),
 	CLI_TEXT("psk-file", OPT_PSK_FILE, struct options, psk_file),
 	CLI_ARG("timeout", OPT_TIMEOUT),
 	CLI_ARG("wait", OPT_WAIT),
-	CLI_ARG("sources", OPT_SOURCES),
-	CLI_ARG("max-workers-per-source", OPT_MAX_PER_SOURCE),
+	CLI_ARG("sources", OPT_SOURCES, SINK_ROLES),
+	CLI_ARG("max-workers-per-source", OPT_MAX_PER_SOURCE, SINK_ROLES),
 	CLI_ARG("size", 's'),
 	CLI_ARG("qp", 'q'),
 	CLI_ARG("tx-depth", 't'),
@@ -171,18 +187,18 @@ static const struct cli_opt opts[] = {
 	CLI_ARG("sl", OPT_SL),
 	CLI_ARG("tclass", OPT_TCLASS),
 	CLI_ARG("qp-timeout", 'u'),
-	CLI_ARG("source", OPT_SOURCE),
+	CLI_ARG("source", OPT_SOURCE, SOURCE_ROLES),
 	CLI_TEXT("disks", OPT_DISKS, struct options, disks),
-	CLI_TEXT_FLAG("local-disks", OPT_LOCAL_DISKS, struct options, disks, local_disks_set),
-	CLI_FLAG("no-local", OPT_NO_LOCAL, struct options, no_local),
-	CLI_ARG("dram", OPT_DRAM),
+	CLI_TEXT("local-disks", OPT_LOCAL_DISKS, struct options, disks, ROLE_SINK),
+	CLI_FLAG("no-local", OPT_NO_LOCAL, struct options, no_local, SINK_ROLES),
+	CLI_ARG("dram", OPT_DRAM, SINK_ROLES),
 	CLI_ARG("verify", OPT_VERIFY),
 	CLI_NOARG("no-verify", OPT_NO_VERIFY),
-	CLI_FLAG("corrupt-canary", OPT_CORRUPT, struct options, corrupt_canary),
-	CLI_ARG("late-start", OPT_LATE_START),
-	CLI_ARG("min-overlap", OPT_MIN_OVERLAP),
-	CLI_ARG("max-cv", OPT_MAX_CV),
-	CLI_TEXT("dump-slice", OPT_DUMP, struct options, dump_slice),
+	CLI_FLAG("corrupt-canary", OPT_CORRUPT, struct options, corrupt_canary, SOURCE_ROLES),
+	CLI_ARG("late-start", OPT_LATE_START, SOURCE_ROLES),
+	CLI_ARG("min-overlap", OPT_MIN_OVERLAP, SINK_ROLES),
+	CLI_ARG("max-cv", OPT_MAX_CV, SINK_ROLES),
+	CLI_TEXT("dump-slice", OPT_DUMP, struct options, dump_slice, SINK_ROLES),
 	CLI_LONGOPTS_READER,
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_WINDOW,
@@ -190,6 +206,43 @@ static const struct cli_opt opts[] = {
 	CLI_LONGOPTS_OUTPUT,
 	CLI_END,
 };
+
+/*
+ * --help's lines on the role check, from the table's role column (names
+ * without their dashes: a line that starts with an option is that option's
+ * own for the shell completion, which reads --help).
+ */
+static void print_roles(void)
+{
+	static const struct {
+		unsigned roles;
+		const char *head;
+	} sets[] = {
+		{SINK_ROLES, "The sink's options, refused by a source whatever their value:"},
+		{SOURCE_ROLES, "The source's, refused by a sink:"},
+	};
+	size_t i, k, col;
+	const char *sep;
+
+	for (k = 0; k < sizeof(sets) / sizeof(sets[0]); k++) {
+		col = (size_t)printf("%s", sets[k].head);
+		sep = " ";
+		for (i = 0; opts[i].o.name; i++) {
+			if ((opts[i].roles | ROLE_BIDIR) != sets[k].roles)
+				continue;
+			if (col + strlen(sep) + strlen(opts[i].o.name) + 1 > 79) {
+				printf(",\n ");
+				col = 1;
+				sep = " ";
+			}
+			col += (size_t)printf("%s%s", sep, opts[i].o.name);
+			sep = ", ";
+		}
+		printf(".\n");
+	}
+	printf("With --bidir a process is both roles and takes both but the sink's own drives\n"
+	       "(local-disks).\n");
+}
 
 /* --timeout: bounded, so that every wait stays a wait (not "forever"). */
 #define MAX_TIMEOUT_S (24 * 3600.0)
@@ -266,11 +319,10 @@ static int tool_option(int c, char *arg, void *ctx)
 	case CLI_OPT_THREADS:
 		return cli_uint("thread count", arg, 1, TARGET_MAX_THREADS, &o->threads);
 	case 'q':
-		o->qps_set = true;
 		rc = cli_uint("QP count", arg, 1, MAX_WORKERS, &o->qps);
+		/* perftest's -q: QPs per drive (in all: --source mem) */
 		if (rc == CLI_NEXT && o->qps <= TARGET_MAX_THREADS)
-			o->threads =
-				o->qps; /* perftest's -q: QPs per drive (in all: --source mem) */
+			o->threads = o->qps;
 		return rc;
 	case OPT_MTU:
 		return mtu_option(arg, &o->lo.mtu);
@@ -292,7 +344,6 @@ static int tool_option(int c, char *arg, void *ctx)
 			o->source = k ? CTRL_SOURCE_MEM : CTRL_SOURCE_DISK;
 		return rc;
 	case OPT_DRAM:
-		o->dram_set = true;
 		return cli_size("DRAM size", arg, 4096, UINT64_MAX, &o->dram);
 	case CLI_OPT_SPAN:
 		return cli_size("span", arg, 1, UINT64_MAX, &o->span);
@@ -308,30 +359,6 @@ static int tool_option(int c, char *arg, void *ctx)
 		return rc;
 	}
 	return cli_try_help();
-}
-
-/* An option that belongs to the other role: its name, or NULL. */
-static const char *wrong_role(const struct options *o)
-{
-	if (o->bidir) /* both roles: only the sink's own drives have no place */
-		return o->local_disks_set ? "--local-disks" : NULL;
-	if (o->peer) {
-		return o->bind		      ? "--bind"
-		       : o->allow_text	      ? "--allow"
-		       : o->local_disks_set   ? "--local-disks"
-		       : o->no_local	      ? "--no-local"
-		       : o->dram_set	      ? "--dram"
-		       : o->dump_slice	      ? "--dump-slice"
-		       : o->min_overlap != 99 ? "--min-overlap"
-		       : o->max_cv != 2	      ? "--max-cv"
-		       : o->sources != 1      ? "--sources"
-		       : o->max_per_source    ? "--max-workers-per-source"
-					      : NULL;
-	}
-	return o->source == CTRL_SOURCE_MEM ? "--source"
-	       : o->corrupt_canary	    ? "--corrupt-canary"
-	       : o->late_start > 0	    ? "--late-start"
-					    : NULL;
 }
 
 /* --allow into prefixes, and the key of --psk-file (or $NBW_PSK_FILE). -1 or an exit status. */
@@ -364,15 +391,17 @@ static int load_access(struct options *o)
 /* Checks across options, after all were read: -1 to go on, or an exit status. */
 static int validate_options(struct options *o)
 {
-	const char *wrong = wrong_role(o);
+	unsigned role = o->bidir ? ROLE_BIDIR : o->peer ? ROLE_SOURCE : ROLE_SINK;
+	const char *wrong = cli_wrong_role(opts, &o->cc, role);
 
 	if (wrong && o->bidir) {
-		return nbw_usage_err("%s has no place with --bidir (its sink reads no drives; its "
-				     "source reads --disks)",
-				     wrong);
+		return nbw_usage_err(
+			"--%s has no place with --bidir (its sink reads no drives; its "
+			"source reads --disks)",
+			wrong);
 	}
 	if (wrong) {
-		return nbw_usage_err("%s is a %s option (%s)", wrong, o->peer ? "sink" : "source",
+		return nbw_usage_err("--%s is a %s option (%s)", wrong, o->peer ? "sink" : "source",
 				     o->peer ? "no PEER argument" : "needs a PEER argument");
 	}
 	if (o->timeout > MAX_TIMEOUT_S) {
@@ -466,23 +495,25 @@ static double run_budget(const struct options *o)
 }
 
 /* The mode of the options: its result filled by its role(s), printed as it goes. */
-static int run_mode(struct options *o, struct report *r)
+/* The mode's run, its result printed: the exit status. */
+static int run_mode(const struct options *o, struct report *r)
 {
 	enum result_mode mode = o->bidir	 ? RESULT_BIDIR
 				: o->all_sizes	 ? RESULT_SIZES
 				: o->sources > 1 ? RESULT_FANIN
 				: o->peer	 ? RESULT_SOURCE
 						 : RESULT_SINK;
+	struct run_state alone = {0}; /* one role alone: nothing shared */
 	struct result x;
 	int rc;
 
 	result_init(&x, mode, o);
 	printer_attach(&x, r);
 	rc = mode == RESULT_BIDIR    ? run_bidir(o, &x)
-	     : mode == RESULT_SIZES  ? run_all_sizes(o, &x)
+	     : mode == RESULT_SIZES  ? run_all_sizes(o, &alone, &x)
 	     : mode == RESULT_FANIN  ? run_fanin(o, &x)
-	     : mode == RESULT_SOURCE ? run_source(o, &x)
-				     : run_sink(o, &x);
+	     : mode == RESULT_SOURCE ? run_source(o, &alone, &x)
+				     : run_sink(o, &alone, &x);
 	print_result(r, &x);
 	result_free(&x);
 	return rc;
@@ -496,10 +527,25 @@ static void give_up(const char *why)
 	_exit(NBW_EXIT_FAIL);
 }
 
+/* The run of these options (const from here on: nothing changes them): its exit status. */
+static int run(const struct options *o, FILE *out)
+{
+	struct report r;
+	int rc;
+
+	/* Signals are taken synchronously by whoever waits (common/window.c). */
+	nbw_signals_init();
+	report_init(&r, out, o->cc.json, o->cc.gbits);
+	if (nbw_watchdog_start(run_budget(o), give_up))
+		nbw_warn("no watchdog thread: the run's budget is not enforced");
+	rc = run_mode(o, &r);
+	nbw_watchdog_stop();
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
-	struct report r;
 	FILE *out;
 	int rc;
 
@@ -510,13 +556,7 @@ int main(int argc, char **argv)
 	out = cli_open_output(&o.cc);
 	if (!out)
 		return NBW_EXIT_FAIL;
-	/* Signals are taken synchronously by whoever waits (common/window.c). */
-	nbw_signals_init();
-	report_init(&r, out, o.cc.json, o.cc.gbits);
-	if (nbw_watchdog_start(run_budget(&o), give_up))
-		nbw_warn("no watchdog thread: the run's budget is not enforced");
-	rc = run_mode(&o, &r);
-	nbw_watchdog_stop();
+	rc = run(&o, out);
 	cli_close_output(out);
 	return rc;
 }

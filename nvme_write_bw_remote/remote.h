@@ -46,13 +46,10 @@ struct options {
 	unsigned depth;
 	unsigned threads;
 	unsigned qps; /* --source mem: workers */
-	bool qps_set;
 	enum ctrl_source source;
 	char *disks; /* source: its drives; sink: --local-disks */
-	bool local_disks_set;
 	bool no_local;
 	uint64_t dram;
-	bool dram_set;
 	uint64_t span;
 	enum reader_engine engine;
 	enum ctrl_verify verify;
@@ -60,7 +57,6 @@ struct options {
 	struct fab_link_opts lo; /* --mtu, --sl, --tclass */
 	bool corrupt_canary;
 	bool all_sizes;		 /* -a: every message size, as ib_write_bw -a */
-	struct meeting *sync;	 /* --bidir: the meeting of the two roles, else NULL */
 	bool bidir;		 /* --bidir: a sink and a source at once (bidir.c) */
 	bool chunk_given;	 /* -s was given (refused with -a) */
 	double late_start;	 /* source, tests only: open the window this much late */
@@ -91,6 +87,15 @@ enum verdict {
 	VERDICT_NONE = 3, /* not reached: the run failed before */
 };
 
+/*
+ * A role's run state, passed beside its options: what it shares with others
+ * while it runs. The options say what the command line said and nothing
+ * changes them once they are validated.
+ */
+struct run_state {
+	struct meeting *sync; /* --bidir: the meeting of this node's two roles, else NULL */
+};
+
 struct result;
 
 /*
@@ -98,8 +103,8 @@ struct result;
  * the caller for its mode, its hook told when the header may go out),
  * prints nothing and returns the exit status.
  */
-int run_sink(const struct options *o, struct result *x);
-int run_source(const struct options *o, struct result *x);
+int run_sink(const struct options *o, const struct run_state *run, struct result *x);
+int run_source(const struct options *o, const struct run_state *run, struct result *x);
 
 /* --sources N (N > 1): N sources into one sink, one window (fanin.c). */
 int run_fanin(const struct options *o, struct result *x);
@@ -108,7 +113,7 @@ int run_fanin(const struct options *o, struct result *x);
 int run_bidir(const struct options *o, struct result *x);
 
 /* -a: both roles at every message size from 64K to 4M, a part each, and the curve (sizes.c). */
-int run_all_sizes(struct options *o, struct result *x);
+int run_all_sizes(const struct options *o, const struct run_state *run, struct result *x);
 
 /* ---- remote.c: shared by both roles ------------------------------------------------ */
 

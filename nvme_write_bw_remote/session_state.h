@@ -107,6 +107,8 @@ struct session {
 	char failure[CTRL_MAX_STR + 256]; /* why it failed, for the output ("" = it did not) */
 	struct meeting *fan;		  /* every session ready before any START */
 	struct result *x;		  /* told the live lines (run_sink's; NULL: none) */
+
+	struct meeting *sync; /* --bidir: this node's source's (run_sink's run state), else NULL */
 };
 
 /* The session failed: say why here (and keep it for the report). Returns 1. */

@@ -414,7 +414,7 @@ static int send_start(struct session *s)
 	struct ctrl_buf b;
 	int rc;
 
-	if (o->sync && !meeting_await(o->sync, remote_timeout_ms(o) / 2))
+	if (s->sync && !meeting_await(s->sync, remote_timeout_ms(o) / 2))
 		nbw_err("--bidir: this node's source is not ready: the windows may not overlap");
 	/* A source waits --timeout for START after its canary. */
 	if (s->fan && !meeting_await(s->fan, remote_timeout_ms(o) / 2))

@@ -132,8 +132,12 @@ int sink_result(const struct hall *h, const struct session *k, struct result *x,
 
 /* ---- one source ------------------------------------------------------------------- */
 
-/* One source, its header told before the window. *s: its session (NULL if none came). */
-static int sink_one(struct hall *h, struct result *x, struct session **s)
+/*
+ * One source, its header told before the window; run: what it shares (--bidir's
+ * meeting). *s: its session (NULL if none came).
+ */
+static int sink_one(struct hall *h, const struct run_state *run, struct result *x,
+		    struct session **s)
 {
 	int got, rc;
 
@@ -141,6 +145,7 @@ static int sink_one(struct hall *h, struct result *x, struct session **s)
 	rc = hall_admit(h, s, 1, &got);
 	if (!rc) {
 		(*s)->x = x;
+		(*s)->sync = run->sync;
 		rc = session_handshake(*s);
 	}
 	if (rc)
@@ -151,7 +156,7 @@ static int sink_one(struct hall *h, struct result *x, struct session **s)
 	return session_conclude(*s, NULL);
 }
 
-int run_sink(const struct options *o, struct result *x)
+int run_sink(const struct options *o, const struct run_state *run, struct result *x)
 {
 	struct hall *h = hall_create(o);
 	struct session *s = NULL;
@@ -161,7 +166,7 @@ int run_sink(const struct options *o, struct result *x)
 		return NBW_EXIT_FAIL;
 	rc = hall_open(h);
 	if (!rc)
-		rc = sink_one(h, x, &s);
+		rc = sink_one(h, run, x, &s);
 	if (result_streams(x, 1) || sink_result(h, s, x, &x->streams[0])) {
 		nbw_err("out of memory");
 		rc = NBW_EXIT_FAIL;

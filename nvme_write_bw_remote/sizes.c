@@ -17,9 +17,14 @@
 
 #define NSIZES 7 /* 64K .. 4M, powers of two (at most RESULT_MAX_POINTS) */
 
-int run_all_sizes(struct options *o, struct result *x)
+/*
+ * Each run's options are o's as if -s SIZE had been given: a copy (o itself
+ * never changes); what the runs measured goes into x (its parts, its curve).
+ */
+int run_all_sizes(const struct options *o, const struct run_state *run, struct result *x)
 {
 	struct result_curve *c = &x->curve;
+	struct options at = *o;
 	int i, rc, worst = 0;
 
 	c->planned = NSIZES;
@@ -32,18 +37,18 @@ int run_all_sizes(struct options *o, struct result *x)
 		struct result *p = &x->parts[i];
 		double bps;
 
-		o->chunk = (64ULL << 10) << i;
-		p->o.chunk = o->chunk;
+		at.chunk = (64ULL << 10) << i;
+		p->o.chunk = at.chunk;
 		x->nparts = i + 1;
-		rc = o->peer ? run_source(o, p) : run_sink(o, p);
+		rc = o->peer ? run_source(&at, run, p) : run_sink(&at, run, p);
 		result_end(p);
 		if (rc > worst)
 			worst = rc;
 		bps = p->nstreams ? streams_bps(&p->streams[0]) : NAN;
 		if (rc || !isfinite(bps))
 			break;
-		c->size[c->n] = o->chunk;
-		format_size(o->chunk, c->names[c->n], sizeof(c->names[c->n]));
+		c->size[c->n] = at.chunk;
+		format_size(at.chunk, c->names[c->n], sizeof(c->names[c->n]));
 		c->gb_per_s[c->n++] = bps / 1e9;
 		c->line_gbits = rails_line_gbits(p->streams[0].rails, p->streams[0].nrails);
 	}

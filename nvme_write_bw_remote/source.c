@@ -77,6 +77,7 @@ struct sworker {
 
 struct source {
 	const struct options *o;
+	struct meeting *sync; /* --bidir: this node's sink's (the run state), else NULL */
 	struct target t[TARGET_MAX];
 	int nt;
 	struct fab_port ports[FAB_MAX_PORTS];
@@ -852,8 +853,8 @@ static int send_canary_await_start(struct source *s)
 		ctrl_encode_chunks(&b, CTRL_CANARY, c, o->verify == CTRL_VERIFY_OFF ? 0 : s->nw),
 		remote_timeout_ms(o));
 	free(c);
-	if (o->sync)
-		meeting_arrive(o->sync);
+	if (s->sync)
+		meeting_arrive(s->sync);
 	if (!rc)
 		rc = ctrl_await(s->cfd, CTRL_START, &st, remote_timeout_ms(o), err, sizeof(err));
 	if (rc)
@@ -1215,7 +1216,7 @@ static int source_run(struct source *s, struct result *x)
 	return rc;
 }
 
-int run_source(const struct options *o, struct result *x)
+int run_source(const struct options *o, const struct run_state *run, struct result *x)
 {
 	struct source *s = nbw_zalloc(1, sizeof(*s));
 	int rc;
@@ -1224,6 +1225,7 @@ int run_source(const struct options *o, struct result *x)
 		return NBW_EXIT_FAIL;
 	s->cfd = -1; /* no control channel yet */
 	s->o = o;
+	s->sync = run->sync;
 	s->x = x;
 	s->verdict = VERDICT_NONE;
 	nbw_watchdog_phase("setting up (drives, ports, workers)");
@@ -1242,8 +1244,8 @@ int run_source(const struct options *o, struct result *x)
 	if (x->nstreams)
 		x->streams[0].rc = rc;
 	streams_judge(x);
-	if (o->sync) /* failed before: this node's sink need not wait */
-		meeting_arrive(o->sync);
+	if (s->sync) /* failed before: this node's sink need not wait */
+		meeting_arrive(s->sync);
 	source_close(s);
 	free(s);
 	return rc;

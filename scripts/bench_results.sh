@@ -44,7 +44,9 @@ results_begin() {
 			inv=("$(results_cmd)" inventory --host "$node")
 		fi
 		[ -z "${TOOL_DIR:-}" ] || inv+=(--probe "$(tool nvme_link_probe)")
-		start_bg "$run_dir/inventory/$node.json" "$run_dir/inventory/$node.log" "$node" 60 \
+		# 120 s: a second on real hosts, but 41-59 s as an srun step on an
+		# emulated lab node under load, and node a's hit 60 s (the lab's Slurm).
+		start_bg "$run_dir/inventory/$node.json" "$run_dir/inventory/$node.log" "$node" 120 \
 			inventory "${inv[@]}"
 		pids+=("$bg_pid:$node")
 	done

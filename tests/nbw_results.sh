@@ -4,8 +4,9 @@
 # inventories, the firmware named when it changed, not comparable with another
 # message size); eight concurrent recorders; a truncated index rebuilt; a record
 # line that is not JSON reported and skipped; reference set / check (exit 3); RUN
-# resolution; the refusal of an index on NFS (test hook NBW_RESULTS_TEST_FSTYPE);
-# a run_bench.sh ladder directory recorded, trend PNG, CSV export, HTML report.
+# resolution; the refusal of an index on NFS, Lustre and 9p (test hook
+# NBW_RESULTS_TEST_FSTYPE); a run_bench.sh ladder directory recorded, trend PNG,
+# CSV export, HTML report.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 NR_PY="$abs_top_srcdir/scripts/nbw-results"
@@ -169,6 +170,8 @@ lines=$(wc -l <"$C/runs.jsonl")
 expect_exit 1 '^nbw-results: .*: on nfs4: SQLite.s locking is unreliable .*--index FILE' \
 	env NBW_RESULTS_TEST_FSTYPE=nfs4 "$PYTHON3" "$NR_PY" --db "$C" list
 expect_exit 1 'on lustre: SQLite' env NBW_RESULTS_TEST_FSTYPE=lustre "$PYTHON3" "$NR_PY" --db "$C" record "$G/c1.json"
+# A virtual machine's 9p share of its host (the lab's out/): qemu's server grants every lock.
+expect_exit 1 'on 9p: SQLite' env NBW_RESULTS_TEST_FSTYPE=9p "$PYTHON3" "$NR_PY" --db "$C" record "$G/c1.json"
 check_eq "the refused record was not written" "$lines" "$(wc -l <"$C/runs.jsonl")"
 
 # --- a run_bench.sh ladder directory, trend, export, report ---------------------------------

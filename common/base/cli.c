@@ -66,7 +66,7 @@ static int keep_option(const struct cli_opt *opts, int c, char *arg, void *base)
 	return CLI_UNKNOWN;
 }
 
-/* getopt_long()'s table of opts; NULL after "out of memory". */
+/* getopt_long()'s table of opts; NULL after "out of memory" (or a table too long). */
 static struct option *getopt_table(const struct cli_opt *opts)
 {
 	struct option *lo;
@@ -74,21 +74,43 @@ static struct option *getopt_table(const struct cli_opt *opts)
 
 	while (opts[n].o.name)
 		n++;
+	if (n > CLI_MAX_OPTS) { /* a bug of the tool: its tests end here */
+		nbw_err("internal: %zu options, at most %d", n, CLI_MAX_OPTS);
+		return NULL;
+	}
 	lo = nbw_zalloc(n + 1, sizeof(*lo));
 	for (i = 0; lo && i < n; i++)
 		lo[i] = opts[i].o;
 	return lo;
 }
 
+/* The entry getopt_long() returned c for: the long option named, else the first with c. */
+static int entry_of(const struct cli_opt *opts, int c, int longindex)
+{
+	int i;
+
+	if (longindex >= 0)
+		return longindex;
+	for (i = 0; opts[i].o.name; i++)
+		if (opts[i].o.val == c)
+			return i;
+	return -1;
+}
+
 int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_common *cc, void *ctx,
 	      int *first)
 {
 	struct option *lo = getopt_table(spec->opts);
-	int c, rc = CLI_NEXT;
+	int c, i, rc = CLI_NEXT, longindex = -1;
 
 	if (!lo)
 		return NBW_EXIT_FAIL;
-	while (rc == CLI_NEXT && (c = getopt_long(argc, argv, spec->shortopts, lo, NULL)) != -1) {
+	while (rc == CLI_NEXT &&
+	       (c = getopt_long(argc, argv, spec->shortopts, lo, &longindex)) != -1) {
+		i = c == '?' ? -1 : entry_of(spec->opts, c, longindex);
+		if (i >= 0)
+			cc->given |= 1ULL << i;
+		longindex = -1;
 		rc = cli_common_option(c, optarg, cc, spec->usage);
 		if (rc == CLI_UNKNOWN)
 			rc = keep_option(spec->opts, c, optarg, ctx);
@@ -98,6 +120,16 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_com
 	free(lo);
 	*first = optind;
 	return rc;
+}
+
+const char *cli_wrong_role(const struct cli_opt *opts, const struct cli_common *cc, unsigned role)
+{
+	int i;
+
+	for (i = 0; opts[i].o.name; i++)
+		if ((cc->given >> i & 1) && opts[i].roles && !(opts[i].roles & role))
+			return opts[i].o.name;
+	return NULL;
 }
 
 FILE *cli_live_stream(const struct cli_common *cc)

@@ -45,28 +45,39 @@ enum {
  * it (val is what it returns; the flag pointer is never used in this suite)
  * and, for an option kept as it is, where it goes in the tool's options:
  * text is the offset of the char * (or const char *) that keeps its value,
- * flag that of the bool it sets (-1: none). A table ends with CLI_END.
+ * flag that of the bool it sets (-1: none). roles is the role column: the
+ * bits (the tool defines them) of the roles the option belongs to, 0 for an
+ * option of every role; cli_wrong_role() reads it. A table ends with CLI_END.
  */
 struct cli_opt {
 	struct option o;
 	int text;
 	int flag;
+	unsigned roles;
 };
 
 /* clang-format off */
-/* An option with a value, an optional value (--name=VALUE only) or none. */
-#define CLI_ARG(name, val) { { name, required_argument, NULL, val }, -1, -1 }
-#define CLI_OPTARG(name, val) { { name, optional_argument, NULL, val }, -1, -1 }
-#define CLI_NOARG(name, val) { { name, no_argument, NULL, val }, -1, -1 }
+/*
+ * An option with a value, an optional value (--name=VALUE only) or none.
+ * Every entry macro takes the role column as an optional last argument
+ * (omitted: every role).
+ */
+#define CLI_ENTRY(name, has_arg, val, text, flag, roles) \
+	{ { name, has_arg, NULL, val }, text, flag, roles }
+#define CLI_ARG(name, val, ...) CLI_ENTRY(name, required_argument, val, -1, -1, __VA_ARGS__ + 0)
+#define CLI_OPTARG(name, val, ...) CLI_ENTRY(name, optional_argument, val, -1, -1, __VA_ARGS__ + 0)
+#define CLI_NOARG(name, val, ...) CLI_ENTRY(name, no_argument, val, -1, -1, __VA_ARGS__ + 0)
 /* Kept as they are: the value into field, true into flag, or both. */
-#define CLI_TEXT(name, val, type, field) \
-	{ { name, required_argument, NULL, val }, (int)offsetof(type, field), -1 }
-#define CLI_FLAG(name, val, type, flag) \
-	{ { name, no_argument, NULL, val }, -1, (int)offsetof(type, flag) }
-#define CLI_TEXT_FLAG(name, val, type, field, flag) \
-	{ { name, required_argument, NULL, val }, (int)offsetof(type, field), \
-	  (int)offsetof(type, flag) }
-#define CLI_END { { NULL, 0, NULL, 0 }, -1, -1 }
+#define CLI_TEXT(name, val, type, field, ...) \
+	CLI_ENTRY(name, required_argument, val, (int)offsetof(type, field), -1, __VA_ARGS__ + 0)
+#define CLI_FLAG(name, val, type, flag, ...) \
+	CLI_ENTRY(name, no_argument, val, -1, (int)offsetof(type, flag), __VA_ARGS__ + 0)
+#define CLI_TEXT_FLAG(name, val, type, field, flag, ...) \
+	CLI_ENTRY(name, required_argument, val, (int)offsetof(type, field), \
+		  (int)offsetof(type, flag), __VA_ARGS__ + 0)
+#define CLI_END CLI_ENTRY(NULL, 0, 0, -1, -1, 0)
+/* The most entries a table may have (cli_common.given has a bit for each). */
+#define CLI_MAX_OPTS 64
 
 /* Option-table pieces, one entry per line. */
 /* --json[=FILE], --help, --version: every tool. */
@@ -92,6 +103,7 @@ struct cli_common {
 	bool gbits;
 	const char *sysfs_root;
 	double warmup, duration, interval;
+	uint64_t given; /* bit i: the table's entry i was given (cli_parse) */
 };
 
 /* The defaults every tool shares: /sys, 3 s warm-up, 20 s window, no live lines. */
@@ -135,6 +147,13 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_com
 	CLI_ARG("engine", CLI_OPT_ENGINE), \
 	CLI_ARG("depth", CLI_OPT_DEPTH)
 /* clang-format on */
+
+/*
+ * The role check, from the table's role column: the first entry of opts (in
+ * table order) that was given (cc->given) and belongs to none of the roles
+ * of role: its long name, or NULL. An entry whose column is 0 belongs to all.
+ */
+const char *cli_wrong_role(const struct cli_opt *opts, const struct cli_common *cc, unsigned role);
 
 /*
  * --engine VALUE: *out = CLI_ENGINE_PSYNC or CLI_ENGINE_IO_URING; io_uring

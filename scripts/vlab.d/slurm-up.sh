@@ -6,9 +6,11 @@
 #   slurm-up.sh start [SECS]   bring this node into the lab's cluster, then wait
 #                              (at most SECS, default 150, by the clock) until
 #                              sinfo shows every lab node idle
-#   slurm-up.sh stop           end this node's daemons (bounded)
-#   slurm-up.sh wait-down SECS until node a's slurmctld is gone (at most SECS),
-#                              then stop: the end of a node b, c or d script
+#   slurm-up.sh stop           end this node's daemons (bounded); on node a,
+#                              first scontrol shutdown: every node's slurmd ends
+#   slurm-up.sh wait-down SECS until this node's slurmd has ended (node a's stop
+#                              ends it; at most SECS), then stop: the end of a
+#                              node b, c or d script
 #
 # Node a makes the lab's cluster: one munge key per lab run (random, 0400,
 # owned by munge) and slurm.conf (the nodes a..d of VLAB_NODES, each with the
@@ -90,12 +92,26 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/filetxt
 JobCompLoc=$SLURM_LAB/jobcomp.txt
 ReturnToService=2
-# Emulated nodes on a shared host answer slowly: with SlurmdTimeout=60 a loaded
-# host saw b and c set DOWN ("not responding") in the middle of a run.
+# The lab's nodes are emulated (TCG, one vCPU each) on a host whose 2 cores
+# are shared, and three nodes talk through vlab's UDP hub, a process of that
+# host: a message can wait many seconds for a CPU. A first run with
+# SlurmdTimeout=60 and the default MessageTimeout=10 logged "Nodes b,c not
+# responding" (slurmctld's pings timed out) then set b and c DOWN mid-run.
+# SlurmdTimeout: Slurm's own default, 300 s of silence before a node is DOWN.
+# MessageTimeout: one round trip may take 60 s (slurm.conf(5): "shared nodes
+# ... necessitate higher values"); TCPTimeout: a connection 10 s, past the
+# kernel's SYN retries at 1 and 3 s. BatchStartTimeout: a batch script 60 s to
+# start in a node that boots its shell slowly.
 SlurmdTimeout=300
 MessageTimeout=60
+TCPTimeout=10
+BatchStartTimeout=60
 KillWait=10
-MinJobAge=600
+# sbatch --wait polls a job at 2 s, then 4 times longer while that stays under
+# half of MinJobAge, up to 32 s: with 16 it polls every 8 s (a job's end is
+# seen within 8 s, not 32) and the record is kept twice that. The lab's
+# checks read jobcomp.txt, which keeps every job.
+MinJobAge=16
 EOF
 	for n in $(lab_nodes); do
 		echo "NodeName=$n NodeHostname=vlab-$n NodeAddr=$(node_addr "$n") CPUs=$cpus RealMemory=$mem State=UNKNOWN"
@@ -197,6 +213,12 @@ stop_pidfile() { # stop_pidfile FILE: SIGTERM, then SIGKILL after 15 s
 }
 
 stop() {
+	# Node a first tells every slurmd to end (slurmctld forwards scontrol
+	# shutdown to them): the nodes b.. wait for exactly that (wait-down).
+	if [ "${VLAB_NODE:-}" = a ] && [ -s "$SLURM_LAB/slurmctld.pid" ]; then
+		timeout 90 scontrol shutdown >/dev/null 2>&1 ||
+			say "scontrol shutdown did not answer within 90 s: the other nodes stop at their own bound"
+	fi
 	stop_pidfile "$SLURM_LAB/slurmd.pid"
 	stop_pidfile "$SLURM_LAB/slurmctld.pid"
 	stop_pidfile "$SLURM_LAB/pub.pid"
@@ -209,9 +231,20 @@ stop() {
 	return 0
 }
 
-wait_down() { # the end of a node b.. script: until slurmctld stops answering
-	until_clock "$1" sh -c '! scontrol ping | grep -q UP' ||
-		say "slurmctld still up after $1 s: stopping this node anyway"
+# The end of a node b.. script: until this node's slurmd has ended, which it
+# does when node a's stop says scontrol shutdown; at most SECS. Only this
+# node's own process is watched: a first version stopped when `scontrol ping`
+# did not say UP, and on a loaded host one ping that timed out ended the
+# slurmd of b and c in the middle of a run (slurmctld then set them DOWN).
+# A late or lost shutdown costs time (SECS), never a node in a job.
+wait_down() {
+	local pid
+	pid=$(cat "$SLURM_LAB/slurmd.pid" 2>/dev/null)
+	if [ -z "$pid" ]; then
+		say "no slurmd.pid: slurmd is not running here"
+	elif ! until_clock "$1" sh -c "! kill -0 $pid"; then
+		say "slurmd still running after $1 s (no shutdown from node a): stopping it"
+	fi
 	stop
 }
 

@@ -48,11 +48,21 @@ lab_lock() {
 lab_lock
 
 # Run vlab with the build tree; its exit status in $vlab_rc, output in $WORK/out.txt
-# (streamed too).
+# (streamed too). NBW_LAB_KEEP=DIR: that output and every node's out/ directory
+# are copied into DIR/TEST (WORK itself is removed at the exit).
 run_lab() {
+	local n d node
 	"$VLAB" run --builddir "$builddir" --workdir "$WORK" "$@" 2>&1 | tee "$WORK/out.txt"
 	vlab_rc=${PIPESTATUS[0]}
 	note "vlab exit status $vlab_rc"
+	[ -n "${NBW_LAB_KEEP:-}" ] || return 0
+	n=$NBW_LAB_KEEP/$test_name${NBW_LAB_ATTEMPT:+-$NBW_LAB_ATTEMPT}
+	mkdir -p "$n" && cp "$WORK/out.txt" "$n/" && for d in "$WORK"/[a-d]/out; do
+		node=${d%/out}
+		node=${node##*/}
+		[ -d "$d" ] && mkdir -p "$n/$node" && cp -r "$d" "$n/$node/"
+	done
+	note "kept in $n"
 }
 
 # No qemu of this test may survive vlab.

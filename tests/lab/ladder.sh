@@ -7,7 +7,10 @@
 # consistent with the numbers (here the rxe fabric binds: it carries far less
 # than b's drives read) and named as in the rungs; then draws ladder.png on the
 # host and reads its size. The upper rungs are skipped here, each with its line
-# (IPERF3=none, EXPORTFS=none). With LADDER_UPPER=1 (tests/lab/ladder_upper.sh,
+# (IPERF3=none, EXPORTFS=none), and the ladder runs twice, both recorded by
+# run_bench.sh into node a's out/record: on the host, nbw-results list, show,
+# compare, trend and check against a reference from the first
+# (check-ladder-record.py says what each must print). With LADDER_UPPER=1 (tests/lab/ladder_upper.sh,
 # make check-slow) they run: TCP with 1 and 8 streams (iperf3), NFS over RDMA
 # and over TCP (the kernel's server on a, a tmpfs export, two mounts on b), each
 # above zero, the mounts' rsize, the random 4 KiB table (or the line saying
@@ -16,7 +19,7 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 
-upper=${LADDER_UPPER:+upper} limit=230
+upper=${LADDER_UPPER:+upper} limit=700
 [ -z "$upper" ] || limit=540
 run_lab --nodes 2 --drives 2 --drive-size 64M --links 8:4,16:4 --timeout "$limit" \
 	--on-b "$srcdir/tests/lab/ladder_guest_b.sh" "$srcdir/tests/lab/ladder_guest_a.sh" $upper
@@ -66,6 +69,12 @@ else
 fi
 check "d['binding']['rung'] == 'fabric' and G('fabric (mem)', 'b')['measured_gb_per_s'] < 0.9 * G('drives together', 'b')['measured_gb_per_s']" "the fabric binds, and its numbers say so"
 cat "$D/ladder.txt"
+if [ -z "$upper" ]; then
+	[ "$(cat "$WORK/a/out/ladder-2.rc" 2>/dev/null)" = 0 ] ||
+		fail "the second ladder exited $(cat "$WORK/a/out/ladder-2.rc" 2>/dev/null || echo '(none)'): $(tail -n3 "$WORK/a/out/ladder-2.err")"
+	"$PY" "$srcdir/tests/lab/check-ladder-record.py" "$srcdir/scripts/nbw-results" "$WORK/a/out" "$WORK" ||
+		fail "the record of the two ladders"
+fi
 
 command -v gnuplot >/dev/null || fail "gnuplot is missing: apt-get install gnuplot-nox (scripts/quickstart does)"
 [ -e "$D/ladder.png" ] || "$srcdir/scripts/ladder_report" --no-write --png "$D/ladder.png" --size 900x500 "$D" >/dev/null ||

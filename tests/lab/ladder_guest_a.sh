@@ -3,9 +3,11 @@
 # shell (sink a, source b), node b reached through scripts/vlab.d/launch;
 # short windows. With the argument "upper" (tests/lab/ladder_upper.sh) the TCP
 # and NFS rungs too (a 32 MiB NFS file), else they are skipped (IPERF3=none,
-# EXPORTFS=none). The exit status goes to $VLAB_OUT/ladder.rc, what the TCP
-# and NFS rungs left behind on either node to $VLAB_OUT/leftovers.txt; the
-# host checks the results.
+# EXPORTFS=none) and the ladder runs a second time (ladder-2, with NOTE and
+# CHANGE_STARTS=1). Every run is recorded into $VLAB_OUT/record. The exit
+# statuses go to $VLAB_OUT/ladder.rc and ladder-2.rc, what the TCP and NFS
+# rungs left behind on either node to $VLAB_OUT/leftovers.txt; the host checks
+# the results and the record.
 set -u
 src=$VLAB_SRCDIR
 launch=$src/scripts/vlab.d/launch
@@ -15,9 +17,22 @@ export LAUNCHER=$launch SINK_NODE=a SRC_NODE=b SINK_ADDR=$VLAB_ADDR RDMA_DEV=$VL
 export DRAM=64M THREADS=1 CHUNK=1M WARMUP=1 DURATION=4 NET_TIMEOUT=20 SINK_WAIT=120
 export NFS_SIZE=32M
 [ "${1:-}" = upper ] || export IPERF3=none EXPORTFS=none
+# Each run recorded (nbw-results) into $VLAB_OUT/record: the default directory
+# is on the guest's read-only /. The SQLite index on the guest's own /tmp: the
+# record's share is 9p, whose server grants every lock (nbw-results refuses an
+# index there); the host rebuilds its own from the record.
+export RESULTS=$VLAB_OUT/record NBW_RESULTS_INDEX=/tmp/nbw-results.index.sqlite
 export RESULTS_DIR=$VLAB_OUT/results RUN_NAME=ladder
 "$src/scripts/run_bench.sh" ladder 2>&1 | tee "$VLAB_OUT/ladder.err"
 echo "${PIPESTATUS[0]}" >"$VLAB_OUT/ladder.rc"
+# Without the upper rungs, the same ladder once more, with a note and the mark
+# of a known change, for the host's nbw-results compare, trend and check.
+if [ "${1:-}" != upper ]; then
+	RUN_NAME=ladder-2 NOTE="second ladder, same lab" CHANGE_STARTS=1 \
+		"$src/scripts/run_bench.sh" ladder >"$VLAB_OUT/ladder-2.err" 2>&1
+	echo "$?" >"$VLAB_OUT/ladder-2.rc"
+	tail -n3 "$VLAB_OUT/ladder-2.err"
+fi
 {
 	"$src/tests/lab/ladder_leftovers.sh"
 	"$launch" --timeout 60 b "$src/tests/lab/ladder_leftovers.sh"

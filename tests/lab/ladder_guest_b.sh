@@ -1,6 +1,7 @@
 #!/bin/bash
 # Node b of tests/lab/ladder.sh: serves node a's launcher until node a sends
-# "launch --stop b", for at most 530 s: the ladder with its upper rungs
-# (ladder_upper.sh) outlasts scripts_guest_b.sh's 290 s on a busy host.
+# "launch --stop b", for at most 760 s: two ladders (ladder.sh, 700 s) or one
+# with its upper rungs (ladder_upper.sh, 540 s) outlast scripts_guest_b.sh's
+# 290 s on a busy host.
 set -u
-exec "$VLAB_SRCDIR/scripts/vlab.d/launch-agent" --lifetime 530
+exec "$VLAB_SRCDIR/scripts/vlab.d/launch-agent" --lifetime 760

@@ -10,6 +10,11 @@ B=$NVME_WRITE_BW_REMOTE
 "$B" --help >"$TMPD/help"
 check_eq "--help exit" 0 $?
 check_match "--help names the sink" "Usage: nvme_write_bw_remote \[options\] +sink" "$(head -1 "$TMPD/help")"
+# The role sets --help lists come from the option table's role column.
+check_eq "--help: the source's options" "The source's, refused by a sink: source, corrupt-canary, late-start." \
+	"$(grep "^The source's" "$TMPD/help")"
+check_match "--help: the sink's options" "^The sink's options, .*: bind, allow, sources, .*, dump-slice\.$" \
+	"$(sed -n "/^The sink's options/,/\\.$/p" "$TMPD/help" | tr '\n' ' ' | sed 's/  */ /g; s/ $//')"
 check_match "--version" "0\.[0-9]" "$("$B" --version)"
 
 expect_exit 2 "unrecognized option" "$B" --bogus
@@ -40,6 +45,18 @@ expect_exit 2 "--bidir runs one size: drop -a" "$B" --bidir -a peer
 expect_exit 2 "--bidir prints both directions at the end: drop --interval" "$B" --bidir --interval 1 peer
 expect_exit 2 "--local-disks has no place with --bidir" "$B" --bidir --local-disks x peer
 expect_exit 2 "--sources is a sink option" "$B" --sources 2 peer
+# The role column of the option table: every role-only option, named as given.
+expect_exit 2 "--local-disks is a sink option \(no PEER argument\)" "$B" --local-disks x peer
+expect_exit 2 "--min-overlap is a sink option" "$B" --min-overlap 50 peer
+expect_exit 2 "--max-cv is a sink option" "$B" --max-cv 5 peer
+expect_exit 2 "--max-workers-per-source is a sink option" "$B" --max-workers-per-source 2 peer
+expect_exit 2 "--late-start is a source option \(needs a PEER argument\)" "$B" --late-start 1
+# An option given for the other role is refused even with its default value.
+expect_exit 2 "--sources is a sink option" "$B" --sources 1 peer
+expect_exit 2 "--min-overlap is a sink option" "$B" --min-overlap 99 peer
+expect_exit 2 "--source is a source option" "$B" --source disk
+# The long name, whichever way the option was spelled (an abbreviation).
+expect_exit 2 "--dump-slice is a sink option" "$B" --dump-sl f peer
 expect_exit 2 "invalid source count '0'" "$B" --sources 0
 expect_exit 2 "invalid source count '65'" "$B" --sources 65
 expect_exit 2 "--sources 2 takes one window of one size: drop -a" "$B" --sources 2 -R -a
@@ -53,6 +70,12 @@ if [ ! -d /sys/class/infiniband ] || [ -z "$(ls /sys/class/infiniband 2>/dev/nul
 	# No RDMA device here: both roles say so at once, exit 1, no hang.
 	expect_exit 1 "no RDMA device found" "$B" --dram 1M --no-local
 	expect_exit 1 "no RDMA device found" "$B" --source mem 127.0.0.1
+	# --bidir is both roles: the sink's and the source's options pass the role check.
+	# (each role says it: a line from each thread)
+	timeout 20 "$B" --bidir --dram 1M --min-overlap 50 --source mem --corrupt-canary \
+		127.0.0.1 >/dev/null 2>"$TMPD/e"
+	check_eq "--bidir takes both roles' options: exit 1, no RDMA device" "1 2" \
+		"$? $(grep -c 'no RDMA device found' "$TMPD/e")"
 	# -R with --sources: taken (each session accepts its own connections), not a usage error.
 	expect_exit 1 "no RDMA device found" "$B" --sources 2 -R --dram 1M --no-local
 	timeout 20 "$B" --json --source mem 127.0.0.1 >"$TMPD/j" 2>/dev/null
@@ -62,6 +85,11 @@ if [ ! -d /sys/class/infiniband ] || [ -z "$(ls /sys/class/infiniband 2>/dev/nul
 		json_valid "$TMPD/j" && ok "--json valid on failure" || fail "--json invalid: $(cat "$TMPD/j")"
 		check_eq "--json role" source "$(json_get "$TMPD/j" 'd["role"]')"
 		check_eq "--json ok" False "$(json_get "$TMPD/j" 'd["ok"]')"
+		# -a: the first size's run (its options say -s 64K) fails, and -a stops there.
+		timeout 20 "$B" -a --json --source mem 127.0.0.1 >"$TMPD/j" 2>/dev/null
+		check_eq "-a, no device: exit 1" 1 $?
+		check_eq "-a, no device: complete, runs, the first run's chunk" "False 1 65536" \
+			"$(json_get "$TMPD/j" '"%s %d %d" % (d["complete"], len(d["sizes"]), d["sizes"][0]["params"]["chunk"])')"
 		# --sources: the same, the sink's role and why.
 		timeout 20 "$B" --json --sources 2 --no-local >"$TMPD/j" 2>/dev/null
 		check_eq "--sources 2, no device: exit 1" 1 $?
