@@ -65,7 +65,9 @@ check_match "cm: verdict" "RDMA data verification: PASS \(canary, 2 canary chunk
 check_match "cm: the sink's own drive read" "local +$g +[1-9][0-9]+ " "$out"
 check_match "cm: the source's drive as it reported it" "rdma +$f +[1-9][0-9]+ " "$out"
 check_match "cm: one rail, fake1 to fake1, both QPs" "fake1:1 +-> fake1:1 +2 " "$out"
-check_match "cm: live lines" "\[ +0\.5s\] +local [0-9.]+ +rdma" "$out"
+# The first line's stamp is the interval's end as the timer met it: 0.5 s, later on a
+# loaded host (0.6 s was seen), never before it.
+check_match "cm: live lines" "\[ +0\.[5-9]s\] +local [0-9.]+ +rdma" "$out"
 check_match "cm: ideal from the local drive rate" "ideal +[0-9.]+ +\([0-9.]+% of ideal\)" "$out"
 jv cm-src 'd["rdma"]["bytes"]' 'd["drives"][0]["bytes"]' 'd["rails"][0]["local_dev"], d["rails"][0]["remote_dev"], d["rails"][0]["qps"]'
 check_eq "cm: bytes of the source's drive = its RDMA bytes" "${J[0]}" "${J[1]}"
