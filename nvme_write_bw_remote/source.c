@@ -33,394 +33,9 @@
 #include "timing.h"
 #include "watchdog.h"
 #include "window.h"
-
-#define FULL_RING_MAX 1024 /* slice slots used with --verify full (bounds the table) */
-
-/* The start line's phases: workers connected, canaries written. */
-enum { LINE_CONNECTED = 1, LINE_CANARY = 2 };
-
-/* Why the window was cut short (source_check()). */
-enum source_stop {
-	SOURCE_RUNNING = 0,
-	SOURCE_WORKER_FAILED, /* a worker failed (read, WRITE, connection) */
-	SOURCE_SINK_SPOKE,    /* the sink spoke, went away, or the heartbeat could not go */
-};
-
-struct source;
-
-struct sworker {
-	pthread_t tid;
-	bool started;
-	struct source *s;
-	uint32_t index;
-	int tindex; /* drive, -1 for memory */
-	struct region reg;
-	const struct fab_port *port; /* this side's port of the worker's rail */
-	int sink_port;		     /* index into the sink's advertised ports */
-	struct fab_qp_attr qp_local; /* verbs mode: our QP, told to the sink */
-	unsigned char *buf;
-	size_t buflen;
-	struct reader rd;
-	bool rd_open;
-	bool *mem_busy;
-	uint64_t *mem_digest;
-	struct fab_conn conn;
-	struct fab_writer wr;
-	bool wr_init;
-	struct ctrl_slice slice;
-	_Atomic uint64_t bytes;
-	struct ctrl_chunk canary;
-	struct ctrl_chunk *table; /* --verify full: last chunk per slice slot */
-	uint32_t ring;		  /* slice slots the writer uses */
-	struct reader_fault fault;
-};
-
-struct source {
-	const struct options *o;
-	struct meeting *sync; /* --bidir: this node's sink's (the run state), else NULL */
-	struct target t[TARGET_MAX];
-	int nt;
-	struct fab_port ports[FAB_MAX_PORTS];
-	int nports;
-	struct ctrl_accept acc; /* the sink's session and ports */
-	struct rail rails[CTRL_MAX_RAILS];
-	int nrails;
-	struct sworker *w;
-	uint32_t nw, started;
-	int cfd;
-	bool may_retry; /* a reset before ACCEPT may be the door's: connect again */
-	bool again;	/* it happened: the handshake starts over */
-	uint64_t session;
-	struct start_line line;
-	bool line_ready;
-	atomic_bool stop;
-	atomic_bool failed;
-	atomic_uint finished; /* worker threads that returned */
-	uint64_t *wstart, *wend;
-	uint64_t *lprev;	     /* --interval: counters at the previous live line */
-	struct samples rdma_samples; /* per second of the window: the RDMA stream's steadiness */
-	struct ctrl_drive *dr;	     /* per drive: what the window counted */
-	/* Heartbeat to the sink (PROGRESS), from START until RESULT. */
-	struct window *win;
-	uint64_t t_start, t_window, hb_period, hb_next;
-	double seconds;
-	double cpu_s; /* this process, user + system, inside the window */
-	enum verdict verdict;
-	char failure[CTRL_MAX_STR + 256]; /* why the run failed ("" = it did not) */
-	struct result *x;		  /* told the live lines */
-};
-
-#define wfail(w, rc, ...) reader_fail(&(w)->fault, &(w)->s->failed, (rc), __VA_ARGS__)
-
-/* The run failed: say why here and keep it for the report. Returns 1. */
-#define source_fail(s, ...) nbw_fail((s)->failure, sizeof((s)->failure), __VA_ARGS__)
-
-/* Tell the sink why this side stops (best effort). Returns 1. */
-static int tell_sink(struct source *s, const char *msg)
-{
-	struct ctrl_buf b;
-
-	if (s->cfd >= 0)
-		ctrl_send_free(s->cfd, &b, ctrl_encode_error(&b, msg), 1000);
-	return NBW_EXIT_FAIL;
-}
-
-static const char *wname(const struct sworker *w, char *buf, size_t len)
-{
-	snprintf(buf, len, "worker %u (%s via %s:%u)", w->index,
-		 w->tindex >= 0 ? w->s->t[w->tindex].d.path : "memory",
-		 w->port ? w->port->dev : "?", w->port ? w->port->port : 0);
-	return buf;
-}
-
-/* ---- chunk sources for the posting loop --------------------------------------- */
-
-static int disk_next(void *ctx, struct write_item *it)
-{
-	struct sworker *w = ctx;
-	struct reader_chunk c;
-	/*
-	 * psync blocks in pread; io_uring keeps every free slot reading and waits
-	 * briefly, so that the posting loop goes back to reaping WRITE completions
-	 * (which free slots for the next reads) without stalling on the drive.
-	 */
-	int rc = reader_next(&w->rd, &c, w->s->o->engine == ENGINE_IO_URING ? 1 : 100);
-
-	if (rc == -ETIMEDOUT)
-		return -EAGAIN;
-	if (rc == -EAGAIN)
-		return rc;
-	if (rc) {
-		char at[64];
-
-		snprintf(at, sizeof(at), "%llu", (unsigned long long)c.offset);
-		wfail(w, rc, "read at offset %s failed", at);
-		return rc;
-	}
-	*it = (struct write_item){.slot = c.slot, .buf = c.buf, .len = c.len, .offset = c.offset};
-	if (w->table)
-		it->digest = digest_add(0, c.offset, c.buf, c.len);
-	return 0;
-}
-
-static void record(struct sworker *w, const struct write_item *it)
-{
-	struct ctrl_chunk *e;
-
-	if (!w->table)
-		return;
-	e = &w->table[it->dst_slot];
-	e->worker = w->index;
-	e->slot = it->dst_slot;
-	e->offset = it->offset;
-	e->len = (uint32_t)it->len; /* 0: failed, not vouched for */
-	e->digest = it->digest;
-}
-
-static void disk_done(void *ctx, const struct write_item *it)
-{
-	struct sworker *w = ctx;
-
-	record(w, it);
-	reader_release(&w->rd, it->slot);
-}
-
-static int mem_next(void *ctx, struct write_item *it)
-{
-	struct sworker *w = ctx;
-	const struct options *o = w->s->o;
-	unsigned i;
-
-	for (i = 0; i < o->depth; i++) {
-		if (w->mem_busy[i])
-			continue;
-		w->mem_busy[i] = true;
-		*it = (struct write_item){
-			.slot = i,
-			.buf = w->buf + (size_t)i * o->chunk,
-			.len = o->chunk,
-			.offset = w->reg.start + (uint64_t)i * o->chunk,
-			.digest = w->mem_digest[i],
-		};
-		return 0;
-	}
-	return -EAGAIN;
-}
-
-static void mem_done(void *ctx, const struct write_item *it)
-{
-	struct sworker *w = ctx;
-
-	record(w, it);
-	w->mem_busy[it->slot] = false;
-}
-
-/* Memory source: every 8-byte word names its worker and offset. */
-static void mem_fill(struct sworker *w)
-{
-	const struct options *o = w->s->o;
-	uint64_t *p = (uint64_t *)w->buf;
-	size_t i, n = w->buflen / 8;
-	unsigned k;
-
-	for (i = 0; i < n; i++)
-		p[i] = 0x4dULL << 56 | (uint64_t)w->index << 40 | (w->reg.start + i * 8);
-	for (k = 0; k < o->depth; k++)
-		w->mem_digest[k] = digest_add(0, w->reg.start + (uint64_t)k * o->chunk,
-					      w->buf + (size_t)k * o->chunk, o->chunk);
-}
-
-/* ---- a worker ------------------------------------------------------------------- */
-
-/* The staging slots: read from the drive (a reader) or filled once (memory). */
-static int worker_slots(struct sworker *w)
-{
-	struct source *s = w->s;
-	const struct options *o = s->o;
-	struct target *t;
-	int rc;
-
-	if (w->tindex < 0) {
-		w->mem_busy = calloc(o->depth, sizeof(bool));
-		w->mem_digest = calloc(o->depth, sizeof(uint64_t));
-		if (!w->mem_busy || !w->mem_digest) {
-			wfail(w, -ENOMEM, "%s", "out of memory");
-			return -ENOMEM;
-		}
-		mem_fill(w);
-		return 0;
-	}
-	t = &s->t[w->tindex];
-	rc = reader_open(&w->rd, t->fd, o->engine, o->depth, o->chunk, t->d.lbs, t->d.size, w->reg,
-			 w->buf);
-	if (rc) {
-		wfail(w, rc, "set up the reader: %s", strerror(-rc));
-		return rc;
-	}
-	w->rd_open = true;
-	return 0;
-}
-
-static int worker_setup(struct sworker *w)
-{
-	struct source *s = w->s;
-	const struct options *o = s->o;
-	struct fab_hello h = {.session = s->session, .worker = w->index};
-	int rc, lock_errno;
-
-	if (w->tindex >= 0) {
-		rc = placement_pin_self(
-			placement_policy_node(PLACEMENT_AUTO, s->t[w->tindex].d.numa_node));
-		if (rc) {
-			wfail(w, rc, "pin to NUMA node: %s", strerror(-rc));
-			return rc;
-		}
-	}
-	w->buflen = (size_t)o->chunk * o->depth;
-	rc = buffer_alloc_locked(w->buflen, 4096, (void **)&w->buf, &lock_errno);
-	if (rc) {
-		w->buf = NULL;
-		wfail(w, rc, "%s (raise 'ulimit -l')",
-		      lock_errno ? "cannot lock the staging buffer"
-				 : "cannot allocate the staging buffer");
-		return rc;
-	}
-	rc = worker_slots(w);
-	if (rc)
-		return rc;
-	if (o->conn == CTRL_CONN_VERBS) {
-		rc = fab_qp_open(&w->conn, w->port, o->depth, w->buf, w->buflen, false,
-				 &w->qp_local);
-		if (rc)
-			wfail(w, rc, "QP on %s:%u: %s", w->port->dev, w->port->port, w->conn.why);
-		return rc;
-	}
-	rc = fab_conn_connect(&w->conn, w->port->addr, s->acc.ports[w->sink_port].addr, o->port, &h,
-			      o->depth, w->buf, w->buflen, &o->lo, remote_timeout_ms(o));
-	if (rc)
-		wfail(w, rc, "RDMA connection: %s", w->conn.why);
-	return rc;
-}
-
-/* Give a slot back to where it came from. */
-static void slot_return(struct sworker *w, unsigned slot)
-{
-	if (w->tindex >= 0)
-		reader_release(&w->rd, slot);
-	else
-		w->mem_busy[slot] = false;
-}
-
-/* Read (or take) one real chunk, hash it, write it to slot 0 of the slice. */
-static int worker_canary(struct sworker *w, const struct write_source *src)
-{
-	const struct options *o = w->s->o;
-	uint64_t deadline = nbw_now_ns() + nbw_s_to_ns(o->timeout);
-	struct write_item it;
-	int rc;
-
-	/* The first chunk: a drive that does not answer within --timeout fails the worker. */
-	while ((rc = src->next(src->ctx, &it)) == -EAGAIN) {
-		if (line_aborted(&w->s->line))
-			return -ECANCELED;
-		if (nbw_now_ns() >= deadline) {
-			wfail(w, -ETIMEDOUT, "no chunk read for the canary within %g s (--timeout)",
-			      o->timeout);
-			return -ETIMEDOUT;
-		}
-	}
-	if (rc)
-		return rc;
-	w->canary = (struct ctrl_chunk){
-		.worker = w->index, .slot = 0, .offset = it.offset, .len = (uint32_t)it.len};
-	w->canary.digest = digest_add(0, it.offset, it.buf, it.len);
-	if (o->corrupt_canary)
-		((unsigned char *)it.buf)[it.len / 2] ^= 0x5a;
-	rc = fab_write_one(&w->wr, it.buf, it.len, 0, remote_timeout_ms(o));
-	if (o->corrupt_canary)
-		((unsigned char *)it.buf)[it.len / 2] ^= 0x5a;
-	slot_return(w, it.slot); /* not a ring chunk: nothing to record */
-	if (rc)
-		wfail(w, rc, "canary WRITE: %s", w->wr.why);
-	return rc;
-}
-
-/* Between line 1 and line 2: the writer on the slice, the table, the canary. */
-static int worker_prepare(struct sworker *w, const struct write_source *src)
-{
-	const struct options *o = w->s->o;
-	uint32_t slots = (uint32_t)(w->slice.len / o->chunk);
-	int rc;
-
-	if (o->conn == CTRL_CONN_VERBS) {
-		struct fab_qp_attr remote = conv_qp_from_wire(&w->slice.qp);
-
-		rc = fab_qp_connect(&w->conn, w->port, &w->qp_local, &remote, &o->lo);
-		if (rc) {
-			wfail(w, rc, "connect the QP: %s", w->conn.why);
-			return rc;
-		}
-	}
-	w->ring = slots;
-	if (o->verify == CTRL_VERIFY_FULL && slots > FULL_RING_MAX + 1)
-		w->ring = FULL_RING_MAX + 1;
-	rc = fab_writer_init(&w->wr, &w->conn, w->slice.addr, w->slice.rkey, w->ring, o->chunk,
-			     o->depth);
-	if (rc) {
-		wfail(w, rc, "%s", "bad slice");
-		return rc;
-	}
-	w->wr_init = true;
-	if (o->verify == CTRL_VERIFY_FULL) {
-		w->table = calloc(w->ring, sizeof(*w->table));
-		if (!w->table) {
-			wfail(w, -ENOMEM, "%s", "out of memory");
-			return -ENOMEM;
-		}
-	}
-	return o->verify != CTRL_VERIFY_OFF ? worker_canary(w, src) : 0;
-}
-
-static void *worker_main(void *arg)
-{
-	struct sworker *w = arg;
-	struct source *s = w->s;
-	struct write_source src = {
-		.next = w->tindex >= 0 ? disk_next : mem_next,
-		.done = w->tindex >= 0 ? disk_done : mem_done,
-		.ctx = w,
-	};
-	int rc = worker_setup(w);
-
-	/* Connected (or failed): the main thread receives the slices, then opens. */
-	if (!line_pass(&s->line, LINE_CONNECTED))
-		goto out;
-	if (!rc)
-		rc = worker_prepare(w, &src);
-	/* Canary written (or failed): the main thread reports it and waits for START. */
-	if (!line_pass(&s->line, LINE_CANARY))
-		goto out;
-	if (!rc) {
-		rc = fab_write_loop(&w->wr, &src, &s->stop, &w->bytes, remote_timeout_ms(s->o));
-		if (rc && !w->fault.err)
-			wfail(w, rc, "%s", w->wr.why);
-	}
-out:
-	atomic_fetch_add(&s->finished, 1);
-	return NULL;
-}
+#include "source_state.h"
 
 /* ---- the window ------------------------------------------------------------------ */
-
-static uint64_t bytes_sum(const uint64_t *v, uint32_t n)
-{
-	uint64_t t = 0;
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		t += v[i];
-	return t;
-}
 
 static void snapshot(void *ctx, uint64_t *out)
 {
@@ -433,7 +48,7 @@ static void snapshot(void *ctx, uint64_t *out)
 		out[i] = atomic_load_explicit(&s->w[i].bytes, memory_order_relaxed);
 	if (out == s->wstart) {
 		memcpy(s->lprev, out, s->nw * sizeof(uint64_t));
-		samples_add(&s->rdma_samples, bytes_sum(out, s->nw), 0, 1.0); /* the base */
+		samples_add(&s->rdma_samples, source_bytes_sum(out, s->nw), 0, 1.0); /* the base */
 	}
 }
 
@@ -444,9 +59,9 @@ static void progress_window(const struct source *s, uint64_t now, struct ctrl_pr
 
 	if (!s->win || !s->win->measured)
 		return;
-	w0 = bytes_sum(s->win->start, s->nw);
+	w0 = source_bytes_sum(s->win->start, s->nw);
 	if (s->win->seconds > 0) {
-		pr->window_bytes = bytes_sum(s->win->end, s->nw) - w0;
+		pr->window_bytes = source_bytes_sum(s->win->end, s->nw) - w0;
 		pr->window_ns = nbw_s_to_ns(s->win->seconds);
 	} else {
 		pr->window_bytes = pr->bytes - w0;
@@ -558,382 +173,12 @@ static const char *first_failure(struct source *s, char *buf, size_t len)
 
 	for (i = 0; i < s->nw; i++)
 		if (s->w[i].fault.err) {
-			snprintf(buf, len, "%s: %s", wname(&s->w[i], n, sizeof(n)),
+			snprintf(buf, len, "%s: %s", sworker_name(&s->w[i], n, sizeof(n)),
 				 s->w[i].fault.why);
 			return buf;
 		}
 	snprintf(buf, len, "a worker failed");
 	return buf;
-}
-
-/* Drive workers: QPs per drive, each a region of its drive. */
-static void plan_drive_workers(struct source *s, struct region *regs)
-{
-	uint32_t k = 0;
-	int i, j;
-
-	for (i = 0; i < s->nt; i++) {
-		target_regions(&s->t[i], s->o->threads, regs);
-		for (j = 0; j < (int)s->o->threads; j++, k++)
-			s->w[k] = (struct sworker){.s = s, .index = k, .tindex = i, .reg = regs[j]};
-	}
-}
-
-/* The rail of every worker, from the sink's advertised ports; the rails' table. */
-static int assign_rails(struct source *s)
-{
-	struct rail_pick *pick = calloc(s->nw, sizeof(*pick));
-	int *nodes = calloc(s->nw, sizeof(int));
-	char why[256];
-	uint32_t i;
-	int rc = -ENOMEM;
-
-	if (pick && nodes) {
-		for (i = 0; i < s->nw; i++)
-			nodes[i] = s->w[i].tindex >= 0 ? s->t[s->w[i].tindex].d.numa_node : -1;
-		rc = rails_assign(s->ports, s->nports, s->acc.ports, (int)s->acc.nports,
-				  s->o->conn == CTRL_CONN_CM, nodes, s->nw, pick, why, sizeof(why));
-	}
-	for (i = 0; !rc && i < s->nw; i++) {
-		s->w[i].port = &s->ports[pick[i].src];
-		s->w[i].sink_port = pick[i].sink;
-	}
-	free(pick);
-	free(nodes);
-	if (rc == -ENOMEM)
-		return source_fail(s, "out of memory");
-	if (rc)
-		return source_fail(s, "%s: %s", s->o->peer, why);
-	return 0;
-}
-
-static int plan_workers(struct source *s)
-{
-	const struct options *o = s->o;
-	struct region *regs;
-	uint32_t k;
-
-	s->nw = o->source == CTRL_SOURCE_MEM ? o->qps : (uint32_t)s->nt * o->threads;
-	if (s->nw > MAX_WORKERS) {
-		return nbw_usage_err("%u workers: at most %u", s->nw, MAX_WORKERS);
-	}
-	s->w = calloc(s->nw, sizeof(*s->w));
-	s->wstart = calloc(3 * (size_t)s->nw, sizeof(uint64_t)); /* wstart, wend, lprev */
-	s->dr = calloc((size_t)s->nt + 1, sizeof(*s->dr));
-	regs = calloc(o->threads, sizeof(*regs));
-	if (!s->w || !s->wstart || !s->dr || !regs ||
-	    samples_init(&s->rdma_samples, o->cc.duration, 1.0)) {
-		free(regs);
-		return source_fail(s, "out of memory");
-	}
-	s->wend = s->wstart + s->nw;
-	s->lprev = s->wend + s->nw;
-	if (o->source == CTRL_SOURCE_DISK) {
-		plan_drive_workers(s, regs);
-	} else {
-		for (k = 0; k < s->nw; k++) {
-			s->w[k] = (struct sworker){.s = s, .index = k, .tindex = -1};
-			s->w[k].reg.start = (uint64_t)k * o->depth * o->chunk;
-			s->w[k].reg.len = (uint64_t)o->depth * o->chunk;
-		}
-	}
-	free(regs);
-	return 0;
-}
-
-/* Connect the control channel: a sink that is still starting refuses, so retry. */
-static int control_connect(struct source *s)
-{
-	const struct options *o = s->o;
-	uint64_t deadline = nbw_now_ns() + nbw_s_to_ns(o->timeout);
-
-	for (;;) {
-		uint64_t now = nbw_now_ns();
-
-		s->cfd = ctrl_connect(o->peer, o->port,
-				      now < deadline ? (int)((deadline - now) / 1000000) + 1 : 1);
-		if (s->cfd != -ECONNREFUSED || nbw_now_ns() + 200000000ULL >= deadline)
-			break;
-		if (nbw_signal_wait(200000000ULL))
-			break;
-	}
-	if (s->cfd >= 0)
-		return 0;
-	source_fail(s, "%s port %u: %s", o->peer, o->port, ctrl_strerror(s->cfd));
-	s->cfd = -1;
-	return NBW_EXIT_FAIL;
-}
-
-/* Handshakes before ACCEPT that a reset may end, each starting over (item 4 of issue 22). */
-#define HANDSHAKE_TRIES 4
-
-/*
- * A reset before ACCEPT: a busy door may have given our place up to another.
- * True (s->again set, nothing said) when the handshake should start over.
- */
-static bool handshake_reset(struct source *s, int rc)
-{
-	if ((rc != -ECONNRESET && rc != -EPIPE) || !s->may_retry)
-		return false;
-	s->again = true;
-	return true;
-}
-
-/* AUTH (ctrl_auth.h): with a key, the sink proved it before any parameter is sent. */
-static int authenticate(struct source *s)
-{
-	char why[CTRL_MAX_STR + 256];
-	int rc = ctrl_auth_source(s->cfd, &s->o->key, s->o->peer, remote_timeout_ms(s->o), why,
-				  sizeof(why));
-
-	if (rc && !handshake_reset(s, rc))
-		return source_fail(s, "%s", why);
-	return rc ? NBW_EXIT_FAIL : 0;
-}
-
-/* One try: connect, AUTH, HELLO, ACCEPT. 0 or an exit status (s->again: try once more). */
-static int greet(struct source *s)
-{
-	const struct options *o = s->o;
-	struct ctrl_hello h = conv_hello(o);
-	char err[CTRL_MAX_STR] = "";
-	struct ctrl_buf b;
-	int rc;
-
-	if (control_connect(s) || authenticate(s))
-		return NBW_EXIT_FAIL;
-	h.workers = s->nw;
-	h.source = (uint8_t)o->source;
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_hello(&b, &h), remote_timeout_ms(o));
-	if (!rc)
-		rc = ctrl_await(s->cfd, CTRL_ACCEPT, &s->acc, remote_timeout_ms(o), err,
-				sizeof(err));
-	if (handshake_reset(s, rc))
-		return NBW_EXIT_FAIL;
-	if (rc == -ECONNABORTED)
-		return source_fail(s, "%s: the sink refused: %s", o->peer, err);
-	if (rc)
-		return source_fail(s, "%s: handshake: %s", o->peer,
-				   err[0] ? err : ctrl_strerror(rc));
-	if (!s->acc.nports)
-		return source_fail(s, "%s: the sink advertised no RDMA port", o->peer);
-	s->session = s->acc.session;
-	return assign_rails(s);
-}
-
-/* The handshake, started over (a moment later) after a reset before ACCEPT. */
-static int handshake(struct source *s)
-{
-	int tries = HANDSHAKE_TRIES, rc;
-
-	for (;;) {
-		s->again = false;
-		s->may_retry = --tries > 0;
-		rc = greet(s);
-		if (!s->again)
-			return rc;
-		close(s->cfd);
-		s->cfd = -1;
-		nbw_warn("%s: the sink reset the handshake; trying again", s->o->peer);
-		if (nbw_signal_wait(200000000ULL))
-			return source_fail(s, "interrupted");
-	}
-}
-
-/* Verbs mode: every worker's rail and QP, for the sink to make its own QPs. */
-static int send_qps(struct source *s)
-{
-	struct ctrl_wqp *q = calloc(s->nw, sizeof(*q));
-	struct ctrl_buf b;
-	uint32_t i;
-	int rc;
-
-	if (!q)
-		return tell_sink(s, "out of memory");
-	for (i = 0; i < s->nw; i++) {
-		const struct sworker *w = &s->w[i];
-
-		q[i].sink_port = (uint16_t)w->sink_port;
-		snprintf(q[i].dev, sizeof(q[i].dev), "%s", w->port->dev);
-		q[i].port = w->port->port;
-		q[i].qp = conv_qp_to_wire(&w->qp_local);
-	}
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_qps(&b, q, s->nw), remote_timeout_ms(s->o));
-	free(q);
-	if (rc)
-		return source_fail(s, "%s: sending the QPs: %s", s->o->peer, ctrl_strerror(rc));
-	return 0;
-}
-
-/* The rails the workers used and what each carried in the window. */
-static void count_rails(struct source *s)
-{
-	uint32_t i;
-	int k;
-
-	s->nrails = 0;
-	for (i = 0; i < s->nw; i++) {
-		const struct sworker *w = &s->w[i];
-		const struct ctrl_port *kp = &s->acc.ports[w->sink_port];
-		struct fab_port sink;
-		struct rail *x;
-
-		for (k = 0; k < s->nrails; k++)
-			if (!strcmp(s->rails[k].local_dev, w->port->dev) &&
-			    s->rails[k].local_port == w->port->port &&
-			    s->rails[k].sink_index == w->sink_port)
-				break;
-		if (k == s->nrails && s->nrails == CTRL_MAX_RAILS)
-			continue;
-		x = &s->rails[k];
-		if (k == s->nrails) {
-			struct rail fresh = {.local_port = w->port->port,
-					     .remote_port = kp->port,
-					     .sink_index = w->sink_port};
-
-			conv_port_from_wire(kp, &sink);
-			fresh.line_rate_gbits = rail_line_rate(w->port, &sink);
-			memcpy(fresh.local_dev, w->port->dev, sizeof(fresh.local_dev));
-			memcpy(fresh.remote_dev, kp->dev, sizeof(fresh.remote_dev));
-			*x = fresh;
-			s->nrails++;
-		}
-		x->qps++;
-		x->bytes += s->wend[i] - s->wstart[i];
-	}
-}
-
-static int receive_slices(struct source *s)
-{
-	char err[CTRL_MAX_STR] = "";
-	struct ctrl_slice *sl = NULL;
-	uint32_t len, n = 0, i;
-	void *p;
-	int rc;
-
-	rc = ctrl_expect(s->cfd, CTRL_SLICES, &p, &len, remote_timeout_ms(s->o), err, sizeof(err));
-	if (!rc) {
-		rc = ctrl_decode_slices(p, len, &sl, &n);
-		free(p);
-	}
-	if (!rc && n != s->nw) {
-		snprintf(err, sizeof(err), "%u slices for %u workers", n, s->nw);
-		rc = -EBADMSG;
-	}
-	for (i = 0; !rc && i < n; i++) {
-		if (sl[i].len < 2 * s->o->chunk) {
-			snprintf(err, sizeof(err), "slice %u holds %llu bytes", i,
-				 (unsigned long long)sl[i].len);
-			rc = -EBADMSG;
-		}
-		s->w[i].slice = sl[i];
-	}
-	free(sl);
-	if (rc)
-		return source_fail(s, "%s: %s", s->o->peer, err[0] ? err : ctrl_strerror(rc));
-	return 0;
-}
-
-static int send_canary_await_start(struct source *s)
-{
-	const struct options *o = s->o;
-	struct ctrl_chunk *c = calloc(s->nw, sizeof(*c));
-	char err[CTRL_MAX_STR] = "";
-	struct ctrl_start st;
-	struct ctrl_buf b;
-	uint32_t i;
-	int rc;
-
-	if (!c)
-		return tell_sink(s, "out of memory");
-	for (i = 0; i < s->nw; i++)
-		c[i] = s->w[i].canary;
-	rc = ctrl_send_free(
-		s->cfd, &b,
-		ctrl_encode_chunks(&b, CTRL_CANARY, c, o->verify == CTRL_VERIFY_OFF ? 0 : s->nw),
-		remote_timeout_ms(o));
-	free(c);
-	if (s->sync)
-		meeting_arrive(s->sync);
-	if (!rc)
-		rc = ctrl_await(s->cfd, CTRL_START, &st, remote_timeout_ms(o), err, sizeof(err));
-	if (rc)
-		return source_fail(s, "%s: waiting for the start: %s", o->peer,
-				   err[0] ? err : ctrl_strerror(rc));
-	s->t_start = nbw_now_ns();
-	s->hb_period = (uint64_t)st.progress_ms * 1000000ULL;
-	s->hb_next = s->t_start + s->hb_period;
-	return 0;
-}
-
-/* --verify full: the last chunk of every ring slot of every worker. */
-static int send_table(struct source *s)
-{
-	struct ctrl_chunk *all = calloc((size_t)s->nw * (FULL_RING_MAX + 1), sizeof(*all));
-	struct ctrl_buf b;
-	uint32_t i, k, n = 0;
-	int rc;
-
-	if (!all)
-		return -ENOMEM;
-	for (i = 0; i < s->nw; i++)
-		for (k = 1; s->w[i].table && k < s->w[i].ring; k++)
-			if (s->w[i].table[k].len)
-				all[n++] = s->w[i].table[k];
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_chunks(&b, CTRL_VERIFY, all, n),
-			    remote_timeout_ms(s->o));
-	free(all);
-	return rc;
-}
-
-/* After the window: totals, the slot table, the verdict. */
-static int send_result(struct source *s, bool ok)
-{
-	const struct options *o = s->o;
-	struct ctrl_result res = {
-		.ok = ok,
-		.window_ns = nbw_s_to_ns(s->seconds),
-		.bytes = bytes_sum(s->wend, s->nw) - bytes_sum(s->wstart, s->nw),
-		.ndrives = (uint32_t)s->nt,
-		.drives = s->dr,
-		.nrails = (uint32_t)s->nrails,
-		.open_ns = s->t_window > s->t_start ? s->t_window - s->t_start : 0,
-		.cv_milli_pct = UINT32_MAX,
-	};
-	double cv = nbw_cv_pct(s->rdma_samples.rate, s->rdma_samples.n);
-	struct ctrl_rail cr[CTRL_MAX_RAILS];
-	char err[CTRL_MAX_STR] = "";
-	struct ctrl_done d;
-	int k;
-	struct ctrl_buf b;
-	int rc;
-
-	if (isfinite(cv) && cv < 4e6)
-		res.cv_milli_pct = (uint32_t)(cv * 1000 + 0.5);
-	for (k = 0; k < s->nrails; k++) {
-		cr[k] = (struct ctrl_rail){.port = s->rails[k].local_port,
-					   .sink_port = (uint16_t)s->rails[k].sink_index,
-					   .qps = s->rails[k].qps,
-					   .bytes = s->rails[k].bytes,
-					   .line_mbps =
-						   (uint32_t)(s->rails[k].line_rate_gbits * 1000)};
-		snprintf(cr[k].dev, sizeof(cr[k].dev), "%s", s->rails[k].local_dev);
-	}
-	res.rails = cr;
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_result(&b, &res), remote_timeout_ms(o));
-	if (!rc && o->verify == CTRL_VERIFY_FULL)
-		rc = send_table(s);
-	if (rc == -ENOMEM)
-		return tell_sink(s, "out of memory");
-	if (!ok)
-		return NBW_EXIT_FAIL;
-	if (!rc)
-		rc = ctrl_await(s->cfd, CTRL_DONE, &d, 2 * remote_timeout_ms(o), err, sizeof(err));
-	if (rc)
-		return source_fail(s, "%s: no verdict from the sink: %s", o->peer,
-				   err[0] ? err : ctrl_strerror(rc));
-	s->verdict = (enum verdict)d.verify;
-	return s->verdict == VERDICT_FAIL ? NBW_EXIT_FAIL : 0;
 }
 
 /* ---- the phases of the run -------------------------------------------------------- */
@@ -953,7 +198,7 @@ static int source_setup(struct source *s)
 		if (rc)
 			return rc;
 	}
-	return plan_workers(s);
+	return source_plan_workers(s);
 }
 
 /*
@@ -965,12 +210,12 @@ static int gather_workers(struct source *s, int phase)
 	char msg[512];
 
 	if (line_gather(&s->line, phase, s->started)) {
-		tell_sink(s, "source: interrupted");
+		source_tell_sink(s, "source: interrupted");
 		return source_fail(s, "interrupted");
 	}
 	if (atomic_load(&s->failed)) {
 		first_failure(s, msg, sizeof(msg));
-		tell_sink(s, msg);
+		source_tell_sink(s, msg);
 		return source_fail(s, "%s", msg);
 	}
 	return 0;
@@ -989,7 +234,7 @@ static int start_workers(struct source *s)
 		if (err) {
 			source_fail(s, "cannot start worker thread %u of %u: %s", i, s->nw,
 				    strerror(err));
-			return tell_sink(s, s->failure);
+			return source_tell_sink(s, s->failure);
 		}
 		s->w[i].started = true;
 		s->started++;
@@ -1008,10 +253,10 @@ static int source_lines(struct source *s)
 	if (!rc)
 		rc = gather_workers(s, LINE_CONNECTED);
 	if (!rc && s->o->conn == CTRL_CONN_VERBS)
-		rc = send_qps(s);
+		rc = source_send_qps(s);
 	if (!rc) {
 		nbw_watchdog_phase("waiting for %s's slices", s->o->peer);
-		rc = receive_slices(s);
+		rc = source_receive_slices(s);
 	}
 	if (!rc)
 		line_open(&s->line, LINE_CONNECTED);
@@ -1019,7 +264,7 @@ static int source_lines(struct source *s)
 		rc = gather_workers(s, LINE_CANARY);
 	if (!rc) {
 		nbw_watchdog_phase("waiting for START from %s", s->o->peer);
-		rc = send_canary_await_start(s);
+		rc = source_send_canary(s);
 	}
 	if (rc)
 		line_abort(&s->line); /* every waiting worker returns */
@@ -1108,13 +353,13 @@ static int source_window(struct source *s)
 		source_fail(s, "after the window: %s", first_failure(s, msg, sizeof(msg)));
 	}
 	drive_totals(s);
-	count_rails(s);
+	source_count_rails(s);
 	if (sink_gone)
 		return NBW_EXIT_FAIL;
 	nbw_watchdog_phase("sending RESULT to %s and waiting for its verdict", o->peer);
-	rc = send_result(s, ok && !atomic_load(&s->failed));
+	rc = source_send_result(s, ok && !atomic_load(&s->failed));
 	if ((!ok || atomic_load(&s->failed)) && s->failure[0])
-		tell_sink(s, s->failure);
+		source_tell_sink(s, s->failure);
 	return rc;
 }
 
@@ -1191,7 +436,8 @@ static int source_result(const struct source *s, struct result *x)
 	st->nrails = s->nrails;
 	st->workers = s->nw;
 	st->source = s->o->source;
-	st->bytes = s->wend ? bytes_sum(s->wend, s->nw) - bytes_sum(s->wstart, s->nw) : 0;
+	st->bytes =
+		s->wend ? source_bytes_sum(s->wend, s->nw) - source_bytes_sum(s->wstart, s->nw) : 0;
 	st->seconds = s->seconds;
 	st->have_window = s->seconds > 0;
 	st->cv = nbw_cv_pct(s->rdma_samples.rate, s->rdma_samples.n);
@@ -1232,7 +478,7 @@ int run_source(const struct options *o, const struct run_state *run, struct resu
 	rc = source_setup(s);
 	if (!rc) {
 		nbw_watchdog_phase("the handshake with %s", o->peer);
-		rc = handshake(s);
+		rc = source_handshake(s);
 	}
 	if (!rc)
 		rc = source_run(s, x);
