@@ -229,7 +229,7 @@ static int start_workers(struct source *s)
 	line_init(&s->line);
 	s->line_ready = true;
 	for (i = 0; i < s->nw; i++) {
-		int err = pthread_create(&s->w[i].tid, NULL, worker_main, &s->w[i]);
+		int err = pthread_create(&s->w[i].tid, NULL, sworker_main, &s->w[i]);
 
 		if (err) {
 			source_fail(s, "cannot start worker thread %u of %u: %s", i, s->nw,
