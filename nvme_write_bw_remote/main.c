@@ -25,15 +25,9 @@
 
 static void print_roles(void);
 
-static void usage(void)
+/* --help: the RDMA and connection options. */
+static void usage_fabric(void)
 {
-	printf("Usage: %s [options]          sink (receives; reads its own drives too)\n"
-	       "       %s [options] PEER     source (reads its drives, RDMA WRITEs to PEER)\n"
-	       "       %s --bidir [options] PEER  both at once, PEER doing the same\n",
-	       nbw_prog, nbw_prog, nbw_prog);
-	printf("\nMeasure what arrives end to end: NVMe drive -> staging DRAM -> RDMA WRITE ->\n"
-	       "remote DRAM, with one RC QP per worker, verified. The sink's CPU posts nothing\n"
-	       "and takes no completions for the data. Never writes to a drive.\n");
 	printf("\nRDMA and connection (perftest's letters):\n"
 	       "  -d, --ib-dev LIST      RDMA ports to use, dev or dev:port, comma-separated, on\n"
 	       "                         each side its own names (default: every ACTIVE port);\n"
@@ -65,6 +59,18 @@ static void usage(void)
 	       "                         sink: workers (QPs) one source may have (default: %u\n"
 	       "                         shared evenly by --sources)\n",
 	       DEFAULT_PORT, auth_available() ? "" : " (not built)", MAX_WORKERS);
+}
+
+static void usage(void)
+{
+	printf("Usage: %s [options]          sink (receives; reads its own drives too)\n"
+	       "       %s [options] PEER     source (reads its drives, RDMA WRITEs to PEER)\n"
+	       "       %s --bidir [options] PEER  both at once, PEER doing the same\n",
+	       nbw_prog, nbw_prog, nbw_prog);
+	printf("\nMeasure what arrives end to end: NVMe drive -> staging DRAM -> RDMA WRITE ->\n"
+	       "remote DRAM, with one RC QP per worker, verified. The sink's CPU posts nothing\n"
+	       "and takes no completions for the data. Never writes to a drive.\n");
+	usage_fabric();
 	printf("\nData path:\n"
 	       "  -s, --size SIZE        I/O size = RDMA message size (default 1M); --chunk too\n"
 	       "      --bidir            both directions at once (give it and PEER to both\n"
