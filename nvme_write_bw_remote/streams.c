@@ -59,9 +59,11 @@ static void stream_fault(const struct options *o, const char *label, const char 
 			 "%s: its window overlapped %s %.2f%% (< %g%%; it opened %+.3f s from %s)",
 			 label, ref, floor(ov * 100) / 100, o->min_overlap, st->start_offset_s,
 			 ref);
+	else if (isnan(cv))
+		snprintf(why, len, "%s: variation unknown (too few 1 s samples for --max-cv %g%%)",
+			 label, o->max_cv);
 	else if (!(cv <= o->max_cv))
-		snprintf(why, len, "%s: variation %s%.2f%% (> %g%%)", label,
-			 isnan(cv) ? "unknown " : "", isnan(cv) ? 0.0 : ceil(cv * 100) / 100,
+		snprintf(why, len, "%s: variation %.2f%% (> %g%%)", label, ceil(cv * 100) / 100,
 			 o->max_cv);
 }
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # report.sh: common/base/report.c's JSON parses with a real parser and holds the values handed
-# over; its text mode renders the same calls with the text formats (and nothing else).
+# over; its text mode renders the same calls with the text formats (and nothing else;
+# a value it has not is a dash in the format's width, and the rest of the format follows).
 . "$(dirname "$0")/lib.sh"
 demo="$abs_top_builddir/tests/unit/report_demo"
 
@@ -31,7 +32,7 @@ missing=-|
 big=18446744073709551615
 neg=-42
 pi=3.142
-nan=[     -]
+nan=[     -%]
 yes=yes
 bw=3.57
 unit=GB/s

@@ -149,8 +149,12 @@ static void text_dash(struct report *r, const char *textfmt)
 	if (p) {
 		while (*p && !strchr("diouxXeEfgGsc", *p))
 			p++;
-		if (*p)
-			fputs(p + 1, r->out);
+		/* The rest of the format is text, where "%%" stands for one '%'. */
+		for (p = *p ? p + 1 : p; *p; p++) {
+			if (p[0] == '%' && p[1] == '%')
+				p++;
+			fputc(*p, r->out);
+		}
 	}
 }
 

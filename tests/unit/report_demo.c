@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 	report_u64(&r, "big", "big=%llu\n", UINT64_MAX);
 	report_i64(&r, "neg", "neg=%lld\n", -42);
 	report_double(&r, "pi", "pi=%.3f\n", 3.14159265);
-	report_double(&r, "nan", "nan=[%6.2f]\n", NAN);
+	report_double(&r, "nan", "nan=[%6.2f%%]\n", NAN);
 	report_bool(&r, "yes", "yes=%s\n", true);
 	report_null(&r, "nothing", NULL);
 	report_bw(&r, "gb_per_s", "bw=%.2f\n", 3.57e9);
