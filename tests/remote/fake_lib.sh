@@ -62,6 +62,10 @@ pair() {
 	# shellcheck disable=SC2086
 	src "$1-src" $RUN $3
 	sink_status
+	# Either side's failure says why in the log (an exit status alone cannot be read).
+	[ "$SINK_RC $SRC_RC" = "0 0" ] ||
+		echo "# $1: sink exit $SINK_RC: $(tail -n 3 "$TMPD/$1-sink.err" | tr '\n' ' ')" \
+			"| source exit $SRC_RC: $(tail -n 3 "$TMPD/$1-src.err" | tr '\n' ' ')"
 }
 
 # jv NAME EXPR...: each Python expression on NAME's JSON document d ($TMPD/NAME.out),
