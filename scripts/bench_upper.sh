@@ -29,7 +29,7 @@ tcp_sysctls() {
 # run_iperf3 STREAMS: a one-off iperf3 server (-1) on the sink, the client on the
 # source (tried again until the server listens), both with -J: tcpN-NODE.json.
 run_iperf3() {
-	local n=$1 ip=${IPERF3:-iperf3} srv_pid rc try limit args
+	local n=$1 ip=${IPERF3:-iperf3} srv_pid rc limit args
 	local out=$run_dir/tcp$n addr=${SINK_ADDR:-$SINK_NODE} port=${TCP_PORT:-$((PORT + 2))}
 	limit=${CMD_TIMEOUT:-$((window_s + 2 * net_s + 60))}
 	say "tcp $n: iperf3 server on $SINK_NODE: $ip -s -1 -p $port -J"
@@ -38,15 +38,9 @@ run_iperf3() {
 	srv_pid=$bg_pid
 	args=(-c "$addr" -p "$port" -P "$n" -Z -t "$(duration_s "$DURATION")" -J)
 	[ "$(duration_s "$WARMUP")" = 0 ] || args+=(-O "$(duration_s "$WARMUP")")
-	for try in 1 2 3 4 5 6 7 8 9 10; do
-		sleep 1
-		say "tcp $n: iperf3 client on $SRC_NODE (try $try): $ip ${args[*]}"
-		start_bg "$out-$SRC_NODE.json" "$out-$SRC_NODE.log" "$SRC_NODE" "$limit" "tcp$n-client$try" \
-			"$ip" "${args[@]}"
-		wait "$bg_pid"
-		rc=$?
-		[ "$rc" != 0 ] && kill -0 "$srv_pid" 2>/dev/null || break
-	done
+	client_tries "tcp $n: iperf3 client" "$out-$SRC_NODE.json" "$out-$SRC_NODE.log" "$limit" \
+		"tcp$n-client" "$srv_pid" "$ip" "${args[@]}"
+	rc=$?
 	if [ "$rc" != 0 ]; then
 		failure "tcp $n: iperf3 client on $SRC_NODE" "$rc" "$out-$SRC_NODE.log"
 		# iperf3 -J reports its error inside the JSON.

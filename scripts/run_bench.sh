@@ -297,6 +297,23 @@ run_read_mode() { # [NAME]: the files' and commands' name [the mode]
 	[ "$fails" = 0 ]
 }
 
+# client_tries WHAT OUT LOG LIMIT TAG SRV_PID CMD...: a client on SRC_NODE, tried again
+# (up to 10 times, a second apart) while it fails and its server SRV_PID still runs: it
+# may have come before the server listened. Returns the last try's exit status.
+client_tries() {
+	local what=$1 out=$2 log=$3 limit=$4 tag=$5 srv=$6 try rc
+	shift 6
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		sleep 1
+		say "$what on $SRC_NODE (try $try): $*"
+		start_bg "$out" "$log" "$SRC_NODE" "$limit" "$tag$try" "$@"
+		wait "$bg_pid"
+		rc=$?
+		[ "$rc" != 0 ] && kill -0 "$srv" 2>/dev/null || break
+	done
+	return "$rc"
+}
+
 sink_listens() { grep -Eq 'waiting for (a source|the sources)' "$1" 2>/dev/null; }
 
 run_aggregate() {
@@ -462,7 +479,7 @@ run_fabric() { # run_fabric QPS
 # sink, the client (retried until the server listens) on the source, same -s
 # -q -t -D, on PORT + 1. Its output: ib_write_bw-NODE.txt. Never fatal.
 run_ib_write_bw() { # run_ib_write_bw QPS
-	local node run_cmd args=() dev srv_pid rc try limit out=$run_dir/ib_write_bw ib=${IB_WRITE_BW:-ib_write_bw}
+	local node run_cmd args=() dev srv_pid rc limit out=$run_dir/ib_write_bw ib=${IB_WRITE_BW:-ib_write_bw}
 	[ "$ib" = none ] && { say "IB_WRITE_BW=none: the perftest anchor is skipped"; return 0; }
 	for node in "$SINK_NODE" "$SRC_NODE"; do
 		node_cmd "$node" 30 "have-ib" sh -c 'command -v "$1"' sh "$ib"
@@ -482,15 +499,9 @@ run_ib_write_bw() { # run_ib_write_bw QPS
 	say "ib_write_bw server on $SINK_NODE: $ib ${args[*]}"
 	start_bg "$out-$SINK_NODE.txt" "$out-$SINK_NODE.log" "$SINK_NODE" "$limit" ib-server "$ib" "${args[@]}"
 	srv_pid=$bg_pid
-	for try in 1 2 3 4 5 6 7 8 9 10; do
-		sleep 1
-		say "ib_write_bw client on $SRC_NODE (try $try): $ib ${args[*]} ${SINK_ADDR:-$SINK_NODE}"
-		start_bg "$out-$SRC_NODE.txt" "$out-$SRC_NODE.log" "$SRC_NODE" "$limit" "ib-client$try" \
-			"$ib" "${args[@]}" "${SINK_ADDR:-$SINK_NODE}"
-		wait "$bg_pid"
-		rc=$?
-		[ "$rc" != 0 ] && kill -0 "$srv_pid" 2>/dev/null || break
-	done
+	client_tries "ib_write_bw client" "$out-$SRC_NODE.txt" "$out-$SRC_NODE.log" "$limit" \
+		ib-client "$srv_pid" "$ib" "${args[@]}" "${SINK_ADDR:-$SINK_NODE}"
+	rc=$?
 	if [ "$rc" != 0 ]; then
 		failure "ib_write_bw client on $SRC_NODE" "$rc" "$out-$SRC_NODE.log"
 		kill -TERM "$srv_pid" 2>/dev/null
