@@ -40,8 +40,8 @@ int run_bidir(const struct options *o, struct result *x)
 	int i, started = 0;
 
 	/* The sink (receive) takes no drives of its own; the source (send) names its peer. */
-	w[0].o.peer = NULL;
-	w[0].o.no_local = true;
+	w[0].o.source.peer = NULL;
+	w[0].o.sink.no_local = true;
 	meeting_init(&sync, 1);
 	w[0].run.sync = w[1].run.sync = &sync;
 	if (result_parts(x, 2, RESULT_SINK, &w[0].o)) {

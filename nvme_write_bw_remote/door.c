@@ -69,9 +69,9 @@ static void choose_addrs(struct door *d, const struct fab_port *ports, int nport
 {
 	int i, j;
 
-	if (d->o->bind) {
-		if (strcmp(d->o->bind, "any"))
-			snprintf(d->addr[d->naddr++], FAB_ADDR_LEN, "%s", d->o->bind);
+	if (d->o->sink.bind) {
+		if (strcmp(d->o->sink.bind, "any"))
+			snprintf(d->addr[d->naddr++], FAB_ADDR_LEN, "%s", d->o->sink.bind);
 		return;
 	}
 	for (i = 0; i < nports && d->naddr < DOOR_MAX_ADDRS; i++) {
@@ -137,7 +137,7 @@ const char *door_where(const struct door *d)
 
 bool door_allows(const struct door *d, const struct sockaddr *sa)
 {
-	return !d->o->nallow || netaddr_allowed(d->o->allow, d->o->nallow, sa);
+	return !d->o->sink.nallow || netaddr_allowed(d->o->sink.allow, d->o->sink.nallow, sa);
 }
 
 static void pend_drop(struct pending *p, const char *why)

@@ -151,7 +151,7 @@ static int fanin_main(struct fanin *fi, struct session **s)
 		result_missing_why(fi->o, i, fi->n, why, sizeof(why));
 		nbw_err("%s", why);
 	}
-	fi->res->source = fi->got ? fi->res->streams[0].source : fi->o->source;
+	fi->res->source = fi->got ? fi->res->streams[0].source : fi->o->source.feed;
 	result_begin(fi->res);
 	fanin_run(fi);
 	streams_judge(fi->res);
@@ -160,11 +160,11 @@ static int fanin_main(struct fanin *fi, struct session **s)
 
 int run_fanin(const struct options *o, struct result *x)
 {
-	struct fanin fi = {.o = o, .res = x, .n = (int)o->sources};
-	struct session **s = calloc(o->sources, sizeof(*s));
+	struct fanin fi = {.o = o, .res = x, .n = (int)o->sink.sources};
+	struct session **s = calloc(o->sink.sources, sizeof(*s));
 	int rc = NBW_EXIT_FAIL, i;
 
-	fi.s = calloc(o->sources, sizeof(*fi.s));
+	fi.s = calloc(o->sink.sources, sizeof(*fi.s));
 	if (s && fi.s)
 		fi.hall = hall_create(o); /* says so when it cannot */
 	else

@@ -96,7 +96,8 @@ static int read_one(struct gate *g, uint64_t session, int ms, struct rdma_cm_id 
 			nbw_prog);
 		return 0;
 	}
-	if (g->o->nallow && !netaddr_allowed(g->o->allow, g->o->nallow, fab_request_peer(*id))) {
+	if (g->o->sink.nallow &&
+	    !netaddr_allowed(g->o->sink.allow, g->o->sink.nallow, fab_request_peer(*id))) {
 		nbw_err("RDMA connect request from outside --allow: rejected");
 		fab_listener_reject(*id);
 		return 0;

@@ -36,25 +36,25 @@ static int hall_dram(struct hall *h)
 	char a[32], b[32];
 	int rc, lock_errno;
 
-	if ((uint64_t)h->loc.nt * o->threads * o->chunk >= o->dram) {
+	if ((uint64_t)h->loc.nt * o->threads * o->chunk >= o->sink.dram) {
 		return nbw_usage_err(
 			"--dram %s leaves nothing for slices after %d local drive%s x %u "
 			"threads x %s",
-			format_size(o->dram, a, sizeof(a)), h->loc.nt, h->loc.nt == 1 ? "" : "s",
-			o->threads, format_size(o->chunk, b, sizeof(b)));
+			format_size(o->sink.dram, a, sizeof(a)), h->loc.nt,
+			h->loc.nt == 1 ? "" : "s", o->threads, format_size(o->chunk, b, sizeof(b)));
 	}
-	rc = buffer_alloc_locked(o->dram, 4096, (void **)&h->dram, &lock_errno);
+	rc = buffer_alloc_locked(o->sink.dram, 4096, (void **)&h->dram, &lock_errno);
 	if (!rc)
 		return 0;
 	h->dram = NULL;
 	if (lock_errno)
 		return hall_fail(h,
 				 "cannot lock %s of DRAM: %s (raise 'ulimit -l', or lower --dram)",
-				 format_size(o->dram, a, sizeof(a)), strerror(lock_errno));
+				 format_size(o->sink.dram, a, sizeof(a)), strerror(lock_errno));
 	return hall_fail(h,
 			 "cannot allocate %s of DRAM: %s (lower --dram; 'ulimit -l' must allow "
 			 "locking it too)",
-			 format_size(o->dram, a, sizeof(a)), strerror(-rc));
+			 format_size(o->sink.dram, a, sizeof(a)), strerror(-rc));
 }
 
 /* The door and the rdma_cm listener on its addresses. 0 or an exit status. */
@@ -138,12 +138,12 @@ static bool hello_unacceptable(const struct hall *h, const struct door_guest *g,
 		snprintf(why, len, "%s: %s", g->peer, diff);
 		return true;
 	}
-	if (slice_layout(o->dram, (uint64_t)h->loc.nt * o->threads * o->chunk,
+	if (slice_layout(o->sink.dram, (uint64_t)h->loc.nt * o->threads * o->chunk,
 			 before + g->hello.workers, o->chunk, o->depth, lay, &need)) {
 		snprintf(why, len,
 			 "sink DRAM %s is too small for %u workers%s x %u slots of %s (and the "
 			 "local readers): it needs %s (--dram)",
-			 format_size(o->dram, a, sizeof(a)), before + g->hello.workers,
+			 format_size(o->sink.dram, a, sizeof(a)), before + g->hello.workers,
 			 before ? " of all sources" : "", o->depth + 1,
 			 format_size(o->chunk, b, sizeof(b)), format_size(need, c, sizeof(c)));
 		return true;
@@ -213,7 +213,7 @@ static int next_guest(struct hall *h, uint64_t deadline, int got, int n, struct 
 int hall_admit(struct hall *h, struct session **s, int n, int *got)
 {
 	const struct options *o = h->o;
-	uint64_t deadline = o->wait > 0 ? nbw_now_ns() + nbw_s_to_ns(o->wait) : 0;
+	uint64_t deadline = o->sink.wait > 0 ? nbw_now_ns() + nbw_s_to_ns(o->sink.wait) : 0;
 	struct slice_layout lay = {0}, fits;
 	uint32_t workers = 0;
 	struct door_guest g;
@@ -249,7 +249,7 @@ int hall_admit(struct hall *h, struct session **s, int n, int *got)
 	if (rc == -ENOMEM)
 		return hall_fail(h, "out of memory for a source's session");
 	if (!*got)
-		return hall_fail(h, "no source connected within %g s (--wait)", o->wait);
+		return hall_fail(h, "no source connected within %g s (--wait)", o->sink.wait);
 	return 0;
 }
 
@@ -314,7 +314,7 @@ void hall_destroy(struct hall *h)
 		return;
 	gate_close(h->gate);
 	door_close(h->door);
-	buffer_free_locked(h->dram, h->o->dram);
+	buffer_free_locked(h->dram, h->o->sink.dram);
 	local_close(&h->loc);
 	free(h);
 }

@@ -35,7 +35,7 @@ int local_open(struct local *l, const struct options *o, bool drives)
 	int rc;
 
 	l->o = o;
-	if (drives && !o->no_local) {
+	if (drives && !o->sink.no_local) {
 		rc = remote_targets(o, &q, l->t, &l->nt);
 		if (rc)
 			return rc;

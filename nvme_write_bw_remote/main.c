@@ -176,8 +176,8 @@ static const struct cli_opt opts[] = {
 	CLI_TEXT("ib-dev", 'd', struct options, devs),
 	CLI_ARG("gid-index", 'x'),
 	CLI_ARG("port", 'p'),
-	CLI_TEXT("bind", OPT_BIND, struct options, bind, SINK_ROLES),
-	CLI_TEXT("allow", OPT_ALLOW, struct options, allow_text, SINK_ROLES),
+	CLI_TEXT("bind", OPT_BIND, struct options, sink.bind, SINK_ROLES),
+	CLI_TEXT("allow", OPT_ALLOW, struct options, sink.allow_text, SINK_ROLES),
 	CLI_TEXT("psk-file", OPT_PSK_FILE, struct options, psk_file),
 	CLI_ARG("timeout", OPT_TIMEOUT),
 	CLI_ARG("wait", OPT_WAIT),
@@ -196,15 +196,16 @@ static const struct cli_opt opts[] = {
 	CLI_ARG("source", OPT_SOURCE, SOURCE_ROLES),
 	CLI_TEXT("disks", OPT_DISKS, struct options, disks),
 	CLI_TEXT("local-disks", OPT_LOCAL_DISKS, struct options, disks, ROLE_SINK),
-	CLI_FLAG("no-local", OPT_NO_LOCAL, struct options, no_local, SINK_ROLES),
+	CLI_FLAG("no-local", OPT_NO_LOCAL, struct options, sink.no_local, SINK_ROLES),
 	CLI_ARG("dram", OPT_DRAM, SINK_ROLES),
 	CLI_ARG("verify", OPT_VERIFY),
 	CLI_NOARG("no-verify", OPT_NO_VERIFY),
-	CLI_FLAG("corrupt-canary", OPT_CORRUPT, struct options, corrupt_canary, SOURCE_ROLES),
+	CLI_FLAG("corrupt-canary", OPT_CORRUPT, struct options, source.corrupt_canary,
+		 SOURCE_ROLES),
 	CLI_ARG("late-start", OPT_LATE_START, SOURCE_ROLES),
 	CLI_ARG("min-overlap", OPT_MIN_OVERLAP, SINK_ROLES),
 	CLI_ARG("max-cv", OPT_MAX_CV, SINK_ROLES),
-	CLI_TEXT("dump-slice", OPT_DUMP, struct options, dump_slice, SINK_ROLES),
+	CLI_TEXT("dump-slice", OPT_DUMP, struct options, sink.dump_slice, SINK_ROLES),
 	CLI_LONGOPTS_READER,
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_WINDOW,
@@ -311,11 +312,11 @@ static int tool_option(int c, char *arg, void *ctx)
 	case OPT_TIMEOUT:
 		return cli_seconds("timeout", arg, 0.1, &o->timeout);
 	case OPT_WAIT:
-		return cli_seconds("wait", arg, 0, &o->wait);
+		return cli_seconds("wait", arg, 0, &o->sink.wait);
 	case OPT_SOURCES:
-		return cli_uint("source count", arg, 1, MAX_SOURCES, &o->sources);
+		return cli_uint("source count", arg, 1, MAX_SOURCES, &o->sink.sources);
 	case OPT_MAX_PER_SOURCE:
-		return cli_uint("workers per source", arg, 1, MAX_WORKERS, &o->max_per_source);
+		return cli_uint("workers per source", arg, 1, MAX_WORKERS, &o->sink.max_per_source);
 	case 's':
 		o->chunk_given = true;
 		return cli_size("chunk size", arg, 512, 1ULL << 30, &o->chunk);
@@ -325,19 +326,19 @@ static int tool_option(int c, char *arg, void *ctx)
 	case CLI_OPT_THREADS:
 		return cli_uint("thread count", arg, 1, TARGET_MAX_THREADS, &o->threads);
 	case 'q':
-		rc = cli_uint("QP count", arg, 1, MAX_WORKERS, &o->qps);
+		rc = cli_uint("QP count", arg, 1, MAX_WORKERS, &o->source.qps);
 		/* perftest's -q: QPs per drive (in all: --source mem) */
-		if (rc == CLI_NEXT && o->qps <= TARGET_MAX_THREADS)
-			o->threads = o->qps;
+		if (rc == CLI_NEXT && o->source.qps <= TARGET_MAX_THREADS)
+			o->threads = o->source.qps;
 		return rc;
 	case OPT_MTU:
 		return mtu_option(arg, &o->lo.mtu);
 	case OPT_LATE_START:
-		return cli_seconds("late start", arg, 0, &o->late_start);
+		return cli_seconds("late start", arg, 0, &o->source.late_start);
 	case OPT_MIN_OVERLAP:
-		return percent_option("minimum overlap", arg, &o->min_overlap);
+		return percent_option("minimum overlap", arg, &o->sink.min_overlap);
 	case OPT_MAX_CV:
-		return percent_option("maximum variation", arg, &o->max_cv);
+		return percent_option("maximum variation", arg, &o->sink.max_cv);
 	case OPT_SL:
 		return byte_option("service level", arg, 0, 15, &o->lo.sl);
 	case OPT_TCLASS:
@@ -347,10 +348,10 @@ static int tool_option(int c, char *arg, void *ctx)
 	case OPT_SOURCE:
 		rc = cli_keyword("source", arg, sources, &k);
 		if (rc == CLI_NEXT)
-			o->source = k ? CTRL_SOURCE_MEM : CTRL_SOURCE_DISK;
+			o->source.feed = k ? CTRL_SOURCE_MEM : CTRL_SOURCE_DISK;
 		return rc;
 	case OPT_DRAM:
-		return cli_size("DRAM size", arg, 4096, UINT64_MAX, &o->dram);
+		return cli_size("DRAM size", arg, 4096, UINT64_MAX, &o->sink.dram);
 	case CLI_OPT_SPAN:
 		return cli_size("span", arg, 1, UINT64_MAX, &o->span);
 	case CLI_OPT_ENGINE:
@@ -373,13 +374,13 @@ static int load_access(struct options *o)
 	char err[512];
 	int rc;
 
-	if (o->allow_text) {
-		o->nallow = netaddr_parse_list(o->allow_text, o->allow, NETADDR_MAX_PREFIXES, err,
-					       sizeof(err));
-		if (o->nallow < 0) {
+	if (o->sink.allow_text) {
+		o->sink.nallow = netaddr_parse_list(o->sink.allow_text, o->sink.allow,
+						    NETADDR_MAX_PREFIXES, err, sizeof(err));
+		if (o->sink.nallow < 0) {
 			return nbw_usage_err(
 				"invalid --allow '%s': %s (CIDR[,CIDR...], e.g. 10.0.0.0/8)",
-				o->allow_text, err);
+				o->sink.allow_text, err);
 		}
 	}
 	if (!o->psk_file)
@@ -397,7 +398,7 @@ static int load_access(struct options *o)
 /* Checks across options, after all were read: -1 to go on, or an exit status. */
 static int validate_options(struct options *o)
 {
-	unsigned role = o->bidir ? ROLE_BIDIR : o->peer ? ROLE_SOURCE : ROLE_SINK;
+	unsigned role = o->bidir ? ROLE_BIDIR : o->source.peer ? ROLE_SOURCE : ROLE_SINK;
 	const char *wrong = cli_wrong_role(opts, &o->cc, role);
 
 	if (wrong && o->bidir) {
@@ -407,33 +408,35 @@ static int validate_options(struct options *o)
 			wrong);
 	}
 	if (wrong) {
-		return nbw_usage_err("--%s is a %s option (%s)", wrong, o->peer ? "sink" : "source",
-				     o->peer ? "no PEER argument" : "needs a PEER argument");
+		return nbw_usage_err("--%s is a %s option (%s)", wrong,
+				     o->source.peer ? "sink" : "source",
+				     o->source.peer ? "no PEER argument" : "needs a PEER argument");
 	}
 	if (o->timeout > MAX_TIMEOUT_S) {
 		return nbw_usage_err("invalid timeout '%g': out of range (at most %g s)",
 				     o->timeout, MAX_TIMEOUT_S);
 	}
-	if (o->bidir && (!o->peer || o->all_sizes || o->cc.interval > 0)) {
+	if (o->bidir && (!o->source.peer || o->all_sizes || o->cc.interval > 0)) {
 		return nbw_usage_err(
 			"--bidir %s",
-			!o->peer       ? "needs a PEER (each side names the other)"
-			: o->all_sizes ? "runs one size: drop -a"
-				       : "prints both directions at the end: drop --interval");
+			!o->source.peer ? "needs a PEER (each side names the other)"
+			: o->all_sizes	? "runs one size: drop -a"
+					: "prints both directions at the end: drop --interval");
 	}
-	if (o->all_sizes && (o->chunk_given || o->dump_slice)) {
+	if (o->all_sizes && (o->chunk_given || o->sink.dump_slice)) {
 		return nbw_usage_err("-a runs every size from 64K to 4M: drop %s",
 				     o->chunk_given ? "-s/--size" : "--dump-slice");
 	}
-	if (o->sources > 1 && (o->bidir || o->all_sizes || o->cc.interval > 0 || o->dump_slice)) {
+	if (o->sink.sources > 1 &&
+	    (o->bidir || o->all_sizes || o->cc.interval > 0 || o->sink.dump_slice)) {
 		return nbw_usage_err("--sources %u takes one window of one size: drop %s",
-				     o->sources,
+				     o->sink.sources,
 				     o->bidir		  ? "--bidir"
 				     : o->all_sizes	  ? "-a"
 				     : o->cc.interval > 0 ? "--interval"
 							  : "--dump-slice");
 	}
-	if (o->corrupt_canary && o->verify == CTRL_VERIFY_OFF) {
+	if (o->source.corrupt_canary && o->verify == CTRL_VERIFY_OFF) {
 		return nbw_usage_err("--corrupt-canary needs verification (drop --no-verify)");
 	}
 	if (o->verify != CTRL_VERIFY_OFF && o->chunk % DIGEST_BLOCK) {
@@ -454,17 +457,17 @@ static int parse_options(int argc, char **argv, struct options *o)
 		.gid_index = -1,
 		.port = DEFAULT_PORT,
 		.timeout = 10,
-		.wait = 60,
+		.sink.wait = 60,
 		.chunk = 1 << 20,
 		.depth = 4,
 		.threads = 12,
-		.qps = 1,
-		.dram = 16ULL << 30,
+		.source.qps = 1,
+		.sink.dram = 16ULL << 30,
 		.engine = ENGINE_PSYNC,
 		.verify = CTRL_VERIFY_CANARY,
-		.min_overlap = 99,
-		.max_cv = 2,
-		.sources = 1,
+		.sink.min_overlap = 99,
+		.sink.max_cv = 2,
+		.sink.sources = 1,
 	};
 	cli_common_init(&o->cc);
 	/* $NBW_QP_TIMEOUT: -u's default for a whole site (the virtual lab sets it). */
@@ -476,7 +479,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (rc != CLI_NEXT)
 		return rc;
 	if (first < argc)
-		o->peer = argv[first++];
+		o->source.peer = argv[first++];
 	if (first < argc) {
 		return nbw_usage_err("unexpected argument '%s' (one PEER at most)", argv[first]);
 	}
@@ -493,10 +496,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 static double run_budget(const struct options *o)
 {
 	double t = o->timeout, windows = o->all_sizes ? 7 : 1;
-	double budget = 8 * t + windows * (o->cc.warmup + o->cc.duration + o->late_start + 4 * t);
+	double budget =
+		8 * t + windows * (o->cc.warmup + o->cc.duration + o->source.late_start + 4 * t);
 
-	if (!o->peer || o->bidir)
-		budget += o->wait + (o->sources > 1 ? o->sources * t : 0);
+	if (!o->source.peer || o->bidir)
+		budget += o->sink.wait + (o->sink.sources > 1 ? o->sink.sources * t : 0);
 	return budget;
 }
 
@@ -504,11 +508,11 @@ static double run_budget(const struct options *o)
 /* The mode's run, its result printed: the exit status. */
 static int run_mode(const struct options *o, struct report *r)
 {
-	enum result_mode mode = o->bidir	 ? RESULT_BIDIR
-				: o->all_sizes	 ? RESULT_SIZES
-				: o->sources > 1 ? RESULT_FANIN
-				: o->peer	 ? RESULT_SOURCE
-						 : RESULT_SINK;
+	enum result_mode mode = o->bidir	      ? RESULT_BIDIR
+				: o->all_sizes	      ? RESULT_SIZES
+				: o->sink.sources > 1 ? RESULT_FANIN
+				: o->source.peer      ? RESULT_SOURCE
+						      : RESULT_SINK;
 	struct run_state alone = {0}; /* one role alone: nothing shared */
 	struct result x;
 	int rc;

@@ -130,9 +130,9 @@ static void print_source(struct report *r, const struct result *x)
 	char lab[64];
 	int k;
 
-	report_text(r, " Sink            : %s port %u, %u workers (QPs)\n", o->peer, o->port,
+	report_text(r, " Sink            : %s port %u, %u workers (QPs)\n", o->source.peer, o->port,
 		    st->workers);
-	report_str(r, "peer", NULL, o->peer);
+	report_str(r, "peer", NULL, o->source.peer);
 	report_u64(r, "workers", NULL, st->workers);
 	print_ports(r, x);
 	print_rule(r);
@@ -176,7 +176,8 @@ static void print_split(struct report *r, const struct result *x)
 		   (uint64_t)x->nexpected);
 	report_u64(r, "sources_admitted", " %llu came\n", (uint64_t)x->nstreams);
 	report_text(r, " DRAM split      : %s in all: local readers %s",
-		    format_size(x->o.dram, a, sizeof(a)), format_size(x->local_len, b, sizeof(b)));
+		    format_size(x->o.sink.dram, a, sizeof(a)),
+		    format_size(x->local_len, b, sizeof(b)));
 	report_u64(r, "dram_local_bytes", NULL, x->local_len);
 	for (i = 0; i < x->nstreams; i++) {
 		const struct result_stream *st = &x->streams[i];
@@ -375,7 +376,7 @@ static void print_head(struct report *r, struct result *x)
 {
 	struct options shown = x->o;
 
-	shown.source = x->source;
+	shown.source.feed = x->source;
 	report_obj_begin(r, x->key);
 	print_params(r, &shown, role_name(x), x->mode == RESULT_SOURCE ? NULL : x->where);
 	if (x->mode == RESULT_FANIN)
@@ -445,7 +446,7 @@ static void print_sizes_open(struct report *r, struct result *a)
 		return;
 	report_obj_begin(r, NULL);
 	report_str(r, "tool", NULL, "nvme_write_bw_remote");
-	report_str(r, "role", NULL, a->o.peer ? "source" : "sink");
+	report_str(r, "role", NULL, a->o.source.peer ? "source" : "sink");
 	report_arr_begin(r, "sizes");
 	a->opened = true;
 }
@@ -540,7 +541,7 @@ static double part_bps(const struct result *p)
 static void print_bidir_sum(struct report *r, const struct result *x)
 {
 	const struct result *in = &x->parts[0], *out = &x->parts[1];
-	const char *peer = x->o.peer;
+	const char *peer = x->o.source.peer;
 	double ov = x->sum.overlap_pct;
 	char tail[32];
 
@@ -574,9 +575,11 @@ static void print_bidir(struct report *r, struct result *x)
 	report_str(r, "version", NULL, PACKAGE_VERSION);
 	report_str(r, "role", NULL, "bidir");
 	if (x->nparts == 2) {
-		report_text(r, "\n=== receive: %s -> this node's DRAM (sink) ===\n", x->o.peer);
+		report_text(r, "\n=== receive: %s -> this node's DRAM (sink) ===\n",
+			    x->o.source.peer);
 		print_role(r, &x->parts[0]);
-		report_text(r, "\n=== send: this node's drives -> %s (source) ===\n", x->o.peer);
+		report_text(r, "\n=== send: this node's drives -> %s (source) ===\n",
+			    x->o.source.peer);
 		print_role(r, &x->parts[1]);
 		print_bidir_sum(r, x);
 	}

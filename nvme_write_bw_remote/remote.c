@@ -22,9 +22,9 @@ int remote_timeout_ms(const struct options *o)
 
 uint32_t remote_share(const struct options *o)
 {
-	if (o->max_per_source)
-		return o->max_per_source;
-	return o->sources > 1 ? MAX_WORKERS / o->sources : 0;
+	if (o->sink.max_per_source)
+		return o->sink.max_per_source;
+	return o->sink.sources > 1 ? MAX_WORKERS / o->sink.sources : 0;
 }
 
 int remote_select_ports(const struct options *o, struct fab_port *ports)

@@ -28,43 +28,58 @@
 #define DEFAULT_PORT 18515
 #define MAX_SOURCES 64 /* --sources */
 
+/* What only the sink uses (main.c's table gives each option its role; --wait has none). */
+struct sink_options {
+	const char *bind; /* an address, "any", or NULL = the RDMA ports' addresses */
+	const char *allow_text;
+	struct netaddr_prefix allow[NETADDR_MAX_PREFIXES]; /* --allow */
+	int nallow;
+	double wait; /* for a source to come; 0 = forever */
+	bool no_local;
+	uint64_t dram;
+	double min_overlap;	 /* % of each source's window inside the sink's (99) */
+	double max_cv;		 /* variation of each stream, % (2) */
+	unsigned sources;	 /* how many sources to take at once (1) */
+	unsigned max_per_source; /* --max-workers-per-source (0: an even split) */
+	const char *dump_slice;	 /* tests: worker 0's slice into this file */
+};
+
+/* What only the source uses; "source" names the role (its --source is feed). */
+struct source_options {
+	const char *peer;      /* the sink; NULL: this process is a sink */
+	unsigned qps;	       /* --source mem: workers */
+	enum ctrl_source feed; /* --source disk|mem: what it sends */
+	bool corrupt_canary;   /* tests: damage the canary after hashing it */
+	double late_start;     /* tests: open the window this much late */
+};
+
+/*
+ * The command line, validated, then const: what both roles use, the mode,
+ * and each role's own part. Nothing changes it after validation; what a run
+ * shares or computes goes beside it (struct run_state, sizes.c's curve).
+ */
 struct options {
 	struct cli_common cc;
-	const char *peer; /* NULL: sink */
 	const char *devs; /* -d list */
 	int gid_index;	  /* -1: first IPv4 GID */
 	unsigned port;
-	const char *bind; /* sink: an address, "any", or NULL = the RDMA ports' addresses */
-	const char *allow_text;
-	struct netaddr_prefix allow[NETADDR_MAX_PREFIXES]; /* sink: --allow */
-	int nallow;
 	const char *psk_file; /* --psk-file, or $NBW_PSK_FILE */
 	struct auth_key key;  /* loaded from it; len 0 = none */
 	double timeout;	      /* every network wait */
-	double wait;	      /* sink: for a source to come; 0 = forever */
 	uint64_t chunk;
 	unsigned depth;
 	unsigned threads;
-	unsigned qps; /* --source mem: workers */
-	enum ctrl_source source;
 	char *disks; /* source: its drives; sink: --local-disks */
-	bool no_local;
-	uint64_t dram;
 	uint64_t span;
 	enum reader_engine engine;
 	enum ctrl_verify verify;
 	enum ctrl_conn conn;	 /* verbs (default) or -R/--rdma_cm */
 	struct fab_link_opts lo; /* --mtu, --sl, --tclass */
-	bool corrupt_canary;
 	bool all_sizes;		 /* -a: every message size, as ib_write_bw -a */
 	bool bidir;		 /* --bidir: a sink and a source at once (bidir.c) */
 	bool chunk_given;	 /* -s was given (refused with -a) */
-	double late_start;	 /* source, tests only: open the window this much late */
-	double min_overlap;	 /* sink: % of each source's window inside the sink's (99) */
-	double max_cv;		 /* sink: variation of each stream, % (2) */
-	unsigned sources;	 /* sink: how many sources to take at once (1) */
-	unsigned max_per_source; /* sink: --max-workers-per-source (0: an even split) */
-	const char *dump_slice;
+	struct sink_options sink;
+	struct source_options source;
 };
 
 /* One rail: a local port -> a remote port, its QPs and what it carried in the window. */

@@ -13,8 +13,8 @@ void result_init(struct result *x, enum result_mode mode, const struct options *
 	memset(x, 0, sizeof(*x));
 	x->mode = mode;
 	x->o = *o;
-	x->source = o->source;
-	x->nexpected = mode == RESULT_FANIN ? (int)o->sources : mode == RESULT_SINK;
+	x->source = o->source.feed;
+	x->nexpected = mode == RESULT_FANIN ? (int)o->sink.sources : mode == RESULT_SINK;
 	x->verdict = VERDICT_NONE;
 	x->lcv = NAN;
 	x->sum.ideal_bps = NAN;
@@ -120,7 +120,7 @@ void result_missing_why(const struct options *o, int i, int n, char *why, size_t
 	snprintf(why, len,
 		 "source %d of %d: none came within %g s (--wait), or %g s of the first "
 		 "(--timeout / 2)",
-		 i + 1, n, o->wait, o->timeout / 2);
+		 i + 1, n, o->sink.wait, o->timeout / 2);
 }
 
 const char *rdma_from_name(enum rdma_from from)

@@ -24,9 +24,9 @@ static void print_access(struct report *r, const struct options *o, const char *
 {
 	report_str(r, "listen", " Listening on    : %s", listen);
 	report_text(r, " port %u%s\n", o->port,
-		    !o->bind ? " (the RDMA ports' addresses; --bind any for all)" : "");
+		    !o->sink.bind ? " (the RDMA ports' addresses; --bind any for all)" : "");
 	report_str(r, "allow", " Allowed sources : %s\n",
-		   o->nallow ? o->allow_text : "any address");
+		   o->sink.nallow ? o->sink.allow_text : "any address");
 	report_bool(r, "psk", NULL, o->key.len > 0);
 	report_text(r, " Access          : %s\n",
 		    o->key.len ? "pre-shared key (--psk-file): only a source holding it gets in"
@@ -51,7 +51,7 @@ void print_params(struct report *r, const struct options *o, const char *role, c
 	report_u64(r, "depth", " WRITEs in flight: %llu per worker\n", o->depth);
 	report_u64(r, "threads", " Threads/drive   : %-14llu", o->threads);
 	report_str(r, "source", " Source          : %s\n",
-		   o->source == CTRL_SOURCE_MEM ? "mem" : "disk");
+		   o->source.feed == CTRL_SOURCE_MEM ? "mem" : "disk");
 	report_double(r, "warmup_s", NULL, o->cc.warmup);
 	report_double(r, "duration_s", NULL, o->cc.duration);
 	if (o->cc.interval > 0)
@@ -60,8 +60,8 @@ void print_params(struct report *r, const struct options *o, const char *role, c
 	report_text(r, " Warm-up         : %-14s Duration        : %g s\n", a, o->cc.duration);
 	report_u64(r, "port", " Port            : %-14llu", o->port);
 	report_double(r, "timeout_s", " Timeout         : %g s\n", o->timeout);
-	if (!o->peer)
-		report_u64(r, "dram", NULL, o->dram);
+	if (!o->source.peer)
+		report_u64(r, "dram", NULL, o->sink.dram);
 	if (listen)
 		print_access(r, o, listen);
 	report_str(r, "verify_mode", " Verification    : %s\n", ctrl_verify_name(o->verify));
@@ -176,7 +176,7 @@ void print_sum_rule(struct report *r, const struct options *o, bool valid, const
 		report_text(r,
 			    " Total is a sum  : valid: every overlap >= %g%%, every variation <= "
 			    "%g%%\n",
-			    o->min_overlap, o->max_cv);
+			    o->sink.min_overlap, o->sink.max_cv);
 	else
 		report_text(r, " Total is a sum  : NOT valid: %s\n", why);
 }

@@ -86,7 +86,7 @@ static int make_qps(struct session *s)
 		rc = session_refuse(s, "%s: %s", s->peer, err);
 	for (i = 0; !rc && i < n; i++)
 		if (s->env->ports[q[i].sink_port].link == FAB_LINK_ETH &&
-		    !judge_gid_allowed(q[i].qp.gid, s->o->allow, s->o->nallow))
+		    !judge_gid_allowed(q[i].qp.gid, s->o->sink.allow, s->o->sink.nallow))
 			rc = session_refuse(s, "%s: worker %u: its GID is outside --allow", s->peer,
 					    i);
 	for (i = 0; !rc && i < n; i++)

@@ -359,8 +359,8 @@ static void receive_full(struct session *s)
 	verify_full(&l, c, n, s->ncanary, rc ? (err[0] ? err : ctrl_strerror(rc)) : NULL, &v);
 	s->verdict = v.verdict;
 	memcpy(s->vdetail, v.detail, sizeof(s->vdetail));
-	if (!rc && s->o->dump_slice)
-		verify_dump_map(s->o->dump_slice, s->canary, s->ncanary, c, n);
+	if (!rc && s->o->sink.dump_slice)
+		verify_dump_map(s->o->sink.dump_slice, s->canary, s->ncanary, c, n);
 	free(c);
 }
 
@@ -475,11 +475,11 @@ int session_conclude(struct session *s, struct meeting *fan)
 
 	s->fan = fan;
 	rc = session_window(s);
-	if (!rc && s->o->dump_slice) {
+	if (!rc && s->o->sink.dump_slice) {
 		session_landing(s, &l);
-		verify_dump_slice(s->o->dump_slice, &l);
+		verify_dump_slice(s->o->sink.dump_slice, &l);
 		if (s->o->verify != CTRL_VERIFY_FULL)
-			verify_dump_map(s->o->dump_slice, s->canary, s->ncanary, NULL, 0);
+			verify_dump_map(s->o->sink.dump_slice, s->canary, s->ncanary, NULL, 0);
 	}
 	if (!rc && s->verdict == VERDICT_FAIL)
 		rc = NBW_EXIT_FAIL;

@@ -28,7 +28,7 @@ int run_all_sizes(const struct options *o, const struct run_state *run, struct r
 	int i, rc, worst = 0;
 
 	c->planned = NSIZES;
-	if (result_parts(x, NSIZES, o->peer ? RESULT_SOURCE : RESULT_SINK, o)) {
+	if (result_parts(x, NSIZES, o->source.peer ? RESULT_SOURCE : RESULT_SINK, o)) {
 		nbw_err("out of memory");
 		return NBW_EXIT_FAIL;
 	}
@@ -40,7 +40,7 @@ int run_all_sizes(const struct options *o, const struct run_state *run, struct r
 		at.chunk = (64ULL << 10) << i;
 		p->o.chunk = at.chunk;
 		x->nparts = i + 1;
-		rc = o->peer ? run_source(&at, run, p) : run_sink(&at, run, p);
+		rc = o->source.peer ? run_source(&at, run, p) : run_sink(&at, run, p);
 		result_end(p);
 		if (rc > worst)
 			worst = rc;

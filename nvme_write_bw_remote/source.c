@@ -193,7 +193,7 @@ static int source_setup(struct source *s)
 	if (rc < 0)
 		return NBW_EXIT_FAIL;
 	s->nports = rc;
-	if (o->source == CTRL_SOURCE_DISK) {
+	if (o->source.feed == CTRL_SOURCE_DISK) {
 		rc = remote_targets(o, &q, s->t, &s->nt);
 		if (rc)
 			return rc;
@@ -247,7 +247,7 @@ static int source_lines(struct source *s)
 {
 	int rc;
 
-	nbw_watchdog_phase("connecting %u QPs to %s", s->nw, s->o->peer);
+	nbw_watchdog_phase("connecting %u QPs to %s", s->nw, s->o->source.peer);
 	rc = start_workers(s);
 
 	if (!rc)
@@ -255,7 +255,7 @@ static int source_lines(struct source *s)
 	if (!rc && s->o->conn == CTRL_CONN_VERBS)
 		rc = source_send_qps(s);
 	if (!rc) {
-		nbw_watchdog_phase("waiting for %s's slices", s->o->peer);
+		nbw_watchdog_phase("waiting for %s's slices", s->o->source.peer);
 		rc = source_receive_slices(s);
 	}
 	if (!rc)
@@ -263,7 +263,7 @@ static int source_lines(struct source *s)
 	if (!rc)
 		rc = gather_workers(s, LINE_CANARY);
 	if (!rc) {
-		nbw_watchdog_phase("waiting for START from %s", s->o->peer);
+		nbw_watchdog_phase("waiting for START from %s", s->o->source.peer);
 		rc = source_send_canary(s);
 	}
 	if (rc)
@@ -290,7 +290,7 @@ static void window_outcome(struct source *s, const struct window *w)
 		e = ctrl_expect(s->cfd, CTRL_DONE, &p, &len, 100, err, sizeof(err));
 		if (!e)
 			free(p);
-		source_fail(s, "%s: the sink %s", s->o->peer,
+		source_fail(s, "%s: the sink %s", s->o->source.peer,
 			    e == -ECONNABORTED ? err : "went away during the window");
 	}
 }
@@ -329,9 +329,9 @@ static int source_window(struct source *s)
 	int rc;
 
 	window_bind(&w, &o->cc, s, s->wstart, s->wend);
-	w.warmup += o->late_start;
+	w.warmup += o->source.late_start;
 	s->win = &w;
-	nbw_watchdog_phase("the window (writing to %s)", o->peer);
+	nbw_watchdog_phase("the window (writing to %s)", o->source.peer);
 	window_run(&w);
 	s->seconds = w.seconds;
 	s->cpu_s = w.cpu_s;
@@ -341,7 +341,8 @@ static int source_window(struct source *s)
 	sink_gone = w.end_reason == WINDOW_STOPPED && w.stopped_by == SOURCE_SINK_SPOKE;
 	if (sink_gone)
 		s->hb_period = 0; /* the sink spoke or is gone: no more heartbeats */
-	nbw_watchdog_phase("the drain (%u workers' RDMA WRITEs in flight to %s)", s->nw, o->peer);
+	nbw_watchdog_phase("the drain (%u workers' RDMA WRITEs in flight to %s)", s->nw,
+			   o->source.peer);
 	join_workers(s);
 	s->win = NULL;
 	ok = w.end_reason == WINDOW_DONE;
@@ -356,7 +357,7 @@ static int source_window(struct source *s)
 	source_count_rails(s);
 	if (sink_gone)
 		return NBW_EXIT_FAIL;
-	nbw_watchdog_phase("sending RESULT to %s and waiting for its verdict", o->peer);
+	nbw_watchdog_phase("sending RESULT to %s and waiting for its verdict", o->source.peer);
 	rc = source_send_result(s, ok && !atomic_load(&s->failed));
 	if ((!ok || atomic_load(&s->failed)) && s->failure[0])
 		source_tell_sink(s, s->failure);
@@ -435,7 +436,7 @@ static int source_result(const struct source *s, struct result *x)
 		memcpy(st->rails, s->rails, sizeof(*st->rails) * (size_t)s->nrails);
 	st->nrails = s->nrails;
 	st->workers = s->nw;
-	st->source = s->o->source;
+	st->source = s->o->source.feed;
 	st->bytes =
 		s->wend ? source_bytes_sum(s->wend, s->nw) - source_bytes_sum(s->wstart, s->nw) : 0;
 	st->seconds = s->seconds;
@@ -477,7 +478,7 @@ int run_source(const struct options *o, const struct run_state *run, struct resu
 	nbw_watchdog_phase("setting up (drives, ports, workers)");
 	rc = source_setup(s);
 	if (!rc) {
-		nbw_watchdog_phase("the handshake with %s", o->peer);
+		nbw_watchdog_phase("the handshake with %s", o->source.peer);
 		rc = source_handshake(s);
 	}
 	if (!rc)

@@ -50,7 +50,7 @@ static int control_connect(struct source *s)
 	for (;;) {
 		uint64_t now = nbw_now_ns();
 
-		s->cfd = ctrl_connect(o->peer, o->port,
+		s->cfd = ctrl_connect(o->source.peer, o->port,
 				      now < deadline ? (int)((deadline - now) / 1000000) + 1 : 1);
 		if (s->cfd != -ECONNREFUSED || nbw_now_ns() + 200000000ULL >= deadline)
 			break;
@@ -59,7 +59,7 @@ static int control_connect(struct source *s)
 	}
 	if (s->cfd >= 0)
 		return 0;
-	source_fail(s, "%s port %u: %s", o->peer, o->port, ctrl_strerror(s->cfd));
+	source_fail(s, "%s port %u: %s", o->source.peer, o->port, ctrl_strerror(s->cfd));
 	s->cfd = -1;
 	return NBW_EXIT_FAIL;
 }
@@ -83,8 +83,8 @@ static bool handshake_reset(struct source *s, int rc)
 static int authenticate(struct source *s)
 {
 	char why[CTRL_MAX_STR + 256];
-	int rc = ctrl_auth_source(s->cfd, &s->o->key, s->o->peer, remote_timeout_ms(s->o), why,
-				  sizeof(why));
+	int rc = ctrl_auth_source(s->cfd, &s->o->key, s->o->source.peer, remote_timeout_ms(s->o),
+				  why, sizeof(why));
 
 	if (rc && !handshake_reset(s, rc))
 		return source_fail(s, "%s", why);
@@ -103,7 +103,7 @@ static int greet(struct source *s)
 	if (control_connect(s) || authenticate(s))
 		return NBW_EXIT_FAIL;
 	h.workers = s->nw;
-	h.source = (uint8_t)o->source;
+	h.source = (uint8_t)o->source.feed;
 	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_hello(&b, &h), remote_timeout_ms(o));
 	if (!rc)
 		rc = ctrl_await(s->cfd, CTRL_ACCEPT, &s->acc, remote_timeout_ms(o), err,
@@ -111,12 +111,12 @@ static int greet(struct source *s)
 	if (handshake_reset(s, rc))
 		return NBW_EXIT_FAIL;
 	if (rc == -ECONNABORTED)
-		return source_fail(s, "%s: the sink refused: %s", o->peer, err);
+		return source_fail(s, "%s: the sink refused: %s", o->source.peer, err);
 	if (rc)
-		return source_fail(s, "%s: handshake: %s", o->peer,
+		return source_fail(s, "%s: handshake: %s", o->source.peer,
 				   err[0] ? err : ctrl_strerror(rc));
 	if (!s->acc.nports)
-		return source_fail(s, "%s: the sink advertised no RDMA port", o->peer);
+		return source_fail(s, "%s: the sink advertised no RDMA port", o->source.peer);
 	s->session = s->acc.session;
 	return source_assign_rails(s);
 }
@@ -134,7 +134,7 @@ int source_handshake(struct source *s)
 			return rc;
 		close(s->cfd);
 		s->cfd = -1;
-		nbw_warn("%s: the sink reset the handshake; trying again", s->o->peer);
+		nbw_warn("%s: the sink reset the handshake; trying again", s->o->source.peer);
 		if (nbw_signal_wait(200000000ULL))
 			return source_fail(s, "interrupted");
 	}
@@ -161,7 +161,8 @@ int source_send_qps(struct source *s)
 	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_qps(&b, q, s->nw), remote_timeout_ms(s->o));
 	free(q);
 	if (rc)
-		return source_fail(s, "%s: sending the QPs: %s", s->o->peer, ctrl_strerror(rc));
+		return source_fail(s, "%s: sending the QPs: %s", s->o->source.peer,
+				   ctrl_strerror(rc));
 	return 0;
 }
 
@@ -230,7 +231,8 @@ int source_receive_slices(struct source *s)
 	}
 	free(sl);
 	if (rc)
-		return source_fail(s, "%s: %s", s->o->peer, err[0] ? err : ctrl_strerror(rc));
+		return source_fail(s, "%s: %s", s->o->source.peer,
+				   err[0] ? err : ctrl_strerror(rc));
 	return 0;
 }
 
@@ -258,7 +260,7 @@ int source_send_canary(struct source *s)
 	if (!rc)
 		rc = ctrl_await(s->cfd, CTRL_START, &st, remote_timeout_ms(o), err, sizeof(err));
 	if (rc)
-		return source_fail(s, "%s: waiting for the start: %s", o->peer,
+		return source_fail(s, "%s: waiting for the start: %s", o->source.peer,
 				   err[0] ? err : ctrl_strerror(rc));
 	s->t_start = nbw_now_ns();
 	s->hb_period = (uint64_t)st.progress_ms * 1000000ULL;
@@ -330,7 +332,7 @@ int source_send_result(struct source *s, bool ok)
 	if (!rc)
 		rc = ctrl_await(s->cfd, CTRL_DONE, &d, 2 * remote_timeout_ms(o), err, sizeof(err));
 	if (rc)
-		return source_fail(s, "%s: no verdict from the sink: %s", o->peer,
+		return source_fail(s, "%s: no verdict from the sink: %s", o->source.peer,
 				   err[0] ? err : ctrl_strerror(rc));
 	s->verdict = (enum verdict)d.verify;
 	return s->verdict == VERDICT_FAIL ? NBW_EXIT_FAIL : 0;

@@ -241,10 +241,10 @@ static int worker_canary(struct sworker *w, const struct write_source *src)
 	w->canary = (struct ctrl_chunk){
 		.worker = w->index, .slot = 0, .offset = it.offset, .len = (uint32_t)it.len};
 	w->canary.digest = digest_add(0, it.offset, it.buf, it.len);
-	if (o->corrupt_canary)
+	if (o->source.corrupt_canary)
 		((unsigned char *)it.buf)[it.len / 2] ^= 0x5a;
 	rc = fab_write_one(&w->wr, it.buf, it.len, 0, remote_timeout_ms(o));
-	if (o->corrupt_canary)
+	if (o->source.corrupt_canary)
 		((unsigned char *)it.buf)[it.len / 2] ^= 0x5a;
 	slot_return(w, it.slot); /* not a ring chunk: nothing to record */
 	if (rc)
@@ -364,7 +364,7 @@ int source_assign_rails(struct source *s)
 	if (rc == -ENOMEM)
 		return source_fail(s, "out of memory");
 	if (rc)
-		return source_fail(s, "%s: %s", s->o->peer, why);
+		return source_fail(s, "%s: %s", s->o->source.peer, why);
 	return 0;
 }
 
@@ -374,7 +374,7 @@ int source_plan_workers(struct source *s)
 	struct region *regs;
 	uint32_t k;
 
-	s->nw = o->source == CTRL_SOURCE_MEM ? o->qps : (uint32_t)s->nt * o->threads;
+	s->nw = o->source.feed == CTRL_SOURCE_MEM ? o->source.qps : (uint32_t)s->nt * o->threads;
 	if (s->nw > MAX_WORKERS) {
 		return nbw_usage_err("%u workers: at most %u", s->nw, MAX_WORKERS);
 	}
@@ -389,7 +389,7 @@ int source_plan_workers(struct source *s)
 	}
 	s->wend = s->wstart + s->nw;
 	s->lprev = s->wend + s->nw;
-	if (o->source == CTRL_SOURCE_DISK) {
+	if (o->source.feed == CTRL_SOURCE_DISK) {
 		plan_drive_workers(s, regs);
 	} else {
 		for (k = 0; k < s->nw; k++) {

@@ -54,17 +54,17 @@ static void stream_fault(const struct options *o, const char *label, const char 
 	else if (st->rc || (ref && isnan(ov)))
 		snprintf(why, len, "%s: no window (%s)", label,
 			 st->failure[0] ? st->failure : "it failed");
-	else if (ref && !(ov >= o->min_overlap))
+	else if (ref && !(ov >= o->sink.min_overlap))
 		snprintf(why, len,
 			 "%s: its window overlapped %s %.2f%% (< %g%%; it opened %+.3f s from %s)",
-			 label, ref, floor(ov * 100) / 100, o->min_overlap, st->start_offset_s,
+			 label, ref, floor(ov * 100) / 100, o->sink.min_overlap, st->start_offset_s,
 			 ref);
 	else if (isnan(cv))
 		snprintf(why, len, "%s: variation unknown (too few 1 s samples for --max-cv %g%%)",
-			 label, o->max_cv);
-	else if (!(cv <= o->max_cv))
+			 label, o->sink.max_cv);
+	else if (!(cv <= o->sink.max_cv))
 		snprintf(why, len, "%s: variation %.2f%% (> %g%%)", label, ceil(cv * 100) / 100,
-			 o->max_cv);
+			 o->sink.max_cv);
 }
 
 /* The local drives' bytes together. */
@@ -141,7 +141,7 @@ static void judge_sink(struct result *x)
 		stream_fault(o, label, "the sink's", &x->streams[i], part, sizeof(part));
 		add_why(&x->sum, part);
 	}
-	if (x->nlocal && !(x->lcv <= o->max_cv)) {
+	if (x->nlocal && !(x->lcv <= o->sink.max_cv)) {
 		struct result_stream local = {.cv = x->lcv, .verdict = VERDICT_NONE};
 
 		stream_fault(o, "local drives", NULL, &local, part, sizeof(part));

@@ -27,18 +27,18 @@
 static struct options demo_options(bool json, bool sink)
 {
 	struct options o = {
-		.peer = sink ? NULL : "10.77.0.1",
+		.source.peer = sink ? NULL : "10.77.0.1",
 		.port = 18515,
 		.timeout = 10,
-		.wait = 60,
+		.sink.wait = 60,
 		.chunk = 1 << 20,
 		.depth = 4,
 		.threads = 2,
-		.dram = 1ULL << 30,
+		.sink.dram = 1ULL << 30,
 		.verify = CTRL_VERIFY_CANARY,
-		.min_overlap = 99,
-		.max_cv = 2,
-		.sources = 1,
+		.sink.min_overlap = 99,
+		.sink.max_cv = 2,
+		.sink.sources = 1,
 	};
 
 	cli_common_init(&o.cc);
@@ -160,7 +160,7 @@ static void the_source(struct result *x, double open_s, double cv)
 static void fanin(struct result *x, int expected)
 {
 	x->nexpected = expected;
-	x->o.sources = (unsigned)expected;
+	x->o.sink.sources = (unsigned)expected;
 	sink_own(x);
 	result_streams(x, 2);
 	stream(&x->streams[0], "10.77.0.2", 1800000000ULL, 1.01, 1.5);
@@ -176,8 +176,8 @@ static void bidir(struct result *x)
 {
 	struct options in = x->o, out = x->o;
 
-	in.peer = NULL;
-	in.no_local = true;
+	in.source.peer = NULL;
+	in.sink.no_local = true;
 	result_parts(x, 2, RESULT_SINK, &in);
 	result_init(&x->parts[1], RESULT_SOURCE, &out);
 	x->parts[1].parent = x;

@@ -33,7 +33,7 @@ static struct door *open_door(struct options *o)
 	struct door *d = NULL;
 	int i;
 
-	o->bind = "127.0.0.1";
+	o->sink.bind = "127.0.0.1";
 	for (i = 0; i < 20 && !d; i++) {
 		o->port = 20000 + (unsigned)((getpid() * 7 + i * 131) % 30000);
 		d = door_open(o, NULL, 0);
