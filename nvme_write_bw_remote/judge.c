@@ -92,6 +92,19 @@ double judge_slack_s(double duration_s)
 	return duration_s * 0.1 > 1.0 ? duration_s * 0.1 : 1.0;
 }
 
+bool judge_result_early(double since_s, double warmup_s, double duration_s, char *why, size_t len)
+{
+	double least = warmup_s + duration_s;
+
+	if (since_s >= least - (0.01 * least + 0.005))
+		return false;
+	snprintf(why, len,
+		 "its result came %.2f s after START, before its %g s warm-up and %g s window "
+		 "could pass",
+		 since_s, warmup_s, duration_s);
+	return true;
+}
+
 /* Its drives add up to its total and its workers (disk), or there are none (memory). */
 static bool drives_refused(const struct ctrl_result *r, const struct judge_frame *f, char *why,
 			   size_t len)

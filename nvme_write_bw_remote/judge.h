@@ -61,6 +61,15 @@ double judge_slack_s(double duration_s);
 bool judge_result_refused(const struct ctrl_result *r, const struct judge_frame *f, char *why,
 			  size_t len);
 
+/*
+ * A RESULT that came since_s after START left: the source's warm-up and
+ * window (warmup_s + duration_s) start when START reaches it, so its RESULT
+ * cannot come sooner (less a 1 % + 5 ms allowance for the clocks). The
+ * sink's own window is not the measure: it opens when this process gets to
+ * it, which on a loaded machine can be after the source's.
+ */
+bool judge_result_early(double since_s, double warmup_s, double duration_s, char *why, size_t len);
+
 /* A rail's line rate: the source's claim, never more than the sink's own port's (0: unknown). */
 uint32_t judge_line_mbps(uint32_t claim, double own_gbits);
 

@@ -302,7 +302,7 @@ static void session_rails(struct session *s)
 }
 
 /* Why the source's totals cannot be true, into why; false when they can. */
-static bool result_implausible(struct session *s, const struct window *w, char *why, size_t len)
+static bool result_implausible(struct session *s, char *why, size_t len)
 {
 	double gbits[FAB_MAX_PORTS];
 	struct judge_frame f = {.workers = s->hello.workers,
@@ -313,11 +313,10 @@ static bool result_implausible(struct session *s, const struct window *w, char *
 				.wport = s->wport};
 
 	session_port_rates(s->env, gbits);
-	if (w->end_reason != WINDOW_STOPPED)
-		return judge_result_refused(&s->res, &f, why, len);
-	snprintf(why, len, "its result came %.2f s into the window, before it could end",
-		 w->seconds);
-	return true;
+	if (judge_result_early(nbw_ns_to_s(s->last_heard - s->start_sent_ns),
+			       s->hello.warmup_ms / 1e3, s->hello.duration_ms / 1e3, why, len))
+		return true;
+	return judge_result_refused(&s->res, &f, why, len);
 }
 
 /*
@@ -388,10 +387,10 @@ static int after_result(struct session *s)
 }
 
 /* Its RESULT judged: a figure, or a refusal. */
-static int take_result(struct session *s, const struct window *w)
+static int take_result(struct session *s)
 {
 	s->res_rejected = !s->res.ok; /* a failed source's figures are not figures */
-	if (s->res.ok && result_implausible(s, w, s->peer_err, sizeof(s->peer_err))) {
+	if (s->res.ok && result_implausible(s, s->peer_err, sizeof(s->peer_err))) {
 		s->res_rejected = true;
 		return session_refuse(s, "%s: implausible result: %s", s->peer, s->peer_err);
 	}
@@ -464,7 +463,7 @@ static int session_window(struct session *s)
 	}
 	if (why != SINK_RESULT)
 		return window_failure(s, why, &w);
-	return take_result(s, &w);
+	return take_result(s);
 }
 
 int session_conclude(struct session *s, struct meeting *fan)

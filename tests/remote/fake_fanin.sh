@@ -69,8 +69,8 @@ jv slow 'd["sources_admitted"]' 'd["total_valid"]' 'd["total_invalid_reason"]' \
 	'sorted(round(s["start_offset_s"]) for s in d["sources"])' '[s["verify"] for s in d["sources"]]'
 check_eq "slow: both admitted" 2 "${J[0]}"
 check_eq "slow: the sum is not valid" False "${J[1]}"
-# (On a loaded machine the slow source's RESULT can also beat the end of its session's
-# window at the sink, which then refuses it as implausible: either way not a sum.)
-check_match "slow: because of a window's overlap" "overlapped the sink's|before it could end" "${J[2]}"
+# Not because a RESULT came "too early": it is timed from START, not from the sink's
+# window (which, on a loaded machine, can open a little after the source's).
+check_match "slow: because of a window's overlap" "overlapped the sink's" "${J[2]}"
 check_eq "slow: both verified" "['pass', 'pass']" "${J[4]}"
 finish

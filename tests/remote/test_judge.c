@@ -205,6 +205,27 @@ static void item13_gid_allow(void)
 	CHECK(judge_gid_allowed(gid, p, 0)); /* no --allow: all */
 }
 
+/*
+ * A RESULT's timing against START, not against the sink's own window (which
+ * opens when the sink gets to it: a RESULT at the last tick of a sink window
+ * that opened a little late was refused before).
+ */
+static void result_timing(void)
+{
+	printf("RESULT timing\n");
+	/* 0.2 s warm-up and a 1 s window: nothing can come before 1.2 s, less 1 % + 5 ms. */
+	CHECK(judge_result_early(1.00, 0.2, 1, why, sizeof(why)));
+	CHECK(strstr(why, "came 1.00 s after START, before its 0.2 s warm-up and 1 s window") !=
+	      NULL);
+	CHECK(judge_result_early(1.15, 0.2, 1, why, sizeof(why)));
+	CHECK(!judge_result_early(1.19, 0.2, 1, why, sizeof(why)));
+	CHECK(!judge_result_early(1.2, 0.2, 1, why, sizeof(why)));
+	CHECK(!judge_result_early(30, 0.2, 1, why, sizeof(why)));
+	CHECK(judge_result_early(0, 0, 10, why, sizeof(why)));
+	CHECK(judge_result_early(9.8, 0, 10, why, sizeof(why)));
+	CHECK(!judge_result_early(9.9, 0, 10, why, sizeof(why)));
+}
+
 int main(void)
 {
 	item1_empty_qps();
@@ -214,5 +235,6 @@ int main(void)
 	item10_rail_sums();
 	item11_share();
 	item13_gid_allow();
+	result_timing();
 	return check_done("test_judge");
 }
