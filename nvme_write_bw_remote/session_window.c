@@ -425,6 +425,16 @@ static int send_start(struct session *s)
 	return rc;
 }
 
+/*
+ * Was the sink's own window held past its end by more than --timeout (this
+ * process stopped or starved, as silence that long fails a peer)? Then its
+ * streams were not side by side for most of it, whatever their overlap says.
+ */
+static bool held_up(const struct session *s, const struct window *w)
+{
+	return w->measured && w->seconds > s->o->cc.duration + s->o->timeout;
+}
+
 /* START, the window over the local stream and the source's heartbeat, its RESULT. */
 static int session_window(struct session *s)
 {
@@ -463,6 +473,15 @@ static int session_window(struct session *s)
 	}
 	if (why != SINK_RESULT)
 		return window_failure(s, why, &w);
+	if (held_up(s, &w)) {
+		s->res_rejected = true;
+		return session_refuse(
+			s,
+			"the sink's window ran %.1f s where -D is %g s, more than --timeout "
+			"(%g s) over: this process was held up (stopped or starved), so its "
+			"figures are not taken",
+			w.seconds, s->o->cc.duration, s->o->timeout);
+	}
 	return take_result(s);
 }
 

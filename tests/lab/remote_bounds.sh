@@ -27,7 +27,7 @@ check() {
 		fail "$s: node $1 did not end saying /$4/: $last"
 }
 check b frozen-sink "$src_budget" "no verdict|timed out|went away|sink"
-check a frozen-sink "$sink_budget" "implausible|source|closed"
+check a frozen-sink "$sink_budget" "held up|implausible|source|closed"
 check a frozen-source "$sink_budget" "silent|source"
 check b frozen-source "$src_budget" "sink|stuck in"
 check b link-down "$src_budget" "in flight|sink|stuck in"

@@ -104,4 +104,28 @@ check_eq "int: source in its window, sink: exits" "1 1" "$SRC_RC $SINK_RC"
 check_match "int: the source says where it was cut" "interrupted: the window was cut to [0-9.]+ s" "$(cat "$TMPD/int2-src.err")"
 jv int2-sink 'd["error"]'
 check_match "int: the sink is told" "source failed: .*interrupted|went away|did not complete" "${J[0]}"
+# The sink stopped (SIGSTOP) inside its window for 5 s, longer than --timeout, then
+# continued: its window ran far past -D, so it takes no figure from it (exit 1, the
+# reason said), whatever the source's RESULT that waited in its socket. Without the
+# rule it took that RESULT and exited 0.
+sink frozen-sink $RUN --no-local --dram 4M --interval 0.2
+NBW_FAKE_PORTS=$SRC_PORTS timeout 60 "$FAKE" -p "$PORT" $RUN --source mem 127.0.1.1 \
+	>"$TMPD/frozen-src.out" 2>"$TMPD/frozen-src.err" &
+spid=$!
+for i in $(seq 300); do
+	grep -q '^\[' "$TMPD/frozen-sink.out" && break
+	sleep 0.05
+done
+# (SINK_PID is timeout(1)'s: the sink is its child.)
+frozen=$(pgrep -P "$SINK_PID")
+kill -STOP "$frozen"
+sleep 5
+kill -CONT "$frozen"
+SRC_RC=0
+wait "$spid" || SRC_RC=$?
+sink_status
+check_eq "frozen sink: exits" "1 1" "$SINK_RC $SRC_RC"
+check_match "frozen sink: it says it was held up" \
+	"the sink's window ran [0-9.]+ s where -D is 1 s, more than --timeout \(3 s\) over: this process was held up" \
+	"$(cat "$TMPD/frozen-sink.err")"
 finish
