@@ -4,7 +4,7 @@
  * (the run: setup, the window, the heartbeat, close, the result) above
  * source_talk.c (the conversation with the sink: connect, AUTH, HELLO, QPS,
  * SLICES, CANARY/START, RESULT, the table, VERIFY) and source_workers.c (the
- * workers: plan, rails, staging slots, chunk sources, the posting threads).
+ * workers: plan, rails, staging slots, chunk supplies, the posting threads).
  * Calls go down: source.c -> source_talk.c -> source_workers.c.
  */
 #ifndef NBW_SOURCE_STATE_H

@@ -2,7 +2,7 @@
 /*
  * source_workers.c: the source's workers. The plan (QPs per drive, each a
  * region of its drive, or --source mem's QPs), each worker's rail from the
- * sink's advertised ports, its registered staging slots, the chunk sources
+ * sink's advertised ports, its registered staging slots, the chunk supplies
  * of the posting loop (O_DIRECT reads or memory filled once) and the worker
  * thread: prepare, write its canary, pass the start line, post until the
  * window ends. Below source_talk.c and source.c (source_state.h).
@@ -40,7 +40,7 @@ const char *sworker_name(const struct sworker *w, char *buf, size_t len)
 	return buf;
 }
 
-/* ---- chunk sources for the posting loop --------------------------------------- */
+/* ---- chunk supplies for the posting loop -------------------------------------- */
 
 static int disk_next(void *ctx, struct write_item *it)
 {
