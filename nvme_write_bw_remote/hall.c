@@ -286,19 +286,6 @@ static void hall_snapshot(void *ctx, uint64_t *out)
 		session_beat(h->s[i], &h->line[i]);
 }
 
-/* Source i's RDMA rate since the last live line, as its heartbeats say; NAN: none since. */
-static double beat_rate(struct hall *h, int i)
-{
-	struct ctrl_progress b;
-	double r;
-
-	if (!session_beat(h->s[i], &b) || b.elapsed_ns <= h->line[i].elapsed_ns)
-		return NAN;
-	r = (double)(b.bytes - h->line[i].bytes) / nbw_ns_to_s(b.elapsed_ns - h->line[i].elapsed_ns);
-	h->line[i] = b;
-	return r;
-}
-
 /* --interval: each source's RDMA (s1..sN), the local drives, the RDMA sum, the total. */
 static void hall_live(void *ctx, double at, double secs)
 {
@@ -309,18 +296,16 @@ static void hall_live(void *ctx, double at, double secs)
 	int i, n = 0;
 
 	for (i = 0; i < h->ns; i++) {
+		struct ctrl_progress b;
+
 		snprintf(name[i], sizeof(name[i]), "s%d", i + 1);
-		v[n] = (struct live_value){name[i], beat_rate(h, i)};
+		v[n] = (struct live_value){name[i], NAN};
+		if (session_beat(h->s[i], &b))
+			v[n].bytes_per_s = session_beat_rate(&b, &h->line[i]);
 		rdma += v[n++].bytes_per_s; /* NAN when one is unknown: no sum */
 	}
-	if (h->loc.nt)
-		v[n++] = (struct live_value){"local", local};
-	v[n++] = (struct live_value){"rdma", rdma};
-	if (isfinite(rdma))
-		v[n++] = (struct live_value){"total", local + rdma};
-	result_live(h->x, &(struct result_live){
-				  at, v, n,
-				  isfinite(rdma) ? NULL : "(a source sent no heartbeat since the last line)"});
+	result_live_sink(h->x, at, v, n, h->loc.nt > 0, local, rdma,
+			 "(a source sent no heartbeat since the last line)");
 }
 
 int hall_window(struct hall *h, struct meeting *fan, struct result *x)

@@ -34,7 +34,7 @@ struct hall {
 	/* Its own window (N sources): when it opened, how long, the CPU it took. */
 	uint64_t win_open_ns;
 	double lseconds, cpu_s;
-	/* The sessions it handed out (the caller's) and, for --interval, their heartbeats at the last live line. */
+	/* Its sessions (the caller's); --interval: their heartbeats at the last live line. */
 	struct session **s;
 	int ns;
 	struct result *x; /* told the live lines (NULL: none) */

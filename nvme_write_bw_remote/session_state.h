@@ -127,6 +127,12 @@ void session_took(struct session *s, unsigned type);
  */
 int session_expect(struct session *s, unsigned want, void **p, uint32_t *len, int timeout_ms,
 		   char *err, size_t errlen);
+/*
+ * --interval: the RDMA rate from the heartbeat at line (the last live line's)
+ * to cur, in the source's clock, and line moved to cur; NAN (line kept)
+ * when no time passed between them.
+ */
+double session_beat_rate(const struct ctrl_progress *cur, struct ctrl_progress *line);
 /* Worker w's slice in the hall's DRAM. */
 unsigned char *session_slice(const struct session *s, uint32_t w);
 /* Its slices, for verify.c. */

@@ -144,24 +144,12 @@ static void snapshot(void *ctx, uint64_t *out)
 static void live(void *ctx, double at, double secs)
 {
 	struct session *s = ctx;
-	struct local *l = s->loc;
 	struct live_value v[3];
-	double local = local_live(l, secs), rdma = NAN;
-	int n = 0;
+	double local = local_live(s->loc, secs);
+	double rdma = s->have_prog ? session_beat_rate(&s->prog, &s->prog_line) : NAN;
 
-	if (s->have_prog && s->prog.elapsed_ns > s->prog_line.elapsed_ns) {
-		rdma = (double)(s->prog.bytes - s->prog_line.bytes) /
-		       nbw_ns_to_s(s->prog.elapsed_ns - s->prog_line.elapsed_ns);
-		s->prog_line = s->prog;
-	}
-	if (l->nt)
-		v[n++] = (struct live_value){"local", local};
-	v[n++] = (struct live_value){"rdma", rdma};
-	if (isfinite(rdma))
-		v[n++] = (struct live_value){"total", local + rdma};
-	result_live(s->x, &(struct result_live){
-				  at, v, n,
-				  isfinite(rdma) ? NULL : "(no heartbeat since the last line)"});
+	result_live_sink(s->x, at, v, 0, s->loc->nt > 0, local, rdma,
+			 "(no heartbeat since the last line)");
 }
 
 /* ---- the window ---------------------------------------------------------------------- */

@@ -29,9 +29,9 @@ static double run_bps(const struct result *p, double *line_gbits)
 	int i;
 
 	if (p->mode != RESULT_FANIN) {
-		*line_gbits = p->nstreams ? rails_line_gbits(p->streams[0].rails,
-							     p->streams[0].nrails)
-					  : 0;
+		*line_gbits = p->nstreams
+				      ? rails_line_gbits(p->streams[0].rails, p->streams[0].nrails)
+				      : 0;
 		return p->nstreams ? streams_bps(&p->streams[0]) : NAN;
 	}
 	*line_gbits = 0;
@@ -64,7 +64,7 @@ static int run_one(const struct options *at, const struct run_state *run, struct
 int run_all_sizes(const struct options *o, const struct run_state *run, struct result *x)
 {
 	struct result_curve *c = &x->curve;
-	enum result_mode mode = o->source.peer	     ? RESULT_SOURCE
+	enum result_mode mode = o->source.peer	      ? RESULT_SOURCE
 				: o->sink.sources > 1 ? RESULT_FANIN
 						      : RESULT_SINK;
 	struct options at = *o;

@@ -80,8 +80,8 @@ struct source {
 	uint32_t nw, started;
 	int cfd;
 	enum source_step step; /* where the conversation is (source_steps.h) */
-	bool may_retry; /* a reset before ACCEPT may be the door's: connect again */
-	bool again;	/* it happened: the handshake starts over */
+	bool may_retry;	       /* a reset before ACCEPT may be the door's: connect again */
+	bool again;	       /* it happened: the handshake starts over */
 	uint64_t session;
 	struct start_line line;
 	bool line_ready;

@@ -70,9 +70,11 @@ int source_await(struct source *s, unsigned type, void *msg, int timeout_ms, cha
 
 int source_send(struct source *s, unsigned type, struct ctrl_buf *b, int enc, int timeout_ms)
 {
-	int rc = ctrl_send_free(s->cfd, b, enc ? enc : source_sends(s->step, type) ? 0 : -EPROTO,
-				timeout_ms);
+	int rc;
 
+	if (!enc && !source_sends(s->step, type))
+		enc = -EPROTO; /* out of turn: freed, not sent */
+	rc = ctrl_send_free(s->cfd, b, enc, timeout_ms);
 	if (!rc) /* a send that failed leaves the step: the sink may have said why, to be read */
 		stepped(s, type);
 	return rc;

@@ -76,7 +76,8 @@ static void walk(bool verbs, bool full)
 	enum source_step st = SOURCE_HELLO;
 	int n = 0, i;
 
-	printf("a conversation: %s, --verify %s\n", verbs ? "verbs" : "-R", full ? "full" : "canary");
+	printf("a conversation: %s, --verify %s\n", verbs ? "verbs" : "-R",
+	       full ? "full" : "canary");
 	conv[n++].type = CTRL_HELLO;
 	conv[n++].type = CTRL_ACCEPT;
 	if (verbs)
