@@ -21,31 +21,17 @@
 /*
  * A run's RDMA rate (with --sources N: every source's added, as fan-in
  * adds them) and the line rate it is judged against, Gb/s (0 unknown): its
- * rails'; with N sources their rails' together, capped by the sink's ports.
+ * rails'; with N sources every source's rails, each sink port at most its own.
  */
 static double run_bps(const struct result *p, double *line_gbits)
 {
-	double ports = p->ports_gbits;
-	int i;
-
 	if (p->mode != RESULT_FANIN) {
 		*line_gbits = p->nstreams
 				      ? rails_line_gbits(p->streams[0].rails, p->streams[0].nrails)
 				      : 0;
 		return p->nstreams ? streams_bps(&p->streams[0]) : NAN;
 	}
-	*line_gbits = 0;
-	for (i = 0; i < p->nstreams; i++) {
-		double g = rails_line_gbits(p->streams[i].rails, p->streams[i].nrails);
-
-		if (g <= 0) { /* one unknown: the sum is unknown too */
-			*line_gbits = 0;
-			break;
-		}
-		*line_gbits += g;
-	}
-	if (*line_gbits > 0 && ports > 0 && ports < *line_gbits)
-		*line_gbits = ports;
+	*line_gbits = streams_rails_gbits(p);
 	return p->nstreams == p->nexpected && p->nstreams ? p->sum.rdma_bps : NAN;
 }
 
