@@ -136,7 +136,8 @@ struct result {
 	double lseconds, lcv, open_ns, cpu_s;
 	uint64_t local_len;	   /* DRAM of the local readers */
 	double ports_gbits;	   /* the sink's ports' line rate together; 0 unknown */
-	double port_gbits[FAB_MAX_PORTS]; /* the sink: each port's (0 unknown), by its index */
+	/* The sink: each port's line rate (0 unknown), by its index. */
+	double port_gbits[FAB_MAX_PORTS];
 	struct result_port *ports; /* the source's ports */
 	int nports;
 	/* The RDMA streams: one (sink, source), --sources N of which nstreams came. */
