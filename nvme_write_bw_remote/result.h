@@ -136,10 +136,9 @@ struct result {
 	double lseconds, lcv, open_ns, cpu_s;
 	uint64_t local_len;	   /* DRAM of the local readers */
 	double ports_gbits;	   /* the sink's ports' line rate together; 0 unknown */
-	/* The sink: each port's line rate (0 unknown), by its index. */
-	double port_gbits[FAB_MAX_PORTS];
 	struct result_port *ports; /* the source's ports */
 	int nports;
+	double port_gbits[FAB_MAX_PORTS]; /* the sink's ports' line rates by index, 0 unknown */
 	/* The RDMA streams: one (sink, source), --sources N of which nstreams came. */
 	int nexpected;
 	int nstreams;
