@@ -114,7 +114,8 @@ static void usage(void)
 	       "      --late-start SECONDS source, for tests: open the window that much late\n"
 	       "      --dump-slice FILE  sink: write worker 0's slice to FILE and its slot map to\n"
 	       "                         FILE.map (\"slot offset length\" per line); with\n"
-	       "                         --sources N source i's to FILE.i and FILE.i.map\n");
+	       "                         N sources (--sources N) source i's to FILE.i and\n"
+	       "                         FILE.i.map\n");
 	printf("\nMay the rates be added (sink)?\n"
 	       "      --min-overlap PCT  least share of each source's window inside the sink's\n"
 	       "                         (default 99)\n"
