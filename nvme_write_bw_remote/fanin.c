@@ -83,7 +83,7 @@ static void fanin_run(struct fanin *fi)
 			meeting_arrive(&m);
 		}
 	}
-	fi->hall_rc = hall_window(fi->hall, &m);
+	fi->hall_rc = hall_window(fi->hall, &m, fi->res);
 	for (i = 0; i < fi->got; i++)
 		if (fi->s[i].started)
 			pthread_join(fi->s[i].tid, NULL);

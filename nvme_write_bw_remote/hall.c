@@ -11,6 +11,7 @@
  * judge, gate, local -> common.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "nbw.h"
 #include "parse.h"
 #include "placement.h"
+#include "result.h"
 #include "timing.h"
 #include "watchdog.h"
 
@@ -161,6 +163,7 @@ static struct session *admit_one(struct hall *h, struct door_guest *g, int i, in
 		return NULL;
 	if (h->gate)
 		gate_expect(h->gate, s->id);
+	s->number = n > 1 ? i + 1 : 0;
 	if (n > 1)
 		fprintf(stderr, "%s: sink: source %d of %d: %s (%u workers)\n", nbw_prog, i + 1, n,
 			g->peer, g->hello.workers);
@@ -240,6 +243,8 @@ int hall_admit(struct hall *h, struct session **s, int n, int *got)
 		if (!(*got)++)
 			deadline = first_came(h, deadline, n);
 	}
+	h->s = s;
+	h->ns = *got;
 	/* The door shuts: later comers are refused at once. */
 	door_close(h->door);
 	h->door = NULL;
@@ -272,17 +277,47 @@ static void hall_sample(void *ctx, double at)
 static void hall_snapshot(void *ctx, uint64_t *out)
 {
 	struct hall *h = ctx;
+	int i;
 
-	if (local_snapshot(&h->loc, out))
-		h->win_open_ns = nbw_now_ns();
+	if (!local_snapshot(&h->loc, out))
+		return;
+	h->win_open_ns = nbw_now_ns();
+	for (i = 0; i < h->ns; i++) /* the live lines count from here (or from START) */
+		session_beat(h->s[i], &h->line[i]);
 }
 
-int hall_window(struct hall *h, struct meeting *fan)
+/* --interval: each source's RDMA (s1..sN), the local drives, the RDMA sum, the total. */
+static void hall_live(void *ctx, double at, double secs)
+{
+	struct hall *h = ctx;
+	struct live_value v[MAX_SOURCES + 3];
+	char name[MAX_SOURCES][16];
+	double local = local_live(&h->loc, secs), rdma = 0;
+	int i, n = 0;
+
+	for (i = 0; i < h->ns; i++) {
+		struct ctrl_progress b;
+
+		snprintf(name[i], sizeof(name[i]), "s%d", i + 1);
+		v[n] = (struct live_value){name[i], NAN};
+		if (session_beat(h->s[i], &b))
+			v[n].bytes_per_s = session_beat_rate(&b, &h->line[i]);
+		rdma += v[n++].bytes_per_s; /* NAN when one is unknown: no sum */
+	}
+	result_live_sink(h->x, at, v, n, h->loc.nt > 0, local, rdma,
+			 "(a source sent no heartbeat since the last line)");
+}
+
+int hall_window(struct hall *h, struct meeting *fan, struct result *x)
 {
 	const struct options *o = h->o;
-	struct window w = {.check = hall_check, .sample = hall_sample, .snapshot = hall_snapshot};
+	struct window w = {.check = hall_check,
+			   .live = hall_live,
+			   .sample = hall_sample,
+			   .snapshot = hall_snapshot};
 	char fault[512];
 
+	h->x = x;
 	window_bind(&w, &o->cc, h, h->loc.lstart, h->loc.lend);
 	nbw_watchdog_phase("the window (%s writing)", "the sources");
 	if (local_start(&h->loc, h->dram)) {

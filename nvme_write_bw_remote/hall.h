@@ -34,6 +34,11 @@ struct hall {
 	/* Its own window (N sources): when it opened, how long, the CPU it took. */
 	uint64_t win_open_ns;
 	double lseconds, cpu_s;
+	/* Its sessions (the caller's); --interval: their heartbeats at the last live line. */
+	struct session **s;
+	int ns;
+	struct result *x; /* told the live lines (NULL: none) */
+	struct ctrl_progress line[MAX_SOURCES];
 	char failure[CTRL_MAX_STR + 256]; /* why the run failed before a session did ("" none) */
 };
 
@@ -52,9 +57,11 @@ void hall_waiting(const struct hall *h, int n);
 int hall_admit(struct hall *h, struct session **s, int n, int *got);
 /*
  * N sources: the window over the hall's own drives, opened once every
- * session is ready (fan). 0 or an exit status.
+ * session is ready (fan). With --interval, x is told a live line per
+ * interval: each source's RDMA rate (s1..sN, as its latest heartbeat says),
+ * the local drives', their RDMA sum and the total. 0 or an exit status.
  */
-int hall_window(struct hall *h, struct meeting *fan);
+int hall_window(struct hall *h, struct meeting *fan, struct result *x);
 /* Close what it holds (its sessions are the caller's) and free it. */
 void hall_destroy(struct hall *h);
 

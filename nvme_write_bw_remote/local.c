@@ -112,6 +112,20 @@ void local_sample(struct local *l, double at)
 	samples_add(&l->lsamples, local_sum(l, cur), at, 1.0);
 }
 
+double local_live(struct local *l, double secs)
+{
+	uint64_t cur[TARGET_MAX + 1];
+	double rate = 0;
+	int i;
+
+	local_count(l, cur);
+	for (i = 0; i < l->nt; i++) {
+		rate += (double)(cur[i] - l->lprev[i]) / secs;
+		l->lprev[i] = cur[i];
+	}
+	return rate;
+}
+
 bool local_failed(const struct local *l)
 {
 	return gang_failed(&l->gang);

@@ -42,6 +42,8 @@ uint64_t local_sum(const struct local *l, const uint64_t *per_drive);
 bool local_snapshot(struct local *l, uint64_t *out);
 /* A second of the window: the stream's bytes as a sample. */
 void local_sample(struct local *l, double at);
+/* --interval: the stream's rate (bytes/s) over the secs since the last live line. */
+double local_live(struct local *l, double secs);
 bool local_failed(const struct local *l);
 /* The failed reader's words: "<path>: read at offset N: <why>". */
 void local_fault(const struct local *l, char *why, size_t len);

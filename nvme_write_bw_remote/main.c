@@ -55,6 +55,7 @@ static void usage_fabric(void)
 	       "forever)\n"
 	       "      --sources N        sink: take N sources at once (default 1), each verified\n"
 	       "                         on its own, one window; a row per source and drive\n"
+	       "                         (not with --bidir: its source sends to one PEER)\n"
 	       "      --max-workers-per-source N\n"
 	       "                         sink: workers (QPs) one source may have (default: %u\n"
 	       "                         shared evenly by --sources)\n",
@@ -78,7 +79,8 @@ static void usage(void)
 	       "                         source; both reports, the sum and its validity\n"
 	       "  -a, --all-sizes        every size from 64K to 4M, one run each (both sides),\n"
 	       "                         then the curve and its verdict against the rails' line\n"
-	       "                         rate (as ib_write_bw -a)\n"
+	       "                         rate (as ib_write_bw -a); with --sources N a fan-in\n"
+	       "                         round per size, the curve of their sum\n"
 	       "  -t, --tx-depth N       WRITEs in flight per QP = staging slots (default 4);\n"
 	       "                         --depth too\n"
 	       "  -q, --qp N             QPs (workers) per drive (default 12); with a memory\n"
@@ -101,8 +103,9 @@ static void usage(void)
 	       "      --warmup SECONDS   unmeasured warm-up (default 3)\n"
 	       "  -D, --duration SECONDS measured window (default 20)\n"
 	       "      --interval SECONDS print a live line every interval (sink: local, and RDMA\n"
-	       "                         as the source's heartbeats report it; on stderr with "
-	       "--json)\n");
+	       "                         as the source's heartbeats report it; with --sources N\n"
+	       "                         each source's as s1..sN, their sum and the total; on\n"
+	       "                         stderr with --json)\n");
 	printf("\nVerification (both sides must agree):\n"
 	       "      --verify MODE      canary (default): one real chunk per worker, hashed on\n"
 	       "                         both sides; full: also every slice slot after the window\n"
@@ -110,7 +113,9 @@ static void usage(void)
 	       "      --corrupt-canary   source, for tests: damage the canary after hashing it\n"
 	       "      --late-start SECONDS source, for tests: open the window that much late\n"
 	       "      --dump-slice FILE  sink: write worker 0's slice to FILE and its slot map to\n"
-	       "                         FILE.map (\"slot offset length\" per line)\n");
+	       "                         FILE.map (\"slot offset length\" per line); with\n"
+	       "                         N sources (--sources N) source i's to FILE.i and\n"
+	       "                         FILE.i.map\n");
 	printf("\nMay the rates be added (sink)?\n"
 	       "      --min-overlap PCT  least share of each source's window inside the sink's\n"
 	       "                         (default 99)\n"
@@ -126,7 +131,8 @@ static void usage(void)
 	       "A peer that dies or goes silent is detected within --timeout seconds. The whole\n"
 	       "run has a budget, from the options: T = --timeout, W = --warmup + --duration,\n"
 	       "  8T + (W + 4T) per window (7 windows with -a) + the sink's --wait\n"
-	       "  (+ T per source with --sources; --wait 0 pauses it until a source comes);\n"
+	       "  (+ T per source and window with --sources; --wait 0 pauses it until a\n"
+	       "  source comes);\n"
 	       "past it the tool says the step it was stuck in and exits 1.\n");
 	print_roles();
 	printf("Exit status: 0 ok, 1 runtime failure (device, fabric, peer, verification FAIL),\n"
@@ -427,14 +433,10 @@ static int validate_options(struct options *o)
 		return nbw_usage_err("-a runs every size from 64K to 4M: drop %s",
 				     o->chunk_given ? "-s/--size" : "--dump-slice");
 	}
-	if (o->sink.sources > 1 &&
-	    (o->bidir || o->all_sizes || o->cc.interval > 0 || o->sink.dump_slice)) {
-		return nbw_usage_err("--sources %u takes one window of one size: drop %s",
-				     o->sink.sources,
-				     o->bidir		  ? "--bidir"
-				     : o->all_sizes	  ? "-a"
-				     : o->cc.interval > 0 ? "--interval"
-							  : "--dump-slice");
+	if (o->sink.sources > 1 && o->bidir) {
+		return nbw_usage_err("--sources %u with --bidir: this node's source sends to its "
+				     "one PEER, not back to %u sources: drop --sources or --bidir",
+				     o->sink.sources, o->sink.sources);
 	}
 	if (o->source.corrupt_canary && o->verify == CTRL_VERIFY_OFF) {
 		return nbw_usage_err("--corrupt-canary needs verification (drop --no-verify)");
@@ -500,7 +502,7 @@ static double run_budget(const struct options *o)
 		8 * t + windows * (o->cc.warmup + o->cc.duration + o->source.late_start + 4 * t);
 
 	if (!o->source.peer || o->bidir)
-		budget += o->sink.wait + (o->sink.sources > 1 ? o->sink.sources * t : 0);
+		budget += o->sink.wait + windows * (o->sink.sources > 1 ? o->sink.sources * t : 0);
 	return budget;
 }
 

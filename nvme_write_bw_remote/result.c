@@ -52,6 +52,17 @@ void result_live(struct result *x, const struct result_live *line)
 	x->hook.fn(x->hook.ctx, x, RESULT_LIVE);
 }
 
+void result_live_sink(struct result *x, double at, struct live_value *v, int n, bool drives,
+		      double local, double rdma, const char *gap)
+{
+	if (drives)
+		v[n++] = (struct live_value){"local", local};
+	v[n++] = (struct live_value){"rdma", rdma};
+	if (isfinite(rdma))
+		v[n++] = (struct live_value){"total", local + rdma};
+	result_live(x, &(struct result_live){at, v, n, isfinite(rdma) ? NULL : gap});
+}
+
 void result_end(struct result *x)
 {
 	if (x->hook.fn)

@@ -138,6 +138,7 @@ struct result {
 	double ports_gbits;	   /* the sink's ports' line rate together; 0 unknown */
 	struct result_port *ports; /* the source's ports */
 	int nports;
+	double port_gbits[FAB_MAX_PORTS]; /* the sink's ports' line rates by index, 0 unknown */
 	/* The RDMA streams: one (sink, source), --sources N of which nstreams came. */
 	int nexpected;
 	int nstreams;
@@ -169,6 +170,13 @@ int result_parts(struct result *x, int n, enum result_mode mode, const struct op
 void result_begin(struct result *x);
 /* A live line measured (x NULL: nobody listens): the hook told. */
 void result_live(struct result *x, const struct result_live *line);
+/*
+ * The sink's live line: v[0..n) (each source's, with N sources), then its
+ * drives' rate (drives: it has some), the RDMA rate and their total; gap
+ * instead of the unit when the RDMA rate is unknown (NAN). v has room for 3 more.
+ */
+void result_live_sink(struct result *x, double at, struct live_value *v, int n, bool drives,
+		      double local, double rdma, const char *gap);
 /* A part is complete: the hook told. */
 void result_end(struct result *x);
 /* Room for n streams / local drives (zeroed); -ENOMEM. */

@@ -238,11 +238,13 @@ struct session *session_create(const struct session_env *env, int fd, const char
 	s->verdict = VERDICT_NONE;
 	memset(s->wport, 0xff, sizeof(s->wport));
 	s->delay_min_ns = -1;
+	pthread_mutex_init(&s->beat_lock, NULL);
 	if (getrandom(&s->id, sizeof(s->id), 0) != sizeof(s->id))
 		s->id = nbw_now_ns() ^ ((uint64_t)(uintptr_t)s << 16) ^ ((uint64_t)getpid() << 32);
 	s->loc = loc ? loc : &s->none;
 	if (!loc && local_open(&s->none, s->o, false)) {
 		local_close(&s->none);
+		pthread_mutex_destroy(&s->beat_lock);
 		free(s);
 		return NULL;
 	}
@@ -271,5 +273,17 @@ void session_destroy(struct session *s)
 	ctrl_result_free(&s->res);
 	ctrl_inbox_reset(&s->in);
 	nbw_watchdog_unbound();
+	pthread_mutex_destroy(&s->beat_lock);
 	free(s);
+}
+
+bool session_beat(struct session *s, struct ctrl_progress *beat)
+{
+	bool have;
+
+	pthread_mutex_lock(&s->beat_lock);
+	have = s->have_prog;
+	*beat = s->prog;
+	pthread_mutex_unlock(&s->beat_lock);
+	return have;
 }

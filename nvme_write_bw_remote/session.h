@@ -36,6 +36,11 @@ int session_run(struct session *s, struct meeting *fan);
 void session_port_rates(const struct session_env *env, double *gbits);
 /* All ports' line rate together; 0 when one of them has none known. */
 double session_ports_rate(const struct session_env *env);
+/*
+ * The source's latest heartbeat (PROGRESS) into beat, from any thread:
+ * false (beat zeroed) before the first.
+ */
+bool session_beat(struct session *s, struct ctrl_progress *beat);
 /* Close what it holds (the DRAM is the hall's) and free it. */
 void session_destroy(struct session *s);
 

@@ -7,9 +7,11 @@
  * telling the source why it failed.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 
 #include "session_state.h"
+#include "timing.h"
 
 unsigned session_phase(enum session_state st)
 {
@@ -69,6 +71,17 @@ int session_expect(struct session *s, unsigned want, void **p, uint32_t *len, in
 	if (!rc)
 		session_took(s, want);
 	return rc;
+}
+
+double session_beat_rate(const struct ctrl_progress *cur, struct ctrl_progress *line)
+{
+	double r;
+
+	if (cur->elapsed_ns <= line->elapsed_ns)
+		return NAN;
+	r = (double)(cur->bytes - line->bytes) / nbw_ns_to_s(cur->elapsed_ns - line->elapsed_ns);
+	*line = *cur;
+	return r;
 }
 
 unsigned char *session_slice(const struct session *s, uint32_t w)

@@ -9,6 +9,7 @@
 #ifndef NBW_SESSION_STATE_H
 #define NBW_SESSION_STATE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -73,6 +74,7 @@ struct session {
 	struct ctrl_inbox in; /* the control channel during the window: a message in part */
 	bool trusted;	      /* the source proved the key (or the sink is open) */
 	char peer[64];
+	int number;		 /* its place among --sources N (1..N); 0: the only source */
 	struct ctrl_hello hello; /* the source's */
 	uint64_t id;		 /* the session's number, in ACCEPT and each RDMA connection */
 	uint32_t wbase;		 /* this source's first slice among all the sources' */
@@ -103,6 +105,7 @@ struct session {
 	uint64_t last_heard;		      /* monotonic ns of the last message from the source */
 	struct ctrl_progress prog, prog_line; /* the latest; the one of the last live line */
 	bool have_prog;
+	pthread_mutex_t beat_lock; /* prog and have_prog, as another thread reads them */
 	char peer_err[CTRL_MAX_STR];
 	char failure[CTRL_MAX_STR + 256]; /* why it failed, for the output ("" = it did not) */
 	struct meeting *fan;		  /* every session ready before any START */
@@ -124,6 +127,12 @@ void session_took(struct session *s, unsigned type);
  */
 int session_expect(struct session *s, unsigned want, void **p, uint32_t *len, int timeout_ms,
 		   char *err, size_t errlen);
+/*
+ * --interval: the RDMA rate from the heartbeat at line (the last live line's)
+ * to cur, in the source's clock, and line moved to cur; NAN (line kept)
+ * when no time passed between them.
+ */
+double session_beat_rate(const struct ctrl_progress *cur, struct ctrl_progress *line);
 /* Worker w's slice in the hall's DRAM. */
 unsigned char *session_slice(const struct session *s, uint32_t w);
 /* Its slices, for verify.c. */

@@ -7,6 +7,7 @@
  * conversation: the handshake (session.c), then all this.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -35,8 +36,10 @@ static enum sink_stop take_progress(struct session *s, const void *p, uint32_t l
 	}
 	if (!s->have_prog)
 		s->prog_line = (struct ctrl_progress){0};
+	pthread_mutex_lock(&s->beat_lock); /* the hall's live lines read it (--sources) */
 	s->prog = pr;
 	s->have_prog = true;
+	pthread_mutex_unlock(&s->beat_lock);
 	/* START's way there and this heartbeat's way back: their sum bounds the delay. */
 	{
 		int64_t d = (int64_t)(nbw_now_ns() - s->start_sent_ns) - (int64_t)pr.elapsed_ns;
@@ -141,30 +144,12 @@ static void snapshot(void *ctx, uint64_t *out)
 static void live(void *ctx, double at, double secs)
 {
 	struct session *s = ctx;
-	struct local *l = s->loc;
-	uint64_t cur[TARGET_MAX + 1];
 	struct live_value v[3];
-	double local = 0, rdma = NAN;
-	int i, n = 0;
+	double local = local_live(s->loc, secs);
+	double rdma = s->have_prog ? session_beat_rate(&s->prog, &s->prog_line) : NAN;
 
-	local_count(l, cur);
-	for (i = 0; i < l->nt; i++) {
-		local += (double)(cur[i] - l->lprev[i]) / secs;
-		l->lprev[i] = cur[i];
-	}
-	if (s->have_prog && s->prog.elapsed_ns > s->prog_line.elapsed_ns) {
-		rdma = (double)(s->prog.bytes - s->prog_line.bytes) /
-		       nbw_ns_to_s(s->prog.elapsed_ns - s->prog_line.elapsed_ns);
-		s->prog_line = s->prog;
-	}
-	if (l->nt)
-		v[n++] = (struct live_value){"local", local};
-	v[n++] = (struct live_value){"rdma", rdma};
-	if (isfinite(rdma))
-		v[n++] = (struct live_value){"total", local + rdma};
-	result_live(s->x, &(struct result_live){
-				  at, v, n,
-				  isfinite(rdma) ? NULL : "(no heartbeat since the last line)"});
+	result_live_sink(s->x, at, v, 0, s->loc->nt > 0, local, rdma,
+			 "(no heartbeat since the last line)");
 }
 
 /* ---- the window ---------------------------------------------------------------------- */
@@ -336,10 +321,19 @@ static void source_window(struct session *s)
 }
 
 /* --verify full: every slot the source last wrote, as it says, checked here. */
+/* --dump-slice FILE: FILE for the only source, FILE.N for source N of --sources. */
+static const char *dump_path(const struct session *s, char *buf, size_t len)
+{
+	if (!s->number)
+		return s->o->sink.dump_slice;
+	snprintf(buf, len, "%s.%d", s->o->sink.dump_slice, s->number);
+	return buf;
+}
+
 static void receive_full(struct session *s)
 {
 	struct verdict_note v = {.verdict = s->verdict};
-	char err[CTRL_MAX_STR];
+	char err[CTRL_MAX_STR], path[PATH_MAX];
 	struct ctrl_chunk *c = NULL;
 	struct landing l;
 	uint32_t len, n = 0;
@@ -359,7 +353,7 @@ static void receive_full(struct session *s)
 	s->verdict = v.verdict;
 	memcpy(s->vdetail, v.detail, sizeof(s->vdetail));
 	if (!rc && s->o->sink.dump_slice)
-		verify_dump_map(s->o->sink.dump_slice, s->canary, s->ncanary, c, n);
+		verify_dump_map(dump_path(s, path, sizeof(path)), s->canary, s->ncanary, c, n);
 	free(c);
 }
 
@@ -487,6 +481,7 @@ static int session_window(struct session *s)
 
 int session_conclude(struct session *s, struct meeting *fan)
 {
+	char path[PATH_MAX];
 	struct ctrl_buf b;
 	struct landing l;
 	int rc;
@@ -494,10 +489,12 @@ int session_conclude(struct session *s, struct meeting *fan)
 	s->fan = fan;
 	rc = session_window(s);
 	if (!rc && s->o->sink.dump_slice) {
+		const char *dump = dump_path(s, path, sizeof(path));
+
 		session_landing(s, &l);
-		verify_dump_slice(s->o->sink.dump_slice, &l);
+		verify_dump_slice(dump, &l);
 		if (s->o->verify != CTRL_VERIFY_FULL)
-			verify_dump_map(s->o->sink.dump_slice, s->canary, s->ncanary, NULL, 0);
+			verify_dump_map(dump, s->canary, s->ncanary, NULL, 0);
 	}
 	if (!rc && s->verdict == VERDICT_FAIL)
 		rc = NBW_EXIT_FAIL;

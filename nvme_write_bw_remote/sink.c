@@ -109,6 +109,7 @@ static int hall_result(const struct hall *h, const struct session *k, struct res
 	x->cpu_s = one ? k->cpu_s : h->cpu_s;
 	x->local_len = h->lay.local_len;
 	x->ports_gbits = session_ports_rate(&h->env);
+	session_port_rates(&h->env, x->port_gbits);
 	x->verdict = one ? k->verdict : VERDICT_NONE;
 	snprintf(x->vdetail, sizeof(x->vdetail), "%s", one ? k->vdetail : "");
 	snprintf(x->failure, sizeof(x->failure), "%s", one ? k->failure : h->failure);

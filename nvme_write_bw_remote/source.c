@@ -88,7 +88,8 @@ static int heartbeat(struct source *s)
 		pr.bytes += atomic_load_explicit(&s->w[i].bytes, memory_order_relaxed);
 	pr.elapsed_ns = now - s->t_start;
 	progress_window(s, now, &pr);
-	return ctrl_send_free(s->cfd, &b, ctrl_encode_progress(&b, &pr), remote_timeout_ms(s->o));
+	return source_send(s, CTRL_PROGRESS, &b, ctrl_encode_progress(&b, &pr),
+			   remote_timeout_ms(s->o));
 }
 
 static int source_check(void *ctx)
@@ -287,7 +288,7 @@ static void window_outcome(struct source *s, const struct window *w)
 	} else if (w->end_reason == WINDOW_STOPPED && w->stopped_by == SOURCE_WORKER_FAILED) {
 		source_fail(s, "%s", first_failure(s, msg, sizeof(msg)));
 	} else if (w->end_reason == WINDOW_STOPPED) {
-		e = ctrl_expect(s->cfd, CTRL_DONE, &p, &len, 100, err, sizeof(err));
+		e = source_expect(s, CTRL_DONE, &p, &len, 100, err, sizeof(err));
 		if (!e)
 			free(p);
 		source_fail(s, "%s: the sink %s", s->o->source.peer,

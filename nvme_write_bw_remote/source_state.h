@@ -4,8 +4,10 @@
  * (the run: setup, the window, the heartbeat, close, the result) above
  * source_talk.c (the conversation with the sink: connect, AUTH, HELLO, QPS,
  * SLICES, CANARY/START, RESULT, the table, VERIFY) and source_workers.c (the
- * workers: plan, rails, staging slots, chunk sources, the posting threads).
- * Calls go down: source.c -> source_talk.c -> source_workers.c.
+ * workers: plan, rails, staging slots, chunk supplies, the posting threads).
+ * Calls go down: source.c -> source_talk.c -> source_workers.c. Every
+ * message to and from the sink goes through source_talk.c's source_send,
+ * source_expect and source_await, which keep to source_steps.h's table.
  */
 #ifndef NBW_SOURCE_STATE_H
 #define NBW_SOURCE_STATE_H
@@ -19,6 +21,7 @@
 #include "rails.h"
 #include "reader.h"
 #include "remote.h"
+#include "source_steps.h"
 #include "target.h"
 #include "window.h"
 
@@ -76,8 +79,9 @@ struct source {
 	struct sworker *w;
 	uint32_t nw, started;
 	int cfd;
-	bool may_retry; /* a reset before ACCEPT may be the door's: connect again */
-	bool again;	/* it happened: the handshake starts over */
+	enum source_step step; /* where the conversation is (source_steps.h) */
+	bool may_retry;	       /* a reset before ACCEPT may be the door's: connect again */
+	bool again;	       /* it happened: the handshake starts over */
 	uint64_t session;
 	struct start_line line;
 	bool line_ready;
@@ -111,6 +115,20 @@ int source_plan_workers(struct source *s);
 int source_assign_rails(struct source *s);
 
 /* source_talk.c */
+/*
+ * The sink's message of type (ctrl_expect(): *p, *len) if the step takes
+ * it, else -EBADMSG with the reason in err; the step it leads to.
+ */
+int source_expect(struct source *s, unsigned type, void **p, uint32_t *len, int timeout_ms,
+		  char *err, size_t errlen);
+/* As source_expect(), decoded into msg (ctrl_await()). */
+int source_await(struct source *s, unsigned type, void *msg, int timeout_ms, char *err,
+		 size_t errlen);
+/*
+ * Send b (enc: its encoder's status) if the step sends type, else -EPROTO;
+ * once sent, the step after it.
+ */
+int source_send(struct source *s, unsigned type, struct ctrl_buf *b, int enc, int timeout_ms);
 int source_tell_sink(struct source *s, const char *msg);
 int source_handshake(struct source *s);
 int source_send_qps(struct source *s);

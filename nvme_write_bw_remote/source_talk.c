@@ -31,13 +31,62 @@
 #include "window.h"
 #include "source_state.h"
 
+/* ---- the steps (source_steps.h): what may come and go, and where it leads ----------- */
+
+static void stepped(struct source *s, unsigned type)
+{
+	s->step = source_next(s->step, type, s->o->conn == CTRL_CONN_VERBS,
+			      s->o->verify == CTRL_VERIFY_FULL);
+}
+
+int source_expect(struct source *s, unsigned type, void **p, uint32_t *len, int timeout_ms,
+		  char *err, size_t errlen)
+{
+	int rc;
+
+	*p = NULL;
+	if (!source_takes(s->step, type)) {
+		snprintf(err, errlen, "%s is not awaited in step %s", ctrl_type_name(type),
+			 source_step_name(s->step));
+		return -EBADMSG;
+	}
+	rc = ctrl_expect(s->cfd, type, p, len, timeout_ms, err, errlen);
+	stepped(s, rc ? CTRL_ERROR : type); /* whatever failed, the conversation ends */
+	return rc;
+}
+
+int source_await(struct source *s, unsigned type, void *msg, int timeout_ms, char *err,
+		 size_t errlen)
+{
+	uint32_t len;
+	void *p;
+	int rc = source_expect(s, type, &p, &len, timeout_ms, err, errlen);
+
+	if (!rc)
+		rc = ctrl_decode(type, p, len, msg);
+	free(p);
+	return rc;
+}
+
+int source_send(struct source *s, unsigned type, struct ctrl_buf *b, int enc, int timeout_ms)
+{
+	int rc;
+
+	if (!enc && !source_sends(s->step, type))
+		enc = -EPROTO; /* out of turn: freed, not sent */
+	rc = ctrl_send_free(s->cfd, b, enc, timeout_ms);
+	if (!rc) /* a send that failed leaves the step: the sink may have said why, to be read */
+		stepped(s, type);
+	return rc;
+}
+
 /* Tell the sink why this side stops (best effort). Returns 1. */
 int source_tell_sink(struct source *s, const char *msg)
 {
 	struct ctrl_buf b;
 
 	if (s->cfd >= 0)
-		ctrl_send_free(s->cfd, &b, ctrl_encode_error(&b, msg), 1000);
+		source_send(s, CTRL_ERROR, &b, ctrl_encode_error(&b, msg), 1000);
 	return NBW_EXIT_FAIL;
 }
 
@@ -100,14 +149,14 @@ static int greet(struct source *s)
 	struct ctrl_buf b;
 	int rc;
 
+	s->step = SOURCE_HELLO;
 	if (control_connect(s) || authenticate(s))
 		return NBW_EXIT_FAIL;
 	h.workers = s->nw;
 	h.source = (uint8_t)o->source.feed;
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_hello(&b, &h), remote_timeout_ms(o));
+	rc = source_send(s, CTRL_HELLO, &b, ctrl_encode_hello(&b, &h), remote_timeout_ms(o));
 	if (!rc)
-		rc = ctrl_await(s->cfd, CTRL_ACCEPT, &s->acc, remote_timeout_ms(o), err,
-				sizeof(err));
+		rc = source_await(s, CTRL_ACCEPT, &s->acc, remote_timeout_ms(o), err, sizeof(err));
 	if (handshake_reset(s, rc))
 		return NBW_EXIT_FAIL;
 	if (rc == -ECONNABORTED)
@@ -158,7 +207,7 @@ int source_send_qps(struct source *s)
 		q[i].port = w->port->port;
 		q[i].qp = conv_qp_to_wire(&w->qp_local);
 	}
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_qps(&b, q, s->nw), remote_timeout_ms(s->o));
+	rc = source_send(s, CTRL_QPS, &b, ctrl_encode_qps(&b, q, s->nw), remote_timeout_ms(s->o));
 	free(q);
 	if (rc)
 		return source_fail(s, "%s: sending the QPs: %s", s->o->source.peer,
@@ -212,7 +261,7 @@ int source_receive_slices(struct source *s)
 	void *p;
 	int rc;
 
-	rc = ctrl_expect(s->cfd, CTRL_SLICES, &p, &len, remote_timeout_ms(s->o), err, sizeof(err));
+	rc = source_expect(s, CTRL_SLICES, &p, &len, remote_timeout_ms(s->o), err, sizeof(err));
 	if (!rc) {
 		rc = ctrl_decode_slices(p, len, &sl, &n);
 		free(p);
@@ -250,15 +299,15 @@ int source_send_canary(struct source *s)
 		return source_tell_sink(s, "out of memory");
 	for (i = 0; i < s->nw; i++)
 		c[i] = s->w[i].canary;
-	rc = ctrl_send_free(
-		s->cfd, &b,
+	rc = source_send(
+		s, CTRL_CANARY, &b,
 		ctrl_encode_chunks(&b, CTRL_CANARY, c, o->verify == CTRL_VERIFY_OFF ? 0 : s->nw),
 		remote_timeout_ms(o));
 	free(c);
 	if (s->sync)
 		meeting_arrive(s->sync);
 	if (!rc)
-		rc = ctrl_await(s->cfd, CTRL_START, &st, remote_timeout_ms(o), err, sizeof(err));
+		rc = source_await(s, CTRL_START, &st, remote_timeout_ms(o), err, sizeof(err));
 	if (rc)
 		return source_fail(s, "%s: waiting for the start: %s", o->source.peer,
 				   err[0] ? err : ctrl_strerror(rc));
@@ -282,8 +331,8 @@ static int send_table(struct source *s)
 		for (k = 1; s->w[i].table && k < s->w[i].ring; k++)
 			if (s->w[i].table[k].len)
 				all[n++] = s->w[i].table[k];
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_chunks(&b, CTRL_VERIFY, all, n),
-			    remote_timeout_ms(s->o));
+	rc = source_send(s, CTRL_VERIFY, &b, ctrl_encode_chunks(&b, CTRL_VERIFY, all, n),
+			 remote_timeout_ms(s->o));
 	free(all);
 	return rc;
 }
@@ -322,7 +371,7 @@ int source_send_result(struct source *s, bool ok)
 		snprintf(cr[k].dev, sizeof(cr[k].dev), "%s", s->rails[k].local_dev);
 	}
 	res.rails = cr;
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_result(&b, &res), remote_timeout_ms(o));
+	rc = source_send(s, CTRL_RESULT, &b, ctrl_encode_result(&b, &res), remote_timeout_ms(o));
 	if (!rc && o->verify == CTRL_VERIFY_FULL)
 		rc = send_table(s);
 	if (rc == -ENOMEM)
@@ -330,7 +379,7 @@ int source_send_result(struct source *s, bool ok)
 	if (!ok)
 		return NBW_EXIT_FAIL;
 	if (!rc)
-		rc = ctrl_await(s->cfd, CTRL_DONE, &d, 2 * remote_timeout_ms(o), err, sizeof(err));
+		rc = source_await(s, CTRL_DONE, &d, 2 * remote_timeout_ms(o), err, sizeof(err));
 	if (rc)
 		return source_fail(s, "%s: no verdict from the sink: %s", o->source.peer,
 				   err[0] ? err : ctrl_strerror(rc));

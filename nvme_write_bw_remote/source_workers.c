@@ -2,7 +2,7 @@
 /*
  * source_workers.c: the source's workers. The plan (QPs per drive, each a
  * region of its drive, or --source mem's QPs), each worker's rail from the
- * sink's advertised ports, its registered staging slots, the chunk sources
+ * sink's advertised ports, its registered staging slots, the chunk supplies
  * of the posting loop (O_DIRECT reads or memory filled once) and the worker
  * thread: prepare, write its canary, pass the start line, post until the
  * window ends. Below source_talk.c and source.c (source_state.h).
@@ -40,7 +40,7 @@ const char *sworker_name(const struct sworker *w, char *buf, size_t len)
 	return buf;
 }
 
-/* ---- chunk sources for the posting loop --------------------------------------- */
+/* ---- chunk supplies for the posting loop -------------------------------------- */
 
 static int disk_next(void *ctx, struct write_item *it)
 {
@@ -219,7 +219,7 @@ static void slot_return(struct sworker *w, unsigned slot)
 }
 
 /* Read (or take) one real chunk, hash it, write it to slot 0 of the slice. */
-static int worker_canary(struct sworker *w, const struct write_source *src)
+static int worker_canary(struct sworker *w, const struct chunk_supply *sup)
 {
 	const struct options *o = w->s->o;
 	uint64_t deadline = nbw_now_ns() + nbw_s_to_ns(o->timeout);
@@ -227,7 +227,7 @@ static int worker_canary(struct sworker *w, const struct write_source *src)
 	int rc;
 
 	/* The first chunk: a drive that does not answer within --timeout fails the worker. */
-	while ((rc = src->next(src->ctx, &it)) == -EAGAIN) {
+	while ((rc = sup->next(sup->ctx, &it)) == -EAGAIN) {
 		if (line_aborted(&w->s->line))
 			return -ECANCELED;
 		if (nbw_now_ns() >= deadline) {
@@ -253,7 +253,7 @@ static int worker_canary(struct sworker *w, const struct write_source *src)
 }
 
 /* Between line 1 and line 2: the writer on the slice, the table, the canary. */
-static int worker_prepare(struct sworker *w, const struct write_source *src)
+static int worker_prepare(struct sworker *w, const struct chunk_supply *sup)
 {
 	const struct options *o = w->s->o;
 	uint32_t slots = (uint32_t)(w->slice.len / o->chunk);
@@ -285,14 +285,14 @@ static int worker_prepare(struct sworker *w, const struct write_source *src)
 			return -ENOMEM;
 		}
 	}
-	return o->verify != CTRL_VERIFY_OFF ? worker_canary(w, src) : 0;
+	return o->verify != CTRL_VERIFY_OFF ? worker_canary(w, sup) : 0;
 }
 
 void *sworker_main(void *arg)
 {
 	struct sworker *w = arg;
 	struct source *s = w->s;
-	struct write_source src = {
+	struct chunk_supply sup = {
 		.next = w->tindex >= 0 ? disk_next : mem_next,
 		.done = w->tindex >= 0 ? disk_done : mem_done,
 		.ctx = w,
@@ -303,12 +303,12 @@ void *sworker_main(void *arg)
 	if (!line_pass(&s->line, LINE_CONNECTED))
 		goto out;
 	if (!rc)
-		rc = worker_prepare(w, &src);
+		rc = worker_prepare(w, &sup);
 	/* Canary written (or failed): the main thread reports it and waits for START. */
 	if (!line_pass(&s->line, LINE_CANARY))
 		goto out;
 	if (!rc) {
-		rc = fab_write_loop(&w->wr, &src, &s->stop, &w->bytes, remote_timeout_ms(s->o));
+		rc = fab_write_loop(&w->wr, &sup, &s->stop, &w->bytes, remote_timeout_ms(s->o));
 		if (rc && !w->fault.err)
 			wfail(w, rc, "%s", w->wr.why);
 	}

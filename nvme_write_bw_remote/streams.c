@@ -208,6 +208,25 @@ void streams_judge(struct result *x)
 	}
 }
 
+double streams_rails_gbits(const struct result *x)
+{
+	double into[FAB_MAX_PORTS] = {0}, all = 0;
+	int i, k;
+
+	for (i = 0; i < x->nstreams; i++)
+		for (k = 0; k < x->streams[i].nrails; k++) {
+			const struct rail *r = &x->streams[i].rails[k];
+
+			if (r->line_rate_gbits <= 0 || r->sink_index < 0 ||
+			    r->sink_index >= FAB_MAX_PORTS)
+				return 0;
+			into[r->sink_index] += r->line_rate_gbits;
+		}
+	for (k = 0; k < FAB_MAX_PORTS; k++)
+		all += x->port_gbits[k] > 0 ? fmin(into[k], x->port_gbits[k]) : into[k];
+	return all;
+}
+
 void streams_curve(struct result_curve *c)
 {
 	const char *labels[RESULT_MAX_POINTS];

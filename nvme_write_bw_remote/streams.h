@@ -34,6 +34,13 @@ double streams_bps(const struct result_stream *st);
  */
 void streams_judge(struct result *x);
 
+/*
+ * The line rate (Gb/s) every source's rails into this sink can carry: per
+ * sink port, its rails' rates added, at most the port's own; 0 when one is
+ * unknown.
+ */
+double streams_rails_gbits(const struct result *x);
+
 /* -a's curve: its verdict (common/sweep.h) against the rails' line rate, into c. */
 void streams_curve(struct result_curve *c);
 

@@ -515,7 +515,7 @@ static int post_write(struct fab_writer *w, uint64_t wr_id, const void *buf, siz
 }
 
 /* Take the completions there are; count good bytes. Returns 0 or -EIO. */
-static int reap(struct fab_writer *w, const struct write_source *src, _Atomic uint64_t *bytes)
+static int reap(struct fab_writer *w, const struct chunk_supply *sup, _Atomic uint64_t *bytes)
 {
 	struct ibv_wc wc[16];
 	int n, i, rc = 0;
@@ -539,8 +539,8 @@ static int reap(struct fab_writer *w, const struct write_source *src, _Atomic ui
 			} else if (bytes) {
 				atomic_fetch_add_explicit(bytes, it->len, memory_order_relaxed);
 			}
-			if (src && src->done)
-				src->done(src->ctx, it);
+			if (sup && sup->done)
+				sup->done(sup->ctx, it);
 		}
 	}
 	if (n < 0 && !rc) {
@@ -565,7 +565,7 @@ static void sleep_cq(struct fab_writer *w, int ms)
  * Arm the CQ, take what completed meanwhile (it would not wake us), and
  * sleep for at most ms only if nothing did. 0 or reap()'s error.
  */
-static int wait_cq(struct fab_writer *w, const struct write_source *src, _Atomic uint64_t *bytes,
+static int wait_cq(struct fab_writer *w, const struct chunk_supply *sup, _Atomic uint64_t *bytes,
 		   int ms)
 {
 	unsigned before = w->inflight;
@@ -575,7 +575,7 @@ static int wait_cq(struct fab_writer *w, const struct write_source *src, _Atomic
 		snprintf(w->why, sizeof(w->why), "ibv_req_notify_cq failed");
 		return -EIO;
 	}
-	rc = reap(w, src, bytes);
+	rc = reap(w, sup, bytes);
 	if (rc || w->inflight != before)
 		return rc;
 	sleep_cq(w, ms);
@@ -621,7 +621,7 @@ int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t ds
 	return 0;
 }
 
-int fab_write_loop(struct fab_writer *w, const struct write_source *src, atomic_bool *stop,
+int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_bool *stop,
 		   _Atomic uint64_t *bytes, int drain_ms)
 {
 	uint64_t deadline;
@@ -631,18 +631,18 @@ int fab_write_loop(struct fab_writer *w, const struct write_source *src, atomic_
 		struct write_item it;
 		unsigned k;
 
-		rc = reap(w, src, bytes);
+		rc = reap(w, sup, bytes);
 		if (rc)
 			break;
 		if (w->inflight == w->depth) {
-			rc = wait_cq(w, src, bytes, 100);
+			rc = wait_cq(w, sup, bytes, 100);
 			if (rc)
 				break;
 			continue;
 		}
-		rc = src->next(src->ctx, &it);
+		rc = sup->next(sup->ctx, &it);
 		if (rc == -EAGAIN) {
-			rc = wait_cq(w, src, bytes, 100);
+			rc = wait_cq(w, sup, bytes, 100);
 			if (rc)
 				break;
 			continue;
@@ -658,9 +658,9 @@ int fab_write_loop(struct fab_writer *w, const struct write_source *src, atomic_
 		w->items[k] = it;
 		rc = post_write(w, k, it.buf, it.len, it.dst_slot);
 		if (rc) {
-			if (src->done) {
+			if (sup->done) {
 				w->items[k].len = 0;
-				src->done(src->ctx, &w->items[k]);
+				sup->done(sup->ctx, &w->items[k]);
 			}
 			break;
 		}
@@ -671,12 +671,12 @@ int fab_write_loop(struct fab_writer *w, const struct write_source *src, atomic_
 	/* Whatever is in flight still reads the staging slots: wait for it. */
 	deadline = nbw_now_ns() + (uint64_t)drain_ms * 1000000;
 	while (w->inflight && nbw_now_ns() < deadline) {
-		int r = reap(w, src, bytes);
+		int r = reap(w, sup, bytes);
 
 		if (r && !rc)
 			rc = r;
 		if (w->inflight && !r)
-			r = wait_cq(w, src, bytes, 50);
+			r = wait_cq(w, sup, bytes, 50);
 		if (r && !rc)
 			rc = r;
 		if (r)

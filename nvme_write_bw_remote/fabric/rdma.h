@@ -211,7 +211,7 @@ struct write_item {
  * (0), or returns -EAGAIN when every slot is in flight, or another -errno;
  * done() is called when the chunk's WRITE completed (the slot is free again).
  */
-struct write_source {
+struct chunk_supply {
 	int (*next)(void *ctx, struct write_item *it);
 	void (*done)(void *ctx, const struct write_item *it);
 	void *ctx;
@@ -242,12 +242,12 @@ void fab_writer_free(struct fab_writer *w);
 int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t dst, int timeout_ms);
 
 /*
- * The posting loop: keep up to depth WRITEs in flight from src into the
+ * The posting loop: keep up to depth WRITEs in flight from sup into the
  * ring, add each completed WRITE's length to *bytes (monotonic), until *stop;
  * then wait for what is in flight (at most drain_ms). 0, or -errno with
  * w->why (a failed completion, a post error, a drain timeout).
  */
-int fab_write_loop(struct fab_writer *w, const struct write_source *src, atomic_bool *stop,
+int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_bool *stop,
 		   _Atomic uint64_t *bytes, int drain_ms);
 
 #endif

@@ -59,9 +59,9 @@ expect_exit 2 "--source is a source option" "$B" --source disk
 expect_exit 2 "--dump-slice is a sink option" "$B" --dump-sl f peer
 expect_exit 2 "invalid source count '0'" "$B" --sources 0
 expect_exit 2 "invalid source count '65'" "$B" --sources 65
-expect_exit 2 "--sources 2 takes one window of one size: drop -a" "$B" --sources 2 -R -a
-expect_exit 2 "drop --interval" "$B" --sources 2 --interval 1
-expect_exit 2 "drop --dump-slice" "$B" --sources 2 --dump-slice x
+# --sources N takes -a, --interval and --dump-slice (tests/remote/fake_fanin.sh), not --bidir.
+expect_exit 2 "--sources 2 with --bidir: this node's source sends to its one PEER, not back to 2 sources: drop --sources or --bidir" \
+	"$B" --bidir --sources 2 peer
 expect_exit 2 "multiple of 4096" "$B" -s 512 peer
 expect_exit 2 "one PEER at most" "$B" a b
 expect_exit 2 "invalid timeout '0'" "$B" --timeout 0

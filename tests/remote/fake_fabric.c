@@ -815,7 +815,7 @@ int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t ds
 }
 
 /* Take the completions there are within ms; count good bytes. 0 or -EIO. */
-static int reap(struct fab_writer *w, const struct write_source *src, _Atomic uint64_t *bytes,
+static int reap(struct fab_writer *w, const struct chunk_supply *sup, _Atomic uint64_t *bytes,
 		int ms)
 {
 	struct cqe e;
@@ -842,13 +842,13 @@ static int reap(struct fab_writer *w, const struct write_source *src, _Atomic ui
 		} else {
 			atomic_fetch_add_explicit(bytes, it->len, memory_order_relaxed);
 		}
-		if (src->done)
-			src->done(src->ctx, it);
+		if (sup->done)
+			sup->done(sup->ctx, it);
 	}
 	return rc;
 }
 
-int fab_write_loop(struct fab_writer *w, const struct write_source *src, atomic_bool *stop,
+int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_bool *stop,
 		   _Atomic uint64_t *bytes, int drain_ms)
 {
 	uint64_t waited = 0;
@@ -858,12 +858,12 @@ int fab_write_loop(struct fab_writer *w, const struct write_source *src, atomic_
 		struct write_item it;
 		unsigned k;
 
-		rc = reap(w, src, bytes, w->inflight == w->depth ? 100 : 0);
+		rc = reap(w, sup, bytes, w->inflight == w->depth ? 100 : 0);
 		if (rc || w->inflight == w->depth)
 			continue;
-		rc = src->next(src->ctx, &it);
+		rc = sup->next(sup->ctx, &it);
 		if (rc == -EAGAIN) {
-			rc = reap(w, src, bytes, 10);
+			rc = reap(w, sup, bytes, 10);
 			continue;
 		}
 		if (rc) {
@@ -878,8 +878,8 @@ int fab_write_loop(struct fab_writer *w, const struct write_source *src, atomic_
 		rc = post(w, k, it.buf, it.len, it.dst_slot);
 		if (rc) {
 			w->items[k].len = 0;
-			if (src->done)
-				src->done(src->ctx, &w->items[k]);
+			if (sup->done)
+				sup->done(sup->ctx, &w->items[k]);
 			break;
 		}
 		w->busy[k] = true;
@@ -888,7 +888,7 @@ int fab_write_loop(struct fab_writer *w, const struct write_source *src, atomic_
 	}
 	/* Whatever is in flight still reads the staging slots: wait for it. */
 	while (w->inflight && waited < (uint64_t)drain_ms) {
-		int r = reap(w, src, bytes, 50);
+		int r = reap(w, sup, bytes, 50);
 
 		if (r && !rc)
 			rc = r;

@@ -5,6 +5,7 @@
  * may send in each state, and where each message leads, in verbs mode and
  * with -R, with and without --verify full.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "check.h"
@@ -73,10 +74,28 @@ static void phases(void)
 	CHECK_U64(session_phase((enum session_state)99), CTRL_PHASE_END);
 }
 
+/* --interval: the rate between two heartbeats, and the line moved on (or kept). */
+static void beat_rate(void)
+{
+	struct ctrl_progress line = {.bytes = 1000, .elapsed_ns = 500000000};
+	struct ctrl_progress cur = {.bytes = 3001000, .elapsed_ns = 2000000000};
+	double r;
+
+	printf("the live rate between heartbeats\n");
+	r = session_beat_rate(&cur, &line);
+	CHECK(r > 1999999.99 && r < 2000000.01); /* 3 MB in 1.5 s */
+	CHECK_U64(line.bytes, 3001000);
+	CHECK_U64(line.elapsed_ns, 2000000000);
+	/* no new heartbeat since: unknown, the line kept */
+	CHECK(isnan(session_beat_rate(&cur, &line)));
+	CHECK_U64(line.bytes, 3001000);
+}
+
 int main(void)
 {
 	takes();
 	steps();
 	phases();
+	beat_rate();
 	return check_done("test_session_state");
 }
