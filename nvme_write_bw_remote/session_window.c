@@ -461,12 +461,7 @@ static int session_window(struct session *s)
 		local_zero(s->loc);
 	if (w.end_reason == WINDOW_SIGNAL)
 		return session_refuse(s, "interrupted");
-	if (why == SINK_RUNNING) { /* the window ended here: the source's RESULT comes next */
-		nbw_watchdog_phase("waiting for %s's RESULT", s->peer);
-		why = await_result(s);
-	}
-	if (why != SINK_RESULT)
-		return window_failure(s, why, &w);
+	/* First: held up, what else went wrong meanwhile may be its consequence. */
 	if (held_up(s, &w)) {
 		s->res_rejected = true;
 		return session_refuse(
@@ -476,6 +471,12 @@ static int session_window(struct session *s)
 			"figures are not taken",
 			w.seconds, s->o->cc.duration, s->o->timeout);
 	}
+	if (why == SINK_RUNNING) { /* the window ended here: the source's RESULT comes next */
+		nbw_watchdog_phase("waiting for %s's RESULT", s->peer);
+		why = await_result(s);
+	}
+	if (why != SINK_RESULT)
+		return window_failure(s, why, &w);
 	return take_result(s);
 }
 
