@@ -8,7 +8,7 @@
 # connection (the wrong-key one: only the sink's random nonce), checked from
 # their side; our own source without the key, and with another key, was
 # refused and said why. Then SIGINT/SIGTERM end the sink's waits at once (exit in under 2.5 s), and a
-# DRAM buffer that cannot be locked fails in under a second with a small RSS.
+# DRAM buffer that cannot be locked fails at once (before --wait 5 runs out) with a small RSS.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 
@@ -67,7 +67,9 @@ for sig in INT TERM; do
 	note "SIG$sig while waiting: exit 1 in $(cat "$A/sig$sig.secs") s"
 done
 
-[ "$(j "$A/memlock.json" 'd["rc"] == 1 and d["secs"] < 1.0 and d["rss_kib"] < 65536 and "cannot lock" in d["err"]')" = True ] ||
+# At once: before its --wait 5 for a source (it took 1.65 s once in a TCG guest at load
+# 8-10, process start included); not faulted in first: the peak RSS.
+[ "$(j "$A/memlock.json" 'd["rc"] == 1 and d["secs"] < 4.0 and d["rss_kib"] < 65536 and "cannot lock" in d["err"]')" = True ] ||
 	fail "unlockable DRAM: $(cat "$A/memlock.json")"
 note "unlockable 512 MiB: $(j "$A/memlock.json" '"exit %d in %.3f s, peak RSS %d KiB" % (d["rc"], d["secs"], d["rss_kib"])')"
 assert_images_unchanged b
