@@ -28,13 +28,17 @@ jq_() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sy
 	fail "the sink's RDMA bytes are not the source's"
 "$PY" "$srcdir/tests/lab/check-slice.py" "$A/slice.bin" "$A/slice.bin.map" "$WORK/images/b0.img" 1048576 "node b's drive" ||
 	fail "slice differs from node b's drive"
-# May local and RDMA be added? The first run's windows overlap; the late source's do not.
-[ "$(jq_ "$A/sink.json" 'd["streams"][-1]["overlap_pct"] >= 99')" = True ] ||
-	fail "overlap below 99%: $(jq_ "$A/sink.json" 'd["streams"]')"
+# May local and RDMA be added? The first run's windows overlap; the late source's (3 s
+# of a 6 s window) do not. At 95%, not the tool's 99: in TCG guests at load 8-10 the
+# source once opened 0.27 s after the sink (START's way and a starved guest), 97.8% of
+# 12 s; the tool then marks the sum not valid, as it should, and the late case below
+# stays far apart (about 50%).
+[ "$(jq_ "$A/sink.json" 'd["streams"][-1]["overlap_pct"] >= 95')" = True ] ||
+	fail "overlap below 95%: $(jq_ "$A/sink.json" 'd["streams"]')"
 note "windows overlap $(jq_ "$A/sink.json" 'd["streams"][-1]["overlap_pct"]')%, total valid: $(jq_ "$A/sink.json" 'd["total_valid"]') ($(jq_ "$A/sink.json" 'd["total_invalid_reason"]'))"
 [ "$(cat "$A/late.sink.rc")" = 0 ] && [ "$(cat "$B/late.src.rc")" = 0 ] ||
 	fail "late: exits $(cat "$A/late.sink.rc") $(cat "$B/late.src.rc"): $(cat "$A/late.sink.err" "$B/late.src.err") source: $(jq_ "$B/late.src.json" 'd.get("error")' 2>&1)"
-[ "$(jq_ "$A/late.sink.json" 'd["total_valid"] is False and d["streams"][-1]["overlap_pct"] < 99 and "10.77.0.2" in d["total_invalid_reason"] and "overlap" in d["total_invalid_reason"]')" = True ] ||
+[ "$(jq_ "$A/late.sink.json" 'd["total_valid"] is False and d["streams"][-1]["overlap_pct"] < 75 and "10.77.0.2" in d["total_invalid_reason"] and "overlap" in d["total_invalid_reason"]')" = True ] ||
 	fail "late: the total was not marked invalid for the late source: $(jq_ "$A/late.sink.json" '(d["total_valid"], d["total_invalid_reason"], d["streams"])')"
 note "late source: $(jq_ "$A/late.sink.json" 'd["total_invalid_reason"]')"
 
