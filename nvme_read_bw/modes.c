@@ -97,28 +97,6 @@ void print_header(struct report *r, const struct options *o, const struct target
 	report_text(r, "%s", rule);
 }
 
-void print_latency(struct report *r, const struct lathist *h, const char *label)
-{
-	char fmt[32];
-	int k;
-
-	if (!h)
-		return;
-	report_obj_begin(r, "latency_us");
-	report_text(r, " %-16s latency us:", label);
-	report_u64(r, "count", NULL, h->count);
-	report_double(r, "min", " min %.1f", h->count ? (double)h->min / 1e3 : NAN);
-	for (k = 0; k < LATHIST_NPCT; k++) {
-		snprintf(fmt, sizeof(fmt), "  %s %%.1f", lathist_pct_keys[k]);
-		report_double(r, lathist_pct_keys[k], fmt,
-			      h->count ? (double)lathist_percentile(h, lathist_pcts[k]) / 1e3
-				       : NAN);
-	}
-	report_double(r, "max", "  max %.1f", h->count ? (double)h->max / 1e3 : NAN);
-	report_double(r, "mean", "  mean %.1f\n", lathist_mean(h) / 1e3);
-	report_obj_end(r);
-}
-
 /* The drives[] entries: description plus this phase's figures. */
 static void print_drive_rows(struct report *r, const struct phase *ph)
 {
@@ -157,7 +135,7 @@ static void print_drive_rows(struct report *r, const struct phase *ph)
 		report_double(r, "percent_of_link_ceiling", " %10.1f",
 			      bps / 1e9 / d->link_ceiling * 100);
 		report_text(r, "\n");
-		print_latency(r, res->lat, "");
+		report_latency(r, res->lat, "");
 		if (ph->o->checksum) {
 			char hex[17];
 
@@ -191,7 +169,7 @@ static void print_total(struct report *r, const struct phase *ph, const char *la
 	report_bw(r, "gb_per_s", " %9.2f", bps);
 	report_u64(r, "ios", NULL, ph->total_ios);
 	report_double(r, "iops", " %10.0f\n", phase_iops(ph));
-	print_latency(r, ph->lat, "");
+	report_latency(r, ph->lat, "");
 	report_double(r, "cpu_s", NULL, ph->cpu_s);
 	report_double(r, "cpu_s_per_gib", " CPU              %.3f s per GiB read",
 		      nbw_cpu_per_gib(ph->cpu_s, ph->total_bytes));

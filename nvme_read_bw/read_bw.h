@@ -117,7 +117,5 @@ int run_series(const struct options *o, struct report *r, struct target *t, int 
 /* --sweep-threads / --sweep-chunk / --sweep-depth (curve.c): a table and a verdict per drive. */
 int run_curve(const struct options *o, struct report *r, struct target *t, int n);
 void list_targets(struct report *r, const struct target *t, int n);
-/* "latency_us" of h (text: one line after indent), nothing when h is NULL. */
-void print_latency(struct report *r, const struct lathist *h, const char *label);
 
 #endif

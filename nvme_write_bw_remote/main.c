@@ -123,6 +123,9 @@ static void usage(void)
 	       "                         stream (default 2); otherwise the total is marked not\n"
 	       "                         valid and the table says which stream broke the rule\n");
 	printf("\nOutput:\n"
+	       "      --latency          source: time each WRITE of the window from its post to\n"
+	       "                         its completion: latency min, p50, p90, p99, p99.9,\n"
+	       "                         p99.99, max and mean (every row shows M WRITE/s)\n"
 	       "      --report_gbits     text bandwidth in Gb/s instead of GB/s\n"
 	       "      --json[=FILE]      one JSON document on stdout (or into FILE)\n"
 	       "  -h, --help             this help\n"
@@ -157,6 +160,7 @@ enum {
 	OPT_NO_VERIFY,
 	OPT_CORRUPT,
 	OPT_LATE_START,
+	OPT_LATENCY,
 	OPT_MIN_OVERLAP,
 	OPT_MAX_CV,
 	OPT_DUMP,
@@ -209,6 +213,7 @@ static const struct cli_opt opts[] = {
 	CLI_FLAG("corrupt-canary", OPT_CORRUPT, struct options, source.corrupt_canary,
 		 SOURCE_ROLES),
 	CLI_ARG("late-start", OPT_LATE_START, SOURCE_ROLES),
+	CLI_FLAG("latency", OPT_LATENCY, struct options, source.latency, SOURCE_ROLES),
 	CLI_ARG("min-overlap", OPT_MIN_OVERLAP, SINK_ROLES),
 	CLI_ARG("max-cv", OPT_MAX_CV, SINK_ROLES),
 	CLI_TEXT("dump-slice", OPT_DUMP, struct options, sink.dump_slice, SINK_ROLES),

@@ -26,7 +26,7 @@ static void print_sink_drives(struct report *r, const struct result *x)
 	report_arr_begin(r, "drives");
 	print_locals(r, x);
 	for (i = 0; i < st->ndrives; i++)
-		print_drive(r, &st->drives[i], "rdma", NULL, st->seconds);
+		print_drive(r, &st->drives[i], "rdma", NULL, st->seconds, x->o.chunk);
 	report_arr_end(r);
 }
 
@@ -62,7 +62,7 @@ static void print_sink_totals(struct report *r, const struct result *x)
 	report_text(r, "\n");
 	snprintf(lab, sizeof(lab), "RDMA (%u QPs)%s", st->workers,
 		 st->from == RDMA_FROM_HEARTBEAT ? "*" : "");
-	print_bw_row(r, "rdma", lab, st->bytes, rsec);
+	print_bw_row(r, "rdma", lab, st->bytes, rsec, x->o.chunk);
 	report_text(r, "\n");
 	report_str(r, "rdma_reported_by", NULL, rdma_from_name(st->from));
 	report_obj_begin(r, "total");
@@ -97,7 +97,7 @@ static void print_sink(struct report *r, const struct result *x)
 	print_rule(r);
 	print_sink_drives(r, x);
 	print_rule(r);
-	print_rails(r, st->rails, st->nrails, st->seconds);
+	print_rails(r, st->rails, st->nrails, st->seconds, x->o.chunk);
 	print_rule(r);
 	print_sink_totals(r, x);
 	print_rule(r);
@@ -139,26 +139,29 @@ static void print_source(struct report *r, const struct result *x)
 	print_drives_head(r);
 	report_arr_begin(r, "drives");
 	for (k = 0; k < st->ndrives; k++)
-		print_drive(r, &st->drives[k], "rdma", NULL, st->seconds);
+		print_drive(r, &st->drives[k], "rdma", NULL, st->seconds, o->chunk);
 	report_arr_end(r);
 	print_rule(r);
-	print_rails(r, st->rails, st->nrails, st->seconds);
+	print_rails(r, st->rails, st->nrails, st->seconds, x->o.chunk);
 	print_rule(r);
 	print_totals_head(r);
-	print_bw_row(r, "local", "local (source: none)", 0, st->seconds);
+	print_bw_row(r, "local", "local (source: none)", 0, st->seconds, 0);
 	report_text(r, "\n");
 	snprintf(lab, sizeof(lab), "RDMA (%u QPs)", st->workers);
-	print_bw_row(r, "rdma", lab, st->bytes, st->seconds);
+	print_bw_row(r, "rdma", lab, st->bytes, st->seconds, o->chunk);
 	report_text(r, "\n");
 	report_obj_begin(r, "total");
 	report_text(r, " %-22s", "total (this side)");
 	report_u64(r, "bytes", " %16llu", st->bytes);
 	report_double(r, "seconds", " %9.2f", st->seconds);
-	report_bw(r, "gb_per_s", " %9.2f\n", st->seconds > 0 ? (double)st->bytes / st->seconds : 0);
+	report_bw(r, "gb_per_s", " %9.2f", st->seconds > 0 ? (double)st->bytes / st->seconds : 0);
+	print_msg_rate(r, st->seconds > 0 ? (double)st->bytes / st->seconds : NAN, o->chunk,
+		       " %10.6f\n");
 	report_double(r, "cpu_s", NULL, x->cpu_s);
 	report_double(r, "cpu_s_per_gib", " CPU (source)           %.3f s per GiB sent",
 		      nbw_cpu_per_gib(x->cpu_s, st->bytes));
 	report_text(r, " (%.2f s user + system)\n", x->cpu_s);
+	report_latency(r, st->lat, "RDMA WRITE");
 	report_obj_end(r);
 	print_rule(r);
 	print_outcome(r, o, x->verdict, NULL, x->rc == 0, x->failure);
@@ -200,7 +203,7 @@ static void print_fanin_drives(struct report *r, const struct result *x)
 		const struct result_stream *st = &x->streams[i];
 
 		for (j = 0; j < st->ndrives; j++)
-			print_drive(r, &st->drives[j], "rdma", st->peer, st->seconds);
+			print_drive(r, &st->drives[j], "rdma", st->peer, st->seconds, x->o.chunk);
 	}
 	report_arr_end(r);
 }
@@ -220,13 +223,13 @@ static void print_fanin_source(struct report *r, const struct result *x, int i)
 	report_u64(r, "slice_bytes", NULL, st->slice_len);
 	snprintf(lab, sizeof(lab), "RDMA %s (%u QPs)%s", st->peer, st->workers,
 		 st->from == RDMA_FROM_HEARTBEAT ? "*" : "");
-	print_bw_row(r, "rdma", lab, st->bytes, st->seconds);
+	print_bw_row(r, "rdma", lab, st->bytes, st->seconds, x->o.chunk);
 	report_str(r, "rdma_reported_by", NULL, rdma_from_name(st->from));
 	report_double(r, "overlap_pct", "  overlap %5.1f%%", st->overlap_pct);
 	report_double(r, "cv_pct", "  cv %4.1f%%\n", st->cv);
 	report_double(r, "start_offset_s", NULL, st->start_offset_s);
 	print_verify(r, &x->o, st->verdict, st->vdetail[0] ? st->vdetail : NULL);
-	print_rails(r, st->rails, st->nrails, st->seconds);
+	print_rails(r, st->rails, st->nrails, st->seconds, x->o.chunk);
 	report_bool(r, "ok", NULL, st->rc == 0);
 	if (st->failure[0])
 		report_str(r, "error", " FAILED: %s\n", st->failure);
@@ -264,7 +267,8 @@ static void print_fanin_sum(struct report *r, const struct result *x)
 	report_text(r, " %-22s", lab);
 	report_u64(r, "bytes", " %16llu", u->rdma_bytes);
 	report_double(r, "seconds", " %9.2f", u->rdma_seconds);
-	report_bw(r, "gb_per_s", " %9.2f\n", u->rdma_bps);
+	report_bw(r, "gb_per_s", " %9.2f", u->rdma_bps);
+	print_msg_rate(r, u->rdma_bps, x->o.chunk, " %10.6f\n");
 	report_obj_end(r);
 	report_obj_begin(r, "total");
 	report_text(r, " %-22s", "total");
@@ -478,13 +482,15 @@ static void print_curve(struct report *r, const struct result_curve *c)
 	int i;
 
 	report_obj_begin(r, "sweep");
-	report_text(r, " %-10s %10s %12s\n", "size", report_bw_unit(r), "% of line");
+	report_text(r, " %-10s %10s %10s %12s\n", "size", report_bw_unit(r), "M WRITE/s",
+		    "% of line");
 	report_arr_begin(r, "points");
 	for (i = 0; i < c->n; i++) {
 		report_obj_begin(r, NULL);
 		report_u64(r, "size", NULL, c->size[i]);
 		report_text(r, " %-10s", c->names[i]);
 		report_bw(r, "gb_per_s", " %10.3f", c->gb_per_s[i] * 1e9);
+		print_msg_rate(r, c->gb_per_s[i] * 1e9, c->size[i], " %10.6f");
 		report_double(r, "percent_of_line_rate", " %12.1f\n",
 			      c->gb_per_s[i] / ceiling * 100);
 		report_obj_end(r);

@@ -51,6 +51,7 @@ struct source_options {
 	enum ctrl_source feed; /* --source disk|mem: what it sends */
 	bool corrupt_canary;   /* tests: damage the canary after hashing it */
 	double late_start;     /* tests: open the window this much late */
+	bool latency;	       /* --latency: time each WRITE (post to completion) */
 };
 
 /*

@@ -107,8 +107,10 @@ void result_stream_free(struct result_stream *st)
 {
 	free(st->drives);
 	free(st->rails);
+	free(st->lat);
 	st->drives = NULL;
 	st->rails = NULL;
+	st->lat = NULL;
 	st->ndrives = st->nrails = 0;
 }
 

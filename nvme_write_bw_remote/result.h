@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "judge.h"
+#include "lathist.h"
 #include "remote.h"
 #include "sweep.h"
 #include "window.h"
@@ -64,6 +65,7 @@ struct result_stream {
 	int rc;				    /* the session's exit status */
 	char failure[CTRL_MAX_STR + 256];   /* "" none */
 	double overlap_pct, start_offset_s; /* streams.c: against the sink's window */
+	struct lathist *lat; /* the source's: its WRITEs' latencies (--latency); NULL */
 };
 
 /* The modes, each a report of its own. */

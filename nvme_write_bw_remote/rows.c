@@ -80,21 +80,51 @@ void print_params(struct report *r, const struct options *o, const char *role, c
 	report_obj_end(r);
 }
 
-/* A row "label bytes seconds GB/s" as JSON object key. */
+/* Bytes per second written as chunk-byte WRITEs, in WRITEs per second; NAN unknown. */
+double msg_rate(double bytes_per_s, uint64_t chunk)
+{
+	return chunk && isfinite(bytes_per_s) ? bytes_per_s / (double)chunk : NAN;
+}
+
+/* bytes over seconds; NAN for no window. */
+static double rate_of(uint64_t bytes, double seconds)
+{
+	return seconds > 0 ? (double)bytes / seconds : NAN;
+}
+
+/*
+ * The message rate of a row written as chunk-byte WRITEs: JSON writes_per_s,
+ * text M WRITEs/s in textfmt (as ib_write_bw's Mpps, 6 decimals); chunk 0
+ * (the sink's own drives, read, not written): nothing (the line's end).
+ */
+void print_msg_rate(struct report *r, double bytes_per_s, uint64_t chunk, const char *textfmt)
+{
+	double v = msg_rate(bytes_per_s, chunk);
+
+	if (!chunk) {
+		report_text(r, "%s", textfmt[strlen(textfmt) - 1] == '\n' ? "\n" : "");
+		return;
+	}
+	report_double(r, "writes_per_s", NULL, v);
+	report_double(r, NULL, textfmt, v / 1e6);
+}
+
+/* A row "label bytes seconds GB/s M WRITE/s" as JSON object key; chunk 0: no WRITEs. */
 void print_bw_row(struct report *r, const char *key, const char *label, uint64_t bytes,
-		  double seconds)
+		  double seconds, uint64_t chunk)
 {
 	report_obj_begin(r, key);
 	report_text(r, " %-22s", label);
 	report_u64(r, "bytes", " %16llu", bytes);
 	report_double(r, "seconds", " %9.2f", seconds);
 	report_bw(r, "gb_per_s", " %9.2f", seconds > 0 ? (double)bytes / seconds : 0);
+	print_msg_rate(r, rate_of(bytes, seconds), chunk, " %10.6f");
 	report_obj_end(r);
 }
 
 /* One drive's row (an element of "drives"); prefix: "peer:" before its path, or NULL. */
 void print_drive(struct report *r, const struct result_drive *d, const char *side,
-		 const char *prefix, double seconds)
+		 const char *prefix, double seconds, uint64_t chunk)
 {
 	char path[PATH_MAX + 80];
 
@@ -107,15 +137,16 @@ void print_drive(struct report *r, const struct result_drive *d, const char *sid
 	report_u64(r, "workers", NULL, d->workers);
 	report_u64(r, "bytes", " %16llu", d->bytes);
 	report_double(r, "seconds", " %9.2f", seconds);
-	report_bw(r, "gb_per_s", " %9.2f\n", seconds > 0 ? (double)d->bytes / seconds : 0);
+	report_bw(r, "gb_per_s", " %9.2f", seconds > 0 ? (double)d->bytes / seconds : 0);
+	print_msg_rate(r, rate_of(d->bytes, seconds), chunk, " %10.6f\n");
 	report_obj_end(r);
 }
 
 /* The heading of the drives' table. */
 void print_drives_head(struct report *r)
 {
-	report_text(r, " %-6s %-16s %16s %9s %9s\n", "side", "drive", "bytes", "seconds",
-		    report_bw_unit(r));
+	report_text(r, " %-6s %-16s %16s %9s %9s %10s\n", "side", "drive", "bytes", "seconds",
+		    report_bw_unit(r), "M WRITE/s");
 }
 
 /* The verification line and "verify" (detail may be NULL). */
@@ -192,13 +223,14 @@ void print_outcome(struct report *r, const struct options *o, enum verdict v, co
 }
 
 /* The rails' rows ("rails" in JSON): QPs, bytes, GB/s, % of the slower port's line rate. */
-void print_rails(struct report *r, const struct rail *rails, int n, double seconds)
+void print_rails(struct report *r, const struct rail *rails, int n, double seconds,
+		 uint64_t chunk)
 {
 	char l[80], m[4 * 64 + 16], safe[4 * 64];
 	int i;
 
-	report_text(r, " %-14s    %-14s %4s %16s %9s %9s %10s\n", "rail: local", "remote", "QPs",
-		    "bytes", report_bw_unit(r), "line Gb/s", "% of line");
+	report_text(r, " %-14s    %-14s %4s %16s %9s %10s %9s %10s\n", "rail: local", "remote",
+		    "QPs", "bytes", report_bw_unit(r), "M WRITE/s", "line Gb/s", "% of line");
 	report_arr_begin(r, "rails");
 	for (i = 0; i < n; i++) {
 		const struct rail *x = &rails[i];
@@ -218,6 +250,7 @@ void print_rails(struct report *r, const struct rail *rails, int n, double secon
 		report_u64(r, "qps", " %4llu", x->qps);
 		report_u64(r, "bytes", " %16llu", x->bytes);
 		report_bw(r, "gb_per_s", " %9.2f", bps);
+		print_msg_rate(r, bps, chunk, " %10.6f");
 		report_double(r, "line_rate_gb_per_s", NULL, line);
 		report_double(r, NULL, " %9.0f", x->line_rate_gbits > 0 ? x->line_rate_gbits : NAN);
 		report_double(r, "percent_of_line_rate", " %10.1f\n", bps / 1e9 / line * 100);
@@ -232,7 +265,7 @@ void print_locals(struct report *r, const struct result *x)
 	int j;
 
 	for (j = 0; j < x->nlocal; j++)
-		print_drive(r, &x->local[j], "local", NULL, x->lseconds);
+		print_drive(r, &x->local[j], "local", NULL, x->lseconds, 0);
 }
 
 /* "local (N drives)" and its row. */
@@ -241,7 +274,7 @@ void print_local_row(struct report *r, const struct result *x)
 	char lab[64];
 
 	snprintf(lab, sizeof(lab), "local (%d drive%s)", x->nlocal, x->nlocal == 1 ? "" : "s");
-	print_bw_row(r, "local", lab, x->sum.local_bytes, x->lseconds);
+	print_bw_row(r, "local", lab, x->sum.local_bytes, x->lseconds, 0);
 }
 
 /* Ideal and % of ideal (streams.c), without the line's end. */
@@ -254,5 +287,6 @@ void print_ideal(struct report *r, const struct result *x)
 /* The heading of the totals' table. */
 void print_totals_head(struct report *r)
 {
-	report_text(r, " %-22s %16s %9s %9s\n", "", "bytes", "seconds", report_bw_unit(r));
+	report_text(r, " %-22s %16s %9s %9s %10s\n", "", "bytes", "seconds", report_bw_unit(r),
+		    "M WRITE/s");
 }

@@ -12,13 +12,26 @@ void print_rule(struct report *r);
 /* The header: tool, role and parameters (JSON "params"); listen: the sink's addresses. */
 void print_params(struct report *r, const struct options *o, const char *role, const char *listen);
 
-/* A row "label bytes seconds GB/s" as JSON object key. */
-void print_bw_row(struct report *r, const char *key, const char *label, uint64_t bytes,
-		  double seconds);
+/* Bytes per second written as chunk-byte WRITEs, in WRITEs per second; NAN unknown. */
+double msg_rate(double bytes_per_s, uint64_t chunk);
 
-/* One drive's row (an element of "drives"); prefix: "peer:" before its path, or NULL. */
+/*
+ * A row's message rate: JSON writes_per_s, text M WRITEs/s in textfmt
+ * (" %10.6f", a newline at its end ends the line); chunk 0 (the sink's own
+ * drives, read, not written): nothing in JSON, a blank column in text.
+ */
+void print_msg_rate(struct report *r, double bytes_per_s, uint64_t chunk, const char *textfmt);
+
+/* A row "label bytes seconds GB/s M WRITE/s" as JSON object key; chunk 0: no WRITEs. */
+void print_bw_row(struct report *r, const char *key, const char *label, uint64_t bytes,
+		  double seconds, uint64_t chunk);
+
+/*
+ * One drive's row (an element of "drives"); prefix: "peer:" before its path,
+ * or NULL; chunk: its message size (0 for the sink's own drives).
+ */
 void print_drive(struct report *r, const struct result_drive *d, const char *side,
-		 const char *prefix, double seconds);
+		 const char *prefix, double seconds, uint64_t chunk);
 
 /* The heading of the drives' table. */
 void print_drives_head(struct report *r);
@@ -41,8 +54,12 @@ void print_sum_rule(struct report *r, const struct options *o, bool valid, const
 void print_outcome(struct report *r, const struct options *o, enum verdict v, const char *detail,
 		   bool ok, const char *failure);
 
-/* The rails' rows ("rails" in JSON): QPs, bytes, GB/s, % of the slower port's line rate. */
-void print_rails(struct report *r, const struct rail *rails, int n, double seconds);
+/*
+ * The rails' rows ("rails" in JSON): QPs, bytes, GB/s, WRITEs/s of chunk
+ * bytes, % of the slower port's line rate.
+ */
+void print_rails(struct report *r, const struct rail *rails, int n, double seconds,
+		 uint64_t chunk);
 
 /* The local drives' rows. */
 void print_locals(struct report *r, const struct result *x);

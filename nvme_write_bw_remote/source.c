@@ -44,6 +44,7 @@ static void snapshot(void *ctx, uint64_t *out)
 
 	if (out == s->wstart)
 		s->t_window = nbw_now_ns();
+	atomic_store_explicit(&s->lat_on, out == s->wstart, memory_order_relaxed);
 	for (i = 0; i < s->nw; i++)
 		out[i] = atomic_load_explicit(&s->w[i].bytes, memory_order_relaxed);
 	if (out == s->wstart) {
@@ -392,6 +393,7 @@ static void source_close(struct source *s)
 		free(w->mem_busy);
 		free(w->mem_digest);
 		free(w->table);
+		free(w->lat);
 	}
 	if (s->cfd >= 0)
 		close(s->cfd);
@@ -401,6 +403,22 @@ static void source_close(struct source *s)
 	free(s->dr);
 	samples_free(&s->rdma_samples);
 	nbw_watchdog_unbound();
+}
+
+/* --latency: the workers' histograms merged into the stream's. 0 or -ENOMEM. */
+static int source_latency(const struct source *s, struct result_stream *st)
+{
+	uint32_t i;
+
+	if (!s->o->source.latency)
+		return 0;
+	st->lat = calloc(1, sizeof(*st->lat));
+	if (!st->lat)
+		return -ENOMEM;
+	for (i = 0; s->w && i < s->nw; i++)
+		if (s->w[i].lat)
+			lathist_merge(st->lat, s->w[i].lat);
+	return 0;
 }
 
 /* What the run saw, into x: its ports, drives, rails, RDMA stream and verdict. 0 or -ENOMEM. */
@@ -415,7 +433,8 @@ static int source_result(const struct source *s, struct result *x)
 	x->ports = s->nports ? calloc((size_t)s->nports, sizeof(*x->ports)) : NULL;
 	st->drives = s->nt ? calloc((size_t)s->nt, sizeof(*st->drives)) : NULL;
 	st->rails = s->nrails ? calloc((size_t)s->nrails, sizeof(*st->rails)) : NULL;
-	if ((s->nports && !x->ports) || (s->nt && !st->drives) || (s->nrails && !st->rails))
+	if ((s->nports && !x->ports) || (s->nt && !st->drives) || (s->nrails && !st->rails) ||
+	    source_latency(s, st))
 		return -ENOMEM;
 	for (k = 0; k < s->nports; k++) {
 		snprintf(x->ports[k].dev, sizeof(x->ports[k].dev), "%s", s->ports[k].dev);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "ctrl.h"
+#include "lathist.h"
 #include "rails.h"
 #include "reader.h"
 #include "remote.h"
@@ -64,6 +65,7 @@ struct sworker {
 	struct ctrl_chunk *table; /* --verify full: last chunk per slice slot */
 	uint32_t ring;		  /* slice slots the writer uses */
 	struct reader_fault fault;
+	struct lathist *lat; /* --latency: its WRITEs' latencies in the window; NULL */
 };
 
 struct source {
@@ -86,6 +88,7 @@ struct source {
 	struct start_line line;
 	bool line_ready;
 	atomic_bool stop;
+	atomic_bool lat_on; /* --latency: the window is open, WRITEs are timed */
 	atomic_bool failed;
 	atomic_uint finished; /* worker threads that returned */
 	uint64_t *wstart, *wend;

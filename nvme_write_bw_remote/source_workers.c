@@ -278,6 +278,8 @@ static int worker_prepare(struct sworker *w, const struct chunk_supply *sup)
 		return rc;
 	}
 	w->wr_init = true;
+	w->wr.lat = w->lat;
+	w->wr.lat_on = &w->s->lat_on;
 	if (o->verify == CTRL_VERIFY_FULL) {
 		w->table = calloc(w->ring, sizeof(*w->table));
 		if (!w->table) {
@@ -399,5 +401,10 @@ int source_plan_workers(struct source *s)
 		}
 	}
 	free(regs);
+	for (k = 0; o->source.latency && k < s->nw; k++) {
+		s->w[k].lat = calloc(1, sizeof(*s->w[k].lat));
+		if (!s->w[k].lat)
+			return source_fail(s, "out of memory");
+	}
 	return 0;
 }

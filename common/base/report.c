@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "lathist.h"
 #include "report.h"
 
 /* Text formats come from the callers by design: each is checked where it is written. */
@@ -274,4 +275,26 @@ void report_text(struct report *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(r->out, fmt, ap);
 	va_end(ap);
+}
+
+void report_latency(struct report *r, const struct lathist *h, const char *label)
+{
+	char fmt[32];
+	int k;
+
+	if (!h)
+		return;
+	report_obj_begin(r, "latency_us");
+	report_text(r, " %-16s latency us:", label);
+	report_u64(r, "count", NULL, h->count);
+	report_double(r, "min", " min %.1f", h->count ? (double)h->min / 1e3 : NAN);
+	for (k = 0; k < LATHIST_NPCT; k++) {
+		snprintf(fmt, sizeof(fmt), "  %s %%.1f", lathist_pct_keys[k]);
+		report_double(r, lathist_pct_keys[k], fmt,
+			      h->count ? (double)lathist_percentile(h, lathist_pcts[k]) / 1e3
+				       : NAN);
+	}
+	report_double(r, "max", "  max %.1f", h->count ? (double)h->max / 1e3 : NAN);
+	report_double(r, "mean", "  mean %.1f\n", lathist_mean(h) / 1e3);
+	report_obj_end(r);
 }

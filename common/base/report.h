@@ -60,6 +60,14 @@ void report_bw(struct report *r, const char *key, const char *textfmt, double by
 /* "GB/s" or "Gb/s", for table headings. */
 const char *report_bw_unit(const struct report *r);
 
+struct lathist;
+/*
+ * A latency histogram (lathist.h) as "latency_us" {count, min, p50, ..., max,
+ * mean} in microseconds, and in text " LABEL latency us: min .. p50 .. max ..
+ * mean ..\n"; nothing for NULL (not timed), nulls / dashes for no values.
+ */
+void report_latency(struct report *r, const struct lathist *h, const char *label);
+
 /* Text-only output (headings, separators, newlines); nothing in JSON mode. */
 void report_text(struct report *r, const char *fmt, ...) NBW_PRINTF(2, 3);
 

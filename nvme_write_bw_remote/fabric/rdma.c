@@ -521,6 +521,8 @@ static int reap(struct fab_writer *w, const struct chunk_supply *sup, _Atomic ui
 	int n, i, rc = 0;
 
 	while ((n = ibv_poll_cq(w->c->cq, 16, wc)) > 0) {
+		uint64_t now = w->lat ? nbw_now_ns() : 0;
+
 		for (i = 0; i < n; i++) {
 			struct write_item *it;
 
@@ -538,6 +540,7 @@ static int reap(struct fab_writer *w, const struct chunk_supply *sup, _Atomic ui
 				it->len = 0; /* nothing landed that we can vouch for */
 			} else if (bytes) {
 				atomic_fetch_add_explicit(bytes, it->len, memory_order_relaxed);
+				fab_writer_timed(w, it, now);
 			}
 			if (sup && sup->done)
 				sup->done(sup->ctx, it);
@@ -656,6 +659,7 @@ int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_
 			;
 		it.dst_slot = slice_ring_slot(w->posted, w->slots);
 		w->items[k] = it;
+		fab_writer_stamp(w, &w->items[k]);
 		rc = post_write(w, k, it.buf, it.len, it.dst_slot);
 		if (rc) {
 			if (sup->done) {

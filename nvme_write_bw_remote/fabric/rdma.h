@@ -18,7 +18,9 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "lathist.h"
 #include "slice.h"
+#include "timing.h"
 
 #define FAB_MAX_PORTS 64
 #define FAB_ADDR_LEN 64
@@ -204,6 +206,7 @@ struct write_item {
 	uint64_t offset;   /* source offset (drive byte offset) */
 	uint32_t dst_slot; /* filled by the loop: slice slot it is written to */
 	uint64_t digest;   /* for the caller's use */
+	uint64_t post_ns;  /* filled by the loop when it times WRITEs: when it was posted */
 };
 
 /*
@@ -228,8 +231,30 @@ struct fab_writer {
 	unsigned inflight;
 	struct write_item *items; /* depth entries, indexed by wr_id */
 	bool *busy;
+	/*
+	 * --latency, set by the caller after fab_writer_init(): each WRITE's
+	 * time from its post to its completion into lat while *lat_on (the
+	 * window); lat NULL: not timed (no clock read).
+	 */
+	struct lathist *lat;
+	const atomic_bool *lat_on;
 	char why[160];
 };
+
+/* Timing a WRITE: stamp it just before its post. */
+static inline void fab_writer_stamp(const struct fab_writer *w, struct write_item *it)
+{
+	if (w->lat)
+		it->post_ns = nbw_now_ns();
+}
+
+/* Its completion, seen at now (one clock read per batch of completions). */
+static inline void fab_writer_timed(const struct fab_writer *w, const struct write_item *it,
+				    uint64_t now)
+{
+	if (w->lat && atomic_load_explicit(w->lat_on, memory_order_relaxed))
+		lathist_record(w->lat, now > it->post_ns ? now - it->post_ns : 0);
+}
 
 int fab_writer_init(struct fab_writer *w, struct fab_conn *c, uint64_t raddr, uint32_t rkey,
 		    uint32_t slots, size_t chunk, unsigned depth);

@@ -841,6 +841,7 @@ static int reap(struct fab_writer *w, const struct chunk_supply *sup, _Atomic ui
 			it->len = 0;
 		} else {
 			atomic_fetch_add_explicit(bytes, it->len, memory_order_relaxed);
+			fab_writer_timed(w, it, w->lat ? nbw_now_ns() : 0);
 		}
 		if (sup->done)
 			sup->done(sup->ctx, it);
@@ -875,6 +876,7 @@ int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_
 			;
 		it.dst_slot = slice_ring_slot(w->posted, w->slots);
 		w->items[k] = it;
+		fab_writer_stamp(w, &w->items[k]);
 		rc = post(w, k, it.buf, it.len, it.dst_slot);
 		if (rc) {
 			w->items[k].len = 0;

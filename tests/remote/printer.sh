@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 demo="$abs_top_builddir/tests/remote/printer_demo"
 
-for w in sink sink-late sink-fail source fanin fanin-missing bidir sizes; do
+for w in sink sink-late sink-fail source source-lat fanin fanin-missing bidir sizes; do
 	"$demo" --json "$w" >"$TMPD/$w.json" || fail "$w: printer_demo --json exited $?"
 	json_valid "$TMPD/$w.json" || fail "$w: invalid JSON: $(head -c 400 "$TMPD/$w.json")"
 	"$demo" "$w" >"$TMPD/$w.txt" || fail "$w: printer_demo exited $?"
@@ -37,7 +37,7 @@ check_eq "sink: total valid, from its RESULT, verified" "True None result pass T
 	"$(json_get "$J" '"%s %s %s %s %s" % (d["total_valid"], d["total_invalid_reason"], d["rdma_reported_by"], d["verify"], d["ok"])')"
 check_eq "sink: rail" "rxe0 4 2400000000 0.4 32" \
 	"$(json_get "$J" '(x := d["rails"][0]) and "%s %d %d %g %g" % (x["local_dev"], x["qps"], x["bytes"], x["gb_per_s"], x["percent_of_line_rate"])')"
-check_match "sink text: RDMA row" '^ RDMA \(4 QPs\) +2400000000 +6\.00 +0\.40$' "$(cat "$TMPD/sink.txt")"
+check_match "sink text: RDMA row, 0.4 GB/s of 1 MiB WRITEs = 381 WRITE/s" '^ RDMA \(4 QPs\) +2400000000 +6\.00 +0\.40 +0\.000381$' "$(cat "$TMPD/sink.txt")"
 check_match "sink text: ideal" '^ ideal +1\.35 +\(96\.3% of ideal\)$' "$(cat "$TMPD/sink.txt")"
 check_match "sink text: streams" \
 	'^ Streams +: local cv 0\.5%; rdma from 10\.77\.0\.2: overlap 99\.5%, cv 1\.0% \(opened \+0\.030 s from the sink.s\)$' \
@@ -70,7 +70,18 @@ check_eq "source keys" "tool version role params peer workers ports drives rails
 	"$(json_get "$J" '" ".join(d)')"
 check_eq "source: 3 GB in 6 s, total this side, its port" "source 0.5 0.5 3000000000 rxe0 Ethernet" \
 	"$(json_get "$J" '"%s %g %g %d %s %s" % (d["role"], d["rdma"]["gb_per_s"], d["total"]["gb_per_s"], d["total"]["bytes"], d["ports"][0]["device"], d["ports"][0]["link_layer"])')"
-check_match "source text: total" '^ total \(this side\) +3000000000 +6\.00 +0\.50$' "$(cat "$TMPD/source.txt")"
+# Message rate: bytes / message size / seconds in every RDMA row (3 GB of 1 MiB WRITEs in 6 s).
+check_eq "source: WRITEs/s of drive, rail, rdma, total; none without --latency" "476.837 476.837 476.837 476.837 False" \
+	"$(json_get "$J" '"%g %g %g %g %s" % (d["drives"][0]["writes_per_s"], d["rails"][0]["writes_per_s"], d["rdma"]["writes_per_s"], d["total"]["writes_per_s"], "latency_us" in d["total"])')"
+check_eq "sink: WRITEs/s of its RDMA rows, none of its own drives' or the mixed total" "381.47 381.47 381.47 False False False" \
+	"$(json_get "$TMPD/sink.json" '"%g %g %g %s %s %s" % (d["drives"][2]["writes_per_s"], d["rails"][0]["writes_per_s"], d["rdma"]["writes_per_s"], "writes_per_s" in d["drives"][0], "writes_per_s" in d["local"], "writes_per_s" in d["total"])')"
+# --latency: 1000 WRITEs, 900 at 16.383 us, 90 at 65.535, 9 at 262.143, 1 at 1048.575.
+check_eq "source --latency: count, min, percentiles, max, mean" \
+	"1000 16.383 16.383 16.383 65.535 262.143 1048.58 1048.58 24.0507" \
+	"$(json_get "$TMPD/source-lat.json" '(l := d["total"]["latency_us"]) and " ".join("%g" % l[k] for k in ("count", "min", "p50", "p90", "p99", "p99.9", "p99.99", "max", "mean"))')"
+check_match "source --latency text" '^ RDMA WRITE +latency us: min 16\.4  p50 16\.4  p90 16\.4  p99 65\.5  p99\.9 262\.1  p99\.99 1048\.6  max 1048\.6  mean 24\.1$' \
+	"$(cat "$TMPD/source-lat.txt")"
+check_match "source text: total" '^ total \(this side\) +3000000000 +6\.00 +0\.50 +0\.000477$' "$(cat "$TMPD/source.txt")"
 
 # Fan-in: two sources, their sum, ideal over every drive, every overlap.
 J=$TMPD/fanin.json
@@ -82,8 +93,8 @@ check_eq "fan-in: per source rate and overlap" "10.77.0.2:0.3:99.83 10.77.0.3:0.
 check_eq "fan-in: RDMA sum 0.5, total 1.4, ideal 0.45 x 4 drives" "0.5 1.4 1.8 77.8" \
 	"$(json_get "$J" '"%g %g %g %.1f" % (d["rdma"]["gb_per_s"], d["total"]["gb_per_s"], d["ideal_gb_per_s"], d["percent_of_ideal"])')"
 check_eq "fan-in: valid, pass, ok" "True pass True" "$(json_get "$J" '"%s %s %s" % (d["total_valid"], d["verify"], d["ok"])')"
-check_match "fan-in text: source drive row" '^ rdma +10\.77\.0\.3:/dev/nvme0n1 +1200000000 +6\.00 +0\.20$' "$(cat "$TMPD/fanin.txt")"
-check_match "fan-in text: sum" '^ RDMA \(sum of 2\) +3000000000 +6\.00 +0\.50$' "$(cat "$TMPD/fanin.txt")"
+check_match "fan-in text: source drive row" '^ rdma +10\.77\.0\.3:/dev/nvme0n1 +1200000000 +6\.00 +0\.20 +0\.000191$' "$(cat "$TMPD/fanin.txt")"
+check_match "fan-in text: sum" '^ RDMA \(sum of 2\) +3000000000 +6\.00 +0\.50 +0\.000477$' "$(cat "$TMPD/fanin.txt")"
 J=$TMPD/fanin-missing.json
 check_eq "fan-in, one missing: named, no ideal, not valid, not ok" \
 	"3 2 None None False 1 of 3 sources never came False 1 of 3 sources never came" \
@@ -111,6 +122,9 @@ check_eq "-a keys" "tool role sizes sweep complete" "$(json_get "$J" '" ".join(d
 check_eq "-a: three runs, their chunks" "65536 131072 262144" "$(json_get "$J" '" ".join(str(s["params"]["chunk"]) for s in d["sizes"])')"
 check_eq "-a: points, line rate, verdict, incomplete" "0.3/24 0.45/36 0.5/40 1.25 rising False" \
 	"$(json_get "$J" '" ".join("%g/%g" % (p["gb_per_s"], p["percent_of_line_rate"]) for p in d["sweep"]["points"]) + " %g %s %s" % (d["sweep"]["line_rate_gb_per_s"], d["sweep"]["verdict"]["kind"], d["complete"])')"
+check_eq "-a: WRITEs/s per point = rate / size" "4577.64 3433.23 1907.35" \
+	"$(json_get "$J" '" ".join("%g" % p["writes_per_s"] for p in d["sweep"]["points"])')"
+check_match "-a text: a point" '^ 64KiB +0\.300 +0\.004578 +24\.0$' "$(cat "$TMPD/sizes.txt")"
 check_eq "-a text: a heading per size" 3 "$(grep -c '^ -a: message size' "$TMPD/sizes.txt")"
 check_match "-a text: stopped" '^ \(-a stopped after 3 of 7 sizes\)$' "$(cat "$TMPD/sizes.txt")"
 finish

@@ -5,11 +5,12 @@
  * streams.c and printed by printer.c, for tests/remote/printer.sh to check.
  *
  *	printer_demo [--json] [--stream] sink|sink-late|sink-fail|sink-live|source|
- *		fanin|fanin-missing|bidir|sizes
+ *		source-lat|fanin|fanin-missing|bidir|sizes
  *
  * --stream prints as during a run (the header at result_begin, each run of
  * -a at result_end, the rest at the end); without it the whole result at once.
- * sink-live is sink with a live line (--interval) told after the header.
+ * sink-live is sink with a live line (--interval) told after the header;
+ * source-lat is source with --latency's histogram.
  */
 #include <math.h>
 #include <stdio.h>
@@ -156,6 +157,24 @@ static void the_source(struct result *x, double open_s, double cv)
 	x->verdict = VERDICT_PASS;
 }
 
+/*
+ * --latency: 1000 WRITEs, 900 at 16383 ns, 90 at 65535, 9 at 262143 and one
+ * at 1048575 (each the top of its histogram bucket, so exact percentiles).
+ */
+static void source_latency(struct result_stream *st)
+{
+	static const uint64_t ns[] = {16383, 65535, 262143, 1048575};
+	static const unsigned n[] = {900, 90, 9, 1};
+	unsigned i, k;
+
+	st->lat = calloc(1, sizeof(*st->lat));
+	if (!st->lat)
+		return;
+	for (i = 0; i < 4; i++)
+		for (k = 0; k < n[i]; k++)
+			lathist_record(st->lat, ns[i]);
+}
+
 /* --sources 3 (or 2): b and c came; b 1.8 GB, c 1.2 GB, each in its own window. */
 static void fanin(struct result *x, int expected)
 {
@@ -265,7 +284,7 @@ int main(int argc, char **argv)
 	report_init(&r, stdout, json, false);
 	if (!strncmp(what, "sink", 4))
 		one_source(&x, !strcmp(what, "sink-late") ? 3 : 0.03, !strcmp(what, "sink-fail"));
-	else if (!strcmp(what, "source"))
+	else if (!strcmp(what, "source") || !strcmp(what, "source-lat"))
 		the_source(&x, 1, 0.5);
 	else if (mode == RESULT_FANIN)
 		fanin(&x, strcmp(what, "fanin-missing") ? 2 : 3);
@@ -275,6 +294,8 @@ int main(int argc, char **argv)
 		sizes(&x);
 	else
 		return 2;
+	if (!strcmp(what, "source-lat"))
+		source_latency(&x.streams[0]);
 	x.begun = true;
 	if (live) {
 		stream_out(&r, &x, !strcmp(what, "sink-live"));
