@@ -4,7 +4,8 @@
 # the source wrote (--verify full and --dump-slice checked against the memory pattern),
 # both sides count the same bytes, the rails pair the ports by subnet, and the JSON and
 # text reports carry the figures; verbs and rdma_cm connections, memory and drive sources
-# (files), the sink's own drive readers and its live lines.
+# (files), the sink's own drive readers and its live lines; 4 KiB messages: the message rate
+# in every row and the source's --latency percentiles.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
 
 # 1. Verbs, memory source, --verify full, the slice dumped: every slot holds the pattern.
@@ -87,4 +88,46 @@ check_eq "off: --bind any" "every address" "${J[2]}"
 check_match "off: the source's text says the link options" "MTU/SL/TClass +: 1024/3/106" "$(cat "$TMPD/off-src.out")"
 check_match "off: source says so" "RDMA data verification: OFF" "$(cat "$TMPD/off-src.out")"
 check_match "off: source's rails" "fake0:1 +-> fake0:1 +1 " "$(cat "$TMPD/off-src.out")"
+
+# 4. Small blocks: -s 4K, the source with --latency. Its message rate is its bytes / 4 KiB /
+# seconds in every row, the sink's the same; the latency histogram holds the window's
+# WRITEs (as many as its bytes say, give or take those in flight at its two ends), in
+# order min <= p50 <= ... <= max; without --latency (section 1) there is none.
+jv mem-src '"latency_us" in d["total"]'
+check_eq "no --latency: no latency_us" False "${J[0]}"
+pair small "--no-local --dram 4M --json -s 4K -t 4" "--source mem -q 2 -s 4K -t 4 --latency --json"
+check_eq "small: exits" "0 0" "$SINK_RC $SRC_RC"
+jv small-src 'd["params"]["chunk"]' \
+	'(t := d["total"]) and abs(t["writes_per_s"] - t["bytes"] / 4096 / t["seconds"]) <= 1e-5 * t["writes_per_s"]' \
+	'abs(d["rdma"]["writes_per_s"] - d["total"]["writes_per_s"]) <= 1e-5 * d["total"]["writes_per_s"]' \
+	'abs(sum(r["writes_per_s"] for r in d["rails"]) - d["total"]["writes_per_s"]) <= 1e-4 * d["total"]["writes_per_s"]' \
+	'd["total"]["writes_per_s"] > 100' \
+	'(l := d["total"]["latency_us"]) and l["min"] > 0 and l["min"] <= l["p50"] <= l["p90"] <= l["p99"] <= l["p99.9"] <= l["p99.99"] <= l["max"] and l["min"] <= l["mean"] <= l["max"]' \
+	'(l := d["total"]["latency_us"]) and abs(l["count"] - d["total"]["bytes"] / 4096) <= 2 * 2 * 4' \
+	'd["total"]["latency_us"]["p50"] < 1e6' \
+	'd["rdma"]["bytes"], d["rdma"]["seconds"]'
+check_eq "small: 4 KiB messages" 4096 "${J[0]}"
+check_eq "small: WRITEs/s = bytes / 4096 / seconds" True "${J[1]}"
+check_eq "small: the RDMA row's rate = the total's" True "${J[2]}"
+check_eq "small: the rails' rates add up to the total" True "${J[3]}"
+check_eq "small: some WRITEs moved (> 100/s)" True "${J[4]}"
+check_eq "small: latency min <= p50 <= p90 <= p99 <= p99.9 <= p99.99 <= max, mean inside" True "${J[5]}"
+check_eq "small: latencies counted = WRITEs of the window (+- in flight)" True "${J[6]}"
+check_eq "small: p50 below a second" True "${J[7]}"
+src_rdma=${J[8]}
+jv small-sink '"%.6g" % (d["rdma"]["bytes"] / 4096 / d["rdma"]["seconds"])' '"%.6g" % d["rdma"]["writes_per_s"]' \
+	'd["rdma"]["bytes"], d["rdma"]["seconds"]' '"latency_us" in json.dumps(d)'
+check_eq "small: the sink's WRITEs/s from what it counted" "${J[0]}" "${J[1]}"
+check_eq "small: the sink counted what the source sent" "$src_rdma" "${J[2]}"
+check_eq "small: the sink times nothing" False "${J[3]}"
+# The same in text: the column and the latency line.
+pair small-text "--no-local --dram 4M -s 4K" "--source mem -q 1 -s 4K --latency"
+check_eq "small text: exits" "0 0" "$SINK_RC $SRC_RC"
+out=$(cat "$TMPD/small-text-src.out")
+check_match "small text: the M WRITE/s column" "^ +bytes +seconds +GB/s +M WRITE/s$" "$out"
+check_match "small text: total row with its message rate" "^ total \(this side\) +[1-9][0-9]* +[0-9.]+ +[0-9.]+ +0\.[0-9]{6}$" "$out"
+check_match "small text: latency line" \
+	"^ RDMA WRITE +latency us: min [0-9.]+  p50 [0-9.]+  p90 [0-9.]+  p99 [0-9.]+  p99\.9 [0-9.]+  p99\.99 [0-9.]+  max [0-9.]+  mean [0-9.]+$" "$out"
+check_match "small text: the sink's RDMA row with its message rate" "^ RDMA \(1 QPs\) +[1-9][0-9]* +[0-9.]+ +[0-9.]+ +0\.[0-9]{6}$" \
+	"$(cat "$TMPD/small-text-sink.out")"
 finish
