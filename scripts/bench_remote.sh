@@ -8,25 +8,30 @@
 #   3. the source on io_uring vs on psync, same drive, QPs and depth;
 #   4. with two RDMA devices (DEVS="dev0 dev1", the lab's VLAB_RDMA_DEVS with
 #      --nics 2): two rails of --source mem vs two ib_write_bw run at the same
-#      time (one per rail, same size, QPs and depth), and one rail vs two.
+#      time (one per rail, same size, QPs and depth), and one rail vs two;
+#   5. small messages, at each of SMALL_SIZES (4K 64K): --source mem's message
+#      rate vs ib_write_bw's MsgRate (same size, QPs and depth), and the
+#      source's --latency p50/p99 at one QP, depth 1 vs ib_write_lat's
+#      t_typical/99% (same size, LAT_ITERS exchanges).
 # Usage: bench_remote.sh                   in the virtual lab (one node, rxe0
 #                                          loopback, one emulated drive)
 #        bench_remote.sh --here DEV ADDR DRIVE
 #                                          here: RDMA device, its address (the
 #                                          loopback peer) and a drive
-# Environment: SIZE (1M), QPS (2), DEPTH (4), DURATION (8), WARMUP (2), THREADS (2).
+# Environment: SIZE (1M), QPS (2), DEPTH (4), DURATION (8), WARMUP (2), THREADS (2),
+# SMALL_SIZES ("4K 64K"; empty: no small-message rows), LAT_ITERS (2000).
 # Both sides of each comparison use the same message size, QP count and WRITEs
 # in flight per QP (ib_write_bw -t = our --depth: perftest's default of 128
 # 1 MiB WRITEs per QP floods Soft-RoCE under emulation and measured nothing).
 # Prints a table and the ratios; it reports, it does not pass or fail.
 set -u
 SIZE=${SIZE:-1M} QPS=${QPS:-2} DEPTH=${DEPTH:-4} DURATION=${DURATION:-8} WARMUP=${WARMUP:-2}
-THREADS=${THREADS:-2}
+THREADS=${THREADS:-2} SMALL_SIZES=${SMALL_SIZES-4K 64K} LAT_ITERS=${LAT_ITERS:-2000}
 here=$(cd "$(dirname "$0")" && pwd)
 
 case "${1:-}" in
 "")
-	exec "$here/vlab" run --drives 1 --drive-size 256M --nics 2 --timeout 400 \
+	exec "$here/vlab" run --drives 1 --drive-size 256M --nics 2 --timeout 520 \
 		"$here/bench_remote.sh" --lab
 	;;
 --lab)
@@ -119,6 +124,55 @@ if [ $# -ge 2 ] && [ ${#A[@]} -ge 2 ]; then
 	shares=$(jget "$T/r-$d0,$d1.s" '" ".join("%s:%.0f%%" % (r["local_dev"], 100.0 * r["bytes"] / max(1, d["rdma"]["bytes"])) for r in d["rails"])' 2>/dev/null)
 fi
 
+# 5. small messages: message rate and WRITE latency against ib_write_bw and ib_write_lat.
+# small_rate SIZE BYTES: ib_write_bw's MsgRate [Mpps] and ours (--source mem), M WRITE/s.
+small_rate() {
+	local ib="ib_write_bw -d $DEV -s $2 -q $QPS -t $DEPTH -D $DURATION -F" o="--warmup $WARMUP -D $DURATION -s $1 --depth $DEPTH"
+
+	$ib >"$T/sbs" 2>&1 &
+	sp=$!
+	sleep 2
+	$ib "$ADDR" >"$T/sbc" 2>&1
+	wait $sp
+	# Result line: #bytes #iterations BW-peak BW-average MsgRate[Mpps].
+	s_ib=$(awk -v b="$2" '$1 == b && NF >= 5 && $2 > 0 { printf "%.4f", $5 }' "$T/sbc")
+	nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $o --json >"$T/sks" 2>"$T/skse" &
+	sp=$!
+	nvme_write_bw_remote -d "$DEV" --source mem -q "$QPS" $o --json "$ADDR" >"$T/skc" 2>"$T/skce"
+	wait $sp
+	s_ours=$(jget "$T/skc" 'round(d["total"]["writes_per_s"] / 1e6, 4)' 2>/dev/null) ||
+		cat "$T/skse" "$T/skce" >&2
+}
+# small_lat SIZE BYTES: ib_write_lat's t_typical and 99% (us), ours p50 and p99 at -q 1 --depth 1.
+small_lat() {
+	local lat="ib_write_lat -d $DEV -s $2 -n $LAT_ITERS -F" o="--warmup $WARMUP -D $DURATION -s $1 --depth 1"
+
+	$lat >"$T/sls" 2>&1 &
+	sp=$!
+	sleep 2
+	$lat "$ADDR" >"$T/slc" 2>&1
+	wait $sp
+	# Result line: #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9% [usec].
+	l_ib50=$(awk -v b="$2" '$1 == b && NF >= 9 && $2 > 0 { printf "%.2f", $5 }' "$T/slc")
+	l_ib99=$(awk -v b="$2" '$1 == b && NF >= 9 && $2 > 0 { printf "%.2f", $8 }' "$T/slc")
+	nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $o --json >"$T/slk" 2>"$T/slse" &
+	sp=$!
+	nvme_write_bw_remote -d "$DEV" --source mem -q 1 $o --latency --json "$ADDR" >"$T/slo" \
+		2>"$T/sloe"
+	wait $sp
+	l_ours50=$(jget "$T/slo" 'round(d["total"]["latency_us"]["p50"], 2)' 2>/dev/null) ||
+		cat "$T/slse" "$T/sloe" >&2
+	l_ours99=$(jget "$T/slo" 'round(d["total"]["latency_us"]["p99"], 2)' 2>/dev/null)
+}
+small=()
+for sz in $SMALL_SIZES; do
+	b=$(numfmt --from=iec "${sz%iB}")
+	s_ib='' s_ours='' l_ib50='' l_ib99='' l_ours50='' l_ours99=''
+	small_rate "$sz" "$b"
+	small_lat "$sz" "$b"
+	small+=("$sz|${s_ours:-}|${s_ib:-}|${l_ours50:-}|${l_ib50:-}|${l_ours99:-}|${l_ib99:-}")
+done
+
 py() { python3 -c "import sys; a = [float(x) if x not in ('', '-') else None for x in sys.argv[2:]]; print($1)" "$@"; }
 ratio() { py "'%.3f' % (a[0] / a[1]) if None not in a and a[1] > 0 else '-'" "$1" "$2"; }
 gbit() { py "'%.4f' % (a[0] * 8) if a[0] is not None else '-'" "$1"; }
@@ -137,6 +191,19 @@ if [ -n "${two:-}${ib2:-}" ]; then
 	printf 'share of the RDMA bytes per rail (two rails): %s\n' "${shares:-?}"
 else
 	printf 'rails: one RDMA device only (DEVS/ADDRS name two to compare rails)\n'
+fi
+if [ ${#small[@]} -gt 0 ]; then
+	echo
+	printf '%-46s %10s %10s %7s\n' "small messages ($DEV)" "ours" "ref" "ratio"
+	for x in "${small[@]}"; do
+		IFS='|' read -r sz a b c d e f <<<"$x"
+		printf '%-46s %10s %10s %7s\n' "$sz M WRITE/s vs ib_write_bw ($QPS QPs, depth $DEPTH)" "${a:--}" "${b:--}" "$(ratio "$a" "$b")" \
+			"$sz p50 us vs ib_write_lat t_typical" "${c:--}" "${d:--}" "$(ratio "$c" "$d")" \
+			"$sz p99 us vs ib_write_lat 99%" "${e:--}" "${f:--}" "$(ratio "$e" "$f")"
+	done
+	printf 'latency: ours is one WRITE posted to its completion (the WRITE there and its ACK back,\n'
+	printf '1 QP, depth 1, --latency); ib_write_lat reports half a ping-pong (one way), so expect\n'
+	printf 'ours near 2x; a ratio of M WRITE/s >= 0.95 is the target, latency is for reading.\n'
 fi
 printf 'ib_write_bw result line: %s\n' "${ibline:-none}"
 [ -n "${ib:-}" ] || printf 'ib_write_bw measured nothing (0 iterations or no result line): no reference figure\n'
