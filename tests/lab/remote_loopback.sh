@@ -3,10 +3,9 @@
 # sides with full verification PASS (and two sources into one sink over
 # rdma_cm, -R --sources 2), and the bytes of one sink slice equal the
 # source drive's backing file at the offsets the sink reports; the combined
-# table adds local and RDMA; a -s 4K run prints the message rate on both sides
-# and, with --latency, the source's WRITE latency percentiles (their cost
-# measured and noted); a corrupted canary FAILs (exit 1); a parameter
-# mismatch fails the source and is logged by the sink, which keeps waiting
+# table adds local and RDMA; a -s 4K run prints the message rate on both
+# sides and, with --latency, the source's WRITE latency percentiles; a
+# corrupted canary FAILs (exit 1); a parameter mismatch fails the source and is logged by the sink, which keeps waiting
 # until --wait; a stranger on the port is dropped while the sink
 # keeps serving; a killed source makes the sink exit 1 within its bound; a
 # stopped (silent) source is seen by the sink within --timeout; a wrong
@@ -15,7 +14,7 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 
-run_lab --drives 2 --drive-size 64M --timeout 360 "$srcdir/tests/lab/remote_loopback_guest.sh"
+run_lab --drives 2 --drive-size 64M --timeout 300 "$srcdir/tests/lab/remote_loopback_guest.sh"
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
 O=$WORK/a/out
@@ -63,12 +62,6 @@ note "-a: PASS, $(jq_ "$O/sizes.sink.out" '" ".join("%d:%.2f" % (p["size"] >> 10
 [ "$(jq_ "$O/small.sink.out" 'd["verify"] == "pass" and abs(d["rdma"]["writes_per_s"] - d["rdma"]["bytes"] / 4096 / d["rdma"]["seconds"]) <= 1e-5 * d["rdma"]["writes_per_s"]')" = True ] ||
 	fail "-s 4K: the sink's message rate or verdict: $(cat "$O/small.sink.out")"
 note "-s 4K: $(jq_ "$O/small.src.out" '(t := d["total"], l := t["latency_us"]) and "%.3f M WRITE/s, %.3f GB/s; WRITE latency us: p50 %.1f p99 %.1f p99.9 %.1f max %.1f (%d WRITEs)" % (t["writes_per_s"] / 1e6, t["gb_per_s"], l["p50"], l["p99"], l["p99.9"], l["max"], l["count"])')"
-# --latency's cost: the message rate with it over the rate without it (memory source).
-for n in cost4k-on1 cost4k-off1 cost4k-on2 cost4k-off2 cost1m-on1 cost1m-off1; do
-	[ "$(rc $n.sink)" = 0 ] && [ "$(rc $n.src)" = 0 ] || fail "$n: exits $(rc $n.sink) $(rc $n.src): $(cat "$O/$n.src.err")"
-done
-wps() { jq_ "$O/$1.src.out" 'd["total"]["writes_per_s"]'; }
-note "--latency cost (rate on / off): 4K $("$PY" -c 'import sys; a = [float(x) for x in sys.argv[1:]]; print("%.3f %.3f (on/off WRITE/s: %.0f/%.0f, %.0f/%.0f)" % (a[0] / a[1], a[2] / a[3], *a[:4]))' "$(wps cost4k-on1)" "$(wps cost4k-off1)" "$(wps cost4k-on2)" "$(wps cost4k-off2)"), 1M $("$PY" -c 'import sys; a = [float(x) for x in sys.argv[1:]]; print("%.3f (on/off WRITE/s: %.0f/%.0f)" % (a[0] / a[1], *a))' "$(wps cost1m-on1)" "$(wps cost1m-off1)")"
 
 [ "$(rc fanr.sink)" = 0 ] && [ "$(rc fanr.src1)" = 0 ] && [ "$(rc fanr.src2)" = 0 ] ||
 	fail "-R --sources 2: exits $(rc fanr.sink) $(rc fanr.src1) $(rc fanr.src2): $(cat "$O/fanr.sink.err" "$O/fanr.src1.err" "$O/fanr.src2.err")"

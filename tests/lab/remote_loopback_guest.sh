@@ -42,16 +42,9 @@ run uring --dram 64M --no-local $W --verify full --json -- --disks "$d1" -q 2 --
 # 1c. -a: one run per message size on both sides, then the curve and its verdict.
 run sizes --dram 64M --no-local -a --warmup 0.5 -D 1 --depth 4 --timeout 5 --json -- \
 	--source mem -q 2 -a --warmup 0.5 -D 1 --depth 4 --timeout 5 --json "$VLAB_ADDR"
-# 1e. small blocks: -s 4K from a drive, the source timing each WRITE (--latency); then
-# --latency's cost: memory source, alternately with and without it, at 4K and 1M.
+# 1c2. small blocks: -s 4K from a drive, the source timing each WRITE (--latency).
 S="--warmup 1 -D 4 --depth 4 --timeout 5 --json"
 run small --dram 64M --no-local -s 4K $S -- --disks "$d1" -q 2 -s 4K $S --latency "$VLAB_ADDR"
-for k in 1 2; do
-	run cost4k-on$k --dram 64M --no-local -s 4K $S -- --source mem -q 2 -s 4K $S --latency "$VLAB_ADDR"
-	run cost4k-off$k --dram 64M --no-local -s 4K $S -- --source mem -q 2 -s 4K $S "$VLAB_ADDR"
-done
-run cost1m-on1 --dram 64M --no-local -s 1M $S -- --source mem -q 2 -s 1M $S --latency "$VLAB_ADDR"
-run cost1m-off1 --dram 64M --no-local -s 1M $S -- --source mem -q 2 -s 1M $S "$VLAB_ADDR"
 # 1d. -R with --sources 2: two sources into one sink, every RDMA connection
 # through the sink's one rdma_cm listener, each session taking its own.
 $B --dram 64M --no-local --sources 2 -R $W --json >"$O/fanr.sink.out" 2>"$O/fanr.sink.err" &
