@@ -125,44 +125,50 @@ if [ $# -ge 2 ] && [ ${#A[@]} -ge 2 ]; then
 fi
 
 # 5. small messages: message rate and WRITE latency against ib_write_bw and ib_write_lat.
+# ref_pair NAME CMD...: a perftest server, then its client to ADDR ($T/NAME.s, $T/NAME.c).
+ref_pair() {
+	local n=$1 p
+	shift
+	"$@" >"$T/$n.s" 2>&1 &
+	p=$!
+	sleep 2
+	"$@" "$ADDR" >"$T/$n.c" 2>&1
+	wait $p
+}
+# ours_pair NAME "SINK ARGS" SOURCE ARGS...: our sink, then our source to ADDR (JSON in
+# $T/NAME.k and $T/NAME.o); either side's failure on stderr.
+ours_pair() {
+	local n=$1 sa=$2 p
+	shift 2
+	# shellcheck disable=SC2086
+	nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $sa --json >"$T/$n.k" 2>"$T/$n.ke" &
+	p=$!
+	nvme_write_bw_remote -d "$DEV" "$@" --json "$ADDR" >"$T/$n.o" 2>"$T/$n.oe" &&
+		wait $p || cat "$T/$n.ke" "$T/$n.oe" >&2
+}
 # small_rate SIZE BYTES: ib_write_bw's MsgRate [Mpps] and ours (--source mem), M WRITE/s.
 small_rate() {
-	local ib="ib_write_bw -d $DEV -s $2 -q $QPS -t $DEPTH -D $DURATION -F" o="--warmup $WARMUP -D $DURATION -s $1 --depth $DEPTH"
+	local o="--warmup $WARMUP -D $DURATION -s $1 --depth $DEPTH"
 
-	$ib >"$T/sbs" 2>&1 &
-	sp=$!
-	sleep 2
-	$ib "$ADDR" >"$T/sbc" 2>&1
-	wait $sp
+	ref_pair sb ib_write_bw -d "$DEV" -s "$2" -q "$QPS" -t "$DEPTH" -D "$DURATION" -F
 	# Result line: #bytes #iterations BW-peak BW-average MsgRate[Mpps].
-	s_ib=$(awk -v b="$2" '$1 == b && NF >= 5 && $2 > 0 { printf "%.4f", $5 }' "$T/sbc")
-	nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $o --json >"$T/sks" 2>"$T/skse" &
-	sp=$!
-	nvme_write_bw_remote -d "$DEV" --source mem -q "$QPS" $o --json "$ADDR" >"$T/skc" 2>"$T/skce"
-	wait $sp
-	s_ours=$(jget "$T/skc" 'round(d["total"]["writes_per_s"] / 1e6, 4)' 2>/dev/null) ||
-		cat "$T/skse" "$T/skce" >&2
+	s_ib=$(awk -v b="$2" '$1 == b && NF >= 5 && $2 > 0 { printf "%.4f", $5 }' "$T/sb.c")
+	# shellcheck disable=SC2086
+	ours_pair sk "$o" --source mem -q "$QPS" $o
+	s_ours=$(jget "$T/sk.o" 'round(d["total"]["writes_per_s"] / 1e6, 4)' 2>/dev/null)
 }
 # small_lat SIZE BYTES: ib_write_lat's t_typical and 99% (us), ours p50 and p99 at -q 1 --depth 1.
 small_lat() {
-	local lat="ib_write_lat -d $DEV -s $2 -n $LAT_ITERS -F" o="--warmup $WARMUP -D $DURATION -s $1 --depth 1"
+	local o="--warmup $WARMUP -D $DURATION -s $1 --depth 1"
 
-	$lat >"$T/sls" 2>&1 &
-	sp=$!
-	sleep 2
-	$lat "$ADDR" >"$T/slc" 2>&1
-	wait $sp
+	ref_pair sl ib_write_lat -d "$DEV" -s "$2" -n "$LAT_ITERS" -F
 	# Result line: #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9% [usec].
-	l_ib50=$(awk -v b="$2" '$1 == b && NF >= 9 && $2 > 0 { printf "%.2f", $5 }' "$T/slc")
-	l_ib99=$(awk -v b="$2" '$1 == b && NF >= 9 && $2 > 0 { printf "%.2f", $8 }' "$T/slc")
-	nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $o --json >"$T/slk" 2>"$T/slse" &
-	sp=$!
-	nvme_write_bw_remote -d "$DEV" --source mem -q 1 $o --latency --json "$ADDR" >"$T/slo" \
-		2>"$T/sloe"
-	wait $sp
-	l_ours50=$(jget "$T/slo" 'round(d["total"]["latency_us"]["p50"], 2)' 2>/dev/null) ||
-		cat "$T/slse" "$T/sloe" >&2
-	l_ours99=$(jget "$T/slo" 'round(d["total"]["latency_us"]["p99"], 2)' 2>/dev/null)
+	l_ib50=$(awk -v b="$2" '$1 == b && NF >= 9 && $2 > 0 { printf "%.2f", $5 }' "$T/sl.c")
+	l_ib99=$(awk -v b="$2" '$1 == b && NF >= 9 && $2 > 0 { printf "%.2f", $8 }' "$T/sl.c")
+	# shellcheck disable=SC2086
+	ours_pair sm "$o" --source mem -q 1 $o --latency
+	l_ours50=$(jget "$T/sm.o" 'round(d["total"]["latency_us"]["p50"], 2)' 2>/dev/null)
+	l_ours99=$(jget "$T/sm.o" 'round(d["total"]["latency_us"]["p99"], 2)' 2>/dev/null)
 }
 small=()
 for sz in $SMALL_SIZES; do
