@@ -223,8 +223,7 @@ void print_outcome(struct report *r, const struct options *o, enum verdict v, co
 }
 
 /* The rails' rows ("rails" in JSON): QPs, bytes, GB/s, % of the slower port's line rate. */
-void print_rails(struct report *r, const struct rail *rails, int n, double seconds,
-		 uint64_t chunk)
+void print_rails(struct report *r, const struct rail *rails, int n, double seconds, uint64_t chunk)
 {
 	char l[80], m[4 * 64 + 16], safe[4 * 64];
 	int i;

@@ -58,8 +58,7 @@ void print_outcome(struct report *r, const struct options *o, enum verdict v, co
  * The rails' rows ("rails" in JSON): QPs, bytes, GB/s, WRITEs/s of chunk
  * bytes, % of the slower port's line rate.
  */
-void print_rails(struct report *r, const struct rail *rails, int n, double seconds,
-		 uint64_t chunk);
+void print_rails(struct report *r, const struct rail *rails, int n, double seconds, uint64_t chunk);
 
 /* The local drives' rows. */
 void print_locals(struct report *r, const struct result *x);
