@@ -61,7 +61,7 @@ note "-a: PASS, $(jq_ "$O/sizes.sink.out" '" ".join("%d:%.2f" % (p["size"] >> 10
 	fail "-s 4K: the source's latency percentiles are missing, out of order or not the window's WRITEs: $(cat "$O/small.src.out")"
 [ "$(jq_ "$O/small.sink.out" 'd["verify"] == "pass" and abs(d["rdma"]["writes_per_s"] - d["rdma"]["bytes"] / 4096 / d["rdma"]["seconds"]) <= 1e-5 * d["rdma"]["writes_per_s"]')" = True ] ||
 	fail "-s 4K: the sink's message rate or verdict: $(cat "$O/small.sink.out")"
-note "-s 4K: $(jq_ "$O/small.src.out" '(t := d["total"], l := t["latency_us"]) and "%.3f M WRITE/s, %.3f GB/s; WRITE latency us: p50 %.1f p99 %.1f p99.9 %.1f max %.1f (%d WRITEs)" % (t["writes_per_s"] / 1e6, t["gb_per_s"], l["p50"], l["p99"], l["p99.9"], l["max"], l["count"])')"
+note "-s 4K: $(jq_ "$O/small.src.out" '(t := d["total"], l := t["latency_us"]) and "%.0f WRITE/s, %.4f GB/s; WRITE latency us: p50 %.1f p99 %.1f p99.9 %.1f max %.1f (%d WRITEs)" % (t["writes_per_s"], t["gb_per_s"], l["p50"], l["p99"], l["p99.9"], l["max"], l["count"])')"
 
 [ "$(rc fanr.sink)" = 0 ] && [ "$(rc fanr.src1)" = 0 ] && [ "$(rc fanr.src2)" = 0 ] ||
 	fail "-R --sources 2: exits $(rc fanr.sink) $(rc fanr.src1) $(rc fanr.src2): $(cat "$O/fanr.sink.err" "$O/fanr.src1.err" "$O/fanr.src2.err")"
