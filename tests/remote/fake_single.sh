@@ -91,19 +91,21 @@ check_match "off: source's rails" "fake0:1 +-> fake0:1 +1 " "$(cat "$TMPD/off-sr
 
 # 4. Small blocks: -s 4K, the source with --latency. Its message rate is its bytes / 4 KiB /
 # seconds in every row, the sink's the same; the latency histogram holds the window's
-# WRITEs (as many as its bytes say, give or take those in flight at its two ends), in
+# WRITEs (as many as its bytes say, give or take those completing while the window's
+# thread sets the flag and reads the counters at either end: 5%, or the 16 in flight), in
 # order min <= p50 <= ... <= max; without --latency (section 1) there is none.
+# JSON numbers carry 6 significant digits: rates are compared within 2e-5.
 jv mem-src '"latency_us" in d["total"]'
 check_eq "no --latency: no latency_us" False "${J[0]}"
 pair small "--no-local --dram 4M --json -s 4K -t 4" "--source mem -q 2 -s 4K -t 4 --latency --json"
 check_eq "small: exits" "0 0" "$SINK_RC $SRC_RC"
 jv small-src 'd["params"]["chunk"]' \
-	'(t := d["total"]) and abs(t["writes_per_s"] - t["bytes"] / 4096 / t["seconds"]) <= 1e-5 * t["writes_per_s"]' \
-	'abs(d["rdma"]["writes_per_s"] - d["total"]["writes_per_s"]) <= 1e-5 * d["total"]["writes_per_s"]' \
+	'(t := d["total"]) and abs(t["writes_per_s"] - t["bytes"] / 4096 / t["seconds"]) <= 2e-5 * t["writes_per_s"]' \
+	'abs(d["rdma"]["writes_per_s"] - d["total"]["writes_per_s"]) <= 2e-5 * d["total"]["writes_per_s"]' \
 	'abs(sum(r["writes_per_s"] for r in d["rails"]) - d["total"]["writes_per_s"]) <= 1e-4 * d["total"]["writes_per_s"]' \
 	'd["total"]["writes_per_s"] > 100' \
 	'(l := d["total"]["latency_us"]) and l["min"] > 0 and l["min"] <= l["p50"] <= l["p90"] <= l["p99"] <= l["p99.9"] <= l["p99.99"] <= l["max"] and l["min"] <= l["mean"] <= l["max"]' \
-	'(l := d["total"]["latency_us"]) and abs(l["count"] - d["total"]["bytes"] / 4096) <= 2 * 2 * 4' \
+	'(l := d["total"]["latency_us"], w := d["total"]["bytes"] / 4096) and abs(l["count"] - w) <= max(2 * 2 * 4, 0.05 * w)' \
 	'd["total"]["latency_us"]["p50"] < 1e6' \
 	'd["rdma"]["bytes"], d["rdma"]["seconds"]'
 check_eq "small: 4 KiB messages" 4096 "${J[0]}"
@@ -115,11 +117,11 @@ check_eq "small: latency min <= p50 <= p90 <= p99 <= p99.9 <= p99.99 <= max, mea
 check_eq "small: latencies counted = WRITEs of the window (+- in flight)" True "${J[6]}"
 check_eq "small: p50 below a second" True "${J[7]}"
 src_rdma=${J[8]}
-jv small-sink '"%.6g" % (d["rdma"]["bytes"] / 4096 / d["rdma"]["seconds"])' '"%.6g" % d["rdma"]["writes_per_s"]' \
+jv small-sink '(r := d["rdma"]) and abs(r["writes_per_s"] - r["bytes"] / 4096 / r["seconds"]) <= 2e-5 * r["writes_per_s"]' \
 	'd["rdma"]["bytes"], d["rdma"]["seconds"]' '"latency_us" in json.dumps(d)'
-check_eq "small: the sink's WRITEs/s from what it counted" "${J[0]}" "${J[1]}"
-check_eq "small: the sink counted what the source sent" "$src_rdma" "${J[2]}"
-check_eq "small: the sink times nothing" False "${J[3]}"
+check_eq "small: the sink's WRITEs/s = its bytes / 4096 / seconds" True "${J[0]}"
+check_eq "small: the sink counted what the source sent" "$src_rdma" "${J[1]}"
+check_eq "small: the sink times nothing" False "${J[2]}"
 # The same in text: the column and the latency line.
 pair small-text "--no-local --dram 4M -s 4K" "--source mem -q 1 -s 4K --latency"
 check_eq "small text: exits" "0 0" "$SINK_RC $SRC_RC"
