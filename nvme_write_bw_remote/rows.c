@@ -81,7 +81,7 @@ void print_params(struct report *r, const struct options *o, const char *role, c
 }
 
 /* Bytes per second written as chunk-byte WRITEs, in WRITEs per second; NAN unknown. */
-double msg_rate(double bytes_per_s, uint64_t chunk)
+static double msg_rate(double bytes_per_s, uint64_t chunk)
 {
 	return chunk && isfinite(bytes_per_s) ? bytes_per_s / (double)chunk : NAN;
 }

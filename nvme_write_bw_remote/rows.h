@@ -12,9 +12,6 @@ void print_rule(struct report *r);
 /* The header: tool, role and parameters (JSON "params"); listen: the sink's addresses. */
 void print_params(struct report *r, const struct options *o, const char *role, const char *listen);
 
-/* Bytes per second written as chunk-byte WRITEs, in WRITEs per second; NAN unknown. */
-double msg_rate(double bytes_per_s, uint64_t chunk);
-
 /*
  * A row's message rate: JSON writes_per_s, text M WRITEs/s in textfmt
  * (" %10.6f", a newline at its end ends the line); chunk 0 (the sink's own
