@@ -3,7 +3,8 @@
  * test_verify: the sink's checks of what landed (nvme_write_bw_remote/
  * verify.c) on slices in memory: a canary table that matches, one that
  * differs, one of the wrong length, entries outside the slices; the full
- * table added to the canary's verdict; --verify off.
+ * table added to the canary's verdict; --verify off; the hashing's own
+ * deadline (issue 22 item 5).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +94,34 @@ static void full(void)
 	CHECK_STR(v.detail, "no slot table from the source: expected VERIFY, got ERROR");
 }
 
+/*
+ * item 5: the hashing keeps to --timeout. With no time at all, the first 64
+ * entries are hashed and every later one counts as differing; without the
+ * check all 1000 would match.
+ */
+static void item5_deadline(void)
+{
+	struct landing l = land;
+	struct ctrl_chunk *c = calloc(1000, sizeof(*c));
+	struct verdict_note v = {.verdict = VERDICT_PASS};
+	uint32_t i;
+
+	printf("item 5: the hashing's deadline\n");
+	if (!c)
+		abort();
+	for (i = 0; i < 1000; i++)
+		c[i] = entry(i % WORKERS, i / WORKERS % SLOTS, 0);
+	verify_full(&l, c, 1000, 2, NULL, &v);
+	CHECK_STR(v.detail, "2 canary chunks and 1000 slice slots match");
+	l.timeout_s = 0;
+	v.verdict = VERDICT_PASS;
+	verify_full(&l, c, 1000, 2, NULL, &v);
+	CHECK_U64(v.verdict, VERDICT_FAIL);
+	CHECK_STR(v.detail,
+		  "canaries match; 936 of 1000 slice slots differ, first: worker 0 slot 2");
+	free(c);
+}
+
 int main(void)
 {
 	unsigned i;
@@ -101,5 +130,6 @@ int main(void)
 		dram[i] = (unsigned char)(i * 131 + (i >> 9));
 	canary();
 	full();
+	item5_deadline();
 	return check_done("test_verify");
 }
