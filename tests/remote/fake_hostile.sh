@@ -4,6 +4,9 @@
 # tests/remote/hostile.c wrapped around the source's encoders ($NBW_HOSTILE says what it
 # breaks) and, where configure found them, the sanitizers in both processes: a payload
 # the sink does not free makes LeakSanitizer fail its exit. Issue 22:
+# - item 1: a matching HELLO, then a QPS of no workers: one line, exit 1, no crash.
+# - item 2: with --sources 2, after a source of 2 workers, a HELLO claiming 2^32 - 1
+#   (a 32-bit sum would wrap to 1): dropped; the first source still PASSes alone.
 # - item 5: a VERIFY of a million slots the source did write (the table repeated) is
 #   refused at once, without hashing, for workers x ring slots; a table naming one
 #   (worker, slot) twice is refused too; the run ends well within --timeout.
@@ -43,6 +46,34 @@ no_leak() {
 	[ -n "$ASAN" ] || { echo "# $1: not built with AddressSanitizer: no leak check"; return; }
 	check_eq "$1: no leak in the sink" 0 "$(grep -c 'LeakSanitizer' "$TMPD/$1-sink.err")"
 }
+
+# item 1: a matching HELLO followed by an empty QPS.
+hostile qps empty-qps "" ""
+check_eq "item 1 empty QPS: sink exit 1 (not a crash)" 1 "$SINK_RC"
+check_eq "item 1 empty QPS: one line says it" "127.0.0.1: QPS for 0 workers, not 1" \
+	"$(grep -v 'waiting for a source' "$TMPD/qps-sink.err" | sed 's/^[^:]*: //')"
+check_match "item 1 empty QPS: the source is told" "QPS for 0 workers, not 1" "$(cat "$TMPD/qps-src.err")"
+no_leak qps
+
+# item 2: source A (2 workers) admitted first, then B's HELLO of 2^32 - 1 workers.
+sink wrap-sink $RUN --sources 2 --no-local --dram 8M --json
+src wrap-a $RUN --source mem -q 2 --json &
+a=$!
+for i in $(seq 200); do
+	grep -q "source 1 of 2" "$TMPD/wrap-sink.err" && break
+	sleep 0.05
+done
+NBW_HOSTILE=hello-workers=4294967295 SRC_FAKE_PORTS="fake0:1:eth:127.0.1.3/24:100,fake1:1:eth:127.0.2.3/24:100" \
+	src wrap-b $RUN --source mem -q 1 --json
+b_rc=$SRC_RC
+a_rc=0
+wait $a || a_rc=$?
+sink_status
+check_eq "item 2 worker wrap: exits (sink, A, B)" "1 0 1" "$SINK_RC $a_rc $b_rc"
+check_match "item 2 worker wrap: B's HELLO dropped" "connection dropped: malformed HELLO" "$(cat "$TMPD/wrap-sink.err")"
+jv wrap-sink 'd["sources_admitted"]' '[(s["workers"], s["verify"]) for s in d["sources"] if s.get("ok")]'
+check_eq "item 2 worker wrap: only A admitted, its 2 workers verified" "1 [(2, 'pass')]" "${J[0]} ${J[1]}"
+no_leak wrap
 
 # item 5: a million valid slots in one VERIFY (2 workers: their ring slots are far fewer).
 hostile flood verify-flood=1000000 "--verify full" "-q 2 --verify full"

@@ -7,6 +7,9 @@
  * the real source's encoders put on the wire when $NBW_HOSTILE says so; the
  * sink in the same binary is the real one, unchanged:
  *
+ *   hello-workers=N    HELLO claims N workers (item 2: N = 2^32 - 1 after another
+ *                      source's wraps a 32-bit sum)
+ *   empty-qps          a QPS of no workers after a matching HELLO (item 1)
  *   verify-flood=N     the --verify full table repeated to N entries, each a
  *                      slot the source really wrote (item 5)
  *   verify-twice       the table's second entry replaced by its first (item 5)
@@ -26,10 +29,14 @@ int __real_ctrl_encode_chunks(struct ctrl_buf *b, unsigned type, const struct ct
 			      uint32_t n);
 int __real_ctrl_encode_result(struct ctrl_buf *b, const struct ctrl_result *m);
 int __real_ctrl_encode_progress(struct ctrl_buf *b, const struct ctrl_progress *m);
+int __real_ctrl_encode_hello(struct ctrl_buf *b, const struct ctrl_hello *m);
+int __real_ctrl_encode_qps(struct ctrl_buf *b, const struct ctrl_wqp *q, uint32_t n);
 int __wrap_ctrl_encode_chunks(struct ctrl_buf *b, unsigned type, const struct ctrl_chunk *c,
 			      uint32_t n);
 int __wrap_ctrl_encode_result(struct ctrl_buf *b, const struct ctrl_result *m);
 int __wrap_ctrl_encode_progress(struct ctrl_buf *b, const struct ctrl_progress *m);
+int __wrap_ctrl_encode_hello(struct ctrl_buf *b, const struct ctrl_hello *m);
+int __wrap_ctrl_encode_qps(struct ctrl_buf *b, const struct ctrl_wqp *q, uint32_t n);
 
 /* Is $NBW_HOSTILE mode (its argument after '=' into *arg)? */
 static bool hostile(const char *mode, const char **arg)
@@ -115,4 +122,19 @@ int __wrap_ctrl_encode_progress(struct ctrl_buf *b, const struct ctrl_progress *
 		return __real_ctrl_encode_progress(b, m);
 	once = true;
 	return append_done(b, __real_ctrl_encode_progress(b, m));
+}
+
+int __wrap_ctrl_encode_hello(struct ctrl_buf *b, const struct ctrl_hello *m)
+{
+	struct ctrl_hello h = *m;
+	const char *arg;
+
+	if (hostile("hello-workers", &arg))
+		h.workers = (uint32_t)strtoul(arg, NULL, 10);
+	return __real_ctrl_encode_hello(b, &h);
+}
+
+int __wrap_ctrl_encode_qps(struct ctrl_buf *b, const struct ctrl_wqp *q, uint32_t n)
+{
+	return __real_ctrl_encode_qps(b, q, hostile("empty-qps", NULL) ? 0 : n);
 }
