@@ -23,7 +23,7 @@ ASAN=yes
 grep -aq __asan_init "$FAKE" || ASAN=
 export ASAN_OPTIONS=detect_leaks=1:exitcode=23:abort_on_error=0
 export LSAN_OPTIONS=exitcode=23
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=24
 
 # hostile NAME MODE "SINK ARGS" "SOURCE ARGS": the real sink, a source with NBW_HOSTILE=MODE.
 hostile() {
