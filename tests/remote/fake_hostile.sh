@@ -56,13 +56,16 @@ check_match "item 1 empty QPS: the source is told" "QPS for 0 workers, not 1" "$
 no_leak qps
 
 # item 2: source A (2 workers) admitted first, then B's HELLO of 2^32 - 1 workers.
+# shellcheck disable=SC2086
 sink wrap-sink $RUN --sources 2 --no-local --dram 8M --json
+# shellcheck disable=SC2086
 src wrap-a $RUN --source mem -q 2 --json &
 a=$!
-for i in $(seq 200); do
+for _ in $(seq 200); do
 	grep -q "source 1 of 2" "$TMPD/wrap-sink.err" && break
 	sleep 0.05
 done
+# shellcheck disable=SC2086
 NBW_HOSTILE=hello-workers=4294967295 SRC_FAKE_PORTS="fake0:1:eth:127.0.1.3/24:100,fake1:1:eth:127.0.2.3/24:100" \
 	src wrap-b $RUN --source mem -q 1 --json
 b_rc=$SRC_RC
