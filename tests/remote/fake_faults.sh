@@ -92,10 +92,7 @@ sink int2-sink $RUN -D 5 --no-local --dram 4M --json
 NBW_FAKE_PORTS=$SRC_PORTS timeout 60 "$FAKE" -p "$PORT" $RUN -D 5 --interval 0.2 --source mem 127.0.1.1 \
 	>"$TMPD/int2-src.out" 2>"$TMPD/int2-src.err" &
 spid=$!
-for i in $(seq 300); do
-	grep -q '^\[' "$TMPD/int2-src.out" && break
-	sleep 0.05
-done
+until_live "$TMPD/int2-src.out"
 kill -INT "$spid"
 SRC_RC=0
 wait "$spid" || SRC_RC=$?
@@ -112,10 +109,7 @@ sink frozen-sink $RUN --no-local --dram 4M --interval 0.2
 NBW_FAKE_PORTS=$SRC_PORTS timeout 60 "$FAKE" -p "$PORT" $RUN --source mem 127.0.1.1 \
 	>"$TMPD/frozen-src.out" 2>"$TMPD/frozen-src.err" &
 spid=$!
-for i in $(seq 300); do
-	grep -q '^\[' "$TMPD/frozen-sink.out" && break
-	sleep 0.05
-done
+until_live "$TMPD/frozen-sink.out"
 # (SINK_PID is timeout(1)'s: the sink is its child.)
 frozen=$(pgrep -P "$SINK_PID")
 kill -STOP "$frozen"

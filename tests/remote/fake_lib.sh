@@ -54,6 +54,16 @@ src() {
 		>"$TMPD/$n.out" 2>"$TMPD/$n.err" || SRC_RC=$?
 }
 
+# until_live FILE: until FILE has a live line ("[   0.2s] ..."), 15 s at most.
+until_live() {
+	local i
+	for i in $(seq 300); do
+		grep -q '^\[' "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # pair NAME "SINK ARGS" "SOURCE ARGS": one sink, one source; exit statuses in SINK_RC,
 # SRC_RC; outputs in NAME-sink.* and NAME-src.*.
 pair() {
