@@ -87,7 +87,7 @@ static void worker_chunk(struct gang_worker *gw, const struct reader_chunk *c, v
 		w->digest = digest_add(w->digest, c->offset, c->buf, c->len);
 		w->digested += c->len;
 	}
-	if (w->lat && atomic_load_explicit(&ph->measuring, memory_order_relaxed))
+	if (w->lat && gw->in_window)
 		lathist_record(w->lat, c->lat_ns);
 }
 
@@ -130,14 +130,12 @@ static void snapshot(void *ctx, uint64_t *per_target)
 	size_t sz = sizeof(uint64_t) * (size_t)ph->nt;
 
 	if (per_target == ph->win_start) {
-		atomic_store(&ph->measuring, true);
-		count(ph, per_target, ph->ios_start);
+		gang_mark(&ph->gang, true, per_target, ph->ios_start);
 		/* live lines count from here */
 		memcpy(ph->prev, per_target, sz);
 		memcpy(ph->ios_prev, ph->ios_start, sz);
 	} else {
-		atomic_store(&ph->measuring, false);
-		count(ph, per_target, ph->ios_end);
+		gang_mark(&ph->gang, false, per_target, ph->ios_end);
 	}
 }
 

@@ -93,7 +93,6 @@ struct phase {
 	uint64_t *ios_start; /* reads completed at the opening and the close */
 	uint64_t *ios_end;
 	uint64_t *win_end;
-	atomic_bool measuring; /* the window is open: workers record latencies */
 	uint64_t total_bytes;
 	uint64_t total_ios;
 	struct lathist *lat; /* every target's latencies (NULL without --latency) */

@@ -27,10 +27,12 @@ static void worker_read(struct gang_worker *w, struct reader *rd)
 			gang_fail(w, rc, "read at offset %llu", (unsigned long long)c.offset);
 			return;
 		}
+		pthread_mutex_lock(&w->mark);
 		if (g->ops->chunk)
 			g->ops->chunk(w, &c, g->ctx);
 		atomic_fetch_add_explicit(&w->bytes, c.len, memory_order_relaxed);
 		atomic_fetch_add_explicit(&w->ios, 1, memory_order_relaxed);
+		pthread_mutex_unlock(&w->mark);
 		reader_release(rd, c.slot);
 	}
 }
@@ -79,6 +81,7 @@ int gang_plan(struct reader_gang *g, struct target *const *t, int nt, unsigned t
 			w->tindex = i;
 			w->index = (unsigned)(i * (int)threads + k);
 			w->reg = regs[k];
+			w->mark = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
 		}
 	}
 	free(regs);
@@ -136,6 +139,23 @@ void gang_count(const struct reader_gang *g, uint64_t *bytes, uint64_t *ios)
 		if (ios)
 			ios[g->w[i].tindex] +=
 				atomic_load_explicit(&g->w[i].ios, memory_order_relaxed);
+	}
+}
+
+void gang_mark(struct reader_gang *g, bool in_window, uint64_t *bytes, uint64_t *ios)
+{
+	int i;
+
+	memset(bytes, 0, sizeof(*bytes) * (size_t)(g->nt ? g->nt : 1));
+	memset(ios, 0, sizeof(*ios) * (size_t)(g->nt ? g->nt : 1));
+	for (i = 0; i < g->nw; i++) {
+		struct gang_worker *w = &g->w[i];
+
+		pthread_mutex_lock(&w->mark);
+		w->in_window = in_window;
+		bytes[w->tindex] += atomic_load_explicit(&w->bytes, memory_order_relaxed);
+		ios[w->tindex] += atomic_load_explicit(&w->ios, memory_order_relaxed);
+		pthread_mutex_unlock(&w->mark);
 	}
 }
 

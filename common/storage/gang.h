@@ -32,6 +32,12 @@ struct gang_worker {
 	struct region reg;
 	_Atomic uint64_t bytes; /* bytes of completed reads, ever increasing */
 	_Atomic uint64_t ios;	/* completed reads, ever increasing */
+	/*
+	 * Held around each chunk's work and its count, and by gang_mark(): a read
+	 * is counted on the same side of a mark as the chunk work saw in_window.
+	 */
+	pthread_mutex_t mark;
+	bool in_window; /* set by gang_mark(), read by the chunk work under mark */
 	struct reader_fault fault;
 	const char *hint; /* after the fault's strerror, or NULL */
 };
@@ -43,7 +49,10 @@ struct gang_ops {
 	 * it. 0, or -errno recorded with gang_fail() (the reader then not open).
 	 */
 	int (*setup)(struct gang_worker *w, struct reader *rd, void **buf, void *ctx);
-	/* Each completed chunk before it is counted and given back (may be NULL). */
+	/*
+	 * Each completed chunk before it is counted and given back (may be NULL);
+	 * w->in_window tells whether its count falls inside the caller's window.
+	 */
 	void (*chunk)(struct gang_worker *w, const struct reader_chunk *c, void *ctx);
 	/* A read failed with rc: a hint for the message, say (may be NULL). */
 	void (*read_failed)(struct gang_worker *w, int rc, void *ctx);
@@ -81,6 +90,12 @@ void gang_stop(struct reader_gang *g);
 /* Bytes (and reads, ios may be NULL) completed so far per target: nt entries each. */
 void gang_count(const struct reader_gang *g, uint64_t *bytes, uint64_t *ios);
 /* The first worker that failed, or NULL. */
+/*
+ * Like gang_count(), and from now on every worker's in_window is in_window:
+ * each read counted in a window between two marks had its chunk work see
+ * in_window true, and no other (exactly, not within a read at the edges).
+ */
+void gang_mark(struct reader_gang *g, bool in_window, uint64_t *bytes, uint64_t *ios);
 const struct gang_worker *gang_fault(const struct reader_gang *g);
 bool gang_failed(const struct reader_gang *g);
 void gang_free(struct reader_gang *g);
