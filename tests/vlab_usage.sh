@@ -36,4 +36,9 @@ done
 check_eq "--version" "vlab 1" "$("$VLAB" --version)"
 "$VLAB" pattern write "$TMPD/p.img" 1048576 64 && "$VLAB" pattern check "$TMPD/p.img" 64
 check_eq "vlab pattern write/check" 0 $?
+# The lab's default kernel is the newest by version, not by spelling: 6.12 after 6.9 after 6.1.
+check_eq "kernels in version order" "5.10.0-30-amd64 6.1.0-57-amd64 6.9.0-1-amd64 6.12.117+deb12-amd64" \
+	"$(PYTHONDONTWRITEBYTECODE=1 python3 -c 'import sys; from importlib.machinery import SourceFileLoader as L
+m = L("vlab", sys.argv[1]).load_module()
+print(*sorted(sys.argv[2:], key=m.version_key))' "$VLAB" 6.12.117+deb12-amd64 6.1.0-57-amd64 6.9.0-1-amd64 5.10.0-30-amd64)"
 finish

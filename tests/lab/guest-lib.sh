@@ -23,9 +23,25 @@ running() {
 	state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) && [ "$state" != Z ]
 }
 
+# rdma_state STEP: what this node's Soft-RoCE shows after a hang, for the test's log:
+# the QPs (rdma res), the rxe counters that are not zero (retries, errors, drops), the
+# link's packet counts and the kernel's last words. At most about 40 lines.
+rdma_state() {
+	local f
+	echo "node $VLAB_NODE: $1: kernel $(uname -r); rdma res qp:"
+	rdma res show qp 2>&1 | head -8 | sed 's/^/    /'
+	for f in /sys/class/infiniband/*/ports/*/hw_counters/*; do
+		[ -r "$f" ] && [ "$(cat "$f" 2>/dev/null)" != 0 ] && printf '%s=%s ' "${f##*/}" "$(cat "$f")"
+	done | fold -w 100 -s | sed "s/^/    node $VLAB_NODE: counters: /"
+	echo
+	ip -s link show dev "$VLAB_NETDEV" 2>&1 | head -6 | sed 's/^/    /'
+	dmesg 2>/dev/null | tail -n 12 | sed 's/^/    dmesg: /'
+}
+
 # bounded SECS STEP CMD...: run CMD; past SECS by the clock (beyond its own
-# --timeout bounds) say where its threads wait (state:wchan), kill it and
-# return 124. A thread in D state is a Soft-RoCE stall (lab-lib.sh retries).
+# --timeout bounds) say where its threads wait (state:wchan) and the node's
+# Soft-RoCE state (rdma_state), kill it and return 124. A thread in D state is
+# stuck in the kernel: the test fails (no retry).
 bounded() {
 	local secs=$1 step=$2 pid end state t
 	shift 2
@@ -43,6 +59,7 @@ bounded() {
 		case $state in
 		*D:*) echo "node $VLAB_NODE: $step: the source is stuck in the kernel (Soft-RoCE stall)" ;;
 		esac
+		rdma_state "$step"
 		kill -9 $pid 2>/dev/null
 		wait $pid 2>/dev/null
 		return 124
