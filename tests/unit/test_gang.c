@@ -110,7 +110,7 @@ int main(void)
 	fprintf(stderr, "%d windows: %llu reads counted in them, %llu seen in (of %llu in all)\n",
 		WINDOWS, (unsigned long long)ios, (unsigned long long)seen,
 		(unsigned long long)ios_before[0]);
-	CHECK(ios > 1000); /* the readers did read in the windows */
+	CHECK(ios > 1000);	    /* the readers did read in the windows */
 	CHECK(ios_before[0] > ios); /* and outside them */
 	CHECK_U64(seen, ios);
 	CHECK_U64(seen_bytes, bytes);
