@@ -12,5 +12,5 @@ for r in $(seq "$rounds"); do
 	echo "round $r exit $rc $(echo "$(date +%s.%N) - $t" | bc | cut -c1-5) s" >>"$VLAB_OUT/rounds.txt"
 	[ $rc = 0 ] || { sed "s/^/sink $r: /" "$VLAB_OUT/sink.$r.err"; rdma_state "sink $r"; }
 done
-dmesg | grep -iE 'lockup|hung|blocked for|oops|bug:|panic|rxe|call trace' | tail -n 40 >"$VLAB_OUT/kernel.txt"
+dmesg | grep -E 'lockup|hung task|blocked for|Oops|BUG:|panic|double fault|rxe|Call Trace' | tail -n 40 >"$VLAB_OUT/kernel.txt"
 exit 0

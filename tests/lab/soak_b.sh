@@ -17,5 +17,5 @@ for r in $(seq "$rounds"); do
 	[ $rc = 0 ] || { sed "s/^/source $r: /" "$VLAB_OUT/src.$r.err"; rdma_state "source $r"; }
 	sleep 1
 done
-dmesg | grep -iE 'lockup|hung|blocked for|oops|bug:|panic|rxe|call trace' | tail -n 40 >"$VLAB_OUT/kernel.txt"
+dmesg | grep -E 'lockup|hung task|blocked for|Oops|BUG:|panic|double fault|rxe|Call Trace' | tail -n 40 >"$VLAB_OUT/kernel.txt"
 exit 0
