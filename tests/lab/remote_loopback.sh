@@ -105,7 +105,10 @@ note "no ACTIVE port: $(cat "$O/noport.src.err")"
 [ "$(rc baddev)" = 1 ] && grep -q "nosuch0: no such RDMA device" "$O/baddev.err" || fail "bad device: $(cat "$O/baddev.err")"
 [ "$(rc inuse)" = 1 ] && grep -q "Address already in use" "$O/inuse.err" || fail "port in use: $(cat "$O/inuse.err")"
 [ "$(rc nopeer)" = 1 ] && grep -q "no source connected within 3 s" "$O/nopeer.err" || fail "no peer: $(cat "$O/nopeer.err")"
-[ "$(cat "$O/nopeer.secs")" -le 6 ] || fail "no peer: took $(cat "$O/nopeer.secs") s"
+[ "$(echo "$(cat "$O/nopeer.wait.secs") <= 4.5" | bc)" = 1 ] ||
+	fail "no peer: $(cat "$O/nopeer.wait.secs") s from listening to the exit, --wait 3"
+[ "$(echo "$(cat "$O/nopeer.secs") <= 15" | bc)" = 1 ] || fail "no peer: took $(cat "$O/nopeer.secs") s in all"
+note "no peer: $(cat "$O/nopeer.wait.secs") s from listening to the exit (--wait 3), $(cat "$O/nopeer.secs") s in all"
 [ ! -s "$O/leftover" ] || fail "processes left: $(cat "$O/leftover")"
 assert_images_unchanged a
 echo "PASS: $test_name"
