@@ -187,7 +187,13 @@ bool judge_result_refused(const struct ctrl_result *r, const struct judge_frame 
 		}
 		rate += f->port_gbits[p];
 	}
-	if (sec < dur - slack || sec > dur + slack) {
+	/*
+	 * Short by more than the slack: the window was not what it says. Long: a
+	 * process held up (stopped, starved) measures over a longer window, which
+	 * is still a true rate (the overlap with the sink's window tells whether
+	 * it may be added), up to --timeout past -D, the stall the run tolerates.
+	 */
+	if (sec < dur - slack || sec > dur + (f->timeout_s > slack ? f->timeout_s : slack)) {
 		snprintf(why, len, "a window of %.2f s, not %g s", sec, dur);
 		return true;
 	}

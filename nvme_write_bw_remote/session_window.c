@@ -293,6 +293,7 @@ static bool result_implausible(struct session *s, char *why, size_t len)
 	struct judge_frame f = {.workers = s->hello.workers,
 				.source = s->hello.source,
 				.duration_s = s->o->cc.duration,
+				.timeout_s = s->o->timeout,
 				.nports = s->env->nports,
 				.port_gbits = gbits,
 				.wport = s->wport};

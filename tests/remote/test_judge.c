@@ -226,6 +226,45 @@ static void result_timing(void)
 	CHECK(!judge_result_early(9.9, 0, 10, why, sizeof(why)));
 }
 
+/*
+ * The window's length against -D (10 s here, slack 1 s): short by more than
+ * the slack is refused; long, up to --timeout past -D (a held-up source's true
+ * rate over its longer window), taken; beyond it refused.
+ */
+static void window_length(void)
+{
+	double gbits[2] = {100, 100};
+	int wport[2] = {0, 1};
+	struct judge_frame f = {.workers = 2,
+				.source = CTRL_SOURCE_DISK,
+				.duration_s = 10,
+				.nports = 2,
+				.port_gbits = gbits,
+				.wport = wport};
+	struct ctrl_drive d;
+	struct ctrl_rail r[2];
+	struct ctrl_result res = result_of(&d, r, 20000000000ULL);
+
+	printf("window length\n");
+	res.window_ns = 8900000000ULL; /* 1.1 s short */
+	CHECK(judge_result_refused(&res, &f, why, sizeof(why)));
+	CHECK(strstr(why, "a window of 8.90 s, not 10 s") != NULL);
+	res.window_ns = 9100000000ULL;
+	CHECK(!judge_result_refused(&res, &f, why, sizeof(why)));
+	res.window_ns = 11500000000ULL; /* 1.5 s long: beyond the slack, no --timeout given */
+	CHECK(judge_result_refused(&res, &f, why, sizeof(why)));
+	f.timeout_s = 5;
+	CHECK(!judge_result_refused(&res, &f, why, sizeof(why)));
+	res.window_ns = 14900000000ULL;
+	CHECK(!judge_result_refused(&res, &f, why, sizeof(why)));
+	res.window_ns = 15100000000ULL; /* more than --timeout past -D */
+	CHECK(judge_result_refused(&res, &f, why, sizeof(why)));
+	CHECK(strstr(why, "a window of 15.10 s, not 10 s") != NULL);
+	f.timeout_s = 0.5; /* a --timeout under the slack: the slack still holds */
+	res.window_ns = 10900000000ULL;
+	CHECK(!judge_result_refused(&res, &f, why, sizeof(why)));
+}
+
 int main(void)
 {
 	item1_empty_qps();
@@ -236,5 +275,6 @@ int main(void)
 	item11_share();
 	item13_gid_allow();
 	result_timing();
+	window_length();
 	return check_done("test_judge");
 }
