@@ -112,7 +112,7 @@ echo $? >"$O/inuse.rc"
 kill $sp; wait $sp 2>/dev/null
 # --wait counts from the listen ("waiting for a source"), not from the start: the time
 # from that line to the exit is what it bounds (the start, 64M registered in a starved
-# TCG guest, took up to 4 s of a 7 s run at load 8).
+# TCG guest, and its exit took 4 s of a 7 s run at load 8).
 t0=$(date +%s.%N) tw=
 timeout 30 $B --dram 64M --no-local --wait 3 2>"$O/nopeer.err" &
 np=$!
