@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* judge.c: the sink's pure checks of a source's word (see judge.h). */
 #include <arpa/inet.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,7 +194,7 @@ bool judge_result_refused(const struct ctrl_result *r, const struct judge_frame 
 	 * is still a true rate (the overlap with the sink's window tells whether
 	 * it may be added), up to --timeout past -D, the stall the run tolerates.
 	 */
-	if (sec < dur - slack || sec > dur + (f->timeout_s > slack ? f->timeout_s : slack)) {
+	if (sec < dur - slack || sec > dur + fmax(f->timeout_s, slack)) {
 		snprintf(why, len, "a window of %.2f s, not %g s", sec, dur);
 		return true;
 	}

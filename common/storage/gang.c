@@ -127,7 +127,12 @@ void gang_stop(struct reader_gang *g)
 	g->started = 0;
 }
 
-void gang_count(const struct reader_gang *g, uint64_t *bytes, uint64_t *ios)
+/*
+ * Sum every worker's counters per target; with mark, each under its lock
+ * and its in_window set to in_window (gang_mark()).
+ */
+static void gang_sum(struct reader_gang *g, bool mark, bool in_window, uint64_t *bytes,
+		     uint64_t *ios)
 {
 	int i;
 
@@ -135,28 +140,28 @@ void gang_count(const struct reader_gang *g, uint64_t *bytes, uint64_t *ios)
 	if (ios)
 		memset(ios, 0, sizeof(*ios) * (size_t)(g->nt ? g->nt : 1));
 	for (i = 0; i < g->nw; i++) {
-		bytes[g->w[i].tindex] += atomic_load_explicit(&g->w[i].bytes, memory_order_relaxed);
+		struct gang_worker *w = &g->w[i];
+
+		if (mark) {
+			pthread_mutex_lock(&w->mark);
+			w->in_window = in_window;
+		}
+		bytes[w->tindex] += atomic_load_explicit(&w->bytes, memory_order_relaxed);
 		if (ios)
-			ios[g->w[i].tindex] +=
-				atomic_load_explicit(&g->w[i].ios, memory_order_relaxed);
+			ios[w->tindex] += atomic_load_explicit(&w->ios, memory_order_relaxed);
+		if (mark)
+			pthread_mutex_unlock(&w->mark);
 	}
+}
+
+void gang_count(const struct reader_gang *g, uint64_t *bytes, uint64_t *ios)
+{
+	gang_sum((struct reader_gang *)g, false, false, bytes, ios);
 }
 
 void gang_mark(struct reader_gang *g, bool in_window, uint64_t *bytes, uint64_t *ios)
 {
-	int i;
-
-	memset(bytes, 0, sizeof(*bytes) * (size_t)(g->nt ? g->nt : 1));
-	memset(ios, 0, sizeof(*ios) * (size_t)(g->nt ? g->nt : 1));
-	for (i = 0; i < g->nw; i++) {
-		struct gang_worker *w = &g->w[i];
-
-		pthread_mutex_lock(&w->mark);
-		w->in_window = in_window;
-		bytes[w->tindex] += atomic_load_explicit(&w->bytes, memory_order_relaxed);
-		ios[w->tindex] += atomic_load_explicit(&w->ios, memory_order_relaxed);
-		pthread_mutex_unlock(&w->mark);
-	}
+	gang_sum(g, true, in_window, bytes, ios);
 }
 
 const struct gang_worker *gang_fault(const struct reader_gang *g)

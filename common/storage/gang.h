@@ -89,13 +89,13 @@ void gang_open(struct reader_gang *g);
 void gang_stop(struct reader_gang *g);
 /* Bytes (and reads, ios may be NULL) completed so far per target: nt entries each. */
 void gang_count(const struct reader_gang *g, uint64_t *bytes, uint64_t *ios);
-/* The first worker that failed, or NULL. */
 /*
  * Like gang_count(), and from now on every worker's in_window is in_window:
  * each read counted in a window between two marks had its chunk work see
  * in_window true, and no other (exactly, not within a read at the edges).
  */
 void gang_mark(struct reader_gang *g, bool in_window, uint64_t *bytes, uint64_t *ios);
+/* The first worker that failed, or NULL. */
 const struct gang_worker *gang_fault(const struct reader_gang *g);
 bool gang_failed(const struct reader_gang *g);
 void gang_free(struct reader_gang *g);

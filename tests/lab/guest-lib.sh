@@ -38,6 +38,19 @@ rdma_state() {
 	dmesg 2>/dev/null | tail -n 12 | sed 's/^/    dmesg: /'
 }
 
+# kernel_lines FILE: the kernel's lines on lockups, hung tasks, oopses and rxe (the last 40).
+kernel_lines() {
+	dmesg | grep -E 'lockup|hung task|blocked for|Oops|BUG:|panic|double fault|rxe|Call Trace' |
+		tail -n 40 >"$1"
+}
+
+# round_done R RC T0 WHO ERR: "round R exit RC SECS s" into $VLAB_OUT/rounds.txt; on a
+# failure WHO's stderr (ERR) and this node's Soft-RoCE state.
+round_done() {
+	echo "round $1 exit $2 $(echo "$(date +%s.%N) - $3" | bc | cut -c1-5) s" >>"$VLAB_OUT/rounds.txt"
+	[ "$2" = 0 ] || { sed "s/^/$4 $1: /" "$5"; rdma_state "$4 $1"; }
+}
+
 # bounded SECS STEP CMD...: run CMD; past SECS by the clock (beyond its own
 # --timeout bounds) say where its threads wait (state:wchan) and the node's
 # Soft-RoCE state (rdma_state), kill it and return 124. A thread in D state is

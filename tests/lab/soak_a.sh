@@ -8,9 +8,7 @@ for r in $(seq "$rounds"); do
 	t=$(date +%s.%N)
 	bounded 60 "sink $r" nvme_write_bw_remote --dram 64M --local-disks "$1" -q 1 --warmup 1 -D 4 \
 		--timeout 20 --wait 40 --json >"$VLAB_OUT/sink.$r.json" 2>"$VLAB_OUT/sink.$r.err"
-	rc=$?
-	echo "round $r exit $rc $(echo "$(date +%s.%N) - $t" | bc | cut -c1-5) s" >>"$VLAB_OUT/rounds.txt"
-	[ $rc = 0 ] || { sed "s/^/sink $r: /" "$VLAB_OUT/sink.$r.err"; rdma_state "sink $r"; }
+	round_done $r $? "$t" sink "$VLAB_OUT/sink.$r.err"
 done
-dmesg | grep -E 'lockup|hung task|blocked for|Oops|BUG:|panic|double fault|rxe|Call Trace' | tail -n 40 >"$VLAB_OUT/kernel.txt"
+kernel_lines "$VLAB_OUT/kernel.txt"
 exit 0

@@ -88,17 +88,24 @@ static struct ctrl_result result_of(struct ctrl_drive *d, struct ctrl_rail *r, u
 				    .rails = r};
 }
 
+/* Two workers from disk, a 10 s window, each worker on its own 100 Gb/s sink port. */
+static struct judge_frame two_ports(void)
+{
+	static const double gbits[2] = {100, 100};
+	static const int wport[2] = {0, 1};
+
+	return (struct judge_frame){.workers = 2,
+				    .source = CTRL_SOURCE_DISK,
+				    .duration_s = 10,
+				    .nports = 2,
+				    .port_gbits = gbits,
+				    .wport = wport};
+}
+
 /* item 10: sums that wrap, and rails beyond the sink's own ports. */
 static void item10_rail_sums(void)
 {
-	double gbits[2] = {100, 100};
-	int wport[2] = {0, 1};
-	struct judge_frame f = {.workers = 2,
-				.source = CTRL_SOURCE_DISK,
-				.duration_s = 10,
-				.nports = 2,
-				.port_gbits = gbits,
-				.wport = wport};
+	struct judge_frame f = two_ports();
 	struct ctrl_drive d;
 	struct ctrl_rail r[2];
 	struct ctrl_result res = result_of(&d, r, 20000000000ULL); /* 16 Gb/s */
@@ -233,14 +240,7 @@ static void result_timing(void)
  */
 static void window_length(void)
 {
-	double gbits[2] = {100, 100};
-	int wport[2] = {0, 1};
-	struct judge_frame f = {.workers = 2,
-				.source = CTRL_SOURCE_DISK,
-				.duration_s = 10,
-				.nports = 2,
-				.port_gbits = gbits,
-				.wport = wport};
+	struct judge_frame f = two_ports();
 	struct ctrl_drive d;
 	struct ctrl_rail r[2];
 	struct ctrl_result res = result_of(&d, r, 20000000000ULL);
