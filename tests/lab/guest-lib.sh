@@ -68,9 +68,9 @@ bounded() {
 		state=$(for t in /proc/$pid/task/*; do
 			printf '%s:%s ' "$(awk '{print $3}' "$t/stat" 2>/dev/null)" "$(cat "$t/wchan" 2>/dev/null)"
 		done)
-		echo "node $VLAB_NODE: $step: the source still runs after $secs s; threads (state:wchan): $state"
+		echo "node $VLAB_NODE: $step: still running after $secs s; threads (state:wchan): $state"
 		case $state in
-		*D:*) echo "node $VLAB_NODE: $step: the source is stuck in the kernel (Soft-RoCE stall)" ;;
+		*D:*) echo "node $VLAB_NODE: $step: a thread is stuck in the kernel (Soft-RoCE stall)" ;;
 		esac
 		rdma_state "$step"
 		kill -9 $pid 2>/dev/null

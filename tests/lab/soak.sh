@@ -6,30 +6,34 @@
 # the kernel's last lines). At the end: the rounds done, each run's time, and every
 # kernel line of either node that names a lockup, a hung task, an oops or rxe. Made to
 # reproduce the lab's Soft-RoCE stall on purpose (run it with load beside it) and to
-# compare guest kernels side by side (VLAB_KERNEL=/boot/vmlinuz-...).
+# compare guest kernels or settings side by side (VLAB_KERNEL=/boot/vmlinuz-...,
+# VLAB_APPEND=...). NBW_SOAK_MODE=bidir: both nodes run --bidir each round (a sink and
+# a source each, fully verified; the lab's stall hit that shape on a quiet machine).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 
 rounds=${NBW_SOAK_ROUNDS:-12}
+mode=${NBW_SOAK_MODE:-one-way}
 case $rounds in '' | *[!0-9]* | 0) fail "NBW_SOAK_ROUNDS: a positive integer" ;; esac
+case $mode in one-way | bidir) ;; *) fail "NBW_SOAK_MODE: one-way or bidir, not '$mode'" ;; esac
 # Node b's script takes no arguments from vlab: a two-line one gives it the count.
-printf '#!/bin/bash\nexec bash "$VLAB_SRCDIR/tests/lab/soak_b.sh" %d\n' "$rounds" >"$WORK/soak_b"
+printf '#!/bin/bash\nexec bash "$VLAB_SRCDIR/tests/lab/soak_b.sh" %d %s\n' "$rounds" "$mode" >"$WORK/soak_b"
 run_lab --nodes 2 --drives 1 --drive-size 64M --timeout $((60 + rounds * 45)) \
-	--on-b "$WORK/soak_b" "$srcdir/tests/lab/soak_a.sh" "$rounds"
+	--on-b "$WORK/soak_b" "$srcdir/tests/lab/soak_a.sh" "$rounds" "$mode"
 A=$WORK/a/out B=$WORK/b/out
 for n in a b; do
 	note "node $n kernel lines: $(head -c 3000 "$WORK/$n/out/kernel.txt" 2>/dev/null)"
 done
 done_a=$(grep -c '^round ' "$A/rounds.txt" 2>/dev/null)
 done_b=$(grep -c '^round ' "$B/rounds.txt" 2>/dev/null)
-note "sink runs: $(tr '\n' ' ' <"$A/rounds.txt" 2>/dev/null)"
-note "source runs: $(tr '\n' ' ' <"$B/rounds.txt" 2>/dev/null)"
-[ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc after $done_b of $rounds source runs"
+note "node a runs: $(tr '\n' ' ' <"$A/rounds.txt" 2>/dev/null)"
+note "node b runs: $(tr '\n' ' ' <"$B/rounds.txt" 2>/dev/null)"
+[ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc after $done_b of $rounds node b runs"
 if [ "${done_a:-0}" != "$rounds" ] || [ "${done_b:-0}" != "$rounds" ]; then
-	fail "runs done: sink $done_a, source $done_b of $rounds"
+	fail "runs done: node a $done_a, node b $done_b of $rounds"
 fi
 bad=$(grep -v ' exit 0 ' "$A/rounds.txt" "$B/rounds.txt")
 [ -z "$bad" ] || fail "runs that failed: $bad"
 grep -qE 'soft lockup|hung task|blocked for more|Oops|BUG:|Kernel panic|double fault' "$WORK"/[ab]/out/kernel.txt 2>/dev/null &&
 	fail "kernel trouble: $(grep -hE 'soft lockup|hung task|blocked for more|Oops|BUG:|Kernel panic|double fault' "$WORK"/[ab]/out/kernel.txt | head -5)"
-echo "soak: $rounds rounds clean; $("$VLAB" check)"
+echo "soak: $rounds $mode rounds clean; $("$VLAB" check)"

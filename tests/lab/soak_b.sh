@@ -1,8 +1,10 @@
 #!/bin/bash
-# Node b of soak.sh: ROUNDS sources, every other one 1 s late, each bounded.
+# Node b of soak.sh: ROUNDS runs, each bounded. MODE one-way: a source, every other
+# one 1 s late; bidir: --bidir with node a, as soak_a.sh.
 set -u
 . "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
-rounds=$1
+rounds=$1 mode=$2
+[ "$mode" = bidir ] && exec bash "$VLAB_SRCDIR/tests/lab/soak_a.sh" "$rounds" bidir
 set -- $VLAB_DRIVES
 for r in $(seq "$rounds"); do
 	listening 40 || { echo "round $r exit 1 (no sink)" >>"$VLAB_OUT/rounds.txt"; break; }
