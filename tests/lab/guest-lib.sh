@@ -35,12 +35,18 @@ rdma_state() {
 	done | fold -w 100 -s | sed "s/^/    node $VLAB_NODE: counters: /"
 	echo
 	ip -s link show dev "$VLAB_NETDEV" 2>&1 | head -6 | sed 's/^/    /'
+	# Frames handed to the NIC and not yet sent (byte queue limits) and the qdisc's backlog:
+	# not 0 and not moving means the emulated link stopped taking frames, not rxe.
+	echo "    node $VLAB_NODE: nic in flight (bytes): $(cat /sys/class/net/"$VLAB_NETDEV"/queues/tx-*/byte_queue_limits/inflight 2>/dev/null | tr '\n' ' ')"
+	tc -s qdisc show dev "$VLAB_NETDEV" 2>&1 | grep -m2 -E 'backlog|dropped' | sed 's/^ */    qdisc: /'
+	sleep 1
+	echo "    node $VLAB_NODE: 1 s later: $(ip -s link show dev "$VLAB_NETDEV" 2>&1 | awk '/RX:|TX:/ {getline; printf "%s ", $2}') packets (rx tx); nic in flight $(cat /sys/class/net/"$VLAB_NETDEV"/queues/tx-*/byte_queue_limits/inflight 2>/dev/null | tr '\n' ' ')"
 	dmesg 2>/dev/null | tail -n 12 | sed 's/^/    dmesg: /'
 }
 
 # kernel_lines FILE: the kernel's lines on lockups, hung tasks, oopses and rxe (the last 40).
 kernel_lines() {
-	dmesg | grep -E 'lockup|hung task|blocked for|Oops|BUG:|panic|double fault|rxe|Call Trace' |
+	dmesg | grep -E 'lockup|hung task|blocked for|Oops|BUG:|panic|double fault|rxe|Call Trace|WATCHDOG|timed out|TX timeout' |
 		tail -n 40 >"$1"
 }
 

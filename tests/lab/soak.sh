@@ -34,6 +34,6 @@ if [ "${done_a:-0}" != "$rounds" ] || [ "${done_b:-0}" != "$rounds" ]; then
 fi
 bad=$(grep -v ' exit 0 ' "$A/rounds.txt" "$B/rounds.txt")
 [ -z "$bad" ] || fail "runs that failed: $bad"
-grep -qE 'soft lockup|hung task|blocked for more|Oops|BUG:|Kernel panic|double fault' "$WORK"/[ab]/out/kernel.txt 2>/dev/null &&
-	fail "kernel trouble: $(grep -hE 'soft lockup|hung task|blocked for more|Oops|BUG:|Kernel panic|double fault' "$WORK"/[ab]/out/kernel.txt | head -5)"
+grep -qE 'soft lockup|hung task|blocked for more|Oops|BUG:|Kernel panic|double fault|NETDEV WATCHDOG|TX timeout' "$WORK"/[ab]/out/kernel.txt 2>/dev/null &&
+	fail "kernel trouble: $(grep -hE 'soft lockup|hung task|blocked for more|Oops|BUG:|Kernel panic|double fault|NETDEV WATCHDOG|TX timeout' "$WORK"/[ab]/out/kernel.txt | head -5)"
 echo "soak: $rounds $mode rounds clean; $("$VLAB" check)"
