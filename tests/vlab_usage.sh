@@ -34,6 +34,9 @@ for opt in --nodes --nics --nic-link --on-b --on-c --on-d --boot-timeout; do
 	check_match "--help names $opt" "  $opt " "$help"
 done
 check_match "--help names \$VLAB_CPU and its default" 'VLAB_CPU the guests. CPU model \(default max\)' "$(echo $help)"
+check_match "--help names \$VLAB_CABLE" 'VLAB_CABLE: stream, the default' "$(echo $help)"
+VLAB_CABLE=bogus expect_exit 2 "^vlab: VLAB_CABLE: stream, socket, hub, not 'bogus'\$" "$VLAB" run "$S"
+VLAB_CABLE=bogus expect_exit 2 "^vlab: VLAB_CABLE: stream, socket, hub, not 'bogus'\$" "$VLAB" check
 check_eq "--version" "vlab 1" "$("$VLAB" --version)"
 "$VLAB" pattern write "$TMPD/p.img" 1048576 64 && "$VLAB" pattern check "$TMPD/p.img" 64
 check_eq "vlab pattern write/check" 0 $?
