@@ -65,6 +65,29 @@ check_match "... both nodes' receive rings" 'a rx posted 300 taken 44; b rx post
 check_match "... and the cable" 'cable: a recv-q 0 send-q 0, b recv-q 0 send-q 0$' "$first"
 check_eq "said once, not again, never of node a (moving)" 1 "$(echo "$out" | tail -n1)"
 
+# A qemu slow to answer is asked again (new connection); WATCH_TRIES failures in a
+# row and it is no longer asked; a success in between starts the count again.
+check_eq "QMP retried after timeouts, given up after WATCH_TRIES in a row" "None None (1, 1, 0, 1, 1) None None None None None None None; connections 8, asked 9" "$(py '
+import types, socket
+made, asked = [0], [0]
+script = iter(["t", "t", "ok"] + ["t"] * 20)
+class Q:
+    def __init__(self, path):
+        made[0] += 1
+        self.sock = socket.socket()
+    def ring(self, nic, queue, scratch):
+        asked[0] += 1
+        if next(script) == "t":
+            raise socket.timeout("timed out")
+        return (1, 1, 0, 1, 1)
+vlab.Qmp = Q
+lab = types.SimpleNamespace(workdir="/nonexistent", nodes=[], s={"nics": 1})
+w = vlab.LinkWatch(lab)
+node = types.SimpleNamespace(index=1, name="b")
+out = [w.rings(node, 0, 1) for _ in range(10)]
+print(" ".join(str(r) for r in out) + "; connections %d, asked %d" % (made[0], asked[0]))
+')"
+
 # The cable's queues as ss(8) shows them: 1000 bytes sent by a, not read by b
 # (a's send-q counts the kernel's buffer for them, not the bytes).
 check_match "cable queues from ss" '^a recv-q 0 send-q [1-9][0-9]*, b recv-q 1000 send-q 0$' \
