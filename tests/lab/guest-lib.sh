@@ -4,6 +4,10 @@
 # stall ended the peer's sinks early) ends with a line instead of being
 # killed silently by the lab's timeout.
 
+# fd 9: the script's own stdout (the node's console, in the test's log), for the
+# lines of a step whose output goes to files.
+exec 9>&1
+
 # listening [SECS]: until a sink listens on $VLAB_PEER port 18515, at most
 # SECS (60) by the clock; 1 after a line saying none did.
 listening() {
@@ -62,26 +66,33 @@ round_done() {
 # Soft-RoCE state (rdma_state), kill it and return 124. A thread in D state is
 # stuck in the kernel: the test fails (no retry).
 bounded() {
-	local secs=$1 step=$2 pid end state t
+	local secs=$1 step=$2 pid end
 	shift 2
-	"$@" &
+	"$@" 9>&- &
 	pid=$!
 	end=$(($(date +%s) + secs))
 	while running $pid && [ "$(date +%s)" -lt "$end" ]; do
 		sleep 0.1
 	done
 	if running $pid; then
-		state=$(for t in /proc/$pid/task/*; do
-			printf '%s:%s ' "$(awk '{print $3}' "$t/stat" 2>/dev/null)" "$(cat "$t/wchan" 2>/dev/null)"
-		done)
-		echo "node $VLAB_NODE: $step: still running after $secs s; threads (state:wchan): $state"
-		case $state in
-		*D:*) echo "node $VLAB_NODE: $step: a thread is stuck in the kernel (Soft-RoCE stall)" ;;
-		esac
-		rdma_state "$step"
+		bounded_report "$pid" "$secs" "$step" >&9 2>&9
 		kill -9 $pid 2>/dev/null
 		wait $pid 2>/dev/null
 		return 124
 	fi
 	wait $pid
+}
+
+# bounded_report PID SECS STEP: where a step past its bound waits, and this node's
+# Soft-RoCE state.
+bounded_report() {
+	local pid=$1 secs=$2 step=$3 state t
+	state=$(for t in /proc/$pid/task/*; do
+		printf '%s:%s ' "$(awk '{print $3}' "$t/stat" 2>/dev/null)" "$(cat "$t/wchan" 2>/dev/null)"
+	done)
+	echo "node $VLAB_NODE: $step: still running after $secs s; threads (state:wchan): $state"
+	case $state in
+	*D:*) echo "node $VLAB_NODE: $step: a thread is stuck in the kernel (Soft-RoCE stall)" ;;
+	esac
+	rdma_state "$step"
 }

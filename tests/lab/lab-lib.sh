@@ -20,11 +20,14 @@ fail() {
 
 note() { echo "# $*"; }
 
-# Skip only where the lab cannot exist: no qemu or no kernel image.
-if ! why=$("$VLAB" check); then
-	echo "$why"
-	exit 77
-fi
+# Skip only where the lab cannot exist: no qemu or no kernel image (vlab check
+# exits 77); a lab that is broken (125) or misconfigured (2, e.g. $VLAB_CABLE) fails.
+why=$("$VLAB" check 2>&1)
+case $? in
+0) ;;
+77) echo "$why"; exit 77 ;;
+*) fail "$why" ;;
+esac
 echo "# $why"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/vlab-test.XXXXXX") || fail "mktemp"

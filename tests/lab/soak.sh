@@ -18,7 +18,7 @@ case $rounds in '' | *[!0-9]* | 0) fail "NBW_SOAK_ROUNDS: a positive integer" ;;
 case $mode in one-way | bidir) ;; *) fail "NBW_SOAK_MODE: one-way or bidir, not '$mode'" ;; esac
 # Node b's script takes no arguments from vlab: a two-line one gives it the count.
 printf '#!/bin/bash\nexec bash "$VLAB_SRCDIR/tests/lab/soak_b.sh" %d %s\n' "$rounds" "$mode" >"$WORK/soak_b"
-run_lab --nodes 2 --drives 1 --drive-size 64M --timeout $((60 + rounds * 45)) \
+run_lab --nodes 2 --drives 1 --drive-size 64M --timeout $((60 + rounds * 80)) \
 	--on-b "$WORK/soak_b" "$srcdir/tests/lab/soak_a.sh" "$rounds" "$mode"
 A=$WORK/a/out B=$WORK/b/out
 for n in a b; do

@@ -8,7 +8,7 @@ set -- $VLAB_DRIVES
 for r in $(seq "$rounds"); do
 	t=$(date +%s.%N)
 	if [ "$mode" = bidir ]; then
-		bounded 60 "bidir $r" nvme_write_bw_remote --bidir --dram 64M --disks "$1" -q 1 \
+		bounded 75 "bidir $r" nvme_write_bw_remote --bidir --dram 64M --disks "$1" -q 1 \
 			--warmup 1 -D 4 --timeout 20 --wait 40 --verify full --json "$VLAB_PEER" \
 			>"$VLAB_OUT/bidir.$r.json" 2>"$VLAB_OUT/bidir.$r.err"
 		round_done $r $? "$t" bidir "$VLAB_OUT/bidir.$r.err"
