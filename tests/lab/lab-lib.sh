@@ -36,9 +36,11 @@ trap 'rm -rf "$WORK"' EXIT
 # No retry: a lab test that stalls fails. The stalls of earlier rounds were
 # late ACKs under a starved CPU (the requester resent WRITEs whose ACKs were
 # merely late, and gave up after its retries); the guests now run with a
-# longer ACK timeout (NBW_QP_TIMEOUT=20 in scripts/vlab.d/guest.sh). A rarer
-# one remains with the 6.1 guest kernel (README.md, "Soft-RoCE stalls"): a step
-# that hangs prints its node's Soft-RoCE state (bounded() in guest-lib.sh).
+# longer ACK timeout (NBW_QP_TIMEOUT=20 in scripts/vlab.d/guest.sh). The rarer
+# one after that was qemu 7.2 dropping a one-vCPU guest's memory barriers (a virtio
+# ring missed a kick; README.md, "Soft-RoCE stalls"), fixed in scripts/vlab
+# (smp_arg). A step that hangs prints its node's Soft-RoCE state (bounded() in
+# guest-lib.sh), and vlab's link watch says which ring stopped.
 #
 # One lab at a time: each boots two or three guests on a 2-core host, and two
 # labs side by side starve each other's guests into timing failures. The other
