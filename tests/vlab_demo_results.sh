@@ -16,7 +16,7 @@ printf '{"tool":"nvme_read_bw"}\n' >"$R/b/read.json"
 
 # save WORKDIR STAMP: the directory save_demo() made under $TMPD/host, or "None".
 save() {
-	"$PYTHON3" - "$VLAB" "$1" "$TMPD/host" "$2" <<'PY'
+	PYTHONDONTWRITEBYTECODE=1 "$PYTHON3" - "$VLAB" "$1" "$TMPD/host" "$2" <<'PY'
 import importlib.machinery, importlib.util, sys
 loader = importlib.machinery.SourceFileLoader("vlab", sys.argv[1])
 spec = importlib.util.spec_from_loader("vlab", loader)

@@ -12,7 +12,7 @@ VLAB=$abs_top_srcdir/scripts/vlab
 
 # py CODE...: run CODE with scripts/vlab loaded as module `vlab`; its output.
 py() {
-	"$PYTHON3" - "$VLAB" "$@" <<'PY' 2>&1
+	PYTHONDONTWRITEBYTECODE=1 "$PYTHON3" - "$VLAB" "$@" <<'PY' 2>&1
 import importlib.machinery, importlib.util, sys
 loader = importlib.machinery.SourceFileLoader("vlab", sys.argv[1])
 spec = importlib.util.spec_from_loader("vlab", loader)
