@@ -15,6 +15,19 @@ FIXTURES="$abs_top_srcdir/tests/fixtures"
 T_FAILS=0
 T_CHECKS=0
 
+# vlab_py CODE [ARG...]: run the Python CODE with scripts/vlab loaded as the module
+# `vlab` (its ARGs are sys.argv[3:]); no bytecode is written into the source tree.
+vlab_py() {
+	PYTHONDONTWRITEBYTECODE=1 "$PYTHON3" - "$abs_top_srcdir/scripts/vlab" "$@" <<'PY'
+import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("vlab", sys.argv[1])
+spec = importlib.util.spec_from_loader("vlab", loader)
+vlab = importlib.util.module_from_spec(spec)
+loader.exec_module(vlab)
+exec(sys.argv[2])
+PY
+}
+
 # A private scratch directory, removed on exit.
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/nbwtest.XXXXXX")
 t_cleanup_hooks=()

@@ -8,16 +8,14 @@
 # one mfence, and the barrier ops qemu's translator emits for it (-d op).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
-VLAB=$abs_top_srcdir/scripts/vlab
 
 # smp [ENV...]: vlab's -smp for a one-vCPU and a two-vCPU node.
-smp() {
-	env "$@" "$PYTHON3" -c 'import sys; from importlib.machinery import SourceFileLoader as L
-m = L("vlab", sys.argv[1]).load_module()
-print(m.smp_arg(1), m.smp_arg(2))' "$VLAB"
-}
-check_eq "-smp of one and two vCPUs" "1,maxcpus=2 2" "$(PYTHONDONTWRITEBYTECODE=1 smp)"
-check_eq "... with VLAB_SPARE_CPU=0 (to compare)" "1 2" "$(PYTHONDONTWRITEBYTECODE=1 smp VLAB_SPARE_CPU=0)"
+smp() { (
+	[ $# = 0 ] || export "$@"
+	vlab_py 'print(vlab.smp_arg(1), vlab.smp_arg(2))'
+); }
+check_eq "-smp of one and two vCPUs" "1,maxcpus=2 2" "$(smp)"
+check_eq "... with VLAB_SPARE_CPU=0 (to compare)" "1 2" "$(smp VLAB_SPARE_CPU=0)"
 
 QEMU=${VLAB_QEMU:-qemu-system-x86_64}
 command -v "$QEMU" >/dev/null 2>&1 || { echo "# no $QEMU: the translation is not checked"; finish; exit; }
@@ -45,7 +43,7 @@ barriers() {
 	grep -q mfence "$log" 2>/dev/null || { echo "the boot sector did not run"; return; }
 	grep -c '^ *mb ' "$log"
 }
-lab=$(PYTHONDONTWRITEBYTECODE=1 smp | cut -d' ' -f1)
+lab=$(smp | cut -d' ' -f1)
 check_eq "a one-vCPU lab node (-smp $lab): its mfence is a barrier" 1 "$(barriers "$lab")"
 check_eq "a two-vCPU lab node (-smp 2): its mfence is a barrier" 1 "$(barriers 2)"
 # What the spare works around, for the log: 0 on qemu 7.2, 1 from qemu 8.1 on.

@@ -16,14 +16,7 @@ printf '{"tool":"nvme_read_bw"}\n' >"$R/b/read.json"
 
 # save WORKDIR STAMP: the directory save_demo() made under $TMPD/host, or "None".
 save() {
-	PYTHONDONTWRITEBYTECODE=1 "$PYTHON3" - "$VLAB" "$1" "$TMPD/host" "$2" <<'PY'
-import importlib.machinery, importlib.util, sys
-loader = importlib.machinery.SourceFileLoader("vlab", sys.argv[1])
-spec = importlib.util.spec_from_loader("vlab", loader)
-vlab = importlib.util.module_from_spec(spec)
-loader.exec_module(vlab)
-print(vlab.save_demo(sys.argv[2], sys.argv[3], sys.argv[4]))
-PY
+	vlab_py 'print(vlab.save_demo(sys.argv[3], sys.argv[4], sys.argv[5]))' "$1" "$TMPD/host" "$2"
 }
 
 d1=$(save "$W" 20260101-120000)

@@ -41,11 +41,7 @@ check_eq "--version" "vlab 1" "$("$VLAB" --version)"
 "$VLAB" pattern write "$TMPD/p.img" 1048576 64 && "$VLAB" pattern check "$TMPD/p.img" 64
 check_eq "vlab pattern write/check" 0 $?
 # The lab's default kernel: the newest 6.1 by version (not by spelling), else the newest.
-pick() {
-	PYTHONDONTWRITEBYTECODE=1 python3 -c 'import sys; from importlib.machinery import SourceFileLoader as L
-m = L("vlab", sys.argv[1]).load_module()
-print(m.pick_kernel(sys.argv[2:]))' "$VLAB" "$@"
-}
+pick() { vlab_py 'print(vlab.pick_kernel(sys.argv[3:]))' "$@"; }
 check_eq "kernel: the newest 6.1" 6.1.0-57-amd64 "$(pick 6.12.117+deb12-amd64 6.1.0-9-amd64 6.1.0-57-amd64 5.10.0-30-amd64)"
 check_eq "kernel: without a 6.1, the newest by version" 6.12.117+deb12-amd64 "$(pick 6.9.0-1-amd64 6.12.117+deb12-amd64 5.10.0-30-amd64)"
 check_eq "kernel: none" None "$(pick)"

@@ -8,19 +8,8 @@
 # up is not read.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
-VLAB=$abs_top_srcdir/scripts/vlab
 
-# py CODE...: run CODE with scripts/vlab loaded as module `vlab`; its output.
-py() {
-	PYTHONDONTWRITEBYTECODE=1 "$PYTHON3" - "$VLAB" "$@" <<'PY' 2>&1
-import importlib.machinery, importlib.util, sys
-loader = importlib.machinery.SourceFileLoader("vlab", sys.argv[1])
-spec = importlib.util.spec_from_loader("vlab", loader)
-vlab = importlib.util.module_from_spec(spec)
-loader.exec_module(vlab)
-exec(sys.argv[2])
-PY
-}
+py() { vlab_py "$@" 2>&1; }
 
 # ring_stuck(prev, cur): (posted, taken, in use, used, signalled)
 check_eq "no earlier look: not stuck" False "$(py 'print(vlab.ring_stuck(None, (9, 5, 0, 5, 5)))')"

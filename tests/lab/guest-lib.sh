@@ -54,11 +54,18 @@ kernel_lines() {
 		tail -n 40 >"$1"
 }
 
+# failed_state RC STEP: after a bounded step that exited RC, this node's Soft-RoCE
+# state if it failed; not after 0, nor after 124 (bounded printed it already).
+failed_state() {
+	[ "$1" = 0 ] || [ "$1" = 124 ] || rdma_state "$2 exit $1"
+}
+
 # round_done R RC T0 WHO ERR: "round R exit RC SECS s" into $VLAB_OUT/rounds.txt; on a
 # failure WHO's stderr (ERR) and this node's Soft-RoCE state.
 round_done() {
 	echo "round $1 exit $2 $(echo "$(date +%s.%N) - $3" | bc | cut -c1-5) s" >>"$VLAB_OUT/rounds.txt"
-	[ "$2" = 0 ] || { sed "s/^/$4 $1: /" "$5"; rdma_state "$4 $1"; }
+	[ "$2" = 0 ] || sed "s/^/$4 $1: /" "$5"
+	failed_state "$2" "$4 $1"
 }
 
 # bounded SECS STEP CMD...: run CMD; past SECS by the clock (beyond its own

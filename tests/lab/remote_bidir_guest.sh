@@ -11,12 +11,12 @@ bounded 80 "bidir" nvme_write_bw_remote --bidir --dram 64M --disks "$1" -q 1 --w
 	--timeout 20 --wait 30 --verify full --json "$VLAB_PEER" >"$VLAB_OUT/bidir.json" 2>"$VLAB_OUT/bidir.err"
 rc=$?
 echo $rc >"$VLAB_OUT/bidir.rc"
-[ $rc = 0 ] || [ $rc = 124 ] || rdma_state "bidir exit $rc"
+failed_state $rc bidir
 # And the text report, short, to see both directions and the sum in the log.
 sleep 2
 bounded 80 "bidir text" nvme_write_bw_remote --bidir --dram 64M --disks "$1" -q 1 --warmup 1 -D 3 \
 	--timeout 20 --wait 30 "$VLAB_PEER" >"$VLAB_OUT/bidir.txt" 2>&1
 rc=$?
 echo $rc >"$VLAB_OUT/bidir.txt.rc"
-[ $rc = 0 ] || [ $rc = 124 ] || rdma_state "bidir text exit $rc"
+failed_state $rc "bidir text"
 exit 0

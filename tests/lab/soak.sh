@@ -34,6 +34,7 @@ if [ "${done_a:-0}" != "$rounds" ] || [ "${done_b:-0}" != "$rounds" ]; then
 fi
 bad=$(grep -v ' exit 0 ' "$A/rounds.txt" "$B/rounds.txt")
 [ -z "$bad" ] || fail "runs that failed: $bad"
-grep -qE 'soft lockup|hung task|blocked for more|Oops|BUG:|Kernel panic|double fault|NETDEV WATCHDOG|TX timeout' "$WORK"/[ab]/out/kernel.txt 2>/dev/null &&
-	fail "kernel trouble: $(grep -hE 'soft lockup|hung task|blocked for more|Oops|BUG:|Kernel panic|double fault|NETDEV WATCHDOG|TX timeout' "$WORK"/[ab]/out/kernel.txt | head -5)"
+trouble=$(grep -hE 'soft lockup|hung task|blocked for more|Oops|BUG:|Kernel panic|double fault|NETDEV WATCHDOG|TX timeout' \
+	"$WORK"/[ab]/out/kernel.txt 2>/dev/null | head -5)
+[ -z "$trouble" ] || fail "kernel trouble: $trouble"
 echo "soak: $rounds $mode rounds clean; $("$VLAB" check)"
