@@ -35,6 +35,7 @@ for opt in --nodes --nics --nic-link --on-b --on-c --on-d --boot-timeout; do
 done
 check_match "--help names \$VLAB_CPU and its default" 'VLAB_CPU the guests. CPU model \(default max\)' "$(echo $help)"
 check_match "--help names \$VLAB_CABLE" 'VLAB_CABLE: stream, the default' "$(echo $help)"
+check_match "--help names \$VLAB_SPARE_CPU" 'VLAB_SPARE_CPU=0 drops the spare' "$(echo $help)"
 VLAB_CABLE=bogus expect_exit 2 "^vlab: VLAB_CABLE: stream, socket, hub, not 'bogus'\$" "$VLAB" run "$S"
 VLAB_CABLE=bogus expect_exit 2 "^vlab: VLAB_CABLE: stream, socket, hub, not 'bogus'\$" "$VLAB" check
 check_eq "--version" "vlab 1" "$("$VLAB" --version)"
