@@ -133,5 +133,6 @@ echo $? >"$O/noport.sink.rc"
 timeout 30 $B -d "$VLAB_RDMA_DEV" --source mem "$VLAB_ADDR" 2>"$O/noport.src.err"
 echo $? >"$O/noport.src.rc"
 ip link set dev "$VLAB_NETDEV" up
-pgrep -x $B >"$O/leftover" || true
+# (pgrep -x would never match: a process name is cut to 15 characters)
+pgrep -af "(^|/)$B( |\$)" >"$O/leftover" || true
 exit 0
