@@ -11,7 +11,7 @@
 [ -x "$NVME_READ_BW" ] || skip "nvme_read_bw is not built"
 make_fakes
 export PATH=$TMPD/bin:$PATH TOOL_DIR=$TMPD/tools RESULTS_DIR=$TMPD/results
-export DURATION=1 WARMUP=0 THREADS=1 CHUNK=64K
+export DURATION=0.3 WARMUP=0 THREADS=1 CHUNK=64K
 unset SINK_NODE SRC_NODE NODES LAUNCHER LAUNCHER_QUOTE SINK_DISKS SRC_DISKS RDMA_DEV DRAM VERIFY \
 	READ_ARGS SINK_ARGS SRC_ARGS RUN_NAME CMD_TIMEOUT SINK_ADDR PORT
 
@@ -277,7 +277,7 @@ check_eq "ladder: --baseline on each node, its drives" "['l0 alone', 'l1 alone',
 check_eq "ladder: the probe ran with --json" --json "$(cat "$TMPD/fake/argv.probe.$(hostname)")"
 # The fabric pair ran before the aggregate pair; the fake keeps the last argv per role:
 # aggregate's. Check the fabric's argv in the logs of run_bench.sh.
-check_match "fabric sink: RDMA only, same -p -s -t -d" 'fabric: sink on n1: .*nvme_write_bw_remote -p 18515 -s 64K --warmup 0 -D 1 --timeout 1 -d rxe0:1 --tx-depth 8 --no-local --wait 60 --json' "$(cat "$TMPD/err")"
+check_match "fabric sink: RDMA only, same -p -s -t -d" 'fabric: sink on n1: .*nvme_write_bw_remote -p 18515 -s 64K --warmup 0 -D 0.3 --timeout 1 -d rxe0:1 --tx-depth 8 --no-local --wait 60 --json' "$(cat "$TMPD/err")"
 check_match "fabric source: from memory, THREADS x source drives QPs" 'fabric: source on n2 \(try 1\): .*--source mem -q 4 --json 10\.0\.0\.1' "$(cat "$TMPD/err")"
 check_match "aggregate: the same -t" '^--tx-depth$' "$(cat "$TMPD/fake/argv.source")"
 check_eq "ladder.json: rungs of n1" "link|drive l0|fabric (mem)|end to end" \

@@ -5,7 +5,7 @@
 set -u
 B=nvme_write_bw_remote
 O=$VLAB_OUT
-W="--warmup 1 -D 6 -s 1M --depth 4 --timeout 5"
+W="--warmup 1 -D 3 -s 1M --depth 4 --timeout 5"
 set -- $VLAB_DRIVES
 d0=$1 d1=$2
 
@@ -13,6 +13,15 @@ d0=$1 d1=$2
 wait_listen() {
 	for _ in $(seq 300); do
 		ss -Hltn 'sport = :18515' 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+	done
+}
+
+# Wait (at most 30 s) until FILE holds a live line (--interval's, "[..."): the
+# session is past its start and in its warm-up or window.
+wait_live() {
+	for _ in $(seq 300); do
+		grep -q '^\[' "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
 }
@@ -43,7 +52,7 @@ run uring --dram 64M --no-local $W --verify full --json -- --disks "$d1" -q 2 --
 run sizes --dram 64M --no-local -a --warmup 0.5 -D 1 --depth 4 --timeout 5 --json -- \
 	--source mem -q 2 -a --warmup 0.5 -D 1 --depth 4 --timeout 5 --json "$VLAB_ADDR"
 # 1c2. small blocks: -s 4K from a drive, the source timing each WRITE (--latency).
-S="--warmup 1 -D 4 --depth 4 --timeout 5 --json"
+S="--warmup 1 -D 2 --depth 4 --timeout 5 --json"
 run small --dram 64M --no-local -s 4K $S -- --disks "$d1" -q 2 -s 4K $S --latency "$VLAB_ADDR"
 # 1d. -R with --sources 2: two sources into one sink, every RDMA connection
 # through the sink's one rdma_cm listener, each session taking its own.
@@ -62,11 +71,11 @@ echo "fanr: sink $(cat "$O/fanr.sink.rc") sources $(cat "$O/fanr.src1.rc") $(cat
 run corrupt --dram 64M --no-local $W -- --source mem --corrupt-canary $W "$VLAB_ADDR"
 # 3. parameter mismatch: the source is told why and exits 1; the sink logs it
 # and keeps waiting (a mismatch never ends its run) until --wait.
-run mismatch --dram 64M --no-local $W --wait 8 -- --source mem $W --depth 8 "$VLAB_ADDR"
+run mismatch --dram 64M --no-local $W --wait 5 -- --source mem $W --depth 8 "$VLAB_ADDR"
 # 4. a stranger speaks first (dropped, logged), then a real source.
 $B --dram 64M --no-local $W --json >"$O/stranger.sink.out" 2>"$O/stranger.sink.err" &
 sp=$!
-sleep 3
+wait_listen
 printf 'GET / HTTP/1.0\r\n\r\n' | timeout 5 nc -q 1 "$VLAB_ADDR" 18515 >/dev/null 2>&1 ||
 	timeout 5 bash -c "exec 3<>/dev/tcp/$VLAB_ADDR/18515; printf 'GET / HTTP/1.0\r\n\r\n' >&3; sleep 1"
 timeout 90 $B --source mem $W "$VLAB_ADDR" >"$O/stranger.src.out" 2>"$O/stranger.src.err"
@@ -77,9 +86,10 @@ echo $? >"$O/stranger.sink.rc"
 $B --dram 64M --no-local --warmup 1 -D 30 --timeout 5 >"$O/kill.sink.out" 2>"$O/kill.sink.err" &
 sp=$!
 wait_listen
-$B --source mem --warmup 1 -D 30 --timeout 5 "$VLAB_ADDR" >/dev/null 2>&1 &
+$B --source mem --warmup 1 -D 30 --timeout 5 --interval 0.5 "$VLAB_ADDR" >"$O/kill.src.out" 2>&1 &
 cp=$!
-sleep 12
+wait_live "$O/kill.src.out"
+sleep 2
 kill -9 $cp
 t0=$(date +%s)
 wait $sp
@@ -90,9 +100,10 @@ echo $(($(date +%s) - t0)) >"$O/kill.sink.secs"
 $B --dram 64M --no-local --warmup 1 -D 30 --timeout 3 --json >"$O/stop.sink.out" 2>"$O/stop.sink.err" &
 sp=$!
 wait_listen
-$B --source mem --warmup 1 -D 30 --timeout 3 "$VLAB_ADDR" >/dev/null 2>&1 &
+$B --source mem --warmup 1 -D 30 --timeout 3 --interval 0.5 "$VLAB_ADDR" >"$O/stop.src.out" 2>&1 &
 cp=$!
-sleep 8
+wait_live "$O/stop.src.out"
+sleep 2
 kill -STOP $cp
 t0=$(date +%s.%N)
 wait $sp
@@ -106,7 +117,7 @@ $B -d nosuch0 --dram 64M --no-local 2>"$O/baddev.err"
 echo $? >"$O/baddev.rc"
 $B --dram 64M --no-local --wait 20 >/dev/null 2>&1 &
 sp=$!
-sleep 3
+wait_listen
 timeout 30 $B --dram 64M --no-local 2>"$O/inuse.err"
 echo $? >"$O/inuse.rc"
 kill $sp; wait $sp 2>/dev/null
