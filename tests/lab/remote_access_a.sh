@@ -4,6 +4,7 @@
 # outside --allow). Then Ctrl-C/SIGTERM during the waits, and a DRAM buffer
 # that cannot be locked.
 set -u
+. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
 O=$VLAB_OUT
 umask 077
 printf 'lab-access-key-0123456789abcdef\n' >/tmp/key
@@ -19,6 +20,8 @@ sleep 2
 python3 "$VLAB_SRCDIR/tests/lab/stranger.py" "$VLAB_ADDR" 18515 hello-first >"$O/outside.json" 2>&1
 wait $sp
 echo $? >"$O/sink.rc"
+# A failed run: this node's Soft-RoCE state (counters, link) on the test's log.
+failed_state "$(cat "$O/sink.rc")" "sink"
 
 # 2. Signals end every wait at once (the exit in under 2.5 s, see remote_access.sh): waiting for a source, and with an
 # idle client holding a handshake open.

@@ -5,6 +5,7 @@
 # once; then our source without a key and with another key; then, while the
 # silent one still holds its connection, the real source with the right key.
 set -u
+. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
 O=$VLAB_OUT
 umask 077
 printf 'lab-access-key-0123456789abcdef\n' >/tmp/key
@@ -45,5 +46,6 @@ timeout 120 nvme_write_bw_remote --disks "$1" -q 1 --warmup 1 -D 6 -s 1M --depth
 	--psk-file /tmp/key --json "$VLAB_PEER" >"$O/src.json" 2>"$O/src.err"
 echo $? >"$O/src.rc"
 echo "$(date +%s.%N) - $t0" | bc >"$O/src.secs"
+failed_state "$(cat "$O/src.rc")" "source"
 wait "${pids[@]}"
 exit 0
