@@ -9,22 +9,18 @@ W="--warmup 1 -D 3 -s 1M --depth 4 --timeout 5"
 set -- $VLAB_DRIVES
 d0=$1 d1=$2
 
-# Wait (at most 30 s) until a sink listens on the control port, without connecting.
-wait_listen() {
+# wait_until CMD...: until CMD succeeds, at most 30 s.
+wait_until() {
 	for _ in $(seq 300); do
-		ss -Hltn 'sport = :18515' 2>/dev/null | grep -q . && return 0
+		"$@" 2>/dev/null && return 0
 		sleep 0.1
 	done
 }
-
-# Wait (at most 30 s) until FILE holds a live line (--interval's, "[..."): the
-# session is past its start and in its warm-up or window.
-wait_live() {
-	for _ in $(seq 300); do
-		grep -q '^\[' "$1" 2>/dev/null && return 0
-		sleep 0.1
-	done
-}
+# A sink listens on the control port (seen without connecting).
+listening() { ss -Hltn 'sport = :18515' | grep -q .; }
+wait_listen() { wait_until listening; }
+# FILE holds a live line (--interval's, "[..."): the session is in its window.
+wait_live() { wait_until grep -q '^\[' "$1"; }
 
 # run NAME SINK-ARGS... -- SOURCE-ARGS...: both sides, exit codes in NAME.{sink,src}.rc
 run() {
