@@ -1,5 +1,5 @@
 #!/bin/bash
-# Node a of remote_access.sh: the sink, with a pre-shared key and --allow for
+# Node a of remote_pair.sh's part access: the sink, with a pre-shared key and --allow for
 # node b only, while strangers knock (from node b, and one from node a itself,
 # outside --allow). Then Ctrl-C/SIGTERM during the waits, and a DRAM buffer
 # that cannot be locked.
@@ -23,7 +23,7 @@ echo $? >"$O/sink.rc"
 # A failed run: this node's Soft-RoCE state (counters, link) on the test's log.
 failed_state "$(cat "$O/sink.rc")" "sink"
 
-# 2. Signals end every wait at once (the exit in under 2.5 s, see remote_access.sh): waiting for a source, and with an
+# 2. Signals end every wait at once (the exit in under 2.5 s, see remote_access-check.sh): waiting for a source, and with an
 # idle client holding a handshake open.
 for sig in INT TERM; do
 	$B --dram 64M --no-local $W --wait 0 2>"$O/sig$sig.err" &

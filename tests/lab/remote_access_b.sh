@@ -1,5 +1,5 @@
 #!/bin/bash
-# Node b of remote_access.sh: a silent stranger early (dropped by the sink's
+# Node b of remote_pair.sh's part access: a silent stranger early (dropped by the sink's
 # handshake deadline), then strangers (silent, garbage, a HELLO
 # without the key exchange, a mismatched one, no key, a wrong key), all at
 # once; then our source without a key and with another key; then, while the

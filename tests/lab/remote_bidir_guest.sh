@@ -1,9 +1,9 @@
 #!/bin/bash
-# Both nodes of remote_bidir.sh run this: --bidir with the other node as PEER,
+# Both nodes of remote_pair.sh's part bidir run this: --bidir with the other node as PEER,
 # each a sink (64M of DRAM, no drives of its own) and a source (its first
 # drive), fully verified. Outputs in $VLAB_OUT/bidir.{json,err,rc}. Each run is
-# bounded by the clock (80 s: --wait 30, the run, its --timeout bounds; two runs
-# fit the lab's 200 s); one that fails or hangs prints this node's Soft-RoCE state.
+# bounded by the clock (80 s: --wait 30, the run, its --timeout bounds);
+# one that fails or hangs prints this node's Soft-RoCE state.
 set -u
 . "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
 set -- $VLAB_DRIVES

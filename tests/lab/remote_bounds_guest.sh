@@ -1,5 +1,5 @@
 #!/bin/bash
-# Both nodes of remote_bounds.sh (node a: the sinks, node b: the sources), one
+# Both nodes of remote_pair.sh's part bounds (node a: the sinks, node b: the sources), one
 # scenario after the other, each on a port of its own so that a frozen sink's
 # listening socket never answers the next scenario's source:
 #   frozen-sink   the sink is stopped (SIGSTOP) in the window, continued 25 s later

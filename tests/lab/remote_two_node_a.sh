@@ -1,5 +1,5 @@
 #!/bin/bash
-# Node a of remote_two_node.sh: the sink, reading its first drive locally.
+# Node a of remote_pair.sh's part two_node: the sink, reading its first drive locally.
 # 1. a verified run; 1b. a source 3 s late (the total may not be added); 2. (netdown) a long window during which node b takes its
 # NIC down: the sink must see the silence within --timeout.
 set -u

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Node b of remote_two_node.sh: the source, reading its first drive into node a.
+# Node b of remote_pair.sh's part two_node: the source, reading its first drive into node a.
 # 1. a verified run; 1b. a source 3 s late; 2. (netdown) once the window runs
 # (the first live line), take this node's NIC down: the source must fail
 # within its bound (-u 16: its retries, 268 ms each, find the lost network

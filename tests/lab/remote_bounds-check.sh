@@ -1,22 +1,17 @@
-#!/bin/bash
-# Lab test of the run's budget (issue 20): a peer frozen (SIGSTOP) in the
+# Part "bounds" of remote_pair.sh, the run's budget (issue 20): a peer frozen (SIGSTOP) in the
 # window, the sink's link taken down in the window, and a teardown step that
 # hangs (NBW_TEST_STALL_PHASE): each side exits 1 within its budget + 5 s
 # with a line saying why; a hung teardown is named by the watchdog ("stuck in
 # teardown: destroying QP N of rxe0") and ends within the teardown's own bound.
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
-
-G=$srcdir/tests/lab/remote_bounds_guest.sh
-run_lab --nodes 2 --drives 1 --drive-size 64M --timeout 420 --on-b "$G" "$G"
-[ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
-assert_no_qemu
-read -r _ src_budget _ sink_budget <"$WORK/a/out/budget"
+# Sourced by remote_pair.sh in a subshell: A and B are nodes a's and b's outputs of
+# this part (remote_bounds_guest.sh on both); fail ends the part.
+read -r _ src_budget _ sink_budget <"$A/budget"
 
 # check NODE SCENARIO BUDGET PATTERN: exit 1, within BUDGET + 5 s, its last line
 # matching PATTERN.
 check() {
-	local O=$WORK/$1/out s=$2 rc secs last
+	local O=$A s=$2 rc secs last
+	[ "$1" = b ] && O=$B
 	rc=$(cat "$O/$s.rc") secs=$(cat "$O/$s.secs")
 	last=$(grep "^nvme_write_bw_remote: " "$O/$s.err" | tail -n 1)
 	note "$s, node $1: exit $rc after $secs s (budget $3 s): $last"
@@ -34,4 +29,3 @@ check b link-down "$src_budget" "in flight|sink|stuck in"
 check a link-down "$sink_budget" "silent|source"
 check b teardown "$src_budget" "stuck in teardown: destroying QP [0-9]+ of rxe0"
 check a teardown "$sink_budget" "stuck in teardown: destroying QP [0-9]+ of rxe0"
-echo "PASS: $test_name"

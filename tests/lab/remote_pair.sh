@@ -1,0 +1,45 @@
+#!/bin/bash
+# Lab test of nvme_write_bw_remote between two nodes: one lab boot, four parts
+# one after the other (remote_pair_guest.sh), each checked by its own file:
+#   access    strangers at the sink's door (remote_access-check.sh)
+#   bidir     --bidir on both nodes (remote_bidir-check.sh)
+#   two_node  sink on a, source on b, a late source, the network gone
+#             (remote_two_node-check.sh)
+#   bounds    the run's budget: a frozen peer, a link down, a hung teardown
+#             (remote_bounds-check.sh)
+# Every part is checked even when one before it failed; the test fails naming
+# the parts that did. $NBW_PAIR_PARTS runs some of them, in its order (to look
+# at one part without the others). The drives are unchanged at the end.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lab-lib.sh"
+
+ALL="access bidir two_node bounds"
+parts=${NBW_PAIR_PARTS:-$ALL}
+for p in $parts; do
+	case " $ALL " in
+	*" $p "*) ;;
+	*) fail "NBW_PAIR_PARTS: no part '$p' (the parts: $ALL)" ;;
+	esac
+done
+[ -n "${parts// /}" ] || fail "NBW_PAIR_PARTS: no part named (the parts: $ALL)"
+
+G=$srcdir/tests/lab/remote_pair_guest.sh
+# The parts took 35, 15, 40 and 85 s in a quiet lab; each step inside is bounded.
+run_lab --nodes 2 --drives 1 --drive-size 64M --timeout 600 --on-b "$G" "$G" $parts
+[ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
+assert_no_qemu
+
+failed=
+for p in $parts; do
+	A=$WORK/a/out/$p B=$WORK/b/out/$p
+	note "part $p: node scripts exit $(cat "$A/script.rc" 2>&1) (a), $(cat "$B/script.rc" 2>&1) (b)"
+	if (test_name=$test_name/$p && . "$srcdir/tests/lab/remote_$p-check.sh"); then
+		note "part $p: checks passed"
+	else
+		failed="$failed $p"
+	fi
+done
+assert_images_unchanged a
+assert_images_unchanged b
+[ -z "$failed" ] || fail "parts that failed:$failed"
+echo "PASS: $test_name"
