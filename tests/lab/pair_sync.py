@@ -17,6 +17,20 @@ import time
 MAX_NAME = 64
 
 
+def read_line(conn):
+    """One line of at most MAX_NAME bytes, without its newline; None if the
+    peer closed first or sent a longer one."""
+    got = b""
+    while not got.endswith(b"\n"):
+        if len(got) > MAX_NAME:
+            return None
+        piece = conn.recv(MAX_NAME + 1 - len(got))
+        if not piece:
+            return None
+        got += piece
+    return got[:-1]
+
+
 def lead(addr, port, secs, name):
     end = time.monotonic() + secs
     with socket.create_server((addr, port)) as srv:
@@ -33,8 +47,8 @@ def lead(addr, port, secs, name):
                 conn.settimeout(max(end - time.monotonic(), 1))
                 try:
                     conn.sendall(name.encode() + b"\n")
-                    # b's answer says it read the name; a lost one is retried.
-                    if conn.recv(MAX_NAME + 1).rstrip(b"\n") == name.encode():
+                    # b's answer says it read the name; without it, b comes again.
+                    if read_line(conn) == name.encode():
                         return
                 except OSError:
                     pass
@@ -46,14 +60,8 @@ def follow(addr, port, secs):
         try:
             with socket.create_connection((addr, port), timeout=2) as conn:
                 conn.settimeout(max(end - time.monotonic(), 1))
-                got = b""
-                while not got.endswith(b"\n") and len(got) <= MAX_NAME:
-                    piece = conn.recv(MAX_NAME + 1)
-                    if not piece:
-                        break
-                    got += piece
-                name = got.rstrip(b"\n")
-                if got.endswith(b"\n") and name and name.isascii() and len(name) <= MAX_NAME:
+                name = read_line(conn)
+                if name and name.isascii():
                     conn.sendall(name + b"\n")
                     print(name.decode())
                     return
