@@ -9,25 +9,25 @@
 # refused and said why. Then SIGINT/SIGTERM end the sink's waits at once (exit in under 2.5 s), and a
 # DRAM buffer that cannot be locked fails at once (before --wait 5 runs out) with a small RSS.
 # Sourced by remote_pair.sh in a subshell: A and B are nodes a's and b's outputs of
-# this part (remote_access_a.sh, remote_access_b.sh); fail ends the part.
+# this part (remote_access_a.sh, remote_access_b.sh); fail ends the part;
+# jq_ FILE EXPR (remote_pair.sh) reads their JSON.
 note "sink log:"; sed 's/^/#   /' "$A/sink.err"
-j() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 
 [ "$(cat "$A/sink.rc")" = 0 ] || fail "sink exit $(cat "$A/sink.rc"): $(cat "$A/sink.err")"
 [ "$(cat "$B/src.rc")" = 0 ] || fail "source exit $(cat "$B/src.rc"): $(cat "$B/src.err")"
-[ "$(j "$A/sink.json" 'd["verify"]')" = pass ] || fail "sink: verify not pass"
-[ "$(j "$B/src.json" 'd["verify"]')" = pass ] || fail "source: verify not pass"
-[ "$(j "$A/sink.json" 'd["params"]["psk"] and d["params"]["listen"] == "10.77.0.1"')" = True ] ||
-	fail "sink header: psk/listen not as set: $(j "$A/sink.json" 'd["params"]')"
+[ "$(jq_ "$A/sink.json" 'd["verify"]')" = pass ] || fail "sink: verify not pass"
+[ "$(jq_ "$B/src.json" 'd["verify"]')" = pass ] || fail "source: verify not pass"
+[ "$(jq_ "$A/sink.json" 'd["params"]["psk"] and d["params"]["listen"] == "10.77.0.1"')" = True ] ||
+	fail "sink header: psk/listen not as set: $(jq_ "$A/sink.json" 'd["params"]')"
 note "real source: PASS in $(cat "$B/src.secs") s while strangers knocked"
 
 for m in silent-early silent garbage hello-first mismatch no-key; do
-	[ "$(j "$B/$m.json" 'd["received"] == 0 and d["closed"]')" = True ] ||
+	[ "$(jq_ "$B/$m.json" 'd["received"] == 0 and d["closed"]')" = True ] ||
 		fail "stranger $m got something or was not closed: $(cat "$B/$m.json")"
 done
-[ "$(j "$B/wrong-key.json" 'd["types"] == [11] and d["received"] == 77 and d["first_mac_zero"] and d["closed"]')" = True ] ||
+[ "$(jq_ "$B/wrong-key.json" 'd["types"] == [11] and d["received"] == 77 and d["first_mac_zero"] and d["closed"]')" = True ] ||
 	fail "stranger wrong-key got more than a nonce: $(cat "$B/wrong-key.json")"
-[ "$(j "$A/outside.json" 'd["received"] == 0 and d["closed"]')" = True ] ||
+[ "$(jq_ "$A/outside.json" 'd["received"] == 0 and d["closed"]')" = True ] ||
 	fail "stranger outside --allow got something: $(cat "$A/outside.json")"
 note "strangers got nothing but a closed connection (wrong key: one AUTH with the sink's nonce)"
 for k in none other; do
@@ -62,6 +62,6 @@ done
 
 # At once: before its --wait 5 for a source (it took 1.65 s once in a TCG guest at load
 # 8-10, process start included); not faulted in first: the peak RSS.
-[ "$(j "$A/memlock.json" 'd["rc"] == 1 and d["secs"] < 4.0 and d["rss_kib"] < 65536 and "cannot lock" in d["err"]')" = True ] ||
+[ "$(jq_ "$A/memlock.json" 'd["rc"] == 1 and d["secs"] < 4.0 and d["rss_kib"] < 65536 and "cannot lock" in d["err"]')" = True ] ||
 	fail "unlockable DRAM: $(cat "$A/memlock.json")"
-note "unlockable 512 MiB: $(j "$A/memlock.json" '"exit %d in %.3f s, peak RSS %d KiB" % (d["rc"], d["secs"], d["rss_kib"])')"
+note "unlockable 512 MiB: $(jq_ "$A/memlock.json" '"exit %d in %.3f s, peak RSS %d KiB" % (d["rc"], d["secs"], d["rss_kib"])')"

@@ -5,8 +5,8 @@
 # JSON has both directions, and their sum is their sum; the drives are
 # unchanged.
 # Sourced by remote_pair.sh in a subshell: A and B are nodes a's and b's outputs of
-# this part (remote_bidir_guest.sh on both); fail ends the part.
-jq_() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+# this part (remote_bidir_guest.sh on both); fail ends the part;
+# jq_ FILE EXPR (remote_pair.sh) reads their JSON.
 for n in a b; do
 	O=$A
 	[ $n = b ] && O=$B

@@ -30,6 +30,8 @@ run_lab --nodes 2 --drives 1 --drive-size 64M --timeout 600 --on-b "$G" "$G" $pa
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
 
+# jq_ FILE EXPR: EXPR on the JSON in FILE (as d), for the part checks.
+jq_() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
 failed=
 for p in $parts; do
 	A=$WORK/a/out/$p B=$WORK/b/out/$p

@@ -9,8 +9,8 @@
 # they measured. In between, a source 3 s late: its window overlaps the sink's
 # about half, and the total is marked not valid, naming it.
 # Sourced by remote_pair.sh in a subshell: A and B are nodes a's and b's outputs of
-# this part (remote_two_node_a.sh, remote_two_node_b.sh); fail ends the part.
-jq_() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+# this part (remote_two_node_a.sh, remote_two_node_b.sh); fail ends the part;
+# jq_ FILE EXPR (remote_pair.sh) reads their JSON.
 [ "$(cat "$A/sink.rc")" = 0 ] || fail "sink exit $(cat "$A/sink.rc"): $(cat "$A/sink.err")"
 [ "$(cat "$B/src.rc")" = 0 ] || fail "source exit $(cat "$B/src.rc"): $(cat "$B/src.err")"
 [ "$(jq_ "$A/sink.json" 'd["verify"]')" = pass ] || fail "sink: verify not pass"
