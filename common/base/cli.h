@@ -214,6 +214,8 @@ void cli_help(const struct cli_spec *spec);
  * The listing the completion and the man-page check read: one line per row
  * --help shows, "--name ARG SHORT CHOICES" (ARG none, required or optional;
  * SHORT -x or -; CHOICES the words of a keyword, comma-separated, or none).
+ * An optional value shown as "[=VALUE]" is optional; one shown as " [LIST]"
+ * may be the next word (the tool takes it), so it is listed as required.
  */
 void cli_list(const struct cli_spec *spec, FILE *out);
 

@@ -156,6 +156,9 @@ void cli_list(const struct cli_spec *spec, FILE *out)
 		if (e->type == CLI_T_LIST)
 			continue;
 		has = e->type == CLI_T_ANSWER || e->type == CLI_T_NOTE ? no_argument : e->o.has_arg;
+		/* "--sweep-threads [LIST]": the value may be the next word, as a required one */
+		if (has == optional_argument && !(e->arg && !strncmp(e->arg, "[=", 2)))
+			has = required_argument;
 		choices(e, words, sizeof(words));
 		fprintf(out, "--%s %s ", e->o.name, args[has]);
 		if (is_letter(e->o.val))
