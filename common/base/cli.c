@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "nbw.h"
@@ -362,6 +363,14 @@ int cli_keyword(const char *what, const char *val, const char *const *words, int
 						     : ", ",
 					words[i]);
 	return nbw_usage_err("unknown %s '%s' (%s)", what, val, list);
+}
+
+bool cli_json_operand(const struct cli_common *cc, const char *arg)
+{
+	size_t n = strlen(arg);
+
+	return cc->json && !cc->json_file &&
+	       ((n > 5 && !strcmp(arg + n - 5, ".json")) || access(arg, F_OK) == 0);
 }
 
 int cli_try_help(void)

@@ -241,6 +241,12 @@ int cli_seconds(const char *what, const char *val, double min, double *out);
 /* One of the NULL-terminated words[]; *out = its index. "unknown <what> '<val>' (a or b)". */
 int cli_keyword(const char *what, const char *val, const char *const *words, int *out);
 
+/*
+ * arg, an operand, looks like the file of a --json given without '=' ("--json
+ * out.json"): --json had no FILE and arg ends in .json or names an existing file.
+ */
+bool cli_json_operand(const struct cli_common *cc, const char *arg);
+
 /* The hint after getopt's own complaint; returns NBW_EXIT_USAGE. */
 int cli_try_help(void);
 
