@@ -143,7 +143,7 @@ static const struct cli_opt opts[] = {
 	FIO("ioengine", OPT_FIO_IOENGINE, "use --engine psync or --engine io_uring (for libaio)"),
 	{ROW("direct", optional_argument, OPT_FIO_DIRECT), .type = CLI_T_NOTE,
 	 .help = "every read is O_DIRECT already"},
-	{ROW("percentile_list", required_argument, OPT_FIO_PERCENTILES), .type = CLI_T_NOTE,
+	{ROW("percentile_list", required_argument, OPT_FIO_PERCENTILES), .arg = "P:P...",
 	 .set = CLI_AT(O, latency),
 	 .help = "taken as --latency: min, p50, p90, p99, p99.9, p99.99 and max are printed"},
 	CLI_END,
@@ -230,6 +230,30 @@ static int curve_option(int c, char *arg, struct options *o)
 	return CLI_NEXT;
 }
 
+/*
+ * fio's --percentile_list P:P... (each above 0, at most 100): checked, then
+ * taken as --latency (its row sets it), whose fixed percentiles are said.
+ */
+static int percentiles_option(const char *arg)
+{
+	const char *p = arg;
+	char *end;
+	double v;
+
+	do {
+		errno = 0;
+		v = strtod(p, &end);
+		if (end == p || errno || !(*end == ':' || !*end) || !isdigit((unsigned char)*p))
+			return cli_bad_value("percentile list", arg, -EINVAL);
+		if (v <= 0 || v > 100)
+			return cli_bad_value("percentile list", arg, -ERANGE);
+		p = end + 1;
+	} while (*end);
+	nbw_err("--percentile_list: taken as --latency: min, p50, p90, p99, p99.9, p99.99 and "
+		"max are printed");
+	return CLI_NEXT;
+}
+
 /* One option the table leaves to the tool: CLI_NEXT or an exit status. */
 static int tool_option(int c, char *arg, void *ctx)
 {
@@ -250,6 +274,8 @@ static int tool_option(int c, char *arg, void *ctx)
 		rc = cli_keyword("pattern", arg, pattern_words, &i);
 		o->random = i == 1;
 		return rc;
+	case OPT_FIO_PERCENTILES:
+		return percentiles_option(arg);
 	}
 	return cli_try_help();
 }

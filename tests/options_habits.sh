@@ -34,6 +34,10 @@ read|--filename /dev/nvme0n1|2|--filename: use --disks LIST
 read|--ioengine=libaio|2|--ioengine: use --engine psync or --engine io_uring
 read|--direct=1 @RUN@|0|--direct: every read is O_DIRECT already
 read|--percentile_list=50:99 @RUN@ --json|0|"p99": [0-9]
+read|--percentile_list 99.9 @RUN@|0|--percentile_list: taken as --latency
+read|--percentile_list=99:abc|2|invalid percentile list '99:abc': malformed
+read|--percentile_list=0|2|invalid percentile list '0': out of range
+read|--percentile_list=50:101|2|invalid percentile list '50:101': out of range
 read|--json out.json|2|unexpected argument 'out.json': --json takes its file with '=' \(--json=out.json\)
 remote|-b|2|--bidir needs a PEER
 remote|--bidirectional -a peer|2|--bidir runs one size: drop -a
