@@ -7,7 +7,6 @@
  * (--project). The arithmetic is pcie_what_if() in common/pci/pcilink.c.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -15,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bays.h"
 #include "nbw.h"
 #include "parse.h"
-#include "probe.h"
-#include "sysfs.h"
+#include "print.h"
 
 /* The port above the device's own link, or NULL. */
 static const struct pcie_fn *slot_port(const struct probe_dev *p)
@@ -73,32 +72,6 @@ const char *bays_slot_label(const struct probe_dev *p, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s", p->bdf[0] ? p->bdf : p->name);
 	return buf;
-}
-
-int bays_active_ports(const char *ibdir)
-{
-	char dir[PATH_MAX + 16], sub[PATH_MAX + 300], state[64];
-	struct dirent *e;
-	int active = 0, read = 0;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "%s/ports", ibdir);
-	d = opendir(dir);
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
-		if (sysfs_read_attr(sub, "state", state, sizeof(state)))
-			continue;
-		read++;
-		/* "4: ACTIVE" */
-		if (strstr(state, "ACTIVE") && !strstr(state, "INACTIVE"))
-			active++;
-	}
-	closedir(d);
-	return read ? active : -1;
 }
 
 /* NUMA node of a device, -1 unknown (software RDMA, single-node machines). */
@@ -435,14 +408,6 @@ struct proj_sum {
 	char shared_by[200];
 };
 
-static void report_speed_or_null(struct report *r, const char *key, double gts)
-{
-	if (gts > 0)
-		report_double(r, key, NULL, gts);
-	else
-		report_null(r, key, NULL);
-}
-
 static bool projected(const struct probe_dev *p)
 {
 	return p->kind == KIND_NVME && p->have_path && p->path.nlinks &&
@@ -635,7 +600,7 @@ void bays_project(struct report *r, const struct probe_dev *d, int n)
 		project_sum(d, n, sc, true, &fixed);
 		report_obj_begin(r, NULL);
 		report_str(r, "scenario", NULL, sc->key);
-		report_speed_or_null(r, "drive_speed_gts", sc->speed);
+		print_speed(r, "drive_speed_gts", sc->speed);
 		if (sc->width)
 			report_u64(r, "drive_width", NULL, sc->width);
 		else

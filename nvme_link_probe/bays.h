@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bays.h: the slot side of the audit (bays.c): the slot each device sits
+ * in, the sort by slot, the site slot specification (--expect-file) and the
+ * upgrade projection (--project).
+ */
+#ifndef NBW_BAYS_H
+#define NBW_BAYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "pcitree.h"
+#include "probe.h"
+#include "report.h"
+
+/* Slot, slot ceiling and (RDMA) port state of one judged device. */
+void bays_find_slot(const struct pcitree *t, struct probe_dev *p);
+/* "slot 33", "slot NAME" or "port BDF" naming where p sits, into buf. */
+const char *bays_slot_label(const struct probe_dev *p, char *buf, size_t len);
+/* Each drive's count of ACTIVE RDMA ports on its NUMA node (all of d, before selection). */
+void bays_rdma_locality(struct probe_dev *d, int n, bool known);
+/*
+ * True when item is a number some device's slot carries (SltCap): it then
+ * names slots by number only; any other item names a kernel slot name.
+ */
+bool bays_by_number(const struct probe_dev *d, int n, const char *item);
+/* True when item names p's slot, by number or by kernel name (bays_by_number()). */
+bool bays_slot_matches(const struct probe_dev *p, const char *item, bool by_number);
+/* Sort by slot: numbered first, then named only, then none; stable. */
+void bays_sort(struct probe_dev *d, int n);
+
+/* Read a site specification; 0, or an exit status after one printed line. */
+int bays_spec_load(const char *file, struct site_spec *s);
+void bays_spec_free(struct site_spec *s);
+/* Audit every device against its bay's line; false if a bay falls short. */
+bool bays_spec_check(struct site_spec *s, struct probe_dev *d, int n, bool selected);
+/* Stderr: one line per bay that falls short. */
+void bays_spec_lines(const struct site_spec *s, const struct probe_dev *d, int n);
+/* The site specification's verdict in JSON (top level). */
+void bays_spec_report(struct report *r, const struct site_spec *s, const struct probe_dev *d,
+		      int n);
+
+/* --project: the upgrade table, text and JSON. */
+void bays_project(struct report *r, const struct probe_dev *d, int n);
+
+#endif
