@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bays.h: the slot side of the audit (bays.c): the slot each device sits
- * in, the sort by slot, the site slot specification (--expect-file) and the
- * upgrade projection (--project).
+ * bays.h: slots as a technician sees them (bays.c): the slot each device
+ * sits in (number, kernel name, the port above it) and its ceiling, the
+ * drives' RDMA locality, naming a slot (--slot, the site specification) and
+ * the sort by slot.
  */
 #ifndef NBW_BAYS_H
 #define NBW_BAYS_H
@@ -12,7 +13,6 @@
 
 #include "pcitree.h"
 #include "probe.h"
-#include "report.h"
 
 /* Slot, slot ceiling and (RDMA) port state of one judged device. */
 void bays_find_slot(const struct pcitree *t, struct probe_dev *p);
@@ -29,19 +29,5 @@ bool bays_by_number(const struct probe_dev *d, int n, const char *item);
 bool bays_slot_matches(const struct probe_dev *p, const char *item, bool by_number);
 /* Sort by slot: numbered first, then named only, then none; stable. */
 void bays_sort(struct probe_dev *d, int n);
-
-/* Read a site specification; 0, or an exit status after one printed line. */
-int bays_spec_load(const char *file, struct site_spec *s);
-void bays_spec_free(struct site_spec *s);
-/* Audit every device against its bay's line; false if a bay falls short. */
-bool bays_spec_check(struct site_spec *s, struct probe_dev *d, int n, bool selected);
-/* Stderr: one line per bay that falls short. */
-void bays_spec_lines(const struct site_spec *s, const struct probe_dev *d, int n);
-/* The site specification's verdict in JSON (top level). */
-void bays_spec_report(struct report *r, const struct site_spec *s, const struct probe_dev *d,
-		      int n);
-
-/* --project: the upgrade table, text and JSON. */
-void bays_project(struct report *r, const struct probe_dev *d, int n);
 
 #endif

@@ -3,15 +3,18 @@
  * judge.c: nvme_link_probe's judging. Applies the link and path rules of
  * common/pci/pcilink.c to each discovered device, names what binds it (the
  * verdict, what limits it, the narrowest hop, the slot's), holds it against
- * --expect* and the site slot specification (bays_spec_check()), and sets a
+ * --expect* and the site slot specification (a link a bay expects to run
+ * below both ends' best is accepted), and sets a
  * NIC's network port against its PCIe ceiling. Pure: no system reads, no
  * output.
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bays.h"
 #include "judge.h"
+#include "spec.h"
 
 static const char *who_of(const struct probe_dev *p)
 {
@@ -102,13 +105,79 @@ void judge_expect(const struct probe_expect *e, struct probe_dev *p)
 	}
 }
 
+/* The link a bay delivers is judged; a training verdict it expects becomes ok. */
+static void judge_bay(const struct site_spec *s, const struct bay_spec *b, struct probe_dev *p)
+{
+	struct pcie_path *pa = &p->path;
+	struct pcie_link *l = pa->nlinks ? &pa->link[0] : NULL;
+	char a[16], c[16], bay[80];
+	double speed;
+	unsigned width;
+
+	p->spec = b;
+	p->spec_ok = false;
+	spec_bay_name(b, bay, sizeof(bay));
+	if (!l || pa->verdict == PCIE_LINK_DOWN || pa->verdict == PCIE_UNKNOWN) {
+		snprintf(p->spec_msg, sizeof(p->spec_msg), "%s: expected %s GT/s x%u (%s:%d), %s",
+			 bay, pcie_speed_str(b->speed, a, sizeof(a)), b->width, s->file, b->line,
+			 !l ? "no PCIe link" : pa->reason);
+		return;
+	}
+	speed = pa->verdict == PCIE_MAYBE_IDLE ? l->exp_speed : l->speed;
+	width = pa->verdict == PCIE_MAYBE_IDLE ? l->exp_width : l->width;
+	if (speed < b->speed - 0.01 || width < b->width) {
+		snprintf(p->spec_msg, sizeof(p->spec_msg),
+			 "%s: expected %s GT/s x%u (%s:%d), %s%s%s%s runs at %s GT/s x%u", bay,
+			 pcie_speed_str(b->speed, a, sizeof(a)), b->width, s->file, b->line,
+			 p->name, p->name[0] ? " (" : "", p->bdf, p->name[0] ? ")" : "",
+			 pcie_speed_str(speed, c, sizeof(c)), width);
+		return;
+	}
+	p->spec_ok = true;
+	if (pa->verdict == PCIE_DOWNGRADED && pa->limited_by == PCIE_LIMIT_TRAINING) {
+		p->spec_accepted = true;
+		pa->verdict = l->verdict = PCIE_OK;
+		snprintf(
+			l->reason, sizeof(l->reason),
+			"link at %s GT/s x%u, below the %s GT/s x%u both ends support, as the site "
+			"specification expects (%s:%d)",
+			pcie_speed_str(l->speed, a, sizeof(a)), l->width,
+			pcie_speed_str(l->exp_speed, c, sizeof(c)), l->exp_width, s->file, b->line);
+		snprintf(pa->reason, sizeof(pa->reason), "%s", l->reason);
+	}
+}
+
+/* Every device against its bay's line of s; false if a bay falls short. */
+static bool judge_site(struct site_spec *s, struct probe_dev *d, int n, bool selected)
+{
+	bool met = true;
+	int i, j;
+
+	for (j = 0; j < s->n; j++) {
+		struct bay_spec *b = &s->bay[j];
+		bool by_number = bays_by_number(d, n, b->key);
+
+		for (i = 0; i < n; i++) {
+			if (!spec_names(b, &d[i], by_number))
+				continue;
+			b->matched = true;
+			judge_bay(s, b, &d[i]);
+			met &= d[i].spec_ok;
+		}
+		/* An empty bay falls short, unless --dev/--slot chose other devices. */
+		if (!b->matched && !selected)
+			met = false;
+	}
+	return met;
+}
+
 bool judge_audit(const struct options *o, struct site_spec *spec, struct probe_dev *d, int n)
 {
 	bool met = true;
 	int i;
 
 	if (o->expect_file)
-		met = bays_spec_check(spec, d, n, o->devs || o->slots);
+		met = judge_site(spec, d, n, o->devs || o->slots);
 	for (i = 0; i < n; i++) {
 		d[i].expect_ok = true;
 		if (o->expect.speed > 0 || o->expect.width) {

@@ -42,8 +42,11 @@ const char *judge_slot_bottleneck_bdf(const struct probe_dev *p);
 void judge_expect(const struct probe_expect *e, struct probe_dev *p);
 
 /*
- * Every device against --expect* and the site slot specification (spec,
- * when --expect-file). False if one falls short.
+ * Every device against --expect* and against its bay's line of the site
+ * slot specification (spec, when --expect-file): a bay that delivers less
+ * falls short, and so does an empty one unless --dev/--slot chose other
+ * devices; a link trained below both ends' best that its bay expects is
+ * accepted (verdict ok, the reason says so). False if one falls short.
  */
 bool judge_audit(const struct options *o, struct site_spec *spec, struct probe_dev *d, int n);
 

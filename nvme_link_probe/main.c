@@ -25,6 +25,7 @@
 #include "probe.h"
 #include "report.h"
 #include "select.h"
+#include "spec.h"
 #include "watchdog.h"
 
 /* The whole run's budget (said in --help): past it, the step it was stuck in, exit 1. */
@@ -250,29 +251,27 @@ int main(int argc, char **argv)
 		nbw_warn("no watchdog thread: the run's budget is not enforced");
 	nbw_watchdog_phase("reading sysfs and the PCI config space");
 	if (o.expect_file) {
-		rc = bays_spec_load(o.expect_file, &spec);
+		rc = spec_load(o.expect_file, &spec);
 		if (rc)
 			return rc;
 	}
 	n = probe_collect(&o, &t, devs);
 	if (n < 0) {
-		bays_spec_free(&spec);
+		spec_free(&spec);
 		return -n;
 	}
 	all_met = judge_audit(&o, &spec, devs, n);
 	out = cli_open_output(&o.cc);
 	if (!out) {
 		pcitree_free(&t);
-		bays_spec_free(&spec);
+		spec_free(&spec);
 		return NBW_EXIT_FAIL;
 	}
 	report_init(&r, out, o.cc.json, false);
 	print_report(&r, &o, &t, o.expect_file ? &spec : NULL, devs, n);
-	print_audit_lines(&t, devs, n);
-	if (o.expect_file)
-		bays_spec_lines(&spec, devs, n);
+	print_audit_lines(&t, o.expect_file ? &spec : NULL, devs, n);
 	cli_close_output(out);
 	pcitree_free(&t);
-	bays_spec_free(&spec);
+	spec_free(&spec);
 	return all_met ? NBW_EXIT_OK : NBW_EXIT_EXPECT;
 }

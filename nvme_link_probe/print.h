@@ -18,8 +18,13 @@
 void print_report(struct report *r, const struct options *o, const struct pcitree *t,
 		  const struct site_spec *spec, const struct probe_dev *devs, int n);
 
-/* After the document, on stderr: the no-root warning and one line per unmet expectation. */
-void print_audit_lines(const struct pcitree *t, const struct probe_dev *devs, int n);
+/*
+ * After the document, on stderr: the no-root warning, one line per unmet
+ * expectation and one per bay of the site specification (spec non-NULL)
+ * that falls short.
+ */
+void print_audit_lines(const struct pcitree *t, const struct site_spec *spec,
+		       const struct probe_dev *devs, int n);
 
 /* A speed in GT/s under key, null when unknown (0). */
 void print_speed(struct report *r, const char *key, double gts);

@@ -8,10 +8,13 @@
  *	            path up to its root port (discover.h)
  *	select.c    the devices --dev and --slot name (select.h)
  *	judge.c     the verdicts, ceilings, what limits a link, the narrowest
- *	            hop and the expectations; pure (judge.h)
- *	bays.c      slots as a technician sees them, the site slot
- *	            specification and the upgrade projection (bays.h)
- *	print.c     the text and JSON printers, through common/base/report (print.h)
+ *	            hop, the expectations and the site specification's bays;
+ *	            pure (judge.h)
+ *	bays.c      slots as a technician sees them: number, kernel name,
+ *	            ceiling, RDMA locality, the sort by slot (bays.h)
+ *	spec.c      reading the site slot specification, --expect-file (spec.h)
+ *	project.c   the upgrade projection's sums, --project (project.h)
+ *	print.c     every printer, text and JSON, through common/base/report (print.h)
  */
 #ifndef NBW_PROBE_H
 #define NBW_PROBE_H
