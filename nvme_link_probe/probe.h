@@ -1,8 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * probe.h: what nvme_link_probe's two files share: one audited device, the
- * options, and the slot side of the audit (bays.c: slots as a technician
- * sees them, the site slot specification, the upgrade projection).
+ * probe.h: what every part of nvme_link_probe shares: one audited device
+ * (struct probe_dev) and the options. The parts, one concern each, as
+ * pciutils splits lspci:
+ *	main.c      the options and the order of the calls
+ *	discover.c  finding the drives and NICs (sysfs or a dump) and each one's
+ *	            path up to its root port (discover.h)
+ *	select.c    the devices --dev and --slot name (select.h)
+ *	judge.c     the verdicts, ceilings, what limits a link, the narrowest
+ *	            hop, the expectations and the site specification's bays;
+ *	            pure (judge.h)
+ *	bays.c      slots as a technician sees them: number, kernel name,
+ *	            ceiling, RDMA locality, the sort by slot (bays.h)
+ *	spec.c      reading the site slot specification, --expect-file (spec.h)
+ *	project.c   the upgrade projection's sums, --project (project.h)
+ *	print.c     every printer, text and JSON, through common/base/report (print.h)
  */
 #ifndef NBW_PROBE_H
 #define NBW_PROBE_H
@@ -11,8 +23,6 @@
 
 #include "cli.h"
 #include "pcilink.h"
-#include "pcitree.h"
-#include "report.h"
 
 #define MAX_DEVS 256
 
@@ -48,7 +58,7 @@ struct probe_dev {
 	int ports_active; /* RDMA: ports in state ACTIVE, -1 unknown */
 	int local_rdma;	  /* NVMe: ACTIVE RDMA ports on its NUMA node, -1 unknown */
 	const struct pcie_fn *fn;
-	struct pcie_path path;
+	struct pcie_path path; /* hops from discovery, links and verdict from judging */
 	bool have_path;
 	char why_no_link[160]; /* when the device has no PCIe link of its own */
 	bool expect_ok;
@@ -67,6 +77,12 @@ struct probe_dev {
 	char spec_msg[240];
 };
 
+/* --expect-speed, --expect-width, --expect: the lowest acceptable link. */
+struct probe_expect {
+	double speed; /* GT/s, 0 = none */
+	unsigned width;
+};
+
 struct options {
 	struct cli_common cc; /* --json, --sysfs-root */
 	char *devs;
@@ -75,40 +91,7 @@ struct options {
 	const char *expect_file;
 	bool verbose;
 	bool project;
-	double expect_speed; /* GT/s, 0 = none */
-	unsigned expect_width;
+	struct probe_expect expect;
 };
-
-/* Slot, slot ceiling and (RDMA) port state of one judged device. */
-void bays_find_slot(const struct pcitree *t, struct probe_dev *p);
-/* "slot 33", "slot NAME" or "port BDF" naming where p sits, into buf. */
-const char *bays_slot_label(const struct probe_dev *p, char *buf, size_t len);
-/* ACTIVE ports under an RDMA device's sysfs directory (ports/N/state), -1 if none readable. */
-int bays_active_ports(const char *ibdir);
-/* Each drive's count of ACTIVE RDMA ports on its NUMA node (all of d, before selection). */
-void bays_rdma_locality(struct probe_dev *d, int n, bool known);
-/*
- * True when item is a number some device's slot carries (SltCap): it then
- * names slots by number only; any other item names a kernel slot name.
- */
-bool bays_by_number(const struct probe_dev *d, int n, const char *item);
-/* True when item names p's slot, by number or by kernel name (bays_by_number()). */
-bool bays_slot_matches(const struct probe_dev *p, const char *item, bool by_number);
-/* Sort by slot: numbered first, then named only, then none; stable. */
-void bays_sort(struct probe_dev *d, int n);
-
-/* Read a site specification; 0, or an exit status after one printed line. */
-int bays_spec_load(const char *file, struct site_spec *s);
-void bays_spec_free(struct site_spec *s);
-/* Audit every device against its bay's line; false if a bay falls short. */
-bool bays_spec_check(struct site_spec *s, struct probe_dev *d, int n, bool selected);
-/* Stderr: one line per bay that falls short. */
-void bays_spec_lines(const struct site_spec *s, const struct probe_dev *d, int n);
-/* The site specification's verdict in JSON (top level). */
-void bays_spec_report(struct report *r, const struct site_spec *s, const struct probe_dev *d,
-		      int n);
-
-/* --project: the upgrade table, text and JSON. */
-void bays_project(struct report *r, const struct probe_dev *d, int n);
 
 #endif

@@ -615,8 +615,7 @@ void pcitree_free(struct pcitree *t)
 	*t = (struct pcitree){0};
 }
 
-int pcitree_path(const struct pcitree *t, const struct pcie_fn *f, const char *who, bool may_idle,
-		 struct pcie_path *p)
+int pcitree_hops(const struct pcitree *t, const struct pcie_fn *f, struct pcie_path *p)
 {
 	const struct pcie_fn *cur = f;
 
@@ -632,6 +631,16 @@ int pcitree_path(const struct pcitree *t, const struct pcie_fn *f, const char *w
 			break;
 		cur = cur->parent >= 0 ? &t->fn[cur->parent] : NULL;
 	}
+	return p->nhops;
+}
+
+int pcitree_path(const struct pcitree *t, const struct pcie_fn *f, const char *who, bool may_idle,
+		 struct pcie_path *p)
+{
+	int rc = pcitree_hops(t, f, p);
+
+	if (rc < 0)
+		return rc;
 	pcie_judge_path(p, who, may_idle);
 	return p->nlinks ? p->nhops : -ENOENT;
 }

@@ -41,8 +41,15 @@ const struct pcie_fn *pcitree_find(const struct pcitree *t, const char *bdf);
 
 /*
  * Fill p->hop[] from f (a VF is replaced by its physical function) up to the
- * root port, and judge it (pcie_judge_path). Returns the hop count, or
- * -ENOENT when f has no PCIe port above it.
+ * root port; nothing else of p is set (the rest zero). Returns the hop
+ * count, or -ENOENT when a VF's physical function is not in the tree (p
+ * then empty).
+ */
+int pcitree_hops(const struct pcitree *t, const struct pcie_fn *f, struct pcie_path *p);
+
+/*
+ * pcitree_hops(), then judge the path (pcie_judge_path). Returns the hop
+ * count, or -ENOENT when f has no PCIe port above it.
  */
 int pcitree_path(const struct pcitree *t, const struct pcie_fn *f, const char *who, bool may_idle,
 		 struct pcie_path *p);

@@ -2,7 +2,7 @@
 # nvme_link_probe on captured sysfs trees (tests/fixtures/pci/gen.py sysfs): discovery of
 # NVMe controllers and RDMA devices, fabric and software devices without a PCIe link, a
 # VF judged by its PF, NIC port rate vs PCIe ceiling, the no-root fallback to the sysfs
-# link attributes, and pcilink_usable_ceiling() as nvme_read_bw sees it.
+# link attributes, and pcitree_usable_ceiling() (common/pci/pcitree.c) as nvme_read_bw sees it.
 . "$abs_top_srcdir/tests/lib.sh"
 command -v "$PYTHON3" >/dev/null || skip "python3 not installed"
 P=$NVME_LINK_PROBE
