@@ -509,7 +509,26 @@ run_ib_write_bw() { # run_ib_write_bw QPS
 	fi
 	wait "$srv_pid"
 	started=()
+	[ "$rc" != 0 ] || ib_beside_fabric "$out-$SRC_NODE.txt" "$run_dir/fabric-$SRC_NODE.json"
 	return 0
+}
+
+# ib_beside_fabric IB_TXT FABRIC_JSON: perftest's figure beside the fabric rung's (the
+# source's --source mem: same device, -s, QPs and depth) and their ratio, in ib_line
+# (said now, and again under the ladder); nothing when either has no figure.
+ib_line=
+ib_beside_fabric() {
+	local ib fab
+	# --report_gbits: the line under the header, its 4th column is the average in Gb/s.
+	ib=$(awk '/#bytes/ && /BW average/ { getline; print $4; exit }' "$1" 2>/dev/null)
+	fab=$("${PYTHON3:-python3}" -c 'import json,sys; print(json.load(open(sys.argv[1]))["rdma"]["gb_per_s"])' \
+		"$2" 2>/dev/null)
+	[[ $ib =~ ^[0-9.]+$ && $fab =~ ^[0-9.eE+-]+$ ]] || return 0
+	ib_line=$(awk -v ib="$ib" -v fab="$fab" -v n="$SRC_NODE" 'BEGIN {
+		printf "fabric rung beside ib_write_bw on %s: nvme_write_bw_remote %.4f GB/s, ", n, fab
+		r = ib > 0 ? sprintf("%.2f", fab / (ib / 8)) : "- (ib_write_bw measured 0)"
+		printf "ib_write_bw %.4f GB/s (%s Gb/s): ratio %s (ours / ib_write_bw)", ib / 8, ib, r }')
+	say "$ib_line"
 }
 
 # The QPs of the end-to-end source: THREADS per drive of the source node (its
@@ -747,6 +766,7 @@ rc=$?
 write_run_json "$rc"
 if [ "$mode" = ladder ]; then
 	ladder_report "$run_dir" || rc=1
+	[ -z "$ib_line" ] || printf '%s\n' "$ib_line" | tee -a "$run_dir/ladder.txt"
 elif [ "$mode" = tcp ] || [ "$mode" = nfs ]; then
 	ladder_report "$run_dir" --no-write | tee "$run_dir/summary.txt"
 else
