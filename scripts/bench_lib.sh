@@ -3,6 +3,15 @@
 # $(pkgdatadir) once installed). The caller sets prog (its name in messages).
 # shellcheck shell=bash
 
+# The package nbw (the suite's Python) sits beside this file.
+nbw_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# nbw_py MODULE ARG...: python3 -m nbw.MODULE ARG... ($PYTHON3 names another python3).
+nbw_py() {
+	PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$nbw_lib_dir${PYTHONPATH:+:$PYTHONPATH} \
+		"${PYTHON3:-python3}" -m "nbw.$1" "${@:2}"
+}
+
 say() { echo "$prog: $*" >&2; }
 
 die_usage() {
