@@ -11,6 +11,7 @@ import os
 import sys
 import time
 
+from .command import run_verbs
 from .jsonutil import dig, number_text, read_json, write_json
 
 COLUMNS = ("mode", "node", "role / step", "drives", "local GB/s", "RDMA GB/s", "total GB/s",
@@ -142,17 +143,12 @@ def drive_count(path):
 
 
 def main(argv):
-    verb, args = (argv[0], argv[1:]) if argv else (None, [])
-    if verb == "table" and len(args) == 1:
-        return table(args[0])
-    if verb == "run-json" and len(args) >= 3:
-        write_json(args[0], run_doc(args[1], int(args[2]), args[3:], os.environ))
-        return 0
-    if verb == "drive-count" and len(args) == 1:
-        print(drive_count(args[0]))
-        return 0
-    sys.stderr.write(__doc__)
-    return 2
+    return run_verbs(argv, {
+        "table": (1, 1, table),
+        "run-json": (3, None, lambda path, mode, status, *nodes: write_json(
+            path, run_doc(mode, int(status), list(nodes), os.environ))),
+        "drive-count": (1, 1, lambda path: print(drive_count(path))),
+    }, __doc__)
 
 
 if __name__ == "__main__":

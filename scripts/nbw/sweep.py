@@ -10,6 +10,7 @@ import json
 import os
 import sys
 
+from .command import run_verbs
 from .jsonutil import is_number, read_json, write_json
 
 
@@ -186,16 +187,11 @@ def drive_paths(path):
 
 
 def main(argv):
-    verb, args = (argv[0], argv[1:]) if argv else (None, [])
-    if verb == "sweep" and len(args) == 4:
-        return sweep(*args)
-    if verb == "boundary" and len(args) == 5:
-        return boundary(*args)
-    if verb == "drives" and len(args) == 1:
-        print(drive_paths(args[0]))
-        return 0
-    sys.stderr.write(__doc__)
-    return 2
+    return run_verbs(argv, {
+        "sweep": (4, 4, sweep),
+        "boundary": (5, 5, boundary),
+        "drives": (1, 1, lambda path: print(drive_paths(path))),
+    }, __doc__)
 
 
 if __name__ == "__main__":
