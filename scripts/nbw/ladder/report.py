@@ -57,7 +57,8 @@ def ib_write_bw(run_dir):
     for path in sorted(glob.glob(os.path.join(run_dir, "ib_write_bw-*.txt"))):
         node = os.path.basename(path)[len("ib_write_bw-"):-4]
         try:
-            lines = open(path, errors="replace").read().splitlines()
+            with open(path, errors="replace") as f:
+                lines = f.read().splitlines()
         except OSError:
             continue
         for i, line in enumerate(lines):

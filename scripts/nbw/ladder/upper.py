@@ -51,7 +51,8 @@ def read_sysctls(path):
     """{"rmem_max": bytes, "tcp_rmem_max": bytes} from lines "key = value"."""
     out = {}
     try:
-        lines = open(path).read().splitlines()
+        with open(path) as f:
+            lines = f.read().splitlines()
     except OSError:
         return out
     for line in lines:
