@@ -1,6 +1,7 @@
-# scripts/bench_lib.sh: what run_bench.sh and scale_sweep.sh share, sourced
-# by both from the directory they are in (scripts/ in the source tree,
-# $(pkgdatadir) once installed). The caller sets prog (its name in messages).
+# scripts/bench_lib.sh: what run_bench.sh, scale_sweep.sh and bench_remote.sh share,
+# sourced from the directory they are in (scripts/ in the source tree, $(pkgdatadir)
+# once installed), where the package nbw sits too. The caller sets prog (its name in
+# messages).
 # shellcheck shell=bash
 
 # The package nbw (the suite's Python) sits beside this file.

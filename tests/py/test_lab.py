@@ -143,3 +143,25 @@ class Watch(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PatternAndFrames(unittest.TestCase):
+    def test_every_word_names_its_offset_and_id(self):
+        from nbw.lab.pattern import chunk, word
+        self.assertEqual(word(0x1000, 0x81), 0x5681000000001000)
+        data = chunk(4096, 16, 0x01)
+        self.assertEqual(bytes(data)[:8], (0x5601000000001000).to_bytes(8, "little"))
+        self.assertEqual(bytes(data)[8:16], (0x5601000000001008).to_bytes(8, "little"))
+
+    def test_frames(self):
+        import socket
+        from nbw.lab.frames import launch_port, recv_exact, send_frame
+        self.assertEqual((launch_port({}), launch_port({"LAUNCH_PORT": "20001"})), (18599, 20001))
+        a, b = socket.socketpair()
+        with a, b:
+            self.assertTrue(send_frame(a, b"o", b"hello"))
+            self.assertEqual(recv_exact(b, 1) + recv_exact(b, 4) + recv_exact(b, 5),
+                             b"o\x00\x00\x00\x05hello")
+            a.close()
+            with self.assertRaises(EOFError):
+                recv_exact(b, 1)
