@@ -3,7 +3,6 @@ import datetime
 import sys
 
 
-
 PROG = "nbw-results"
 FORMAT = 1  # the record lines' format
 SCHEMA_VERSION = 1  # the index's schema: columns are only ever added
@@ -34,7 +33,6 @@ class Fail(Exception):
 
 def warn(msg):
     sys.stderr.write("%s: %s\n" % (PROG, msg))
-
 
 
 def now_utc():

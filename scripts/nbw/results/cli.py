@@ -9,7 +9,6 @@ from .verbs import (cmd_check, cmd_compare, cmd_export, cmd_list, cmd_record, cm
                     cmd_show, cmd_trend)
 
 
-
 DESCRIPTION = """The suite's record of runs: every run dated, with the hosts' inventory,
 compared against earlier runs and references. The record is DIR/runs.jsonl (append-only
 JSON lines), indexed by DIR/index.sqlite (rebuilt from the record when needed). DIR:

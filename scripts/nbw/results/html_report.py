@@ -10,7 +10,6 @@ from .output import emit, fmt
 from .verbs import open_store, plot_trend, trend_points
 
 
-
 CSS = """body{font:14px/1.4 sans-serif;margin:2em;color:#222;background:#fff}
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;margin:.5em 0 1.5em}

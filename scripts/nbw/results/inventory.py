@@ -12,7 +12,6 @@ from .base import FORMAT, Fail, now_utc
 from .compare import inventory_hash
 
 
-
 def rd(path):
     """A sysfs/procfs value, stripped, or None."""
     try:

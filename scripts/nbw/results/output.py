@@ -3,7 +3,6 @@ import json
 import sys
 
 
-
 def fmt(v, f="%.2f"):
     return f % v if v is not None else "-"
 
