@@ -7,7 +7,7 @@
  * workers: plan, rails, staging slots, chunk supplies, the posting threads).
  * Calls go down: source.c -> source_talk.c -> source_workers.c. Every
  * message to and from the sink goes through source_talk.c's source_send,
- * source_expect and source_await, which keep to source_steps.h's table.
+ * source_expect and source_await, which keep to the conversation's table (proto/steps.h).
  */
 #ifndef NBW_SOURCE_STATE_H
 #define NBW_SOURCE_STATE_H
@@ -81,9 +81,9 @@ struct source {
 	struct sworker *w;
 	uint32_t nw, started;
 	int cfd;
-	enum source_step step; /* where the conversation is (source_steps.h) */
-	bool may_retry;	       /* a reset before ACCEPT may be the door's: connect again */
-	bool again;	       /* it happened: the handshake starts over */
+	enum ctrl_step step; /* where the conversation is (proto/steps.h) */
+	bool may_retry;	     /* a reset before ACCEPT may be the door's: connect again */
+	bool again;	     /* it happened: the handshake starts over */
 	uint64_t session;
 	struct start_line line;
 	bool line_ready;

@@ -2,7 +2,7 @@
 /*
  * test_session: the sink's side of a source's conversation over a
  * socketpair, without an RDMA device: the messages allowed in each phase
- * (ctrl_phase_allows()), the inbox that refuses a message out of turn before
+ * (ctrl_step_allows()), the inbox that refuses a message out of turn before
  * allocating it, and the pump that takes a bounded number of messages per
  * tick and keeps one that comes in part. Checks named after the items of
  * the second hardening round (issue 22).
@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "ctrl_io.h"
+#include "steps.h"
 
 #define BIT(t) (1u << (t))
 
@@ -45,7 +46,7 @@ static void item3_door_sizes(void)
 {
 	uint8_t hdr[CTRL_HDR_LEN] = {'N', 'B',	       'W',  'R',  0,	 CTRL_VERSION,
 				     0,	  CTRL_VERIFY, 0x01, 0xc0, 0x00, 0x00}; /* 28 MiB */
-	struct ctrl_inbox in = {.allow = ctrl_phase_allows(CTRL_PHASE_AUTH)};
+	struct ctrl_inbox in = {.allow = ctrl_step_allows(CTRL_STEP_AUTH)};
 	int sv[2];
 
 	printf("item 3: message before HELLO\n");
@@ -64,11 +65,11 @@ static void item3_door_sizes(void)
 	CHECK(ctrl_inbox_read(&in, sv[0]) == -EMSGSIZE);
 	CHECK(in.payload == NULL);
 	ctrl_inbox_reset(&in);
-	CHECK(in.allow == ctrl_phase_allows(CTRL_PHASE_AUTH)); /* kept over a reset */
+	CHECK(in.allow == ctrl_step_allows(CTRL_STEP_AUTH)); /* kept over a reset */
 	/* The phases of the door. */
-	CHECK(ctrl_phase_allows(CTRL_PHASE_AUTH) == BIT(CTRL_AUTH));
-	CHECK(ctrl_phase_allows(CTRL_PHASE_PROOF) == BIT(CTRL_AUTH));
-	CHECK(ctrl_phase_allows(CTRL_PHASE_HELLO) == BIT(CTRL_HELLO));
+	CHECK(ctrl_step_allows(CTRL_STEP_AUTH) == BIT(CTRL_AUTH));
+	CHECK(ctrl_step_allows(CTRL_STEP_PROOF) == BIT(CTRL_AUTH));
+	CHECK(ctrl_step_allows(CTRL_STEP_HELLO) == BIT(CTRL_HELLO));
 	CHECK_U64(ctrl_fixed_len(CTRL_HELLO), 38);
 	CHECK_U64(ctrl_fixed_len(CTRL_AUTH), 65);
 	CHECK_U64(ctrl_fixed_len(CTRL_VERIFY), 0);
@@ -82,9 +83,9 @@ static void item1_phases(void)
 	unsigned ph;
 
 	printf("item 1: QPS phase\n");
-	for (ph = 0; ph <= CTRL_PHASE_MAX; ph++)
-		CHECK(!!(ctrl_phase_allows(ph) & BIT(CTRL_QPS)) == (ph == CTRL_PHASE_QPS));
-	CHECK(ctrl_phase_allows(CTRL_PHASE_MAX + 1) == 0);
+	for (ph = 0; ph <= CTRL_STEP_MAX; ph++)
+		CHECK(!!(ctrl_step_allows(ph) & BIT(CTRL_QPS)) == (ph == CTRL_STEP_QPS));
+	CHECK(ctrl_step_allows(CTRL_STEP_MAX + 1) == 0);
 }
 
 /* item 13: a DONE from a source at any moment, and a 1 ms heartbeat. */
@@ -95,8 +96,8 @@ static void item13_done_progress(void)
 	unsigned ph;
 
 	printf("item 13: DONE at the wrong moment, progress_ms bound\n");
-	for (ph = 0; ph <= CTRL_PHASE_MAX; ph++)
-		CHECK(!(ctrl_phase_allows(ph) & BIT(CTRL_DONE)));
+	for (ph = 0; ph <= CTRL_STEP_MAX; ph++)
+		CHECK(!(ctrl_step_allows(ph) & BIT(CTRL_DONE)));
 	CHECK(ctrl_encode_start(&b, &st) == 0);
 	CHECK(ctrl_decode_start(b.data + CTRL_HDR_LEN, b.len - CTRL_HDR_LEN, &st) == -EBADMSG);
 	free(b.data);
@@ -126,7 +127,7 @@ static int take(void *ctx, unsigned type, const void *p, uint32_t len)
 /* item 6: a flood of PROGRESS is taken at most max per call. */
 static void item6_progress_flood(void)
 {
-	struct ctrl_inbox in = {.allow = ctrl_phase_allows(CTRL_PHASE_WINDOW)};
+	struct ctrl_inbox in = {.allow = ctrl_step_allows(CTRL_STEP_WINDOW)};
 	struct seen s = {0};
 	unsigned taken, i;
 	int sv[2];
@@ -153,7 +154,7 @@ static void item6_progress_flood(void)
 /* item 8: a message that comes in part is kept, and the next read is in step. */
 static void item8_partial(void)
 {
-	struct ctrl_inbox in = {.allow = ctrl_phase_allows(CTRL_PHASE_WINDOW)};
+	struct ctrl_inbox in = {.allow = ctrl_step_allows(CTRL_STEP_WINDOW)};
 	struct ctrl_buf a = progress(111), b = progress(222);
 	struct seen s = {0};
 	unsigned taken;
