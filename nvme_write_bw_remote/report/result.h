@@ -3,9 +3,10 @@
  * result.h: what a run of nvme_write_bw_remote measured, in one structure
  * every mode fills: the sink (one source), the source, the sink with
  * --sources N (fan-in), --bidir (a sink and a source at once) and -a (a run
- * per message size). The roles fill it and print nothing; streams.c judges
- * its streams (the sum rule, overlap, variation, ideal); printer.c renders
- * it, text and JSON from the same calls (common/report.c).
+ * per message size). The roles fill it and print nothing; validity.c (and
+ * the sink's judge.c) judge its streams (the sum rule, overlap, variation,
+ * ideal); printer.c renders it, text and JSON from the same calls
+ * (common/base/report.c).
  */
 #ifndef NBW_RESULT_H
 #define NBW_RESULT_H
@@ -14,11 +15,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "judge.h"
 #include "lathist.h"
 #include "options.h"
 #include "sweep.h"
 #include "window.h"
+
+/* Where the RDMA figure of the report comes from (the sink's judge_rdma_from()). */
+enum rdma_from {
+	RDMA_FROM_NONE,
+	RDMA_FROM_RESULT,    /* the source's RESULT */
+	RDMA_FROM_HEARTBEAT, /* its last PROGRESS: the RESULT never came */
+};
 
 /* One drive's row: the sink's own ("local") or one a source read ("rdma"). */
 struct result_drive {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge.h"
 #include "nbw.h"
 #include "parse.h"
 #include "printer.h"
@@ -237,6 +238,15 @@ static void sizes(struct result *x)
 	x->rc = 1;
 }
 
+/* As the roles do: the sink's results are the sink's to judge, the others validity's. */
+static void judge(struct result *x)
+{
+	if (x->mode == RESULT_SINK || x->mode == RESULT_FANIN)
+		judge_sink(x);
+	else
+		streams_judge(x);
+}
+
 /* As during a run: each part judged and told, then the rest. */
 static void stream_out(struct report *r, struct result *x, bool live)
 {
@@ -245,13 +255,13 @@ static void stream_out(struct report *r, struct result *x, bool live)
 	printer_attach(x, r);
 	for (i = 0; i < x->nparts; i++) {
 		x->parts[i].hook = x->hook;
-		streams_judge(&x->parts[i]);
+		judge(&x->parts[i]);
 		if (x->mode == RESULT_SIZES) {
 			result_begin(&x->parts[i]);
 			result_end(&x->parts[i]);
 		}
 	}
-	streams_judge(x);
+	judge(x);
 	if (x->mode != RESULT_SIZES && x->mode != RESULT_BIDIR && x->begun)
 		result_begin(x);
 	if (live) {
@@ -301,8 +311,8 @@ int main(int argc, char **argv)
 		stream_out(&r, &x, !strcmp(what, "sink-live"));
 	} else {
 		for (i = 0; i < x.nparts; i++)
-			streams_judge(&x.parts[i]);
-		streams_judge(&x);
+			judge(&x.parts[i]);
+		judge(&x);
 		print_result(&r, &x);
 	}
 	result_free(&x);
