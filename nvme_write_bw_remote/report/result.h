@@ -71,7 +71,7 @@ struct result_stream {
 	char vdetail[256];		    /* "" none */
 	int rc;				    /* the session's exit status */
 	char failure[CTRL_MAX_STR + 256];   /* "" none */
-	double overlap_pct, start_offset_s; /* streams.c: against the sink's window */
+	double overlap_pct, start_offset_s; /* against the sink's window (the judge) */
 	struct lathist *lat; /* the source's: its WRITEs' latencies (--latency); NULL */
 };
 
@@ -84,7 +84,7 @@ enum result_mode {
 	RESULT_SIZES,  /* -a: parts[i] the run at one message size (its o.chunk) */
 };
 
-/* Whether the total may be read as a sum, and the figures it adds (streams.c). */
+/* Whether the total may be read as a sum, and the figures it adds (validity.c, judge.c). */
 struct result_sum {
 	bool judged; /* false: no window to judge (total_valid null) */
 	bool valid;
@@ -119,7 +119,7 @@ struct result_hook {
 	void *ctx;
 };
 
-/* The curve of -a (common/sweep.h): the points' sizes and rates, and its verdict. */
+/* The curve of -a (common/base/sweep.h): the points' sizes and rates, and its verdict. */
 #define RESULT_MAX_POINTS 16
 struct result_curve {
 	int n;				    /* points: the runs that gave a figure */
@@ -152,7 +152,7 @@ struct result {
 	int nexpected;
 	int nstreams;
 	struct result_stream *streams;
-	struct result_sum sum; /* streams.c */
+	struct result_sum sum; /* validity.c, the sink's judge.c */
 	/* The run's verdict and failure. */
 	enum verdict verdict;
 	char vdetail[256];

@@ -55,7 +55,7 @@ void streams_add_why(struct result_sum *s, const char *part);
  */
 double streams_rails_gbits(const struct result *x);
 
-/* -a's curve: its verdict (common/sweep.h) against the rails' line rate, into c. */
+/* -a's curve: its verdict (common/base/sweep.h) against the rails' line rate, into c. */
 void streams_curve(struct result_curve *c);
 
 #endif

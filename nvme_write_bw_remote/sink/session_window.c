@@ -310,7 +310,7 @@ static bool result_implausible(struct session *s, char *why, size_t len)
  * The source's window in the sink's clock: START left at start_sent; it
  * arrived about half the least START -> heartbeat delay later (the way there
  * and a heartbeat's way back); the source opened its window open_ns after
- * that. streams.c judges it against the sink's window.
+ * that. judge.c (judge_sink) judges it against the sink's window.
  */
 static void source_window(struct session *s)
 {

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * source/state.h: the source's state, shared by its three rooms: source.c
+ * source/state.h: the source's state, shared by its three rooms: run.c
  * (the run: setup, the window, the heartbeat, close, the result) above
- * source_talk.c (the conversation with the sink: connect, AUTH, HELLO, QPS,
- * SLICES, CANARY/START, RESULT, the table, VERIFY) and source_workers.c (the
+ * talk.c (the conversation with the sink: connect, AUTH, HELLO, QPS,
+ * SLICES, CANARY/START, RESULT, the table, VERIFY) and workers.c (the
  * workers: plan, rails, staging slots, chunk supplies, the posting threads).
- * Calls go down: source.c -> source_talk.c -> source_workers.c. Every
- * message to and from the sink goes through source_talk.c's source_send,
+ * Calls go down: run.c -> talk.c -> workers.c. Every
+ * message to and from the sink goes through talk.c's source_send,
  * source_expect and source_await, which keep to the conversation's table (proto/steps.h).
  */
 #ifndef NBW_SOURCE_STATE_H
@@ -110,14 +110,14 @@ struct source {
 /* The run failed: say why here and keep it for the report. Returns 1. */
 #define source_fail(s, ...) nbw_fail((s)->failure, sizeof((s)->failure), __VA_ARGS__)
 
-/* source_workers.c */
+/* workers.c */
 const char *sworker_name(const struct sworker *w, char *buf, size_t len);
 void *sworker_main(void *arg);
 uint64_t source_bytes_sum(const uint64_t *v, uint32_t n);
 int source_plan_workers(struct source *s);
 int source_assign_rails(struct source *s);
 
-/* source_talk.c */
+/* talk.c */
 /*
  * The sink's message of type (ctrl_expect(): *p, *len) if the step takes
  * it, else -EBADMSG with the reason in err; the step it leads to.

@@ -3,8 +3,8 @@
  * source/talk.c: the source's conversation with the sink over the control
  * channel: connect (a sink still starting refuses: retry), AUTH, HELLO and
  * ACCEPT (then the rails), QPS, SLICES, CANARY and START, the RESULT with
- * its table (--verify full) and the sink's VERIFY. Below source.c, above
- * source_workers.c (source_state.h).
+ * its table (--verify full) and the sink's VERIFY. Below run.c, above
+ * workers.c (state.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -114,7 +114,7 @@ static int control_connect(struct source *s)
 	return NBW_EXIT_FAIL;
 }
 
-/* Handshakes before ACCEPT that a reset may end, each starting over (item 4 of issue 22). */
+/* Handshakes before ACCEPT that a reset may end, each starting over. */
 #define HANDSHAKE_TRIES 4
 
 /*

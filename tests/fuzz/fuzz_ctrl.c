@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_ctrl.c: fuzz target for every decoder of the control protocol
- * (common/ctrl.c). The first byte chooses what reads the rest:
+ * (proto/ctrl.c). The first byte chooses what reads the rest:
  *	0           ctrl_parse_header (12 bytes)
  *	1 .. 10     the payload decoder of that message type (HELLO .. PROGRESS;
  *	            CANARY and VERIFY share ctrl_decode_chunks)

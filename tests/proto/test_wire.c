@@ -8,7 +8,7 @@
  * fields are also checked at their offsets by name. The recorded bytes
  * decode back to the sample; every truncation and an extra byte are
  * refused; the payload limits are today's. The conversions between the
- * wire's structs and the tool's (conv.c) go there and back.
+ * wire's structs and the tool's (wire_conv.c) go there and back.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -2,7 +2,8 @@
 /*
  * printer_demo.c: results of every mode of nvme_write_bw_remote built in
  * memory (no RDMA device: the figures a run would have measured), judged by
- * streams.c and printed by printer.c, for tests/remote/printer.sh to check.
+ * validity.c (the sink's by judge.c) and printed by printer.c, for tests/remote/printer.sh to
+ *check.
  *
  *	printer_demo [--json] [--stream] sink|sink-late|sink-fail|sink-live|source|
  *		source-lat|fanin|fanin-missing|bidir|sizes

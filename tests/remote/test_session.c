@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_session: the sink's side of a source's conversation over a
- * socketpair, without an RDMA device: the messages allowed in each phase
+ * socketpair, without an RDMA device: the messages allowed in each step
  * (ctrl_step_allows()), the inbox that refuses a message out of turn before
  * allocating it, and the pump that takes a bounded number of messages per
- * tick and keeps one that comes in part. Checks named after the items of
- * the second hardening round (issue 22).
+ * tick and keeps one that comes in part. Each check is named after what a
+ * hostile peer tries.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -41,7 +41,7 @@ static struct ctrl_buf progress(uint64_t bytes)
 	return b;
 }
 
-/* item 3: before admission only AUTH or HELLO of their exact sizes; nothing allocated else. */
+/* before admission only AUTH or HELLO of their exact sizes; nothing allocated else. */
 static void item3_door_sizes(void)
 {
 	uint8_t hdr[CTRL_HDR_LEN] = {'N', 'B',	       'W',  'R',  0,	 CTRL_VERSION,
@@ -49,7 +49,7 @@ static void item3_door_sizes(void)
 	struct ctrl_inbox in = {.allow = ctrl_step_allows(CTRL_STEP_AUTH)};
 	int sv[2];
 
-	printf("item 3: message before HELLO\n");
+	printf("message before HELLO\n");
 	pair(sv);
 	CHECK(write(sv[1], hdr, sizeof(hdr)) == sizeof(hdr));
 	CHECK(ctrl_inbox_read(&in, sv[0]) == -EBADMSG);
@@ -77,25 +77,25 @@ static void item3_door_sizes(void)
 	close(sv[1]);
 }
 
-/* item 1 (its phase): a QPS is taken in the QPS phase only. */
+/* a QPS is taken in the QPS phase only. */
 static void item1_phases(void)
 {
 	unsigned ph;
 
-	printf("item 1: QPS phase\n");
+	printf("QPS phase\n");
 	for (ph = 0; ph <= CTRL_STEP_MAX; ph++)
 		CHECK(!!(ctrl_step_allows(ph) & BIT(CTRL_QPS)) == (ph == CTRL_STEP_QPS));
 	CHECK(ctrl_step_allows(CTRL_STEP_MAX + 1) == 0);
 }
 
-/* item 13: a DONE from a source at any moment, and a 1 ms heartbeat. */
+/* a DONE from a source at any moment, and a 1 ms heartbeat. */
 static void item13_done_progress(void)
 {
 	struct ctrl_start st = {.warmup_ms = 0, .duration_ms = 1000, .progress_ms = 1};
 	struct ctrl_buf b;
 	unsigned ph;
 
-	printf("item 13: DONE at the wrong moment, progress_ms bound\n");
+	printf("DONE at the wrong moment, progress_ms bound\n");
 	for (ph = 0; ph <= CTRL_STEP_MAX; ph++)
 		CHECK(!(ctrl_step_allows(ph) & BIT(CTRL_DONE)));
 	CHECK(ctrl_encode_start(&b, &st) == 0);
@@ -124,7 +124,7 @@ static int take(void *ctx, unsigned type, const void *p, uint32_t len)
 	return 0;
 }
 
-/* item 6: a flood of PROGRESS is taken at most max per call. */
+/* a flood of PROGRESS is taken at most max per call. */
 static void item6_progress_flood(void)
 {
 	struct ctrl_inbox in = {.allow = ctrl_step_allows(CTRL_STEP_WINDOW)};
@@ -132,7 +132,7 @@ static void item6_progress_flood(void)
 	unsigned taken, i;
 	int sv[2];
 
-	printf("item 6: PROGRESS flood\n");
+	printf("PROGRESS flood\n");
 	pair(sv);
 	for (i = 0; i < 100; i++) {
 		struct ctrl_buf b = progress(i + 1);
@@ -151,7 +151,7 @@ static void item6_progress_flood(void)
 	close(sv[1]);
 }
 
-/* item 8: a message that comes in part is kept, and the next read is in step. */
+/* a message that comes in part is kept, and the next read is in step. */
 static void item8_partial(void)
 {
 	struct ctrl_inbox in = {.allow = ctrl_step_allows(CTRL_STEP_WINDOW)};
@@ -160,7 +160,7 @@ static void item8_partial(void)
 	unsigned taken;
 	int sv[2];
 
-	printf("item 8: partial message kept\n");
+	printf("partial message kept\n");
 	pair(sv);
 	send_buf(sv[1], &a, 0, 5); /* part of the header */
 	CHECK(ctrl_inbox_pump(&in, sv[0], 16, take, &s, &taken) == 0);
