@@ -255,7 +255,7 @@ static int pend_step(struct door *d, struct pending *p, const char **why)
 	}
 	rc = ctrl_auth_sink_step(&p->auth, &d->o->key, p->fd, p->in.payload, p->in.len, why);
 	if (!rc)
-		p->st = p->auth.phase == CTRL_STEP_PROOF ? PEND_PROOF : PEND_HELLO;
+		p->st = p->auth.step == CTRL_STEP_PROOF ? PEND_PROOF : PEND_HELLO;
 	return rc;
 }
 
