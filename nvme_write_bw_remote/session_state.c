@@ -97,7 +97,9 @@ void session_landing(const struct session *s, struct landing *l)
 			      .slots = s->env->lay->slots,
 			      .workers = s->hello.workers,
 			      .chunk = s->o->chunk,
-			      .timeout_s = s->o->timeout};
+			      .timeout_s = s->o->timeout,
+			      .source = s->hello.source,
+			      .wrote = s->have_res && s->res.ok ? s->res.bytes : 0};
 }
 
 int session_tell(struct session *s, int rc)
