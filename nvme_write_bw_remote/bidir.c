@@ -13,7 +13,8 @@
 
 #include "nbw.h"
 #include "result.h"
-#include "streams.h"
+#include "roles.h"
+#include "validity.h"
 
 /* One role: its options, its run state and its result. */
 struct role_run {

@@ -17,7 +17,7 @@
 #include "digest.h"
 #include "nbw.h"
 #include "printer.h"
-#include "remote.h"
+#include "roles.h"
 #include "result.h"
 #include "target.h"
 #include "watchdog.h"

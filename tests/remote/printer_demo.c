@@ -21,7 +21,7 @@
 #include "parse.h"
 #include "printer.h"
 #include "result.h"
-#include "streams.h"
+#include "validity.h"
 
 #define S 1e9 /* one second in ns */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_gate: the sink's shared rdma_cm listener (nvme_write_bw_remote/gate.c)
+ * test_gate: the sink's shared rdma_cm listener (nvme_write_bw_remote/sink/gate.c)
  * over the fake fabric (tests/remote/fake_fabric.c: the listener is a unix
  * socket, a connect request names its session and worker), no RDMA device:
  *

@@ -10,7 +10,7 @@
 
 #include "check.h"
 #include "session_state.h"
-#include "source_steps.h"
+#include "steps.h"
 
 #define B(t) (1u << (t))
 

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/*
+ * all_sizes.c: -a, as ib_write_bw -a: one complete run (handshake, window,
+ * verification) at every message size from 64K to 4M on both sides (a sink
+ * with --sources N: a fan-in round per size, each source running -a), then the
+ * curve of the RDMA rate against the size and its verdict (common/sweep.h)
+ * against the rails' line rate: where it goes flat, and whether that is the
+ * fabric's limit or below it. Each run is a part of the result (printer.c
+ * prints each as it ends, then the curve).
+ */
+#include <math.h>
+
+#include "nbw.h"
+#include "parse.h"
+#include "remote.h"
+#include "result.h"
+#include "roles.h"
+#include "validity.h"
+#include "window.h"
+
+#define NSIZES 7 /* 64K .. 4M, powers of two (at most RESULT_MAX_POINTS) */
+
+/*
+ * A run's RDMA rate (with --sources N: every source's added, as fan-in
+ * adds them) and the line rate it is judged against, Gb/s (0 unknown): its
+ * rails'; with N sources every source's rails, each sink port at most its own.
+ */
+static double run_bps(const struct result *p, double *line_gbits)
+{
+	if (p->mode != RESULT_FANIN) {
+		*line_gbits = p->nstreams
+				      ? rails_line_gbits(p->streams[0].rails, p->streams[0].nrails)
+				      : 0;
+		return p->nstreams ? streams_bps(&p->streams[0]) : NAN;
+	}
+	*line_gbits = streams_rails_gbits(p);
+	return p->nstreams == p->nexpected && p->nstreams ? p->sum.rdma_bps : NAN;
+}
+
+/* One size's run: a sink (with --sources N: a fan-in round), or a source. */
+static int run_one(const struct options *at, const struct run_state *run, struct result *p)
+{
+	if (at->source.peer)
+		return run_source(at, run, p);
+	return at->sink.sources > 1 ? run_fanin(at, p) : run_sink(at, run, p);
+}
+
+/*
+ * Each run's options are o's as if -s SIZE had been given: a copy (o itself
+ * never changes); what the runs measured goes into x (its parts, its curve).
+ */
+int run_all_sizes(const struct options *o, const struct run_state *run, struct result *x)
+{
+	struct result_curve *c = &x->curve;
+	enum result_mode mode = o->source.peer	      ? RESULT_SOURCE
+				: o->sink.sources > 1 ? RESULT_FANIN
+						      : RESULT_SINK;
+	struct options at = *o;
+	int i, rc, worst = 0;
+
+	c->planned = NSIZES;
+	if (result_parts(x, NSIZES, mode, o)) {
+		nbw_err("out of memory");
+		return NBW_EXIT_FAIL;
+	}
+	x->nparts = 0; /* the runs so far */
+	for (i = 0; i < NSIZES && !nbw_interrupted(); i++) {
+		struct result *p = &x->parts[i];
+		double bps, line;
+
+		at.chunk = (64ULL << 10) << i;
+		p->o.chunk = at.chunk;
+		x->nparts = i + 1;
+		rc = run_one(&at, run, p);
+		result_end(p);
+		if (rc > worst)
+			worst = rc;
+		bps = run_bps(p, &line);
+		if (rc || !isfinite(bps))
+			break;
+		c->size[c->n] = at.chunk;
+		format_size(at.chunk, c->names[c->n], sizeof(c->names[c->n]));
+		c->gb_per_s[c->n++] = bps / 1e9;
+		c->line_gbits = line;
+	}
+	streams_curve(c);
+	x->rc = worst;
+	return worst;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * remote.h: what the sink and the source share (remote.c): the timeout in
+ * milliseconds, a source's share of workers, the RDMA ports and drives the
+ * options name, the rails' line rates. In report/ because both roles call
+ * it and a role never calls the other.
+ */
+#ifndef NBW_REMOTE_H
+#define NBW_REMOTE_H
+
+#include <stdint.h>
+
+#include "options.h"
+
+/* --timeout in milliseconds. */
+int remote_timeout_ms(const struct options *o);
+/* The workers one source may have: --max-workers-per-source, else an even split, else 0 (all). */
+uint32_t remote_share(const struct options *o);
+
+/* The RDMA ports of -d (or every ACTIVE one): the count, or -1 after one error line. */
+int remote_select_ports(const struct options *o, struct fab_port *ports);
+
+/*
+ * The drives of --disks (or --local-disks: option names it), or those found:
+ * collected, checked against -s, --span and --threads, opened read-only into
+ * t[*nt]. 0, or an exit status after the message.
+ */
+int remote_targets(const struct options *o, const struct target_query *q, struct target *t,
+		   int *nt);
+
+/* The rails' line rates added up, Gb/s; 0 when one of them is unknown. */
+double rails_line_gbits(const struct rail *rails, int n);
+
+/* The line rate (Gb/s) a rail between a and b can carry: the slower's; 0 unknown. */
+double rail_line_rate(const struct fab_port *a, const struct fab_port *b);
+
+#endif

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * local.h: the sink's own drives during a window, its local stream: the
+ * drives (none with --no-local, or for a session whose window carries no
+ * local stream), their readers in the DRAM's first part, the counters at
+ * the window's open and close, and the per-second samples of its rate.
+ */
+#ifndef NBW_LOCAL_H
+#define NBW_LOCAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gang.h"
+#include "options.h"
+#include "target.h"
+#include "window.h"
+
+struct local {
+	const struct options *o;
+	struct target t[TARGET_MAX];
+	int nt;
+	struct reader_gang gang;
+	unsigned char *buf;		 /* the DRAM's first part, while the gang reads */
+	uint64_t *lstart, *lend, *lprev; /* per drive: at the open, the close, the last live line */
+	struct samples lsamples;	 /* the stream's bytes, per second of the window */
+};
+
+/*
+ * The drives (drives: the options' --local-disks, else none), counters and
+ * samples. 0, an exit status after the message, or -ENOMEM.
+ */
+int local_open(struct local *l, const struct options *o, bool drives);
+/* One reader per region of each drive, each with its chunk of buf. 0 or -errno. */
+int local_start(struct local *l, unsigned char *buf);
+void local_stop(struct local *l);
+/* Bytes read so far, per drive (out: nt + 1 entries). */
+void local_count(const struct local *l, uint64_t *out);
+/* The sum of per_drive[]. */
+uint64_t local_sum(const struct local *l, const uint64_t *per_drive);
+/* The window's snapshot into out; true when out is the open's (the counting starts). */
+bool local_snapshot(struct local *l, uint64_t *out);
+/* A second of the window: the stream's bytes as a sample. */
+void local_sample(struct local *l, double at);
+/* --interval: the stream's rate (bytes/s) over the secs since the last live line. */
+double local_live(struct local *l, double secs);
+bool local_failed(const struct local *l);
+/* The failed reader's words: "<path>: read at offset N: <why>". */
+void local_fault(const struct local *l, char *why, size_t len);
+/* The counters of a window that measured nothing: zero. */
+void local_zero(struct local *l);
+void local_close(struct local *l);
+
+#endif

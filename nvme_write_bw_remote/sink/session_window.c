@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: MIT
+/*
+ * session_window.c: a session's window and end (see session.h): START, the
+ * window over its local stream (the hall's drives with one source, else
+ * none) and the source's heartbeats, its RESULT and the checks on it
+ * (judge.c), --verify full (verify.c) and DONE; and session_run, the whole
+ * conversation: the handshake (session.c), then all this.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "judge.h"
+#include "nbw.h"
+#include "remote.h"
+#include "result.h"
+#include "session.h"
+#include "timing.h"
+#include "watchdog.h"
+
+/* Whole messages taken from a source per tick of the window: a flood waits its turn. */
+#define SINK_MSGS_PER_TICK 16
+
+/* ---- the control channel during the window ------------------------------------------ */
+
+static enum sink_stop take_progress(struct session *s, const void *p, uint32_t len)
+{
+	struct ctrl_progress pr;
+
+	if (ctrl_decode_progress(p, len, &pr)) {
+		snprintf(s->peer_err, sizeof(s->peer_err), "malformed PROGRESS");
+		return SINK_BAD_MESSAGE;
+	}
+	if (!s->have_prog)
+		s->prog_line = (struct ctrl_progress){0};
+	pthread_mutex_lock(&s->beat_lock); /* the hall's live lines read it (--sources) */
+	s->prog = pr;
+	s->have_prog = true;
+	pthread_mutex_unlock(&s->beat_lock);
+	/* START's way there and this heartbeat's way back: their sum bounds the delay. */
+	{
+		int64_t d = (int64_t)(nbw_now_ns() - s->start_sent_ns) - (int64_t)pr.elapsed_ns;
+
+		if (d >= 0 && (s->delay_min_ns < 0 || d < s->delay_min_ns))
+			s->delay_min_ns = d;
+	}
+	return SINK_RUNNING;
+}
+
+static enum sink_stop take_error(struct session *s, const void *p, uint32_t len)
+{
+	struct ctrl_error e;
+
+	if (ctrl_decode_error(p, len, &e))
+		snprintf(e.msg, sizeof(e.msg), "(malformed ERROR message)");
+	snprintf(s->peer_err, sizeof(s->peer_err), "%s", e.msg);
+	return SINK_PEER_ERROR;
+}
+
+/* One whole message from the source, of a type its state takes (ctrl_phase_allows()). */
+static int take_one(void *ctx, unsigned type, const void *p, uint32_t len)
+{
+	struct session *s = ctx;
+
+	s->last_heard = nbw_now_ns();
+	session_took(s, type);
+	if (type == CTRL_PROGRESS)
+		return take_progress(s, p, len);
+	if (type == CTRL_ERROR)
+		return take_error(s, p, len);
+	s->have_res = !ctrl_decode_result(p, len, &s->res);
+	if (!s->have_res)
+		snprintf(s->peer_err, sizeof(s->peer_err), "malformed RESULT");
+	return s->have_res ? SINK_RESULT : SINK_BAD_MESSAGE;
+}
+
+/*
+ * Take what the source sent within timeout_ms (0: what is there now), at
+ * most SINK_MSGS_PER_TICK messages; a message in part waits in s->in for the
+ * rest. A PROGRESS updates the heartbeat, a RESULT is kept (SINK_RESULT);
+ * anything else ends the run with its reason; -ETIMEDOUT if no whole
+ * message came.
+ */
+static int take(struct session *s, int timeout_ms)
+{
+	struct pollfd pfd = {.fd = s->cfd, .events = POLLIN};
+	unsigned taken;
+	int rc;
+
+	if (poll(&pfd, 1, timeout_ms) != 1)
+		return -ETIMEDOUT;
+	s->in.allow = ctrl_phase_allows(session_phase(s->state));
+	rc = ctrl_inbox_pump(&s->in, s->cfd, SINK_MSGS_PER_TICK, take_one, s, &taken);
+	if (rc < 0) {
+		snprintf(s->peer_err, sizeof(s->peer_err), "%s",
+			 rc == -EBADMSG ? "a message out of turn" : ctrl_strerror(rc));
+		return rc == -ECONNRESET ? SINK_CLOSED : SINK_BAD_MESSAGE;
+	}
+	return rc ? rc : taken ? SINK_RUNNING : -ETIMEDOUT;
+}
+
+/* During the warm-up and the window, every tick: a reason to stop, or SINK_RUNNING. */
+static int check(void *ctx)
+{
+	struct session *s = ctx;
+	uint32_t i;
+	int rc;
+
+	if (local_failed(s->loc))
+		return SINK_LOCAL_FAIL;
+	rc = take(s, 0);
+	if (rc > 0)
+		return rc;
+	for (i = 0; i < s->hello.workers; i++)
+		if (fab_conn_lost(&s->conns[i]))
+			return SINK_RDMA_LOST;
+	if (nbw_now_ns() - s->last_heard > nbw_s_to_ns(s->o->timeout))
+		return SINK_SILENT;
+	return SINK_RUNNING;
+}
+
+/* Every second of the window: the local stream's bytes, for its variation. */
+static void sample(void *ctx, double at)
+{
+	struct session *s = ctx;
+
+	local_sample(s->loc, at);
+}
+
+static void snapshot(void *ctx, uint64_t *out)
+{
+	struct session *s = ctx;
+
+	if (local_snapshot(s->loc, out)) {
+		s->prog_line = s->prog;
+		s->win_open_ns = nbw_now_ns();
+	}
+}
+
+/* --interval: local drives as read here, RDMA as the source's heartbeats say. */
+static void live(void *ctx, double at, double secs)
+{
+	struct session *s = ctx;
+	struct live_value v[3];
+	double local = local_live(s->loc, secs);
+	double rdma = s->have_prog ? session_beat_rate(&s->prog, &s->prog_line) : NAN;
+
+	result_live_sink(s->x, at, v, 0, s->loc->nt > 0, local, rdma,
+			 "(no heartbeat since the last line)");
+}
+
+/* ---- the window ---------------------------------------------------------------------- */
+
+/*
+ * The heartbeat period the source is asked for: at most 1 s, a quarter of
+ * --timeout (so one lost beat is not silence) and half of --interval (so
+ * every live line has a fresh figure).
+ */
+static uint32_t progress_period_ms(const struct options *o)
+{
+	double ms = 1000;
+
+	if (o->timeout * 250 < ms)
+		ms = o->timeout * 250;
+	if (o->cc.interval > 0 && o->cc.interval * 500 < ms)
+		ms = o->cc.interval * 500;
+	return ms < 10 ? 10 : (uint32_t)ms;
+}
+
+/*
+ * After the sink's window: the source's window ends a little later (it got
+ * START later) and it drains what is in flight, sending heartbeats
+ * meanwhile. Wait for its RESULT; silence for --timeout, or 3 x --timeout in
+ * all, ends the wait.
+ */
+static int await_result(struct session *s)
+{
+	uint64_t deadline = nbw_now_ns() + 3 * nbw_s_to_ns(s->o->timeout);
+
+	for (;;) {
+		uint64_t now = nbw_now_ns();
+		int rc, ms = remote_timeout_ms(s->o);
+
+		if (now >= deadline || nbw_interrupted())
+			return SINK_SILENT;
+		if ((uint64_t)ms * 1000000ULL > deadline - now)
+			ms = (int)((deadline - now) / 1000000) + 1;
+		if (ms > 500)
+			ms = 500; /* stay responsive to Ctrl-C */
+		rc = take(s, ms);
+		if (rc == -ETIMEDOUT) {
+			if (nbw_now_ns() - s->last_heard > nbw_s_to_ns(s->o->timeout))
+				return SINK_SILENT;
+			continue;
+		}
+		if (rc)
+			return rc;
+	}
+}
+
+/* The message for a window that did not end with the source's RESULT. */
+static int window_failure(struct session *s, enum sink_stop why, const struct window *w)
+{
+	const char *when = !w->measured				   ? "warm-up"
+			   : w->seconds + 0.05 < s->o->cc.duration ? "window"
+								   : "wait for its result";
+	char fault[512];
+
+	switch (why) {
+	case SINK_LOCAL_FAIL:
+		local_fault(s->loc, fault, sizeof(fault));
+		return session_refuse(s, "%s", fault);
+	case SINK_CLOSED:
+	case SINK_RDMA_LOST:
+		return session_fail(s, "%s: the source went away during the %s (%s)", s->peer, when,
+				    why == SINK_CLOSED ? "control connection closed"
+						       : "RDMA connection lost");
+	case SINK_PEER_ERROR:
+		return session_fail(s, "%s: source failed: %s", s->peer, s->peer_err);
+	case SINK_SILENT:
+		return session_fail(s,
+				    "%s: the source went silent: nothing on the control channel "
+				    "for %g s (--timeout; network or source gone)",
+				    s->peer, s->o->timeout);
+	default:
+		return session_refuse(s, "%s: protocol error during the window: %s", s->peer,
+				      s->peer_err);
+	}
+}
+
+void session_port_rates(const struct session_env *env, double *gbits)
+{
+	int p;
+
+	for (p = 0; p < env->nports; p++)
+		gbits[p] = env->ports[p].software || env->ports[p].rate_gbits <= 0
+				   ? 0
+				   : env->ports[p].rate_gbits;
+}
+
+double session_ports_rate(const struct session_env *env)
+{
+	double gbits[FAB_MAX_PORTS], sum = 0;
+	int p;
+
+	session_port_rates(env, gbits);
+	for (p = 0; p < env->nports; p++) {
+		if (gbits[p] <= 0)
+			return 0;
+		sum += gbits[p];
+	}
+	return sum;
+}
+
+/* The rails as the sink sees them: its port <- the source's, from the RESULT. */
+static void session_rails(struct session *s)
+{
+	double gbits[FAB_MAX_PORTS];
+	uint32_t i;
+
+	session_port_rates(s->env, gbits);
+	s->nrails = 0;
+	for (i = 0; i < s->res.nrails && s->nrails < CTRL_MAX_RAILS; i++) {
+		const struct ctrl_rail *x = &s->res.rails[i];
+		const struct fab_port *p;
+		struct rail *y;
+
+		if (x->sink_port >= s->env->nports) /* the peer's word: not a port of ours */
+			continue;
+		p = &s->env->ports[x->sink_port];
+		y = &s->rails[s->nrails++];
+
+		*y = (struct rail){.local_port = p->port,
+				   .remote_port = x->port,
+				   .qps = x->qps,
+				   .bytes = x->bytes,
+				   .line_rate_gbits =
+					   judge_line_mbps(x->line_mbps, gbits[x->sink_port]) /
+					   1000.0,
+				   .sink_index = x->sink_port};
+		memcpy(y->local_dev, p->dev, sizeof(y->local_dev));
+		snprintf(y->remote_dev, sizeof(y->remote_dev), "%s", x->dev);
+	}
+}
+
+/* Why the source's totals cannot be true, into why; false when they can. */
+static bool result_implausible(struct session *s, char *why, size_t len)
+{
+	double gbits[FAB_MAX_PORTS];
+	struct judge_frame f = {.workers = s->hello.workers,
+				.source = s->hello.source,
+				.duration_s = s->o->cc.duration,
+				.timeout_s = s->o->timeout,
+				.nports = s->env->nports,
+				.port_gbits = gbits,
+				.wport = s->wport};
+
+	session_port_rates(s->env, gbits);
+	if (judge_result_early(nbw_ns_to_s(s->last_heard - s->start_sent_ns),
+			       s->hello.warmup_ms / 1e3, s->hello.duration_ms / 1e3, why, len))
+		return true;
+	return judge_result_refused(&s->res, &f, why, len);
+}
+
+/*
+ * The source's window in the sink's clock: START left at start_sent; it
+ * arrived about half the least START -> heartbeat delay later (the way there
+ * and a heartbeat's way back); the source opened its window open_ns after
+ * that. streams.c judges it against the sink's window.
+ */
+static void source_window(struct session *s)
+{
+	double d = s->delay_min_ns > 0 ? s->delay_min_ns / 2.0 : 0;
+
+	s->src_open_ns = (double)s->start_sent_ns + d + (double)s->res.open_ns;
+	s->src_close_ns = s->src_open_ns + (double)s->res.window_ns;
+	s->rcv = s->res.cv_milli_pct == UINT32_MAX ? NAN : s->res.cv_milli_pct / 1000.0;
+	s->have_window = s->res.window_ns > 0;
+}
+
+/* --verify full: every slot the source last wrote, as it says, checked here. */
+/* --dump-slice FILE: FILE for the only source, FILE.N for source N of --sources. */
+static const char *dump_path(const struct session *s, char *buf, size_t len)
+{
+	if (!s->number)
+		return s->o->sink.dump_slice;
+	snprintf(buf, len, "%s.%d", s->o->sink.dump_slice, s->number);
+	return buf;
+}
+
+static void receive_full(struct session *s)
+{
+	struct verdict_note v = {.verdict = s->verdict};
+	char err[CTRL_MAX_STR], path[PATH_MAX];
+	struct ctrl_chunk *c = NULL;
+	struct landing l;
+	uint32_t len, n = 0;
+	void *p;
+	int rc;
+
+	nbw_watchdog_phase("verifying every slot %s wrote", s->peer);
+	session_landing(s, &l);
+	rc = session_expect(s, CTRL_VERIFY, &p, &len, remote_timeout_ms(s->o), err, sizeof(err));
+	if (!rc)
+		rc = ctrl_decode_chunks(p, len, &c, &n);
+	free(p);
+	if (!rc && judge_table_refused(c, n, s->hello.workers, l.slots, err, sizeof(err)))
+		rc = -EBADMSG;
+	memcpy(v.detail, s->vdetail, sizeof(v.detail));
+	verify_full(&l, c, n, s->ncanary, rc ? (err[0] ? err : ctrl_strerror(rc)) : NULL, &v);
+	s->verdict = v.verdict;
+	memcpy(s->vdetail, v.detail, sizeof(s->vdetail));
+	if (!rc && s->o->sink.dump_slice)
+		verify_dump_map(dump_path(s, path, sizeof(path)), s->canary, s->ncanary, c, n);
+	free(c);
+}
+
+/* After its RESULT: the full table, and whether the source completed its window. */
+static int after_result(struct session *s)
+{
+	char err[CTRL_MAX_STR];
+	uint32_t len;
+	void *p;
+
+	if (s->o->verify == CTRL_VERIFY_FULL)
+		receive_full(s);
+	if (s->res.ok)
+		return 0;
+	/* Its ERROR, if any, follows the RESULT (CTRL_PHASE_END: nothing else may come). */
+	if (!session_expect(s, CTRL_ERROR, &p, &len, 200, err, sizeof(err))) {
+		struct ctrl_error e;
+
+		if (ctrl_decode_error(p, len, &e))
+			snprintf(e.msg, sizeof(e.msg), "(malformed ERROR message)");
+		free(p);
+		return session_fail(s, "%s: source failed: %s", s->peer, e.msg);
+	}
+	return session_fail(s, "%s: the source did not complete its window", s->peer);
+}
+
+/* Its RESULT judged: a figure, or a refusal. */
+static int take_result(struct session *s)
+{
+	s->res_rejected = !s->res.ok; /* a failed source's figures are not figures */
+	if (s->res.ok && result_implausible(s, s->peer_err, sizeof(s->peer_err))) {
+		s->res_rejected = true;
+		return session_refuse(s, "%s: implausible result: %s", s->peer, s->peer_err);
+	}
+	if (s->res.ok) {
+		session_rails(s);
+		source_window(s);
+	}
+	return after_result(s);
+}
+
+/* Wait at the meetings (--bidir, --sources), then START. 0 or a ctrl error. */
+static int send_start(struct session *s)
+{
+	const struct options *o = s->o;
+	struct ctrl_start st = {
+		.warmup_ms = s->hello.warmup_ms,
+		.duration_ms = s->hello.duration_ms,
+		.progress_ms = progress_period_ms(o),
+	};
+	struct ctrl_buf b;
+	int rc;
+
+	if (s->sync && !meeting_await(s->sync, remote_timeout_ms(o) / 2))
+		nbw_err("--bidir: this node's source is not ready: the windows may not overlap");
+	/* A source waits --timeout for START after its canary. */
+	if (s->fan && !meeting_await(s->fan, remote_timeout_ms(o) / 2))
+		nbw_err("%s: not every source is ready: the windows may not overlap", s->peer);
+	s->start_sent_ns = nbw_now_ns();
+	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_start(&b, &st), remote_timeout_ms(o));
+	s->state = SESSION_WINDOW;
+	s->last_heard = nbw_now_ns();
+	return rc;
+}
+
+/*
+ * Was the sink's own window held past its end by more than --timeout (this
+ * process stopped or starved, as silence that long fails a peer)? Then its
+ * streams were not side by side for most of it, whatever their overlap says.
+ */
+static bool held_up(const struct session *s, const struct window *w)
+{
+	return w->measured && w->seconds > s->o->cc.duration + s->o->timeout;
+}
+
+/* START, the window over the local stream and the source's heartbeat, its RESULT. */
+static int session_window(struct session *s)
+{
+	struct window w = {
+		.check = check,
+		.live = live,
+		.sample = sample,
+		.snapshot = snapshot,
+	};
+	enum sink_stop why = SINK_RUNNING;
+	int rc;
+
+	window_bind(&w, &s->o->cc, s, s->loc->lstart, s->loc->lend);
+	nbw_watchdog_phase("the window (%s writing)", s->peer);
+	if (local_start(s->loc, s->env->dram)) {
+		local_stop(s->loc);
+		return session_refuse(s, "cannot start the local reader threads");
+	}
+	rc = send_start(s);
+	if (rc) {
+		snprintf(s->peer_err, sizeof(s->peer_err), "%s", ctrl_strerror(rc));
+		why = SINK_CLOSED;
+	} else if (window_run(&w) == WINDOW_STOPPED) {
+		why = (enum sink_stop)w.stopped_by;
+	}
+	local_stop(s->loc);
+	s->lseconds = w.seconds;
+	s->cpu_s = w.cpu_s;
+	if (!w.measured)
+		local_zero(s->loc);
+	if (w.end_reason == WINDOW_SIGNAL)
+		return session_refuse(s, "interrupted");
+	/* First: held up, what else went wrong meanwhile may be its consequence. */
+	if (held_up(s, &w)) {
+		s->res_rejected = true;
+		return session_refuse(
+			s,
+			"the sink's window ran %.1f s where -D is %g s, more than --timeout "
+			"(%g s) over: this process was held up (stopped or starved), so its "
+			"figures are not taken",
+			w.seconds, s->o->cc.duration, s->o->timeout);
+	}
+	if (why == SINK_RUNNING) { /* the window ended here: the source's RESULT comes next */
+		nbw_watchdog_phase("waiting for %s's RESULT", s->peer);
+		why = await_result(s);
+	}
+	if (why != SINK_RESULT)
+		return window_failure(s, why, &w);
+	return take_result(s);
+}
+
+int session_conclude(struct session *s, struct meeting *fan)
+{
+	char path[PATH_MAX];
+	struct ctrl_buf b;
+	struct landing l;
+	int rc;
+
+	s->fan = fan;
+	rc = session_window(s);
+	if (!rc && s->o->sink.dump_slice) {
+		const char *dump = dump_path(s, path, sizeof(path));
+
+		session_landing(s, &l);
+		verify_dump_slice(dump, &l);
+		if (s->o->verify != CTRL_VERIFY_FULL)
+			verify_dump_map(dump, s->canary, s->ncanary, NULL, 0);
+	}
+	if (!rc && s->verdict == VERDICT_FAIL)
+		rc = NBW_EXIT_FAIL;
+	if (!s->failure[0]) {
+		struct ctrl_done d = {.verify = (uint8_t)(s->verdict == VERDICT_NONE ? VERDICT_FAIL
+										     : s->verdict)};
+
+		ctrl_send_free(s->cfd, &b, ctrl_encode_done(&b, &d), 1000);
+	}
+	if (rc)
+		s->state = SESSION_FAILED;
+	return rc;
+}
+
+int session_run(struct session *s, struct meeting *fan)
+{
+	int rc = session_handshake(s);
+
+	if (fan) /* ready, or failed and not coming: the others need not wait for it */
+		meeting_arrive(fan);
+	return rc ? rc : session_conclude(s, fan);
+}
