@@ -23,6 +23,7 @@
 #include "placement.h"
 #include "remote.h"
 #include "result.h"
+#include "share.h"
 #include "timing.h"
 #include "watchdog.h"
 #include "wire_conv.h"
@@ -141,6 +142,11 @@ static bool hello_unacceptable(const struct hall *h, const struct door_guest *g,
 		snprintf(why, len, "%s: %s", g->peer, diff);
 		return true;
 	}
+	if (share_refused(o, (uint64_t)h->loc.nt * o->threads * o->chunk, g->hello.workers, diff,
+			  sizeof(diff))) {
+		snprintf(why, len, "%s: %s", g->peer, diff);
+		return true;
+	}
 	if (slice_layout(o->sink.dram, (uint64_t)h->loc.nt * o->threads * o->chunk,
 			 before + g->hello.workers, o->chunk, o->depth, lay, &need)) {
 		snprintf(why, len,
@@ -189,8 +195,10 @@ static uint64_t first_came(const struct hall *h, uint64_t deadline, int n)
 	if (n > 1)
 		fprintf(stderr,
 			"%s: sink: the other sources must come within %.1f s "
-			"(half of --timeout, or --wait), at most %u workers each\n",
-			nbw_prog, nbw_ns_to_s(deadline - nbw_now_ns()), remote_share(h->o));
+			"(half of --timeout, or --wait), at most %u workers each, %u by their "
+			"share of --dram\n",
+			nbw_prog, nbw_ns_to_s(deadline - nbw_now_ns()), remote_share(h->o),
+			share_dram_workers(h->o, (uint64_t)h->loc.nt * h->o->threads * h->o->chunk));
 	return deadline;
 }
 
