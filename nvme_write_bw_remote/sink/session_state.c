@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "beat.h"
 #include "session_state.h"
 #include "timing.h"
 
@@ -75,12 +76,10 @@ int session_expect(struct session *s, unsigned want, void **p, uint32_t *len, in
 
 double session_beat_rate(const struct ctrl_progress *cur, struct ctrl_progress *line)
 {
-	double r;
+	double r = beat_rate(cur, line);
 
-	if (cur->elapsed_ns <= line->elapsed_ns)
-		return NAN;
-	r = (double)(cur->bytes - line->bytes) / nbw_ns_to_s(cur->elapsed_ns - line->elapsed_ns);
-	*line = *cur;
+	if (cur->elapsed_ns > line->elapsed_ns) /* a count that went back: counted from here */
+		*line = *cur;
 	return r;
 }
 
