@@ -248,6 +248,8 @@ enum rdma_from judge_rdma_from(const struct ctrl_result *res, bool rejected,
 		*sec = res->window_ns / 1e9;
 		return RDMA_FROM_RESULT;
 	}
+	if (res && !res->ok) /* the source says it failed: its heartbeats are no figure either */
+		return RDMA_FROM_NONE;
 	if (prog && prog->window_ns &&
 	    !judge_stream_refused(prog->window_bytes, prog->window_ns, duration_s, rate_gbits, why,
 				  sizeof(why))) {

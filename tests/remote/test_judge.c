@@ -166,11 +166,14 @@ static void item9_ok0_result(void)
 	printf("item 9: ok=0 RESULT\n");
 	CHECK(judge_rdma_from(&res, false, &hb, 10, 200, &bytes, &sec) == RDMA_FROM_RESULT);
 	CHECK_U64(bytes, 20000000000ULL);
-	/* ok=0 or rejected: the RESULT's bytes never count; the checked heartbeat does. */
+	/*
+	 * ok=0: the source says it failed, so neither its RESULT's bytes nor its
+	 * heartbeat's count (judge.h). Rejected: the checked heartbeat does.
+	 */
 	res.ok = 0;
 	res.bytes = 30000000000ULL;
-	CHECK(judge_rdma_from(&res, false, &hb, 10, 200, &bytes, &sec) == RDMA_FROM_HEARTBEAT);
-	CHECK_U64(bytes, 20000000000ULL);
+	CHECK(judge_rdma_from(&res, false, &hb, 10, 200, &bytes, &sec) == RDMA_FROM_NONE);
+	CHECK_U64(bytes, 0);
 	CHECK(judge_rdma_from(&res, false, NULL, 10, 200, &bytes, &sec) == RDMA_FROM_NONE);
 	CHECK_U64(bytes, 0);
 	res.ok = 1;
