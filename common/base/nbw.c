@@ -77,8 +77,9 @@ const char *nbw_printable(const char *in, char *out, size_t len)
 	while (*p && o + 1 < len) {
 		size_t n = *p >= 0x20 && *p < 0x7f ? 1 : nbw_utf8_len(p);
 
+		/* Bidi controls, zero-width characters: written out as bytes. */
 		if (n > 1 && nbw_unicode_hidden(nbw_utf8_code(p, n)))
-			n = 0; /* bidi controls, zero-width characters: written out as bytes */
+			n = 0;
 		if (n) { /* printable ASCII and valid UTF-8 text stay as they are */
 			if (o + n >= len)
 				break;

@@ -222,8 +222,7 @@ static struct drop_reason *drop_reason(struct door *d, const char *why, enum dro
  * reason was not said in the last second, else with the next line of that
  * reason (door_said()).
  */
-static void door_drop_note(struct door *d, const char *peer, const char *why,
-			   enum drop_style style)
+static void door_drop_note(struct door *d, const char *peer, const char *why, enum drop_style style)
 {
 	struct drop_reason *r = drop_reason(d, why, style);
 	uint64_t now = nbw_now_ns();
@@ -341,8 +340,9 @@ static struct pending *pend_slot(struct door *d, const char *who)
 	if (pend_count(d, who) >= DOOR_MAX_PER_ADDR) {
 		v = pend_victim(d, who);
 		if (v)
-			pend_drop(d, v, "too many handshakes from one address (one that got least "
-					"far goes)");
+			pend_drop(d, v,
+				  "too many handshakes from one address (one that got least "
+				  "far goes)");
 		return v;
 	}
 	for (i = 0; i < DOOR_MAX_PENDING; i++)
@@ -434,10 +434,11 @@ static int pend_read(struct door *d, struct pending *p, struct door_guest *g)
 			snprintf(msg, sizeof(msg), "sink speaks protocol version %d", CTRL_VERSION);
 			ctrl_send_free(p->fd, &b, ctrl_encode_error(&b, msg), 200);
 		}
-		pend_drop(d, p, rc != -EBADMSG		? ctrl_strerror(rc)
-			     : p->in.type != CTRL_HELLO ? "a message out of turn"
-			     : has_key(d)		? "HELLO before the key was proved"
-							: "HELLO before AUTH");
+		pend_drop(d, p,
+			  rc != -EBADMSG	     ? ctrl_strerror(rc)
+			  : p->in.type != CTRL_HELLO ? "a message out of turn"
+			  : has_key(d)		     ? "HELLO before the key was proved"
+						     : "HELLO before AUTH");
 		return 0;
 	}
 	rc = pend_step(d, p, &why);
@@ -503,7 +504,8 @@ static int door_round(struct door *d, int ms, struct door_guest *g)
 	now = nbw_now_ns();
 	for (i = 0; i < DOOR_MAX_PENDING; i++)
 		if (d->pend[i].st != PEND_FREE && now >= d->pend[i].deadline)
-			pend_drop(d, &d->pend[i], "no complete HELLO within the handshake deadline");
+			pend_drop(d, &d->pend[i],
+				  "no complete HELLO within the handshake deadline");
 	return 0;
 }
 

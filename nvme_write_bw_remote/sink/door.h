@@ -24,7 +24,7 @@
 #define DOOR_MAX_PENDING 32
 #define DOOR_MAX_PER_ADDR 8 /* pending handshakes of one address */
 #define DOOR_MAX_ADDRS 16
-/* Connections accepted from one listening socket in one round, at most (and no more than places). */
+/* Connections accepted from one listening socket in a round, at most (no more than places). */
 #define DOOR_ACCEPTS_PER_ROUND 64
 /* Reasons to turn connections away that the door counts apart (the last one: all others). */
 #define DOOR_DROP_REASONS 16

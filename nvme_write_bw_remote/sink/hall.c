@@ -198,7 +198,8 @@ static uint64_t first_came(const struct hall *h, uint64_t deadline, int n)
 			"(half of --timeout, or --wait), at most %u workers each, %u by their "
 			"share of --dram\n",
 			nbw_prog, nbw_ns_to_s(deadline - nbw_now_ns()), remote_share(h->o),
-			share_dram_workers(h->o, (uint64_t)h->loc.nt * h->o->threads * h->o->chunk));
+			share_dram_workers(h->o,
+					   (uint64_t)h->loc.nt * h->o->threads * h->o->chunk));
 	return deadline;
 }
 

@@ -171,8 +171,8 @@ void verify_canary(const struct landing *l, unsigned mode, const struct ctrl_chu
 		/* As many entries as workers, one named twice: a worker's canary unchecked. */
 		v->verdict = VERDICT_FAIL;
 		snprintf(v->detail, sizeof(v->detail),
-			 "no canary of worker %u at its slot 0 among %u for %u workers", missing,
-			 n, l->workers);
+			 "no canary of worker %u at its slot 0 among %u for %u workers", missing, n,
+			 l->workers);
 	} else {
 		v->verdict = VERDICT_PASS;
 		snprintf(v->detail, sizeof(v->detail), "%u canary chunks match", n);

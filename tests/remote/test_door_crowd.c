@@ -163,13 +163,13 @@ static void count_said(FILE *f, int *lines, int *drops)
 	*lines = *drops = 0;
 	rewind(f);
 	while (fgets(line, sizeof(line), f)) {
-		const char *and = strstr(line, " and ");
+		const char *others = strstr(line, " and ");
 		const char *what = strstr(line, "connection dropped: ");
 
 		if (!what)
 			continue;
 		++*lines;
-		*drops += 1 + (and && and < what ? atoi(and + 5) : 0);
+		*drops += 1 + (others && others < what ? atoi(others + 5) : 0);
 	}
 }
 

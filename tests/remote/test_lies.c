@@ -177,13 +177,12 @@ static void text(void)
 
 	printf("text: bidi and zero-width characters of a peer\n");
 	/* RIGHT-TO-LEFT OVERRIDE (U+202E) would show "mlx5_0" reversed after it. */
-	CHECK_STR(nbw_printable("ok\xe2\x80\xae" "0_5xlm", out, sizeof(out)),
+	CHECK_STR(nbw_printable("ok\342\200\2560_5xlm", out, sizeof(out)),
 		  "ok\\xe2\\x80\\xae0_5xlm");
 	/* ZERO WIDTH SPACE, WORD JOINER, BOM, FIRST STRONG ISOLATE, ARABIC LETTER MARK. */
-	CHECK_STR(nbw_printable("a\xe2\x80\x8b" "b\xe2\x81\xa0" "c\xef\xbb\xbf" "d", out,
-				sizeof(out)),
+	CHECK_STR(nbw_printable("a\342\200\213b\342\201\240c\357\273\277d", out, sizeof(out)),
 		  "a\\xe2\\x80\\x8bb\\xe2\\x81\\xa0c\\xef\\xbb\\xbfd");
-	CHECK_STR(nbw_printable("\xe2\x81\xa8" "x\xd8\x9c", out, sizeof(out)),
+	CHECK_STR(nbw_printable("\342\201\250x\330\234", out, sizeof(out)),
 		  "\\xe2\\x81\\xa8x\\xd8\\x9c");
 	/* A soft hyphen, the line separator, a tag character (U+E0041). */
 	CHECK_STR(nbw_printable("\xc2\xad\xe2\x80\xa8\xf3\xa0\x81\x81", out, sizeof(out)),
@@ -195,7 +194,7 @@ static void text(void)
 	CHECK(f != NULL);
 	if (!f)
 		return;
-	json_write_string(f, "a\xe2\x80\xae" "b\xf3\xa0\x81\x81\xc3\xa9");
+	json_write_string(f, "a\342\200\256b\363\240\201\201\303\251");
 	fclose(f);
 	CHECK_STR(json, "\"a\\u202eb\\udb40\\udc41\xc3\xa9\"");
 	free(json);

@@ -33,9 +33,8 @@ static void share(void)
 	CHECK_U64(share_dram_workers(&o, 0), 10);
 	CHECK(!share_refused(&o, 0, 10, why, sizeof(why)));
 	CHECK(share_refused(&o, 0, 21, why, sizeof(why)));
-	CHECK_STR(why,
-		  "21 workers, a source may have at most 10 (its share of --dram 4MiB among "
-		  "--sources 2)");
+	CHECK_STR(why, "21 workers, a source may have at most 10 (its share of --dram 4MiB among "
+		       "--sources 2)");
 	/* The sink's own staging comes first (rounded up to 4 KiB): 1 MiB of it leaves 16. */
 	CHECK_U64(share_dram_workers(&o, (1 << 20) - 100), 8);
 	/* A DRAM too small for one each: 1 (the layout then refuses the second). */
@@ -63,7 +62,8 @@ static void beat(void)
 	/* 2 GB in 1 s. */
 	CHECK(fabs(beat_rate(&b, &a) - 2e9) < 1);
 	/* Backwards: no figure (read as unsigned it was 1.8e19 bytes, 9e10 GB/s a line). */
-	CHECK(isnan(beat_rate(&a, &(struct ctrl_progress){.elapsed_ns = 0, .bytes = 6000000000ULL})));
+	line = (struct ctrl_progress){.elapsed_ns = 0, .bytes = 6000000000ULL};
+	CHECK(isnan(beat_rate(&a, &line)));
 	CHECK(isnan(beat_rate(&a, &a)));
 	/* The live line moves on past a backwards count, and stays when no time passed. */
 	line = b;
