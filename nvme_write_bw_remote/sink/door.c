@@ -24,9 +24,11 @@
  * that got least far (no byte yet, then an AUTH without its proof), of the
  * busiest address, idle the longest. A handshake that completed AUTH (and so
  * any that sent its HELLO) is never given up, nor one accepted in the same
- * round (it has not been read yet): with no place to give, the newcomer
- * waits in the listen backlog (DOOR_BACKLOG) or, when one address has too
- * many, is closed. Each round accepts as many as it has places for.
+ * round (it has not been read yet), nor one whose AUTH the door answered
+ * within DOOR_ANSWER_MS (its proof is on its way): with no place to give,
+ * the newcomer waits in the listen backlog (CTRL_LISTEN_BACKLOG) or, when
+ * one address has too many, is closed. Each round accepts as many as it
+ * has places for.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,8 +62,9 @@ struct pending {
 	int fd;
 	char peer[64];
 	uint64_t since, deadline;
-	uint64_t heard; /* its last byte (or its accept): idle since */
-	uint64_t round; /* the door's round that accepted it */
+	uint64_t heard;	   /* its last byte (or its accept): idle since */
+	uint64_t answered; /* when the door answered its AUTH (with a key) */
+	uint64_t round;	   /* the door's round that accepted it */
 	struct ctrl_inbox in;
 	struct ctrl_auth_sink auth;
 };
@@ -273,10 +276,17 @@ static int pend_count(const struct door *d, const char *who)
 	return n;
 }
 
-/* May p give its place up to a newcomer (of this round)? */
+/*
+ * May p give its place up to a newcomer (of this round)? Not when it
+ * completed AUTH; not when it was accepted this round (it has not been read
+ * yet); not within DOOR_ANSWER_MS of the door's answer to its AUTH (its
+ * proof is a round trip away), however many newcomers came meanwhile.
+ */
 static bool pend_yields(const struct door *d, const struct pending *p)
 {
-	return p->st != PEND_FREE && pend_worth(p) != WORTH_KEEP && p->round != d->round;
+	if (p->st == PEND_FREE || pend_worth(p) == WORTH_KEEP || p->round == d->round)
+		return false;
+	return p->st != PEND_PROOF || nbw_now_ns() - p->answered >= DOOR_ANSWER_MS * 1000000ULL;
 }
 
 /*
@@ -409,6 +419,8 @@ static int pend_step(struct door *d, struct pending *p, const char **why)
 	rc = ctrl_auth_sink_step(&p->auth, &d->o->key, p->fd, p->in.payload, p->in.len, why);
 	if (!rc)
 		p->st = p->auth.phase == CTRL_PHASE_PROOF ? PEND_PROOF : PEND_HELLO;
+	if (!rc && p->st == PEND_PROOF)
+		p->answered = nbw_now_ns();
 	return rc;
 }
 

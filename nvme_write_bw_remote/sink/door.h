@@ -26,6 +26,8 @@
 #define DOOR_MAX_ADDRS 16
 /* Connections accepted from one listening socket in a round, at most (no more than places). */
 #define DOOR_ACCEPTS_PER_ROUND 64
+/* A handshake whose AUTH the door answered keeps its place this long for its proof (ms). */
+#define DOOR_ANSWER_MS 250
 /* Reasons to turn connections away that the door counts apart (the last one: all others). */
 #define DOOR_DROP_REASONS 16
 

@@ -7,6 +7,8 @@
  *	place:   every place taken, each address holding one pending handshake,
  *	         the real source's (AUTH done, in the first place) is not the
  *	         one a newcomer takes: its HELLO is still read
+ *	proof:   with a key, 100 strangers at once while the real source's proof
+ *	         is on its way (its AUTH answered): it keeps its place
  *	burst:   100 connections at once all complete TCP's handshake within
  *	         0.6 s (the listen backlog holds them; a backlog of 8 dropped the
  *	         rest's SYNs, to be sent again a second later)
@@ -24,6 +26,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "ctrl_auth.h"
 #include "ctrl_io.h"
 #include "door.h"
 #include "nbw.h"
@@ -109,6 +112,65 @@ static void place(void)
 		close(g.fd);
 	}
 	for (i = 0; i < DOOR_MAX_PENDING + 8; i++)
+		if (crowd[i] >= 0)
+			close(crowd[i]);
+	close(real);
+	door_close(d);
+}
+
+/* The door's AUTH answer on fd into *a; false if none came within 1 s. */
+static bool answer(int fd, struct ctrl_auth *a)
+{
+	char err[256];
+	uint32_t len;
+	void *p;
+	bool ok;
+
+	if (ctrl_expect(fd, CTRL_AUTH, &p, &len, 1000, err, sizeof(err)))
+		return false;
+	ok = !ctrl_decode_auth(p, len, a);
+	free(p);
+	return ok;
+}
+
+static void proof(void)
+{
+	struct options o = {.key = {.key = "0123456789abcdef", .len = 16}};
+	struct ctrl_auth mine = {.has_key = 1}, theirs = {0}, sinks = {0};
+	uint8_t own[CTRL_NONCE_LEN];
+	struct door *d = open_door(&o);
+	struct door_guest g;
+	struct ctrl_buf b;
+	int real, crowd[100], i, rc;
+
+	printf("proof: 100 strangers while the real source's proof is on its way\n");
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	memset(mine.nonce, 0x11, sizeof(mine.nonce));
+	real = dial(1, o.port, false);
+	CHECK(real >= 0 && !ctrl_send_free(real, &b, ctrl_encode_auth(&b, &mine), 1000));
+	serve(d, 50, &g);
+	CHECK(answer(real, &theirs) && theirs.has_key);
+	for (i = 0; i < 100; i++) /* each from an address of its own, idle */
+		crowd[i] = dial(10 + i, o.port, true);
+	serve(d, 100, &g); /* rounds enough to fill every place twice over */
+	/* Its proof: HMAC(key, "nbw-source" | the sink's nonce | its own), no nonce. */
+	memcpy(own, mine.nonce, sizeof(own));
+	mine = (struct ctrl_auth){.has_key = 1};
+	CHECK(!auth_mac(&o.key, "nbw-source", theirs.nonce, own, mine.mac));
+	CHECK(!ctrl_send_free(real, &b, ctrl_encode_auth(&b, &mine), 1000));
+	serve(d, 50, &g);
+	CHECK(answer(real, &sinks)); /* the sink's proof: the key is proved, its place kept */
+	CHECK(say(real, CTRL_HELLO));
+	rc = serve(d, 1000, &g);
+	CHECK(rc == 0);
+	if (!rc) {
+		CHECK_STR(g.peer, "127.0.0.1");
+		CHECK(g.trusted);
+		close(g.fd);
+	}
+	for (i = 0; i < 100; i++)
 		if (crowd[i] >= 0)
 			close(crowd[i]);
 	close(real);
@@ -214,6 +276,7 @@ int main(void)
 {
 	nbw_set_prog("test_door_crowd");
 	place();
+	proof();
 	burst();
 	log_lines();
 	return check_done("test_door_crowd");
