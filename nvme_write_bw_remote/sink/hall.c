@@ -142,11 +142,6 @@ static bool hello_unacceptable(const struct hall *h, const struct door_guest *g,
 		snprintf(why, len, "%s: %s", g->peer, diff);
 		return true;
 	}
-	if (share_refused(o, (uint64_t)h->loc.nt * o->threads * o->chunk, g->hello.workers, diff,
-			  sizeof(diff))) {
-		snprintf(why, len, "%s: %s", g->peer, diff);
-		return true;
-	}
 	if (slice_layout(o->sink.dram, (uint64_t)h->loc.nt * o->threads * o->chunk,
 			 before + g->hello.workers, o->chunk, o->depth, lay, &need)) {
 		snprintf(why, len,
@@ -155,6 +150,12 @@ static bool hello_unacceptable(const struct hall *h, const struct door_guest *g,
 			 format_size(o->sink.dram, a, sizeof(a)), before + g->hello.workers,
 			 before ? " of all sources" : "", o->depth + 1,
 			 format_size(o->chunk, b, sizeof(b)), format_size(need, c, sizeof(c)));
+		return true;
+	}
+	/* It fits beside the others: does it keep to its share of the DRAM (--sources N)? */
+	if (share_refused(o, (uint64_t)h->loc.nt * o->threads * o->chunk, g->hello.workers, diff,
+			  sizeof(diff))) {
+		snprintf(why, len, "%s: %s", g->peer, diff);
 		return true;
 	}
 	return false;
