@@ -23,6 +23,7 @@
 #include "placement.h"
 #include "remote.h"
 #include "result.h"
+#include "share.h"
 #include "timing.h"
 #include "watchdog.h"
 #include "wire_conv.h"
@@ -142,6 +143,8 @@ static enum judge_hello_verdict hello_verdict(const struct hall *h, const struct
 		.local_len = (uint64_t)h->loc.nt * o->threads * o->chunk,
 		.chunk = o->chunk,
 		.depth = o->depth,
+		.dram_share = share_dram_workers(o, (uint64_t)h->loc.nt * o->threads * o->chunk),
+		.sources = o->sink.sources,
 	};
 
 	return judge_hello(&a, lay, why, len);
@@ -182,8 +185,11 @@ static uint64_t first_came(const struct hall *h, uint64_t deadline, int n)
 	if (n > 1)
 		fprintf(stderr,
 			"%s: sink: the other sources must come within %.1f s "
-			"(half of --timeout, or --wait), at most %u workers each\n",
-			nbw_prog, nbw_ns_to_s(deadline - nbw_now_ns()), remote_share(h->o));
+			"(half of --timeout, or --wait), at most %u workers each, %u by their "
+			"share of --dram\n",
+			nbw_prog, nbw_ns_to_s(deadline - nbw_now_ns()), remote_share(h->o),
+			share_dram_workers(h->o,
+					   (uint64_t)h->loc.nt * h->o->threads * h->o->chunk));
 	return deadline;
 }
 

@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include "judge.h"
+#include "share.h"
 #include "parse.h"
 #include "validity.h"
 
@@ -254,6 +255,8 @@ enum rdma_from judge_rdma_from(const struct ctrl_result *res, bool rejected,
 		*sec = res->window_ns / 1e9;
 		return RDMA_FROM_RESULT;
 	}
+	if (res && !res->ok) /* the source says it failed: its heartbeats are no figure either */
+		return RDMA_FROM_NONE;
 	if (prog && prog->window_ns &&
 	    !judge_stream_refused(prog->window_bytes, prog->window_ns, duration_s, rate_gbits, why,
 				  sizeof(why))) {
@@ -327,6 +330,13 @@ enum judge_hello_verdict judge_hello(const struct judge_admission *a, struct sli
 			 a->before ? " of all sources" : "", a->depth + 1,
 			 format_size(a->chunk, y, sizeof(y)), format_size(need, z, sizeof(z)));
 		return JUDGE_HELLO_DRAM;
+	}
+	/* It fits beside the others: does it keep to its share of the DRAM (--sources N)? */
+	if (a->dram_share && a->theirs->workers > a->dram_share) {
+		share_words(diff, sizeof(diff), a->theirs->workers, a->dram_share, a->dram,
+			    a->sources);
+		snprintf(why, len, "%s: %s", a->peer, diff);
+		return JUDGE_HELLO_WORKERS;
 	}
 	return JUDGE_HELLO_ADMIT;
 }

@@ -115,6 +115,8 @@ struct judge_admission {
 	uint64_t local_len;		 /* the local readers' part of it */
 	uint64_t chunk;			 /* -s */
 	unsigned depth;			 /* slots per slice, less one */
+	uint32_t dram_share;		 /* workers per source by --dram (0: no share) */
+	unsigned sources;		 /* --sources, for the reason */
 };
 
 /* The decision on a HELLO, and why. */

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "beat.h"
 #include "session_state.h"
 #include "timing.h"
 
@@ -40,12 +41,10 @@ int session_expect(struct session *s, unsigned want, void **p, uint32_t *len, in
 
 double session_beat_rate(const struct ctrl_progress *cur, struct ctrl_progress *line)
 {
-	double r;
+	double r = beat_rate(cur, line);
 
-	if (cur->elapsed_ns <= line->elapsed_ns)
-		return NAN;
-	r = (double)(cur->bytes - line->bytes) / nbw_ns_to_s(cur->elapsed_ns - line->elapsed_ns);
-	*line = *cur;
+	if (cur->elapsed_ns > line->elapsed_ns) /* a count that went back: counted from here */
+		*line = *cur;
 	return r;
 }
 
@@ -62,7 +61,9 @@ void session_landing(const struct session *s, struct landing *l)
 			      .slots = s->env->lay->slots,
 			      .workers = s->hello.workers,
 			      .chunk = s->o->chunk,
-			      .timeout_s = s->o->timeout};
+			      .timeout_s = s->o->timeout,
+			      .source = s->hello.source,
+			      .wrote = s->have_res && s->res.ok ? s->res.bytes : 0};
 }
 
 int session_tell(struct session *s, int rc)

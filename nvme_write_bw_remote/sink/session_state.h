@@ -106,8 +106,9 @@ int session_expect(struct session *s, unsigned want, void **p, uint32_t *len, in
 		   char *err, size_t errlen);
 /*
  * --interval: the RDMA rate from the heartbeat at line (the last live line's)
- * to cur, in the source's clock, and line moved to cur; NAN (line kept)
- * when no time passed between them.
+ * to cur, in the source's clock (beat_rate()), and line moved to cur; NAN
+ * (line kept) when no time passed between them, NAN (line moved) when the
+ * byte count went backwards.
  */
 double session_beat_rate(const struct ctrl_progress *cur, struct ctrl_progress *line);
 /* Worker w's slice in the hall's DRAM. */

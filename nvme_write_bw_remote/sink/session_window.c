@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "beat.h"
 #include "judge.h"
 #include "nbw.h"
 #include "remote.h"
@@ -43,9 +44,10 @@ static enum sink_stop take_progress(struct session *s, const void *p, uint32_t l
 	pthread_mutex_unlock(&s->beat_lock);
 	/* START's way there and this heartbeat's way back: their sum bounds the delay. */
 	{
-		int64_t d = (int64_t)(nbw_now_ns() - s->start_sent_ns) - (int64_t)pr.elapsed_ns;
+		int64_t d;
 
-		if (d >= 0 && (s->delay_min_ns < 0 || d < s->delay_min_ns))
+		if (beat_delay(nbw_now_ns() - s->start_sent_ns, pr.elapsed_ns, &d) &&
+		    (s->delay_min_ns < 0 || d < s->delay_min_ns))
 			s->delay_min_ns = d;
 	}
 	return SINK_RUNNING;

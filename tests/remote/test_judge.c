@@ -166,11 +166,14 @@ static void ok0_result(void)
 	printf("ok=0 RESULT\n");
 	CHECK(judge_rdma_from(&res, false, &hb, 10, 200, &bytes, &sec) == RDMA_FROM_RESULT);
 	CHECK_U64(bytes, 20000000000ULL);
-	/* ok=0 or rejected: the RESULT's bytes never count; the checked heartbeat does. */
+	/*
+	 * ok=0: the source says it failed, so neither its RESULT's bytes nor its
+	 * heartbeat's count (judge.h). Rejected: the checked heartbeat does.
+	 */
 	res.ok = 0;
 	res.bytes = 30000000000ULL;
-	CHECK(judge_rdma_from(&res, false, &hb, 10, 200, &bytes, &sec) == RDMA_FROM_HEARTBEAT);
-	CHECK_U64(bytes, 20000000000ULL);
+	CHECK(judge_rdma_from(&res, false, &hb, 10, 200, &bytes, &sec) == RDMA_FROM_NONE);
+	CHECK_U64(bytes, 0);
 	CHECK(judge_rdma_from(&res, false, NULL, 10, 200, &bytes, &sec) == RDMA_FROM_NONE);
 	CHECK_U64(bytes, 0);
 	res.ok = 1;
@@ -296,6 +299,16 @@ static void hello_admission(void)
 	CHECK_U64(judge_hello(&a, &lay, why, sizeof(why)), JUDGE_HELLO_DRAM);
 	CHECK(strstr(why, "too small for 4 workers of all sources x 5 slots of 1MiB") != NULL);
 	CHECK(strstr(why, "(--dram)") != NULL);
+	/* Within its worker share and the DRAM's room, but over its share of the DRAM. */
+	a.dram = 64 << 20;
+	a.before = 0;
+	a.dram_share = 1;
+	a.sources = 2;
+	CHECK_U64(judge_hello(&a, &lay, why, sizeof(why)), JUDGE_HELLO_WORKERS);
+	CHECK_STR(why, "10.0.0.2: 2 workers, a source may have at most 1 (its share of --dram "
+		       "64MiB among --sources 2)");
+	a.dram_share = 2;
+	CHECK_U64(judge_hello(&a, &lay, why, sizeof(why)), JUDGE_HELLO_ADMIT);
 }
 
 int main(void)
