@@ -100,6 +100,42 @@ int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned d
 }
 
 #ifdef HAVE_LIBURING
+#ifndef IORING_SETUP_COOP_TASKRUN
+#define IORING_SETUP_COOP_TASKRUN (1U << 8)
+#endif
+#ifndef IORING_SETUP_SINGLE_ISSUER
+#define IORING_SETUP_SINGLE_ISSUER (1U << 12)
+#endif
+#ifndef IORING_SETUP_DEFER_TASKRUN
+#define IORING_SETUP_DEFER_TASKRUN (1U << 13)
+#endif
+
+/*
+ * Create the ring so that completions cost the reader as little as the kernel
+ * allows: the completion work of each read is deferred until the reader waits
+ * (DEFER_TASKRUN, one thread submits: SINGLE_ISSUER), instead of interrupting
+ * the thread once per completion while it hands chunks out (the default) and
+ * waking it for each. Kernels before 6.1 refuse these flags: then only
+ * COOP_TASKRUN (5.19: no interrupt, completions at the next system call), then
+ * none. A kernel submission thread (SQPOLL) takes none of them.
+ */
+static int uring_init(struct reader *rd, unsigned setup)
+{
+	static const unsigned quiet[] = {
+		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+		IORING_SETUP_COOP_TASKRUN,
+		0,
+	};
+	unsigned i = setup & IORING_SETUP_SQPOLL ? 2 : 0;
+	int rc;
+
+	for (;; i++) {
+		rc = io_uring_queue_init(rd->depth, &rd->ring, setup | quiet[i]);
+		if (rc != -EINVAL || !quiet[i])
+			return rc;
+	}
+}
+
 /*
  * The ring of an io_uring reader: buf as one registered buffer (reads address
  * into it; a single buffer over whole huge pages is kept as a few large
@@ -116,7 +152,7 @@ static int uring_setup(struct reader *rd, int fd)
 		setup |= IORING_SETUP_IOPOLL;
 	if (rd->flags & READER_SQPOLL)
 		setup |= IORING_SETUP_SQPOLL;
-	rc = io_uring_queue_init(rd->depth, &rd->ring, setup);
+	rc = uring_init(rd, setup);
 	if (rc < 0)
 		return rc;
 	rd->ring_ready = true;
@@ -148,11 +184,17 @@ int reader_open_flags(struct reader *rd, int fd, enum reader_engine engine, unsi
 	/* psync keeps one read in flight but may still lend out depth slots. */
 	rd->slots = calloc(depth, sizeof(*rd->slots));
 	rd->done = calloc(depth, sizeof(*rd->done));
-	if (!rd->slots || !rd->done) {
+	rd->idle = calloc(depth, sizeof(*rd->idle));
+	if (!rd->slots || !rd->done || !rd->idle) {
 		reader_close(rd);
 		return -ENOMEM;
 	}
 	rd->depth = depth;
+	/* every slot free, slot 0 taken first */
+	while (rd->nidle < depth) {
+		rd->idle[rd->nidle] = depth - 1 - rd->nidle;
+		rd->nidle++;
+	}
 #ifdef HAVE_LIBURING
 	if (engine == ENGINE_IO_URING) {
 		int rc = uring_setup(rd, fd);
@@ -180,8 +222,10 @@ void reader_close(struct reader *rd)
 #endif
 	free(rd->slots);
 	free(rd->done);
+	free(rd->idle);
 	rd->slots = NULL;
 	rd->done = NULL;
+	rd->idle = NULL;
 }
 
 int reader_poll_queues(int fd, const char *sysfs_root, char *name, size_t len)
@@ -287,19 +331,22 @@ static void chunk_out(struct reader *rd, unsigned s, struct reader_chunk *out)
 	out->sweep = sl->sweep;
 }
 
-static int find_free_slot(const struct reader *rd)
+/* A free slot, taken off the stack of free ones (-1: the caller holds or reads all). */
+static int slot_take(struct reader *rd)
 {
-	unsigned i;
+	return rd->nidle ? (int)rd->idle[--rd->nidle] : -1;
+}
 
-	for (i = 0; i < rd->depth; i++)
-		if (rd->slots[i].state == SLOT_FREE)
-			return (int)i;
-	return -1;
+/* Slot s is free again: on the stack, to be taken next (its buffer is likely cached). */
+static void slot_put(struct reader *rd, unsigned s)
+{
+	rd->slots[s].state = SLOT_FREE;
+	rd->idle[rd->nidle++] = s;
 }
 
 static int psync_next(struct reader *rd, struct reader_chunk *out)
 {
-	int s = find_free_slot(rd);
+	int s = slot_take(rd);
 	struct reader_slot *sl;
 	unsigned char *buf;
 
@@ -316,12 +363,15 @@ static int psync_next(struct reader *rd, struct reader_chunk *out)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
+			rc = -errno;
 			out->offset = sl->offset + sl->got;
-			return -errno;
+			slot_put(rd, (unsigned)s);
+			return rc;
 		}
 		rc = slot_progress(rd, (unsigned)s, (size_t)n);
 		if (rc < 0) {
 			out->offset = sl->offset + sl->got;
+			slot_put(rd, (unsigned)s);
 			return rc;
 		}
 		if (rc == 1)
@@ -371,7 +421,7 @@ static int uring_complete(struct reader *rd, unsigned s, int res, uint64_t now)
 		}
 	}
 	if (rc < 0) {
-		sl->state = SLOT_FREE;
+		slot_put(rd, s);
 		return rc;
 	}
 	/* Short read (or retryable error): read the rest of the chunk. */
@@ -386,18 +436,23 @@ static int uring_reap(struct reader *rd, struct reader_chunk *out)
 {
 	uint64_t now = rd->timed ? nbw_now_ns() : 0;
 	struct io_uring_cqe *cqe;
+	unsigned head, seen = 0;
+	int rc = 0;
 
-	while (io_uring_peek_cqe(&rd->ring, &cqe) == 0) {
+	/* The ring's completions read in place and given back with one store. */
+	io_uring_for_each_cqe(&rd->ring, head, cqe)
+	{
 		unsigned slot = (unsigned)io_uring_cqe_get_data64(cqe);
-		int rc = uring_complete(rd, slot, cqe->res, now);
 
-		io_uring_cqe_seen(&rd->ring, cqe);
+		seen++;
+		rc = uring_complete(rd, slot, cqe->res, now);
 		if (rc < 0) {
 			out->offset = rd->slots[slot].offset + rd->slots[slot].got;
-			return rc;
+			break;
 		}
 	}
-	return 0;
+	io_uring_cq_advance(&rd->ring, seen);
+	return rc < 0 ? rc : 0;
 }
 
 /* The oldest completed chunk out of rd->done. */
@@ -420,13 +475,15 @@ static int uring_fill(struct reader *rd)
 	uint64_t now = 0;
 	int s, rc;
 
-	while ((s = find_free_slot(rd)) >= 0) {
+	while ((s = slot_take(rd)) >= 0) {
 		if (rd->timed && !now)
 			now = nbw_now_ns();
 		slot_assign(rd, (unsigned)s, now);
 		rc = uring_submit_slot(rd, (unsigned)s);
-		if (rc)
+		if (rc) {
+			slot_put(rd, (unsigned)s);
 			return rc;
+		}
 	}
 	return 0;
 }
@@ -491,7 +548,7 @@ int reader_next(struct reader *rd, struct reader_chunk *out, int timeout_ms)
 void reader_release(struct reader *rd, unsigned slot)
 {
 	if (slot < rd->depth && rd->slots[slot].state == SLOT_HELD)
-		rd->slots[slot].state = SLOT_FREE;
+		slot_put(rd, slot);
 }
 
 bool bytes_are_zero(const void *p, size_t len)
