@@ -139,8 +139,9 @@ static int uring_init(struct reader *rd, unsigned setup)
 /*
  * The ring of an io_uring reader: buf as one registered buffer (reads address
  * into it; a single buffer over whole huge pages is kept as a few large
- * segments, where per-slot registrations of part of a huge page may not be)
- * and fd as registered file 0. 0 or -errno; the caller closes on failure.
+ * segments, where per-slot registrations of part of a huge page may not be),
+ * fd as registered file 0 and the ring's own descriptor registered. 0 or
+ * -errno; the caller closes on failure.
  */
 static int uring_setup(struct reader *rd, int fd)
 {
@@ -159,7 +160,16 @@ static int uring_setup(struct reader *rd, int fd)
 	rc = io_uring_register_buffers(&rd->ring, &iov, 1);
 	if (rc < 0)
 		return rc;
-	return io_uring_register_files(&rd->ring, &fd, 1);
+	rc = io_uring_register_files(&rd->ring, &fd, 1);
+	if (rc < 0)
+		return rc;
+	/*
+	 * Each wait then names the ring by its registered index, not its file
+	 * descriptor: no file lookup per system call. Kernels before 5.18 lack it,
+	 * and the ring works the same without it.
+	 */
+	(void)io_uring_register_ring_fd(&rd->ring);
+	return 0;
 }
 #endif
 
