@@ -103,37 +103,27 @@ int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned d
 #ifndef IORING_SETUP_COOP_TASKRUN
 #define IORING_SETUP_COOP_TASKRUN (1U << 8)
 #endif
-#ifndef IORING_SETUP_SINGLE_ISSUER
-#define IORING_SETUP_SINGLE_ISSUER (1U << 12)
-#endif
-#ifndef IORING_SETUP_DEFER_TASKRUN
-#define IORING_SETUP_DEFER_TASKRUN (1U << 13)
-#endif
 
 /*
- * Create the ring so that completions cost the reader as little as the kernel
- * allows: the completion work of each read is deferred until the reader waits
- * (DEFER_TASKRUN, one thread submits: SINGLE_ISSUER), instead of interrupting
- * the thread once per completion while it hands chunks out (the default) and
- * waking it for each. Kernels before 6.1 refuse these flags: then only
- * COOP_TASKRUN (5.19: no interrupt, completions at the next system call), then
- * none. A kernel submission thread (SQPOLL) takes none of them.
+ * Create the ring so that completions do not interrupt the reader: by
+ * default the kernel signals the thread for each completion's work, even
+ * while it is handing chunks out in user space; with COOP_TASKRUN (Linux
+ * 5.19) that work waits for the thread's next system call, its next wait,
+ * which takes every completion in one go. Older kernels refuse the flag:
+ * then the default, as with a kernel submission thread (SQPOLL). Deferring
+ * the work further (DEFER_TASKRUN, as fio does) cost more system calls and
+ * CPU per read here: the reader already waits only when it has nothing left
+ * to hand out.
  */
 static int uring_init(struct reader *rd, unsigned setup)
 {
-	static const unsigned quiet[] = {
-		IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
-		IORING_SETUP_COOP_TASKRUN,
-		0,
-	};
-	unsigned i = setup & IORING_SETUP_SQPOLL ? 2 : 0;
-	int rc;
+	int rc = -EINVAL;
 
-	for (;; i++) {
-		rc = io_uring_queue_init(rd->depth, &rd->ring, setup | quiet[i]);
-		if (rc != -EINVAL || !quiet[i])
-			return rc;
-	}
+	if (!(setup & IORING_SETUP_SQPOLL))
+		rc = io_uring_queue_init(rd->depth, &rd->ring, setup | IORING_SETUP_COOP_TASKRUN);
+	if (rc == -EINVAL)
+		rc = io_uring_queue_init(rd->depth, &rd->ring, setup);
+	return rc;
 }
 
 /*

@@ -145,9 +145,7 @@ struct reader {
  * Prepare a reader on fd (opened by drive_open_readonly()) for region reg of
  * a target of target_size bytes. buf holds depth slots of chunk bytes and
  * must stay valid until reader_close(). chunk must be a multiple of lbs.
- * The io_uring engine registers buf and fd with its ring, and its reads are
- * submitted only by the thread that opened it: call reader_next() from that
- * thread (the ring is single-issuer; another thread's submission fails).
+ * The io_uring engine registers buf and fd with its ring.
  */
 int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned depth, size_t chunk,
 		uint32_t lbs, uint64_t target_size, struct region reg, void *buf);
