@@ -96,9 +96,10 @@ def ratio(a, b):
 
 # ---- the sequential table ------------------------------------------------------------
 
-def seq_aggregate(lines):
+def seq_aggregate(lines, rounds=None):
     """{case: [bytes, seconds, cpu]} summed over the rounds, {case: (threads, depth,
-    buffer)} and the cases in their first order."""
+    buffer)} and the cases in their first order; each round's GB/s per case go to
+    rounds ({case: [...]}) when given."""
     agg, info, order = {}, {}, []
     for line in lines:
         if not line.strip():
@@ -112,6 +113,8 @@ def seq_aggregate(lines):
         a[0] += int(b)
         a[1] += float(s)
         a[2] += float(c)
+        if rounds is not None:
+            rounds.setdefault(name, []).append(int(b) / float(s) / 1e9 if float(s) > 0 else 0.0)
     return agg, info, order
 
 
@@ -160,14 +163,17 @@ def gbps_ratio(a, b):
 
 
 def seq_table(lines, target, chunk, threads, duration, rounds):
-    agg, info, order = seq_aggregate(lines)
+    per_round = {}
+    agg, info, order = seq_aggregate(lines, per_round)
     out = ["target %s: chunk %s, %s alternating rounds of %s s each, no warm-up"
            % (target, chunk, rounds, duration),
-           "%-20s%8s%6s%8s%9s%11s" % ("case", "threads", "depth", "buffer", "GB/s", "CPU s/GiB")]
+           "%-20s%8s%6s%8s%9s%11s%16s" % ("case", "threads", "depth", "buffer", "GB/s",
+                                          "CPU s/GiB", "rounds GB/s")]
     for n in order:
         t, d, buf = info[n]
-        out.append("%-20s%8s%6s%8s%9.3f%11.4f" % (n, t, d, buf, gb_per_s(agg[n]),
-                                                  cpu_per_gib(agg[n])))
+        out.append("%-20s%8s%6s%8s%9.3f%11.4f%16s" % (
+            n, t, d, buf, gb_per_s(agg[n]), cpu_per_gib(agg[n]),
+            span(min(per_round[n]), max(per_round[n]), 3)))
     out += ["", "%-48s%10s%9s  target" % ("ratio", "bandwidth", "CPU/GiB")]
     for label, bw, cpu, bar in seq_ratio_rows(agg, info, threads):
         out.append("%-48s%10s%9s  %s" % (label, fmt(bw, 3), fmt(cpu, 3), bar))

@@ -76,9 +76,12 @@ class Ratios(unittest.TestCase):
                  "fio-psync-4k 12 1 4k 500000000 1.0 2.0",
                  "ours-psync 12 1 huge 2000000000 1.0 2.0",
                  "ours-io_uring 1 8 huge 8000000000 2.0 1.0"]
-        agg, info, order = br.seq_aggregate(lines)
+        per_round = {}
+        agg, info, order = br.seq_aggregate(lines, per_round)
         self.assertEqual(order, ["ours-psync", "fio-psync-huge", "fio-psync-4k", "ours-io_uring"])
         self.assertEqual(agg["ours-psync"], [4000000000, 2.0, 4.0])
+        self.assertEqual(per_round["ours-psync"], [2.0, 2.0])
+        self.assertEqual(per_round["ours-io_uring"], [4.0])
         rows = br.seq_ratio_rows(agg, info, "12")
         labels = [r[0] for r in rows]
         self.assertEqual(labels, ["ours/fio psync (both huge)",
@@ -88,6 +91,13 @@ class Ratios(unittest.TestCase):
         self.assertAlmostEqual(rows[0][2], 0.5)  # same CPU for twice the bytes
         self.assertEqual(rows[0][3], "bw >= 0.97, cpu <= 1.00")
         self.assertAlmostEqual(rows[2][1], 2.0)  # 4 GB/s io_uring against 2 GB/s psync
+
+    def test_seq_table_rows_carry_the_rounds_spread(self):
+        lines = ["ours-psync 12 1 huge 2000000000 1.0 2.0",
+                 "ours-psync 12 1 huge 1000000000 1.0 2.0"]
+        out = br.seq_table(lines, "/f", "1M", "12", "8", "2")
+        row = [line for line in out if line.startswith("ours-psync")][0].split()
+        self.assertEqual(row[4:], ["1.500", "1.4317", "1.000-2.000"])
 
 
 class Rows(unittest.TestCase):
