@@ -212,10 +212,48 @@ int reader_open_flags(struct reader *rd, int fd, enum reader_engine engine, unsi
 	return 0;
 }
 
+#ifdef HAVE_LIBURING
+/*
+ * Wait for the reads still in flight: the kernel writes into the caller's
+ * buffer until each completes, and the caller frees the buffer after
+ * reader_close() (closing the ring does not wait for them: a freed heap
+ * buffer was written into after its reuse). A device that answers nothing
+ * for DRAIN_WAITS seconds in a row is given up on.
+ */
+#define DRAIN_WAITS 10
+static void uring_drain(struct reader *rd)
+{
+	struct __kernel_timespec ts = {.tv_sec = 1};
+	struct io_uring_cqe *cqe;
+	unsigned head, n, idle = 0;
+	int rc;
+
+	(void)io_uring_submit(&rd->ring); /* queued reads count as in flight */
+	while (rd->inflight && idle < DRAIN_WAITS) {
+		rc = io_uring_wait_cqe_timeout(&rd->ring, &cqe, &ts);
+		if (rc == -ETIME) {
+			idle++;
+			continue;
+		}
+		if (rc < 0 && rc != -EINTR)
+			break;
+		n = 0;
+		io_uring_for_each_cqe(&rd->ring, head, cqe)
+		{
+			n++;
+		}
+		io_uring_cq_advance(&rd->ring, n);
+		rd->inflight -= n < rd->inflight ? n : rd->inflight;
+		idle = 0;
+	}
+}
+#endif
+
 void reader_close(struct reader *rd)
 {
 #ifdef HAVE_LIBURING
 	if (rd->ring_ready) {
+		uring_drain(rd);
 		io_uring_queue_exit(&rd->ring);
 		rd->ring_ready = false;
 	}
@@ -500,6 +538,15 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 	if (rc)
 		return rc;
 	if (rd->ndone) {
+		/*
+		 * Completed chunks still to hand out: their freed slots' reads go
+		 * to the kernel a batch at a time, not all at the next wait, so the
+		 * device does not run on a few reads while the thread hands out a
+		 * whole ring of completions (or is descheduled doing so). A failure
+		 * here is left to the next wait, which submits them again.
+		 */
+		if (io_uring_sq_ready(&rd->ring) >= reader_submit_batch(rd->depth))
+			(void)io_uring_submit(&rd->ring);
 		uring_pop(rd, out);
 		return 0;
 	}
@@ -534,6 +581,11 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 	}
 }
 #endif
+
+unsigned reader_submit_batch(unsigned depth)
+{
+	return depth / 4 > 8 ? depth / 4 : 8;
+}
 
 int reader_next(struct reader *rd, struct reader_chunk *out, int timeout_ms)
 {

@@ -3,7 +3,7 @@
  * test_region.c: region split and alignment, and the reader engines on a
  * pattern file: every byte of every region is read exactly once per sweep,
  * at the right offset, with the last read clipped at the end of the target;
- * the slots a caller holds are never read into.
+ * the slots a caller holds are never read into; io_uring's submission batch.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -192,6 +192,30 @@ static void slots_case(const char *path, uint64_t size, enum reader_engine e)
 	free(buf);
 }
 
+/*
+ * io_uring's submission batch while completed chunks wait: a quarter of the
+ * depth, at least 8 reads (a system call per 8 reads at most); from depth 32
+ * on, a batch below the depth, so that freed reads go out before the wait.
+ */
+static void submit_batch_case(void)
+{
+	unsigned d, bad = 0;
+
+	CHECK_U64(reader_submit_batch(1), 8);
+	CHECK_U64(reader_submit_batch(8), 8);
+	CHECK_U64(reader_submit_batch(32), 8);
+	CHECK_U64(reader_submit_batch(33), 8);
+	CHECK_U64(reader_submit_batch(64), 16);
+	CHECK_U64(reader_submit_batch(1024), 256);
+	for (d = 1; d <= 1024; d++) {
+		unsigned b = reader_submit_batch(d);
+
+		if (b < 8 || (d >= 32 && (b * 4 > d || (b + 1) * 4 <= d)))
+			bad++;
+	}
+	CHECK_U64(bad, 0);
+}
+
 int main(void)
 {
 	char path[] = "nbw-test-region.XXXXXX";		  /* the build dir: O_DIRECT-capable */
@@ -201,6 +225,7 @@ int main(void)
 	unsigned e;
 	int fd;
 
+	submit_batch_case();
 	split_case(1 << 30, 12, 4096);
 	split_case(1 << 30, 7, 512);
 	split_case((1 << 20) + 512, 3, 512); /* the last region takes the remainder */
@@ -229,6 +254,8 @@ int main(void)
 			   (struct region){2 << 20, size - (2 << 20)});
 		/* depth * chunk larger than the region: several sweeps in flight at once. */
 		sweep_case(path, size, engines[e], 8, 4096, (struct region){0, 4096 * 3});
+		/* 32 deep: freed reads go out in batches of 8 before the wait. */
+		sweep_case(path, size, engines[e], 32, 4096, (struct region){4096, 1 << 20});
 		slots_case(path, size, engines[e]);
 	}
 	unlink(path);
