@@ -181,9 +181,6 @@ void reader_set_timed(struct reader *rd, bool on);
  * slots they free are submitted once this many are queued (a quarter of the
  * depth, at least 8), the rest with the next wait: at most one system call
  * per 8 reads for it, and no more than a quarter of a deep ring held back.
- * (At depth 32, random 4 KiB on a loaded virtio disk: p99 1.01x fio's where
- * submitting only at the wait read 1.08x; a batch of 2 at depth 8 cost 27%
- * more CPU per read for nothing measurable.)
  */
 unsigned reader_submit_batch(unsigned depth);
 
