@@ -19,20 +19,26 @@
 # the process and its threads, the kernel SQ threads included) per GiB, and the ratios.
 #
 # Random rows (after the sequential ones, their own alternating rounds): RAND_BS (4K)
-# random reads, io_uring, one thread/job at RAND_DEPTH (32), ours with --pattern rand
-# --latency, fio with --rw=randread --fixedbufs --registerfiles (registered buffers of
-# 4 KiB pages, like ours at that size) --norandommap (uniform with replacement, like ours)
-# --lat_percentiles=1 (submission to completion, like ours). Printed: IOPS (all rounds'
-# reads over their seconds), p99 latency (the median of the rounds' p99), CPU per read
-# (user + system of the process over its reads), and the ratios against the issue's bar:
-# IOPS >= 1.00x fio, p99 <= 1.10x, CPU per read <= 1.00x.
+# random reads, one thread/job: io_uring at each of RAND_DEPTHS (1 8 32) and psync, each
+# timed and untimed. Ours: --pattern rand, with --latency or without; fio: --rw=randread
+# --norandommap (uniform with replacement, like ours), io_uring with --fixedbufs
+# --registerfiles (registered buffers of 4 KiB pages, like ours at that size); timed with
+# --lat_percentiles=1 (submission to completion, like ours), untimed with --gtod_reduce=1
+# (no time stamps, like ours without --latency). Printed per engine, depth and timing:
+# IOPS (all rounds' reads over their seconds) with the lowest and highest round, p99
+# latency (the median of the rounds' p99) with its lowest and highest, CPU per read (user
+# + system of the process over its reads), and the ratios against the bar: IOPS >= 1.00x
+# fio, p99 <= 1.10x, CPU per read <= 1.00x.
 #
 # Environment: THREADS (default 12), CHUNK (1M), DURATION (10 s), DEPTH (8),
-# ROUNDS (3), BENCH_SIZE (2G), RAND_BS (4K), RAND_DEPTH (32), SEQ=0 (random rows
-# only), RAND=0 (sequential rows only), NVME_READ_BW, FIO.
+# ROUNDS (3), BENCH_SIZE (2G), RAND_BS (4K), RAND_DEPTHS ("1 8 32"), RAND_ENGINES
+# ("io_uring psync"), RAND_TIMING ("on off"), SEQ=0 (random rows only), RAND=0
+# (sequential rows only), NVME_READ_BW, FIO. The figures come out of the tools' JSON
+# through python3 -m nbw.bench_read (scripts/nbw/bench_read.py).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
 NVME_READ_BW=${NVME_READ_BW:-$here/../nvme_read_bw/nvme_read_bw}
 FIO=${FIO:-fio}
 THREADS=${THREADS:-12}
@@ -42,7 +48,9 @@ DEPTH=${DEPTH:-8}
 ROUNDS=${ROUNDS:-3}
 BENCH_SIZE=${BENCH_SIZE:-2G}
 RAND_BS=${RAND_BS:-4K}
-RAND_DEPTH=${RAND_DEPTH:-32}
+RAND_DEPTHS=${RAND_DEPTHS:-1 8 32}
+RAND_ENGINES=${RAND_ENGINES:-io_uring psync}
+RAND_TIMING=${RAND_TIMING:-on off}
 SEQ=${SEQ:-1}
 RAND=${RAND:-1}
 
@@ -51,14 +59,9 @@ command -v "$FIO" >/dev/null || { echo "bench_read.sh: fio not found (apt-get in
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_read.XXXXXX")
 trap 'rm -rf "$tmp"; [ -n "${made:-}" ] && rm -f "$made"' EXIT
 
+bench() { python3 -m nbw.bench_read "$@"; }
 # to_bytes SIZE: 4096, 4K, 1M, 2G in bytes.
-to_bytes() {
-	python3 -c "
-import sys
-s = sys.argv[1].upper()
-m = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
-print(int(s[:-1]) * m[s[-1]] if s[-1] in m else int(s))" "$1"
-}
+to_bytes() { bench bytes "$1"; }
 
 target=${1:-}
 if [ -z "$target" ]; then
@@ -79,12 +82,7 @@ run_ours() {
 	local TIMEFORMAT='%U %S'
 	{ time "$NVME_READ_BW" --disks "$target" --engine "$engine" "${extra[@]}" -t "$t" -s "$CHUNK" \
 		--warmup 0 -D "$DURATION" --json >"$tmp/ours.json" 2>/dev/null; } 2>"$tmp/time"
-	python3 - "$tmp/ours.json" "$tmp/time" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-u, s = map(float, open(sys.argv[2]).read().split()[-2:])
-print(d["total"]["bytes"], d["total"]["seconds"], u + s)
-PY
+	bench ours-seq "$tmp/ours.json" "$tmp/time"
 }
 
 # run_fio ENGINE JOBS DEPTH BUFFER [FLAG] -> "bytes seconds cpu"; each job reads its own
@@ -99,15 +97,7 @@ run_fio() {
 		--ioengine="$engine" "${extra[@]}" --bs="$chunk_bytes" --numjobs="$t" \
 		--size="$region" --offset_increment="$region" --time_based --runtime="$DURATION" \
 		--group_reporting --output-format=json >"$tmp/fio.json" 2>/dev/null; } 2>"$tmp/time"
-	python3 - "$tmp/fio.json" "$tmp/time" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-r = d["jobs"][0]["read"]
-u, s = map(float, open(sys.argv[2]).read().split()[-2:])
-if d["jobs"][0].get("error"):
-    sys.exit("fio failed: error %d" % d["jobs"][0]["error"])
-print(r["io_bytes"], r["runtime"] / 1000.0, u + s)
-PY
+	bench fio-seq "$tmp/fio.json" "$tmp/time"
 }
 
 # Huge pages fio needs: per job one buffer of depth x chunk, rounded up to 2 MiB, plus one.
@@ -155,109 +145,45 @@ for r in $(seq 1 "$ROUNDS_SEQ"); do
 	done
 done
 
-if [ "$SEQ" != 0 ]; then
-python3 - "$tmp/results" "$target" "$CHUNK" "$THREADS" "$DURATION" "$ROUNDS" <<'PY'
-import sys
-from collections import defaultdict
-res, target, chunk, threads, dur, rounds = sys.argv[1:]
-agg = defaultdict(lambda: [0, 0.0, 0.0])
-info, order = {}, []
-for line in open(res):
-    name, t, d, buf, b, s, c = line.split()
-    if name not in info:
-        order.append(name)
-    info[name] = (t, d, buf)
-    a = agg[name]
-    a[0] += int(b); a[1] += float(s); a[2] += float(c)
-def gbps(n): return agg[n][0] / agg[n][1] / 1e9
-def cpu(n): return agg[n][2] / (agg[n][0] / 2**30)
-print(f"target {target}: chunk {chunk}, {rounds} alternating rounds of {dur} s each, no warm-up")
-print(f"{'case':<20}{'threads':>8}{'depth':>6}{'buffer':>8}{'GB/s':>9}{'CPU s/GiB':>11}")
-for n in order:
-    t, d, buf = info[n]
-    print(f"{n:<20}{t:>8}{d:>6}{buf:>8}{gbps(n):>9.3f}{cpu(n):>11.4f}")
-print()
-print(f"{'ratio':<48}{'bandwidth':>10}{'CPU/GiB':>9}  target")
-def ratio(label, a, b, target):
-    if a in agg and b in agg:
-        print(f"{label:<48}{gbps(a) / gbps(b):>10.3f}{cpu(a) / cpu(b):>9.3f}  {target}")
-def like(ours, fio):
-    """fio's row with ours's kind of buffer, or None."""
-    n = f"{fio}-{info[ours][2]}"
-    return n if n in agg else None
-for ours, fio, what, tgt in (("ours-psync", "fio-psync", "psync", "bw >= 0.97, cpu <= 1.00"),
-                             ("ours-io_uring", "fio-io_uring", "io_uring", "bw >= 1.00, cpu <= 1.00"),
-                             ("ours-sqpoll", "fio-sqthread", "sqpoll/sqthread_poll", ""),
-                             ("ours-iopoll", "fio-hipri", "iopoll/hipri", "")):
-    if ours not in agg:
-        continue
-    b = info[ours][2]
-    if like(ours, fio):
-        ratio(f"ours/fio {what} (both {b})", ours, like(ours, fio), tgt)
-    for other in ("huge", "4k"):
-        if other != b and f"{fio}-{other}" in agg:
-            ratio(f"ours/fio {what} (ours {b}, fio {other}: buffers)", ours, f"{fio}-{other}", "")
-ratio(f"io_uring x1 / psync x{threads} (ours)", "ours-io_uring", "ours-psync", "bw >= 1.00, cpu < 1.00")
-PY
-fi
+[ "$SEQ" != 0 ] && bench seq-table "$tmp/results" "$target" "$CHUNK" "$THREADS" "$DURATION" "$ROUNDS"
 
 [ "$RAND" = 0 ] && exit 0
 rand_bytes=$(to_bytes "$RAND_BS")
 
-# rand_ours / rand_fio -> "reads seconds cpu p99_us"
+# rand_ours / rand_fio ENGINE DEPTH TIMING -> "reads seconds cpu p99_us" (p99 - untimed)
 rand_ours() {
-	local TIMEFORMAT='%U %S'
-	{ time "$NVME_READ_BW" --disks "$target" --engine io_uring --depth "$RAND_DEPTH" -t 1 \
-		--pattern rand -s "$RAND_BS" --latency --warmup 0 -D "$DURATION" --json \
-		>"$tmp/ours.json" 2>/dev/null; } 2>"$tmp/time"
-	python3 - "$tmp/ours.json" "$tmp/time" <<'PY'
-import json, sys
-t = json.load(open(sys.argv[1]))["total"]
-u, s = map(float, open(sys.argv[2]).read().split()[-2:])
-print(t["ios"], t["seconds"], u + s, t["latency_us"]["p99"])
-PY
+	local extra=() TIMEFORMAT='%U %S'
+	[ "$1" = io_uring ] && extra=(--depth "$2")
+	[ "$3" = on ] && extra+=(--latency)
+	{ time "$NVME_READ_BW" --disks "$target" --engine "$1" "${extra[@]}" -t 1 --pattern rand \
+		-s "$RAND_BS" --warmup 0 -D "$DURATION" --json >"$tmp/ours.json" 2>/dev/null; } 2>"$tmp/time"
+	bench ours-rand "$tmp/ours.json" "$tmp/time"
 }
 rand_fio() {
-	local TIMEFORMAT='%U %S'
+	local extra=() TIMEFORMAT='%U %S'
+	[ "$1" = io_uring ] && extra=(--iodepth="$2" --fixedbufs --registerfiles)
+	[ "$3" = on ] && extra+=(--lat_percentiles=1) || extra+=(--gtod_reduce=1)
 	{ time "$FIO" --name=rand --filename="$target" --readonly --rw=randread --bs="$rand_bytes" \
-		--ioengine=io_uring --iodepth="$RAND_DEPTH" --numjobs=1 --direct=1 --fixedbufs \
-		--registerfiles --norandommap --lat_percentiles=1 --time_based --runtime="$DURATION" \
-		--output-format=json >"$tmp/fio.json" 2>/dev/null; } 2>"$tmp/time"
-	python3 - "$tmp/fio.json" "$tmp/time" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))["jobs"][0]
-if j.get("error"):
-    sys.exit("fio failed: error %d" % j["error"])
-r = j["read"]
-u, s = map(float, open(sys.argv[2]).read().split()[-2:])
-print(r["total_ios"], r["runtime"] / 1000.0, u + s, r["lat_ns"]["percentile"]["99.000000"] / 1e3)
-PY
+		--ioengine="$1" "${extra[@]}" --numjobs=1 --direct=1 --norandommap --time_based \
+		--runtime="$DURATION" --output-format=json >"$tmp/fio.json" 2>/dev/null; } 2>"$tmp/time"
+	bench fio-rand "$tmp/fio.json" "$tmp/time"
 }
+# ENGINE DEPTH TIMING: io_uring at each depth, psync (one read at a time) once.
+rand_cases=()
+for e in $RAND_ENGINES; do
+	depths=$RAND_DEPTHS
+	[ "$e" = psync ] && depths=1
+	for d in $depths; do for lat in $RAND_TIMING; do rand_cases+=("$e $d $lat"); done; done
+done
 : >"$tmp/rand"
 for r in $(seq 1 "$ROUNDS"); do
-	for who in ours fio; do
-		echo "round $r/$ROUNDS: $who random $RAND_BS, io_uring depth $RAND_DEPTH, 1 thread, ${DURATION}s" >&2
-		echo "$who $("rand_$who")" >>"$tmp/rand"
+	for c in "${rand_cases[@]}"; do
+		set -- $c
+		for who in ours fio; do
+			echo "round $r/$ROUNDS: $who random $RAND_BS, $1 depth $2, latency $3, 1 thread, ${DURATION}s" >&2
+			echo "$who $1 $2 $3 $("rand_$who" "$1" "$2" "$3")" >>"$tmp/rand"
+		done
 	done
 done
-python3 - "$tmp/rand" "$target" "$RAND_BS" "$RAND_DEPTH" "$DURATION" "$ROUNDS" <<'PY'
-import statistics, sys
-from collections import defaultdict
-res, target, bs, depth, dur, rounds = sys.argv[1:]
-ios, secs, cpu, p99 = (defaultdict(float), defaultdict(float), defaultdict(float),
-                       defaultdict(list))
-for line in open(res):
-    who, n, s, c, p = line.split()
-    ios[who] += int(n); secs[who] += float(s); cpu[who] += float(c); p99[who].append(float(p))
-def iops(w): return ios[w] / secs[w]
-def lat(w): return statistics.median(p99[w])
-def cpu_io(w): return cpu[w] / ios[w] * 1e6
-print()
-print(f"target {target}: random {bs} reads, io_uring depth {depth}, 1 thread/job, "
-      f"{rounds} alternating rounds of {dur} s each")
-print(f"{'case':<12}{'IOPS':>12}{'p99 us':>10}{'CPU us/read':>13}")
-for w in ("ours", "fio"):
-    print(f"{w + '-rand':<12}{iops(w):>12.0f}{lat(w):>10.1f}{cpu_io(w):>13.3f}")
-print(f"ours/fio    {iops('ours') / iops('fio'):>12.3f}{lat('ours') / lat('fio'):>10.3f}"
-      f"{cpu_io('ours') / cpu_io('fio'):>13.3f}  target: IOPS >= 1.00, p99 <= 1.10, CPU <= 1.00")
-PY
+echo
+bench rand-table "$tmp/rand" "$target" "$RAND_BS" "$DURATION" "$ROUNDS"

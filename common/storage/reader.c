@@ -100,11 +100,38 @@ int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned d
 }
 
 #ifdef HAVE_LIBURING
+#ifndef IORING_SETUP_COOP_TASKRUN
+#define IORING_SETUP_COOP_TASKRUN (1U << 8)
+#endif
+
+/*
+ * Create the ring so that completions do not interrupt the reader: by
+ * default the kernel signals the thread for each completion's work, even
+ * while it is handing chunks out in user space; with COOP_TASKRUN (Linux
+ * 5.19) that work waits for the thread's next system call, its next wait,
+ * which takes every completion in one go. Older kernels refuse the flag:
+ * then the default, as with a kernel submission thread (SQPOLL). Deferring
+ * the work further (DEFER_TASKRUN, as fio does) cost more system calls and
+ * CPU per read here: the reader already waits only when it has nothing left
+ * to hand out.
+ */
+static int uring_init(struct reader *rd, unsigned setup)
+{
+	int rc = -EINVAL;
+
+	if (!(setup & IORING_SETUP_SQPOLL))
+		rc = io_uring_queue_init(rd->depth, &rd->ring, setup | IORING_SETUP_COOP_TASKRUN);
+	if (rc == -EINVAL)
+		rc = io_uring_queue_init(rd->depth, &rd->ring, setup);
+	return rc;
+}
+
 /*
  * The ring of an io_uring reader: buf as one registered buffer (reads address
  * into it; a single buffer over whole huge pages is kept as a few large
- * segments, where per-slot registrations of part of a huge page may not be)
- * and fd as registered file 0. 0 or -errno; the caller closes on failure.
+ * segments, where per-slot registrations of part of a huge page may not be),
+ * fd as registered file 0 and the ring's own descriptor registered. 0 or
+ * -errno; the caller closes on failure.
  */
 static int uring_setup(struct reader *rd, int fd)
 {
@@ -116,14 +143,23 @@ static int uring_setup(struct reader *rd, int fd)
 		setup |= IORING_SETUP_IOPOLL;
 	if (rd->flags & READER_SQPOLL)
 		setup |= IORING_SETUP_SQPOLL;
-	rc = io_uring_queue_init(rd->depth, &rd->ring, setup);
+	rc = uring_init(rd, setup);
 	if (rc < 0)
 		return rc;
 	rd->ring_ready = true;
 	rc = io_uring_register_buffers(&rd->ring, &iov, 1);
 	if (rc < 0)
 		return rc;
-	return io_uring_register_files(&rd->ring, &fd, 1);
+	rc = io_uring_register_files(&rd->ring, &fd, 1);
+	if (rc < 0)
+		return rc;
+	/*
+	 * Each wait then names the ring by its registered index, not its file
+	 * descriptor: no file lookup per system call. Kernels before 5.18 lack it,
+	 * and the ring works the same without it.
+	 */
+	(void)io_uring_register_ring_fd(&rd->ring);
+	return 0;
 }
 #endif
 
@@ -148,11 +184,17 @@ int reader_open_flags(struct reader *rd, int fd, enum reader_engine engine, unsi
 	/* psync keeps one read in flight but may still lend out depth slots. */
 	rd->slots = calloc(depth, sizeof(*rd->slots));
 	rd->done = calloc(depth, sizeof(*rd->done));
-	if (!rd->slots || !rd->done) {
+	rd->idle = calloc(depth, sizeof(*rd->idle));
+	if (!rd->slots || !rd->done || !rd->idle) {
 		reader_close(rd);
 		return -ENOMEM;
 	}
 	rd->depth = depth;
+	/* every slot free, slot 0 taken first */
+	while (rd->nidle < depth) {
+		rd->idle[rd->nidle] = depth - 1 - rd->nidle;
+		rd->nidle++;
+	}
 #ifdef HAVE_LIBURING
 	if (engine == ENGINE_IO_URING) {
 		int rc = uring_setup(rd, fd);
@@ -170,18 +212,58 @@ int reader_open_flags(struct reader *rd, int fd, enum reader_engine engine, unsi
 	return 0;
 }
 
+#ifdef HAVE_LIBURING
+/*
+ * Wait for the reads still in flight: the kernel writes into the caller's
+ * buffer until each completes, and the caller frees the buffer after
+ * reader_close() (closing the ring does not wait for them: a freed heap
+ * buffer was written into after its reuse). A device that answers nothing
+ * for DRAIN_WAITS seconds in a row is given up on.
+ */
+#define DRAIN_WAITS 10
+static void uring_drain(struct reader *rd)
+{
+	struct __kernel_timespec ts = {.tv_sec = 1};
+	struct io_uring_cqe *cqe;
+	unsigned head, n, idle = 0;
+	int rc;
+
+	(void)io_uring_submit(&rd->ring); /* queued reads count as in flight */
+	while (rd->inflight && idle < DRAIN_WAITS) {
+		rc = io_uring_wait_cqe_timeout(&rd->ring, &cqe, &ts);
+		if (rc == -ETIME) {
+			idle++;
+			continue;
+		}
+		if (rc < 0 && rc != -EINTR)
+			break;
+		n = 0;
+		io_uring_for_each_cqe(&rd->ring, head, cqe)
+		{
+			n++;
+		}
+		io_uring_cq_advance(&rd->ring, n);
+		rd->inflight -= n < rd->inflight ? n : rd->inflight;
+		idle = 0;
+	}
+}
+#endif
+
 void reader_close(struct reader *rd)
 {
 #ifdef HAVE_LIBURING
 	if (rd->ring_ready) {
+		uring_drain(rd);
 		io_uring_queue_exit(&rd->ring);
 		rd->ring_ready = false;
 	}
 #endif
 	free(rd->slots);
 	free(rd->done);
+	free(rd->idle);
 	rd->slots = NULL;
 	rd->done = NULL;
+	rd->idle = NULL;
 }
 
 int reader_poll_queues(int fd, const char *sysfs_root, char *name, size_t len)
@@ -287,19 +369,22 @@ static void chunk_out(struct reader *rd, unsigned s, struct reader_chunk *out)
 	out->sweep = sl->sweep;
 }
 
-static int find_free_slot(const struct reader *rd)
+/* A free slot, taken off the stack of free ones (-1: the caller holds or reads all). */
+static int slot_take(struct reader *rd)
 {
-	unsigned i;
+	return rd->nidle ? (int)rd->idle[--rd->nidle] : -1;
+}
 
-	for (i = 0; i < rd->depth; i++)
-		if (rd->slots[i].state == SLOT_FREE)
-			return (int)i;
-	return -1;
+/* Slot s is free again: on the stack, to be taken next (its buffer is likely cached). */
+static void slot_put(struct reader *rd, unsigned s)
+{
+	rd->slots[s].state = SLOT_FREE;
+	rd->idle[rd->nidle++] = s;
 }
 
 static int psync_next(struct reader *rd, struct reader_chunk *out)
 {
-	int s = find_free_slot(rd);
+	int s = slot_take(rd);
 	struct reader_slot *sl;
 	unsigned char *buf;
 
@@ -316,12 +401,15 @@ static int psync_next(struct reader *rd, struct reader_chunk *out)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
+			rc = -errno;
 			out->offset = sl->offset + sl->got;
-			return -errno;
+			slot_put(rd, (unsigned)s);
+			return rc;
 		}
 		rc = slot_progress(rd, (unsigned)s, (size_t)n);
 		if (rc < 0) {
 			out->offset = sl->offset + sl->got;
+			slot_put(rd, (unsigned)s);
 			return rc;
 		}
 		if (rc == 1)
@@ -371,7 +459,7 @@ static int uring_complete(struct reader *rd, unsigned s, int res, uint64_t now)
 		}
 	}
 	if (rc < 0) {
-		sl->state = SLOT_FREE;
+		slot_put(rd, s);
 		return rc;
 	}
 	/* Short read (or retryable error): read the rest of the chunk. */
@@ -386,18 +474,23 @@ static int uring_reap(struct reader *rd, struct reader_chunk *out)
 {
 	uint64_t now = rd->timed ? nbw_now_ns() : 0;
 	struct io_uring_cqe *cqe;
+	unsigned head, seen = 0;
+	int rc = 0;
 
-	while (io_uring_peek_cqe(&rd->ring, &cqe) == 0) {
+	/* The ring's completions read in place and given back with one store. */
+	io_uring_for_each_cqe(&rd->ring, head, cqe)
+	{
 		unsigned slot = (unsigned)io_uring_cqe_get_data64(cqe);
-		int rc = uring_complete(rd, slot, cqe->res, now);
 
-		io_uring_cqe_seen(&rd->ring, cqe);
+		seen++;
+		rc = uring_complete(rd, slot, cqe->res, now);
 		if (rc < 0) {
 			out->offset = rd->slots[slot].offset + rd->slots[slot].got;
-			return rc;
+			break;
 		}
 	}
-	return 0;
+	io_uring_cq_advance(&rd->ring, seen);
+	return rc < 0 ? rc : 0;
 }
 
 /* The oldest completed chunk out of rd->done. */
@@ -420,13 +513,15 @@ static int uring_fill(struct reader *rd)
 	uint64_t now = 0;
 	int s, rc;
 
-	while ((s = find_free_slot(rd)) >= 0) {
+	while ((s = slot_take(rd)) >= 0) {
 		if (rd->timed && !now)
 			now = nbw_now_ns();
 		slot_assign(rd, (unsigned)s, now);
 		rc = uring_submit_slot(rd, (unsigned)s);
-		if (rc)
+		if (rc) {
+			slot_put(rd, (unsigned)s);
 			return rc;
+		}
 	}
 	return 0;
 }
@@ -443,6 +538,15 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 	if (rc)
 		return rc;
 	if (rd->ndone) {
+		/*
+		 * Completed chunks still to hand out: their freed slots' reads go
+		 * to the kernel a batch at a time, not all at the next wait, so the
+		 * device does not run on a few reads while the thread hands out a
+		 * whole ring of completions (or is descheduled doing so). A failure
+		 * here is left to the next wait, which submits them again.
+		 */
+		if (io_uring_sq_ready(&rd->ring) >= reader_submit_batch(rd->depth))
+			(void)io_uring_submit(&rd->ring);
 		uring_pop(rd, out);
 		return 0;
 	}
@@ -478,6 +582,11 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 }
 #endif
 
+unsigned reader_submit_batch(unsigned depth)
+{
+	return depth / 4 > 8 ? depth / 4 : 8;
+}
+
 int reader_next(struct reader *rd, struct reader_chunk *out, int timeout_ms)
 {
 #ifdef HAVE_LIBURING
@@ -491,7 +600,7 @@ int reader_next(struct reader *rd, struct reader_chunk *out, int timeout_ms)
 void reader_release(struct reader *rd, unsigned slot)
 {
 	if (slot < rd->depth && rd->slots[slot].state == SLOT_HELD)
-		rd->slots[slot].state = SLOT_FREE;
+		slot_put(rd, slot);
 }
 
 bool bytes_are_zero(const void *p, size_t len)

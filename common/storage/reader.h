@@ -125,6 +125,8 @@ struct reader {
 	unsigned inflight;
 	unsigned *done; /* io_uring: completed slots not handed out yet, a ring of depth */
 	unsigned done_head, ndone;
+	unsigned *idle; /* the free slots, a stack of depth */
+	unsigned nidle;
 	unsigned flags; /* READER_* */
 	bool random;	/* offsets from ro instead of the sweep */
 	bool timed;	/* chunks carry their latency */
@@ -173,6 +175,14 @@ int reader_next(struct reader *rd, struct reader_chunk *out, int timeout_ms);
 int reader_set_random(struct reader *rd, uint64_t seed, uint64_t stream);
 /* Time each read: reader_chunk.lat_ns (two clock reads per read or batch). */
 void reader_set_timed(struct reader *rd, bool on);
+
+/*
+ * io_uring: while completed chunks wait to be handed out, the reads of the
+ * slots they free are submitted once this many are queued (a quarter of the
+ * depth, at least 8), the rest with the next wait: at most one system call
+ * per 8 reads for it, and no more than a quarter of a deep ring held back.
+ */
+unsigned reader_submit_batch(unsigned depth);
 
 /* Give a held slot back for reading. */
 void reader_release(struct reader *rd, unsigned slot);

@@ -2,7 +2,8 @@
 /*
  * test_region.c: region split and alignment, and the reader engines on a
  * pattern file: every byte of every region is read exactly once per sweep,
- * at the right offset, with the last read clipped at the end of the target.
+ * at the right offset, with the last read clipped at the end of the target;
+ * the slots a caller holds are never read into; io_uring's submission batch.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -141,6 +142,80 @@ static void sweep_case(const char *path, uint64_t size, enum reader_engine e, un
 	free(buf);
 }
 
+/* Read one chunk into *slot: 0, or the reader's code. */
+static int next_slot(struct reader *rd, unsigned *slot)
+{
+	struct reader_chunk c;
+	int rc = reader_next(rd, &c, 1000);
+
+	if (!rc) {
+		*slot = c.slot;
+		CHECK(c.buf == (unsigned char *)rd->buf + (size_t)c.slot * rd->chunk);
+	}
+	return rc;
+}
+
+/*
+ * The slots a caller holds stay its own: depth chunks held are depth
+ * distinct slots and the next read waits (-EAGAIN); a slot released twice,
+ * or one out of range, frees nothing more (a slot freed twice would be
+ * read into twice, under a chunk the caller still holds).
+ */
+static void slots_case(const char *path, uint64_t size, enum reader_engine e)
+{
+	enum { DEPTH = 4, CHUNK = 4096 };
+	struct reader rd;
+	unsigned slot, mask = 0, i, round;
+	void *buf = NULL;
+	int fd = drive_open_readonly(path);
+
+	CHECK(fd >= 0 && posix_memalign(&buf, 4096, CHUNK * DEPTH) == 0);
+	CHECK(reader_open(&rd, fd, e, DEPTH, CHUNK, 4096, size, (struct region){0, 1 << 20}, buf) ==
+	      0);
+	CHECK(reader_set_random(&rd, 5, 0) == 0);
+	for (round = 0; round < 3; round++) {
+		for (mask = 0, i = 0; i < DEPTH; i++)
+			if (next_slot(&rd, &slot) == 0 && slot < DEPTH)
+				mask |= 1u << slot;
+		CHECK_U64(mask, (1u << DEPTH) - 1);
+		CHECK(next_slot(&rd, &slot) == -EAGAIN);
+		reader_release(&rd, 2);
+		reader_release(&rd, 2);
+		reader_release(&rd, DEPTH + 5);
+		CHECK(next_slot(&rd, &slot) == 0 && slot == 2);
+		CHECK(next_slot(&rd, &slot) == -EAGAIN);
+		for (i = 0; i < DEPTH; i++)
+			reader_release(&rd, i);
+	}
+	reader_close(&rd);
+	close(fd);
+	free(buf);
+}
+
+/*
+ * io_uring's submission batch while completed chunks wait: a quarter of the
+ * depth, at least 8 reads (a system call per 8 reads at most); from depth 32
+ * on, a batch below the depth, so that freed reads go out before the wait.
+ */
+static void submit_batch_case(void)
+{
+	unsigned d, bad = 0;
+
+	CHECK_U64(reader_submit_batch(1), 8);
+	CHECK_U64(reader_submit_batch(8), 8);
+	CHECK_U64(reader_submit_batch(32), 8);
+	CHECK_U64(reader_submit_batch(33), 8);
+	CHECK_U64(reader_submit_batch(64), 16);
+	CHECK_U64(reader_submit_batch(1024), 256);
+	for (d = 1; d <= 1024; d++) {
+		unsigned b = reader_submit_batch(d);
+
+		if (b < 8 || (d >= 32 && (b * 4 > d || (b + 1) * 4 <= d)))
+			bad++;
+	}
+	CHECK_U64(bad, 0);
+}
+
 int main(void)
 {
 	char path[] = "nbw-test-region.XXXXXX";		  /* the build dir: O_DIRECT-capable */
@@ -150,6 +225,7 @@ int main(void)
 	unsigned e;
 	int fd;
 
+	submit_batch_case();
 	split_case(1 << 30, 12, 4096);
 	split_case(1 << 30, 7, 512);
 	split_case((1 << 20) + 512, 3, 512); /* the last region takes the remainder */
@@ -178,6 +254,9 @@ int main(void)
 			   (struct region){2 << 20, size - (2 << 20)});
 		/* depth * chunk larger than the region: several sweeps in flight at once. */
 		sweep_case(path, size, engines[e], 8, 4096, (struct region){0, 4096 * 3});
+		/* 32 deep: freed reads go out in batches of 8 before the wait. */
+		sweep_case(path, size, engines[e], 32, 4096, (struct region){4096, 1 << 20});
+		slots_case(path, size, engines[e]);
 	}
 	unlink(path);
 	return check_done("test_region");
