@@ -31,11 +31,34 @@ expect_exit 2 '^nbw-fleet: --show-rounds 9: the plan has rounds 1 to 3' \
 expect_exit 2 '^nbw-fleet plan: argument --duration: 1x: not a duration' "${FLEET[@]}" plan --nodes 4 --duration 1x
 expect_exit 2 '^nbw-fleet: a command is needed' "${FLEET[@]}"
 
+# --- judge ------------------------------------------------------------------
+mkdir "$TMPD/empty"
+expect_exit 1 "^nbw-fleet: $TMPD/empty: not a sweep directory" "${FLEET[@]}" judge "$TMPD/empty"
+expect_exit 2 '^nbw-fleet judge: argument --threshold: 1.5: a ratio between 0 and 1' \
+	"${FLEET[@]}" judge "$TMPD/empty" --threshold 1.5
+# A generated fleet of 24 nodes with one slow drive: named in text, JSON and the page.
+PYTHONPATH="$abs_top_srcdir/scripts:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
+import sys
+from fleetgen import Fleet
+Fleet(24, 2, 3, pairs="all", seed=3, slow_drives=[("node017", 2, 0.5)]).write(sys.argv[1])
+' "$TMPD/sweep"
+"${FLEET[@]}" judge "$TMPD/sweep" --json --html "$TMPD/sweep.html" >"$TMPD/judge.json"
+check_eq "judge: exit" 0 $?
+check_eq "judge --json: the one suspect" "[('drive', 'node017', 'nvme2n1', 'low')]" \
+	"$(json_get "$TMPD/judge.json" '[(s["kind"], s["node"], s["component"], s["state"]) for s in d["suspects"]]')"
+check_match "judge text: the suspect's line" '^  drive +node017 +nvme2n1 +low +5[01]% +nvme2n1 alone' \
+	"$("${FLEET[@]}" judge "$TMPD/sweep" | grep node017)"
+check_eq "judge --html: the page names it, draws 276 pairs x 2 cells" "1 552" \
+	"$(grep -c '<td>node017</td>' "$TMPD/sweep.html") $(grep -o '<rect x=' "$TMPD/sweep.html" | wc -l)"
+
 # --- the page -----------------------------------------------------------------
-opts_man() { sed -e 's/\\f[BIRP]//g' -e 's/\\//g' "$1" | grep -oE -- '--[a-z][a-z0-9_-]+' | sort -u; }
+# The page names other tools' options too (nvme_read_bw --baseline): left out here.
+opts_man() {
+	sed -e 's/\\f[BIRP]//g' -e 's/\\//g' "$1" | grep -oE -- '--[a-z][a-z0-9_-]+' | grep -vx -- '--baseline' | sort -u
+}
 fleet_help() {
 	local v
-	for v in "" plan; do "${FLEET[@]}" $v --help; done | grep -oE -- '--[a-z][a-z0-9_-]+' | sort -u
+	for v in "" plan judge; do "${FLEET[@]}" $v --help; done | grep -oE -- '--[a-z][a-z0-9_-]+' | sort -u
 }
 check_eq "--help options missing from the man page" "" "$(comm -23 <(fleet_help) <(opts_man "$PAGE") | tr '\n' ' ')"
 check_eq "man page options unknown to --help" "" "$(comm -13 <(fleet_help) <(opts_man "$PAGE") | tr '\n' ' ')"

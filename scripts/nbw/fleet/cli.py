@@ -2,11 +2,15 @@
 
 import argparse
 import json
+import os
 import re
 import sys
 
 from nbw.fleet import FORMAT
+from nbw.fleet import judge as judgemod
 from nbw.fleet import plan as planmod
+from nbw.fleet import report
+from nbw.fleet import sweepdir
 
 PROG = "nbw-fleet"
 DESCRIPTION = """\
@@ -128,7 +132,55 @@ def build_parser():
                    help="print the pairs of these rounds (1-based: 1,3,5-7, or all)")
     s.add_argument("--json", action="store_true", help="one JSON document on stdout")
     add_duration_options(s)
+    s = sub.add_parser("judge", help="the judgement of a sweep's directory",
+                       description="Which drive, rail, node or link of a sweep is below "
+                       "its kind's fleet median, with its evidence: a pure function of the "
+                       "directory nbw-fleet run wrote.")
+    s.add_argument("dir", metavar="DIR", help="the sweep's directory")
+    s.add_argument("--threshold", type=ratio_arg, default=judgemod.THRESHOLD, metavar="R",
+                   help="a figure below R x its kind's median is low (default %g)"
+                   % judgemod.THRESHOLD)
+    s.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    s.add_argument("--html", metavar="FILE",
+                   help="also write one self-contained HTML page (and FILE.png, the heat "
+                   "map, when gnuplot is installed)")
     return p, sub
+
+
+def ratio_arg(text):
+    try:
+        v = float(text)
+    except ValueError:
+        v = None
+    if v is None or not 0 < v < 1:
+        raise argparse.ArgumentTypeError("%s: a ratio between 0 and 1 (e.g. 0.9)" % text)
+    return v
+
+
+def cmd_judge(args, out):
+    try:
+        sw = sweepdir.read_sweep(args.dir)
+    except sweepdir.SweepError as e:
+        sys.stderr.write("%s: %s\n" % (PROG, e))
+        return 1
+    result = judgemod.judge(sw, args.threshold)
+    if args.html:
+        matrix = judgemod.pair_matrix(sw, args.threshold)
+        nodes = sw.nodes or sorted({x for k in matrix for x in k})
+        png = args.html + ".png"
+        have_png = report.heatmap_png(nodes, matrix, png)
+        try:
+            with open(args.html, "w") as f:
+                f.write(report.html_page(result, nodes, matrix,
+                                         os.path.basename(png) if have_png else None))
+        except OSError as e:
+            sys.stderr.write("%s: %s: %s\n" % (PROG, args.html, e.strerror))
+            return 1
+    if args.json:
+        report.as_json(result, out)
+    else:
+        report.text(result, out)
+    return 0
 
 
 def plan_document(args, plan):
@@ -217,4 +269,4 @@ def main(argv):
     if args.verb is None:
         sys.stderr.write("%s: a command is needed: plan, judge or run (try --help)\n" % PROG)
         return EXIT_USAGE
-    return {"plan": cmd_plan}[args.verb](args, sys.stdout)
+    return {"plan": cmd_plan, "judge": cmd_judge}[args.verb](args, sys.stdout)
