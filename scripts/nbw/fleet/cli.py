@@ -5,6 +5,7 @@ import json
 import os
 import re
 import sys
+import time
 
 from nbw.fleet import FORMAT
 from nbw.fleet import judge as judgemod
@@ -144,7 +145,57 @@ def build_parser():
     s.add_argument("--html", metavar="FILE",
                    help="also write one self-contained HTML page (and FILE.png, the heat "
                    "map, when gnuplot is installed)")
+    s = sub.add_parser("run", help="the sweep: local, fabric, drive->remote, isolate",
+                       description="The sweep over a node list, through the launcher "
+                       "run_bench.sh uses (LAUNCHER, TOOL_DIR and the other settings from the "
+                       "environment, as for run_bench.sh; inside a Slurm allocation LAUNCHER "
+                       "defaults to srun). Writes a new directory; ends with the judgement.")
+    g = s.add_mutually_exclusive_group()
+    g.add_argument("--nodes", type=nodes_arg, metavar="a,b,c", help="the nodes")
+    g.add_argument("--hostfile", metavar="FILE",
+                   help="the nodes, one a line (the first word; # comments)")
+    g.add_argument("--resume", metavar="DIR",
+                   help="continue the sweep in DIR: what it holds is kept, never measured "
+                   "again")
+    s.add_argument("--out", metavar="DIR",
+                   help="the sweep's directory, new or empty (default fleet-UTC-TIMESTAMP)")
+    s.add_argument("--rail-devs", type=lambda t: [x for x in t.split(",") if x],
+                   metavar="DEV,DEV", help="the RDMA device of each rail, the same on every "
+                   "node (default one rail: every ACTIVE port)")
+    s.add_argument("--pairs", type=pairs_arg, default="all", metavar="all|ring|K",
+                   help="every pair, the ring, or K random partners each (default all)")
+    s.add_argument("--seed", type=count_int, default=0, metavar="N",
+                   help="shuffles the nodes' order and picks K's rounds (default 0)")
+    s.add_argument("--duration", type=seconds, default=20.0, metavar="S",
+                   help="each measured window (default 20 s)")
+    s.add_argument("--warmup", type=seconds, default=3.0, metavar="S",
+                   help="warm-up before each window (default 3 s)")
+    s.add_argument("--threshold", type=ratio_arg, default=judgemod.THRESHOLD, metavar="R",
+                   help="a figure below R x its kind's median is low and retested "
+                   "(default %g)" % judgemod.THRESHOLD)
+    s.add_argument("--isolate-budget", type=count_int, default=16, metavar="N",
+                   help="retest windows of the isolate phase at most (default 16)")
+    s.add_argument("--probe-arg", action="append", metavar="ARG",
+                   help="an argument for nvme_link_probe (an expectation); repeatable")
+    s.add_argument("--no-remote", action="store_true",
+                   help="leave out the drive->remote phase (nodes without drives)")
+    s.add_argument("--parallel", type=positive_int, default=256, metavar="N",
+                   help="parts run at once at most (default 256)")
     return p, sub
+
+
+def cmd_run(args, out):
+    from nbw.fleet import run as runmod
+    env = dict(os.environ)
+    if args.resume is None and args.out is None:
+        args.out = time.strftime("fleet-%Y%m%dT%H%M%SZ", time.gmtime())
+    if args.resume is not None and args.out is not None:
+        sys.stderr.write("%s run: --out and --resume: one directory or the other (try --help)\n"
+                         % PROG)
+        return EXIT_USAGE
+    if env.get("SLURM_JOB_NODELIST") and "LAUNCHER" not in env:
+        env["LAUNCHER"] = "srun -N1 -n1 -w"
+    return runmod.start(args, env, out)
 
 
 def ratio_arg(text):
@@ -269,4 +320,4 @@ def main(argv):
     if args.verb is None:
         sys.stderr.write("%s: a command is needed: plan, judge or run (try --help)\n" % PROG)
         return EXIT_USAGE
-    return {"plan": cmd_plan, "judge": cmd_judge}[args.verb](args, sys.stdout)
+    return {"plan": cmd_plan, "judge": cmd_judge, "run": cmd_run}[args.verb](args, sys.stdout)

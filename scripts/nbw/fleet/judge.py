@@ -449,7 +449,9 @@ def retests_wanted(sweep, threshold=THRESHOLD, seed=0):
 
 def _isolate_pairs(pairs, nodes, threshold, rng):
     cands = part_candidates(pairs, threshold)
-    good = [n for n in nodes if n in pairs.sweep and not _low_partners(pairs.sweep[n], threshold)]
+    # A partner that passed: not under suspicion, and low only with parts that are.
+    good = [n for n in nodes if n in pairs.sweep and n not in cands
+            and not _low_partners(pairs.sweep[n], threshold, exclude=cands)]
     to_test, again = set(cands), []
     for (a, b), rs in sorted(pairs.pair_sweep.items()):
         if min(rs) < threshold and a not in cands and b not in cands:
