@@ -130,6 +130,12 @@ class TestFleetOf512(unittest.TestCase):
                             for p in drives if p["node"] != "node010"))
         rails = [p for p in parts if p["kind"] == "rail"]
         self.assertEqual(len(rails), 512 * 8)
+        slow = next(p for p in rails if p["node"] == "node020" and p["component"] == "rail 5")
+        self.assertEqual(slow["ceiling_gb_per_s"], 50.0)
+        self.assertAlmostEqual(slow["figure_gb_per_s"], 48.5 / 2, delta=1.0)
+        self.assertAlmostEqual(slow["ratio_to_ceiling"], 0.485, delta=0.02)
+        fine = next(p for p in rails if p["node"] == "node021" and p["component"] == "rail 5")
+        self.assertAlmostEqual(fine["ratio_to_ceiling"], 0.97, delta=0.02)
         self.assertEqual(self.result["counts"]["transfers"], 2 * 256 * 8 * 2 + 512)
 
 

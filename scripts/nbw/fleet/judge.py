@@ -168,12 +168,14 @@ def judge_together(sweep, threshold, drive_suspect_nodes):
 class _Pairs:
     """The transfers of one channel (a rail index, or "remote"), with ratios."""
 
-    def __init__(self, channel, transfers, ratio_of):
+    def __init__(self, channel, transfers, ratio_of, ceiling_of=lambda t, x: None):
         self.channel = channel
         self.sweep = {}  # node -> {partner: [ratios]}
         self.retest = {}
         self.pair_sweep = {}  # (a, b) sorted -> [ratios]
         self.pair_retest = {}
+        self.figures = {}  # node -> [GB/s] of the sweep's transfers through it
+        self.ceiling = {}  # node -> its part's ceiling (a port's line rate)
         for t in transfers:
             r = ratio_of(t)
             if r is None:
@@ -181,6 +183,11 @@ class _Pairs:
             side = self.retest if t.retest else self.sweep
             for x, y in ((t.src, t.dst), (t.dst, t.src)):
                 side.setdefault(x, {}).setdefault(y, []).append(r)
+                if not t.retest:
+                    self.figures.setdefault(x, []).append(t.gbps)
+                    c = ceiling_of(t, x)
+                    if c is not None:
+                        self.ceiling[x] = c
             key = (min(t.src, t.dst), max(t.src, t.dst))
             (self.pair_retest if t.retest else self.pair_sweep).setdefault(key, []).append(r)
 
@@ -208,8 +215,12 @@ def judge_pairs(pairs, threshold, component, kind):
         by = pairs.sweep.get(x, {})
         ratios = [r for rs in by.values() for r in rs]
         med = statistics.median(ratios) if ratios else None
+        figs = pairs.figures.get(x)
+        fig = statistics.median(figs) if figs else None
+        ceil = pairs.ceiling.get(x)
         parts.append({"kind": kind, "node": x, "component": component,
-                      "ratio": med, "partners": len(by)})
+                      "figure_gb_per_s": fig, "ratio": med, "partners": len(by),
+                      "ceiling_gb_per_s": ceil, "ratio_to_ceiling": _ratio(fig, ceil)})
         rt = pairs.retest.get(x, {})
         # Retests with partners that are not parts under suspicion themselves.
         rt = {p: rs for p, rs in rt.items() if p not in cands}
@@ -276,7 +287,8 @@ def judge_fabric(sweep, threshold):
         by_rail.setdefault(t.channel, []).append(t)
     parts, suspects, links = [], [], {}
     for rail in sorted(by_rail):
-        pairs = _Pairs(rail, by_rail[rail], lambda t: _ratio(t.gbps, med.get(kind[id(t)])))
+        pairs = _Pairs(rail, by_rail[rail], lambda t: _ratio(t.gbps, med.get(kind[id(t)])),
+                       lambda t, x: t.line_rate)
         comp = "rail %d" % rail
         p, s, lk = judge_pairs(pairs, threshold, comp, "rail")
         for e in p:
@@ -337,7 +349,8 @@ def judge_remote(sweep, threshold):
     shares = {id(t): share(t) for t in rem}
     med = _median_by([t for t in rem if not t.retest], lambda t: 0, lambda t: shares[id(t)])
     m = med.get(0)
-    pairs = _Pairs("remote", rem, lambda t: _ratio(shares[id(t)], m))
+    pairs = _Pairs("remote", rem, lambda t: _ratio(shares[id(t)], m),
+                   lambda t, x: sweep.together.get(t.src) if x == t.src else None)
     parts, s, lk = judge_pairs(pairs, threshold, "drive->remote", "node")
     suspects = []
     for x, state, ratio, ev in s:

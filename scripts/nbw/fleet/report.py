@@ -184,7 +184,7 @@ def heatmap_png(nodes, matrix, path):
         data = f.name
     script = ("set terminal pngcairo size 800,800; set output '%s'; set size square; "
               "set xrange [-0.5:%g]; set yrange [-0.5:%g]; set cbrange [0.5:1.1]; "
-              "set palette defined (0.5 'red', 0.9 'yellow', 1 'green'); "
+              "set palette defined (0.5 'red', 0.9 'yellow', 0.97 'green', 1.1 'dark-green'); "
               "set title 'pair matrix: ratio to the median'; unset key; "
               "plot '%s' using 1:2:3 with points pointtype 5 pointsize %g palette\n" % (
                   path.replace("'", ""), len(nodes) - 0.5, len(nodes) - 0.5, data,
