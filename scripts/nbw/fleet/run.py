@@ -89,7 +89,14 @@ class Launcher:
         base = os.path.basename(self.words[0])
         quote = env.get("LAUNCHER_QUOTE", "auto")
         self.quote = base in ("ssh", "pdsh", "rsh") if quote == "auto" else quote == "yes"
-        self.sep = ["--"] if base in ("kubectl", "oc") else []
+        self.sep = []
+        if base in ("kubectl", "oc"):
+            # Options before the pod, then "--" and the command (as run_bench.sh).
+            self.sep = ["--"]
+            if env.get("KUBECTL_NAMESPACE"):
+                self.words += ["-n", env["KUBECTL_NAMESPACE"]]
+            if env.get("KUBECTL_CONTAINER"):
+                self.words += ["-c", env["KUBECTL_CONTAINER"]]
         self.tool_dir = env.get("TOOL_DIR") or ""
         me = socket.gethostname()
         self.here = {"localhost", "127.0.0.1", me, me.split(".")[0], socket.getfqdn()}
