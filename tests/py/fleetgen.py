@@ -70,7 +70,8 @@ class Fleet:
         f = self.slow_rails.get((src, rail), 1.0) * self.slow_rails.get((dst, rail), 1.0)
         f *= self.bad_links.get((src, dst, rail), 1.0)
         if not retest:
-            f *= self.unsteady_rails.get((src, rail), 1.0) * self.unsteady_rails.get((dst, rail), 1.0)
+            f *= self.unsteady_rails.get((src, rail), 1.0)
+            f *= self.unsteady_rails.get((dst, rail), 1.0)
         return RAIL_GBPS * f * self.noise()
 
     # --- the documents ----------------------------------------------------------
@@ -80,14 +81,16 @@ class Fleet:
         for i in range(self.drives):
             down = (node, i) in self.downgraded
             devs.append({"name": "nvme%d" % i, "kind": "nvme", "bdf": "0000:%02x:00.0" % (i + 1),
-                         "model": self.model(node), "link": {"speed_gts": 8.0, "width": 2 if down else 4,
-                                                          "max_speed_gts": 8.0, "max_width": 4},
+                         "model": self.model(node),
+                         "link": {"speed_gts": 8.0, "width": 2 if down else 4,
+                                  "max_speed_gts": 8.0, "max_width": 4},
                          "verdict": "downgraded" if down else "ok",
                          "limited_by": "training" if down else "none",
                          "bottleneck_bdf": "0000:%02x:00.0" % (i + 1),
                          "reason": "trained x2, both ends x4" if down else ""})
         for r in range(self.rails):
-            devs.append({"name": "mlx5_%d" % r, "kind": "rdma", "bdf": "0000:%02x:00.0" % (0x40 + r),
+            devs.append({"name": "mlx5_%d" % r, "kind": "rdma",
+                         "bdf": "0000:%02x:00.0" % (0x40 + r),
                          "link": {"speed_gts": 32.0, "width": 16, "max_speed_gts": 32.0,
                                   "max_width": 16},
                          "verdict": "ok", "limited_by": "none",

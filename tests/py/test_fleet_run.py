@@ -14,7 +14,8 @@ class TestLauncher(unittest.TestCase):
     def test_ssh_joins_the_command_into_one_quoted_line(self):
         la = Launcher({"LAUNCHER": "ssh -o BatchMode=yes", "TOOL_DIR": "/opt/nbw bin"})
         self.assertEqual(la.argv("n1", [la.tool("nvme_link_probe"), "--json"]),
-                         ["ssh", "-o", "BatchMode=yes", "n1", "'/opt/nbw bin/nvme_link_probe' --json"])
+                         ["ssh", "-o", "BatchMode=yes", "n1",
+                          "'/opt/nbw bin/nvme_link_probe' --json"])
 
     def test_srun_passes_argv_and_kubectl_puts_options_before_the_pod(self):
         la = Launcher({"LAUNCHER": "srun -N1 -n1 -w"})

@@ -226,8 +226,8 @@ class Sweep:
                 os.replace(self.path(rel) + ".part", self.path(rel))
                 return True
             if rc is not None:
-                tail = [x for x in (e or o or "").strip().splitlines() if x][-1:] or ["exit %s" % rc]
-                self.fail(rel, tail[0])
+                lines = [x for x in (e or o or "").strip().splitlines() if x]
+                self.fail(rel, lines[-1] if lines else "exit %s" % rc)
             return False
         finally:
             shutil.rmtree(work, ignore_errors=True)
