@@ -261,8 +261,9 @@ def plan_document(args, plan):
 
 def print_plan_text(doc, out):
     w = out.write
-    w("%s plan: %d nodes, %d rails, %d drives, pairs %s, seed %d\n" % (
-        PROG, doc["nodes"], doc["rails"], doc["drives"], doc["pairs_mode"], doc["seed"]))
+    w("%s plan: %d nodes, %d rail%s, %d drive%s, pairs %s, seed %d\n" % (
+        PROG, doc["nodes"], doc["rails"], "" if doc["rails"] == 1 else "s", doc["drives"],
+        "" if doc["drives"] == 1 else "s", doc["pairs_mode"], doc["seed"]))
     per = doc["pairs_per_round"]
     if doc["pairs_per_round_min"] != per:
         per = "%d-%d" % (doc["pairs_per_round_min"], per)
@@ -320,4 +321,9 @@ def main(argv):
     if args.verb is None:
         sys.stderr.write("%s: a command is needed: plan, judge or run (try --help)\n" % PROG)
         return EXIT_USAGE
-    return {"plan": cmd_plan, "judge": cmd_judge, "run": cmd_run}[args.verb](args, sys.stdout)
+    try:
+        return {"plan": cmd_plan, "judge": cmd_judge, "run": cmd_run}[args.verb](args, sys.stdout)
+    except BrokenPipeError:
+        # A reader that stopped early (| head): no traceback, and none at exit either.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
