@@ -14,7 +14,7 @@ from contextlib import redirect_stdout
 
 from fleetgen import Fleet
 from nbw.fleet import cli
-from nbw.fleet.judge import judge, retests_wanted
+from nbw.fleet.judge import judge
 from nbw.fleet.sweepdir import SweepError, read_sweep
 
 
@@ -185,6 +185,8 @@ class TestSmallFleets(Tmp):
         res = judge(read_sweep(self.sweep(fleet)))
         self.assertEqual(names_of(res), [("node", "node009", "drives together", "low")])
         self.assertAlmostEqual(res["suspects"][0]["ratio"], 0.7, delta=0.03)
+        # Read again in the isolate phase, and low again.
+        self.assertAlmostEqual(res["suspects"][0]["evidence"]["retest_ratio"], 0.7, delta=0.03)
 
     def test_drive_to_remote_low_is_the_node(self):
         fleet = Fleet(16, 1, 4, pairs="ring", seed=6, slow_remote=[("node011", 0.6)])

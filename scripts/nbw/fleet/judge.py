@@ -435,9 +435,9 @@ def retests_wanted(sweep, threshold=THRESHOLD, seed=0):
     no part explains measured again. Deterministic for a seed."""
     rng = random.Random(seed)
     want = {"drives": [], "fabric": [], "remote": []}
-    med = None
     _, dsus = judge_drives(sweep, threshold)
-    want["drives"] = sorted({s["node"] for s in dsus})
+    _, tsus = judge_together(sweep, threshold, {s["node"] for s in dsus})
+    want["drives"] = sorted({s["node"] for s in dsus + tsus})
     nodes = sorted(set(sweep.nodes) | {t.src for t in sweep.transfers} |
                    {t.dst for t in sweep.transfers})
     fab = [t for t in sweep.transfers if t.channel != "remote" and not t.retest]
