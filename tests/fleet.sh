@@ -56,12 +56,12 @@ check_eq "judge --html: the page names it, draws 276 pairs x 2 cells" "1 552" \
 # --source, the probe's --expect-speed): left out here.
 opts_man() {
 	sed -e 's/\\f[BIRP]//g' -e 's/\\//g' "$1" | grep -oE -- '--[a-z][a-z0-9_-]+' |
-		grep -vxE -- '--(baseline|source|expect-speed)' | sort -u
+		grep -vxE -- '--(baseline|source|expect-speed)' | LC_ALL=C sort -u
 }
 fleet_help() {
 	local v
-	for v in "" plan judge run; do "${FLEET[@]}" $v --help; done | grep -oE -- '--[a-z][a-z0-9_-]+' | sort -u
+	for v in "" plan judge run; do "${FLEET[@]}" $v --help; done | grep -oE -- '--[a-z][a-z0-9_-]+' | LC_ALL=C sort -u
 }
-check_eq "--help options missing from the man page" "" "$(comm -23 <(fleet_help) <(opts_man "$PAGE") | tr '\n' ' ')"
-check_eq "man page options unknown to --help" "" "$(comm -13 <(fleet_help) <(opts_man "$PAGE") | tr '\n' ' ')"
+check_eq "--help options missing from the man page" "" "$(LC_ALL=C comm -23 <(fleet_help) <(opts_man "$PAGE") | tr '\n' ' ')"
+check_eq "man page options unknown to --help" "" "$(LC_ALL=C comm -13 <(fleet_help) <(opts_man "$PAGE") | tr '\n' ' ')"
 finish
