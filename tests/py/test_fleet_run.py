@@ -55,6 +55,19 @@ class TestNodes(unittest.TestCase):
         args = argparse.Namespace(nodes=None, hostfile=hf)
         self.assertEqual(nodes_from(args, {}), ["n1", "n2", "n3"])
 
+    def test_the_slurm_allocation_through_scontrol(self):
+        fake = os.path.join(self.tmp, "scontrol")
+        with open(fake, "w") as f:
+            f.write('#!/bin/sh\n[ "$1 $2 $3" = "show hostnames gpu[01-03]" ] || exit 1\n'
+                    'printf "gpu01\\ngpu02\\ngpu03\\n"\n')
+        os.chmod(fake, 0o755)
+        old = os.environ["PATH"]
+        os.environ["PATH"] = self.tmp + os.pathsep + old
+        self.addCleanup(os.environ.__setitem__, "PATH", old)
+        args = argparse.Namespace(nodes=None, hostfile=None)
+        self.assertEqual(nodes_from(args, {"SLURM_JOB_NODELIST": "gpu[01-03]"}),
+                         ["gpu01", "gpu02", "gpu03"])
+
     def test_no_nodes_anywhere(self):
         with self.assertRaises(RunError):
             nodes_from(argparse.Namespace(nodes=None, hostfile=None), {})
