@@ -1,0 +1,479 @@
+"""nbw.fleet.judge: which drive, rail, node or link of a sweep is below its peers, and why.
+
+A pure function of the sweep (nbw.fleet.sweepdir.Sweep). Each figure is compared with
+the fleet's median for its kind: a drive with the drives of its model and link
+capability, a fabric transfer with the transfers of the same line rate and link layer,
+the drives together of a node with the nodes of the same drives, a drive -> remote
+transfer as a share of its source's drives together. A figure below the threshold
+(default 0.9 of the median) is low.
+
+Rails and drive -> remote paths are measured in pairs, so a low figure has two
+suspects, its two ends, and the path between them:
+  - a part (node X's rail i) low with two or more partners, at least half of its
+    partners, is that part; so is a part whose retests against two partners that
+    passed are low;
+  - a pair low where neither end is such a part is the link (the path) between the two;
+  - a part or a link low in the sweep and normal when measured again is unsteady,
+    named as such (never healthy).
+Every rail of a node low is the node; a node's drives together low while each drive
+alone is normal is the node (a shared limit: its root port, its memory), as is a node
+whose drive -> remote share is low with good partners.
+"""
+
+import random
+import statistics
+
+from nbw.fleet.sweepdir import get
+
+THRESHOLD = 0.9
+
+
+def _median_by(items, key, value):
+    """{kind: median of value(x)} over the items with a value."""
+    groups = {}
+    for x in items:
+        v = value(x)
+        if v is not None:
+            groups.setdefault(key(x), []).append(v)
+    return {k: statistics.median(v) for k, v in groups.items()}
+
+
+def _ratio(v, m):
+    return v / m if v is not None and m else None
+
+
+# --- the probe's word on a device ---------------------------------------------
+
+def _norm_bdf(bdf):
+    if not isinstance(bdf, str):
+        return None
+    bdf = bdf.lower()
+    return bdf if bdf.count(":") == 2 else "0000:" + bdf
+
+
+_probe_index = {}  # id(probe document) -> (document, {bdf: device}, {name: device})
+
+
+def probe_device(probe, name=None, bdf=None):
+    """The probe's entry for a device by PCI address or name (a block device's name
+    finds its controller: nvme0n1 -> nvme0), or None."""
+    if not isinstance(probe, dict):
+        return None
+    idx = _probe_index.get(id(probe))
+    if idx is None or idx[0] is not probe:
+        by_bdf, by_name = {}, {}
+        for d in get(probe, "devices") or []:
+            if isinstance(d, dict):
+                by_bdf.setdefault(_norm_bdf(d.get("bdf")), d)
+                if isinstance(d.get("name"), str):
+                    by_name.setdefault(d["name"], d)
+        idx = _probe_index[id(probe)] = (probe, by_bdf, by_name)
+    _, by_bdf, by_name = idx
+    if bdf and _norm_bdf(bdf) in by_bdf:
+        return by_bdf[_norm_bdf(bdf)]
+    if not isinstance(name, str):
+        return None
+    if name in by_name:
+        return by_name[name]
+    base = name.rsplit("n", 1)[0] if "n" in name[4:] else None
+    return by_name.get(base) if base else None
+
+
+def probe_evidence(dev):
+    """What the probe says of a device's link, in a few keys, or None."""
+    if dev is None:
+        return None
+    link = dev.get("link") if isinstance(dev.get("link"), dict) else {}
+    ev = {"verdict": dev.get("verdict"), "limited_by": dev.get("limited_by"),
+          "link": "%s GT/s x%s of %s GT/s x%s" % (link.get("speed_gts"), link.get("width"),
+                                                  link.get("max_speed_gts"),
+                                                  link.get("max_width")),
+          "bottleneck_bdf": dev.get("bottleneck_bdf"), "reason": dev.get("reason")}
+    if dev.get("verdict") == "downgraded" and dev.get("limited_by") == "training":
+        ev["says"] = "trained below capability"
+    elif dev.get("verdict") == "downgraded" and dev.get("limited_by") == "path":
+        ev["says"] = "a narrower hop upstream (%s)" % dev.get("bottleneck_bdf")
+    return ev
+
+
+def _capability(dev):
+    link = dev.get("link") if dev and isinstance(dev.get("link"), dict) else {}
+    return (link.get("max_speed_gts"), link.get("max_width"))
+
+
+# --- drives ---------------------------------------------------------------------
+
+def _drive_kind(sweep, dr):
+    dev = probe_device(sweep.probe.get(dr.node), dr.name, dr.pci)
+    cap = _capability(dev) if dev else (None, None)
+    if cap == (None, None):
+        cap = (dr.ceiling,)
+    return (dr.model,) + cap
+
+
+def judge_drives(sweep, threshold):
+    drives = sorted(sweep.drives.values(), key=lambda d: (d.node, d.name))
+    kind = {id(d): _drive_kind(sweep, d) for d in drives}
+    med = _median_by(drives, lambda d: kind[id(d)], lambda d: d.solo)
+    parts, suspects = [], []
+    for d in drives:
+        m = med.get(kind[id(d)])
+        r = _ratio(d.solo, m)
+        parts.append({"kind": "drive", "node": d.node, "component": d.name,
+                      "figure_gb_per_s": d.solo, "fleet_median_gb_per_s": m, "ratio": r,
+                      "ceiling_gb_per_s": d.ceiling, "ratio_to_ceiling": _ratio(d.solo, d.ceiling)})
+        if r is None or r >= threshold:
+            continue
+        rr = _ratio(d.retest, m)
+        state = "unsteady" if rr is not None and rr >= threshold else "low"
+        ev = {"figure_gb_per_s": d.solo, "fleet_median_gb_per_s": m, "model": d.model,
+              "retest_gb_per_s": d.retest, "retest_ratio": rr,
+              "ceiling_gb_per_s": d.ceiling, "ratio_to_ceiling": _ratio(d.solo, d.ceiling),
+              "probe": probe_evidence(probe_device(sweep.probe.get(d.node), d.name, d.pci))}
+        suspects.append(_suspect("drive", d.node, d.name, state, r, ev))
+    return parts, suspects
+
+
+def judge_together(sweep, threshold, drive_suspect_nodes):
+    """A node's drives together against the nodes with the same drives."""
+    kinds = {}
+    for d in sweep.drives.values():
+        kinds.setdefault(d.node, []).append(_drive_kind(sweep, d))
+    key = {n: tuple(sorted(map(repr, k))) for n, k in kinds.items()}
+    nodes = sorted(sweep.together)
+    med = _median_by(nodes, lambda n: key.get(n), lambda n: sweep.together[n])
+    parts, suspects = [], []
+    for n in nodes:
+        m = med.get(key.get(n))
+        r = _ratio(sweep.together[n], m)
+        ideal = sum(d.solo for d in sweep.drives.values() if d.node == n and d.solo)
+        parts.append({"kind": "node", "node": n, "component": "drives together",
+                      "figure_gb_per_s": sweep.together[n], "fleet_median_gb_per_s": m,
+                      "ratio": r, "ceiling_gb_per_s": ideal or None,
+                      "ratio_to_ceiling": _ratio(sweep.together[n], ideal)})
+        # A slow drive pulls its node's total down: that is the drive, named already.
+        if r is None or r >= threshold or n in drive_suspect_nodes:
+            continue
+        rr = _ratio(sweep.together_retest.get(n), m)
+        state = "unsteady" if rr is not None and rr >= threshold else "low"
+        ev = {"figure_gb_per_s": sweep.together[n], "fleet_median_gb_per_s": m,
+              "sum_of_solos_gb_per_s": ideal, "retest_gb_per_s": sweep.together_retest.get(n),
+              "retest_ratio": rr}
+        suspects.append(_suspect("node", n, "drives together", state, r, ev))
+    return parts, suspects
+
+
+# --- pairs: rails and drive -> remote -----------------------------------------------
+
+class _Pairs:
+    """The transfers of one channel (a rail index, or "remote"), with ratios."""
+
+    def __init__(self, channel, transfers, ratio_of, ceiling_of=lambda t, x: None):
+        self.channel = channel
+        self.sweep = {}  # node -> {partner: [ratios]}
+        self.retest = {}
+        self.pair_sweep = {}  # (a, b) sorted -> [ratios]
+        self.pair_retest = {}
+        self.figures = {}  # node -> [GB/s] of the sweep's transfers through it
+        self.ceiling = {}  # node -> its part's ceiling (a port's line rate)
+        for t in transfers:
+            r = ratio_of(t)
+            if r is None:
+                continue
+            side = self.retest if t.retest else self.sweep
+            for x, y in ((t.src, t.dst), (t.dst, t.src)):
+                side.setdefault(x, {}).setdefault(y, []).append(r)
+                if not t.retest:
+                    self.figures.setdefault(x, []).append(t.gbps)
+                    c = ceiling_of(t, x)
+                    if c is not None:
+                        self.ceiling[x] = c
+            key = (min(t.src, t.dst), max(t.src, t.dst))
+            (self.pair_retest if t.retest else self.pair_sweep).setdefault(key, []).append(r)
+
+
+def _low_partners(by_partner, threshold, exclude=()):
+    return sorted(p for p, rs in by_partner.items() if min(rs) < threshold and p not in exclude)
+
+
+def part_candidates(pairs, threshold):
+    """Nodes whose part is low with two or more partners, at least half of them."""
+    out = set()
+    for x, by in pairs.sweep.items():
+        low = _low_partners(by, threshold)
+        if len(low) >= 2 and 2 * len(low) >= len(by):
+            out.add(x)
+    return out
+
+
+def judge_pairs(pairs, threshold, component, kind):
+    """(parts, part suspects, link suspects as (a, b, state, ratio, evidence))."""
+    cands = part_candidates(pairs, threshold)
+    parts, suspects, links = [], [], []
+    named = set()
+    for x in sorted(set(pairs.sweep) | set(pairs.retest)):
+        by = pairs.sweep.get(x, {})
+        ratios = [r for rs in by.values() for r in rs]
+        med = statistics.median(ratios) if ratios else None
+        figs = pairs.figures.get(x)
+        fig = statistics.median(figs) if figs else None
+        ceil = pairs.ceiling.get(x)
+        parts.append({"kind": kind, "node": x, "component": component,
+                      "figure_gb_per_s": fig, "ratio": med, "partners": len(by),
+                      "ceiling_gb_per_s": ceil, "ratio_to_ceiling": _ratio(fig, ceil)})
+        rt = pairs.retest.get(x, {})
+        # Retests with partners that are not parts under suspicion themselves.
+        rt = {p: rs for p, rs in rt.items() if p not in cands}
+        rt_low = _low_partners(rt, threshold)
+        rt_ok = sorted(p for p in rt if p not in rt_low)
+        if x in cands:
+            state = "low" if not rt or len(rt_low) >= min(2, len(rt)) else "unsteady"
+        elif len(rt_low) >= 2:
+            state = "low"
+        else:
+            continue
+        named.add(x)
+        low = _low_partners(by, threshold)
+        ev = {"partners": len(by), "low_with": low[:8], "low_count": len(low),
+              "ratios_low": sorted(min(by[p]) for p in low)[:8],
+              "retest_low_with": rt_low, "retest_normal_with": rt_ok,
+              "retest_ratios": {p: min(rs) for p, rs in rt.items()}}
+        low_ratios = [min(by[p]) for p in low] or [min(rs) for rs in rt.values()]
+        suspects.append((x, state, statistics.median(low_ratios), ev))
+    for (a, b), rs in sorted(pairs.pair_sweep.items()):
+        if min(rs) >= threshold or a in named or b in named:
+            continue
+        again = pairs.pair_retest.get((a, b))
+        state = "unsteady" if again and min(again) >= threshold else "low"
+        ev = {"ratios": sorted(rs), "retest_ratios": sorted(again) if again else None,
+              "a_with_others": {p: min(v) for p, v in pairs.retest.get(a, {}).items() if p != b},
+              "b_with_others": {p: min(v) for p, v in pairs.retest.get(b, {}).items() if p != a}}
+        links.append((a, b, state, min(rs), ev))
+    return parts, suspects, links
+
+
+def _suspect(kind, node, component, state, ratio, evidence, peer=None):
+    s = {"kind": kind, "node": node, "component": component, "state": state,
+         "ratio": round(ratio, 4) if ratio is not None else None, "evidence": evidence}
+    if peer is not None:
+        s["peer"] = peer
+    return s
+
+
+def _fabric_kind(sweep, t):
+    """Line rate and link layer of a transfer's ports (computed once per transfer)."""
+    k = getattr(t, "kind", None)
+    if k is not None:
+        return k
+    for node, dev in ((t.dst, t.dst_dev), (t.src, t.src_dev)):
+        d = probe_device(sweep.probe.get(node), dev) if dev else None
+        layer = get(d, "network", "link_layer") if d else None
+        if layer:
+            break
+    t.kind = (round(t.line_rate, 2) if t.line_rate else None, layer)
+    return t.kind
+
+
+def judge_fabric(sweep, threshold):
+    fab = [t for t in sweep.transfers if t.channel != "remote"]
+    kind = {id(t): _fabric_kind(sweep, t) for t in fab}
+    med = _median_by([t for t in fab if not t.retest], lambda t: kind[id(t)], lambda t: t.gbps)
+    devs = {}
+    for t in fab:
+        devs.setdefault((t.src, t.channel), t.src_dev)
+        devs.setdefault((t.dst, t.channel), t.dst_dev)
+    by_rail = {}
+    for t in fab:
+        by_rail.setdefault(t.channel, []).append(t)
+    parts, suspects, links = [], [], {}
+    for rail in sorted(by_rail):
+        pairs = _Pairs(rail, by_rail[rail], lambda t: _ratio(t.gbps, med.get(kind[id(t)])),
+                       lambda t, x: t.line_rate)
+        comp = "rail %d" % rail
+        p, s, lk = judge_pairs(pairs, threshold, comp, "rail")
+        for e in p:
+            dev = devs.get((e["node"], rail))
+            e["device"] = dev
+        parts += p
+        for x, state, ratio, ev in s:
+            dev = devs.get((x, rail))
+            ev["device"] = dev
+            line = next((t.line_rate for t in by_rail[rail] if x in (t.src, t.dst)), None)
+            ev["line_rate_gb_per_s"] = line
+            ev["fleet_median_gb_per_s"] = next(
+                (med.get(kind[id(t)]) for t in by_rail[rail] if x in (t.src, t.dst)), None)
+            ev["probe"] = probe_evidence(probe_device(sweep.probe.get(x), dev)) if dev else None
+            suspects.append(_suspect("rail", x, comp + (" (%s)" % dev if dev else ""),
+                                     state, ratio, ev))
+        for a, b, state, ratio, ev in lk:
+            links.setdefault((a, b), []).append((rail, state, ratio, ev))
+    for (a, b), per in sorted(links.items()):
+        rails = [r for r, _, _, _ in per]
+        state = "low" if any(st == "low" for _, st, _, _ in per) else "unsteady"
+        comp = ("rail %d" % rails[0] if len(rails) == 1 else
+                "rails %s" % ",".join(str(r) for r in rails)) + " to " + b
+        ev = {"rails": {str(r): e for r, _, _, e in per}}
+        suspects.append(_suspect("link", a, comp, state, min(r for _, _, r, _ in per), ev,
+                                 peer=b))
+    return parts, _collapse_rails(sweep, suspects, by_rail)
+
+
+def _collapse_rails(sweep, suspects, by_rail):
+    """Every rail of a node low: the node, once, with its rails as evidence."""
+    rails_of = {}
+    for s in suspects:
+        if s["kind"] == "rail":
+            rails_of.setdefault(s["node"], []).append(s)
+    out = [s for s in suspects if s["kind"] != "rail"]
+    for node, rs in sorted(rails_of.items()):
+        if len(by_rail) > 1 and len(rs) == len(by_rail):
+            state = "low" if any(s["state"] == "low" for s in rs) else "unsteady"
+            out.append(_suspect("node", node, "all %d rails" % len(rs), state,
+                                statistics.median(s["ratio"] for s in rs),
+                                {"rails": {s["component"]: s["evidence"] for s in rs}}))
+        else:
+            out += rs
+    return out
+
+
+def judge_remote(sweep, threshold):
+    rem = [t for t in sweep.transfers if t.channel == "remote"]
+
+    def share(t):
+        base = sweep.together.get(t.src)
+        if base is None:
+            solos = [d.solo for d in sweep.drives.values() if d.node == t.src and d.solo]
+            base = sum(solos) if solos else None
+        return _ratio(t.gbps, base)
+
+    shares = {id(t): share(t) for t in rem}
+    med = _median_by([t for t in rem if not t.retest], lambda t: 0, lambda t: shares[id(t)])
+    m = med.get(0)
+    pairs = _Pairs("remote", rem, lambda t: _ratio(shares[id(t)], m),
+                   lambda t, x: sweep.together.get(t.src) if x == t.src else None)
+    parts, s, lk = judge_pairs(pairs, threshold, "drive->remote", "node")
+    suspects = []
+    for x, state, ratio, ev in s:
+        ev["fleet_median_share_of_local"] = m
+        suspects.append(_suspect("node", x, "drive->remote", state, ratio, ev))
+    for a, b, state, ratio, ev in lk:
+        ev["fleet_median_share_of_local"] = m
+        suspects.append(_suspect("link", a, "drive->remote to " + b, state, ratio, ev, peer=b))
+    return parts, suspects
+
+
+def judge(sweep, threshold=THRESHOLD):
+    """The judgement: {"threshold", "nodes", "parts", "suspects", "matrix", ...}."""
+    dparts, dsus = judge_drives(sweep, threshold)
+    low_drive_nodes = {s["node"] for s in dsus}
+    tparts, tsus = judge_together(sweep, threshold, low_drive_nodes)
+    dsus = _collapse_drives(sweep, dsus)
+    fparts, fsus = judge_fabric(sweep, threshold)
+    rparts, rsus = judge_remote(sweep, threshold)
+    order = {"node": 0, "rail": 1, "drive": 2, "link": 3}
+    suspects = sorted(dsus + tsus + fsus + rsus,
+                      key=lambda s: (order[s["kind"]], s["node"], s["component"]))
+    measured = {t.src for t in sweep.transfers} | {t.dst for t in sweep.transfers} | \
+        {d.node for d in sweep.drives.values()}
+    skipped = sweep.meta.get("skipped") if isinstance(sweep.meta.get("skipped"), list) else []
+    return {
+        "tool": "nbw-fleet", "command": "judge", "threshold": threshold,
+        "suite_version": sweep.meta.get("suite_version"),
+        "nodes": len(sweep.nodes), "measured_nodes": len(measured),
+        "not_measured": sorted(set(sweep.nodes) - measured),
+        "skipped": skipped, "unreadable": sweep.unreadable,
+        "counts": {"drives": len(dparts), "rail_parts": len(fparts),
+                   "transfers": sum(not t.retest for t in sweep.transfers),
+                   "retests": sum(t.retest for t in sweep.transfers)},
+        "suspects": suspects,
+        "parts": dparts + tparts + fparts + rparts,
+    }
+
+
+def _collapse_drives(sweep, suspects):
+    """Every drive of a node low: the node, once, with its drives as evidence."""
+    count = {}
+    for d in sweep.drives.values():
+        count[d.node] = count.get(d.node, 0) + 1
+    by_node = {}
+    for s in suspects:
+        by_node.setdefault(s["node"], []).append(s)
+    out = []
+    for node, ss in sorted(by_node.items()):
+        if count.get(node, 0) > 1 and len(ss) == count[node]:
+            state = "low" if any(s["state"] == "low" for s in ss) else "unsteady"
+            out.append(_suspect("node", node, "all %d drives" % len(ss), state,
+                                statistics.median(s["ratio"] for s in ss),
+                                {"drives": {s["component"]: s["evidence"] for s in ss}}))
+        else:
+            out += ss
+    return out
+
+
+def pair_matrix(sweep, threshold=THRESHOLD):
+    """{(a, b): worst ratio over rails and directions} of the sweep's fabric transfers
+    (a before b), for the heat map."""
+    fab = [t for t in sweep.transfers if t.channel != "remote" and not t.retest]
+    kind = {id(t): _fabric_kind(sweep, t) for t in fab}
+    med = _median_by(fab, lambda t: kind[id(t)], lambda t: t.gbps)
+    out = {}
+    for t in fab:
+        r = _ratio(t.gbps, med.get(kind[id(t)]))
+        if r is None:
+            continue
+        key = (min(t.src, t.dst), max(t.src, t.dst))
+        out[key] = min(out.get(key, r), r)
+    return out
+
+
+# --- what the isolate phase measures again ----------------------------------------
+
+def retests_wanted(sweep, threshold=THRESHOLD, seed=0):
+    """The isolate phase's work, from the sweep so far: {"drives": [nodes to read
+    again], "fabric": [(src, dst, rail)], "remote": [(src, dst)]}. Each part under
+    suspicion against two partners that passed (both directions), each low pair that
+    no part explains measured again. Deterministic for a seed."""
+    rng = random.Random(seed)
+    want = {"drives": [], "fabric": [], "remote": []}
+    _, dsus = judge_drives(sweep, threshold)
+    _, tsus = judge_together(sweep, threshold, {s["node"] for s in dsus})
+    want["drives"] = sorted({s["node"] for s in dsus + tsus})
+    nodes = sorted(set(sweep.nodes) | {t.src for t in sweep.transfers} |
+                   {t.dst for t in sweep.transfers})
+    fab = [t for t in sweep.transfers if t.channel != "remote" and not t.retest]
+    kind = {id(t): _fabric_kind(sweep, t) for t in fab}
+    med = _median_by(fab, lambda t: kind[id(t)], lambda t: t.gbps)
+    by_rail = {}
+    for t in fab:
+        by_rail.setdefault(t.channel, []).append(t)
+    for rail in sorted(by_rail):
+        pairs = _Pairs(rail, by_rail[rail], lambda t: _ratio(t.gbps, med.get(kind[id(t)])))
+        for src, dst in _isolate_pairs(pairs, nodes, threshold, rng):
+            want["fabric"].append((src, dst, rail))
+    rem = [t for t in sweep.transfers if t.channel == "remote" and not t.retest]
+    if rem:
+        def share(t):
+            return _ratio(t.gbps, sweep.together.get(t.src))
+        m = statistics.median([s for s in map(share, rem) if s is not None] or [1])
+        pairs = _Pairs("remote", rem, lambda t: _ratio(share(t), m))
+        want["remote"] = _isolate_pairs(pairs, nodes, threshold, rng)
+    return want
+
+
+def _isolate_pairs(pairs, nodes, threshold, rng):
+    cands = part_candidates(pairs, threshold)
+    # A partner that passed: not under suspicion, and low only with parts that are.
+    good = [n for n in nodes if n in pairs.sweep and n not in cands
+            and not _low_partners(pairs.sweep[n], threshold, exclude=cands)]
+    to_test, again = set(cands), []
+    for (a, b), rs in sorted(pairs.pair_sweep.items()):
+        if min(rs) < threshold and a not in cands and b not in cands:
+            to_test.update((a, b))
+            again += [(a, b), (b, a)]
+    out = list(again)
+    for x in sorted(to_test):
+        choice = [g for g in good if g != x and g not in pairs.sweep.get(x, {})] or \
+            [g for g in good if g != x]
+        for g in rng.sample(choice, min(2, len(choice))):
+            out += [(x, g), (g, x)]
+    return out

@@ -1,0 +1,85 @@
+"""nbw.fleet.run's pure parts: the launcher's command lines (run_bench.sh's rules),
+batches of disjoint pairs, the node list from a hostfile, a used directory refused."""
+
+import argparse
+import os
+import shutil
+import tempfile
+import unittest
+
+from nbw.fleet.run import Launcher, RunError, disjoint_batches, new_sweep_dir, nodes_from
+
+
+class TestLauncher(unittest.TestCase):
+    def test_ssh_joins_the_command_into_one_quoted_line(self):
+        la = Launcher({"LAUNCHER": "ssh -o BatchMode=yes", "TOOL_DIR": "/opt/nbw bin"})
+        self.assertEqual(la.argv("n1", [la.tool("nvme_link_probe"), "--json"]),
+                         ["ssh", "-o", "BatchMode=yes", "n1",
+                          "'/opt/nbw bin/nvme_link_probe' --json"])
+
+    def test_srun_passes_argv_and_kubectl_puts_options_before_the_pod(self):
+        la = Launcher({"LAUNCHER": "srun -N1 -n1 -w"})
+        self.assertEqual(la.argv("n1", ["nvme_read_bw", "--version"]),
+                         ["srun", "-N1", "-n1", "-w", "n1", "nvme_read_bw", "--version"])
+        la = Launcher({"LAUNCHER": "kubectl exec -i", "KUBECTL_NAMESPACE": "bw"})
+        self.assertEqual(la.argv("pod-1", ["nvme_read_bw", "--version"]),
+                         ["kubectl", "exec", "-i", "-n", "bw", "pod-1", "--", "nvme_read_bw",
+                          "--version"])
+
+    def test_this_machine_runs_without_launcher(self):
+        la = Launcher({"LAUNCHER": "ssh"})
+        self.assertEqual(la.argv("localhost", ["true"]), ["true"])
+
+    def test_empty_launcher_refused(self):
+        with self.assertRaises(RunError):
+            Launcher({"LAUNCHER": "  "})
+
+
+class TestBatches(unittest.TestCase):
+    def test_no_node_twice_in_a_batch_order_kept(self):
+        pairs = [("a", "b", 0), ("b", "a", 0), ("a", "c", 1), ("c", "d", 1), ("d", "e", 0)]
+        b = disjoint_batches(pairs)
+        self.assertEqual(b, [[("a", "b", 0), ("c", "d", 1)], [("b", "a", 0), ("d", "e", 0)],
+                             [("a", "c", 1)]])
+
+
+class TestNodes(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def test_hostfile_first_words_comments_and_duplicates(self):
+        hf = os.path.join(self.tmp, "hosts")
+        with open(hf, "w") as f:
+            f.write("# the rack\nn1 slots=8\n\nn2:8\nn1\n  n3  # spare\n")
+        args = argparse.Namespace(nodes=None, hostfile=hf)
+        self.assertEqual(nodes_from(args, {}), ["n1", "n2", "n3"])
+
+    def test_the_slurm_allocation_through_scontrol(self):
+        fake = os.path.join(self.tmp, "scontrol")
+        with open(fake, "w") as f:
+            f.write('#!/bin/sh\n[ "$1 $2 $3" = "show hostnames gpu[01-03]" ] || exit 1\n'
+                    'printf "gpu01\\ngpu02\\ngpu03\\n"\n')
+        os.chmod(fake, 0o755)
+        old = os.environ["PATH"]
+        os.environ["PATH"] = self.tmp + os.pathsep + old
+        self.addCleanup(os.environ.__setitem__, "PATH", old)
+        args = argparse.Namespace(nodes=None, hostfile=None)
+        self.assertEqual(nodes_from(args, {"SLURM_JOB_NODELIST": "gpu[01-03]"}),
+                         ["gpu01", "gpu02", "gpu03"])
+
+    def test_no_nodes_anywhere(self):
+        with self.assertRaises(RunError):
+            nodes_from(argparse.Namespace(nodes=None, hostfile=None), {})
+
+    def test_a_used_directory_is_refused_an_empty_one_taken(self):
+        d = os.path.join(self.tmp, "s")
+        new_sweep_dir(d)
+        new_sweep_dir(d)
+        open(os.path.join(d, "sweep.json"), "w").close()
+        with self.assertRaisesRegex(RunError, "exists and is not empty"):
+            new_sweep_dir(d)
+
+
+if __name__ == "__main__":
+    unittest.main()
