@@ -3,6 +3,7 @@
 bad link between two nodes and an unsteady rail are each found with their evidence,
 and nothing healthy is named; then the smaller cases one at a time."""
 
+import nbwpath  # noqa: F401
 import io
 import json
 import os

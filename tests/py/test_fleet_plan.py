@@ -1,6 +1,7 @@
 """The fleet sweep's schedule (nbw.fleet.plan) and `nbw-fleet plan`, at 512 nodes x 8
 rails x 8 drives, and the plan of 4096 nodes within a second."""
 
+import nbwpath  # noqa: F401
 import io
 import json
 import time

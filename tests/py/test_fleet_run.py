@@ -1,6 +1,7 @@
 """nbw.fleet.run's pure parts: the launcher's command lines (run_bench.sh's rules),
 batches of disjoint pairs, the node list from a hostfile, a used directory refused."""
 
+import nbwpath  # noqa: F401
 import argparse
 import os
 import shutil
