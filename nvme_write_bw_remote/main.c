@@ -126,6 +126,8 @@ static void usage(void)
 	       "      --latency          source: time each WRITE of the window from its post to\n"
 	       "                         its completion: latency min, p50, p90, p99, p99.9,\n"
 	       "                         p99.99, max and mean (every row shows M WRITE/s)\n"
+	       "  -W, --report-counters  every counter of the RDMA ports beside the figures\n"
+	       "                         (default: those that moved; JSON has them all)\n"
 	       "      --report_gbits     text bandwidth in Gb/s instead of GB/s\n"
 	       "      --json[=FILE]      one JSON document on stdout (or into FILE)\n"
 	       "  -h, --help             this help\n"
@@ -217,6 +219,7 @@ static const struct cli_opt opts[] = {
 	CLI_ARG("min-overlap", OPT_MIN_OVERLAP, SINK_ROLES),
 	CLI_ARG("max-cv", OPT_MAX_CV, SINK_ROLES),
 	CLI_TEXT("dump-slice", OPT_DUMP, struct options, sink.dump_slice, SINK_ROLES),
+	CLI_FLAG("report-counters", 'W', struct options, report_counters),
 	CLI_LONGOPTS_READER,
 	CLI_LONGOPTS_SYSFS,
 	CLI_LONGOPTS_WINDOW,
@@ -457,7 +460,7 @@ static int validate_options(struct options *o)
 /* -1 to go on, or the exit status (help, version, usage error). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	static const struct cli_spec spec = {"ad:x:p:s:t:q:u:RD:hV", opts, tool_option, usage};
+	static const struct cli_spec spec = {"ad:x:p:s:t:q:u:RD:WhV", opts, tool_option, usage};
 	int first, rc;
 
 	*o = (struct options){

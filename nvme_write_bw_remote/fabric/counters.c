@@ -53,24 +53,15 @@ static const struct {
 	const char *name;
 	enum ctr_kind kind;
 } well_known[] = {
-	{"port_xmit_data", CTR_PORT},
-	{"port_rcv_data", CTR_PORT},
-	{"port_xmit_packets", CTR_PORT},
-	{"port_rcv_packets", CTR_PORT},
-	{"port_xmit_wait", CTR_PORT},
-	{"symbol_error", CTR_PORT},
-	{"link_error_recovery", CTR_PORT},
-	{"link_downed", CTR_PORT},
-	{"port_rcv_errors", CTR_PORT},
-	{"out_of_sequence", CTR_HW},
-	{"out_of_buffer", CTR_HW},
-	{"packet_seq_err", CTR_HW},
-	{"local_ack_timeout_err", CTR_HW},
-	{"rnr_nak_retry_err", CTR_HW},
-	{"roce_adp_retrans", CTR_HW},
-	{"np_cnp_sent", CTR_HW},
-	{"rp_cnp_handled", CTR_HW},
-	{"np_ecn_marked_roce_packets", CTR_HW},
+	{"port_xmit_data", CTR_PORT},	   {"port_rcv_data", CTR_PORT},
+	{"port_xmit_packets", CTR_PORT},   {"port_rcv_packets", CTR_PORT},
+	{"port_xmit_wait", CTR_PORT},	   {"symbol_error", CTR_PORT},
+	{"link_error_recovery", CTR_PORT}, {"link_downed", CTR_PORT},
+	{"port_rcv_errors", CTR_PORT},	   {"out_of_sequence", CTR_HW},
+	{"out_of_buffer", CTR_HW},	   {"packet_seq_err", CTR_HW},
+	{"local_ack_timeout_err", CTR_HW}, {"rnr_nak_retry_err", CTR_HW},
+	{"roce_adp_retrans", CTR_HW},	   {"np_cnp_sent", CTR_HW},
+	{"rp_cnp_handled", CTR_HW},	   {"np_ecn_marked_roce_packets", CTR_HW},
 };
 
 const char *ctr_kind_name(enum ctr_kind kind)
@@ -273,8 +264,7 @@ void ctr_deltas(const struct ctr_set *before, const struct ctr_set *after, struc
 	qsort(out->c, (size_t)out->n, sizeof(out->c[0]), delta_order);
 }
 
-const struct ctr_delta *ctr_find(const struct ctr_deltas *ds, const char *name,
-				 enum ctr_kind kind)
+const struct ctr_delta *ctr_find(const struct ctr_deltas *ds, const char *name, enum ctr_kind kind)
 {
 	int i;
 

@@ -95,8 +95,7 @@ void ctr_change(const char *name, enum ctr_kind kind, uint64_t b, uint64_t a, st
 void ctr_deltas(const struct ctr_set *before, const struct ctr_set *after, struct ctr_deltas *out);
 
 /* The delta of name (kind) in ds; NULL when ds has no such counter. */
-const struct ctr_delta *ctr_find(const struct ctr_deltas *ds, const char *name,
-				 enum ctr_kind kind);
+const struct ctr_delta *ctr_find(const struct ctr_deltas *ds, const char *name, enum ctr_kind kind);
 
 /*
  * Bytes the port received over the window, headers included

@@ -294,3 +294,14 @@ bool judge_gid_allowed(const uint8_t gid[16], const struct netaddr_prefix *allow
 	}
 	return netaddr_allowed(allow, n, (struct sockaddr *)&ss);
 }
+
+bool judge_received_refused(uint64_t claimed, bool known, uint64_t rcv, char *why, size_t len)
+{
+	if (!known || claimed <= rcv)
+		return false;
+	snprintf(why, len,
+		 "it claims %llu bytes, more than the %llu its ports received (headers "
+		 "included) from START to its result",
+		 (unsigned long long)claimed, (unsigned long long)rcv);
+	return true;
+}

@@ -81,6 +81,7 @@ struct options {
 	bool all_sizes;		 /* -a: every message size, as ib_write_bw -a */
 	bool bidir;		 /* --bidir: a sink and a source at once (bidir.c) */
 	bool chunk_given;	 /* -s was given (refused with -a) */
+	bool report_counters;	 /* -W: every port counter in the text, not only those that moved */
 	struct sink_options sink;
 	struct source_options source;
 };

@@ -65,6 +65,9 @@ struct result_stream {
 	int rc;				    /* the session's exit status */
 	char failure[CTRL_MAX_STR + 256];   /* "" none */
 	double overlap_pct, start_offset_s; /* streams.c: against the sink's window */
+	/* sink: its figure against what its own ports received (the counters) */
+	enum rdma_check check;
+	uint64_t rcv_bytes;  /* RDMA_CHECK_RECEIVED: the ports' received bytes, headers included */
 	struct lathist *lat; /* the source's: its WRITEs' latencies (--latency); NULL */
 };
 
@@ -141,6 +144,13 @@ struct result {
 	struct result_port *ports; /* the source's ports */
 	int nports;
 	double port_gbits[FAB_MAX_PORTS]; /* the sink's ports' line rates by index, 0 unknown */
+	/*
+	 * This process's ports' counter deltas (counters.h), nctr of them (0:
+	 * not read): the source's over its window, the sink's from START to
+	 * its source's RESULT.
+	 */
+	struct ctr_deltas *ctr;
+	int nctr;
 	/* The RDMA streams: one (sink, source), --sources N of which nstreams came. */
 	int nexpected;
 	int nstreams;
