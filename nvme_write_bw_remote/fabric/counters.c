@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* counters.c: an RDMA port's sysfs counters, read bounded, and their deltas (see counters.h). */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -85,6 +86,17 @@ static bool parse_value(const char *text, uint64_t *v)
 	return true;
 }
 
+/* A counter's name as the kernel writes them: letters, digits, '_', '-' and '.' only. */
+static bool plain_name(const char *name)
+{
+	const char *c;
+
+	for (c = name; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-' && *c != '.')
+			return false;
+	return c != name;
+}
+
 static bool have(const struct ctr_set *s, const char *name, enum ctr_kind kind)
 {
 	uint64_t v;
@@ -109,6 +121,7 @@ static bool read_dir(const char *dir, enum ctr_kind kind, struct ctr_set *s, uin
 		uint64_t v;
 
 		if (e->d_name[0] == '.' || strlen(e->d_name) >= CTR_NAME_LEN ||
+		    !plain_name(e->d_name) || /* printed as it is: no control or odd characters */
 		    !strcmp(e->d_name, "lifespan")) /* hw_counters' refresh period, not a count */
 			continue;
 		if (s->n >= CTR_MAX || nbw_now_ns() > deadline) {

@@ -8,6 +8,7 @@
 # - a source that claims 3 x what it wrote (tests/remote/inflate_remote, $NBW_INFLATE):
 #   refused as implausible in one line, exit 1, and no RDMA figure left behind (not even
 #   its last heartbeat);
+#   the same on software ports, which have no line rate to bound it by;
 # - the same lie where the sink's ports keep no receive counter (":nocnt", as Soft-RoCE):
 #   taken, but labelled "reported by the source, unchecked" in text and JSON.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
@@ -65,6 +66,16 @@ check_match "x3: one line says why" \
 check_eq "x3: one line" 1 "$(grep -c 'implausible' "$TMPD/x3-sink.err")"
 jv x3-sink 'd["rdma"]["bytes"]' 'd["rdma_reported_by"]' 'd["ok"]' 'len(d["rails"])'
 check_eq "x3: no RDMA figure, not even a heartbeat's" "0 None False 0" "${J[*]}"
+
+# Software ports (no line rate to bound a claim by, as Soft-RoCE's): the counters still do.
+SINK_FAKE_PORTS="fake0:1:eth:127.0.1.1/24:100:sw,fake1:1:eth:127.0.2.1/24:100:sw"
+# shellcheck disable=SC2086
+sink sw-sink $RUN --no-local --dram 4M --json
+# shellcheck disable=SC2086
+NBW_INFLATE=3 src sw-src $RUN --source mem -q 2
+sink_status
+jv sw-sink 'd["rdma"]["bytes"]' 'd["rdma_check"]'
+check_eq "x3 on software ports: refused, no figure" "1 0 received" "$SINK_RC ${J[0]} ${J[1]}"
 
 # 3. The same lie on ports that keep no receive counter: taken, labelled unchecked.
 SINK_FAKE_PORTS="fake0:1:eth:127.0.1.1/24:100:nocnt,fake1:1:eth:127.0.2.1/24:100:nocnt"

@@ -66,6 +66,7 @@ static void mlx5(const char *dir)
 	/* lifespan is a setting; 4096 digits are no number; both are no counter. */
 	CHECK(delta("lifespan", CTR_HW) == -2);
 	CHECK(!ctr_get(&after, "port_multicast_rcv_packets", CTR_PORT, &v));
+	CHECK(!ctr_get(&after, "odd\x1b[2Jname", CTR_HW, &v));
 	/* Read before the window, gone after it: not kept, never 0. */
 	CHECK(delta("rx_atomic_requests", CTR_HW) == -1);
 	/* The port's counters come first, by name. */
