@@ -31,37 +31,15 @@
 /* The whole run's budget (said in --help): past it, the step it was stuck in, exit 1. */
 #define PROBE_BUDGET_S 60.0
 
+static const struct cli_spec cmdline;
+
 static void usage(void)
 {
 	printf("Usage: %s [options]\n", nbw_prog);
 	printf("\nAudit the PCIe links of NVMe drives and RDMA devices: each link on the path\n"
 	       "to the root port is judged from both of its ends, with the bandwidth ceiling\n"
 	       "of the narrowest hop. Reads only.\n");
-	printf("\nDevices:\n"
-	       "      --dev LIST         comma-separated PCI addresses or names (nvme0, mlx5_0);\n"
-	       "                         default: every NVMe controller and RDMA device\n"
-	       "      --slot LIST        comma-separated slot numbers or kernel slot names\n"
-	       "                         (with --dev: devices matching either)\n");
-	printf("\nSources (default: the live system through libpci):\n"
-	       "      --sysfs-root DIR   read a captured sysfs tree instead of /sys\n"
-	       "      --pci-dump FILE    read `lspci -xxx` (or -xxxx) output captured elsewhere\n");
-	printf("\nAudit:\n"
-	       "      --expect-speed GTS lowest acceptable link speed (2.5 5 8 16 32 64)\n"
-	       "      --expect-width N   lowest acceptable link width (1 2 4 8 16 32)\n"
-	       "      --expect GENxW     both at once: gen4x4, gen3, x8\n"
-	       "                         exit 3 if a device is below it, downgraded, down or"
-	       " unknown\n"
-	       "      --expect-file FILE site slot specification, lines 'slot-or-bdf gen width'\n"
-	       "                         (e.g. '33 4 4'; # comments): exit 3 and one line per\n"
-	       "                         bay that falls short; a lower link it expects is ok\n");
-	printf("\nOutput:\n"
-	       "  -v, --verbose          every hop of every path, and each link's verdict\n"
-	       "      --project          upgrade projection: the drives' summed ceilings as they\n"
-	       "                         are, all Gen4 x4, all Gen5 x4, with the slots as they\n"
-	       "                         are and with every slot at the drive's speed\n"
-	       "      --json[=FILE]      one JSON document on stdout (or into FILE)\n"
-	       "  -h, --help             this help\n"
-	       "  -V, --version          version\n");
+	cli_help(&cmdline);
 	printf("\nVerdicts: ok, downgraded (limited_by device, port, training or path),\n"
 	       "maybe_idle, link_down, no_link, unknown.\n"
 	       "A run has a budget of 60 s; past it the tool says the step it was stuck in and\n"
@@ -80,20 +58,45 @@ enum {
 	OPT_PROJECT,
 };
 
+/* clang-format off */
+#define O struct options
+#define ROW(name, has, val) CLI_NAME(name, has, val)
 static const struct cli_opt opts[] = {
-	CLI_TEXT("dev", OPT_DEV, struct options, devs),
-	CLI_TEXT("pci-dump", OPT_PCI_DUMP, struct options, dump),
-	CLI_ARG("expect-speed", OPT_EXPECT_SPEED),
-	CLI_ARG("expect-width", OPT_EXPECT_WIDTH),
-	CLI_ARG("expect", OPT_EXPECT),
-	CLI_TEXT("slot", OPT_SLOT, struct options, slots),
-	CLI_TEXT("expect-file", OPT_EXPECT_FILE, struct options, expect_file),
-	CLI_FLAG("project", OPT_PROJECT, struct options, project),
-	CLI_FLAG("verbose", 'v', struct options, verbose),
-	CLI_LONGOPTS_SYSFS,
-	CLI_LONGOPTS_OUTPUT,
+	{ROW("dev", required_argument, OPT_DEV), .type = CLI_T_TEXT, .field = CLI_AT(O, devs),
+	 .arg = "LIST", .sect = "Devices:",
+	 .help = "comma-separated PCI addresses or names (nvme0, mlx5_0); default: every NVMe "
+		 "controller and RDMA device"},
+	{ROW("slot", required_argument, OPT_SLOT), .type = CLI_T_TEXT, .field = CLI_AT(O, slots),
+	 .arg = "LIST", .help = "comma-separated slot numbers or kernel slot names (with --dev: "
+				"devices matching either)"},
+	CLI_ROW_SYSFS("read a captured sysfs tree instead of /sys",
+		      .sect = "Sources (default: the live system through libpci):"),
+	{ROW("pci-dump", required_argument, OPT_PCI_DUMP), .type = CLI_T_TEXT,
+	 .field = CLI_AT(O, dump), .arg = "FILE",
+	 .help = "read `lspci -xxx` (or -xxxx) output captured elsewhere"},
+	{ROW("expect-speed", required_argument, OPT_EXPECT_SPEED), .arg = "GTS", .sect = "Audit:",
+	 .help = "lowest acceptable link speed (2.5 5 8 16 32 64)"},
+	{ROW("expect-width", required_argument, OPT_EXPECT_WIDTH), .arg = "N",
+	 .help = "lowest acceptable link width (1 2 4 8 16 32)"},
+	{ROW("expect", required_argument, OPT_EXPECT), .arg = "GENxW",
+	 .help = "both at once: gen4x4, gen3, x8; exit 3 if a device is below it, downgraded, "
+		 "down or unknown"},
+	{ROW("expect-file", required_argument, OPT_EXPECT_FILE), .type = CLI_T_TEXT,
+	 .field = CLI_AT(O, expect_file), .arg = "FILE",
+	 .help = "site slot specification, lines 'slot-or-bdf gen width' (e.g. '33 4 4'; # "
+		 "comments): exit 3 and one line per bay that falls short; a lower link it "
+		 "expects is ok"},
+	{ROW("verbose", no_argument, 'v'), .type = CLI_T_FLAG, .field = CLI_AT(O, verbose),
+	 .sect = "Output:", .help = "every hop of every path, and each link's verdict"},
+	{ROW("project", no_argument, OPT_PROJECT), .type = CLI_T_FLAG, .field = CLI_AT(O, project),
+	 .help = "upgrade projection: the drives' summed ceilings as they are, all Gen4 x4, all "
+		 "Gen5 x4, with the slots as they are and with every slot at the drive's speed"},
+	CLI_ROWS_OUTPUT,
 	CLI_END,
 };
+#undef ROW
+#undef O
+/* clang-format on */
 
 static int parse_speed(const char *s, double *out)
 {
@@ -166,15 +169,27 @@ static int tool_option(int c, char *arg, void *ctx)
 	return cli_try_help();
 }
 
+/* Options that contradict each other, refused with one line. */
+static const struct cli_excl contradictions[] = {
+	{"pci-dump", NULL, "sysfs-root", "a dump is read instead of a sysfs tree (give one)"},
+	{NULL},
+};
+
+static const struct cli_spec cmdline = {
+	.opts = opts,
+	.tool = tool_option,
+	.usage = usage,
+	.excl = contradictions,
+};
+
 /* -1 to go on, or the exit status (help, version, usage error). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	static const struct cli_spec spec = {"vhV", opts, tool_option, usage};
 	int first, rc;
 
 	*o = (struct options){0};
 	cli_common_init(&o->cc);
-	rc = cli_parse(argc, argv, &spec, &o->cc, o, &first);
+	rc = cli_parse(argc, argv, &cmdline, &o->cc, o, &first);
 	if (rc != CLI_NEXT)
 		return rc;
 	if (first < argc)

@@ -23,59 +23,16 @@
 #include "read_bw.h"
 #include "watchdog.h"
 
+static const struct cli_spec cmdline;
+
 static void usage(void)
 {
 	printf("Usage: %s [options]\n", nbw_prog);
 	printf("\nRead NVMe drives (or block devices / files) with O_DIRECT and report GB/s\n"
 	       "per drive and in aggregate. Never writes to a drive.\n");
-	printf("\nTargets:\n"
-	       "      --disks LIST       comma-separated targets (default: every NVMe namespace)\n"
-	       "                         block devices and regular files are accepted too\n"
-	       "      --list             list the targets and exit\n"
-	       "      --sysfs-root DIR   read sysfs from DIR instead of /sys\n");
-	printf("\nReaders:\n"
-	       "  -t, --threads N        reader threads per drive (default 12)\n"
-	       "  -s, --chunk SIZE       bytes per read (default 1M); a multiple of the block "
-	       "size\n"
-	       "      --span SIZE        bytes of each drive to sweep (default: the whole drive)\n"
-	       "      --engine ENGINE    psync (default) or io_uring%s\n"
-	       "      --depth N          reads in flight per thread, io_uring only (default 8)\n"
-	       "      --iopoll           io_uring: poll for completions (needs NVMe poll queues)\n"
-	       "      --sqpoll           io_uring: a kernel thread per reader submits the reads\n"
-	       "      --numa auto|off|N  pin readers to the drive's node, none, or node N\n"
-	       "                         (default auto)\n"
-	       "      --pattern seq|rand sequential sweep (default) or uniformly random\n"
-	       "                         chunk-aligned offsets over each thread's region\n"
-	       "      --seed N           seed of the random offsets (default 1); the same seed\n"
-	       "                         reads the same offsets\n"
-	       "      --latency          time each read: completion latency min, p50, p90,\n"
-	       "                         p99, p99.9, p99.99, max and mean per drive and total\n",
-	       reader_engine_available(ENGINE_IO_URING) ? "" : " (not built)");
-	printf("\nWindow:\n"
-	       "      --warmup SECONDS   unmeasured warm-up (default 3)\n"
-	       "  -D, --duration SECONDS measured window (default 20)\n"
-	       "      --interval SECONDS print a live line every interval\n"
-	       "      SECONDS accept the units s, ms, m and h (\"500ms\", \"2m\")\n");
-	printf("\nModes:\n"
-	       "      --baseline         each drive alone, then all together: total vs ideal\n"
-	       "      --sweep            1, 2, ... N drives together: total vs ideal\n"
-	       "      --sweep-threads [LIST]  all drives at each thread count per drive\n"
-	       "                         (default 1,2,4,8,12,16,24,48): a table per drive and a\n"
-	       "                         verdict: where the curve goes flat, at or below the link\n"
-	       "                         ceiling, or still rising\n"
-	       "      --sweep-chunk [LIST]    the same over chunk sizes (default "
-	       "64K,128K,...,4M)\n"
-	       "      --sweep-depth [LIST]    io_uring: the same over reads in flight per\n"
-	       "                         thread (default 1,2,4,8,12,16,24,32): IOPS and p99\n"
-	       "                         per depth and the depth where IOPS stop rising while\n"
-	       "                         latency keeps climbing (implies --latency)\n");
-	printf("\nOutput:\n"
-	       "      --report_gbits     text bandwidth in Gb/s instead of GB/s\n"
-	       "      --json[=FILE]      one JSON document on stdout (or into FILE)\n"
-	       "      --checksum         digest every block of each span's first sweep\n"
-	       "  -h, --help             this help\n"
-	       "  -V, --version          version\n");
-	printf("\nSizes: 4096, 1M = 1MiB = 2^20, 1MB = 10^6, 16G = 2^34.\n"
+	cli_help(&cmdline);
+	printf("\nSECONDS accept the units s, ms, m and h (\"500ms\", \"2m\").\n"
+	       "Sizes: 4096, 1M = 1MiB = 2^20, 1MB = 10^6, 16G = 2^34.\n"
 	       "Every phase (a window with its drives) has a budget of --warmup + --duration\n"
 	       "+ 30 s; past it the tool says the step it was stuck in and exits 1.\n"
 	       "Exit status: 0 ok, 1 runtime failure, 2 usage error.\n");
@@ -96,33 +53,105 @@ enum {
 	OPT_PATTERN,
 	OPT_SEED,
 	OPT_LATENCY,
+	OPT_FIO_BS,
+	OPT_FIO_IODEPTH,
+	OPT_FIO_NUMJOBS,
+	OPT_FIO_RW,
+	OPT_FIO_RUNTIME,
+	OPT_FIO_OUTPUT_FORMAT,
+	OPT_FIO_FILENAME,
+	OPT_FIO_IOENGINE,
+	OPT_FIO_DIRECT,
+	OPT_FIO_PERCENTILES,
 };
 
 static const char *const mode_names[] = {
 	"", "--baseline", "--sweep", "--sweep-threads", "--sweep-chunk", "--sweep-depth"};
+static const char *const numa_words[] = {"auto", "off", NULL};
+static const char *const pattern_words[] = {"seq", "rand", NULL};
 
+_Static_assert(sizeof(enum reader_engine) == sizeof(int), "--engine is a keyword row (an int)");
+
+/* clang-format off */
+#define O struct options
+#define ROW(name, has, val) CLI_NAME(name, has, val)
+/* A fio option and what to type here instead (the man page's table for fio users). */
+#define FIO(name, val, answer) \
+	{ROW(name, optional_argument, val), .type = CLI_T_ANSWER, .help = answer}
 static const struct cli_opt opts[] = {
-	CLI_TEXT("disks", OPT_DISKS, struct options, disks),
-	CLI_FLAG("list", OPT_LIST, struct options, list),
-	CLI_FLAG("iopoll", OPT_IOPOLL, struct options, iopoll),
-	CLI_FLAG("sqpoll", OPT_SQPOLL, struct options, sqpoll),
-	CLI_ARG("numa", OPT_NUMA),
-	CLI_LONGOPTS_READER,
-	CLI_NOARG("baseline", OPT_BASELINE),
-	CLI_NOARG("sweep", OPT_SWEEP),
-	CLI_OPTARG("sweep-threads", OPT_SWEEP_THREADS),
-	CLI_OPTARG("sweep-chunk", OPT_SWEEP_CHUNK),
-	CLI_OPTARG("sweep-depth", OPT_SWEEP_DEPTH),
-	CLI_ARG("pattern", OPT_PATTERN),
-	CLI_ARG("seed", OPT_SEED),
-	CLI_FLAG("latency", OPT_LATENCY, struct options, latency),
-	CLI_FLAG("checksum", OPT_CHECKSUM, struct options, checksum),
-	CLI_LONGOPTS_SYSFS,
-	CLI_LONGOPTS_WINDOW,
-	CLI_LONGOPTS_GBITS,
-	CLI_LONGOPTS_OUTPUT,
+	{ROW("disks", required_argument, OPT_DISKS), .type = CLI_T_TEXT, .field = CLI_AT(O, disks),
+	 .arg = "LIST", .sect = "Targets:",
+	 .help = "comma-separated targets (default: every NVMe namespace); block devices and "
+		 "regular files are accepted too"},
+	{ROW("list", no_argument, OPT_LIST), .type = CLI_T_FLAG, .field = CLI_AT(O, list),
+	 .help = "list the targets and exit"},
+	CLI_ROW_SYSFS("read sysfs from DIR instead of /sys"),
+	CLI_ROW_THREADS(O, threads, 't', "reader threads per drive", .def = "12",
+			.sect = "Readers:"),
+	CLI_ROW_CHUNK(O, chunk, "chunk", 's', 1, "bytes per read; a multiple of the block size"),
+	CLI_ROW_SPAN(O, span),
+	CLI_ROW_ENGINE(O, engine, "psync or io_uring%s"),
+	CLI_ROW_DEPTH(O, depth, CLI_OPT_DEPTH, MAX_DEPTH,
+		      "reads in flight per thread, io_uring only (default 8)",
+		      .set = CLI_AT(O, depth_set)),
+	{ROW("iopoll", no_argument, OPT_IOPOLL), .type = CLI_T_FLAG, .field = CLI_AT(O, iopoll),
+	 .help = "io_uring: poll for completions (needs NVMe poll queues)"},
+	{ROW("sqpoll", no_argument, OPT_SQPOLL), .type = CLI_T_FLAG, .field = CLI_AT(O, sqpoll),
+	 .help = "io_uring: a kernel thread per reader submits the reads"},
+	{ROW("numa", required_argument, OPT_NUMA), .arg = "auto|off|N", .words = numa_words,
+	 .help = "pin readers to the drive's node, none, or node N", .def = "auto"},
+	{ROW("pattern", required_argument, OPT_PATTERN), .words = pattern_words, .arg = "seq|rand",
+	 .help = "sequential sweep or uniformly random chunk-aligned offsets over each thread's "
+		 "region", .def = "seq"},
+	{ROW("seed", required_argument, OPT_SEED), .type = CLI_T_UINT, .field = CLI_AT(O, seed),
+	 .bytes = CLI_SIZEOF(O, seed), .what = "seed", .arg = "N",
+	 .help = "seed of the random offsets; the same seed reads the same offsets", .def = "1"},
+	{ROW("latency", no_argument, OPT_LATENCY), .type = CLI_T_FLAG, .field = CLI_AT(O, latency),
+	 .help = "time each read: completion latency min, p50, p90, p99, p99.9, p99.99, max and "
+		 "mean per drive and total"},
+	CLI_ROWS_WINDOW("print a live line every interval", .sect = "Window:"),
+	{ROW("baseline", no_argument, OPT_BASELINE), .sect = "Modes:",
+	 .help = "each drive alone, then all together: total vs ideal"},
+	{ROW("sweep", no_argument, OPT_SWEEP),
+	 .help = "1, 2, ... N drives together: total vs ideal"},
+	{ROW("sweep-threads", optional_argument, OPT_SWEEP_THREADS), .arg = "[LIST]",
+	 .help = "all drives at each thread count per drive (default 1,2,4,8,12,16,24,48): a "
+		 "table per drive and a verdict: where the curve goes flat, at or below the link "
+		 "ceiling, or still rising"},
+	{ROW("sweep-chunk", optional_argument, OPT_SWEEP_CHUNK), .arg = "[LIST]",
+	 .help = "the same over chunk sizes (default 64K,128K,...,4M)"},
+	{ROW("sweep-depth", optional_argument, OPT_SWEEP_DEPTH), .arg = "[LIST]",
+	 .help = "io_uring: the same over reads in flight per thread (default "
+		 "1,2,4,8,12,16,24,32): IOPS and p99 per depth and the depth where IOPS stop "
+		 "rising while latency keeps climbing (implies --latency)"},
+	{ROW("checksum", no_argument, OPT_CHECKSUM), .type = CLI_T_FLAG,
+	 .field = CLI_AT(O, checksum), .sect = "Output:",
+	 .help = "digest every block of each span's first sweep"},
+	CLI_ROW_GBITS(),
+	CLI_ROWS_OUTPUT,
+	{ROW("bs", optional_argument, OPT_FIO_BS), .type = CLI_T_ANSWER,
+	 .sect = "fio's options, answered with this tool's:",
+	 .help = "use -s/--chunk SIZE (bytes per read)"},
+	FIO("iodepth", OPT_FIO_IODEPTH, "use --depth N with --engine io_uring"),
+	FIO("numjobs", OPT_FIO_NUMJOBS, "use -t/--threads N (reader threads per drive)"),
+	FIO("rw", OPT_FIO_RW, "use --pattern rand (randread) or --pattern seq (read); "
+			     "this tool only reads"),
+	FIO("runtime", OPT_FIO_RUNTIME,
+	    "use -D/--duration SECONDS (and --warmup: fio's ramp_time)"),
+	FIO("output-format", OPT_FIO_OUTPUT_FORMAT, "use --json (or --json=FILE) for JSON"),
+	FIO("filename", OPT_FIO_FILENAME, "use --disks LIST (comma-separated)"),
+	FIO("ioengine", OPT_FIO_IOENGINE, "use --engine psync or --engine io_uring (for libaio)"),
+	{ROW("direct", optional_argument, OPT_FIO_DIRECT), .type = CLI_T_NOTE,
+	 .help = "every read is O_DIRECT already"},
+	{ROW("percentile_list", required_argument, OPT_FIO_PERCENTILES), .arg = "P:P...",
+	 .set = CLI_AT(O, latency),
+	 .help = "taken as --latency: min, p50, p90, p99, p99.9, p99.99 and max are printed"},
 	CLI_END,
 };
+#undef FIO
+#undef ROW
+#undef O
+/* clang-format on */
 
 static int numa_option(const char *val, int *policy)
 {
@@ -201,30 +230,37 @@ static int curve_option(int c, char *arg, struct options *o)
 	return CLI_NEXT;
 }
 
-/* One option with a value to check: CLI_NEXT or an exit status. */
+/*
+ * fio's --percentile_list P:P... (each above 0, at most 100): checked, then
+ * taken as --latency (its row sets it), whose fixed percentiles are said.
+ */
+static int percentiles_option(const char *arg)
+{
+	const char *p = arg;
+	char *end;
+	double v;
+
+	do {
+		errno = 0;
+		v = strtod(p, &end);
+		if (end == p || errno || !(*end == ':' || !*end) || !isdigit((unsigned char)*p))
+			return cli_bad_value("percentile list", arg, -EINVAL);
+		if (v <= 0 || v > 100)
+			return cli_bad_value("percentile list", arg, -ERANGE);
+		p = end + 1;
+	} while (*end);
+	nbw_err("--percentile_list: taken as --latency: min, p50, p90, p99, p99.9, p99.99 and "
+		"max are printed");
+	return CLI_NEXT;
+}
+
+/* One option the table leaves to the tool: CLI_NEXT or an exit status. */
 static int tool_option(int c, char *arg, void *ctx)
 {
-	static const char *const patterns[] = {"seq", "rand", NULL};
 	struct options *o = ctx;
-	unsigned long seed = 0;
 	int i = 0, rc;
 
 	switch (c) {
-	case 't':
-	case CLI_OPT_THREADS:
-		return cli_uint("thread count", arg, 1, TARGET_MAX_THREADS, &o->threads);
-	case 's':
-		return cli_size("chunk size", arg, 1, 1ULL << 30, &o->chunk);
-	case CLI_OPT_SPAN:
-		return cli_size("span", arg, 1, UINT64_MAX, &o->span);
-	case CLI_OPT_ENGINE:
-		rc = cli_engine(arg, reader_engine_available(ENGINE_IO_URING), &i);
-		if (rc == CLI_NEXT)
-			o->engine = i == CLI_ENGINE_IO_URING ? ENGINE_IO_URING : ENGINE_PSYNC;
-		return rc;
-	case CLI_OPT_DEPTH:
-		o->depth_set = true;
-		return cli_uint("depth", arg, 1, MAX_DEPTH, &o->depth);
 	case OPT_NUMA:
 		return numa_option(arg, &o->numa_policy);
 	case OPT_BASELINE:
@@ -235,16 +271,28 @@ static int tool_option(int c, char *arg, void *ctx)
 	case OPT_SWEEP_DEPTH:
 		return curve_option(c, arg, o);
 	case OPT_PATTERN:
-		rc = cli_keyword("pattern", arg, patterns, &i);
+		rc = cli_keyword("pattern", arg, pattern_words, &i);
 		o->random = i == 1;
 		return rc;
-	case OPT_SEED:
-		rc = parse_uint(arg, 0, ULONG_MAX, &seed);
-		o->seed = seed;
-		return rc ? cli_bad_value("seed", arg, rc) : CLI_NEXT;
+	case OPT_FIO_PERCENTILES:
+		return percentiles_option(arg);
 	}
 	return cli_try_help();
 }
+
+/* --engine's words this build has (io_uring only with liburing). */
+static bool engine_built(const struct cli_opt *e, int w)
+{
+	(void)e;
+	return w != ENGINE_IO_URING || reader_engine_available(ENGINE_IO_URING);
+}
+
+static const struct cli_spec cmdline = {
+	.opts = opts,
+	.tool = tool_option,
+	.usage = usage,
+	.built = engine_built,
+};
 
 /* Checks across options, after all were read: -1 to go on, or an exit status. */
 static int validate_options(struct options *o)
@@ -277,23 +325,22 @@ static int validate_options(struct options *o)
 /* -1 to go on, or the exit status (help, version, usage error). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	static const struct cli_spec spec = {"t:s:D:hV", opts, tool_option, usage};
 	int first, rc;
 
 	*o = (struct options){
-		.threads = 12,
-		.chunk = 1 << 20,
-		.engine = ENGINE_PSYNC,
-		.depth = 1,
+		.depth = 1, /* psync's; io_uring's is 8 (validate_options) */
 		.numa_policy = PLACEMENT_AUTO,
-		.seed = 1,
 	};
 	o->argc = argc;
 	o->argv = argv;
 	cli_common_init(&o->cc);
-	rc = cli_parse(argc, argv, &spec, &o->cc, o, &first);
+	rc = cli_parse(argc, argv, &cmdline, &o->cc, o, &first);
 	if (rc != CLI_NEXT)
 		return rc;
+	if (first < argc && cli_json_operand(&o->cc, argv[first]))
+		return nbw_usage_err("unexpected argument '%s': --json takes its file with '=' "
+				     "(--json=%s)",
+				     argv[first], argv[first]);
 	if (first < argc)
 		return nbw_usage_err("unexpected argument '%s' (targets go in --disks)",
 				     argv[first]);

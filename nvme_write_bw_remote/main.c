@@ -4,10 +4,11 @@
  * verified. Without a peer the process is the sink (it also reads its own
  * drives and reports the node's aggregate); with a peer it is the source.
  * This file owns the options, their validation and the dispatch; the roles
- * live in sink.c and source.c, what both share in remote.c, the protocol in
- * common/ctrl.c and the verbs in common/rdma.c.
+ * live in sink/ and source/, what both share in report/ (remote.c), the
+ * protocol in proto/ and the verbs in fabric/ (README).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,44 +24,8 @@
 #include "watchdog.h"
 #include "window.h"
 
+static const struct cli_spec cmdline;
 static void print_roles(void);
-
-/* --help: the RDMA and connection options. */
-static void usage_fabric(void)
-{
-	printf("\nRDMA and connection (perftest's letters):\n"
-	       "  -d, --ib-dev LIST      RDMA ports to use, dev or dev:port, comma-separated, on\n"
-	       "                         each side its own names (default: every ACTIVE port);\n"
-	       "                         the source spreads its QPs over every reachable pair\n"
-	       "  -x, --gid-index N      GID index (default: 0 on InfiniBand, the RoCE v2 IPv4\n"
-	       "                         GID on RoCE)\n"
-	       "  -R, --rdma_cm          connect the QPs with rdma_cm (default: exchange their\n"
-	       "                         attributes on the control channel, as perftest does;\n"
-	       "                         works on InfiniBand without IPoIB)\n"
-	       "      --mtu BYTES        path MTU: 256 512 1024 2048 4096 (default: the ports')\n"
-	       "      --sl N             service level 0-15 (default 0)\n"
-	       "  -u, --qp-timeout N     RDMA ACK timeout, 4.096 us x 2^N per try, 7 tries\n"
-	       "                         (1-31, default $NBW_QP_TIMEOUT, else 16 = 268 ms;\n"
-	       "                         perftest's -u)\n"
-	       "      --tclass N         traffic class 0-255 (RoCE: DSCP x 4, e.g. 106 = DSCP 26\n"
-	       "                         for a lossless PFC class; default 0)\n"
-	       "  -p, --port N           rdma_cm and control port (default %u)\n"
-	       "      --bind ADDR|any    sink: address to listen on (default: the addresses of\n"
-	       "                         the RDMA ports it uses; any = every address)\n"
-	       "      --allow CIDR,...   sink: accept sources from these prefixes only\n"
-	       "      --psk-file FILE    pre-shared key, both sides (or $NBW_PSK_FILE): a source\n"
-	       "                         must prove it holds it before anything is said%s\n"
-	       "      --timeout SECONDS  bound on every network wait (default 10)\n"
-	       "      --wait SECONDS     sink: how long to wait for a source (default 60, 0 = "
-	       "forever)\n"
-	       "      --sources N        sink: take N sources at once (default 1), each verified\n"
-	       "                         on its own, one window; a row per source and drive\n"
-	       "                         (not with --bidir: its source sends to one PEER)\n"
-	       "      --max-workers-per-source N\n"
-	       "                         sink: workers (QPs) one source may have (default: %u\n"
-	       "                         shared evenly by --sources)\n",
-	       DEFAULT_PORT, auth_available() ? "" : " (not built)", MAX_WORKERS);
-}
 
 static void usage(void)
 {
@@ -71,67 +36,7 @@ static void usage(void)
 	printf("\nMeasure what arrives end to end: NVMe drive -> staging DRAM -> RDMA WRITE ->\n"
 	       "remote DRAM, with one RC QP per worker, verified. The sink's CPU posts nothing\n"
 	       "and takes no completions for the data. Never writes to a drive.\n");
-	usage_fabric();
-	printf("\nData path:\n"
-	       "  -s, --size SIZE        I/O size = RDMA message size (default 1M); --chunk too\n"
-	       "      --bidir            both directions at once (give it and PEER to both\n"
-	       "                         sides): each is a sink (no drives of its own) and a\n"
-	       "                         source; both reports, the sum and its validity\n"
-	       "  -a, --all-sizes        every size from 64K to 4M, one run each (both sides),\n"
-	       "                         then the curve and its verdict against the rails' line\n"
-	       "                         rate (as ib_write_bw -a); with --sources N a fan-in\n"
-	       "                         round per size, the curve of their sum\n"
-	       "  -t, --tx-depth N       WRITEs in flight per QP = staging slots (default 4);\n"
-	       "                         --depth too\n"
-	       "  -q, --qp N             QPs (workers) per drive (default 12); with a memory\n"
-	       "                         source the QPs in all (default 1); sink: local readers\n"
-	       "                         per drive; --threads too\n"
-	       "      --source disk|mem  source: read drives (default) or send from memory\n"
-	       "      --disks LIST       source: drives to read (default: every NVMe namespace)\n"
-	       "      --local-disks LIST sink: its own drives read meanwhile (default: every NVMe\n"
-	       "                         namespace; none found = RDMA only)\n"
-	       "      --no-local         sink: RDMA only\n"
-	       "      --dram SIZE        sink: DRAM buffer for all slices and local reads (default "
-	       "16G)\n"
-	       "      --span SIZE        bytes of each drive to sweep (default: the whole drive)\n"
-	       "      --engine ENGINE    reader engine: psync (default) or io_uring%s; on the\n"
-	       "                         source io_uring keeps the drive reads and the WRITEs\n"
-	       "                         of a worker in flight at the same time\n"
-	       "      --sysfs-root DIR   read sysfs from DIR instead of /sys\n",
-	       reader_engine_available(ENGINE_IO_URING) ? "" : " (not built)");
-	printf("\nWindow (both sides must agree):\n"
-	       "      --warmup SECONDS   unmeasured warm-up (default 3)\n"
-	       "  -D, --duration SECONDS measured window (default 20)\n"
-	       "      --interval SECONDS print a live line every interval (sink: local, and RDMA\n"
-	       "                         as the source's heartbeats report it; with --sources N\n"
-	       "                         each source's as s1..sN, their sum and the total; on\n"
-	       "                         stderr with --json)\n");
-	printf("\nVerification (both sides must agree):\n"
-	       "      --verify MODE      canary (default): one real chunk per worker, hashed on\n"
-	       "                         both sides; full: also every slice slot after the window\n"
-	       "      --no-verify        no verification (said so in the output)\n"
-	       "      --corrupt-canary   source, for tests: damage the canary after hashing it\n"
-	       "      --late-start SECONDS source, for tests: open the window that much late\n"
-	       "      --dump-slice FILE  sink: write worker 0's slice to FILE and its slot map to\n"
-	       "                         FILE.map (\"slot offset length\" per line); with\n"
-	       "                         N sources (--sources N) source i's to FILE.i and\n"
-	       "                         FILE.i.map\n");
-	printf("\nMay the rates be added (sink)?\n"
-	       "      --min-overlap PCT  least share of each source's window inside the sink's\n"
-	       "                         (default 99)\n"
-	       "      --max-cv PCT       largest variation (stdev/mean of 1 s samples) of each\n"
-	       "                         stream (default 2); otherwise the total is marked not\n"
-	       "                         valid and the table says which stream broke the rule\n");
-	printf("\nOutput:\n"
-	       "      --latency          source: time each WRITE of the window from its post to\n"
-	       "                         its completion: latency min, p50, p90, p99, p99.9,\n"
-	       "                         p99.99, max and mean (every row shows M WRITE/s)\n"
-	       "  -W, --report-counters  every counter of the RDMA ports beside the figures\n"
-	       "                         (default: those that moved; JSON has them all)\n"
-	       "      --report_gbits     text bandwidth in Gb/s instead of GB/s\n"
-	       "      --json[=FILE]      one JSON document on stdout (or into FILE)\n"
-	       "  -h, --help             this help\n"
-	       "  -V, --version          version\n");
+	cli_help(&cmdline);
 	printf("\nSizes: 4096, 1M = 1MiB = 2^20, 1MB = 10^6, 16G = 2^34.\n"
 	       "A peer that dies or goes silent is detected within --timeout seconds. The whole\n"
 	       "run has a budget, from the options: T = --timeout, W = --warmup + --duration,\n"
@@ -156,9 +61,6 @@ enum {
 	OPT_NO_LOCAL,
 	OPT_DRAM,
 	OPT_VERIFY,
-	OPT_MTU,
-	OPT_SL,
-	OPT_TCLASS,
 	OPT_NO_VERIFY,
 	OPT_CORRUPT,
 	OPT_LATE_START,
@@ -166,9 +68,14 @@ enum {
 	OPT_MIN_OVERLAP,
 	OPT_MAX_CV,
 	OPT_DUMP,
-	OPT_BIDIR,
 	OPT_SOURCES,
 	OPT_MAX_PER_SOURCE,
+	OPT_CHUNK,
+	OPT_ALL,
+	OPT_BIDIRECTIONAL,
+	OPT_TOS,
+	OPT_OUTPUT,
+	OPT_CPU_UTIL,
 };
 
 /*
@@ -184,49 +91,191 @@ enum {
 	SOURCE_ROLES = ROLE_SOURCE | ROLE_BIDIR,
 };
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+static const char *const mtu_words[] = {"256", "512", "1024", "2048", "4096", NULL};
+static const char *const feed_words[] = {"disk", "mem", NULL};
+static const char *const verify_words[] = {"canary", "full", NULL};
+static const char *const bind_words[] = {"any", NULL};
+static const char *const conn_words[] = {"RC", NULL};
+static const char *const output_words[] = {"bandwidth", NULL};
+
+_Static_assert(sizeof(enum reader_engine) == sizeof(int) && sizeof(enum ctrl_source) == sizeof(int),
+	       "--engine and --source are keyword rows (an int)");
+_Static_assert(CTRL_SOURCE_DISK == 0 && CTRL_SOURCE_MEM == 1, "--source's words in order");
+
+/* clang-format off */
+#define O struct options
+#define ROW(name, has, val) CLI_NAME(name, has, val)
+/* A perftest letter that names nothing here: one line naming what to use, exit 2. */
+#define PERFTEST(name, letter, answer) \
+	{ROW(name, optional_argument, letter), .type = CLI_T_ANSWER, .help = answer}
 static const struct cli_opt opts[] = {
-	CLI_TEXT("ib-dev", 'd', struct options, devs),
-	CLI_ARG("gid-index", 'x'),
-	CLI_ARG("port", 'p'),
-	CLI_TEXT("bind", OPT_BIND, struct options, sink.bind, SINK_ROLES),
-	CLI_TEXT("allow", OPT_ALLOW, struct options, sink.allow_text, SINK_ROLES),
-	CLI_TEXT("psk-file", OPT_PSK_FILE, struct options, psk_file),
-	CLI_ARG("timeout", OPT_TIMEOUT),
-	CLI_ARG("wait", OPT_WAIT),
-	CLI_ARG("sources", OPT_SOURCES, SINK_ROLES),
-	CLI_ARG("max-workers-per-source", OPT_MAX_PER_SOURCE, SINK_ROLES),
-	CLI_ARG("size", 's'),
-	CLI_ARG("qp", 'q'),
-	CLI_ARG("tx-depth", 't'),
-	CLI_NOARG("rdma_cm", 'R'),
-	CLI_FLAG("all-sizes", 'a', struct options, all_sizes),
-	CLI_FLAG("bidir", OPT_BIDIR, struct options, bidir),
-	CLI_ARG("mtu", OPT_MTU),
-	CLI_ARG("sl", OPT_SL),
-	CLI_ARG("tclass", OPT_TCLASS),
-	CLI_ARG("qp-timeout", 'u'),
-	CLI_ARG("source", OPT_SOURCE, SOURCE_ROLES),
-	CLI_TEXT("disks", OPT_DISKS, struct options, disks),
-	CLI_TEXT("local-disks", OPT_LOCAL_DISKS, struct options, disks, ROLE_SINK),
-	CLI_FLAG("no-local", OPT_NO_LOCAL, struct options, sink.no_local, SINK_ROLES),
-	CLI_ARG("dram", OPT_DRAM, SINK_ROLES),
-	CLI_ARG("verify", OPT_VERIFY),
-	CLI_NOARG("no-verify", OPT_NO_VERIFY),
-	CLI_FLAG("corrupt-canary", OPT_CORRUPT, struct options, source.corrupt_canary,
-		 SOURCE_ROLES),
-	CLI_ARG("late-start", OPT_LATE_START, SOURCE_ROLES),
-	CLI_FLAG("latency", OPT_LATENCY, struct options, source.latency, SOURCE_ROLES),
-	CLI_ARG("min-overlap", OPT_MIN_OVERLAP, SINK_ROLES),
-	CLI_ARG("max-cv", OPT_MAX_CV, SINK_ROLES),
-	CLI_TEXT("dump-slice", OPT_DUMP, struct options, sink.dump_slice, SINK_ROLES),
-	CLI_FLAG("report-counters", 'W', struct options, report_counters),
-	CLI_LONGOPTS_READER,
-	CLI_LONGOPTS_SYSFS,
-	CLI_LONGOPTS_WINDOW,
-	CLI_LONGOPTS_GBITS,
-	CLI_LONGOPTS_OUTPUT,
+	{ROW("ib-dev", required_argument, 'd'), .type = CLI_T_TEXT, .field = CLI_AT(O, devs),
+	 .arg = "LIST", .sect = "RDMA and connection (perftest's letters):",
+	 .help = "RDMA ports to use, dev or dev:port, comma-separated, on each side its own "
+		 "names (default: every ACTIVE port); the source spreads its QPs over every "
+		 "reachable pair"},
+	{ROW("gid-index", required_argument, 'x'), .type = CLI_T_UINT,
+	 .field = CLI_AT(O, gid_index), .bytes = CLI_SIZEOF(O, gid_index), .what = "GID index",
+	 .max = 65535, .arg = "N",
+	 .help = "GID index (default: 0 on InfiniBand, the RoCE v2 IPv4 GID on RoCE)"},
+	{ROW("rdma_cm", no_argument, 'R'),
+	 .help = "connect the QPs with rdma_cm (default: exchange their attributes on the "
+		 "control channel, as perftest does; works on InfiniBand without IPoIB)"},
+	{ROW("mtu", required_argument, 'm'), .words = mtu_words, .arg = "BYTES",
+	 .help = "path MTU: 256 512 1024 2048 4096 (default: the ports')"},
+	{ROW("sl", required_argument, 'S'), .type = CLI_T_UINT, .field = CLI_AT(O, lo.sl),
+	 .bytes = CLI_SIZEOF(O, lo.sl), .what = "service level", .max = 15, .arg = "N",
+	 .help = "service level 0-15", .def = "0"},
+	{ROW("qp-timeout", required_argument, 'u'), .type = CLI_T_UINT,
+	 .field = CLI_AT(O, lo.ack_timeout), .bytes = CLI_SIZEOF(O, lo.ack_timeout),
+	 .what = "QP timeout", .min = 1, .max = 31, .arg = "N",
+	 .help = "RDMA ACK timeout, 4.096 us x 2^N per try, 7 tries (1-31, default "
+		 "$NBW_QP_TIMEOUT, else 16 = 268 ms; perftest's -u)"},
+	{ROW("tclass", required_argument, 'T'), .type = CLI_T_UINT, .field = CLI_AT(O, lo.tclass),
+	 .bytes = CLI_SIZEOF(O, lo.tclass), .what = "traffic class", .max = 255, .arg = "N",
+	 .help = "traffic class 0-255 (RoCE: DSCP x 4, e.g. 106 = DSCP 26 for a lossless PFC "
+		 "class)", .def = "0"},
+	{ROW("tos", required_argument, OPT_TOS), .type = CLI_T_ALIAS, .with = 'T'},
+	{ROW("port", required_argument, 'p'), .type = CLI_T_UINT, .field = CLI_AT(O, port),
+	 .bytes = CLI_SIZEOF(O, port), .what = "port", .min = 1, .max = 65535, .arg = "N",
+	 .help = "rdma_cm and control port", .def = STR(DEFAULT_PORT)},
+	{ROW("bind", required_argument, OPT_BIND), .type = CLI_T_TEXT,
+	 .field = CLI_AT(O, sink.bind),
+	 .roles = SINK_ROLES, .words = bind_words, .arg = "ADDR|any",
+	 .help = "sink: address to listen on (default: the addresses of the RDMA ports it uses; "
+		 "any = every address)"},
+	{ROW("allow", required_argument, OPT_ALLOW), .type = CLI_T_TEXT,
+	 .field = CLI_AT(O, sink.allow_text), .roles = SINK_ROLES, .arg = "CIDR,...",
+	 .help = "sink: accept sources from these prefixes only"},
+	{ROW("psk-file", required_argument, OPT_PSK_FILE), .type = CLI_T_TEXT,
+	 .field = CLI_AT(O, psk_file), .arg = "FILE",
+	 .help = "pre-shared key, both sides (or $NBW_PSK_FILE): a source must prove it holds "
+		 "it before anything is said%s"},
+	{ROW("timeout", required_argument, OPT_TIMEOUT), .type = CLI_T_SECONDS,
+	 .field = CLI_AT(O, timeout), .what = "timeout", .min = 0.1, .arg = "SECONDS",
+	 .help = "bound on every network wait", .def = "10"},
+	{ROW("wait", required_argument, OPT_WAIT), .type = CLI_T_SECONDS,
+	 .field = CLI_AT(O, sink.wait), .what = "wait", .arg = "SECONDS",
+	 .help = "sink: how long to wait for a source (0 = forever)", .def = "60"},
+	{ROW("sources", required_argument, OPT_SOURCES), .type = CLI_T_UINT,
+	 .field = CLI_AT(O, sink.sources), .bytes = CLI_SIZEOF(O, sink.sources),
+	 .what = "source count", .min = 1, .max = MAX_SOURCES, .roles = SINK_ROLES, .arg = "N",
+	 .help = "sink: take N sources at once, each verified on its own, one window; a row per "
+		 "source and drive (not with --bidir: its source sends to one PEER)", .def = "1"},
+	{ROW("max-workers-per-source", required_argument, OPT_MAX_PER_SOURCE), .type = CLI_T_UINT,
+	 .field = CLI_AT(O, sink.max_per_source), .bytes = CLI_SIZEOF(O, sink.max_per_source),
+	 .what = "workers per source", .min = 1, .max = MAX_WORKERS, .roles = SINK_ROLES,
+	 .arg = "N", .help = "sink: workers (QPs) one source may have (default: " STR(MAX_WORKERS)
+			     " shared evenly by --sources)"},
+	PERFTEST("ib-port", 'i',
+		 "the port goes in -d: -d DEV:PORT (a list: -d mlx5_0:1,mlx5_0:2)"),
+	PERFTEST("dualport", 'O',
+		 "name both ports in -d (-d DEV:1,DEV:2): every port given is used"),
+	{ROW("connection", required_argument, 'c'), .type = CLI_T_KEYWORD,
+	 .what = "connection type", .words = conn_words, .arg = "RC",
+	 .help = "perftest's -c: RC only (one RC QP per worker)"},
+	CLI_ROW_CHUNK(O, chunk, "size", 's', 512, "I/O size = RDMA message size",
+		      .set = CLI_AT(O, chunk_given), .sect = "Data path:"),
+	{ROW("chunk", required_argument, OPT_CHUNK), .type = CLI_T_ALIAS, .with = 's'},
+	{ROW("bidir", no_argument, 'b'), .type = CLI_T_FLAG, .field = CLI_AT(O, bidir),
+	 .help = "both directions at once (give it and PEER to both sides): each is a sink (no "
+		 "drives of its own) and a source; both reports, the sum and its validity"},
+	{ROW("bidirectional", no_argument, OPT_BIDIRECTIONAL), .type = CLI_T_ALIAS, .with = 'b'},
+	{ROW("all-sizes", no_argument, 'a'), .type = CLI_T_FLAG, .field = CLI_AT(O, all_sizes),
+	 .help = "every size from 64K to 4M, one run each (both sides), then the curve and its "
+		 "verdict against the rails' line rate (as ib_write_bw -a); with --sources N a "
+		 "fan-in round per size, the curve of their sum"},
+	{ROW("all", no_argument, OPT_ALL), .type = CLI_T_ALIAS, .with = 'a'},
+	{ROW("tx-depth", required_argument, 't'), .type = CLI_T_UINT, .field = CLI_AT(O, depth),
+	 .bytes = CLI_SIZEOF(O, depth), .what = "depth", .min = 1, .max = MAX_DEPTH, .arg = "N",
+	 .help = "WRITEs in flight per QP = staging slots", .def = "4"},
+	{ROW("depth", required_argument, CLI_OPT_DEPTH), .type = CLI_T_ALIAS, .with = 't'},
+	{ROW("qp", required_argument, 'q'), .arg = "N",
+	 .help = "QPs (workers) per drive (default 12); with a memory source the QPs in all "
+		 "(default 1); sink: local readers per drive"},
+	CLI_ROW_THREADS(O, threads, CLI_OPT_THREADS, NULL, .with = 'q', .def = "12"),
+	PERFTEST("post_list", 'l', "WRITEs are posted one at a time; the WRITEs in flight per QP "
+				   "are -t/--tx-depth"),
+	PERFTEST("iters", 'n', "the run is timed, not counted: use -D/--duration SECONDS"),
+	{ROW("source", required_argument, OPT_SOURCE), .type = CLI_T_KEYWORD,
+	 .field = CLI_AT(O, source.feed), .what = "source", .words = feed_words,
+	 .roles = SOURCE_ROLES, .arg = "disk|mem",
+	 .help = "source: read drives or send from memory", .def = "disk"},
+	{ROW("disks", required_argument, OPT_DISKS), .type = CLI_T_TEXT, .field = CLI_AT(O, disks),
+	 .arg = "LIST", .help = "source: drives to read (default: every NVMe namespace)"},
+	{ROW("local-disks", required_argument, OPT_LOCAL_DISKS), .type = CLI_T_TEXT,
+	 .field = CLI_AT(O, disks), .roles = ROLE_SINK, .arg = "LIST",
+	 .help = "sink: its own drives read meanwhile (default: every NVMe namespace; none found "
+		 "= RDMA only)"},
+	{ROW("no-local", no_argument, OPT_NO_LOCAL), .type = CLI_T_FLAG,
+	 .field = CLI_AT(O, sink.no_local), .roles = SINK_ROLES, .help = "sink: RDMA only"},
+	{ROW("dram", required_argument, OPT_DRAM), .type = CLI_T_SIZE,
+	 .field = CLI_AT(O, sink.dram),
+	 .what = "DRAM size", .min = 4096, .roles = SINK_ROLES, .arg = "SIZE",
+	 .help = "sink: DRAM buffer for all slices and local reads", .def = "16G"},
+	CLI_ROW_SPAN(O, span),
+	CLI_ROW_ENGINE(O, engine, "reader engine: psync or io_uring%s; on the source io_uring "
+				  "keeps the drive reads and the WRITEs of a worker in flight at "
+				  "the same time"),
+	CLI_ROW_SYSFS("read sysfs from DIR instead of /sys"),
+	CLI_ROWS_WINDOW("print a live line every interval (sink: local, and RDMA as the source's "
+			"heartbeats report it; with --sources N each source's as s1..sN, their "
+			"sum and the total; on stderr with --json)",
+			.sect = "Window (both sides must agree):"),
+	{ROW("min-overlap", required_argument, OPT_MIN_OVERLAP), .type = CLI_T_SECONDS,
+	 .field = CLI_AT(O, sink.min_overlap), .what = "minimum overlap", .max = 100,
+	 .roles = SINK_ROLES, .arg = "PCT", .sect = "May the rates be added (sink)?",
+	 .help = "least share of each source's window inside the sink's", .def = "99"},
+	{ROW("max-cv", required_argument, OPT_MAX_CV), .type = CLI_T_SECONDS,
+	 .field = CLI_AT(O, sink.max_cv), .what = "maximum variation", .max = 100,
+	 .roles = SINK_ROLES, .arg = "PCT",
+	 .help = "largest variation (stdev/mean of 1 s samples) of each stream; otherwise the "
+		 "total is marked not valid and the table says which stream broke the rule",
+	 .def = "2"},
+	{ROW("verify", required_argument, OPT_VERIFY), .words = verify_words, .arg = "MODE",
+	 .sect = "Verification (both sides must agree):",
+	 .help = "canary (default): one real chunk per worker, hashed on both sides; full: also "
+		 "every slice slot after the window"},
+	{ROW("no-verify", no_argument, OPT_NO_VERIFY),
+	 .help = "no verification (said so in the output)"},
+	{ROW("corrupt-canary", no_argument, OPT_CORRUPT), .type = CLI_T_FLAG,
+	 .field = CLI_AT(O, source.corrupt_canary), .roles = SOURCE_ROLES,
+	 .help = "source, for tests: damage the canary after hashing it"},
+	{ROW("late-start", required_argument, OPT_LATE_START), .type = CLI_T_SECONDS,
+	 .field = CLI_AT(O, source.late_start), .what = "late start", .roles = SOURCE_ROLES,
+	 .arg = "SECONDS", .help = "source, for tests: open the window that much late"},
+	{ROW("dump-slice", required_argument, OPT_DUMP), .type = CLI_T_TEXT,
+	 .field = CLI_AT(O, sink.dump_slice), .roles = SINK_ROLES, .arg = "FILE",
+	 .help = "sink: write worker 0's slice to FILE and its slot map to FILE.map (\"slot "
+		 "offset length\" per line); with N sources (--sources N) source i's to FILE.i "
+		 "and FILE.i.map"},
+	{ROW("latency", no_argument, OPT_LATENCY), .type = CLI_T_FLAG,
+	 .field = CLI_AT(O, source.latency), .roles = SOURCE_ROLES, .sect = "Output:",
+	 .help = "source: time each WRITE of the window from its post to its completion: "
+		 "latency min, p50, p90, p99, p99.9, p99.99, max and mean (every row shows M "
+		 "WRITE/s)"},
+	{ROW("report-counters", no_argument, 'W'), .type = CLI_T_FLAG,
+	 .field = CLI_AT(O, report_counters),
+	 .help = "every counter of the RDMA ports beside the figures (default: those that "
+		 "moved; the JSON has them all)"},
+	{ROW("output", required_argument, OPT_OUTPUT), .type = CLI_T_KEYWORD,
+	 .set = CLI_AT(O, figure_only), .what = "output", .words = output_words, .arg = "bandwidth",
+	 .help = "as perftest's --output=bandwidth: print the total GB/s figure alone (Gb/s with "
+		 "--report_gbits), the report on stderr"},
+	{ROW("cpu_util", no_argument, OPT_CPU_UTIL), .type = CLI_T_NOTE,
+	 .help = "CPU use is always reported (the sink's s per GiB landed, the JSON's cpu_s)"},
+	{ROW("CPU-freq", no_argument, 'F'), .type = CLI_T_NOTE,
+	 .help = "nothing to skip: this tool does not check the CPU frequency governor"},
+	CLI_ROW_GBITS(),
+	CLI_ROWS_OUTPUT,
 	CLI_END,
 };
+#undef PERFTEST
+#undef ROW
+#undef O
+/* clang-format on */
 
 /*
  * --help's lines on the role check, from the table's role column (names
@@ -268,45 +317,10 @@ static void print_roles(void)
 /* --timeout: bounded, so that every wait stays a wait (not "forever"). */
 #define MAX_TIMEOUT_S (24 * 3600.0)
 
-/* A percentage 0..100 (decimal, as durations are written). */
-static int percent_option(const char *what, const char *arg, double *out)
-{
-	int rc = cli_seconds(what, arg, 0, out);
-
-	if (rc == CLI_NEXT && *out > 100)
-		return cli_bad_value(what, arg, -ERANGE);
-	return rc;
-}
-
-/* --mtu 256|512|1024|2048|4096 into enum ibv_mtu (1..5). */
-static int mtu_option(const char *arg, uint8_t *mtu)
-{
-	static const char *const sizes[] = {"256", "512", "1024", "2048", "4096", NULL};
-	int k, rc = cli_keyword("MTU", arg, sizes, &k);
-
-	if (rc == CLI_NEXT)
-		*mtu = (uint8_t)(k + 1);
-	return rc;
-}
-
-/* A value min..max that fits a byte (--sl, --tclass, --qp-timeout). */
-static int byte_option(const char *what, const char *arg, unsigned min, unsigned max, uint8_t *out)
-{
-	unsigned u;
-	int rc = cli_uint(what, arg, min, max, &u);
-
-	if (rc == CLI_NEXT)
-		*out = (uint8_t)u;
-	return rc;
-}
-
-/* One option of this tool with a value to check: CLI_NEXT or an exit status. */
+/* One option the table leaves to the tool: CLI_NEXT or an exit status. */
 static int tool_option(int c, char *arg, void *ctx)
 {
 	struct options *o = ctx;
-	static const char *const sources[] = {"disk", "mem", NULL};
-	static const char *const verifies[] = {"canary", "full", NULL};
-	unsigned u;
 	int k, rc;
 
 	switch (c) {
@@ -316,71 +330,50 @@ static int tool_option(int c, char *arg, void *ctx)
 	case 'R':
 		o->conn = CTRL_CONN_CM;
 		return CLI_NEXT;
-	case 'x':
-		rc = cli_uint("GID index", arg, 0, 65535, &u);
-		if (rc == CLI_NEXT)
-			o->gid_index = (int)u;
-		return rc;
-	case 'p':
-		return cli_uint("port", arg, 1, 65535, &o->port);
-	case OPT_TIMEOUT:
-		return cli_seconds("timeout", arg, 0.1, &o->timeout);
-	case OPT_WAIT:
-		return cli_seconds("wait", arg, 0, &o->sink.wait);
-	case OPT_SOURCES:
-		return cli_uint("source count", arg, 1, MAX_SOURCES, &o->sink.sources);
-	case OPT_MAX_PER_SOURCE:
-		return cli_uint("workers per source", arg, 1, MAX_WORKERS, &o->sink.max_per_source);
-	case 's':
-		o->chunk_given = true;
-		return cli_size("chunk size", arg, 512, 1ULL << 30, &o->chunk);
-	case 't':
-	case CLI_OPT_DEPTH:
-		return cli_uint("depth", arg, 1, MAX_DEPTH, &o->depth);
-	case CLI_OPT_THREADS:
-		return cli_uint("thread count", arg, 1, TARGET_MAX_THREADS, &o->threads);
 	case 'q':
 		rc = cli_uint("QP count", arg, 1, MAX_WORKERS, &o->source.qps);
 		/* perftest's -q: QPs per drive (in all: --source mem) */
 		if (rc == CLI_NEXT && o->source.qps <= TARGET_MAX_THREADS)
 			o->threads = o->source.qps;
 		return rc;
-	case OPT_MTU:
-		return mtu_option(arg, &o->lo.mtu);
-	case OPT_LATE_START:
-		return cli_seconds("late start", arg, 0, &o->source.late_start);
-	case OPT_MIN_OVERLAP:
-		return percent_option("minimum overlap", arg, &o->sink.min_overlap);
-	case OPT_MAX_CV:
-		return percent_option("maximum variation", arg, &o->sink.max_cv);
-	case OPT_SL:
-		return byte_option("service level", arg, 0, 15, &o->lo.sl);
-	case OPT_TCLASS:
-		return byte_option("traffic class", arg, 0, 255, &o->lo.tclass);
-	case 'u':
-		return byte_option("QP timeout", arg, 1, 31, &o->lo.ack_timeout);
-	case OPT_SOURCE:
-		rc = cli_keyword("source", arg, sources, &k);
+	case 'm': /* 256|512|1024|2048|4096 into enum ibv_mtu (1..5) */
+		rc = cli_keyword("MTU", arg, mtu_words, &k);
 		if (rc == CLI_NEXT)
-			o->source.feed = k ? CTRL_SOURCE_MEM : CTRL_SOURCE_DISK;
-		return rc;
-	case OPT_DRAM:
-		return cli_size("DRAM size", arg, 4096, UINT64_MAX, &o->sink.dram);
-	case CLI_OPT_SPAN:
-		return cli_size("span", arg, 1, UINT64_MAX, &o->span);
-	case CLI_OPT_ENGINE:
-		rc = cli_engine(arg, reader_engine_available(ENGINE_IO_URING), &k);
-		if (rc == CLI_NEXT)
-			o->engine = k == CLI_ENGINE_IO_URING ? ENGINE_IO_URING : ENGINE_PSYNC;
+			o->lo.mtu = (uint8_t)(k + 1);
 		return rc;
 	case OPT_VERIFY:
-		rc = cli_keyword("verify mode", arg, verifies, &k);
+		rc = cli_keyword("verify mode", arg, verify_words, &k);
 		if (rc == CLI_NEXT)
 			o->verify = k ? CTRL_VERIFY_FULL : CTRL_VERIFY_CANARY;
 		return rc;
 	}
 	return cli_try_help();
 }
+
+/* What this build has: --engine io_uring (liburing), --psk-file (the key's hash). */
+static bool built(const struct cli_opt *e, int w)
+{
+	if (e->o.val == OPT_PSK_FILE)
+		return auth_available();
+	return e->o.val != CLI_OPT_ENGINE || w != ENGINE_IO_URING ||
+	       reader_engine_available(ENGINE_IO_URING);
+}
+
+/* Options that contradict each other, refused with one line. */
+static const struct cli_excl contradictions[] = {
+	{"verify", NULL, "no-verify", "verify how, or not at all"},
+	{"local-disks", NULL, "no-local", "the sink reads its drives or none"},
+	{"source", "mem", "disks", "a memory source reads no drives"},
+	{NULL},
+};
+
+static const struct cli_spec cmdline = {
+	.opts = opts,
+	.tool = tool_option,
+	.usage = usage,
+	.built = built,
+	.excl = contradictions,
+};
 
 /* --allow into prefixes, and the key of --psk-file (or $NBW_PSK_FILE). -1 or an exit status. */
 static int load_access(struct options *o)
@@ -414,6 +407,13 @@ static int validate_options(struct options *o)
 {
 	unsigned role = o->bidir ? ROLE_BIDIR : o->source.peer ? ROLE_SOURCE : ROLE_SINK;
 	const char *wrong = cli_wrong_role(opts, &o->cc, role);
+
+	if (o->figure_only && (o->cc.json || o->all_sizes || o->bidir)) {
+		return nbw_usage_err("--output=bandwidth prints one figure: not with %s",
+				     o->cc.json	    ? "--json"
+				     : o->all_sizes ? "-a"
+						    : "--bidir");
+	}
 
 	if (wrong && o->bidir) {
 		return nbw_usage_err(
@@ -460,34 +460,30 @@ static int validate_options(struct options *o)
 /* -1 to go on, or the exit status (help, version, usage error). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	static const struct cli_spec spec = {"ad:x:p:s:t:q:u:RD:WhV", opts, tool_option, usage};
+	unsigned u;
 	int first, rc;
 
 	*o = (struct options){
 		.gid_index = -1,
-		.port = DEFAULT_PORT,
-		.timeout = 10,
-		.sink.wait = 60,
-		.chunk = 1 << 20,
-		.depth = 4,
-		.threads = 12,
 		.source.qps = 1,
-		.sink.dram = 16ULL << 30,
-		.engine = ENGINE_PSYNC,
 		.verify = CTRL_VERIFY_CANARY,
-		.sink.min_overlap = 99,
-		.sink.max_cv = 2,
-		.sink.sources = 1,
-	};
+	}; /* the rest: the table's defaults */
 	cli_common_init(&o->cc);
 	/* $NBW_QP_TIMEOUT: -u's default for a whole site (the virtual lab sets it). */
-	if (getenv("NBW_QP_TIMEOUT") &&
-	    byte_option("QP timeout ($NBW_QP_TIMEOUT)", getenv("NBW_QP_TIMEOUT"), 1, 31,
-			&o->lo.ack_timeout) != CLI_NEXT)
-		return NBW_EXIT_USAGE;
-	rc = cli_parse(argc, argv, &spec, &o->cc, o, &first);
+	if (getenv("NBW_QP_TIMEOUT")) {
+		rc = cli_uint("QP timeout ($NBW_QP_TIMEOUT)", getenv("NBW_QP_TIMEOUT"), 1, 31, &u);
+		if (rc != CLI_NEXT)
+			return rc;
+		o->lo.ack_timeout = (uint8_t)u;
+	}
+	rc = cli_parse(argc, argv, &cmdline, &o->cc, o, &first);
 	if (rc != CLI_NEXT)
 		return rc;
+	if (first < argc && cli_json_operand(&o->cc, argv[first])) {
+		return nbw_usage_err("PEER '%s' looks like a file: --json takes its file with '=' "
+				     "(--json=%s)",
+				     argv[first], argv[first]);
+	}
 	if (first < argc)
 		o->source.peer = argv[first++];
 	if (first < argc) {
@@ -514,6 +510,24 @@ static double run_budget(const struct options *o)
 	return budget;
 }
 
+/*
+ * --output=bandwidth: the run's total rate alone on stdout, as perftest's
+ * (the sink's: local + RDMA; the source's: what it sent), "-" when none.
+ */
+static void print_figure(const struct options *o, const struct result *x)
+{
+	const struct result_stream *st = x->nstreams ? &x->streams[0] : NULL;
+	double bps = x->sum.total_bps;
+
+	if (x->mode == RESULT_SOURCE)
+		bps = st && st->seconds > 0 ? (double)st->bytes / st->seconds : NAN;
+	if (isfinite(bps))
+		printf("%.2f\n", o->cc.gbits ? bps * 8 / 1e9 : bps / 1e9);
+	else
+		printf("-\n");
+	fflush(stdout);
+}
+
 /* The mode of the options: its result filled by its role(s), printed as it goes. */
 /* The mode's run, its result printed: the exit status. */
 static int run_mode(const struct options *o, struct report *r)
@@ -535,6 +549,8 @@ static int run_mode(const struct options *o, struct report *r)
 	     : mode == RESULT_SOURCE ? run_source(o, &alone, &x)
 				     : run_sink(o, &alone, &x);
 	print_result(r, &x);
+	if (o->figure_only)
+		print_figure(o, &x);
 	result_free(&x);
 	return rc;
 }
@@ -553,7 +569,7 @@ static int run(const struct options *o, FILE *out)
 	struct report r;
 	int rc;
 
-	/* Signals are taken synchronously by whoever waits (common/window.c). */
+	/* Signals are taken synchronously by whoever waits (common/base/signals.c). */
 	nbw_signals_init();
 	report_init(&r, out, o->cc.json, o->cc.gbits);
 	if (nbw_watchdog_start(run_budget(o), give_up))
@@ -573,10 +589,12 @@ int main(int argc, char **argv)
 	rc = parse_options(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
-	out = cli_open_output(&o.cc);
+	/* --output=bandwidth: stdout holds the figure alone, the report goes to stderr */
+	out = o.figure_only ? stderr : cli_open_output(&o.cc);
 	if (!out)
 		return NBW_EXIT_FAIL;
 	rc = run(&o, out);
-	cli_close_output(out);
+	if (out != stderr)
+		cli_close_output(out);
 	return rc;
 }

@@ -1,7 +1,17 @@
-# scripts/bench_lib.sh: what run_bench.sh and scale_sweep.sh share, sourced
-# by both from the directory they are in (scripts/ in the source tree,
-# $(pkgdatadir) once installed). The caller sets prog (its name in messages).
+# scripts/bench_lib.sh: what run_bench.sh, scale_sweep.sh and bench_remote.sh share,
+# sourced from the directory they are in (scripts/ in the source tree, $(pkgdatadir)
+# once installed), where the package nbw sits too. The caller sets prog (its name in
+# messages).
 # shellcheck shell=bash
+
+# The package nbw (the suite's Python) sits beside this file.
+nbw_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# nbw_py MODULE ARG...: python3 -m nbw.MODULE ARG... ($PYTHON3 names another python3).
+nbw_py() {
+	PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$nbw_lib_dir${PYTHONPATH:+:$PYTHONPATH} \
+		"${PYTHON3:-python3}" -m "nbw.$1" "${@:2}"
+}
 
 say() { echo "$prog: $*" >&2; }
 

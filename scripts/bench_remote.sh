@@ -28,6 +28,9 @@ set -u
 SIZE=${SIZE:-1M} QPS=${QPS:-2} DEPTH=${DEPTH:-4} DURATION=${DURATION:-8} WARMUP=${WARMUP:-2}
 THREADS=${THREADS:-2} SMALL_SIZES=${SMALL_SIZES-4K 64K} LAT_ITERS=${LAT_ITERS:-2000}
 here=$(cd "$(dirname "$0")" && pwd)
+prog=bench_remote.sh
+# shellcheck source=bench_lib.sh source-path=SCRIPTDIR
+. "$here/bench_lib.sh" || exit 1
 
 case "${1:-}" in
 "")
@@ -52,7 +55,8 @@ trap 'rm -rf "$T"' EXIT
 bytes=$(numfmt --from=iec "${SIZE%iB}")
 WIN="--warmup $WARMUP -D $DURATION -s $SIZE"
 W="$WIN --depth $DEPTH" # nvme_read_bw's psync has one read in flight per thread: no --depth
-jget() { python3 -c 'import json,sys; print(eval(sys.argv[2], {"d": json.load(open(sys.argv[1]))}))' "$@"; }
+# jget FILE PATH [DIGITS [DIVISOR]]: a figure of a tool's JSON document (nbw.benchremote).
+jget() { nbw_py benchremote value "$@"; }
 
 # 1. the fabric: ib_write_bw, then nvme_write_bw_remote --source mem.
 IB="ib_write_bw -d $DEV -s $bytes -q $QPS -t $DEPTH -D $DURATION --report_gbits -F"
@@ -69,18 +73,18 @@ nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $W --json >"$T/ks" 2>"$T/k
 sp=$!
 nvme_write_bw_remote -d "$DEV" --source mem -q "$QPS" $W --json "$ADDR" >"$T/kc" 2>"$T/kce"
 wait $sp
-mem=$(jget "$T/ks" 'round(d["rdma"]["gb_per_s"], 4)' 2>/dev/null) || cat "$T/kse" "$T/kce" >&2
+mem=$(jget "$T/ks" rdma.gb_per_s 4 2>/dev/null) || cat "$T/kse" "$T/kce" >&2
 
 # 2. one drive: locally, then remote through the loopback.
 nvme_read_bw --disks "$DRIVE" -t "$THREADS" $WIN --json >"$T/local" 2>"$T/locale" ||
 	sed 's/^/nvme_read_bw: /' "$T/locale" >&2
-loc=$(jget "$T/local" 'round(d["drives"][0]["gb_per_s"], 4)' 2>/dev/null)
+loc=$(jget "$T/local" drives.0.gb_per_s 4 2>/dev/null)
 nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $W --json >"$T/ds" 2>"$T/dse" &
 sp=$!
 nvme_write_bw_remote -d "$DEV" --disks "$DRIVE" -q "$THREADS" $W --json "$ADDR" >"$T/dc" 2>"$T/dce"
 wait $sp
-rem=$(jget "$T/ds" 'round(d["rdma"]["gb_per_s"], 4)' 2>/dev/null) || cat "$T/dse" "$T/dce" >&2
-ver=$(jget "$T/ds" 'd["verify"]' 2>/dev/null)
+rem=$(jget "$T/ds" rdma.gb_per_s 4 2>/dev/null) || cat "$T/dse" "$T/dce" >&2
+ver=$(jget "$T/ds" verify 2>/dev/null)
 
 # 3. the same drive run with the source on io_uring (same QPs and depth).
 nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $W --json >"$T/us" 2>"$T/use" &
@@ -88,8 +92,8 @@ sp=$!
 nvme_write_bw_remote -d "$DEV" --disks "$DRIVE" -q "$THREADS" --engine io_uring $W --json \
 	"$ADDR" >"$T/uc" 2>"$T/uce"
 wait $sp
-uring=$(jget "$T/us" 'round(d["rdma"]["gb_per_s"], 4)' 2>/dev/null) || cat "$T/use" "$T/uce" >&2
-uver=$(jget "$T/us" 'd["verify"]' 2>/dev/null)
+uring=$(jget "$T/us" rdma.gb_per_s 4 2>/dev/null) || cat "$T/use" "$T/uce" >&2
+uver=$(jget "$T/us" verify 2>/dev/null)
 
 # 4. rails: two ib_write_bw at once (one per device) against two rails of ours.
 set -- ${DEVS:-}
@@ -118,10 +122,10 @@ if [ $# -ge 2 ] && [ ${#A[@]} -ge 2 ]; then
 			>"$T/r-$devs.c" 2>"$T/r-$devs.ce"
 		wait $sp
 	done
-	one=$(jget "$T/r-$d0.s" 'round(d["rdma"]["gb_per_s"], 4)' 2>/dev/null)
-	two=$(jget "$T/r-$d0,$d1.s" 'round(d["rdma"]["gb_per_s"], 4)' 2>/dev/null) ||
+	one=$(jget "$T/r-$d0.s" rdma.gb_per_s 4 2>/dev/null)
+	two=$(jget "$T/r-$d0,$d1.s" rdma.gb_per_s 4 2>/dev/null) ||
 		cat "$T/r-$d0,$d1.se" "$T/r-$d0,$d1.ce" >&2
-	shares=$(jget "$T/r-$d0,$d1.s" '" ".join("%s:%.0f%%" % (r["local_dev"], 100.0 * r["bytes"] / max(1, d["rdma"]["bytes"])) for r in d["rails"])' 2>/dev/null)
+	shares=$(nbw_py benchremote rail-shares "$T/r-$d0,$d1.s" 2>/dev/null)
 fi
 
 # 5. small messages: message rate and WRITE latency against ib_write_bw and ib_write_lat.
@@ -155,7 +159,7 @@ small_rate() {
 	s_ib=$(awk -v b="$2" '$1 == b && NF >= 5 && $2 > 0 { printf "%.4f", $5 }' "$T/sb.c")
 	# shellcheck disable=SC2086
 	ours_pair sk "$o" --source mem -q "$QPS" $o
-	s_ours=$(jget "$T/sk.o" 'round(d["total"]["writes_per_s"] / 1e6, 4)' 2>/dev/null)
+	s_ours=$(jget "$T/sk.o" total.writes_per_s 4 1e6 2>/dev/null)
 }
 # small_lat SIZE BYTES: ib_write_lat's t_typical and 99% (us), ours p50 and p99 at -q 1 --depth 1.
 small_lat() {
@@ -167,8 +171,8 @@ small_lat() {
 	l_ib99=$(awk -v b="$2" '$1 == b && NF >= 9 && $2 > 0 { printf "%.2f", $8 }' "$T/sl.c")
 	# shellcheck disable=SC2086
 	ours_pair sm "$o" --source mem -q 1 $o --latency
-	l_ours50=$(jget "$T/sm.o" 'round(d["total"]["latency_us"]["p50"], 2)' 2>/dev/null)
-	l_ours99=$(jget "$T/sm.o" 'round(d["total"]["latency_us"]["p99"], 2)' 2>/dev/null)
+	l_ours50=$(jget "$T/sm.o" total.latency_us.p50 2 2>/dev/null)
+	l_ours99=$(jget "$T/sm.o" total.latency_us.p99 2 2>/dev/null)
 }
 small=()
 for sz in $SMALL_SIZES; do
@@ -179,11 +183,10 @@ for sz in $SMALL_SIZES; do
 	small+=("$sz|${s_ours:-}|${s_ib:-}|${l_ours50:-}|${l_ib50:-}|${l_ours99:-}|${l_ib99:-}")
 done
 
-py() { python3 -c "import sys; a = [float(x) if x not in ('', '-') else None for x in sys.argv[2:]]; print($1)" "$@"; }
-ratio() { py "'%.3f' % (a[0] / a[1]) if None not in a and a[1] > 0 else '-'" "$1" "$2"; }
-gbit() { py "'%.4f' % (a[0] * 8) if a[0] is not None else '-'" "$1"; }
+ratio() { nbw_py benchremote ratio "$1" "$2"; }
+gbit() { nbw_py benchremote gbit "$1"; }
 # The drive case can go no faster than the drive or the fabric, whichever is slower.
-bound=$(py "'%.4f' % min(x for x in a if x is not None) if any(x is not None for x in a) else '-'" "${loc:-}" "${ib:-}")
+bound=$(nbw_py benchremote lowest "${loc:-}" "${ib:-}")
 row() { printf '%-46s %10s %10s %10s %10s %7s\n' "$@"; }
 echo
 row "comparison ($DEV, $SIZE, depth $DEPTH, ${DURATION} s)" "ours GB/s" "ref GB/s" "ours Gb/s" "ref Gb/s" "ratio"

@@ -509,15 +509,33 @@ run_ib_write_bw() { # run_ib_write_bw QPS
 	fi
 	wait "$srv_pid"
 	started=()
+	[ "$rc" != 0 ] || ib_beside_fabric "$out-$SRC_NODE.txt" "$run_dir/fabric-$SRC_NODE.json"
 	return 0
+}
+
+# ib_beside_fabric IB_TXT FABRIC_JSON: perftest's figure beside the fabric rung's (the
+# source's --source mem: same device, -s, QPs and depth) and their ratio, in ib_line
+# (said now, and again under the ladder); nothing when either has no figure.
+ib_line=
+ib_beside_fabric() {
+	local ib fab
+	# --report_gbits: the line under the header, its 4th column is the average in Gb/s.
+	ib=$(awk '/#bytes/ && /BW average/ { getline; print $4; exit }' "$1" 2>/dev/null)
+	fab=$("${PYTHON3:-python3}" -c 'import json,sys; print(json.load(open(sys.argv[1]))["rdma"]["gb_per_s"])' \
+		"$2" 2>/dev/null)
+	[[ $ib =~ ^[0-9.]+$ && $fab =~ ^[0-9.eE+-]+$ ]] || return 0
+	ib_line=$(awk -v ib="$ib" -v fab="$fab" -v n="$SRC_NODE" 'BEGIN {
+		printf "fabric rung beside ib_write_bw on %s: nvme_write_bw_remote %.4f GB/s, ", n, fab
+		r = ib > 0 ? sprintf("%.2f", fab / (ib / 8)) : "- (ib_write_bw measured 0)"
+		printf "ib_write_bw %.4f GB/s (%s Gb/s): ratio %s (ours / ib_write_bw)", ib / 8, ib, r }')
+	say "$ib_line"
 }
 
 # The QPs of the end-to-end source: THREADS per drive of the source node (its
 # drive count from its --baseline JSON, else SRC_DISKS, else 1).
 source_qps() {
 	local n
-	n=$("${PYTHON3:-python3}" -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["drives"]))' \
-		"$run_dir/baseline-$SRC_NODE.json" 2>/dev/null) ||
+	n=$(nbw_py summary drive-count "$run_dir/baseline-$SRC_NODE.json" 2>/dev/null) ||
 		n=$([ -n "${SRC_DISKS:-}" ] && echo $(($(tr -cd , <<<"$SRC_DISKS" | wc -c) + 1)) || echo 1)
 	echo $((THREADS * (n > 0 ? n : 1)))
 }
@@ -556,113 +574,9 @@ ladder_report() { # ladder_report RUN_DIR [--no-write]: the table and the bindin
 
 # --- the summary, from the saved JSON ----------------------------------------
 
-summary() {
-	"${PYTHON3:-python3}" - "$1" <<'PY'
-import glob, json, os, sys
+summary() { nbw_py summary table "$1"; }
 
-run_dir = sys.argv[1]
-docs = []
-for path in sorted(glob.glob(os.path.join(run_dir, "*-*.json"))):
-    name = os.path.basename(path)[:-5]
-    mode, node = name.split("-", 1)
-    try:
-        with open(path) as f:
-            docs.append((mode, node, json.load(f)))
-    except (OSError, ValueError):
-        docs.append((mode, node, None))
-if not docs:
-    sys.exit("run_bench.sh: %s: no results (*-NODE.json)" % run_dir)
-
-def num(v, fmt="%.3f"):
-    return fmt % v if isinstance(v, (int, float)) and not isinstance(v, bool) else "-"
-
-def get(d, *keys):
-    for k in keys:
-        if not isinstance(d, dict):
-            return None
-        d = d.get(k)
-    return d
-
-cols = ("mode", "node", "role / step", "drives", "local GB/s", "RDMA GB/s", "total GB/s",
-        "ideal GB/s", "% of ideal", "verify")
-rows = []
-totals = {}
-for mode, node, d in docs:
-    if d is None:
-        rows.append((mode, node, "-", "-", "-", "-", "-", "-", "-", "no valid JSON"))
-        continue
-    if d.get("tool") == "nvme_write_bw_remote" and d.get("role") == "bidir":
-        b = d.get("bidir") or {}
-        for part, key in (("send", "send_gb_per_s"), ("receive", "receive_gb_per_s")):
-            sub = d.get(part) or {}
-            rows.append((mode, node, "bidir " + part, str(len(sub.get("drives") or [])), "-",
-                         num(b.get(key)), "-", "-", "-", str(sub.get("verify") or "-")))
-        rows.append((mode, node, "bidir sum", "-", "-", "-", num(b.get("sum_gb_per_s")), "-", "-",
-                     "valid" if b.get("sum_valid") is True else "NOT valid"))
-    elif d.get("tool") == "nvme_write_bw_remote":
-        role = d.get("role") or "-"
-        drives = d.get("drives") or []
-        rows.append((mode, node, role, str(len(drives)),
-                     num(get(d, "local", "gb_per_s")) if role == "sink" else "-",
-                     num(get(d, "rdma", "gb_per_s")), num(get(d, "total", "gb_per_s")),
-                     num(d.get("ideal_gb_per_s")), num(d.get("percent_of_ideal"), "%.1f"),
-                     str(d.get("verify") or "-")))
-        # --sources N: a row per source as the sink saw it, then whether the sum holds.
-        for x in d.get("sources") or []:
-            ndr = sum(1 for v in drives if str(v.get("path", "")).startswith("%s:" % x.get("peer")))
-            rows.append((mode, node, "from %s" % (x.get("peer") or "(missing)"), str(ndr), "-",
-                         num(get(x, "rdma", "gb_per_s")), "-", "-", "-",
-                         str(x.get("verify") or ("-" if x.get("ok") else "FAILED"))))
-        if d.get("sources"):
-            rows.append((mode, node, "total is a sum", "-", "-", "-", "-", "-", "-",
-                         "valid" if d.get("total_valid") is True else "NOT valid"))
-    else:
-        total = get(d, "total", "gb_per_s")
-        drives = len(d.get("drives") or [])
-        ideal = pct = None
-        # --baseline (each drive alone, then all) and --sweep (first k drives):
-        # one row per step, the last one is "all drives".
-        steps = d.get("baseline") or d.get("sweep") or []
-        for i, step in enumerate(steps):
-            if i < len(steps) - 1:
-                rows.append((mode, node, str(step.get("label", "-")), str(step.get("drives", "-")),
-                             num(step.get("gb_per_s")), "-", num(step.get("gb_per_s")),
-                             num(step.get("ideal_gb_per_s")), num(step.get("percent_of_ideal"), "%.1f"),
-                             "-"))
-            else:
-                total, ideal, pct = (step.get("gb_per_s"), step.get("ideal_gb_per_s"),
-                                     step.get("percent_of_ideal"))
-        rows.append((mode, node, "all drives", str(drives), num(total), "-", num(total),
-                     num(ideal), num(pct, "%.1f"), "-"))
-        if isinstance(total, (int, float)):
-            totals[mode] = totals.get(mode, 0.0) + total
-for mode, t in totals.items():
-    if sum(1 for m, _, d in docs if m == mode and d) > 1:
-        rows.append((mode, "all", "sum of nodes", "-", num(t), "-", num(t), "-", "-", "-"))
-widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
-print("results: %s" % run_dir)
-for r in [cols] + rows:
-    print("  ".join(v.ljust(w) if i < 3 else v.rjust(w) for i, (v, w) in enumerate(zip(r, widths))).rstrip())
-PY
-}
-
-write_run_json() {
-	"${PYTHON3:-python3}" - "$run_dir/run.json" "$mode" "$1" "${nodes[@]}" <<'PY'
-import json, os, sys, time
-path, mode, status, nodes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
-keys = ("SINK_NODE", "SRC_NODE", "SRC_NODES", "SINK_ADDR", "SRC_ADDR", "BIDIR", "DURATION", "WARMUP", "THREADS", "CHUNK", "RDMA_DEV",
-        "PORT", "DRAM", "VERIFY", "SINK_DISKS", "SRC_DISKS", "READ_ARGS", "SINK_ARGS", "SRC_ARGS",
-        "NET_TIMEOUT", "SINK_WAIT", "LAUNCHER", "TOOL_DIR", "TX_DEPTH", "IB_WRITE_BW",
-        "IPERF3", "TCP_STREAMS", "TCP_PORT", "EXPORTFS", "NFS_SIZE", "NFS_VERS", "NFS_RDMA_PORT",
-        "NFS_DEPTHS")
-doc = {"tool": "run_bench.sh", "mode": mode, "nodes": nodes, "exit_status": status,
-       "finished": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-       "settings": {k: os.environ[k] for k in keys if os.environ.get(k)}}
-with open(path, "w") as f:
-    json.dump(doc, f, indent=2)
-    f.write("\n")
-PY
-}
+write_run_json() { nbw_py summary run-json "$run_dir/run.json" "$mode" "$1" "${nodes[@]}"; }
 
 # --- main --------------------------------------------------------------------
 
@@ -747,6 +661,7 @@ rc=$?
 write_run_json "$rc"
 if [ "$mode" = ladder ]; then
 	ladder_report "$run_dir" || rc=1
+	[ -z "$ib_line" ] || printf '%s\n' "$ib_line" | tee -a "$run_dir/ladder.txt"
 elif [ "$mode" = tcp ] || [ "$mode" = nfs ]; then
 	ladder_report "$run_dir" --no-write | tee "$run_dir/summary.txt"
 else

@@ -1,6 +1,7 @@
 #!/bin/bash
 # completion.sh: the bash completion (completions/) completes what the built tools offer:
-# option names from each tool's --help, engines, paths for --disks/--json=/--sysfs-root,
+# option names from each tool's option table (the same as its --help), engines, paths for
+# --disks/--json=/--sysfs-root,
 # RDMA devices from <sysfs>/class/infiniband; the two stub files load the same function.
 . "$(dirname "$0")/lib.sh"
 
@@ -8,7 +9,7 @@ BC=/usr/share/bash-completion/bash_completion
 [ -r "$BC" ] || skip "bash-completion is not installed ($BC; Debian: bash-completion)"
 COMPDIR="$abs_top_srcdir/completions"
 
-# The built tools come first in PATH: the completion runs "$1 --help" as typed.
+# The built tools come first in PATH: the completion runs "$1 --options-table" as typed.
 PATH="$abs_top_builddir/nvme_read_bw:$abs_top_builddir/nvme_write_bw_remote:$abs_top_builddir/nvme_link_probe:$PATH"
 # shellcheck disable=SC1090
 . "$BC"
@@ -16,31 +17,8 @@ PATH="$abs_top_builddir/nvme_read_bw:$abs_top_builddir/nvme_write_bw_remote:$abs
 . "$COMPDIR/nvme_read_bw"
 # Outside a real completion compopt refuses to run; record nothing, succeed.
 compopt() { :; }
-
-# complete_line LINE: the sorted completions bash offers at the end of LINE (a trailing
-# space means an empty word), one per line. Words split on blanks, and on '=' as
-# COMP_WORDBREAKS does.
-complete_line() {
-	local line=$1 w
-	local -a raw
-	read -r -a raw <<<"$line"
-	[[ $line == *' ' ]] && raw+=("")
-	COMP_WORDS=()
-	for w in "${raw[@]}"; do
-		if [[ $w == --*=* ]]; then
-			COMP_WORDS+=("${w%%=*}" "=" "${w#*=}")
-		else
-			COMP_WORDS+=("$w")
-		fi
-	done
-	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-	COMP_LINE=$line
-	COMP_POINT=${#line}
-	COMPREPLY=()
-	_nvme_bw_suite "${COMP_WORDS[0]}" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
-	[ ${#COMPREPLY[@]} -gt 0 ] && printf '%s\n' "${COMPREPLY[@]}" | LC_ALL=C sort
-}
-words() { complete_line "$1" | tr '\n' ' ' | sed 's/ $//'; }
+# complete_line and words: what bash offers at the end of a line (tests/options_lib.sh).
+. "$(dirname "$0")/options_lib.sh"
 
 # Scratch files for the path completions, and a captured sysfs with two RDMA devices.
 mkdir -p "$TMPD/d/sub" "$TMPD/sys/class/infiniband/mlx5_0" "$TMPD/sys/class/infiniband/rxe0" \

@@ -15,15 +15,28 @@ FIXTURES="$abs_top_srcdir/tests/fixtures"
 T_FAILS=0
 T_CHECKS=0
 
-# vlab_py CODE [ARG...]: run the Python CODE with scripts/vlab loaded as the module
-# `vlab` (its ARGs are sys.argv[3:]); no bytecode is written into the source tree.
+# vlab_py CODE [ARG...]: run the Python CODE with the lab's package (scripts/nbw/lab)
+# seen as one module `vlab` (its ARGs are sys.argv[3:]): vlab.NAME is NAME of whichever
+# of the package's modules defines it, and vlab.NAME = VALUE replaces NAME in every
+# module that uses it (so a test can stand in for err, Qmp, ...); no bytecode is
+# written into the source tree.
 vlab_py() {
-	PYTHONDONTWRITEBYTECODE=1 "$PYTHON3" - "$abs_top_srcdir/scripts/vlab" "$@" <<'PY'
-import importlib.machinery, importlib.util, sys
-loader = importlib.machinery.SourceFileLoader("vlab", sys.argv[1])
-spec = importlib.util.spec_from_loader("vlab", loader)
-vlab = importlib.util.module_from_spec(spec)
-loader.exec_module(vlab)
+	PYTHONDONTWRITEBYTECODE=1 "$PYTHON3" - "$abs_top_srcdir/scripts" "$@" <<'PY'
+import importlib, pkgutil, sys, types
+sys.path.insert(0, sys.argv[1])
+import nbw.lab
+mods = [importlib.import_module("nbw.lab." + m.name) for m in pkgutil.iter_modules(nbw.lab.__path__)]
+class Lab(types.ModuleType):
+    def __getattr__(self, name):
+        for m in mods:
+            if name in vars(m):
+                return vars(m)[name]
+        raise AttributeError(name)
+    def __setattr__(self, name, value):
+        for m in mods:
+            if name in vars(m):
+                setattr(m, name, value)
+vlab = Lab("vlab")
 exec(sys.argv[2])
 PY
 }

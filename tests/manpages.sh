@@ -1,23 +1,18 @@
 #!/bin/bash
-# manpages.sh: for each tool, every long option in --help appears in its man page and
-# every long option in the man page appears in --help; every page in man/ lints clean
+# manpages.sh: for each tool, every long option of its option table (the options --help
+# prints) appears in its man page and every long option in the man page is in the table
+# (tests/options_lib.sh); every page in man/ lints clean
 # (mandoc -T lint, groff -ww) and fits 80 columns: `MANWIDTH=80 man --warnings -l` says
 # nothing (a tbl table wider than the line, for one).
 . "$(dirname "$0")/lib.sh"
-
-opts_help() { "$1" --help | grep -oE -- '--[a-z][a-z0-9_-]+' | sort -u; }
-# Long options as the man page writes them: \-\-name (escaped) in the source.
-opts_man() { sed -e 's/\\f[BIRP]//g' -e 's/\\//g' "$1" | grep -oE -- '--[a-z][a-z0-9_-]+' | sort -u; }
+. "$(dirname "$0")/options_lib.sh"
 
 for tool in nvme_read_bw nvme_write_bw_remote nvme_link_probe; do
 	bin="$abs_top_builddir/$tool/$tool"
 	page="$abs_top_srcdir/man/$tool.1"
 	[ -x "$bin" ] || { fail "$tool not built"; continue; }
 	[ -f "$page" ] || { fail "$page missing"; continue; }
-	missing=$(comm -23 <(opts_help "$bin") <(opts_man "$page") | tr '\n' ' ')
-	extra=$(comm -13 <(opts_help "$bin") <(opts_man "$page") | tr '\n' ' ')
-	check_eq "$tool: --help options missing from the man page" "" "$missing"
-	check_eq "$tool: man page options unknown to --help" "" "$extra"
+	man_check "$tool" "$bin" "$page"
 done
 
 # Every page, the overview (section 7) too. man and mandoc come with quickstart's
@@ -43,10 +38,10 @@ nr_help() {
 	local v
 	for v in "" record list show compare trend reference check export report inventory; do
 		"$PYTHON3" "$nr" $v --help
-	done | grep -oE -- '--[a-z][a-z0-9_-]+' | sort -u
+	done | grep -oE -- '--[a-z][a-z0-9_-]+' | LC_ALL=C sort -u
 }
-check_eq "nbw-results: --help options missing from the man page" "" "$(comm -23 <(nr_help) <(opts_man "$page") | tr '\n' ' ')"
-check_eq "nbw-results: man page options unknown to --help" "" "$(comm -13 <(nr_help) <(opts_man "$page") | tr '\n' ' ')"
+check_eq "nbw-results: --help options missing from the man page" "" "$(LC_ALL=C comm -23 <(nr_help) <(opts_man "$page") | tr '\n' ' ')"
+check_eq "nbw-results: man page options unknown to --help" "" "$(LC_ALL=C comm -13 <(nr_help) <(opts_man "$page") | tr '\n' ' ')"
 check_eq "nbw-results: groff -ww" "" "$(groff -ww -man -Tutf8 "$page" 2>&1 >/dev/null)"
 if command -v mandoc >/dev/null; then
 	check_eq "nbw-results: mandoc -T lint" "" "$(mandoc -T lint "$page" 2>&1 | grep -v 'STYLE:')"

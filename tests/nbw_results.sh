@@ -1,5 +1,5 @@
 #!/bin/bash
-# scripts/nbw-results on generated documents: the issue's comparison (194 then 149
+# scripts/nbw-results on generated documents: a drop beyond noise (194 then 149
 # Gb/s with a small cv: a large drop of 23.2%, unexplained with identical
 # inventories, the firmware named when it changed, not comparable with another
 # message size); eight concurrent recorders; a truncated index rebuilt; a record
@@ -53,7 +53,7 @@ rec --start 2026-02-01T10:00:00Z --inventory "$G/inv-a.json" "$G/feb01.json"
 rec --start 2026-02-28T10:00:00Z --inventory "$G/inv-a2.json" "$G/feb28.json"
 check_eq "two runs recorded" 2 "$(NR list --json | json_get /dev/stdin 'len(d)')"
 
-# --- the issue's comparison -------------------------------------------------------
+# --- a drop beyond noise: 194 then 149 Gb/s -------------------------------------------
 NR compare latest~1 latest >"$TMPD/cmp" 2>"$TMPD/err"
 check_eq "compare: exit status" 0 $?
 check_match "194 -> 149 Gb/s: a large drop of 23.2%" '^large drop of 23\.2% \(end to end on a\)$' "$(cat "$TMPD/cmp")"

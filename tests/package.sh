@@ -87,6 +87,10 @@ want="/usr/share/man/man7/nvme-bw-suite.7.gz"
 for t in $TOOLS; do
 	want="$want /usr/bin/$t /usr/share/man/man1/$t.1.gz /usr/share/bash-completion/completions/$t"
 done
+# The scripts' Python package beside the entry points that import it.
+want="$want /usr/bin/nbw-results /usr/share/$PKG/ladder_report /usr/share/$PKG/nbw/__init__.py"
+want="$want /usr/share/$PKG/nbw/results/cli.py /usr/share/$PKG/nbw/ladder/report.py"
+want="$want /usr/share/$PKG/nbw/summary.py /usr/share/$PKG/nbw/sweep.py"
 for f in $want; do
 	T_CHECKS=$((T_CHECKS + 1))
 	if printf '%s\n' "$contents" | grep -qxF -- "$f"; then ok "the .deb holds $f"; else fail "the .deb lacks $f"; fi
@@ -111,6 +115,16 @@ for t in $TOOLS; do
 	# The system's man, but only the package's tree (not a copy under /usr/local).
 	check_eq "man -w $t" "/usr/share/man/man1/$t.1.gz" "$(man -M /usr/share/man -w "$t" 2>&1)"
 done
+# The installed entry points find the package (nbw-results from $(bindir), through the
+# directory make install wrote into it), from a directory where no nbw/ lies beside.
+check_eq "/usr/bin/nbw-results --version" "nbw-results record format 1" \
+	"$(cd / && /usr/bin/nbw-results --version 2>&1)"
+check_match "/usr/share/$PKG/ladder_report --help" '^Usage: ladder_report ' \
+	"$(cd / && "/usr/share/$PKG/ladder_report" --help 2>&1 | head -n1)"
+mkdir -p "$TMPD/run/r"
+printf '{"tool": "nvme_read_bw", "drives": [{}], "total": {"gb_per_s": 3.5}}\n' >"$TMPD/run/r/local-n1.json"
+check_match "/usr/share/$PKG/run_bench.sh summary: the package's table" '^local +n1 +all drives +1 +3\.500 ' \
+	"$(cd / && "/usr/share/$PKG/run_bench.sh" summary "$TMPD/run/r" 2>&1)"
 check_eq "man -w 7 nvme-bw-suite" "/usr/share/man/man7/nvme-bw-suite.7.gz" \
 	"$(man -M /usr/share/man -w 7 nvme-bw-suite 2>&1)"
 check_match "man 7 nvme-bw-suite renders the reference result" "21\.41 GB/s" \

@@ -306,6 +306,11 @@ check_eq "ladder with perftest: exit status" 0 $?
 check_eq "ib_write_bw server argv" "-d rxe0 -i 1 -p 18516 -s 65536 -q 4 -t 8 -D 1 --report_gbits" "$(tr '\n' ' ' <"$TMPD/fake/argv.ib-server" | sed 's/ $//')"
 check_eq "ib_write_bw client argv: the sink's address last" "-d rxe0 -i 1 -p 18516 -s 65536 -q 4 -t 8 -D 1 --report_gbits 10.0.0.1" "$(tr '\n' ' ' <"$TMPD/fake/argv.ib-client" | sed 's/ $//')"
 check_eq "ib_write_bw rung: 8 Gb/s = 1 GB/s" 1.0 "$(json_get "$RESULTS_DIR/ladder-ib/ladder.json" '[r["measured_gb_per_s"] for r in d["rungs"] if r["name"] == "ib_write_bw"][0]')"
+# Under the ladder: the source's fabric rung (1.5 GB in 6 s) beside perftest's, their ratio.
+check_eq "the ladder's last line: the fabric rung beside ib_write_bw, their ratio" \
+	"fabric rung beside ib_write_bw on n2: nvme_write_bw_remote 0.2500 GB/s, ib_write_bw 1.0000 GB/s (8.00 Gb/s): ratio 0.25 (ours / ib_write_bw)" \
+	"$(tail -n1 "$TMPD/out")"
+check_eq "... in ladder.txt too" "$(tail -n1 "$TMPD/out")" "$(tail -n1 "$RESULTS_DIR/ladder-ib/ladder.txt")"
 # No iperf3 on a node: the TCP rung skipped with one line, the ladder complete.
 reset_fakes
 RUN_NAME=ladder-noiperf IPERF3=/nonexistent/iperf3 IB_WRITE_BW=none timeout 120 "$RUN_BENCH" ladder >"$TMPD/out" 2>"$TMPD/err"

@@ -30,7 +30,7 @@ class Cable(vlab.Cable):
     def __init__(self): pass
     def queues(self): return "a recv-q 0 send-q 0, b recv-q 0 send-q 0"
 nodes = [types.SimpleNamespace(index=i, name=n) for i, n in enumerate("ab")]
-lab = types.SimpleNamespace(s={"nics": 1}, nodes=nodes, workdir="/nonexistent",
+lab = types.SimpleNamespace(s=vlab.Settings(nics=1), nodes=nodes, workdir="/nonexistent",
                             segments=[Cable()], cables=lambda: lab.segments)
 w = vlab.LinkWatch(lab)
 def rings(node, nic, queue):
@@ -71,7 +71,7 @@ class Q:
             raise socket.timeout("timed out")
         return (1, 1, 0, 1, 1)
 vlab.Qmp = Q
-lab = types.SimpleNamespace(workdir="/nonexistent", nodes=[], s={"nics": 1})
+lab = types.SimpleNamespace(workdir="/nonexistent", nodes=[], s=vlab.Settings(nics=1))
 w = vlab.LinkWatch(lab)
 node = types.SimpleNamespace(index=1, name="b")
 out = [w.rings(node, 0, 1) for _ in range(10)]

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli.h: what every tool's option parser shares, so that options and bad
- * values read the same in all three tools.
+ * cli.h: every tool's command line, from one option table per tool, as
+ * fio's options are: a row says an option's name, letter, roles, type,
+ * bounds, default and help. From the table come the parser (values converted
+ * and bounded here, not in the tool), --help (cli_help(), optable.c), the
+ * role check (cli_wrong_role()), the contradictions refused (cli_spec.excl),
+ * and the listing the bash completion and the man-page check read
+ * (--options-table, cli_list()).
  *
- * - The generic options (output, sysfs root, the measured window) are one
- *   table (the CLI_LONGOPTS_* pieces) and one handler, cli_common_option().
- * - Values go through small helpers that print "<tool>: invalid <what>
- *   '<value>': malformed|out of range" (or "unknown <what> '<value>' (a or b)")
- *   and the --help hint.
+ * Bad values read the same in all three tools: "<tool>: invalid <what>
+ * '<value>': malformed|out of range" (or "unknown <what> '<value>' (a or b)")
+ * and the --help hint, exit status 2.
  *
  * Handlers return CLI_NEXT when the option was taken, CLI_UNKNOWN when it is
  * not theirs, or the exit status the tool must end with (NBW_EXIT_OK after
@@ -26,74 +29,132 @@
 #define CLI_NEXT (-1)
 #define CLI_UNKNOWN (-2)
 
-/* Long-only options of the generic table; a tool's own start at CLI_OPT_TOOL. */
+/* Long-only options of the shared rows; a tool's own start at CLI_OPT_TOOL. */
 enum {
 	CLI_OPT_JSON = CHAR_MAX + 1,
 	CLI_OPT_GBITS,
 	CLI_OPT_SYSFS_ROOT,
 	CLI_OPT_WARMUP,
 	CLI_OPT_INTERVAL,
-	CLI_OPT_THREADS, /* CLI_LONGOPTS_READER: handled by the tool */
+	CLI_OPT_THREADS,
 	CLI_OPT_SPAN,
 	CLI_OPT_ENGINE,
 	CLI_OPT_DEPTH,
+	CLI_OPT_TABLE,
 	CLI_OPT_TOOL = CHAR_MAX + 32,
 };
 
-/*
- * One entry of a tool's option table: the long option as getopt_long() takes
- * it (val is what it returns; the flag pointer is never used in this suite)
- * and, for an option kept as it is, where it goes in the tool's options:
- * text is the offset of the char * (or const char *) that keeps its value,
- * flag that of the bool it sets (-1: none). roles is the role column: the
- * bits (the tool defines them) of the roles the option belongs to, 0 for an
- * option of every role; cli_wrong_role() reads it. A table ends with CLI_END.
- */
-struct cli_opt {
-	struct option o;
-	int text;
-	int flag;
-	unsigned roles;
+/* What a row's value is, and so how the parser takes it. */
+enum cli_type {
+	CLI_T_TOOL,    /* the tool's handler (cli_spec.tool) takes it */
+	CLI_T_TEXT,    /* a char * kept as given */
+	CLI_T_FLAG,    /* no value: true into a bool */
+	CLI_T_UINT,    /* an unsigned integer in [min, max] (max 0: no bound) */
+	CLI_T_SIZE,    /* a size (parse.h's grammar) into a uint64_t, [min, max] */
+	CLI_T_SECONDS, /* a duration (parse.h's grammar) into a double, [min, max] */
+	CLI_T_KEYWORD, /* one of words[]: its index into an int */
+	CLI_T_ALIAS,   /* another name of the row whose val is .with */
+	CLI_T_ANSWER,  /* another tool's option: one line naming what to use, exit 2 */
+	CLI_T_NOTE,    /* another tool's option that asks nothing of this one: a note */
+	CLI_T_HELP,    /* --help */
+	CLI_T_VERSION, /* --version */
+	CLI_T_LIST,    /* --options-table: the listing (cli_list), never in --help */
 };
 
-/* clang-format off */
 /*
- * An option with a value, an optional value (--name=VALUE only) or none.
- * Every entry macro takes the role column as an optional last argument
- * (omitted: every role).
+ * One row of a tool's table. Offsets are stored plus one (0: none), in the
+ * tool's options (ctx), or in struct cli_common when cc is set. A table ends
+ * with CLI_END.
  */
-#define CLI_ENTRY(name, has_arg, val, text, flag, roles) \
-	{ { name, has_arg, NULL, val }, text, flag, roles }
-#define CLI_ARG(name, val, ...) CLI_ENTRY(name, required_argument, val, -1, -1, __VA_ARGS__ + 0)
-#define CLI_OPTARG(name, val, ...) CLI_ENTRY(name, optional_argument, val, -1, -1, __VA_ARGS__ + 0)
-#define CLI_NOARG(name, val, ...) CLI_ENTRY(name, no_argument, val, -1, -1, __VA_ARGS__ + 0)
-/* Kept as they are: the value into field, true into flag, or both. */
-#define CLI_TEXT(name, val, type, field, ...) \
-	CLI_ENTRY(name, required_argument, val, (int)offsetof(type, field), -1, __VA_ARGS__ + 0)
-#define CLI_FLAG(name, val, type, flag, ...) \
-	CLI_ENTRY(name, no_argument, val, -1, (int)offsetof(type, flag), __VA_ARGS__ + 0)
-#define CLI_TEXT_FLAG(name, val, type, field, flag, ...) \
-	CLI_ENTRY(name, required_argument, val, (int)offsetof(type, field), \
-		  (int)offsetof(type, flag), __VA_ARGS__ + 0)
-#define CLI_END CLI_ENTRY(NULL, 0, 0, -1, -1, 0)
-/* The most entries a table may have (cli_common.given has a bit for each). */
-#define CLI_MAX_OPTS 64
+struct cli_opt {
+	struct option o; /* name, has_arg, val: a letter or a CLI_OPT_* code */
+	enum cli_type type;
+	bool cc;	     /* field and set are in struct cli_common */
+	unsigned field;	     /* offset + 1 of the value */
+	unsigned char bytes; /* CLI_T_UINT: the field's size (0: unsigned) */
+	unsigned set;	     /* offset + 1 of a bool made true when the option is given */
+	unsigned roles;	     /* the role column: bits of the tool's roles, 0 = every role */
+	const char *what;    /* the value's name in messages ("thread count") */
+	double min, max;
+	const char *const *words; /* CLI_T_KEYWORD (and the choices --help and completion show) */
+	const char *unbuilt;	  /* why a word the tool says is not built is refused */
+	const char *arg;	  /* the value in --help: "N", "SIZE", "[=FILE]" */
+	const char *help;	  /* --help's text, wrapped; "%s": " (not built)" (see above) */
+	const char *def;	  /* the default as typed: applied first, said in --help */
+	const char *sect;	  /* --help's heading from this row on (NULL: the previous row's) */
+	int with; /* the val of the row whose --help line names this one ("--chunk too") */
+};
 
-/* Option-table pieces, one entry per line. */
-/* --json[=FILE], --help, --version: every tool. */
-#define CLI_LONGOPTS_OUTPUT \
-	CLI_OPTARG("json", CLI_OPT_JSON), \
-	CLI_NOARG("help", 'h'), \
-	CLI_NOARG("version", 'V')
+/* Offset (plus one) and size of a field, for the rows' field and set. */
+#define CLI_AT(type, f) ((unsigned)(offsetof(type, f) + 1))
+#define CLI_SIZEOF(type, f) ((unsigned char)sizeof(((type *)0)->f))
+#define CLI_NAME(n, has, v) .o = {n, has, NULL, v}
+#define CLI_END                                                                                    \
+	{                                                                                          \
+		CLI_NAME(NULL, 0, 0)                                                               \
+	}
+/* The most rows a table may have (cli_common.given has a bit for each). */
+#define CLI_MAX_OPTS 128
+
+/* clang-format off */
+/* --json[=FILE], --help, --version and the hidden --options-table: every tool. */
+#define CLI_ROWS_OUTPUT \
+	{CLI_NAME("json", optional_argument, CLI_OPT_JSON), .type = CLI_T_TEXT, .cc = true, \
+	 .field = CLI_AT(struct cli_common, json_file), .set = CLI_AT(struct cli_common, json), \
+	 .arg = "[=FILE]", .help = "one JSON document on stdout (or into FILE)"}, \
+	{CLI_NAME("help", no_argument, 'h'), .type = CLI_T_HELP, .help = "this help"}, \
+	{CLI_NAME("version", no_argument, 'V'), .type = CLI_T_VERSION, .help = "version"}, \
+	{CLI_NAME("options-table", no_argument, CLI_OPT_TABLE), .type = CLI_T_LIST}
 /* --report_gbits: the bandwidth tools. */
-#define CLI_LONGOPTS_GBITS CLI_NOARG("report_gbits", CLI_OPT_GBITS)
+#define CLI_ROW_GBITS(...) \
+	{CLI_NAME("report_gbits", no_argument, CLI_OPT_GBITS), .type = CLI_T_FLAG, .cc = true, \
+	 .field = CLI_AT(struct cli_common, gbits), \
+	 .help = "text bandwidth in Gb/s instead of GB/s", __VA_ARGS__}
 /* --sysfs-root DIR. */
-#define CLI_LONGOPTS_SYSFS CLI_ARG("sysfs-root", CLI_OPT_SYSFS_ROOT)
-/* --warmup, -D/--duration, --interval: the measured window. */
-#define CLI_LONGOPTS_WINDOW \
-	CLI_ARG("warmup", CLI_OPT_WARMUP), \
-	CLI_ARG("duration", 'D'), \
-	CLI_ARG("interval", CLI_OPT_INTERVAL)
+#define CLI_ROW_SYSFS(helptext, ...) \
+	{CLI_NAME("sysfs-root", required_argument, CLI_OPT_SYSFS_ROOT), .type = CLI_T_TEXT, \
+	 .cc = true, .field = CLI_AT(struct cli_common, sysfs_root), .arg = "DIR", \
+	 .help = helptext, __VA_ARGS__}
+/* --warmup, -D/--duration, --interval: the measured window (the rest: the first row's). */
+#define CLI_ROWS_WINDOW(interval_help, ...) \
+	{CLI_NAME("warmup", required_argument, CLI_OPT_WARMUP), .type = CLI_T_SECONDS, \
+	 .cc = true, .field = CLI_AT(struct cli_common, warmup), .what = "warm-up", \
+	 .arg = "SECONDS", .help = "unmeasured warm-up", .def = "3", __VA_ARGS__}, \
+	{CLI_NAME("duration", required_argument, 'D'), .type = CLI_T_SECONDS, .cc = true, \
+	 .field = CLI_AT(struct cli_common, duration), .what = "duration", .min = 0.01, \
+	 .arg = "SECONDS", .help = "measured window", .def = "20"}, \
+	{CLI_NAME("interval", required_argument, CLI_OPT_INTERVAL), .type = CLI_T_SECONDS, \
+	 .cc = true, .field = CLI_AT(struct cli_common, interval), .what = "interval", \
+	 .min = 0.01, .arg = "SECONDS", .help = interval_help}
+
+/*
+ * The reader options both tools share, parsed here by type (T: the tool's
+ * options; each names its own fields). --span and --engine are the same
+ * everywhere; --threads, -s/--chunk and --depth carry each tool's letter,
+ * bounds and text (the remote tool's -t is perftest's tx-depth).
+ */
+extern const char *const cli_engine_words[]; /* psync, io_uring: enum reader_engine's order */
+#define CLI_ROW_SPAN(T, f) \
+	{CLI_NAME("span", required_argument, CLI_OPT_SPAN), .type = CLI_T_SIZE, \
+	 .field = CLI_AT(T, f), .what = "span", .min = 1, .arg = "SIZE", \
+	 .help = "bytes of each drive to sweep (default: the whole drive)"}
+#define CLI_ROW_ENGINE(T, f, helptext) \
+	{CLI_NAME("engine", required_argument, CLI_OPT_ENGINE), .type = CLI_T_KEYWORD, \
+	 .field = CLI_AT(T, f), .what = "engine", .words = cli_engine_words, \
+	 .unbuilt = "configure found no liburing", .arg = "ENGINE", .help = helptext, \
+	 .def = "psync"}
+#define CLI_ROW_THREADS(T, f, letter, helptext, ...) \
+	{CLI_NAME("threads", required_argument, letter), .type = CLI_T_UINT, \
+	 .field = CLI_AT(T, f), .bytes = CLI_SIZEOF(T, f), .what = "thread count", .min = 1, \
+	 .max = TARGET_MAX_THREADS, .arg = "N", .help = helptext, __VA_ARGS__}
+#define CLI_ROW_CHUNK(T, f, name, letter, least, helptext, ...) \
+	{CLI_NAME(name, required_argument, letter), .type = CLI_T_SIZE, .field = CLI_AT(T, f), \
+	 .what = "chunk size", .min = least, .max = 1ULL << 30, .arg = "SIZE", \
+	 .help = helptext, .def = "1M", __VA_ARGS__}
+#define CLI_ROW_DEPTH(T, f, letter, most, helptext, ...) \
+	{CLI_NAME("depth", required_argument, letter), .type = CLI_T_UINT, \
+	 .field = CLI_AT(T, f), .bytes = CLI_SIZEOF(T, f), .what = "depth", .min = 1, \
+	 .max = most, .arg = "N", .help = helptext, __VA_ARGS__}
 /* clang-format on */
 
 /* What the generic options set; the tool fills the defaults first. */
@@ -103,65 +164,67 @@ struct cli_common {
 	bool gbits;
 	const char *sysfs_root;
 	double warmup, duration, interval;
-	uint64_t given; /* bit i: the table's entry i was given (cli_parse) */
+	uint64_t given[CLI_MAX_OPTS / 64]; /* bit i: the table's row i was given */
+	const char *value[CLI_MAX_OPTS];   /* row i's last value as typed */
 };
 
-/* The defaults every tool shares: /sys, 3 s warm-up, 20 s window, no live lines. */
+/* The defaults every tool shares: /sys, no live lines (the rest: the rows' defaults). */
 void cli_common_init(struct cli_common *cc);
 
-/*
- * Take option c if it is generic. usage() prints the tool's --help.
- * CLI_NEXT, CLI_UNKNOWN, NBW_EXIT_OK (help/version printed) or NBW_EXIT_USAGE.
- */
-int cli_common_option(int c, const char *arg, struct cli_common *cc, void (*usage)(void));
+/* Row i of the table was given (cc->given). */
+bool cli_given(const struct cli_common *cc, int i);
 
-/* A tool's own options: CLI_NEXT, or an exit status (see above). */
+/* A tool's own conversion of a CLI_T_TOOL row: CLI_NEXT, or an exit status. */
 typedef int (*cli_tool_option)(int c, char *arg, void *ctx);
 
-/* A tool's command line: its options, and who takes the ones not kept as they are. */
+/* Two options that contradict each other: a (with the value a_value, NULL: any) and b. */
+struct cli_excl {
+	const char *a, *a_value, *b;
+	const char *why; /* said after "cannot be combined" */
+};
+
+/* A tool's command line: its table and what only the tool knows. */
 struct cli_spec {
-	const char *shortopts;
 	const struct cli_opt *opts;
-	cli_tool_option tool; /* the options of opts that are not kept as they are */
-	void (*usage)(void);  /* --help */
+	cli_tool_option tool; /* the CLI_T_TOOL rows */
+	void (*usage)(void);  /* --help: the tool's text around cli_help() */
+	/* Whether word w of row e's words was built (NULL: all were). */
+	bool (*built)(const struct cli_opt *e, int w);
+	const struct cli_excl *excl; /* ends with {NULL}; NULL: none */
 };
 
 /*
- * getopt_long over argv: the generic options into cc, those kept as they
- * are into ctx, the others through spec->tool(c, optarg, ctx). CLI_NEXT
+ * Parse argv with spec's table: the rows' defaults first, then each option
+ * converted by its row's type into ctx (or cc), CLI_T_TOOL rows through
+ * spec->tool(c, optarg, ctx), then the contradictions of spec->excl. CLI_NEXT
  * with *first = the first operand's index, or the exit status to end with
- * (help, version, a bad option or value).
+ * (help, version, the listing, a bad option or value).
  */
 int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_common *cc, void *ctx,
 	      int *first);
 
-/* clang-format off */
 /*
- * The options of a drive reader: --threads, -s/--chunk, --span, --engine,
- * --depth (each tool gives --threads and --depth their short letters).
+ * --help's option lines from the table (optable.c): a heading per section,
+ * "  -x, --name ARG" and the help wrapped at 79 columns, the default, the
+ * names of the rows that stand with it ("--chunk too").
  */
-#define CLI_LONGOPTS_READER \
-	CLI_ARG("threads", CLI_OPT_THREADS), \
-	CLI_ARG("chunk", 's'), \
-	CLI_ARG("span", CLI_OPT_SPAN), \
-	CLI_ARG("engine", CLI_OPT_ENGINE), \
-	CLI_ARG("depth", CLI_OPT_DEPTH)
-/* clang-format on */
+void cli_help(const struct cli_spec *spec);
 
 /*
- * The role check, from the table's role column: the first entry of opts (in
- * table order) that was given (cc->given) and belongs to none of the roles
- * of role: its long name, or NULL. An entry whose column is 0 belongs to all.
+ * The listing the completion and the man-page check read: one line per row
+ * --help shows, "--name ARG SHORT CHOICES" (ARG none, required or optional;
+ * SHORT -x or -; CHOICES the words of a keyword, comma-separated, or none).
+ * An optional value shown as "[=VALUE]" is optional; one shown as " [LIST]"
+ * may be the next word (the tool takes it), so it is listed as required.
+ */
+void cli_list(const struct cli_spec *spec, FILE *out);
+
+/*
+ * The role check, from the table's role column: the first row (in table
+ * order) that was given and belongs to none of the roles of role: its long
+ * name, or NULL. A row whose column is 0 belongs to all.
  */
 const char *cli_wrong_role(const struct cli_opt *opts, const struct cli_common *cc, unsigned role);
-
-/*
- * --engine VALUE: *out = CLI_ENGINE_PSYNC or CLI_ENGINE_IO_URING; io_uring
- * only when uring_built (the storage layer says whether it was). CLI_NEXT, or
- * NBW_EXIT_USAGE after the message.
- */
-enum { CLI_ENGINE_PSYNC, CLI_ENGINE_IO_URING };
-int cli_engine(const char *val, bool uring_built, int *out);
 
 /* Where live lines go: stderr with --json (stdout holds only the document). */
 FILE *cli_live_stream(const struct cli_common *cc);
@@ -177,6 +240,12 @@ int cli_size(const char *what, const char *val, uint64_t min, uint64_t max, uint
 int cli_seconds(const char *what, const char *val, double min, double *out);
 /* One of the NULL-terminated words[]; *out = its index. "unknown <what> '<val>' (a or b)". */
 int cli_keyword(const char *what, const char *val, const char *const *words, int *out);
+
+/*
+ * arg, an operand, looks like the file of a --json given without '=' ("--json
+ * out.json"): --json had no FILE and arg ends in .json or names an existing file.
+ */
+bool cli_json_operand(const struct cli_common *cc, const char *arg);
 
 /* The hint after getopt's own complaint; returns NBW_EXIT_USAGE. */
 int cli_try_help(void);

@@ -37,6 +37,35 @@ size_t nbw_utf8_len(const unsigned char *p)
 	return n;
 }
 
+uint32_t nbw_utf8_code(const unsigned char *p, size_t n)
+{
+	uint32_t cp = n > 1 ? *p & (0x7f >> n) : *p;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		cp = cp << 6 | (p[i] & 0x3f);
+	return cp;
+}
+
+bool nbw_unicode_hidden(uint32_t cp)
+{
+	/* Unicode's format characters (Cf, 15.1) and the line and paragraph separators. */
+	static const uint32_t range[][2] = {
+		{0x00ad, 0x00ad},   {0x0600, 0x0605},	{0x061c, 0x061c},   {0x06dd, 0x06dd},
+		{0x070f, 0x070f},   {0x0890, 0x0891},	{0x08e2, 0x08e2},   {0x180e, 0x180e},
+		{0x200b, 0x200f},   {0x2028, 0x202e},	{0x2060, 0x2064},   {0x2066, 0x206f},
+		{0xfeff, 0xfeff},   {0xfff9, 0xfffb},	{0x110bd, 0x110bd}, {0x110cd, 0x110cd},
+		{0x13430, 0x1343f}, {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0001, 0xe0001},
+		{0xe0020, 0xe007f},
+	};
+	size_t i;
+
+	for (i = 0; i < NBW_ARRAY_SIZE(range); i++)
+		if (cp >= range[i][0] && cp <= range[i][1])
+			return true;
+	return false;
+}
+
 const char *nbw_printable(const char *in, char *out, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -48,6 +77,9 @@ const char *nbw_printable(const char *in, char *out, size_t len)
 	while (*p && o + 1 < len) {
 		size_t n = *p >= 0x20 && *p < 0x7f ? 1 : nbw_utf8_len(p);
 
+		/* Bidi controls, zero-width characters: written out as bytes. */
+		if (n > 1 && nbw_unicode_hidden(nbw_utf8_code(p, n)))
+			n = 0;
 		if (n) { /* printable ASCII and valid UTF-8 text stay as they are */
 			if (o + n >= len)
 				break;

@@ -50,11 +50,22 @@ int nbw_usage_err(const char *fmt, ...) NBW_PRINTF(1, 2);
 
 /*
  * in with every control byte (below 0x20, and DEL: newlines, tabs, the ESC
- * that starts a terminal escape sequence), every byte of a C1 control and
- * of broken UTF-8 written as \xNN, into out; valid UTF-8 text passes.
- * Returns out.
+ * that starts a terminal escape sequence), every byte of a C1 control, of a
+ * character nbw_unicode_hidden() names and of broken UTF-8 written as \xNN,
+ * into out; valid UTF-8 text passes. Returns out.
  */
 const char *nbw_printable(const char *in, char *out, size_t len);
+/*
+ * Is code point cp one a terminal shows as nothing or uses to reorder the
+ * text around it: a format character (Unicode's Cf: the bidi controls
+ * U+061C, U+200E-U+200F, U+202A-U+202E, U+2066-U+2069, zero-width ones such
+ * as U+200B-U+200D, U+2060, U+FEFF, the soft hyphen, tags) or a line or
+ * paragraph separator (U+2028, U+2029)? A peer's text may not hide or
+ * reorder what the sink says around it.
+ */
+bool nbw_unicode_hidden(uint32_t cp);
+/* The code point of the valid n-byte UTF-8 sequence at p (nbw_utf8_len()'s n, or 1). */
+uint32_t nbw_utf8_code(const unsigned char *p, size_t n);
 /*
  * The length of the valid UTF-8 sequence of a printable character at p (2 to
  * 4), or 0: ASCII, a C1 control (U+0080 - U+009F), an overlong form, a

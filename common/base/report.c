@@ -26,11 +26,24 @@ void report_finish(struct report *r)
 	fflush(r->out);
 }
 
+/* A character that hides or reorders text, as its \u escape (a surrogate pair past U+FFFF). */
+static void json_write_hidden(FILE *out, uint32_t cp)
+{
+	if (cp < 0x10000) {
+		fprintf(out, "\\u%04x", cp);
+		return;
+	}
+	cp -= 0x10000;
+	fprintf(out, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+}
+
 void json_write_string(FILE *out, const char *s)
 {
 	/*
 	 * The two-character escapes written (RFC 8259, 7); other control bytes,
-	 * DEL and C1 controls as \u00XX; bytes of broken UTF-8 as U+FFFD.
+	 * DEL and C1 controls as \u00XX; bidi and zero-width characters
+	 * (nbw_unicode_hidden()) as \uXXXX, the same string once parsed; bytes
+	 * of broken UTF-8 as U+FFFD.
 	 */
 	static const char *const short_escape[] = {
 		['"'] = "\\\"", ['\\'] = "\\\\", ['\n'] = "\\n", ['\t'] = "\\t", ['\r'] = "\\r",
@@ -41,6 +54,11 @@ void json_write_string(FILE *out, const char *s)
 	while (*p) {
 		size_t n = nbw_utf8_len(p);
 
+		if (n && nbw_unicode_hidden(nbw_utf8_code(p, n))) {
+			json_write_hidden(out, nbw_utf8_code(p, n));
+			p += n;
+			continue;
+		}
 		if (n) {
 			fwrite(p, 1, n, out);
 			p += n;

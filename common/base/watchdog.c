@@ -107,7 +107,7 @@ int nbw_watchdog_start(double budget_s, nbw_give_up_fn give_up)
 }
 
 /*
- * For tests of the budget (README, Tests): with NBW_TEST_STALL_PHASE=PREFIX in
+ * For tests of the budget (docs/testing.md): with NBW_TEST_STALL_PHASE=PREFIX in
  * the environment, the thread entering a phase that starts with PREFIX hangs
  * there, as a call into a wedged device would.
  */

@@ -98,7 +98,7 @@ int ctrl_listen(const char *addr, unsigned port)
 			continue;
 		}
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (!bind(fd, ai->ai_addr, ai->ai_addrlen) && !listen(fd, 8))
+		if (!bind(fd, ai->ai_addr, ai->ai_addrlen) && !listen(fd, CTRL_LISTEN_BACKLOG))
 			break;
 		rc = -errno;
 		close(fd);

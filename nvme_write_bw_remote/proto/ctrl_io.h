@@ -53,6 +53,13 @@ int ctrl_inbox_pump(struct ctrl_inbox *in, int fd, unsigned max, ctrl_take_fn ta
 
 /* ---- whole messages ------------------------------------------------------ */
 
+/*
+ * Connections the kernel holds for a listener before it accepts them: room for
+ * a crowd of strangers, so that a real source is not turned away (its SYN
+ * dropped) while the sink's door works through them (net.core.somaxconn caps it).
+ */
+#define CTRL_LISTEN_BACKLOG 512
+
 /* Listen on addr (NULL = any) port; returns fd or -errno (-EADDRINUSE ...). */
 int ctrl_listen(const char *addr, unsigned port);
 /*

@@ -59,7 +59,7 @@ struct source_options {
 /*
  * The command line, validated, then const: what both roles use, the mode,
  * and each role's own part. Nothing changes it after validation; what a run
- * shares or computes goes beside it (struct run_state, sizes.c's curve).
+ * shares or computes goes beside it (struct run_state, all_sizes.c's curve).
  */
 struct options {
 	struct cli_common cc;
@@ -81,6 +81,7 @@ struct options {
 	bool all_sizes;		 /* -a: every message size, as ib_write_bw -a */
 	bool bidir;		 /* --bidir: a sink and a source at once (bidir.c) */
 	bool chunk_given;	 /* -s was given (refused with -a) */
+	bool figure_only;	 /* --output=bandwidth: the total figure alone on stdout */
 	bool report_counters;	 /* -W: every port counter in the text, not only those that moved */
 	struct sink_options sink;
 	struct source_options source;

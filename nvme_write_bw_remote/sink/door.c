@@ -13,14 +13,25 @@
  * A stranger without the key learns a random nonce and nothing else.
  *
  * Anything else, in any state, and a handshake that is not done within
- * DOOR_HANDSHAKE_S, is dropped with one log line; the door keeps waiting.
- * Only an AUTH or a HELLO of its exact size is read before admission
- * (ctrl_phase_allows()): a stranger cannot make the sink allocate more. One
- * address holds at most DOOR_MAX_PER_ADDR handshakes; when every place is
- * taken, the busiest address gives up its oldest idle one, so a crowd from
- * elsewhere does not push out a real source.
+ * DOOR_HANDSHAKE_S, is dropped; the door keeps waiting. Drops are counted
+ * and said at most once a second for each reason (door_said()), so a crowd
+ * cannot fill the log. Only an AUTH or a HELLO of its exact size is read
+ * before admission (ctrl_step_allows()): a stranger cannot make the sink
+ * allocate more.
+ *
+ * Places: one address holds at most DOOR_MAX_PER_ADDR handshakes, and when
+ * every place is taken a new connection takes the place of the handshake
+ * that got least far (no byte yet, then an AUTH without its proof), of the
+ * busiest address, idle the longest. A handshake that completed AUTH (and so
+ * any that sent its HELLO) is never given up, nor one accepted in the same
+ * round (it has not been read yet), nor one whose AUTH the door answered
+ * within DOOR_ANSWER_MS (its proof is on its way): with no place to give,
+ * the newcomer waits in the listen backlog (CTRL_LISTEN_BACKLOG) or, when
+ * one address has too many, is closed. Each round accepts as many as it
+ * has places for.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +43,7 @@
 #include "door.h"
 #include "nbw.h"
 #include "netaddr.h"
+#include "steps.h"
 #include "timing.h"
 #include "window.h"
 
@@ -39,13 +51,39 @@
 
 enum pend_state { PEND_FREE, PEND_AUTH, PEND_PROOF, PEND_HELLO };
 
+/* What giving a pending handshake up costs, least first. */
+enum pend_worth {
+	WORTH_IDLE,    /* not a byte since it was accepted */
+	WORTH_TALKING, /* part of its AUTH, or (with a key) its AUTH without the proof */
+	WORTH_KEEP,    /* it completed AUTH: never given up for a newcomer */
+};
+
 struct pending {
 	enum pend_state st;
 	int fd;
 	char peer[64];
 	uint64_t since, deadline;
+	uint64_t heard;	   /* its last byte (or its accept): idle since */
+	uint64_t answered; /* when the door answered its AUTH (with a key) */
+	uint64_t round;	   /* the door's round that accepted it */
 	struct ctrl_inbox in;
 	struct ctrl_auth_sink auth;
+};
+
+/* How a turned-away connection is said. */
+enum drop_style {
+	DROP_DROPPED, /* "PEER: connection dropped: WHY; still waiting" */
+	DROP_CLOSED,  /* "PEER: WHY: closed" (outside --allow, nothing read) */
+	DROP_REFUSED, /* "PEER: refused: WHY; still waiting" (a HELLO the sink cannot take) */
+};
+
+/* One reason to turn a connection away: said at most once a second, the rest counted. */
+struct drop_reason {
+	char why[CTRL_MAX_STR]; /* "" unused */
+	enum drop_style style;
+	uint64_t said; /* when a line last said it (monotonic ns) */
+	unsigned held; /* drops since, not said yet */
+	char last[64]; /* the last one's address */
 };
 
 struct door {
@@ -57,6 +95,9 @@ struct door {
 	int naddr; /* 0: every address */
 	char where[DOOR_MAX_ADDRS * (FAB_ADDR_LEN + 2)];
 	struct pending pend[DOOR_MAX_PENDING];
+	uint64_t round; /* rounds served (door_round()) */
+	struct drop_reason drops[DOOR_DROP_REASONS];
+	uint64_t dropped; /* connections turned away in all */
 };
 
 static bool has_key(const struct door *d)
@@ -120,6 +161,8 @@ struct door *door_open(const struct options *o, const struct fab_port *ports, in
 			return NULL;
 		}
 		d->nlfd++;
+		/* A round accepts until there is no one left: it must not block then. */
+		fcntl(d->lfd[i], F_SETFL, fcntl(d->lfd[i], F_GETFL) | O_NONBLOCK);
 	}
 	return d;
 }
@@ -140,13 +183,88 @@ bool door_allows(const struct door *d, const struct sockaddr *sa)
 	return !d->o->sink.nallow || netaddr_allowed(d->o->sink.allow, d->o->sink.nallow, sa);
 }
 
-static void pend_drop(struct pending *p, const char *why)
+/* ---- what the door says: each reason at most once a second ------------------------ */
+
+/* The line of reason r: its last address, how many others, why. */
+static void drop_say(struct drop_reason *r, uint64_t now)
 {
-	nbw_err("%s: connection dropped: %s; still waiting", p->peer, why);
+	char others[48] = "";
+
+	if (r->held > 1)
+		snprintf(others, sizeof(others), " and %u others", r->held - 1);
+	if (r->style == DROP_CLOSED)
+		nbw_err("%s%s: %s: closed", r->last, others, r->why);
+	else
+		nbw_err("%s%s: %s: %s; still waiting", r->last, others,
+			r->style == DROP_REFUSED ? "refused" : "connection dropped", r->why);
+	r->held = 0;
+	r->said = now;
+}
+
+/* The record of why (the last one takes what does not fit). */
+static struct drop_reason *drop_reason(struct door *d, const char *why, enum drop_style style)
+{
+	int i;
+
+	for (i = 0; i < DOOR_DROP_REASONS - 1; i++) {
+		struct drop_reason *r = &d->drops[i];
+
+		if (!r->why[0]) {
+			snprintf(r->why, sizeof(r->why), "%s", why);
+			r->style = style;
+		}
+		if (!strcmp(r->why, why) && r->style == style)
+			return r;
+	}
+	if (!d->drops[i].why[0])
+		snprintf(d->drops[i].why, sizeof(d->drops[i].why), "one of several other reasons");
+	return &d->drops[i];
+}
+
+/*
+ * A connection from peer turned away for why: counted; said now if its
+ * reason was not said in the last second, else with the next line of that
+ * reason (door_said()).
+ */
+static void door_drop_note(struct door *d, const char *peer, const char *why, enum drop_style style)
+{
+	struct drop_reason *r = drop_reason(d, why, style);
+	uint64_t now = nbw_now_ns();
+
+	d->dropped++;
+	r->held++;
+	snprintf(r->last, sizeof(r->last), "%s", peer);
+	if (!r->said || now - r->said >= NBW_NSEC_PER_SEC)
+		drop_say(r, now);
+}
+
+/* Say what was held back for a second or more (all of it: at_close). */
+static void door_said(struct door *d, bool at_close)
+{
+	uint64_t now = nbw_now_ns();
+	int i;
+
+	for (i = 0; i < DOOR_DROP_REASONS; i++)
+		if (d->drops[i].held && (at_close || now - d->drops[i].said >= NBW_NSEC_PER_SEC))
+			drop_say(&d->drops[i], now);
+}
+
+/* ---- the places of the pending handshakes --------------------------------------- */
+
+static void pend_drop(struct door *d, struct pending *p, const char *why)
+{
+	door_drop_note(d, p->peer, why, DROP_DROPPED);
 	close(p->fd);
 	ctrl_inbox_reset(&p->in);
 	p->fd = -1;
 	p->st = PEND_FREE;
+}
+
+static enum pend_worth pend_worth(const struct pending *p)
+{
+	if (p->st == PEND_HELLO)
+		return WORTH_KEEP;
+	return p->st == PEND_AUTH && !p->in.hdr_got ? WORTH_IDLE : WORTH_TALKING;
 }
 
 /* How many handshakes are pending from the address who. */
@@ -159,63 +277,101 @@ static int pend_count(const struct door *d, const char *who)
 	return n;
 }
 
-/* The handshake of address who to give up: its oldest idle one (no byte yet), else its oldest. */
+/*
+ * May p give its place up to a newcomer (of this round)? Not when it
+ * completed AUTH; not when it was accepted this round (it has not been read
+ * yet); not within DOOR_ANSWER_MS of the door's answer to its AUTH (its
+ * proof is a round trip away), however many newcomers came meanwhile.
+ */
+static bool pend_yields(const struct door *d, const struct pending *p)
+{
+	if (p->st == PEND_FREE || pend_worth(p) == WORTH_KEEP || p->round == d->round)
+		return false;
+	return p->st != PEND_PROOF || nbw_now_ns() - p->answered >= DOOR_ANSWER_MS * 1000000ULL;
+}
+
+/*
+ * Is a better victim than v (NULL: none yet) of n handshakes at its
+ * address than v's vn? Least far first, then the busiest address, then idle
+ * the longest.
+ */
+static bool pend_worse(const struct pending *p, int n, const struct pending *v, int vn)
+{
+	if (!v)
+		return true;
+	if (pend_worth(p) != pend_worth(v))
+		return pend_worth(p) < pend_worth(v);
+	if (n != vn)
+		return n > vn;
+	return p->heard < v->heard;
+}
+
+/* The handshake to give up for a newcomer: of the address who (NULL: of any); NULL if none may. */
 static struct pending *pend_victim(struct door *d, const char *who)
 {
 	struct pending *v = NULL;
-	int i;
+	int i, vn = 0;
 
 	for (i = 0; i < DOOR_MAX_PENDING; i++) {
 		struct pending *p = &d->pend[i];
-		bool idle = p->st == PEND_AUTH && !p->in.hdr_got;
+		int n;
 
-		if (p->st == PEND_FREE || strcmp(p->peer, who))
+		if (!pend_yields(d, p) || (who && strcmp(p->peer, who)))
 			continue;
-		if (!v || (idle && !(v->st == PEND_AUTH && !v->in.hdr_got)) ||
-		    (idle == (v->st == PEND_AUTH && !v->in.hdr_got) && p->since < v->since))
+		n = who ? 0 : pend_count(d, p->peer);
+		if (pend_worse(p, n, v, vn)) {
 			v = p;
+			vn = n;
+		}
 	}
 	return v;
 }
 
+/* A free place, or none: then is there one a newcomer may take? */
+static bool door_has_room(struct door *d)
+{
+	int i;
+
+	for (i = 0; i < DOOR_MAX_PENDING; i++)
+		if (d->pend[i].st == PEND_FREE || pend_yields(d, &d->pend[i]))
+			return true;
+	return false;
+}
+
 /*
- * A place for a new connection from who: a free one; past DOOR_MAX_PER_ADDR
- * from who, one of who's; when all are taken, one of the busiest address's.
+ * A place for a new connection from who: past DOOR_MAX_PER_ADDR from who,
+ * one of who's; else a free one; else the one pend_victim() gives up. NULL
+ * when none may be given up.
  */
 static struct pending *pend_slot(struct door *d, const char *who)
 {
-	const char *busiest = who;
-	int i, most = 0;
+	struct pending *v;
+	int i;
 
 	if (pend_count(d, who) >= DOOR_MAX_PER_ADDR) {
-		struct pending *v = pend_victim(d, who);
-
-		pend_drop(v, "too many handshakes from one address (its oldest idle one goes)");
+		v = pend_victim(d, who);
+		if (v)
+			pend_drop(d, v,
+				  "too many handshakes from one address (one that got least "
+				  "far goes)");
 		return v;
 	}
-	for (i = 0; i < DOOR_MAX_PENDING; i++) {
-		int n;
-
+	for (i = 0; i < DOOR_MAX_PENDING; i++)
 		if (d->pend[i].st == PEND_FREE)
 			return &d->pend[i];
-		n = pend_count(d, d->pend[i].peer);
-		if (n > most) {
-			most = n;
-			busiest = d->pend[i].peer;
-		}
-	}
-	{
-		struct pending *v = pend_victim(d, busiest);
-
-		pend_drop(
-			v,
-			"too many handshakes at once (the busiest address's oldest idle one goes)");
-		return v;
-	}
+	v = pend_victim(d, NULL);
+	if (v)
+		pend_drop(d, v,
+			  "too many handshakes at once (one that got least far, of the busiest "
+			  "address, goes)");
+	return v;
 }
 
-/* Accept on listening socket lfd: outside --allow is closed before a byte is read. */
-static void door_accept(struct door *d, int lfd)
+/*
+ * Accept on listening socket lfd: outside --allow is closed before a byte
+ * is read. False when there was nothing to accept.
+ */
+static bool door_accept(struct door *d, int lfd)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
@@ -224,20 +380,29 @@ static void door_accept(struct door *d, int lfd)
 	int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (fd < 0)
-		return;
+		return false;
 	netaddr_text((struct sockaddr *)&ss, who, sizeof(who));
 	if (!door_allows(d, (struct sockaddr *)&ss)) {
-		nbw_err("%s: not in --allow: closed", who);
+		door_drop_note(d, who, "not in --allow", DROP_CLOSED);
 		close(fd);
-		return;
+		return true;
 	}
 	p = pend_slot(d, who);
+	if (!p) {
+		door_drop_note(d, who,
+			       "too many handshakes from one address, each further than this one",
+			       DROP_DROPPED);
+		close(fd);
+		return true;
+	}
 	memset(p, 0, sizeof(*p));
 	p->fd = fd;
 	snprintf(p->peer, sizeof(p->peer), "%s", who);
-	p->since = nbw_now_ns();
+	p->since = p->heard = nbw_now_ns();
+	p->round = d->round;
 	p->deadline = p->since + DOOR_HANDSHAKE_S * NBW_NSEC_PER_SEC;
 	p->st = PEND_AUTH;
+	return true;
 }
 
 /* One whole message of a pending handshake. 1 a guest is ready, 0 go on, <0 drop. */
@@ -254,20 +419,22 @@ static int pend_step(struct door *d, struct pending *p, const char **why)
 	}
 	rc = ctrl_auth_sink_step(&p->auth, &d->o->key, p->fd, p->in.payload, p->in.len, why);
 	if (!rc)
-		p->st = p->auth.phase == CTRL_PHASE_PROOF ? PEND_PROOF : PEND_HELLO;
+		p->st = p->auth.step == CTRL_STEP_PROOF ? PEND_PROOF : PEND_HELLO;
+	if (!rc && p->st == PEND_PROOF)
+		p->answered = nbw_now_ns();
 	return rc;
 }
 
 /* Read what p has; 1 a guest is ready in *g, 0 go on (or dropped). */
 static int pend_read(struct door *d, struct pending *p, struct door_guest *g)
 {
-	static const unsigned phase[] = {[PEND_AUTH] = CTRL_PHASE_AUTH,
-					 [PEND_PROOF] = CTRL_PHASE_PROOF,
-					 [PEND_HELLO] = CTRL_PHASE_HELLO};
+	static const unsigned phase[] = {[PEND_AUTH] = CTRL_STEP_AUTH,
+					 [PEND_PROOF] = CTRL_STEP_PROOF,
+					 [PEND_HELLO] = CTRL_STEP_HELLO};
 	const char *why = NULL;
 	int rc;
 
-	p->in.allow = ctrl_phase_allows(phase[p->st]);
+	p->in.allow = ctrl_step_allows(phase[p->st]);
 	rc = ctrl_inbox_read(&p->in, p->fd);
 
 	if (rc == 0)
@@ -280,10 +447,11 @@ static int pend_read(struct door *d, struct pending *p, struct door_guest *g)
 			snprintf(msg, sizeof(msg), "sink speaks protocol version %d", CTRL_VERSION);
 			ctrl_send_free(p->fd, &b, ctrl_encode_error(&b, msg), 200);
 		}
-		pend_drop(p, rc != -EBADMSG		? ctrl_strerror(rc)
-			     : p->in.type != CTRL_HELLO ? "a message out of turn"
-			     : has_key(d)		? "HELLO before the key was proved"
-							: "HELLO before AUTH");
+		pend_drop(d, p,
+			  rc != -EBADMSG	     ? ctrl_strerror(rc)
+			  : p->in.type != CTRL_HELLO ? "a message out of turn"
+			  : has_key(d)		     ? "HELLO before the key was proved"
+						     : "HELLO before AUTH");
 		return 0;
 	}
 	rc = pend_step(d, p, &why);
@@ -292,7 +460,7 @@ static int pend_read(struct door *d, struct pending *p, struct door_guest *g)
 		rc = -EBADMSG;
 	}
 	if (rc < 0) {
-		pend_drop(p, why);
+		pend_drop(d, p, why);
 		return 0;
 	}
 	ctrl_inbox_reset(&p->in);
@@ -306,6 +474,17 @@ static int pend_read(struct door *d, struct pending *p, struct door_guest *g)
 	return 1;
 }
 
+/* Accept from every listening socket that has a newcomer, as many as there are places. */
+static void door_accept_all(struct door *d, const struct pollfd *pfd)
+{
+	int i, k;
+
+	for (i = 0; i < d->nlfd; i++)
+		for (k = 0; (pfd[i].revents & POLLIN) && k < DOOR_ACCEPTS_PER_ROUND; k++)
+			if (!door_has_room(d) || !door_accept(d, d->lfd[i]))
+				break;
+}
+
 /* Poll the listening sockets and the pending handshakes once. 1 a guest is ready. */
 static int door_round(struct door *d, int ms, struct door_guest *g)
 {
@@ -314,6 +493,8 @@ static int door_round(struct door *d, int ms, struct door_guest *g)
 	uint64_t now;
 	int i, n = 0, np = 0;
 
+	d->round++;
+	door_said(d, false);
 	for (i = 0; i < d->nlfd; i++)
 		pfd[n++] = (struct pollfd){.fd = d->lfd[i], .events = POLLIN};
 	for (i = 0; i < DOOR_MAX_PENDING; i++) {
@@ -324,17 +505,20 @@ static int door_round(struct door *d, int ms, struct door_guest *g)
 	}
 	if (poll(pfd, (nfds_t)n, ms) < 0)
 		return 0;
-	for (i = 0; i < np; i++)
-		if ((pfd[d->nlfd + i].revents & (POLLIN | POLLHUP | POLLERR)) &&
-		    pend_read(d, who[i], g))
+	now = nbw_now_ns();
+	for (i = 0; i < np; i++) {
+		if (!(pfd[d->nlfd + i].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		who[i]->heard = now;
+		if (pend_read(d, who[i], g))
 			return 1;
-	for (i = 0; i < d->nlfd; i++)
-		if (pfd[i].revents & POLLIN)
-			door_accept(d, d->lfd[i]);
+	}
+	door_accept_all(d, pfd);
 	now = nbw_now_ns();
 	for (i = 0; i < DOOR_MAX_PENDING; i++)
 		if (d->pend[i].st != PEND_FREE && now >= d->pend[i].deadline)
-			pend_drop(&d->pend[i], "no complete HELLO within the handshake deadline");
+			pend_drop(d, &d->pend[i],
+				  "no complete HELLO within the handshake deadline");
 	return 0;
 }
 
@@ -361,10 +545,9 @@ void door_refuse(struct door *d, struct door_guest *g, const char *why)
 {
 	struct ctrl_buf b;
 
-	(void)d;
 	if (g->trusted)
 		ctrl_send_free(g->fd, &b, ctrl_encode_error(&b, why), 1000);
-	nbw_err("%s: refused: %s; still waiting", g->peer, why);
+	door_drop_note(d, g->peer, why, DROP_REFUSED);
 	close(g->fd);
 	g->fd = -1;
 }
@@ -375,6 +558,7 @@ void door_close(struct door *d)
 
 	if (!d)
 		return;
+	door_said(d, true);
 	for (i = 0; i < d->nlfd; i++)
 		close(d->lfd[i]);
 	for (i = 0; i < DOOR_MAX_PENDING; i++)

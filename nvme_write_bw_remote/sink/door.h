@@ -7,7 +7,8 @@
  * cannot starve the real source. With a pre-shared key, a source must prove
  * it holds the key before it may send a single parameter; nothing about the
  * sink's set-up is said to anyone who has not. A stranger never ends the
- * sink's run: it is dropped, logged, and the door keeps waiting.
+ * sink's run: it is dropped, counted (said at most once a second for each
+ * reason), and the door keeps waiting.
  */
 #ifndef NBW_DOOR_H
 #define NBW_DOOR_H
@@ -23,6 +24,12 @@
 #define DOOR_MAX_PENDING 32
 #define DOOR_MAX_PER_ADDR 8 /* pending handshakes of one address */
 #define DOOR_MAX_ADDRS 16
+/* Connections accepted from one listening socket in a round, at most (no more than places). */
+#define DOOR_ACCEPTS_PER_ROUND 64
+/* A handshake whose AUTH the door answered keeps its place this long for its proof (ms). */
+#define DOOR_ANSWER_MS 250
+/* Reasons to turn connections away that the door counts apart (the last one: all others). */
+#define DOOR_DROP_REASONS 16
 
 /* A source that said a well-formed HELLO. */
 struct door_guest {
@@ -51,7 +58,7 @@ const char *door_where(const struct door *d);
  */
 int door_await(struct door *d, uint64_t deadline, struct door_guest *g);
 
-/* Turn a guest away: tell it why if it is trusted, log it, close it. */
+/* Turn a guest away: tell it why if it is trusted, log it (as a drop), close it. */
 void door_refuse(struct door *d, struct door_guest *g, const char *why);
 
 /* Is this address allowed in (--allow)? */

@@ -143,14 +143,9 @@ make_cluster() {
 	echo $! >"$SLURM_LAB/pub.pid"
 }
 
-fetch() { # fetch NAME: $SLURM_LAB/pub/NAME from node a
-	python3 - "http://$(node_addr a):$PUB_PORT/$1" "$SLURM_LAB/pub/$1" <<'PY'
-import sys, urllib.request
-with urllib.request.urlopen(sys.argv[1], timeout=5) as r:
-    data = r.read()
-with open(sys.argv[2], "wb") as f:
-    f.write(data)
-PY
+fetch() { # fetch NAME: $SLURM_LAB/pub/NAME from node a (nbw.fetch, scripts/nbw)
+	PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(cd "$(dirname "$0")/.." && pwd) \
+		python3 -m nbw.fetch "http://$(node_addr a):$PUB_PORT/$1" "$SLURM_LAB/pub/$1"
 }
 
 start_munge() {

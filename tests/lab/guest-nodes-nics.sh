@@ -39,13 +39,21 @@ fi
 
 if [ "$VLAB_NODE" = a ]; then
 	# Wait (bounded) for b and c to report that their pings are done.
+	# Each step's time on the node's clock (seconds since boot), so that a run that
+	# ends at the lab's timeout says which step it was in.
+	echo "a: at $(cut -d' ' -f1 /proc/uptime) s: starting the listener"
 	exec python3 - "$VLAB_ADDR" "$port" <<'PY'
 import socket, sys
 s = socket.create_server((sys.argv[1], int(sys.argv[2])))
 s.settimeout(150)
+up = lambda: open("/proc/uptime").read().split()[0]
+print("a: at %s s: listening on %s port %s" % (up(), sys.argv[1], sys.argv[2]), flush=True)
 seen = set()
 while len(seen) < 2:
-    c, _ = s.accept()
+    try:
+        c, _ = s.accept()
+    except socket.timeout:
+        sys.exit("a: at %s s: heard from %s only, nothing for 150 s" % (up(), sorted(seen)))
     c.settimeout(10)
     seen.add(c.recv(16).decode().strip())
     c.close()
@@ -61,13 +69,18 @@ for addr in $VLAB_PEERS; do
 	echo "$addr $r"
 done >"$VLAB_OUT/ping.txt"
 cat "$VLAB_OUT/ping.txt"
+echo "$VLAB_NODE: at $(cut -d' ' -f1 /proc/uptime) s: telling a"
 python3 - "$VLAB_PEER" "$port" "$VLAB_NODE" <<'PY'
 import socket, sys, time
+up = lambda: open("/proc/uptime").read().split()[0]
+err = None
 for _ in range(120):
     try:
         socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5).sendall(sys.argv[3].encode())
+        print("%s: at %s s: told a" % (sys.argv[3], up()))
         sys.exit(0)
-    except OSError:
+    except OSError as e:
+        err = e
         time.sleep(1)
-sys.exit(1)
+sys.exit("%s: at %s s: a's port never answered: %s" % (sys.argv[3], up(), err))
 PY

@@ -4,6 +4,7 @@
 # node a's drives so the host can tell them from node b's.
 set -u
 env | grep '^VLAB_' | sort >"$VLAB_OUT/env.txt"
+cat /sys/devices/system/clocksource/clocksource0/current_clocksource >"$VLAB_OUT/clocksource.txt"
 i=0
 for d in $VLAB_DRIVES; do
 	dd if="$d" bs=1M count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1 >"$VLAB_OUT/sha-$i.txt"

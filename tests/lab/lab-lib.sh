@@ -38,7 +38,7 @@ trap 'rm -rf "$WORK"' EXIT
 # merely late, and gave up after its retries); the guests now run with a
 # longer ACK timeout (NBW_QP_TIMEOUT=20 in scripts/vlab.d/guest.sh). The rarer
 # one after that was qemu 7.2 dropping a one-vCPU guest's memory barriers (a virtio
-# ring missed a kick; README.md, "Soft-RoCE stalls"), fixed in scripts/vlab
+# ring missed a kick; docs/virtual-lab.md, "Soft-RoCE stalls, found and removed"), fixed in scripts/vlab
 # (smp_arg). A step that hangs prints its node's Soft-RoCE state (bounded() in
 # guest-lib.sh), and vlab's link watch says which ring stopped.
 #

@@ -2,8 +2,9 @@
 # sink and a source at once, node a's drive goes into node b's DRAM and node
 # b's into node a's, in one window (>= 97% overlap); both directions verified (full) on both
 # sides; what a sent is what b received and the other way round; each side's
-# JSON has both directions, and their sum is their sum; the drives are
-# unchanged.
+# JSON has both directions, and their sum is their sum, with the verdict on it
+# (whether it holds is the emulator's timing: the rule is proven in
+# tests/remote/printer.sh and fake_modes.sh); the drives are unchanged.
 # Sourced by remote_pair.sh in a subshell: A and B are nodes a's and b's outputs of
 # this part (remote_bidir_guest.sh on both); fail ends the part;
 # jq_ FILE EXPR (remote_pair.sh) reads their JSON.
@@ -20,12 +21,14 @@ for n in a b; do
 	[ "$(jq_ "$O/bidir.json" '(b := d["bidir"]) and abs(b["sum_gb_per_s"] - b["send_gb_per_s"] - b["receive_gb_per_s"]) < 1e-6 and b["send_gb_per_s"] > 0 and b["receive_gb_per_s"] > 0 and 0 <= b["overlap_pct"] <= 100')" = True ] ||
 		fail "node $n: the sum is not send + receive (both > 0)"
 	# Each sink holds its START until its own source waits: the directions start together
-	# (without that, 96% here; with it, 99.3-99.9%).
-	[ "$(jq_ "$O/bidir.json" 'd["bidir"]["overlap_pct"] >= 97')" = True ] ||
-		fail "node $n: the two directions overlapped only $(jq_ "$O/bidir.json" 'd["bidir"]["overlap_pct"]')%"
+	# (without that, 96% here; with it, 99.3-99.9%), but how closely is the emulator's
+	# timing: the verdict on the sum is given, whichever it is.
+	[ "$(jq_ "$O/bidir.json" '(b := d["bidir"]) and (b["sum_valid"] is True and b["sum_invalid_reason"] is None or b["sum_valid"] is False and bool(b["sum_invalid_reason"]))')" = True ] ||
+		fail "node $n: no verdict on the sum: $(jq_ "$O/bidir.json" 'd["bidir"]')"
 	note "node $n: $(jq_ "$O/bidir.json" '(b := d["bidir"]) and "send %.4f + receive %.4f = %.4f GB/s, overlap %.1f%%, valid %s %s" % (b["send_gb_per_s"], b["receive_gb_per_s"], b["sum_gb_per_s"], b["overlap_pct"], b["sum_valid"], b["sum_invalid_reason"] or "")')"
 	[ "$(cat "$O/bidir.txt.rc")" = 0 ] || fail "node $n: text run exit $(cat "$O/bidir.txt.rc"): $(cat "$O/bidir.txt")"
-	grep -q '^ sum of both directions' "$O/bidir.txt" || fail "node $n: no sum line in the text report"
+	grep -Eq '^ sum of both directions +[0-9.]+  \((valid|NOT valid)\)$' "$O/bidir.txt" ||
+		fail "node $n: no sum line with its verdict in the text report"
 	grep -q '=== receive: ' "$O/bidir.txt" && grep -q '=== send: ' "$O/bidir.txt" ||
 		fail "node $n: the text report lacks a direction"
 done

@@ -2,7 +2,8 @@
 # Node a of remote_fanin.sh: the sink, with its own drive, taking two sources
 # at once (b and c); then a sink waiting for two of which only b comes.
 # --max-cv 50: under emulation (TCG, Soft-RoCE at a few MB/s) the 1 s samples
-# of a stream vary 10-25%; the overlap rule keeps its 99%.
+# of a stream vary 10-25% (51% beside a build): the host checks that the sink
+# gives its verdict on the sum, not which.
 set -u
 set -- $VLAB_DRIVES
 nvme_write_bw_remote --sources 2 --dram 64M --local-disks "$1" -q 1 --warmup 2 -D 15 \

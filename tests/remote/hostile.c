@@ -1,21 +1,32 @@
 // SPDX-License-Identifier: MIT
 /*
  * hostile.c: a source that breaks the protocol on purpose, for
- * tests/remote/fake_hostile.sh (issue 22). Linked into
+ * tests/remote/fake_hostile.sh. Linked into
  * tests/remote/hostile_remote (the tool's own files and the fake fabric, as
  * fake_remote, built with AddressSanitizer) with ld's --wrap, it changes what
  * the real source's encoders put on the wire when $NBW_HOSTILE says so; the
  * sink in the same binary is the real one, unchanged:
  *
- *   hello-workers=N    HELLO claims N workers (item 2: N = 2^32 - 1 after another
+ *   hello-workers=N    HELLO claims N workers (N = 2^32 - 1 after another
  *                      source's wraps a 32-bit sum)
- *   empty-qps          a QPS of no workers after a matching HELLO (item 1)
+ *   empty-qps          a QPS of no workers after a matching HELLO
  *   verify-flood=N     the --verify full table repeated to N entries, each a
- *                      slot the source really wrote (item 5)
- *   verify-twice       the table's second entry replaced by its first (item 5)
- *   done-for-canary    a DONE where the canary table should be (item 13)
- *   done-after-result  RESULT says ok=0 and a DONE follows it (item 13)
- *   done-in-window     a DONE follows the first heartbeat (item 13)
+ *                      slot the source really wrote
+ *   verify-twice       the table's second entry replaced by its first
+ *   done-for-canary    a DONE where the canary table should be
+ *   done-after-result  RESULT says ok=0 and a DONE follows it
+ *   done-in-window     a DONE follows the first heartbeat
+ *
+ * and the lies of the third round, each told by a source the sink admitted:
+ *
+ *   len0               every CANARY and VERIFY entry says length 0 (digest 0, the
+ *                      digest of nothing), whatever landed
+ *   short              every CANARY and VERIFY entry says 4096 bytes of its chunk
+ *                      (a memory source's, their digest computed again)
+ *   verify-empty       a VERIFY of no entries after a RESULT of many chunks
+ *   verify-one         a VERIFY of its first entry only
+ *   elapsed-huge       every heartbeat says 2^63 ns since START
+ *   beats-shrink       each heartbeat's byte count lower than the one before
  *
  * Without $NBW_HOSTILE every call goes through unchanged.
  */
@@ -24,6 +35,7 @@
 #include <string.h>
 
 #include "ctrl.h"
+#include "digest.h"
 
 int __real_ctrl_encode_chunks(struct ctrl_buf *b, unsigned type, const struct ctrl_chunk *c,
 			      uint32_t n);
@@ -71,6 +83,44 @@ static int append_done(struct ctrl_buf *b, int rc)
 	return p ? 0 : -ENOMEM;
 }
 
+/*
+ * The digest of the first len (at most 4096) bytes of the chunk a memory
+ * source's worker w writes from offset: every 8-byte word of its pattern
+ * names the worker and its own offset (source_workers.c).
+ */
+static uint64_t mem_digest(uint32_t w, uint64_t offset, uint32_t len)
+{
+	uint64_t words[512];
+	uint32_t i;
+
+	for (i = 0; i < 512; i++)
+		words[i] = 0x4dULL << 56 | (uint64_t)w << 40 | (offset + i * 8ULL);
+	return digest_add(0, offset, words, len < sizeof(words) ? len : sizeof(words));
+}
+
+/*
+ * The table c[n] with every length len, each digest that of its first len
+ * bytes (a memory source's), so that it matches what landed there.
+ */
+static int relen_table(struct ctrl_buf *b, unsigned type, const struct ctrl_chunk *c, uint32_t n,
+		       uint32_t len)
+{
+	struct ctrl_chunk *x = calloc(n ? n : 1, sizeof(*x));
+	uint32_t i;
+	int rc;
+
+	if (!x)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		x[i] = c[i];
+		x[i].len = len;
+		x[i].digest = len ? mem_digest(c[i].worker, c[i].offset, len) : 0;
+	}
+	rc = __real_ctrl_encode_chunks(b, type, x, n);
+	free(x);
+	return rc;
+}
+
 /* The table c[n] as the hostile modes want it, encoded. */
 static int bad_table(struct ctrl_buf *b, const struct ctrl_chunk *c, uint32_t n, uint32_t want,
 		     bool twice)
@@ -101,6 +151,14 @@ int __wrap_ctrl_encode_chunks(struct ctrl_buf *b, unsigned type, const struct ct
 		return bad_table(b, c, n, n, true);
 	if (type == CTRL_VERIFY && n && hostile("verify-flood", &arg))
 		return bad_table(b, c, n, (uint32_t)strtoul(arg, NULL, 10), false);
+	if (hostile("len0", NULL))
+		return relen_table(b, type, c, n, 0);
+	if (hostile("short", NULL))
+		return relen_table(b, type, c, n, 4096);
+	if (type == CTRL_VERIFY && hostile("verify-empty", NULL))
+		return __real_ctrl_encode_chunks(b, type, c, 0);
+	if (type == CTRL_VERIFY && hostile("verify-one", NULL))
+		return __real_ctrl_encode_chunks(b, type, c, n ? 1 : 0);
 	return __real_ctrl_encode_chunks(b, type, c, n);
 }
 
@@ -114,10 +172,28 @@ int __wrap_ctrl_encode_result(struct ctrl_buf *b, const struct ctrl_result *m)
 	return append_done(b, __real_ctrl_encode_result(b, &r));
 }
 
+/* A heartbeat that lies about its numbers (elapsed-huge, beats-shrink); false: none. */
+static bool lying_beat(const struct ctrl_progress *m, struct ctrl_progress *p)
+{
+	*p = *m;
+	if (hostile("elapsed-huge", NULL)) {
+		p->elapsed_ns = 1ULL << 63;
+		return true;
+	}
+	if (!hostile("beats-shrink", NULL))
+		return false;
+	p->bytes = (1ULL << 40) - m->bytes; /* lower as more is written */
+	p->window_bytes = 0;
+	return true;
+}
+
 int __wrap_ctrl_encode_progress(struct ctrl_buf *b, const struct ctrl_progress *m)
 {
 	static bool once;
+	struct ctrl_progress lie;
 
+	if (lying_beat(m, &lie))
+		return __real_ctrl_encode_progress(b, &lie);
 	if (once || !hostile("done-in-window", NULL))
 		return __real_ctrl_encode_progress(b, m);
 	once = true;

@@ -1,37 +1,17 @@
-# scripts/ladder_upper.py: the ladder's upper rungs for scripts/ladder_report
-# (imported from beside it): TCP from iperf3 -J (tcpN-NODE.json, the client's
-# document on the source; tcp-sysctl-NODE.txt, the receiver's socket buffer
-# limits) and NFS from nvme_read_bw through the mounts (nfs_rdma-NODE.json,
-# nfs_tcp-NODE.json, nfs_PROTO_randD-NODE.json, nfs-mounts-NODE.txt). Makes
-# their rungs, the notes that compare them with the RDMA rungs, the socket
-# buffer hint and the random 4 KiB table. Standard library only.
+"""The ladder's upper rungs: TCP from iperf3 -J (tcpN-NODE.json, the client's
+document on the source; tcp-sysctl-NODE.txt, the receiver's socket buffer
+limits) and NFS from nvme_read_bw through the mounts (nfs_rdma-NODE.json,
+nfs_tcp-NODE.json, nfs_PROTO_randD-NODE.json, nfs-mounts-NODE.txt). Makes
+their rungs, the notes that compare them with the RDMA rungs, the socket
+buffer hint and the random 4 KiB table. Standard library only."""
 import glob
-import json
 import os
 import re
 
+from ..jsonutil import as_number, dig, read_json
+
 HINT_BELOW = 60.0  # % of N streams under which one stream gets the window hint
 PROTOS = ("rdma", "tcp")
-
-
-def num(v):
-    return v if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v else None
-
-
-def get(d, *keys):
-    for k in keys:
-        if not isinstance(d, dict):
-            return None
-        d = d.get(k)
-    return d
-
-
-def read_json(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
 
 
 def size_text(n):
@@ -45,22 +25,22 @@ def iperf3_figures(doc):
     """The figures of an iperf3 -J client document, None when it has none:
     GB/s received, retransmits, the largest congestion window and the mean
     round trip over the streams, CPU seconds per GiB of both ends."""
-    end = get(doc, "end") or {}
+    end = dig(doc, "end") or {}
     rcv, snt = end.get("sum_received") or {}, end.get("sum_sent") or {}
-    bps, nbytes, secs = num(rcv.get("bits_per_second")), num(rcv.get("bytes")), num(rcv.get("seconds"))
-    if not bps or not nbytes or not secs or get(doc, "start", "connecting_to") is None:
+    bps, nbytes, secs = as_number(rcv.get("bits_per_second")), as_number(rcv.get("bytes")), as_number(rcv.get("seconds"))
+    if not bps or not nbytes or not secs or dig(doc, "start", "connecting_to") is None:
         return None
-    senders = [get(x, "sender") or {} for x in end.get("streams") or []]
-    cwnd = [num(x.get("max_snd_cwnd")) for x in senders if num(x.get("max_snd_cwnd"))]
-    rtt = [num(x.get("mean_rtt")) for x in senders if num(x.get("mean_rtt"))]
+    senders = [dig(x, "sender") or {} for x in end.get("streams") or []]
+    cwnd = [as_number(x.get("max_snd_cwnd")) for x in senders if as_number(x.get("max_snd_cwnd"))]
+    rtt = [as_number(x.get("mean_rtt")) for x in senders if as_number(x.get("mean_rtt"))]
     cpu = end.get("cpu_utilization_percent") or {}
     gib = nbytes / 2 ** 30
 
     def per_gib(p):
         # iperf3's CPU % is the process's CPU time over the test's wall time.
-        return num(p) / 100 * secs / gib if num(p) is not None else None
-    return {"streams": num(get(doc, "start", "test_start", "num_streams")) or len(senders),
-            "gb_per_s": bps / 8e9, "retransmits": num(snt.get("retransmits")),
+        return as_number(p) / 100 * secs / gib if as_number(p) is not None else None
+    return {"streams": as_number(dig(doc, "start", "test_start", "num_streams")) or len(senders),
+            "gb_per_s": bps / 8e9, "retransmits": as_number(snt.get("retransmits")),
             "max_snd_cwnd_bytes": max(cwnd) if cwnd else None,
             "mean_rtt_us": sum(rtt) / len(rtt) if rtt else None,
             "sender_cpu_s_per_gib": per_gib(cpu.get("host_total")),
@@ -71,7 +51,8 @@ def read_sysctls(path):
     """{"rmem_max": bytes, "tcp_rmem_max": bytes} from lines "key = value"."""
     out = {}
     try:
-        lines = open(path).read().splitlines()
+        with open(path) as f:
+            lines = f.read().splitlines()
     except OSError:
         return out
     for line in lines:
@@ -100,13 +81,13 @@ def mount_options(text, proto):
 
 def read_figures(doc):
     """GB/s, CPU s/GiB, IOPS and latency percentiles of an nvme_read_bw document."""
-    tot = get(doc, "total") or {}
-    drv = (get(doc, "drives") or [{}])[0]
+    tot = dig(doc, "total") or {}
+    drv = (dig(doc, "drives") or [{}])[0]
     lat = tot.get("latency_us") if isinstance(tot.get("latency_us"), dict) else drv.get("latency_us")
-    iops = num(tot.get("iops"))
-    return {"gb_per_s": num(tot.get("gb_per_s")), "cpu_s_per_gib": num(tot.get("cpu_s_per_gib")),
-            "iops": iops if iops is not None else num(drv.get("iops")),
-            "p50_us": num(get(lat, "p50")), "p99_us": num(get(lat, "p99"))}
+    iops = as_number(tot.get("iops"))
+    return {"gb_per_s": as_number(tot.get("gb_per_s")), "cpu_s_per_gib": as_number(tot.get("cpu_s_per_gib")),
+            "iops": iops if iops is not None else as_number(drv.get("iops")),
+            "p50_us": as_number(dig(lat, "p50")), "p99_us": as_number(dig(lat, "p99"))}
 
 
 class Upper:
@@ -175,7 +156,7 @@ class Upper:
             for p in PROTOS:
                 f = self.nfs.get((p, d), (None, None))[1]
                 row[p] = {k: f[k] for k in ("iops", "gb_per_s", "p50_us", "p99_us")} if f else None
-            r, t = num(get(row, "rdma", "iops")), num(get(row, "tcp", "iops"))
+            r, t = as_number(dig(row, "rdma", "iops")), as_number(dig(row, "tcp", "iops"))
             row["rdma_over_tcp"] = r / t if r and t else None
             rows.append(row)
         return rows
@@ -184,9 +165,9 @@ class Upper:
         rows = self.random_rows(source)
         if not rows:
             return []
-        fmt = lambda v, f="%.0f": f % v if num(v) is not None else "-"
+        fmt = lambda v, f="%.0f": f % v if as_number(v) is not None else "-"
         cols = ("depth", "RDMA IOPS", "p50 us", "p99 us", "TCP IOPS", "p50 us", "p99 us", "RDMA/TCP")
-        body = [(str(r["depth"]),) + tuple(fmt(get(r, p, k)) for p in PROTOS
+        body = [(str(r["depth"]),) + tuple(fmt(dig(r, p, k)) for p in PROTOS
                                            for k in ("iops", "p50_us", "p99_us"))
                 + (fmt(r["rdma_over_tcp"], "%.2fx"),) for r in rows]
         w = [max(len(c), *(len(b[i]) for b in body)) for i, c in enumerate(cols)]
@@ -252,4 +233,4 @@ class Upper:
 
 
 def fmt3(v):
-    return "%.3f" % v if num(v) is not None else "-"
+    return "%.3f" % v if as_number(v) is not None else "-"

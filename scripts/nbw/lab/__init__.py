@@ -1,0 +1,1 @@
+"""The virtual lab (scripts/vlab): modules by concern, see each one."""

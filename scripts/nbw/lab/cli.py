@@ -1,0 +1,97 @@
+"""vlab's commands: run, demo, check, pattern, --help, --version."""
+import os
+import shutil
+import subprocess
+import sys
+import time
+from .base import EX_USAGE, USAGE, VLAB_DIR, VLAB_VERSION, err, usage_err
+from .kernel import cmd_check
+from .run import cmd_run
+
+
+BANNER = """\
+==============================================================================
+ nvme-rdma bandwidth suite: DEMO IN THE VIRTUAL LAB
+ Two qemu VMs (TCG, emulated NVMe, Soft-RoCE over a loopback link). The
+ tables below are what the tools print on real hardware, but every absolute
+ number here measures the emulator, not a drive, a link or a fabric.
+==============================================================================
+"""
+
+
+# Where node a's demo script leaves run_bench.sh's run (RESULTS_DIR/RUN_NAME of
+# demo-a.sh), relative to the lab's work directory.
+DEMO_RESULTS = os.path.join("a", "out", "results", "ladder")
+
+
+def new_demo_dir(parent, stamp):
+    """Create and return PARENT/nbw-demo-STAMP, or the first free -N after it:
+    an earlier demo's directory is never reused."""
+    base = os.path.join(parent, "nbw-demo-" + stamp)
+    path, n = base, 1
+    while True:
+        try:
+            os.mkdir(path)
+            return path
+        except FileExistsError:
+            path, n = "%s-%d" % (base, n), n + 1
+
+
+def save_demo(workdir, parent, stamp):
+    """Copy the demo's results out of the lab's work directory into a new
+    directory under PARENT; returns its path, or None when there were none."""
+    src = os.path.join(workdir, DEMO_RESULTS)
+    if not os.path.isdir(src) or not os.listdir(src):
+        return None
+    dest = new_demo_dir(parent, stamp)
+    shutil.copytree(src, dest, dirs_exist_ok=True)
+    return dest
+
+
+def cmd_demo(argv):
+    sys.stdout.write(BANNER)
+    sys.stdout.flush()
+    saved = []
+
+    def collect(workdir):
+        try:
+            saved.append(save_demo(workdir, os.getcwd(), time.strftime("%Y%m%d-%H%M%S")))
+        except OSError as e:
+            err("cannot keep the demo's results: %s" % e)
+            saved.append(None)
+
+    opts = ["--nodes", "2", "--drives", "2", "--links", "8:4,16:4", "--timeout", "540"]
+    rc = cmd_run(opts + argv + ["--on-b", os.path.join(VLAB_DIR, "demo-b.sh"),
+                                os.path.join(VLAB_DIR, "demo-a.sh")], collect)
+    if saved and saved[0]:
+        print("demo results (ladder.png, ladder.json, ladder.txt, every tool's JSON): %s"
+              % saved[0], flush=True)
+        # The host's record of the run and its HTML report (demo-host.sh says where).
+        host = subprocess.run([os.path.join(VLAB_DIR, "demo-host.sh"), saved[0]],
+                              stdin=subprocess.DEVNULL).returncode
+        rc = rc or host
+    elif rc != EX_USAGE:
+        err("the demo left no results")
+    return rc
+
+
+def main(argv):
+    cmd = argv[1] if len(argv) > 1 else ""
+    if cmd == "run":
+        return cmd_run(argv[2:])
+    if cmd == "demo":
+        return cmd_demo(argv[2:])
+    if cmd == "check":
+        return cmd_check()
+    if cmd == "pattern":
+        os.execv(sys.executable, [sys.executable, os.path.join(VLAB_DIR, "pattern.py")] + argv[2:])
+    if cmd in ("-h", "--help", "help"):
+        sys.stdout.write(USAGE)
+        return 0
+    if cmd == "--version":
+        print("vlab %d" % VLAB_VERSION)
+        return 0
+    if cmd == "":
+        sys.stderr.write(USAGE)
+        return EX_USAGE
+    usage_err("unknown command %s" % cmd)

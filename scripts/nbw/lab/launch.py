@@ -1,0 +1,134 @@
+"""The virtual lab's launcher (scripts/vlab.d/launch), for LAUNCHER= of
+scripts/run_bench.sh and scripts/scale_sweep.sh inside a vlab node (it is
+to the lab what `srun -N1 -w HOST` is to a cluster). LAB ONLY.
+
+  launch [--timeout SEC] HOST CMD [ARG...]   run CMD on lab node HOST (a, b, c or d)
+  launch --stop HOST                         end HOST's launch-agent
+
+CMD's argv arrives unchanged (no shell in between, like srun). On the
+calling node itself CMD is executed directly; on the other node it runs
+through that node's scripts/vlab.d/launch-agent (port 18599, or $LAUNCH_PORT, on its lab
+address). CMD's stdout and stderr come out on ours, separately; the exit
+status is CMD's, 124 when --timeout (default 600 s; $LAUNCH_TIMEOUT) expires,
+255 when the agent cannot be reached within $LAUNCH_CONNECT_TIMEOUT (default
+60 s) or the connection breaks, 2 on usage errors. Killing the client (Ctrl-C,
+SIGTERM) closes the connection and the agent stops CMD's process group.
+"""
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import time
+
+from .frames import launch_port, recv_exact
+
+prog = "launch"
+
+
+def die(code, msg):
+    print("%s: %s" % (prog, msg), file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+def on_sigterm(signum, frame):
+    raise SystemExit(143)
+
+
+def node_address(host):
+    """None for the calling node itself, else the lab address of node HOST."""
+    me = os.environ.get("VLAB_NODE")
+    if not me:
+        die(2, "not inside a virtual-lab node (VLAB_NODE is unset)")
+    if host in (me, os.environ.get("VLAB_ADDR")):
+        return None
+    # VLAB_HOSTS: every node's address in node order a b c d (older labs: none).
+    hosts = os.environ.get("VLAB_HOSTS", "").split()
+    if not hosts and os.environ.get("VLAB_NODES") == "2":
+        pair = [os.environ.get("VLAB_ADDR"), os.environ["VLAB_PEER"]]
+        hosts = pair if me == "a" else pair[::-1]
+    names = "abcd"[:len(hosts)]
+    if len(hosts) < 2:
+        if host in ("b", "c", "d"):
+            die(2, "%s: no such node (a one-node lab)" % host)
+    elif host in names:
+        return hosts[names.index(host)]
+    elif host in hosts:
+        return host
+    die(2, "%s: not a lab node (%s)" % (host, ", ".join(names) or "a"))
+
+
+def connect(addr, limit):
+    """Connect to the agent, retrying while it is not listening yet."""
+    deadline = time.monotonic() + limit
+    port = launch_port()
+    while True:
+        try:
+            return socket.create_connection((addr, port), timeout=5)
+        except OSError as e:
+            if time.monotonic() >= deadline:
+                die(255, "%s port %d: no launch-agent within %g s: %s"
+                    % (addr, port, limit, e.strerror or e))
+            time.sleep(0.5)
+
+
+def request(addr, req, timeout, what):
+    """Send one request, copy the frames to stdout/stderr, return the exit status."""
+    sock = connect(addr, float(os.environ.get("LAUNCH_CONNECT_TIMEOUT", "60")))
+    data = json.dumps(req).encode()
+    sock.sendall(struct.pack(">I", len(data)) + data)
+    # The agent ends CMD at the timeout and answers 124; allow it some slack.
+    deadline = time.monotonic() + timeout + 20
+    out = {b"o": sys.stdout.buffer, b"e": sys.stderr.buffer}
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                die(124, "%s: no answer within %g s" % (what, timeout))
+            sock.settimeout(left)
+            kind = recv_exact(sock, 1)
+            n = struct.unpack(">I", recv_exact(sock, 4))[0]
+            payload = recv_exact(sock, n)
+            if kind == b"x":
+                return int(payload)
+            if kind in out:
+                out[kind].write(payload)
+                out[kind].flush()
+    except socket.timeout:
+        die(124, "%s: no answer within %g s" % (what, timeout))
+    except EOFError:
+        die(255, "%s: connection to %s lost" % (what, addr))
+    except OSError as e:
+        die(255, "%s: connection to %s lost%s" % (what, addr, ": %s" % e if str(e) else ""))
+    finally:
+        sock.close()
+
+
+def main(argv):
+    signal.signal(signal.SIGTERM, on_sigterm)
+    args = argv[1:]
+    timeout = float(os.environ.get("LAUNCH_TIMEOUT", "600"))
+    if args[:1] == ["--stop"] and len(args) == 2:
+        addr = node_address(args[1])
+        if addr is None:
+            return 0
+        return request(addr, {"stop": True}, 30, "%s: stop" % args[1])
+    if args[:1] == ["--timeout"] and len(args) > 1:
+        try:
+            timeout = float(args[1])
+        except ValueError:
+            die(2, "--timeout: not a number: %s" % args[1])
+        args = args[2:]
+    if len(args) < 2 or args[0].startswith("-") or timeout <= 0:
+        print("usage: %s [--timeout SEC] HOST CMD [ARG...]\n       %s --stop HOST"
+              % (prog, prog), file=sys.stderr)
+        return 2
+    host, cmd = args[0], args[1:]
+    addr = node_address(host)
+    if addr is None:
+        try:
+            os.execvp("timeout", ["timeout", "-k", "5", "%g" % timeout] + cmd)
+        except OSError as e:
+            die(127, "timeout: %s" % e.strerror)
+    return request(addr, {"argv": cmd, "timeout": timeout}, timeout, "%s: %s" % (host, cmd[0]))

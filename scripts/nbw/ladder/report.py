@@ -1,0 +1,460 @@
+"""The ladder of a run_bench.sh ladder run, rung by rung
+(the PCIe links, each drive alone and all together, TCP with 1 and 8 streams,
+the fabric from memory, NFS over RDMA and over TCP, end to end), each against
+its ceiling, and one sentence naming the rung that binds. Reads the tools'
+output from the run directory (probe-NODE.json, baseline-NODE.json,
+tcpN-NODE.json and tcp-sysctl-NODE.txt, fabric-NODE.json, ib_write_bw-NODE.txt,
+nfs_PROTO-NODE.json, nfs_PROTO_randD-NODE.json, nfs-mounts-NODE.txt,
+aggregate-NODE.json); writes ladder.json and ladder.txt there and, with --png,
+a gnuplot chart.
+Standard library only."""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from ..jsonutil import as_number, dig
+from . import upper
+
+PROG = "ladder_report"
+NEAR = 90.0  # % of a ceiling at which that ceiling is said to bind
+USAGE = """Usage: ladder_report [--png FILE] [--size WxH] [--no-write] RUN_DIR
+
+RUN_DIR holds the JSON of a run_bench.sh ladder run. Prints the ladder table and
+the sentence naming the binding rung; writes RUN_DIR/ladder.json and ladder.txt
+(not with --no-write) and, with --png, the chart (gnuplot; $GNUPLOT names another
+binary).
+  --png FILE     draw the ladder into FILE (PNG)
+  --size WxH     its size in pixels (default 900x500)
+Exit status: 0 ok, 1 no usable results or gnuplot failed, 2 usage."""
+
+
+def die(code, msg):
+    sys.stderr.write("%s: %s\n" % (PROG, msg))
+    sys.exit(code)
+
+
+def load(run_dir, prefix):
+    """{node: document} of RUN_DIR/PREFIX-NODE.json (unreadable ones skipped)."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(run_dir, prefix + "-*.json"))):
+        node = os.path.basename(path)[len(prefix) + 1:-5]
+        try:
+            with open(path) as f:
+                out[node] = json.load(f)
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def ib_write_bw(run_dir):
+    """{node: GB/s} from perftest's client output (--report_gbits: Gb/s)."""
+    out = {}
+    for path in sorted(glob.glob(os.path.join(run_dir, "ib_write_bw-*.txt"))):
+        node = os.path.basename(path)[len("ib_write_bw-"):-4]
+        try:
+            with open(path, errors="replace") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        for i, line in enumerate(lines):
+            if "#bytes" in line and "BW average" in line:
+                gbits = "Gb/sec" in line
+                for row in lines[i + 1:]:
+                    f = row.split()
+                    if len(f) >= 4 and re.match(r"^[0-9]+$", f[0]):
+                        try:
+                            v = float(f[3])
+                        except ValueError:
+                            break
+                        # MB/sec in perftest is 2^20 bytes.
+                        out[node] = v / 8 if gbits else v * 1048576 / 1e9
+                        break
+                break
+    return out
+
+
+def pct(measured, ceiling):
+    if as_number(measured) is None or not as_number(ceiling):
+        return None
+    return measured / ceiling * 100
+
+
+def rung(name, node, measured, ceiling, cpu=None, **extra):
+    r = {"name": name, "kind": None, "node": node, "measured_gb_per_s": as_number(measured),
+         "ceiling_gb_per_s": as_number(ceiling), "pct_of_ceiling": pct(measured, ceiling),
+         "cpu_s_per_gib": as_number(cpu)}
+    r.update(extra)
+    return r
+
+
+def gen_name(speed, width):
+    gens = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
+    g = gens.get(as_number(speed))
+    if g is None or not as_number(width):
+        return None
+    return "Gen%d x%d" % (g, width)
+
+
+def probe_devices(probe):
+    return [d for d in (probe or {}).get("devices") or [] if isinstance(d, dict)]
+
+
+def link_of(dev):
+    """(speed GT/s, width) of a probe device's own link, wherever the probe put them."""
+    links = [l for l in dev.get("links") or [] if isinstance(l, dict)]
+    own = [l for l in links if l.get("device_bdf") == dev.get("bdf")] or links[-1:]
+    for src in own + [dig(dev, "link"), dev]:
+        if isinstance(src, dict) and as_number(src.get("speed_gts")) and as_number(src.get("width")):
+            return src["speed_gts"], src["width"]
+    return None, None
+
+
+class Ladder:
+    def __init__(self, run_dir):
+        self.dir = run_dir
+        self.probe = load(run_dir, "probe")
+        self.base = load(run_dir, "baseline")
+        self.fabric = load(run_dir, "fabric")
+        self.agg = load(run_dir, "aggregate")
+        self.ib = ib_write_bw(run_dir)
+        self.sink = self.source = None
+        for docs in (self.agg, self.fabric):
+            for node, d in docs.items():
+                if d.get("role") == "sink" and self.sink is None:
+                    self.sink = node
+                if d.get("role") == "source" and self.source is None:
+                    self.source = node
+        nodes = [n for n in (self.sink, self.source) if n]
+        for docs in (self.probe, self.base):
+            nodes += [n for n in docs if n not in nodes]
+        self.nodes = nodes
+        self.rungs = []
+        self.together = {}  # node: (GB/s, ceiling) of its drives together
+        self.upper = upper.Upper(run_dir, rung)
+        if self.source is None:
+            self.source = self.upper.source
+        if self.sink is None:
+            self.sink = self.upper.sink
+        self.nodes += [n for n in (self.sink, self.source) if n and n not in self.nodes]
+
+    # -- rungs ---------------------------------------------------------------
+    def link_rungs(self, node):
+        nvme = [d for d in probe_devices(self.probe.get(node)) if d.get("kind") == "nvme"]
+        if not nvme:
+            return
+        usable = [as_number(dig(d, "ceiling_gb_per_s", "usable")) for d in nvme]
+        total = sum(u for u in usable if u) if any(usable) else None
+        links = sorted({gen_name(*link_of(d)) or "?" for d in nvme})
+        self.rungs.append(rung("link", node, total, None, kind="link", devices=len(nvme), links=links,
+                               note="the drives' PCIe links as trained (usable GB/s, summed)"))
+
+    def drive_gen(self, node, bdf):
+        for d in probe_devices(self.probe.get(node)):
+            if bdf and d.get("bdf") == bdf:
+                return gen_name(*link_of(d))
+        return None
+
+    def drive_rungs(self, node):
+        d = self.base.get(node)
+        if not d:
+            return
+        drives = {x.get("name"): x for x in d.get("drives") or []}
+        steps = d.get("baseline") or []
+        ceil_sum = 0.0
+        known = True
+        for s in steps[:-1] if len(steps) > 1 else []:
+            name = str(s.get("label", "?")).replace(" alone", "")
+            x = drives.get(name, {})
+            c = as_number(x.get("link_ceiling_gb_per_s"))
+            self.rungs.append(rung("drive %s" % name, node, s.get("gb_per_s"), c, kind="drive",
+                                   link=self.drive_gen(node, x.get("pci_address"))))
+        for x in d.get("drives") or []:
+            c = as_number(x.get("link_ceiling_gb_per_s"))
+            known = known and c is not None
+            ceil_sum += c or 0
+        if steps:
+            last = steps[-1]
+            meas = last.get("gb_per_s")
+        else:
+            meas = dig(d, "total", "gb_per_s")
+        ceil = ceil_sum if known and d.get("drives") else None
+        name = "drives together" if len(d.get("drives") or []) > 1 else "drive %s" % (
+            (d.get("drives") or [{}])[0].get("name", "?"))
+        self.rungs.append(rung(name, node, meas, ceil, dig(d, "total", "cpu_s_per_gib"),
+                               kind="drives" if name == "drives together" else "drive"))
+        self.together[node] = (as_number(meas), ceil)
+
+    def fabric_ceiling(self, node, d):
+        """min(the rails' line rate, the NIC's PCIe ceiling), and each of them."""
+        rails = d.get("rails") or []
+        lines = [as_number(r.get("line_rate_gb_per_s")) for r in rails]
+        line = sum(lines) if rails and all(lines) else None
+        devs = {r.get("local_dev") for r in rails}
+        pcie = None
+        for p in probe_devices(self.probe.get(node)):
+            if p.get("kind") == "rdma" and p.get("name") in devs:
+                v = as_number(dig(p, "network", "pcie_gb_per_s"))
+                if v:
+                    pcie = (pcie or 0) + v
+        cands = [v for v in (line, pcie) if v]
+        return (min(cands) if cands else None), line, pcie
+
+    def fabric_rungs(self):
+        for node in (self.source, self.sink):
+            d = self.fabric.get(node) if node else None
+            if not d:
+                continue
+            ceil, line, pcie = self.fabric_ceiling(node, d)
+            ports = len(d.get("rails") or [])
+            self.rungs.append(rung("fabric (mem)", node, dig(d, "rdma", "gb_per_s"), ceil,
+                                   dig(d, "total", "cpu_s_per_gib"), kind="fabric", role=d.get("role"),
+                                   failed=d.get("ok") is False,
+                                   line_rate_gb_per_s=line, nic_pcie_gb_per_s=pcie,
+                                   ports=ports))
+        if self.source in self.ib:
+            fab = self.rung_of("fabric (mem)", self.source)
+            self.rungs.append(rung("ib_write_bw", self.source, self.ib[self.source],
+                                   fab["ceiling_gb_per_s"] if fab else None, kind="fabric"))
+
+    def rung_of(self, name, node):
+        for r in self.rungs:
+            if r["name"] == name and r["node"] == node:
+                return r
+        return None
+
+    def remote_path(self):
+        """What the source's drives can send: min(its drives together, the fabric)."""
+        src = self.together.get(self.source, (None, None))[0]
+        fab = self.rung_of("fabric (mem)", self.source) or self.rung_of("fabric (mem)", self.sink)
+        fab = fab["measured_gb_per_s"] if fab else None
+        cands = [v for v in (src, fab) if v is not None]
+        return min(cands) if cands else None
+
+    def e2e_rungs(self):
+        remote = self.remote_path()
+        d = self.agg.get(self.source) if self.source else None
+        if d:
+            self.rungs.append(rung("end to end (sent)", self.source, dig(d, "rdma", "gb_per_s"),
+                                   remote, dig(d, "total", "cpu_s_per_gib"), kind="end_to_end",
+                                   failed=d.get("ok") is False))
+        d = self.agg.get(self.sink) if self.sink else None
+        if d:
+            local = self.together.get(self.sink, (None, None))[0]
+            ceil = None
+            if dig(d, "local", "bytes") in (None, 0):
+                local = 0.0
+            if local is not None and remote is not None:
+                ceil = local + remote
+            self.rungs.append(rung("end to end", self.sink, dig(d, "total", "gb_per_s"), ceil,
+                                   dig(d, "total", "cpu_s_per_gib"), kind="end_to_end",
+                                   failed=d.get("ok") is False, local_gb_per_s=as_number(dig(d, "local", "gb_per_s")),
+                                   rdma_gb_per_s=as_number(dig(d, "rdma", "gb_per_s"))))
+
+    def build(self):
+        for node in self.nodes:
+            self.link_rungs(node)
+            self.drive_rungs(node)
+        self.rungs += self.upper.tcp_rungs(self.source, self.tcp_ceiling())
+        self.fabric_rungs()
+        self.rungs += self.upper.nfs_rungs(self.source, self.rung_of("fabric (mem)", self.source),
+                                           self.rung_of("tcp (1 stream)", self.source))
+        self.e2e_rungs()
+        return self.rungs
+
+    def tcp_ceiling(self):
+        """TCP runs over the fabric's ports: their ceiling (line rate, NIC PCIe)."""
+        d = self.fabric.get(self.source) if self.source else None
+        return self.fabric_ceiling(self.source, d)[0] if d else None
+
+    # -- the binding rung ------------------------------------------------------
+    def drive_evidence(self):
+        alone = [r for r in self.rungs if r["name"].startswith("drive ") and r["pct_of_ceiling"]]
+        if not alone:
+            tog = [r for r in self.rungs if r["name"] == "drives together" and r["pct_of_ceiling"]]
+            alone = tog
+        if not alone:
+            return None, None, None
+        p = [r["pct_of_ceiling"] for r in alone]
+        at = min(alone, key=lambda r: r["pct_of_ceiling"])
+        gens = sorted({r.get("link") for r in alone if r.get("link")})
+        ceil = "%s ceiling" % gens[0] if len(gens) == 1 else "link ceiling"
+        lo, hi = min(p), max(p)
+        if round(lo) == round(hi):
+            text = "each drive at %.0f%% of its %s" % (lo, ceil)
+        else:
+            text = "the drives at %.0f-%.0f%% of their %s" % (lo, hi, ceil)
+        return lo, text, at
+
+    def fabric_evidence(self, carried):
+        fab = self.rung_of("fabric (mem)", self.source) or self.rung_of("fabric (mem)", self.sink)
+        if not fab:
+            return "no fabric rung was measured"
+        line, ports = fab.get("line_rate_gb_per_s"), fab.get("ports") or 1
+        if carried is not None and line:
+            return "the fabric carried %.0f%% of one port" % (carried / (line / ports) * 100)
+        if carried is not None:
+            return "the fabric carried %.2f GB/s (no known line rate: a software port)" % carried
+        return "the fabric from memory reached %.2f GB/s" % (fab["measured_gb_per_s"] or 0)
+
+    def binding(self):
+        """The category, the rung (its name and node as in rungs) and the reason."""
+        b = self.binding_reason()
+        r = b.pop("at", None)
+        b["name"], b["node"] = (r["name"], r["node"]) if r else (None, None)
+        return b
+
+    def binding_reason(self):
+        if not any(r["kind"] in ("drive", "drives", "fabric", "end_to_end") for r in self.rungs):
+            return {"rung": None, "reason": "no binding rung: the drives, the fabric and end to "
+                    "end were not measured in this run"}
+        src = self.together.get(self.source, (None, None))[0]
+        fab = self.rung_of("fabric (mem)", self.source) or self.rung_of("fabric (mem)", self.sink)
+        fmem = fab["measured_gb_per_s"] if fab else None
+        e2e = self.rung_of("end to end", self.sink)
+        sent = self.rung_of("end to end (sent)", self.source)
+        carried = (e2e or {}).get("rdma_gb_per_s") or (sent or {}).get("measured_gb_per_s")
+        if fmem is not None and src is not None and fmem < src * NEAR / 100:
+            what = "fabric"
+            fp = fab["pct_of_ceiling"]
+            reason = ("the fabric binds: from memory it carried %.2f GB/s%s, %.0f%% of what %s's "
+                      "drives read together (%.2f GB/s); end to end the remote part arrived at "
+                      "%s" % (fmem, " (%.0f%% of its ceiling)" % fp if fp is not None
+                              else " (no known line rate)", fmem / src * 100, self.source, src,
+                              "%.2f GB/s" % carried if carried is not None else "(not measured)"))
+            return {"rung": what, "at": fab, "reason": reason}
+        if e2e and e2e["pct_of_ceiling"] is not None and e2e["pct_of_ceiling"] < NEAR:
+            return {"rung": "end to end", "at": e2e,
+                    "reason": "end to end binds: %.2f GB/s is %.0f%% of the rungs below (%.2f "
+                              "GB/s): the sink's host (DRAM, CPU, NIC placement) limits" %
+                              (e2e["measured_gb_per_s"], e2e["pct_of_ceiling"],
+                               e2e["ceiling_gb_per_s"])}
+        lo, ev, at = self.drive_evidence()
+        fabtext = self.fabric_evidence(carried)
+        if lo is not None and lo >= NEAR:
+            return {"rung": "drive links", "at": at,
+                    "reason": "the drives' PCIe links bind: %s; %s" % (ev, fabtext)}
+        if lo is not None:
+            return {"rung": "drives", "at": at,
+                    "reason": "the drives bind below their links (the drive or the host "
+                              "limits): %s; %s" % (ev, fabtext)}
+        tog = self.rung_of("drives together", self.source) or next(
+            (r for r in self.rungs if r["kind"] in ("drive", "drives")), None)
+        return {"rung": "drives", "at": tog,
+                "reason": "the drives bind (no link ceiling known); %s" % fabtext}
+
+
+def fmt(v, f="%.2f"):
+    return f % v if v is not None else "-"
+
+
+def table(rungs):
+    cols = ("rung", "node", "measured GB/s", "ceiling GB/s", "% of ceiling", "CPU s/GiB")
+    rows = [(r["name"] + (" (FAILED)" if r.get("failed") else ""), str(r["node"]), fmt(r["measured_gb_per_s"]), fmt(r["ceiling_gb_per_s"]),
+             fmt(r["pct_of_ceiling"], "%.1f"), fmt(r["cpu_s_per_gib"], "%.3f")) for r in rungs]
+    w = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
+    return ["  ".join(v.ljust(w[i]) if i < 2 else v.rjust(w[i]) for i, v in enumerate(r)).rstrip()
+            for r in [cols] + rows]
+
+
+def plot(rungs, out, width, height, title):
+    gp = os.environ.get("GNUPLOT", "gnuplot")
+    if not shutil.which(gp):
+        die(1, "%s not found: install gnuplot (Debian: apt-get install gnuplot-nox)" % gp)
+    with tempfile.TemporaryDirectory(prefix="ladder_report.") as tmp:
+        data = os.path.join(tmp, "data")
+        with open(data, "w") as f:
+            for i, r in enumerate(rungs):
+                label = ("%s %s" % (r["name"], r["node"])).replace('"', "'")
+                f.write('%d "%s" %s %s\n' % (i, label, fmt(r["measured_gb_per_s"], "%.6g")
+                                            .replace("-", "?"),
+                                            fmt(r["ceiling_gb_per_s"], "%.6g").replace("-", "?")))
+        q = lambda s: "'%s'" % s.replace("'", "''")
+        term = "pngcairo"
+        if subprocess.run([gp, "-e", "set terminal pngcairo"], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode:
+            term = "png"
+        script = "\n".join([
+            "set terminal %s size %d,%d noenhanced" % (term, width, height),
+            "set output %s" % q(out), "set title %s" % q(title),
+            "set ylabel 'GB/s (10^9 bytes/s)'", "set datafile missing '?'",
+            "set style data histogram", "set style histogram clustered gap 1",
+            "set style fill solid 0.8 border -1", "set boxwidth 0.9", "set grid ytics",
+            "set xtics rotate by -35 scale 0", "set key top right", "set yrange [0:*]",
+            "set logscale y" if os.environ.get("LADDER_LOGSCALE") else "",
+            "plot %s using 3:xtic(2) title 'measured', '' using 4 title 'ceiling'" % q(data), ""])
+        with open(os.path.join(tmp, "plot.gp"), "w") as f:
+            f.write(script)
+        p = subprocess.run([gp, os.path.join(tmp, "plot.gp")], stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        if p.returncode or not os.path.exists(out) or not os.path.getsize(out):
+            err = [l for l in p.stderr.splitlines() if l.strip()]
+            die(1, "gnuplot failed: %s" % (err[-1] if err else "no PNG written"))
+
+
+def main(argv):
+    png, size, write, run_dir = None, "900x500", True, None
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-h", "--help"):
+            print(USAGE)
+            return 0
+        if a in ("--png", "--size"):
+            if i + 1 >= len(argv):
+                die(2, "%s needs a value" % a)
+            i += 1
+            png, size = (argv[i], size) if a == "--png" else (png, argv[i])
+        elif a.startswith("--png="):
+            png = a[6:]
+        elif a.startswith("--size="):
+            size = a[7:]
+        elif a == "--no-write":
+            write = False
+        elif a.startswith("-"):
+            die(2, "unknown option '%s' (--help)" % a)
+        elif run_dir is None:
+            run_dir = a
+        else:
+            die(2, "one run directory only: '%s' and '%s'" % (run_dir, a))
+        i += 1
+    if run_dir is None:
+        die(2, "no run directory given (--help)")
+    m = re.match(r"^([1-9][0-9]*)x([1-9][0-9]*)$", size)
+    if not m or not all(100 <= int(v) <= 10000 for v in m.groups()):
+        die(2, "--size %s: WxH, each 100..10000 pixels" % size)
+    if not os.path.isdir(run_dir):
+        die(2, "%s: not a directory" % run_dir)
+    lad = Ladder(run_dir)
+    rungs = lad.build()
+    if not rungs:
+        die(1, "%s: no ladder results (probe-, baseline-, tcpN-, fabric-, nfs_PROTO-, "
+            "aggregate-NODE.json)" % run_dir)
+    bind = lad.binding()
+    lines = ["ladder: %s (sink %s, source %s)" % (run_dir, lad.sink or "-", lad.source or "-")]
+    lines += table(rungs) + ["", bind["reason"] + "."]
+    notes = lad.upper.notes(rungs, lad.source, lad.sink)
+    lines += notes + lad.upper.random_table(lad.source)
+    print("\n".join(lines))
+    if write:
+        doc = {"tool": "ladder_report", "sink": lad.sink, "source": lad.source, "nodes": lad.nodes,
+               "rungs": rungs, "binding": bind, "notes": notes,
+               "nfs_random": lad.upper.random_rows(lad.source)}
+        with open(os.path.join(run_dir, "ladder.json"), "w") as f:
+            json.dump(doc, f, indent=2)
+            f.write("\n")
+        with open(os.path.join(run_dir, "ladder.txt"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    if png:
+        w, h = (int(v) for v in m.groups())
+        plot(rungs, png, w, h, "ladder: " + (bind["rung"] or "no rung") + " binds")
+        sys.stderr.write("%s: %s (%dx%d)\n" % (PROG, png, w, h))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

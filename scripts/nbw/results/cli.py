@@ -1,0 +1,132 @@
+"""nbw-results' command line: the verbs' options (argparse) and the dispatch."""
+import argparse
+import socket
+import sys
+from .base import FORMAT, Fail, LARGE, NOISE_FLOOR, PROG, warn
+from .html_report import cmd_report
+from .inventory import cmd_inventory
+from .verbs import (cmd_check, cmd_compare, cmd_export, cmd_list, cmd_record, cmd_reference,
+                    cmd_show, cmd_trend)
+
+
+DESCRIPTION = """The suite's record of runs: every run dated, with the hosts' inventory,
+compared against earlier runs and references. The record is DIR/runs.jsonl (append-only
+JSON lines), indexed by DIR/index.sqlite (rebuilt from the record when needed). DIR:
+--db, else $NBW_RESULTS, else $XDG_DATA_HOME/nbw-results (~/.local/share/nbw-results).
+RUN: a run's id, a unique prefix of it, latest, latest~N.
+Exit status: 0 ok; 1 runtime failure; 2 usage; 3 check: a figure outside its reference."""
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors in one line on stderr, exit status 2."""
+
+    def error(self, message):
+        warn("%s (--help)" % message)
+        sys.exit(2)
+
+
+# The options every verb takes, before or after the verb (defaults set in main).
+COMMON_DEFAULTS = {"db": None, "index": None, "json": False, "noise_floor": NOISE_FLOOR,
+                   "large": LARGE}
+
+
+def parser():
+    common = Parser(add_help=False, argument_default=argparse.SUPPRESS)
+    common.add_argument("--db", metavar="DIR", help="the record's directory")
+    common.add_argument("--index", metavar="FILE",
+                        help="the SQLite index (default DIR/index.sqlite; $NBW_RESULTS_INDEX)")
+    common.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    common.add_argument("--noise-floor", type=float, metavar="PCT",
+                        help="compare, report: a change at most this large is noise "
+                        "(default %g)" % NOISE_FLOOR)
+    common.add_argument("--large", type=float, metavar="PCT",
+                        help="compare, report: a change beyond noise from this size is large "
+                        "(default %g)" % LARGE)
+    p = Parser(prog=PROG, description=DESCRIPTION, parents=[common],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-V", "--version", action="version", version="%s record format %d" % (
+        PROG, FORMAT))
+    sub = p.add_subparsers(dest="verb", metavar="VERB")
+    s = sub.add_parser("record", parents=[common], help="record tools' JSON documents or "
+                       "run_bench.sh run directories as one run")
+    s.add_argument("files", nargs="+", metavar="FILE.json|RUN_DIR")
+    s.add_argument("--note", metavar="TEXT", help="what changed (free text, one line)")
+    s.add_argument("--change-starts", action="store_true",
+                   help="a known change starts with this run (trends restart here)")
+    s.add_argument("--inventory", action="append", metavar="FILE",
+                   help="an inventory (nbw-results inventory) of one of the run's hosts "
+                   "(repeatable)")
+    s.add_argument("--node", default=socket.gethostname(), metavar="NAME",
+                   help="the node of documents not named MODE-NODE.json (default: this host)")
+    s.add_argument("--command", action="append", metavar="TEXT",
+                   help="the command line that made the documents (repeatable)")
+    s.add_argument("--start", metavar="UTC", help="the run's start, YYYY-MM-DDTHH:MM:SSZ")
+    s.add_argument("--end", metavar="UTC", help="the run's end, YYYY-MM-DDTHH:MM:SSZ")
+    sub.add_parser("list", parents=[common], help="the recorded runs")
+    s = sub.add_parser("show", parents=[common], help="one run: figures, inventory")
+    s.add_argument("run", metavar="RUN")
+    s = sub.add_parser("compare", parents=[common], help="run B against run A")
+    s.add_argument("a", metavar="A")
+    s.add_argument("b", metavar="B")
+    s = sub.add_parser("trend", parents=[common], help="one rung over time")
+    s.add_argument("rung", metavar="RUNG")
+    s.add_argument("--node", metavar="NAME")
+    s.add_argument("--drive", metavar="NAME")
+    s.add_argument("--out", metavar="PNG", help="draw it (gnuplot)")
+    s.add_argument("--size", default="900x450", metavar="WxH", help="the PNG's size")
+    s = sub.add_parser("reference", parents=[common], help="reference set RUN: bounds")
+    s.add_argument("action", choices=["set"])
+    s.add_argument("run", metavar="RUN")
+    s.add_argument("--lower", type=float, default=-0.05, metavar="F",
+                   help="lowest acceptable, a fraction of the reference (default -0.05)")
+    s.add_argument("--upper", type=float, default=None, metavar="F",
+                   help="highest acceptable fraction (default: no upper bound)")
+    s.add_argument("--rung", metavar="RUNG", help="only this rung")
+    s.add_argument("--node", metavar="NAME", help="only this node")
+    s = sub.add_parser("check", parents=[common], help="RUN against its references (exit 3)")
+    s.add_argument("run", metavar="RUN")
+    s = sub.add_parser("export", parents=[common], help="every figure of every run")
+    s.add_argument("--csv", action="store_true", help="as CSV")
+    s.add_argument("--out", metavar="FILE", help="into FILE (default stdout)")
+    s = sub.add_parser("report", parents=[common], help="a self-contained HTML report")
+    s.add_argument("run", nargs="?", default="latest", metavar="RUN")
+    s.add_argument("--against", metavar="RUN", help="compare with (default: the run before)")
+    s.add_argument("--out", required=True, metavar="FILE.html")
+    s = sub.add_parser("inventory", parents=[common],
+                       help="this host's inventory as JSON (sysfs, procfs)")
+    s.add_argument("--sysfs-root", metavar="DIR", help="read a captured sysfs tree")
+    s.add_argument("--proc-root", default="/proc", metavar="DIR", help="procfs (default /proc)")
+    s.add_argument("--probe", metavar="PATH",
+                   help="nvme_link_probe to run for the PCIe links (none: skip)")
+    s.add_argument("--host", metavar="NAME", help="the host's name (default: hostname)")
+    return p
+
+
+VERBS = {"record": cmd_record, "list": cmd_list, "show": cmd_show, "compare": cmd_compare,
+         "trend": cmd_trend, "reference": cmd_reference, "check": cmd_check,
+         "export": cmd_export, "report": cmd_report, "inventory": cmd_inventory}
+
+
+def main(argv):
+    p = parser()
+    args = p.parse_args(argv)
+    for k, v in COMMON_DEFAULTS.items():
+        if not hasattr(args, k):
+            setattr(args, k, v)
+    if not args.verb:
+        p.print_usage(sys.stderr)
+        warn("no verb (--help)")
+        return 2
+    try:
+        return VERBS[args.verb](args)
+    except Fail as e:
+        warn(str(e))
+        return e.code
+    except BrokenPipeError:
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

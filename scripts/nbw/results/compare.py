@@ -1,0 +1,141 @@
+"""Comparing two runs: figure by figure against the noise of their samples, and the
+hosts' inventories key by key."""
+import json
+import math
+
+from ..jsonutil import digest
+from .base import LARGE, NOISE_FLOOR
+
+
+def fig_key(f):
+    return (f["rung"], f["node"] or "", f["drive"] or "")
+
+
+def params_diff(pa, pb):
+    a, b = json.loads(pa or "{}"), json.loads(pb or "{}")
+    return ["%s %s -> %s" % (k, json.dumps(a.get(k)), json.dumps(b.get(k)))
+            for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+def classify(fa, fb, floor=NOISE_FLOOR, large=LARGE):
+    """The change from A to B in % and its class, with the noise band used."""
+    if fa["params_hash"] != fb["params_hash"]:
+        diff = params_diff(fa["params"], fb["params"])
+        return {"change_pct": None, "noise_pct": None, "class": "not comparable",
+                "text": "not comparable: " + "; ".join(diff or ["parameters differ"])}
+    a, b = fa["gb_per_s"], fb["gb_per_s"]
+    if not a:
+        return {"change_pct": None, "noise_pct": None, "class": "unknown",
+                "text": "no change figure (A is 0)"}
+    d = (b - a) / a * 100
+    band, basis = floor, "floor"
+    if fa["cv_pct"] is not None and fb["cv_pct"] is not None:
+        se = math.sqrt(fa["cv_pct"] ** 2 / (fa["samples"] or 1) +
+                       fb["cv_pct"] ** 2 / (fb["samples"] or 1))
+        if 3 * se > band:
+            band, basis = 3 * se, "samples"
+    word = "drop" if d < 0 else "gain"
+    if abs(d) <= band:
+        cls, text = "noise", "within noise (%+.1f%%, noise %.1f%%)" % (d, band)
+    elif abs(d) >= large and abs(d) > 2 * band:
+        cls, text = "large", "large %s of %.1f%%" % (word, abs(d))
+    else:
+        cls, text = "moderate", "moderate %s of %.1f%%" % (word, abs(d))
+    return {"change_pct": d, "noise_pct": band, "noise_basis": basis, "class": cls,
+            "text": text}
+
+
+def flatten(obj, prefix=""):
+    out = {}
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out.update(flatten(v, "%s%s%s" % (prefix, "." if prefix else "", k)))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            out.update(flatten(v, "%s[%d]" % (prefix, i)))
+    else:
+        out[prefix] = obj
+    return out
+
+
+INVENTORY_VOLATILE = ("collected", "host", "hash")
+
+
+def inventory_hash(doc):
+    return digest({k: v for k, v in doc.items() if k not in INVENTORY_VOLATILE}, 64)
+
+
+def inventory_diff(ia, ib):
+    """{host: [changes]} of two runs' inventories; None where a side has none."""
+    out = {}
+    for host in sorted(set(ia) | set(ib)):
+        if host not in ia or host not in ib:
+            out[host] = None
+            continue
+        if ia[host]["hash"] == ib[host]["hash"]:
+            out[host] = []
+            continue
+        fa = {k: v for k, v in flatten(json.loads(ia[host]["data"])).items()
+              if k.split(".")[0] not in INVENTORY_VOLATILE}
+        fb = {k: v for k, v in flatten(json.loads(ib[host]["data"])).items()
+              if k.split(".")[0] not in INVENTORY_VOLATILE}
+        out[host] = ["%s: %s -> %s" % (k, json.dumps(fa.get(k)), json.dumps(fb.get(k)))
+                     for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]
+    return out
+
+
+def compare(store, ra, rb, floor, large):
+    fa = {fig_key(f): f for f in store.figures(ra["uuid"])}
+    fb = {fig_key(f): f for f in store.figures(rb["uuid"])}
+    rows = []
+    for k in list(fa) + [k for k in fb if k not in fa]:
+        a, b = fa.get(k), fb.get(k)
+        row = {"rung": k[0], "node": k[1] or None, "drive": k[2] or None,
+               "a_gb_per_s": a["gb_per_s"] if a else None,
+               "b_gb_per_s": b["gb_per_s"] if b else None}
+        if a and b:
+            row.update(classify(a, b, floor, large))
+        else:
+            row.update({"change_pct": None, "class": "missing",
+                        "text": "only in %s" % ("A" if a else "B")})
+        rows.append(row)
+    inv = inventory_diff(store.inventories(ra["uuid"]), store.inventories(rb["uuid"]))
+    changed = [r for r in rows if r["class"] in ("moderate", "large")]
+    worst = max(changed, key=lambda r: abs(r["change_pct"]), default=None)
+    notcmp = [r for r in rows if r["class"] == "not comparable"]
+    lines = []
+    if worst:
+        lines.append("%s (%s%s%s)" % (worst["text"], worst["rung"],
+                                       " on " + worst["node"] if worst["node"] else "",
+                                       ", " + worst["drive"] if worst["drive"] else ""))
+    elif notcmp and len(notcmp) == len([r for r in rows if r["class"] != "missing"]):
+        lines.append(notcmp[0]["text"])
+    else:
+        lines.append("no change beyond noise")
+    if not inv:
+        expl = "unexplained: no inventory recorded" if worst else "no inventory recorded"
+    elif all(v == [] for v in inv.values()):
+        expl = "unexplained: inventory identical" if worst else "inventory identical"
+    else:
+        parts = []
+        for host, ch in inv.items():
+            if ch is None:
+                parts.append("%s: inventory in one run only" % host)
+            elif ch:
+                parts.append("%s: %s" % (host, "; ".join(ch)))
+        expl = "inventory changed: " + " | ".join(parts)
+    lines.append(expl)
+    marks = [r for r in store.runs() if ra["seq"] < r["seq"] <= rb["seq"] and r["change_starts"]]
+    for r in marks:
+        lines.append("a known change starts at %s%s" % (
+            r["uuid"][:8], ": " + r["note"] if r["note"] else ""))
+    return {"a": run_brief(ra), "b": run_brief(rb), "figures": rows, "inventory": inv,
+            "summary": lines}
+
+
+def run_brief(r):
+    return {"uuid": r["uuid"], "start": r["started"], "end": r["finished"], "mode": r["mode"],
+            "note": r["note"], "change_starts": bool(r["change_starts"]),
+            "params_hash": r["params_hash"], "suite_version": r["suite_version"],
+            "exit_status": r["exit_status"],
+            "hosts": json.loads(r["hosts"] or "[]"), "commands": json.loads(r["commands"] or "[]")}

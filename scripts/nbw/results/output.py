@@ -1,0 +1,25 @@
+"""Text output: tables, numbers, and --json instead of text."""
+import json
+import sys
+
+
+def fmt(v, f="%.2f"):
+    return f % v if v is not None else "-"
+
+
+def table(cols, rows, right=()):
+    rows = [[str(c) for c in r] for r in rows]
+    w = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(cols)]
+    out = []
+    for r in [list(cols)] + rows:
+        out.append("  ".join(v.rjust(w[i]) if i in right else v.ljust(w[i])
+                             for i, v in enumerate(r)).rstrip())
+    return "\n".join(out)
+
+
+def emit(args, doc, text):
+    if args.json:
+        json.dump(doc, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        print(text)

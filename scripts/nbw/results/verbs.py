@@ -1,0 +1,337 @@
+"""The verbs of nbw-results but report and inventory: record, list, show, compare,
+trend (with its gnuplot chart), reference, check, export."""
+import csv
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import uuid
+
+from ..jsonutil import dig
+from .base import FORMAT, Fail, epoch_of, now_utc, warn
+from .compare import compare, fig_key, run_brief
+from .documents import build_run, expand_inputs
+from .output import emit, fmt, table
+from .store import Store, default_dir
+
+
+def open_store(args, create=False):
+    d = args.db or os.environ.get("NBW_RESULTS") or default_dir()
+    return Store(d, args.index or os.environ.get("NBW_RESULTS_INDEX") or None, create)
+
+
+def cmd_record(args):
+    if args.note is not None and (len(args.note) > 4096 or "\n" in args.note):
+        raise Fail(2, "--note: one line of at most 4096 characters")
+    entry = build_run(args, expand_inputs(args.files))
+    st = open_store(args, create=True)
+    try:
+        st.append(entry)
+    finally:
+        st.close()
+    doc = {"uuid": entry["uuid"], "record": st.record, "figures": len(entry["figures"]),
+           "hosts_inventoried": sorted(entry["inventory"])}
+    emit(args, doc, "recorded %s: %d figures, inventory of %s, in %s" % (
+        entry["uuid"], len(entry["figures"]), ", ".join(sorted(entry["inventory"])) or "no host",
+        st.record))
+    return 0
+
+
+def cmd_list(args):
+    st = open_store(args)
+    try:
+        runs = st.runs()
+        counts = {r["run"]: r["n"] for r in st.q(
+            "SELECT run, COUNT(*) AS n FROM figures GROUP BY run")}
+        skipped = st.q("SELECT line FROM skipped ORDER BY line")
+    finally:
+        st.close()
+    doc = [dict(run_brief(r), figures=counts.get(r["uuid"], 0)) for r in runs]
+    rows = [("latest~%d" % (len(runs) - 1 - i), r["uuid"][:8], r["started"] or "-",
+             r["mode"] or "-", ",".join(json.loads(r["hosts"] or "[]")) or "-",
+             counts.get(r["uuid"], 0), "*" if r["change_starts"] else "", r["note"] or "")
+            for i, r in enumerate(runs)]
+    text = table(("run", "id", "start (UTC)", "mode", "nodes", "figures", "change", "note"),
+                 rows, right=(5,)) if runs else "no runs recorded in %s" % st.dir
+    if skipped:
+        warn("%s: %d record lines skipped (not usable): line %s" % (
+            st.record, len(skipped), ", ".join(str(s["line"]) for s in skipped)))
+    emit(args, doc, text)
+    return 0
+
+
+def cmd_show(args):
+    st = open_store(args)
+    try:
+        r = st.resolve(args.run)
+        figs = st.figures(r["uuid"])
+        inv = st.inventories(r["uuid"])
+    finally:
+        st.close()
+    doc = dict(run_brief(r), figures=[{k: f[k] for k in ("rung", "node", "drive", "gb_per_s",
+                                                           "cv_pct", "samples", "params_hash")}
+                                      for f in figs],
+               inventory={h: {"hash": v["hash"], "data": json.loads(v["data"])}
+                          for h, v in inv.items()})
+    lines = ["run %s" % r["uuid"], "start %s  end %s  mode %s  suite %s" % (
+        r["started"], r["finished"], r["mode"] or "-", r["suite_version"] or "-"),
+             "parameters %s%s" % (r["params_hash"], "  (a known change starts here)"
+                                  if r["change_starts"] else "")]
+    if r["note"]:
+        lines.append("note: %s" % r["note"])
+    if r["exit_status"]:
+        lines.append("the run failed (exit status %d): its figures may be partial"
+                     % r["exit_status"])
+    for c in json.loads(r["commands"] or "[]"):
+        lines.append("command: %s" % c)
+    lines.append("")
+    lines.append(table(("rung", "node", "drive", "GB/s", "cv %", "samples"),
+                       [(f["rung"], f["node"] or "-", f["drive"] or "-", fmt(f["gb_per_s"]),
+                         fmt(f["cv_pct"], "%.1f"), f["samples"] or "-") for f in figs],
+                       right=(3, 4, 5)))
+    for h, v in sorted(inv.items()):
+        d = json.loads(v["data"])
+        lines.append("inventory %s: %s (kernel %s, %s)" % (
+            h, v["hash"][:16], dig(d, "kernel", "release") or "?", dig(d, "cpu", "model") or "?"))
+    emit(args, doc, "\n".join(lines))
+    return 0
+
+
+def cmd_compare(args):
+    st = open_store(args)
+    try:
+        ra, rb = st.resolve(args.a), st.resolve(args.b)
+        doc = compare(st, ra, rb, args.noise_floor, args.large)
+    finally:
+        st.close()
+    rows = [(r["rung"], r["node"] or "-", r["drive"] or "-", fmt(r["a_gb_per_s"]),
+             fmt(r["b_gb_per_s"]), fmt(r["change_pct"], "%+.1f%%"), r["text"])
+            for r in doc["figures"]]
+    lines = ["compare A %s (%s) with B %s (%s)" % (ra["uuid"][:8], ra["started"],
+                                                   rb["uuid"][:8], rb["started"]),
+             table(("rung", "node", "drive", "A GB/s", "B GB/s", "change", "verdict"), rows,
+                   right=(3, 4, 5)), ""]
+    for host, ch in doc["inventory"].items():
+        lines.append("inventory %s: %s" % (host, "not recorded in both runs" if ch is None
+                                            else "identical" if not ch else "; ".join(ch)))
+    lines += doc["summary"]
+    emit(args, doc, "\n".join(lines))
+    return 0
+
+
+def trend_points(st, rung, node, drive):
+    rows = st.q("SELECT f.*, r.uuid, r.started, r.note, r.change_starts, r.seq FROM figures f "
+                "JOIN runs r ON r.uuid = f.run WHERE lower(f.rung) = lower(?) ORDER BY r.seq",
+                (rung,))
+    if node:
+        rows = [r for r in rows if r["node"] == node]
+    if drive:
+        rows = [r for r in rows if r["drive"] == drive]
+    elif any(r["drive"] is None for r in rows):
+        rows = [r for r in rows if r["drive"] is None]
+    return rows
+
+
+def cmd_trend(args):
+    st = open_store(args)
+    try:
+        pts = trend_points(st, args.rung, args.node, args.drive)
+    finally:
+        st.close()
+    if not pts:
+        raise Fail(1, "%s: no recorded figure of this rung (nbw-results show latest lists them)"
+                   % args.rung)
+    last = pts[-1]["params_hash"]
+    kept = [p for p in pts if p["params_hash"] == last]
+    left = len(pts) - len(kept)
+    series = {}
+    for p in kept:
+        series.setdefault((p["node"] or "-", p["drive"] or "-"), []).append(p)
+    if args.out:
+        plot_trend(args.out, args.rung, series, args.size)
+    doc = {"rung": args.rung, "params_hash": last, "left_out_not_comparable": left,
+           "points": [{"run": p["uuid"], "start": p["started"], "node": p["node"],
+                       "drive": p["drive"], "gb_per_s": p["gb_per_s"], "cv_pct": p["cv_pct"],
+                       "note": p["note"], "change_starts": bool(p["change_starts"])}
+                      for p in kept], "png": args.out}
+    rows = [(p["started"], p["uuid"][:8], p["node"] or "-", p["drive"] or "-",
+             fmt(p["gb_per_s"]), fmt(p["cv_pct"], "%.1f"),
+             ("| change starts: " if p["change_starts"] else "") + (p["note"] or ""))
+            for p in kept]
+    text = [table(("start (UTC)", "run", "node", "drive", "GB/s", "cv %", "note"), rows,
+                  right=(4, 5))]
+    marks = [i for i, p in enumerate(kept) if p["change_starts"]]
+    if marks:  # the baseline restarts at the last known change
+        seg = [p["gb_per_s"] for p in kept[marks[-1]:] if p["gb_per_s"] is not None]
+        m = kept[marks[-1]]
+        doc["since_change"] = {"run": m["uuid"], "points": len(seg),
+                               "mean_gb_per_s": sum(seg) / len(seg) if seg else None}
+        text.append("since the known change at %s%s: %d points, mean %s GB/s" % (
+            m["uuid"][:8], " (%s)" % m["note"] if m["note"] else "", len(seg),
+            fmt(doc["since_change"]["mean_gb_per_s"])))
+    if left:
+        text.append("%d points with other parameters left out (not comparable)" % left)
+    if args.out:
+        text.append("plot: %s" % args.out)
+    emit(args, doc, "\n".join(text))
+    return 0
+
+
+def gnuplot_term(gp):
+    ok = subprocess.run([gp, "-e", "set terminal pngcairo"], stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL).returncode == 0
+    return "pngcairo" if ok else "png"
+
+
+def plot_trend(out, rung, series, size="900x450"):
+    """A PNG of the series over time; notes labelled, change marks as dashed lines."""
+    gp = os.environ.get("GNUPLOT", "gnuplot")
+    if not shutil.which(gp):
+        raise Fail(1, "%s not found: install gnuplot (Debian: apt-get install gnuplot-nox)" % gp)
+    m = re.match(r"^([1-9][0-9]{2,4})x([1-9][0-9]{2,4})$", size)
+    if not m:
+        raise Fail(2, "--size %s: WxH in pixels (e.g. 900x450)" % size)
+    q = lambda s: "'%s'" % str(s).replace("'", "''")
+    with tempfile.TemporaryDirectory(prefix="nbw-results.") as tmp:
+        plots, extra, ts = [], [], []
+        for i, ((node, drive), pts) in enumerate(sorted(series.items())):
+            data = os.path.join(tmp, "s%d" % i)
+            with open(data, "w") as f:
+                for p in pts:
+                    t = epoch_of(p["started"])
+                    if t is None or p["gb_per_s"] is None:
+                        continue
+                    ts.append(t)
+                    f.write("%d %.6g\n" % (t, p["gb_per_s"]))
+                    if p["change_starts"]:
+                        extra.append("set arrow from %d, graph 0 to %d, graph 1 nohead dt 2 "
+                                     "lc rgb 'red'" % (t, t))
+                    if p["note"]:
+                        extra.append("set label %s at %d, %.6g rotate by 30 offset 0.5,0.5 "
+                                     "font ',8'" % (q(p["note"][:40]), t, p["gb_per_s"]))
+            title = node + ("" if drive == "-" else " " + drive)
+            plots.append("%s using 1:2 with linespoints pt 7 title %s" % (q(data), q(title)))
+        if not ts:
+            raise Fail(1, "%s: no dated points to plot" % rung)
+        lo, hi = min(ts), max(ts)
+        pad = max((hi - lo) * 0.08, 3600)
+        script = [
+            "set terminal %s size %s,%s noenhanced" % (gnuplot_term(gp), m.group(1), m.group(2)),
+            "set output %s" % q(out), "set title %s" % q("trend: " + rung),
+            "set xdata time", "set timefmt '%s'", "set format x \"%Y-%m-%d\\n%H:%M\"",
+            "set xrange [%d:%d]" % (lo - pad, hi + pad), "set yrange [0:*]",
+            "set ylabel 'GB/s (10^9 bytes/s)'", "set grid", "set key bottom right"] + extra + [
+            "plot " + ", ".join(plots), ""]
+        with open(os.path.join(tmp, "plot.gp"), "w") as f:
+            f.write("\n".join(script))
+        p = subprocess.run([gp, os.path.join(tmp, "plot.gp")], stderr=subprocess.PIPE,
+                           universal_newlines=True)
+        if p.returncode or not os.path.exists(out) or not os.path.getsize(out):
+            err = [l for l in p.stderr.splitlines() if l.strip()]
+            raise Fail(1, "gnuplot failed: %s" % (err[-1] if err else "no PNG written"))
+
+
+def cmd_reference(args):
+    if not (-1.0 <= args.lower <= 0.0):
+        raise Fail(2, "--lower %g: a fraction from -1 to 0 (e.g. -0.05)" % args.lower)
+    if args.upper is not None and args.upper < 0:
+        raise Fail(2, "--upper %g: a fraction of 0 or more (e.g. 0.1)" % args.upper)
+    st = open_store(args)
+    try:
+        if st.empty:
+            raise Fail(1, "no runs recorded in %s" % st.dir)
+        r = st.resolve(args.run)
+        figs = [f for f in st.figures(r["uuid"]) if (not args.rung or f["rung"] == args.rung)
+                and (not args.node or f["node"] == args.node)]
+        if not figs:
+            raise Fail(1, "%s: no figure to make a reference of" % r["uuid"][:8])
+        entry = {"kind": "reference", "format": FORMAT, "uuid": str(uuid.uuid4()),
+                 "set_at": now_utc(), "run": r["uuid"], "lower": args.lower,
+                 "upper": args.upper,
+                 "entries": [{"rung": f["rung"], "node": f["node"], "drive": f["drive"],
+                              "ref": f["gb_per_s"], "unit": "GB/s",
+                              "params_hash": f["params_hash"]} for f in figs]}
+        st.append(entry)
+    finally:
+        st.close()
+    emit(args, entry, "reference from %s: %d figures, bounds %+g .. %s" % (
+        r["uuid"][:8], len(figs), args.lower,
+        "none" if args.upper is None else "%+g" % args.upper))
+    return 0
+
+
+def cmd_check(args):
+    st = open_store(args)
+    try:
+        r = st.resolve(args.run)
+        figs = st.figures(r["uuid"])
+        refs = {}
+        for ref in st.q("SELECT * FROM refs ORDER BY seq"):
+            refs[(ref["rung"], ref["node"] or "", ref["drive"] or "")] = ref
+    finally:
+        st.close()
+    rows, out = [], 0
+    for f in figs:
+        ref = refs.get(fig_key(f))
+        if not ref:
+            continue
+        row = {"rung": f["rung"], "node": f["node"], "drive": f["drive"],
+               "gb_per_s": f["gb_per_s"], "ref": ref["ref"], "lower": ref["lower"],
+               "upper": ref["upper"], "reference_run": ref["run"]}
+        lo = ref["ref"] * (1 + (ref["lower"] if ref["lower"] is not None else -1))
+        hi = None if ref["upper"] is None else ref["ref"] * (1 + ref["upper"])
+        if ref["params_hash"] != f["params_hash"]:
+            row["verdict"] = "not comparable"
+        elif f["gb_per_s"] < lo:
+            row["verdict"] = "below"
+        elif hi is not None and f["gb_per_s"] > hi:
+            row["verdict"] = "above"
+        else:
+            row["verdict"] = "ok"
+        out += row["verdict"] in ("below", "above")
+        rows.append(row)
+    if not rows:
+        raise Fail(1, "%s: no reference applies to this run (nbw-results reference set RUN)"
+                   % r["uuid"][:8])
+    doc = {"run": r["uuid"], "figures": rows, "outside": out, "ok": out == 0}
+    bound = lambda v: "none" if v is None else "%+g" % v
+    lines = table(("rung", "node", "drive", "GB/s", "reference", "bounds", "verdict"),
+                  [(x["rung"], x["node"] or "-", x["drive"] or "-", fmt(x["gb_per_s"]),
+                    fmt(x["ref"]), "%s..%s" % (bound(x["lower"]), bound(x["upper"])),
+                    x["verdict"]) for x in rows], right=(3, 4))
+    lines += "\n%s: %d of %d figures outside their reference" % (r["uuid"][:8], out, len(rows))
+    emit(args, doc, lines)
+    return 3 if out else 0
+
+
+def cmd_export(args):
+    if not args.csv and not args.json:
+        raise Fail(2, "export: --csv or --json")
+    st = open_store(args)
+    try:
+        rows = st.q("SELECT r.uuid, r.started, r.finished, r.mode, r.note, r.change_starts, "
+                    "r.params_hash AS run_params_hash, f.rung, f.node, f.drive, f.gb_per_s, "
+                    "f.cv_pct, f.samples, f.params_hash FROM figures f JOIN runs r "
+                    "ON r.uuid = f.run ORDER BY r.seq, f.rowid")
+    finally:
+        st.close()
+    out = open(args.out, "w", newline="") if args.out else sys.stdout
+    try:
+        if args.json:
+            json.dump(rows, out, indent=2)
+            out.write("\n")
+        else:
+            cols = ["uuid", "started", "finished", "mode", "note", "change_starts",
+                    "run_params_hash", "rung", "node", "drive", "gb_per_s", "cv_pct", "samples",
+                    "params_hash"]
+            w = csv.writer(out)
+            w.writerow(cols)
+            for r in rows:
+                w.writerow(["" if r[c] is None else r[c] for c in cols])
+    finally:
+        if args.out:
+            out.close()
+    return 0

@@ -1,0 +1,78 @@
+"""nbw.jsonutil: one meaning per helper."""
+import math
+import os
+import tempfile
+import unittest
+
+import nbwpath  # noqa: F401
+from nbw import jsonutil as j
+
+
+class Dig(unittest.TestCase):
+    def test_walks_objects(self):
+        self.assertEqual(j.dig({"a": {"b": {"c": 7}}}, "a", "b", "c"), 7)
+
+    def test_none_where_a_level_is_missing_or_not_an_object(self):
+        self.assertIsNone(j.dig({"a": {"b": 1}}, "a", "x"))
+        self.assertIsNone(j.dig({"a": [1, 2]}, "a", "b"))
+        self.assertIsNone(j.dig(None, "a"))
+
+    def test_no_keys_is_the_document(self):
+        self.assertEqual(j.dig({"a": 1}), {"a": 1})
+
+
+class Numbers(unittest.TestCase):
+    def test_bool_is_not_a_number(self):
+        self.assertFalse(j.is_number(True))
+        self.assertIsNone(j.as_number(False))
+        self.assertIsNone(j.as_float(True))
+
+    def test_as_number_keeps_the_type_and_drops_nan_only(self):
+        self.assertIs(type(j.as_number(3)), int)
+        self.assertEqual(j.as_number(2.5), 2.5)
+        self.assertIsNone(j.as_number(float("nan")))
+        self.assertEqual(j.as_number(math.inf), math.inf)
+        self.assertIsNone(j.as_number("3"))
+
+    def test_as_float_is_finite_float(self):
+        self.assertIs(type(j.as_float(3)), float)
+        self.assertEqual(j.as_float(3), 3.0)
+        self.assertIsNone(j.as_float(math.inf))
+        self.assertIsNone(j.as_float(float("nan")))
+        self.assertIsNone(j.as_float(None))
+
+    def test_number_text(self):
+        self.assertEqual(j.number_text(3.14159), "3.142")
+        self.assertEqual(j.number_text(42.25, "%.1f"), "42.2")
+        self.assertEqual(j.number_text(None), "-")
+        self.assertEqual(j.number_text("7"), "-")
+
+
+class Documents(unittest.TestCase):
+    def test_dicts_keeps_objects_only(self):
+        self.assertEqual(j.dicts([{"a": 1}, 2, "x", {"b": 2}]), [{"a": 1}, {"b": 2}])
+        self.assertEqual(j.dicts({"a": 1}), [])
+
+    def test_canon_and_digest_ignore_key_order(self):
+        self.assertEqual(j.canon({"b": 1, "a": [1, 2]}), '{"a":[1,2],"b":1}')
+        self.assertEqual(j.digest({"a": 1, "b": 2}), j.digest({"b": 2, "a": 1}))
+        self.assertNotEqual(j.digest({"a": 1}), j.digest({"a": 2}))
+        self.assertEqual(len(j.digest({}, 8)), 8)
+        # The SHA-256 of '{}', so that a change of the canonical text is seen.
+        self.assertEqual(j.digest({}), "44136fa355b3678a")
+
+    def test_read_and_write_json(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "x.json")
+            j.write_json(p, {"k": [1, 2]})
+            with open(p) as f:
+                self.assertTrue(f.read().endswith("]\n}\n"))
+            self.assertEqual(j.read_json(p), {"k": [1, 2]})
+            with open(p, "w") as f:
+                f.write("{not json")
+            self.assertIsNone(j.read_json(p))
+            self.assertIsNone(j.read_json(os.path.join(d, "none.json")))
+
+
+if __name__ == "__main__":
+    unittest.main()

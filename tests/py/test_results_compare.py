@@ -1,0 +1,86 @@
+"""nbw.results.compare: the noise rule of classify() and the inventories' diff."""
+import json
+import unittest
+
+import nbwpath  # noqa: F401
+from nbw.results.compare import classify, flatten, inventory_diff, inventory_hash
+
+
+def fig(gb, cv=None, samples=None, params_hash="p1", params='{"chunk": 1048576}'):
+    return {"gb_per_s": gb, "cv_pct": cv, "samples": samples, "params_hash": params_hash,
+            "params": params}
+
+
+class Classify(unittest.TestCase):
+    def test_within_the_floor_is_noise(self):
+        c = classify(fig(10.0), fig(10.15))
+        self.assertEqual(c["class"], "noise")
+        self.assertAlmostEqual(c["change_pct"], 1.5)
+        self.assertEqual((c["noise_pct"], c["noise_basis"]), (2.0, "floor"))
+        self.assertEqual(c["text"], "within noise (+1.5%, noise 2.0%)")
+
+    def test_beyond_noise_below_large_is_moderate(self):
+        c = classify(fig(10.0), fig(9.5))
+        self.assertEqual((c["class"], c["text"]), ("moderate", "moderate drop of 5.0%"))
+
+    def test_from_large_on_is_large(self):
+        self.assertEqual(classify(fig(194.0), fig(149.0))["text"], "large drop of 23.2%")
+        self.assertEqual(classify(fig(10.0), fig(11.0))["class"], "large")
+
+    def test_large_needs_twice_the_noise_band(self):
+        # cv 2% of one sample each: band 3 x sqrt(4 + 4) = 8.49%. A 12% drop is beyond it
+        # and beyond large (10%), but not beyond twice the band: moderate.
+        c = classify(fig(10.0, 2.0, 1), fig(8.8, 2.0, 1))
+        self.assertEqual(c["noise_basis"], "samples")
+        self.assertAlmostEqual(c["noise_pct"], 3 * 8 ** 0.5, places=6)
+        self.assertEqual(c["class"], "moderate")
+        self.assertEqual(classify(fig(10.0, 2.0, 1), fig(8.0, 2.0, 1))["class"], "large")
+
+    def test_the_samples_widen_the_band(self):
+        # cv 10% of 4 samples each: standard error sqrt(100/4 + 100/4) = 7.07, band 21.2%.
+        c = classify(fig(10.0, 10.0, 4), fig(8.5, 10.0, 4))
+        self.assertEqual(c["class"], "noise")
+        self.assertAlmostEqual(c["noise_pct"], 21.213, places=3)
+        self.assertEqual(c["noise_basis"], "samples")
+
+    def test_quiet_samples_keep_the_floor(self):
+        c = classify(fig(10.0, 0.5, 20), fig(10.3, 0.5, 20))
+        # 3 x sqrt(0.25/20 * 2) = 0.47% < the floor: the floor stands, and 3% is beyond it.
+        self.assertEqual((c["noise_pct"], c["noise_basis"], c["class"]), (2.0, "floor", "moderate"))
+
+    def test_floor_and_large_are_parameters(self):
+        self.assertEqual(classify(fig(10.0), fig(9.5), floor=6.0)["class"], "noise")
+        self.assertEqual(classify(fig(10.0), fig(9.5), large=4.0)["class"], "large")
+
+    def test_other_parameters_are_not_comparable(self):
+        c = classify(fig(10.0), fig(5.0, params_hash="p2", params='{"chunk": 4096}'))
+        self.assertEqual(c["class"], "not comparable")
+        self.assertEqual(c["text"], "not comparable: chunk 1048576 -> 4096")
+
+    def test_a_zero_is_unknown(self):
+        self.assertEqual(classify(fig(0.0), fig(5.0))["class"], "unknown")
+
+
+class Inventory(unittest.TestCase):
+    def test_flatten_names_every_leaf(self):
+        self.assertEqual(flatten({"a": {"b": 1}, "c": [2, {"d": 3}]}),
+                         {"a.b": 1, "c[0]": 2, "c[1].d": 3})
+
+    def test_hash_ignores_when_and_where(self):
+        a = {"host": "n1", "collected": "2026-01-01T00:00:00Z", "cpu": {"model": "X"}}
+        b = dict(a, host="n2", collected="2026-02-02T00:00:00Z")
+        self.assertEqual(inventory_hash(a), inventory_hash(b))
+        self.assertNotEqual(inventory_hash(a), inventory_hash(dict(a, cpu={"model": "Y"})))
+
+    def test_diff_names_the_changed_key_only(self):
+        da = {"host": "n1", "rdma": {"mlx5_0": {"fw_ver": "28.39.1002", "ports": 1}}}
+        db = {"host": "n1", "rdma": {"mlx5_0": {"fw_ver": "28.41.1000", "ports": 1}}}
+        ia = {"n1": {"hash": "a", "data": json.dumps(da)}, "n2": {"hash": "x", "data": "{}"}}
+        ib = {"n1": {"hash": "b", "data": json.dumps(db)}, "n2": {"hash": "x", "data": "{}"},
+              "n3": {"hash": "c", "data": "{}"}}
+        self.assertEqual(inventory_diff(ia, ib), {
+            "n1": ['rdma.mlx5_0.fw_ver: "28.39.1002" -> "28.41.1000"'], "n2": [], "n3": None})
+
+
+if __name__ == "__main__":
+    unittest.main()
