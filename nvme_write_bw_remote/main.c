@@ -256,6 +256,10 @@ static const struct cli_opt opts[] = {
 	 .help = "source: time each WRITE of the window from its post to its completion: "
 		 "latency min, p50, p90, p99, p99.9, p99.99, max and mean (every row shows M "
 		 "WRITE/s)"},
+	{ROW("report-counters", no_argument, 'W'), .type = CLI_T_FLAG,
+	 .field = CLI_AT(O, report_counters),
+	 .help = "every counter of the RDMA ports beside the figures (default: those that "
+		 "moved; the JSON has them all)"},
 	{ROW("output", required_argument, OPT_OUTPUT), .type = CLI_T_KEYWORD,
 	 .set = CLI_AT(O, figure_only), .what = "output", .words = output_words, .arg = "bandwidth",
 	 .help = "as perftest's --output=bandwidth: print the total GB/s figure alone (Gb/s with "

@@ -301,3 +301,8 @@ bool fab_ports_reachable(const struct fab_port *a, int a_index, const struct fab
 		return same_subnet(a->addr, b->addr, a->prefix_len);
 	return a_index == b_index;
 }
+
+int fab_port_counters(const struct fab_port *p, const char *sysfs_root, struct ctr_set *s)
+{
+	return ctr_read(sysfs_root, p->dev, p->port, s);
+}

@@ -18,6 +18,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "counters.h"
 #include "lathist.h"
 #include "slice.h"
 #include "timing.h"
@@ -72,6 +73,13 @@ int fab_ports_select(const char *list, int gid_index, struct fab_port *out, int 
  */
 bool fab_ports_reachable(const struct fab_port *a, int a_index, const struct fab_port *b,
 			 int b_index);
+
+/*
+ * The counters of port p as sysfs under sysfs_root shows them (counters.h):
+ * 0, or -ENOENT when the device keeps none (s->n = 0). The fake fabric of
+ * the fast tests keeps its own, as a NIC does.
+ */
+int fab_port_counters(const struct fab_port *p, const char *sysfs_root, struct ctr_set *s);
 
 /* ---- one RC connection ------------------------------------------------------- */
 

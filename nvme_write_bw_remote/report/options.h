@@ -82,6 +82,7 @@ struct options {
 	bool bidir;		 /* --bidir: a sink and a source at once (bidir.c) */
 	bool chunk_given;	 /* -s was given (refused with -a) */
 	bool figure_only;	 /* --output=bandwidth: the total figure alone on stdout */
+	bool report_counters;	 /* -W: every port counter in the text, not only those that moved */
 	struct sink_options sink;
 	struct source_options source;
 };

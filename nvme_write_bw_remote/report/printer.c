@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "counters_rows.h"
 #include "nbw.h"
 #include "parse.h"
 #include "printer.h"
@@ -65,6 +66,7 @@ static void print_sink_totals(struct report *r, const struct result *x)
 	print_bw_row(r, "rdma", lab, st->bytes, rsec, x->o.chunk);
 	report_text(r, "\n");
 	report_str(r, "rdma_reported_by", NULL, rdma_from_name(st->from));
+	print_rdma_check(r, st);
 	report_obj_begin(r, "total");
 	report_text(r, " %-22s", "total");
 	report_u64(r, "bytes", " %16llu", lbytes + st->bytes);
@@ -101,6 +103,9 @@ static void print_sink(struct report *r, const struct result *x)
 	print_rule(r);
 	print_sink_totals(r, x);
 	print_rule(r);
+	print_counters(r, x, "from START to the source's result");
+	if (x->nctr)
+		print_rule(r);
 	print_outcome(r, &x->o, x->verdict, x->vdetail[0] ? x->vdetail : NULL, x->rc == 0,
 		      x->failure);
 }
@@ -164,6 +169,9 @@ static void print_source(struct report *r, const struct result *x)
 	report_latency(r, st->lat, "RDMA WRITE");
 	report_obj_end(r);
 	print_rule(r);
+	print_counters(r, x, "over the window");
+	if (x->nctr)
+		print_rule(r);
 	print_outcome(r, o, x->verdict, NULL, x->rc == 0, x->failure);
 }
 
@@ -228,6 +236,7 @@ static void print_fanin_source(struct report *r, const struct result *x, int i)
 	report_double(r, "overlap_pct", "  overlap %5.1f%%", st->overlap_pct);
 	report_double(r, "cv_pct", "  cv %4.1f%%\n", st->cv);
 	report_double(r, "start_offset_s", NULL, st->start_offset_s);
+	print_rdma_check(r, st);
 	print_verify(r, &x->o, st->verdict, st->vdetail[0] ? st->vdetail : NULL);
 	print_rails(r, st->rails, st->nrails, st->seconds, x->o.chunk);
 	report_bool(r, "ok", NULL, st->rc == 0);

@@ -5,6 +5,7 @@
  * base's line.h). It calls only the layers, never back into the roles or main.c.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -76,4 +77,42 @@ double rails_line_gbits(const struct rail *rails, int n)
 		sum += rails[i].line_rate_gbits;
 	}
 	return sum;
+}
+
+struct ctr_set *remote_counters_read(const struct options *o, const struct fab_port *ports, int n)
+{
+	struct ctr_set *s = calloc(n > 0 ? (size_t)n : 1, sizeof(*s));
+	int i;
+
+	for (i = 0; s && i < n; i++)
+		fab_port_counters(&ports[i], o->cc.sysfs_root, &s[i]); /* none: s[i].n = 0 */
+	return s;
+}
+
+int remote_counters_delta(const struct options *o, const struct fab_port *ports, int n,
+			  const struct ctr_set *before, double seconds, struct ctr_deltas **out,
+			  int *nout)
+{
+	struct ctr_set *now = remote_counters_read(o, ports, n);
+	struct ctr_deltas *d = n > 0 ? calloc((size_t)n, sizeof(*d)) : NULL;
+	int i;
+
+	free(*out);
+	*out = NULL;
+	*nout = 0;
+	if (!now || (n > 0 && !d)) {
+		free(now);
+		free(d);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		ctr_deltas(&before[i], &now[i], &d[i]);
+		snprintf(d[i].dev, sizeof(d[i].dev), "%s", ports[i].dev);
+		d[i].port = ports[i].port;
+		d[i].seconds = seconds;
+	}
+	free(now);
+	*out = d;
+	*nout = n;
+	return 0;
 }

@@ -28,6 +28,19 @@ int remote_select_ports(const struct options *o, struct fab_port *ports);
 int remote_targets(const struct options *o, const struct target_query *q, struct target *t,
 		   int *nt);
 
+/*
+ * The counters of ports[0..n) now (fab_port_counters under --sysfs-root)
+ * into a new array of n sets; NULL when out of memory.
+ */
+struct ctr_set *remote_counters_read(const struct options *o, const struct fab_port *ports, int n);
+/*
+ * Each port's deltas from before (remote_counters_read's) to now, over
+ * seconds, into a new array *out of n (what *out held is freed). 0 or -ENOMEM.
+ */
+int remote_counters_delta(const struct options *o, const struct fab_port *ports, int n,
+			  const struct ctr_set *before, double seconds, struct ctr_deltas **out,
+			  int *nout);
+
 /* The rails' line rates added up, Gb/s; 0 when one of them is unknown. */
 double rails_line_gbits(const struct rail *rails, int n);
 

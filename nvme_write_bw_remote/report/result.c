@@ -125,6 +125,7 @@ void result_free(struct result *x)
 	free(x->streams);
 	free(x->local);
 	free(x->ports);
+	free(x->ctr);
 	free(x->parts);
 }
 

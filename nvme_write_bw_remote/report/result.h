@@ -27,6 +27,13 @@ enum rdma_from {
 	RDMA_FROM_HEARTBEAT, /* its last PROGRESS: the RESULT never came */
 };
 
+/* Whether the sink checked a source's figure against its own ports' receive counters. */
+enum rdma_check {
+	RDMA_CHECK_NONE,      /* not looked at (no RESULT taken; or a result built in memory) */
+	RDMA_CHECK_RECEIVED,  /* held against what the sink's ports received */
+	RDMA_CHECK_UNCHECKED, /* a port it used keeps no such count: the source's word alone */
+};
+
 /* One drive's row: the sink's own ("local") or one a source read ("rdma"). */
 struct result_drive {
 	char path[PATH_MAX];
@@ -72,6 +79,9 @@ struct result_stream {
 	int rc;				    /* the session's exit status */
 	char failure[CTRL_MAX_STR + 256];   /* "" none */
 	double overlap_pct, start_offset_s; /* against the sink's window (the judge) */
+	/* sink: its figure against what its own ports received (the counters) */
+	enum rdma_check check;
+	uint64_t rcv_bytes;  /* RDMA_CHECK_RECEIVED: the ports' received bytes, headers included */
 	struct lathist *lat; /* the source's: its WRITEs' latencies (--latency); NULL */
 };
 
@@ -148,6 +158,13 @@ struct result {
 	struct result_port *ports; /* the source's ports */
 	int nports;
 	double port_gbits[FAB_MAX_PORTS]; /* the sink's ports' line rates by index, 0 unknown */
+	/*
+	 * This process's ports' counter deltas (counters.h), nctr of them (0:
+	 * not read): the source's over its window, the sink's from START to
+	 * its source's RESULT.
+	 */
+	struct ctr_deltas *ctr;
+	int nctr;
 	/* The RDMA streams: one (sink, source), --sources N of which nstreams came. */
 	int nexpected;
 	int nstreams;

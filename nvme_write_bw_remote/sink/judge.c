@@ -432,3 +432,14 @@ void judge_sink(struct result *x)
 	/* One source that gave no window: nothing to judge (total_valid null). */
 	x->sum.judged = x->mode == RESULT_FANIN || (x->nstreams && x->streams[0].have_window);
 }
+
+bool judge_received_refused(uint64_t claimed, bool known, uint64_t rcv, char *why, size_t len)
+{
+	if (!known || claimed <= rcv)
+		return false;
+	snprintf(why, len,
+		 "it claims %llu bytes, more than the %llu its ports received (headers "
+		 "included) from START to its result",
+		 (unsigned long long)claimed, (unsigned long long)rcv);
+	return true;
+}

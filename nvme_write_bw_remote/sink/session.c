@@ -271,6 +271,8 @@ void session_destroy(struct session *s)
 	if (s->loc == &s->none)
 		local_close(&s->none);
 	free(s->canary);
+	free(s->ctr_start);
+	free(s->ctr);
 	ctrl_result_free(&s->res);
 	ctrl_inbox_reset(&s->in);
 	nbw_watchdog_unbound();

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "gate.h"
+#include "judge.h"
 #include "local.h"
 #include "options.h"
 #include "slice.h"
@@ -78,6 +79,15 @@ struct session {
 	struct ctrl_result res;
 	bool have_res;
 	bool res_rejected; /* not a figure: the source failed, or its RESULT is implausible */
+
+	/* Its RESULT refused as implausible: no figure at all, not even a heartbeat's. */
+	bool res_implausible;
+	/* The sink's ports' counters when START left; their deltas when its RESULT came. */
+	struct ctr_set *ctr_start;
+	struct ctr_deltas *ctr;
+	int nctr;
+	enum rdma_check check; /* its claim against what the ports it used received */
+	uint64_t rcv_bytes;    /* RDMA_CHECK_RECEIVED: what they received, headers included */
 	/* The source's heartbeat (PROGRESS) during and after the window. */
 	uint64_t last_heard;		      /* monotonic ns of the last message from the source */
 	struct ctrl_progress prog, prog_line; /* the latest; the one of the last live line */

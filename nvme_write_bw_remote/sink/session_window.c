@@ -384,12 +384,49 @@ static int after_result(struct session *s)
 	return session_fail(s, "%s: the source did not complete its window", s->peer);
 }
 
-/* Its RESULT judged: a figure, or a refusal. */
+/*
+ * The sink's ports' counters from START to the source's RESULT (every byte
+ * its figure counts crossed them meanwhile: its warm-up, window and drain),
+ * and what the ports its QPs used received: checked when each of them keeps
+ * a receive count, else unchecked.
+ */
+static void counters_at_result(struct session *s)
+{
+	bool used[FAB_MAX_PORTS] = {false}, known = true;
+	uint64_t rcv = 0, b;
+	uint32_t i;
+	int p;
+
+	s->check = RDMA_CHECK_UNCHECKED;
+	if (!s->ctr_start ||
+	    remote_counters_delta(s->o, s->env->ports, s->env->nports, s->ctr_start,
+				  nbw_ns_to_s(nbw_now_ns() - s->start_sent_ns), &s->ctr, &s->nctr))
+		return;
+	for (i = 0; i < s->hello.workers; i++) {
+		if (s->wport[i] < 0 || s->wport[i] >= s->nctr)
+			known = false; /* a QP on no port the sink counts */
+		else
+			used[s->wport[i]] = true;
+	}
+	for (p = 0; p < s->nctr; p++)
+		if (used[p] && (!ctr_rcv_bytes(&s->ctr[p], &b) || !judge_add(rcv, b, &rcv)))
+			known = false;
+	if (!known)
+		return;
+	s->check = RDMA_CHECK_RECEIVED;
+	s->rcv_bytes = rcv;
+}
+
+/* Its RESULT judged: a figure, or a refusal (which leaves no figure behind). */
 static int take_result(struct session *s)
 {
 	s->res_rejected = !s->res.ok; /* a failed source's figures are not figures */
-	if (s->res.ok && result_implausible(s, s->peer_err, sizeof(s->peer_err))) {
+	counters_at_result(s);
+	if (s->res.ok && (result_implausible(s, s->peer_err, sizeof(s->peer_err)) ||
+			  judge_received_refused(s->res.bytes, s->check == RDMA_CHECK_RECEIVED,
+						 s->rcv_bytes, s->peer_err, sizeof(s->peer_err)))) {
 		s->res_rejected = true;
+		s->res_implausible = true;
 		return session_refuse(s, "%s: implausible result: %s", s->peer, s->peer_err);
 	}
 	if (s->res.ok) {
@@ -416,6 +453,8 @@ static int send_start(struct session *s)
 	/* A source waits --timeout for START after its canary. */
 	if (s->fan && !meeting_await(s->fan, remote_timeout_ms(o) / 2))
 		nbw_err("%s: not every source is ready: the windows may not overlap", s->peer);
+	free(s->ctr_start); /* the ports' counters before the source's first byte of the window */
+	s->ctr_start = remote_counters_read(o, s->env->ports, s->env->nports);
 	s->start_sent_ns = nbw_now_ns();
 	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_start(&b, &st), remote_timeout_ms(o));
 	s->state = CTRL_STEP_WINDOW;

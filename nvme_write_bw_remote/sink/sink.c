@@ -20,9 +20,17 @@
 
 /* ---- the result ------------------------------------------------------------------- */
 
-/* The RDMA figure: the source's RESULT if ok and plausible, else a plausible heartbeat's. */
+/*
+ * The RDMA figure: the source's RESULT if ok and plausible, else a plausible
+ * heartbeat's; none at all after a RESULT refused as implausible.
+ */
 static enum rdma_from rdma_figure(const struct session *k, uint64_t *bytes, double *sec)
 {
+	if (k->res_implausible) {
+		*bytes = 0;
+		*sec = 0;
+		return RDMA_FROM_NONE;
+	}
 	return judge_rdma_from(k->have_res ? &k->res : NULL, k->res_rejected,
 			       k->have_prog ? &k->prog : NULL, k->o->cc.duration,
 			       session_ports_rate(k->env), bytes, sec);
@@ -50,6 +58,8 @@ static int session_stream(const struct session *k, struct result_stream *st)
 	st->slice_len = k->env->lay->slice_len;
 	st->from = rdma_figure(k, &st->bytes, &st->seconds);
 	st->has_result = k->have_res;
+	st->check = k->have_res && k->res.ok ? k->check : RDMA_CHECK_NONE;
+	st->rcv_bytes = k->rcv_bytes;
 	st->drives_known = res;
 	st->drives = res && k->res.ndrives ? calloc(k->res.ndrives, sizeof(*st->drives)) : NULL;
 	st->rails = k->nrails ? calloc((size_t)k->nrails, sizeof(*st->rails)) : NULL;
@@ -110,6 +120,11 @@ static int hall_result(const struct hall *h, const struct session *k, struct res
 	x->local_len = h->lay.local_len;
 	x->ports_gbits = session_ports_rate(&h->env);
 	session_port_rates(&h->env, x->port_gbits);
+	free(x->ctr); /* the ports' counters: the one source's span (START to its RESULT) */
+	x->ctr = one && k->nctr ? calloc((size_t)k->nctr, sizeof(*x->ctr)) : NULL;
+	x->nctr = x->ctr ? k->nctr : 0;
+	if (x->ctr)
+		memcpy(x->ctr, k->ctr, sizeof(*x->ctr) * (size_t)k->nctr);
 	x->verdict = one ? k->verdict : VERDICT_NONE;
 	snprintf(x->vdetail, sizeof(x->vdetail), "%s", one ? k->vdetail : "");
 	snprintf(x->failure, sizeof(x->failure), "%s", one ? k->failure : h->failure);

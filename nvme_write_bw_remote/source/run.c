@@ -52,6 +52,14 @@ static void snapshot(void *ctx, uint64_t *out)
 		memcpy(s->lprev, out, s->nw * sizeof(uint64_t));
 		samples_add(&s->rdma_samples, source_bytes_sum(out, s->nw), 0, 1.0); /* the base */
 	}
+	/* The ports' counters, right after the bytes: at the window's opening and close. */
+	if (out == s->wstart) {
+		free(s->ctr_open);
+		s->ctr_open = remote_counters_read(s->o, s->ports, s->nports);
+	} else if (out == s->wend && s->ctr_open) {
+		remote_counters_delta(s->o, s->ports, s->nports, s->ctr_open,
+				      nbw_ns_to_s(nbw_now_ns() - s->t_window), &s->ctr, &s->nctr);
+	}
 }
 
 /* What the window counted so far (or in all once it closed) into pr. */
@@ -402,6 +410,8 @@ static void source_close(struct source *s)
 	free(s->w);
 	free(s->wstart); /* and wend, lprev */
 	free(s->dr);
+	free(s->ctr_open);
+	free(s->ctr);
 	samples_free(&s->rdma_samples);
 	nbw_watchdog_unbound();
 }
@@ -465,6 +475,10 @@ static int source_result(const struct source *s, struct result *x)
 	st->cv = nbw_cv_pct(s->rdma_samples.rate, s->rdma_samples.n);
 	st->open_ns = (double)s->t_window;
 	st->close_ns = (double)s->t_window + s->seconds * 1e9;
+	x->ctr = s->nctr ? calloc((size_t)s->nctr, sizeof(*x->ctr)) : NULL;
+	x->nctr = x->ctr ? s->nctr : 0;
+	if (x->ctr)
+		memcpy(x->ctr, s->ctr, sizeof(*x->ctr) * (size_t)s->nctr);
 	x->cpu_s = s->cpu_s;
 	x->verdict = s->verdict;
 	snprintf(x->failure, sizeof(x->failure), "%s", s->failure);

@@ -100,6 +100,10 @@ struct source {
 	uint64_t t_start, t_window, hb_period, hb_next;
 	double seconds;
 	double cpu_s; /* this process, user + system, inside the window */
+	/* Its ports' counters when the window opened; their deltas when it closed. */
+	struct ctr_set *ctr_open;
+	struct ctr_deltas *ctr;
+	int nctr;
 	enum verdict verdict;
 	char failure[CTRL_MAX_STR + 256]; /* why the run failed ("" = it did not) */
 	struct result *x;		  /* told the live lines */

@@ -7,7 +7,7 @@
  * this file plays the NIC:
  *
  * - ports come from $NBW_FAKE_PORTS, "dev:port:link:addr/prefix:gbits[:down]
- *   [:sw]" comma-separated (link ib or eth; addr may be "-"), default two
+ *   [:sw][:nocnt]" comma-separated (link ib or eth; addr may be "-"), default two
  *   Ethernet ports fake0 and fake1 on 127.0.1.1/24 and 127.0.2.1/24;
  * - a QP is a unix socket in $NBW_FAKE_DIR (none: "no RDMA device"). Verbs
  *   mode: the sink's QP listens at "q-QPN-PSN" (its attributes are the name),
@@ -18,6 +18,14 @@
  *   that a thread on the sink's side checks against the MR it registered
  *   (out of range or a wrong rkey: a remote access error, as a NIC says) and
  *   copies into the sink's memory; the completion comes back on the socket.
+ *
+ * - each port keeps its counters as a NIC does (fab_port_counters): the
+ *   sink's NIC thread counts every WRITE that arrives on its QP's port, the
+ *   source counts each it posts: port_rcv_data / port_xmit_data in 4-byte
+ *   words of the payload and FAKE_HEADER bytes of headers per packet of
+ *   FAKE_MTU, port_rcv_packets / port_xmit_packets, and Soft-RoCE's
+ *   rcvd_pkts / sent_pkts; a port whose spec says ":nocnt" keeps only the
+ *   last two (no PMA, as Soft-RoCE).
  *
  * Faults, from $NBW_FAKE_FAULT (one of, in the process that should misbehave):
  *   hang@N   the N-th WRITE of this process and every later one never completes
@@ -85,6 +93,8 @@ struct fake_qp {
 	atomic_bool lost; /* the peer went away (the sink's view) */
 	atomic_bool stop;
 	uint64_t completions; /* source: pending, counted by the writer */
+	char dev[64];	      /* the port it lives on, whose counters it moves */
+	uint8_t port;
 };
 
 /* A connect request that arrived: c->id points here. */
@@ -222,7 +232,7 @@ static bool readable(int fd, int ms)
 
 #define FAKE_PORTS_DEFAULT "fake0:1:eth:127.0.1.1/24:100,fake1:1:eth:127.0.2.1/24:100"
 
-/* One "dev:port:link:addr/prefix:gbits[:down][:sw]" into p. */
+/* One "dev:port:link:addr/prefix:gbits[:down][:sw]" into p (":nocnt": fab_port_counters). */
 static void port_parse(char *spec, struct fab_port *p)
 {
 	char *f[8] = {0}, *save = NULL, *t;
@@ -341,6 +351,107 @@ bool fab_ports_reachable(const struct fab_port *a, int a_index, const struct fab
 	return (ntohl(x.s_addr) & mask) == (ntohl(y.s_addr) & mask);
 }
 
+/* ---- the ports' counters ---------------------------------------------------------- */
+
+#define FAKE_MTU 4096u
+#define FAKE_HEADER 64u /* bytes of headers per packet on the wire */
+
+/* What a port of this process counted, in a NIC's units. */
+struct fake_counts {
+	char dev[64];
+	uint8_t port;
+	uint64_t xmit_words, rcv_words, xmit_pkts, rcv_pkts;
+};
+
+static struct fake_counts fake_counts[FAB_MAX_PORTS];
+static int fake_nports;
+static pthread_mutex_t fake_count_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The counts of dev:port (made at its first use); NULL when every place is taken. */
+static struct fake_counts *counts_of(const char *dev, uint8_t port)
+{
+	int i;
+
+	for (i = 0; i < fake_nports; i++)
+		if (fake_counts[i].port == port && !strcmp(fake_counts[i].dev, dev))
+			return &fake_counts[i];
+	if (fake_nports == FAB_MAX_PORTS)
+		return NULL;
+	snprintf(fake_counts[fake_nports].dev, sizeof(fake_counts[0].dev), "%s", dev);
+	fake_counts[fake_nports].port = port;
+	return &fake_counts[fake_nports++];
+}
+
+/* A WRITE of len bytes that q's port received (rx) or sent: packets, headers and payload. */
+static void count(const struct fake_qp *q, uint32_t len, bool rx)
+{
+	uint64_t pkts = len ? (len + FAKE_MTU - 1) / FAKE_MTU : 1;
+	uint64_t words = (len + pkts * FAKE_HEADER + 3) / 4;
+	struct fake_counts *k;
+
+	pthread_mutex_lock(&fake_count_lock);
+	k = counts_of(q->dev, q->port);
+	if (k && rx) {
+		k->rcv_words += words;
+		k->rcv_pkts += pkts;
+	} else if (k) {
+		k->xmit_words += words;
+		k->xmit_pkts += pkts;
+	}
+	pthread_mutex_unlock(&fake_count_lock);
+}
+
+/* Does the spec of dev:port in $NBW_FAKE_PORTS say ":nocnt" (no PMA counters)? */
+static bool port_without_pma(const char *dev, uint8_t port)
+{
+	const char *env = getenv("NBW_FAKE_PORTS");
+	char *copy, *save = NULL, *t;
+	bool none = false;
+
+	if (!env || !(copy = strdup(env)))
+		return false;
+	for (t = strtok_r(copy, ",", &save); t && !none; t = strtok_r(NULL, ",", &save)) {
+		char head[96];
+		size_t n = (size_t)snprintf(head, sizeof(head), "%s:%u:", dev, port);
+
+		none = !strncmp(t, head, n) && strstr(t, ":nocnt");
+	}
+	free(copy);
+	return none;
+}
+
+static void put(struct ctr_set *s, const char *name, enum ctr_kind kind, uint64_t v)
+{
+	struct ctr_value *c = &s->c[s->n++];
+
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->kind = (uint8_t)kind;
+	c->v = v;
+}
+
+int fab_port_counters(const struct fab_port *p, const char *sysfs_root, struct ctr_set *s)
+{
+	struct fake_counts k = {0}, *have;
+
+	(void)sysfs_root;
+	pthread_mutex_lock(&fake_count_lock);
+	have = counts_of(p->dev, p->port);
+	if (have)
+		k = *have;
+	pthread_mutex_unlock(&fake_count_lock);
+	s->n = 0;
+	s->truncated = false;
+	if (!port_without_pma(p->dev, p->port)) {
+		put(s, "port_rcv_data", CTR_PORT, k.rcv_words);
+		put(s, "port_rcv_packets", CTR_PORT, k.rcv_pkts);
+		put(s, "port_xmit_data", CTR_PORT, k.xmit_words);
+		put(s, "port_xmit_packets", CTR_PORT, k.xmit_pkts);
+	}
+	put(s, "rcvd_pkts", CTR_HW, k.rcv_pkts);
+	put(s, "sent_pkts", CTR_HW, k.xmit_pkts);
+	return 0;
+}
+
 /* ---- the sink's NIC: WRITEs into registered memory ---------------------------------- */
 
 static int nic_one(struct fake_qp *q)
@@ -352,6 +463,7 @@ static int nic_one(struct fake_qp *q)
 
 	if (rc)
 		return rc;
+	count(q, f.len, true);
 	e.wr_id = f.wr_id;
 	if (f.rkey != q->mr.rkey || f.addr < base || f.addr + f.len > base + q->mr.length) {
 		static unsigned char sink[65536];
@@ -422,6 +534,8 @@ int fab_conn_fail(struct fab_conn *c, int rc, const char *what)
 
 static void conn_bind(struct fab_conn *c, struct fake_qp *q, const char *dev, uint8_t port)
 {
+	snprintf(q->dev, sizeof(q->dev), "%s", dev);
+	q->port = port;
 	c->qp = &q->qp;
 	c->mr = &q->mr;
 	snprintf(c->dev, sizeof(c->dev), "%s", dev);
@@ -762,6 +876,7 @@ static int post(struct fab_writer *w, uint64_t wr_id, const void *buf, size_t le
 		kill(getpid(), SIGKILL);
 	if (fault_at("hang", n))
 		return 0; /* posted; its completion never comes */
+	count(q, f.len, false);
 	rc = full_io(q->fd, &f, sizeof(f), true);
 	if (!rc)
 		rc = full_io(q->fd, (void *)(uintptr_t)buf, len, true);

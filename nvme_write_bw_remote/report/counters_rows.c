@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+/* counters_rows.c: the RDMA ports' counters and the sink's check in a report (counters_rows.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "counters_rows.h"
+
+#define CTR_TEXT_WIDTH 78 /* a port's text line wraps past this column */
+#define CTR_TEXT_INDENT 16
+
+/* One counter in text: "name value", "name value+" (a floor), "name not kept". */
+static void text_one(struct report *r, const struct ctr_delta *d, int *col)
+{
+	char v[48];
+	int n;
+
+	if (!d->kept)
+		snprintf(v, sizeof(v), "not kept");
+	else
+		snprintf(v, sizeof(v), "%llu%s%s", (unsigned long long)d->d,
+			 d->saturated ? "+" : "", d->wrapped ? " (wrapped)" : "");
+	n = (int)(strlen(d->name) + strlen(v) + 3);
+	if (*col > CTR_TEXT_INDENT && *col + n > CTR_TEXT_WIDTH) {
+		report_text(r, "\n%*s", CTR_TEXT_INDENT, "");
+		*col = CTR_TEXT_INDENT;
+	}
+	report_text(r, "  %s %s", d->name, v);
+	*col += n;
+}
+
+/* One port's text line: the counters that moved (all: every one); "(none moved)". */
+static void text_port(struct report *r, const struct ctr_deltas *ds, bool all)
+{
+	char name[80];
+	int i, col, shown = 0;
+
+	snprintf(name, sizeof(name), "%s:%u", ds->dev, ds->port);
+	report_text(r, "  %-14s", name);
+	col = CTR_TEXT_INDENT;
+	for (i = 0; i < ds->n; i++) {
+		if (!all && (!ds->c[i].kept || !ds->c[i].d))
+			continue;
+		text_one(r, &ds->c[i], &col);
+		shown++;
+	}
+	report_text(r, "%s%s\n", shown ? "" : "  (none moved)",
+		    ds->truncated ? "  (more not read)" : "");
+}
+
+/* The names of ds's counters of kind with flag set (saturated or wrapped), a JSON array. */
+static void json_flagged(struct report *r, const char *key, const struct ctr_deltas *ds,
+			 bool wrapped)
+{
+	int i;
+
+	report_arr_begin(r, key);
+	for (i = 0; i < ds->n; i++)
+		if (wrapped ? ds->c[i].wrapped : ds->c[i].saturated)
+			report_str(r, NULL, NULL, ds->c[i].name);
+	report_arr_end(r);
+}
+
+/* One port's object: every counter by kind, null where not kept. */
+static void json_port(struct report *r, const struct ctr_deltas *ds)
+{
+	static const enum ctr_kind kinds[] = {CTR_PORT, CTR_HW};
+	size_t k;
+	int i;
+
+	report_obj_begin(r, NULL);
+	report_str(r, "device", NULL, ds->dev);
+	report_u64(r, "port", NULL, ds->port);
+	report_double(r, "seconds", NULL, ds->seconds);
+	report_bool(r, "truncated", NULL, ds->truncated);
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		report_obj_begin(r, ctr_kind_name(kinds[k]));
+		for (i = 0; i < ds->n; i++) {
+			if (ds->c[i].kind != kinds[k])
+				continue;
+			if (ds->c[i].kept)
+				report_u64(r, ds->c[i].name, NULL, ds->c[i].d);
+			else
+				report_null(r, ds->c[i].name, NULL);
+		}
+		report_obj_end(r);
+	}
+	json_flagged(r, "saturated", ds, false);
+	json_flagged(r, "wrapped", ds, true);
+	report_obj_end(r);
+}
+
+void print_counters(struct report *r, const struct result *x, const char *span)
+{
+	int i;
+
+	if (!x->nctr)
+		return;
+	report_text(r, " Port counters   : %s, %s (port_*_data in 4-byte words)\n", span,
+		    x->o.report_counters ? "all of them" : "those that moved");
+	report_arr_begin(r, "counters");
+	for (i = 0; i < x->nctr; i++) {
+		text_port(r, &x->ctr[i], x->o.report_counters);
+		json_port(r, &x->ctr[i]);
+	}
+	report_arr_end(r);
+}
+
+void print_rdma_check(struct report *r, const struct result_stream *st)
+{
+	if (st->check == RDMA_CHECK_NONE)
+		return;
+	if (st->check == RDMA_CHECK_RECEIVED) {
+		report_str(r, "rdma_check", NULL, "received");
+		report_u64(r, "rdma_received_bytes",
+			   " (RDMA checked: the sink's ports received %llu bytes, headers included,"
+			   " from START to its result)\n",
+			   st->rcv_bytes);
+		return;
+	}
+	report_str(r, "rdma_check", NULL, "unchecked");
+	report_null(r, "rdma_received_bytes", NULL);
+	report_text(r, " (RDMA: reported by the source, unchecked: a sink port it used keeps no "
+		       "receive counter)\n");
+}

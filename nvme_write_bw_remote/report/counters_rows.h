@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * counters_rows.h: the rows of the RDMA ports' counters beside a report's
+ * figures (counters_rows.c): each port's deltas (fabric/counters.h; in
+ * text those that moved, every one with -W; in JSON every one, null where
+ * the port keeps none) and the sink's check of a source's figure against
+ * what its own ports received.
+ */
+#ifndef NBW_COUNTERS_ROWS_H
+#define NBW_COUNTERS_ROWS_H
+
+#include "report.h"
+#include "result.h"
+
+/*
+ * "counters": x's ports' deltas, span saying over what they were read ("the
+ * window"); nothing at all when no counter was read (x->nctr = 0).
+ */
+void print_counters(struct report *r, const struct result *x, const char *span);
+
+/*
+ * "rdma_check" and "rdma_received_bytes": the sink's check of st's figure
+ * (nothing when it was not looked at: RDMA_CHECK_NONE).
+ */
+void print_rdma_check(struct report *r, const struct result_stream *st);
+
+#endif
