@@ -36,6 +36,8 @@ the sentence naming the binding rung; writes RUN_DIR/ladder.json and ladder.txt
 binary).
   --png FILE     draw the ladder into FILE (PNG)
   --size WxH     its size in pixels (default 900x500)
+A figure above 105% of its own ceiling (an emulated link, a misreported
+ceiling) prints "above ceiling", never a percentage, and never binds.
 Exit status: 0 ok, 1 no usable results or gnuplot failed, 2 usage."""
 
 
