@@ -79,6 +79,12 @@ class CeilingsThatHold(unittest.TestCase):
         self.assertEqual(len(note), 1)
         self.assertIn("3.19x its ceiling of 0.21 GB/s: the link is emulated", note[0])
 
+    def test_end_to_end_above_the_rungs_below_blames_them(self):
+        r = rung("end to end", "a", 21.41, 10.71, kind="end_to_end")
+        self.assertEqual(above_notes([r]), [
+            "above ceiling: end to end on a measured 21.41 GB/s, 2.00x its ceiling of 10.71 GB/s: "
+            "a rung below it does not hold; no percentage, kept out of the binding verdict"])
+
     def test_95_percent_keeps_its_percentage(self):
         r = rung("drive nvme0n1", "a", 3.42, 3.6, kind="drive")
         self.assertEqual(r["above_ceiling"], False)

@@ -422,11 +422,17 @@ def table(rungs):
 
 
 def above_notes(rungs):
-    """One footnote line per rung above its ceiling."""
-    return ["%s: %s on %s read %s GB/s, %.2fx its ceiling of %s GB/s: the link is emulated or "
-            "its ceiling misreported; no percentage, kept out of the binding verdict" %
+    """One footnote line per rung above its ceiling: a link's (drives, ports)
+    is emulated or misreported; a ceiling made of the rungs below (end to end,
+    NFS) holds a figure that did not hold."""
+    def why(r):
+        if r["kind"] in ("end_to_end", "nfs_rdma", "nfs_tcp"):
+            return "a rung below it does not hold"
+        return "the link is emulated or its ceiling misreported"
+    return ["%s: %s on %s measured %s GB/s, %.2fx its ceiling of %s GB/s: %s; no percentage, "
+            "kept out of the binding verdict" %
             (ABOVE, r["name"], r["node"], fig(r["measured_gb_per_s"]),
-             r["measured_gb_per_s"] / r["ceiling_gb_per_s"], fig(r["ceiling_gb_per_s"]))
+             r["measured_gb_per_s"] / r["ceiling_gb_per_s"], fig(r["ceiling_gb_per_s"]), why(r))
             for r in rungs if r.get("above_ceiling")]
 
 
