@@ -190,6 +190,7 @@ static void print_drive_curve(struct report *r, const struct curve *c, int i)
 	const char *labels[CURVE_MAX];
 	double g[CURVE_MAX];
 	struct sweep_verdict v;
+	int above = 0;
 	int p;
 
 	report_obj_begin(r, NULL);
@@ -215,12 +216,14 @@ static void print_drive_curve(struct report *r, const struct curve *c, int i)
 			report_text(r, "   %10s", format_size(c->o->curve[p], a, sizeof(a)));
 		}
 		report_bw(r, "gb_per_s", " %9.2f", c->bps[p * c->n + i]);
-		report_double(r, "percent_of_link_ceiling", " %10.1f",
-			      g[p] / d->link_ceiling * 100);
+		link_pct(r, g[p], d->link_ceiling);
+		above |= sweep_above(g[p], d->link_ceiling);
 		report_double(r, "iops", " %10.0f\n", c->iops[p * c->n + i]);
 		report_obj_end(r);
 	}
 	report_arr_end(r);
+	if (above)
+		link_above_note(r);
 	sweep_judge(g, labels, c->done, d->link_ceiling, NULL,
 		    curve_threads(c->o) ? "concurrency" : "request-size", &v);
 	print_verdict(r, &v, c->o->curve[v.flat_from]);

@@ -14,6 +14,7 @@
 #include "parse.h"
 #include "placement.h"
 #include "read_bw.h"
+#include "sweep.h"
 #include "window.h"
 
 static const char *rule =
@@ -97,10 +98,33 @@ void print_header(struct report *r, const struct options *o, const struct target
 	report_text(r, "%s", rule);
 }
 
+/*
+ * The "% of link" column and its JSON: a figure above its link ceiling gets no
+ * percentage (null, "above" in the column) but above_link_ceiling true.
+ */
+void link_pct(struct report *r, double gb_per_s, double ceiling)
+{
+	bool over = sweep_above(gb_per_s, ceiling);
+
+	if (over)
+		report_text(r, " %10s", "above");
+	report_double(r, "percent_of_link_ceiling", over ? NULL : " %10.1f",
+		      sweep_pct_held(gb_per_s, ceiling));
+	report_bool(r, "above_link_ceiling", NULL, over);
+}
+
+/* Said once under a table with a figure above its link ceiling. */
+void link_above_note(struct report *r)
+{
+	report_text(r, " above: read faster than its link ceiling allows: the link is emulated "
+		       "or its ceiling misreported; no percentage\n");
+}
+
 /* The drives[] entries: description plus this phase's figures. */
 static void print_drive_rows(struct report *r, const struct phase *ph)
 {
 	const char *unit = report_bw_unit(r);
+	int above = 0;
 	int i;
 
 	report_text(r, " %-16s %16s %9s %9s %10s %7s %11s %10s\n", "drive", "bytes", "seconds",
@@ -132,8 +156,8 @@ static void print_drive_rows(struct report *r, const struct phase *ph)
 		report_double(r, "zero_fraction", NULL, res->zero_fraction);
 		report_double(r, NULL, " %7.1f", res->zero_fraction * 100);
 		report_double(r, "link_ceiling_gb_per_s", " %11.2f", d->link_ceiling);
-		report_double(r, "percent_of_link_ceiling", " %10.1f",
-			      bps / 1e9 / d->link_ceiling * 100);
+		link_pct(r, bps / 1e9, d->link_ceiling);
+		above |= sweep_above(bps / 1e9, d->link_ceiling);
 		report_text(r, "\n");
 		report_latency(r, res->lat, "");
 		if (ph->o->checksum) {
@@ -156,6 +180,8 @@ static void print_drive_rows(struct report *r, const struct phase *ph)
 		report_obj_end(r);
 	}
 	report_arr_end(r);
+	if (above)
+		link_above_note(r);
 }
 
 static void print_total(struct report *r, const struct phase *ph, const char *label)

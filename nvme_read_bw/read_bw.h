@@ -116,5 +116,8 @@ int run_series(const struct options *o, struct report *r, struct target *t, int 
 /* --sweep-threads / --sweep-chunk / --sweep-depth (curve.c): a table and a verdict per drive. */
 int run_curve(const struct options *o, struct report *r, struct target *t, int n);
 void list_targets(struct report *r, const struct target *t, int n);
+/* modes.c: the "% of link" column, never a percentage of a ceiling the figure is above. */
+void link_pct(struct report *r, double gb_per_s, double ceiling);
+void link_above_note(struct report *r);
 
 #endif

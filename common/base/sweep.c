@@ -16,10 +16,9 @@
 const char *sweep_kind_name(enum sweep_kind k)
 {
 	static const char *const names[] = {
-		[SWEEP_LINK] = "link",
-		[SWEEP_BELOW_LINK] = "below_link",
-		[SWEEP_RISING] = "rising",
-		[SWEEP_NO_CEILING] = "no_ceiling",
+		[SWEEP_LINK] = "link",		 [SWEEP_BELOW_LINK] = "below_link",
+		[SWEEP_RISING] = "rising",	 [SWEEP_NO_CEILING] = "no_ceiling",
+		[SWEEP_ABOVE] = "above_ceiling",
 	};
 
 	return nbw_name(names, NBW_ARRAY_SIZE(names), k, "?");
@@ -45,6 +44,19 @@ static void add_fall(struct sweep_verdict *v, const double *gbps, const char *co
 			 gbps[n - 1] / v->max_gb_per_s * 100, label[n - 1]);
 }
 
+int sweep_above(double gb_per_s, double ceiling)
+{
+	return isfinite(ceiling) && ceiling > 0 && isfinite(gb_per_s) &&
+	       gb_per_s / ceiling * 100 > SWEEP_ABOVE_CEILING;
+}
+
+double sweep_pct_held(double gb_per_s, double ceiling)
+{
+	if (!isfinite(ceiling) || ceiling <= 0 || sweep_above(gb_per_s, ceiling))
+		return NAN;
+	return gb_per_s / ceiling * 100;
+}
+
 int sweep_judge(const double *gbps, const char *const *label, int n, double ceiling,
 		const char *ceiling_name, const char *limit_name, struct sweep_verdict *v)
 {
@@ -60,8 +72,10 @@ int sweep_judge(const double *gbps, const char *const *label, int n, double ceil
 			max = gbps[i];
 	v->max_gb_per_s = max;
 	v->flat_from = flat_start(gbps, n, max);
-	v->pct = have_ceiling ? max / ceiling * 100 : NAN;
-	if (have_ceiling && v->pct >= SWEEP_AT_CEILING)
+	v->pct = sweep_pct_held(max, ceiling);
+	if (sweep_above(max, ceiling))
+		v->kind = SWEEP_ABOVE;
+	else if (have_ceiling && v->pct >= SWEEP_AT_CEILING)
 		v->kind = SWEEP_LINK;
 	else if (n > 1 && v->flat_from == n - 1)
 		v->kind = SWEEP_RISING;
@@ -90,6 +104,12 @@ int sweep_judge(const double *gbps, const char *const *label, int n, double ceil
 				 "still rising at %s (%.2f GB/s; no known %s ceiling): sweep "
 				 "further",
 				 label[n - 1], max, cn);
+		break;
+	case SWEEP_ABOVE:
+		snprintf(v->text, sizeof(v->text),
+			 "flat from %s at %.2f GB/s, %.2fx the %s ceiling (%.2f GB/s): above it, "
+			 "the link is emulated or its ceiling misreported",
+			 label[v->flat_from], max, max / ceiling, cn, ceiling);
 		break;
 	case SWEEP_NO_CEILING:
 		snprintf(v->text, sizeof(v->text),

@@ -9,13 +9,28 @@
 
 #define SWEEP_FLAT_FRACTION 0.98 /* within 2% of the maximum counts as flat */
 #define SWEEP_AT_CEILING 95.0	 /* % of the ceiling that counts as "at" it */
+/*
+ * % of a ceiling above which the ceiling cannot have held: the link is
+ * emulated or its ceiling misreported (the margin covers a usable ceiling
+ * estimated from the link's encoding and overheads). Such a figure is never
+ * printed as a percentage of that ceiling.
+ */
+#define SWEEP_ABOVE_CEILING 105.0
 
-enum sweep_kind { SWEEP_LINK, SWEEP_BELOW_LINK, SWEEP_RISING, SWEEP_NO_CEILING };
+enum sweep_kind { SWEEP_LINK, SWEEP_BELOW_LINK, SWEEP_RISING, SWEEP_NO_CEILING, SWEEP_ABOVE };
+
+/*
+ * gb_per_s in % of ceiling (GB/s); NAN without a ceiling (NAN or <= 0) and
+ * when the figure is above it (sweep_above() says which).
+ */
+double sweep_pct_held(double gb_per_s, double ceiling);
+/* gb_per_s is above SWEEP_ABOVE_CEILING % of a known ceiling. */
+int sweep_above(double gb_per_s, double ceiling);
 
 struct sweep_verdict {
 	int flat_from;	     /* index of the first point of the flat tail */
 	double max_gb_per_s; /* the curve's maximum */
-	double pct;	     /* the maximum in % of the ceiling, NAN without one */
+	double pct;	     /* the maximum in % of the ceiling, NAN without one or above it */
 	enum sweep_kind kind;
 	char text[256];
 };
@@ -53,7 +68,7 @@ int sweep_depth_judge(const double *iops, const double *p99, const char *const *
 /* "knee", "flat", "rising". */
 const char *depth_kind_name(enum depth_kind k);
 
-/* "link", "below_link", "rising", "no_ceiling". */
+/* "link", "below_link", "rising", "no_ceiling", "above_ceiling". */
 const char *sweep_kind_name(enum sweep_kind k);
 
 #endif

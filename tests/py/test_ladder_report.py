@@ -1,10 +1,13 @@
 """nbw.ladder.report: each rung against its ceiling, and the binding rung, on the
 reference platform's fixture run (tests/fixtures/ladder/ref)."""
+import json
 import os
+import shutil
+import tempfile
 import unittest
 
 from nbwpath import FIXTURES
-from nbw.ladder.report import Ladder, gen_name, link_of, pct, rung
+from nbw.ladder.report import Ladder, above_notes, fig, gen_name, link_of, pct, rung, table
 
 REF = os.path.join(FIXTURES, "ladder", "ref")
 
@@ -60,6 +63,126 @@ class Reference(unittest.TestCase):
     def test_the_drive_links_bind(self):
         b = self.lad.binding()
         self.assertEqual((b["rung"], b["name"], b["node"]), ("drive links", "drive nvme1n1", "b"))
+
+
+class CeilingsThatHold(unittest.TestCase):
+    """A figure above its own ceiling gets no percentage, is flagged and is
+    never the binding rung; one below it keeps its percentage."""
+
+    def test_318_percent_is_flagged_not_percent(self):
+        r = rung("drive nvme0n1", "a", 0.67, 0.21, kind="drive")
+        self.assertEqual((r["above_ceiling"], r["pct_of_ceiling"]), (True, None))
+        row = [l for l in table([r]) if l.startswith("drive")][0]
+        self.assertIn("above ceiling", row)
+        self.assertNotIn("319", row)
+        note = above_notes([r])
+        self.assertEqual(len(note), 1)
+        self.assertIn("3.19x its ceiling of 0.21 GB/s: the link is emulated", note[0])
+
+    def test_end_to_end_above_the_rungs_below_blames_them(self):
+        r = rung("end to end", "a", 21.41, 10.71, kind="end_to_end")
+        self.assertEqual(above_notes([r]), [
+            "above ceiling: end to end on a measured 21.41 GB/s, 2.00x its ceiling of 10.71 GB/s: "
+            "a rung below it does not hold; no percentage, kept out of the binding verdict"])
+
+    def test_95_percent_keeps_its_percentage(self):
+        r = rung("drive nvme0n1", "a", 3.42, 3.6, kind="drive")
+        self.assertEqual(r["above_ceiling"], False)
+        self.assertAlmostEqual(r["pct_of_ceiling"], 95.0)
+        self.assertRegex(table([r])[1], r" 95\.0 ")
+        self.assertEqual(above_notes([r]), [])
+
+    def test_a_hair_above_is_measurement_noise(self):
+        # end to end at 100.1% of the rungs below it in the reference run
+        r = rung("end to end (sent)", "b", 10.71, 10.70)
+        self.assertEqual(r["above_ceiling"], False)
+        self.assertTrue(rung("x", "a", 3.8, 3.6)["above_ceiling"])
+
+    def emulated(self, speeds):
+        """The reference run with drive nvme1n1 of b read at SPEEDS GB/s
+        (the reference: 3.56 of 3.6, the drive furthest below its link)."""
+        run = self.copy_ref()
+        self.edit(run, "baseline-b.json", lambda j: [
+            s.update(gb_per_s=speeds) for s in j["baseline"] if s.get("label") == "nvme1n1 alone"])
+        lad = Ladder(run)
+        lad.build()
+        return lad
+
+    def test_a_drive_above_its_link_is_not_binding(self):
+        lad = self.emulated(0.318 * 36)  # 318% of 3.6
+        r = lad.rung_of("drive nvme1n1", "b")
+        self.assertEqual((r["above_ceiling"], r["pct_of_ceiling"]), (True, None))
+        b = lad.binding()
+        # the reference binds at nvme1n1 of b; above its ceiling, the next
+        # lowest drive that holds binds instead
+        self.assertEqual(b["rung"], "drive links")
+        self.assertNotEqual((b["name"], b["node"]), ("drive nvme1n1", "b"))
+        self.assertEqual([(x["name"], x["node"], x["times_ceiling"]) for x in b["excluded"]],
+                         [("drive nvme1n1", "b", 3.18)])
+
+    def copy_ref(self):
+        d = tempfile.mkdtemp(prefix="ladder.")
+        self.addCleanup(shutil.rmtree, d)
+        run = os.path.join(d, "run")
+        shutil.copytree(REF, run)
+        return run
+
+    def edit(self, run, name, fn):
+        p = os.path.join(run, name)
+        with open(p) as f:
+            j = json.load(f)
+        fn(j)
+        with open(p, "w") as f:
+            json.dump(j, f)
+
+    def test_every_drive_at_318_percent_binds_nothing(self):
+        # the lab: emulated links of 1.12 GB/s under drives read at 3.57
+        run = self.copy_ref()
+        for node in "ab":
+            self.edit(run, "baseline-%s.json" % node, lambda j: [
+                x.update(link_ceiling_gb_per_s=1.12) for x in j["drives"]])
+        lad = Ladder(run)
+        lad.build()
+        r = lad.rung_of("drive nvme0n1", "a")
+        self.assertEqual((r["above_ceiling"], r["pct_of_ceiling"]), (True, None))
+        b = lad.binding()
+        self.assertEqual((b["rung"], b["name"], b["node"]), (None, None, None))
+        self.assertIn("no binding rung among the figures that hold", b["reason"])
+        self.assertEqual(len(b["excluded"]), 8)  # 3 drives and together, on each node
+
+    def test_a_fabric_above_its_line_rate_is_not_binding(self):
+        # a fabric read at 5 GB/s over ports said to carry 1: without the rule
+        # the fabric (below the drives' 10.7) would be named as binding
+        run = self.copy_ref()
+        for node in "ab":
+            def slow(j):
+                j["rdma"]["gb_per_s"] = 5.0
+                for r in j["rails"]:
+                    r["line_rate_gb_per_s"] = 1.0
+            self.edit(run, "fabric-%s.json" % node, slow)
+        lad = Ladder(run)
+        lad.build()
+        self.assertTrue(lad.rung_of("fabric (mem)", "b")["above_ceiling"])
+        b = lad.binding()
+        self.assertNotEqual(b["rung"], "fabric")
+        self.assertNotEqual(b["name"], "fabric (mem)")
+        self.assertIn(("fabric (mem)", "b"), [(x["name"], x["node"]) for x in b["excluded"]])
+
+    def test_95_percent_drive_binds(self):
+        b = self.emulated(3.42).binding()
+        self.assertEqual((b["rung"], b["name"], b["node"], b["excluded"]),
+                         ("drive links", "drive nvme1n1", "b", []))
+        self.assertIn("at 95-99% of their Gen3 x4 ceiling", b["reason"])
+
+
+class SmallFigures(unittest.TestCase):
+    def test_significant_digits_below_a_tenth(self):
+        self.assertEqual([fig(v) for v in (0.0045, 0.04562, 0.00123, 0.099, 0.1, 49.256, 0.0, None)],
+                         ["0.00450", "0.0456", "0.00123", "0.0990", "0.10", "49.26", "0.00", "-"])
+
+    def test_the_lab_fabric_row_is_not_zero(self):
+        r = rung("fabric (mem)", "b", 0.0045, None, 49.256, kind="fabric")
+        self.assertRegex(table([r])[1], r"^fabric \(mem\) +b +0\.00450 +- +- +49\.256$")
 
 
 if __name__ == "__main__":

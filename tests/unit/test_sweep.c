@@ -109,8 +109,29 @@ static void falling(void)
 			  "limits; it falls to 73% of that at 48 threads");
 }
 
+/* A figure above its own ceiling (the lab's emulated links) gets no percentage. */
+static void above_ceiling(void)
+{
+	const double c[] = {0.30, 0.55, 0.66, 0.67};
+	struct sweep_verdict v;
+
+	CHECK(sweep_above(0.67, 0.21));
+	CHECK(isnan(sweep_pct_held(0.67, 0.21)));
+	CHECK(!sweep_above(3.42, 3.6));
+	CHECK(fabs(sweep_pct_held(3.42, 3.6) - 95.0) < 1e-9);
+	CHECK(!sweep_above(10.71, 10.70)); /* 100.1%: within the margin */
+	CHECK(isnan(sweep_pct_held(1.0, NAN)) && !sweep_above(1.0, NAN) && !sweep_above(1.0, 0));
+	CHECK(sweep_judge(c, threads, 4, 0.21, "Gen1 x1", "concurrency", &v) == 0);
+	CHECK_STR(sweep_kind_name(v.kind), "above_ceiling");
+	CHECK(isnan(v.pct));
+	CHECK_STR(v.text,
+		  "flat from 4 threads at 0.67 GB/s, 3.19x the Gen1 x1 ceiling (0.21 GB/s): "
+		  "above it, the link is emulated or its ceiling misreported");
+}
+
 int main(void)
 {
+	above_ceiling();
 	at_ceiling();
 	below_ceiling();
 	rising();

@@ -10,6 +10,7 @@ a gnuplot chart.
 Standard library only."""
 import glob
 import json
+import math
 import os
 import re
 import shutil
@@ -22,6 +23,11 @@ from . import upper
 
 PROG = "ladder_report"
 NEAR = 90.0  # % of a ceiling at which that ceiling is said to bind
+# % of its ceiling above which a figure cannot have been limited by it: the
+# link is emulated (the lab's drives) or its ceiling misreported. The margin
+# covers a usable ceiling estimated from the link's encoding and overheads.
+HOLDS = 105.0
+ABOVE = "above ceiling"
 USAGE = """Usage: ladder_report [--png FILE] [--size WxH] [--no-write] RUN_DIR
 
 RUN_DIR holds the JSON of a run_bench.sh ladder run. Prints the ladder table and
@@ -30,6 +36,8 @@ the sentence naming the binding rung; writes RUN_DIR/ladder.json and ladder.txt
 binary).
   --png FILE     draw the ladder into FILE (PNG)
   --size WxH     its size in pixels (default 900x500)
+A figure above 105% of its own ceiling (an emulated link, a misreported
+ceiling) prints "above ceiling", never a percentage, and never binds.
 Exit status: 0 ok, 1 no usable results or gnuplot failed, 2 usage."""
 
 
@@ -84,10 +92,20 @@ def pct(measured, ceiling):
     return measured / ceiling * 100
 
 
+def above(measured, ceiling):
+    """True when MEASURED is beyond what CEILING allows (more than HOLDS %)."""
+    p = pct(measured, ceiling)
+    return p is not None and p > HOLDS
+
+
 def rung(name, node, measured, ceiling, cpu=None, **extra):
+    """One rung; a figure above its ceiling gets no percentage of it
+    (pct_of_ceiling null) but above_ceiling true."""
+    over = above(measured, ceiling)
     r = {"name": name, "kind": None, "node": node, "measured_gb_per_s": as_number(measured),
-         "ceiling_gb_per_s": as_number(ceiling), "pct_of_ceiling": pct(measured, ceiling),
-         "cpu_s_per_gib": as_number(cpu)}
+         "ceiling_gb_per_s": as_number(ceiling),
+         "pct_of_ceiling": None if over else pct(measured, ceiling),
+         "above_ceiling": over, "cpu_s_per_gib": as_number(cpu)}
     r.update(extra)
     return r
 
@@ -295,6 +313,9 @@ class Ladder:
         if not fab:
             return "no fabric rung was measured"
         line, ports = fab.get("line_rate_gb_per_s"), fab.get("ports") or 1
+        if carried is not None and line and above(carried, line):
+            return ("the fabric carried %s GB/s, above its line rate (%s GB/s): the port is "
+                    "emulated or its rate misreported" % (fig(carried), fig(line)))
         if carried is not None and line:
             return "the fabric carried %.0f%% of one port" % (carried / (line / ports) * 100)
         if carried is not None:
@@ -302,18 +323,31 @@ class Ladder:
         return "the fabric from memory reached %.2f GB/s" % (fab["measured_gb_per_s"] or 0)
 
     def binding(self):
-        """The category, the rung (its name and node as in rungs) and the reason."""
+        """The category, the rung (its name and node as in rungs), the reason,
+        and the rungs kept out of the verdict for being above their ceiling."""
         b = self.binding_reason()
         r = b.pop("at", None)
         b["name"], b["node"] = (r["name"], r["node"]) if r else (None, None)
+        b["excluded"] = [{"name": x["name"], "node": x["node"], "reason": "above_ceiling",
+                          "times_ceiling": round(x["measured_gb_per_s"] / x["ceiling_gb_per_s"], 3)}
+                         for x in self.rungs if x.get("above_ceiling")]
         return b
+
+    def held_fabric(self):
+        """The fabric rung the verdict may use: the source's, else the sink's,
+        whichever holds (is not above its ceiling)."""
+        for node in (self.source, self.sink):
+            r = self.rung_of("fabric (mem)", node)
+            if holds(r):
+                return r
+        return None
 
     def binding_reason(self):
         if not any(r["kind"] in ("drive", "drives", "fabric", "end_to_end") for r in self.rungs):
             return {"rung": None, "reason": "no binding rung: the drives, the fabric and end to "
                     "end were not measured in this run"}
         src = self.together.get(self.source, (None, None))[0]
-        fab = self.rung_of("fabric (mem)", self.source) or self.rung_of("fabric (mem)", self.sink)
+        fab = self.held_fabric()
         fmem = fab["measured_gb_per_s"] if fab else None
         e2e = self.rung_of("end to end", self.sink)
         sent = self.rung_of("end to end (sent)", self.source)
@@ -342,23 +376,64 @@ class Ladder:
             return {"rung": "drives", "at": at,
                     "reason": "the drives bind below their links (the drive or the host "
                               "limits): %s; %s" % (ev, fabtext)}
-        tog = self.rung_of("drives together", self.source) or next(
-            (r for r in self.rungs if r["kind"] in ("drive", "drives")), None)
+        tog = self.rung_of("drives together", self.source)
+        if not holds(tog):
+            tog = next((r for r in self.rungs if r["kind"] in ("drive", "drives") and holds(r)),
+                       None)
+        if tog is None:
+            return {"rung": None, "reason": "no binding rung among the figures that hold: the "
+                    "drives read above their link ceilings; %s" % fabtext}
         return {"rung": "drives", "at": tog,
                 "reason": "the drives bind (no link ceiling known); %s" % fabtext}
+
+
+def holds(r):
+    """A rung that exists and whose figure is not above its own ceiling."""
+    return r is not None and not r.get("above_ceiling")
 
 
 def fmt(v, f="%.2f"):
     return f % v if v is not None else "-"
 
 
+def fig(v):
+    """A GB/s figure: two decimals, or three significant digits below 0.1 so
+    that the lab's small figures do not all print as 0.00."""
+    if v is None:
+        return "-"
+    if v == 0 or abs(v) >= 0.1:
+        return "%.2f" % v
+    digits = 2 - int(math.floor(math.log10(abs(v))))
+    return "%.*f" % (digits, v)
+
+
+def pct_text(r):
+    return ABOVE if r.get("above_ceiling") else fmt(r["pct_of_ceiling"], "%.1f")
+
+
 def table(rungs):
     cols = ("rung", "node", "measured GB/s", "ceiling GB/s", "% of ceiling", "CPU s/GiB")
-    rows = [(r["name"] + (" (FAILED)" if r.get("failed") else ""), str(r["node"]), fmt(r["measured_gb_per_s"]), fmt(r["ceiling_gb_per_s"]),
-             fmt(r["pct_of_ceiling"], "%.1f"), fmt(r["cpu_s_per_gib"], "%.3f")) for r in rungs]
+    rows = [(r["name"] + (" (FAILED)" if r.get("failed") else ""), str(r["node"]),
+             fig(r["measured_gb_per_s"]), fig(r["ceiling_gb_per_s"]), pct_text(r),
+             fmt(r["cpu_s_per_gib"], "%.3f")) for r in rungs]
     w = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
     return ["  ".join(v.ljust(w[i]) if i < 2 else v.rjust(w[i]) for i, v in enumerate(r)).rstrip()
             for r in [cols] + rows]
+
+
+def above_notes(rungs):
+    """One footnote line per rung above its ceiling: a link's (drives, ports)
+    is emulated or misreported; a ceiling made of the rungs below (end to end,
+    NFS) holds a figure that did not hold."""
+    def why(r):
+        if r["kind"] in ("end_to_end", "nfs_rdma", "nfs_tcp"):
+            return "a rung below it does not hold"
+        return "the link is emulated or its ceiling misreported"
+    return ["%s: %s on %s measured %s GB/s, %.2fx its ceiling of %s GB/s: %s; no percentage, "
+            "kept out of the binding verdict" %
+            (ABOVE, r["name"], r["node"], fig(r["measured_gb_per_s"]),
+             r["measured_gb_per_s"] / r["ceiling_gb_per_s"], fig(r["ceiling_gb_per_s"]), why(r))
+            for r in rungs if r.get("above_ceiling")]
 
 
 def plot(rungs, out, width, height, title):
@@ -436,7 +511,7 @@ def main(argv):
             "aggregate-NODE.json)" % run_dir)
     bind = lad.binding()
     lines = ["ladder: %s (sink %s, source %s)" % (run_dir, lad.sink or "-", lad.source or "-")]
-    lines += table(rungs) + ["", bind["reason"] + "."]
+    lines += table(rungs) + above_notes(rungs) + ["", bind["reason"] + "."]
     notes = lad.upper.notes(rungs, lad.source, lad.sink)
     lines += notes + lad.upper.random_table(lad.source)
     print("\n".join(lines))
