@@ -500,8 +500,8 @@ static void print_curve(struct report *r, const struct result_curve *c)
 		report_text(r, " %-10s", c->names[i]);
 		report_bw(r, "gb_per_s", " %10.3f", c->gb_per_s[i] * 1e9);
 		print_msg_rate(r, c->gb_per_s[i] * 1e9, c->size[i], " %10.6f");
-		report_double(r, "percent_of_line_rate", " %12.1f\n",
-			      c->gb_per_s[i] / ceiling * 100);
+		print_line_pct(r, c->gb_per_s[i], ceiling, 12);
+		report_text(r, "\n");
 		report_obj_end(r);
 	}
 	report_arr_end(r);

@@ -11,6 +11,7 @@
 #include "nbw.h"
 #include "parse.h"
 #include "rows.h"
+#include "sweep.h"
 
 /* A horizontal rule (text only). */
 void print_rule(struct report *r)
@@ -252,7 +253,8 @@ void print_rails(struct report *r, const struct rail *rails, int n, double secon
 		print_msg_rate(r, bps, chunk, " %10.6f");
 		report_double(r, "line_rate_gb_per_s", NULL, line);
 		report_double(r, NULL, " %9.0f", x->line_rate_gbits > 0 ? x->line_rate_gbits : NAN);
-		report_double(r, "percent_of_line_rate", " %10.1f\n", bps / 1e9 / line * 100);
+		print_line_pct(r, bps / 1e9, line, 10);
+		report_text(r, "\n");
 		report_obj_end(r);
 	}
 	report_arr_end(r);
@@ -288,4 +290,16 @@ void print_totals_head(struct report *r)
 {
 	report_text(r, " %-22s %16s %9s %9s %10s\n", "", "bytes", "seconds", report_bw_unit(r),
 		    "M WRITE/s");
+}
+
+void print_line_pct(struct report *r, double gb_per_s, double line, int width)
+{
+	bool over = sweep_above(gb_per_s, line);
+	char fmt[16];
+
+	if (over)
+		report_text(r, " %*s", width, "above");
+	snprintf(fmt, sizeof(fmt), " %%%d.1f", width);
+	report_double(r, "percent_of_line_rate", over ? NULL : fmt, sweep_pct_held(gb_per_s, line));
+	report_bool(r, "above_line_rate", NULL, over);
 }

@@ -18,6 +18,13 @@ void print_params(struct report *r, const struct options *o, const char *role, c
  * drives, read, not written): nothing in JSON, a blank column in text.
  */
 void print_msg_rate(struct report *r, double bytes_per_s, uint64_t chunk, const char *textfmt);
+/*
+ * A rate's share of the line rate (GB/s) in a column width wide: the
+ * percentage, or "above" (null, above_line_rate true) for a figure above the
+ * line rate by more than the noise (sweep_above()): never a percentage of a
+ * ceiling it does not hold.
+ */
+void print_line_pct(struct report *r, double gb_per_s, double line, int width);
 
 /* A row "label bytes seconds GB/s M WRITE/s" as JSON object key; chunk 0: no WRITEs. */
 void print_bw_row(struct report *r, const char *key, const char *label, uint64_t bytes,

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 demo="$abs_top_builddir/tests/remote/printer_demo"
 
-for w in sink sink-late sink-fail source source-lat fanin fanin-missing bidir sizes; do
+for w in sink sink-over sink-late sink-fail source source-lat fanin fanin-missing bidir sizes; do
 	"$demo" --json "$w" >"$TMPD/$w.json" || fail "$w: printer_demo --json exited $?"
 	json_valid "$TMPD/$w.json" || fail "$w: invalid JSON: $(head -c 400 "$TMPD/$w.json")"
 	"$demo" "$w" >"$TMPD/$w.txt" || fail "$w: printer_demo exited $?"
@@ -115,6 +115,14 @@ T=$(cat "$TMPD/bidir.txt")
 check_match "bidir text: receive first" '=== receive: 10\.77\.0\.1 -> this node.s DRAM \(sink\) ===' "$T"
 check_match "bidir text: sum line" '^ sum of both directions +0\.900  \(valid\)$' "$T"
 check_match "bidir text: overlap" '^ windows overlap +99\.50%$' "$T"
+
+# A rail above its line rate (an emulated or misreported port): no percentage of it.
+J=$TMPD/sink-over.json
+check_eq "rail above its line rate: no percentage, flagged" "None True" \
+	"$(json_get "$J" '"%s %s" % (d["rails"][0]["percent_of_line_rate"], d["rails"][0]["above_line_rate"])')"
+check_eq "rail within its line rate: not flagged" "False" \
+	"$(json_get "$TMPD/sink.json" '"%s" % d["rails"][0]["above_line_rate"]')"
+check_match "rail above its line rate: 'above' in the text" 'rxe0:1 +-> rxe0:1 .* above$' "$(cat "$TMPD/sink-over.txt")"
 
 # -a: a document per size, then the curve and its verdict.
 J=$TMPD/sizes.json
