@@ -307,7 +307,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(what, "source-lat"))
 		source_latency(&x.streams[0]);
-	if (!strcmp(what, "sink-over")) /* a rail faster than its line rate: emulated, or misreported */
+	if (!strcmp(what,
+		    "sink-over")) /* a rail faster than its line rate: emulated, or misreported */
 		x.streams[0].rails[0].line_rate_gbits = 1;
 	x.begun = true;
 	if (live) {
