@@ -27,7 +27,9 @@ make_fakes() {
 # Records argv NUL-separated in calls/ssh.N, then behaves like ssh HOST WORDS...
 d=$(cd "$(dirname "$0")/.." && pwd)
 n=$(ls "$d/calls" | wc -l)
-printf '%s\0' "$@" >"$d/calls/ssh.$n"
+# Two calls at once may count the same n: the file is created exclusively (set -C),
+# and the later one takes the next number, so no call overwrites another.
+until (set -C; printf '%s\0' "$@" >"$d/calls/ssh.$n") 2>/dev/null; do n=$((n + 1)); done
 shift
 exec sh -c "$*"
 SH
@@ -37,7 +39,9 @@ SH
 # after "-N1 -w HOST", as srun does.
 d=$(cd "$(dirname "$0")/.." && pwd)
 n=$(ls "$d/calls" | wc -l)
-printf '%s\0' "$@" >"$d/calls/srun.$n"
+# Two calls at once may count the same n: the file is created exclusively (set -C),
+# and the later one takes the next number, so no call overwrites another.
+until (set -C; printf '%s\0' "$@" >"$d/calls/srun.$n") 2>/dev/null; do n=$((n + 1)); done
 [ "$1" = -N1 ] && [ "$2" = -w ] || { echo "fake-srun: expected -N1 -w HOST" >&2; exit 2; }
 shift 3
 exec "$@"
@@ -49,7 +53,9 @@ SH
 # shell), its exit status; a dying client does not stop CMD (its own session).
 d=$(cd "$(dirname "$0")/.." && pwd)
 n=$(ls "$d/calls" | wc -l)
-printf '%s\0' "$@" >"$d/calls/kubectl.$n"
+# Two calls at once may count the same n: the file is created exclusively (set -C),
+# and the later one takes the next number, so no call overwrites another.
+until (set -C; printf '%s\0' "$@" >"$d/calls/kubectl.$n") 2>/dev/null; do n=$((n + 1)); done
 [ "${1:-}" = exec ] || { echo "fake kubectl: only exec" >&2; exit 1; }
 shift
 pod=
