@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 demo="$abs_top_builddir/tests/remote/printer_demo"
 
-for w in sink sink-late sink-fail source source-lat fanin fanin-missing bidir sizes; do
+for w in sink sink-late sink-fail sink-cv source source-lat fanin fanin-missing fanin-cv bidir sizes; do
 	"$demo" --json "$w" >"$TMPD/$w.json" || fail "$w: printer_demo --json exited $?"
 	json_valid "$TMPD/$w.json" || fail "$w: invalid JSON: $(head -c 400 "$TMPD/$w.json")"
 	"$demo" "$w" >"$TMPD/$w.txt" || fail "$w: printer_demo exited $?"
@@ -63,6 +63,19 @@ check_match "late text" "NOT valid: RDMA from 10\.77\.0\.2: its window overlappe
 # Its data failed verification: not a sum either, whatever its window.
 check_eq "fail: verify fail, not ok, not valid" "fail False False RDMA from 10.77.0.2: its data failed verification" \
 	"$(json_get "$TMPD/sink-fail.json" '"%s %s %s %s" % (d["verify"], d["ok"], d["total_valid"], d["total_invalid_reason"])')"
+# A source whose 1 s samples varied 3.456% (over --max-cv 2): the total is not a sum,
+# and the reason names the stream and its variation, rounded up.
+check_eq "cv: not valid, the stream and its variation named" \
+	"False RDMA from 10.77.0.2: variation 3.46% (> 2%) True" \
+	"$(json_get "$TMPD/sink-cv.json" '"%s %s %s" % (d["total_valid"], d["total_invalid_reason"], d["ok"])')"
+check_match "cv text: NOT valid, named" \
+	'^ Total is a sum  : NOT valid: RDMA from 10\.77\.0\.2: variation 3\.46% \(> 2%\)$' \
+	"$(cat "$TMPD/sink-cv.txt")"
+check_match "cv text: the stream's own cv" 'rdma from 10\.77\.0\.2: overlap 99\.5%, cv 3\.5%' \
+	"$(cat "$TMPD/sink-cv.txt")"
+check_eq "fan-in cv: the sum not valid, the second source named" \
+	"False RDMA from 10.77.0.3: variation 3.46% (> 2%)" \
+	"$(json_get "$TMPD/fanin-cv.json" '"%s %s" % (d["total_valid"], d["total_invalid_reason"])')"
 
 # The source.
 J=$TMPD/source.json

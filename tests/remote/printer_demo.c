@@ -4,13 +4,14 @@
  * memory (no RDMA device: the figures a run would have measured), judged by
  * streams.c and printed by printer.c, for tests/remote/printer.sh to check.
  *
- *	printer_demo [--json] [--stream] sink|sink-late|sink-fail|sink-live|source|
- *		source-lat|fanin|fanin-missing|bidir|sizes
+ *	printer_demo [--json] [--stream] sink|sink-late|sink-fail|sink-live|sink-cv|
+ *		source|source-lat|fanin|fanin-missing|fanin-cv|bidir|sizes
  *
  * --stream prints as during a run (the header at result_begin, each run of
  * -a at result_end, the rest at the end); without it the whole result at once.
  * sink-live is sink with a live line (--interval) told after the header;
- * source-lat is source with --latency's histogram.
+ * source-lat is source with --latency's histogram; sink-cv and fanin-cv have
+ * a source whose 1 s samples varied 3.456% (over --max-cv 2).
  */
 #include <math.h>
 #include <stdio.h>
@@ -296,6 +297,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(what, "source-lat"))
 		source_latency(&x.streams[0]);
+	if (!strcmp(what, "sink-cv") || !strcmp(what, "fanin-cv"))
+		x.streams[x.nstreams - 1].cv = 3.456;
 	x.begun = true;
 	if (live) {
 		stream_out(&r, &x, !strcmp(what, "sink-live"));
