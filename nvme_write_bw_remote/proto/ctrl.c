@@ -8,6 +8,7 @@
  * from these tables; wire.c walks them. No sockets here (ctrl_io.c).
  */
 #include <errno.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,6 +536,8 @@ bool ctrl_hello_mismatch(const struct ctrl_hello *k, const struct ctrl_hello *s,
 
 const char *ctrl_strerror(int rc)
 {
+	if (rc < CTRL_ERR_RESOLVE && rc > CTRL_ERR_RESOLVE - CTRL_ERR_RESOLVE_SPAN)
+		return gai_strerror(rc - CTRL_ERR_RESOLVE);
 	switch (rc) {
 	case -EPROTO:
 		return "not the nvme_write_bw_remote protocol (bad magic)";

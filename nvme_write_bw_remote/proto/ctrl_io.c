@@ -79,7 +79,8 @@ static int resolve(const char *host, unsigned port, bool passive, struct addrinf
 	rc = getaddrinfo(host, serv, &hints, res);
 	if (rc == EAI_SYSTEM)
 		return -errno;
-	return rc ? -EADDRNOTAVAIL : 0;
+	/* The resolver's own reason, for ctrl_strerror (ctrl.h) */
+	return rc < 0 && rc > -CTRL_ERR_RESOLVE_SPAN ? CTRL_ERR_RESOLVE + rc : rc ? -EADDRNOTAVAIL : 0;
 }
 
 int ctrl_listen(const char *addr, unsigned port)

@@ -73,4 +73,8 @@ SRC_FAKE_PORTS="fake0:1:eth:10.9.0.2/24:100" pair rails "--no-local --dram 4M --
 check_eq "rails: source exit" 1 "$SRC_RC"
 check_match "rails: no reachable sink port" "no sink port is reachable from this node's ports \(different link layers or subnets\)" \
 	"$(cat "$TMPD/rails-src.err")"
+
+# A peer the resolver does not know: its reason, not an errno that was never set.
+NBW_FAKE_PORTS=$SRC_PORTS expect_exit 1 "no-such-host.invalid port [0-9]+: Name or service not known" \
+	"$FAKE" --source mem --timeout 3 no-such-host.invalid
 finish
