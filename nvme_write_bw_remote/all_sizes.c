@@ -3,7 +3,7 @@
  * all_sizes.c: -a, as ib_write_bw -a: one complete run (handshake, window,
  * verification) at every message size from 64K to 4M on both sides (a sink
  * with --sources N: a fan-in round per size, each source running -a), then the
- * curve of the RDMA rate against the size and its verdict (common/sweep.h)
+ * curve of the RDMA rate against the size and its verdict (common/base/sweep.h)
  * against the rails' line rate: where it goes flat, and whether that is the
  * fabric's limit or below it. Each run is a part of the result (printer.c
  * prints each as it ends, then the curve).

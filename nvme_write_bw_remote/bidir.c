@@ -4,8 +4,8 @@
  * its own thread with its own result: the sink receives the peer's drives into
  * its DRAM (it reads no drives of its own), the source reads this node's
  * drives and writes them into the peer's sink. Both run unchanged (sink.c,
- * source.c); this file starts them, waits, and fills the result of both
- * directions (streams.c judges their sum and their windows' overlap,
+ * source/run.c); this file starts them, waits, and fills the result of both
+ * directions (validity.c judges their sum and their windows' overlap,
  * printer.c prints both reports and the sum).
  */
 #include <pthread.h>

@@ -4,8 +4,8 @@
  * verified. Without a peer the process is the sink (it also reads its own
  * drives and reports the node's aggregate); with a peer it is the source.
  * This file owns the options, their validation and the dispatch; the roles
- * live in sink.c and source.c, what both share in remote.c, the protocol in
- * common/ctrl.c and the verbs in common/rdma.c.
+ * live in sink/ and source/, what both share in report/ (remote.c), the
+ * protocol in proto/ and the verbs in fabric/ (README).
  */
 #include <errno.h>
 #include <math.h>
@@ -565,7 +565,7 @@ static int run(const struct options *o, FILE *out)
 	struct report r;
 	int rc;
 
-	/* Signals are taken synchronously by whoever waits (common/window.c). */
+	/* Signals are taken synchronously by whoever waits (common/base/signals.c). */
 	nbw_signals_init();
 	report_init(&r, out, o->cc.json, o->cc.gbits);
 	if (nbw_watchdog_start(run_budget(o), give_up))

@@ -172,35 +172,29 @@ static const struct wire_layout auth_l = WIRE_LAYOUT(struct ctrl_auth, auth_f, N
 
 /* ---- messages ------------------------------------------------------------------ */
 
-#define BIT(t) (1u << (t))
-#define PH(p) (1u << (p))
-
 /*
- * Each message: its name, its payload's layout, who sends it, and (a
- * source's) the sink's phases that take it. Before admission no ERROR
- * either: a stranger's text is not read. The source takes the sink's
- * messages in the order of the conversation (ctrl.h), each awaited by type.
+ * Each message: its name, its payload's layout and who sends it. In which
+ * steps of the conversation it may come, and where it leads, is steps.c's
+ * one table. The source takes the sink's messages in the order of the
+ * conversation (ctrl.h), each awaited by type.
  */
 static const struct {
 	const char *name;
 	const struct wire_layout *layout;
-	unsigned by;	 /* enum ctrl_side */
-	uint32_t phases; /* PH(enum ctrl_phase) */
+	unsigned by; /* enum ctrl_side */
 } msgs[CTRL_TYPE_MAX + 1] = {
-	[CTRL_HELLO] = {"HELLO", &hello_l, CTRL_BY_SOURCE, PH(CTRL_PHASE_HELLO)},
-	[CTRL_ACCEPT] = {"ACCEPT", &accept_l, CTRL_BY_SINK, 0},
-	[CTRL_ERROR] = {"ERROR", &error_l, CTRL_BY_EITHER,
-			PH(CTRL_PHASE_QPS) | PH(CTRL_PHASE_CANARY) | PH(CTRL_PHASE_WINDOW) |
-				PH(CTRL_PHASE_VERIFY) | PH(CTRL_PHASE_END)},
-	[CTRL_SLICES] = {"SLICES", &slices_l, CTRL_BY_SINK, 0},
-	[CTRL_CANARY] = {"CANARY", &canary_l, CTRL_BY_SOURCE, PH(CTRL_PHASE_CANARY)},
-	[CTRL_START] = {"START", &start_l, CTRL_BY_SINK, 0},
-	[CTRL_RESULT] = {"RESULT", &result_l, CTRL_BY_SOURCE, PH(CTRL_PHASE_WINDOW)},
-	[CTRL_VERIFY] = {"VERIFY", &verify_l, CTRL_BY_SOURCE, PH(CTRL_PHASE_VERIFY)},
-	[CTRL_DONE] = {"DONE", &done_l, CTRL_BY_SINK, 0},
-	[CTRL_PROGRESS] = {"PROGRESS", &progress_l, CTRL_BY_SOURCE, PH(CTRL_PHASE_WINDOW)},
-	[CTRL_AUTH] = {"AUTH", &auth_l, CTRL_BY_EITHER, PH(CTRL_PHASE_AUTH) | PH(CTRL_PHASE_PROOF)},
-	[CTRL_QPS] = {"QPS", &qps_l, CTRL_BY_SOURCE, PH(CTRL_PHASE_QPS)},
+	[CTRL_HELLO] = {"HELLO", &hello_l, CTRL_BY_SOURCE},
+	[CTRL_ACCEPT] = {"ACCEPT", &accept_l, CTRL_BY_SINK},
+	[CTRL_ERROR] = {"ERROR", &error_l, CTRL_BY_EITHER},
+	[CTRL_SLICES] = {"SLICES", &slices_l, CTRL_BY_SINK},
+	[CTRL_CANARY] = {"CANARY", &canary_l, CTRL_BY_SOURCE},
+	[CTRL_START] = {"START", &start_l, CTRL_BY_SINK},
+	[CTRL_RESULT] = {"RESULT", &result_l, CTRL_BY_SOURCE},
+	[CTRL_VERIFY] = {"VERIFY", &verify_l, CTRL_BY_SOURCE},
+	[CTRL_DONE] = {"DONE", &done_l, CTRL_BY_SINK},
+	[CTRL_PROGRESS] = {"PROGRESS", &progress_l, CTRL_BY_SOURCE},
+	[CTRL_AUTH] = {"AUTH", &auth_l, CTRL_BY_EITHER},
+	[CTRL_QPS] = {"QPS", &qps_l, CTRL_BY_SOURCE},
 };
 
 static bool known(unsigned type)
@@ -456,44 +450,6 @@ int ctrl_parse_header(const uint8_t hdr[CTRL_HDR_LEN], unsigned *type, uint32_t 
 	if (*len > CTRL_MAX_PAYLOAD)
 		return -EMSGSIZE;
 	return 0;
-}
-
-/* ---- the sink's phases ------------------------------------------------------------ */
-
-uint32_t ctrl_phase_allows(unsigned phase)
-{
-	uint32_t mask = 0;
-	unsigned t;
-
-	if (phase > CTRL_PHASE_MAX)
-		return 0;
-	for (t = 1; t <= CTRL_TYPE_MAX; t++)
-		if (msgs[t].phases & PH(phase))
-			mask |= BIT(t);
-	return mask;
-}
-
-unsigned ctrl_phase_next(unsigned phase, unsigned type, bool key, bool verbs, bool full)
-{
-	if (!(ctrl_phase_allows(phase) & BIT(type)) || type == CTRL_ERROR)
-		return CTRL_PHASE_END;
-	switch (phase) {
-	case CTRL_PHASE_AUTH:
-		return key ? CTRL_PHASE_PROOF : CTRL_PHASE_HELLO;
-	case CTRL_PHASE_PROOF:
-		return CTRL_PHASE_HELLO;
-	case CTRL_PHASE_HELLO:
-		return verbs ? CTRL_PHASE_QPS : CTRL_PHASE_CANARY;
-	case CTRL_PHASE_QPS:
-		return CTRL_PHASE_CANARY;
-	case CTRL_PHASE_CANARY:
-		return CTRL_PHASE_WINDOW;
-	case CTRL_PHASE_WINDOW:
-		return type == CTRL_PROGRESS ? CTRL_PHASE_WINDOW
-		       : full		     ? CTRL_PHASE_VERIFY
-					     : CTRL_PHASE_END;
-	}
-	return CTRL_PHASE_END;
 }
 
 const char *ctrl_verify_name(unsigned v)

@@ -7,8 +7,9 @@
  *	u32 magic "NBWR" | u16 version | u16 type | u32 payload length
  * Strings are u16 length + bytes (no NUL). Each message's payload is described
  * once, by a table of fields in ctrl.c (wire.h's engine encodes, decodes and
- * sizes it); its limits, its fixed size and the phases in which the sink takes
- * it follow from that table. The codec is pure (no sockets) so every message,
+ * sizes it); its limits and its fixed size follow from that table. The
+ * steps of the conversation, who sends what in each and where it leads, are
+ * one table too (steps.h). The codec is pure (no sockets) so every message,
  * truncated or malformed, can be unit tested; decoders return 0 or -EBADMSG
  * and never read past the payload. The socket half (ctrl_io.h) sends and
  * receives whole messages with a poll() timeout on every wait; the AUTH
@@ -302,31 +303,6 @@ int ctrl_decode_qps(const void *p, size_t len, struct ctrl_wqp **q, uint32_t *n)
  */
 uint32_t ctrl_payload_max(unsigned type);
 
-/*
- * The sink's side of one source's conversation, phase by phase: the
- * messages a source may send in each. Anything else ends the handshake (a
- * stranger is dropped) or the session.
- */
-enum ctrl_phase {
-	CTRL_PHASE_AUTH,   /* door: the source's nonce (AUTH) */
-	CTRL_PHASE_PROOF,  /* door, with a key: its proof (AUTH) */
-	CTRL_PHASE_HELLO,  /* door: its parameters (HELLO) */
-	CTRL_PHASE_QPS,	   /* verbs mode: its QPs (QPS) */
-	CTRL_PHASE_CANARY, /* its canary table (CANARY) */
-	CTRL_PHASE_WINDOW, /* heartbeats (PROGRESS) until its RESULT */
-	CTRL_PHASE_VERIFY, /* --verify full: its slot table (VERIFY) */
-	CTRL_PHASE_END,	   /* nothing but its ERROR (DONE is the sink's word, never a source's) */
-	CTRL_PHASE_MAX = CTRL_PHASE_END,
-};
-
-/* The types a source may send in phase, as a mask of 1 << type (0 for a bad phase). */
-uint32_t ctrl_phase_allows(unsigned phase);
-/*
- * The phase after a source's message of type in phase, for a sink with a key
- * or not, in verbs mode or not, with --verify full or not; CTRL_PHASE_END
- * after an ERROR (or a message the phase does not allow).
- */
-unsigned ctrl_phase_next(unsigned phase, unsigned type, bool key, bool verbs, bool full);
 /*
  * The one payload length of a fixed-size message (a layout without strings
  * or lists: HELLO, START, DONE, PROGRESS, AUTH), else 0.

@@ -33,7 +33,7 @@ int ctrl_auth_sink_step(struct ctrl_auth_sink *a, const struct auth_key *k, int 
 		*why = "malformed AUTH";
 		return -EBADMSG;
 	}
-	if (a->phase == CTRL_PHASE_AUTH) {
+	if (a->step == CTRL_STEP_AUTH) {
 		if (k->len && !m.has_key) {
 			*why = "no pre-shared key (the sink requires one)";
 			return -EACCES;
@@ -44,10 +44,10 @@ int ctrl_auth_sink_step(struct ctrl_auth_sink *a, const struct auth_key *k, int 
 			return -EIO;
 		}
 		a->trusted = !k->len; /* an open sink explains itself to anyone */
-		a->phase = k->len ? CTRL_PHASE_PROOF : CTRL_PHASE_HELLO;
+		a->step = ctrl_step_next(a->step, CTRL_AUTH, k->len > 0, false, false);
 		return 0;
 	}
-	if (a->phase != CTRL_PHASE_PROOF) {
+	if (a->step != CTRL_STEP_PROOF) {
 		*why = "a message out of turn";
 		return -EPROTO;
 	}
@@ -60,7 +60,7 @@ int ctrl_auth_sink_step(struct ctrl_auth_sink *a, const struct auth_key *k, int 
 		return -EIO;
 	}
 	a->trusted = true;
-	a->phase = CTRL_PHASE_HELLO;
+	a->step = ctrl_step_next(a->step, CTRL_AUTH, k->len > 0, false, false);
 	return 0;
 }
 

@@ -25,18 +25,19 @@
 
 #include "auth.h"
 #include "ctrl_io.h"
+#include "steps.h"
 
 /* The sink's side of one source's exchange. Zero it when the connection is accepted. */
 struct ctrl_auth_sink {
-	unsigned phase; /* CTRL_PHASE_AUTH (0), CTRL_PHASE_PROOF, then CTRL_PHASE_HELLO */
-	bool trusted;	/* may be told why it is refused: the key is proved, or the sink is open */
+	unsigned step; /* CTRL_STEP_AUTH (0), CTRL_STEP_PROOF, then CTRL_STEP_HELLO */
+	bool trusted;  /* may be told why it is refused: the key is proved, or the sink is open */
 	uint8_t nonce_s[CTRL_NONCE_LEN], nonce_k[CTRL_NONCE_LEN];
 };
 
 /*
  * The sink's step on a source's AUTH payload, answered on fd (which may be
- * non-blocking: at most 1 s per answer). 0: a->phase has moved on (to
- * CTRL_PHASE_PROOF with a key, else CTRL_PHASE_HELLO); < 0: drop the
+ * non-blocking: at most 1 s per answer). 0: a->step has moved on (to
+ * CTRL_STEP_PROOF with a key, else CTRL_STEP_HELLO); < 0: drop the
  * handshake, *why says why (-EBADMSG malformed, -EACCES no or a wrong key,
  * -EIO no answer, -EPROTO an AUTH after the exchange).
  */

@@ -59,7 +59,7 @@ struct source_options {
 /*
  * The command line, validated, then const: what both roles use, the mode,
  * and each role's own part. Nothing changes it after validation; what a run
- * shares or computes goes beside it (struct run_state, sizes.c's curve).
+ * shares or computes goes beside it (struct run_state, all_sizes.c's curve).
  */
 struct options {
 	struct cli_common cc;

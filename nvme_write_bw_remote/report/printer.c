@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * printer.c: every report of nvme_write_bw_remote, from a result (result.h)
- * through common/report.c: the header, the drives, the rails, the totals,
+ * through common/base/report.c: the header, the drives, the rails, the totals,
  * the streams and the verdicts, of the sink, the source and fan-in.
  */
 #include <math.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * printer.h: the one printer of nvme_write_bw_remote. It renders a result
- * (result.h) of any mode through common/report.c, text and JSON from the
+ * (result.h) of any mode through common/base/report.c, text and JSON from the
  * same calls; it measures nothing and judges nothing.
  */
 #ifndef NBW_PRINTER_H

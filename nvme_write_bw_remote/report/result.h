@@ -3,9 +3,10 @@
  * result.h: what a run of nvme_write_bw_remote measured, in one structure
  * every mode fills: the sink (one source), the source, the sink with
  * --sources N (fan-in), --bidir (a sink and a source at once) and -a (a run
- * per message size). The roles fill it and print nothing; streams.c judges
- * its streams (the sum rule, overlap, variation, ideal); printer.c renders
- * it, text and JSON from the same calls (common/report.c).
+ * per message size). The roles fill it and print nothing; validity.c (and
+ * the sink's judge.c) judge its streams (the sum rule, overlap, variation,
+ * ideal); printer.c renders it, text and JSON from the same calls
+ * (common/base/report.c).
  */
 #ifndef NBW_RESULT_H
 #define NBW_RESULT_H
@@ -14,11 +15,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "judge.h"
 #include "lathist.h"
 #include "options.h"
 #include "sweep.h"
 #include "window.h"
+
+/* Where the RDMA figure of the report comes from (the sink's judge_rdma_from()). */
+enum rdma_from {
+	RDMA_FROM_NONE,
+	RDMA_FROM_RESULT,    /* the source's RESULT */
+	RDMA_FROM_HEARTBEAT, /* its last PROGRESS: the RESULT never came */
+};
 
 /* One drive's row: the sink's own ("local") or one a source read ("rdma"). */
 struct result_drive {
@@ -64,7 +71,7 @@ struct result_stream {
 	char vdetail[256];		    /* "" none */
 	int rc;				    /* the session's exit status */
 	char failure[CTRL_MAX_STR + 256];   /* "" none */
-	double overlap_pct, start_offset_s; /* streams.c: against the sink's window */
+	double overlap_pct, start_offset_s; /* against the sink's window (the judge) */
 	struct lathist *lat; /* the source's: its WRITEs' latencies (--latency); NULL */
 };
 
@@ -77,7 +84,7 @@ enum result_mode {
 	RESULT_SIZES,  /* -a: parts[i] the run at one message size (its o.chunk) */
 };
 
-/* Whether the total may be read as a sum, and the figures it adds (streams.c). */
+/* Whether the total may be read as a sum, and the figures it adds (validity.c, judge.c). */
 struct result_sum {
 	bool judged; /* false: no window to judge (total_valid null) */
 	bool valid;
@@ -112,7 +119,7 @@ struct result_hook {
 	void *ctx;
 };
 
-/* The curve of -a (common/sweep.h): the points' sizes and rates, and its verdict. */
+/* The curve of -a (common/base/sweep.h): the points' sizes and rates, and its verdict. */
 #define RESULT_MAX_POINTS 16
 struct result_curve {
 	int n;				    /* points: the runs that gave a figure */
@@ -145,7 +152,7 @@ struct result {
 	int nexpected;
 	int nstreams;
 	struct result_stream *streams;
-	struct result_sum sum; /* streams.c */
+	struct result_sum sum; /* validity.c, the sink's judge.c */
 	/* The run's verdict and failure. */
 	enum verdict verdict;
 	char vdetail[256];

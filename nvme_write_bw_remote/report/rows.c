@@ -2,7 +2,7 @@
 /*
  * rows.c: the rows and lines the reports of nvme_write_bw_remote are made
  * of (the header, a drive, a rail, a stream, the verification line), each
- * written once through common/report.c; printer.c puts them together.
+ * written once through common/base/report.c; printer.c puts them together.
  */
 #include <math.h>
 #include <stdio.h>
@@ -276,7 +276,7 @@ void print_local_row(struct report *r, const struct result *x)
 	print_bw_row(r, "local", lab, x->sum.local_bytes, x->lseconds, 0);
 }
 
-/* Ideal and % of ideal (streams.c), without the line's end. */
+/* Ideal and % of ideal (validity.c), without the line's end. */
 void print_ideal(struct report *r, const struct result *x)
 {
 	report_bw(r, "ideal_gb_per_s", " ideal                  %36.2f", x->sum.ideal_bps);

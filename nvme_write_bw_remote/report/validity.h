@@ -28,11 +28,25 @@ double streams_overlap_pct(double open, double close, double ref_open, double re
 double streams_bps(const struct result_stream *st);
 
 /*
- * Judge x (sink, fan-in, --bidir; a source's only gets its sums): each
- * stream's overlap and start offset, the sums, ideal, and whether the
- * total may be read as a sum (x->sum; --bidir: x->sum.overlap_pct too).
+ * Judge x (--bidir; a source's only gets its sums): each stream's overlap
+ * and start offset, the sums, and whether the total may be read as a sum
+ * (x->sum; --bidir: x->sum.overlap_pct too). The sink's results (one source,
+ * --sources N) are the sink's to judge (sink/judge.c: judge_sink) by the
+ * same rule, streams_fault().
  */
 void streams_judge(struct result *x);
+
+/*
+ * What keeps stream st (label: "RDMA from HOST", "receive") out of the sum,
+ * into why ("" if nothing): a failed verification, no window, an overlap
+ * with ref ("the sink's"; NULL: st is the reference) under --min-overlap, a
+ * variation over --max-cv.
+ */
+void streams_fault(const struct options *o, const char *label, const char *ref,
+		   const struct result_stream *st, char *why, size_t len);
+
+/* Append part to the sum's reason ("; " between parts). */
+void streams_add_why(struct result_sum *s, const char *part);
 
 /*
  * The line rate (Gb/s) every source's rails into this sink can carry: per
@@ -41,7 +55,7 @@ void streams_judge(struct result *x);
  */
 double streams_rails_gbits(const struct result *x);
 
-/* -a's curve: its verdict (common/sweep.h) against the rails' line rate, into c. */
+/* -a's curve: its verdict (common/base/sweep.h) against the rails' line rate, into c. */
 void streams_curve(struct result_curve *c);
 
 #endif

@@ -15,7 +15,7 @@
  * Anything else, in any state, and a handshake that is not done within
  * DOOR_HANDSHAKE_S, is dropped with one log line; the door keeps waiting.
  * Only an AUTH or a HELLO of its exact size is read before admission
- * (ctrl_phase_allows()): a stranger cannot make the sink allocate more. One
+ * (ctrl_step_allows()): a stranger cannot make the sink allocate more. One
  * address holds at most DOOR_MAX_PER_ADDR handshakes; when every place is
  * taken, the busiest address gives up its oldest idle one, so a crowd from
  * elsewhere does not push out a real source.
@@ -32,6 +32,7 @@
 #include "door.h"
 #include "nbw.h"
 #include "netaddr.h"
+#include "steps.h"
 #include "timing.h"
 #include "window.h"
 
@@ -254,20 +255,20 @@ static int pend_step(struct door *d, struct pending *p, const char **why)
 	}
 	rc = ctrl_auth_sink_step(&p->auth, &d->o->key, p->fd, p->in.payload, p->in.len, why);
 	if (!rc)
-		p->st = p->auth.phase == CTRL_PHASE_PROOF ? PEND_PROOF : PEND_HELLO;
+		p->st = p->auth.step == CTRL_STEP_PROOF ? PEND_PROOF : PEND_HELLO;
 	return rc;
 }
 
 /* Read what p has; 1 a guest is ready in *g, 0 go on (or dropped). */
 static int pend_read(struct door *d, struct pending *p, struct door_guest *g)
 {
-	static const unsigned phase[] = {[PEND_AUTH] = CTRL_PHASE_AUTH,
-					 [PEND_PROOF] = CTRL_PHASE_PROOF,
-					 [PEND_HELLO] = CTRL_PHASE_HELLO};
+	static const unsigned phase[] = {[PEND_AUTH] = CTRL_STEP_AUTH,
+					 [PEND_PROOF] = CTRL_STEP_PROOF,
+					 [PEND_HELLO] = CTRL_STEP_HELLO};
 	const char *why = NULL;
 	int rc;
 
-	p->in.allow = ctrl_phase_allows(phase[p->st]);
+	p->in.allow = ctrl_step_allows(phase[p->st]);
 	rc = ctrl_inbox_read(&p->in, p->fd);
 
 	if (rc == 0)

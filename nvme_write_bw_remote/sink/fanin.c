@@ -154,7 +154,7 @@ static int fanin_main(struct fanin *fi, struct session **s)
 	fi->res->source = fi->got ? fi->res->streams[0].source : fi->o->source.feed;
 	result_begin(fi->res);
 	fanin_run(fi);
-	streams_judge(fi->res);
+	judge_sink(fi->res);
 	return fanin_outcome(fi);
 }
 

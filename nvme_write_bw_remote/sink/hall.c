@@ -121,37 +121,30 @@ void hall_waiting(const struct hall *h, int n)
 /* ---- admission -------------------------------------------------------------------- */
 
 /*
- * Why the sink cannot take this HELLO beside the before workers of the sources
- * it took already, into why; false if it can, with the DRAM laid out for all.
+ * The sink's decision on guest g's HELLO beside the before workers of the
+ * sources it took already (judge_hello(): the reason into why); the DRAM
+ * laid out for all into lay when it is admitted.
  */
-static bool hello_unacceptable(const struct hall *h, const struct door_guest *g, uint32_t before,
-			       struct slice_layout *lay, char *why, size_t len)
+static enum judge_hello_verdict hello_verdict(const struct hall *h, const struct door_guest *g,
+					      uint32_t before, struct slice_layout *lay, char *why,
+					      size_t len)
 {
 	const struct options *o = h->o;
 	struct ctrl_hello mine = conv_hello(o);
-	char diff[256], a[32], b[32], c[32];
-	uint64_t need;
+	struct judge_admission a = {
+		.mine = &mine,
+		.theirs = &g->hello,
+		.peer = g->peer,
+		.before = before,
+		.max = MAX_WORKERS,
+		.per_source = remote_share(o),
+		.dram = o->sink.dram,
+		.local_len = (uint64_t)h->loc.nt * o->threads * o->chunk,
+		.chunk = o->chunk,
+		.depth = o->depth,
+	};
 
-	if (ctrl_hello_mismatch(&mine, &g->hello, diff, sizeof(diff))) {
-		snprintf(why, len, "parameter mismatch with %s: %s", g->peer, diff);
-		return true;
-	}
-	if (judge_workers_refused(before, g->hello.workers, MAX_WORKERS, remote_share(o), diff,
-				  sizeof(diff))) {
-		snprintf(why, len, "%s: %s", g->peer, diff);
-		return true;
-	}
-	if (slice_layout(o->sink.dram, (uint64_t)h->loc.nt * o->threads * o->chunk,
-			 before + g->hello.workers, o->chunk, o->depth, lay, &need)) {
-		snprintf(why, len,
-			 "sink DRAM %s is too small for %u workers%s x %u slots of %s (and the "
-			 "local readers): it needs %s (--dram)",
-			 format_size(o->sink.dram, a, sizeof(a)), before + g->hello.workers,
-			 before ? " of all sources" : "", o->depth + 1,
-			 format_size(o->chunk, b, sizeof(b)), format_size(need, c, sizeof(c)));
-		return true;
-	}
-	return false;
+	return judge_hello(&a, lay, why, len);
 }
 
 /* Guest g becomes source i of n: a session of its own (one source: with the hall's drives). */
@@ -182,7 +175,7 @@ static uint64_t first_patience(const struct options *o, uint64_t deadline)
 	return deadline && deadline < by ? deadline : by;
 }
 
-/* The first came: the others' deadline, said with N sources (item 11). */
+/* The first came: the others' deadline, said with N sources. */
 static uint64_t first_came(const struct hall *h, uint64_t deadline, int n)
 {
 	deadline = first_patience(h->o, deadline);
@@ -228,7 +221,7 @@ int hall_admit(struct hall *h, struct session **s, int n, int *got)
 		rc = next_guest(h, deadline, *got, n, &g);
 		if (rc)
 			break;
-		if (hello_unacceptable(h, &g, workers, &fits, why, sizeof(why))) {
+		if (hello_verdict(h, &g, workers, &fits, why, sizeof(why)) != JUDGE_HELLO_ADMIT) {
 			door_refuse(h->door, &g, why);
 			continue;
 		}

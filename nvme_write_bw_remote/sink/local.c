@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * local.c: the sink's own drives during a window (see local.h): a gang of
- * readers (common/gang.h, as nvme_read_bw's), one per region of each drive,
+ * readers (common/storage/gang.h, as nvme_read_bw's), one per region of each drive,
  * each reading into its chunk of the DRAM's first part.
  */
 #include <errno.h>

@@ -171,7 +171,7 @@ static int send_slices(struct session *s)
 		return NBW_EXIT_FAIL;
 	}
 	/* -R: no QPS came; the canary is next either way. */
-	s->state = SESSION_CANARY;
+	s->state = CTRL_STEP_CANARY;
 	return 0;
 }
 
@@ -211,10 +211,10 @@ int session_handshake(struct session *s)
 	if (rc)
 		return session_fail(s, "%s: %s", s->peer, ctrl_strerror(rc));
 	if (s->o->conn == CTRL_CONN_VERBS) {
-		s->state = SESSION_QPS;
+		s->state = CTRL_STEP_QPS;
 		rc = make_qps(s);
 	} else {
-		s->state = SESSION_CONNECTING;
+		s->state = CTRL_STEP_SLICES; /* -R: its connections come, then SLICES */
 		rc = connect_workers(s);
 	}
 	return rc ?: send_slices(s) ?: receive_canary(s);
@@ -231,7 +231,7 @@ struct session *session_create(const struct session_env *env, int fd, const char
 		return NULL;
 	s->env = env;
 	s->o = env->o;
-	s->state = SESSION_ADMITTED;
+	s->state = CTRL_STEP_ACCEPT;
 	s->cfd = fd;
 	s->trusted = trusted;
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);

@@ -8,7 +8,7 @@
  * struct session_env and never calls the hall back.
  *
  * Its state (session_state.h) says which messages the source may send
- * (ctrl_phase_allows() of the state's phase, common/ctrl.h); anything else
+ * (ctrl_step_allows() of its step, proto/steps.h); anything else
  * ends the session.
  */
 #ifndef NBW_SESSION_H

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * session_state.h: a sink session (struct session) and its states against
- * the protocol's phases (session_state.c): the messages a source may send
- * in each state and where each leads; and the few steps every part of a
- * session takes. session.c (the handshake) and session_window.c (the
- * window, the end) build on it; session.h says what the hall calls.
+ * session_state.h: a sink session (struct session): its state is a step of
+ * the conversation's one table (proto/steps.h), whose sink's view says the
+ * messages a source may send in it and where each leads; and the few steps
+ * every part of a session takes (session_state.c). session.c (the
+ * handshake) and session_window.c (the window, the end) build on it;
+ * session.h says what the hall calls.
  */
 #ifndef NBW_SESSION_STATE_H
 #define NBW_SESSION_STATE_H
@@ -17,32 +18,8 @@
 #include "local.h"
 #include "options.h"
 #include "slice.h"
+#include "steps.h"
 #include "verify.h"
-
-/* Where a session is; each state names the ctrl phase whose messages it takes. */
-enum session_state {
-	SESSION_ADMITTED,   /* HELLO taken: ACCEPT goes out next (no message expected) */
-	SESSION_QPS,	    /* verbs: the source's QPs */
-	SESSION_CONNECTING, /* -R: its RDMA connections come; only an ERROR may */
-	SESSION_CANARY,	    /* the slices went out: its canary table */
-	SESSION_READY,	    /* its canary judged: START when every session is ready */
-	SESSION_WINDOW,	    /* its heartbeats until its RESULT */
-	SESSION_VERIFY,	    /* --verify full: its slot table */
-	SESSION_END,	    /* nothing but its ERROR; DONE is the sink's */
-	SESSION_FAILED,	    /* ended early: failure[] says why */
-};
-
-/* session_state.c: the ctrl phase (CTRL_PHASE_*) of a state, whose messages it takes. */
-unsigned session_phase(enum session_state st);
-/* May the source send a message of type in state st? */
-bool session_takes(enum session_state st, unsigned type);
-/*
- * The state a source's message of type leads to from st (key: the sink has
- * a key; verbs: not -R; full: --verify full); SESSION_END after an ERROR or
- * a message st does not take.
- */
-enum session_state session_next(enum session_state st, unsigned type, bool key, bool verbs,
-				bool full);
 
 /* What the hall lends a session. */
 struct session_env {
@@ -69,7 +46,7 @@ enum sink_stop {
 struct session {
 	const struct session_env *env;
 	const struct options *o;
-	enum session_state state;
+	enum ctrl_step state; /* the step of the conversation (steps.h); END once it failed */
 	int cfd;
 	struct ctrl_inbox in; /* the control channel during the window: a message in part */
 	bool trusted;	      /* the source proved the key (or the sink is open) */
@@ -119,11 +96,11 @@ struct session {
 
 /* ---- what session.c and session_window.c share ------------------------------ */
 
-/* The source sent a message of type: the state it leads to (ctrl_phase_next()). */
+/* The source sent a message of type: the step it leads to (ctrl_step_next()). */
 void session_took(struct session *s, unsigned type);
 /*
- * ctrl_expect() of a message the session's state takes (else -EBADMSG with
- * the reason in err), and the state it leads to.
+ * ctrl_expect() of a message the session's step takes (else -EBADMSG with
+ * the reason in err), and the step it leads to.
  */
 int session_expect(struct session *s, unsigned want, void **p, uint32_t *len, int timeout_ms,
 		   char *err, size_t errlen);

@@ -61,7 +61,7 @@ static enum sink_stop take_error(struct session *s, const void *p, uint32_t len)
 	return SINK_PEER_ERROR;
 }
 
-/* One whole message from the source, of a type its state takes (ctrl_phase_allows()). */
+/* One whole message from the source, of a type its state takes (ctrl_step_allows()). */
 static int take_one(void *ctx, unsigned type, const void *p, uint32_t len)
 {
 	struct session *s = ctx;
@@ -93,7 +93,7 @@ static int take(struct session *s, int timeout_ms)
 
 	if (poll(&pfd, 1, timeout_ms) != 1)
 		return -ETIMEDOUT;
-	s->in.allow = ctrl_phase_allows(session_phase(s->state));
+	s->in.allow = ctrl_step_allows(s->state);
 	rc = ctrl_inbox_pump(&s->in, s->cfd, SINK_MSGS_PER_TICK, take_one, s, &taken);
 	if (rc < 0) {
 		snprintf(s->peer_err, sizeof(s->peer_err), "%s",
@@ -310,7 +310,7 @@ static bool result_implausible(struct session *s, char *why, size_t len)
  * The source's window in the sink's clock: START left at start_sent; it
  * arrived about half the least START -> heartbeat delay later (the way there
  * and a heartbeat's way back); the source opened its window open_ns after
- * that. streams.c judges it against the sink's window.
+ * that. judge.c (judge_sink) judges it against the sink's window.
  */
 static void source_window(struct session *s)
 {
@@ -370,7 +370,7 @@ static int after_result(struct session *s)
 		receive_full(s);
 	if (s->res.ok)
 		return 0;
-	/* Its ERROR, if any, follows the RESULT (CTRL_PHASE_END: nothing else may come). */
+	/* Its ERROR, if any, follows the RESULT (the verdict step: nothing else may come). */
 	if (!session_expect(s, CTRL_ERROR, &p, &len, 200, err, sizeof(err))) {
 		struct ctrl_error e;
 
@@ -416,7 +416,7 @@ static int send_start(struct session *s)
 		nbw_err("%s: not every source is ready: the windows may not overlap", s->peer);
 	s->start_sent_ns = nbw_now_ns();
 	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_start(&b, &st), remote_timeout_ms(o));
-	s->state = SESSION_WINDOW;
+	s->state = CTRL_STEP_WINDOW;
 	s->last_heard = nbw_now_ns();
 	return rc;
 }
@@ -508,7 +508,7 @@ int session_conclude(struct session *s, struct meeting *fan)
 		ctrl_send_free(s->cfd, &b, ctrl_encode_done(&b, &d), 1000);
 	}
 	if (rc)
-		s->state = SESSION_FAILED;
+		s->state = CTRL_STEP_END;
 	return rc;
 }
 

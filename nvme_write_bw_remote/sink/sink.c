@@ -175,7 +175,7 @@ int run_sink(const struct options *o, const struct run_state *run, struct result
 		x->streams[0].rc = rc;
 	}
 	x->rc = rc;
-	streams_judge(x);
+	judge_sink(x);
 	session_destroy(s);
 	hall_destroy(h);
 	return rc;

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * source/state.h: the source's state, shared by its three rooms: source.c
+ * source/state.h: the source's state, shared by its three rooms: run.c
  * (the run: setup, the window, the heartbeat, close, the result) above
- * source_talk.c (the conversation with the sink: connect, AUTH, HELLO, QPS,
- * SLICES, CANARY/START, RESULT, the table, VERIFY) and source_workers.c (the
+ * talk.c (the conversation with the sink: connect, AUTH, HELLO, QPS,
+ * SLICES, CANARY/START, RESULT, the table, VERIFY) and workers.c (the
  * workers: plan, rails, staging slots, chunk supplies, the posting threads).
- * Calls go down: source.c -> source_talk.c -> source_workers.c. Every
- * message to and from the sink goes through source_talk.c's source_send,
- * source_expect and source_await, which keep to source_steps.h's table.
+ * Calls go down: run.c -> talk.c -> workers.c. Every
+ * message to and from the sink goes through talk.c's source_send,
+ * source_expect and source_await, which keep to the conversation's table (proto/steps.h).
  */
 #ifndef NBW_SOURCE_STATE_H
 #define NBW_SOURCE_STATE_H
@@ -81,9 +81,9 @@ struct source {
 	struct sworker *w;
 	uint32_t nw, started;
 	int cfd;
-	enum source_step step; /* where the conversation is (source_steps.h) */
-	bool may_retry;	       /* a reset before ACCEPT may be the door's: connect again */
-	bool again;	       /* it happened: the handshake starts over */
+	enum ctrl_step step; /* where the conversation is (proto/steps.h) */
+	bool may_retry;	     /* a reset before ACCEPT may be the door's: connect again */
+	bool again;	     /* it happened: the handshake starts over */
 	uint64_t session;
 	struct start_line line;
 	bool line_ready;
@@ -110,14 +110,14 @@ struct source {
 /* The run failed: say why here and keep it for the report. Returns 1. */
 #define source_fail(s, ...) nbw_fail((s)->failure, sizeof((s)->failure), __VA_ARGS__)
 
-/* source_workers.c */
+/* workers.c */
 const char *sworker_name(const struct sworker *w, char *buf, size_t len);
 void *sworker_main(void *arg);
 uint64_t source_bytes_sum(const uint64_t *v, uint32_t n);
 int source_plan_workers(struct source *s);
 int source_assign_rails(struct source *s);
 
-/* source_talk.c */
+/* talk.c */
 /*
  * The sink's message of type (ctrl_expect(): *p, *len) if the step takes
  * it, else -EBADMSG with the reason in err; the step it leads to.

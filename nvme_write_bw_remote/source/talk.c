@@ -3,8 +3,8 @@
  * source/talk.c: the source's conversation with the sink over the control
  * channel: connect (a sink still starting refuses: retry), AUTH, HELLO and
  * ACCEPT (then the rails), QPS, SLICES, CANARY and START, the RESULT with
- * its table (--verify full) and the sink's VERIFY. Below source.c, above
- * source_workers.c (source_state.h).
+ * its table (--verify full) and the sink's VERIFY. Below run.c, above
+ * workers.c (state.h).
  */
 #include <errno.h>
 #include <math.h>
@@ -31,12 +31,13 @@
 #include "window.h"
 #include "state.h"
 
-/* ---- the steps (source_steps.h): what may come and go, and where it leads ----------- */
+/* ---- the steps (proto/steps.h): what may come and go, and where it leads ------------ */
 
 static void stepped(struct source *s, unsigned type)
 {
-	s->step = source_next(s->step, type, s->o->conn == CTRL_CONN_VERBS,
-			      s->o->verify == CTRL_VERIFY_FULL);
+	/* From HELLO on, the sink's key changes no step. */
+	s->step = ctrl_step_next(s->step, type, false, s->o->conn == CTRL_CONN_VERBS,
+				 s->o->verify == CTRL_VERIFY_FULL);
 }
 
 int source_expect(struct source *s, unsigned type, void **p, uint32_t *len, int timeout_ms,
@@ -45,9 +46,9 @@ int source_expect(struct source *s, unsigned type, void **p, uint32_t *len, int 
 	int rc;
 
 	*p = NULL;
-	if (!source_takes(s->step, type)) {
+	if (!ctrl_step_takes(s->step, CTRL_BY_SOURCE, type)) {
 		snprintf(err, errlen, "%s is not awaited in step %s", ctrl_type_name(type),
-			 source_step_name(s->step));
+			 ctrl_step_name(s->step));
 		return -EBADMSG;
 	}
 	rc = ctrl_expect(s->cfd, type, p, len, timeout_ms, err, errlen);
@@ -72,7 +73,7 @@ int source_send(struct source *s, unsigned type, struct ctrl_buf *b, int enc, in
 {
 	int rc;
 
-	if (!enc && !source_sends(s->step, type))
+	if (!enc && !ctrl_step_may_send(s->step, CTRL_BY_SOURCE, type))
 		enc = -EPROTO; /* out of turn: freed, not sent */
 	rc = ctrl_send_free(s->cfd, b, enc, timeout_ms);
 	if (!rc) /* a send that failed leaves the step: the sink may have said why, to be read */
@@ -113,7 +114,7 @@ static int control_connect(struct source *s)
 	return NBW_EXIT_FAIL;
 }
 
-/* Handshakes before ACCEPT that a reset may end, each starting over (item 4 of issue 22). */
+/* Handshakes before ACCEPT that a reset may end, each starting over. */
 #define HANDSHAKE_TRIES 4
 
 /*
@@ -149,7 +150,7 @@ static int greet(struct source *s)
 	struct ctrl_buf b;
 	int rc;
 
-	s->step = SOURCE_HELLO;
+	s->step = CTRL_STEP_HELLO;
 	if (control_connect(s) || authenticate(s))
 		return NBW_EXIT_FAIL;
 	h.workers = s->nw;

@@ -5,7 +5,7 @@
  * sink's advertised ports, its registered staging slots, the chunk supplies
  * of the posting loop (O_DIRECT reads or memory filled once) and the worker
  * thread: prepare, write its canary, pass the start line, post until the
- * window ends. Below source_talk.c and source.c (source_state.h).
+ * window ends. Below talk.c and run.c (state.h).
  */
 #include <errno.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_ctrl.c: fuzz target for every decoder of the control protocol
- * (common/ctrl.c). The first byte chooses what reads the rest:
+ * (proto/ctrl.c). The first byte chooses what reads the rest:
  *	0           ctrl_parse_header (12 bytes)
  *	1 .. 10     the payload decoder of that message type (HELLO .. PROGRESS;
  *	            CANARY and VERIFY share ctrl_decode_chunks)
@@ -9,7 +9,7 @@
  *	            the header is good and the length matches
  *	0xf0 ..     a conversation: the rest is the byte stream a source sends,
  *	            read by the sink's side of the session through a socketpair
- *	            (ctrl_inbox_pump), phase by phase (ctrl_phase_allows/_next);
+ *	            (ctrl_inbox_pump), step by step (ctrl_step_allows, ctrl_step_sink_next);
  *	            the selector's low bits choose key / verbs / --verify full.
  *	            No message is taken outside its phase, none allocated past
  *	            its limit or (at the door) off its exact size, and the
@@ -28,6 +28,7 @@
 
 #include "ctrl_io.h"
 #include "judge.h"
+#include "steps.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int fuzz_write_corpus(const char *dir);
@@ -158,7 +159,7 @@ static void round_trip(unsigned t, const uint8_t *p, size_t n)
 
 /* The sink's side of one conversation, for session(). */
 struct conv {
-	unsigned phase;
+	unsigned step;
 	bool key, verbs, full;
 	uint32_t workers;
 };
@@ -210,16 +211,16 @@ static int take(void *ctx, unsigned type, const void *p, uint32_t n)
 	struct conv *cv = ctx;
 	unsigned prev;
 
-	must((ctrl_phase_allows(cv->phase) >> type) & 1, "session: a message out of its phase");
+	must((ctrl_step_allows(cv->step) >> type) & 1, "session: a message out of its phase");
 	must(n <= ctrl_payload_max(type), "session: a payload past its limit");
-	if (cv->phase <= CTRL_PHASE_HELLO)
+	if (cv->step <= CTRL_STEP_HELLO)
 		must(n == ctrl_fixed_len(type), "door: a message off its exact size");
 	decode(type, p, n);
 	judge(cv, type, p, n);
-	prev = cv->phase;
-	cv->phase = ctrl_phase_next(cv->phase, type, cv->key, cv->verbs, cv->full);
+	prev = cv->step;
+	cv->step = ctrl_step_sink_next(cv->step, type, cv->key, cv->verbs, cv->full);
 	/* Another phase: stop the pump, its caller sets the next phase's in.allow. */
-	return cv->phase == CTRL_PHASE_END ? 1 : cv->phase != prev ? 2 : 0;
+	return cv->step == CTRL_STEP_END ? 1 : cv->step != prev ? 2 : 0;
 }
 
 /* A conversation: the bytes a source sends, through the sink's side of a session. */
@@ -236,7 +237,7 @@ static void session(uint8_t sel, const uint8_t *p, size_t n)
 		n = 0;
 	close(sv[1]);
 	while ((!rc || rc == 2) && rounds++ < 1000) {
-		in.allow = ctrl_phase_allows(cv.phase);
+		in.allow = ctrl_step_allows(cv.step);
 		rc = ctrl_inbox_pump(&in, sv[0], 16, take, &cv, NULL);
 	}
 	must(rc != 0, "session: the stream never ended");

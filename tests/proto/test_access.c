@@ -92,14 +92,14 @@ static void test_printable(void)
 	CHECK_STR(nbw_printable("abc\001", out, 6), "abc");
 }
 
-/* item 12: C1 controls and broken UTF-8 from a peer, on the terminal and in the JSON. */
+/* C1 controls and broken UTF-8 from a peer, on the terminal and in the JSON. */
 static void test_item12_peer_text(void)
 {
 	char out[128], *json = NULL;
 	size_t jlen = 0;
 	FILE *f;
 
-	printf("item 12: peer text escaped\n");
+	printf("peer text escaped\n");
 	/* CSI (U+009B, a C1 control) as UTF-8, and as a lone byte (a terminal in Latin-1 mode). */
 	CHECK_STR(nbw_printable("mlx\302\2332J", out, sizeof(out)), "mlx\\xc2\\x9b2J");
 	CHECK_STR(nbw_printable("mlx\2332J", out, sizeof(out)), "mlx\\x9b2J");

@@ -45,7 +45,7 @@ struct outcome {
 	int sink_rc, source_rc;
 	const char *sink_why;
 	bool trusted;
-	unsigned phase;
+	unsigned step;
 	const char *source_why;
 };
 
@@ -64,7 +64,7 @@ static struct outcome exchange(const char *sink_key, const char *source_key)
 	s.fd = sv[0];
 	s.key = key_of(source_key);
 	CHECK(pthread_create(&t, NULL, source_run, &s) == 0);
-	while (a.phase != CTRL_PHASE_HELLO && !o.sink_rc) {
+	while (a.step != CTRL_STEP_HELLO && !o.sink_rc) {
 		unsigned type;
 		void *p;
 		uint32_t len;
@@ -84,7 +84,7 @@ static struct outcome exchange(const char *sink_key, const char *source_key)
 	close(sv[0]);
 	o.source_rc = s.rc;
 	o.trusted = a.trusted;
-	o.phase = a.phase;
+	o.step = a.step;
 	o.source_why = s.why;
 	return o;
 }
@@ -94,7 +94,7 @@ static void test_open(void)
 	struct outcome o = exchange(NULL, NULL);
 
 	CHECK(o.sink_rc == 0 && o.source_rc == 0);
-	CHECK(o.trusted && o.phase == CTRL_PHASE_HELLO);
+	CHECK(o.trusted && o.step == CTRL_STEP_HELLO);
 }
 
 static void test_keys(void)
@@ -102,16 +102,16 @@ static void test_keys(void)
 	struct outcome o = exchange("0123456789abcdef", "0123456789abcdef");
 
 	CHECK(o.sink_rc == 0 && o.source_rc == 0);
-	CHECK(o.trusted && o.phase == CTRL_PHASE_HELLO);
+	CHECK(o.trusted && o.step == CTRL_STEP_HELLO);
 
 	o = exchange("0123456789abcdef", "0123456789abcdeX");
-	CHECK(o.sink_rc == -EACCES && !o.trusted && o.phase == CTRL_PHASE_PROOF);
+	CHECK(o.sink_rc == -EACCES && !o.trusted && o.step == CTRL_STEP_PROOF);
 	CHECK_STR(o.sink_why, "wrong pre-shared key");
 	CHECK(o.source_rc == -ECONNRESET);
 	CHECK_STR(o.source_why, "sink: the sink closed the connection: the pre-shared keys differ");
 
 	o = exchange("0123456789abcdef", NULL);
-	CHECK(o.sink_rc == -EACCES && !o.trusted && o.phase == CTRL_PHASE_AUTH);
+	CHECK(o.sink_rc == -EACCES && !o.trusted && o.step == CTRL_STEP_AUTH);
 	CHECK_STR(o.sink_why, "no pre-shared key (the sink requires one)");
 	CHECK(o.source_rc == -ECONNRESET);
 	CHECK_STR(o.source_why, "sink: the sink closed the connection (does it require a "
@@ -134,7 +134,7 @@ static void test_sink_refuses(void)
 	CHECK(ctrl_auth_sink_step(&a, &k, -1, junk, 64, &why) == -EBADMSG);
 	CHECK_STR(why, "malformed AUTH");
 	CHECK(ctrl_auth_sink_step(&a, &k, -1, junk, 65, &why) == -EBADMSG); /* has_key 7 */
-	a.phase = CTRL_PHASE_HELLO;
+	a.step = CTRL_STEP_HELLO;
 	junk[0] = 0;
 	CHECK(ctrl_auth_sink_step(&a, &k, -1, junk, 65, &why) == -EPROTO);
 	CHECK_STR(why, "a message out of turn");

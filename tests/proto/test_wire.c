@@ -8,7 +8,7 @@
  * fields are also checked at their offsets by name. The recorded bytes
  * decode back to the sample; every truncation and an extra byte are
  * refused; the payload limits are today's. The conversions between the
- * wire's structs and the tool's (conv.c) go there and back.
+ * wire's structs and the tool's (wire_conv.c) go there and back.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,9 +16,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "wire_conv.h"
 #include "ctrl.h"
 #include "options.h"
+#include "steps.h"
+#include "wire_conv.h"
 
 static struct ctrl_hello s_hello(void)
 {
@@ -373,14 +374,14 @@ static void test_limits(void)
 	CHECK_U64(ctrl_fixed_len(CTRL_ERROR), 0);
 	CHECK_U64(ctrl_fixed_len(CTRL_RESULT), 0);
 	/* The phases' masks follow from the message table: version 3's, bit by bit. */
-	CHECK_U64(ctrl_phase_allows(CTRL_PHASE_AUTH), 0x800);
-	CHECK_U64(ctrl_phase_allows(CTRL_PHASE_PROOF), 0x800);
-	CHECK_U64(ctrl_phase_allows(CTRL_PHASE_HELLO), 0x2);
-	CHECK_U64(ctrl_phase_allows(CTRL_PHASE_QPS), 0x1008);
-	CHECK_U64(ctrl_phase_allows(CTRL_PHASE_CANARY), 0x28);
-	CHECK_U64(ctrl_phase_allows(CTRL_PHASE_WINDOW), 0x488);
-	CHECK_U64(ctrl_phase_allows(CTRL_PHASE_VERIFY), 0x108);
-	CHECK_U64(ctrl_phase_allows(CTRL_PHASE_END), 0x8);
+	CHECK_U64(ctrl_step_allows(CTRL_STEP_AUTH), 0x800);
+	CHECK_U64(ctrl_step_allows(CTRL_STEP_PROOF), 0x800);
+	CHECK_U64(ctrl_step_allows(CTRL_STEP_HELLO), 0x2);
+	CHECK_U64(ctrl_step_allows(CTRL_STEP_QPS), 0x1008);
+	CHECK_U64(ctrl_step_allows(CTRL_STEP_CANARY), 0x28);
+	CHECK_U64(ctrl_step_allows(CTRL_STEP_WINDOW), 0x488);
+	CHECK_U64(ctrl_step_allows(CTRL_STEP_TABLE), 0x108);
+	CHECK_U64(ctrl_step_allows(CTRL_STEP_END), 0x8);
 	CHECK_U64(ctrl_sender(CTRL_HELLO), CTRL_BY_SOURCE);
 	CHECK_U64(ctrl_sender(CTRL_START), CTRL_BY_SINK);
 	CHECK_U64(ctrl_sender(CTRL_AUTH), CTRL_BY_EITHER);

@@ -1,9 +1,9 @@
 #!/bin/bash
 # fake_fanin.sh: a sink with --sources 2 over the fake fabric (no RDMA device): each
 # source's slices, bytes and verdict, the DRAM split by workers, the sum; a source over
-# the per-source worker limit is refused while the other runs (issue 22 item 11's share);
-# a slow source delays the others' START by at most half of --timeout, said on stderr
-# with the admission deadline (item 11).
+# the per-source worker limit (--max-workers-per-source, or an even share) is refused
+# while the other runs; a slow source delays the others' START by at most half of
+# --timeout, said on stderr with the admission deadline.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
 SRC3_PORTS="fake0:1:eth:127.0.1.3/24:100,fake1:1:eth:127.0.2.3/24:100"
 
@@ -60,7 +60,7 @@ check_eq "share: the one that kept to the share ran" "[1]" "${J[1]}"
 check_eq "share: not every source came: not ok" False "${J[2]}"
 check_eq "share: sink exit 1" 1 "$SINK_RC"
 
-# Item 11: B's QPs take 2 s to open; the others' START waits at most --timeout / 2 = 1.5 s.
+# B's QPs take 2 s to open; the others' START waits at most --timeout / 2 = 1.5 s.
 fanin slow "--min-overlap 99" "-q 1" "-q 1" slow=2000
 check_eq "slow: both finish (exit 0 for B)" 0 "$B_RC"
 check_match "slow: the sink says the windows may not overlap" \

@@ -1,5 +1,5 @@
 #!/bin/bash
-# fake_fanin_opts.sh: what works with one source works with --sources N (issue 21 item 1),
+# fake_fanin_opts.sh: what works with one source works with --sources N:
 # over the fake fabric (no RDMA device): --interval's live lines (each source's rate, the
 # local drives', their sum, the total), --dump-slice (source i's worker 0 slice in FILE.i,
 # its map in FILE.i.map) and -a (a fan-in round per size, the curve of the sources' sum).

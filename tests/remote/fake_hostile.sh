@@ -3,14 +3,14 @@
 # the fake fabric (no RDMA device). tests/remote/hostile_remote is the tool's own files with
 # tests/remote/hostile.c wrapped around the source's encoders ($NBW_HOSTILE says what it
 # breaks) and, where configure found them, the sanitizers in both processes: a payload
-# the sink does not free makes LeakSanitizer fail its exit. Issue 22:
-# - item 1: a matching HELLO, then a QPS of no workers: one line, exit 1, no crash.
-# - item 2: with --sources 2, after a source of 2 workers, a HELLO claiming 2^32 - 1
-#   (a 32-bit sum would wrap to 1): dropped; the first source still PASSes alone.
-# - item 5: a VERIFY of 200000 slots the source did write (the table repeated) is
+# the sink does not free makes LeakSanitizer fail its exit. What a hostile source tries:
+# - an empty QPS: a matching HELLO, then a QPS of no workers: one line, exit 1, no crash.
+# - a worker count that wraps: with --sources 2, after a source of 2 workers, a HELLO
+#   claiming 2^32 - 1 (a 32-bit sum would wrap to 1): dropped; the first source still PASSes alone.
+# - a VERIFY flood: a VERIFY of 200000 slots the source did write (the table repeated) is
 #   refused at once, without hashing, for workers x ring slots; a table naming one
 #   (worker, slot) twice is refused too; the run ends well within --timeout.
-# - item 13: a DONE from the source (the sink's word, never a source's) where the canary
+# - a DONE from the source (the sink's word, never a source's) where the canary
 #   should be, after a RESULT that says not ok, and during the window: the sink says
 #   what came, exits 1, and frees the payload it read (no leak report at its exit).
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
@@ -47,15 +47,15 @@ no_leak() {
 	check_eq "$1: no leak in the sink" 0 "$(grep -c 'LeakSanitizer' "$TMPD/$1-sink.err")"
 }
 
-# item 1: a matching HELLO followed by an empty QPS.
+# a matching HELLO followed by an empty QPS.
 hostile qps empty-qps "" ""
-check_eq "item 1 empty QPS: sink exit 1 (not a crash)" 1 "$SINK_RC"
-check_eq "item 1 empty QPS: one line says it" "127.0.0.1: QPS for 0 workers, not 1" \
+check_eq "empty QPS: sink exit 1 (not a crash)" 1 "$SINK_RC"
+check_eq "empty QPS: one line says it" "127.0.0.1: QPS for 0 workers, not 1" \
 	"$(grep -v 'waiting for a source' "$TMPD/qps-sink.err" | sed 's/^[^:]*: //')"
-check_match "item 1 empty QPS: the source is told" "QPS for 0 workers, not 1" "$(cat "$TMPD/qps-src.err")"
+check_match "empty QPS: the source is told" "QPS for 0 workers, not 1" "$(cat "$TMPD/qps-src.err")"
 no_leak qps
 
-# item 2: source A (2 workers) admitted first, then B's HELLO of 2^32 - 1 workers.
+# source A (2 workers) admitted first, then B's HELLO of 2^32 - 1 workers.
 # shellcheck disable=SC2086
 sink wrap-sink $RUN --sources 2 --no-local --dram 8M --json
 # shellcheck disable=SC2086
@@ -72,53 +72,53 @@ b_rc=$SRC_RC
 a_rc=0
 wait $a || a_rc=$?
 sink_status
-check_eq "item 2 worker wrap: exits (sink, A, B)" "1 0 1" "$SINK_RC $a_rc $b_rc"
-check_match "item 2 worker wrap: B's HELLO dropped" "connection dropped: malformed HELLO" "$(cat "$TMPD/wrap-sink.err")"
+check_eq "worker wrap: exits (sink, A, B)" "1 0 1" "$SINK_RC $a_rc $b_rc"
+check_match "worker wrap: B's HELLO dropped" "connection dropped: malformed HELLO" "$(cat "$TMPD/wrap-sink.err")"
 jv wrap-sink 'd["sources_admitted"]' '[(s["workers"], s["verify"]) for s in d["sources"] if s.get("ok")]'
-check_eq "item 2 worker wrap: only A admitted, its 2 workers verified" "1 [(2, 'pass')]" "${J[0]} ${J[1]}"
+check_eq "worker wrap: only A admitted, its 2 workers verified" "1 [(2, 'pass')]" "${J[0]} ${J[1]}"
 no_leak wrap
 
-# item 5: 200000 valid slots in one VERIFY (2 workers: their ring slots are far fewer);
+# 200000 valid slots in one VERIFY (2 workers: their ring slots are far fewer);
 # hashed, 13 GB at 64 KiB each. (Not the million of the issue: on a loaded machine,
 # with a coverage build, 28 MB of table take more than --timeout to encode and send.)
 hostile flood verify-flood=200000 "--verify full" "-q 2 --verify full"
-check_eq "item 5 flood: sink exit 1" 1 "$SINK_RC"
+check_eq "flood: sink exit 1" 1 "$SINK_RC"
 jv flood-sink 'd["verify"]' 'd["verify_detail"]'
-check_eq "item 5 flood: FAIL" fail "${J[0]}"
-check_match "item 5 flood: refused for its size, not hashed" \
+check_eq "flood: FAIL" fail "${J[0]}"
+check_match "flood: refused for its size, not hashed" \
 	"no slot table from the source: a table of 200000 entries for 2 workers x [0-9]+ slots" "${J[1]}"
-check_match "item 5 flood: the whole run takes seconds (under 15), not the hashing's" "^([0-9]|1[0-4])$" "$SECS"
+check_match "flood: the whole run takes seconds (under 15), not the hashing's" "^([0-9]|1[0-4])$" "$SECS"
 no_leak flood
 
-# item 5: each (worker, slot) once.
+# each (worker, slot) once.
 hostile twice verify-twice "--verify full" "-q 2 --verify full"
-check_eq "item 5 twice: sink exit 1" 1 "$SINK_RC"
+check_eq "twice: sink exit 1" 1 "$SINK_RC"
 jv twice-sink 'd["verify"]' 'd["verify_detail"]'
-check_eq "item 5 twice: FAIL" fail "${J[0]}"
-check_match "item 5 twice: the slot named twice" \
+check_eq "twice: FAIL" fail "${J[0]}"
+check_match "twice: the slot named twice" \
 	"no slot table from the source: worker 0 slot [0-9]+ named twice" "${J[1]}"
 no_leak twice
 
-# item 13: a DONE where the canary should be.
+# a DONE where the canary should be.
 hostile canary done-for-canary "" ""
-check_eq "item 13 DONE for the canary: sink exit 1" 1 "$SINK_RC"
-check_match "item 13 DONE for the canary: the sink says what came" \
+check_eq "DONE for the canary: sink exit 1" 1 "$SINK_RC"
+check_match "DONE for the canary: the sink says what came" \
 	"waiting for the canary: expected CANARY, got DONE" "$(cat "$TMPD/canary-sink.err")"
 no_leak canary
 
-# item 13: RESULT ok=0, then a DONE where only an ERROR may come (the leak of issue 22).
+# RESULT ok=0, then a DONE where only an ERROR may come (its payload was once leaked).
 hostile result done-after-result "" ""
-check_eq "item 13 DONE after RESULT: sink exit 1" 1 "$SINK_RC"
+check_eq "DONE after RESULT: sink exit 1" 1 "$SINK_RC"
 jv result-sink 'd["error"]' 'd["ok"]'
-check_eq "item 13 DONE after RESULT: the source did not complete" \
+check_eq "DONE after RESULT: the source did not complete" \
 	"127.0.0.1: the source did not complete its window False" "${J[0]} ${J[1]}"
 no_leak result
 
-# item 13: a DONE among the heartbeats: refused at its header, before it is read.
+# a DONE among the heartbeats: refused at its header, before it is read.
 hostile window done-in-window "" ""
-check_eq "item 13 DONE in the window: sink exit 1" 1 "$SINK_RC"
+check_eq "DONE in the window: sink exit 1" 1 "$SINK_RC"
 jv window-sink 'd["error"]'
-check_match "item 13 DONE in the window: out of turn" "protocol error during the window: a message out of turn" \
+check_match "DONE in the window: out of turn" "protocol error during the window: a message out of turn" \
 	"${J[0]}"
 no_leak window
 

@@ -1,21 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * hostile.c: a source that breaks the protocol on purpose, for
- * tests/remote/fake_hostile.sh (issue 22). Linked into
+ * tests/remote/fake_hostile.sh. Linked into
  * tests/remote/hostile_remote (the tool's own files and the fake fabric, as
  * fake_remote, built with AddressSanitizer) with ld's --wrap, it changes what
  * the real source's encoders put on the wire when $NBW_HOSTILE says so; the
  * sink in the same binary is the real one, unchanged:
  *
- *   hello-workers=N    HELLO claims N workers (item 2: N = 2^32 - 1 after another
+ *   hello-workers=N    HELLO claims N workers (N = 2^32 - 1 after another
  *                      source's wraps a 32-bit sum)
- *   empty-qps          a QPS of no workers after a matching HELLO (item 1)
+ *   empty-qps          a QPS of no workers after a matching HELLO
  *   verify-flood=N     the --verify full table repeated to N entries, each a
- *                      slot the source really wrote (item 5)
- *   verify-twice       the table's second entry replaced by its first (item 5)
- *   done-for-canary    a DONE where the canary table should be (item 13)
- *   done-after-result  RESULT says ok=0 and a DONE follows it (item 13)
- *   done-in-window     a DONE follows the first heartbeat (item 13)
+ *                      slot the source really wrote
+ *   verify-twice       the table's second entry replaced by its first
+ *   done-for-canary    a DONE where the canary table should be
+ *   done-after-result  RESULT says ok=0 and a DONE follows it
+ *   done-in-window     a DONE follows the first heartbeat
  *
  * Without $NBW_HOSTILE every call goes through unchanged.
  */

@@ -1,5 +1,5 @@
 #!/bin/bash
-# printer.sh: nvme_write_bw_remote's one printer (printer.c) and judge (streams.c)
+# printer.sh: nvme_write_bw_remote's one printer (printer.c) and judges (validity.c, judge.c)
 # on results built in memory (tests/remote/printer_demo.c, no RDMA device): for
 # one source into the sink, the source, fan-in, --bidir and -a, the JSON keys
 # the lab tests and scripts read, the figures the judge computes from the

@@ -2,7 +2,8 @@
 /*
  * printer_demo.c: results of every mode of nvme_write_bw_remote built in
  * memory (no RDMA device: the figures a run would have measured), judged by
- * streams.c and printed by printer.c, for tests/remote/printer.sh to check.
+ * validity.c (the sink's by judge.c) and printed by printer.c, for tests/remote/printer.sh to
+ *check.
  *
  *	printer_demo [--json] [--stream] sink|sink-late|sink-fail|sink-live|sink-cv|
  *		source|source-lat|fanin|fanin-missing|fanin-cv|bidir|sizes
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "judge.h"
 #include "nbw.h"
 #include "parse.h"
 #include "printer.h"
@@ -238,6 +240,15 @@ static void sizes(struct result *x)
 	x->rc = 1;
 }
 
+/* As the roles do: the sink's results are the sink's to judge, the others validity's. */
+static void judge(struct result *x)
+{
+	if (x->mode == RESULT_SINK || x->mode == RESULT_FANIN)
+		judge_sink(x);
+	else
+		streams_judge(x);
+}
+
 /* As during a run: each part judged and told, then the rest. */
 static void stream_out(struct report *r, struct result *x, bool live)
 {
@@ -246,13 +257,13 @@ static void stream_out(struct report *r, struct result *x, bool live)
 	printer_attach(x, r);
 	for (i = 0; i < x->nparts; i++) {
 		x->parts[i].hook = x->hook;
-		streams_judge(&x->parts[i]);
+		judge(&x->parts[i]);
 		if (x->mode == RESULT_SIZES) {
 			result_begin(&x->parts[i]);
 			result_end(&x->parts[i]);
 		}
 	}
-	streams_judge(x);
+	judge(x);
 	if (x->mode != RESULT_SIZES && x->mode != RESULT_BIDIR && x->begun)
 		result_begin(x);
 	if (live) {
@@ -304,8 +315,8 @@ int main(int argc, char **argv)
 		stream_out(&r, &x, !strcmp(what, "sink-live"));
 	} else {
 		for (i = 0; i < x.nparts; i++)
-			streams_judge(&x.parts[i]);
-		streams_judge(&x);
+			judge(&x.parts[i]);
+		judge(&x);
 		print_result(&r, &x);
 	}
 	result_free(&x);

@@ -2,11 +2,11 @@
 /*
  * test_door: the sink's door on loopback TCP, without an RDMA device (the
  * door needs none): what strangers who never get past it can still cost.
- * Checks named after the items of the second hardening round (issue 22).
+ * Each check is named after what a stranger tries:
  *
- *	item 3: 32 connections each announcing a 28 MiB VERIFY before HELLO
+ *	32 connections each announcing a 28 MiB VERIFY before HELLO
  *	        (and sending it) grow the door's peak memory by less than 64 MiB
- *	item 4: a crowd of idle handshakes from another address does not push
+ *	a crowd of idle handshakes from another address does not push
  *	        out a real source's handshake
  */
 #include <arpa/inet.h>
@@ -124,7 +124,7 @@ static void item3_memory(void)
 	uint64_t before, grew;
 	pid_t pid;
 
-	printf("item 3: 32 x 28 MiB before HELLO\n");
+	printf("32 x 28 MiB before HELLO\n");
 	CHECK(d != NULL);
 	if (!d)
 		return;
@@ -171,7 +171,7 @@ static void item4_eviction(void)
 	struct door_guest g;
 	int real, crowd[40], i, rc;
 
-	printf("item 4: handshake eviction\n");
+	printf("handshake eviction\n");
 	CHECK(d != NULL);
 	if (!d)
 		return;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_fabric: the pieces of the RDMA layer that need no device, named after
- * the items of the second hardening round (issue 22):
+ * test_fabric: the pieces of the RDMA layer that need no device, each named
+ * after what it guards:
  *
- *	item 7:  a signal while the sink waits for rdma_cm connect requests
+ *	a signal while the sink waits for rdma_cm connect requests
  *	         ends the wait (-EINTR) instead of a retry loop at 100% CPU;
  *	         the event channel is faked by a pipe that never speaks
- *	item 13: the sink ports' addresses of an ACCEPT are taken as numbers
+ *	the sink ports' addresses of an ACCEPT are taken as numbers
  *	         only: a name is never resolved on the peer's word
  */
 #include <errno.h>
@@ -22,7 +22,7 @@ static void item13_numeric(void)
 {
 	struct sockaddr_storage ss;
 
-	printf("item 13: AI_NUMERICHOST\n");
+	printf("AI_NUMERICHOST\n");
 	CHECK(fab_sockaddr("10.77.0.1", 18515, &ss) == 0);
 	CHECK(ss.ss_family == AF_INET);
 	CHECK(fab_sockaddr("fd00::1", 18515, &ss) == 0);
@@ -39,7 +39,7 @@ static void item7_signal(void)
 	struct fab_hello h;
 	int p[2];
 
-	printf("item 7: -R signal during connect_workers\n");
+	printf("-R signal during connect_workers\n");
 	CHECK(pipe(p) == 0);
 	ech.fd = p[0]; /* never readable: no event comes */
 	nbw_signals_init();

@@ -9,7 +9,7 @@
  *   that session when it asks, without the listener being read again;
  * - requests of no admitted session, from outside --allow or without our
  *   private data are turned down (the asker hears "no");
- * - a deadline and a signal end the wait (issue 22 item 7: -EINTR, not a
+ * - a deadline and a signal end the wait (-EINTR, not a
  *   retry for ever);
  * - gate_close turns down what is still kept.
  *

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_judge: the sink's checks of what a source says (judge.c), each named
- * after its item of the second hardening round (issue 22): what a peer
- * admitted past the door may claim, and what the sink must refuse.
+ * test_judge: the sink's judging (sink/judge.c): the admission of a HELLO,
+ * and what a peer admitted past the door may claim and what the sink must
+ * refuse, each check named after the claim it refuses.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -14,12 +14,12 @@
 
 static char why[256];
 
-/* item 1: a QPS of zero workers (or any other count) after a HELLO of two. */
-static void item1_empty_qps(void)
+/* a QPS of zero workers (or any other count) after a HELLO of two. */
+static void empty_qps(void)
 {
 	struct ctrl_wqp q[2] = {{.sink_port = 0}, {.sink_port = 1}};
 
-	printf("item 1: empty QPS\n");
+	printf("empty QPS\n");
 	CHECK(judge_qps_refused(NULL, 0, 2, 2, why, sizeof(why)));
 	CHECK(strstr(why, "QPS for 0 workers, not 2") != NULL);
 	CHECK(judge_qps_refused(q, 1, 2, 2, why, sizeof(why)));
@@ -28,13 +28,13 @@ static void item1_empty_qps(void)
 	CHECK(judge_qps_refused(q, 2, 2, 2, why, sizeof(why)));
 }
 
-/* item 2: after 8 workers, 2^32 - 8 + 4 would wrap a 32-bit sum to 4. */
-static void item2_worker_wrap(void)
+/* after 8 workers, 2^32 - 8 + 4 would wrap a 32-bit sum to 4. */
+static void worker_wrap(void)
 {
 	struct ctrl_hello h = {.chunk = 1 << 20, .depth = 4, .workers = 1, .duration_ms = 1000};
 	struct ctrl_buf b;
 
-	printf("item 2: worker-count wrap\n");
+	printf("worker-count wrap\n");
 	CHECK(judge_workers_refused(8, (uint32_t)(4294967296ULL - 8 + 4), 1024, 0, why,
 				    sizeof(why)));
 	CHECK(!judge_workers_refused(8, 4, 1024, 0, why, sizeof(why)));
@@ -50,13 +50,13 @@ static void item2_worker_wrap(void)
 	free(b.data);
 }
 
-/* item 5: a VERIFY may not list more than workers x slots, nor one slot twice. */
-static void item5_verify_flood(void)
+/* a VERIFY may not list more than workers x slots, nor one slot twice. */
+static void verify_flood(void)
 {
 	uint32_t n = 1u << 20, i;
 	struct ctrl_chunk *c = calloc(n, sizeof(*c));
 
-	printf("item 5: VERIFY flood\n");
+	printf("VERIFY flood\n");
 	CHECK(c != NULL);
 	if (!c)
 		return;
@@ -102,15 +102,15 @@ static struct judge_frame two_ports(void)
 				    .wport = wport};
 }
 
-/* item 10: sums that wrap, and rails beyond the sink's own ports. */
-static void item10_rail_sums(void)
+/* sums that wrap, and rails beyond the sink's own ports. */
+static void rail_sums(void)
 {
 	struct judge_frame f = two_ports();
 	struct ctrl_drive d;
 	struct ctrl_rail r[2];
 	struct ctrl_result res = result_of(&d, r, 20000000000ULL); /* 16 Gb/s */
 
-	printf("item 10: wrapped rail sum\n");
+	printf("wrapped rail sum\n");
 	CHECK(!judge_result_refused(&res, &f, why, sizeof(why)));
 	/* Rail 0 claims about 2^64 bytes, rail 1 the rest: the 64-bit sum still matches. */
 	r[0].bytes = UINT64_MAX - 9;
@@ -150,8 +150,8 @@ static void item10_rail_sums(void)
 	CHECK(!judge_add(UINT64_MAX, 1, &res.bytes));
 }
 
-/* item 9: a RESULT with ok = 0, and heartbeats, give a figure only when plausible. */
-static void item9_ok0_result(void)
+/* a RESULT with ok = 0, and heartbeats, give a figure only when plausible. */
+static void ok0_result(void)
 {
 	struct ctrl_drive d;
 	struct ctrl_rail r[2];
@@ -163,7 +163,7 @@ static void item9_ok0_result(void)
 	uint64_t bytes;
 	double sec;
 
-	printf("item 9: ok=0 RESULT\n");
+	printf("ok=0 RESULT\n");
 	CHECK(judge_rdma_from(&res, false, &hb, 10, 200, &bytes, &sec) == RDMA_FROM_RESULT);
 	CHECK_U64(bytes, 20000000000ULL);
 	/* ok=0 or rejected: the RESULT's bytes never count; the checked heartbeat does. */
@@ -186,25 +186,25 @@ static void item9_ok0_result(void)
 	CHECK(judge_rdma_from(NULL, false, &hb, 10, 200, &bytes, &sec) == RDMA_FROM_NONE);
 }
 
-/* item 11: a per-source share of the workers. */
-static void item11_share(void)
+/* a per-source share of the workers. */
+static void share(void)
 {
-	printf("item 11: per-source share\n");
+	printf("per-source share\n");
 	CHECK(judge_workers_refused(0, 600, 1024, 512, why, sizeof(why)));
 	CHECK(strstr(why, "--max-workers-per-source") != NULL);
 	CHECK(!judge_workers_refused(0, 512, 1024, 512, why, sizeof(why)));
 	CHECK(!judge_workers_refused(0, 1024, 1024, 0, why, sizeof(why)));
 }
 
-/* item 13: in verbs mode the peer's GID is held against --allow. */
-static void item13_gid_allow(void)
+/* in verbs mode the peer's GID is held against --allow. */
+static void gid_allow(void)
 {
 	struct netaddr_prefix p[NETADDR_MAX_PREFIXES];
 	uint8_t gid[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 77, 0, 2};
 	char bad[64];
 	int n = netaddr_parse_list("10.77.0.0/24", p, NETADDR_MAX_PREFIXES, bad, sizeof(bad));
 
-	printf("item 13: GID against --allow\n");
+	printf("GID against --allow\n");
 	CHECK(n == 1);
 	CHECK(judge_gid_allowed(gid, p, n));
 	gid[13] = 78; /* 10.78.0.2 */
@@ -265,15 +265,49 @@ static void window_length(void)
 	CHECK(!judge_result_refused(&res, &f, why, sizeof(why)));
 }
 
+/* A HELLO: admitted with the DRAM laid out, else refused with the one reason it is told. */
+static void hello_admission(void)
+{
+	struct ctrl_hello mine = {.chunk = 1 << 20, .depth = 4, .workers = 2, .duration_ms = 10000};
+	struct ctrl_hello theirs = mine;
+	struct judge_admission a = {.mine = &mine,
+				    .theirs = &theirs,
+				    .peer = "10.0.0.2",
+				    .max = 64,
+				    .dram = 64 << 20,
+				    .chunk = 1 << 20,
+				    .depth = 4};
+	struct slice_layout lay = {0};
+
+	printf("HELLO admission\n");
+	CHECK_U64(judge_hello(&a, &lay, why, sizeof(why)), JUDGE_HELLO_ADMIT);
+	CHECK_U64(lay.workers, 2);
+	CHECK(lay.slots >= 5);
+	theirs.chunk = 2 << 20;
+	CHECK_U64(judge_hello(&a, &lay, why, sizeof(why)), JUDGE_HELLO_MISMATCH);
+	CHECK(!strncmp(why, "parameter mismatch with 10.0.0.2: chunk", 39));
+	theirs.chunk = mine.chunk;
+	a.before = 2;
+	theirs.workers = 63;
+	CHECK_U64(judge_hello(&a, &lay, why, sizeof(why)), JUDGE_HELLO_WORKERS);
+	CHECK(!strncmp(why, "10.0.0.2: ", 10));
+	theirs.workers = 2;
+	a.dram = 4 << 20;
+	CHECK_U64(judge_hello(&a, &lay, why, sizeof(why)), JUDGE_HELLO_DRAM);
+	CHECK(strstr(why, "too small for 4 workers of all sources x 5 slots of 1MiB") != NULL);
+	CHECK(strstr(why, "(--dram)") != NULL);
+}
+
 int main(void)
 {
-	item1_empty_qps();
-	item2_worker_wrap();
-	item5_verify_flood();
-	item9_ok0_result();
-	item10_rail_sums();
-	item11_share();
-	item13_gid_allow();
+	hello_admission();
+	empty_qps();
+	worker_wrap();
+	verify_flood();
+	ok0_result();
+	rail_sums();
+	share();
+	gid_allow();
 	result_timing();
 	window_length();
 	return check_done("test_judge");

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_session: the sink's side of a source's conversation over a
- * socketpair, without an RDMA device: the messages allowed in each phase
- * (ctrl_phase_allows()), the inbox that refuses a message out of turn before
+ * socketpair, without an RDMA device: the messages allowed in each step
+ * (ctrl_step_allows()), the inbox that refuses a message out of turn before
  * allocating it, and the pump that takes a bounded number of messages per
- * tick and keeps one that comes in part. Checks named after the items of
- * the second hardening round (issue 22).
+ * tick and keeps one that comes in part. Each check is named after what a
+ * hostile peer tries.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "ctrl_io.h"
+#include "steps.h"
 
 #define BIT(t) (1u << (t))
 
@@ -40,15 +41,15 @@ static struct ctrl_buf progress(uint64_t bytes)
 	return b;
 }
 
-/* item 3: before admission only AUTH or HELLO of their exact sizes; nothing allocated else. */
+/* before admission only AUTH or HELLO of their exact sizes; nothing allocated else. */
 static void item3_door_sizes(void)
 {
 	uint8_t hdr[CTRL_HDR_LEN] = {'N', 'B',	       'W',  'R',  0,	 CTRL_VERSION,
 				     0,	  CTRL_VERIFY, 0x01, 0xc0, 0x00, 0x00}; /* 28 MiB */
-	struct ctrl_inbox in = {.allow = ctrl_phase_allows(CTRL_PHASE_AUTH)};
+	struct ctrl_inbox in = {.allow = ctrl_step_allows(CTRL_STEP_AUTH)};
 	int sv[2];
 
-	printf("item 3: message before HELLO\n");
+	printf("message before HELLO\n");
 	pair(sv);
 	CHECK(write(sv[1], hdr, sizeof(hdr)) == sizeof(hdr));
 	CHECK(ctrl_inbox_read(&in, sv[0]) == -EBADMSG);
@@ -64,11 +65,11 @@ static void item3_door_sizes(void)
 	CHECK(ctrl_inbox_read(&in, sv[0]) == -EMSGSIZE);
 	CHECK(in.payload == NULL);
 	ctrl_inbox_reset(&in);
-	CHECK(in.allow == ctrl_phase_allows(CTRL_PHASE_AUTH)); /* kept over a reset */
+	CHECK(in.allow == ctrl_step_allows(CTRL_STEP_AUTH)); /* kept over a reset */
 	/* The phases of the door. */
-	CHECK(ctrl_phase_allows(CTRL_PHASE_AUTH) == BIT(CTRL_AUTH));
-	CHECK(ctrl_phase_allows(CTRL_PHASE_PROOF) == BIT(CTRL_AUTH));
-	CHECK(ctrl_phase_allows(CTRL_PHASE_HELLO) == BIT(CTRL_HELLO));
+	CHECK(ctrl_step_allows(CTRL_STEP_AUTH) == BIT(CTRL_AUTH));
+	CHECK(ctrl_step_allows(CTRL_STEP_PROOF) == BIT(CTRL_AUTH));
+	CHECK(ctrl_step_allows(CTRL_STEP_HELLO) == BIT(CTRL_HELLO));
 	CHECK_U64(ctrl_fixed_len(CTRL_HELLO), 38);
 	CHECK_U64(ctrl_fixed_len(CTRL_AUTH), 65);
 	CHECK_U64(ctrl_fixed_len(CTRL_VERIFY), 0);
@@ -76,27 +77,27 @@ static void item3_door_sizes(void)
 	close(sv[1]);
 }
 
-/* item 1 (its phase): a QPS is taken in the QPS phase only. */
+/* a QPS is taken in the QPS phase only. */
 static void item1_phases(void)
 {
 	unsigned ph;
 
-	printf("item 1: QPS phase\n");
-	for (ph = 0; ph <= CTRL_PHASE_MAX; ph++)
-		CHECK(!!(ctrl_phase_allows(ph) & BIT(CTRL_QPS)) == (ph == CTRL_PHASE_QPS));
-	CHECK(ctrl_phase_allows(CTRL_PHASE_MAX + 1) == 0);
+	printf("QPS phase\n");
+	for (ph = 0; ph <= CTRL_STEP_MAX; ph++)
+		CHECK(!!(ctrl_step_allows(ph) & BIT(CTRL_QPS)) == (ph == CTRL_STEP_QPS));
+	CHECK(ctrl_step_allows(CTRL_STEP_MAX + 1) == 0);
 }
 
-/* item 13: a DONE from a source at any moment, and a 1 ms heartbeat. */
+/* a DONE from a source at any moment, and a 1 ms heartbeat. */
 static void item13_done_progress(void)
 {
 	struct ctrl_start st = {.warmup_ms = 0, .duration_ms = 1000, .progress_ms = 1};
 	struct ctrl_buf b;
 	unsigned ph;
 
-	printf("item 13: DONE at the wrong moment, progress_ms bound\n");
-	for (ph = 0; ph <= CTRL_PHASE_MAX; ph++)
-		CHECK(!(ctrl_phase_allows(ph) & BIT(CTRL_DONE)));
+	printf("DONE at the wrong moment, progress_ms bound\n");
+	for (ph = 0; ph <= CTRL_STEP_MAX; ph++)
+		CHECK(!(ctrl_step_allows(ph) & BIT(CTRL_DONE)));
 	CHECK(ctrl_encode_start(&b, &st) == 0);
 	CHECK(ctrl_decode_start(b.data + CTRL_HDR_LEN, b.len - CTRL_HDR_LEN, &st) == -EBADMSG);
 	free(b.data);
@@ -123,15 +124,15 @@ static int take(void *ctx, unsigned type, const void *p, uint32_t len)
 	return 0;
 }
 
-/* item 6: a flood of PROGRESS is taken at most max per call. */
+/* a flood of PROGRESS is taken at most max per call. */
 static void item6_progress_flood(void)
 {
-	struct ctrl_inbox in = {.allow = ctrl_phase_allows(CTRL_PHASE_WINDOW)};
+	struct ctrl_inbox in = {.allow = ctrl_step_allows(CTRL_STEP_WINDOW)};
 	struct seen s = {0};
 	unsigned taken, i;
 	int sv[2];
 
-	printf("item 6: PROGRESS flood\n");
+	printf("PROGRESS flood\n");
 	pair(sv);
 	for (i = 0; i < 100; i++) {
 		struct ctrl_buf b = progress(i + 1);
@@ -150,16 +151,16 @@ static void item6_progress_flood(void)
 	close(sv[1]);
 }
 
-/* item 8: a message that comes in part is kept, and the next read is in step. */
+/* a message that comes in part is kept, and the next read is in step. */
 static void item8_partial(void)
 {
-	struct ctrl_inbox in = {.allow = ctrl_phase_allows(CTRL_PHASE_WINDOW)};
+	struct ctrl_inbox in = {.allow = ctrl_step_allows(CTRL_STEP_WINDOW)};
 	struct ctrl_buf a = progress(111), b = progress(222);
 	struct seen s = {0};
 	unsigned taken;
 	int sv[2];
 
-	printf("item 8: partial message kept\n");
+	printf("partial message kept\n");
 	pair(sv);
 	send_buf(sv[1], &a, 0, 5); /* part of the header */
 	CHECK(ctrl_inbox_pump(&in, sv[0], 16, take, &s, &taken) == 0);

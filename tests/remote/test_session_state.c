@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_session_state: a sink session's states (nvme_write_bw_remote/
- * session_state.c) against the protocol's phases: which messages a source
- * may send in each state, and where each message leads, in verbs mode and
- * with -R, with and without --verify full.
+ * test_session_state: a sink session's states, the sink's view of the
+ * conversation's table (nvme_write_bw_remote/proto/steps.c, walked whole by
+ * tests/proto/test_steps): which messages a source may send in each step
+ * of a session, and where each message leads, in verbs mode and with -R,
+ * with and without --verify full; and the live rate between heartbeats
+ * (sink/session_state.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,67 +13,74 @@
 #include "check.h"
 #include "session_state.h"
 
-/* What each state takes, as a set of message types. */
-static void takes(void)
+/* May a source send type in step st: the sink's view. */
+static bool takes(enum ctrl_step st, unsigned type)
 {
-	printf("the messages each state takes\n");
-	CHECK(session_takes(SESSION_QPS, CTRL_QPS));
-	CHECK(session_takes(SESSION_QPS, CTRL_ERROR));
-	CHECK(!session_takes(SESSION_QPS, CTRL_CANARY));
-	CHECK(!session_takes(SESSION_QPS, CTRL_HELLO));
-	CHECK(session_takes(SESSION_CANARY, CTRL_CANARY));
-	CHECK(!session_takes(SESSION_CANARY, CTRL_QPS));
-	CHECK(!session_takes(SESSION_CANARY, CTRL_PROGRESS));
-	/* Before START and while the connections come: nothing but an ERROR. */
-	CHECK(session_takes(SESSION_READY, CTRL_ERROR));
-	CHECK(!session_takes(SESSION_READY, CTRL_PROGRESS));
-	CHECK(!session_takes(SESSION_READY, CTRL_RESULT));
-	CHECK(!session_takes(SESSION_CONNECTING, CTRL_QPS));
-	CHECK(!session_takes(SESSION_ADMITTED, CTRL_QPS));
-	CHECK(session_takes(SESSION_WINDOW, CTRL_PROGRESS));
-	CHECK(session_takes(SESSION_WINDOW, CTRL_RESULT));
-	CHECK(!session_takes(SESSION_WINDOW, CTRL_VERIFY));
-	CHECK(!session_takes(SESSION_WINDOW, CTRL_CANARY));
-	CHECK(session_takes(SESSION_VERIFY, CTRL_VERIFY));
-	CHECK(!session_takes(SESSION_VERIFY, CTRL_RESULT));
-	CHECK(session_takes(SESSION_END, CTRL_ERROR));
-	CHECK(!session_takes(SESSION_END, CTRL_DONE)); /* DONE is the sink's word */
-	CHECK(!session_takes(SESSION_END, CTRL_PROGRESS));
-	CHECK(!session_takes(SESSION_FAILED, CTRL_RESULT));
-	CHECK(!session_takes(SESSION_WINDOW, 40)); /* no such type */
+	return ctrl_step_takes(st, CTRL_BY_SINK, type);
 }
 
-/* A whole conversation, step by step. */
+/* What each state takes, as a set of message types. */
+static void states(void)
+{
+	printf("the messages each state takes\n");
+	CHECK(takes(CTRL_STEP_QPS, CTRL_QPS));
+	CHECK(takes(CTRL_STEP_QPS, CTRL_ERROR));
+	CHECK(!takes(CTRL_STEP_QPS, CTRL_CANARY));
+	CHECK(!takes(CTRL_STEP_QPS, CTRL_HELLO));
+	CHECK(takes(CTRL_STEP_CANARY, CTRL_CANARY));
+	CHECK(!takes(CTRL_STEP_CANARY, CTRL_QPS));
+	CHECK(!takes(CTRL_STEP_CANARY, CTRL_PROGRESS));
+	/* Before START and while the connections come: nothing but an ERROR. */
+	CHECK(takes(CTRL_STEP_START, CTRL_ERROR));
+	CHECK(!takes(CTRL_STEP_START, CTRL_PROGRESS));
+	CHECK(!takes(CTRL_STEP_START, CTRL_RESULT));
+	CHECK(!takes(CTRL_STEP_SLICES, CTRL_QPS));
+	CHECK(!takes(CTRL_STEP_ACCEPT, CTRL_QPS));
+	CHECK(takes(CTRL_STEP_WINDOW, CTRL_PROGRESS));
+	CHECK(takes(CTRL_STEP_WINDOW, CTRL_RESULT));
+	CHECK(!takes(CTRL_STEP_WINDOW, CTRL_VERIFY));
+	CHECK(!takes(CTRL_STEP_WINDOW, CTRL_CANARY));
+	CHECK(takes(CTRL_STEP_TABLE, CTRL_VERIFY));
+	CHECK(!takes(CTRL_STEP_TABLE, CTRL_RESULT));
+	CHECK(takes(CTRL_STEP_END, CTRL_ERROR));
+	CHECK(!takes(CTRL_STEP_END, CTRL_DONE)); /* DONE is the sink's word */
+	CHECK(!takes(CTRL_STEP_END, CTRL_PROGRESS));
+	CHECK(!takes(CTRL_STEP_END, CTRL_RESULT));
+	CHECK(!takes(CTRL_STEP_WINDOW, 40)); /* no such type */
+}
+
+/*
+ * A whole conversation, step by step. The sink's own messages are steps of
+ * the table too: after the source's QPS comes the sink's SLICES (the
+ * session then waits for the canary), after RESULT (or the slot table) the
+ * sink's verdict, DONE, in which a source may send nothing but its ERROR.
+ */
 static void steps(void)
 {
 	printf("where each message leads\n");
-	/* verbs: QPS, then the canary; the canary taken, READY (START is the sink's). */
-	CHECK_U64(session_next(SESSION_QPS, CTRL_QPS, false, true, false), SESSION_CANARY);
-	CHECK_U64(session_next(SESSION_CANARY, CTRL_CANARY, false, true, false), SESSION_READY);
-	CHECK_U64(session_next(SESSION_CANARY, CTRL_CANARY, true, false, true), SESSION_READY);
-	/* heartbeats keep the window; RESULT ends it, into VERIFY with --verify full. */
-	CHECK_U64(session_next(SESSION_WINDOW, CTRL_PROGRESS, false, true, false), SESSION_WINDOW);
-	CHECK_U64(session_next(SESSION_WINDOW, CTRL_RESULT, false, true, false), SESSION_END);
-	CHECK_U64(session_next(SESSION_WINDOW, CTRL_RESULT, false, false, true), SESSION_VERIFY);
-	CHECK_U64(session_next(SESSION_VERIFY, CTRL_VERIFY, false, true, true), SESSION_END);
+	/* verbs: QPS, then the sink's slices; the canary taken, START (the sink's). */
+	CHECK_U64(ctrl_step_next(CTRL_STEP_QPS, CTRL_QPS, false, true, false), CTRL_STEP_SLICES);
+	CHECK_U64(ctrl_step_next(CTRL_STEP_CANARY, CTRL_CANARY, false, true, false),
+		  CTRL_STEP_START);
+	CHECK_U64(ctrl_step_next(CTRL_STEP_CANARY, CTRL_CANARY, true, false, true),
+		  CTRL_STEP_START);
+	/* heartbeats keep the window; RESULT ends it, into the table with --verify full. */
+	CHECK_U64(ctrl_step_next(CTRL_STEP_WINDOW, CTRL_PROGRESS, false, true, false),
+		  CTRL_STEP_WINDOW);
+	CHECK_U64(ctrl_step_next(CTRL_STEP_WINDOW, CTRL_RESULT, false, true, false),
+		  CTRL_STEP_VERDICT);
+	CHECK_U64(ctrl_step_next(CTRL_STEP_WINDOW, CTRL_RESULT, false, false, true),
+		  CTRL_STEP_TABLE);
+	CHECK_U64(ctrl_step_next(CTRL_STEP_TABLE, CTRL_VERIFY, false, true, true),
+		  CTRL_STEP_VERDICT);
+	CHECK_U64(ctrl_step_allows(CTRL_STEP_VERDICT), ctrl_step_allows(CTRL_STEP_END));
 	/* an ERROR, or a message out of turn, ends the conversation. */
-	CHECK_U64(session_next(SESSION_QPS, CTRL_ERROR, false, true, false), SESSION_END);
-	CHECK_U64(session_next(SESSION_WINDOW, CTRL_ERROR, false, true, true), SESSION_END);
-	CHECK_U64(session_next(SESSION_WINDOW, CTRL_CANARY, false, true, false), SESSION_END);
-	CHECK_U64(session_next(SESSION_CANARY, CTRL_RESULT, false, true, false), SESSION_END);
-	CHECK_U64(session_next(SESSION_READY, CTRL_PROGRESS, false, true, false), SESSION_END);
-}
-
-/* Each state names its phase; a state out of range takes nothing but an ERROR. */
-static void phases(void)
-{
-	printf("the phase of each state\n");
-	CHECK_U64(session_phase(SESSION_QPS), CTRL_PHASE_QPS);
-	CHECK_U64(session_phase(SESSION_CANARY), CTRL_PHASE_CANARY);
-	CHECK_U64(session_phase(SESSION_WINDOW), CTRL_PHASE_WINDOW);
-	CHECK_U64(session_phase(SESSION_VERIFY), CTRL_PHASE_VERIFY);
-	CHECK_U64(session_phase(SESSION_END), CTRL_PHASE_END);
-	CHECK_U64(session_phase((enum session_state)99), CTRL_PHASE_END);
+	CHECK_U64(ctrl_step_next(CTRL_STEP_QPS, CTRL_ERROR, false, true, false), CTRL_STEP_END);
+	CHECK_U64(ctrl_step_next(CTRL_STEP_WINDOW, CTRL_ERROR, false, true, true), CTRL_STEP_END);
+	CHECK_U64(ctrl_step_next(CTRL_STEP_WINDOW, CTRL_CANARY, false, true, false), CTRL_STEP_END);
+	CHECK_U64(ctrl_step_next(CTRL_STEP_CANARY, CTRL_RESULT, false, true, false), CTRL_STEP_END);
+	CHECK_U64(ctrl_step_next(CTRL_STEP_START, CTRL_PROGRESS, false, true, false),
+		  CTRL_STEP_END);
 }
 
 /* --interval: the rate between two heartbeats, and the line moved on (or kept). */
@@ -93,9 +102,8 @@ static void beat_rate(void)
 
 int main(void)
 {
-	takes();
+	states();
 	steps();
-	phases();
 	beat_rate();
 	return check_done("test_session_state");
 }

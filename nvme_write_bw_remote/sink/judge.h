@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * judge.h: the sink's pure checks of what a source says, apart from any
- * socket or RDMA device so that each can be unit tested: admission limits
- * (workers in 64 bits, a share per source), the QPS list, the VERIFY table,
- * the RESULT's sums and rails, the plausibility of an RDMA figure (RESULT
- * or heartbeat) and whether a RoCE GID is inside --allow. Each returns
- * true when the peer's word is refused, with the reason in why.
+ * judge.h: the sink's judging, in one place, apart from any socket or RDMA
+ * device so that each decision can be unit tested: the admission of a
+ * HELLO (parameters, workers in 64 bits, a share per source, the DRAM),
+ * the QPS list, the VERIFY table, the RESULT's sums and rails, the
+ * plausibility of an RDMA figure (RESULT or heartbeat), whether a RoCE GID
+ * is inside --allow, and whether the sink's streams add up. Each check
+ * returns true when the peer's word is refused, with the reason in why.
  */
 #ifndef NBW_JUDGE_H
 #define NBW_JUDGE_H
@@ -16,6 +17,8 @@
 
 #include "ctrl.h"
 #include "netaddr.h"
+#include "result.h"
+#include "slice.h"
 
 /*
  * May a source asking for asked workers come in beside before workers of
@@ -81,13 +84,6 @@ uint32_t judge_line_mbps(uint32_t claim, double own_gbits);
 bool judge_stream_refused(uint64_t bytes, uint64_t window_ns, double duration_s, double rate_gbits,
 			  char *why, size_t len);
 
-/* Where the RDMA figure of the report comes from. */
-enum rdma_from {
-	RDMA_FROM_NONE,
-	RDMA_FROM_RESULT,    /* the source's RESULT */
-	RDMA_FROM_HEARTBEAT, /* its last PROGRESS: the RESULT never came */
-};
-
 /*
  * The RDMA figure, if any: a RESULT (res, NULL if none came) only when ok and
  * not rejected; without one, the last heartbeat (prog, NULL if none) only
@@ -107,5 +103,42 @@ bool judge_sum_refused(const double *bps, int n, double rate_gbits, char *why, s
 
 /* Is the address of a RoCE GID (IPv4-mapped or IPv6) inside the allow-list (n = 0: all)? */
 bool judge_gid_allowed(const uint8_t gid[16], const struct netaddr_prefix *allow, int n);
+
+/* What the sink knows to judge a HELLO against (the hall's, never the source's word). */
+struct judge_admission {
+	const struct ctrl_hello *mine;	 /* the sink's parameters (conv_hello()) */
+	const struct ctrl_hello *theirs; /* the source's HELLO */
+	const char *peer;		 /* the source, for the reason */
+	uint32_t before;		 /* workers of the sources admitted already */
+	uint32_t max, per_source;	 /* workers in all; a share per source (0: none) */
+	uint64_t dram;			 /* --dram */
+	uint64_t local_len;		 /* the local readers' part of it */
+	uint64_t chunk;			 /* -s */
+	unsigned depth;			 /* slots per slice, less one */
+};
+
+/* The decision on a HELLO, and why. */
+enum judge_hello_verdict {
+	JUDGE_HELLO_ADMIT,
+	JUDGE_HELLO_MISMATCH, /* its parameters differ from the sink's */
+	JUDGE_HELLO_WORKERS,  /* more workers than the sink (or its share) takes */
+	JUDGE_HELLO_DRAM,     /* the DRAM cannot hold its slices beside the others' */
+};
+
+/*
+ * May the sink admit the source of a->theirs beside the sources it took?
+ * JUDGE_HELLO_ADMIT with the DRAM laid out for all into lay, else the
+ * refusal with the reason (the one line the source is told) in why.
+ */
+enum judge_hello_verdict judge_hello(const struct judge_admission *a, struct slice_layout *lay,
+				     char *why, size_t len);
+
+/*
+ * The sink's streams (one source or --sources N) against its own window:
+ * each one's overlap and start offset, the sums and ideal, and whether the
+ * total may be read as a sum, every stream that breaks the rule named
+ * (x->sum), by the rule every mode shares (validity.h: streams_fault).
+ */
+void judge_sink(struct result *x);
 
 #endif
