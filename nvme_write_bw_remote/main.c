@@ -45,8 +45,8 @@ static void usage(void)
 	       "  source comes);\n"
 	       "past it the tool says the step it was stuck in and exits 1.\n");
 	print_roles();
-	printf("Exit status: 0 ok, 1 runtime failure (device, fabric, peer, verification FAIL),\n"
-	       "2 usage error.\n");
+	printf("Exit status: 0 ok, 1 runtime failure (device, fabric, peer, verification FAIL)\n"
+	       "or a run cut short by Ctrl-C (its figures marked interrupted), 2 usage error.\n");
 }
 
 enum {
@@ -524,8 +524,7 @@ static void print_figure(const struct options *o, const struct result *x)
 	fflush(stdout);
 }
 
-/* The mode of the options: its result filled by its role(s), printed as it goes. */
-/* The mode's run, its result printed: the exit status. */
+/* The mode of the options: its result filled by its role(s), printed as it goes; exit status. */
 static int run_mode(const struct options *o, struct report *r)
 {
 	enum result_mode mode = o->bidir	      ? RESULT_BIDIR
@@ -544,6 +543,13 @@ static int run_mode(const struct options *o, struct report *r)
 	     : mode == RESULT_FANIN  ? run_fanin(o, &x)
 	     : mode == RESULT_SOURCE ? run_source(o, &alone, &x)
 				     : run_sink(o, &alone, &x);
+	/* A run cut short is no success, whatever it measured: its figures marked so. */
+	if (nbw_interrupted()) {
+		x.interrupted = true;
+		if (rc == NBW_EXIT_OK)
+			rc = NBW_EXIT_FAIL;
+		x.rc = rc;
+	}
 	print_result(r, &x);
 	if (o->figure_only)
 		print_figure(o, &x);

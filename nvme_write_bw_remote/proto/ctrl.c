@@ -485,8 +485,8 @@ bool ctrl_hello_mismatch(const struct ctrl_hello *k, const struct ctrl_hello *s,
 
 	why[0] = '\0';
 	if (k->chunk != s->chunk)
-		add_diff(why, len, "chunk: sink %s, source %s",
-			 format_size(k->chunk, a, sizeof(a)), format_size(s->chunk, b, sizeof(b)));
+		add_diff(why, len, "chunk: sink %s, source %s", format_size(k->chunk, a, sizeof(a)),
+			 format_size(s->chunk, b, sizeof(b)));
 	if (k->depth != s->depth)
 		add_diff(why, len, "depth: sink %u, source %u", k->depth, s->depth);
 	if (k->warmup_ms != s->warmup_ms)

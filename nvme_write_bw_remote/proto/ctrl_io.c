@@ -79,8 +79,9 @@ static int resolve(const char *host, unsigned port, bool passive, struct addrinf
 	rc = getaddrinfo(host, serv, &hints, res);
 	if (rc == EAI_SYSTEM)
 		return -errno;
-	/* The resolver's own reason, for ctrl_strerror (ctrl.h) */
-	return rc < 0 && rc > -CTRL_ERR_RESOLVE_SPAN ? CTRL_ERR_RESOLVE + rc : rc ? -EADDRNOTAVAIL : 0;
+	if (rc < 0 && rc > -CTRL_ERR_RESOLVE_SPAN)
+		return CTRL_ERR_RESOLVE + rc; /* the resolver's own reason (ctrl_strerror) */
+	return rc ? -EADDRNOTAVAIL : 0;
 }
 
 int ctrl_listen(const char *addr, unsigned port)

@@ -388,9 +388,24 @@ static void print_head(struct report *r, struct result *x)
 	x->head_out = true;
 }
 
+/*
+ * A run cut short by SIGINT/SIGTERM: said in text, "interrupted": true in
+ * JSON (the key only then: a whole run's document keeps its keys).
+ */
+static void print_interrupted(struct report *r, const struct result *x)
+{
+	if (!x->interrupted)
+		return;
+	report_bool(r, "interrupted", NULL, true);
+	report_text(r, " (interrupted: SIGINT/SIGTERM cut the run short; the figures cover only "
+		       "what ran)\n");
+}
+
 /* The document's end: a newline after it (as -a's runs always had; not inside --bidir's). */
 static void print_close(struct report *r, const struct result *x)
 {
+	if (!x->parent)
+		print_interrupted(r, x);
 	report_obj_end(r);
 	if (!x->parent || x->parent->mode == RESULT_SIZES)
 		report_finish(r);
@@ -523,6 +538,7 @@ static void print_sizes(struct report *r, struct result *x)
 	if (c->n < c->planned)
 		report_text(r, " (-a stopped after %d of %d sizes)\n", c->n, c->planned);
 	report_bool(r, "complete", NULL, c->n == c->planned);
+	print_interrupted(r, x);
 	report_obj_end(r);
 	report_finish(r);
 }
@@ -590,6 +606,7 @@ static void print_bidir(struct report *r, struct result *x)
 		print_bidir_sum(r, x);
 	}
 	report_i64(r, "exit_status", NULL, x->rc);
+	print_interrupted(r, x);
 	report_obj_end(r);
 	report_finish(r);
 }
