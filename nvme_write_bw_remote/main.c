@@ -76,6 +76,7 @@ enum {
 	OPT_TOS,
 	OPT_OUTPUT,
 	OPT_CPU_UTIL,
+	OPT_VERBOSE,
 };
 
 /*
@@ -184,10 +185,14 @@ static const struct cli_opt opts[] = {
 		 "drives of its own) and a source; both reports, the sum and its validity"},
 	{ROW("bidirectional", no_argument, OPT_BIDIRECTIONAL), .type = CLI_T_ALIAS, .with = 'b'},
 	{ROW("all-sizes", no_argument, 'a'), .type = CLI_T_FLAG, .field = CLI_AT(O, all_sizes),
-	 .help = "every size from 64K to 4M, one run each (both sides), then the curve and its "
-		 "verdict against the rails' line rate (as ib_write_bw -a); with --sources N a "
-		 "fan-in round per size, the curve of their sum"},
+	 .help = "every size from 64K to 4M, one run each (both sides), a line per size as "
+		 "ib_write_bw -a prints (#bytes, #iterations, BW peak = average, BW average, "
+		 "MsgRate), then the curve and its verdict against the rails' line rate; with "
+		 "--sources N a fan-in round per size, the curve of their sum"},
 	{ROW("all", no_argument, OPT_ALL), .type = CLI_T_ALIAS, .with = 'a'},
+	{ROW("verbose", no_argument, OPT_VERBOSE), .type = CLI_T_FLAG, .field = CLI_AT(O, verbose),
+	 .help = "-a: each size's whole report (drives, rails, totals, verdicts), not its one "
+		 "line"},
 	{ROW("tx-depth", required_argument, 't'), .type = CLI_T_UINT, .field = CLI_AT(O, depth),
 	 .bytes = CLI_SIZEOF(O, depth), .what = "depth", .min = 1, .max = MAX_DEPTH, .arg = "N",
 	 .help = "WRITEs in flight per QP = staging slots", .def = "4"},
