@@ -35,7 +35,8 @@ static void usage(void)
 	       "Sizes: 4096, 1M = 1MiB = 2^20, 1MB = 10^6, 16G = 2^34.\n"
 	       "Every phase (a window with its drives) has a budget of --warmup + --duration\n"
 	       "+ 30 s; past it the tool says the step it was stuck in and exits 1.\n"
-	       "Exit status: 0 ok, 1 runtime failure, 2 usage error.\n");
+	       "Exit status: 0 ok, 1 runtime failure or a run cut short by Ctrl-C (its figures\n"
+	       "marked interrupted), 2 usage error.\n");
 }
 
 enum {
@@ -416,6 +417,14 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 	nbw_watchdog_stop();
 	report_obj_end(r);
 	report_finish(r);
+	/*
+	 * A run cut short (SIGINT/SIGTERM) is no success, even with its figures
+	 * printed (marked interrupted): a script must not take them as a whole run.
+	 */
+	if (rc == NBW_EXIT_OK && nbw_interrupted()) {
+		nbw_err("interrupted: the figures cover only what ran (marked \"interrupted\")");
+		rc = NBW_EXIT_FAIL;
+	}
 	return rc;
 }
 

@@ -45,8 +45,8 @@ static void usage(void)
 	       "  source comes);\n"
 	       "past it the tool says the step it was stuck in and exits 1.\n");
 	print_roles();
-	printf("Exit status: 0 ok, 1 runtime failure (device, fabric, peer, verification FAIL),\n"
-	       "2 usage error.\n");
+	printf("Exit status: 0 ok, 1 runtime failure (device, fabric, peer, verification FAIL)\n"
+	       "or a run cut short by Ctrl-C (its figures marked interrupted), 2 usage error.\n");
 }
 
 enum {
@@ -76,6 +76,7 @@ enum {
 	OPT_TOS,
 	OPT_OUTPUT,
 	OPT_CPU_UTIL,
+	OPT_VERBOSE,
 };
 
 /*
@@ -184,10 +185,14 @@ static const struct cli_opt opts[] = {
 		 "drives of its own) and a source; both reports, the sum and its validity"},
 	{ROW("bidirectional", no_argument, OPT_BIDIRECTIONAL), .type = CLI_T_ALIAS, .with = 'b'},
 	{ROW("all-sizes", no_argument, 'a'), .type = CLI_T_FLAG, .field = CLI_AT(O, all_sizes),
-	 .help = "every size from 64K to 4M, one run each (both sides), then the curve and its "
-		 "verdict against the rails' line rate (as ib_write_bw -a); with --sources N a "
-		 "fan-in round per size, the curve of their sum"},
+	 .help = "every size from 64K to 4M, one run each (both sides), a line per size as "
+		 "ib_write_bw -a prints (#bytes, #iterations, BW peak = average, BW average, "
+		 "MsgRate), then the curve and its verdict against the rails' line rate; with "
+		 "--sources N a fan-in round per size, the curve of their sum"},
 	{ROW("all", no_argument, OPT_ALL), .type = CLI_T_ALIAS, .with = 'a'},
+	{ROW("verbose", no_argument, OPT_VERBOSE), .type = CLI_T_FLAG, .field = CLI_AT(O, verbose),
+	 .help = "-a: each size's whole report (drives, rails, totals, verdicts), not its one "
+		 "line"},
 	{ROW("tx-depth", required_argument, 't'), .type = CLI_T_UINT, .field = CLI_AT(O, depth),
 	 .bytes = CLI_SIZEOF(O, depth), .what = "depth", .min = 1, .max = MAX_DEPTH, .arg = "N",
 	 .help = "WRITEs in flight per QP = staging slots", .def = "4"},
@@ -528,8 +533,7 @@ static void print_figure(const struct options *o, const struct result *x)
 	fflush(stdout);
 }
 
-/* The mode of the options: its result filled by its role(s), printed as it goes. */
-/* The mode's run, its result printed: the exit status. */
+/* The mode of the options: its result filled by its role(s), printed as it goes; exit status. */
 static int run_mode(const struct options *o, struct report *r)
 {
 	enum result_mode mode = o->bidir	      ? RESULT_BIDIR
@@ -548,6 +552,13 @@ static int run_mode(const struct options *o, struct report *r)
 	     : mode == RESULT_FANIN  ? run_fanin(o, &x)
 	     : mode == RESULT_SOURCE ? run_source(o, &alone, &x)
 				     : run_sink(o, &alone, &x);
+	/* A run cut short is no success, whatever it measured: its figures marked so. */
+	if (nbw_interrupted()) {
+		x.interrupted = true;
+		if (rc == NBW_EXIT_OK)
+			rc = NBW_EXIT_FAIL;
+		x.rc = rc;
+	}
 	print_result(r, &x);
 	if (o->figure_only)
 		print_figure(o, &x);

@@ -68,15 +68,17 @@ if command -v prlimit >/dev/null; then
 		prlimit --as=$((600 * 1024 * 1024)) "$B" --disks "$TMPD/big2.img" -t 1 -s 1G -D 1 --warmup 0
 fi
 
-# Ctrl-C: SIGINT during the window still prints what was measured (exit 0, marked
-# interrupted); during the warm-up nothing was measured (exit 1).
+# Ctrl-C: SIGINT during the window still prints what was measured, marked interrupted,
+# and exits 1 (a run cut short is no success); during the warm-up nothing was measured
+# (exit 1).
 "$B" --disks "$f" -t 1 --warmup 0.2 -D 30 --json >"$TMPD/int.json" 2>"$TMPD/int.err" &
 pid=$!
 sleep 1.5
 kill -INT $pid
 wait $pid
 rc=$?
-check_eq "SIGINT in the window: exit" 0 "$rc"
+check_eq "SIGINT in the window: exit" 1 "$rc"
+check_match "SIGINT in the window: says so" "interrupted: the figures cover only what ran" "$(cat "$TMPD/int.err")"
 check_eq "SIGINT: valid JSON, marked interrupted" True "$(json_get "$TMPD/int.json" 'd["interrupted"] and d["total"]["bytes"] > 0 and d["total"]["seconds"] < 5')"
 "$B" --disks "$f" -t 1 --warmup 30 -D 1 >"$TMPD/w.out" 2>"$TMPD/w.err" &
 pid=$!

@@ -8,6 +8,8 @@
  * from these tables; wire.c walks them. No sockets here (ctrl_io.c).
  */
 #include <errno.h>
+#include <netdb.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -456,6 +458,26 @@ const char *ctrl_verify_name(unsigned v)
 	return v == CTRL_VERIFY_OFF ? "off" : v == CTRL_VERIFY_FULL ? "full" : "canary";
 }
 
+/* Append one difference to why ("; " between them), as far as len allows. */
+static void add_diff(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void add_diff(char *why, size_t len, const char *fmt, ...)
+{
+	size_t n = strlen(why);
+	va_list ap;
+
+	if (n + 3 >= len)
+		return;
+	if (n) {
+		memcpy(why + n, "; ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(why + n, len - n, fmt, ap);
+	va_end(ap);
+}
+
+/* Every difference at once: a user fixes them in one go, not one run per difference. */
 bool ctrl_hello_mismatch(const struct ctrl_hello *k, const struct ctrl_hello *s, char *why,
 			 size_t len)
 {
@@ -463,26 +485,26 @@ bool ctrl_hello_mismatch(const struct ctrl_hello *k, const struct ctrl_hello *s,
 
 	why[0] = '\0';
 	if (k->chunk != s->chunk)
-		snprintf(why, len, "chunk: sink %s, source %s", format_size(k->chunk, a, sizeof(a)),
+		add_diff(why, len, "chunk: sink %s, source %s", format_size(k->chunk, a, sizeof(a)),
 			 format_size(s->chunk, b, sizeof(b)));
-	else if (k->depth != s->depth)
-		snprintf(why, len, "depth: sink %u, source %u", k->depth, s->depth);
-	else if (k->warmup_ms != s->warmup_ms)
-		snprintf(why, len, "warm-up: sink %g s, source %g s", k->warmup_ms / 1e3,
+	if (k->depth != s->depth)
+		add_diff(why, len, "depth: sink %u, source %u", k->depth, s->depth);
+	if (k->warmup_ms != s->warmup_ms)
+		add_diff(why, len, "warm-up: sink %g s, source %g s", k->warmup_ms / 1e3,
 			 s->warmup_ms / 1e3);
-	else if (k->duration_ms != s->duration_ms)
-		snprintf(why, len, "duration: sink %g s, source %g s", k->duration_ms / 1e3,
+	if (k->duration_ms != s->duration_ms)
+		add_diff(why, len, "duration: sink %g s, source %g s", k->duration_ms / 1e3,
 			 s->duration_ms / 1e3);
-	else if (k->verify != s->verify)
-		snprintf(why, len, "verify: sink %s, source %s", ctrl_verify_name(k->verify),
+	if (k->verify != s->verify)
+		add_diff(why, len, "verify: sink %s, source %s", ctrl_verify_name(k->verify),
 			 ctrl_verify_name(s->verify));
-	else if (k->conn != s->conn)
-		snprintf(why, len,
+	if (k->conn != s->conn)
+		add_diff(why, len,
 			 "connection: sink %s, source %s (-R/--rdma_cm on both or neither)",
 			 k->conn == CTRL_CONN_CM ? "rdma_cm" : "verbs",
 			 s->conn == CTRL_CONN_CM ? "rdma_cm" : "verbs");
-	else if (k->mtu != s->mtu || k->sl != s->sl || k->tclass != s->tclass)
-		snprintf(why, len, "--mtu/--sl/--tclass: sink %u/%u/%u, source %u/%u/%u", k->mtu,
+	if (k->mtu != s->mtu || k->sl != s->sl || k->tclass != s->tclass)
+		add_diff(why, len, "--mtu/--sl/--tclass: sink %u/%u/%u, source %u/%u/%u", k->mtu,
 			 k->sl, k->tclass, s->mtu, s->sl, s->tclass);
 	return why[0] != '\0';
 }
@@ -491,6 +513,8 @@ bool ctrl_hello_mismatch(const struct ctrl_hello *k, const struct ctrl_hello *s,
 
 const char *ctrl_strerror(int rc)
 {
+	if (rc < CTRL_ERR_RESOLVE && rc > CTRL_ERR_RESOLVE - CTRL_ERR_RESOLVE_SPAN)
+		return gai_strerror(rc - CTRL_ERR_RESOLVE);
 	switch (rc) {
 	case -EPROTO:
 		return "not the nvme_write_bw_remote protocol (bad magic)";

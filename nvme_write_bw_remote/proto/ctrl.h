@@ -317,7 +317,15 @@ uint32_t ctrl_fixed_len(unsigned type);
 bool ctrl_hello_mismatch(const struct ctrl_hello *sink, const struct ctrl_hello *source, char *why,
 			 size_t len);
 
-/* Text for the negative codes of this module. */
+/*
+ * A name the resolver could not resolve: CTRL_ERR_RESOLVE + getaddrinfo's
+ * EAI_* code (negative), so that the user reads the resolver's reason ("Name
+ * or service not known"), not an errno that was never set.
+ */
+#define CTRL_ERR_RESOLVE (-20000)
+#define CTRL_ERR_RESOLVE_SPAN 1000
+
+/* Text for the negative codes of this module (-errno, CTRL_ERR_RESOLVE + EAI_*). */
 const char *ctrl_strerror(int rc);
 /* "off", "full" or "canary" for a CTRL_VERIFY_* value. */
 const char *ctrl_verify_name(unsigned v);

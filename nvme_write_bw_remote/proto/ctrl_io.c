@@ -79,6 +79,8 @@ static int resolve(const char *host, unsigned port, bool passive, struct addrinf
 	rc = getaddrinfo(host, serv, &hints, res);
 	if (rc == EAI_SYSTEM)
 		return -errno;
+	if (rc < 0 && rc > -CTRL_ERR_RESOLVE_SPAN)
+		return CTRL_ERR_RESOLVE + rc; /* the resolver's own reason (ctrl_strerror) */
 	return rc ? -EADDRNOTAVAIL : 0;
 }
 

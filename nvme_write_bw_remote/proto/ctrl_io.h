@@ -60,7 +60,10 @@ int ctrl_inbox_pump(struct ctrl_inbox *in, int fd, unsigned max, ctrl_take_fn ta
  */
 #define CTRL_LISTEN_BACKLOG 512
 
-/* Listen on addr (NULL = any) port; returns fd or -errno (-EADDRINUSE ...). */
+/*
+ * Listen on addr (NULL = any) port; returns fd or -errno (-EADDRINUSE ...),
+ * or CTRL_ERR_RESOLVE + EAI_* for a name the resolver does not know.
+ */
 int ctrl_listen(const char *addr, unsigned port);
 /*
  * Every wait below is cut into slices of at most 200 ms and ends with
@@ -68,7 +71,10 @@ int ctrl_listen(const char *addr, unsigned port);
  */
 /* Accept one connection within timeout_ms (< 0 = forever); fd, -ETIMEDOUT or -errno. */
 int ctrl_accept(int lfd, int timeout_ms, char *peer, size_t peerlen);
-/* Connect to host:port within timeout_ms; fd, -ETIMEDOUT, -ECONNREFUSED, -EHOSTUNREACH... */
+/*
+ * Connect to host:port within timeout_ms; fd, -ETIMEDOUT, -ECONNREFUSED,
+ * -EHOSTUNREACH..., CTRL_ERR_RESOLVE + EAI_* (an unknown host: ctrl_strerror).
+ */
 int ctrl_connect(const char *host, unsigned port, int timeout_ms);
 /* Send a finished buffer within timeout_ms. 0 or -errno (-EPIPE peer gone). */
 int ctrl_send(int fd, const struct ctrl_buf *b, int timeout_ms);

@@ -79,6 +79,7 @@ struct options {
 	enum ctrl_conn conn;	 /* verbs (default) or -R/--rdma_cm */
 	struct fab_link_opts lo; /* --mtu, --sl, --tclass */
 	bool all_sizes;		 /* -a: every message size, as ib_write_bw -a */
+	bool verbose;		 /* -a: each size's whole report, not its one line */
 	bool bidir;		 /* --bidir: a sink and a source at once (bidir.c) */
 	bool chunk_given;	 /* -s was given (refused with -a) */
 	bool figure_only;	 /* --output=bandwidth: the total figure alone on stdout */

@@ -397,9 +397,24 @@ static void print_head(struct report *r, struct result *x)
 	x->head_out = true;
 }
 
+/*
+ * A run cut short by SIGINT/SIGTERM: said in text, "interrupted": true in
+ * JSON (the key only then: a whole run's document keeps its keys).
+ */
+static void print_interrupted(struct report *r, const struct result *x)
+{
+	if (!x->interrupted)
+		return;
+	report_bool(r, "interrupted", NULL, true);
+	report_text(r, " (interrupted: SIGINT/SIGTERM cut the run short; the figures cover only "
+		       "what ran)\n");
+}
+
 /* The document's end: a newline after it (as -a's runs always had; not inside --bidir's). */
 static void print_close(struct report *r, const struct result *x)
 {
+	if (!x->parent)
+		print_interrupted(r, x);
 	report_obj_end(r);
 	if (!x->parent || x->parent->mode == RESULT_SIZES)
 		report_finish(r);
@@ -474,11 +489,52 @@ static void print_size_open(struct report *r, struct result *x)
 	x->opened = true;
 }
 
+/* -a's text without --verbose: a line per size, as ib_write_bw -a prints. */
+static bool sizes_brief(const struct report *r, const struct result *a)
+{
+	return !r->json && !a->o.verbose;
+}
+
+/*
+ * A run of -a in one line: #bytes (the message size), #iterations (the
+ * WRITEs that landed in the window), BW peak and average, MsgRate (Mpps).
+ * The result keeps no per-second samples of the RDMA rate: the peak printed
+ * is the average (said in the man page), never a figure it did not measure.
+ */
+static void print_size_row(struct report *r, struct result *x)
+{
+	const struct result_stream *st = x->nstreams ? &x->streams[0] : NULL;
+	uint64_t bytes = x->mode == RESULT_FANIN ? x->sum.rdma_bytes : st ? st->bytes : 0;
+	double bps = x->mode == RESULT_FANIN ? x->sum.rdma_bps : st ? streams_bps(st) : NAN;
+	double k = r->gbits ? 8 / 1e9 : 1 / 1e9;
+	uint64_t chunk = x->o.chunk;
+
+	if (x == &x->parent->parts[0])
+		report_text(r, " %-10s %-14s %-16s %-19s %s\n", "#bytes", "#iterations",
+			    r->gbits ? "BW peak[Gb/s]" : "BW peak[GB/s]",
+			    r->gbits ? "BW average[Gb/s]" : "BW average[GB/s]", "MsgRate[Mpps]");
+	if (!isfinite(bps) || !(bps > 0)) {
+		report_text(r, " %-10llu %-14s %-16s %-19s %s\n", (unsigned long long)chunk, "-",
+			    "-", "-", "-");
+	} else {
+		report_text(r, " %-10llu %-14llu %-16.2f %-19.2f %.6f\n", (unsigned long long)chunk,
+			    (unsigned long long)(bytes / chunk), bps * k, bps * k,
+			    bps / (double)chunk / 1e6);
+	}
+	if (x->rc && x->failure[0])
+		report_text(r, " (%llu bytes: %s)\n", (unsigned long long)chunk, x->failure);
+}
+
 /* A run of -a, whole or what is left of it after its header, once. */
 static void print_size(struct report *r, struct result *x)
 {
 	if (x->printed)
 		return;
+	if (sizes_brief(r, x->parent)) {
+		print_size_row(r, x);
+		x->printed = true;
+		return;
+	}
 	print_size_open(r, x);
 	print_role(r, x);
 	x->printed = true;
@@ -532,6 +588,7 @@ static void print_sizes(struct report *r, struct result *x)
 	if (c->n < c->planned)
 		report_text(r, " (-a stopped after %d of %d sizes)\n", c->n, c->planned);
 	report_bool(r, "complete", NULL, c->n == c->planned);
+	print_interrupted(r, x);
 	report_obj_end(r);
 	report_finish(r);
 }
@@ -599,6 +656,7 @@ static void print_bidir(struct report *r, struct result *x)
 		print_bidir_sum(r, x);
 	}
 	report_i64(r, "exit_status", NULL, x->rc);
+	print_interrupted(r, x);
 	report_obj_end(r);
 	report_finish(r);
 }
@@ -618,6 +676,8 @@ static void printer_event(void *ctx, struct result *x, enum result_event ev)
 		/* On stdout between the header and the body; on stderr beside JSON. */
 		live_print(r->json ? stderr : r->out, x->live.at, r->gbits, x->live.v, x->live.n,
 			   x->live.note);
+	} else if (ev == RESULT_BEGIN && part_of_a && sizes_brief(r, x->parent)) {
+		/* its one line comes at RESULT_END */
 	} else if (ev == RESULT_BEGIN && x->mode != RESULT_BIDIR && (!x->parent || part_of_a)) {
 		if (part_of_a)
 			print_size_open(r, x);

@@ -148,6 +148,7 @@ struct result {
 	enum ctrl_source source; /* the source kind the header shows (the first source's) */
 	bool begun;		 /* the report's body follows the header (else: the short form) */
 	int rc;			 /* the exit status */
+	bool interrupted;	 /* SIGINT/SIGTERM cut the run short (the whole result's) */
 	char where[1024];	 /* sink: the addresses the door listened on; "" none */
 	/* The sink's own drives and window (this process's clock), its DRAM and ports. */
 	struct result_drive *local;

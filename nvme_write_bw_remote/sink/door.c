@@ -156,7 +156,7 @@ struct door *door_open(const struct options *o, const struct fab_port *ports, in
 		d->lfd[i] = ctrl_listen(d->naddr ? d->addr[i] : NULL, o->port);
 		if (d->lfd[i] < 0) {
 			nbw_err("%s port %u: %s", d->naddr ? d->addr[i] : "listening on", o->port,
-				strerror(-d->lfd[i]));
+				ctrl_strerror(d->lfd[i]));
 			door_close(d);
 			return NULL;
 		}

@@ -310,7 +310,7 @@ enum judge_hello_verdict judge_hello(const struct judge_admission *a, struct sli
 				     char *why, size_t len)
 {
 	uint32_t all = a->before + a->theirs->workers;
-	char diff[256], x[32], y[32], z[32];
+	char diff[640], x[32], y[32], z[32];
 	uint64_t need;
 
 	if (ctrl_hello_mismatch(a->mine, a->theirs, diff, sizeof(diff))) {

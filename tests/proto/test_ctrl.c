@@ -141,7 +141,7 @@ static void test_hello(void)
 	const uint8_t *p;
 	uint8_t *bad;
 	uint32_t len;
-	char why[128];
+	char why[512];
 
 	CHECK(ctrl_encode_hello(&b, &hello) == 0);
 	p = payload_of(&b, CTRL_HELLO, &len);
@@ -197,6 +197,17 @@ static void test_hello(void)
 	other.verify = CTRL_VERIFY_OFF;
 	CHECK(ctrl_hello_mismatch(&hello, &other, why, sizeof(why)));
 	CHECK(!strcmp(why, "verify: sink full, source off"));
+	/* Every difference at once, in one line, not only the first. */
+	other.chunk = 2 << 20;
+	other.depth = 8;
+	other.duration_ms = 6000;
+	other.conn = CTRL_CONN_VERBS;
+	other.tclass = 26;
+	CHECK(ctrl_hello_mismatch(&hello, &other, why, sizeof(why)));
+	CHECK_STR(why, "chunk: sink 1MiB, source 2MiB; depth: sink 4, source 8; duration: sink "
+		       "20 s, source 6 s; verify: sink full, source off; connection: sink rdma_cm, "
+		       "source verbs (-R/--rdma_cm on both or neither); --mtu/--sl/--tclass: "
+		       "sink 4/3/106, source 4/3/26");
 }
 
 static void test_small_messages(void)

@@ -102,6 +102,32 @@ check_eq "int: source in its window, sink: exits" "1 1" "$SRC_RC $SINK_RC"
 check_match "int: the source says where it was cut" "interrupted: the window was cut to [0-9.]+ s" "$(cat "$TMPD/int2-src.err")"
 jv int2-sink 'd["error"]'
 check_match "int: the sink is told" "source failed: .*interrupted|went away|did not complete" "${J[0]}"
+# Ctrl-C cuts the sink's window: exit 1 and its figures marked interrupted (JSON and
+# text), not taken for a whole run's.
+sink int3-sink $RUN -D 5 --no-local --dram 4M --interval 0.2 --json
+NBW_FAKE_PORTS=$SRC_PORTS timeout 60 "$FAKE" -p "$PORT" $RUN -D 5 --source mem 127.0.1.1 \
+	>"$TMPD/int3-src.out" 2>"$TMPD/int3-src.err" &
+spid=$!
+until_live "$TMPD/int3-sink.err"
+kill -INT "$SINK_PID"
+sink_status
+wait "$spid"
+check_eq "int3: sink cut in its window: exit" 1 "$SINK_RC"
+jv int3-sink 'd["interrupted"]' 'd["ok"]'
+check_eq "int3: marked interrupted, not ok" "True False" "${J[0]} ${J[1]}"
+sink int4-sink $RUN -D 5 --no-local --dram 4M --interval 0.2
+NBW_FAKE_PORTS=$SRC_PORTS timeout 60 "$FAKE" -p "$PORT" $RUN -D 5 --source mem 127.0.1.1 \
+	>"$TMPD/int4-src.out" 2>"$TMPD/int4-src.err" &
+spid=$!
+until_live "$TMPD/int4-sink.out"
+kill -INT "$SINK_PID"
+sink_status
+wait "$spid"
+check_eq "int4: text, exit" 1 "$SINK_RC"
+check_match "int4: text says interrupted" "^ \(interrupted: SIGINT/SIGTERM cut the run short; the figures cover only what ran\)$" \
+	"$(cat "$TMPD/int4-sink.out")"
+check_match "int2: the source's text says interrupted too" "^ \(interrupted: SIGINT/SIGTERM cut the run short" \
+	"$(cat "$TMPD/int2-src.out")"
 # The sink stopped (SIGSTOP) inside its window for 5 s, longer than --timeout, then
 # continued: its window ran far past -D, so it takes no figure from it (exit 1, the
 # reason said), whatever the source's RESULT that waited in its socket. Without the

@@ -72,5 +72,21 @@ else
 	check_eq "-a: a verdict" "['flat_from', 'kind', 'max_gb_per_s', 'pct_of_ceiling', 'text']" "${J[6]}"
 	jv all-src 'len(d["sizes"])' 'd["complete"]'
 	check_eq "-a: the source ran them too" "7 True" "${J[0]} ${J[1]}"
+	# In text, a line per size as ib_write_bw -a (the whole reports only with --verbose):
+	# #iterations = the WRITEs that landed, the peak = the average, MsgRate = rate / size.
+	sink alltxt -a --warmup 0 -D 0.3 --timeout 3 -t 2 --no-local --dram 16M
+	src alltxt-src -a --warmup 0 -D 0.3 --timeout 3 -t 2 --source mem
+	sink_status
+	check_eq "-a text: exits" "0 0" "$SINK_RC $SRC_RC"
+	for f in alltxt alltxt-src; do
+		check_match "-a text ($f): ib_write_bw's heading" \
+			'^ #bytes +#iterations +BW peak\[GB/s\] +BW average\[GB/s\] +MsgRate\[Mpps\]$' \
+			"$(cat "$TMPD/$f.out")"
+		check_eq "-a text ($f): seven lines, iterations > 0, peak = average, MsgRate = BW / size" \
+			"65536 131072 262144 524288 1048576 2097152 4194304 ok" \
+			"$(awk '/^ [0-9]+ +[0-9]+ / { s = s $1 " "; if (!($2 > 0 && $3 == $4 && ($5 - $4 * 1000 / $1) ^ 2 < 1e-4)) bad = 1 }
+				END { print s (bad ? "bad" : "ok") }' "$TMPD/$f.out")"
+		check_eq "-a text ($f): no whole report" 0 "$(grep -c 'message size\|rail: local' "$TMPD/$f.out")"
+	done
 fi
 finish

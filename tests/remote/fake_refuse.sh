@@ -15,6 +15,14 @@ check_match "hello: the sink refused it and waited on" "refused: parameter misma
 jv hello-sink 'd["error"]' 'd["ok"]'
 check_eq "hello: nobody came" "no source connected within 2 s (--wait) False" "${J[0]} ${J[1]}"
 
+# Three differences at once: all three named in one line, on both sides.
+pair hello3 "--no-local --dram 4M --wait 2" "-s 128K -t 3 -D 2 --source mem"
+check_eq "hello3: exits" "1 1" "$SINK_RC $SRC_RC"
+check_match "hello3: the source is told every difference" \
+	"parameter mismatch with 127\.0\.0\.1: chunk: sink 64KiB, source 128KiB; depth: sink 2, source 3; duration: sink 1 s, source 2 s$" \
+	"$(cat "$TMPD/hello3-src.err")"
+check_match "hello3: the sink names them too" "chunk: .*; depth: .*; duration: " "$(cat "$TMPD/hello3-sink.err")"
+
 # 8 workers x 3 slots x 64 KiB do not fit 1 MiB of DRAM.
 pair dram "--no-local --dram 1M --wait 2" "-q 8 --source mem"
 check_eq "dram: exits" "1 1" "$SINK_RC $SRC_RC"
@@ -73,4 +81,8 @@ SRC_FAKE_PORTS="fake0:1:eth:10.9.0.2/24:100" pair rails "--no-local --dram 4M --
 check_eq "rails: source exit" 1 "$SRC_RC"
 check_match "rails: no reachable sink port" "no sink port is reachable from this node's ports \(different link layers or subnets\)" \
 	"$(cat "$TMPD/rails-src.err")"
+
+# A peer the resolver does not know: its reason, not an errno that was never set.
+NBW_FAKE_PORTS=$SRC_PORTS expect_exit 1 "no-such-host.invalid port [0-9]+: Name or service not known" \
+	"$FAKE" --source mem --timeout 3 no-such-host.invalid
 finish

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 demo="$abs_top_builddir/tests/remote/printer_demo"
 
-for w in sink sink-over sink-late sink-fail source source-lat fanin fanin-missing bidir sizes; do
+for w in sink sink-over sink-late sink-fail sink-cv source source-lat fanin fanin-missing fanin-cv bidir sizes sizes-brief; do
 	"$demo" --json "$w" >"$TMPD/$w.json" || fail "$w: printer_demo --json exited $?"
 	json_valid "$TMPD/$w.json" || fail "$w: invalid JSON: $(head -c 400 "$TMPD/$w.json")"
 	"$demo" "$w" >"$TMPD/$w.txt" || fail "$w: printer_demo exited $?"
@@ -63,6 +63,19 @@ check_match "late text" "NOT valid: RDMA from 10\.77\.0\.2: its window overlappe
 # Its data failed verification: not a sum either, whatever its window.
 check_eq "fail: verify fail, not ok, not valid" "fail False False RDMA from 10.77.0.2: its data failed verification" \
 	"$(json_get "$TMPD/sink-fail.json" '"%s %s %s %s" % (d["verify"], d["ok"], d["total_valid"], d["total_invalid_reason"])')"
+# A source whose 1 s samples varied 3.456% (over --max-cv 2): the total is not a sum,
+# and the reason names the stream and its variation, rounded up.
+check_eq "cv: not valid, the stream and its variation named" \
+	"False RDMA from 10.77.0.2: variation 3.46% (> 2%) True" \
+	"$(json_get "$TMPD/sink-cv.json" '"%s %s %s" % (d["total_valid"], d["total_invalid_reason"], d["ok"])')"
+check_match "cv text: NOT valid, named" \
+	'^ Total is a sum  : NOT valid: RDMA from 10\.77\.0\.2: variation 3\.46% \(> 2%\)$' \
+	"$(cat "$TMPD/sink-cv.txt")"
+check_match "cv text: the stream's own cv" 'rdma from 10\.77\.0\.2: overlap 99\.5%, cv 3\.5%' \
+	"$(cat "$TMPD/sink-cv.txt")"
+check_eq "fan-in cv: the sum not valid, the second source named" \
+	"False RDMA from 10.77.0.3: variation 3.46% (> 2%)" \
+	"$(json_get "$TMPD/fanin-cv.json" '"%s %s" % (d["total_valid"], d["total_invalid_reason"])')"
 
 # The source.
 J=$TMPD/source.json
@@ -135,4 +148,17 @@ check_eq "-a: WRITEs/s per point = rate / size" "4577.64 3433.23 1907.35" \
 check_match "-a text: a point" '^ 64KiB +0\.300 +0\.004578 +24\.0$' "$(cat "$TMPD/sizes.txt")"
 check_eq "-a text: a heading per size" 3 "$(grep -c '^ -a: message size' "$TMPD/sizes.txt")"
 check_match "-a text: stopped" '^ \(-a stopped after 3 of 7 sizes\)$' "$(cat "$TMPD/sizes.txt")"
+# -a without --verbose: a line per size as ib_write_bw -a (#bytes, #iterations = WRITEs
+# landed, BW peak = average: no per-second samples are kept, MsgRate), no whole reports;
+# its JSON is --verbose's.
+B=$TMPD/sizes-brief.txt
+check_eq "-a brief: ib_write_bw's columns" \
+	"#bytes #iterations BW peak[GB/s] BW average[GB/s] MsgRate[Mpps]" \
+	"$(grep '#bytes' "$B" | sed 's/^ //; s/  */ /g; s/ BW / BW /g')"
+check_eq "-a brief: a line per size (0.3 GB/s x 6 s / 64 KiB = 27465 WRITEs)" \
+	"65536 27465 0.30 0.30 0.004578|131072 20599 0.45 0.45 0.003433|262144 11444 0.50 0.50 0.001907" \
+	"$(grep -E '^ [0-9]+ ' "$B" | sed 's/^ //; s/  */ /g' | paste -sd'|')"
+check_eq "-a brief: no whole report" "0 0" "$(grep -c 'message size\|^ Sink ' "$B") $(grep -c 'rail: local' "$B")"
+check_match "-a brief: the curve's verdict still" '^ verdict: still rising' "$(cat "$B")"
+cmp -s "$TMPD/sizes-brief.json" "$TMPD/sizes.json" || fail "-a brief: the JSON differs from --verbose's"
 finish

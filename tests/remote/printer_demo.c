@@ -5,13 +5,16 @@
  * validity.c (the sink's by judge.c) and printed by printer.c, for tests/remote/printer.sh to
  *check.
  *
- *	printer_demo [--json] [--stream] sink|sink-late|sink-fail|sink-live|source|
- *		source-lat|fanin|fanin-missing|bidir|sizes
+ *	printer_demo [--json] [--stream] sink|sink-over|sink-late|sink-fail|sink-live|sink-cv|
+ *		source|source-lat|fanin|fanin-missing|fanin-cv|bidir|sizes|sizes-brief
  *
  * --stream prints as during a run (the header at result_begin, each run of
  * -a at result_end, the rest at the end); without it the whole result at once.
  * sink-live is sink with a live line (--interval) told after the header;
- * source-lat is source with --latency's histogram.
+ * source-lat is source with --latency's histogram; sink-cv and fanin-cv have
+ * a source whose 1 s samples varied 3.456% (over --max-cv 2); sink-over a rail
+ * faster than its line rate (3.2x: an emulated port); sizes is -a
+ * with --verbose (each size's whole report), sizes-brief without (a line each).
  */
 #include <math.h>
 #include <stdio.h>
@@ -279,18 +282,20 @@ int main(int argc, char **argv)
 	bool json = argc > 1 && !strcmp(argv[1], "--json");
 	bool live = argc > 1 + json && !strcmp(argv[1 + json], "--stream");
 	const char *what = argc > 1 + json + live ? argv[1 + json + live] : "";
-	bool sink = strncmp(what, "source", 6) && strcmp(what, "sizes") && strcmp(what, "bidir");
+	bool sink =
+		strncmp(what, "source", 6) && strncmp(what, "sizes", 5) && strcmp(what, "bidir");
 	struct options o = demo_options(json, sink);
-	enum result_mode mode = !strncmp(what, "fanin", 5) ? RESULT_FANIN
-				: !strcmp(what, "bidir")   ? RESULT_BIDIR
-				: !strcmp(what, "sizes")   ? RESULT_SIZES
-				: sink			   ? RESULT_SINK
-							   : RESULT_SOURCE;
+	enum result_mode mode = !strncmp(what, "fanin", 5)   ? RESULT_FANIN
+				: !strcmp(what, "bidir")     ? RESULT_BIDIR
+				: !strncmp(what, "sizes", 5) ? RESULT_SIZES
+				: sink			     ? RESULT_SINK
+							     : RESULT_SOURCE;
 	struct report r;
 	struct result x;
 	int i;
 
 	nbw_set_prog("printer_demo");
+	o.verbose = !strcmp(what, "sizes");
 	result_init(&x, mode, &o);
 	report_init(&r, stdout, json, false);
 	if (!strncmp(what, "sink", 4))
@@ -307,9 +312,11 @@ int main(int argc, char **argv)
 		return 2;
 	if (!strcmp(what, "source-lat"))
 		source_latency(&x.streams[0]);
-	if (!strcmp(what,
-		    "sink-over")) /* a rail faster than its line rate: emulated, or misreported */
+	/* A rail faster than its line rate: emulated, or misreported. */
+	if (!strcmp(what, "sink-over"))
 		x.streams[0].rails[0].line_rate_gbits = 1;
+	if (!strcmp(what, "sink-cv") || !strcmp(what, "fanin-cv"))
+		x.streams[x.nstreams - 1].cv = 3.456;
 	x.begun = true;
 	if (live) {
 		stream_out(&r, &x, !strcmp(what, "sink-live"));
