@@ -81,7 +81,9 @@ check_eq "compare: exit 0" 0 $?
 check_match "compare: IOPS" '^read: iops +r +- +19744 +15000 +-24\.0% +large drop of 24\.0%' "$(cat "$TMPD/cmp")"
 check_match "compare: p99, a rise" '^read: lat_p99_us +r +- +5898\.24 +8000 +\+35\.6% +large rise of 35\.6%' "$(cat "$TMPD/cmp")"
 check_eq "compare --json: the p99 row" "lat_p99_us large True" \
-	"$(NR compare --json latest~1 latest | json_get /dev/stdin '" ".join(str(x) for r in d["figures"] if r.get("metric") == "lat_p99_us" and r["drive"] is None for x in (r["metric"], r["class"], r["worse"]))')"
+	"$(NR compare --json latest~1 latest | json_get /dev/stdin '" ".join(str(x) for r in d["metrics"] if r["metric"] == "lat_p99_us" and r["drive"] is None for x in (r["metric"], r["class"], r["worse"]))')"
+check_eq "compare --json: figures stays one GB/s row per rung, node and drive" "2 read read" \
+	"$(NR compare --json latest~1 latest | json_get /dev/stdin '"%d %s" % (len(d["figures"]), " ".join(r["rung"] for r in d["figures"]))')"
 
 # note and exclude: lines of their own, never deleted; an excluded run is left out.
 lines=$(wc -l <"$NBW_RESULTS/runs.jsonl")

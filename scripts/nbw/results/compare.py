@@ -130,7 +130,7 @@ def compare(store, ra, rb, floor, large):
     why = [w for w in (unusable(ra), unusable(rb)) if w]
     fa = {fig_key(f): f for f in store.figures(ra["uuid"])} if not why else {}
     fb = {fig_key(f): f for f in store.figures(rb["uuid"])} if not why else {}
-    rows = []
+    rows, mrows = [], []
     for k in list(fa) + [k for k in fb if k not in fa]:
         a, b = fa.get(k), fb.get(k)
         row = {"rung": k[0], "node": k[1] or None, "drive": k[2] or None,
@@ -143,12 +143,11 @@ def compare(store, ra, rb, floor, large):
             row.update({"change_pct": None, "class": "missing", "metric": "gb_per_s",
                         "text": "only in %s" % ("A" if a else "B")})
         rows.append(row)
-        if a and b:
+        if a and b:  # a list of their own: figures stays one row per rung, node, drive
             for m in metric_rows(a, b, floor, large):
-                rows.append(dict(m, rung=k[0], node=k[1] or None, drive=k[2] or None,
-                                 a_gb_per_s=None, b_gb_per_s=None))
+                mrows.append(dict(m, rung=k[0], node=k[1] or None, drive=k[2] or None))
     inv = inventory_diff(store.inventories(ra["uuid"]), store.inventories(rb["uuid"]))
-    changed = [r for r in rows if r["class"] in ("moderate", "large")]
+    changed = [r for r in rows + mrows if r["class"] in ("moderate", "large")]
     worst = max(changed, key=lambda r: abs(r["change_pct"]), default=None)
     notcmp = [r for r in rows if r["class"] == "not comparable"]
     compared = len([r for r in rows if r["class"] in ("noise", "moderate", "large")])
@@ -186,8 +185,8 @@ def compare(store, ra, rb, floor, large):
     for r in marks:
         lines.append("a known change starts at %s%s" % (
             r["uuid"][:8], ": " + r["note"] if r["note"] else ""))
-    return {"a": run_brief(ra), "b": run_brief(rb), "figures": rows, "inventory": inv,
-            "compared": compared, "summary": lines}
+    return {"a": run_brief(ra), "b": run_brief(rb), "figures": rows, "metrics": mrows,
+            "inventory": inv, "compared": compared, "summary": lines}
 
 
 def run_brief(r):

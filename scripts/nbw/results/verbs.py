@@ -147,12 +147,13 @@ def cmd_compare(args):
         doc = compare(st, ra, rb, args.noise_floor, args.large)
     finally:
         st.close()
-    rows = [(r["rung"] if r.get("metric", "gb_per_s") == "gb_per_s" else
-             "%s: %s" % (r["rung"], r["metric"]), r["node"] or "-", r["drive"] or "-",
-             fmt(r["a_gb_per_s"]) if r.get("metric", "gb_per_s") == "gb_per_s" else
-             "%.6g" % r["a"], fmt(r["b_gb_per_s"]) if r.get("metric", "gb_per_s") == "gb_per_s"
-             else "%.6g" % r["b"], fmt(r["change_pct"], "%+.1f%%"), r["text"])
-            for r in doc["figures"]]
+    rows = []
+    for r in doc["figures"]:  # each GB/s row, then the other figures of its rung
+        rows.append((r["rung"], r["node"] or "-", r["drive"] or "-", fmt(r["a_gb_per_s"]),
+                     fmt(r["b_gb_per_s"]), fmt(r["change_pct"], "%+.1f%%"), r["text"]))
+        rows += [("%s: %s" % (m["rung"], m["metric"]), m["node"] or "-", m["drive"] or "-",
+                  "%.6g" % m["a"], "%.6g" % m["b"], fmt(m["change_pct"], "%+.1f%%"), m["text"])
+                 for m in doc["metrics"] if fig_key(m) == fig_key(r)]
     lines = ["compare A %s (%s) with B %s (%s)" % (ra["uuid"][:8], ra["started"],
                                                    rb["uuid"][:8], rb["started"]),
              table(("rung", "node", "drive", "A GB/s", "B GB/s", "change", "verdict"), rows,
