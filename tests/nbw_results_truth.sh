@@ -113,5 +113,13 @@ check_match "openmetrics: p99 in seconds" '^nbw_latency_seconds\{node="r",drive=
 check_match "openmetrics: GB/s in bytes per second, the good run's" '^nbw_throughput_bytes_per_second\{node="a",drive="",rail="",rung="end to end",mode=""\} 24000000000$' "$(cat "$TMPD/nbw.prom")"
 check_match "openmetrics: UNIT" '^# UNIT nbw_latency_seconds seconds$' "$(cat "$TMPD/nbw.prom")"
 check_match "openmetrics on stdout: the run's time as the timestamp" ' 19744 1770199200$' "$(NR export --openmetrics)"
+if command -v gnuplot >/dev/null; then
+	NR report latest~3 --out "$TMPD/r.html" >/dev/null
+	check_match "report: the trend's points are the CLI's (1 of other parameters, 2 failed left out)" \
+		'<p>end to end: 1 points with other parameters and 2 of failed or excluded runs left out</p>' "$(cat "$TMPD/r.html")"
+	check_eq "trend: the same counts" "1 2" "$(NR trend "end to end" --json | json_get /dev/stdin '"%d %d" % (d["left_out_not_comparable"], d["left_out_failed_or_excluded"])')"
+else
+	echo "gnuplot not installed: the report's trend not checked"
+fi
 expect_exit 1 'push http://127.0.0.1:9/metrics/job/nbw: ' "$PYTHON3" "$NR_PY" export --openmetrics --push http://127.0.0.1:9 --timeout 2
 finish
