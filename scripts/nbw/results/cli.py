@@ -36,6 +36,28 @@ COMMON_DEFAULTS = {"db": None, "index": None, "json": False, "noise_floor": NOIS
                    "large": LARGE}
 
 
+def export_parser(sub, common):
+    """export: --csv, --json, --openmetrics [FILE] with --push and --timestamps."""
+    s = sub.add_parser("export", parents=[common], help="every figure of every run (--csv, "
+                       "--json), or the latest figures as OpenMetrics")
+    s.add_argument("--csv", action="store_true", help="as CSV")
+    s.add_argument("--openmetrics", nargs="?", const="-", metavar="FILE",
+                   help="the latest figure of each rung, node and drive of the runs neither "
+                   "failed nor excluded, in the OpenMetrics text format, into FILE "
+                   "(written whole, then renamed: node_exporter's textfile collector) or "
+                   "stdout")
+    s.add_argument("--push", metavar="URL", help="with --openmetrics: PUT them to a "
+                   "Prometheus Pushgateway (URL: http://HOST:9091; job nbw)")
+    s.add_argument("--timestamps", choices=["yes", "no"], default=None,
+                   help="the run's start as each sample's timestamp (default: yes on "
+                   "stdout, no into FILE and with --push: node_exporter's textfile collector "
+                   "and the Pushgateway refuse them; the start is also the figure "
+                   "nbw_run_start_timestamp_seconds)")
+    s.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                   help="--push: give up after S seconds (default 10)")
+    return s
+
+
 def parser():
     common = Parser(add_help=False, argument_default=argparse.SUPPRESS)
     common.add_argument("--db", metavar="DIR", help="the record's directory")
@@ -104,22 +126,7 @@ def parser():
     s = sub.add_parser("check", parents=[common], help="RUN against its references (exit 3; "
                        "exit 4: nothing comparable)")
     s.add_argument("run", metavar="RUN")
-    s = sub.add_parser("export", parents=[common], help="every figure of every run (--csv, "
-                       "--json), or the latest figures as OpenMetrics")
-    s.add_argument("--csv", action="store_true", help="as CSV")
-    s.add_argument("--openmetrics", nargs="?", const="-", metavar="FILE",
-                   help="the latest figure of each rung, node and drive of the runs neither "
-                   "failed nor excluded, in the OpenMetrics text format, into FILE "
-                   "(written whole, then renamed: node_exporter's textfile collector) or "
-                   "stdout")
-    s.add_argument("--push", metavar="URL", help="with --openmetrics: PUT them to a "
-                   "Prometheus Pushgateway (URL: http://HOST:9091; job nbw)")
-    s.add_argument("--timestamps", choices=["yes", "no"], default=None,
-                   help="the run's start as each sample's timestamp (default yes; no for "
-                   "--push and node_exporter, which refuse them; the start is also the "
-                   "figure nbw_run_start_timestamp_seconds)")
-    s.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                   help="--push: give up after S seconds (default 10)")
+    s = export_parser(sub, common)
     s.add_argument("--out", metavar="FILE", help="into FILE (default stdout)")
     s = sub.add_parser("report", parents=[common], help="a self-contained HTML report")
     s.add_argument("run", nargs="?", default="latest", metavar="RUN")
@@ -138,7 +145,8 @@ def parser():
 VERBS = {"record": cmd_record, "list": cmd_list, "show": cmd_show, "compare": cmd_compare,
          "trend": cmd_trend, "reference": cmd_reference, "check": cmd_check,
          "export": cmd_export_any,
-         "note": cmd_annotate, "exclude": cmd_annotate, "report": cmd_report, "inventory": cmd_inventory}
+         "note": cmd_annotate, "exclude": cmd_annotate, "report": cmd_report,
+         "inventory": cmd_inventory}
 
 
 def main(argv):

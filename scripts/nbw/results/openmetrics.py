@@ -156,6 +156,8 @@ def cmd_export_any(args):
         figs = latest_figures(st)
     finally:
         st.close()
+    if args.openmetrics == "-" and args.out:
+        args.openmetrics = args.out
     to_file = args.openmetrics != "-"
     ts = args.timestamps == "yes" if args.timestamps else not (to_file or args.push)
     data = render(figs, ts)
