@@ -36,7 +36,7 @@ done
 nr=$abs_top_srcdir/scripts/nbw-results page=$abs_top_srcdir/man/nbw-results.1
 nr_help() {
 	local v
-	for v in "" record list show compare trend reference check export report inventory; do
+	for v in "" record list show compare trend reference check export report inventory note exclude; do
 		"$PYTHON3" "$nr" $v --help
 	done | grep -oE -- '--[a-z][a-z0-9_-]+' | LC_ALL=C sort -u
 }

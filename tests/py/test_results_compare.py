@@ -3,7 +3,9 @@ import json
 import unittest
 
 import nbwpath  # noqa: F401
-from nbw.results.compare import classify, flatten, inventory_diff, inventory_hash
+import nbw.results.documents  # noqa: F401  (the metrics' directions)
+from nbw.results.compare import (classify, flatten, in_units, inventory_diff, inventory_hash,
+                                 metric_rows)
 
 
 def fig(gb, cv=None, samples=None, params_hash="p1", params='{"chunk": 1048576}'):
@@ -55,7 +57,7 @@ class Classify(unittest.TestCase):
     def test_other_parameters_are_not_comparable(self):
         c = classify(fig(10.0), fig(5.0, params_hash="p2", params='{"chunk": 4096}'))
         self.assertEqual(c["class"], "not comparable")
-        self.assertEqual(c["text"], "not comparable: chunk 1048576 -> 4096")
+        self.assertEqual(c["text"], "not comparable: chunk 1MiB -> 4KiB")
 
     def test_a_zero_is_unknown(self):
         self.assertEqual(classify(fig(0.0), fig(5.0))["class"], "unknown")
@@ -80,6 +82,25 @@ class Inventory(unittest.TestCase):
               "n3": {"hash": "c", "data": "{}"}}
         self.assertEqual(inventory_diff(ia, ib), {
             "n1": ['rdma.mlx5_0.fw_ver: "28.39.1002" -> "28.41.1000"'], "n2": [], "n3": None})
+
+
+class Metrics(unittest.TestCase):
+    def test_iops_and_p99_compared_latency_lower_is_better(self):
+        a = dict(fig(0.08), metrics=json.dumps({"iops": 20000.0, "lat_p99_us": 5000.0}))
+        b = dict(fig(0.06), metrics=json.dumps({"iops": 15000.0, "lat_p99_us": 8000.0,
+                                                "lat_p50_us": 1.0}))
+        rows = {r["metric"]: r for r in metric_rows(a, b, 2.0, 10.0)}
+        self.assertEqual(sorted(rows), ["iops", "lat_p99_us"])  # only what both have
+        self.assertEqual(rows["iops"]["text"], "large drop of 25.0%")
+        self.assertTrue(rows["iops"]["worse"])
+        self.assertEqual(rows["lat_p99_us"]["text"], "large rise of 60.0%")
+        self.assertTrue(rows["lat_p99_us"]["worse"])
+
+    def test_parameters_in_units(self):
+        self.assertEqual([in_units("chunk", v) for v in (1048576, 4096, 65536, 1000, 3 << 30)],
+                         ["1MiB", "4KiB", "64KiB", "1000B", "3GiB"])
+        self.assertEqual(in_units("threads", 4096), "4096")
+
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 import unittest
 
 import nbwpath  # noqa: F401
-from nbw.results.documents import cv_of, doc_params, figures_of, ladder_order, summed_samples
+from nbw.results.documents import (cv_of, doc_params, failure_of, figures_of, ladder_order,
+                                   metrics_of, summed_samples)
 
 
 class Samples(unittest.TestCase):
@@ -69,6 +70,34 @@ class Figures(unittest.TestCase):
         self.assertEqual(sorted(names, key=ladder_order),
                          ["probe-n1.json", "baseline-n1.json", "aggregate-n1.json", "x.json",
                           "ladder.json"])
+
+
+class Truth(unittest.TestCase):
+    def test_a_failed_document_says_why(self):
+        self.assertIsNone(failure_of({"ok": True, "verify": "pass", "total_valid": True}))
+        self.assertEqual(failure_of({"ok": False, "error": "peer gone", "verify": "fail",
+                                     "total_valid": False,
+                                     "total_invalid_reason": "overlap 40%"}),
+                         "ok: false (peer gone); verify: fail; total not valid (overlap 40%)")
+        self.assertEqual(failure_of({"interrupted": True}), "interrupted")
+        self.assertIsNone(failure_of({"interrupted": False}))
+
+    def test_every_figure_beside_gb(self):
+        total = {"gb_per_s": 0.08, "iops": 19744, "cpu_s_per_gib": 5.4,
+                 "latency_us": {"p50": 197.6, "p99": 5898.24, "p99.9": 69206}}
+        self.assertEqual(metrics_of(total), {"iops": 19744.0, "cpu_s_per_gib": 5.4,
+                                             "lat_p50_us": 197.6, "lat_p99_us": 5898.24,
+                                             "lat_p99.9_us": 69206.0})
+        doc = {"tool": "nvme_read_bw", "params": {"pattern": "rand", "chunk": 4096},
+               "drives": [dict(total, name="d0")], "total": total}
+        figs = figures_of(doc, "n1", None, {})
+        self.assertEqual([f["metrics"]["iops"] for f in figs], [19744.0, 19744.0])
+        sink = {"tool": "nvme_write_bw_remote", "role": "sink",
+                "total": {"gb_per_s": 20.0, "cpu_s_per_gib": 0.01},
+                "rdma": {"gb_per_s": 20.0, "writes_per_s": 19073.5}}
+        self.assertEqual(figures_of(sink, "s", "aggregate", {})[0]["metrics"],
+                         {"writes_per_s": 19073.5, "cpu_s_per_gib": 0.01})
+
 
 
 if __name__ == "__main__":

@@ -5,8 +5,9 @@ import sys
 from .base import FORMAT, Fail, LARGE, NOISE_FLOOR, PROG, warn
 from .html_report import cmd_report
 from .inventory import cmd_inventory
-from .verbs import (cmd_check, cmd_compare, cmd_export, cmd_list, cmd_record, cmd_reference,
-                    cmd_show, cmd_trend)
+from .openmetrics import cmd_export_any
+from .verbs import (cmd_annotate, cmd_check, cmd_compare, cmd_list, cmd_record,
+                    cmd_reference, cmd_show, cmd_trend)
 
 
 DESCRIPTION = """The suite's record of runs: every run dated, with the hosts' inventory,
@@ -14,7 +15,12 @@ compared against earlier runs and references. The record is DIR/runs.jsonl (appe
 JSON lines), indexed by DIR/index.sqlite (rebuilt from the record when needed). DIR:
 --db, else $NBW_RESULTS, else $XDG_DATA_HOME/nbw-results (~/.local/share/nbw-results).
 RUN: a run's id, a unique prefix of it, latest, latest~N.
-Exit status: 0 ok; 1 runtime failure; 2 usage; 3 check: a figure outside its reference."""
+A run that failed (a tool's ok: false, verify fail, a total not valid, an interrupted
+run, a non-zero exit in a run directory) is recorded as failed with its reason and
+never compared, trended or checked; so is a run excluded after the fact (exclude RUN).
+Exit status: 0 ok; 1 runtime failure; 2 usage; 3 check: a figure outside its reference;
+4 compare, check, trend: nothing could be compared (a run failed or was excluded, or no
+figure is comparable)."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -28,6 +34,28 @@ class Parser(argparse.ArgumentParser):
 # The options every verb takes, before or after the verb (defaults set in main).
 COMMON_DEFAULTS = {"db": None, "index": None, "json": False, "noise_floor": NOISE_FLOOR,
                    "large": LARGE}
+
+
+def export_parser(sub, common):
+    """export: --csv, --json, --openmetrics [FILE] with --push and --timestamps."""
+    s = sub.add_parser("export", parents=[common], help="every figure of every run (--csv, "
+                       "--json), or the latest figures as OpenMetrics")
+    s.add_argument("--csv", action="store_true", help="as CSV")
+    s.add_argument("--openmetrics", nargs="?", const="-", metavar="FILE",
+                   help="the latest figure of each rung, node and drive of the runs neither "
+                   "failed nor excluded, in the OpenMetrics text format, into FILE "
+                   "(written whole, then renamed: node_exporter's textfile collector) or "
+                   "stdout")
+    s.add_argument("--push", metavar="URL", help="with --openmetrics: PUT them to a "
+                   "Prometheus Pushgateway (URL: http://HOST:9091; job nbw)")
+    s.add_argument("--timestamps", choices=["yes", "no"], default=None,
+                   help="the run's start as each sample's timestamp (default: yes on "
+                   "stdout, no into FILE and with --push: node_exporter's textfile collector "
+                   "and the Pushgateway refuse them; the start is also the figure "
+                   "nbw_run_start_timestamp_seconds)")
+    s.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                   help="--push: give up after S seconds (default 10)")
+    return s
 
 
 def parser():
@@ -62,7 +90,19 @@ def parser():
                    help="the command line that made the documents (repeatable)")
     s.add_argument("--start", metavar="UTC", help="the run's start, YYYY-MM-DDTHH:MM:SSZ")
     s.add_argument("--end", metavar="UTC", help="the run's end, YYYY-MM-DDTHH:MM:SSZ")
-    sub.add_parser("list", parents=[common], help="the recorded runs")
+    s = sub.add_parser("list", parents=[common], help="the recorded runs")
+    s.add_argument("--node", metavar="NAME", help="only runs with figures of this node")
+    s.add_argument("--since", metavar="UTC", help="only runs started from this date "
+                   "(YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)")
+    s.add_argument("--mode", metavar="MODE", help="only runs of this run_bench.sh mode")
+    s = sub.add_parser("note", parents=[common], help="note RUN TEXT: annotate a run "
+                       "(a record line of its own)")
+    s.add_argument("run", metavar="RUN")
+    s.add_argument("text", metavar="TEXT")
+    s = sub.add_parser("exclude", parents=[common], help="exclude RUN: never compare, "
+                       "trend or check it again (recorded, never deleted)")
+    s.add_argument("run", metavar="RUN")
+    s.add_argument("--reason", metavar="TEXT", help="why (one line)")
     s = sub.add_parser("show", parents=[common], help="one run: figures, inventory")
     s.add_argument("run", metavar="RUN")
     s = sub.add_parser("compare", parents=[common], help="run B against run A")
@@ -83,10 +123,10 @@ def parser():
                    help="highest acceptable fraction (default: no upper bound)")
     s.add_argument("--rung", metavar="RUNG", help="only this rung")
     s.add_argument("--node", metavar="NAME", help="only this node")
-    s = sub.add_parser("check", parents=[common], help="RUN against its references (exit 3)")
+    s = sub.add_parser("check", parents=[common], help="RUN against its references (exit 3; "
+                       "exit 4: nothing comparable)")
     s.add_argument("run", metavar="RUN")
-    s = sub.add_parser("export", parents=[common], help="every figure of every run")
-    s.add_argument("--csv", action="store_true", help="as CSV")
+    s = export_parser(sub, common)
     s.add_argument("--out", metavar="FILE", help="into FILE (default stdout)")
     s = sub.add_parser("report", parents=[common], help="a self-contained HTML report")
     s.add_argument("run", nargs="?", default="latest", metavar="RUN")
@@ -104,7 +144,9 @@ def parser():
 
 VERBS = {"record": cmd_record, "list": cmd_list, "show": cmd_show, "compare": cmd_compare,
          "trend": cmd_trend, "reference": cmd_reference, "check": cmd_check,
-         "export": cmd_export, "report": cmd_report, "inventory": cmd_inventory}
+         "export": cmd_export_any,
+         "note": cmd_annotate, "exclude": cmd_annotate, "report": cmd_report,
+         "inventory": cmd_inventory}
 
 
 def main(argv):

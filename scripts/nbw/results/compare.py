@@ -6,15 +6,57 @@ import math
 from ..jsonutil import digest
 from .base import LARGE, NOISE_FLOOR
 
+HIGHER_BETTER = {}  # filled from the documents' METRICS (below, to avoid a cycle)
+
 
 def fig_key(f):
     return (f["rung"], f["node"] or "", f["drive"] or "")
 
 
+# Parameters counted in bytes: printed in binary units (1MiB, 4KiB).
+BYTE_PARAMS = {"chunk", "span", "size", "block_size", "bs", "CHUNK"}
+
+
+def in_units(key, v):
+    if key not in BYTE_PARAMS or not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+        return json.dumps(v)
+    for shift, unit in ((40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")):
+        if v >= 1 << shift and v % (1 << shift) == 0:
+            return "%d%s" % (v >> shift, unit)
+    return "%dB" % v
+
+
 def params_diff(pa, pb):
     a, b = json.loads(pa or "{}"), json.loads(pb or "{}")
-    return ["%s %s -> %s" % (k, json.dumps(a.get(k)), json.dumps(b.get(k)))
+    return ["%s %s -> %s" % (k, in_units(k, a.get(k)), in_units(k, b.get(k)))
             for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+def unusable(r):
+    """Why a run's figures are not to be compared (failed, excluded), or None."""
+    if r.get("failed"):
+        return "run %s failed: %s" % (r["uuid"][:8], r["failed"])
+    if r.get("excluded"):
+        return "run %s excluded: %s" % (r["uuid"][:8], r["excluded"])
+    return None
+
+
+def metric_rows(fa, fb, floor, large):
+    """One row per figure beside GB/s (IOPS, latency, ...) that both A and B have."""
+    ma, mb = json.loads(fa.get("metrics") or "{}"), json.loads(fb.get("metrics") or "{}")
+    rows = []
+    order = list(HIGHER_BETTER)
+    for m in sorted((k for k in ma if k in mb), key=lambda k: (
+            order.index(k) if k in order else len(order), k)):
+        c = classify(dict(fa, gb_per_s=ma[m], cv_pct=None),
+                     dict(fb, gb_per_s=mb[m], cv_pct=None), floor, large)
+        if c["change_pct"] is not None and not HIGHER_BETTER.get(m, True):
+            c["text"] = c["text"].replace("drop", "fall").replace("gain", "rise")
+            c["worse"] = c["change_pct"] > 0
+        elif c["change_pct"] is not None:
+            c["worse"] = c["change_pct"] < 0
+        rows.append(dict(c, metric=m, a=ma[m], b=mb[m]))
+    return rows
 
 
 def classify(fa, fb, floor=NOISE_FLOOR, large=LARGE):
@@ -85,32 +127,46 @@ def inventory_diff(ia, ib):
 
 
 def compare(store, ra, rb, floor, large):
-    fa = {fig_key(f): f for f in store.figures(ra["uuid"])}
-    fb = {fig_key(f): f for f in store.figures(rb["uuid"])}
-    rows = []
+    why = [w for w in (unusable(ra), unusable(rb)) if w]
+    fa = {fig_key(f): f for f in store.figures(ra["uuid"])} if not why else {}
+    fb = {fig_key(f): f for f in store.figures(rb["uuid"])} if not why else {}
+    rows, mrows = [], []
     for k in list(fa) + [k for k in fb if k not in fa]:
         a, b = fa.get(k), fb.get(k)
         row = {"rung": k[0], "node": k[1] or None, "drive": k[2] or None,
                "a_gb_per_s": a["gb_per_s"] if a else None,
                "b_gb_per_s": b["gb_per_s"] if b else None}
         if a and b:
-            row.update(classify(a, b, floor, large))
+            row.update(classify(a, b, floor, large), metric="gb_per_s",
+                       a=row["a_gb_per_s"], b=row["b_gb_per_s"])
         else:
-            row.update({"change_pct": None, "class": "missing",
+            row.update({"change_pct": None, "class": "missing", "metric": "gb_per_s",
                         "text": "only in %s" % ("A" if a else "B")})
         rows.append(row)
+        if a and b:  # a list of their own: figures stays one row per rung, node, drive
+            for m in metric_rows(a, b, floor, large):
+                mrows.append(dict(m, rung=k[0], node=k[1] or None, drive=k[2] or None))
     inv = inventory_diff(store.inventories(ra["uuid"]), store.inventories(rb["uuid"]))
-    changed = [r for r in rows if r["class"] in ("moderate", "large")]
+    changed = [r for r in rows + mrows if r["class"] in ("moderate", "large")]
     worst = max(changed, key=lambda r: abs(r["change_pct"]), default=None)
     notcmp = [r for r in rows if r["class"] == "not comparable"]
+    compared = len([r for r in rows if r["class"] in ("noise", "moderate", "large")])
     lines = []
-    if worst:
-        lines.append("%s (%s%s%s)" % (worst["text"], worst["rung"],
-                                       " on " + worst["node"] if worst["node"] else "",
-                                       ", " + worst["drive"] if worst["drive"] else ""))
+    if why:
+        lines.append("nothing compared: " + "; ".join(why))
+    elif not compared:
+        lines.append("nothing compared: no figure of A has a comparable figure in B")
+    if why:
+        pass  # a failed or excluded run: no verdict on figures
+    elif worst:
+        lines.append("%s (%s%s%s%s)" % (worst["text"], worst["rung"],
+                                         "" if worst.get("metric", "gb_per_s") == "gb_per_s"
+                                         else ": " + worst["metric"],
+                                         " on " + worst["node"] if worst["node"] else "",
+                                         ", " + worst["drive"] if worst["drive"] else ""))
     elif notcmp and len(notcmp) == len([r for r in rows if r["class"] != "missing"]):
         lines.append(notcmp[0]["text"])
-    else:
+    elif compared:
         lines.append("no change beyond noise")
     if not inv:
         expl = "unexplained: no inventory recorded" if worst else "no inventory recorded"
@@ -129,13 +185,14 @@ def compare(store, ra, rb, floor, large):
     for r in marks:
         lines.append("a known change starts at %s%s" % (
             r["uuid"][:8], ": " + r["note"] if r["note"] else ""))
-    return {"a": run_brief(ra), "b": run_brief(rb), "figures": rows, "inventory": inv,
-            "summary": lines}
+    return {"a": run_brief(ra), "b": run_brief(rb), "figures": rows, "metrics": mrows,
+            "inventory": inv, "compared": compared, "summary": lines}
 
 
 def run_brief(r):
     return {"uuid": r["uuid"], "start": r["started"], "end": r["finished"], "mode": r["mode"],
             "note": r["note"], "change_starts": bool(r["change_starts"]),
             "params_hash": r["params_hash"], "suite_version": r["suite_version"],
-            "exit_status": r["exit_status"],
+            "exit_status": r["exit_status"], "failed": r.get("failed"),
+            "excluded": r.get("excluded"),
             "hosts": json.loads(r["hosts"] or "[]"), "commands": json.loads(r["commands"] or "[]")}

@@ -9,7 +9,7 @@ import uuid
 
 from ..jsonutil import as_float, dig, dicts, digest
 from .base import FORMAT, Fail, MAX_DOC, NOT_COMPARED, RUN_SETTINGS, now_utc, utc_of, warn
-from .compare import inventory_hash
+from .compare import HIGHER_BETTER, inventory_hash
 
 
 def cv_of(samples):
@@ -53,10 +53,53 @@ def count(v):
     return v if isinstance(v, int) and not isinstance(v, bool) and 0 < v < 1 << 31 else None
 
 
-def figure(rung, node, drive, gb, params, cv=None, samples=None):
+# The figures beside GB/s a tool prints, by the name the record keeps them under:
+# (name, path in the tool's object, higher is better).
+METRICS = (("iops", ("iops",), True), ("writes_per_s", ("writes_per_s",), True),
+           ("cpu_s_per_gib", ("cpu_s_per_gib",), False),
+           ("cpu_us_per_io", ("cpu_us_per_io",), False),
+           ("lat_mean_us", ("latency_us", "mean"), False),
+           ("lat_p50_us", ("latency_us", "p50"), False),
+           ("lat_p90_us", ("latency_us", "p90"), False),
+           ("lat_p99_us", ("latency_us", "p99"), False),
+           ("lat_p99.9_us", ("latency_us", "p99.9"), False),
+           ("lat_p99.99_us", ("latency_us", "p99.99"), False),
+           ("lat_max_us", ("latency_us", "max"), False))
+HIGHER_BETTER.update({m: up for m, _, up in METRICS})
+
+
+def metrics_of(*objs):
+    """The figures beside GB/s found in the tool's objects (the first that has each)."""
+    out = {}
+    for name, path, _ in METRICS:
+        for o in objs:
+            v = as_float(dig(o, *path)) if isinstance(o, dict) else None
+            if v is not None:
+                out[name] = v
+                break
+    return out
+
+
+def failure_of(doc):
+    """Why a tool's document is not a good run (its own word), or None."""
+    why = []
+    if doc.get("ok") is False:
+        err = doc.get("error")
+        why.append("ok: false" + (" (%s)" % text(err) if err else ""))
+    if doc.get("verify") == "fail":
+        why.append("verify: fail")
+    if doc.get("total_valid") is False or dig(doc, "total", "total_valid") is False:
+        r = doc.get("total_invalid_reason") or dig(doc, "total", "total_invalid_reason")
+        why.append("total not valid" + (" (%s)" % text(r) if r else ""))
+    if doc.get("interrupted") is True:
+        why.append("interrupted")
+    return "; ".join(why) or None
+
+
+def figure(rung, node, drive, gb, params, cv=None, samples=None, metrics=None):
     return {"rung": text(rung), "node": text(node), "drive": text(drive), "gb_per_s": as_float(gb),
             "cv_pct": as_float(cv), "samples": count(samples), "params": params,
-            "params_hash": digest(params)}
+            "params_hash": digest(params), "metrics": metrics or {}}
 
 
 def read_bw_figures(doc, node, params):
@@ -87,8 +130,9 @@ def read_bw_figures(doc, node, params):
     for d in drives:
         dcv, dn = cv_of(d.get("samples_gb_per_s"))
         out.append(figure("read", node, d.get("name") or d.get("path"), d.get("gb_per_s"),
-                          params, dcv, dn))
-    out.append(figure("read", node, None, dig(doc, "total", "gb_per_s"), params, cv, n))
+                          params, dcv, dn, metrics_of(d)))
+    out.append(figure("read", node, None, dig(doc, "total", "gb_per_s"), params, cv, n,
+                      metrics_of(doc.get("total"))))
     return out
 
 
@@ -104,12 +148,13 @@ def remote_figures(doc, node, context, params):
         return [figure("bidir " + k, node, None, b.get(k + "_gb_per_s"), params)
                 for k in ("send", "receive", "sum")]
     if context == "fabric":
-        rung, gb = "fabric (mem)", dig(doc, "rdma", "gb_per_s")
+        rung, gb, m = "fabric (mem)", dig(doc, "rdma", "gb_per_s"), ("rdma", "total")
     elif role == "sink":
-        rung, gb = "end to end", dig(doc, "total", "gb_per_s")
+        rung, gb, m = "end to end", dig(doc, "total", "gb_per_s"), ("total", "rdma")
     else:
-        rung, gb = "end to end (sent)", dig(doc, "rdma", "gb_per_s")
-    out = [figure(rung, node, None, gb, params, cv, n)]
+        rung, gb, m = "end to end (sent)", dig(doc, "rdma", "gb_per_s"), ("rdma", "total")
+    out = [figure(rung, node, None, gb, params, cv, n,
+                  metrics_of(*[doc.get(k) for k in m] + [doc]))]
     for d in dicts(doc.get("drives")):
         if as_float(d.get("gb_per_s")) is not None:
             out.append(figure(rung, node, d.get("path"), d.get("gb_per_s"), params))
@@ -209,7 +254,7 @@ def load_inputs(files):
 
 def build_run(args, files):
     """The record line of a new run from its files and the options of record."""
-    docs, inventory, figures, seen = {}, {}, [], set()
+    docs, inventory, figures, seen, failed = {}, {}, [], set(), []
     run_json, versions, mtimes = None, set(), []
     loaded = load_inputs(files)
     files = [f for f, _ in loaded]
@@ -234,6 +279,9 @@ def build_run(args, files):
         while key in docs:
             key = "_" + key
         docs[key] = doc
+        why = failure_of(doc)
+        if why:
+            failed.append("%s: %s" % (name, why))
         if isinstance(doc.get("version"), str) and doc.get("tool") != "run_bench.sh":
             versions.add(doc["version"])
         try:
@@ -250,7 +298,10 @@ def build_run(args, files):
         if doc.get("tool") != "nbw-results inventory":
             raise Fail(1, "%s: not an inventory (nbw-results inventory)" % p)
         inventory[doc.get("host") or args.node] = doc
-    if not figures:
+    status = dig(run_json, "exit_status")
+    if isinstance(status, int) and not isinstance(status, bool) and status:
+        failed.append("run_bench.sh: exit status %d" % status)
+    if not figures and not failed:
         raise Fail(1, "%s: no bandwidth figure in these documents" % ", ".join(files))
     for doc in docs.values():
         if doc.get("tool") == "ladder_report":  # the ladder's order, rung by rung
@@ -270,6 +321,7 @@ def build_run(args, files):
         "mode": dig(run_json, "mode"), "params_hash": digest(hashes),
         "exit_status": dig(run_json, "exit_status"),
         "note": args.note, "change_starts": bool(args.change_starts),
+        "failed": "; ".join(failed) or None,
         "figures": figures,
         "inventory": {h: {"hash": inventory_hash(d), "data": d} for h, d in inventory.items()},
         "sources": [os.path.abspath(f) for f in files], "documents": docs,

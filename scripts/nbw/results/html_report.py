@@ -7,7 +7,7 @@ import tempfile
 from .base import Fail
 from .compare import compare, fig_key
 from .output import emit, fmt
-from .verbs import open_store, plot_trend, trend_points
+from .verbs import open_store, plot_trend, trend_kept, trend_points
 
 
 CSS = """body{font:14px/1.4 sans-serif;margin:2em;color:#222;background:#fff}
@@ -49,8 +49,11 @@ def cmd_report(args):
             if f["drive"] is None and f["rung"] not in rungs:
                 rungs.append(f["rung"])
         series = {r: {} for r in rungs[:8]}
-        for rung in series:
-            for p in trend_points(st, rung, None, None):
+        left_out = {}
+        for rung in series:  # the points the CLI's trend keeps, and no others
+            kept, left, bad, _ = trend_kept(trend_points(st, rung, None, None))
+            left_out[rung] = (left, bad)
+            for p in kept:
                 series[rung].setdefault((p["node"] or "-", p["drive"] or "-"), []).append(p)
     finally:
         st.close()
@@ -62,6 +65,10 @@ def cmd_report(args):
                                               if rb["change_starts"] else ""))]
     if rb["note"]:
         body.append("<p>note: %s</p>" % html.escape(rb["note"]))
+    if rb["failed"] or rb["excluded"]:
+        body.append("<p class=large>this run %s: %s; its figures are never compared, trended "
+                    "or checked</p>" % ("FAILED" if rb["failed"] else "is excluded",
+                                        html.escape(rb["failed"] or rb["excluded"])))
     byk = {(r["rung"], r["node"] or "", r["drive"] or ""): r for r in (cmp or {}).get(
         "figures", [])}
 
@@ -97,6 +104,10 @@ def cmd_report(args):
                 body.append("<p>%s: no plot (%s)</p>" % (html.escape(rung), html.escape(str(e))))
                 continue
             body.append('<img alt="trend of %s" src="%s">' % (html.escape(rung), png_uri(png)))
+            left, bad = left_out[rung]
+            if left or bad:
+                body.append("<p>%s: %d points with other parameters and %d of failed or "
+                            "excluded runs left out</p>" % (html.escape(rung), left, bad))
     body.append("<h2>Inventory differences</h2>")
     if not cmp:
         body.append("<p>no earlier run to compare with</p>")

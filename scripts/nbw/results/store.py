@@ -48,10 +48,12 @@ TABLES = {
              ("recorded", "TEXT"), ("started", "TEXT"), ("finished", "TEXT"), ("mode", "TEXT"),
              ("note", "TEXT"), ("change_starts", "INTEGER"), ("params_hash", "TEXT"),
              ("suite_version", "TEXT"), ("commands", "TEXT"), ("hosts", "TEXT"),
-             ("exit_status", "INTEGER")],
+             ("exit_status", "INTEGER"), ("failed", "TEXT"), ("excluded", "TEXT")],
     "figures": [("run", "TEXT"), ("rung", "TEXT"), ("node", "TEXT"), ("drive", "TEXT"),
                 ("gb_per_s", "REAL"), ("cv_pct", "REAL"), ("samples", "INTEGER"),
-                ("params_hash", "TEXT"), ("params", "TEXT")],
+                ("params_hash", "TEXT"), ("params", "TEXT"), ("metrics", "TEXT")],
+    # Notes and exclusions made after the fact: record lines of their own, never deleted.
+    "notes": [("run", "TEXT"), ("at", "TEXT"), ("kind", "TEXT"), ("text", "TEXT")],
     "inventories": [("run", "TEXT"), ("host", "TEXT"), ("hash", "TEXT"), ("data", "TEXT")],
     "refs": [("seq", "INTEGER"), ("set_at", "TEXT"), ("run", "TEXT"), ("rung", "TEXT"),
              ("node", "TEXT"), ("drive", "TEXT"), ("ref", "REAL"), ("lower", "REAL"),
@@ -222,6 +224,8 @@ class Store:
                         if entry["kind"] == "run":
                             self.index_run(entry, seq + 1, lineno)
                             seq += 1
+                        elif entry["kind"] in ("note", "exclude"):
+                            self.index_note(entry)
                         else:
                             self.index_ref(entry, rseq + 1)
                             rseq += 1
@@ -251,23 +255,37 @@ class Store:
         inv = e.get("inventory") or {}
         self.con.execute(
             "INSERT INTO runs (uuid, seq, line, recorded, started, finished, mode, note, "
-            "change_starts, params_hash, suite_version, commands, hosts, exit_status) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "change_starts, params_hash, suite_version, commands, hosts, exit_status, failed) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (e["uuid"], seq, lineno, text(e.get("recorded")), text(e.get("start")),
              text(e.get("end")), text(e.get("mode")), text(e.get("note"), 4096),
              1 if e.get("change_starts") else 0, text(e.get("params_hash")),
              text(e.get("suite_version")), canon(e.get("commands") or []),
              canon(sorted({str(f.get("node")) for f in e["figures"] if f.get("node")})),
-             e.get("exit_status") if isinstance(e.get("exit_status"), int) else None))
+             e.get("exit_status") if isinstance(e.get("exit_status"), int) else None,
+             text(e.get("failed"), 4096)))
         for f in e["figures"]:
-            self.con.execute("INSERT INTO figures VALUES (?,?,?,?,?,?,?,?,?)", (
+            m = f.get("metrics") if isinstance(f.get("metrics"), dict) else {}
+            m = {str(k): as_float(v) for k, v in m.items() if as_float(v) is not None}
+            self.con.execute("INSERT INTO figures VALUES (?,?,?,?,?,?,?,?,?,?)", (
                 e["uuid"], text(f.get("rung")), text(f.get("node")), text(f.get("drive")),
                 as_float(f.get("gb_per_s")), as_float(f.get("cv_pct")), count(f.get("samples")),
-                text(f.get("params_hash")), canon(f.get("params") or {})))
+                text(f.get("params_hash")), canon(f.get("params") or {}), canon(m)))
         for host, v in inv.items() if isinstance(inv, dict) else ():
             if isinstance(v, dict):
                 self.con.execute("INSERT INTO inventories VALUES (?,?,?,?)", (
                     e["uuid"], text(host), text(v.get("hash")), canon(v.get("data"))))
+
+    def index_note(self, e):
+        run, why = text(e.get("run")), text(e.get("text"), 4096)
+        if not run or not self.con.execute("SELECT 1 FROM runs WHERE uuid = ?",
+                                            (run,)).fetchone():
+            raise ValueError("no such run %s" % run)
+        self.con.execute("INSERT INTO notes VALUES (?,?,?,?)",
+                         (run, text(e.get("at")), e["kind"], why))
+        if e["kind"] == "exclude":
+            self.con.execute("UPDATE runs SET excluded = ? WHERE uuid = ?",
+                             (why or "excluded", run))
 
     def index_ref(self, e, seq):
         for r in dicts(e.get("entries")):
@@ -291,6 +309,9 @@ class Store:
 
     def figures(self, run):
         return self.q("SELECT * FROM figures WHERE run = ? ORDER BY rowid", (run,))
+
+    def notes(self, run):
+        return self.q("SELECT * FROM notes WHERE run = ? ORDER BY rowid", (run,))
 
     def inventories(self, run):
         return {r["host"]: r for r in self.q("SELECT * FROM inventories WHERE run = ?", (run,))}
@@ -323,7 +344,8 @@ def parse_line(raw):
         e = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as err:
         return None, "not valid JSON (%s)" % err
-    if not isinstance(e, dict) or e.get("kind") not in ("run", "reference"):
+    if not isinstance(e, dict) or e.get("kind") not in ("run", "reference", "note",
+                                                        "exclude"):
         return None, "not a run or a reference"
     if e["kind"] == "run" and (not isinstance(e.get("uuid"), str)
                                or not isinstance(e.get("figures"), list)

@@ -11,8 +11,8 @@ import tempfile
 import uuid
 
 from ..jsonutil import dig
-from .base import FORMAT, Fail, epoch_of, now_utc, warn
-from .compare import compare, fig_key, run_brief
+from .base import FORMAT, NOTHING_COMPARED, Fail, epoch_of, now_utc, warn
+from .compare import compare, fig_key, run_brief, unusable
 from .documents import build_run, expand_inputs
 from .output import emit, fmt, table
 from .store import Store, default_dir
@@ -33,29 +33,55 @@ def cmd_record(args):
     finally:
         st.close()
     doc = {"uuid": entry["uuid"], "record": st.record, "figures": len(entry["figures"]),
-           "hosts_inventoried": sorted(entry["inventory"])}
+           "hosts_inventoried": sorted(entry["inventory"]), "failed": entry["failed"]}
+    if entry["failed"]:
+        emit(args, doc, "recorded %s as FAILED (%s): its %d figures are never compared, "
+             "trended or checked, in %s" % (entry["uuid"], entry["failed"],
+                                            len(entry["figures"]), st.record))
+        return 0
     emit(args, doc, "recorded %s: %d figures, inventory of %s, in %s" % (
         entry["uuid"], len(entry["figures"]), ", ".join(sorted(entry["inventory"])) or "no host",
         st.record))
     return 0
 
 
+def run_state(r):
+    return "failed" if r.get("failed") else "excluded" if r.get("excluded") else ""
+
+
+def list_filter(args, runs):
+    """The runs of --node, --since (a UTC date or time) and --mode."""
+    if getattr(args, "since", None):
+        since = args.since if "T" in args.since else args.since + "T00:00:00Z"
+        if epoch_of(since) is None:
+            raise Fail(2, "--since %s: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ (UTC)" % args.since)
+        runs = [r for r in runs if (epoch_of(r["started"]) or 0) >= epoch_of(since)]
+    if getattr(args, "node", None):
+        runs = [r for r in runs if args.node in json.loads(r["hosts"] or "[]")]
+    if getattr(args, "mode", None):
+        runs = [r for r in runs if r["mode"] == args.mode]
+    return runs
+
+
 def cmd_list(args):
     st = open_store(args)
     try:
-        runs = st.runs()
+        every = st.runs()
+        runs = list_filter(args, every)
         counts = {r["run"]: r["n"] for r in st.q(
             "SELECT run, COUNT(*) AS n FROM figures GROUP BY run")}
         skipped = st.q("SELECT line FROM skipped ORDER BY line")
     finally:
         st.close()
     doc = [dict(run_brief(r), figures=counts.get(r["uuid"], 0)) for r in runs]
-    rows = [("latest~%d" % (len(runs) - 1 - i), r["uuid"][:8], r["started"] or "-",
+    pos = {r["uuid"]: i for i, r in enumerate(every)}
+    rows = [("latest~%d" % (len(every) - 1 - pos[r["uuid"]]), r["uuid"][:8], r["started"] or "-",
              r["mode"] or "-", ",".join(json.loads(r["hosts"] or "[]")) or "-",
-             counts.get(r["uuid"], 0), "*" if r["change_starts"] else "", r["note"] or "")
-            for i, r in enumerate(runs)]
-    text = table(("run", "id", "start (UTC)", "mode", "nodes", "figures", "change", "note"),
-                 rows, right=(5,)) if runs else "no runs recorded in %s" % st.dir
+             counts.get(r["uuid"], 0), "*" if r["change_starts"] else "", run_state(r),
+             r["note"] or "") for r in runs]
+    text = table(("run", "id", "start (UTC)", "mode", "nodes", "figures", "change", "state",
+                  "note"), rows, right=(5,)) if runs else (
+        "no runs recorded in %s" % st.dir if not every else "no run matches")
     if skipped:
         warn("%s: %d record lines skipped (not usable): line %s" % (
             st.record, len(skipped), ", ".join(str(s["line"]) for s in skipped)))
@@ -69,11 +95,13 @@ def cmd_show(args):
         r = st.resolve(args.run)
         figs = st.figures(r["uuid"])
         inv = st.inventories(r["uuid"])
+        notes = st.notes(r["uuid"])
     finally:
         st.close()
-    doc = dict(run_brief(r), figures=[{k: f[k] for k in ("rung", "node", "drive", "gb_per_s",
-                                                           "cv_pct", "samples", "params_hash")}
-                                      for f in figs],
+    doc = dict(run_brief(r), figures=[dict({k: f[k] for k in (
+        "rung", "node", "drive", "gb_per_s", "cv_pct", "samples", "params_hash")},
+        **json.loads(f["metrics"] or "{}")) for f in figs],
+               notes=[{"at": n["at"], "kind": n["kind"], "text": n["text"]} for n in notes],
                inventory={h: {"hash": v["hash"], "data": json.loads(v["data"])}
                           for h, v in inv.items()})
     lines = ["run %s" % r["uuid"], "start %s  end %s  mode %s  suite %s" % (
@@ -85,6 +113,11 @@ def cmd_show(args):
     if r["exit_status"]:
         lines.append("the run failed (exit status %d): its figures may be partial"
                      % r["exit_status"])
+    if r["failed"]:
+        lines.append("FAILED: %s (never compared, trended or checked)" % r["failed"])
+    for n in notes:
+        lines.append("%s %s: %s" % ("excluded" if n["kind"] == "exclude" else "note", n["at"],
+                                    n["text"] or ""))
     for c in json.loads(r["commands"] or "[]"):
         lines.append("command: %s" % c)
     lines.append("")
@@ -92,6 +125,13 @@ def cmd_show(args):
                        [(f["rung"], f["node"] or "-", f["drive"] or "-", fmt(f["gb_per_s"]),
                          fmt(f["cv_pct"], "%.1f"), f["samples"] or "-") for f in figs],
                        right=(3, 4, 5)))
+    extra = [(f, json.loads(f["metrics"] or "{}")) for f in figs if f["metrics"] not in
+             (None, "{}")]
+    if extra:
+        lines.append("")
+        lines.append(table(("rung", "node", "drive", "figure", "value"),
+                           [(f["rung"], f["node"] or "-", f["drive"] or "-", k, "%.6g" % v)
+                            for f, m in extra for k, v in m.items()], right=(4,)))
     for h, v in sorted(inv.items()):
         d = json.loads(v["data"])
         lines.append("inventory %s: %s (kernel %s, %s)" % (
@@ -107,9 +147,13 @@ def cmd_compare(args):
         doc = compare(st, ra, rb, args.noise_floor, args.large)
     finally:
         st.close()
-    rows = [(r["rung"], r["node"] or "-", r["drive"] or "-", fmt(r["a_gb_per_s"]),
-             fmt(r["b_gb_per_s"]), fmt(r["change_pct"], "%+.1f%%"), r["text"])
-            for r in doc["figures"]]
+    rows = []
+    for r in doc["figures"]:  # each GB/s row, then the other figures of its rung
+        rows.append((r["rung"], r["node"] or "-", r["drive"] or "-", fmt(r["a_gb_per_s"]),
+                     fmt(r["b_gb_per_s"]), fmt(r["change_pct"], "%+.1f%%"), r["text"]))
+        rows += [("%s: %s" % (m["rung"], m["metric"]), m["node"] or "-", m["drive"] or "-",
+                  "%.6g" % m["a"], "%.6g" % m["b"], fmt(m["change_pct"], "%+.1f%%"), m["text"])
+                 for m in doc["metrics"] if fig_key(m) == fig_key(r)]
     lines = ["compare A %s (%s) with B %s (%s)" % (ra["uuid"][:8], ra["started"],
                                                    rb["uuid"][:8], rb["started"]),
              table(("rung", "node", "drive", "A GB/s", "B GB/s", "change", "verdict"), rows,
@@ -119,13 +163,13 @@ def cmd_compare(args):
                                             else "identical" if not ch else "; ".join(ch)))
     lines += doc["summary"]
     emit(args, doc, "\n".join(lines))
-    return 0
+    return 0 if doc["compared"] else NOTHING_COMPARED
 
 
 def trend_points(st, rung, node, drive):
-    rows = st.q("SELECT f.*, r.uuid, r.started, r.note, r.change_starts, r.seq FROM figures f "
-                "JOIN runs r ON r.uuid = f.run WHERE lower(f.rung) = lower(?) ORDER BY r.seq",
-                (rung,))
+    rows = st.q("SELECT f.*, r.uuid, r.started, r.note, r.change_starts, r.seq, r.failed, "
+                "r.excluded FROM figures f JOIN runs r ON r.uuid = f.run "
+                "WHERE lower(f.rung) = lower(?) ORDER BY r.seq", (rung,))
     if node:
         rows = [r for r in rows if r["node"] == node]
     if drive:
@@ -133,6 +177,18 @@ def trend_points(st, rung, node, drive):
     elif any(r["drive"] is None for r in rows):
         rows = [r for r in rows if r["drive"] is None]
     return rows
+
+
+def trend_kept(pts):
+    """(kept, left out as not comparable, left out as failed or excluded, parameters):
+    the points a trend draws, the same for the CLI and the HTML report."""
+    bad = [p for p in pts if p["failed"] or p["excluded"]]
+    good = [p for p in pts if not (p["failed"] or p["excluded"])]
+    if not good:
+        return [], 0, len(bad), None
+    last = good[-1]["params_hash"]
+    kept = [p for p in good if p["params_hash"] == last]
+    return kept, len(good) - len(kept), len(bad), last
 
 
 def cmd_trend(args):
@@ -144,15 +200,17 @@ def cmd_trend(args):
     if not pts:
         raise Fail(1, "%s: no recorded figure of this rung (nbw-results show latest lists them)"
                    % args.rung)
-    last = pts[-1]["params_hash"]
-    kept = [p for p in pts if p["params_hash"] == last]
-    left = len(pts) - len(kept)
+    kept, left, bad, last = trend_kept(pts)
+    if not kept:
+        raise Fail(NOTHING_COMPARED, "%s: every run with this rung failed or was excluded"
+                   % args.rung)
     series = {}
     for p in kept:
         series.setdefault((p["node"] or "-", p["drive"] or "-"), []).append(p)
     if args.out:
         plot_trend(args.out, args.rung, series, args.size)
     doc = {"rung": args.rung, "params_hash": last, "left_out_not_comparable": left,
+           "left_out_failed_or_excluded": bad,
            "points": [{"run": p["uuid"], "start": p["started"], "node": p["node"],
                        "drive": p["drive"], "gb_per_s": p["gb_per_s"], "cv_pct": p["cv_pct"],
                        "note": p["note"], "change_starts": bool(p["change_starts"])}
@@ -174,6 +232,8 @@ def cmd_trend(args):
             fmt(doc["since_change"]["mean_gb_per_s"])))
     if left:
         text.append("%d points with other parameters left out (not comparable)" % left)
+    if bad:
+        text.append("%d points of failed or excluded runs left out" % bad)
     if args.out:
         text.append("plot: %s" % args.out)
     emit(args, doc, "\n".join(text))
@@ -267,6 +327,8 @@ def cmd_check(args):
     st = open_store(args)
     try:
         r = st.resolve(args.run)
+        if unusable(r):
+            raise Fail(NOTHING_COMPARED, "nothing checked: %s" % unusable(r))
         figs = st.figures(r["uuid"])
         refs = {}
         for ref in st.q("SELECT * FROM refs ORDER BY seq"):
@@ -302,9 +364,16 @@ def cmd_check(args):
                   [(x["rung"], x["node"] or "-", x["drive"] or "-", fmt(x["gb_per_s"]),
                     fmt(x["ref"]), "%s..%s" % (bound(x["lower"]), bound(x["upper"])),
                     x["verdict"]) for x in rows], right=(3, 4))
-    lines += "\n%s: %d of %d figures outside their reference" % (r["uuid"][:8], out, len(rows))
+    checked = len([x for x in rows if x["verdict"] != "not comparable"])
+    doc["checked"] = checked
+    if checked:
+        lines += "\n%s: %d of %d figures outside their reference" % (r["uuid"][:8], out,
+                                                                     checked)
+    else:
+        lines += "\n%s: nothing checked: none of its %d figures with a reference is " \
+            "comparable with it" % (r["uuid"][:8], len(rows))
     emit(args, doc, lines)
-    return 3 if out else 0
+    return 3 if out else 0 if checked else NOTHING_COMPARED
 
 
 def cmd_export(args):
@@ -334,4 +403,24 @@ def cmd_export(args):
     finally:
         if args.out:
             out.close()
+    return 0
+
+
+def cmd_annotate(args):
+    """note RUN TEXT, exclude RUN [--reason TEXT]: a line of its own in the record."""
+    words = args.text if args.verb == "note" else (args.reason or "excluded")
+    if not words or len(words) > 4096 or "\n" in words:
+        raise Fail(2, "%s: one line of at most 4096 characters" % args.verb)
+    st = open_store(args)
+    try:
+        if st.empty:
+            raise Fail(1, "no runs recorded in %s" % st.dir)
+        r = st.resolve(args.run)
+        entry = {"kind": args.verb, "format": FORMAT, "run": r["uuid"], "at": now_utc(),
+                 "text": words}
+        st.append(entry)
+    finally:
+        st.close()
+    emit(args, entry, "%s %s: %s (recorded in %s; never deleted)" % (
+        "noted" if args.verb == "note" else "excluded", r["uuid"][:8], words, st.record))
     return 0

@@ -1,0 +1,109 @@
+"""nbw.results.openmetrics: the latest figures as OpenMetrics text, read back by a small
+strict parser (families declared once, TYPE/UNIT/HELP before samples, names ending in
+their unit, escaped label values, # EOF last)."""
+import json
+import re
+import unittest
+
+import nbwpath  # noqa: F401
+from nbw.results.openmetrics import render
+
+NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
+LABEL = r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\\\|\\"|\\n)*)"'
+LABEL_NC = r'[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\\\|\\"|\\n)*"'
+SAMPLE = re.compile(r"^(?P<name>%s)\{(?P<labels>%s(?:,%s)*)\} (?P<v>\S+)(?: (?P<ts>\S+))?$" % (
+    NAME, LABEL_NC, LABEL_NC))
+
+
+def parse(text):
+    """{family: {"type", "unit", "help", "samples": [(labels, value, ts)]}}; raises on
+    anything the OpenMetrics text format does not allow."""
+    if not text.endswith("# EOF\n"):
+        raise ValueError("no # EOF at the end")
+    fams, cur, seen = {}, None, set()
+    for line in text[:-len("# EOF\n")].split("\n")[:-1]:
+        m = re.match(r"^# (TYPE|UNIT|HELP) (%s) ?(.*)$" % NAME, line)
+        if m:
+            kind, name, rest = m.groups()
+            if name != cur:
+                if name in fams:
+                    raise ValueError("family %s split" % name)
+                fams[name] = {"samples": []}
+                cur = name
+            if kind.lower() in fams[name] or fams[name]["samples"]:
+                raise ValueError("%s of %s repeated or after its samples" % (kind, name))
+            fams[name][kind.lower()] = rest
+            continue
+        m = SAMPLE.match(line)
+        if not m or m.group("name") != cur:
+            raise ValueError("not a sample of the current family: %r" % line)
+        labels = dict(re.findall(LABEL, m.group("labels")))
+        key = (cur, tuple(sorted(labels.items())))
+        if key in seen:
+            raise ValueError("sample repeated: %r" % line)
+        seen.add(key)
+        ts = float(m.group("ts")) if m.group("ts") else None
+        fams[cur]["samples"].append((labels, float(m.group("v")), ts))
+    for name, f in fams.items():
+        if f.get("type") != "gauge" or "help" not in f:
+            raise ValueError("%s: no TYPE gauge or no HELP" % name)
+        if f.get("unit") and not name.endswith("_" + f["unit"]):
+            raise ValueError("%s: does not end in its unit %s" % (name, f["unit"]))
+    return fams
+
+
+def fig(rung, drive, gb, metrics, node="n1", started="2026-02-01T10:00:00Z", mode="ladder"):
+    return {"rung": rung, "node": node, "drive": drive, "gb_per_s": gb, "started": started,
+            "mode": mode, "params": json.dumps({"chunk": 4096, "RDMA_DEV": "mlx5_0"}),
+            "metrics": json.dumps(metrics)}
+
+
+class Render(unittest.TestCase):
+    def setUp(self):
+        self.figs = [fig("read", None, 0.0808716, {"iops": 19744.0, "lat_p99_us": 5898.24,
+                                                   "cpu_s_per_gib": 2.0}),
+                     fig('a "quoted"\\rung', "nvme0n1", 3.5, {})]
+
+    def test_families_in_base_units(self):
+        f = parse(render(self.figs))
+        bw = f["nbw_throughput_bytes_per_second"]
+        self.assertEqual((bw["unit"], bw["type"]), ("bytes_per_second", "gauge"))
+        self.assertEqual(bw["samples"][0][1], 80871600.0)  # 0.0808716 GB/s
+        self.assertEqual(f["nbw_io_rate_operations_per_second"]["samples"][0][1], 19744.0)
+        lat = f["nbw_latency_seconds"]["samples"]
+        self.assertEqual([(s[0]["percentile"], s[1]) for s in lat], [("p99", 0.00589824)])
+        self.assertAlmostEqual(f["nbw_cpu_seconds_per_byte"]["samples"][0][1] * (1 << 30), 2.0,
+                               places=9)
+
+    def test_labels_and_the_runs_time(self):
+        f = parse(render(self.figs))
+        labels, _, ts = f["nbw_throughput_bytes_per_second"]["samples"][0]
+        self.assertEqual(labels, {"node": "n1", "drive": "", "rail": "mlx5_0", "rung": "read",
+                                  "mode": "ladder"})
+        self.assertEqual(ts, 1769940000.0)  # 2026-02-01T10:00:00Z
+        self.assertEqual(f["nbw_run_start_timestamp_seconds"]["samples"][0][1], 1769940000.0)
+
+    def test_label_values_escaped(self):
+        text = render(self.figs)
+        self.assertIn(r'rung="a \"quoted\"\\rung"', text)
+        parse(text)
+
+    def test_no_timestamps_for_the_textfile_collector(self):
+        f = parse(render(self.figs, timestamps=False))
+        self.assertEqual({s[2] for s in f["nbw_throughput_bytes_per_second"]["samples"]},
+                         {None})
+
+    def test_nothing_but_eof(self):
+        self.assertEqual(render([]), "# EOF\n")
+        self.assertEqual(parse("# EOF\n"), {})
+
+    def test_the_parser_is_strict(self):
+        good = render(self.figs)
+        for bad in (good[:-len("# EOF\n")], good.replace("# HELP", "# HALP", 1),
+                    good + good.replace("# EOF\n", "")):
+            with self.assertRaises(ValueError):
+                parse(bad)
+
+
+if __name__ == "__main__":
+    unittest.main()
