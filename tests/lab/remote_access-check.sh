@@ -1,4 +1,4 @@
-# Part "access" of remote_pair.sh, the sink's door (issue 10): a sink with a pre-shared key and
+# Part "access" of remote_pair.sh, the sink's door: a sink with a pre-shared key and
 # --allow on node a; from node b six strangers at once (silent, garbage, a
 # HELLO without the key exchange, a mismatched HELLO, no key, a wrong key)
 # and from node a one outside --allow; the real source (right key) on node b

@@ -1,4 +1,4 @@
-# Part "bounds" of remote_pair.sh, the run's budget (issue 20): a peer frozen (SIGSTOP) in the
+# Part "bounds" of remote_pair.sh, the run's budget: a peer frozen (SIGSTOP) in the
 # window, the sink's link taken down in the window, and a teardown step that
 # hangs (NBW_TEST_STALL_PHASE): each side exits 1 within its budget + 5 s
 # with a line saying why; a hung teardown is named by the watchdog ("stuck in

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Lab test of rails (issue 13): two nodes with two NICs each (rxe0, rxe1, each
+# Lab test of rails: two nodes with two NICs each (rxe0, rxe1, each
 # pair of NICs its own link and subnet). A sink on a, a source on b with 4
 # workers on one drive:
 #   verbs   the default connection (QP attributes over the control channel)

@@ -85,7 +85,7 @@ int main(void)
 	CHECK(parse_duration("5x", &(double){0}) == -EINVAL);
 	CHECK(parse_duration("nan", &(double){0}) == -EINVAL);
 	CHECK(parse_duration("inf", &(double){0}) == -EINVAL);
-	/* Decimal only: no exponent, no hex float (issue 10). */
+	/* Decimal only: no exponent, no hex float (a size is never "1e3" or "0x1p10"). */
 	CHECK(parse_duration("1e9", &(double){0}) == -EINVAL);
 	CHECK(parse_duration("1e400", &(double){0}) == -EINVAL);
 	CHECK(parse_duration("0x1p-2", &(double){0}) == -EINVAL);

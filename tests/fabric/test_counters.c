@@ -2,7 +2,7 @@
 /*
  * test_counters DIR: an RDMA port's sysfs counters and their deltas
  * (fabric/counters.c) on the trees tests/fixtures/sysfs/mkcounters.py wrote
- * into DIR (tests/remote/counters.sh): laid out as mlx5 and as Soft-RoCE keep
+ * into DIR (tests/fabric/counters.sh): laid out as mlx5 and as Soft-RoCE keep
  * them, read before and after a window; a counter that wraps, one that stops
  * at its top, one that cannot be read, one that is gone, more than a port's
  * bound. And the arithmetic of one counter's change on its own.
