@@ -54,18 +54,20 @@ grep -q '^\[ *[0-9.]*s\]  local [0-9.]*  rdma [0-9.]*  total' "$A/netdown.sink.e
 if grep -q "source failed: " "$A/netdown.sink.err"; then
 	[ "$(jq_ "$A/netdown.sink.json" 'd["ok"] is False and d["rdma_reported_by"] is None and d["rdma"]["bytes"] == 0 and d["local"]["bytes"] > 0')" = True ] ||
 		fail "netdown: a source that said it failed still gave an RDMA figure: $(cat "$A/netdown.sink.json")"
+	said="the source's failure report came: no RDMA figure"
 else
 	[ "$(jq_ "$A/netdown.sink.json" 'd["ok"] is False and d["rdma_reported_by"] == "heartbeat" and d["rdma"]["bytes"] > 0 and d["local"]["bytes"] > 0')" = True ] ||
 		fail "netdown: the sink did not print what it measured: $(cat "$A/netdown.sink.json")"
 	lag=$(jq_ "$A/netdown.sink.json" 'round(d["local"]["seconds"] - d["rdma"]["seconds"], 2)')
 	[ "$(jq_ "$A/netdown.sink.json" "d['local']['seconds'] - d['rdma']['seconds'] <= $T + 2 and d['local']['seconds'] < 25")" = True ] ||
 		fail "netdown: the sink saw the silence $lag s after the last heartbeat (bound $T s)"
+	said="$lag s after the last heartbeat"
 fi
 src_secs=$(cat "$B/netdown.src.secs")
 [ "$(echo "$src_secs <= $T + 4" | bc)" = 1 ] || fail "netdown: the source took $src_secs s after the link went down"
 [ "$(jq_ "$B/netdown.src.json" 'd["ok"] is False and d["rdma"]["bytes"] > 0 and bool(d["error"])')" = True ] ||
 	fail "netdown: the source did not print what it measured: $(cat "$B/netdown.src.json")"
-note "network gone: sink exit 1, $lag s after the last heartbeat: $(grep -v '^\[\|waiting' "$A/netdown.sink.err" | head -1)"
+note "network gone: sink exit 1, $said: $(grep -v '^\[\|waiting' "$A/netdown.sink.err" | head -1)"
 note "network gone: source exit 1, $src_secs s after the link went down: $(grep -v '^\[' "$B/netdown.src.err" | head -1)"
 
 note "two nodes: local $(jq_ "$A/sink.json" 'd["local"]["gb_per_s"]') + RDMA $(jq_ "$A/sink.json" 'd["rdma"]["gb_per_s"]') = $(jq_ "$A/sink.json" 'd["total"]["gb_per_s"]') GB/s, verify pass"
