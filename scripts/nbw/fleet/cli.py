@@ -99,11 +99,15 @@ def round_list(text, rounds):
         yield from range(a - 1, b)
 
 
-def add_duration_options(p):
+def add_window_options(p):
     p.add_argument("--duration", type=seconds, default=20.0, metavar="S",
                    help="each measured window (default 20 s)")
     p.add_argument("--warmup", type=seconds, default=3.0, metavar="S",
                    help="warm-up before each window (default 3 s)")
+
+
+def add_duration_options(p):
+    add_window_options(p)
     p.add_argument("--setup", type=seconds, default=5.0, metavar="S",
                    help="starting a measurement on its nodes (default 5 s)")
     p.add_argument("--isolate-budget", type=count_int, default=16, metavar="N",
@@ -166,10 +170,7 @@ def build_parser():
                    help="every pair, the ring, or K random partners each (default all)")
     s.add_argument("--seed", type=count_int, default=0, metavar="N",
                    help="shuffles the nodes' order and picks K's rounds (default 0)")
-    s.add_argument("--duration", type=seconds, default=20.0, metavar="S",
-                   help="each measured window (default 20 s)")
-    s.add_argument("--warmup", type=seconds, default=3.0, metavar="S",
-                   help="warm-up before each window (default 3 s)")
+    add_window_options(s)
     s.add_argument("--threshold", type=ratio_arg, default=judgemod.THRESHOLD, metavar="R",
                    help="a figure below R x its kind's median is low and retested "
                    "(default %g)" % judgemod.THRESHOLD)
