@@ -326,14 +326,19 @@ def _collapse_rails(sweep, suspects, by_rail):
             rails_of.setdefault(s["node"], []).append(s)
     out = [s for s in suspects if s["kind"] != "rail"]
     for node, rs in sorted(rails_of.items()):
-        if len(by_rail) > 1 and len(rs) == len(by_rail):
-            state = "low" if any(s["state"] == "low" for s in rs) else "unsteady"
-            out.append(_suspect("node", node, "all %d rails" % len(rs), state,
-                                statistics.median(s["ratio"] for s in rs),
-                                {"rails": {s["component"]: s["evidence"] for s in rs}}))
-        else:
-            out += rs
+        out += _fold_node(node, rs, len(by_rail), "rails")
     return out
+
+
+def _fold_node(node, parts, total, what):
+    """A node's low parts of one kind: the node, once, when all total of them are low
+    (more than one), with each part's evidence; else the parts themselves."""
+    if total <= 1 or len(parts) != total:
+        return parts
+    state = "low" if any(s["state"] == "low" for s in parts) else "unsteady"
+    return [_suspect("node", node, "all %d %s" % (len(parts), what), state,
+                     statistics.median(s["ratio"] for s in parts),
+                     {what: {s["component"]: s["evidence"] for s in parts}})]
 
 
 def judge_remote(sweep, threshold):
@@ -400,13 +405,7 @@ def _collapse_drives(sweep, suspects):
         by_node.setdefault(s["node"], []).append(s)
     out = []
     for node, ss in sorted(by_node.items()):
-        if count.get(node, 0) > 1 and len(ss) == count[node]:
-            state = "low" if any(s["state"] == "low" for s in ss) else "unsteady"
-            out.append(_suspect("node", node, "all %d drives" % len(ss), state,
-                                statistics.median(s["ratio"] for s in ss),
-                                {"drives": {s["component"]: s["evidence"] for s in ss}}))
-        else:
-            out += ss
+        out += _fold_node(node, ss, count.get(node, 0), "drives")
     return out
 
 
