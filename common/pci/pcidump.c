@@ -126,8 +126,33 @@ static size_t data_colon(const char *s, size_t len)
 	return i;
 }
 
+/* Where the scan is: inside a device or not, its header's line, its config lines. */
+struct scan {
+	bool in_dev;
+	unsigned dev_line;
+	unsigned dev_data;
+};
+
+/*
+ * A device ends (a blank line, the next header, the end of the file): one
+ * without a single config line is `lspci` or `lspci -vvv` text, not a dump,
+ * and libpci would read it as a device of all-zero bytes.
+ */
+static int end_device(struct scan *sc, struct pcidump_err *e)
+{
+	bool empty = sc->in_dev && !sc->dev_data;
+
+	sc->in_dev = false;
+	if (!empty)
+		return 0;
+	return fault(e, sc->dev_line,
+		     "no config bytes under this device (lspci text, not a dump): make one as "
+		     "root with 'lspci -xxx > FILE' (-xxxx: the extended space too)");
+}
+
 /* One line (without its newline): a header, data, blank, detail, or a fault. */
-static int check_line(const char *s, size_t len, unsigned ln, bool *in_dev, struct pcidump_err *e)
+static int check_line(const char *s, size_t len, unsigned ln, struct scan *sc,
+		      struct pcidump_err *e)
 {
 	size_t alen, colon;
 
@@ -137,21 +162,22 @@ static int check_line(const char *s, size_t len, unsigned ln, bool *in_dev, stru
 		len--;
 	if (memchr(s, '\0', len))
 		return fault(e, ln, "NUL byte (not a text file)");
-	if (len == 0) {
-		*in_dev = false;
-		return 0;
-	}
+	if (len == 0)
+		return end_device(sc, e);
 	if (s[0] == '\t')
 		return 0;
 	alen = header_addr(s, len);
 	if (alen) {
-		*in_dev = true;
+		if (end_device(sc, e))
+			return -EINVAL;
+		*sc = (struct scan){true, ln, 0};
 		return check_header(s, len, alen, ln, e);
 	}
 	colon = data_colon(s, len);
 	if (colon) {
-		if (!*in_dev)
+		if (!sc->in_dev)
 			return fault(e, ln, "config bytes outside a device (no header above)");
+		sc->dev_data++;
 		return check_data(s, len, colon, ln, e);
 	}
 	return fault(e, ln, "neither a device header (BB:DD.F ...) nor config bytes (OOO: xx ...)");
@@ -159,7 +185,7 @@ static int check_line(const char *s, size_t len, unsigned ln, bool *in_dev, stru
 
 int pcidump_check(const char *buf, size_t len, struct pcidump_err *e)
 {
-	bool in_dev = false;
+	struct scan sc = {false, 0, 0};
 	unsigned ln = 0;
 	size_t at = 0;
 	int rc;
@@ -172,12 +198,12 @@ int pcidump_check(const char *buf, size_t len, struct pcidump_err *e)
 		const char *nl = memchr(buf + at, '\n', len - at);
 		size_t l = nl ? (size_t)(nl - (buf + at)) : len - at;
 
-		rc = check_line(buf + at, l, ++ln, &in_dev, e);
+		rc = check_line(buf + at, l, ++ln, &sc, e);
 		if (rc)
 			return rc;
 		at += l + 1;
 	}
-	return 0;
+	return end_device(&sc, e);
 }
 
 int pcidump_read(const char *path, char **out, size_t *outlen, struct pcidump_err *e)

@@ -13,7 +13,9 @@
  *	OOO: xx xx ...        config bytes at offset OOO (2-8 hex digits, 0-fff), at most 16
  *	                      two-digit hex bytes, single spaces, ending at or
  *	                      before 4096; only under a device header
- *	(empty)               ends the device
+ *	(empty)               ends the device, which must have held config bytes
+ *	                      (a header alone is `lspci -v` text: refused, saying
+ *	                      how to make a dump)
  *	<TAB>text             a detail line of `lspci -v -xxx` (ignored by libpci)
  * Lines are at most PCIDUMP_MAX_LINE characters, the file at most
  * PCIDUMP_MAX_SIZE bytes, and no NUL bytes.
@@ -30,7 +32,7 @@
 
 struct pcidump_err {
 	unsigned line;	 /* 1-based line of the fault, 0 when it is the whole file */
-	char reason[96]; /* "offset 80000000 out of range (0-fff)" */
+	char reason[160]; /* "offset 80000000 out of range (0-fff)" */
 };
 
 /*

@@ -22,6 +22,15 @@ printf '00:00.0 Host bridge\n00: zz\n' >"$TMPD/bad.lspci"
 expect_exit 1 "nvme_link_probe: .*bad.lspci:2: not a hex byte at column 5$" "$P" --pci-dump "$TMPD/bad.lspci"
 printf '00:00.0 Host bridge\n00: 86 80 37 12\n' >"$TMPD/empty.lspci"
 expect_exit 1 "no NVMe controllers or RDMA devices found in" "$P" --pci-dump "$TMPD/empty.lspci"
+# lspci -vvv text (or plain lspci) given for a dump: one line saying how to make a dump, exit 1.
+printf '00:00.0 Host bridge: Intel Corporation 440FX\n\tControl: I/O- Mem+ BusMaster+\n\tLatency: 0\n\n01:00.0 Non-Volatile memory controller: Vendor Device 0a54\n\tLnkSta: Speed 8GT/s, Width x4\n' >"$TMPD/vvv.txt"
+expect_exit 1 "^nvme_link_probe: .*/vvv.txt:1: no config bytes under this device \(lspci text, not a dump\): make one as root with 'lspci -xxx > FILE' \(-xxxx: the extended space too\)$" "$P" --pci-dump "$TMPD/vvv.txt"
+printf '00:00.0 Host bridge\n00: 86 80 37 12\n\n01:00.0 Non-Volatile memory controller\n' >"$TMPD/half.txt"
+expect_exit 1 "half.txt:4: no config bytes under this device" "$P" --pci-dump "$TMPD/half.txt"
+if command -v lspci >/dev/null; then
+	lspci -F "$D" -vvv >"$TMPD/real-vvv.txt" 2>/dev/null
+	expect_exit 1 "real-vvv.txt:1: no config bytes under this device .*lspci -xxx > FILE" "$P" --pci-dump "$TMPD/real-vvv.txt"
+fi
 expect_exit 2 "--dev 09:00.0: no such NVMe controller or RDMA device in the dump" "$P" --pci-dump "$D" --dev 09:00.0
 
 # --json: nothing but the document on stdout; --json=FILE writes it there.
