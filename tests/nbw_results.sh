@@ -109,7 +109,7 @@ NR check latest >"$TMPD/out" 2>&1
 check_eq "check 24.10 against 24.25 -5%: exit 0" 0 $?
 NR check latest~3 >"$TMPD/out" 2>&1
 check_eq "check 18.625 against 24.25 -5%: exit 3" 3 $?
-check_match "check names the figure below" 'end to end +a +- +18\.62 +24\.25 +-0\.05\.\.none +below' "$(cat "$TMPD/out")"
+check_match "check names the figure below" 'end to end +a +- +GB/s +18\.62 +24\.25 +-0\.05\.\.none +below \(worse\)' "$(cat "$TMPD/out")"
 NR check latest~1 >"$TMPD/out" 2>&1
 check_eq "check another message size: not comparable, nothing checked (exit 4)" "4 not comparable" \
 	"$? $(grep -o 'not comparable' "$TMPD/out" | head -n1)"

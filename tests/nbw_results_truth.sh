@@ -64,7 +64,7 @@ check_match "a run directory with exit status 3: failed" 'FAILED \(run_bench\.sh
 NR record --node a --start 2026-02-03T10:00:00Z "$TMPD/small.json" >/dev/null
 NR check latest >"$TMPD/out" 2>&1
 check_eq "check, nothing comparable: exit 4" 4 $?
-check_match "check, nothing comparable: said so" 'nothing checked: none of its 1 figures with a reference is comparable' "$(cat "$TMPD/out")"
+check_match "check, nothing comparable: said so" 'nothing checked: none of its 3 figures with a reference is comparable' "$(cat "$TMPD/out")"
 NR compare latest~3 latest >"$TMPD/cmp" 2>&1
 check_eq "compare, nothing comparable: exit 4" 4 $?
 check_match "compare: the parameter in its unit" '^not comparable: chunk 1MiB -> 64KiB$' "$(cat "$TMPD/cmp")"

@@ -114,6 +114,9 @@ def parser():
     s.add_argument("--drive", metavar="NAME")
     s.add_argument("--out", metavar="PNG", help="draw it (gnuplot)")
     s.add_argument("--size", default="900x450", metavar="WxH", help="the PNG's size")
+    s.add_argument("--figure", default="gb_per_s", metavar="NAME",
+                   help="the figure to trend: gb_per_s (default), iops, writes_per_s, "
+                   "cpu_s_per_gib, cpu_us_per_io, lat_mean_us, lat_p50_us ... lat_max_us")
     s = sub.add_parser("reference", parents=[common], help="reference set RUN: bounds")
     s.add_argument("action", choices=["set"])
     s.add_argument("run", metavar="RUN")

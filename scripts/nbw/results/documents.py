@@ -66,6 +66,10 @@ METRICS = (("iops", ("iops",), True), ("writes_per_s", ("writes_per_s",), True),
            ("lat_p99.99_us", ("latency_us", "p99.99"), False),
            ("lat_max_us", ("latency_us", "max"), False))
 HIGHER_BETTER.update({m: up for m, _, up in METRICS})
+# Each figure's unit, as trend and check print it (GB/s = 10^9 bytes/s).
+UNITS = {"gb_per_s": "GB/s", "iops": "IO/s", "writes_per_s": "WRITE/s",
+         "cpu_s_per_gib": "CPU s/GiB", "cpu_us_per_io": "CPU us/IO"}
+UNITS.update({m: "us" for m, _, _ in METRICS if m.startswith("lat_")})
 
 
 def metrics_of(*objs):
@@ -113,7 +117,8 @@ def read_bw_figures(doc, node, params):
             out.append(figure("drive " + name, node, name, s.get("gb_per_s"), params))
         name = "drives together" if len(drives) > 1 else "drive %s" % (
             drives[0].get("name", "?") if drives else "?")
-        out.append(figure(name, node, None, steps[-1].get("gb_per_s"), params, cv, n))
+        out.append(figure(name, node, None, steps[-1].get("gb_per_s"), params, cv, n,
+                          metrics_of(doc.get("total"))))
         return out
     if isinstance(doc.get("sweep"), list):
         for s in dicts(doc["sweep"]):

@@ -57,7 +57,8 @@ TABLES = {
     "inventories": [("run", "TEXT"), ("host", "TEXT"), ("hash", "TEXT"), ("data", "TEXT")],
     "refs": [("seq", "INTEGER"), ("set_at", "TEXT"), ("run", "TEXT"), ("rung", "TEXT"),
              ("node", "TEXT"), ("drive", "TEXT"), ("ref", "REAL"), ("lower", "REAL"),
-             ("upper", "REAL"), ("unit", "TEXT"), ("params_hash", "TEXT")],
+             ("upper", "REAL"), ("unit", "TEXT"), ("params_hash", "TEXT"),
+             ("metric", "TEXT")],  # NULL: gb_per_s (references made before the column)
     "skipped": [("line", "INTEGER"), ("offset", "INTEGER"), ("reason", "TEXT")],
     "state": [("key", "TEXT PRIMARY KEY"), ("value", "TEXT")],
 }
@@ -288,13 +289,18 @@ class Store:
                              (why or "excluded", run))
 
     def index_ref(self, e, seq):
-        for r in dicts(e.get("entries")):
+        # "entries": the GB/s figures; "metrics": the others (IOPS, latency, ...), a list
+        # of their own so that an older nbw-results never reads them as GB/s.
+        for r in dicts(e.get("entries")) + dicts(e.get("metrics")):
+            metric = text(r.get("metric")) or "gb_per_s"
             if as_float(r.get("ref")) is not None:
-                self.con.execute("INSERT INTO refs VALUES (?,?,?,?,?,?,?,?,?,?,?)", (
-                    seq, text(e.get("set_at")), text(e.get("run")), text(r.get("rung")),
-                    text(r.get("node")), text(r.get("drive")), as_float(r.get("ref")),
-                    as_float(e.get("lower")), as_float(e.get("upper")), text(r.get("unit", "GB/s")),
-                    text(r.get("params_hash"))))
+                self.con.execute(
+                    "INSERT INTO refs (seq, set_at, run, rung, node, drive, ref, lower, upper, "
+                    "unit, params_hash, metric) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", (
+                        seq, text(e.get("set_at")), text(e.get("run")), text(r.get("rung")),
+                        text(r.get("node")), text(r.get("drive")), as_float(r.get("ref")),
+                        as_float(e.get("lower")), as_float(e.get("upper")),
+                        text(r.get("unit", "GB/s")), text(r.get("params_hash")), metric))
 
     # -- queries ---------------------------------------------------------------------
     def q(self, sql, args=()):

@@ -12,8 +12,8 @@ import uuid
 
 from ..jsonutil import dig
 from .base import FORMAT, NOTHING_COMPARED, Fail, epoch_of, now_utc, warn
-from .compare import compare, fig_key, run_brief, unusable
-from .documents import build_run, expand_inputs
+from .compare import HIGHER_BETTER, compare, fig_key, run_brief, unusable
+from .documents import UNITS, build_run, expand_inputs
 from .output import emit, fmt, table
 from .store import Store, default_dir
 
@@ -191,7 +191,55 @@ def trend_kept(pts):
     return kept, len(good) - len(kept), len(bad), last
 
 
+def figure_name(name):
+    """A figure trend and check know (gb_per_s, iops, lat_p99_us, ...), or exit 2."""
+    if name not in UNITS:
+        raise Fail(2, "--figure %s: one of %s" % (name, ", ".join(UNITS)))
+    return name
+
+
+def figure_value(p, name):
+    """A figure row's value of one kind: GB/s or one of its metrics (None: not kept)."""
+    if name == "gb_per_s":
+        return p["gb_per_s"]
+    return json.loads(p.get("metrics") or "{}").get(name)
+
+
+def change_word(name, pct):
+    """'(worse)' or '(better)' of a change in %: for latency and CPU, up is worse."""
+    if not pct:
+        return ""
+    worse = (pct < 0) == HIGHER_BETTER.get(name, True)
+    return " (worse)" if worse else " (better)"
+
+
+def trend_summary(kept, name, doc, text):
+    """The baseline since the last known change, and the last point against the one
+    before it, worse or better as the figure's kind says."""
+    unit = UNITS[name]
+    marks = [i for i, p in enumerate(kept) if p["change_starts"]]
+    if marks:  # the baseline restarts at the last known change
+        seg = [p["value"] for p in kept[marks[-1]:] if p["value"] is not None]
+        m = kept[marks[-1]]
+        mean = sum(seg) / len(seg) if seg else None
+        doc["since_change"] = {"run": m["uuid"], "points": len(seg), "mean": mean}
+        if name == "gb_per_s":
+            doc["since_change"]["mean_gb_per_s"] = mean
+        text.append("since the known change at %s%s: %d points, mean %s %s" % (
+            m["uuid"][:8], " (%s)" % m["note"] if m["note"] else "", len(seg),
+            fmt(mean, "%.2f" if name == "gb_per_s" else "%.6g"), unit))
+    series = {}
+    for p in kept:
+        series.setdefault((p["node"], p["drive"]), []).append(p)
+    if len(series) == 1 and len(kept) > 1 and kept[-2]["value"]:
+        pct = (kept[-1]["value"] - kept[-2]["value"]) / kept[-2]["value"] * 100
+        doc["last_change"] = {"pct": pct, "worse": bool(change_word(name, pct) == " (worse)")}
+        text.append("last point against the one before: %+.1f%%%s" % (
+            pct, change_word(name, pct)))
+
+
 def cmd_trend(args):
+    name = figure_name(getattr(args, "figure", None) or "gb_per_s")
     st = open_store(args)
     try:
         pts = trend_points(st, args.rung, args.node, args.drive)
@@ -200,6 +248,11 @@ def cmd_trend(args):
     if not pts:
         raise Fail(1, "%s: no recorded figure of this rung (nbw-results show latest lists them)"
                    % args.rung)
+    pts = [dict(p, value=figure_value(p, name)) for p in pts]
+    pts = [p for p in pts if p["value"] is not None]
+    if not pts:
+        raise Fail(1, "%s: no %s figure recorded for this rung (nbw-results show latest "
+                   "lists them)" % (args.rung, name))
     kept, left, bad, last = trend_kept(pts)
     if not kept:
         raise Fail(NOTHING_COMPARED, "%s: every run with this rung failed or was excluded"
@@ -208,28 +261,24 @@ def cmd_trend(args):
     for p in kept:
         series.setdefault((p["node"] or "-", p["drive"] or "-"), []).append(p)
     if args.out:
-        plot_trend(args.out, args.rung, series, args.size)
-    doc = {"rung": args.rung, "params_hash": last, "left_out_not_comparable": left,
-           "left_out_failed_or_excluded": bad,
+        plot_trend(args.out, args.rung, series, args.size, name)
+    doc = {"rung": args.rung, "figure": name, "unit": UNITS[name], "params_hash": last,
+           "left_out_not_comparable": left, "left_out_failed_or_excluded": bad,
            "points": [{"run": p["uuid"], "start": p["started"], "node": p["node"],
-                       "drive": p["drive"], "gb_per_s": p["gb_per_s"], "cv_pct": p["cv_pct"],
-                       "note": p["note"], "change_starts": bool(p["change_starts"])}
+                       "drive": p["drive"], "value": p["value"], "gb_per_s": p["gb_per_s"],
+                       "cv_pct": p["cv_pct"], "note": p["note"],
+                       "change_starts": bool(p["change_starts"])}
                       for p in kept], "png": args.out}
+    vfmt = "%.2f" if name == "gb_per_s" else "%.6g"
     rows = [(p["started"], p["uuid"][:8], p["node"] or "-", p["drive"] or "-",
-             fmt(p["gb_per_s"]), fmt(p["cv_pct"], "%.1f"),
+             fmt(p["value"], vfmt), fmt(p["cv_pct"], "%.1f"),
              ("| change starts: " if p["change_starts"] else "") + (p["note"] or ""))
             for p in kept]
-    text = [table(("start (UTC)", "run", "node", "drive", "GB/s", "cv %", "note"), rows,
+    unit = UNITS[name] if name in ("gb_per_s", "iops", "writes_per_s") else \
+        "%s %s" % (name, UNITS[name])
+    text = [table(("start (UTC)", "run", "node", "drive", unit, "cv %", "note"), rows,
                   right=(4, 5))]
-    marks = [i for i, p in enumerate(kept) if p["change_starts"]]
-    if marks:  # the baseline restarts at the last known change
-        seg = [p["gb_per_s"] for p in kept[marks[-1]:] if p["gb_per_s"] is not None]
-        m = kept[marks[-1]]
-        doc["since_change"] = {"run": m["uuid"], "points": len(seg),
-                               "mean_gb_per_s": sum(seg) / len(seg) if seg else None}
-        text.append("since the known change at %s%s: %d points, mean %s GB/s" % (
-            m["uuid"][:8], " (%s)" % m["note"] if m["note"] else "", len(seg),
-            fmt(doc["since_change"]["mean_gb_per_s"])))
+    trend_summary(kept, name, doc, text)
     if left:
         text.append("%d points with other parameters left out (not comparable)" % left)
     if bad:
@@ -246,7 +295,7 @@ def gnuplot_term(gp):
     return "pngcairo" if ok else "png"
 
 
-def plot_trend(out, rung, series, size="900x450"):
+def plot_trend(out, rung, series, size="900x450", name="gb_per_s"):
     """A PNG of the series over time; notes labelled, change marks as dashed lines."""
     gp = os.environ.get("GNUPLOT", "gnuplot")
     if not shutil.which(gp):
@@ -262,16 +311,17 @@ def plot_trend(out, rung, series, size="900x450"):
             with open(data, "w") as f:
                 for p in pts:
                     t = epoch_of(p["started"])
-                    if t is None or p["gb_per_s"] is None:
+                    v = p["value"] if "value" in p else p["gb_per_s"]
+                    if t is None or v is None:
                         continue
                     ts.append(t)
-                    f.write("%d %.6g\n" % (t, p["gb_per_s"]))
+                    f.write("%d %.6g\n" % (t, v))
                     if p["change_starts"]:
                         extra.append("set arrow from %d, graph 0 to %d, graph 1 nohead dt 2 "
                                      "lc rgb 'red'" % (t, t))
                     if p["note"]:
                         extra.append("set label %s at %d, %.6g rotate by 30 offset 0.5,0.5 "
-                                     "font ',8'" % (q(p["note"][:40]), t, p["gb_per_s"]))
+                                     "font ',8'" % (q(p["note"][:40]), t, v))
             title = node + ("" if drive == "-" else " " + drive)
             plots.append("%s using 1:2 with linespoints pt 7 title %s" % (q(data), q(title)))
         if not ts:
@@ -280,10 +330,11 @@ def plot_trend(out, rung, series, size="900x450"):
         pad = max((hi - lo) * 0.08, 3600)
         script = [
             "set terminal %s size %s,%s noenhanced" % (gnuplot_term(gp), m.group(1), m.group(2)),
-            "set output %s" % q(out), "set title %s" % q("trend: " + rung),
+            "set output %s" % q(out), "set title %s" % q("trend: " + rung + ("" if name == "gb_per_s" else ", " + name)),
             "set xdata time", "set timefmt '%s'", "set format x \"%Y-%m-%d\\n%H:%M\"",
             "set xrange [%d:%d]" % (lo - pad, hi + pad), "set yrange [0:*]",
-            "set ylabel 'GB/s (10^9 bytes/s)'", "set grid", "set key bottom right"] + extra + [
+            "set ylabel %s" % q("GB/s (10^9 bytes/s)" if name == "gb_per_s" else
+                                "%s (%s)" % (name, UNITS[name])), "set grid", "set key bottom right"] + extra + [
             "plot " + ", ".join(plots), ""]
         with open(os.path.join(tmp, "plot.gp"), "w") as f:
             f.write("\n".join(script))
@@ -308,19 +359,69 @@ def cmd_reference(args):
                 and (not args.node or f["node"] == args.node)]
         if not figs:
             raise Fail(1, "%s: no figure to make a reference of" % r["uuid"][:8])
+        at = lambda f, m, v: {"rung": f["rung"], "node": f["node"], "drive": f["drive"],
+                              "metric": m, "ref": v, "unit": UNITS.get(m, m),
+                              "params_hash": f["params_hash"]}
         entry = {"kind": "reference", "format": FORMAT, "uuid": str(uuid.uuid4()),
                  "set_at": now_utc(), "run": r["uuid"], "lower": args.lower,
                  "upper": args.upper,
-                 "entries": [{"rung": f["rung"], "node": f["node"], "drive": f["drive"],
-                              "ref": f["gb_per_s"], "unit": "GB/s",
-                              "params_hash": f["params_hash"]} for f in figs]}
+                 "entries": [at(f, "gb_per_s", f["gb_per_s"]) for f in figs],
+                 "metrics": [at(f, m, v) for f in figs
+                             for m, v in json.loads(f["metrics"] or "{}").items()]}
         st.append(entry)
     finally:
         st.close()
-    emit(args, entry, "reference from %s: %d figures, bounds %+g .. %s" % (
-        r["uuid"][:8], len(figs), args.lower,
-        "none" if args.upper is None else "%+g" % args.upper))
+    emit(args, entry, "reference from %s: %d figures (%d GB/s, %d others), bounds %+g .. %s "
+         "(for latency and CPU, where less is better, the same bounds mirrored)" % (
+             r["uuid"][:8], len(entry["entries"]) + len(entry["metrics"]),
+             len(entry["entries"]), len(entry["metrics"]), args.lower,
+             "none" if args.upper is None else "%+g" % args.upper))
     return 0
+
+
+def check_row(f, name, ref):
+    """One figure against its reference: the band of accepted change is [lower, upper]
+    in the direction of better, mirrored where less is better (latency, CPU)."""
+    v = figure_value(f, name)
+    up = HIGHER_BETTER.get(name, True)
+    lower = ref["lower"] if ref["lower"] is not None else -1
+    lo_pct, hi_pct = (lower, ref["upper"]) if up else (
+        None if ref["upper"] is None else -ref["upper"], -lower)
+    row = {"rung": f["rung"], "node": f["node"], "drive": f["drive"], "figure": name,
+           "unit": UNITS.get(name, name), "value": v, "ref": ref["ref"],
+           "lower": ref["lower"], "upper": ref["upper"], "accepted_change": [lo_pct, hi_pct],
+           "higher_is_better": up, "reference_run": ref["run"], "worse": False}
+    if name == "gb_per_s":
+        row["gb_per_s"] = v
+    if ref["params_hash"] != f["params_hash"] or v is None:
+        row["verdict"] = "not comparable"
+    elif lo_pct is not None and v < ref["ref"] * (1 + lo_pct):
+        row["verdict"], row["worse"] = "below", up
+    elif hi_pct is not None and v > ref["ref"] * (1 + hi_pct):
+        row["verdict"], row["worse"] = "above", not up
+    else:
+        row["verdict"] = "ok"
+    return row
+
+
+def check_text(r, rows, out, checked):
+    bound = lambda v: "none" if v is None else "%+g" % v
+    word = lambda x: x["verdict"] + ("" if x["verdict"] not in ("below", "above") else
+                                     " (worse)" if x["worse"] else " (better)")
+    lines = table(("rung", "node", "drive", "figure", "value", "reference", "accepted",
+                   "verdict"),
+                  [(x["rung"], x["node"] or "-", x["drive"] or "-",
+                    "GB/s" if x["figure"] == "gb_per_s" else x["figure"],
+                    fmt(x["value"], "%.2f" if x["figure"] == "gb_per_s" else "%.6g"),
+                    fmt(x["ref"], "%.2f" if x["figure"] == "gb_per_s" else "%.6g"),
+                    "%s..%s" % tuple(bound(b) for b in x["accepted_change"]), word(x))
+                   for x in rows], right=(4, 5))
+    if checked:
+        worse = len([x for x in rows if x["worse"]])
+        return lines + "\n%s: %d of %d figures outside their reference (%d worse)" % (
+            r["uuid"][:8], out, checked, worse)
+    return lines + "\n%s: nothing checked: none of its %d figures with a reference is " \
+        "comparable with it" % (r["uuid"][:8], len(rows))
 
 
 def cmd_check(args):
@@ -332,47 +433,24 @@ def cmd_check(args):
         figs = st.figures(r["uuid"])
         refs = {}
         for ref in st.q("SELECT * FROM refs ORDER BY seq"):
-            refs[(ref["rung"], ref["node"] or "", ref["drive"] or "")] = ref
+            refs[(ref["rung"], ref["node"] or "", ref["drive"] or "",
+                  ref["metric"] or "gb_per_s")] = ref
     finally:
         st.close()
-    rows, out = [], 0
+    rows = []
     for f in figs:
-        ref = refs.get(fig_key(f))
-        if not ref:
-            continue
-        row = {"rung": f["rung"], "node": f["node"], "drive": f["drive"],
-               "gb_per_s": f["gb_per_s"], "ref": ref["ref"], "lower": ref["lower"],
-               "upper": ref["upper"], "reference_run": ref["run"]}
-        lo = ref["ref"] * (1 + (ref["lower"] if ref["lower"] is not None else -1))
-        hi = None if ref["upper"] is None else ref["ref"] * (1 + ref["upper"])
-        if ref["params_hash"] != f["params_hash"]:
-            row["verdict"] = "not comparable"
-        elif f["gb_per_s"] < lo:
-            row["verdict"] = "below"
-        elif hi is not None and f["gb_per_s"] > hi:
-            row["verdict"] = "above"
-        else:
-            row["verdict"] = "ok"
-        out += row["verdict"] in ("below", "above")
-        rows.append(row)
+        for name in ["gb_per_s"] + sorted(json.loads(f["metrics"] or "{}")):
+            ref = refs.get(fig_key(f) + (name,))
+            if ref:
+                rows.append(check_row(f, name, ref))
     if not rows:
         raise Fail(1, "%s: no reference applies to this run (nbw-results reference set RUN)"
                    % r["uuid"][:8])
-    doc = {"run": r["uuid"], "figures": rows, "outside": out, "ok": out == 0}
-    bound = lambda v: "none" if v is None else "%+g" % v
-    lines = table(("rung", "node", "drive", "GB/s", "reference", "bounds", "verdict"),
-                  [(x["rung"], x["node"] or "-", x["drive"] or "-", fmt(x["gb_per_s"]),
-                    fmt(x["ref"]), "%s..%s" % (bound(x["lower"]), bound(x["upper"])),
-                    x["verdict"]) for x in rows], right=(3, 4))
+    out = len([x for x in rows if x["verdict"] in ("below", "above")])
     checked = len([x for x in rows if x["verdict"] != "not comparable"])
-    doc["checked"] = checked
-    if checked:
-        lines += "\n%s: %d of %d figures outside their reference" % (r["uuid"][:8], out,
-                                                                     checked)
-    else:
-        lines += "\n%s: nothing checked: none of its %d figures with a reference is " \
-            "comparable with it" % (r["uuid"][:8], len(rows))
-    emit(args, doc, lines)
+    doc = {"run": r["uuid"], "figures": rows, "outside": out, "checked": checked,
+           "worse": len([x for x in rows if x["worse"]]), "ok": out == 0}
+    emit(args, doc, check_text(r, rows, out, checked))
     return 3 if out else 0 if checked else NOTHING_COMPARED
 
 
