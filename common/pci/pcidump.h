@@ -31,7 +31,7 @@
 #define PCIDUMP_MAX_OFFSET 0xfff
 
 struct pcidump_err {
-	unsigned line;	 /* 1-based line of the fault, 0 when it is the whole file */
+	unsigned line;	  /* 1-based line of the fault, 0 when it is the whole file */
 	char reason[160]; /* "offset 80000000 out of range (0-fff)" */
 };
 
