@@ -18,6 +18,7 @@
 #include "digest.h"
 #include "nbw.h"
 #include "printer.h"
+#include "remote.h"
 #include "roles.h"
 #include "result.h"
 #include "target.h"
@@ -506,7 +507,10 @@ static int parse_options(int argc, char **argv, struct options *o)
  */
 static double run_budget(const struct options *o)
 {
-	double t = o->timeout, windows = o->all_sizes ? 7 : 1;
+	double t = o->timeout;
+	double windows = !o->all_sizes	  ? 1
+			 : o->source.peer ? all_sizes_count(o->source.feed)
+					  : ALL_SIZES_MAX;
 	double budget =
 		8 * t + windows * (o->cc.warmup + o->cc.duration + o->source.late_start + 4 * t);
 

@@ -84,6 +84,15 @@ struct options {
 	bool chunk_given;	 /* -s was given (refused with -a) */
 	bool figure_only;	 /* --output=bandwidth: the total figure alone on stdout */
 	bool report_counters;	 /* -W: every port counter in the text, not only those that moved */
+	/*
+	 * -a: this run's place in the list of sizes and, at the sink, the sources'
+	 * kind once a run has seen it (-1 before): all_sizes.c sets them in its
+	 * copy of the options for each run, as it sets chunk.
+	 */
+	struct {
+		int index;
+		int kind;
+	} size_run;
 	struct sink_options sink;
 	struct source_options source;
 };

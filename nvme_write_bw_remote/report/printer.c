@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "counters_rows.h"
+#include "digest.h"
 #include "nbw.h"
 #include "parse.h"
 #include "printer.h"
@@ -326,10 +327,8 @@ static void print_verdicts(struct report *r, const struct result *x)
 		fail += x->streams[i].verdict == VERDICT_FAIL;
 	}
 	if (x->o.verify == CTRL_VERIFY_OFF) {
-		report_str(r, "verify",
-			   " RDMA data verification: %s (--no-verify: the data was not "
-			   "checked)\n",
-			   "off");
+		report_str(r, "verify", " RDMA data verification: %s", "off");
+		report_str(r, "verify_detail", " (%s)\n", verify_off_why(&x->o));
 		return;
 	}
 	report_str(r, "verify", NULL, fail ? "fail" : pass == x->nexpected ? "pass" : NULL);
@@ -482,10 +481,13 @@ static void print_sizes_open(struct report *r, struct result *a)
 /* A run of -a: the document's opening before the first, its heading. */
 static void print_size_open(struct report *r, struct result *x)
 {
+	char b[32];
+
 	if (x->opened)
 		return;
 	print_sizes_open(r, x->parent);
-	report_text(r, "\n -a: message size %llu KiB\n", (unsigned long long)(x->o.chunk >> 10));
+	report_text(r, "\n -a: message size %s (%llu bytes)\n",
+		    format_size(x->o.chunk, b, sizeof(b)), (unsigned long long)x->o.chunk);
 	x->opened = true;
 }
 
@@ -574,6 +576,70 @@ static void print_curve(struct report *r, const struct result_curve *c)
 	report_obj_end(r);
 }
 
+/* A run of -a's verdict on its data: its own, or with N sources every source's. */
+static enum verdict part_verdict(const struct result *p)
+{
+	int i, pass = 0;
+
+	if (p->o.verify == CTRL_VERIFY_OFF)
+		return VERDICT_OFF;
+	if (p->mode != RESULT_FANIN)
+		return p->verdict;
+	for (i = 0; i < p->nstreams; i++) {
+		if (p->streams[i].verdict == VERDICT_FAIL)
+			return VERDICT_FAIL;
+		pass += p->streams[i].verdict == VERDICT_PASS;
+	}
+	return pass == p->nexpected ? VERDICT_PASS : VERDICT_NONE;
+}
+
+/*
+ * Under -a's lines (text only; JSON has each size's verify): which sizes were
+ * verified and how, which could not be (below 4 KiB), never a PASS for those.
+ */
+static void print_sizes_verified(struct report *r, const struct result *x)
+{
+	int i, n[VERDICT_NONE + 1] = {0}, small = 0;
+	uint64_t lo = 0, hi = 0, slo = 0, shi = 0;
+
+	for (i = 0; i < x->nparts; i++) {
+		const struct result *p = &x->parts[i];
+		enum verdict v = part_verdict(p);
+		bool below = p->o.chunk % DIGEST_BLOCK && v == VERDICT_OFF;
+
+		if (below) {
+			slo = slo ? slo : p->o.chunk;
+			shi = p->o.chunk;
+			small++;
+			continue;
+		}
+		n[v]++;
+		lo = lo ? lo : p->o.chunk;
+		hi = p->o.chunk;
+	}
+	if (r->json || !x->nparts)
+		return;
+	report_text(r, " verification: ");
+	if (n[VERDICT_PASS] || n[VERDICT_FAIL] || n[VERDICT_NONE])
+		report_text(r, "%s at %llu to %llu bytes (%d PASS, %d FAIL, %d not done)",
+			    n[VERDICT_FAIL]   ? "FAIL"
+			    : n[VERDICT_NONE] ? "incomplete"
+					      : "PASS",
+			    (unsigned long long)lo, (unsigned long long)hi, n[VERDICT_PASS],
+			    n[VERDICT_FAIL], n[VERDICT_NONE]);
+	else if (n[VERDICT_OFF])
+		report_text(r, "off (--no-verify)");
+	if (small)
+		report_text(r,
+			    "%s%llu to %llu bytes not verified (%d sizes below 4 KiB: "
+			    "verification hashes whole 4 KiB blocks)",
+			    n[VERDICT_PASS] || n[VERDICT_FAIL] || n[VERDICT_NONE] || n[VERDICT_OFF]
+				    ? "; "
+				    : "",
+			    (unsigned long long)slo, (unsigned long long)shi, small);
+	report_text(r, "\n");
+}
+
 static void print_sizes(struct report *r, struct result *x)
 {
 	const struct result_curve *c = &x->curve;
@@ -583,6 +649,8 @@ static void print_sizes(struct report *r, struct result *x)
 		print_size(r, &x->parts[i]);
 	print_sizes_open(r, x);
 	report_arr_end(r);
+	if (sizes_brief(r, x))
+		print_sizes_verified(r, x);
 	if (c->n)
 		print_curve(r, c);
 	if (c->n < c->planned)

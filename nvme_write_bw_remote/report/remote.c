@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "digest.h"
 #include "nbw.h"
 #include "parse.h"
 #include "remote.h"
@@ -64,6 +65,23 @@ double rail_line_rate(const struct fab_port *a, const struct fab_port *b)
 	if (a->software || b->software || a->rate_gbits <= 0 || b->rate_gbits <= 0)
 		return 0;
 	return a->rate_gbits < b->rate_gbits ? a->rate_gbits : b->rate_gbits;
+}
+
+int all_sizes_count(unsigned kind)
+{
+	return kind == CTRL_SOURCE_MEM ? ALL_SIZES_MAX : 7;
+}
+
+uint64_t all_sizes_chunk(unsigned kind, int i)
+{
+	if (i < 0 || i >= all_sizes_count(kind))
+		return 0;
+	return kind == CTRL_SOURCE_MEM ? 2ULL << i : (64ULL << 10) << i;
+}
+
+enum ctrl_verify all_sizes_verify(enum ctrl_verify asked, uint64_t chunk)
+{
+	return chunk % DIGEST_BLOCK ? CTRL_VERIFY_OFF : asked;
 }
 
 double rails_line_gbits(const struct rail *rails, int n)

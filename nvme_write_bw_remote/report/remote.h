@@ -41,6 +41,18 @@ int remote_counters_delta(const struct options *o, const struct fab_port *ports,
 			  const struct ctr_set *before, double seconds, struct ctr_deltas **out,
 			  int *nout);
 
+/*
+ * -a's message sizes, powers of two, by the source's kind (enum ctrl_source,
+ * carried in HELLO): a memory source from 2 bytes to 8 MiB (ib_write_bw -a's
+ * range), a source with drives from 64 KiB to 4 MiB (what O_DIRECT reads).
+ * The count, and the i-th size (0 past the end).
+ */
+#define ALL_SIZES_MAX 23
+int all_sizes_count(unsigned kind);
+uint64_t all_sizes_chunk(unsigned kind, int i);
+/* The verification a run of chunk can have: none below a whole digest block (4 KiB). */
+enum ctrl_verify all_sizes_verify(enum ctrl_verify asked, uint64_t chunk);
+
 /* The rails' line rates added up, Gb/s; 0 when one of them is unknown. */
 double rails_line_gbits(const struct rail *rails, int n);
 

@@ -37,6 +37,14 @@ int result_parts(struct result *x, int n, enum result_mode mode, const struct op
 	return 0;
 }
 
+void result_run_size(struct result *x, uint64_t chunk, unsigned verify)
+{
+	if (!x->o.all_sizes)
+		return;
+	x->o.chunk = chunk;
+	x->o.verify = (enum ctrl_verify)verify;
+}
+
 void result_begin(struct result *x)
 {
 	x->begun = true;

@@ -130,7 +130,7 @@ struct result_hook {
 };
 
 /* The curve of -a (common/base/sweep.h): the points' sizes and rates, and its verdict. */
-#define RESULT_MAX_POINTS 16
+#define RESULT_MAX_POINTS 24 /* -a: 2 bytes to 8 MiB are 23 */
 struct result_curve {
 	int n;				    /* points: the runs that gave a figure */
 	int planned;			    /* sizes -a meant to run */
@@ -193,6 +193,11 @@ struct result {
 void result_init(struct result *x, enum result_mode mode, const struct options *o);
 /* Room for n parts (zeroed, each of mode for o, their parent x, x's hook); -ENOMEM. */
 int result_parts(struct result *x, int n, enum result_mode mode, const struct options *o);
+/*
+ * -a at the sink: the run's message size and verification are the admitted
+ * source's (its kind decides the sizes); x's copy of the options says them.
+ */
+void result_run_size(struct result *x, uint64_t chunk, unsigned verify);
 /* A role's header may go out (the window is about to open): begun, and the hook told. */
 void result_begin(struct result *x);
 /* A live line measured (x NULL: nobody listens): the hook told. */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "digest.h"
 #include "nbw.h"
 #include "parse.h"
 #include "rows.h"
@@ -150,6 +151,14 @@ void print_drives_head(struct report *r)
 		    report_bw_unit(r), "M WRITE/s");
 }
 
+const char *verify_off_why(const struct options *o)
+{
+	if (o->all_sizes && o->chunk % DIGEST_BLOCK)
+		return "a message below 4 KiB: verification hashes whole 4 KiB blocks, this "
+		       "size is not verified";
+	return "--no-verify: the data was not checked";
+}
+
 /* The verification line and "verify" (detail may be NULL). */
 void print_verify(struct report *r, const struct options *o, enum verdict v, const char *detail)
 {
@@ -162,9 +171,7 @@ void print_verify(struct report *r, const struct options *o, enum verdict v, con
 
 	report_str(r, "verify", NULL, names[v]);
 	if (v == VERDICT_OFF)
-		report_text(
-			r,
-			" RDMA data verification: OFF (--no-verify: the data was not checked)\n");
+		report_text(r, " RDMA data verification: OFF (%s)\n", verify_off_why(o));
 	else if (v == VERDICT_PASS || v == VERDICT_FAIL)
 		report_text(r, " RDMA data verification: %s (%s%s%s)\n",
 			    v == VERDICT_PASS ? "PASS" : "FAIL", ctrl_verify_name(o->verify),
@@ -173,6 +180,8 @@ void print_verify(struct report *r, const struct options *o, enum verdict v, con
 		report_text(r, " RDMA data verification: not done (the run failed)\n");
 	if (detail)
 		report_str(r, "verify_detail", NULL, detail);
+	else if (v == VERDICT_OFF)
+		report_str(r, "verify_detail", NULL, verify_off_why(o));
 }
 
 /*

@@ -40,6 +40,11 @@ void print_drive(struct report *r, const struct result_drive *d, const char *sid
 /* The heading of the drives' table. */
 void print_drives_head(struct report *r);
 
+/*
+ * Why verification is off: --no-verify, or (-a) a message below a whole
+ * digest block (4 KiB), which cannot be verified.
+ */
+const char *verify_off_why(const struct options *o);
 /* The verification line and "verify" (detail may be NULL). */
 void print_verify(struct report *r, const struct options *o, enum verdict v, const char *detail);
 

@@ -152,6 +152,8 @@ static int fanin_main(struct fanin *fi, struct session **s)
 		nbw_err("%s", why);
 	}
 	fi->res->source = fi->got ? fi->res->streams[0].source : fi->o->source.feed;
+	if (fi->got) /* -a: the round's size and verification, the sources' */
+		result_run_size(fi->res, s[0]->hello.chunk, s[0]->hello.verify);
 	result_begin(fi->res);
 	fanin_run(fi);
 	judge_sink(fi->res);

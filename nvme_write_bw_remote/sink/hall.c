@@ -122,6 +122,24 @@ void hall_waiting(const struct hall *h, int n)
 /* ---- admission -------------------------------------------------------------------- */
 
 /*
+ * The message size the sink expects of this HELLO: -s; with -a the run's size
+ * of the list its kind runs (a memory source from 2 bytes, drives from 64
+ * KiB), the first admitted source's for the others of the round, the kind
+ * seen in the first run for the later runs.
+ */
+static uint64_t hall_run_chunk(const struct hall *h, const struct ctrl_hello *theirs)
+{
+	const struct options *o = h->o;
+	int kind = o->size_run.kind >= 0 ? o->size_run.kind : theirs->source;
+
+	if (!o->all_sizes)
+		return o->chunk;
+	if (h->run_chunk)
+		return h->run_chunk;
+	return all_sizes_chunk((unsigned)kind, o->size_run.index);
+}
+
+/*
  * The sink's decision on guest g's HELLO beside the before workers of the
  * sources it took already (judge_hello(): the reason into why); the DRAM
  * laid out for all into lay when it is admitted.
@@ -132,7 +150,11 @@ static enum judge_hello_verdict hello_verdict(const struct hall *h, const struct
 {
 	const struct options *o = h->o;
 	struct ctrl_hello mine = conv_hello(o);
-	struct judge_admission a = {
+	struct judge_admission a;
+
+	mine.chunk = hall_run_chunk(h, &g->hello);
+	mine.verify = (uint8_t)(o->all_sizes ? all_sizes_verify(o->verify, mine.chunk) : o->verify);
+	a = (struct judge_admission){
 		.mine = &mine,
 		.theirs = &g->hello,
 		.peer = g->peer,
@@ -141,7 +163,7 @@ static enum judge_hello_verdict hello_verdict(const struct hall *h, const struct
 		.per_source = remote_share(o),
 		.dram = o->sink.dram,
 		.local_len = (uint64_t)h->loc.nt * o->threads * o->chunk,
-		.chunk = o->chunk,
+		.chunk = mine.chunk ? mine.chunk : o->chunk,
 		.depth = o->depth,
 		.dram_share = share_dram_workers(o, (uint64_t)h->loc.nt * o->threads * o->chunk),
 		.sources = o->sink.sources,
@@ -240,6 +262,7 @@ int hall_admit(struct hall *h, struct session **s, int n, int *got)
 		s[*got]->wbase = workers;
 		workers += g.hello.workers;
 		lay = fits;
+		h->run_chunk = g.hello.chunk;
 		if (!(*got)++)
 			deadline = first_came(h, deadline, n);
 	}

@@ -26,6 +26,11 @@ struct hall {
 	struct local loc;	/* its own drives */
 	unsigned char *dram;
 	struct slice_layout lay;
+	/*
+	 * -a: this run's message size, the first admitted source's (0 before): it
+	 * lays out every slice; the sizes of -a follow the source's kind (HELLO).
+	 */
+	uint64_t run_chunk;
 	struct fab_port ports[FAB_MAX_PORTS];
 	int nports;
 	struct door *door;

@@ -195,7 +195,7 @@ static int receive_canary(struct session *s)
 		return session_refuse(s, "%s: waiting for the canary: %s", s->peer,
 				      err[0] ? err : ctrl_strerror(rc));
 	session_landing(s, &l);
-	verify_canary(&l, s->o->verify, s->canary, s->ncanary, &v);
+	verify_canary(&l, s->hello.verify, s->canary, s->ncanary, &v);
 	s->verdict = v.verdict;
 	memcpy(s->vdetail, v.detail, sizeof(s->vdetail));
 	return 0;

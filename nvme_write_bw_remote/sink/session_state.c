@@ -20,7 +20,7 @@ void session_took(struct session *s, unsigned type)
 	const struct options *o = s->o;
 
 	s->state = ctrl_step_next(s->state, type, o->key.len > 0, o->conn == CTRL_CONN_VERBS,
-				  o->verify == CTRL_VERIFY_FULL);
+				  s->hello.verify == CTRL_VERIFY_FULL);
 }
 
 int session_expect(struct session *s, unsigned want, void **p, uint32_t *len, int timeout_ms,
@@ -60,7 +60,7 @@ void session_landing(const struct session *s, struct landing *l)
 			      .slice_len = s->env->lay->slice_len,
 			      .slots = s->env->lay->slots,
 			      .workers = s->hello.workers,
-			      .chunk = s->o->chunk,
+			      .chunk = s->hello.chunk,
 			      .timeout_s = s->o->timeout,
 			      .source = s->hello.source,
 			      .wrote = s->have_res && s->res.ok ? s->res.bytes : 0};

@@ -368,7 +368,7 @@ static int after_result(struct session *s)
 	uint32_t len;
 	void *p;
 
-	if (s->o->verify == CTRL_VERIFY_FULL)
+	if (s->hello.verify == CTRL_VERIFY_FULL)
 		receive_full(s);
 	if (s->res.ok)
 		return 0;
@@ -537,7 +537,7 @@ int session_conclude(struct session *s, struct meeting *fan)
 
 		session_landing(s, &l);
 		verify_dump_slice(dump, &l);
-		if (s->o->verify != CTRL_VERIFY_FULL)
+		if (s->hello.verify != CTRL_VERIFY_FULL)
 			verify_dump_map(dump, s->canary, s->ncanary, NULL, 0);
 	}
 	if (!rc && s->verdict == VERDICT_FAIL)

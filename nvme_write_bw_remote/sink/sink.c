@@ -168,6 +168,7 @@ static int sink_one(struct hall *h, const struct run_state *run, struct result *
 		return rc;
 	if (sink_result(h, *s, x, NULL))
 		return session_fail(*s, "out of memory");
+	result_run_size(x, (*s)->hello.chunk, (*s)->hello.verify); /* -a: the source's */
 	result_begin(x);
 	return session_conclude(*s, NULL);
 }
