@@ -497,6 +497,15 @@ static bool sizes_brief(const struct report *r, const struct result *a)
 	return !r->json && !a->o.verbose;
 }
 
+/* Decimals for a bandwidth of -a's lines: 2, or 3 significant digits below 1 (2 bytes: 0.0000970).
+ */
+static int bw_digits(double v)
+{
+	int d = v > 0 && v < 1 ? 2 - (int)floor(log10(v)) : 2;
+
+	return d > 9 ? 9 : d;
+}
+
 /*
  * A run of -a in one line: #bytes (the message size), #iterations (the
  * WRITEs that landed in the window), BW peak and average, MsgRate (Mpps).
@@ -519,8 +528,10 @@ static void print_size_row(struct report *r, struct result *x)
 		report_text(r, " %-10llu %-14s %-16s %-19s %s\n", (unsigned long long)chunk, "-",
 			    "-", "-", "-");
 	} else {
-		report_text(r, " %-10llu %-14llu %-16.2f %-19.2f %.6f\n", (unsigned long long)chunk,
-			    (unsigned long long)(bytes / chunk), bps * k, bps * k,
+		int d = bw_digits(bps * k);
+
+		report_text(r, " %-10llu %-14llu %-16.*f %-19.*f %.6f\n", (unsigned long long)chunk,
+			    (unsigned long long)(bytes / chunk), d, bps * k, d, bps * k,
 			    bps / (double)chunk / 1e6);
 	}
 	if (x->rc && x->failure[0])

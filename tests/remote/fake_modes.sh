@@ -1,8 +1,8 @@
 #!/bin/bash
 # fake_modes.sh: nvme_write_bw_remote's other modes over the fake fabric (no RDMA device):
 # --bidir (two processes, each a sink and a source: both directions, their sum and its
-# validity, text and JSON) and -a (seven message sizes, the curve and its verdict against
-# the fake rails' line rate).
+# validity, text and JSON) and -a (from memory 2 bytes to 8 MiB, from a drive 64 KiB to
+# 4 MiB; the curve and its verdict against the fake rails' line rate).
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
 
 # --bidir: side A on .1 of both subnets, side B on .2; each names the other.
@@ -48,45 +48,67 @@ check_match "bidir text: the sink's report" "NVMe -> RDMA WRITE -> remote DRAM b
 check_match "bidir text: the source's report" "NVMe -> RDMA WRITE -> remote DRAM bandwidth \(source side\)" "$out"
 check_match "bidir text: the sum" "[Ss]um" "$out"
 
-# -a: every size from 64K to 4M (4M x 3 slots needs 12 MiB of the sink's locked DRAM).
-# Where RLIMIT_MEMLOCK forbids that (and no CAP_IPC_LOCK), the sink says so at once: skipped.
+# -a from memory: ib_write_bw -a's range, every power of two from 2 bytes to 8 MiB (23 sizes;
+# 8M x 3 slots needs 24 MiB of the sink's locked DRAM). The sink learns the list from the
+# source's kind in HELLO. Sizes below 4 KiB cannot be verified: each says off and why,
+# never pass. Where RLIMIT_MEMLOCK forbids that (and no CAP_IPC_LOCK), the sink says so at
+# once: skipped.
 ulimit -l $((64 * 1024)) 2>/dev/null
-sink all -a --warmup 0 -D 0.3 --timeout 3 -t 2 --no-local --dram 16M --json
+MEM_SIZES=$("$PYTHON3" -c 'print([2 << i for i in range(23)])')
+sink all -a --warmup 0 -D 0.2 --timeout 3 -t 2 --no-local --dram 32M --json
 if grep -q "cannot lock" "$TMPD/all.err"; then
 	sink_status
 	echo "(-a skipped: $(head -n 1 "$TMPD/all.err"))"
 else
-	src all-src -a --warmup 0 -D 0.3 --timeout 3 -t 2 --source mem --json
+	src all-src -a --warmup 0 -D 0.2 --timeout 3 -t 2 --source mem --json
 	sink_status
 	check_eq "-a: exits" "0 0" "$SINK_RC $SRC_RC"
 	jv all '[s["params"]["chunk"] for s in d["sizes"]]' 'd["complete"]' \
 		'[s["verify"] for s in d["sizes"]]' \
 		'[round(p["gb_per_s"], 6) == round(s["rdma"]["gb_per_s"], 6) for p, s in zip(d["sweep"]["points"], d["sizes"])]' \
 		'd["sweep"]["line_rate_gb_per_s"]' 'd["sweep"]["verdict"]["kind"]' \
-		'sorted(d["sweep"]["verdict"])'
-	check_eq "-a: seven sizes" "[65536, 131072, 262144, 524288, 1048576, 2097152, 4194304]" "${J[0]}"
+		'sorted(d["sweep"]["verdict"])' 'd["sizes"][10]["verify_detail"]' 'len(d["sweep"]["points"])'
+	check_eq "-a: 2 bytes to 8 MiB, 23 sizes" "$MEM_SIZES" "${J[0]}"
 	check_eq "-a: complete" True "${J[1]}"
-	check_eq "-a: each size verified" "['pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass']" "${J[2]}"
-	check_eq "-a: the curve's points are the runs' rates" "[True, True, True, True, True, True, True]" "${J[3]}"
+	check_eq "-a: below 4 KiB not verified, from 4 KiB each verified" \
+		"$("$PYTHON3" -c 'print(["off"] * 11 + ["pass"] * 12)')" "${J[2]}"
+	check_eq "-a: 2 KiB says why it is not verified" \
+		"a message below 4 KiB: verification hashes whole 4 KiB blocks, this size is not verified" "${J[7]}"
+	check_eq "-a: the curve's 23 points are the runs' rates" "23 $("$PYTHON3" -c 'print([True] * 23)')" "${J[8]} ${J[3]}"
 	check_eq "-a: against the line rate of its one rail (one QP, 100 Gb/s)" "12.5" "${J[4]}"
 	check_eq "-a: a verdict" "['flat_from', 'kind', 'max_gb_per_s', 'pct_of_ceiling', 'text']" "${J[6]}"
-	jv all-src 'len(d["sizes"])' 'd["complete"]'
-	check_eq "-a: the source ran them too" "7 True" "${J[0]} ${J[1]}"
+	jv all-src '[s["params"]["chunk"] for s in d["sizes"]]' 'd["complete"]' '[s["verify"] for s in d["sizes"]][10:12]'
+	check_eq "-a: the source ran the same sizes" "$MEM_SIZES True ['off', 'pass']" "${J[0]} ${J[1]} ${J[2]}"
 	# In text, a line per size as ib_write_bw -a (the whole reports only with --verbose):
 	# #iterations = the WRITEs that landed, the peak = the average, MsgRate = rate / size.
-	sink alltxt -a --warmup 0 -D 0.3 --timeout 3 -t 2 --no-local --dram 16M
-	src alltxt-src -a --warmup 0 -D 0.3 --timeout 3 -t 2 --source mem
+	sink alltxt -a --warmup 0 -D 0.2 --timeout 3 -t 2 --no-local --dram 32M
+	src alltxt-src -a --warmup 0 -D 0.2 --timeout 3 -t 2 --source mem
 	sink_status
 	check_eq "-a text: exits" "0 0" "$SINK_RC $SRC_RC"
 	for f in alltxt alltxt-src; do
 		check_match "-a text ($f): ib_write_bw's heading" \
 			'^ #bytes +#iterations +BW peak\[GB/s\] +BW average\[GB/s\] +MsgRate\[Mpps\]$' \
 			"$(cat "$TMPD/$f.out")"
-		check_eq "-a text ($f): seven lines, iterations > 0, peak = average, MsgRate = BW / size" \
-			"65536 131072 262144 524288 1048576 2097152 4194304 ok" \
-			"$(awk '/^ [0-9]+ +[0-9]+ / { s = s $1 " "; if (!($2 > 0 && $3 == $4 && ($5 - $4 * 1000 / $1) ^ 2 < 1e-4)) bad = 1 }
-				END { print s (bad ? "bad" : "ok") }' "$TMPD/$f.out")"
+		check_eq "-a text ($f): 23 lines from 2 to 8388608, iterations > 0, peak = average, MsgRate = BW / size" \
+			"23 2 8388608 ok" \
+			"$(awk '/^ [0-9]+ +[0-9]+ / { n++; if (!first) first = $1; last = $1
+				m = $4 * 1000 / $1; if (!($2 > 0 && $3 == $4 && ($5 - m) ^ 2 <= (0.01 * $5) ^ 2 + 1e-12)) bad = 1 }
+				END { print n, first, last, (bad ? "bad" : "ok") }' "$TMPD/$f.out")"
+		check_match "-a text ($f): which sizes were verified" \
+			'^ verification: PASS at 4096 to 8388608 bytes \(12 PASS, 0 FAIL, 0 not done\); 2 to 2048 bytes not verified \(11 sizes below 4 KiB: verification hashes whole 4 KiB blocks\)$' \
+			"$(cat "$TMPD/$f.out")"
 		check_eq "-a text ($f): no whole report" 0 "$(grep -c 'message size\|rail: local' "$TMPD/$f.out")"
+	done
+	# -a from a drive: the sizes the drive allows, 64 KiB to 4 MiB, the sink following.
+	make_pattern "$TMPD/drive.img" $((32 << 20)) 7
+	sink alldrv -a --warmup 0 -D 0.2 --timeout 3 -t 2 --no-local --dram 32M --json
+	src alldrv-src -a --warmup 0 -D 0.2 --timeout 3 -t 2 -q 1 --disks "$TMPD/drive.img" --json
+	sink_status
+	check_eq "-a drive: exits" "0 0" "$SINK_RC $SRC_RC"
+	for f in alldrv alldrv-src; do
+		jv $f '[s["params"]["chunk"] for s in d["sizes"]]' 'd["complete"]' '{s["verify"] for s in d["sizes"]}'
+		check_eq "-a drive ($f): 64 KiB to 4 MiB, complete, every size verified" \
+			"[65536, 131072, 262144, 524288, 1048576, 2097152, 4194304] True {'pass'}" "${J[0]} ${J[1]} ${J[2]}"
 	done
 fi
 finish
