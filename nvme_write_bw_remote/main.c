@@ -41,8 +41,9 @@ static void usage(void)
 	printf("\nSizes: 4096, 1M = 1MiB = 2^20, 1MB = 10^6, 16G = 2^34.\n"
 	       "A peer that dies or goes silent is detected within --timeout seconds. The whole\n"
 	       "run has a budget, from the options: T = --timeout, W = --warmup + --duration,\n"
-	       "  8T + (W + 4T) per window (7 windows with -a) + the sink's --wait\n"
-	       "  (+ T per source and window with --sources; --wait 0 pauses it until a\n"
+	       "  8T + (W + 4T) per window (-a: one per size, 23; from drives 7) + the\n"
+	       "  sink's --wait (+ T per source and window with --sources; --wait 0 pauses it "
+	       "until a\n"
 	       "  source comes);\n"
 	       "past it the tool says the step it was stuck in and exits 1.\n");
 	print_roles();
@@ -186,7 +187,8 @@ static const struct cli_opt opts[] = {
 		 "drives of its own) and a source; both reports, the sum and its validity"},
 	{ROW("bidirectional", no_argument, OPT_BIDIRECTIONAL), .type = CLI_T_ALIAS, .with = 'b'},
 	{ROW("all-sizes", no_argument, 'a'), .type = CLI_T_FLAG, .field = CLI_AT(O, all_sizes),
-	 .help = "every size from 64K to 4M, one run each (both sides), a line per size as "
+	 .help = "every size, 2 bytes to 8M from memory (below 4K unverified), 64K to 4M from "
+		 "drives, one run each (both sides), a line per size as "
 		 "ib_write_bw -a prints (#bytes, #iterations, BW peak = average, BW average, "
 		 "MsgRate), then the curve and its verdict against the rails' line rate; with "
 		 "--sources N a fan-in round per size, the curve of their sum"},
@@ -444,7 +446,8 @@ static int validate_options(struct options *o)
 					: "prints both directions at the end: drop --interval");
 	}
 	if (o->all_sizes && (o->chunk_given || o->sink.dump_slice)) {
-		return nbw_usage_err("-a runs every size from 64K to 4M: drop %s",
+		return nbw_usage_err("-a runs every size (2 bytes to 8M from memory, 64K to 4M "
+				     "from drives): drop %s",
 				     o->chunk_given ? "-s/--size" : "--dump-slice");
 	}
 	if (o->sink.sources > 1 && o->bidir) {

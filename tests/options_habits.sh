@@ -41,7 +41,7 @@ read|--percentile_list=50:101|2|invalid percentile list '50:101': out of range
 read|--json out.json|2|unexpected argument 'out.json': --json takes its file with '=' \(--json=out.json\)
 remote|-b|2|--bidir needs a PEER
 remote|--bidirectional -a peer|2|--bidir runs one size: drop -a
-remote|--all --dump-slice x|2|-a runs every size from 64K to 4M: drop --dump-slice
+remote|--all --dump-slice x|2|-a runs every size \(2 bytes to 8M from memory, 64K to 4M from drives\): drop --dump-slice
 remote|--all -s 1M peer|2|drop -s/--size
 remote|-i 1 peer|2|^nvme_write_bw_remote: -i: the port goes in -d: -d DEV:PORT
 remote|--ib-port=2 peer|2|--ib-port: the port goes in -d: -d DEV:PORT

@@ -497,11 +497,10 @@ static bool sizes_brief(const struct report *r, const struct result *a)
 	return !r->json && !a->o.verbose;
 }
 
-/* Decimals for a bandwidth of -a's lines: 2, or 3 significant digits below 1 (2 bytes: 0.0000970).
- */
+/* Decimals for a bandwidth of -a's lines: 2, or 3 significant digits below 0.1 (0.0000970). */
 static int bw_digits(double v)
 {
-	int d = v > 0 && v < 1 ? 2 - (int)floor(log10(v)) : 2;
+	int d = v > 0 && v < 0.1 ? 2 - (int)floor(log10(v)) : 2;
 
 	return d > 9 ? 9 : d;
 }

@@ -85,10 +85,10 @@ if [ ! -d /sys/class/infiniband ] || [ -z "$(ls /sys/class/infiniband 2>/dev/nul
 		json_valid "$TMPD/j" && ok "--json valid on failure" || fail "--json invalid: $(cat "$TMPD/j")"
 		check_eq "--json role" source "$(json_get "$TMPD/j" 'd["role"]')"
 		check_eq "--json ok" False "$(json_get "$TMPD/j" 'd["ok"]')"
-		# -a: the first size's run (its options say -s 64K) fails, and -a stops there.
+		# -a: the first size's run (from memory its options say -s 2) fails, and -a stops there.
 		timeout 20 "$B" -a --json --source mem 127.0.0.1 >"$TMPD/j" 2>/dev/null
 		check_eq "-a, no device: exit 1" 1 $?
-		check_eq "-a, no device: complete, runs, the first run's chunk" "False 1 65536" \
+		check_eq "-a, no device: complete, runs, the first run's chunk" "False 1 2" \
 			"$(json_get "$TMPD/j" '"%s %d %d" % (d["complete"], len(d["sizes"]), d["sizes"][0]["params"]["chunk"])')"
 		# --sources: the same, the sink's role and why.
 		timeout 20 "$B" --json --sources 2 --no-local >"$TMPD/j" 2>/dev/null
