@@ -192,6 +192,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 	rc = cli_parse(argc, argv, &cmdline, &o->cc, o, &first);
 	if (rc != CLI_NEXT)
 		return rc;
+	if (first < argc && cli_json_operand(&o->cc, argv[first]))
+		return nbw_usage_err("unexpected argument '%s': --json takes its file with '=' "
+				     "(--json=%s)",
+				     argv[first], argv[first]);
 	if (first < argc)
 		return nbw_usage_err("unexpected argument '%s' (devices go in --dev)", argv[first]);
 	return -1;

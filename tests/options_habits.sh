@@ -65,5 +65,6 @@ remote|--local-disks x --no-local|2|--local-disks and --no-local cannot be combi
 remote|--source mem --disks x peer|2|--source mem and --disks cannot be combined: a memory source reads no drives
 remote|--json out.json|2|PEER 'out.json' looks like a file: --json takes its file with '=' \(--json=out.json\)
 probe|--pci-dump x --sysfs-root y|2|--pci-dump and --sysfs-root cannot be combined
+probe|--json out.json|2|^nvme_link_probe: unexpected argument 'out.json': --json takes its file with '=' \(--json=out.json\)$
 CASES
 finish
