@@ -31,7 +31,7 @@ run() {
 	$B "${sa[@]}" >"$O/$n.sink.out" 2>"$O/$n.sink.err" &
 	local sp=$!
 	wait_listen
-	timeout 90 $B "$@" >"$O/$n.src.out" 2>"$O/$n.src.err"
+	timeout "${SRC_TIMEOUT:-90}" $B "$@" >"$O/$n.src.out" 2>"$O/$n.src.err"
 	echo $? >"$O/$n.src.rc"
 	wait $sp
 	echo $? >"$O/$n.sink.rc"
@@ -44,9 +44,10 @@ run disk --dram 64M --local-disks "$d0" -q 1 $W --verify full --json \
 # 1b. the source reads its drive with io_uring (reads and WRITEs in flight together).
 run uring --dram 64M --no-local $W --verify full --json -- --disks "$d1" -q 2 --engine io_uring $W \
 	--verify full --json "$VLAB_ADDR"
-# 1c. -a: one run per message size on both sides, then the curve and its verdict.
-run sizes --dram 64M --no-local -a --warmup 0.5 -D 1 --depth 4 --timeout 5 --json -- \
-	--source mem -q 2 -a --warmup 0.5 -D 1 --depth 4 --timeout 5 --json "$VLAB_ADDR"
+# 1c. -a: one run per message size on both sides, from memory 2 bytes to 8 MiB (23
+# runs: short windows, one QP), then the curve and its verdict.
+A="-a --warmup 0.2 -D 0.6 --depth 4 --timeout 5 --json"
+SRC_TIMEOUT=240 run sizes --dram 64M --no-local $A -- --source mem -q 1 $A "$VLAB_ADDR"
 # 1c2. small blocks: -s 4K from a drive, the source timing each WRITE (--latency).
 S="--warmup 1 -D 2 --depth 4 --timeout 5 --json"
 run small --dram 64M --no-local -s 4K $S -- --disks "$d1" -q 2 -s 4K $S --latency "$VLAB_ADDR"
