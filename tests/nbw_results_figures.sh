@@ -91,6 +91,14 @@ check_match "check: message rate below, worse" '^end to end +a +- +writes_per_s 
 check_match "trend: message rate -20%, worse" 'last point against the one before: -20\.0% \(worse\)' \
 	"$(NR --db "$D2" trend "end to end" --figure writes_per_s)"
 
+# export --csv and --json carry the figures beside GB/s too.
+NR export --json >"$TMPD/e.json"
+check_eq "export --json: the total's p99 of each run" "6000.0 8000.0 3000.0" \
+	"$(json_get "$TMPD/e.json" '" ".join(str(r["metrics"]["lat_p99_us"]) for r in d if r["drive"] is None)')"
+check_match "export --csv: a metrics column" '^uuid,.*,params_hash,metrics' "$(NR export --csv | head -n 1)"
+check_eq "export --csv: the metrics of the first total" "20000.0" \
+	"$(NR export --csv | "$PYTHON3" -c 'import csv, json, sys; print([json.loads(r["metrics"])["iops"] for r in csv.DictReader(sys.stdin) if not r["drive"]][0])')"
+
 # The baseline's "drives together" keeps its CPU per GiB (the ladder's CPU s/GiB column).
 NR --db "$TMPD/db3" record --node a "$FIXTURES/ladder/ref/baseline-a.json" >/dev/null
 check_eq "baseline: drives together's CPU per GiB" "0.052" \

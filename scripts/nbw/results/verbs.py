@@ -461,10 +461,12 @@ def cmd_export(args):
     try:
         rows = st.q("SELECT r.uuid, r.started, r.finished, r.mode, r.note, r.change_starts, "
                     "r.params_hash AS run_params_hash, f.rung, f.node, f.drive, f.gb_per_s, "
-                    "f.cv_pct, f.samples, f.params_hash FROM figures f JOIN runs r "
+                    "f.cv_pct, f.samples, f.params_hash, f.metrics FROM figures f JOIN runs r "
                     "ON r.uuid = f.run ORDER BY r.seq, f.rowid")
     finally:
         st.close()
+    for r in rows:  # the figures beside GB/s (IOPS, latency, CPU, WRITE/s): an object
+        r["metrics"] = json.loads(r["metrics"] or "{}")
     out = open(args.out, "w", newline="") if args.out else sys.stdout
     try:
         if args.json:
@@ -473,11 +475,12 @@ def cmd_export(args):
         else:
             cols = ["uuid", "started", "finished", "mode", "note", "change_starts",
                     "run_params_hash", "rung", "node", "drive", "gb_per_s", "cv_pct", "samples",
-                    "params_hash"]
+                    "params_hash", "metrics"]
             w = csv.writer(out)
             w.writerow(cols)
             for r in rows:
-                w.writerow(["" if r[c] is None else r[c] for c in cols])
+                w.writerow(["" if r[c] is None else json.dumps(r[c], sort_keys=True)
+                            if c == "metrics" else r[c] for c in cols])
     finally:
         if args.out:
             out.close()
