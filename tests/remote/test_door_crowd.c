@@ -82,7 +82,7 @@ static bool say(int fd, unsigned type)
 	struct ctrl_buf b;
 
 	return !ctrl_send_free(
-		fd, &b, type == CTRL_AUTH ? ctrl_encode_auth(&b, &a) : ctrl_encode_hello(&b, &h),
+		fd, NULL, &b, type == CTRL_AUTH ? ctrl_encode_auth(&b, &a) : ctrl_encode_hello(&b, &h),
 		1000);
 }
 
@@ -126,7 +126,7 @@ static bool answer(int fd, struct ctrl_auth *a)
 	void *p;
 	bool ok;
 
-	if (ctrl_expect(fd, CTRL_AUTH, &p, &len, 1000, err, sizeof(err)))
+	if (ctrl_expect(fd, NULL, CTRL_AUTH, &p, &len, 1000, err, sizeof(err)))
 		return false;
 	ok = !ctrl_decode_auth(p, len, a);
 	free(p);
@@ -138,6 +138,7 @@ static void proof(void)
 	struct options o = {.key = {.key = "0123456789abcdef", .len = 16}};
 	struct ctrl_auth mine = {.has_key = 1}, theirs = {0}, sinks = {0};
 	uint8_t own[CTRL_NONCE_LEN];
+	struct ctrl_mac mac;
 	struct door *d = open_door(&o);
 	struct door_guest g;
 	struct ctrl_buf b;
@@ -149,7 +150,7 @@ static void proof(void)
 		return;
 	memset(mine.nonce, 0x11, sizeof(mine.nonce));
 	real = dial(1, o.port, false);
-	CHECK(real >= 0 && !ctrl_send_free(real, &b, ctrl_encode_auth(&b, &mine), 1000));
+	CHECK(real >= 0 && !ctrl_send_free(real, NULL, &b, ctrl_encode_auth(&b, &mine), 1000));
 	serve(d, 50, &g);
 	CHECK(answer(real, &theirs) && theirs.has_key);
 	for (i = 0; i < 100; i++) /* each from an address of its own, idle */
@@ -159,15 +160,22 @@ static void proof(void)
 	memcpy(own, mine.nonce, sizeof(own));
 	mine = (struct ctrl_auth){.has_key = 1};
 	CHECK(!auth_mac(&o.key, "nbw-source", theirs.nonce, own, mine.mac));
-	CHECK(!ctrl_send_free(real, &b, ctrl_encode_auth(&b, &mine), 1000));
+	CHECK(!ctrl_send_free(real, NULL, &b, ctrl_encode_auth(&b, &mine), 1000));
 	serve(d, 50, &g);
 	CHECK(answer(real, &sinks)); /* the sink's proof: the key is proved, its place kept */
-	CHECK(say(real, CTRL_HELLO));
+	/* From HELLO on, MAC'd (proto/ctrl_mac.h) under the keys of both nonces. */
+	CHECK(!ctrl_mac_start(&mac, &o.key, own, theirs.nonce, CTRL_BY_SOURCE));
+	CHECK(!ctrl_send_free(real, &mac, &b,
+			      ctrl_encode_hello(&b, &(struct ctrl_hello){.chunk = 1 << 20,
+									 .depth = 4,
+									 .workers = 1,
+									 .duration_ms = 1000}),
+			      1000));
 	rc = serve(d, 1000, &g);
 	CHECK(rc == 0);
 	if (!rc) {
 		CHECK_STR(g.peer, "127.0.0.1");
-		CHECK(g.trusted);
+		CHECK(g.trusted && g.mac.on && g.mac.rx_seq == 1);
 		close(g.fd);
 	}
 	for (i = 0; i < 100; i++)
