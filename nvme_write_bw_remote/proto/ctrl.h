@@ -59,8 +59,8 @@
 #include "wire.h"
 
 #define CTRL_MAGIC 0x4e425752u /* "NBWR" */
-#define CTRL_VERSION 3	  /* every message without a key, and the AUTH exchange */
-#define CTRL_VERSION_MAC 4 /* a message after AUTH with a key: a MAC follows (ctrl_mac.h) */
+#define CTRL_VERSION 3	       /* every message without a key, and the AUTH exchange */
+#define CTRL_VERSION_MAC 4     /* a message after AUTH with a key: a MAC follows (ctrl_mac.h) */
 #define CTRL_HDR_LEN 12
 #define CTRL_MAX_PAYLOAD (64u << 20)
 #define CTRL_MAX_STR WIRE_STR_MAX

@@ -43,8 +43,7 @@ static int tag_of(const uint8_t key[CTRL_MAC_LEN], uint64_t seq, const uint8_t *
 		  const void *payload, uint32_t len, uint8_t tag[CTRL_MAC_LEN])
 {
 	uint8_t be[8];
-	struct auth_part parts[3] = {
-		{be, sizeof(be)}, {hdr, CTRL_HDR_LEN}, {payload, len}};
+	struct auth_part parts[3] = {{be, sizeof(be)}, {hdr, CTRL_HDR_LEN}, {payload, len}};
 	int i;
 
 	for (i = 0; i < 8; i++)

@@ -38,7 +38,7 @@
 struct ctrl_mac {
 	bool on;
 	uint8_t tx[CTRL_MAC_LEN], rx[CTRL_MAC_LEN]; /* the keys of what we send, receive */
-	uint64_t tx_seq, rx_seq;		     /* the next message's number each way */
+	uint64_t tx_seq, rx_seq;		    /* the next message's number each way */
 };
 
 /*

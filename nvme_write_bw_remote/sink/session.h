@@ -21,8 +21,8 @@
 
 /*
  * A session for the source behind fd (its HELLO taken by the door, the
- * channel's MACs in mac, off without a key), with its own number; loc: the local stream its window carries (NULL: none).
- * NULL when out of memory.
+ * channel's MACs in mac, off without a key), with its own number; loc: the local stream its window
+ * carries (NULL: none). NULL when out of memory.
  */
 struct session *session_create(const struct session_env *env, int fd, const char *peer,
 			       bool trusted, const struct ctrl_mac *mac,

@@ -278,8 +278,12 @@ static void session(uint8_t sel, const uint8_t *p, size_t n)
 	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
 	if (sel < 0xf0) { /* after a keyed AUTH: MAC'd from HELLO on */
 		fuzz_macs(&src, &snk);
-		cv = (struct conv){.key = true, .verbs = sel & 2, .full = sel & 4, .workers = 1,
-				   .step = CTRL_STEP_HELLO, .mac = &snk};
+		cv = (struct conv){.key = true,
+				   .verbs = sel & 2,
+				   .full = sel & 4,
+				   .workers = 1,
+				   .step = CTRL_STEP_HELLO,
+				   .mac = &snk};
 		in.mac = &snk;
 	}
 	if (sel < 0xf0 && (sel & 8))
@@ -357,9 +361,9 @@ static int save(const char *dir, const char *name, const struct ctrl_buf *b, int
  * source's MACs (selector 0xe6), and as plain messages for the harness to
  * seal (0xee).
  */
-static int save_mac_sessions(const char *dir, const struct ctrl_hello *h,
-			     const struct ctrl_wqp *q, const struct ctrl_chunk *c,
-			     const struct ctrl_progress *pr, const struct ctrl_result *r)
+static int save_mac_sessions(const char *dir, const struct ctrl_hello *h, const struct ctrl_wqp *q,
+			     const struct ctrl_chunk *c, const struct ctrl_progress *pr,
+			     const struct ctrl_result *r)
 {
 	static const uint8_t sel[2] = {0xe6, 0xee};
 	static const char *const name[2] = {"session-mac-sealed", "session-mac-plain"};

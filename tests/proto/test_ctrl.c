@@ -562,7 +562,8 @@ static void test_sockets(void)
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
 	/* A whole message crosses. */
 	CHECK(ctrl_send_free(sv[0], NULL, &b, ctrl_encode_hello(&b, &hello), 1000) == 0);
-	CHECK(ctrl_recv(sv[1], NULL, &type, &p, &len, 1000) == 0 && type == CTRL_HELLO && len == 38);
+	CHECK(ctrl_recv(sv[1], NULL, &type, &p, &len, 1000) == 0 && type == CTRL_HELLO &&
+	      len == 38);
 	free(p);
 	/* Nothing comes: the wait ends at its timeout. */
 	t0 = nbw_now_ns();
@@ -575,7 +576,8 @@ static void test_sockets(void)
 	free(b.data);
 	/* An ERROR where something else was expected carries its text. */
 	CHECK(ctrl_send_free(sv[1], NULL, &b, ctrl_encode_error(&b, "sink says no"), 1000) == 0);
-	CHECK(ctrl_expect(sv[0], NULL, CTRL_ACCEPT, &p, &len, 1000, err, sizeof(err)) == -ECONNABORTED);
+	CHECK(ctrl_expect(sv[0], NULL, CTRL_ACCEPT, &p, &len, 1000, err, sizeof(err)) ==
+	      -ECONNABORTED);
 	CHECK(!strcmp(err, "sink says no") && p == NULL);
 	/* A heartbeat crosses and is expected like any message. */
 	CHECK(ctrl_send_free(sv[0], NULL, &b,

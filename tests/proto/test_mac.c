@@ -264,13 +264,13 @@ static void test_plain_unchanged(void)
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
 	progress(NULL, 7, &want);
 	CHECK_U64(want.data[5], CTRL_VERSION);
-	CHECK(ctrl_send_free(sv[0], NULL, &b, ctrl_encode_progress(&b, &(struct ctrl_progress){
-								       .elapsed_ns = 1000,
-								       .bytes = 7}),
+	CHECK(ctrl_send_free(sv[0], NULL, &b,
+			     ctrl_encode_progress(
+				     &b, &(struct ctrl_progress){.elapsed_ns = 1000, .bytes = 7}),
 			     1000) == 0);
-	CHECK(ctrl_send_free(sv[0], &off, &b, ctrl_encode_progress(&b, &(struct ctrl_progress){
-								       .elapsed_ns = 1000,
-								       .bytes = 7}),
+	CHECK(ctrl_send_free(sv[0], &off, &b,
+			     ctrl_encode_progress(
+				     &b, &(struct ctrl_progress){.elapsed_ns = 1000, .bytes = 7}),
 			     1000) == 0);
 	CHECK(read(sv[1], got, sizeof(got)) == (ssize_t)(2 * want.len));
 	CHECK(!memcmp(got, want.data, want.len) && !memcmp(got + want.len, want.data, want.len));

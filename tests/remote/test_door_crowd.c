@@ -82,8 +82,8 @@ static bool say(int fd, unsigned type)
 	struct ctrl_buf b;
 
 	return !ctrl_send_free(
-		fd, NULL, &b, type == CTRL_AUTH ? ctrl_encode_auth(&b, &a) : ctrl_encode_hello(&b, &h),
-		1000);
+		fd, NULL, &b,
+		type == CTRL_AUTH ? ctrl_encode_auth(&b, &a) : ctrl_encode_hello(&b, &h), 1000);
 }
 
 static void place(void)
@@ -181,6 +181,48 @@ static void proof(void)
 	for (i = 0; i < 100; i++)
 		if (crowd[i] >= 0)
 			close(crowd[i]);
+	close(real);
+	door_close(d);
+}
+
+/*
+ * A source of protocol 3 with the key: it proves the key, then sends a
+ * plain HELLO. The door drops it and tells it why in a plain ERROR.
+ */
+static void old_source(void)
+{
+	struct options o = {.key = {.key = "0123456789abcdef", .len = 16}};
+	struct ctrl_auth mine = {.has_key = 1}, theirs = {0}, sinks = {0};
+	uint8_t own[CTRL_NONCE_LEN];
+	struct door *d = open_door(&o);
+	struct door_guest g;
+	struct ctrl_buf b;
+	char err[256] = "";
+	uint32_t len;
+	void *p = NULL;
+	int real;
+
+	printf("old: a keyed source of protocol 3 (no MACs after AUTH)\n");
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	memset(mine.nonce, 0x11, sizeof(mine.nonce));
+	memcpy(own, mine.nonce, sizeof(own));
+	real = dial(1, o.port, false);
+	CHECK(real >= 0 && !ctrl_send_free(real, NULL, &b, ctrl_encode_auth(&b, &mine), 1000));
+	serve(d, 50, &g);
+	CHECK(answer(real, &theirs) && theirs.has_key);
+	mine = (struct ctrl_auth){.has_key = 1};
+	CHECK(!auth_mac(&o.key, "nbw-source", theirs.nonce, own, mine.mac));
+	CHECK(!ctrl_send_free(real, NULL, &b, ctrl_encode_auth(&b, &mine), 1000));
+	serve(d, 50, &g);
+	CHECK(answer(real, &sinks));
+	CHECK(say(real, CTRL_HELLO)); /* plain, as protocol 3 sends it */
+	CHECK(serve(d, 300, &g) == -ETIMEDOUT);
+	CHECK(ctrl_expect(real, NULL, CTRL_ACCEPT, &p, &len, 1000, err, sizeof(err)) ==
+	      -ECONNABORTED);
+	CHECK(strstr(err, "sink speaks protocol version 4 with --psk-file") != NULL);
+	free(p);
 	close(real);
 	door_close(d);
 }
@@ -285,6 +327,7 @@ int main(void)
 	nbw_set_prog("test_door_crowd");
 	place();
 	proof();
+	old_source();
 	burst();
 	log_lines();
 	return check_done("test_door_crowd");
