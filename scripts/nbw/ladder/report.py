@@ -139,6 +139,7 @@ class Ladder:
         self.base = load(run_dir, "baseline")
         self.fabric = load(run_dir, "fabric")
         self.agg = load(run_dir, "aggregate")
+        self.memory = load(run_dir, "memory")
         self.ib = ib_write_bw(run_dir)
         self.sink = self.source = None
         for docs in (self.agg, self.fabric):
@@ -148,7 +149,7 @@ class Ladder:
                 if d.get("role") == "source" and self.source is None:
                     self.source = node
         nodes = [n for n in (self.sink, self.source) if n]
-        for docs in (self.probe, self.base):
+        for docs in (self.probe, self.base, self.memory):
             nodes += [n for n in docs if n not in nodes]
         self.nodes = nodes
         self.rungs = []
@@ -170,6 +171,54 @@ class Ladder:
         links = sorted({gen_name(*link_of(d)) or "?" for d in nvme})
         self.rungs.append(rung("link", node, total, None, kind="link", devices=len(nvme), links=links,
                                note="the drives' PCIe links as trained (usable GB/s, summed)"))
+
+    def memory_rungs(self, node):
+        """The staging memory of NODE (nvme_read_bw --memory): its DRAM traffic
+        (each staged byte written once, read once) against the memory's ceiling;
+        of several NUMA nodes the slowest."""
+        d = self.memory.get(node) or {}
+        rows = [m for m in d.get("memory") or []
+                if isinstance(m, dict) and as_number(m.get("dram_gb_per_s")) is not None]
+        if not rows:
+            return
+        m = min(rows, key=lambda m: m["dram_gb_per_s"])
+        self.rungs.append(rung("staging memory", node, m["dram_gb_per_s"], m.get("ceiling_gb_per_s"),
+                               kind="memory", failed=d.get("ok") is False,
+                               staged_gb_per_s=as_number(m.get("staged_gb_per_s")),
+                               numa_node=m.get("numa_node"), threads=m.get("threads"),
+                               buffer_bytes=m.get("buffer_bytes"),
+                               ceiling_source=m.get("ceiling_source"),
+                               note="DRAM traffic: each staged byte written once and read once"))
+
+    def memory_need(self, node):
+        """(GB/s of DRAM the path needs of NODE's staging memory, its words): the
+        source's bytes are written by its drives and read by its NIC, twice what
+        the narrower of its drives and the fabric carry; the sink's are written
+        once (its drives' and the RDMA's), the rungs below end to end."""
+        if node == self.source:
+            fab = self.held_fabric()
+            cands = [v for v in (self.together.get(node, (None, None))[0],
+                                 fab["measured_gb_per_s"] if fab else None) if v is not None]
+            return (2 * min(cands), "2 x %s" % fig(min(cands))) if cands else (None, None)
+        e2e = self.rung_of("end to end", node)
+        if node == self.sink and e2e and e2e["ceiling_gb_per_s"] is not None:
+            return e2e["ceiling_gb_per_s"], fig(e2e["ceiling_gb_per_s"])
+        return None, None
+
+    def memory_binding(self):
+        """Memory binds where the path needs NEAR % or more of what the node's
+        staging memory carried."""
+        for node in (self.source, self.sink):
+            r = self.rung_of("staging memory", node)
+            if not holds(r) or not r["measured_gb_per_s"]:
+                continue
+            need, words = self.memory_need(node)
+            if need is not None and need >= r["measured_gb_per_s"] * NEAR / 100:
+                return {"rung": "memory", "at": r, "need_gb_per_s": need,
+                        "reason": "memory binds: staging DRAM on %s %s GB/s measured (each byte "
+                                  "written once and read once), the path needs %s" %
+                                  (node, fig(r["measured_gb_per_s"]), words)}
+        return None
 
     def drive_gen(self, node, bdf):
         for d in probe_devices(self.probe.get(node)):
@@ -277,6 +326,7 @@ class Ladder:
         for node in self.nodes:
             self.link_rungs(node)
             self.drive_rungs(node)
+            self.memory_rungs(node)
         self.rungs += self.upper.tcp_rungs(self.source, self.tcp_ceiling())
         self.fabric_rungs()
         self.rungs += self.upper.nfs_rungs(self.source, self.rung_of("fabric (mem)", self.source),
@@ -346,6 +396,9 @@ class Ladder:
         if not any(r["kind"] in ("drive", "drives", "fabric", "end_to_end") for r in self.rungs):
             return {"rung": None, "reason": "no binding rung: the drives, the fabric and end to "
                     "end were not measured in this run"}
+        mem = self.memory_binding()
+        if mem:
+            return mem
         src = self.together.get(self.source, (None, None))[0]
         fab = self.held_fabric()
         fmem = fab["measured_gb_per_s"] if fab else None
@@ -428,6 +481,8 @@ def above_notes(rungs):
     def why(r):
         if r["kind"] in ("end_to_end", "nfs_rdma", "nfs_tcp"):
             return "a rung below it does not hold"
+        if r["kind"] == "memory":
+            return "the buffers sat in the CPU's cache, or the ceiling is misreported"
         return "the link is emulated or its ceiling misreported"
     return ["%s: %s on %s measured %s GB/s, %.2fx its ceiling of %s GB/s: %s; no percentage, "
             "kept out of the binding verdict" %
