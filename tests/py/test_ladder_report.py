@@ -239,6 +239,40 @@ class StagingMemory(unittest.TestCase):
         self.assertIn("the buffers sat in the CPU's cache", above_notes([r])[0])
 
 
+class Attribution(unittest.TestCase):
+    """The ladder's document and text carry the findings hop by hop."""
+
+    def test_why_lines_and_json(self):
+        import contextlib
+        import io
+        from nbw.ladder.report import main
+        d = tempfile.mkdtemp(prefix="ladder.")
+        self.addCleanup(shutil.rmtree, d)
+        run = os.path.join(d, "run")
+        shutil.copytree(REF, run)
+        p = os.path.join(run, "baseline-b.json")
+        with open(p) as f:
+            j = json.load(f)
+        j["drives"][1]["link_under_load"] = {"before": {"speed_gts": 8.0, "width": 4},
+                                             "min": {"speed_gts": 5.0, "width": 4},
+                                             "after": {"speed_gts": 5.0, "width": 4}, "changes": []}
+        with open(p, "w") as f:
+            json.dump(j, f)
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            self.assertEqual(main([run]), 0)
+        with open(os.path.join(run, "ladder.json")) as f:
+            doc = json.load(f)
+        self.assertEqual([(x["node"], x["rule"]) for x in doc["attribution"]], [("b", "link_trained_down")])
+        why = [l for l in out.getvalue().splitlines() if l.startswith("why: ")]
+        self.assertEqual(len(why), 1)
+        self.assertIn("its link trained Gen2 x4 during the window, Gen3 x4 before it", why[0])
+        # the reference run without it: nothing to explain beyond the binding rung
+        shutil.copy(os.path.join(REF, "baseline-b.json"), p)
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            main([run])
+        self.assertNotIn("why: ", out.getvalue())
+
+
 class SmallFigures(unittest.TestCase):
     def test_significant_digits_below_a_tenth(self):
         self.assertEqual([fig(v) for v in (0.0045, 0.04562, 0.00123, 0.099, 0.1, 49.256, 0.0, None)],

@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 from ..jsonutil import as_number, dig
-from . import upper
+from . import attribute, upper
 
 PROG = "ladder_report"
 NEAR = 90.0  # % of a ceiling at which that ceiling is said to bind
@@ -339,6 +339,14 @@ class Ladder:
         d = self.fabric.get(self.source) if self.source else None
         return self.fabric_ceiling(self.source, d)[0] if d else None
 
+    def attribution(self, bind):
+        """The findings that explain the gap, hop by hop (attribute.py)."""
+        docs = [(step, node, doc) for step, by in (("probe", self.probe), ("baseline", self.base),
+                                                   ("memory", self.memory), ("fabric", self.fabric),
+                                                   ("aggregate", self.agg))
+                for node, doc in sorted(by.items())]
+        return attribute.explain(docs, self.rungs, bind if bind.get("rung") == "memory" else None)
+
     # -- the binding rung ------------------------------------------------------
     def drive_evidence(self):
         alone = [r for r in self.rungs if r["name"].startswith("drive ") and r["pct_of_ceiling"]]
@@ -565,14 +573,16 @@ def main(argv):
         die(1, "%s: no ladder results (probe-, baseline-, tcpN-, fabric-, nfs_PROTO-, "
             "aggregate-NODE.json)" % run_dir)
     bind = lad.binding()
+    why = lad.attribution(bind)
     lines = ["ladder: %s (sink %s, source %s)" % (run_dir, lad.sink or "-", lad.source or "-")]
     lines += table(rungs) + above_notes(rungs) + ["", bind["reason"] + "."]
+    lines += ["why: %s" % f["text"] for f in why if f["rule"] != "memory_binds"]
     notes = lad.upper.notes(rungs, lad.source, lad.sink)
     lines += notes + lad.upper.random_table(lad.source)
     print("\n".join(lines))
     if write:
         doc = {"tool": "ladder_report", "sink": lad.sink, "source": lad.source, "nodes": lad.nodes,
-               "rungs": rungs, "binding": bind, "notes": notes,
+               "rungs": rungs, "binding": bind, "attribution": why, "notes": notes,
                "nfs_random": lad.upper.random_rows(lad.source)}
         with open(os.path.join(run_dir, "ladder.json"), "w") as f:
             json.dump(doc, f, indent=2)
