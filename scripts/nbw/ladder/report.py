@@ -38,6 +38,11 @@ binary).
   --size WxH     its size in pixels (default 900x500)
 A figure above 105% of its own ceiling (an emulated link, a misreported
 ceiling) prints "above ceiling", never a percentage, and never binds.
+Under the sentence, "why:" lines explain the gap hop by hop (ladder.json's
+"attribution"): a rail below its peers and what its port counted (the remote
+tool's own), a link that trained down or retrained under load, AER errors, a
+drive below its peers; "memory binds" when the staging memory
+(memory-NODE.json) cannot carry what the path needs.
 Exit status: 0 ok, 1 no usable results or gnuplot failed, 2 usage."""
 
 
