@@ -7,7 +7,8 @@ import tempfile
 import unittest
 
 from nbwpath import FIXTURES
-from nbw.ladder.report import Ladder, above_notes, fig, gen_name, link_of, pct, rung, table
+from nbw.ladder.report import (Ladder, above_notes, fig, gen_name, link_of, memory_notes, pct, rung,
+                               table)
 
 REF = os.path.join(FIXTURES, "ladder", "ref")
 
@@ -227,6 +228,17 @@ class StagingMemory(unittest.TestCase):
         # the sink a: its drives (10.71) and the remote part (10.70) land once: 21.41
         self.assertEqual(self.run_with({"a": [self.row(22.0)]}).binding()["rung"], "memory")
         self.assertEqual(self.run_with({"a": [self.row(24.0)]}).binding()["rung"], "drive links")
+
+    def test_a_stream_below_what_the_drives_wrote_is_no_ceiling(self):
+        # b's drives wrote 10.70 GB/s into its DRAM: a stream of 9.0 was held by its CPU
+        lad = self.run_with({"b": [self.row(9.0)]})
+        r = lad.rung_of("staging memory", "b")
+        self.assertEqual((r["below_drives"], r["drives_wrote_gb_per_s"]), (True, 10.7))
+        self.assertEqual(lad.binding()["rung"], "drive links")
+        self.assertEqual(memory_notes(lad.rungs), [
+            "staging memory on b measured 9.00 GB/s, less than its drives wrote into it (10.70 GB/s): "
+            "the stream was held back by its CPU, not by DRAM; it never binds"])
+        self.assertFalse(self.run_with({"b": [self.row(18.2)]}).rung_of("staging memory", "b")["below_drives"])
 
     def test_memory_above_its_ceiling_is_kept_out(self):
         # the buffers in the cache: 300 GB/s over a 51.2 GB/s memory

@@ -187,7 +187,12 @@ class Ladder:
         if not rows:
             return
         m = min(rows, key=lambda m: m["dram_gb_per_s"])
+        # the drives together already wrote this much into the node's DRAM: a
+        # stream below it was held back by its CPU (an emulated one), not by DRAM
+        wrote = self.together.get(node, (None, None))[0]
         self.rungs.append(rung("staging memory", node, m["dram_gb_per_s"], m.get("ceiling_gb_per_s"),
+                               below_drives=wrote is not None and m["dram_gb_per_s"] < wrote,
+                               drives_wrote_gb_per_s=wrote,
                                kind="memory", failed=d.get("ok") is False,
                                staged_gb_per_s=as_number(m.get("staged_gb_per_s")),
                                numa_node=m.get("numa_node"), threads=m.get("threads"),
@@ -215,7 +220,7 @@ class Ladder:
         staging memory carried."""
         for node in (self.source, self.sink):
             r = self.rung_of("staging memory", node)
-            if not holds(r) or not r["measured_gb_per_s"]:
+            if not holds(r) or not r["measured_gb_per_s"] or r.get("below_drives"):
                 continue
             need, words = self.memory_need(node)
             if need is not None and need >= r["measured_gb_per_s"] * NEAR / 100:
@@ -504,6 +509,15 @@ def above_notes(rungs):
             for r in rungs if r.get("above_ceiling")]
 
 
+def memory_notes(rungs):
+    """A staging memory that measured less than its drives wrote into it is no
+    ceiling: said under the table, and it never binds."""
+    return ["staging memory on %s measured %s GB/s, less than its drives wrote into it (%s GB/s): "
+            "the stream was held back by its CPU, not by DRAM; it never binds" %
+            (r["node"], fig(r["measured_gb_per_s"]), fig(r["drives_wrote_gb_per_s"]))
+            for r in rungs if r["kind"] == "memory" and r.get("below_drives")]
+
+
 def plot(rungs, out, width, height, title):
     gp = os.environ.get("GNUPLOT", "gnuplot")
     if not shutil.which(gp):
@@ -580,7 +594,7 @@ def main(argv):
     bind = lad.binding()
     why = lad.attribution(bind)
     lines = ["ladder: %s (sink %s, source %s)" % (run_dir, lad.sink or "-", lad.source or "-")]
-    lines += table(rungs) + above_notes(rungs) + ["", bind["reason"] + "."]
+    lines += table(rungs) + above_notes(rungs) + memory_notes(rungs) + ["", bind["reason"] + "."]
     lines += ["why: %s" % f["text"] for f in why if f["rule"] != "memory_binds"]
     notes = lad.upper.notes(rungs, lad.source, lad.sink)
     lines += notes + lad.upper.random_table(lad.source)
