@@ -20,6 +20,7 @@
 #include "read_bw.h"
 #include "sweep.h"
 #include "sysfs.h"
+#include "watchdog.h"
 
 #define MEM_NODES_MAX 64
 
@@ -156,6 +157,9 @@ int run_memory(const struct options *o, struct report *r, struct target *t, int 
 					  .buf_bytes = o->chunk * o->depth,
 					  .warmup_s = o->cc.warmup,
 					  .duration_s = o->cc.duration};
+		nbw_watchdog_rearm(o->cc.warmup + o->cc.duration + PHASE_SLACK_S);
+		nbw_watchdog_phase("the staging memory's stream on NUMA node %d (%u threads)",
+				   p.node, p.threads);
 		if (membw_run(&p, &res, err, sizeof(err))) {
 			nbw_err("%s", err);
 			rc = NBW_EXIT_FAIL;
