@@ -70,8 +70,11 @@ static int read_raw(const char *path, uint8_t *buf, size_t len)
 	return rc;
 }
 
-/* Every DIMM of the SMBIOS table into c (dimms, slowest speed, width); 0 or -errno. */
-static int smbios_dimms(const char *root, struct memceil *c, bool *gaps)
+/*
+ * Every DIMM of the SMBIOS table into c (dimms, slowest speed, width), the
+ * first gap that leaves the ceiling unknown into *gap; 0 or -errno.
+ */
+static int smbios_dimms(const char *root, struct memceil *c, const char **gap)
 {
 	char dir[512], path[600];
 	uint8_t raw[SMBIOS_RAW_MAX];
@@ -96,8 +99,12 @@ static int smbios_dimms(const char *root, struct memceil *c, bool *gaps)
 		if (!memceil_smbios17(raw, (size_t)n, &mts, &bits))
 			continue;
 		c->dimms++;
-		if (!mts || !bits || (c->bus_bits && bits != c->bus_bits))
-			*gaps = true;
+		if (!*gap)
+			*gap = !mts    ? "a DIMM does not give its speed"
+			       : !bits ? "a DIMM does not give its data width"
+			       : c->bus_bits && bits != c->bus_bits
+				       ? "the DIMMs' data widths differ"
+				       : NULL;
 		c->bus_bits = bits;
 		if (mts && (!c->mts || mts < c->mts))
 			c->mts = mts;
@@ -185,12 +192,12 @@ static int edac_channels(const char *root)
 void memceil_read(const char *sysfs_root, int node, int nodes, struct memceil *c)
 {
 	const char *root = sysfs_root ? sysfs_root : "/sys";
-	bool gaps = false;
+	const char *gap = NULL;
 	int rc, ch;
 
 	*c = (struct memceil){0};
 	(void)node;
-	rc = smbios_dimms(root, c, &gaps);
+	rc = smbios_dimms(root, c, &gap);
 	if (rc) {
 		snprintf(c->why, sizeof(c->why),
 			 "ceiling unknown: no SMBIOS memory devices in "
@@ -198,10 +205,9 @@ void memceil_read(const char *sysfs_root, int node, int nodes, struct memceil *c
 			 strerror(-rc));
 		return;
 	}
-	if (!c->dimms || gaps) {
+	if (!c->dimms || gap) {
 		snprintf(c->why, sizeof(c->why), "ceiling unknown: %s",
-			 c->dimms ? "a DIMM does not give its speed or width, or widths differ"
-				  : "SMBIOS lists no installed DIMM");
+			 c->dimms ? gap : "SMBIOS lists no installed DIMM");
 		return;
 	}
 	ch = edac_channels(root);

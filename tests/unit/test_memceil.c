@@ -116,7 +116,13 @@ static void test_ceiling(void)
 	dimm17(4, 16384, 0, 0, 64); /* a DIMM that does not say its speed */
 	memceil_read(root, 0, 1, &c);
 	CHECK(!c.known);
-	CHECK(strstr(c.why, "does not give its speed") != NULL);
+	CHECK_STR(c.why, "ceiling unknown: a DIMM does not give its speed");
+	dimm17(4, 16384, 3200, 3200, 32); /* a narrower one */
+	memceil_read(root, 0, 1, &c);
+	CHECK_STR(c.why, "ceiling unknown: the DIMMs' data widths differ");
+	dimm17(4, 16384, 3200, 3200, 0xFFFF); /* width unknown */
+	memceil_read(root, 0, 1, &c);
+	CHECK_STR(c.why, "ceiling unknown: a DIMM does not give its data width");
 	dimm17(4, 16384, 0xFFFF, 0xFFFF, 64); /* the extended fields: 8800 MT/s */
 	memceil_read(root, 0, 1, &c);
 	CHECK(c.known);
