@@ -51,6 +51,7 @@ enum {
 	OPT_SWEEP_THREADS,
 	OPT_SWEEP_CHUNK,
 	OPT_SWEEP_DEPTH,
+	OPT_MEMORY,
 	OPT_PATTERN,
 	OPT_SEED,
 	OPT_LATENCY,
@@ -67,7 +68,8 @@ enum {
 };
 
 static const char *const mode_names[] = {
-	"", "--baseline", "--sweep", "--sweep-threads", "--sweep-chunk", "--sweep-depth"};
+	"",	   "--baseline", "--sweep", "--sweep-threads", "--sweep-chunk", "--sweep-depth",
+	"--memory"};
 static const char *const numa_words[] = {"auto", "off", NULL};
 static const char *const pattern_words[] = {"seq", "rand", NULL};
 
@@ -125,6 +127,11 @@ static const struct cli_opt opts[] = {
 	 .help = "io_uring: the same over reads in flight per thread (default "
 		 "1,2,4,8,12,16,24,32): IOPS and p99 per depth and the depth where IOPS stop "
 		 "rising while latency keeps climbing (implies --latency)"},
+	{ROW("memory", no_argument, OPT_MEMORY),
+	 .help = "the staging memory instead of the drives: on each node the buffers live on, "
+		 "the readers' threads and buffers (chunk x depth) write every byte once and "
+		 "read it once, as a drive's DMA and a NIC do; staged and DRAM GB/s against the "
+		 "memory's ceiling where sysfs tells it (EDAC, SMBIOS)"},
 	{ROW("checksum", no_argument, OPT_CHECKSUM), .type = CLI_T_FLAG,
 	 .field = CLI_AT(O, checksum), .sect = "Output:",
 	 .help = "digest every block of each span's first sweep"},
@@ -168,6 +175,7 @@ static int mode_option(int c, struct options *o)
 {
 	enum mode m = c == OPT_BASELINE	       ? MODE_BASELINE
 		      : c == OPT_SWEEP	       ? MODE_SWEEP
+		      : c == OPT_MEMORY	       ? MODE_MEMORY
 		      : c == OPT_SWEEP_THREADS ? MODE_SWEEP_THREADS
 		      : c == OPT_SWEEP_DEPTH   ? MODE_SWEEP_DEPTH
 					       : MODE_SWEEP_CHUNK;
@@ -266,6 +274,7 @@ static int tool_option(int c, char *arg, void *ctx)
 		return numa_option(arg, &o->numa_policy);
 	case OPT_BASELINE:
 	case OPT_SWEEP:
+	case OPT_MEMORY:
 		return mode_option(c, o);
 	case OPT_SWEEP_THREADS:
 	case OPT_SWEEP_CHUNK:
@@ -318,6 +327,13 @@ static int validate_options(struct options *o)
 	if (o->checksum && o->chunk % DIGEST_BLOCK)
 		return nbw_usage_err("--checksum needs a chunk that is a multiple of %u",
 				     DIGEST_BLOCK);
+	if (o->mode == MODE_MEMORY && (o->checksum || o->random || o->latency))
+		return nbw_usage_err("--memory measures DRAM: not with --%s",
+				     o->checksum ? "checksum"
+				     : o->random ? "pattern rand"
+						 : "latency");
+	if (o->mode == MODE_MEMORY && o->chunk % 8)
+		return nbw_usage_err("--memory needs a chunk that is a multiple of 8");
 	if (o->list && o->mode != MODE_PLAIN)
 		return nbw_usage_err("--list cannot be combined with %s", mode_names[o->mode]);
 	return -1;
@@ -395,8 +411,10 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 		return NBW_EXIT_OK;
 	}
 	/* (--sweep-depth: the buffers grow with the depth, the targets do not care) */
-	rc = target_prepare(t, n, curve_max(o, MODE_SWEEP_CHUNK, o->chunk), o->span,
-			    (unsigned)curve_max(o, MODE_SWEEP_THREADS, o->threads));
+	rc = o->mode == MODE_MEMORY
+		     ? 0
+		     : target_prepare(t, n, curve_max(o, MODE_SWEEP_CHUNK, o->chunk), o->span,
+				      (unsigned)curve_max(o, MODE_SWEEP_THREADS, o->threads));
 	if (rc)
 		return rc;
 	if (o->iopoll && (rc = check_poll_queues(o, t, n)) >= 0)
@@ -409,6 +427,8 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 	fflush(r->out);
 	if (o->mode == MODE_PLAIN)
 		rc = run_plain(o, r, t, n);
+	else if (o->mode == MODE_MEMORY)
+		rc = run_memory(o, r, t, n);
 	else if (o->mode == MODE_SWEEP_THREADS || o->mode == MODE_SWEEP_CHUNK ||
 		 o->mode == MODE_SWEEP_DEPTH)
 		rc = run_curve(o, r, t, n);
@@ -431,7 +451,7 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 int main(int argc, char **argv)
 {
 	static struct target targets[TARGET_MAX];
-	struct target_query q = {.option = "--disks", .required = true};
+	struct target_query q = {.option = "--disks"};
 	struct options o;
 	struct report r;
 	FILE *out;
@@ -442,6 +462,7 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	q.sysfs_root = o.cc.sysfs_root;
+	q.required = o.mode != MODE_MEMORY; /* --memory: the drives say the nodes, if any */
 	q.list = o.disks;
 	n = target_collect(&q, targets);
 	if (n < 0)

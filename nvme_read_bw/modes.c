@@ -64,6 +64,7 @@ void print_header(struct report *r, const struct options *o, const struct target
 		   : o->mode == MODE_SWEEP_THREADS ? "sweep-threads"
 		   : o->mode == MODE_SWEEP_CHUNK   ? "sweep-chunk"
 		   : o->mode == MODE_SWEEP_DEPTH   ? "sweep-depth"
+		   : o->mode == MODE_MEMORY	   ? "memory"
 						   : "plain");
 	report_str(r, "pattern", " Pattern         : %-14s", o->random ? "rand" : "seq");
 	report_u64(r, "seed", NULL, o->seed);

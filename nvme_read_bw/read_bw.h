@@ -30,6 +30,7 @@ enum mode {
 	MODE_SWEEP_THREADS,
 	MODE_SWEEP_CHUNK,
 	MODE_SWEEP_DEPTH,
+	MODE_MEMORY,
 };
 
 #define CURVE_MAX 32 /* points of --sweep-threads / --sweep-chunk / --sweep-depth */
@@ -115,6 +116,8 @@ int run_plain(const struct options *o, struct report *r, struct target *t, int n
 int run_series(const struct options *o, struct report *r, struct target *t, int n);
 /* --sweep-threads / --sweep-chunk / --sweep-depth (curve.c): a table and a verdict per drive. */
 int run_curve(const struct options *o, struct report *r, struct target *t, int n);
+/* --memory (memory.c): the staging memory's stream on each node the buffers live on. */
+int run_memory(const struct options *o, struct report *r, struct target *t, int n);
 void list_targets(struct report *r, const struct target *t, int n);
 /* modes.c: the "% of link" column, never a percentage of a ceiling the figure is above. */
 void link_pct(struct report *r, double gb_per_s, double ceiling);

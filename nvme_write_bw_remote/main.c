@@ -155,7 +155,7 @@ static const struct cli_opt opts[] = {
 	{ROW("psk-file", required_argument, OPT_PSK_FILE), .type = CLI_T_TEXT,
 	 .field = CLI_AT(O, psk_file), .arg = "FILE",
 	 .help = "pre-shared key, both sides (or $NBW_PSK_FILE): a source must prove it holds "
-		 "it before anything is said%s"},
+		 "it before anything is said, and every message after carries a MAC%s"},
 	{ROW("timeout", required_argument, OPT_TIMEOUT), .type = CLI_T_SECONDS,
 	 .field = CLI_AT(O, timeout), .what = "timeout", .min = 0.1, .arg = "SECONDS",
 	 .help = "bound on every network wait", .def = "10"},

@@ -27,7 +27,8 @@ Modes:
   local      nvme_read_bw on each node alone (SINK_NODE first, then SRC_NODE)
   baseline   nvme_read_bw --baseline on each node: one drive at a time, then all
   ladder     the whole ladder, each rung against its ceiling: on both nodes the link
-             probe (probe-NODE.json) and --baseline (baseline-NODE.json); TCP (as
+             probe (probe-NODE.json), --baseline (baseline-NODE.json) and the staging
+             memory (memory-NODE.json: nvme_read_bw --memory, same -t -s); TCP (as
              mode tcp); the fabric from memory (fabric-NODE.json: the source's --source mem with THREADS QPs
              per source drive, same -s, -t, -d, -p as end to end) and perftest's
              ib_write_bw beside it when both nodes have it (ib_write_bw-NODE.txt, port
@@ -258,12 +259,12 @@ failure() { # failure WHAT RC ERRFILE
 	esac
 }
 
-read_args() { # the nvme_read_bw command line for node $1 (role disks in $2)
+read_args() { # the nvme_read_bw command line for node $1 (role disks in $2, the step $3)
 	local extra
 	read -ra extra <<<"${READ_ARGS:-}"
 	cmd=("$(tool nvme_read_bw)" -t "$THREADS" -s "$CHUNK" --warmup "$WARMUP" -D "$DURATION"
 		${2:+--disks "$2"} "${extra[@]}")
-	case $mode in baseline | ladder) cmd+=(--baseline) ;; esac
+	case ${3:-$mode} in baseline | ladder) cmd+=(--baseline) ;; memory) cmd+=(--memory) ;; esac
 	cmd+=(--json)
 }
 
@@ -276,7 +277,7 @@ run_read_mode() { # [NAME]: the files' and commands' name [the mode]
 	local node limit rc fails=0 d n name=${1:-$mode}
 	for node in "${nodes[@]}"; do
 		d=$(disks_of "$node")
-		read_args "$node" "$d"
+		read_args "$node" "$d" "$name"
 		limit=$((window_s + 120))
 		if [ "$name" = baseline ]; then
 			n=16
@@ -542,19 +543,21 @@ source_qps() {
 
 run_ladder() {
 	local fails=0 qps
-	say "ladder 1/6: the PCIe links"
+	say "ladder 1/7: the PCIe links"
 	run_probes || fails=$((fails + 1))
-	say "ladder 2/6: each drive alone, then all together"
+	say "ladder 2/7: each drive alone, then all together"
 	run_read_mode baseline || fails=$((fails + 1))
-	say "ladder 3/6: TCP, ${TCP_STREAMS:-1 8} streams"
+	say "ladder 3/7: the staging memory (each byte written once, read once)"
+	run_read_mode memory || fails=$((fails + 1))
+	say "ladder 4/7: TCP, ${TCP_STREAMS:-1 8} streams"
 	run_tcp || fails=$((fails + 1))
 	qps=$(source_qps)
-	say "ladder 4/6: the fabric from memory, $qps QPs"
+	say "ladder 5/7: the fabric from memory, $qps QPs"
 	run_fabric "$qps" || fails=$((fails + 1))
 	run_ib_write_bw "$qps"
-	say "ladder 5/6: NFS over RDMA and over TCP"
+	say "ladder 6/7: NFS over RDMA and over TCP"
 	run_nfs || fails=$((fails + 1))
-	say "ladder 6/6: end to end"
+	say "ladder 7/7: end to end"
 	run_aggregate || fails=$((fails + 1))
 	[ "$fails" = 0 ]
 }

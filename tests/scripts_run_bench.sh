@@ -270,17 +270,19 @@ check_eq "ladder without an NFS server: one line saying what to install" \
 	"$(grep 'NFS rungs' "$TMPD/err")"
 D=$RESULTS_DIR/ladder-noib
 check_eq "ladder: the run directory" \
-	"aggregate-n1.json aggregate-n2.json baseline-n1.json baseline-n2.json fabric-n1.json fabric-n2.json ladder.json ladder.txt probe-n1.json probe-n2.json run.json tcp-sysctl-n1.txt tcp1-n1.json tcp1-n2.json tcp8-n1.json tcp8-n2.json" \
+	"aggregate-n1.json aggregate-n2.json baseline-n1.json baseline-n2.json fabric-n1.json fabric-n2.json ladder.json ladder.txt memory-n1.json memory-n2.json probe-n1.json probe-n2.json run.json tcp-sysctl-n1.txt tcp1-n1.json tcp1-n2.json tcp8-n1.json tcp8-n2.json" \
 	"$(cd "$D" && ls *.json *.txt | grep -v -e '^summary' | tr '\n' ' ' | sed 's/ $//')"
 check_eq "ladder: --baseline on each node, its drives" "['l0 alone', 'l1 alone', '2 together'] 1" \
 	"$(json_get "$D/baseline-n2.json" '[s["label"] for s in d["baseline"]]') $(json_get "$D/baseline-n1.json" 'len(d["drives"])')"
+check_eq "ladder: --memory on each node with the readers' threads: 2 per drive" "4 2" \
+	"$(json_get "$D/memory-n2.json" 'd["memory"][0]["threads"]') $(json_get "$D/memory-n1.json" 'd["memory"][0]["threads"]')"
 check_eq "ladder: the probe ran with --json" --json "$(cat "$TMPD/fake/argv.probe.$(hostname)")"
 # The fabric pair ran before the aggregate pair; the fake keeps the last argv per role:
 # aggregate's. Check the fabric's argv in the logs of run_bench.sh.
 check_match "fabric sink: RDMA only, same -p -s -t -d" 'fabric: sink on n1: .*nvme_write_bw_remote -p 18515 -s 64K --warmup 0 -D 0.3 --timeout 1 -d rxe0:1 --tx-depth 8 --no-local --wait 60 --json' "$(cat "$TMPD/err")"
 check_match "fabric source: from memory, THREADS x source drives QPs" 'fabric: source on n2 \(try 1\): .*--source mem -q 4 --json 10\.0\.0\.1' "$(cat "$TMPD/err")"
 check_match "aggregate: the same -t" '^--tx-depth$' "$(cat "$TMPD/fake/argv.source")"
-check_eq "ladder.json: rungs of n1" "link|drive l0|fabric (mem)|end to end" \
+check_eq "ladder.json: rungs of n1" "link|drive l0|staging memory|fabric (mem)|end to end" \
 	"$(json_get "$D/ladder.json" '"|".join(r["name"] for r in d["rungs"] if r["node"] == "n1")')"
 check_eq "iperf3 server: one-off, PORT + 2, JSON" "-s -1 -p 18517 -J" "$(tr '\n' ' ' <"$TMPD/fake/argv.iperf-server" | sed 's/ $//')"
 check_eq "iperf3 client: the sink's address, 8 streams (the last run), zero-copy, DURATION" \
@@ -288,7 +290,7 @@ check_eq "iperf3 client: the sink's address, 8 streams (the last run), zero-copy
 check_match "the receiver's socket buffer limits" '^net\.ipv4\.tcp_rmem = [0-9]+.[0-9]+.[0-9]+$' "$(sed -n 2p "$D/tcp-sysctl-n1.txt")"
 check_eq "TCP rungs from the client's JSON: GB/s, retransmits" "8.10 12 24.80 615" \
 	"$(json_get "$D/ladder.json" '" ".join("%.2f %d" % (r["measured_gb_per_s"], r["retransmits"]) for r in d["rungs"] if r["kind"] == "tcp")')"
-check_eq "ladder.json: rungs of n2" "link|drive l0|drive l1|drives together|tcp (1 stream)|tcp (8 streams)|fabric (mem)|end to end (sent)" \
+check_eq "ladder.json: rungs of n2" "link|drive l0|drive l1|drives together|staging memory|tcp (1 stream)|tcp (8 streams)|fabric (mem)|end to end (sent)" \
 	"$(json_get "$D/ladder.json" '"|".join(r["name"] for r in d["rungs"] if r["node"] == "n2")')"
 check_match "ladder.json: a binding rung and its reason" "^[a-z ]+ True$" "$(json_get "$D/ladder.json" 'd["binding"]["rung"], len(d["binding"]["reason"]) > 20' | tr -d "(),'")"
 check_match "ladder: prints the table and the sentence" 'end to end +n1 +[0-9.]+' "$(cat "$TMPD/out")"

@@ -14,6 +14,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/kdf.h>
 #endif
 
 bool auth_available(void)
@@ -130,5 +131,79 @@ bool auth_check(const struct auth_key *k, const char *label, const uint8_t a[AUT
 #else
 	(void)k, (void)label, (void)a, (void)b, (void)got;
 	return false;
+#endif
+}
+
+#ifdef HAVE_LIBCRYPTO
+/* HKDF-SHA256 of ikm with salt and info into out[AUTH_MAC_LEN]. 0 or -EIO. */
+static int hkdf(const uint8_t *ikm, size_t ikmlen, const uint8_t *salt, size_t saltlen,
+		const char *info, uint8_t out[AUTH_MAC_LEN])
+{
+	EVP_PKEY_CTX *c = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, NULL);
+	size_t outlen = AUTH_MAC_LEN;
+	int ok;
+
+	ok = c && EVP_PKEY_derive_init(c) > 0 && EVP_PKEY_CTX_set_hkdf_md(c, EVP_sha256()) > 0 &&
+	     EVP_PKEY_CTX_set1_hkdf_salt(c, salt, (int)saltlen) > 0 &&
+	     EVP_PKEY_CTX_set1_hkdf_key(c, ikm, (int)ikmlen) > 0 &&
+	     EVP_PKEY_CTX_add1_hkdf_info(c, (const unsigned char *)info, (int)strlen(info)) > 0 &&
+	     EVP_PKEY_derive(c, out, &outlen) > 0 && outlen == AUTH_MAC_LEN;
+	EVP_PKEY_CTX_free(c);
+	return ok ? 0 : -EIO;
+}
+#endif
+
+int auth_derive(const struct auth_key *k, const char *label, const uint8_t a[AUTH_NONCE_LEN],
+		const uint8_t b[AUTH_NONCE_LEN], uint8_t out[AUTH_MAC_LEN])
+{
+#ifdef HAVE_LIBCRYPTO
+	uint8_t salt[2 * AUTH_NONCE_LEN];
+
+	if (!k->len)
+		return -EINVAL;
+	memcpy(salt, a, AUTH_NONCE_LEN);
+	memcpy(salt + AUTH_NONCE_LEN, b, AUTH_NONCE_LEN);
+	return hkdf(k->key, k->len, salt, sizeof(salt), label, out);
+#else
+	(void)k, (void)label, (void)a, (void)b;
+	memset(out, 0, AUTH_MAC_LEN);
+	return -ENOTSUP;
+#endif
+}
+
+int auth_hmac(const uint8_t key[AUTH_MAC_LEN], const struct auth_part *parts, unsigned n,
+	      uint8_t out[AUTH_MAC_LEN])
+{
+#ifdef HAVE_LIBCRYPTO
+	EVP_PKEY *pk = EVP_PKEY_new_raw_private_key(EVP_PKEY_HMAC, NULL, key, AUTH_MAC_LEN);
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	size_t outlen = AUTH_MAC_LEN;
+	unsigned i;
+	int ok = pk && c && EVP_DigestSignInit(c, NULL, EVP_sha256(), NULL, pk) > 0;
+
+	for (i = 0; ok && i < n; i++)
+		ok = !parts[i].len || EVP_DigestSignUpdate(c, parts[i].p, parts[i].len) > 0;
+	ok = ok && EVP_DigestSignFinal(c, out, &outlen) > 0 && outlen == AUTH_MAC_LEN;
+	EVP_MD_CTX_free(c);
+	EVP_PKEY_free(pk);
+	return ok ? 0 : -EIO;
+#else
+	(void)key, (void)parts, (void)n;
+	memset(out, 0, AUTH_MAC_LEN);
+	return -ENOTSUP;
+#endif
+}
+
+bool auth_equal(const uint8_t *a, const uint8_t *b, size_t n)
+{
+#ifdef HAVE_LIBCRYPTO
+	return CRYPTO_memcmp(a, b, n) == 0;
+#else
+	uint8_t d = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		d |= a[i] ^ b[i];
+	return d == 0;
 #endif
 }

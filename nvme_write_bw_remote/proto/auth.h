@@ -46,4 +46,25 @@ int auth_mac(const struct auth_key *k, const char *label, const uint8_t a[AUTH_N
 bool auth_check(const struct auth_key *k, const char *label, const uint8_t a[AUTH_NONCE_LEN],
 		const uint8_t b[AUTH_NONCE_LEN], const uint8_t got[AUTH_MAC_LEN]);
 
+/*
+ * A key of one direction of the control channel after AUTH (ctrl_mac.h):
+ * out = HKDF-SHA256(input key = the pre-shared key, salt = a || b,
+ * info = label), AUTH_MAC_LEN bytes. 0, or -ENOTSUP / -EIO.
+ */
+int auth_derive(const struct auth_key *k, const char *label, const uint8_t a[AUTH_NONCE_LEN],
+		const uint8_t b[AUTH_NONCE_LEN], uint8_t out[AUTH_MAC_LEN]);
+
+/* One piece of a message to authenticate. */
+struct auth_part {
+	const void *p;
+	size_t len;
+};
+
+/* out = HMAC-SHA256(key, the n parts one after the other). 0, or -ENOTSUP / -EIO. */
+int auth_hmac(const uint8_t key[AUTH_MAC_LEN], const struct auth_part *parts, unsigned n,
+	      uint8_t out[AUTH_MAC_LEN]);
+
+/* a and b equal, compared in a time that does not depend on where they differ. */
+bool auth_equal(const uint8_t *a, const uint8_t *b, size_t n);
+
 #endif

@@ -444,7 +444,7 @@ int ctrl_parse_header(const uint8_t hdr[CTRL_HDR_LEN], unsigned *type, uint32_t 
 	*len = ctrl_get_u32(&c);
 	if (magic != CTRL_MAGIC)
 		return -EPROTO;
-	if (*version != CTRL_VERSION)
+	if (*version != CTRL_VERSION && *version != CTRL_VERSION_MAC)
 		return -EPROTONOSUPPORT;
 	if (*type < 1 || *type > CTRL_TYPE_MAX)
 		return -EBADMSG;
@@ -530,6 +530,13 @@ const char *ctrl_strerror(int rc)
 		return "connection closed by the peer";
 	case -EINTR:
 		return "interrupted";
+	case CTRL_ERR_MAC:
+		return "a control message failed its MAC check (altered, replayed, reordered "
+		       "or dropped on the way)";
+	case CTRL_ERR_NOMAC:
+		return "a control message without a MAC after the pre-shared key was proved "
+		       "(a peer of protocol 3, an older version: run the same version on "
+		       "both sides)";
 	default:
 		return strerror(-rc);
 	}

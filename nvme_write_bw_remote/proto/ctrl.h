@@ -44,10 +44,14 @@
  * ERROR may be sent by either side at any point and ends the session.
  * Version 2 added PROGRESS and START's progress_ms; version 3 AUTH, and
  * per-type payload limits (ctrl_payload_max()) enforced before allocation.
+ * With a pre-shared key, every message after the AUTH exchange (HELLO on,
+ * ERROR included, both ways) carries version 4 in its header and a MAC
+ * trailer (ctrl_mac.h); without a key the wire is version 3's, unchanged.
  */
 #ifndef NBW_CTRL_H
 #define NBW_CTRL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -55,7 +59,8 @@
 #include "wire.h"
 
 #define CTRL_MAGIC 0x4e425752u /* "NBWR" */
-#define CTRL_VERSION 3
+#define CTRL_VERSION 3	       /* every message without a key, and the AUTH exchange */
+#define CTRL_VERSION_MAC 4     /* a message after AUTH with a key: a MAC follows (ctrl_mac.h) */
 #define CTRL_HDR_LEN 12
 #define CTRL_MAX_PAYLOAD (64u << 20)
 #define CTRL_MAX_STR WIRE_STR_MAX
@@ -238,8 +243,9 @@ void ctrl_buf_init(struct ctrl_buf *b, unsigned type);
 int ctrl_buf_finish(struct ctrl_buf *b);
 
 /*
- * Check a received header. 0 and *type, *len filled; -EPROTO bad magic (not
- * our protocol), -EPROTONOSUPPORT another version (*version set), -EBADMSG
+ * Check a received header. 0 and *type, *len, *version filled (CTRL_VERSION
+ * or CTRL_VERSION_MAC: which one the channel takes is ctrl_mac_check_version()'s);
+ * -EPROTO bad magic (not our protocol), -EPROTONOSUPPORT another version (*version set), -EBADMSG
  * unknown type, -EMSGSIZE payload over CTRL_MAX_PAYLOAD.
  */
 int ctrl_parse_header(const uint8_t hdr[CTRL_HDR_LEN], unsigned *type, uint32_t *len,
@@ -324,6 +330,11 @@ bool ctrl_hello_mismatch(const struct ctrl_hello *sink, const struct ctrl_hello 
  */
 #define CTRL_ERR_RESOLVE (-20000)
 #define CTRL_ERR_RESOLVE_SPAN 1000
+
+/* A MAC'd control message failed its check: altered, replayed, reordered, dropped. */
+#define CTRL_ERR_MAC (-EKEYREJECTED)
+/* A message without a MAC after a keyed AUTH: a peer of protocol 3, or a stripped MAC. */
+#define CTRL_ERR_NOMAC (-ENOKEY)
 
 /* Text for the negative codes of this module (-errno, CTRL_ERR_RESOLVE + EAI_*). */
 const char *ctrl_strerror(int rc);

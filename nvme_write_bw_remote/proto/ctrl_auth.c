@@ -21,7 +21,7 @@ static int sink_answer(const struct ctrl_auth_sink *a, const struct auth_key *k,
 		memcpy(r.nonce, a->nonce_k, sizeof(r.nonce));
 	else if (auth_mac(k, LABEL_SINK, a->nonce_s, a->nonce_k, r.mac))
 		return -EIO;
-	return ctrl_send_free(fd, &b, ctrl_encode_auth(&b, &r), 1000) ? -EIO : 0;
+	return ctrl_send_free(fd, NULL, &b, ctrl_encode_auth(&b, &r), 1000) ? -EIO : 0;
 }
 
 int ctrl_auth_sink_step(struct ctrl_auth_sink *a, const struct auth_key *k, int fd,
@@ -55,7 +55,8 @@ int ctrl_auth_sink_step(struct ctrl_auth_sink *a, const struct auth_key *k, int 
 		*why = "wrong pre-shared key";
 		return -EACCES;
 	}
-	if (sink_answer(a, k, fd, true)) {
+	if (ctrl_mac_start(&a->mac, k, a->nonce_s, a->nonce_k, CTRL_BY_SINK) ||
+	    sink_answer(a, k, fd, true)) {
 		*why = "cannot send our proof";
 		return -EIO;
 	}
@@ -76,10 +77,10 @@ static int source_round(int fd, const char *peer, int ms, const struct ctrl_auth
 {
 	char err[CTRL_MAX_STR] = "";
 	struct ctrl_buf b;
-	int rc = ctrl_send_free(fd, &b, ctrl_encode_auth(&b, mine), ms);
+	int rc = ctrl_send_free(fd, NULL, &b, ctrl_encode_auth(&b, mine), ms);
 
 	if (!rc)
-		rc = ctrl_await(fd, CTRL_AUTH, theirs, ms, err, sizeof(err));
+		rc = ctrl_await(fd, NULL, CTRL_AUTH, theirs, ms, err, sizeof(err));
 	if (rc == -ECONNRESET && closed)
 		snprintf(why, len, "%s: the sink closed the connection%s", peer, closed);
 	else if (rc)
@@ -90,14 +91,15 @@ static int source_round(int fd, const char *peer, int ms, const struct ctrl_auth
 /* rc with the line fmt in why. */
 #define SOURCE_FAIL(rc, ...) (snprintf(why, len, __VA_ARGS__), (rc))
 
-int ctrl_auth_source(int fd, const struct auth_key *k, const char *peer, int timeout_ms, char *why,
-		     size_t len)
+int ctrl_auth_source(int fd, const struct auth_key *k, struct ctrl_mac *mac, const char *peer,
+		     int timeout_ms, char *why, size_t len)
 {
 	struct ctrl_auth mine = {.has_key = k->len > 0}, theirs, proof = mine;
 	uint8_t nonce_s[CTRL_NONCE_LEN], nonce_k[CTRL_NONCE_LEN];
 	int rc;
 
 	why[0] = '\0';
+	memset(mac, 0, sizeof(*mac));
 	if (auth_nonce(mine.nonce))
 		return SOURCE_FAIL(-EIO, "no random bytes for the nonce");
 	memcpy(nonce_s, mine.nonce, sizeof(nonce_s));
@@ -125,5 +127,7 @@ int ctrl_auth_source(int fd, const struct auth_key *k, const char *peer, int tim
 		return rc;
 	if (!auth_check(k, LABEL_SINK, nonce_s, nonce_k, theirs.mac))
 		return SOURCE_FAIL(-EACCES, "%s: the sink did not prove the pre-shared key", peer);
+	if (ctrl_mac_start(mac, k, nonce_s, nonce_k, CTRL_BY_SOURCE))
+		return SOURCE_FAIL(-EIO, "cannot derive the keys of the control channel");
 	return 0;
 }

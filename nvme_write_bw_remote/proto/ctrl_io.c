@@ -209,16 +209,33 @@ int ctrl_send(int fd, const struct ctrl_buf *b, int timeout_ms)
 	return move_all(fd, b->data, b->len, true, deadline_of(timeout_ms), timeout_ms);
 }
 
-int ctrl_send_free(int fd, struct ctrl_buf *b, int enc_rc, int timeout_ms)
+int ctrl_send_free(int fd, struct ctrl_mac *mac, struct ctrl_buf *b, int enc_rc, int timeout_ms)
 {
-	int rc = enc_rc ? enc_rc : ctrl_send(fd, b, timeout_ms);
+	int rc = enc_rc ? enc_rc : ctrl_mac_seal(mac, b);
+
+	if (!rc)
+		rc = ctrl_send(fd, b, timeout_ms);
 
 	free(b->data);
 	b->data = NULL;
 	return rc;
 }
 
-int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout_ms)
+/* With mac on: the trailer of the message hdr, p[0..len) within the deadline, checked. */
+static int recv_tag(int fd, struct ctrl_mac *mac, const uint8_t *hdr, const uint8_t *p,
+		    uint32_t len, uint64_t deadline, int timeout_ms)
+{
+	uint8_t tag[CTRL_MAC_LEN];
+	int rc;
+
+	if (!mac || !mac->on)
+		return 0;
+	rc = move_all(fd, tag, sizeof(tag), false, deadline, timeout_ms);
+	return rc ? rc : ctrl_mac_open(mac, hdr, p, len, tag);
+}
+
+int ctrl_recv(int fd, struct ctrl_mac *mac, unsigned *type, void **payload, uint32_t *len,
+	      int timeout_ms)
 {
 	uint64_t deadline = deadline_of(timeout_ms);
 	uint8_t hdr[CTRL_HDR_LEN];
@@ -232,6 +249,8 @@ int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout
 	if (rc)
 		return rc;
 	rc = ctrl_parse_header(hdr, type, len, &version);
+	if (!rc)
+		rc = ctrl_mac_check_version(mac, version);
 	if (rc)
 		return rc;
 	if (*len > ctrl_payload_max(*type))
@@ -241,10 +260,13 @@ int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout
 		if (!p)
 			return -ENOMEM;
 		rc = move_all(fd, p, *len, false, deadline, timeout_ms);
-		if (rc) {
-			free(p);
-			return rc;
-		}
+	}
+	if (!rc)
+		rc = recv_tag(fd, mac, hdr, p, *len, deadline, timeout_ms);
+	if (rc) {
+		free(p);
+		*len = 0;
+		return rc;
 	}
 	*payload = p;
 	return 0;
@@ -252,11 +274,13 @@ int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout
 
 void ctrl_inbox_reset(struct ctrl_inbox *in)
 {
+	struct ctrl_mac *mac = in->mac;
 	uint32_t allow = in->allow;
 
 	free(in->payload);
 	memset(in, 0, sizeof(*in));
 	in->allow = allow;
+	in->mac = mac;
 }
 
 /* Read up to n bytes now: the count (0 = nothing yet), or -ECONNRESET / -errno. */
@@ -269,6 +293,24 @@ static ssize_t read_some(int fd, uint8_t *p, size_t n)
 	if (k < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
 	return k;
+}
+
+/* The payload is in: with MACs, read the trailer and check it. 1 whole, 0 more, or < 0. */
+static int inbox_tag(struct ctrl_inbox *in, int fd)
+{
+	ssize_t k;
+
+	if (!in->mac || !in->mac->on)
+		return 1;
+	if (in->tag_got < CTRL_MAC_LEN) {
+		k = read_some(fd, in->tag + in->tag_got, CTRL_MAC_LEN - in->tag_got);
+		if (k < 0)
+			return (int)k;
+		in->tag_got += (size_t)k;
+		if (in->tag_got < CTRL_MAC_LEN)
+			return 0;
+	}
+	return ctrl_mac_open(in->mac, in->hdr, in->payload, in->len, in->tag) ?: 1;
 }
 
 int ctrl_inbox_read(struct ctrl_inbox *in, int fd)
@@ -285,6 +327,8 @@ int ctrl_inbox_read(struct ctrl_inbox *in, int fd)
 		if (in->hdr_got < CTRL_HDR_LEN)
 			return 0;
 		rc = ctrl_parse_header(in->hdr, &in->type, &in->len, &version);
+		if (!rc)
+			rc = ctrl_mac_check_version(in->mac, version);
 		if (rc)
 			return rc;
 		if (in->allow && !(in->allow & (1u << in->type)))
@@ -300,8 +344,10 @@ int ctrl_inbox_read(struct ctrl_inbox *in, int fd)
 		if (k < 0)
 			return (int)k;
 		in->got += (size_t)k;
+		if (in->got < in->len)
+			return 0;
 	}
-	return in->got == in->len ? 1 : 0;
+	return inbox_tag(in, fd);
 }
 
 int ctrl_inbox_pump(struct ctrl_inbox *in, int fd, unsigned max, ctrl_take_fn take, void *ctx,
@@ -322,14 +368,14 @@ int ctrl_inbox_pump(struct ctrl_inbox *in, int fd, unsigned max, ctrl_take_fn ta
 	return rc;
 }
 
-int ctrl_expect(int fd, unsigned want, void **payload, uint32_t *len, int timeout_ms,
-		char *peer_err, size_t errlen)
+int ctrl_expect(int fd, struct ctrl_mac *mac, unsigned want, void **payload, uint32_t *len,
+		int timeout_ms, char *peer_err, size_t errlen)
 {
 	unsigned type;
 	int rc;
 
 	peer_err[0] = '\0';
-	rc = ctrl_recv(fd, &type, payload, len, timeout_ms);
+	rc = ctrl_recv(fd, mac, &type, payload, len, timeout_ms);
 	if (rc)
 		return rc;
 	if (type == want)
@@ -351,11 +397,12 @@ int ctrl_expect(int fd, unsigned want, void **payload, uint32_t *len, int timeou
 	return rc;
 }
 
-int ctrl_await(int fd, unsigned want, void *msg, int timeout_ms, char *peer_err, size_t errlen)
+int ctrl_await(int fd, struct ctrl_mac *mac, unsigned want, void *msg, int timeout_ms,
+	       char *peer_err, size_t errlen)
 {
 	uint32_t len;
 	void *p;
-	int rc = ctrl_expect(fd, want, &p, &len, timeout_ms, peer_err, errlen);
+	int rc = ctrl_expect(fd, mac, want, &p, &len, timeout_ms, peer_err, errlen);
 
 	if (rc)
 		return rc;

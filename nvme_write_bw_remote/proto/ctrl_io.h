@@ -4,24 +4,32 @@
  * listening, accepting and connecting, whole messages sent and received
  * with a poll() timeout on every wait, and the inbox that reads a message
  * in pieces from a non-blocking socket. The codec knows nothing of this.
+ * Each call that moves a message after AUTH takes the connection's MAC
+ * state (ctrl_mac.h; NULL or off: plain messages): a message sent is
+ * sealed, a message received is checked (version, then the trailer) before
+ * its payload is handed over.
  */
 #ifndef NBW_CTRL_IO_H
 #define NBW_CTRL_IO_H
 
 #include "ctrl.h"
+#include "ctrl_mac.h"
 
 /*
  * A message read in pieces from a non-blocking socket, for a server that
  * serves several handshakes at once. Zero it before the first use.
  */
 struct ctrl_inbox {
-	uint32_t allow; /* types taken (bit 1 << type; 0 = any): see ctrl_phase_allows() */
+	uint32_t allow;	      /* types taken (bit 1 << type; 0 = any): see ctrl_phase_allows() */
+	struct ctrl_mac *mac; /* the connection's MACs (NULL: none); kept by ctrl_inbox_reset() */
 	uint8_t hdr[CTRL_HDR_LEN];
 	size_t hdr_got;
 	unsigned type;
 	uint32_t len;
 	uint8_t *payload;
 	size_t got;
+	uint8_t tag[CTRL_MAC_LEN]; /* with MACs: the trailer */
+	size_t tag_got;
 };
 
 /*
@@ -30,10 +38,11 @@ struct ctrl_inbox {
  * 0 when more is needed, or a ctrl_recv() error. With in->allow set, a
  * header of a type outside it is -EBADMSG, and one of a fixed-size type
  * (ctrl_fixed_len()) that announces another length -EMSGSIZE, both before
- * a byte of the payload is allocated.
+ * a byte of the payload is allocated. With in->mac on, the whole message
+ * is handed over only once its trailer checked (else CTRL_ERR_MAC).
  */
 int ctrl_inbox_read(struct ctrl_inbox *in, int fd);
-/* Free the payload and start over (in->allow is kept). */
+/* Free the payload and start over (in->allow and in->mac are kept). */
 void ctrl_inbox_reset(struct ctrl_inbox *in);
 
 /* A whole message handed over by ctrl_inbox_pump(): 0 go on, else stop with that value. */
@@ -76,28 +85,31 @@ int ctrl_accept(int lfd, int timeout_ms, char *peer, size_t peerlen);
  * -EHOSTUNREACH..., CTRL_ERR_RESOLVE + EAI_* (an unknown host: ctrl_strerror).
  */
 int ctrl_connect(const char *host, unsigned port, int timeout_ms);
-/* Send a finished buffer within timeout_ms. 0 or -errno (-EPIPE peer gone). */
+/* Send a finished (and sealed) buffer within timeout_ms. 0 or -errno (-EPIPE peer gone). */
 int ctrl_send(int fd, const struct ctrl_buf *b, int timeout_ms);
 /*
  * Receive one message within timeout_ms: *type, a malloc'ed payload (*payload,
  * free it; NULL if empty) and its length. -ETIMEDOUT, -ECONNRESET (peer
- * closed), -EINTR, a ctrl_parse_header() error, or -EMSGSIZE beyond
- * ctrl_payload_max() of its type.
+ * closed), -EINTR, a ctrl_parse_header() error, -EMSGSIZE beyond
+ * ctrl_payload_max() of its type, or with mac: ctrl_mac_check_version()'s
+ * error or CTRL_ERR_MAC.
  */
-int ctrl_recv(int fd, unsigned *type, void **payload, uint32_t *len, int timeout_ms);
+int ctrl_recv(int fd, struct ctrl_mac *mac, unsigned *type, void **payload, uint32_t *len,
+	      int timeout_ms);
 /*
  * Receive a message of type want. A CTRL_ERROR from the peer becomes
  * -ECONNABORTED with its text in peer_err; another type is -EBADMSG.
  */
-int ctrl_expect(int fd, unsigned want, void **payload, uint32_t *len, int timeout_ms,
-		char *peer_err, size_t errlen);
+int ctrl_expect(int fd, struct ctrl_mac *mac, unsigned want, void **payload, uint32_t *len,
+		int timeout_ms, char *peer_err, size_t errlen);
 /*
  * ctrl_expect() and ctrl_decode(): the message into *msg, the struct of its
  * type (a struct ctrl_list for a list; ctrl_release() frees what it holds).
  * 0, ctrl_expect()'s errors, or the decoder's (-EBADMSG, -ENOMEM).
  */
-int ctrl_await(int fd, unsigned want, void *msg, int timeout_ms, char *peer_err, size_t errlen);
-/* Send a message and free its buffer; 0 or -errno. */
-int ctrl_send_free(int fd, struct ctrl_buf *b, int enc_rc, int timeout_ms);
+int ctrl_await(int fd, struct ctrl_mac *mac, unsigned want, void *msg, int timeout_ms,
+	       char *peer_err, size_t errlen);
+/* Seal a message with mac (ctrl_mac_seal()), send it and free its buffer; 0 or -errno. */
+int ctrl_send_free(int fd, struct ctrl_mac *mac, struct ctrl_buf *b, int enc_rc, int timeout_ms);
 
 #endif

@@ -3,7 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attrib.h"
 #include "counters_rows.h"
+
+#define ATTRIB_MAX_HOPS 16
 
 #define CTR_TEXT_WIDTH 78 /* a port's text line wraps past this column */
 #define CTR_TEXT_INDENT 16
@@ -103,6 +106,15 @@ void print_counters(struct report *r, const struct result *x, const char *span)
 		json_port(r, &x->ctr[i]);
 	}
 	report_arr_end(r);
+}
+
+void print_attribution(struct report *r, const struct result *x, const struct result_stream *st)
+{
+	struct attrib_hop h[ATTRIB_MAX_HOPS];
+	int n = attrib_explain(st->rails, st->nrails, st->seconds, x->ctr, x->nctr, h,
+			       ATTRIB_MAX_HOPS);
+
+	attrib_print(r, h, n);
 }
 
 void print_rdma_check(struct report *r, const struct result_stream *st)

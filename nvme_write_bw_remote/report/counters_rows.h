@@ -19,6 +19,12 @@
 void print_counters(struct report *r, const struct result *x, const char *span);
 
 /*
+ * "attribution": st's rails below their peers and x's ports whose counters
+ * fire a rule (attrib.h), a line each; nothing when none.
+ */
+void print_attribution(struct report *r, const struct result *x, const struct result_stream *st);
+
+/*
  * "rdma_check" and "rdma_received_bytes": the sink's check of st's figure
  * (nothing when it was not looked at: RDMA_CHECK_NONE).
  */

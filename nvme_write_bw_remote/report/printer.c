@@ -105,6 +105,7 @@ static void print_sink(struct report *r, const struct result *x)
 	print_sink_totals(r, x);
 	print_rule(r);
 	print_counters(r, x, "from START to the source's result");
+	print_attribution(r, x, st);
 	if (x->nctr)
 		print_rule(r);
 	print_outcome(r, &x->o, x->verdict, x->vdetail[0] ? x->vdetail : NULL, x->rc == 0,
@@ -171,6 +172,7 @@ static void print_source(struct report *r, const struct result *x)
 	report_obj_end(r);
 	print_rule(r);
 	print_counters(r, x, "over the window");
+	print_attribution(r, x, st);
 	if (x->nctr)
 		print_rule(r);
 	print_outcome(r, o, x->verdict, NULL, x->rc == 0, x->failure);

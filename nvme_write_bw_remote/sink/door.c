@@ -405,6 +405,27 @@ static bool door_accept(struct door *d, int lfd)
 	return true;
 }
 
+/*
+ * Tell a peer of another version why it is dropped, in a plain message (of
+ * protocol 3: what an older source reads): our version, or, after a keyed
+ * AUTH, that the messages from HELLO on must carry a MAC.
+ */
+static void pend_tell_version(struct pending *p, int rc)
+{
+	struct ctrl_buf b;
+	char msg[160];
+
+	if (rc == CTRL_ERR_NOMAC)
+		snprintf(msg, sizeof(msg),
+			 "sink speaks protocol version %d with --psk-file (every message "
+			 "after AUTH MAC'd): run the same version on both sides",
+			 CTRL_VERSION_MAC);
+	else
+		snprintf(msg, sizeof(msg), "sink speaks protocol version %d (%d with --psk-file)",
+			 CTRL_VERSION, CTRL_VERSION_MAC);
+	ctrl_send_free(p->fd, NULL, &b, ctrl_encode_error(&b, msg), 200);
+}
+
 /* One whole message of a pending handshake. 1 a guest is ready, 0 go on, <0 drop. */
 static int pend_step(struct door *d, struct pending *p, const char **why)
 {
@@ -420,6 +441,8 @@ static int pend_step(struct door *d, struct pending *p, const char **why)
 	rc = ctrl_auth_sink_step(&p->auth, &d->o->key, p->fd, p->in.payload, p->in.len, why);
 	if (!rc)
 		p->st = p->auth.step == CTRL_STEP_PROOF ? PEND_PROOF : PEND_HELLO;
+	if (!rc && p->auth.mac.on)
+		p->in.mac = &p->auth.mac; /* HELLO on: MAC'd */
 	if (!rc && p->st == PEND_PROOF)
 		p->answered = nbw_now_ns();
 	return rc;
@@ -440,13 +463,8 @@ static int pend_read(struct door *d, struct pending *p, struct door_guest *g)
 	if (rc == 0)
 		return 0;
 	if (rc < 0) {
-		if (rc == -EPROTONOSUPPORT) {
-			struct ctrl_buf b;
-			char msg[64];
-
-			snprintf(msg, sizeof(msg), "sink speaks protocol version %d", CTRL_VERSION);
-			ctrl_send_free(p->fd, &b, ctrl_encode_error(&b, msg), 200);
-		}
+		if (rc == -EPROTONOSUPPORT || rc == CTRL_ERR_NOMAC)
+			pend_tell_version(p, rc);
 		pend_drop(d, p,
 			  rc != -EBADMSG	     ? ctrl_strerror(rc)
 			  : p->in.type != CTRL_HELLO ? "a message out of turn"
@@ -468,6 +486,7 @@ static int pend_read(struct door *d, struct pending *p, struct door_guest *g)
 		return 0;
 	g->fd = p->fd;
 	g->trusted = p->auth.trusted;
+	g->mac = p->auth.mac;
 	snprintf(g->peer, sizeof(g->peer), "%s", p->peer);
 	p->fd = -1;
 	p->st = PEND_FREE;
@@ -546,7 +565,7 @@ void door_refuse(struct door *d, struct door_guest *g, const char *why)
 	struct ctrl_buf b;
 
 	if (g->trusted)
-		ctrl_send_free(g->fd, &b, ctrl_encode_error(&b, why), 1000);
+		ctrl_send_free(g->fd, &g->mac, &b, ctrl_encode_error(&b, why), 1000);
 	door_drop_note(d, g->peer, why, DROP_REFUSED);
 	close(g->fd);
 	g->fd = -1;

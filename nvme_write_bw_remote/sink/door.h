@@ -37,6 +37,7 @@ struct door_guest {
 	char peer[64];
 	struct ctrl_hello hello;
 	bool trusted; /* proved the key, or the sink is open: may be told why it is refused */
+	struct ctrl_mac mac; /* with a key: the channel's MACs from HELLO on (ctrl_mac.h) */
 };
 
 struct door;

@@ -175,7 +175,7 @@ static enum judge_hello_verdict hello_verdict(const struct hall *h, const struct
 /* Guest g becomes source i of n: a session of its own (one source: with the hall's drives). */
 static struct session *admit_one(struct hall *h, struct door_guest *g, int i, int n)
 {
-	struct session *s = session_create(&h->env, g->fd, g->peer, g->trusted, &g->hello,
+	struct session *s = session_create(&h->env, g->fd, g->peer, g->trusted, &g->mac, &g->hello,
 					   n == 1 ? &h->loc : NULL);
 
 	if (!s)

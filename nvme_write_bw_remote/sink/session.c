@@ -37,7 +37,7 @@ static int send_accept(struct session *s, struct ctrl_buf *b)
 	a->session = s->id;
 	for (i = 0; i < s->env->nports && i < CTRL_MAX_PORTS; i++)
 		conv_port_to_wire(&s->env->ports[i], &a->ports[a->nports++]);
-	rc = ctrl_send_free(s->cfd, b, ctrl_encode_accept(b, a), remote_timeout_ms(s->o));
+	rc = ctrl_send_free(s->cfd, &s->mac, b, ctrl_encode_accept(b, a), remote_timeout_ms(s->o));
 	free(a);
 	return rc;
 }
@@ -162,7 +162,7 @@ static int send_slices(struct session *s)
 		if (s->sqp)
 			sl[i].qp = s->sqp[i];
 	}
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_slices(&b, sl, s->hello.workers),
+	rc = ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_slices(&b, sl, s->hello.workers),
 			    remote_timeout_ms(s->o));
 	free(sl);
 	if (rc) {
@@ -223,7 +223,8 @@ int session_handshake(struct session *s)
 /* ---- its life ------------------------------------------------------------------ */
 
 struct session *session_create(const struct session_env *env, int fd, const char *peer,
-			       bool trusted, const struct ctrl_hello *hello, struct local *loc)
+			       bool trusted, const struct ctrl_mac *mac,
+			       const struct ctrl_hello *hello, struct local *loc)
 {
 	struct session *s = nbw_zalloc(1, sizeof(*s));
 
@@ -234,6 +235,8 @@ struct session *session_create(const struct session_env *env, int fd, const char
 	s->state = CTRL_STEP_ACCEPT;
 	s->cfd = fd;
 	s->trusted = trusted;
+	s->mac = *mac;
+	s->in.mac = &s->mac;
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);
 	s->hello = *hello;
 	s->verdict = VERDICT_NONE;

@@ -20,12 +20,13 @@
 #include "session_state.h"
 
 /*
- * A session for the source behind fd (its HELLO taken by the door), with
- * its own number; loc: the local stream its window carries (NULL: none).
- * NULL when out of memory.
+ * A session for the source behind fd (its HELLO taken by the door, the
+ * channel's MACs in mac, off without a key), with its own number; loc: the local stream its window
+ * carries (NULL: none). NULL when out of memory.
  */
 struct session *session_create(const struct session_env *env, int fd, const char *peer,
-			       bool trusted, const struct ctrl_hello *hello, struct local *loc);
+			       bool trusted, const struct ctrl_mac *mac,
+			       const struct ctrl_hello *hello, struct local *loc);
 /* ACCEPT, the QPs or RDMA connections, the slices and the canary's verdict. 0 or an exit status. */
 int session_handshake(struct session *s);
 /* START (with fan: once every session is ready), the window, the verdict and DONE. */

@@ -33,7 +33,7 @@ int session_expect(struct session *s, unsigned want, void **p, uint32_t *len, in
 		*p = NULL;
 		return -EBADMSG;
 	}
-	rc = ctrl_expect(s->cfd, want, p, len, timeout_ms, err, errlen);
+	rc = ctrl_expect(s->cfd, &s->mac, want, p, len, timeout_ms, err, errlen);
 	if (!rc)
 		session_took(s, want);
 	return rc;
@@ -71,6 +71,6 @@ int session_tell(struct session *s, int rc)
 	struct ctrl_buf b;
 
 	if (s->cfd >= 0)
-		ctrl_send_free(s->cfd, &b, ctrl_encode_error(&b, s->failure), 1000);
+		ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_error(&b, s->failure), 1000);
 	return rc;
 }

@@ -50,6 +50,7 @@ struct session {
 	enum ctrl_step state; /* the step of the conversation (steps.h); END once it failed */
 	int cfd;
 	struct ctrl_inbox in; /* the control channel during the window: a message in part */
+	struct ctrl_mac mac;  /* with a key: its MACs both ways (in.mac points here) */
 	bool trusted;	      /* the source proved the key (or the sink is open) */
 	char peer[64];
 	int number;		 /* its place among --sources N (1..N); 0: the only source */

@@ -334,7 +334,11 @@ static const char *dump_path(const struct session *s, char *buf, size_t len)
 	return buf;
 }
 
-static void receive_full(struct session *s)
+/*
+ * The full table and its verdict. 0, or a refusal when the VERIFY failed
+ * its MAC (altered on the way: the verdict fails and the session ends).
+ */
+static int receive_full(struct session *s)
 {
 	struct verdict_note v = {.verdict = s->verdict};
 	char err[CTRL_MAX_STR], path[PATH_MAX];
@@ -359,6 +363,10 @@ static void receive_full(struct session *s)
 	if (!rc && s->o->sink.dump_slice)
 		verify_dump_map(dump_path(s, path, sizeof(path)), s->canary, s->ncanary, c, n);
 	free(c);
+	if (rc == CTRL_ERR_MAC || rc == CTRL_ERR_NOMAC)
+		return session_refuse(s, "%s: protocol error: VERIFY: %s", s->peer,
+				      ctrl_strerror(rc));
+	return 0;
 }
 
 /* After its RESULT: the full table, and whether the source completed its window. */
@@ -368,8 +376,8 @@ static int after_result(struct session *s)
 	uint32_t len;
 	void *p;
 
-	if (s->hello.verify == CTRL_VERIFY_FULL)
-		receive_full(s);
+	if (s->hello.verify == CTRL_VERIFY_FULL && receive_full(s))
+		return NBW_EXIT_FAIL;
 	if (s->res.ok)
 		return 0;
 	/* Its ERROR, if any, follows the RESULT (the verdict step: nothing else may come). */
@@ -456,7 +464,7 @@ static int send_start(struct session *s)
 	free(s->ctr_start); /* the ports' counters before the source's first byte of the window */
 	s->ctr_start = remote_counters_read(o, s->env->ports, s->env->nports);
 	s->start_sent_ns = nbw_now_ns();
-	rc = ctrl_send_free(s->cfd, &b, ctrl_encode_start(&b, &st), remote_timeout_ms(o));
+	rc = ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_start(&b, &st), remote_timeout_ms(o));
 	s->state = CTRL_STEP_WINDOW;
 	s->last_heard = nbw_now_ns();
 	return rc;
@@ -546,7 +554,7 @@ int session_conclude(struct session *s, struct meeting *fan)
 		struct ctrl_done d = {.verify = (uint8_t)(s->verdict == VERDICT_NONE ? VERDICT_FAIL
 										     : s->verdict)};
 
-		ctrl_send_free(s->cfd, &b, ctrl_encode_done(&b, &d), 1000);
+		ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_done(&b, &d), 1000);
 	}
 	if (rc)
 		s->state = CTRL_STEP_END;

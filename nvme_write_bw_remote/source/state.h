@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "ctrl.h"
+#include "ctrl_mac.h"
 #include "lathist.h"
 #include "rails.h"
 #include "reader.h"
@@ -81,6 +82,7 @@ struct source {
 	struct sworker *w;
 	uint32_t nw, started;
 	int cfd;
+	struct ctrl_mac mac; /* with a key: the channel's MACs after AUTH (proto/ctrl_mac.h) */
 	enum ctrl_step step; /* where the conversation is (proto/steps.h) */
 	bool may_retry;	     /* a reset before ACCEPT may be the door's: connect again */
 	bool again;	     /* it happened: the handshake starts over */

@@ -51,7 +51,7 @@ int source_expect(struct source *s, unsigned type, void **p, uint32_t *len, int 
 			 ctrl_step_name(s->step));
 		return -EBADMSG;
 	}
-	rc = ctrl_expect(s->cfd, type, p, len, timeout_ms, err, errlen);
+	rc = ctrl_expect(s->cfd, &s->mac, type, p, len, timeout_ms, err, errlen);
 	stepped(s, rc ? CTRL_ERROR : type); /* whatever failed, the conversation ends */
 	return rc;
 }
@@ -75,7 +75,7 @@ int source_send(struct source *s, unsigned type, struct ctrl_buf *b, int enc, in
 
 	if (!enc && !ctrl_step_may_send(s->step, CTRL_BY_SOURCE, type))
 		enc = -EPROTO; /* out of turn: freed, not sent */
-	rc = ctrl_send_free(s->cfd, b, enc, timeout_ms);
+	rc = ctrl_send_free(s->cfd, &s->mac, b, enc, timeout_ms);
 	if (!rc) /* a send that failed leaves the step: the sink may have said why, to be read */
 		stepped(s, type);
 	return rc;
@@ -133,8 +133,8 @@ static bool handshake_reset(struct source *s, int rc)
 static int authenticate(struct source *s)
 {
 	char why[CTRL_MAX_STR + 256];
-	int rc = ctrl_auth_source(s->cfd, &s->o->key, s->o->source.peer, remote_timeout_ms(s->o),
-				  why, sizeof(why));
+	int rc = ctrl_auth_source(s->cfd, &s->o->key, &s->mac, s->o->source.peer,
+				  remote_timeout_ms(s->o), why, sizeof(why));
 
 	if (rc && !handshake_reset(s, rc))
 		return source_fail(s, "%s", why);

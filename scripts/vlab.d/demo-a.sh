@@ -23,7 +23,12 @@ export DRAM=256M THREADS=2 CHUNK=1M WARMUP=1 DURATION=${DEMO_WINDOW:-6} NET_TIME
 # NFS: a 64 MiB file (the node has 1 GiB), the random 4 KiB reads at one depth.
 export NFS_SIZE=64M NFS_DEPTHS=16
 export RESULTS=none RESULTS_DIR=$VLAB_OUT/results RUN_NAME=ladder
+# A valid total asks for 99% window overlap and 2% variation of the 1 s samples:
+# rules for real hardware. Emulated nodes on a shared host miss them by the
+# emulator's timing alone, so the demo loosens them (said in its header below).
+export SINK_ARGS="--min-overlap 80 --max-cv 100"
 printf '\n=== node a: run_bench.sh ladder (sink a, source b through %s) ===\n' "${launch##*/}"
+printf 'emulated nodes: the sink'"'"'s rules for a valid total loosened (%s)\n' "$SINK_ARGS"
 "$src/scripts/run_bench.sh" ladder
 rc=$?
 inv=$RESULTS_DIR/$RUN_NAME/inventory

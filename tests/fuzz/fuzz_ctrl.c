@@ -5,7 +5,7 @@
  *	0           ctrl_parse_header (12 bytes)
  *	1 .. 10     the payload decoder of that message type (HELLO .. PROGRESS;
  *	            CANARY and VERIFY share ctrl_decode_chunks)
- *	11 .. 0xef  a whole message: header, then its payload's decoder when
+ *	11 .. 0xdf  a whole message: header, then its payload's decoder when
  *	            the header is good and the length matches
  *	0xf0 ..     a conversation: the rest is the byte stream a source sends,
  *	            read by the sink's side of the session through a socketpair
@@ -14,6 +14,14 @@
  *	            No message is taken outside its phase, none allocated past
  *	            its limit or (at the door) off its exact size, and the
  *	            sink's checks (judge.c) run on what is taken
+ *	0xe0 .. 0xef a conversation after a keyed AUTH (proto/ctrl_mac.h): the
+ *	            sink's inbox with its MACs on, from HELLO; bit 3 set, the
+ *	            harness seals each message of the rest (cut at its header's
+ *	            length) with the source's key, so that mutated payloads reach
+ *	            the decoders behind the check; clear, the bytes go as they
+ *	            are (a forged or altered trailer is refused, never handed over).
+ *	            Every message handed over passed its check (one sequence
+ *	            number each); bits 1-2 choose verbs / --verify full
  * A decoded HELLO is also compared with a sink's parameters, strings must
  * come back NUL-terminated within their buffers, and every payload that
  * decodes (ctrl_decode(), the table-driven codec) must encode back to the
@@ -27,6 +35,7 @@
 #include <unistd.h>
 
 #include "ctrl_io.h"
+#include "ctrl_mac.h"
 #include "judge.h"
 #include "steps.h"
 
@@ -162,6 +171,8 @@ struct conv {
 	unsigned step;
 	bool key, verbs, full;
 	uint32_t workers;
+	struct ctrl_mac *mac; /* a MAC'd conversation: the sink's MACs */
+	uint64_t taken;
 };
 
 /* The judge on what the sink took: the QPS list, the tables, the RESULT. */
@@ -213,6 +224,8 @@ static int take(void *ctx, unsigned type, const void *p, uint32_t n)
 
 	must((ctrl_step_allows(cv->step) >> type) & 1, "session: a message out of its phase");
 	must(n <= ctrl_payload_max(type), "session: a payload past its limit");
+	if (cv->mac)
+		must(cv->mac->rx_seq == ++cv->taken, "mac: a message handed over unchecked");
 	if (cv->step <= CTRL_STEP_HELLO)
 		must(n == ctrl_fixed_len(type), "door: a message off its exact size");
 	decode(type, p, n);
@@ -223,17 +236,59 @@ static int take(void *ctx, unsigned type, const void *p, uint32_t n)
 	return cv->step == CTRL_STEP_END ? 1 : cv->step != prev ? 2 : 0;
 }
 
+/* The MACs of both ends of the fuzzed keyed sessions: one key, fixed nonces. */
+static void fuzz_macs(struct ctrl_mac *src, struct ctrl_mac *snk)
+{
+	struct auth_key k = {.key = "fuzz: a pre-shared key", .len = 22};
+	uint8_t ns[CTRL_NONCE_LEN] = {1}, nk[CTRL_NONCE_LEN] = {2};
+
+	must(!ctrl_mac_start(src, &k, ns, nk, CTRL_BY_SOURCE) &&
+		     !ctrl_mac_start(snk, &k, ns, nk, CTRL_BY_SINK),
+	     "mac: no keys");
+}
+
+/* Write p[0..n) to fd, each message (cut at its header's length) sealed with mac. */
+static void write_sealed(int fd, struct ctrl_mac *mac, const uint8_t *p, size_t n)
+{
+	while (n >= CTRL_HDR_LEN) {
+		size_t len = (size_t)p[8] << 24 | (size_t)p[9] << 16 | (size_t)p[10] << 8 | p[11];
+		struct ctrl_buf b = {0};
+
+		if (len > n - CTRL_HDR_LEN)
+			len = n - CTRL_HDR_LEN;
+		ctrl_put_bytes(&b, p, CTRL_HDR_LEN + len);
+		if (!b.nomem && !ctrl_mac_seal(mac, &b) && write(fd, b.data, b.len) < 0)
+			n = CTRL_HDR_LEN + len;
+		free(b.data);
+		p += CTRL_HDR_LEN + len;
+		n -= CTRL_HDR_LEN + len;
+	}
+}
+
 /* A conversation: the bytes a source sends, through the sink's side of a session. */
 static void session(uint8_t sel, const uint8_t *p, size_t n)
 {
 	struct conv cv = {.key = sel & 1, .verbs = sel & 2, .full = sel & 4, .workers = 1};
+	struct ctrl_mac src, snk;
 	struct ctrl_inbox in = {0};
 	int sv[2], rounds = 0, rc = 0, sz = 1 << 20;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		return;
 	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
-	if (write(sv[1], p, n) < 0)
+	if (sel < 0xf0) { /* after a keyed AUTH: MAC'd from HELLO on */
+		fuzz_macs(&src, &snk);
+		cv = (struct conv){.key = true,
+				   .verbs = sel & 2,
+				   .full = sel & 4,
+				   .workers = 1,
+				   .step = CTRL_STEP_HELLO,
+				   .mac = &snk};
+		in.mac = &snk;
+	}
+	if (sel < 0xf0 && (sel & 8))
+		write_sealed(sv[1], &src, p, n);
+	else if (write(sv[1], p, n) < 0)
 		n = 0;
 	close(sv[1]);
 	while ((!rc || rc == 2) && rounds++ < 1000) {
@@ -252,7 +307,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	if (data[0] >= 0xf0) {
+	if (data[0] >= 0xe0) {
 		session(data[0], data + 1, size - 1);
 		return 0;
 	}
@@ -301,6 +356,48 @@ static int save(const char *dir, const char *name, const struct ctrl_buf *b, int
 	return 0;
 }
 
+/*
+ * The same conversation after a keyed AUTH, from HELLO: sealed by the
+ * source's MACs (selector 0xe6), and as plain messages for the harness to
+ * seal (0xee).
+ */
+static int save_mac_sessions(const char *dir, const struct ctrl_hello *h, const struct ctrl_wqp *q,
+			     const struct ctrl_chunk *c, const struct ctrl_progress *pr,
+			     const struct ctrl_result *r)
+{
+	static const uint8_t sel[2] = {0xe6, 0xee};
+	static const char *const name[2] = {"session-mac-sealed", "session-mac-plain"};
+	struct ctrl_mac src, snk;
+	struct ctrl_buf b[6];
+	char path[4096];
+	int rc = 0, i, k;
+	FILE *f;
+
+	for (k = 0; k < 2 && !rc; k++) {
+		fuzz_macs(&src, &snk);
+		rc |= ctrl_encode_hello(&b[0], h);
+		rc |= ctrl_encode_qps(&b[1], q, 1);
+		rc |= ctrl_encode_chunks(&b[2], CTRL_CANARY, c, 1);
+		rc |= ctrl_encode_progress(&b[3], pr);
+		rc |= ctrl_encode_result(&b[4], r);
+		rc |= ctrl_encode_chunks(&b[5], CTRL_VERIFY, c, 1);
+		for (i = 0; i < 6 && k == 0; i++)
+			rc |= ctrl_mac_seal(&src, &b[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, name[k]);
+		f = rc ? NULL : fopen(path, "wb");
+		if (f) {
+			fwrite(&sel[k], 1, 1, f);
+			for (i = 0; i < 6; i++)
+				fwrite(b[i].data, 1, b[i].len, f);
+			fclose(f);
+		}
+		for (i = 0; i < 6; i++)
+			free(b[i].data);
+		rc |= f ? 0 : -1;
+	}
+	return rc;
+}
+
 /* A whole conversation of an open sink in verbs mode with --verify full (selector 0xf6). */
 static int save_session(const char *dir, const struct ctrl_hello *h, const struct ctrl_wqp *q,
 			const struct ctrl_chunk *c, const struct ctrl_progress *pr,
@@ -330,7 +427,7 @@ static int save_session(const char *dir, const struct ctrl_hello *h, const struc
 	}
 	for (i = 0; i < 7; i++)
 		free(b[i].data);
-	return f ? 0 : -1;
+	return f ? save_mac_sessions(dir, h, q, c, pr, r) : -1;
 }
 
 int fuzz_write_corpus(const char *dir)

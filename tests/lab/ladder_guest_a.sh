@@ -16,6 +16,11 @@ trap 'LAUNCH_CONNECT_TIMEOUT=10 "$launch" --stop b || echo "could not stop node 
 export LAUNCHER=$launch SINK_NODE=a SRC_NODE=b SINK_ADDR=$VLAB_ADDR RDMA_DEV=$VLAB_RDMA_DEV
 export DRAM=64M THREADS=1 CHUNK=1M WARMUP=1 DURATION=4 NET_TIMEOUT=20 SINK_WAIT=120
 export NFS_SIZE=32M
+# The rules for a valid total (99% overlap, 2% variation of 1 s samples) are for
+# real hardware and are proven fast (tests/remote/); here the emulated nodes of
+# a shared host decide them, so they are loosened as for the Slurm jobs: the lab
+# proves the path and that the ladder is recorded and compared, not the timing.
+export SINK_ARGS="--min-overlap 80 --max-cv 100"
 [ "${1:-}" = upper ] || export IPERF3=none EXPORTFS=none
 # Each run recorded (nbw-results) into $VLAB_OUT/record: the default directory
 # is on the guest's read-only /. The SQLite index on the guest's own /tmp: the

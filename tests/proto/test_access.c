@@ -221,7 +221,7 @@ static void test_limits_and_inbox(void)
 	/* A PROGRESS announcing 1 MiB: refused before anything is allocated. */
 	forged_header(h, CTRL_PROGRESS, 1 << 20);
 	CHECK(write(sv[0], h, sizeof(h)) == CTRL_HDR_LEN);
-	CHECK(ctrl_recv(sv[1], &type, &p, &len, 1000) == -EMSGSIZE);
+	CHECK(ctrl_recv(sv[1], NULL, &type, &p, &len, 1000) == -EMSGSIZE);
 	CHECK(write(sv[0], h, sizeof(h)) == CTRL_HDR_LEN);
 	CHECK(ctrl_inbox_read(&in, sv[1]) == -EMSGSIZE);
 	ctrl_inbox_reset(&in);

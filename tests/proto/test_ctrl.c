@@ -531,9 +531,9 @@ static void test_header(void)
 	h[0] = 'G'; /* "GET / HTTP/1.1" */
 	CHECK(ctrl_parse_header(h, &type, &len, &version) == -EPROTO);
 	memcpy(h, b.data, CTRL_HDR_LEN);
-	h[5] = CTRL_VERSION + 1;
+	h[5] = CTRL_VERSION_MAC + 1;
 	CHECK(ctrl_parse_header(h, &type, &len, &version) == -EPROTONOSUPPORT &&
-	      version == CTRL_VERSION + 1);
+	      version == CTRL_VERSION_MAC + 1);
 	h[5] = 1; /* version 1 had no PROGRESS: refused, not misread */
 	CHECK(ctrl_parse_header(h, &type, &len, &version) == -EPROTONOSUPPORT && version == 1);
 	memcpy(h, b.data, CTRL_HDR_LEN);
@@ -561,33 +561,35 @@ static void test_sockets(void)
 
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
 	/* A whole message crosses. */
-	CHECK(ctrl_send_free(sv[0], &b, ctrl_encode_hello(&b, &hello), 1000) == 0);
-	CHECK(ctrl_recv(sv[1], &type, &p, &len, 1000) == 0 && type == CTRL_HELLO && len == 38);
+	CHECK(ctrl_send_free(sv[0], NULL, &b, ctrl_encode_hello(&b, &hello), 1000) == 0);
+	CHECK(ctrl_recv(sv[1], NULL, &type, &p, &len, 1000) == 0 && type == CTRL_HELLO &&
+	      len == 38);
 	free(p);
 	/* Nothing comes: the wait ends at its timeout. */
 	t0 = nbw_now_ns();
-	CHECK(ctrl_recv(sv[1], &type, &p, &len, 200) == -ETIMEDOUT);
+	CHECK(ctrl_recv(sv[1], NULL, &type, &p, &len, 200) == -ETIMEDOUT);
 	CHECK(nbw_now_ns() - t0 >= 190000000ULL && nbw_now_ns() - t0 < 2000000000ULL);
 	/* A header and half a payload: also a timeout, not a hang. */
 	CHECK(ctrl_encode_hello(&b, &hello) == 0);
 	CHECK(write(sv[0], b.data, CTRL_HDR_LEN + 5) == CTRL_HDR_LEN + 5);
-	CHECK(ctrl_recv(sv[1], &type, &p, &len, 200) == -ETIMEDOUT);
+	CHECK(ctrl_recv(sv[1], NULL, &type, &p, &len, 200) == -ETIMEDOUT);
 	free(b.data);
 	/* An ERROR where something else was expected carries its text. */
-	CHECK(ctrl_send_free(sv[1], &b, ctrl_encode_error(&b, "sink says no"), 1000) == 0);
-	CHECK(ctrl_expect(sv[0], CTRL_ACCEPT, &p, &len, 1000, err, sizeof(err)) == -ECONNABORTED);
+	CHECK(ctrl_send_free(sv[1], NULL, &b, ctrl_encode_error(&b, "sink says no"), 1000) == 0);
+	CHECK(ctrl_expect(sv[0], NULL, CTRL_ACCEPT, &p, &len, 1000, err, sizeof(err)) ==
+	      -ECONNABORTED);
 	CHECK(!strcmp(err, "sink says no") && p == NULL);
 	/* A heartbeat crosses and is expected like any message. */
-	CHECK(ctrl_send_free(sv[0], &b,
+	CHECK(ctrl_send_free(sv[0], NULL, &b,
 			     ctrl_encode_progress(&b, &(struct ctrl_progress){2000, 100, 1000, 50}),
 			     1000) == 0);
-	CHECK(ctrl_expect(sv[1], CTRL_PROGRESS, &p, &len, 1000, err, sizeof(err)) == 0 &&
+	CHECK(ctrl_expect(sv[1], NULL, CTRL_PROGRESS, &p, &len, 1000, err, sizeof(err)) == 0 &&
 	      len == 32);
 	free(p);
 	/* The wrong message type. */
-	CHECK(ctrl_send_free(sv[1], &b, ctrl_encode_start(&b, &(struct ctrl_start){1, 2, 3}),
+	CHECK(ctrl_send_free(sv[1], NULL, &b, ctrl_encode_start(&b, &(struct ctrl_start){1, 2, 3}),
 			     1000) == 0);
-	CHECK(ctrl_expect(sv[0], CTRL_ACCEPT, &p, &len, 1000, err, sizeof(err)) == -EBADMSG);
+	CHECK(ctrl_expect(sv[0], NULL, CTRL_ACCEPT, &p, &len, 1000, err, sizeof(err)) == -EBADMSG);
 	CHECK(!strcmp(err, "expected ACCEPT, got START"));
 	close(sv[0]);
 	close(sv[1]);
@@ -595,9 +597,9 @@ static void test_sockets(void)
 	/* Garbage instead of a header; then a peer that closes. */
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
 	CHECK(write(sv[0], "GET / HTTP/1.0\r\n\r\n", 18) == 18);
-	CHECK(ctrl_recv(sv[1], &type, &p, &len, 1000) == -EPROTO);
+	CHECK(ctrl_recv(sv[1], NULL, &type, &p, &len, 1000) == -EPROTO);
 	close(sv[0]);
-	CHECK(ctrl_recv(sv[1], &type, &p, &len, 1000) == -ECONNRESET);
+	CHECK(ctrl_recv(sv[1], NULL, &type, &p, &len, 1000) == -ECONNRESET);
 	close(sv[1]);
 	CHECK(!strcmp(ctrl_strerror(-ECONNRESET), "connection closed by the peer"));
 }

@@ -20,6 +20,7 @@
 struct source_side {
 	int fd;
 	struct auth_key key;
+	struct ctrl_mac mac;
 	int rc;
 	char why[CTRL_MAX_STR + 256];
 };
@@ -28,7 +29,7 @@ static void *source_run(void *arg)
 {
 	struct source_side *s = arg;
 
-	s->rc = ctrl_auth_source(s->fd, &s->key, "sink", 2000, s->why, sizeof(s->why));
+	s->rc = ctrl_auth_source(s->fd, &s->key, &s->mac, "sink", 2000, s->why, sizeof(s->why));
 	return NULL;
 }
 
@@ -69,7 +70,7 @@ static struct outcome exchange(const char *sink_key, const char *source_key)
 		void *p;
 		uint32_t len;
 
-		o.sink_rc = ctrl_recv(sv[1], &type, &p, &len, 2000);
+		o.sink_rc = ctrl_recv(sv[1], NULL, &type, &p, &len, 2000);
 		if (!o.sink_rc && type != CTRL_AUTH)
 			o.sink_rc = -EPROTO;
 		if (!o.sink_rc)

@@ -7,7 +7,8 @@ import tempfile
 import unittest
 
 from nbwpath import FIXTURES
-from nbw.ladder.report import Ladder, above_notes, fig, gen_name, link_of, pct, rung, table
+from nbw.ladder.report import (Ladder, above_notes, fig, gen_name, link_of, memory_notes, pct, rung,
+                               table)
 
 REF = os.path.join(FIXTURES, "ladder", "ref")
 
@@ -173,6 +174,115 @@ class CeilingsThatHold(unittest.TestCase):
         self.assertEqual((b["rung"], b["name"], b["node"], b["excluded"]),
                          ("drive links", "drive nvme1n1", "b", []))
         self.assertIn("at 95-99% of their Gen3 x4 ceiling", b["reason"])
+
+
+class StagingMemory(unittest.TestCase):
+    """The staging memory's rung (memory-NODE.json of nvme_read_bw --memory):
+    its DRAM traffic against the memory's ceiling, and "memory binds" when
+    the path needs NEAR % or more of it."""
+
+    def run_with(self, docs):
+        d = tempfile.mkdtemp(prefix="ladder.")
+        self.addCleanup(shutil.rmtree, d)
+        run = os.path.join(d, "run")
+        shutil.copytree(REF, run)
+        for node, rows in docs.items():
+            with open(os.path.join(run, "memory-%s.json" % node), "w") as f:
+                json.dump({"tool": "nvme_read_bw", "params": {"mode": "memory"}, "memory": rows}, f)
+        lad = Ladder(run)
+        lad.build()
+        return lad
+
+    @staticmethod
+    def row(dram, ceiling=None, node=0, why="ceiling unknown: no SMBIOS memory devices in sysfs"):
+        return {"numa_node": node, "threads": 36, "buffer_bytes": 1048576, "staged_gb_per_s": dram / 2,
+                "dram_gb_per_s": dram, "ceiling_gb_per_s": ceiling, "ceiling_source": why}
+
+    def test_the_rung_is_the_slowest_node(self):
+        lad = self.run_with({"a": [self.row(80.0, 102.4, 0), self.row(70.0, 102.4, 1)]})
+        r = lad.rung_of("staging memory", "a")
+        self.assertEqual((r["kind"], r["measured_gb_per_s"], r["ceiling_gb_per_s"], r["numa_node"]),
+                         ("memory", 70.0, 102.4, 1))
+        self.assertAlmostEqual(r["pct_of_ceiling"], 70 / 102.4 * 100)
+        self.assertIsNone(lad.rung_of("staging memory", "b"))
+        # each drive at 99% of its link: the links bind, not memory
+        self.assertEqual(lad.binding()["rung"], "drive links")
+
+    def test_memory_binds_when_the_path_needs_it(self):
+        # b's drives read 10.70 GB/s together: staged on b they need 2 x 10.70 of DRAM
+        lad = self.run_with({"b": [self.row(18.2)]})
+        r = lad.rung_of("staging memory", "b")
+        self.assertEqual((r["ceiling_gb_per_s"], r["pct_of_ceiling"], r["above_ceiling"]), (None, None, False))
+        b = lad.binding()
+        self.assertEqual((b["rung"], b["name"], b["node"]), ("memory", "staging memory", "b"))
+        self.assertAlmostEqual(b["need_gb_per_s"], 21.4)
+        self.assertEqual(b["reason"], "memory binds: staging DRAM on b 18.20 GB/s measured (each "
+                                      "byte written once and read once), the path needs 2 x 10.70")
+
+    def test_memory_with_room_does_not_bind(self):
+        # 2 x 10.70 = 21.4 is under 90% of 24.0
+        b = self.run_with({"b": [self.row(24.0)]}).binding()
+        self.assertEqual(b["rung"], "drive links")
+
+    def test_the_sink_needs_each_byte_written_once(self):
+        # the sink a: its drives (10.71) and the remote part (10.70) land once: 21.41
+        self.assertEqual(self.run_with({"a": [self.row(22.0)]}).binding()["rung"], "memory")
+        self.assertEqual(self.run_with({"a": [self.row(24.0)]}).binding()["rung"], "drive links")
+
+    def test_a_stream_below_what_the_drives_wrote_is_no_ceiling(self):
+        # b's drives wrote 10.70 GB/s into its DRAM: a stream of 9.0 was held by its CPU
+        lad = self.run_with({"b": [self.row(9.0)]})
+        r = lad.rung_of("staging memory", "b")
+        self.assertEqual((r["below_drives"], r["drives_wrote_gb_per_s"]), (True, 10.7))
+        self.assertEqual(lad.binding()["rung"], "drive links")
+        self.assertEqual(memory_notes(lad.rungs), [
+            "staging memory on b measured 9.00 GB/s, less than its drives wrote into it (10.70 GB/s): "
+            "the stream was held back by its CPU, not by DRAM; it never binds"])
+        self.assertFalse(self.run_with({"b": [self.row(18.2)]}).rung_of("staging memory", "b")["below_drives"])
+
+    def test_memory_above_its_ceiling_is_kept_out(self):
+        # the buffers in the cache: 300 GB/s over a 51.2 GB/s memory
+        lad = self.run_with({"b": [self.row(18.2, 5.0)]})
+        r = lad.rung_of("staging memory", "b")
+        self.assertEqual((r["above_ceiling"], r["pct_of_ceiling"]), (True, None))
+        b = lad.binding()
+        self.assertNotEqual(b["rung"], "memory")
+        self.assertIn(("staging memory", "b"), [(x["name"], x["node"]) for x in b["excluded"]])
+        self.assertIn("the buffers sat in the CPU's cache", above_notes([r])[0])
+
+
+class Attribution(unittest.TestCase):
+    """The ladder's document and text carry the findings hop by hop."""
+
+    def test_why_lines_and_json(self):
+        import contextlib
+        import io
+        from nbw.ladder.report import main
+        d = tempfile.mkdtemp(prefix="ladder.")
+        self.addCleanup(shutil.rmtree, d)
+        run = os.path.join(d, "run")
+        shutil.copytree(REF, run)
+        p = os.path.join(run, "baseline-b.json")
+        with open(p) as f:
+            j = json.load(f)
+        j["drives"][1]["link_under_load"] = {"before": {"speed_gts": 8.0, "width": 4},
+                                             "min": {"speed_gts": 5.0, "width": 4},
+                                             "after": {"speed_gts": 5.0, "width": 4}, "changes": []}
+        with open(p, "w") as f:
+            json.dump(j, f)
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            self.assertEqual(main([run]), 0)
+        with open(os.path.join(run, "ladder.json")) as f:
+            doc = json.load(f)
+        self.assertEqual([(x["node"], x["rule"]) for x in doc["attribution"]], [("b", "link_trained_down")])
+        why = [l for l in out.getvalue().splitlines() if l.startswith("why: ")]
+        self.assertEqual(len(why), 1)
+        self.assertIn("its link trained Gen2 x4 during the window, Gen3 x4 before it", why[0])
+        # the reference run without it: nothing to explain beyond the binding rung
+        shutil.copy(os.path.join(REF, "baseline-b.json"), p)
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            main([run])
+        self.assertNotIn("why: ", out.getvalue())
 
 
 class SmallFigures(unittest.TestCase):

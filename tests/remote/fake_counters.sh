@@ -10,7 +10,9 @@
 #   its last heartbeat);
 #   the same on software ports, which have no line rate to bound it by;
 # - the same lie where the sink's ports keep no receive counter (":nocnt", as Soft-RoCE):
-#   taken, but labelled "reported by the source, unchecked" in text and JSON.
+#   taken, but labelled "reported by the source, unchecked" in text and JSON;
+# - ports whose retransmission and CNP counters move (":lossy", ":ecn"): the report's
+#   attribution names them and what that usually means, in text and JSON.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
 
 INFLATE=$abs_top_builddir/tests/remote/inflate_remote
@@ -96,4 +98,29 @@ src nocnt2-src $RUN --source mem -q 2
 sink_status
 check_match "unchecked: said in the text" "reported by the source, unchecked" "$(cat "$TMPD/nocnt2-sink.out")"
 unset SINK_FAKE_PORTS
+
+# 4. The attribution: a port whose counters move names itself and what that usually means
+# (":lossy": a retransmission per WRITE; ":ecn" too: a CNP per WRITE); quiet ports say nothing.
+SINK_FAKE_PORTS="fake0:1:eth:127.0.1.1/24:100:lossy:ecn,fake1:1:eth:127.0.2.1/24:100"
+SRC_FAKE_PORTS="fake0:1:eth:127.0.1.2/24:100:lossy,fake1:1:eth:127.0.2.2/24:100"
+pair why "--no-local --dram 4M --json" "--source mem -q 2 --json"
+check_eq "why: exits" "0 0" "$SINK_RC $SRC_RC"
+# (the fake's two rails carry what the machine's scheduler gives each: one may be named
+# below its peer, the emulator's noise; asserted here: the hops with a rule, rail or port)
+P='[a for a in d["attribution"] if a["rules"]]'
+jv why-sink "[(a['device'], [x['rule'] for x in a['rules']]) for a in $P]" \
+	"$P[0]['rules'][0]['moved']['retransmissions'] == $P[0]['rules'][0]['moved']['cnps'] > 0"
+check_eq "why: the sink names its congested port, only it" "[('fake0', ['congestion'])]" "${J[0]}"
+check_eq "why: retransmissions and CNPs counted, one per WRITE" True "${J[1]}"
+jv why-src "[(a['device'], [x['rule'] for x in a['rules']]) for a in $P]" "$P[0]['text']"
+check_eq "why: the source's lossy port: loss, not congestion" "[('fake0', ['loss'])]" "${J[0]}"
+check_match "why: in words" "^(port fake0:1:|rail fake0:1: [0-9]+% below its peers;) [0-9,]+ retransmissions in the window: packets lost or timed out without congestion notifications" "${J[1]}"
+pair why-text "--no-local --dram 4M" "--source mem -q 2"
+check_match "why: the text says it under the counters" \
+	"Attribution +:.*(port fake0:1:|rail fake0:1: [0-9]+% below its peers;) [0-9,]+ retransmissions and [0-9,]+ CNPs and ECN marks in the window: congestion on that path" \
+	"$(tr '\n' ' ' <"$TMPD/why-text-sink.out")"
+SINK_FAKE_PORTS=$SINK_PORTS SRC_FAKE_PORTS=$SRC_PORTS pair quiet "--no-local --dram 4M --json" "--source mem -q 2 --json"
+jv quiet-sink '[a for a in d.get("attribution", []) if a["rules"]]'
+check_eq "why: no counter moved that a rule names: no rule said" "[]" "${J[0]}"
+unset SINK_FAKE_PORTS SRC_FAKE_PORTS
 finish

@@ -7,7 +7,7 @@
  * this file plays the NIC:
  *
  * - ports come from $NBW_FAKE_PORTS, "dev:port:link:addr/prefix:gbits[:down]
- *   [:sw][:nocnt]" comma-separated (link ib or eth; addr may be "-"), default two
+ *   [:sw][:nocnt][:lossy][:ecn]" comma-separated (link ib or eth; addr may be "-"), default two
  *   Ethernet ports fake0 and fake1 on 127.0.1.1/24 and 127.0.2.1/24;
  * - a QP is a unix socket in $NBW_FAKE_DIR (none: "no RDMA device"). Verbs
  *   mode: the sink's QP listens at "q-QPN-PSN" (its attributes are the name),
@@ -25,7 +25,9 @@
  *   words of the payload and FAKE_HEADER bytes of headers per packet of
  *   FAKE_MTU, port_rcv_packets / port_xmit_packets, and Soft-RoCE's
  *   rcvd_pkts / sent_pkts; a port whose spec says ":nocnt" keeps only the
- *   last two (no PMA, as Soft-RoCE).
+ *   last two (no PMA, as Soft-RoCE); ":lossy" adds roce_adp_retrans and
+ *   ":ecn" np_cnp_sent, each moving by one per WRITE the port carries (a
+ *   congested or lossy path for the report's attribution).
  *
  * Faults, from $NBW_FAKE_FAULT (one of, in the process that should misbehave):
  *   hang@N   the N-th WRITE of this process and every later one never completes
@@ -232,7 +234,10 @@ static bool readable(int fd, int ms)
 
 #define FAKE_PORTS_DEFAULT "fake0:1:eth:127.0.1.1/24:100,fake1:1:eth:127.0.2.1/24:100"
 
-/* One "dev:port:link:addr/prefix:gbits[:down][:sw]" into p (":nocnt": fab_port_counters). */
+/*
+ * One "dev:port:link:addr/prefix:gbits[:down][:sw]" into p (":nocnt", ":lossy",
+ * ":ecn": fab_port_counters).
+ */
 static void port_parse(char *spec, struct fab_port *p)
 {
 	char *f[8] = {0}, *save = NULL, *t;
@@ -361,6 +366,7 @@ struct fake_counts {
 	char dev[64];
 	uint8_t port;
 	uint64_t xmit_words, rcv_words, xmit_pkts, rcv_pkts;
+	uint64_t writes; /* WRITEs sent or received: ":lossy" and ":ecn" count by them */
 };
 
 static struct fake_counts fake_counts[FAB_MAX_PORTS];
@@ -391,6 +397,8 @@ static void count(const struct fake_qp *q, uint32_t len, bool rx)
 
 	pthread_mutex_lock(&fake_count_lock);
 	k = counts_of(q->dev, q->port);
+	if (k)
+		k->writes++;
 	if (k && rx) {
 		k->rcv_words += words;
 		k->rcv_pkts += pkts;
@@ -401,8 +409,12 @@ static void count(const struct fake_qp *q, uint32_t len, bool rx)
 	pthread_mutex_unlock(&fake_count_lock);
 }
 
-/* Does the spec of dev:port in $NBW_FAKE_PORTS say ":nocnt" (no PMA counters)? */
-static bool port_without_pma(const char *dev, uint8_t port)
+/*
+ * Does the spec of dev:port in $NBW_FAKE_PORTS say flag? ":nocnt": no PMA
+ * counters; ":lossy": a retransmission (roce_adp_retrans) per WRITE; ":ecn":
+ * a CNP sent (np_cnp_sent) per WRITE.
+ */
+static bool port_has(const char *dev, uint8_t port, const char *flag)
 {
 	const char *env = getenv("NBW_FAKE_PORTS");
 	char *copy, *save = NULL, *t;
@@ -414,7 +426,7 @@ static bool port_without_pma(const char *dev, uint8_t port)
 		char head[96];
 		size_t n = (size_t)snprintf(head, sizeof(head), "%s:%u:", dev, port);
 
-		none = !strncmp(t, head, n) && strstr(t, ":nocnt");
+		none = !strncmp(t, head, n) && strstr(t, flag);
 	}
 	free(copy);
 	return none;
@@ -441,7 +453,7 @@ int fab_port_counters(const struct fab_port *p, const char *sysfs_root, struct c
 	pthread_mutex_unlock(&fake_count_lock);
 	s->n = 0;
 	s->truncated = false;
-	if (!port_without_pma(p->dev, p->port)) {
+	if (!port_has(p->dev, p->port, ":nocnt")) {
 		put(s, "port_rcv_data", CTR_PORT, k.rcv_words);
 		put(s, "port_rcv_packets", CTR_PORT, k.rcv_pkts);
 		put(s, "port_xmit_data", CTR_PORT, k.xmit_words);
@@ -449,6 +461,10 @@ int fab_port_counters(const struct fab_port *p, const char *sysfs_root, struct c
 	}
 	put(s, "rcvd_pkts", CTR_HW, k.rcv_pkts);
 	put(s, "sent_pkts", CTR_HW, k.xmit_pkts);
+	if (port_has(p->dev, p->port, ":lossy"))
+		put(s, "roce_adp_retrans", CTR_HW, k.writes);
+	if (port_has(p->dev, p->port, ":ecn"))
+		put(s, "np_cnp_sent", CTR_HW, k.writes);
 	return 0;
 }
 

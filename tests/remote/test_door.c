@@ -160,8 +160,8 @@ static bool say(int fd, unsigned type)
 	struct ctrl_buf b;
 
 	return !ctrl_send_free(
-		fd, &b, type == CTRL_AUTH ? ctrl_encode_auth(&b, &a) : ctrl_encode_hello(&b, &h),
-		1000);
+		fd, NULL, &b,
+		type == CTRL_AUTH ? ctrl_encode_auth(&b, &a) : ctrl_encode_hello(&b, &h), 1000);
 }
 
 static void item4_eviction(void)

@@ -82,8 +82,8 @@ static bool say(int fd, unsigned type)
 	struct ctrl_buf b;
 
 	return !ctrl_send_free(
-		fd, &b, type == CTRL_AUTH ? ctrl_encode_auth(&b, &a) : ctrl_encode_hello(&b, &h),
-		1000);
+		fd, NULL, &b,
+		type == CTRL_AUTH ? ctrl_encode_auth(&b, &a) : ctrl_encode_hello(&b, &h), 1000);
 }
 
 static void place(void)
@@ -126,7 +126,7 @@ static bool answer(int fd, struct ctrl_auth *a)
 	void *p;
 	bool ok;
 
-	if (ctrl_expect(fd, CTRL_AUTH, &p, &len, 1000, err, sizeof(err)))
+	if (ctrl_expect(fd, NULL, CTRL_AUTH, &p, &len, 1000, err, sizeof(err)))
 		return false;
 	ok = !ctrl_decode_auth(p, len, a);
 	free(p);
@@ -138,6 +138,7 @@ static void proof(void)
 	struct options o = {.key = {.key = "0123456789abcdef", .len = 16}};
 	struct ctrl_auth mine = {.has_key = 1}, theirs = {0}, sinks = {0};
 	uint8_t own[CTRL_NONCE_LEN];
+	struct ctrl_mac mac;
 	struct door *d = open_door(&o);
 	struct door_guest g;
 	struct ctrl_buf b;
@@ -149,7 +150,7 @@ static void proof(void)
 		return;
 	memset(mine.nonce, 0x11, sizeof(mine.nonce));
 	real = dial(1, o.port, false);
-	CHECK(real >= 0 && !ctrl_send_free(real, &b, ctrl_encode_auth(&b, &mine), 1000));
+	CHECK(real >= 0 && !ctrl_send_free(real, NULL, &b, ctrl_encode_auth(&b, &mine), 1000));
 	serve(d, 50, &g);
 	CHECK(answer(real, &theirs) && theirs.has_key);
 	for (i = 0; i < 100; i++) /* each from an address of its own, idle */
@@ -159,20 +160,69 @@ static void proof(void)
 	memcpy(own, mine.nonce, sizeof(own));
 	mine = (struct ctrl_auth){.has_key = 1};
 	CHECK(!auth_mac(&o.key, "nbw-source", theirs.nonce, own, mine.mac));
-	CHECK(!ctrl_send_free(real, &b, ctrl_encode_auth(&b, &mine), 1000));
+	CHECK(!ctrl_send_free(real, NULL, &b, ctrl_encode_auth(&b, &mine), 1000));
 	serve(d, 50, &g);
 	CHECK(answer(real, &sinks)); /* the sink's proof: the key is proved, its place kept */
-	CHECK(say(real, CTRL_HELLO));
+	/* From HELLO on, MAC'd (proto/ctrl_mac.h) under the keys of both nonces. */
+	CHECK(!ctrl_mac_start(&mac, &o.key, own, theirs.nonce, CTRL_BY_SOURCE));
+	CHECK(!ctrl_send_free(real, &mac, &b,
+			      ctrl_encode_hello(&b, &(struct ctrl_hello){.chunk = 1 << 20,
+									 .depth = 4,
+									 .workers = 1,
+									 .duration_ms = 1000}),
+			      1000));
 	rc = serve(d, 1000, &g);
 	CHECK(rc == 0);
 	if (!rc) {
 		CHECK_STR(g.peer, "127.0.0.1");
-		CHECK(g.trusted);
+		CHECK(g.trusted && g.mac.on && g.mac.rx_seq == 1);
 		close(g.fd);
 	}
 	for (i = 0; i < 100; i++)
 		if (crowd[i] >= 0)
 			close(crowd[i]);
+	close(real);
+	door_close(d);
+}
+
+/*
+ * A source of protocol 3 with the key: it proves the key, then sends a
+ * plain HELLO. The door drops it and tells it why in a plain ERROR.
+ */
+static void old_source(void)
+{
+	struct options o = {.key = {.key = "0123456789abcdef", .len = 16}};
+	struct ctrl_auth mine = {.has_key = 1}, theirs = {0}, sinks = {0};
+	uint8_t own[CTRL_NONCE_LEN];
+	struct door *d = open_door(&o);
+	struct door_guest g;
+	struct ctrl_buf b;
+	char err[256] = "";
+	uint32_t len;
+	void *p = NULL;
+	int real;
+
+	printf("old: a keyed source of protocol 3 (no MACs after AUTH)\n");
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	memset(mine.nonce, 0x11, sizeof(mine.nonce));
+	memcpy(own, mine.nonce, sizeof(own));
+	real = dial(1, o.port, false);
+	CHECK(real >= 0 && !ctrl_send_free(real, NULL, &b, ctrl_encode_auth(&b, &mine), 1000));
+	serve(d, 50, &g);
+	CHECK(answer(real, &theirs) && theirs.has_key);
+	mine = (struct ctrl_auth){.has_key = 1};
+	CHECK(!auth_mac(&o.key, "nbw-source", theirs.nonce, own, mine.mac));
+	CHECK(!ctrl_send_free(real, NULL, &b, ctrl_encode_auth(&b, &mine), 1000));
+	serve(d, 50, &g);
+	CHECK(answer(real, &sinks));
+	CHECK(say(real, CTRL_HELLO)); /* plain, as protocol 3 sends it */
+	CHECK(serve(d, 300, &g) == -ETIMEDOUT);
+	CHECK(ctrl_expect(real, NULL, CTRL_ACCEPT, &p, &len, 1000, err, sizeof(err)) ==
+	      -ECONNABORTED);
+	CHECK(strstr(err, "sink speaks protocol version 4 with --psk-file") != NULL);
+	free(p);
 	close(real);
 	door_close(d);
 }
@@ -277,6 +327,7 @@ int main(void)
 	nbw_set_prog("test_door_crowd");
 	place();
 	proof();
+	old_source();
 	burst();
 	log_lines();
 	return check_done("test_door_crowd");

@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 from ..jsonutil import as_number, dig
-from . import upper
+from . import attribute, upper
 
 PROG = "ladder_report"
 NEAR = 90.0  # % of a ceiling at which that ceiling is said to bind
@@ -38,6 +38,11 @@ binary).
   --size WxH     its size in pixels (default 900x500)
 A figure above 105% of its own ceiling (an emulated link, a misreported
 ceiling) prints "above ceiling", never a percentage, and never binds.
+Under the sentence, "why:" lines explain the gap hop by hop (ladder.json's
+"attribution"): a rail below its peers and what its port counted (the remote
+tool's own), a link that trained down or retrained under load, AER errors, a
+drive below its peers; "memory binds" when the staging memory
+(memory-NODE.json) cannot carry what the path needs.
 Exit status: 0 ok, 1 no usable results or gnuplot failed, 2 usage."""
 
 
@@ -139,6 +144,7 @@ class Ladder:
         self.base = load(run_dir, "baseline")
         self.fabric = load(run_dir, "fabric")
         self.agg = load(run_dir, "aggregate")
+        self.memory = load(run_dir, "memory")
         self.ib = ib_write_bw(run_dir)
         self.sink = self.source = None
         for docs in (self.agg, self.fabric):
@@ -148,7 +154,7 @@ class Ladder:
                 if d.get("role") == "source" and self.source is None:
                     self.source = node
         nodes = [n for n in (self.sink, self.source) if n]
-        for docs in (self.probe, self.base):
+        for docs in (self.probe, self.base, self.memory):
             nodes += [n for n in docs if n not in nodes]
         self.nodes = nodes
         self.rungs = []
@@ -170,6 +176,59 @@ class Ladder:
         links = sorted({gen_name(*link_of(d)) or "?" for d in nvme})
         self.rungs.append(rung("link", node, total, None, kind="link", devices=len(nvme), links=links,
                                note="the drives' PCIe links as trained (usable GB/s, summed)"))
+
+    def memory_rungs(self, node):
+        """The staging memory of NODE (nvme_read_bw --memory): its DRAM traffic
+        (each staged byte written once, read once) against the memory's ceiling;
+        of several NUMA nodes the slowest."""
+        d = self.memory.get(node) or {}
+        rows = [m for m in d.get("memory") or []
+                if isinstance(m, dict) and as_number(m.get("dram_gb_per_s")) is not None]
+        if not rows:
+            return
+        m = min(rows, key=lambda m: m["dram_gb_per_s"])
+        # the drives together already wrote this much into the node's DRAM: a
+        # stream below it was held back by its CPU (an emulated one), not by DRAM
+        wrote = self.together.get(node, (None, None))[0]
+        self.rungs.append(rung("staging memory", node, m["dram_gb_per_s"], m.get("ceiling_gb_per_s"),
+                               below_drives=wrote is not None and m["dram_gb_per_s"] < wrote,
+                               drives_wrote_gb_per_s=wrote,
+                               kind="memory", failed=d.get("ok") is False,
+                               staged_gb_per_s=as_number(m.get("staged_gb_per_s")),
+                               numa_node=m.get("numa_node"), threads=m.get("threads"),
+                               buffer_bytes=m.get("buffer_bytes"),
+                               ceiling_source=m.get("ceiling_source"),
+                               note="DRAM traffic: each staged byte written once and read once"))
+
+    def memory_need(self, node):
+        """(GB/s of DRAM the path needs of NODE's staging memory, its words): the
+        source's bytes are written by its drives and read by its NIC, twice what
+        the narrower of its drives and the fabric carry; the sink's are written
+        once (its drives' and the RDMA's), the rungs below end to end."""
+        if node == self.source:
+            fab = self.held_fabric()
+            cands = [v for v in (self.together.get(node, (None, None))[0],
+                                 fab["measured_gb_per_s"] if fab else None) if v is not None]
+            return (2 * min(cands), "2 x %s" % fig(min(cands))) if cands else (None, None)
+        e2e = self.rung_of("end to end", node)
+        if node == self.sink and e2e and e2e["ceiling_gb_per_s"] is not None:
+            return e2e["ceiling_gb_per_s"], fig(e2e["ceiling_gb_per_s"])
+        return None, None
+
+    def memory_binding(self):
+        """Memory binds where the path needs NEAR % or more of what the node's
+        staging memory carried."""
+        for node in (self.source, self.sink):
+            r = self.rung_of("staging memory", node)
+            if not holds(r) or not r["measured_gb_per_s"] or r.get("below_drives"):
+                continue
+            need, words = self.memory_need(node)
+            if need is not None and need >= r["measured_gb_per_s"] * NEAR / 100:
+                return {"rung": "memory", "at": r, "need_gb_per_s": need,
+                        "reason": "memory binds: staging DRAM on %s %s GB/s measured (each byte "
+                                  "written once and read once), the path needs %s" %
+                                  (node, fig(r["measured_gb_per_s"]), words)}
+        return None
 
     def drive_gen(self, node, bdf):
         for d in probe_devices(self.probe.get(node)):
@@ -277,6 +336,7 @@ class Ladder:
         for node in self.nodes:
             self.link_rungs(node)
             self.drive_rungs(node)
+            self.memory_rungs(node)
         self.rungs += self.upper.tcp_rungs(self.source, self.tcp_ceiling())
         self.fabric_rungs()
         self.rungs += self.upper.nfs_rungs(self.source, self.rung_of("fabric (mem)", self.source),
@@ -288,6 +348,14 @@ class Ladder:
         """TCP runs over the fabric's ports: their ceiling (line rate, NIC PCIe)."""
         d = self.fabric.get(self.source) if self.source else None
         return self.fabric_ceiling(self.source, d)[0] if d else None
+
+    def attribution(self, bind):
+        """The findings that explain the gap, hop by hop (attribute.py)."""
+        docs = [(step, node, doc) for step, by in (("probe", self.probe), ("baseline", self.base),
+                                                   ("memory", self.memory), ("fabric", self.fabric),
+                                                   ("aggregate", self.agg))
+                for node, doc in sorted(by.items())]
+        return attribute.explain(docs, self.rungs, bind if bind.get("rung") == "memory" else None)
 
     # -- the binding rung ------------------------------------------------------
     def drive_evidence(self):
@@ -346,6 +414,9 @@ class Ladder:
         if not any(r["kind"] in ("drive", "drives", "fabric", "end_to_end") for r in self.rungs):
             return {"rung": None, "reason": "no binding rung: the drives, the fabric and end to "
                     "end were not measured in this run"}
+        mem = self.memory_binding()
+        if mem:
+            return mem
         src = self.together.get(self.source, (None, None))[0]
         fab = self.held_fabric()
         fmem = fab["measured_gb_per_s"] if fab else None
@@ -428,12 +499,23 @@ def above_notes(rungs):
     def why(r):
         if r["kind"] in ("end_to_end", "nfs_rdma", "nfs_tcp"):
             return "a rung below it does not hold"
+        if r["kind"] == "memory":
+            return "the buffers sat in the CPU's cache, or the ceiling is misreported"
         return "the link is emulated or its ceiling misreported"
     return ["%s: %s on %s measured %s GB/s, %.2fx its ceiling of %s GB/s: %s; no percentage, "
             "kept out of the binding verdict" %
             (ABOVE, r["name"], r["node"], fig(r["measured_gb_per_s"]),
              r["measured_gb_per_s"] / r["ceiling_gb_per_s"], fig(r["ceiling_gb_per_s"]), why(r))
             for r in rungs if r.get("above_ceiling")]
+
+
+def memory_notes(rungs):
+    """A staging memory that measured less than its drives wrote into it is no
+    ceiling: said under the table, and it never binds."""
+    return ["staging memory on %s measured %s GB/s, less than its drives wrote into it (%s GB/s): "
+            "the stream was held back by its CPU, not by DRAM; it never binds" %
+            (r["node"], fig(r["measured_gb_per_s"]), fig(r["drives_wrote_gb_per_s"]))
+            for r in rungs if r["kind"] == "memory" and r.get("below_drives")]
 
 
 def plot(rungs, out, width, height, title):
@@ -510,14 +592,16 @@ def main(argv):
         die(1, "%s: no ladder results (probe-, baseline-, tcpN-, fabric-, nfs_PROTO-, "
             "aggregate-NODE.json)" % run_dir)
     bind = lad.binding()
+    why = lad.attribution(bind)
     lines = ["ladder: %s (sink %s, source %s)" % (run_dir, lad.sink or "-", lad.source or "-")]
-    lines += table(rungs) + above_notes(rungs) + ["", bind["reason"] + "."]
+    lines += table(rungs) + above_notes(rungs) + memory_notes(rungs) + ["", bind["reason"] + "."]
+    lines += ["why: %s" % f["text"] for f in why if f["rule"] != "memory_binds"]
     notes = lad.upper.notes(rungs, lad.source, lad.sink)
     lines += notes + lad.upper.random_table(lad.source)
     print("\n".join(lines))
     if write:
         doc = {"tool": "ladder_report", "sink": lad.sink, "source": lad.source, "nodes": lad.nodes,
-               "rungs": rungs, "binding": bind, "notes": notes,
+               "rungs": rungs, "binding": bind, "attribution": why, "notes": notes,
                "nfs_random": lad.upper.random_rows(lad.source)}
         with open(os.path.join(run_dir, "ladder.json"), "w") as f:
             json.dump(doc, f, indent=2)

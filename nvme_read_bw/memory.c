@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/*
+ * memory.c: nvme_read_bw --memory, the staging memory's rung. For each NUMA
+ * node the readers' buffers would live on (the drives' nodes with --numa
+ * auto, node N with --numa N, none with --numa off) the memory stream runs
+ * with the readers' count (threads per drive x the node's drives) and their
+ * buffers (chunk x depth each): every byte written once and read once, as a
+ * drive's DMA and a NIC use staging DRAM. Its table: staged GB/s, the DRAM
+ * traffic (twice that) and the memory's ceiling where sysfs tells it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "membw.h"
+#include "nbw.h"
+#include "parse.h"
+#include "placement.h"
+#include "read_bw.h"
+#include "sweep.h"
+#include "sysfs.h"
+#include "watchdog.h"
+
+#define MEM_NODES_MAX 64
+
+struct mem_node {
+	int node;	 /* -1: not pinned */
+	unsigned drives; /* of the targets, on this node */
+};
+
+/* The nodes to measure and each one's drives; the count. */
+static int memory_nodes(const struct options *o, const struct target *t, int n, struct mem_node *m)
+{
+	int i, j, k = 0, node;
+
+	if (o->numa_policy != PLACEMENT_AUTO || !n) {
+		node = placement_policy_node(o->numa_policy, -1);
+		/* one node: the buffers are on it whatever the policy */
+		m[0] = (struct mem_node){node < 0 && placement_nodes() == 1 ? 0 : node, n ? n : 1};
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		node = placement_policy_node(o->numa_policy, t[i].d.numa_node);
+		if (node < 0 && placement_nodes() == 1)
+			node = 0;
+		for (j = 0; j < k && m[j].node != node; j++)
+			;
+		if (j == k && k < MEM_NODES_MAX)
+			m[k++] = (struct mem_node){node, 0};
+		if (j < k)
+			m[j].drives++;
+	}
+	return k;
+}
+
+/* The last-level cache's size in bytes (cpu0's highest level), 0 if unknown. */
+static uint64_t llc_bytes(const char *sysfs_root)
+{
+	char dir[512], buf[32], *end;
+	unsigned long long v = 0;
+	int i;
+
+	for (i = 3; i >= 0 && !v; i--) {
+		snprintf(dir, sizeof(dir), "%s/devices/system/cpu/cpu0/cache/index%d",
+			 sysfs_root ? sysfs_root : "/sys", i);
+		if (sysfs_read_attr(dir, "size", buf, sizeof(buf)))
+			continue;
+		v = strtoull(buf, &end, 10);
+		v *= *end == 'K' ? 1024ULL : *end == 'M' ? 1048576ULL : 1ULL;
+	}
+	return v;
+}
+
+static void memory_heading(struct report *r)
+{
+	const char *u = report_bw_unit(r);
+
+	report_text(r, "\n Staging memory: each byte written once (a drive's DMA) and read once "
+		       "(the NIC)\n");
+	report_text(r, " %-5s %7s %10s %11s %11s %11s %10s\n", "node", "threads", "buffers",
+		    "staged", "DRAM", "ceiling", "% of");
+	report_text(r, " %-5s %7s %10s %6s %-4s %6s %-4s %6s %-4s %10s\n", "", "", "", "", u, "", u,
+		    "", u, "ceiling");
+}
+
+/* One node's row: its figures, its ceiling and the percentage that holds. */
+static void memory_row(struct report *r, const struct membw_params *p,
+		       const struct membw_result *res, const struct memceil *c)
+{
+	double dram = membw_dram_bps(res), ceil = c->known ? c->bytes_per_s : NAN;
+	char a[32];
+	bool over = c->known && sweep_above(dram / 1e9, ceil / 1e9);
+
+	report_obj_begin(r, NULL);
+	if (p->node >= 0)
+		report_i64(r, "numa_node", " %-5lld", p->node);
+	else
+		report_null(r, "numa_node", " %-5s");
+	report_u64(r, "threads", " %7llu", p->threads);
+	report_u64(r, "chunk", NULL, p->chunk);
+	report_u64(r, "buffer_bytes", NULL, p->buf_bytes);
+	report_text(r, " %10s", format_size((uint64_t)p->buf_bytes * p->threads, a, sizeof(a)));
+	report_u64(r, "staged_bytes", NULL, res->staged_bytes);
+	report_double(r, "seconds", NULL, res->seconds);
+	report_bw(r, "staged_gb_per_s", " %11.2f",
+		  res->seconds > 0 ? res->staged_bytes / res->seconds : 0);
+	report_bw(r, "dram_gb_per_s", " %11.2f", dram);
+	report_bw(r, "ceiling_gb_per_s", " %11.2f", ceil);
+	if (over)
+		report_text(r, " %10s", "above");
+	report_double(r, "percent_of_ceiling", over ? NULL : " %10.1f",
+		      c->known ? sweep_pct_held(dram / 1e9, ceil / 1e9) : NAN);
+	report_bool(r, "above_ceiling", NULL, over);
+	report_text(r, "\n");
+	report_str(r, "ceiling_source", "  memory %s\n", c->why);
+	if (c->known) {
+		report_u64(r, "channels", NULL, c->channels);
+		report_u64(r, "mts", NULL, c->mts);
+		report_u64(r, "bus_bits", NULL, c->bus_bits);
+	}
+	report_bool(r, "interrupted", NULL, res->interrupted);
+	report_obj_end(r);
+}
+
+/* The buffers of one node's stream, said when the last-level cache holds them all. */
+static void memory_cache_note(struct report *r, const struct membw_params *p, uint64_t llc)
+{
+	char a[32], b[32];
+
+	if (!llc || (uint64_t)p->buf_bytes * p->threads > llc)
+		return;
+	report_text(r,
+		    "  note: the buffers (%s) fit in the last-level cache (%s): the figure is "
+		    "the cache's as much as DRAM's\n",
+		    format_size((uint64_t)p->buf_bytes * p->threads, a, sizeof(a)),
+		    format_size(llc, b, sizeof(b)));
+}
+
+int run_memory(const struct options *o, struct report *r, struct target *t, int n)
+{
+	struct mem_node m[MEM_NODES_MAX];
+	struct membw_params p;
+	struct membw_result res;
+	struct memceil c;
+	uint64_t llc = llc_bytes(o->cc.sysfs_root);
+	char err[256];
+	int i, k = memory_nodes(o, t, n, m), rc = NBW_EXIT_OK;
+
+	report_u64(r, "llc_bytes", NULL, llc);
+	memory_heading(r);
+	report_arr_begin(r, "memory");
+	for (i = 0; i < k && rc == NBW_EXIT_OK && !nbw_interrupted(); i++) {
+		p = (struct membw_params){.node = m[i].node,
+					  .threads = o->threads * m[i].drives,
+					  .chunk = o->chunk,
+					  .buf_bytes = o->chunk * o->depth,
+					  .warmup_s = o->cc.warmup,
+					  .duration_s = o->cc.duration};
+		nbw_watchdog_rearm(o->cc.warmup + o->cc.duration + PHASE_SLACK_S);
+		nbw_watchdog_phase("the staging memory's stream on NUMA node %d (%u threads)",
+				   p.node, p.threads);
+		if (membw_run(&p, &res, err, sizeof(err))) {
+			nbw_err("%s", err);
+			rc = NBW_EXIT_FAIL;
+			break;
+		}
+		memceil_read(o->cc.sysfs_root, m[i].node, placement_nodes(), &c);
+		memory_row(r, &p, &res, &c);
+		memory_cache_note(r, &p, llc);
+	}
+	report_arr_end(r);
+	return rc;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * attrib.h: the gap explained hop by hop (attrib.c): a rail below its peers,
+ * and what its port's counters say about it, by a table of rules (counter
+ * names -> what their moving usually means); a port whose counters fire a
+ * rule is named even when no rail is low. Pure: built from a result's rails
+ * and counter deltas, tested on results built in memory.
+ */
+#ifndef NBW_ATTRIB_H
+#define NBW_ATTRIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "counters.h"
+#include "options.h"
+#include "report.h"
+
+/* A rail this many % below its peers' median is named. */
+#define ATTRIB_RAIL_LOW_PCT 10.0
+
+/* Groups of counters that mean one thing, whatever the device calls them. */
+enum attrib_group {
+	AG_RETRANS,  /* retransmissions and timeouts */
+	AG_CNP,	     /* congestion notifications and ECN marks */
+	AG_OOS,	     /* out-of-sequence packets */
+	AG_RNR,	     /* receiver not ready, out of buffer */
+	AG_WAIT,     /* the port waited to send */
+	AG_LINK_ERR, /* physical link errors */
+	AG_DOWN,     /* the link went down */
+	AG_N,
+};
+
+#define ATTRIB_MAX_RULES 4 /* rules fired on one hop (at most one per group) */
+
+struct attrib_hop {
+	char dev[64];
+	unsigned port;
+	bool rail;	  /* a rail (its figure compared with its peers), else a port */
+	double below_pct; /* % below its peers' median; NAN: not compared or not below */
+	bool ctr_read;	  /* this side read the hop's port counters */
+	uint64_t moved[AG_N];
+	int nrules;
+	int rule[ATTRIB_MAX_RULES]; /* indexes into the rule table */
+	char text[640];
+};
+
+/* The rule table: its size, a rule's name and its meaning in words. */
+int attrib_rule_count(void);
+const char *attrib_rule_name(int i);
+const char *attrib_rule_meaning(int i);
+
+/* The group's delta in ds (the sum of its counters that moved); false: none kept. */
+bool attrib_group_moved(const struct ctr_deltas *ds, enum attrib_group g, uint64_t *sum);
+
+/*
+ * The hops of one stream: every rail ATTRIB_RAIL_LOW_PCT below its peers'
+ * median (two rails or more), then every port of ctr[0..nctr) not on such a
+ * rail whose counters fire a rule. Returns the count written into out (at
+ * most max).
+ */
+int attrib_explain(const struct rail *rails, int nrails, double seconds,
+		   const struct ctr_deltas *ctr, int nctr, struct attrib_hop *out, int max);
+
+/* "attribution": the hops, each a line in text and an object in JSON; nothing for none. */
+void attrib_print(struct report *r, const struct attrib_hop *h, int n);
+
+#endif

@@ -1,0 +1,131 @@
+"""nbw.ladder.attribute: each rule of the table on documents built in memory,
+one value that fires and one that does not; the link rule on the keys a
+device object carries when its link is sampled under load
+("link_under_load": before, min, after, changes; "aer": correctable,
+nonfatal, fatal with before, after, delta, or "not kept")."""
+import unittest
+
+import nbwpath  # noqa: F401
+from nbw.ladder.attribute import (DEVICE_RULES, devices, drive_peers, explain, explain_device,
+                                  link_name, remote_findings)
+
+
+def link(speed, width):
+    return {"speed_gts": speed, "width": width}
+
+
+def under_load(before, low, after, changes=()):
+    return {"before": before, "min": low, "after": after,
+            "changes": [dict(link(s, w), t_s=t) for t, s, w in changes]}
+
+
+def aer(c=0, nf=0, fa=0):
+    return {k: {"before": 5, "after": 5 + v, "delta": v}
+            for k, v in (("correctable", c), ("nonfatal", nf), ("fatal", fa))}
+
+
+def rules_of(dev):
+    return [f["rule"] for f in explain_device("b", dev)]
+
+
+class DeviceRules(unittest.TestCase):
+    def test_link_name(self):
+        self.assertEqual(link_name(link(16.0, 4)), "Gen4 x4")
+        self.assertEqual(link_name(link(8.0, 16)), "Gen3 x16")
+        self.assertIsNone(link_name({"speed_gts": None, "width": 4}))
+
+    def test_trained_down_under_load_fires(self):
+        dev = {"name": "nvme2", "link_under_load": under_load(
+            link(16.0, 4), link(8.0, 4), link(16.0, 4), [(3.2, 8.0, 4), (7.9, 16.0, 4)])}
+        f = explain_device("b", dev)
+        self.assertEqual([x["rule"] for x in f], ["link_trained_down"])
+        self.assertEqual(f[0]["text"], "nvme2 on b: its link trained Gen3 x4 during the window (from "
+                                       "3.2 s), Gen4 x4 before it and after it: a link that trains "
+                                       "down under load: signal integrity (riser, cable, slot) or heat")
+
+    def test_a_narrower_width_fires_too(self):
+        dev = {"name": "mlx5_0", "link_under_load": under_load(link(16.0, 16), link(16.0, 8), link(16.0, 8))}
+        self.assertIn("its link trained Gen4 x8 during the window, Gen4 x16 before it:",
+                      explain_device("a", dev)[0]["text"])
+
+    def test_a_steady_link_does_not(self):
+        dev = {"name": "nvme2", "link_under_load": under_load(link(16.0, 4), link(16.0, 4), link(16.0, 4))}
+        self.assertEqual(rules_of(dev), [])
+
+    def test_retrained_at_the_same_speed(self):
+        dev = {"name": "nvme2", "link_under_load": under_load(
+            link(16.0, 4), link(16.0, 4), link(16.0, 4), [(2.0, 16.0, 4), (4.0, 16.0, 4)])}
+        f = explain_device("b", dev)
+        self.assertEqual([x["rule"] for x in f], ["link_retrained"])
+        self.assertIn("its link retrained 2 times during the window", f[0]["text"])
+
+    def test_aer_correctable(self):
+        self.assertEqual(rules_of({"name": "nvme1", "aer": aer(c=1204)}), ["aer_correctable"])
+        self.assertIn("1,204 correctable PCIe errors (AER) in the window",
+                      explain_device("b", {"name": "nvme1", "aer": aer(c=1204)})[0]["text"])
+        self.assertEqual(rules_of({"name": "nvme1", "aer": aer()}), [])
+
+    def test_aer_uncorrectable(self):
+        self.assertEqual(rules_of({"name": "nvme1", "aer": aer(nf=2)}), ["aer_uncorrectable"])
+        self.assertEqual(rules_of({"name": "nvme1", "aer": aer(fa=1)}), ["aer_uncorrectable"])
+        self.assertEqual(rules_of({"name": "nvme1", "aer": aer(c=0, nf=0, fa=0)}), [])
+
+    def test_aer_not_kept_says_nothing(self):
+        dev = {"name": "nvme1", "aer": {"correctable": "not kept", "nonfatal": "not kept", "fatal": "not kept"}}
+        self.assertEqual(rules_of(dev), [])
+
+    def test_every_rule_has_its_keys_and_meaning(self):
+        for name, keys, fn, meaning in DEVICE_RULES:
+            self.assertTrue(name and keys and callable(fn) and meaning)
+
+    def test_devices_found_anywhere_in_a_document(self):
+        doc = {"drives": [{"path": "/dev/nvme2n1", "link_under_load": {}}, {"path": "/dev/nvme3n1"}],
+               "rails": [{"local_dev": "mlx5_0", "aer": aer()}]}
+        self.assertEqual(sorted(d.get("path") or d.get("local_dev") for d in devices(doc)),
+                         ["/dev/nvme2n1", "mlx5_0"])
+
+
+class Peers(unittest.TestCase):
+    def rungs(self, figures):
+        return [{"name": "drive nvme%dn1" % i, "node": "b", "kind": "drive", "link": "Gen3 x4",
+                 "measured_gb_per_s": v} for i, v in enumerate(figures)]
+
+    def test_a_drive_12_percent_below_fires(self):
+        f = drive_peers("b", self.rungs([3.57, 3.56, 3.14]))
+        self.assertEqual([(x["hop"], round(x["below_peers_pct"])) for x in f], [("nvme2n1", 12)])
+        self.assertEqual(f[0]["text"], "drive nvme2n1 on b: 12% below its peers (3.14 GB/s, their median 3.56)")
+
+    def test_5_percent_below_does_not(self):
+        self.assertEqual(drive_peers("b", self.rungs([3.57, 3.56, 3.39])), [])
+
+    def test_other_links_are_no_peers(self):
+        r = self.rungs([3.57, 1.8])
+        r[1]["link"] = "Gen3 x2"
+        self.assertEqual(drive_peers("b", r), [])
+
+
+class RemoteAndMemory(unittest.TestCase):
+    def test_the_remote_tools_own_words_carried_over(self):
+        doc = {"attribution": [{"hop": "rail", "device": "mlx5_3", "port": 1, "below_peers_pct": 12.0,
+                                "rules": [{"rule": "congestion"}],
+                                "text": "rail mlx5_3:1: 12% below its peers; 48,112 retransmissions and "
+                                        "1,204 CNPs and ECN marks in the window: congestion on that path"}]}
+        f = remote_findings("b", doc, "aggregate")
+        self.assertEqual((f[0]["hop"], f[0]["rule"], f[0]["below_peers_pct"]), ("rail mlx5_3:1", "congestion", 12.0))
+        self.assertTrue(f[0]["text"].endswith("congestion on that path (aggregate on b)"))
+        self.assertEqual(remote_findings("b", {"attribution": None}, "fabric"), [])
+
+    def test_memory_binds_leads(self):
+        bind = {"rung": "memory", "node": "b", "reason": "memory binds: staging DRAM on b 18.20 GB/s measured"}
+        f = explain([], [], bind)
+        self.assertEqual([(x["rule"], x["node"]) for x in f], [("memory_binds", "b")])
+        self.assertEqual(explain([], [], None), [])
+
+    def test_one_device_in_two_documents_is_said_once(self):
+        dev = {"name": "nvme2", "aer": aer(c=3)}
+        f = explain([("baseline", "b", {"drives": [dev]}), ("aggregate", "b", {"drives": [dev]})], [])
+        self.assertEqual(len(f), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
