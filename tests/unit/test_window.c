@@ -58,6 +58,36 @@ static int check(void *p)
 	return ++c->checks == c->stop_after ? 7 : 0;
 }
 
+/*
+ * One window on the steady counter. What the host's scheduler decides (the
+ * window's length, the samples' count, their variation) is judged here and
+ * returned; what must hold whatever the load is CHECKed. A sampling bug holds
+ * in every attempt, a late wake-up on a busy host in one: main() takes three.
+ */
+static int timed_window(struct window *w, struct ctx *c)
+{
+	uint64_t *a = w->start, *b = w->end;
+	double cv;
+	int steady;
+
+	*c = (struct ctx){.t0 = nbw_now_ns()};
+	w->ctx = c;
+	CHECK(samples_init(&c->s, w->duration, w->sample_s) == 0);
+	CHECK(window_run(w) == WINDOW_DONE && w->measured);
+	CHECK(w->seconds >= 0.45); /* never shorter than asked */
+	cv = nbw_cv_pct(c->s.rate, c->s.n);
+	/* The window's bytes are its length at 1e9 bytes per second (warm-up excluded). */
+	steady = fabs((double)(*b - *a) / 1e9 - w->seconds) < 0.01 && w->seconds < 0.7 &&
+		 c->samples <= 6 && c->samples >= 4 && c->lives >= 2 && c->s.n >= 3 &&
+		 cv < 5 &&			      /* a steady counter varies little */
+		 fabs(c->s.rate[0] / 1e9 - 1) < 0.05; /* 1e9 bytes per second */
+	printf("window %.3f s, %d samples, %d live lines, cv %.3f%%, first %.4g B/s%s\n",
+	       w->seconds, c->samples, c->lives, cv, c->s.n ? c->s.rate[0] : 0.0,
+	       steady ? "" : " (late: the host is busy)");
+	samples_free(&c->s);
+	return steady;
+}
+
 int main(void)
 {
 	double flat[4] = {5, 5, 5, 5}, ramp[3] = {1, 2, 3};
@@ -77,24 +107,15 @@ int main(void)
 		.end = &b,
 		.tick_ms = 20,
 	};
-	double cv;
+	int tries, steady = 0;
 
 	CHECK(nbw_cv_pct(flat, 4) == 0);
 	CHECK(fabs(nbw_cv_pct(ramp, 3) - 50.0) < 1e-9); /* stdev 1 (n-1) over mean 2 */
 	CHECK(isnan(nbw_cv_pct(ramp, 1)));
 	window_start = &a;
-	CHECK(samples_init(&c.s, w.duration, w.sample_s) == 0);
-	CHECK(window_run(&w) == WINDOW_DONE && w.measured);
-	CHECK(w.seconds >= 0.45 && w.seconds < 0.7);
-	/* The window's bytes are its length at 1e9 bytes per second (warm-up excluded). */
-	CHECK(fabs((double)(b - a) / 1e9 - w.seconds) < 0.01);
-	CHECK(c.samples >= 4 && c.samples <= 6);
-	CHECK(c.lives >= 2);
-	cv = nbw_cv_pct(c.s.rate, c.s.n);
-	printf("%u samples, cv %.3f%%\n", c.s.n, cv);
-	CHECK(c.s.n >= 3 && cv < 5);		   /* a steady counter varies little */
-	CHECK(fabs(c.s.rate[0] / 1e9 - 1) < 0.05); /* 1e9 bytes per second */
-	samples_free(&c.s);
+	for (tries = 0; tries < 3 && !steady; tries++)
+		steady = timed_window(&w, &c);
+	CHECK(steady);
 
 	/* check() stops the window: its value is kept. */
 	c = (struct ctx){.t0 = nbw_now_ns(), .stop_after = 12};
