@@ -243,6 +243,8 @@ static void aer_all(struct linkload *ll, bool after)
 
 void linkload_open(struct linkload *ll)
 {
+	if (!ll)
+		return;
 	aer_all(ll, false);
 	sample_all(ll, 0, false);
 	ll->opened = true;
@@ -250,13 +252,13 @@ void linkload_open(struct linkload *ll)
 
 void linkload_sample(struct linkload *ll, double t_s)
 {
-	if (ll->opened && !ll->closed)
+	if (ll && ll->opened && !ll->closed)
 		sample_all(ll, t_s, false);
 }
 
 void linkload_close(struct linkload *ll, double t_s)
 {
-	if (!ll->opened || ll->closed)
+	if (!ll || !ll->opened || ll->closed)
 		return;
 	sample_all(ll, t_s, true);
 	aer_all(ll, true);

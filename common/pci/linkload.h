@@ -82,7 +82,7 @@ struct linkload *linkload_dup(const struct linkload *ll);
 int linkload_add(struct linkload *ll, const char *sysfs_root, const char *name, const char *kind,
 		 const char *bdf);
 
-/* The window opens: every device's AER counts and its link (t_s 0). */
+/* The window opens: every device's AER counts and its link (t_s 0). ll NULL: nothing. */
 void linkload_open(struct linkload *ll);
 /* A second of the window: every device's link, at t_s seconds into it. */
 void linkload_sample(struct linkload *ll, double t_s);
