@@ -129,7 +129,8 @@ int linkload_text_dev(struct report *r, const struct ll_dev *d, const char *inde
 /*
  * Every device of ll as an array "pcie_under_load" of {name, kind,
  * pci_address, link_under_load, aer}, and its text: a heading, then what
- * moved (or that nothing did). Nothing at all for ll NULL or empty.
+ * moved (or that nothing did). Nothing at all for ll NULL, empty or never
+ * opened (the run ended before its window).
  */
 void linkload_print(struct report *r, const struct linkload *ll);
 

@@ -165,7 +165,7 @@ void linkload_print(struct report *r, const struct linkload *ll)
 {
 	int i, moved = 0;
 
-	if (!ll || !ll->n)
+	if (!ll || !ll->n || !ll->opened)
 		return;
 	report_text(r, " PCIe under load : %d device%s%s, links read at the window's opening, every "
 		       "second and its close; AER before and after\n",

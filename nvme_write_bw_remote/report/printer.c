@@ -86,6 +86,19 @@ static void print_sink_totals(struct report *r, const struct result *x)
 	print_sink_validity(r, x);
 }
 
+/*
+ * What the hardware counted: the ports' counter deltas (span: what they
+ * cover, unless the result says) and the PCIe links and AER counts under
+ * load; a rule after them when there was any.
+ */
+static void print_evidence(struct report *r, const struct result *x, const char *span)
+{
+	print_counters(r, x, x->ctr_span[0] ? x->ctr_span : span);
+	linkload_print(r, x->ll);
+	if (x->nctr || (x->ll && x->ll->opened && x->ll->n))
+		print_rule(r);
+}
+
 static void print_sink(struct report *r, const struct result *x)
 {
 	const struct result_stream *st = &x->streams[0];
@@ -103,9 +116,7 @@ static void print_sink(struct report *r, const struct result *x)
 	print_rule(r);
 	print_sink_totals(r, x);
 	print_rule(r);
-	print_counters(r, x, "from START to the source's result");
-	if (x->nctr)
-		print_rule(r);
+	print_evidence(r, x, "from START to the source's result");
 	print_outcome(r, &x->o, x->verdict, x->vdetail[0] ? x->vdetail : NULL, x->rc == 0,
 		      x->failure);
 }
@@ -169,9 +180,7 @@ static void print_source(struct report *r, const struct result *x)
 	report_latency(r, st->lat, "RDMA WRITE");
 	report_obj_end(r);
 	print_rule(r);
-	print_counters(r, x, "over the window");
-	if (x->nctr)
-		print_rule(r);
+	print_evidence(r, x, "over the window");
 	print_outcome(r, o, x->verdict, NULL, x->rc == 0, x->failure);
 }
 
@@ -372,6 +381,7 @@ static void print_fanin(struct report *r, const struct result *x)
 	print_fanin_sum(r, x);
 	print_fanin_streams(r, x);
 	print_rule(r);
+	print_evidence(r, x, "from before the sources' START to the last one's end");
 	print_verdicts(r, x);
 	print_failures(r, x);
 	print_rule(r);

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "linkload.h"
 #include "options.h"
 
 /* --timeout in milliseconds. */
@@ -40,6 +41,14 @@ struct ctr_set *remote_counters_read(const struct options *o, const struct fab_p
 int remote_counters_delta(const struct options *o, const struct fab_port *ports, int n,
 			  const struct ctr_set *before, double seconds, struct ctr_deltas **out,
 			  int *nout);
+
+/*
+ * A watch of the PCIe links and AER counts (linkload.h) of the drives
+ * t[0..nt) and of the PCI functions behind ports[0..n) (a software port,
+ * Soft-RoCE's, has none), under --sysfs-root; NULL when out of memory.
+ */
+struct linkload *remote_watch(const struct options *o, const struct target *t, int nt,
+			      const struct fab_port *ports, int n);
 
 /* The rails' line rates added up, Gb/s; 0 when one of them is unknown. */
 double rails_line_gbits(const struct rail *rails, int n);
