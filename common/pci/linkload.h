@@ -24,9 +24,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define LL_MAX_DEV 32	    /* devices watched in one window (the rest: truncated) */
-#define LL_MAX_CHANGES 16   /* changes kept of one device's link (the rest: counted) */
-#define LL_SAMPLE_MS 200    /* time for one sample of every device */
+#define LL_MAX_DEV 32	     /* devices watched in one window (the rest: truncated) */
+#define LL_MAX_CHANGES 16    /* changes kept of one device's link (the rest: counted) */
+#define LL_SAMPLE_MS 200     /* time for one sample of every device */
 #define LL_AER_FILE_MAX 4096 /* an AER file longer than this is no count */
 
 enum ll_aer_kind { LL_AER_CORRECTABLE, LL_AER_NONFATAL, LL_AER_FATAL, LL_AER_KINDS };
@@ -49,8 +49,8 @@ struct ll_dev {
 	char kind[8];  /* "nvme", "rdma" */
 	char bdf[16];  /* "0000:01:00.0" */
 	char dir[PATH_MAX];
-	int samples;	/* readings taken (open, each second, close) */
-	int skipped;	/* samples it missed: the sample's time ran out first */
+	int samples; /* readings taken (open, each second, close) */
+	int skipped; /* samples it missed: the sample's time ran out first */
 	bool has_before, has_after;
 	struct ll_link before, after, last;
 	struct ll_link min; /* the lowest speed and the narrowest width seen (t_s unused) */

@@ -138,7 +138,7 @@ static void text_aer(struct report *r, const struct ll_dev *d, const char *inden
 			report_text(r, "%s %s %s%llu (%llu -> %llu)", k ? "," : "",
 				    linkload_aer_name(k), a->after > a->before ? "+" : "reset ",
 				    (unsigned long long)(a->after > a->before ? a->after - a->before
-									     : a->after),
+									      : a->after),
 				    (unsigned long long)a->before, (unsigned long long)a->after);
 	}
 	report_text(r, " in the window\n");
@@ -167,8 +167,9 @@ void linkload_print(struct report *r, const struct linkload *ll)
 
 	if (!ll || !ll->n || !ll->opened)
 		return;
-	report_text(r, " PCIe under load : %d device%s%s, links read at the window's opening, every "
-		       "second and its close; AER before and after\n",
+	report_text(r,
+		    " PCIe under load : %d device%s%s, links read at the window's opening, every "
+		    "second and its close; AER before and after\n",
 		    ll->n, ll->n == 1 ? "" : "s", ll->truncated ? " (more not watched)" : "");
 	report_arr_begin(r, "pcie_under_load");
 	for (i = 0; i < ll->n; i++) {

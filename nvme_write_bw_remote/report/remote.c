@@ -129,10 +129,12 @@ struct linkload *remote_watch(const struct options *o, const struct target *t, i
 	for (i = 0; ll && i < nt; i++)
 		if (t[i].d.bdf[0])
 			linkload_add(ll, root, t[i].d.name, "nvme", t[i].d.bdf);
-	for (i = 0; ll && i < n; i++) { /* "device" names the NIC's PCI function (not rxe's) */
+	/* "device" names the NIC's PCI function; rxe has none, and a name not a PCI address is
+	 * refused */
+	for (i = 0; ll && i < n; i++) {
 		snprintf(dir, sizeof(dir), "%s/class/infiniband/%s", root, ports[i].dev);
 		if (!sysfs_link_basename(dir, "device", bdf, sizeof(bdf)))
-			linkload_add(ll, root, ports[i].dev, "rdma", bdf); /* not a PCI address: no */
+			linkload_add(ll, root, ports[i].dev, "rdma", bdf);
 	}
 	return ll;
 }

@@ -353,7 +353,8 @@ void hall_counters_end(struct hall *h)
 {
 	if (h->ctr_start)
 		remote_counters_delta(h->o, h->ports, h->nports, h->ctr_start,
-				      nbw_ns_to_s(nbw_now_ns() - h->ctr_start_ns), &h->ctr, &h->nctr);
+				      nbw_ns_to_s(nbw_now_ns() - h->ctr_start_ns), &h->ctr,
+				      &h->nctr);
 }
 
 void hall_destroy(struct hall *h)

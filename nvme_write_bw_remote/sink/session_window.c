@@ -536,7 +536,8 @@ int session_conclude(struct session *s, struct meeting *fan)
 	/* No RESULT taken (a failure, a signal): the counters still cover START to here. */
 	if (s->ctr_start && !s->nctr)
 		remote_counters_delta(s->o, s->env->ports, s->env->nports, s->ctr_start,
-				      nbw_ns_to_s(nbw_now_ns() - s->start_sent_ns), &s->ctr, &s->nctr);
+				      nbw_ns_to_s(nbw_now_ns() - s->start_sent_ns), &s->ctr,
+				      &s->nctr);
 	if (!rc && s->o->sink.dump_slice) {
 		const char *dump = dump_path(s, path, sizeof(path));
 

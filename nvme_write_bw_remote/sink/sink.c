@@ -93,8 +93,7 @@ static int session_stream(const struct session *k, struct result_stream *st)
  * to its RESULT, or to the session's end without one), with N the hall's
  * own (from before the sources' START to the last one's end). 0 or -ENOMEM.
  */
-static int hall_counters(const struct hall *h, const struct session *k, bool one,
-			 struct result *x)
+static int hall_counters(const struct hall *h, const struct session *k, bool one, struct result *x)
 {
 	const struct ctr_deltas *c = one ? k->ctr : h->ctr;
 	int n = one ? k->nctr : h->nctr;

@@ -47,8 +47,7 @@ static void parse(void)
 	CHECK(linkload_parse_aer("RxErr -1", "TOTAL_ERR_COR", &v) == -EINVAL);
 	CHECK(linkload_parse_aer("RxErr 1x", "TOTAL_ERR_COR", &v) == -EINVAL);
 	CHECK(linkload_parse_aer("Rx\x1b[2J 1", "TOTAL_ERR_COR", &v) == -EINVAL);
-	CHECK(linkload_parse_aer("RxErr 99999999999999999999999", "TOTAL_ERR_COR", &v) ==
-	      -EINVAL);
+	CHECK(linkload_parse_aer("RxErr 99999999999999999999999", "TOTAL_ERR_COR", &v) == -EINVAL);
 	CHECK(linkload_parse_aer("A 18446744073709551615\nB 1", "TOTAL_ERR_COR", &v) == -EINVAL);
 	CHECK(linkload_parse_aer("TOTAL_ERR_FATAL 4", "TOTAL_ERR_FATAL", &v) == 0);
 	CHECK_U64(v, 4);
@@ -118,8 +117,9 @@ static void window(struct linkload *ll)
 	CHECK_U64(d->aer[LL_AER_FATAL].after, 1);
 	CHECK(linkload_aer_moved(d));
 	text_of(d, text, sizeof(text));
-	CHECK(strstr(text, "nvme0n1 (0000:01:00.0): link dropped under load: 16 GT/s x4 at the "
-			   "opening, 2.5 GT/s x2 at 1.0 s, 16 GT/s x4 at the close (2 changes)\n") !=
+	CHECK(strstr(text,
+		     "nvme0n1 (0000:01:00.0): link dropped under load: 16 GT/s x4 at the "
+		     "opening, 2.5 GT/s x2 at 1.0 s, 16 GT/s x4 at the close (2 changes)\n") !=
 	      NULL);
 	CHECK(strstr(text, "AER correctable +7 (0 -> 7), nonfatal 0, fatal +1 (0 -> 1) in the "
 			   "window\n") != NULL);
