@@ -7,13 +7,15 @@
 #             (remote_two_node-check.sh)
 #   bounds    the run's budget: a frozen peer, a link down, a hung teardown
 #             (remote_bounds-check.sh)
+#   evidence  both ends' counter deltas and drives' links under load in JSON; node b's
+#             NIC slowed by a traffic shaper (remote_evidence-check.sh)
 # Every part is checked even when one before it failed; the test fails naming
 # the parts that did. $NBW_PAIR_PARTS runs some of them, in its order (to look
 # at one part without the others). The drives are unchanged at the end.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 
-ALL="access bidir two_node bounds"
+ALL="access bidir two_node bounds evidence"
 parts=${NBW_PAIR_PARTS:-$ALL}
 for p in $parts; do
 	case " $ALL " in
