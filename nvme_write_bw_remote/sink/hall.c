@@ -281,11 +281,14 @@ static void hall_snapshot(void *ctx, uint64_t *out)
 	struct hall *h = ctx;
 	int i;
 
-	if (!local_snapshot(&h->loc, out))
+	if (!local_snapshot(&h->loc, out)) {
+		local_links(&h->loc, false);
 		return;
+	}
 	h->win_open_ns = nbw_now_ns();
 	for (i = 0; i < h->ns; i++) /* the live lines count from here (or from START) */
 		session_beat(h->s[i], &h->line[i]);
+	local_links(&h->loc, true);
 }
 
 /* --interval: each source's RDMA (s1..sN), the local drives, the RDMA sum, the total. */

@@ -104,16 +104,22 @@ uint64_t local_sum(const struct local *l, const uint64_t *per_drive)
 bool local_snapshot(struct local *l, uint64_t *out)
 {
 	local_count(l, out);
-	if (out != l->lstart) {
-		linkload_close(l->ll, nbw_ns_to_s(nbw_now_ns() - l->ll_open_ns));
+	if (out != l->lstart)
 		return false;
-	}
 	/* The window opens: live lines and samples count from here. */
 	memcpy(l->lprev, out, sizeof(*out) * (size_t)(l->nt ? l->nt : 1));
 	samples_add(&l->lsamples, local_sum(l, out), 0, 1.0);
-	l->ll_open_ns = nbw_now_ns();
-	linkload_open(l->ll);
 	return true;
+}
+
+void local_links(struct local *l, bool open)
+{
+	if (open) {
+		l->ll_open_ns = nbw_now_ns();
+		linkload_open(l->ll);
+	} else {
+		linkload_close(l->ll, nbw_ns_to_s(nbw_now_ns() - l->ll_open_ns));
+	}
 }
 
 void local_sample(struct local *l, double at)

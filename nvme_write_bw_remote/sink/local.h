@@ -45,11 +45,13 @@ void local_stop(struct local *l);
 void local_count(const struct local *l, uint64_t *out);
 /* The sum of per_drive[]. */
 uint64_t local_sum(const struct local *l, const uint64_t *per_drive);
-/*
- * The window's snapshot into out; true when out is the open's (the counting
- * starts). The links and AER counts after the counters, at the open and the close.
- */
+/* The window's snapshot into out; true when out is the open's (the counting starts). */
 bool local_snapshot(struct local *l, uint64_t *out);
+/*
+ * The links and AER counts at the window's open (open) or close: called once
+ * the window's own times are taken, so that their reads delay none of them.
+ */
+void local_links(struct local *l, bool open);
 /* A second of the window: the stream's bytes as a sample, and the links. */
 void local_sample(struct local *l, double at);
 /* --interval: the stream's rate (bytes/s) over the secs since the last live line. */

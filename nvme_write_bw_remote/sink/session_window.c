@@ -137,10 +137,13 @@ static void snapshot(void *ctx, uint64_t *out)
 {
 	struct session *s = ctx;
 
-	if (local_snapshot(s->loc, out)) {
+	bool open = local_snapshot(s->loc, out);
+
+	if (open) {
 		s->prog_line = s->prog;
 		s->win_open_ns = nbw_now_ns();
 	}
+	local_links(s->loc, open);
 }
 
 /* --interval: local drives as read here, RDMA as the source's heartbeats say. */

@@ -345,6 +345,7 @@ static int source_window(struct source *s)
 
 	window_bind(&w, &o->cc, s, s->wstart, s->wend);
 	w.warmup += o->source.late_start;
+	linkload_free(s->ll);
 	s->ll = remote_watch(o, s->t, s->nt, s->ports, s->nports);
 	s->win = &w;
 	nbw_watchdog_phase("the window (writing to %s)", o->source.peer);
