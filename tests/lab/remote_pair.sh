@@ -27,7 +27,8 @@ done
 
 G=$srcdir/tests/lab/remote_pair_guest.sh
 # The parts took 36, 21, 42 and 87 s in a CI run (55, 26, 56 and 105 s beside the other
-# tests); each step inside is bounded, so 600 s is only the backstop.
+# tests), evidence 19 s beside three other labs waiting; each step inside is bounded, so
+# 600 s is only the backstop.
 run_lab --nodes 2 --drives 1 --drive-size 64M --timeout 600 --on-b "$G" "$G" $parts
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
