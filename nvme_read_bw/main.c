@@ -35,6 +35,9 @@ static void usage(void)
 	       "Sizes: 4096, 1M = 1MiB = 2^20, 1MB = 10^6, 16G = 2^34.\n"
 	       "Every phase (a window with its drives) has a budget of --warmup + --duration\n"
 	       "+ 30 s; past it the tool says the step it was stuck in and exits 1.\n"
+	       "Each drive's PCIe link is read every second of the window and its AER counts\n"
+	       "before and after: a link that drops under load is named, with when (JSON\n"
+	       "link_under_load, aer).\n"
 	       "Exit status: 0 ok, 1 runtime failure or a run cut short by Ctrl-C (its figures\n"
 	       "marked interrupted), 2 usage error.\n");
 }

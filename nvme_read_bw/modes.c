@@ -172,6 +172,7 @@ static void print_drive_rows(struct report *r, const struct phase *ph)
 				    res->digested == ph->t[i]->span);
 			report_obj_end(r);
 		}
+		linkload_json_dev(r, d->bdf[0] ? linkload_find(ph->ll, d->bdf) : NULL);
 		if (res->nsamples) {
 			report_arr_begin(r, "samples_gb_per_s");
 			for (k = 0; k < res->nsamples; k++)
@@ -183,6 +184,8 @@ static void print_drive_rows(struct report *r, const struct phase *ph)
 	report_arr_end(r);
 	if (above)
 		link_above_note(r);
+	for (i = 0; ph->ll && i < ph->ll->n; i++) /* a link that dropped, an AER count that moved */
+		linkload_text_dev(r, &ph->ll->d[i], " ");
 }
 
 static void print_total(struct report *r, const struct phase *ph, const char *label)

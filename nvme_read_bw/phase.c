@@ -134,9 +134,20 @@ static void snapshot(void *ctx, uint64_t *per_target)
 		/* live lines count from here */
 		memcpy(ph->prev, per_target, sz);
 		memcpy(ph->ios_prev, ph->ios_start, sz);
+		ph->ll_open_ns = nbw_now_ns(); /* the links after the counters: they time nothing */
+		linkload_open(ph->ll);
 	} else {
 		gang_mark(&ph->gang, false, per_target, ph->ios_end);
+		linkload_close(ph->ll, nbw_ns_to_s(nbw_now_ns() - ph->ll_open_ns));
 	}
+}
+
+/* A second of the window: the drives' links. */
+static void sample(void *ctx, double at)
+{
+	struct phase *ph = ctx;
+
+	linkload_sample(ph->ll, at);
 }
 
 static int check(void *ctx)
@@ -200,6 +211,7 @@ static int phase_window(struct phase *ph)
 		.check = check,
 		.live = live,
 		.snapshot = snapshot,
+		.sample = sample,
 	};
 	enum window_end end_reason;
 	int i;
@@ -251,6 +263,8 @@ void phase_free(struct phase *ph)
 	free(ph->w);
 	free(ph->prev);
 	free(ph->lat);
+	linkload_free(ph->ll);
+	ph->ll = NULL;
 	ph->res = NULL;
 	ph->w = NULL;
 	ph->prev = NULL;
@@ -310,9 +324,13 @@ static int phase_plan(struct phase *ph)
 		return -ENOMEM;
 	ph->w = calloc((size_t)ph->gang.nw + 1, sizeof(*ph->w));
 	ph->res = calloc((size_t)ph->nt, sizeof(*ph->res));
-	if (!ph->w || !ph->res || phase_plan_lat(ph))
+	ph->ll = linkload_new();
+	if (!ph->w || !ph->res || !ph->ll || phase_plan_lat(ph))
 		return -ENOMEM;
-	for (i = 0; i < ph->nt; i++) {
+	for (i = 0; i < ph->nt; i++) { /* a drive without a PCI address (a file) has no link */
+		if (ph->t[i]->d.bdf[0])
+			linkload_add(ph->ll, o->cc.sysfs_root, ph->t[i]->d.name, "nvme",
+				     ph->t[i]->d.bdf);
 		ph->res[i].max_samples = max_samples;
 		if (max_samples)
 			ph->res[i].samples = calloc(max_samples, sizeof(double));

@@ -16,6 +16,7 @@
 #include "gang.h"
 #include "lathist.h"
 #include "line.h"
+#include "linkload.h"
 #include "report.h"
 #include "target.h"
 #include "window.h"
@@ -97,6 +98,8 @@ struct phase {
 	uint64_t total_bytes;
 	uint64_t total_ios;
 	struct lathist *lat; /* every target's latencies (NULL without --latency) */
+	struct linkload *ll; /* the drives' PCIe links and AER counts over the window */
+	uint64_t ll_open_ns; /* the window's opening, for the links' seconds into it */
 	double seconds;
 	double cpu_s;	       /* user + system of the process inside the window */
 	bool interrupted;      /* Ctrl-C ended the window early */

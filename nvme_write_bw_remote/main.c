@@ -45,7 +45,10 @@ static void usage(void)
 	       "  sink's --wait (+ T per source and window with --sources; --wait 0 pauses it "
 	       "until a\n"
 	       "  source comes);\n"
-	       "past it the tool says the step it was stuck in and exits 1.\n");
+	       "past it the tool says the step it was stuck in and exits 1.\n"
+	       "Both sides print what the hardware counted: their RDMA ports' counter deltas\n"
+	       "(those that moved; -W all) and their drives' and NICs' PCIe links read every\n"
+	       "second of the window with their AER counts (JSON counters, pcie_under_load).\n");
 	print_roles();
 	printf("Exit status: 0 ok, 1 runtime failure (device, fabric, peer, verification FAIL)\n"
 	       "or a run cut short by Ctrl-C (its figures marked interrupted), 2 usage error.\n");

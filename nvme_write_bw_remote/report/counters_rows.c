@@ -100,6 +100,7 @@ void print_counters(struct report *r, const struct result *x, const char *span)
 		return;
 	report_text(r, " Port counters   : %s, %s (port_*_data in 4-byte words)\n", span,
 		    x->o.report_counters ? "all of them" : "those that moved");
+	report_str(r, "counters_span", NULL, span);
 	report_arr_begin(r, "counters");
 	for (i = 0; i < x->nctr; i++) {
 		text_port(r, &x->ctr[i], x->o.report_counters);

@@ -87,6 +87,23 @@ static void print_sink_totals(struct report *r, const struct result *x)
 	print_sink_validity(r, x);
 }
 
+/*
+ * What the hardware counted: the ports' counter deltas (span: what they
+ * cover, unless the result says) and the PCIe links and AER counts under
+ * load; a rule after them when there was any.
+ */
+/* The counters over span, the links under load, and (one stream: st) the attribution. */
+static void print_evidence(struct report *r, const struct result *x, const char *span,
+			   const struct result_stream *st)
+{
+	print_counters(r, x, x->ctr_span[0] ? x->ctr_span : span);
+	linkload_print(r, x->ll);
+	if (st)
+		print_attribution(r, x, st);
+	if (x->nctr || (x->ll && x->ll->opened && x->ll->n))
+		print_rule(r);
+}
+
 static void print_sink(struct report *r, const struct result *x)
 {
 	const struct result_stream *st = &x->streams[0];
@@ -104,10 +121,7 @@ static void print_sink(struct report *r, const struct result *x)
 	print_rule(r);
 	print_sink_totals(r, x);
 	print_rule(r);
-	print_counters(r, x, "from START to the source's result");
-	print_attribution(r, x, st);
-	if (x->nctr)
-		print_rule(r);
+	print_evidence(r, x, "from START to the source's result", st);
 	print_outcome(r, &x->o, x->verdict, x->vdetail[0] ? x->vdetail : NULL, x->rc == 0,
 		      x->failure);
 }
@@ -171,10 +185,7 @@ static void print_source(struct report *r, const struct result *x)
 	report_latency(r, st->lat, "RDMA WRITE");
 	report_obj_end(r);
 	print_rule(r);
-	print_counters(r, x, "over the window");
-	print_attribution(r, x, st);
-	if (x->nctr)
-		print_rule(r);
+	print_evidence(r, x, "over the window", st);
 	print_outcome(r, o, x->verdict, NULL, x->rc == 0, x->failure);
 }
 
@@ -373,6 +384,7 @@ static void print_fanin(struct report *r, const struct result *x)
 	print_fanin_sum(r, x);
 	print_fanin_streams(r, x);
 	print_rule(r);
+	print_evidence(r, x, "from before the sources' START to the last one's end", NULL);
 	print_verdicts(r, x);
 	print_failures(r, x);
 	print_rule(r);

@@ -14,6 +14,7 @@
 #include "nbw.h"
 #include "parse.h"
 #include "remote.h"
+#include "sysfs.h"
 #include "timing.h"
 #include "window.h"
 
@@ -133,4 +134,25 @@ int remote_counters_delta(const struct options *o, const struct fab_port *ports,
 	*out = d;
 	*nout = n;
 	return 0;
+}
+
+struct linkload *remote_watch(const struct options *o, const struct target *t, int nt,
+			      const struct fab_port *ports, int n)
+{
+	const char *root = o->cc.sysfs_root ? o->cc.sysfs_root : "/sys";
+	struct linkload *ll = linkload_new();
+	char dir[PATH_MAX], bdf[64];
+	int i;
+
+	for (i = 0; ll && i < nt; i++)
+		if (t[i].d.bdf[0])
+			linkload_add(ll, root, t[i].d.name, "nvme", t[i].d.bdf);
+	/* "device" names the NIC's PCI function; rxe has none, and a name not a PCI address is
+	 * refused */
+	for (i = 0; ll && i < n; i++) {
+		snprintf(dir, sizeof(dir), "%s/class/infiniband/%s", root, ports[i].dev);
+		if (!sysfs_link_basename(dir, "device", bdf, sizeof(bdf)))
+			linkload_add(ll, root, ports[i].dev, "rdma", bdf);
+	}
+	return ll;
 }

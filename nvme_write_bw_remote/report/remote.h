@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "linkload.h"
 #include "options.h"
 
 /* --timeout in milliseconds. */
@@ -52,6 +53,14 @@ int all_sizes_count(unsigned kind);
 uint64_t all_sizes_chunk(unsigned kind, int i);
 /* The verification a run of chunk can have: none below a whole digest block (4 KiB). */
 enum ctrl_verify all_sizes_verify(enum ctrl_verify asked, uint64_t chunk);
+
+/*
+ * A watch of the PCIe links and AER counts (linkload.h) of the drives
+ * t[0..nt) and of the PCI functions behind ports[0..n) (a software port,
+ * Soft-RoCE's, has none), under --sysfs-root; NULL when out of memory.
+ */
+struct linkload *remote_watch(const struct options *o, const struct target *t, int nt,
+			      const struct fab_port *ports, int n);
 
 /* The rails' line rates added up, Gb/s; 0 when one of them is unknown. */
 double rails_line_gbits(const struct rail *rails, int n);

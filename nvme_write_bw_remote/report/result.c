@@ -134,6 +134,7 @@ void result_free(struct result *x)
 	free(x->local);
 	free(x->ports);
 	free(x->ctr);
+	linkload_free(x->ll);
 	free(x->parts);
 }
 

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "lathist.h"
+#include "linkload.h"
 #include "options.h"
 #include "sweep.h"
 #include "window.h"
@@ -166,6 +167,9 @@ struct result {
 	 */
 	struct ctr_deltas *ctr;
 	int nctr;
+	char ctr_span[96]; /* what the counters cover ("" the role's usual span) */
+	/* This process's drives' and NICs' PCIe links and AER counts over its window; NULL none. */
+	struct linkload *ll;
 	/* The RDMA streams: one (sink, source), --sources N of which nstreams came. */
 	int nexpected;
 	int nstreams;

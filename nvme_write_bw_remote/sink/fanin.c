@@ -87,6 +87,7 @@ static void fanin_run(struct fanin *fi)
 	for (i = 0; i < fi->got; i++)
 		if (fi->s[i].started)
 			pthread_join(fi->s[i].tid, NULL);
+	hall_counters_end(fi->hall); /* every source's bytes have crossed the ports by now */
 	meeting_destroy(&m);
 	fanin_collect(fi);
 }

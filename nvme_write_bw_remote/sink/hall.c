@@ -102,6 +102,8 @@ int hall_open(struct hall *h)
 	rc = local_open(&h->loc, h->o, true);
 	if (rc == -ENOMEM)
 		return hall_fail(h, "out of memory");
+	if (!rc)
+		local_watch(&h->loc, h->ports, h->nports);
 	rc = rc ?: hall_dram(h) ?: hall_listen(h);
 	h->env = (struct session_env){.o = h->o,
 				      .dram = h->dram,
@@ -302,11 +304,14 @@ static void hall_snapshot(void *ctx, uint64_t *out)
 	struct hall *h = ctx;
 	int i;
 
-	if (!local_snapshot(&h->loc, out))
+	if (!local_snapshot(&h->loc, out)) {
+		local_links(&h->loc, false);
 		return;
+	}
 	h->win_open_ns = nbw_now_ns();
 	for (i = 0; i < h->ns; i++) /* the live lines count from here (or from START) */
 		session_beat(h->s[i], &h->line[i]);
+	local_links(&h->loc, true);
 }
 
 /* --interval: each source's RDMA (s1..sN), the local drives, the RDMA sum, the total. */
@@ -347,6 +352,10 @@ int hall_window(struct hall *h, struct meeting *fan, struct result *x)
 		local_stop(&h->loc);
 		return hall_fail(h, "cannot start the local reader threads");
 	}
+	/* Its ports' counters before any session can send START (each waits for the others). */
+	free(h->ctr_start);
+	h->ctr_start = remote_counters_read(o, h->ports, h->nports);
+	h->ctr_start_ns = nbw_now_ns();
 	/* Its wait begins before the handshakes: it waits for them all (each is bounded). */
 	if (fan && !meeting_await(fan, remote_timeout_ms(o) * 5 / 2))
 		nbw_err("%s: not every source is ready: the windows may not overlap",
@@ -366,10 +375,20 @@ int hall_window(struct hall *h, struct meeting *fan, struct result *x)
 	return 0;
 }
 
+void hall_counters_end(struct hall *h)
+{
+	if (h->ctr_start)
+		remote_counters_delta(h->o, h->ports, h->nports, h->ctr_start,
+				      nbw_ns_to_s(nbw_now_ns() - h->ctr_start_ns), &h->ctr,
+				      &h->nctr);
+}
+
 void hall_destroy(struct hall *h)
 {
 	if (!h)
 		return;
+	free(h->ctr_start);
+	free(h->ctr);
 	gate_close(h->gate);
 	door_close(h->door);
 	buffer_free_locked(h->dram, h->o->sink.dram);

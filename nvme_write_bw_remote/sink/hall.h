@@ -44,6 +44,11 @@ struct hall {
 	int ns;
 	struct result *x; /* told the live lines (NULL: none) */
 	struct ctrl_progress line[MAX_SOURCES];
+	/* N sources: its ports' counters before any START, their deltas after the last session. */
+	struct ctr_set *ctr_start;
+	uint64_t ctr_start_ns;
+	struct ctr_deltas *ctr;
+	int nctr;
 	char failure[CTRL_MAX_STR + 256]; /* why the run failed before a session did ("" none) */
 };
 
@@ -67,6 +72,8 @@ int hall_admit(struct hall *h, struct session **s, int n, int *got);
  * the local drives', their RDMA sum and the total. 0 or an exit status.
  */
 int hall_window(struct hall *h, struct meeting *fan, struct result *x);
+/* N sources, every session ended: its ports' counters since hall_window's start. */
+void hall_counters_end(struct hall *h);
 /* Close what it holds (its sessions are the caller's) and free it. */
 void hall_destroy(struct hall *h);
 

@@ -12,6 +12,7 @@
 #include "local.h"
 #include "nbw.h"
 #include "remote.h"
+#include "timing.h"
 
 /* A local reader: depth 1, its chunk of the DRAM's first part (the window's buf). */
 static int lreader_setup(struct gang_worker *w, struct reader *rd, void **buf, void *ctx)
@@ -50,6 +51,12 @@ int local_open(struct local *l, const struct options *o, bool drives)
 	l->lend = l->lstart + l->nt + 1;
 	l->lprev = l->lend + l->nt + 1;
 	return 0;
+}
+
+void local_watch(struct local *l, const struct fab_port *ports, int n)
+{
+	linkload_free(l->ll);
+	l->ll = remote_watch(l->o, l->t, l->nt, ports, n);
 }
 
 int local_start(struct local *l, unsigned char *buf)
@@ -105,12 +112,23 @@ bool local_snapshot(struct local *l, uint64_t *out)
 	return true;
 }
 
+void local_links(struct local *l, bool open)
+{
+	if (open) {
+		l->ll_open_ns = nbw_now_ns();
+		linkload_open(l->ll);
+	} else {
+		linkload_close(l->ll, nbw_ns_to_s(nbw_now_ns() - l->ll_open_ns));
+	}
+}
+
 void local_sample(struct local *l, double at)
 {
 	uint64_t cur[TARGET_MAX + 1] = {0};
 
 	local_count(l, cur);
 	samples_add(&l->lsamples, local_sum(l, cur), at, 1.0);
+	linkload_sample(l->ll, at);
 }
 
 double local_live(struct local *l, double secs)
@@ -155,5 +173,6 @@ void local_close(struct local *l)
 	gang_free(&l->gang);
 	free(l->lstart); /* and lend, lprev */
 	samples_free(&l->lsamples);
+	linkload_free(l->ll);
 	memset(l, 0, sizeof(*l));
 }

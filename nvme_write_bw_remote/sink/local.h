@@ -24,6 +24,8 @@ struct local {
 	unsigned char *buf;		 /* the DRAM's first part, while the gang reads */
 	uint64_t *lstart, *lend, *lprev; /* per drive: at the open, the close, the last live line */
 	struct samples lsamples;	 /* the stream's bytes, per second of the window */
+	struct linkload *ll;		 /* the drives' and NICs' PCIe links (local_watch); NULL */
+	uint64_t ll_open_ns;		 /* the window's opening, for the links' seconds */
 };
 
 /*
@@ -31,6 +33,11 @@ struct local {
  * samples. 0, an exit status after the message, or -ENOMEM.
  */
 int local_open(struct local *l, const struct options *o, bool drives);
+/*
+ * Watch the PCIe links and AER counts of its drives and of ports[0..n)
+ * over the window (remote_watch()); without memory, none are watched.
+ */
+void local_watch(struct local *l, const struct fab_port *ports, int n);
 /* One reader per region of each drive, each with its chunk of buf. 0 or -errno. */
 int local_start(struct local *l, unsigned char *buf);
 void local_stop(struct local *l);
@@ -40,7 +47,12 @@ void local_count(const struct local *l, uint64_t *out);
 uint64_t local_sum(const struct local *l, const uint64_t *per_drive);
 /* The window's snapshot into out; true when out is the open's (the counting starts). */
 bool local_snapshot(struct local *l, uint64_t *out);
-/* A second of the window: the stream's bytes as a sample. */
+/*
+ * The links and AER counts at the window's open (open) or close: called once
+ * the window's own times are taken, so that their reads delay none of them.
+ */
+void local_links(struct local *l, bool open);
+/* A second of the window: the stream's bytes as a sample, and the links. */
 void local_sample(struct local *l, double at);
 /* --interval: the stream's rate (bytes/s) over the secs since the last live line. */
 double local_live(struct local *l, double secs);

@@ -83,10 +83,14 @@ struct session {
 
 	/* Its RESULT refused as implausible: no figure at all, not even a heartbeat's. */
 	bool res_implausible;
-	/* The sink's ports' counters when START left; their deltas when its RESULT came. */
+	/*
+	 * The sink's ports' counters when START left; their deltas when its
+	 * RESULT came (ctr_at_result), else when the session ended without one.
+	 */
 	struct ctr_set *ctr_start;
 	struct ctr_deltas *ctr;
 	int nctr;
+	bool ctr_at_result;
 	enum rdma_check check; /* its claim against what the ports it used received */
 	uint64_t rcv_bytes;    /* RDMA_CHECK_RECEIVED: what they received, headers included */
 	/* The source's heartbeat (PROGRESS) during and after the window. */

@@ -137,10 +137,13 @@ static void snapshot(void *ctx, uint64_t *out)
 {
 	struct session *s = ctx;
 
-	if (local_snapshot(s->loc, out)) {
+	bool open = local_snapshot(s->loc, out);
+
+	if (open) {
 		s->prog_line = s->prog;
 		s->win_open_ns = nbw_now_ns();
 	}
+	local_links(s->loc, open);
 }
 
 /* --interval: local drives as read here, RDMA as the source's heartbeats say. */
@@ -410,6 +413,7 @@ static void counters_at_result(struct session *s)
 	    remote_counters_delta(s->o, s->env->ports, s->env->nports, s->ctr_start,
 				  nbw_ns_to_s(nbw_now_ns() - s->start_sent_ns), &s->ctr, &s->nctr))
 		return;
+	s->ctr_at_result = true;
 	for (i = 0; i < s->hello.workers; i++) {
 		if (s->wport[i] < 0 || s->wport[i] >= s->nctr)
 			known = false; /* a QP on no port the sink counts */
@@ -540,6 +544,11 @@ int session_conclude(struct session *s, struct meeting *fan)
 
 	s->fan = fan;
 	rc = session_window(s);
+	/* No RESULT taken (a failure, a signal): the counters still cover START to here. */
+	if (s->ctr_start && !s->nctr)
+		remote_counters_delta(s->o, s->env->ports, s->env->nports, s->ctr_start,
+				      nbw_ns_to_s(nbw_now_ns() - s->start_sent_ns), &s->ctr,
+				      &s->nctr);
 	if (!rc && s->o->sink.dump_slice) {
 		const char *dump = dump_path(s, path, sizeof(path));
 

@@ -89,6 +89,29 @@ static int session_stream(const struct session *k, struct result_stream *st)
 }
 
 /*
+ * The sink's ports' counters into x: with one source its session's (START
+ * to its RESULT, or to the session's end without one), with N the hall's
+ * own (from before the sources' START to the last one's end). 0 or -ENOMEM.
+ */
+static int hall_counters(const struct hall *h, const struct session *k, bool one, struct result *x)
+{
+	const struct ctr_deltas *c = one ? k->ctr : h->ctr;
+	int n = one ? k->nctr : h->nctr;
+
+	free(x->ctr);
+	x->ctr = n ? calloc((size_t)n, sizeof(*x->ctr)) : NULL;
+	x->nctr = x->ctr ? n : 0;
+	if (n && !x->ctr)
+		return -ENOMEM;
+	if (x->ctr)
+		memcpy(x->ctr, c, sizeof(*x->ctr) * (size_t)n);
+	snprintf(x->ctr_span, sizeof(x->ctr_span), "%s",
+		 !one || k->ctr_at_result ? ""
+					  : "from START to the session's end (no result taken)");
+	return 0;
+}
+
+/*
  * The sink's own: its local drives, window, DRAM, ports, verdict. The
  * window is k's when k carried the hall's drives (one source), else the
  * hall's own (N sources; or none came).
@@ -120,11 +143,10 @@ static int hall_result(const struct hall *h, const struct session *k, struct res
 	x->local_len = h->lay.local_len;
 	x->ports_gbits = session_ports_rate(&h->env);
 	session_port_rates(&h->env, x->port_gbits);
-	free(x->ctr); /* the ports' counters: the one source's span (START to its RESULT) */
-	x->ctr = one && k->nctr ? calloc((size_t)k->nctr, sizeof(*x->ctr)) : NULL;
-	x->nctr = x->ctr ? k->nctr : 0;
-	if (x->ctr)
-		memcpy(x->ctr, k->ctr, sizeof(*x->ctr) * (size_t)k->nctr);
+	if (hall_counters(h, k, one, x))
+		return -ENOMEM;
+	linkload_free(x->ll); /* the links of the window that carried the hall's drives */
+	x->ll = linkload_dup(l->ll);
 	x->verdict = one ? k->verdict : VERDICT_NONE;
 	snprintf(x->vdetail, sizeof(x->vdetail), "%s", one ? k->vdetail : "");
 	snprintf(x->failure, sizeof(x->failure), "%s", one ? k->failure : h->failure);

@@ -56,10 +56,13 @@ static void snapshot(void *ctx, uint64_t *out)
 	if (out == s->wstart) {
 		free(s->ctr_open);
 		s->ctr_open = remote_counters_read(s->o, s->ports, s->nports);
+		linkload_open(s->ll);
 	} else if (out == s->wend && s->ctr_open) {
 		remote_counters_delta(s->o, s->ports, s->nports, s->ctr_open,
 				      nbw_ns_to_s(nbw_now_ns() - s->t_window), &s->ctr, &s->nctr);
 	}
+	if (out == s->wend)
+		linkload_close(s->ll, nbw_ns_to_s(nbw_now_ns() - s->t_window));
 }
 
 /* What the window counted so far (or in all once it closed) into pr. */
@@ -126,6 +129,7 @@ static void source_sample(void *ctx, double at)
 	for (i = 0; i < s->nw; i++)
 		cur += atomic_load_explicit(&s->w[i].bytes, memory_order_relaxed);
 	samples_add(&s->rdma_samples, cur, at, 1.0);
+	linkload_sample(s->ll, at);
 }
 
 /* --interval: this side's RDMA completions per drive (or memory) and in total. */
@@ -341,6 +345,8 @@ static int source_window(struct source *s)
 
 	window_bind(&w, &o->cc, s, s->wstart, s->wend);
 	w.warmup += o->source.late_start;
+	linkload_free(s->ll);
+	s->ll = remote_watch(o, s->t, s->nt, s->ports, s->nports);
 	s->win = &w;
 	nbw_watchdog_phase("the window (writing to %s)", o->source.peer);
 	window_run(&w);
@@ -412,6 +418,7 @@ static void source_close(struct source *s)
 	free(s->dr);
 	free(s->ctr_open);
 	free(s->ctr);
+	linkload_free(s->ll);
 	samples_free(&s->rdma_samples);
 	nbw_watchdog_unbound();
 }
@@ -479,6 +486,8 @@ static int source_result(const struct source *s, struct result *x)
 	x->nctr = x->ctr ? s->nctr : 0;
 	if (x->ctr)
 		memcpy(x->ctr, s->ctr, sizeof(*x->ctr) * (size_t)s->nctr);
+	linkload_free(x->ll);
+	x->ll = linkload_dup(s->ll);
 	x->cpu_s = s->cpu_s;
 	x->verdict = s->verdict;
 	snprintf(x->failure, sizeof(x->failure), "%s", s->failure);

@@ -106,6 +106,7 @@ struct source {
 	struct ctr_set *ctr_open;
 	struct ctr_deltas *ctr;
 	int nctr;
+	struct linkload *ll; /* its drives' and NICs' PCIe links and AER counts over the window */
 	enum verdict verdict;
 	char failure[CTRL_MAX_STR + 256]; /* why the run failed ("" = it did not) */
 	struct result *x;		  /* told the live lines */

@@ -7,13 +7,15 @@
 #             (remote_two_node-check.sh)
 #   bounds    the run's budget: a frozen peer, a link down, a hung teardown
 #             (remote_bounds-check.sh)
+#   evidence  both ends' counter deltas and drives' links under load in JSON; node b's
+#             NIC slowed by a traffic shaper (remote_evidence-check.sh)
 # Every part is checked even when one before it failed; the test fails naming
 # the parts that did. $NBW_PAIR_PARTS runs some of them, in its order (to look
 # at one part without the others). The drives are unchanged at the end.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 
-ALL="access bidir two_node bounds"
+ALL="access bidir two_node bounds evidence"
 parts=${NBW_PAIR_PARTS:-$ALL}
 for p in $parts; do
 	case " $ALL " in
@@ -25,7 +27,8 @@ done
 
 G=$srcdir/tests/lab/remote_pair_guest.sh
 # The parts took 36, 21, 42 and 87 s in a CI run (55, 26, 56 and 105 s beside the other
-# tests); each step inside is bounded, so 600 s is only the backstop.
+# tests), evidence 19 s beside three other labs waiting; each step inside is bounded, so
+# 600 s is only the backstop.
 run_lab --nodes 2 --drives 1 --drive-size 64M --timeout 600 --on-b "$G" "$G" $parts
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu

@@ -13,8 +13,8 @@ PORT=18600 WAIT=300
 # part_script PART: this node's script of PART.
 part_script() {
 	case $1/$VLAB_NODE in
-	access/a | two_node/a) echo "$D/remote_${1}_a.sh" ;;
-	access/b | two_node/b) echo "$D/remote_${1}_b.sh" ;;
+	access/a | two_node/a | evidence/a) echo "$D/remote_${1}_a.sh" ;;
+	access/b | two_node/b | evidence/b) echo "$D/remote_${1}_b.sh" ;;
 	bidir/*) echo "$D/remote_bidir_guest.sh" ;;
 	bounds/*) echo "$D/remote_bounds_guest.sh" ;;
 	*) return 1 ;;
