@@ -18,6 +18,16 @@ def _gb(v):
     return "%.2f" % v if isinstance(v, (int, float)) else "-"
 
 
+def _directions(ev):
+    """'; low as it sends (a->b, a->c)' and the like: which way the low figures went."""
+    dirs = sorted(ev.get("low_directions") or {})
+    words = {"sends": "as it sends", "receives": "as it receives", "both": "both ways"}
+    if not dirs or ev.get("direction") not in words:
+        return ""
+    more = ev.get("low_count", 0) > len(dirs) and len(dirs) >= 16
+    return "; low %s (%s%s)" % (words[ev["direction"]], ", ".join(dirs), ", ..." if more else "")
+
+
 def reason(s):
     """One sentence saying why a suspect is named."""
     ev = s["evidence"]
@@ -35,15 +45,25 @@ def reason(s):
             text += "; the probe: %s (%s)" % (probe["says"], probe.get("link"))
         return "%s (%s)" % (text, low)
     if k == "link":
-        return "low only between %s and %s (%s of the median); each end is normal with " \
-               "other partners (%s)" % (s["node"], s.get("peer"), _pct(s["ratio"]), low)
+        dirs = {}
+        for e in (ev.get("rails") or {"": ev}).values():
+            dirs.update(e.get("low_directions") or {})
+        return "low only between %s and %s (%s of the median%s); each end is normal with " \
+               "other partners (%s)" % (s["node"], s.get("peer"), _pct(s["ratio"]),
+                                        ", low %s" % ", ".join(sorted(dirs)) if dirs else "",
+                                        low)
     if k == "rail" or "low_count" in ev:
         rt = ev.get("retest_low_with") or []
         ok = ev.get("retest_normal_with") or []
         text = "low with %d of %d partners (median of those %s)" % (
             ev.get("low_count", 0), ev.get("partners", 0), _pct(s["ratio"]))
+        text += _directions(ev)
         if rt or ok:
             text += "; retests with partners that passed: %d low, %d normal" % (len(rt), len(ok))
+        if ev.get("drive_remote_low"):
+            text += "; its drives -> remote DRAM low too (%s), which it explains" % ", ".join(
+                "with %s" % (x["peer"] if x["node"] == s["node"] else x["node"])
+                if x.get("peer") else "every partner" for x in ev["drive_remote_low"])
         probe = ev.get("probe") or {}
         if probe.get("says"):
             text += "; the probe: %s" % probe["says"]

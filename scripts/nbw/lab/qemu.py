@@ -84,9 +84,22 @@ def node_env(s, node):
         ("VLAB_GO_TIMEOUT", s.boot_timeout + 30),
         ("VLAB_HAS_SCRIPT", 1 if s.scripts[node] else 0),
         ("VLAB_VERBOSE", 1 if s.verbose else 0),
+        # NIC k shaped to RATE Mbit/s by the guest (tbf on its netdev): "k:RATE ...".
+        ("VLAB_SLOW_NICS", " ".join("%d:%d" % (k, r) for (i, k), r in sorted(s.slow_nics.items())
+                                    if i == node)),
+        # What vlab slowed on purpose, every node's (for the scripts to say):
+        # "drive:NODE:INDEX:MBPS" and "nic:NODE:INDEX:MBIT" words.
+        ("VLAB_SLOWED", slowed_words(s)),
     ]
     # Values are shell-sourced: quote them (none holds a single quote but paths).
     return "".join("%s='%s'\n" % (k, str(v).replace("'", "'\\''")) for k, v in env)
+
+
+def slowed_words(s):
+    return " ".join(["drive:%s:%d:%d" % (NODE_NAMES[i], k, r) for (i, k), r in
+                     sorted(s.slow_drives.items())] +
+                    ["nic:%s:%d:%d" % (NODE_NAMES[i], k, r) for (i, k), r in
+                     sorted(s.slow_nics.items())])
 
 
 def prepare_node(s, workdir, node, args):
@@ -165,6 +178,13 @@ def clock_arg(cpuinfo="/proc/cpuinfo"):
     return "tsc=reliable" if {"constant_tsc", "nonstop_tsc"} <= set(flags) else ""
 
 
+def throttle(mbps):
+    """The -drive suboption that slows a drive's reads to mbps MB/s (qemu's block
+    throttling: a leaky bucket on the bytes read, bursts of a tenth of a second's worth),
+    or ''."""
+    return ",throttling.bps-read=%d" % (mbps * 1000000) if mbps else ""
+
+
 def qemu_args(s, workdir, node, netdevs, cache):
     """The qemu command line of one node; netdevs[k]: NIC k's backend, if any."""
     name = NODE_NAMES[node]
@@ -190,7 +210,8 @@ def qemu_args(s, workdir, node, netdevs, cache):
         img = os.path.join(workdir, "images", "%s%d.img" % (name, i))
         args += ["-device", "pcie-root-port,id=rp%d,chassis=%d,slot=%d,%s"
                  % (rp, rp, rp, link_props(s.links[i])),
-                 "-drive", "file=%s,if=none,id=d%d,format=raw,cache=%s" % (img, i, cache)]
+                 "-drive", "file=%s,if=none,id=d%d,format=raw,cache=%s%s" % (
+                     img, i, cache, throttle(s.slow_drives.get((node, i))))]
         bus = "rp%d" % rp
         if s.switch and i == s.drives - 1:
             args += ["-device", "x3130-upstream,id=up0,bus=rp%d" % rp,
