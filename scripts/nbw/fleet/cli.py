@@ -63,6 +63,12 @@ def pairs_arg(text):
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def netdev_arg(text):
+    if not re.fullmatch(r"[A-Za-z0-9._-]{1,15}", text):
+        raise argparse.ArgumentTypeError("%s: not an interface name" % text)
+    return text
+
+
 def nodes_arg(text):
     """--nodes: a count (plan) or a comma-separated list of names."""
     if re.fullmatch(r"[0-9]+", text):
@@ -166,6 +172,9 @@ def build_parser():
     s.add_argument("--rail-devs", type=lambda t: [x for x in t.split(",") if x],
                    metavar="DEV,DEV", help="the RDMA device of each rail, the same on every "
                    "node (default one rail: every ACTIVE port)")
+    s.add_argument("--rdma-netdev", metavar="IF", type=netdev_arg,
+                   help="each node's IPv4 address on IF (asked on the node) is the address "
+                   "its sources connect to (default: the node's name)")
     s.add_argument("--pairs", type=pairs_arg, default="all", metavar="all|ring|K",
                    help="every pair, the ring, or K random partners each (default all)")
     s.add_argument("--seed", type=count_int, default=0, metavar="N",
