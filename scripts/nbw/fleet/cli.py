@@ -233,7 +233,7 @@ def cmd_judge(args, out):
         try:
             with open(args.html, "w") as f:
                 f.write(report.html_page(result, nodes, matrix,
-                                         os.path.basename(png) if have_png else None))
+                                         report.data_uri(png) if have_png else None))
         except OSError as e:
             sys.stderr.write("%s: %s: %s\n" % (PROG, args.html, e.strerror))
             return 1

@@ -2,6 +2,7 @@
 page (the suspects with their evidence, and the pair matrix as a heat map in inline
 SVG; a PNG of the heat map beside the page when gnuplot is installed)."""
 
+import base64
 import html
 import json
 import os
@@ -163,6 +164,7 @@ def html_page(result, nodes, matrix, png=None):
     img = '<p><img src="%s" alt="pair matrix (PNG)"></p>' % html.escape(png) if png else ""
     return """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>nbw-fleet: the sweep's judgement</title>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
 <style>
 body{font-family:sans-serif;margin:2em;max-width:70em}
 table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:.2em .5em;text-align:left}
@@ -188,6 +190,12 @@ pair (green: at the median, yellow: the threshold, red: half; grey: not measured
        result["counts"]["retests"], _pct(th), html.escape(str(result["suite_version"])), rows,
        "<h2>Not measured</h2><ul>%s</ul>" % skipped if skipped else "",
        heatmap_svg(nodes, matrix, th), img, evidence)
+
+
+def data_uri(path):
+    """The PNG at path as a data: URI (the page names nothing outside itself)."""
+    with open(path, "rb") as f:
+        return "data:image/png;base64," + base64.b64encode(f.read()).decode("ascii")
 
 
 def heatmap_png(nodes, matrix, path):
