@@ -1,9 +1,10 @@
 #!/bin/bash
 # vlab fleet, node a: nbw-fleet run over every node of the lab, node a among them,
 # through the lab's launcher in the place of ssh/srun (the other nodes serve it:
-# fleet-node.sh). The nodes are named by their lab addresses (VLAB_HOSTS, node order
-# a b c d), which the launcher and the tools both reach. Arguments: nbw-fleet run's
-# own options, after the lab's defaults (6 s windows, 1 s warm-up), so they win.
+# fleet-node.sh). The nodes are named a b c d, as the launcher knows them; a source
+# connects to its sink's address on the lab NIC (--rdma-netdev: the names do not
+# resolve in the lab). Arguments: nbw-fleet run's own options, after the lab's
+# defaults (6 s windows, 1 s warm-up), so they win.
 #
 # The sweep is written in this node's /tmp (a tmpfs: the sweep's lock wants a local
 # file system) and copied to $VLAB_OUT/sweep at the end, whatever happened, with
@@ -25,10 +26,11 @@ trap stop_agents EXIT
 
 export LAUNCHER=$launch DRAM=256M THREADS=2 CHUNK=1M NET_TIMEOUT=20 SINK_WAIT=120
 sweep=/tmp/sweep
-printf '\n=== node a: nbw-fleet run over %s (nodes a..%s, through %s) ===\n' \
-	"${hosts[*]}" "${names:VLAB_NODES-1:1}" "${launch##*/}"
+nodes=$(echo "${names:0:VLAB_NODES}" | sed 's/./&,/g; s/,$//')
+printf '\n=== node a: nbw-fleet run over %s (at %s, through %s) ===\n' \
+	"$nodes" "${hosts[*]}" "${launch##*/}"
 [ -z "${VLAB_SLOWED:-}" ] || printf 'slowed on purpose: %s\n' "$VLAB_SLOWED"
-"$src/scripts/nbw-fleet" run --nodes "$(IFS=,; echo "${hosts[*]}")" --out "$sweep" \
+"$src/scripts/nbw-fleet" run --nodes "$nodes" --rdma-netdev "$VLAB_NETDEV" --out "$sweep" \
 	--duration 6 --warmup 1 "$@"
 rc=$?
 if [ -d "$sweep" ]; then

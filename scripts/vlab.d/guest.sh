@@ -152,8 +152,13 @@ if [ "$VLAB_HAS_SCRIPT" = 1 ] && [ ! -e "$share/stop" ]; then
 	# Unset the protocol-only variables before the user's script sees them.
 	unset VLAB_DRIVE_COUNT VLAB_GO_TIMEOUT VLAB_HAS_SCRIPT VLAB_VERBOSE VLAB_NICS VLAB_NIC_MACS \
 		VLAB_SLOW_NICS
+	read -r up0 _ </proc/uptime
 	timeout -k 5 "$VLAB_TIMEOUT" "$share/script" "${args[@]}"
 	rc=$?
+	read -r up1 _ </proc/uptime
+	# A script that ends early, or is said to have timed out early, is explained by
+	# the guest's own clocks: how long it ran by the uptime and by the wall clock.
+	[ "$rc" = 0 ] || echo "vlab-guest[$VLAB_NODE]: script exit $rc after ${up0%.*}..${up1%.*} s of uptime, $(date -u +%T) UTC"
 	echo "$rc" >"$share/rc.tmp" && mv "$share/rc.tmp" "$share/rc"
 else
 	wait_for "$VLAB_TIMEOUT" test -e "$share/stop"
