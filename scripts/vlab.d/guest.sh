@@ -141,6 +141,9 @@ export PATH="$VLAB_BUILDDIR/nvme_read_bw:$VLAB_BUILDDIR/nvme_write_bw_remote:$VL
 env | grep '^VLAB_' | sort >"$share/vlab.env"
 echo "PATH=$PATH" >>"$share/vlab.env"
 
+# The guest kernel's clock as it booted (tsc lines): a clock that runs fast or slow
+# explains figures and timeouts that are off on one node only.
+dmesg 2>/dev/null | grep -E 'tsc:|clocksource:' >"$share/clock"
 : >"$share/ready"
 wait_for "$VLAB_GO_TIMEOUT" test -e "$share/go" -o -e "$share/stop" ||
 	fail "no go from the host"

@@ -11,15 +11,18 @@
 # nothing. Each sweep's directory is the one vlab names on its last line, judged
 # again on the host; no drive changed; no qemu left.
 #
-# The rates: far below the emulated parts' normal ones (docs/virtual-lab.md: a lab
-# drive reads at hundreds of MB/s, a lab rail carries tens of MB/s), and the sweep is
-# judged at --threshold 0.5 (the emulator's noise between pairs that share two host
-# cores is far wider than hardware's 10%): the verdict does not hang on the noise.
+# The rates: far below the emulated parts' normal ones, measured in this lab (four
+# one-vCPU nodes on two host cores, 2026-12-02): a drive alone 0.56-0.64 GB/s, a rail
+# from memory 3.5-13 MB/s (the pairs of a round share the host's two cores; the node
+# that runs the sweep receives slowest). 10 MB/s is a sixtieth of a drive, 4 Mbit/s
+# (0.5 MB/s) a twentieth of the rails' median; the sweep is judged at --threshold 0.25
+# (the normal pairs spread to 0.39 of the median): the verdict does not hang on the
+# emulator's noise.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 DRIVE_MBPS=${FLEET_SLOW_DRIVE:-10}
-NIC_MBIT=${FLEET_SLOW_NIC:-8}
-FLEET_ARGS=(--duration 6 --warmup 1 --threshold 0.5)
+NIC_MBIT=${FLEET_SLOW_NIC:-4}
+FLEET_ARGS=(--duration 6 --warmup 1 --threshold 0.25)
 
 # sweep NAME VLAB_OPTIONS...: vlab fleet in $WORK/NAME; the sweep's directory in $dir.
 sweep() {
@@ -58,8 +61,8 @@ check "slowed: exactly the two parts" \
 # The drive's evidence: far below its peers, and again when read again.
 j "$S/judge.json" '[s for s in d["suspects"] if s["kind"] == "drive"][0]["evidence"]' >"$WORK/drive.ev"
 note "drive evidence: $(cat "$WORK/drive.ev")"
-check "the drive: its figure and its retest under a quarter of the median, at most its throttle" \
-	"$(j "$S/judge.json" '[(s["ratio"] < 0.25, s["evidence"]["retest_ratio"] < 0.25, s["evidence"]["figure_gb_per_s"] <= '"$DRIVE_MBPS"' * 1.1e-3) for s in d["suspects"] if s["kind"] == "drive"][0]')" \
+check "the drive: its figure and its retest under a tenth of the median, at most its throttle" \
+	"$(j "$S/judge.json" '[(s["ratio"] < 0.1, s["evidence"]["retest_ratio"] < 0.1, s["evidence"]["figure_gb_per_s"] <= '"$DRIVE_MBPS"' * 1.1e-3) for s in d["suspects"] if s["kind"] == "drive"][0]')" \
 	"(True, True, True)"
 # The rail's evidence: low with all three partners, only what c sent, and low again
 # against two partners that passed (both ways: the retests as c sends are low).
@@ -69,10 +72,10 @@ check "the rail: low with every partner, as it sends" \
 	"$(j "$S/judge.json" '[(e["low_count"], e["partners"], e["direction"], sorted(e["low_directions"])) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" \
 	"(3, 3, 'sends', ['c->a', 'c->b', 'c->d'])"
 check "the rail: retested low against two partners that passed" \
-	"$(j "$S/judge.json" '[(len(e["retest_low_with"]), sorted(k for k, v in e["retest_directions"].items() if v < 0.5 and k.startswith("c->")).__len__()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" \
+	"$(j "$S/judge.json" '[(len(e["retest_low_with"]), sorted(k for k, v in e["retest_directions"].items() if v < 0.25 and k.startswith("c->")).__len__()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" \
 	"(2, 2)"
-check "the rail: the c->partner figures under a quarter of the median" \
-	"$(j "$S/judge.json" '[all(v < 0.25 for v in e["low_directions"].values()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" "True"
+check "the rail: the c->partner figures under a sixth of the median" \
+	"$(j "$S/judge.json" '[all(v < 0.16 for v in e["low_directions"].values()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" "True"
 check "the host's page and the JSON beside the sweep" "$(ls "$S/report.html" "$S/judge.txt" | wc -l)" 2
 
 sweep clean

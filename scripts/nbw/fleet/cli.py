@@ -148,9 +148,9 @@ def build_parser():
                        "its kind's fleet median, with its evidence: a pure function of the "
                        "directory nbw-fleet run wrote.")
     s.add_argument("dir", metavar="DIR", help="the sweep's directory")
-    s.add_argument("--threshold", type=ratio_arg, default=judgemod.THRESHOLD, metavar="R",
-                   help="a figure below R x its kind's median is low (default %g)"
-                   % judgemod.THRESHOLD)
+    s.add_argument("--threshold", type=ratio_arg, default=None, metavar="R",
+                   help="a figure below R x its kind's median is low (default the "
+                   "sweep's own, else %g)" % judgemod.THRESHOLD)
     s.add_argument("--json", action="store_true", help="one JSON document on stdout")
     s.add_argument("--html", metavar="FILE",
                    help="also write one self-contained HTML page (and FILE.png, the heat "
@@ -224,6 +224,9 @@ def cmd_judge(args, out):
     except sweepdir.SweepError as e:
         sys.stderr.write("%s: %s\n" % (PROG, e))
         return 1
+    if args.threshold is None:
+        own = sw.meta.get("threshold")
+        args.threshold = own if isinstance(own, float) and 0 < own < 1 else judgemod.THRESHOLD
     result = judgemod.judge(sw, args.threshold)
     if args.html:
         matrix = judgemod.pair_matrix(sw, args.threshold)
