@@ -14,14 +14,15 @@
 # The rates: far below the emulated parts' normal ones, measured in this lab (four
 # one-vCPU nodes on two host cores, 2026-12-02): a drive alone 0.56-0.64 GB/s, a rail
 # from memory 3.5-13 MB/s (the pairs of a round share the host's two cores; the node
-# that runs the sweep receives slowest). 10 MB/s is a sixtieth of a drive, 4 Mbit/s
-# (0.5 MB/s) a twentieth of the rails' median; the sweep is judged at --threshold 0.25
+# that runs the sweep receives slowest). 10 MB/s is a sixtieth of a drive, 8 Mbit/s
+# (1 MB/s) about a sixth of the rails' median; the sweep is judged at --threshold 0.25
 # (the normal pairs spread to 0.39 of the median): the verdict does not hang on the
-# emulator's noise.
+# emulator's noise. (At 4 Mbit/s, c's drives -> a's DRAM failed: two drives' WRITEs
+# in flight queue longer in the shaper than Soft-RoCE's 4.3 s ACK timeout.)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab-lib.sh"
 DRIVE_MBPS=${FLEET_SLOW_DRIVE:-10}
-NIC_MBIT=${FLEET_SLOW_NIC:-4}
+NIC_MBIT=${FLEET_SLOW_NIC:-8}
 FLEET_ARGS=(--duration 6 --warmup 1 --threshold 0.25)
 
 # sweep NAME VLAB_OPTIONS...: vlab fleet in $WORK/NAME; the sweep's directory in $dir.
@@ -36,6 +37,11 @@ sweep() {
 	tail -n 12 "$WORK/$name.out" | sed 's/^/#   /'
 	[ "$vlab_rc" = 0 ] || { tail -n 60 "$WORK/$name.out"; fail "$name: vlab fleet exit $vlab_rc"; }
 	dir=$(tail -n1 "$WORK/$name.out" | sed -n 's/^fleet: the sweep: //p')
+	if [ -n "${NBW_LAB_KEEP:-}" ]; then
+		mkdir -p "$NBW_LAB_KEEP/$test_name" && cp "$WORK/$name.out" "$NBW_LAB_KEEP/$test_name/" &&
+			{ [ ! -d "$dir" ] || cp -r "$dir" "$NBW_LAB_KEEP/$test_name/$name"; }
+		note "kept in $NBW_LAB_KEEP/$test_name"
+	fi
 	[ -d "$dir" ] && [ -s "$dir/judge.json" ] || fail "$name: no sweep directory on the last line"
 	[ "$(dirname "$dir")" = "$WORK/$name" ] || fail "$name: the sweep is not in the current directory: $dir"
 	for n in a b c d; do
@@ -74,8 +80,8 @@ check "the rail: low with every partner, as it sends" \
 check "the rail: retested low against two partners that passed" \
 	"$(j "$S/judge.json" '[(len(e["retest_low_with"]), sorted(k for k, v in e["retest_directions"].items() if v < 0.25 and k.startswith("c->")).__len__()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" \
 	"(2, 2)"
-check "the rail: the c->partner figures under a sixth of the median" \
-	"$(j "$S/judge.json" '[all(v < 0.16 for v in e["low_directions"].values()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" "True"
+check "the rail: the c->partner figures under a quarter of the median" \
+	"$(j "$S/judge.json" '[all(v < 0.25 for v in e["low_directions"].values()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" "True"
 check "the host's page and the JSON beside the sweep" "$(ls "$S/report.html" "$S/judge.txt" | wc -l)" 2
 
 sweep clean

@@ -228,9 +228,26 @@ class Sweep:
             if rc is not None:
                 lines = [x for x in (e or o or "").strip().splitlines() if x]
                 self.fail(rel, lines[-1] if lines else "exit %s" % rc)
+                self.keep_logs(os.path.join(work, "run"), rel)
             return False
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+    def keep_logs(self, run, rel):
+        """A failed part's logs (run_bench.sh's and its tools', the last 64 KiB of each)
+        kept as failed/REL.d/: why it failed, after the scratch is gone."""
+        try:
+            names = sorted(n for n in os.listdir(run) if n.endswith(".log"))
+            dest = self.path(os.path.join("failed", rel + ".d"))
+            os.makedirs(dest, exist_ok=True)
+            for n in names[:32]:
+                with open(os.path.join(run, n), "rb") as f:
+                    f.seek(max(0, os.path.getsize(f.name) - 65536))
+                    data = f.read()
+                with open(os.path.join(dest, n), "wb") as f:
+                    f.write(data)
+        except OSError:
+            pass
 
     def probe(self, node):
         rel = "nodes/%s/probe.json" % node
