@@ -50,13 +50,19 @@ check_match "judge text: the suspect's line" '^  drive +node017 +nvme2n1 +low +5
 	"$("${FLEET[@]}" judge "$TMPD/sweep" | grep node017)"
 check_eq "judge --html: the page names it, draws 276 pairs x 2 cells" "1 552" \
 	"$(grep -c '<td>node017</td>' "$TMPD/sweep.html") $(grep -o '<rect x=' "$TMPD/sweep.html" | wc -l)"
+check_eq "judge --html: the page names nothing outside itself (the PNG inside it, as data:)" "" \
+	"$(sed 's|xmlns="http://www.w3.org/2000/svg"||' "$TMPD/sweep.html" | grep -Eoi '(https?|ftp|wss?)://|(src|href|action)="[^d#][^"]*"|<(script|link|iframe|object)|url\(')"
+if command -v gnuplot >/dev/null; then
+	check_eq "judge --html: the heat map's PNG inside the page and beside it" "1 89504e470d0a1a0a" \
+		"$(grep -c '<img src="data:image/png;base64,' "$TMPD/sweep.html") $(head -c 8 "$TMPD/sweep.html.png" | od -An -tx1 | tr -d ' \n')"
+fi
 
 # --- the page -----------------------------------------------------------------
 # The page names other tools' options too (nvme_read_bw --baseline, the remote tool's
-# --source, the probe's --expect-speed): left out here.
+# --source, the probe's --expect-speed, vlab's --slow-drive and --slow-nic): left out here.
 opts_man() {
 	sed -e 's/\\f[BIRP]//g' -e 's/\\//g' "$1" | grep -oE -- '--[a-z][a-z0-9_-]+' |
-		grep -vxE -- '--(baseline|source|expect-speed)' | LC_ALL=C sort -u
+		grep -vxE -- '--(baseline|source|expect-speed|slow-drive|slow-nic)' | LC_ALL=C sort -u
 }
 fleet_help() {
 	local v

@@ -77,5 +77,28 @@ check_eq "resume: the $kept parts kept are not measured again" "$kept" \
 	"$(ls -l --time-style=+%s.%N "$R"/fabric/*/*.json | awk '{print $6, $7}' | grep -cxFf "$TMPD/before")"
 check_eq "resume: a healthy fleet, no suspect" "[]" "$(json_get "$R/judge.json" 'd["suspects"]')"
 expect_exit 1 "not a sweep directory" "${FLEET[@]}" run --resume "$TMPD/fake"
+
+# --rdma-netdev: each node's address on it, asked on the node, is what its sources
+# connect to; a node without one is named and skipped.
+cat >"$TMPD/bin/ip" <<'SH'
+#!/bin/bash
+[ "$*" = "-4 -o addr show dev ib0" ] && [ "$FAKE_NODE" != n4 ] || { echo "Device \"ib0\" does not exist." >&2; exit 1; }
+echo "4: ib0    inet 10.0.0.${FAKE_NODE#n}/24 brd 10.0.0.255 scope global ib0\       valid_lft forever"
+SH
+chmod +x "$TMPD/bin/ip"
+A=$TMPD/addr
+rm -f "$TMPD/fake/peers"
+"${FLEET[@]}" run --nodes n1,n2,n4,n3 --rdma-netdev ib0 --no-remote --out "$A" --duration 1 \
+	--warmup 0 >"$TMPD/out" 2>"$TMPD/err"
+check_eq "--rdma-netdev: exit" 0 $?
+check_eq "--rdma-netdev: the addresses, the node without one skipped" \
+	"{'n1': '10.0.0.1', 'n2': '10.0.0.2', 'n3': '10.0.0.3'} ['n4']" \
+	"$(json_get "$A/sweep.json" '"%s %s" % (dict(sorted(d["addresses"].items())), [s["node"] for s in d["skipped"]])')"
+check_match "--rdma-netdev: the reason" 'n4: unreachable, skipped \(no IPv4 address on ib0 \(--rdma-netdev\): Device "ib0" does not exist\.\)' "$(cat "$TMPD/err")"
+check_eq "--rdma-netdev: every fabric part" 6 "$(ls "$A"/fabric/*/*.json | wc -l)"
+check_eq "--rdma-netdev: the sources connected to the sinks' addresses" "10.0.0.1 10.0.0.2 10.0.0.3" \
+	"$(sort -u "$TMPD/fake/peers" | tr '\n' ' ' | sed 's/ $//')"
+expect_exit 2 "^nbw-fleet run: argument --rdma-netdev: ib0;x: not an interface name" \
+	"${FLEET[@]}" run --nodes n1,n2 --rdma-netdev 'ib0;x'
 check_eq "no process left behind" "" "$(pgrep -f "$TMPD" | grep -v "^$$\$" || true)"
 finish

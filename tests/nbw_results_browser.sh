@@ -4,7 +4,8 @@
 # slower and with new NIC firmware) -> report.html; the file names nothing outside
 # itself; Chromium renders it: the screenshot is not blank and holds the plots'
 # colours, the rendered DOM has the tables, decoded images and the verdict, and
-# Chromium's own network log shows no request but the file itself.
+# Chromium's own network log shows no request but the file itself. Then nbw-fleet
+# judge's page the same way (its suspects, the rail's direction, the heat map).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 NR_PY="$abs_top_srcdir/scripts/nbw-results"
@@ -127,6 +128,36 @@ print(" ".join(sorted(urls)))
 PY
 }
 check_eq "no request from the page but the file itself" "" "$(page_requests "$TMPD/net.json")"
+
+# nbw-fleet judge's page, in the same browser: a generated fleet of 8 nodes with one
+# drive slowed and one port slow as it sends (the lab's --slow-nic): both suspects in
+# the rendered table, the rail's direction said, the heat map drawn (SVG and the PNG
+# inside the page, decoded), no request but the file.
+PYTHONPATH="$abs_top_srcdir/scripts:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
+import sys
+from fleetgen import Fleet
+Fleet(8, 1, 2, pairs="all", seed=4, slow_drives=[("node006", 1, 0.3)],
+      slow_egress=[("node003", 0, 0.05)]).write(sys.argv[1])' "$TMPD/sweep"
+"$PYTHON3" "$abs_top_srcdir/scripts/nbw-fleet" judge --html "$TMPD/judge.html" "$TMPD/sweep" >/dev/null
+check_eq "nbw-fleet judge --html: written" 0 $?
+H=$TMPD/judge.html
+check_eq "judge page: names nothing outside itself" "" \
+	"$(sed 's|xmlns="http://www.w3.org/2000/svg"||' "$H" | grep -Eoi '(https?|ftp|wss?)://|(src|href|action)="[^d#][^"]*"|<(script|link|iframe|object)|url\(')"
+browse --screenshot="$TMPD/judge.png" --log-net-log="$TMPD/jnet.json" >/dev/null 2>"$TMPD/chromium.err"
+check_eq "judge page: chromium --screenshot" "0 89504e470d0a1a0a" "$? $(head -c 8 "$TMPD/judge.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')"
+browse --dump-dom >"$TMPD/jdom.html" 2>/dev/null
+check_eq "judge page, rendered: the two suspects, low" "2" "$(grep -o '<tr class="low">' "$TMPD/jdom.html" | wc -l)"
+check_match "judge page, rendered: the slow drive" '<td>drive</td><td>node006</td><td>nvme1n1</td>' "$(cat "$TMPD/jdom.html")"
+check_match "judge page, rendered: the rail, low as it sends" \
+	'<td>rail</td><td>node003</td><td>rail 0 \(mlx5_0\)</td>.*low as it sends \(node003-&gt;node000, ' "$(cat "$TMPD/jdom.html")"
+check_eq "judge page, rendered: the heat map, 28 pairs x 2 cells" 56 "$(grep -o '<rect x=' "$TMPD/jdom.html" | wc -l)"
+sed -e "s|default-src 'none';|default-src 'none'; script-src 'unsafe-inline';|" \
+	-e 's|</body>|<script>document.body.setAttribute("data-sizes", Array.from(document.images).map(i => i.naturalWidth + "x" + i.naturalHeight).join(","))</script></body>|' \
+	"$H" >"$TMPD/jprobe.html"
+H=$TMPD/jprobe.html browse --dump-dom >"$TMPD/jdom2.html" 2>/dev/null
+check_eq "judge page: the heat map's PNG decoded at 800x800" 800x800 "$(grep -o 'data-sizes="[^"]*"' "$TMPD/jdom2.html" | cut -d'"' -f2)"
+check_eq "judge page: no request from the page but the file itself" "" "$(page_requests "$TMPD/jnet.json")"
+
 # The check can fail: a page with an outside image (TEST-NET address, never resolved).
 printf '<!DOCTYPE html><html><body><img src="http://198.51.100.7/x.png"></body></html>\n' >"$TMPD/control.html"
 H=$TMPD/control.html browse --dump-dom --log-net-log="$TMPD/net2.json" >/dev/null 2>&1

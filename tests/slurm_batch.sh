@@ -125,6 +125,42 @@ RUN_BENCH=/nonexistent/run_bench.sh NBW_SLURM_DIR=$D job aggregate.sbatch n1,n2
 check_eq "RUN_BENCH that is not there: exit 1, one line" \
 	"1 aggregate.sbatch: RUN_BENCH=/nonexistent/run_bench.sh: not an executable file" "$? $(cat "$TMPD/err")"
 
+# --- fleet.sbatch with an nbw-fleet stand-in: its argv and LAUNCHER -------------
+cat >"$TMPD/bin/nbw-fleet" <<'SH'
+#!/bin/bash
+d=$(cd "$(dirname "$0")/.." && pwd)
+{ printf '%s\n' "$@"; echo "LAUNCHER=$LAUNCHER|$LAUNCHER_QUOTE|${NBW_RUN_BENCH-(unset)}"; } >"$d/fake/fleet.argv"
+exit "$(cat "$d/fake/fleet.rc" 2>/dev/null || echo 0)"
+SH
+chmod +x "$TMPD/bin/nbw-fleet"
+export NBW_FLEET=$TMPD/bin/nbw-fleet
+reset_fakes
+job fleet.sbatch n1
+check_eq "fleet, one node: exit 2, one line, nothing run" \
+	"2|fleet.sbatch: job 77 has 1 node (n1), a fleet sweep (pairs of nodes) needs 2: sbatch --nodes=2|no" \
+	"$?|$(cat "$TMPD/err")|$([ -e "$TMPD/fake/fleet.argv" ] && echo yes || echo no)"
+reset_fakes
+FAKE_SCRIPT=fleet.sbatch job fleet.sbatch n1,n2,n3,n4
+check_eq "fleet: exit status" 0 $?
+check_eq "fleet: every node of the job, the sweep in the submit directory, srun steps" \
+	"run|--nodes|n1,n2,n3,n4|--out|$SUBMIT/fleet-77|LAUNCHER=srun --nodes=1 --ntasks=1 --overlap -w|no|$TMPD/bin/run_bench.sh" \
+	"$(tr '\n' '|' <"$TMPD/fake/fleet.argv" | sed 's/|$//')"
+check_match "fleet: the job's output names the nodes and the sweep" \
+	"^fleet.sbatch: job 77 on n1 n2 n3 n4: nbw-fleet run, the sweep in $SUBMIT/fleet-77\$" "$(cat "$TMPD/err")"
+reset_fakes
+echo 130 >"$TMPD/fake/fleet.rc"
+RAIL_DEVS=mlx5_0,mlx5_1 RDMA_NETDEV=ib0 FLEET_ARGS="--pairs 2 --duration 10" FLEET_DIR=$TMPD/sw \
+	job fleet.sbatch n1,n2
+check_eq "fleet: nbw-fleet's status is the job's; rails, netdev, FLEET_ARGS and FLEET_DIR passed" \
+	"130|run --nodes n1,n2 --out $TMPD/sw --rail-devs mlx5_0,mlx5_1 --rdma-netdev ib0 --pairs 2 --duration 10" \
+	"$?|$(sed '$d' "$TMPD/fake/fleet.argv" | tr '\n' ' ' | sed 's/ $//')"
+reset_fakes
+NBW_FLEET=/nonexistent/nbw-fleet job fleet.sbatch n1,n2
+check_eq "fleet: NBW_FLEET that is not there: exit 1, one line" \
+	"1 fleet.sbatch: NBW_FLEET=/nonexistent/nbw-fleet: not an executable file" "$? $(cat "$TMPD/err")"
+unset NBW_FLEET
+rm "$TMPD/bin/nbw-fleet"
+
 # --- end to end: the real run_bench.sh, the fake tools ---------------------------
 unset RUN_BENCH
 rm "$TMPD/bin/run_bench.sh" "$TMPD/bin/nbw-results"

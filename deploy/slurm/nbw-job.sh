@@ -1,6 +1,6 @@
 # deploy/slurm/nbw-job.sh: what the batch scripts of deploy/slurm/ share
 # shellcheck shell=bash
-# (sourced by ladder.sbatch, aggregate.sbatch and fanin.sbatch; bash). The
+# (sourced by ladder.sbatch, aggregate.sbatch, fanin.sbatch and fleet.sbatch; bash). The
 # script sets job_prog (its name in messages) first.
 #
 # Inside a job: the allocation's nodes in Slurm's order (scontrol show
@@ -97,4 +97,38 @@ nbw_run() {
 			nbw_say "nbw-results record $dir failed (the results stay in $dir)"
 	fi
 	exit "$rc"
+}
+
+# nbw_fleet_cmd: nbw-fleet's path: NBW_FLEET when set, else the one beside this
+# file in a checkout, else the installed one.
+nbw_fleet_cmd() {
+	local c
+	if [ -n "${NBW_FLEET:-}" ]; then
+		[ -x "$NBW_FLEET" ] && { printf '%s\n' "$NBW_FLEET"; return 0; }
+		nbw_say "NBW_FLEET=$NBW_FLEET: not an executable file"
+		return 1
+	fi
+	for c in "$nbw_dir/../../scripts/nbw-fleet" "$(command -v nbw-fleet)"; do
+		[ -n "$c" ] && [ -x "$c" ] && { printf '%s\n' "$c"; return 0; }
+	done
+	nbw_say "nbw-fleet not found beside $nbw_dir nor on PATH (set NBW_FLEET)"
+	return 1
+}
+
+# nbw_fleet: nbw-fleet run over every node of the job (hosts[]), one srun step
+# per command; the sweep in FLEET_DIR [$SLURM_SUBMIT_DIR/fleet-JOBID]; exits with
+# nbw-fleet's status.
+nbw_fleet() {
+	local fleet extra=()
+	fleet=$(nbw_fleet_cmd) || exit 1
+	launcher=(srun --nodes=1 --ntasks=1 --overlap -w)
+	export LAUNCHER="${launcher[*]}" LAUNCHER_QUOTE=no TOOL_DIR
+	[ -z "${RUN_BENCH:-}" ] || export NBW_RUN_BENCH=$RUN_BENCH
+	FLEET_DIR=${FLEET_DIR:-${SLURM_SUBMIT_DIR:-$PWD}/fleet-${SLURM_JOB_ID:-0}}
+	read -ra extra <<<"${FLEET_ARGS:-}"
+	nbw_say "job ${SLURM_JOB_ID:-?} on ${hosts[*]}: nbw-fleet run, the sweep in $FLEET_DIR"
+	"$fleet" run --nodes "$(IFS=,; echo "${hosts[*]}")" --out "$FLEET_DIR" \
+		${RAIL_DEVS:+--rail-devs "$RAIL_DEVS"} ${RDMA_NETDEV:+--rdma-netdev "$RDMA_NETDEV"} \
+		"${extra[@]}"
+	exit $?
 }

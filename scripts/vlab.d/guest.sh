@@ -96,6 +96,24 @@ for ((k = 0; k < ${#macs[@]}; k++)); do
 done
 [ -n "$netdevs" ] || fail "no NIC"
 
+# shape NETDEV MBIT: NIC slowed on purpose (vlab --slow-nic): a token bucket on what
+# it sends, whose queue (8 MB) holds more than Soft-RoCE keeps unacknowledged, so
+# frames wait rather than drop (a drop would cost RoCE a 4 s retry).
+shape() {
+	local burst=$(($2 * 1000000 / 8 / 100))
+	[ "$burst" -ge 32768 ] || burst=32768
+	tc qdisc replace dev "$1" root tbf rate "${2}mbit" burst "$burst" limit 8000000 ||
+		fail "tc qdisc replace dev $1 root tbf rate ${2}mbit"
+	echo "vlab-guest[$VLAB_NODE]: $1 sends at most $2 Mbit/s (vlab --slow-nic)"
+}
+if [ -n "${VLAB_SLOW_NICS:-}" ]; then
+	modprobe sch_tbf || fail "modprobe sch_tbf"
+	read -r -a nds <<<"$netdevs"
+	for slow in $VLAB_SLOW_NICS; do
+		shape "${nds[${slow%%:*}]}" "${slow#*:}"
+	done
+fi
+
 wait_for 30 nvme_count || fail "expected $VLAB_DRIVE_COUNT NVMe drives, found: $(ls /sys/block)"
 drives=$(ordered_drives | tr '\n' ' ')
 drives=${drives% }
@@ -105,7 +123,7 @@ set -- $drives
 ulimit -l unlimited
 ulimit -n 65536
 export VLAB_NODE VLAB_NODES VLAB_ADDR VLAB_PEER VLAB_LBS VLAB_BUILDDIR VLAB_SRCDIR
-export VLAB_ADDRS VLAB_PEERS VLAB_HOSTS
+export VLAB_ADDRS VLAB_PEERS VLAB_HOSTS VLAB_SLOWED
 export VLAB_DRIVES=$drives
 export VLAB_RDMA_DEVS=${rdma_devs# }
 export VLAB_NETDEVS=${netdevs# }
@@ -123,6 +141,9 @@ export PATH="$VLAB_BUILDDIR/nvme_read_bw:$VLAB_BUILDDIR/nvme_write_bw_remote:$VL
 env | grep '^VLAB_' | sort >"$share/vlab.env"
 echo "PATH=$PATH" >>"$share/vlab.env"
 
+# The guest kernel's clock as it booted (tsc lines): a clock that runs fast or slow
+# explains figures and timeouts that are off on one node only.
+dmesg 2>/dev/null | grep -E 'tsc:|clocksource:' >"$share/clock"
 : >"$share/ready"
 wait_for "$VLAB_GO_TIMEOUT" test -e "$share/go" -o -e "$share/stop" ||
 	fail "no go from the host"
@@ -132,9 +153,15 @@ if [ "$VLAB_HAS_SCRIPT" = 1 ] && [ ! -e "$share/stop" ]; then
 	[ -s "$share/args" ] && mapfile -d '' -t args <"$share/args"
 	cd "$VLAB_OUT" || fail "cd $VLAB_OUT"
 	# Unset the protocol-only variables before the user's script sees them.
-	unset VLAB_DRIVE_COUNT VLAB_GO_TIMEOUT VLAB_HAS_SCRIPT VLAB_VERBOSE VLAB_NICS VLAB_NIC_MACS
+	unset VLAB_DRIVE_COUNT VLAB_GO_TIMEOUT VLAB_HAS_SCRIPT VLAB_VERBOSE VLAB_NICS VLAB_NIC_MACS \
+		VLAB_SLOW_NICS
+	read -r up0 _ </proc/uptime
 	timeout -k 5 "$VLAB_TIMEOUT" "$share/script" "${args[@]}"
 	rc=$?
+	read -r up1 _ </proc/uptime
+	# A script that ends early, or is said to have timed out early, is explained by
+	# the guest's own clocks: how long it ran by the uptime and by the wall clock.
+	[ "$rc" = 0 ] || echo "vlab-guest[$VLAB_NODE]: script exit $rc after ${up0%.*}..${up1%.*} s of uptime, $(date -u +%T) UTC"
 	echo "$rc" >"$share/rc.tmp" && mv "$share/rc.tmp" "$share/rc"
 else
 	wait_for "$VLAB_TIMEOUT" test -e "$share/stop"

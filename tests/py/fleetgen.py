@@ -12,6 +12,8 @@ Gen3 x4 drives (3.57 GB/s each) per node, every figure within +-2% (seeded). Fau
   slow_together [(node, factor)]: each drive alone normal, all together low (a shared
                 limit of the node)
   slow_remote   [(node, factor)]: its drives -> a partner's DRAM low, both ways
+  slow_egress   [(node, rail, factor)]: what that port sends only (a shaper on it); its
+                drives -> a partner's DRAM capped at what its rails send
   second_model  nodes whose drives are another model, 0.6 x as fast (a kind of its own)
 The sweep is written as nbw-fleet run writes it (nbw.fleet.sweepdir); then the isolate
 phase's retests, chosen by nbw.fleet.judge.retests_wanted as the run chooses them.
@@ -47,6 +49,7 @@ class Fleet:
         self.downgraded = set(faults.get("downgraded", []))
         self.slow_together = dict(faults.get("slow_together", []))
         self.slow_remote = dict(faults.get("slow_remote", []))
+        self.slow_egress = {(a, r): f for a, r, f in faults.get("slow_egress", [])}
         self.second_model = set(faults.get("second_model", []))
         self.pairs = seed, pairs
 
@@ -68,6 +71,7 @@ class Fleet:
 
     def rail_gbps(self, src, dst, rail, retest):
         f = self.slow_rails.get((src, rail), 1.0) * self.slow_rails.get((dst, rail), 1.0)
+        f *= self.slow_egress.get((src, rail), 1.0)
         f *= self.bad_links.get((src, dst, rail), 1.0)
         if not retest:
             f *= self.unsteady_rails.get((src, rail), 1.0)
@@ -162,8 +166,9 @@ class Fleet:
 
     def write_remote(self, w, base, s, d, local):
         f = self.slow_remote.get(s, 1.0) * self.slow_remote.get(d, 1.0)
-        w.json("%s/%s/%s.json" % (base, s, d), self.remote_doc(local * 0.98 * f * self.noise(),
-                                                               "mlx5_0", "mlx5_0", LINE_RATE))
+        sends = sum(RAIL_GBPS * self.slow_egress.get((s, r), 1.0) for r in range(self.rails))
+        w.json("%s/%s/%s.json" % (base, s, d), self.remote_doc(
+            min(local * 0.98, sends) * f * self.noise(), "mlx5_0", "mlx5_0", LINE_RATE))
 
 
 class _Writer:

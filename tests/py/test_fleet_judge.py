@@ -15,7 +15,7 @@ from contextlib import redirect_stdout
 
 from fleetgen import Fleet
 from nbw.fleet import cli
-from nbw.fleet.judge import judge
+from nbw.fleet.judge import judge, retests_wanted
 from nbw.fleet.sweepdir import SweepError, read_sweep
 
 
@@ -195,6 +195,48 @@ class TestSmallFleets(Tmp):
         self.assertEqual(names_of(res), [("node", "node011", "drive->remote", "low")])
         # Low again with its partner of the sweep and with two partners that passed.
         self.assertEqual(len(res["suspects"][0]["evidence"]["retest_low_with"]), 3)
+
+    def test_a_port_slow_as_it_sends_is_its_rail_with_the_direction(self):
+        # A shaper on what node003's port sends (the lab's --slow-nic): its transfers to
+        # every partner low, from them normal; its drives -> a partner's DRAM low too,
+        # which the rail explains: named once, as the rail, the direction said.
+        fleet = Fleet(8, 1, 2, pairs="all", seed=4, slow_egress=[("node003", 0, 0.05)])
+        top = self.sweep(fleet)
+        res = judge(read_sweep(top))
+        self.assertEqual(names_of(res), [("rail", "node003", "rail 0 (mlx5_0)", "low")])
+        ev = res["suspects"][0]["evidence"]
+        self.assertEqual(ev["direction"], "sends")
+        self.assertEqual(sorted(ev["low_directions"]),
+                         ["node003->node%03d" % i for i in range(8) if i != 3])
+        self.assertTrue(all(r < 0.1 for r in ev["low_directions"].values()))
+        self.assertEqual(len(ev["retest_directions"]), 4)
+        self.assertEqual(sum(r < 0.1 for r in ev["retest_directions"].values()), 2)
+        self.assertEqual([x["state"] for x in ev["drive_remote_low"]], ["low"])
+        self.assertIn("node003", (ev["drive_remote_low"][0]["node"],
+                                  ev["drive_remote_low"][0]["peer"]))
+        # Explained by the rail, the low drive -> remote pair is not measured again.
+        self.assertEqual(retests_wanted(read_sweep(top))["remote"], [])
+        text = io.StringIO()
+        cli.report.text(res, text)
+        self.assertIn("as it sends (node003->node000", text.getvalue())
+
+    def test_a_port_slow_as_it_receives(self):
+        fleet = Fleet(6, 1, 0, pairs="all", seed=2)
+        fleet.slow_egress = {}
+        top = self.sweep(fleet)
+        # Every transfer into node002 at a tenth.
+        for src in os.listdir(os.path.join(top, "fabric")):
+            path = os.path.join(top, "fabric", src, "node002.rail0.json")
+            if os.path.exists(path):
+                with open(path) as f:
+                    doc = json.load(f)
+                doc["rdma"]["gb_per_s"] /= 10
+                doc["rails"][0]["gb_per_s"] /= 10
+                with open(path, "w") as f:
+                    json.dump(doc, f)
+        res = judge(read_sweep(top))
+        self.assertEqual([(s["kind"], s["node"]) for s in res["suspects"]], [("rail", "node002")])
+        self.assertEqual(res["suspects"][0]["evidence"]["direction"], "receives")
 
     def test_without_retests_the_sweep_alone_decides(self):
         fleet = Fleet(16, 2, 2, pairs="all", seed=8)

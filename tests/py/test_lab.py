@@ -11,7 +11,7 @@ from nbw.lab.kernel import check, pick_kernel, version_key
 from nbw.lab.options import (Settings, host_settings, link_list, link_props, parse_run_args,
                              parse_size, validate)
 from nbw.lab.plan import guest_path, nic_addr, nic_mac, pattern_id, peer_of
-from nbw.lab.qemu import clock_arg, node_env, qemu_args, smp_arg
+from nbw.lab.qemu import clock_arg, node_env, qemu_args, smp_arg, tsc_khz_of
 from nbw.lab.watch import ring_stuck
 
 
@@ -108,11 +108,23 @@ class Qemu(unittest.TestCase):
                 path = os.path.join(d, "cpuinfo")
                 with open(path, "w") as f:
                     f.write("processor\t: 0\nflags\t\t: fpu %s sse2\n" % flags)
-                return clock_arg(path)
+                return clock_arg(path, khz=0)
             self.assertEqual(clock("tsc constant_tsc nonstop_tsc"), "tsc=reliable")
+            with open(os.path.join(d, "cpuinfo"), "w") as f:
+                f.write("flags\t\t: tsc constant_tsc nonstop_tsc\n")
+            self.assertEqual(clock_arg(os.path.join(d, "cpuinfo"), khz=2596136),
+                             "tsc=reliable tsc_early_khz=2596136")
             self.assertEqual(clock("tsc constant_tsc"), "")
             self.assertEqual(clock("tsc nonstop_tsc"), "")
             self.assertEqual(clock_arg(os.path.join(d, "missing")), "")
+
+    def test_the_hosts_tsc_rate_from_its_log(self):
+        log = ("[    0.000048] tsc: Detected 2596.136 MHz processor\n"
+               "[    0.395336] clocksource: Switched to clocksource tsc\n")
+        self.assertEqual(tsc_khz_of(log), 2596136)
+        self.assertEqual(tsc_khz_of(log + "[    1.5] tsc: Refined TSC clocksource calibration: "
+                                    "2596.140 MHz\n"), 2596140)
+        self.assertEqual(tsc_khz_of("nothing here\n"), 0)
 
     def test_smp_spare(self):
         self.assertEqual((smp_arg(1, True), smp_arg(2, True), smp_arg(1, False)),

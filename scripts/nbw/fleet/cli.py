@@ -63,6 +63,12 @@ def pairs_arg(text):
         raise argparse.ArgumentTypeError(str(e)) from None
 
 
+def netdev_arg(text):
+    if not re.fullmatch(r"[A-Za-z0-9._-]{1,15}", text):
+        raise argparse.ArgumentTypeError("%s: not an interface name" % text)
+    return text
+
+
 def nodes_arg(text):
     """--nodes: a count (plan) or a comma-separated list of names."""
     if re.fullmatch(r"[0-9]+", text):
@@ -142,9 +148,9 @@ def build_parser():
                        "its kind's fleet median, with its evidence: a pure function of the "
                        "directory nbw-fleet run wrote.")
     s.add_argument("dir", metavar="DIR", help="the sweep's directory")
-    s.add_argument("--threshold", type=ratio_arg, default=judgemod.THRESHOLD, metavar="R",
-                   help="a figure below R x its kind's median is low (default %g)"
-                   % judgemod.THRESHOLD)
+    s.add_argument("--threshold", type=ratio_arg, default=None, metavar="R",
+                   help="a figure below R x its kind's median is low (default the "
+                   "sweep's own, else %g)" % judgemod.THRESHOLD)
     s.add_argument("--json", action="store_true", help="one JSON document on stdout")
     s.add_argument("--html", metavar="FILE",
                    help="also write one self-contained HTML page (and FILE.png, the heat "
@@ -166,6 +172,9 @@ def build_parser():
     s.add_argument("--rail-devs", type=lambda t: [x for x in t.split(",") if x],
                    metavar="DEV,DEV", help="the RDMA device of each rail, the same on every "
                    "node (default one rail: every ACTIVE port)")
+    s.add_argument("--rdma-netdev", metavar="IF", type=netdev_arg,
+                   help="each node's IPv4 address on IF (asked on the node) is the address "
+                   "its sources connect to (default: the node's name)")
     s.add_argument("--pairs", type=pairs_arg, default="all", metavar="all|ring|K",
                    help="every pair, the ring, or K random partners each (default all)")
     s.add_argument("--seed", type=count_int, default=0, metavar="N",
@@ -215,6 +224,9 @@ def cmd_judge(args, out):
     except sweepdir.SweepError as e:
         sys.stderr.write("%s: %s\n" % (PROG, e))
         return 1
+    if args.threshold is None:
+        own = sw.meta.get("threshold")
+        args.threshold = own if isinstance(own, float) and 0 < own < 1 else judgemod.THRESHOLD
     result = judgemod.judge(sw, args.threshold)
     if args.html:
         matrix = judgemod.pair_matrix(sw, args.threshold)
@@ -224,7 +236,7 @@ def cmd_judge(args, out):
         try:
             with open(args.html, "w") as f:
                 f.write(report.html_page(result, nodes, matrix,
-                                         os.path.basename(png) if have_png else None))
+                                         report.data_uri(png) if have_png else None))
         except OSError as e:
             sys.stderr.write("%s: %s: %s\n" % (PROG, args.html, e.strerror))
             return 1

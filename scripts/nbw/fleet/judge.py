@@ -174,6 +174,8 @@ class _Pairs:
         self.retest = {}
         self.pair_sweep = {}  # (a, b) sorted -> [ratios]
         self.pair_retest = {}
+        self.directed = {}  # (src, dst) -> [ratios] of the sweep
+        self.directed_retest = {}
         self.figures = {}  # node -> [GB/s] of the sweep's transfers through it
         self.ceiling = {}  # node -> its part's ceiling (a port's line rate)
         for t in transfers:
@@ -190,6 +192,32 @@ class _Pairs:
                         self.ceiling[x] = c
             key = (min(t.src, t.dst), max(t.src, t.dst))
             (self.pair_retest if t.retest else self.pair_sweep).setdefault(key, []).append(r)
+            (self.directed_retest if t.retest else self.directed).setdefault(
+                (t.src, t.dst), []).append(r)
+
+    def directions(self, nodes, threshold, retest=False, low=True):
+        """{"src->dst": worst ratio} of the transfers through any of nodes (both ends
+        when two), the low ones (or all), at most 16, in order."""
+        src = self.directed_retest if retest else self.directed
+        out = {}
+        for (a, b), rs in sorted(src.items()):
+            through = {a, b} == set(nodes) if len(nodes) == 2 else bool({a, b} & set(nodes))
+            if through and (not low or min(rs) < threshold):
+                out["%s->%s" % (a, b)] = round(min(rs), 4)
+        return dict(list(out.items())[:16])
+
+
+def direction_of(node, directions):
+    """Which way the low figures through node went: "sends" (node->partner only),
+    "receives" (partner->node only), "both", or None without any."""
+    ends = [k.split("->") for k in directions]
+    if not ends:
+        return None
+    if all(a == node for a, _ in ends):
+        return "sends"
+    if all(b == node for _, b in ends):
+        return "receives"
+    return "both"
 
 
 def _low_partners(by_partner, threshold, exclude=()):
@@ -234,10 +262,15 @@ def judge_pairs(pairs, threshold, component, kind):
             continue
         named.add(x)
         low = _low_partners(by, threshold)
+        dirs = pairs.directions({x}, threshold)
         ev = {"partners": len(by), "low_with": low[:8], "low_count": len(low),
               "ratios_low": sorted(min(by[p]) for p in low)[:8],
+              "low_directions": dirs, "direction": direction_of(x, dirs),
               "retest_low_with": rt_low, "retest_normal_with": rt_ok,
-              "retest_ratios": {p: min(rs) for p, rs in rt.items()}}
+              "retest_ratios": {p: min(rs) for p, rs in rt.items()},
+              "retest_directions": {k: v for k, v in pairs.directions(
+                  {x}, threshold, retest=True, low=False).items()
+                  if not set(k.split("->")) & (cands - {x})}}
         low_ratios = [min(by[p]) for p in low] or [min(rs) for rs in rt.values()]
         suspects.append((x, state, statistics.median(low_ratios), ev))
     for (a, b), rs in sorted(pairs.pair_sweep.items()):
@@ -246,6 +279,7 @@ def judge_pairs(pairs, threshold, component, kind):
         again = pairs.pair_retest.get((a, b))
         state = "unsteady" if again and min(again) >= threshold else "low"
         ev = {"ratios": sorted(rs), "retest_ratios": sorted(again) if again else None,
+              "low_directions": pairs.directions({a, b}, threshold),
               "a_with_others": {p: min(v) for p, v in pairs.retest.get(a, {}).items() if p != b},
               "b_with_others": {p: min(v) for p, v in pairs.retest.get(b, {}).items() if p != a}}
         links.append((a, b, state, min(rs), ev))
@@ -367,6 +401,30 @@ def judge_remote(sweep, threshold):
     return parts, suspects
 
 
+def _explain_remote(fsus, rsus):
+    """A drive -> remote figure low through a node whose rail (or every rail) is named
+    is that rail's: the transfer rides it. Such suspects go into the rail's evidence
+    (drive_remote_low) and are not named again."""
+    by_node = {}
+    for s in fsus:
+        if s["kind"] in ("rail", "node"):
+            by_node.setdefault(s["node"], []).append(s)
+    out = []
+    for s in rsus:
+        ends = [s["node"]] + ([s["peer"]] if s.get("peer") else [])
+        named = [x for x in ends if x in by_node]
+        if not named:
+            out.append(s)
+            continue
+        for x in named:
+            for f in by_node[x]:
+                f["evidence"].setdefault("drive_remote_low", []).append(
+                    {"node": s["node"], "peer": s.get("peer"), "state": s["state"],
+                     "ratio": s["ratio"],
+                     "low_directions": s["evidence"].get("low_directions")})
+    return out
+
+
 def judge(sweep, threshold=THRESHOLD):
     """The judgement: {"threshold", "nodes", "parts", "suspects", "matrix", ...}."""
     dparts, dsus = judge_drives(sweep, threshold)
@@ -375,6 +433,7 @@ def judge(sweep, threshold=THRESHOLD):
     dsus = _collapse_drives(sweep, dsus)
     fparts, fsus = judge_fabric(sweep, threshold)
     rparts, rsus = judge_remote(sweep, threshold)
+    rsus = _explain_remote(fsus, rsus)
     order = {"node": 0, "rail": 1, "drive": 2, "link": 3}
     suspects = sorted(dsus + tsus + fsus + rsus,
                       key=lambda s: (order[s["kind"]], s["node"], s["component"]))
@@ -445,28 +504,34 @@ def retests_wanted(sweep, threshold=THRESHOLD, seed=0):
     by_rail = {}
     for t in fab:
         by_rail.setdefault(t.channel, []).append(t)
+    explained = set()
     for rail in sorted(by_rail):
         pairs = _Pairs(rail, by_rail[rail], lambda t: _ratio(t.gbps, med.get(kind[id(t)])))
         for src, dst in _isolate_pairs(pairs, nodes, threshold, rng):
             want["fabric"].append((src, dst, rail))
+        explained |= part_candidates(pairs, threshold)
     rem = [t for t in sweep.transfers if t.channel == "remote" and not t.retest]
     if rem:
         def share(t):
             return _ratio(t.gbps, sweep.together.get(t.src))
         m = statistics.median([s for s in map(share, rem) if s is not None] or [1])
         pairs = _Pairs("remote", rem, lambda t: _ratio(share(t), m))
-        want["remote"] = _isolate_pairs(pairs, nodes, threshold, rng)
+        want["remote"] = _isolate_pairs(pairs, nodes, threshold, rng, explained)
     return want
 
 
-def _isolate_pairs(pairs, nodes, threshold, rng):
-    cands = part_candidates(pairs, threshold)
+def _isolate_pairs(pairs, nodes, threshold, rng, explained=frozenset()):
+    """Retests of the parts under suspicion and of the low pairs; those through a node
+    in explained (a rail under suspicion, for drive -> remote) are left out: its rail
+    is retested already and explains them."""
+    cands = part_candidates(pairs, threshold) - set(explained)
+    bad = cands | set(explained)
     # A partner that passed: not under suspicion, and low only with parts that are.
-    good = [n for n in nodes if n in pairs.sweep and n not in cands
-            and not _low_partners(pairs.sweep[n], threshold, exclude=cands)]
+    good = [n for n in nodes if n in pairs.sweep and n not in bad
+            and not _low_partners(pairs.sweep[n], threshold, exclude=bad)]
     to_test, again = set(cands), []
     for (a, b), rs in sorted(pairs.pair_sweep.items()):
-        if min(rs) < threshold and a not in cands and b not in cands:
+        if min(rs) < threshold and not {a, b} & bad:
             to_test.update((a, b))
             again += [(a, b), (b, a)]
     out = list(again)

@@ -2,6 +2,7 @@
 page (the suspects with their evidence, and the pair matrix as a heat map in inline
 SVG; a PNG of the heat map beside the page when gnuplot is installed)."""
 
+import base64
 import html
 import json
 import os
@@ -16,6 +17,16 @@ def _pct(r):
 
 def _gb(v):
     return "%.2f" % v if isinstance(v, (int, float)) else "-"
+
+
+def _directions(ev):
+    """'; low as it sends (a->b, a->c)' and the like: which way the low figures went."""
+    dirs = sorted(ev.get("low_directions") or {})
+    words = {"sends": "as it sends", "receives": "as it receives", "both": "both ways"}
+    if not dirs or ev.get("direction") not in words:
+        return ""
+    more = ev.get("low_count", 0) > len(dirs) and len(dirs) >= 16
+    return "; low %s (%s%s)" % (words[ev["direction"]], ", ".join(dirs), ", ..." if more else "")
 
 
 def reason(s):
@@ -35,15 +46,25 @@ def reason(s):
             text += "; the probe: %s (%s)" % (probe["says"], probe.get("link"))
         return "%s (%s)" % (text, low)
     if k == "link":
-        return "low only between %s and %s (%s of the median); each end is normal with " \
-               "other partners (%s)" % (s["node"], s.get("peer"), _pct(s["ratio"]), low)
+        dirs = {}
+        for e in (ev.get("rails") or {"": ev}).values():
+            dirs.update(e.get("low_directions") or {})
+        return "low only between %s and %s (%s of the median%s); each end is normal with " \
+               "other partners (%s)" % (s["node"], s.get("peer"), _pct(s["ratio"]),
+                                        ", low %s" % ", ".join(sorted(dirs)) if dirs else "",
+                                        low)
     if k == "rail" or "low_count" in ev:
         rt = ev.get("retest_low_with") or []
         ok = ev.get("retest_normal_with") or []
         text = "low with %d of %d partners (median of those %s)" % (
             ev.get("low_count", 0), ev.get("partners", 0), _pct(s["ratio"]))
+        text += _directions(ev)
         if rt or ok:
             text += "; retests with partners that passed: %d low, %d normal" % (len(rt), len(ok))
+        if ev.get("drive_remote_low"):
+            text += "; its drives -> remote DRAM low too (%s), which it explains" % ", ".join(
+                "with %s" % (x["peer"] if x["node"] == s["node"] else x["node"])
+                if x.get("peer") else "every partner" for x in ev["drive_remote_low"])
         probe = ev.get("probe") or {}
         if probe.get("says"):
             text += "; the probe: %s" % probe["says"]
@@ -143,6 +164,7 @@ def html_page(result, nodes, matrix, png=None):
     img = '<p><img src="%s" alt="pair matrix (PNG)"></p>' % html.escape(png) if png else ""
     return """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>nbw-fleet: the sweep's judgement</title>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
 <style>
 body{font-family:sans-serif;margin:2em;max-width:70em}
 table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:.2em .5em;text-align:left}
@@ -168,6 +190,12 @@ pair (green: at the median, yellow: the threshold, red: half; grey: not measured
        result["counts"]["retests"], _pct(th), html.escape(str(result["suite_version"])), rows,
        "<h2>Not measured</h2><ul>%s</ul>" % skipped if skipped else "",
        heatmap_svg(nodes, matrix, th), img, evidence)
+
+
+def data_uri(path):
+    """The PNG at path as a data: URI (the page names nothing outside itself)."""
+    with open(path, "rb") as f:
+        return "data:image/png;base64," + base64.b64encode(f.read()).decode("ascii")
 
 
 def heatmap_png(nodes, matrix, path):

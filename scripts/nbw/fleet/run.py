@@ -228,9 +228,26 @@ class Sweep:
             if rc is not None:
                 lines = [x for x in (e or o or "").strip().splitlines() if x]
                 self.fail(rel, lines[-1] if lines else "exit %s" % rc)
+                self.keep_logs(os.path.join(work, "run"), rel)
             return False
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+    def keep_logs(self, run, rel):
+        """A failed part's logs (run_bench.sh's and its tools', the last 64 KiB of each)
+        kept as failed/REL.d/: why it failed, after the scratch is gone."""
+        try:
+            names = sorted(n for n in os.listdir(run) if n.endswith(".log"))
+            dest = self.path(os.path.join("failed", rel + ".d"))
+            os.makedirs(dest, exist_ok=True)
+            for n in names[:32]:
+                with open(os.path.join(run, n), "rb") as f:
+                    f.seek(max(0, os.path.getsize(f.name) - 65536))
+                    data = f.read()
+                with open(os.path.join(dest, n), "wb") as f:
+                    f.write(data)
+        except OSError:
+            pass
 
     def probe(self, node):
         rel = "nodes/%s/probe.json" % node
@@ -267,7 +284,8 @@ class Sweep:
         mem = rail is not None
         return self.run_bench_part(
             "aggregate", rel, "aggregate-%s.json" % dst, SINK_NODE=dst, SRC_NODE=src,
-            SRC_NODES=None, SINK_ADDR=None, SRC_ADDR=None, NODES=None, BIDIR="0", RDMA_DEV=dev,
+            SRC_NODES=None, SINK_ADDR=(self.meta.get("addresses") or {}).get(dst),
+            SRC_ADDR=None, NODES=None, BIDIR="0", RDMA_DEV=dev,
             SINK_DISKS=None, SRC_DISKS=None if mem else self.env.get("SRC_DISKS"),
             SRC_ARGS=" ".join(filter(None, ["--source mem" if mem else "",
                                             self.env.get("SRC_ARGS", "")])),
@@ -309,12 +327,20 @@ def run_batches(sw, phase, batches, one, parallel):
 def preflight(sw, nodes):
     """Each node's suite version (nvme_read_bw --version) through the launcher:
     (reachable nodes, skipped [{node, reason}]); RunError when versions differ."""
+    netdev = sw.meta.get("rdma_netdev")
+
     def version(node):
         rc, o, e = sw.spawn(sw.launcher.argv(node, [sw.launcher.tool("nvme_read_bw"),
                                                     "--version"]), 60)
         if rc != 0:
             return node, None, (e.strip().splitlines() or ["exit %s" % rc])[-1]
         words = o.split()
+        if netdev:
+            addr, why = address(sw, node, netdev)
+            if addr is None:
+                return node, None, why
+            with sw.lock:
+                sw.meta.setdefault("addresses", {})[node] = addr
         return node, words[-1] if words else "?", None
 
     with ThreadPoolExecutor(max_workers=min(64, max(1, len(nodes)))) as pool:
@@ -331,6 +357,18 @@ def preflight(sw, nodes):
         raise RunError("suite versions differ: %s; refused, nothing was measured" % "; ".join(
             "%s on %s" % (v, ", ".join(n)) for v, n in sorted(versions.items())))
     return ok, skipped, (next(iter(versions)) if versions else None)
+
+
+def address(sw, node, netdev):
+    """(node's IPv4 address on netdev, None) asked on the node, or (None, why)."""
+    rc, o, e = sw.spawn(sw.launcher.argv(node, ["ip", "-4", "-o", "addr", "show", "dev",
+                                                netdev]), 60)
+    for line in (o or "").splitlines() if rc == 0 else []:
+        words = line.split()
+        if "inet" in words[:-1]:
+            return words[words.index("inet") + 1].split("/")[0], None
+    return None, "no IPv4 address on %s (--rdma-netdev)%s" % (
+        netdev, ": " + e.strip().splitlines()[-1] if rc != 0 and e and e.strip() else "")
 
 
 def new_sweep_dir(top):
@@ -446,6 +484,7 @@ def start(args, env, out=sys.stdout):
                     "pairs": args.pairs, "seed": args.seed, "duration": args.duration,
                     "warmup": args.warmup, "threshold": args.threshold,
                     "isolate_budget": args.isolate_budget, "probe_args": args.probe_arg or [],
+                    "rdma_netdev": args.rdma_netdev, "addresses": {},
                     "remote": not args.no_remote, "skipped": [], "failed": [],
                     "state": "running"}
         sw = Sweep(top, meta, env)

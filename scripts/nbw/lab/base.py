@@ -36,6 +36,7 @@ HUB_WARNING = re.compile(r": warning: hub \d+ is not connected to host network$"
 USAGE = """\
 usage: vlab run [OPTIONS] SCRIPT [ARGS...]
        vlab demo [OPTIONS]
+       vlab fleet [OPTIONS] [-- NBW-FLEET-RUN-OPTIONS]
        vlab check
        vlab pattern write FILE SIZE ID | check FILE ID | word OFFSET ID
 
@@ -50,7 +51,13 @@ recorded into this host's nbw-results (with the nodes' inventory) and reported
 in HTML (report.html there); the last lines name the ladder, the record and
 the report (vlab.d/demo-host.sh).
 
-Options of run and demo:
+fleet: nbw-fleet run over the lab's nodes (default --nodes 4 --drives 2)
+through the lab's launcher, node a running it; the sweep's directory is
+copied to a new ./nbw-fleet-YYYYmmdd-HHMMSS (-1, -2... if taken), judged
+again there (judge.txt, judge.json, report.html) and named on the last line
+(vlab.d/fleet-host.sh). Options after "--" go to nbw-fleet run.
+
+Options of run, demo and fleet:
   --nodes N            nodes to boot, 1..4 (default 1): a, b, c, d
   --nics N             virtio NICs per node, 1..4 (default 1); NIC k of every
                        node is on its own segment 10.77.k.0/24 (node i: .i+1)
@@ -65,6 +72,14 @@ Options of run and demo:
   --nic-link LIST      root-port link of NIC k = entry k of a comma list like
                        --links (default 16:16)
   --lbs 512|4096       logical block size of the drives (default 512)
+  --slow-drive NODE:INDEX:MBPS
+                       drive INDEX (0-based) of NODE reads at most MBPS MB/s
+                       (10^6 bytes; qemu's block throttling); repeatable
+  --slow-nic NODE:INDEX:MBIT
+                       NIC INDEX (0-based) of NODE sends at most MBIT Mbit/s
+                       (a tbf shaper the guest sets before the scripts run);
+                       repeatable. The scripts see what was slowed in
+                       $VLAB_SLOWED (drive:NODE:INDEX:MBPS nic:NODE:INDEX:MBIT)
   --on-b SCRIPT_B      run SCRIPT_B in node b (implies --nodes 2)
   --on-c SCRIPT_C      run SCRIPT_C in node c (implies --nodes 3)
   --on-d SCRIPT_D      run SCRIPT_D in node d (implies --nodes 4)

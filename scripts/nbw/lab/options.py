@@ -39,6 +39,10 @@ VALUE_OPTS = {
 }
 VALUE_ENV = {"--builddir": "VLAB_BUILDDIR", "--kernel": "VLAB_KERNEL"}
 FLAG_OPTS = ("--switch", "--verbose")
+# Options of run that may be given more than once: a part of a node slowed on purpose,
+# NODE:INDEX:RATE (the rate's unit in the message).
+SLOW_OPTS = {"--slow-drive": ("drive", "--drives", "MBPS", "MB/s (10^6 bytes)"),
+             "--slow-nic": ("NIC", "--nics", "MBIT", "Mbit/s (10^6 bits)")}
 
 
 @dataclass
@@ -77,6 +81,10 @@ class Settings:
     cable: str = "stream"
     # $VLAB_WATCH_LOG=FILE: every look of the link watch, one line per ring, appended.
     watch_log: str = ""
+    # --slow-drive: {(node index, drive index): MB/s} (qemu's block throttling);
+    # --slow-nic: {(node index, NIC index): Mbit/s} (a tbf shaper set by the guest).
+    slow_drives: dict = field(default_factory=dict)
+    slow_nics: dict = field(default_factory=dict)
 
 
 def host_settings(environ):
@@ -115,6 +123,8 @@ def run_parser(environ):
         p.add_argument(opt, default=environ.get(VALUE_ENV.get(opt, ""), default))
     for opt in FLAG_OPTS:
         p.add_argument(opt, action="store_true")
+    for opt in SLOW_OPTS:
+        p.add_argument(opt, action="append", default=[])
     p.add_argument("-h", "--help", action="store_true")
     p.add_argument("script", nargs="?")
     p.add_argument("args", nargs=argparse.REMAINDER)
@@ -130,7 +140,8 @@ def parse_run_args(argv, environ=os.environ):
         sys.exit(0)
     if not ns.script:
         usage_err("run: SCRIPT missing")
-    o = {opt: getattr(ns, opt[2:].replace("-", "_")) for opt in list(VALUE_OPTS) + list(FLAG_OPTS)}
+    o = {opt: getattr(ns, opt[2:].replace("-", "_"))
+         for opt in list(VALUE_OPTS) + list(FLAG_OPTS) + list(SLOW_OPTS)}
     args = ns.args
     # A "--" right after SCRIPT is SCRIPT's own argument (argparse drops it there).
     k = len(argv) - len(args)
@@ -177,4 +188,32 @@ def validate(o, script, environ=os.environ):
         usage_err("--builddir: no such directory")
     s.builddir = os.path.realpath(s.builddir)
     s.workdir = o["--workdir"]
+    s.slow_drives = slow_parts("--slow-drive", o.get("--slow-drive", []), nodes, s.drives)
+    s.slow_nics = slow_parts("--slow-nic", o.get("--slow-nic", []), nodes, s.nics)
     return s
+
+
+def slow_parts(opt, specs, nodes, count):
+    """--slow-drive/--slow-nic NODE:INDEX:RATE, each: {(node index, index): rate};
+    a usage error names the value and what is wrong with it."""
+    what, count_opt, metavar, unit = SLOW_OPTS[opt]
+    out = {}
+    for spec in specs:
+        m = re.fullmatch(r"([^:]*):([^:]*):([^:]*)", spec)
+        if not m:
+            usage_err("%s %s: NODE:INDEX:%s" % (opt, spec, metavar))
+        node, index, rate = m.groups()
+        if node not in NODE_NAMES[:nodes]:
+            usage_err("%s %s: no node '%s' in this lab (%s)" % (
+                opt, spec, node, ", ".join(NODE_NAMES[:nodes])))
+        if not re.fullmatch(r"[0-9]+", index) or int(index) >= count:
+            usage_err("%s %s: no %s '%s' (%s %d: 0..%d)" % (
+                opt, spec, what, index, count_opt, count, count - 1))
+        if not re.fullmatch(r"[1-9][0-9]{0,5}", rate):
+            usage_err("%s %s: rate '%s': a whole number of %s, 1 to 999999" % (
+                opt, spec, rate, unit))
+        key = (NODE_NAMES.index(node), int(index))
+        if key in out:
+            usage_err("%s %s: %s %s of node %s is slowed twice" % (opt, spec, what, index, node))
+        out[key] = int(rate)
+    return out

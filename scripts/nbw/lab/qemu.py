@@ -2,6 +2,7 @@
 line."""
 import mmap
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -84,9 +85,22 @@ def node_env(s, node):
         ("VLAB_GO_TIMEOUT", s.boot_timeout + 30),
         ("VLAB_HAS_SCRIPT", 1 if s.scripts[node] else 0),
         ("VLAB_VERBOSE", 1 if s.verbose else 0),
+        # NIC k shaped to RATE Mbit/s by the guest (tbf on its netdev): "k:RATE ...".
+        ("VLAB_SLOW_NICS", " ".join("%d:%d" % (k, r) for (i, k), r in sorted(s.slow_nics.items())
+                                    if i == node)),
+        # What vlab slowed on purpose, every node's (for the scripts to say):
+        # "drive:NODE:INDEX:MBPS" and "nic:NODE:INDEX:MBIT" words.
+        ("VLAB_SLOWED", slowed_words(s)),
     ]
     # Values are shell-sourced: quote them (none holds a single quote but paths).
     return "".join("%s='%s'\n" % (k, str(v).replace("'", "'\\''")) for k, v in env)
+
+
+def slowed_words(s):
+    return " ".join(["drive:%s:%d:%d" % (NODE_NAMES[i], k, r) for (i, k), r in
+                     sorted(s.slow_drives.items())] +
+                    ["nic:%s:%d:%d" % (NODE_NAMES[i], k, r) for (i, k), r in
+                     sorted(s.slow_nics.items())])
 
 
 def prepare_node(s, workdir, node, args):
@@ -150,19 +164,60 @@ def smp_arg(n, spare_cpu=None):
     return "1,maxcpus=2" if n == 1 and spare_cpu else str(n)
 
 
-def clock_arg(cpuinfo="/proc/cpuinfo"):
-    """'tsc=reliable' for the guest kernel when the host's TSC is invariant, else ''.
-    Under TCG every vCPU's TSC is the host's counter, but Linux calls the TSC of an
-    AMD-vendor CPU (qemu's max) unsynchronized as soon as a second CPU is possible
-    (smp_arg's maxcpus=2) and keeps time with the HPET: an emulated device read under
-    qemu's global lock, whose waits on a loaded host put perftest's clock calibration
-    off (r^2 < 0.9, "Can't produce a report")."""
+def clock_arg(cpuinfo="/proc/cpuinfo", khz=None):
+    """'tsc=reliable tsc_early_khz=N' for the guest kernel when the host's TSC is
+    invariant, else ''. Under TCG every vCPU's TSC is the host's counter, but Linux calls
+    the TSC of an AMD-vendor CPU (qemu's max) unsynchronized as soon as a second CPU is
+    possible (smp_arg's maxcpus=2) and keeps time with the HPET: an emulated device read
+    under qemu's global lock, whose waits on a loaded host put perftest's clock
+    calibration off (r^2 < 0.9, "Can't produce a report"). The guest is also told the
+    host's TSC rate (khz, default host_tsc_khz()): its own calibration at boot, against
+    the emulated PIT, goes wrong when four guests boot at once on two cores, and with
+    tsc=reliable nothing corrects it: a node of the four-node lab measured time about
+    ten times too fast (its drives read at a tenth, its script's --timeout came after
+    two minutes)."""
     try:
         with open(cpuinfo) as f:
             flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
     except OSError:
         return ""
-    return "tsc=reliable" if {"constant_tsc", "nonstop_tsc"} <= set(flags) else ""
+    if not {"constant_tsc", "nonstop_tsc"} <= set(flags):
+        return ""
+    khz = host_tsc_khz() if khz is None else khz
+    return "tsc=reliable" + (" tsc_early_khz=%d" % khz if khz else "")
+
+
+def tsc_khz_of(kernel_log):
+    """The TSC rate (kHz) the host's kernel settled on, from its log, or 0."""
+    khz = 0
+    for line in kernel_log.splitlines():
+        m = re.search(r"tsc: (?:Refined TSC clocksource calibration|Detected): "
+                      r"([0-9]+)\.([0-9]{3}) MHz", line.replace("Detected ", "Detected: "))
+        if m:
+            khz = int(m.group(1)) * 1000 + int(m.group(2))
+    return khz
+
+
+def host_tsc_khz():
+    """The host's TSC rate in kHz: sysfs where the kernel offers it, else its log
+    (dmesg), else 0 (unknown: the guest calibrates)."""
+    try:
+        with open("/sys/devices/system/cpu/cpu0/tsc_freq_khz") as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        pass
+    try:
+        r = subprocess.run(["dmesg"], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    return tsc_khz_of(r.stdout) if r.returncode == 0 else 0
+
+
+def throttle(mbps):
+    """The -drive suboption that slows a drive's reads to mbps MB/s (qemu's block
+    throttling: a leaky bucket on the bytes read, bursts of a tenth of a second's worth),
+    or ''."""
+    return ",throttling.bps-read=%d" % (mbps * 1000000) if mbps else ""
 
 
 def qemu_args(s, workdir, node, netdevs, cache):
@@ -190,7 +245,8 @@ def qemu_args(s, workdir, node, netdevs, cache):
         img = os.path.join(workdir, "images", "%s%d.img" % (name, i))
         args += ["-device", "pcie-root-port,id=rp%d,chassis=%d,slot=%d,%s"
                  % (rp, rp, rp, link_props(s.links[i])),
-                 "-drive", "file=%s,if=none,id=d%d,format=raw,cache=%s" % (img, i, cache)]
+                 "-drive", "file=%s,if=none,id=d%d,format=raw,cache=%s%s" % (
+                     img, i, cache, throttle(s.slow_drives.get((node, i))))]
         bus = "rp%d" % rp
         if s.switch and i == s.drives - 1:
             args += ["-device", "x3130-upstream,id=up0,bus=rp%d" % rp,

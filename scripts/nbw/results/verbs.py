@@ -14,6 +14,7 @@ from ..jsonutil import dig
 from .base import FORMAT, NOTHING_COMPARED, Fail, epoch_of, now_utc, warn
 from .compare import HIGHER_BETTER, compare, fig_key, run_brief, unusable
 from .documents import UNITS, build_run, expand_inputs
+from .fleet import build_fleet_run, is_sweep
 from .output import emit, fmt, table
 from .store import Store, default_dir
 
@@ -26,7 +27,11 @@ def open_store(args, create=False):
 def cmd_record(args):
     if args.note is not None and (len(args.note) > 4096 or "\n" in args.note):
         raise Fail(2, "--note: one line of at most 4096 characters")
-    entry = build_run(args, expand_inputs(args.files))
+    sweeps = [p for p in args.files if is_sweep(p)]
+    if sweeps and len(args.files) > 1:
+        raise Fail(2, "%s: a fleet sweep is recorded on its own, one run per sweep" % sweeps[0])
+    entry = build_fleet_run(args, sweeps[0]) if sweeps else \
+        build_run(args, expand_inputs(args.files))
     st = open_store(args, create=True)
     try:
         st.append(entry)

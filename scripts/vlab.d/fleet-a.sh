@@ -1,0 +1,52 @@
+#!/bin/bash
+# vlab fleet, node a: nbw-fleet run over every node of the lab, node a among them,
+# through the lab's launcher in the place of ssh/srun (the other nodes serve it:
+# fleet-node.sh). The nodes are named a b c d, as the launcher knows them; a source
+# connects to its sink's address on the lab NIC (--rdma-netdev: the names do not
+# resolve in the lab). Arguments: nbw-fleet run's own options, after the lab's
+# defaults (6 s windows, 1 s warm-up), so they win.
+#
+# The sweep is written in this node's /tmp (a tmpfs: the sweep's lock wants a local
+# file system) and copied to $VLAB_OUT/sweep at the end, whatever happened, with
+# lab.json beside its files: each node's name and address and what vlab slowed on
+# purpose ($VLAB_SLOWED). vlab copies it to the host (vlab.d/fleet-host.sh).
+set -u
+src=$VLAB_SRCDIR
+launch=$src/scripts/vlab.d/launch
+read -r -a hosts <<<"$VLAB_HOSTS"
+names=abcd
+stop_agents() {
+	local n
+	for n in $(echo "${names:1:VLAB_NODES-1}" | sed 's/./& /g'); do
+		LAUNCH_CONNECT_TIMEOUT=10 "$launch" --stop "$n" >/dev/null 2>&1 ||
+			echo "could not stop node $n's agent"
+	done
+}
+trap stop_agents EXIT
+
+export LAUNCHER=$launch DRAM=256M THREADS=2 CHUNK=1M NET_TIMEOUT=20 SINK_WAIT=120
+sweep=/tmp/sweep
+nodes=$(echo "${names:0:VLAB_NODES}" | sed 's/./&,/g; s/,$//')
+printf '\n=== node a: nbw-fleet run over %s (at %s, through %s) ===\n' \
+	"$nodes" "${hosts[*]}" "${launch##*/}"
+[ -z "${VLAB_SLOWED:-}" ] || printf 'slowed on purpose: %s\n' "$VLAB_SLOWED"
+"$src/scripts/nbw-fleet" run --nodes "$nodes" --rdma-netdev "$VLAB_NETDEV" --out "$sweep" \
+	--duration 6 --warmup 1 "$@"
+rc=$?
+if [ -d "$sweep" ]; then
+	python3 - "$sweep/lab.json" <<'PY'
+import json, os, sys
+hosts = os.environ["VLAB_HOSTS"].split()
+slowed = []
+for w in os.environ.get("VLAB_SLOWED", "").split():
+    kind, node, index, rate = w.split(":")
+    slowed.append({"kind": kind, "node": node, "address": hosts["abcd".index(node)],
+                   "index": int(index), "rate": int(rate),
+                   "unit": "MB/s" if kind == "drive" else "Mbit/s"})
+with open(sys.argv[1], "w") as f:
+    json.dump({"nodes": dict(zip("abcd", hosts)), "slowed": slowed}, f, indent=1)
+    f.write("\n")
+PY
+	cp -a "$sweep" "$VLAB_OUT/sweep" || echo "could not copy the sweep to $VLAB_OUT"
+fi
+exit "$rc"

@@ -1,0 +1,92 @@
+#!/bin/bash
+# The fleet sweep in the lab broken on purpose (make check-slow): scripts/vlab fleet
+# boots four nodes (two drives each) and runs nbw-fleet run over them through the
+# lab's launcher. First with drive 1 of node b read at most FLEET_SLOW_DRIVE MB/s
+# (qemu's block throttling) and NIC 0 of node c sending at most FLEET_SLOW_NIC Mbit/s
+# (tbf in the guest): the judgement names exactly those two parts, the drive (kind
+# drive, node b, b's drive of serial vlab-b-1) and the rail (kind rail, node c, rail
+# 0), with their evidence (the drive's figure and its retest low; the rail low with
+# every partner as it sends, retested low against two partners that passed), and
+# nothing else, every part measured. Then the same sweep with nothing slowed names
+# nothing. Each sweep's directory is the one vlab names on its last line, judged
+# again on the host; no drive changed; no qemu left.
+#
+# The rates: far below the emulated parts' normal ones, measured in this lab (four
+# one-vCPU nodes on two host cores, 2026-12-02): a drive alone 0.56-0.64 GB/s, a rail
+# from memory 3.5-13 MB/s (the pairs of a round share the host's two cores; the node
+# that runs the sweep receives slowest). 10 MB/s is a sixtieth of a drive, 8 Mbit/s
+# (1 MB/s) about a sixth of the rails' median; the sweep is judged at --threshold 0.25
+# (the normal pairs spread to 0.39 of the median): the verdict does not hang on the
+# emulator's noise. (At 4 Mbit/s, c's drives -> a's DRAM failed: two drives' WRITEs
+# in flight queue longer in the shaper than Soft-RoCE's 4.3 s ACK timeout.)
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lab-lib.sh"
+DRIVE_MBPS=${FLEET_SLOW_DRIVE:-10}
+NIC_MBIT=${FLEET_SLOW_NIC:-8}
+FLEET_ARGS=(--duration 6 --warmup 1 --threshold 0.25)
+
+# sweep NAME VLAB_OPTIONS...: vlab fleet in $WORK/NAME; the sweep's directory in $dir.
+sweep() {
+	local name=$1
+	shift
+	mkdir -p "$WORK/$name"
+	(cd "$WORK/$name" && "$VLAB" fleet --builddir "$builddir" --workdir "$WORK/$name/lab" \
+		"$@" -- "${FLEET_ARGS[@]}") >"$WORK/$name.out" 2>&1
+	vlab_rc=$?
+	note "$name: vlab fleet exit status $vlab_rc; its last lines:"
+	tail -n 12 "$WORK/$name.out" | sed 's/^/#   /'
+	[ "$vlab_rc" = 0 ] || { tail -n 60 "$WORK/$name.out"; fail "$name: vlab fleet exit $vlab_rc"; }
+	dir=$(tail -n1 "$WORK/$name.out" | sed -n 's/^fleet: the sweep: //p')
+	if [ -n "${NBW_LAB_KEEP:-}" ]; then
+		mkdir -p "$NBW_LAB_KEEP/$test_name" && cp "$WORK/$name.out" "$NBW_LAB_KEEP/$test_name/" &&
+			{ [ ! -d "$dir" ] || cp -r "$dir" "$NBW_LAB_KEEP/$test_name/$name"; }
+		note "kept in $NBW_LAB_KEEP/$test_name"
+	fi
+	[ -d "$dir" ] && [ -s "$dir/judge.json" ] || fail "$name: no sweep directory on the last line"
+	[ "$(dirname "$dir")" = "$WORK/$name" ] || fail "$name: the sweep is not in the current directory: $dir"
+	for n in a b c d; do
+		(cd "$WORK/$name/lab/images" && sha256sum --quiet -c "SHA256SUMS.$n") ||
+			fail "$name: node $n's drives changed"
+	done
+}
+j() { "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+sweep slowed --slow-drive "b:1:$DRIVE_MBPS" --slow-nic "c:0:$NIC_MBIT"
+S=$dir
+assert_no_qemu
+check() { [ "$2" = "$3" ] || fail "$1: expected '$3', got '$2'"; note "ok: $1: $2"; }
+check "slowed: every part measured" "$(j "$S/sweep.json" '(d["state"], d["failed"], d["skipped"])')" "('done', [], [])"
+check "slowed: what vlab slowed (lab.json)" "$(j "$S/lab.json" '[(x["kind"], x["node"], x["index"]) for x in d["slowed"]]')" \
+	"[('drive', 'b', 1), ('nic', 'c', 0)]"
+# Node b's drive 1: the device whose serial is vlab-b-1 (the probe says each drive's).
+drive=$(j "$S/nodes/b/read.json" '[x.get("name") or x["path"].split("/")[-1] for x in d["drives"]]')
+note "node b's drives: $drive"
+check "slowed: exactly the two parts" \
+	"$(j "$S/judge.json" 'sorted((s["kind"], s["node"], s["component"].split(" (")[0], s["state"]) for s in d["suspects"])')" \
+	"[('drive', 'b', '$(j "$S/nodes/b/read.json" '[x.get("name") or x["path"].split("/")[-1] for x in d["drives"]][1]')', 'low'), ('rail', 'c', 'rail 0', 'low')]"
+# The drive's evidence: far below its peers, and again when read again.
+j "$S/judge.json" '[s for s in d["suspects"] if s["kind"] == "drive"][0]["evidence"]' >"$WORK/drive.ev"
+note "drive evidence: $(cat "$WORK/drive.ev")"
+check "the drive: its figure and its retest under a tenth of the median, at most its throttle" \
+	"$(j "$S/judge.json" '[(s["ratio"] < 0.1, s["evidence"]["retest_ratio"] < 0.1, s["evidence"]["figure_gb_per_s"] <= '"$DRIVE_MBPS"' * 1.1e-3) for s in d["suspects"] if s["kind"] == "drive"][0]')" \
+	"(True, True, True)"
+# The rail's evidence: low with all three partners, only what c sent, and low again
+# against two partners that passed (both ways: the retests as c sends are low).
+j "$S/judge.json" '[s for s in d["suspects"] if s["kind"] == "rail"][0]["evidence"]' >"$WORK/rail.ev"
+note "rail evidence: $(cat "$WORK/rail.ev")"
+check "the rail: low with every partner, as it sends" \
+	"$(j "$S/judge.json" '[(e["low_count"], e["partners"], e["direction"], sorted(e["low_directions"])) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" \
+	"(3, 3, 'sends', ['c->a', 'c->b', 'c->d'])"
+check "the rail: retested low against two partners that passed" \
+	"$(j "$S/judge.json" '[(len(e["retest_low_with"]), sorted(k for k, v in e["retest_directions"].items() if v < 0.25 and k.startswith("c->")).__len__()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" \
+	"(2, 2)"
+check "the rail: the c->partner figures under a quarter of the median" \
+	"$(j "$S/judge.json" '[all(v < 0.25 for v in e["low_directions"].values()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" "True"
+check "the host's page and the JSON beside the sweep" "$(ls "$S/report.html" "$S/judge.txt" | wc -l)" 2
+
+sweep clean
+C=$dir
+assert_no_qemu
+check "clean: every part measured" "$(j "$C/sweep.json" '(d["state"], d["failed"], d["skipped"])')" "('done', [], [])"
+check "clean: nothing named" "$(j "$C/judge.json" 'd["suspects"]')" "[]"
+note "clean: parts $(j "$C/judge.json" '[(p["kind"], p["node"], p["component"], round(p["figure_gb_per_s"] or 0, 4)) for p in d["parts"]]')"
