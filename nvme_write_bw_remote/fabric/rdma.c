@@ -632,24 +632,27 @@ int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t ds
 }
 
 /*
- * With every WRITE in flight, the next completion is near: poll the CQ for
- * up to FAB_SPIN_NS before arming it and sleeping. A sleep costs the arming,
- * the wake-up and the event's read (three system calls, a context switch):
- * at small sizes more than a WRITE itself, which perftest avoids by never
- * sleeping. Only a full ring spins: a source waiting for its drive sleeps.
+ * Waiting for WRITEs of its own in flight (a full ring, or the drain), the
+ * next completion is near: poll the CQ for up to FAB_SPIN_NS before arming it
+ * and sleeping for at most ms. A sleep costs the arming, the wake-up and the
+ * event's read (three system calls, a context switch): at small sizes more
+ * than a WRITE itself, which perftest avoids by never sleeping. A source
+ * whose supply is empty (waiting for its drive) sleeps at once.
  */
 #define FAB_SPIN_NS 50000u
-static int spin_cq(struct fab_writer *w, const struct chunk_supply *sup, _Atomic uint64_t *bytes)
+static int spin_cq(struct fab_writer *w, const struct chunk_supply *sup, _Atomic uint64_t *bytes,
+		   int ms)
 {
 	uint64_t until = nbw_now_ns() + FAB_SPIN_NS;
+	unsigned before = w->inflight;
 	int rc;
 
 	do {
 		rc = reap(w, sup, bytes);
-		if (rc || w->inflight < w->depth)
+		if (rc || w->inflight < before)
 			return rc;
 	} while (nbw_now_ns() < until);
-	return wait_cq(w, sup, bytes, 100);
+	return wait_cq(w, sup, bytes, ms);
 }
 
 /*
@@ -729,7 +732,7 @@ int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_
 		if (rc)
 			break;
 		if (w->inflight == w->depth) {
-			rc = spin_cq(w, sup, bytes);
+			rc = spin_cq(w, sup, bytes, 100);
 			if (rc)
 				break;
 			continue;
@@ -752,7 +755,7 @@ int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_
 		if (r && !rc)
 			rc = r;
 		if (w->inflight && !r)
-			r = wait_cq(w, sup, bytes, 50);
+			r = spin_cq(w, sup, bytes, 50);
 		if (r && !rc)
 			rc = r;
 		if (r)
