@@ -147,16 +147,34 @@ ref_pair() {
 	"$@" "$ADDR" >"$T/$n.c" 2>&1
 	wait $p
 }
+# sink_ready FILE PID: wait (at most 60 s) until the sink whose stderr is FILE listens
+# (its "waiting for a source" line) or has ended: a source started before that is
+# refused (under emulation the sink takes seconds to get there).
+sink_ready() {
+	local tries=600
+	while [ $tries -gt 0 ]; do
+		grep -q 'waiting for a source' "$1" 2>/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	return 1
+}
 # ours_pair NAME "SINK ARGS" SOURCE ARGS...: our sink, then our source to ADDR (JSON in
 # $T/NAME.k and $T/NAME.o); either side's failure on stderr.
 ours_pair() {
-	local n=$1 sa=$2 p
+	local n=$1 sa=$2 p rs
 	shift 2
 	# shellcheck disable=SC2086
 	nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $sa --json >"$T/$n.k" 2>"$T/$n.ke" &
 	p=$!
-	nvme_write_bw_remote -d "$DEV" "$@" --json "$ADDR" >"$T/$n.o" 2>"$T/$n.oe" &&
-		wait $p || cat "$T/$n.ke" "$T/$n.oe" >&2
+	sink_ready "$T/$n.ke" $p
+	nvme_write_bw_remote -d "$DEV" "$@" --json "$ADDR" >"$T/$n.o" 2>"$T/$n.oe"
+	rs=$?
+	# The sink ends either way (its --wait bounds it): never two sinks on one port.
+	if ! wait $p || [ $rs != 0 ]; then
+		cat "$T/$n.ke" "$T/$n.oe" >&2
+	fi
 }
 # small_rate SIZE BYTES: ib_write_bw's MsgRate [Mpps] and ours (--source mem), M WRITE/s,
 # each the median of ROUNDS rounds (ib_write_bw first in odd rounds, ours in even ones);
@@ -203,6 +221,7 @@ small_counts() {
 	# shellcheck disable=SC2086
 	nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $o --json >"$T/ck.k" 2>"$T/ck.ke" &
 	p=$!
+	sink_ready "$T/ck.ke" $p
 	# shellcheck disable=SC2086
 	strace -f -c -o "$T/ck.st" nvme_write_bw_remote -d "$DEV" --source mem -q "$QPS" $o \
 		--json "$ADDR" >"$T/ck.o" 2>"$T/ck.oe"
