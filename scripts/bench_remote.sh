@@ -23,7 +23,8 @@
 # rounds of the small-message rate, ours and ib_write_bw alternated, the median taken),
 # ONLY=small (only the small-message rows: items 1-4 skipped), COUNTS=1 (after the small
 # rows, one more run of each side under `strace -f -c`: system calls per WRITE of our
-# source and of ib_write_bw's client, by call: the doorbells, the CQ's arming and waits).
+# source and of ib_write_bw's client, by call: the doorbells, the CQ's arming and waits),
+# SMALL_LAT=0 (no latency rows).
 # Both sides of each comparison use the same message size, QP count and WRITEs
 # in flight per QP (ib_write_bw -t = our --depth: perftest's default of 128
 # 1 MiB WRITEs per QP floods Soft-RoCE under emulation and measured nothing).
@@ -31,7 +32,7 @@
 set -u
 SIZE=${SIZE:-1M} QPS=${QPS:-2} DEPTH=${DEPTH:-4} DURATION=${DURATION:-8} WARMUP=${WARMUP:-2}
 THREADS=${THREADS:-2} SMALL_SIZES=${SMALL_SIZES-4K 64K} LAT_ITERS=${LAT_ITERS:-2000}
-ROUNDS=${ROUNDS:-3} ONLY=${ONLY:-} COUNTS=${COUNTS:-0}
+ROUNDS=${ROUNDS:-3} ONLY=${ONLY:-} COUNTS=${COUNTS:-0} SMALL_LAT=${SMALL_LAT:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 prog=bench_remote.sh
 # shellcheck source=bench_lib.sh source-path=SCRIPTDIR
@@ -247,7 +248,7 @@ for sz in $SMALL_SIZES; do
 	b=$(numfmt --from=iec "${sz%iB}")
 	s_ib='' s_ours='' l_ib50='' l_ib99='' l_ours50='' l_ours99=''
 	small_rate "$sz" "$b"
-	small_lat "$sz" "$b"
+	[ "$SMALL_LAT" = 1 ] && small_lat "$sz" "$b"
 	small+=("$sz|${s_ours:-}|${s_ib:-}|${l_ours50:-}|${l_ib50:-}|${l_ours99:-}|${l_ib99:-}")
 	rounds+=("$sz M WRITE/s rounds: ours$s_ours_r; ib_write_bw$s_ib_r")
 	if [ "$COUNTS" = 1 ] && command -v strace >/dev/null; then
