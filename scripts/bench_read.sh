@@ -2,6 +2,17 @@
 # bench_read.sh: nvme_read_bw against fio on the same target, side by side in one run.
 #
 #   scripts/bench_read.sh [TARGET]
+#   scripts/bench_read.sh --check [TARGET]
+#
+# --check runs exactly the rows issue 35's bar is about, in one command, and nothing
+# else: sequential psync x THREADS with huge-page buffers on both sides (bandwidth >=
+# 0.97x fio, CPU per GiB <= 1.00x), and the random rows (io_uring at depths 1, 8, 32 and
+# psync, each timed and untimed: IOPS >= 1.00x, p99 <= 1.10x, CPU per read <= 1.00x);
+# DURATION defaults to 5 s there, and a last block lists each row's verdict. It needs
+# huge pages for fio: as root it raises vm.nr_hugepages by what is missing for the run
+# and puts the old value back at the end (HUGEPAGES_SET=0: never; without them --check
+# stops with exit 2 rather than compare buffer kinds). On an idle 2 vCPU machine it takes
+# about 5 minutes (ROUNDS x (2 + 16) runs of DURATION s, plus the 2 GiB file's creation).
 #
 # TARGET is a block device or a file (default: a 2 GiB file of random data created in
 # $BENCH_DIR, default the current directory, removed afterwards). Both tools read it with
@@ -37,13 +48,18 @@
 # through python3 -m nbw.bench_read (scripts/nbw/bench_read.py).
 set -euo pipefail
 
+CHECK=0
+if [ "${1:-}" = --check ]; then
+	CHECK=1
+	shift
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
 NVME_READ_BW=${NVME_READ_BW:-$here/../nvme_read_bw/nvme_read_bw}
 FIO=${FIO:-fio}
 THREADS=${THREADS:-12}
 CHUNK=${CHUNK:-1M}
-DURATION=${DURATION:-10}
+DURATION=${DURATION:-$([ "$CHECK" = 1 ] && echo 5 || echo 10)}
 DEPTH=${DEPTH:-8}
 ROUNDS=${ROUNDS:-3}
 BENCH_SIZE=${BENCH_SIZE:-2G}
@@ -57,7 +73,15 @@ RAND=${RAND:-1}
 command -v "$FIO" >/dev/null || { echo "bench_read.sh: fio not found (apt-get install fio)" >&2; exit 2; }
 [ -x "$NVME_READ_BW" ] || { echo "bench_read.sh: $NVME_READ_BW not built" >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_read.XXXXXX")
-trap 'rm -rf "$tmp"; [ -n "${made:-}" ] && rm -f "$made"' EXIT
+huge_old=
+# On exit: the scratch files, the file made here, and vm.nr_hugepages as it was.
+cleanup() {
+	rm -rf "$tmp"
+	[ -n "${made:-}" ] && rm -f "$made"
+	[ -n "$huge_old" ] && echo "$huge_old" >/proc/sys/vm/nr_hugepages
+	return 0
+}
+trap cleanup EXIT
 
 bench() { python3 -m nbw.bench_read "$@"; }
 # to_bytes SIZE: 4096, 4K, 1M, 2G in bytes.
@@ -104,18 +128,34 @@ run_fio() {
 need_huge() { echo $(( $1 * (($2 * chunk_bytes + 2097151) / 2097152 + 1) )); }
 huge_free=$(awk '/^HugePages_Free/ {print $2}' /proc/meminfo)
 huge_need=$(need_huge "$THREADS" 1)
-[ "$(need_huge 1 "$DEPTH")" -gt "$huge_need" ] && huge_need=$(need_huge 1 "$DEPTH")
+[ "$CHECK" = 0 ] && [ "$(need_huge 1 "$DEPTH")" -gt "$huge_need" ] && huge_need=$(need_huge 1 "$DEPTH")
+# As root (--check, or HUGEPAGES_SET=1): raise vm.nr_hugepages by what is missing, for this run.
+if [ "${huge_free:-0}" -lt "$huge_need" ] && [ "${HUGEPAGES_SET:-$CHECK}" = 1 ] &&
+	[ -w /proc/sys/vm/nr_hugepages ]; then
+	huge_old=$(cat /proc/sys/vm/nr_hugepages)
+	echo $((huge_old + huge_need - huge_free)) >/proc/sys/vm/nr_hugepages
+	huge_free=$(awk '/^HugePages_Free/ {print $2}' /proc/meminfo)
+	echo "vm.nr_hugepages raised from $huge_old for this run ($huge_free free)" >&2
+fi
 fio_huge=yes fio_buf=huge
 if [ "${huge_free:-0}" -lt "$huge_need" ]; then
+	if [ "$CHECK" = 1 ]; then
+		echo "bench_read.sh: --check needs $huge_need free huge pages for fio ($huge_free free):" \
+			"sysctl vm.nr_hugepages=$huge_need as root" >&2
+		exit 2
+	fi
 	echo "note: fio's huge-page rows need $huge_need free huge pages ($huge_free free):" \
 		"sysctl vm.nr_hugepages=$huge_need; running fio with 4 KiB pages only" >&2
 	fio_huge= fio_buf=4k
 fi
 # Ours uses huge pages when a thread's buffer is 1 MiB or more (common/storage/placement.c).
 ours_buf() { [ $(( $1 * chunk_bytes )) -ge 1048576 ] && echo huge || echo 4k; }
-iopoll=yes
-"$NVME_READ_BW" --disks "$target" --engine io_uring --iopoll -t 1 --warmup 0 -D 0.2 \
-	>/dev/null 2>"$tmp/iopoll.err" || { iopoll=; echo "note: no --iopoll rows: $(cat "$tmp/iopoll.err")" >&2; }
+iopoll=
+if [ "$CHECK" = 0 ]; then
+	iopoll=yes
+	"$NVME_READ_BW" --disks "$target" --engine io_uring --iopoll -t 1 --warmup 0 -D 0.2 \
+		>/dev/null 2>"$tmp/iopoll.err" || { iopoll=; echo "note: no --iopoll rows: $(cat "$tmp/iopoll.err")" >&2; }
+fi
 
 # NAME TOOL ENGINE THREADS DEPTH BUFFER [FLAG]; each of ours next to its fio rows.
 declare -a cases=()
@@ -125,19 +165,28 @@ fio_rows() {
 	cases+=("$1-4k fio $2 $3 $4 4k ${5:-}")
 }
 cases+=("ours-psync ours psync $THREADS 1 $(ours_buf 1)")
-fio_rows fio-psync psync "$THREADS" 1
-cases+=("ours-io_uring ours io_uring 1 $DEPTH $(ours_buf "$DEPTH")")
-fio_rows fio-io_uring io_uring 1 "$DEPTH"
-cases+=("ours-sqpoll ours io_uring 1 $DEPTH $(ours_buf "$DEPTH") --sqpoll")
-cases+=("fio-sqthread-$fio_buf fio io_uring 1 $DEPTH $fio_buf --sqthread_poll")
+if [ "$CHECK" = 1 ]; then # the bar's row only: both sides on huge pages
+	cases+=("fio-psync-huge fio psync $THREADS 1 huge")
+else
+	fio_rows fio-psync psync "$THREADS" 1
+	cases+=("ours-io_uring ours io_uring 1 $DEPTH $(ours_buf "$DEPTH")")
+	fio_rows fio-io_uring io_uring 1 "$DEPTH"
+	cases+=("ours-sqpoll ours io_uring 1 $DEPTH $(ours_buf "$DEPTH") --sqpoll")
+	cases+=("fio-sqthread-$fio_buf fio io_uring 1 $DEPTH $fio_buf --sqthread_poll")
+fi
 if [ -n "$iopoll" ]; then
 	cases+=("ours-iopoll ours io_uring 1 $DEPTH $(ours_buf "$DEPTH") --iopoll")
 	cases+=("fio-hipri-$fio_buf fio io_uring 1 $DEPTH $fio_buf --hipri")
 fi
 : >"$tmp/results"
 [ "$SEQ" = 0 ] && ROUNDS_SEQ=0 || ROUNDS_SEQ=$ROUNDS
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+load_seq=$(load)
 for r in $(seq 1 "$ROUNDS_SEQ"); do
-	for c in "${cases[@]}"; do
+	# Odd rounds in the listed order, even rounds reversed: no case always runs first.
+	order=("${cases[@]}")
+	[ $((r % 2)) = 0 ] && for i in "${!cases[@]}"; do order[i]=${cases[${#cases[@]} - 1 - i]}; done
+	for c in "${order[@]}"; do
 		set -- $c
 		echo "round $r/$ROUNDS: $1 ($4 thread(s), depth $5, chunk $CHUNK, ${DURATION}s)" >&2
 		if [ "$2" = ours ]; then out=$(run_ours "$3" "$4" "$5" "${7:-}"); else out=$(run_fio "$3" "$4" "$5" "$6" "${7:-}"); fi
@@ -145,7 +194,10 @@ for r in $(seq 1 "$ROUNDS_SEQ"); do
 	done
 done
 
-[ "$SEQ" != 0 ] && bench seq-table "$tmp/results" "$target" "$CHUNK" "$THREADS" "$DURATION" "$ROUNDS"
+if [ "$SEQ" != 0 ]; then
+	echo "load average (1, 5, 15 min): $load_seq at the start, $(load) at the end"
+	bench seq-table "$tmp/results" "$target" "$CHUNK" "$THREADS" "$DURATION" "$ROUNDS"
+fi
 
 [ "$RAND" = 0 ] && exit 0
 rand_bytes=$(to_bytes "$RAND_BS")
@@ -176,14 +228,23 @@ for e in $RAND_ENGINES; do
 	for d in $depths; do for lat in $RAND_TIMING; do rand_cases+=("$e $d $lat"); done; done
 done
 : >"$tmp/rand"
+load_rand=$(load)
 for r in $(seq 1 "$ROUNDS"); do
 	for c in "${rand_cases[@]}"; do
 		set -- $c
-		for who in ours fio; do
+		# ours first in odd rounds, fio first in even ones
+		pair="ours fio"
+		[ $((r % 2)) = 0 ] && pair="fio ours"
+		for who in $pair; do
 			echo "round $r/$ROUNDS: $who random $RAND_BS, $1 depth $2, latency $3, 1 thread, ${DURATION}s" >&2
 			echo "$who $1 $2 $3 $("rand_$who" "$1" "$2" "$3")" >>"$tmp/rand"
 		done
 	done
 done
 echo
+echo "load average (1, 5, 15 min): $load_rand at the start, $(load) at the end"
 bench rand-table "$tmp/rand" "$target" "$RAND_BS" "$DURATION" "$ROUNDS"
+if [ "$CHECK" = 1 ]; then
+	echo
+	bench check "$tmp/results" "$tmp/rand" "$THREADS"
+fi

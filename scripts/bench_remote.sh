@@ -19,7 +19,12 @@
 #                                          here: RDMA device, its address (the
 #                                          loopback peer) and a drive
 # Environment: SIZE (1M), QPS (2), DEPTH (4), DURATION (8), WARMUP (2), THREADS (2),
-# SMALL_SIZES ("4K 64K"; empty: no small-message rows), LAT_ITERS (2000).
+# SMALL_SIZES ("4K 64K"; empty: no small-message rows), LAT_ITERS (2000), ROUNDS (3:
+# rounds of the small-message rate, ours and ib_write_bw alternated, the median taken),
+# ONLY=small (only the small-message rows: items 1-4 skipped), COUNTS=1 (after the small
+# rows, one more run of each side under `strace -f -c`: system calls per WRITE of our
+# source and of ib_write_bw's client, by call: the doorbells, the CQ's arming and waits),
+# SMALL_LAT=0 (no latency rows).
 # Both sides of each comparison use the same message size, QP count and WRITEs
 # in flight per QP (ib_write_bw -t = our --depth: perftest's default of 128
 # 1 MiB WRITEs per QP floods Soft-RoCE under emulation and measured nothing).
@@ -27,6 +32,7 @@
 set -u
 SIZE=${SIZE:-1M} QPS=${QPS:-2} DEPTH=${DEPTH:-4} DURATION=${DURATION:-8} WARMUP=${WARMUP:-2}
 THREADS=${THREADS:-2} SMALL_SIZES=${SMALL_SIZES-4K 64K} LAT_ITERS=${LAT_ITERS:-2000}
+ROUNDS=${ROUNDS:-3} ONLY=${ONLY:-} COUNTS=${COUNTS:-0} SMALL_LAT=${SMALL_LAT:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 prog=bench_remote.sh
 # shellcheck source=bench_lib.sh source-path=SCRIPTDIR
@@ -58,6 +64,8 @@ W="$WIN --depth $DEPTH" # nvme_read_bw's psync has one read in flight per thread
 # jget FILE PATH [DIGITS [DIVISOR]]: a figure of a tool's JSON document (nbw.benchremote).
 jget() { nbw_py benchremote value "$@"; }
 
+# Items 1-4: the bandwidth comparisons (ONLY=small skips them).
+if [ "$ONLY" != small ]; then
 # 1. the fabric: ib_write_bw, then nvme_write_bw_remote --source mem.
 IB="ib_write_bw -d $DEV -s $bytes -q $QPS -t $DEPTH -D $DURATION --report_gbits -F"
 $IB >"$T/ibs" 2>&1 &
@@ -127,6 +135,7 @@ if [ $# -ge 2 ] && [ ${#A[@]} -ge 2 ]; then
 		cat "$T/r-$d0,$d1.se" "$T/r-$d0,$d1.ce" >&2
 	shares=$(nbw_py benchremote rail-shares "$T/r-$d0,$d1.s" 2>/dev/null)
 fi
+fi # ONLY != small
 
 # 5. small messages: message rate and WRITE latency against ib_write_bw and ib_write_lat.
 # ref_pair NAME CMD...: a perftest server, then its client to ADDR ($T/NAME.s, $T/NAME.c).
@@ -139,27 +148,87 @@ ref_pair() {
 	"$@" "$ADDR" >"$T/$n.c" 2>&1
 	wait $p
 }
+# sink_ready FILE PID: wait (at most 60 s) until the sink whose stderr is FILE listens
+# (its "waiting for a source" line) or has ended: a source started before that is
+# refused (under emulation the sink takes seconds to get there).
+sink_ready() {
+	local tries=600
+	while [ $tries -gt 0 ]; do
+		grep -q 'waiting for a source' "$1" 2>/dev/null && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	return 1
+}
 # ours_pair NAME "SINK ARGS" SOURCE ARGS...: our sink, then our source to ADDR (JSON in
 # $T/NAME.k and $T/NAME.o); either side's failure on stderr.
 ours_pair() {
-	local n=$1 sa=$2 p
+	local n=$1 sa=$2 p rs
 	shift 2
 	# shellcheck disable=SC2086
 	nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $sa --json >"$T/$n.k" 2>"$T/$n.ke" &
 	p=$!
-	nvme_write_bw_remote -d "$DEV" "$@" --json "$ADDR" >"$T/$n.o" 2>"$T/$n.oe" &&
-		wait $p || cat "$T/$n.ke" "$T/$n.oe" >&2
+	sink_ready "$T/$n.ke" $p
+	nvme_write_bw_remote -d "$DEV" "$@" --json "$ADDR" >"$T/$n.o" 2>"$T/$n.oe"
+	rs=$?
+	# The sink ends either way (its --wait bounds it): never two sinks on one port.
+	if ! wait $p || [ $rs != 0 ]; then
+		cat "$T/$n.ke" "$T/$n.oe" >&2
+	fi
 }
-# small_rate SIZE BYTES: ib_write_bw's MsgRate [Mpps] and ours (--source mem), M WRITE/s.
+# small_rate SIZE BYTES: ib_write_bw's MsgRate [Mpps] and ours (--source mem), M WRITE/s,
+# each the median of ROUNDS rounds (ib_write_bw first in odd rounds, ours in even ones);
+# s_ib_r and s_ours_r keep every round's figure.
 small_rate() {
-	local o="--warmup $WARMUP -D $DURATION -s $1 --depth $DEPTH"
-
-	ref_pair sb ib_write_bw -d "$DEV" -s "$2" -q "$QPS" -t "$DEPTH" -D "$DURATION" -F
-	# Result line: #bytes #iterations BW-peak BW-average MsgRate[Mpps].
-	s_ib=$(awk -v b="$2" '$1 == b && NF >= 5 && $2 > 0 { printf "%.4f", $5 }' "$T/sb.c")
+	local o="--warmup $WARMUP -D $DURATION -s $1 --depth $DEPTH" r who a
+	s_ib_r='' s_ours_r=''
+	for r in $(seq 1 "$ROUNDS"); do
+		for who in $([ $((r % 2)) = 1 ] && echo "ib ours" || echo "ours ib"); do
+			if [ "$who" = ib ]; then
+				ref_pair sb ib_write_bw -d "$DEV" -s "$2" -q "$QPS" -t "$DEPTH" -D "$DURATION" -F
+				# Result line: #bytes #iterations BW-peak BW-average MsgRate[Mpps].
+				a=$(awk -v b="$2" '$1 == b && NF >= 5 && $2 > 0 { printf "%.4f", $5 }' "$T/sb.c")
+				s_ib_r="$s_ib_r ${a:--}"
+			else
+				# shellcheck disable=SC2086
+				ours_pair sk "$o" --source mem -q "$QPS" $o
+				a=$(jget "$T/sk.o" total.writes_per_s 4 1e6 2>/dev/null)
+				s_ours_r="$s_ours_r ${a:--}"
+			fi
+		done
+	done
 	# shellcheck disable=SC2086
-	ours_pair sk "$o" --source mem -q "$QPS" $o
-	s_ours=$(jget "$T/sk.o" total.writes_per_s 4 1e6 2>/dev/null)
+	s_ib=$(nbw_py benchremote median $s_ib_r)
+	# shellcheck disable=SC2086
+	s_ours=$(nbw_py benchremote median $s_ours_r)
+}
+# per_write FILE WRITES: system calls per WRITE out of `strace -c` FILE, total and by call.
+per_write() { nbw_py benchremote per-write "$1" "$2"; }
+# small_counts SIZE BYTES: one run of each side under strace -f -c (the client side only):
+# system calls per WRITE. WRITEs: ours from its JSON (writes_per_s x the seconds of
+# warm-up and window), ib_write_bw's its #iterations (the margins around its window
+# count their calls, not their WRITEs: its figure is an upper bound).
+small_counts() {
+	local o="--warmup $WARMUP -D $DURATION -s $1 --depth $DEPTH" n p
+	ib_write_bw -d "$DEV" -s "$2" -q "$QPS" -t "$DEPTH" -D "$DURATION" -F >"$T/cb.s" 2>&1 &
+	p=$!
+	sleep 2
+	strace -f -c -o "$T/cb.st" ib_write_bw -d "$DEV" -s "$2" -q "$QPS" -t "$DEPTH" \
+		-D "$DURATION" -F "$ADDR" >"$T/cb.c" 2>&1
+	wait $p
+	n=$(awk -v b="$2" '$1 == b && NF >= 5 && $2 > 0 { print $2 }' "$T/cb.c")
+	c_ib=$(per_write "$T/cb.st" "${n:-0}")
+	# shellcheck disable=SC2086
+	nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $o --json >"$T/ck.k" 2>"$T/ck.ke" &
+	p=$!
+	sink_ready "$T/ck.ke" $p
+	# shellcheck disable=SC2086
+	strace -f -c -o "$T/ck.st" nvme_write_bw_remote -d "$DEV" --source mem -q "$QPS" $o \
+		--json "$ADDR" >"$T/ck.o" 2>"$T/ck.oe"
+	wait $p
+	n=$(nbw_py benchremote writes "$T/ck.o" "$((WARMUP + DURATION))" 2>/dev/null)
+	c_ours=$(per_write "$T/ck.st" "${n:-0}")
 }
 # small_lat SIZE BYTES: ib_write_lat's t_typical and 99% (us), ours p50 and p99 at -q 1 --depth 1.
 small_lat() {
@@ -174,13 +243,18 @@ small_lat() {
 	l_ours50=$(jget "$T/sm.o" total.latency_us.p50 2 2>/dev/null)
 	l_ours99=$(jget "$T/sm.o" total.latency_us.p99 2 2>/dev/null)
 }
-small=()
+small=() counts=() rounds=()
 for sz in $SMALL_SIZES; do
 	b=$(numfmt --from=iec "${sz%iB}")
 	s_ib='' s_ours='' l_ib50='' l_ib99='' l_ours50='' l_ours99=''
 	small_rate "$sz" "$b"
-	small_lat "$sz" "$b"
+	[ "$SMALL_LAT" = 1 ] && small_lat "$sz" "$b"
 	small+=("$sz|${s_ours:-}|${s_ib:-}|${l_ours50:-}|${l_ib50:-}|${l_ours99:-}|${l_ib99:-}")
+	rounds+=("$sz M WRITE/s rounds: ours$s_ours_r; ib_write_bw$s_ib_r")
+	if [ "$COUNTS" = 1 ] && command -v strace >/dev/null; then
+		small_counts "$sz" "$b"
+		counts+=("$sz system calls per WRITE: ours ${c_ours:-?}; ib_write_bw ${c_ib:-?}")
+	fi
 done
 
 ratio() { nbw_py benchremote ratio "$1" "$2"; }
@@ -188,6 +262,7 @@ gbit() { nbw_py benchremote gbit "$1"; }
 # The drive case can go no faster than the drive or the fabric, whichever is slower.
 bound=$(nbw_py benchremote lowest "${loc:-}" "${ib:-}")
 row() { printf '%-46s %10s %10s %10s %10s %7s\n' "$@"; }
+[ "$ONLY" = small ] || {
 echo
 row "comparison ($DEV, $SIZE, depth $DEPTH, ${DURATION} s)" "ours GB/s" "ref GB/s" "ours Gb/s" "ref Gb/s" "ratio"
 row "--source mem vs ib_write_bw ($QPS QPs)" "$mem" "${ib:--}" "$(gbit "$mem")" "$(gbit "${ib:-}")" "$(ratio "$mem" "${ib:-}")"
@@ -201,6 +276,7 @@ if [ -n "${two:-}${ib2:-}" ]; then
 else
 	printf 'rails: one RDMA device only (DEVS/ADDRS name two to compare rails)\n'
 fi
+}
 if [ ${#small[@]} -gt 0 ]; then
 	echo
 	printf '%-46s %10s %10s %7s\n' "small messages ($DEV)" "ours" "ref" "ratio"
@@ -210,10 +286,13 @@ if [ ${#small[@]} -gt 0 ]; then
 			"$sz p50 us vs ib_write_lat t_typical" "${c:--}" "${d:--}" "$(ratio "$c" "$d")" \
 			"$sz p99 us vs ib_write_lat 99%" "${e:--}" "${f:--}" "$(ratio "$e" "$f")"
 	done
+	printf '%s\n' "${rounds[@]}"
+	[ ${#counts[@]} -gt 0 ] && printf '%s\n' "${counts[@]}"
 	printf 'latency: ours is one WRITE posted to its completion (the WRITE there and its ACK back,\n'
 	printf '1 QP, depth 1, --latency); ib_write_lat reports half a ping-pong of WRITEs: not the\n'
 	printf 'same interval, read the ratio as a comparison; the M WRITE/s target is a ratio >= 0.95.\n'
 fi
+[ "$ONLY" = small ] && exit 0
 printf 'ib_write_bw result line: %s\n' "${ibline:-none}"
 [ -n "${ib:-}" ] || printf 'ib_write_bw measured nothing (0 iterations or no result line): no reference figure\n'
 printf 'verification of the drive runs: psync %s, io_uring %s; targets: ratios >= 0.95\n' "$ver" "${uver:-?}"

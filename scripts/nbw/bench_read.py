@@ -15,6 +15,10 @@ tables of ours against fio with their ratios.
     python3 -m nbw.bench_read rand-table RESULTS TARGET BS DURATION ROUNDS
         RESULTS: lines "who engine depth latency reads seconds cpu p99" (who: ours or
         fio, latency: on or off), a line per run
+    python3 -m nbw.bench_read check SEQ_RESULTS RAND_RESULTS THREADS
+        bench_read.sh --check's last block: each row the bar is about (psync
+        sequential, both on huge pages; every random case) with its ratios and
+        verdict, and how many rows meet the bar
 
 A fio document that carries a job error makes ours-*/fio-* exit 1 with the error.
 """
@@ -28,6 +32,8 @@ UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 BAR_IOPS = 1.00  # IOPS at least
 BAR_P99 = 1.10  # p99 latency at most
 BAR_CPU = 1.00  # CPU per read at most
+# The bar of the sequential psync row (both tools on huge-page buffers): ours/fio.
+BAR_SEQ_BW = 0.97  # bandwidth at least
 
 
 def to_bytes(size):
@@ -278,6 +284,55 @@ def rand_table(lines, target, bs, duration, rounds):
     return out
 
 
+# ---- the check: the bar's rows and their verdicts ----------------------------------------
+
+def seq_verdict(bw, cpu):
+    """The psync sequential row's verdict: bandwidth >= 0.97x, CPU per GiB <= 1.00x."""
+    if bw is None:
+        return "missing"
+    short = []
+    if bw < BAR_SEQ_BW:
+        short.append("bandwidth")
+    if cpu is not None and cpu > BAR_CPU:
+        short.append("CPU")
+    return "ok" if not short else "short: " + ", ".join(short)
+
+
+def check_rows(seq_lines, rand_lines, threads):
+    """(row, ratios in words, verdict) for each row the bar is about: the psync
+    sequential row (ours against fio, both on huge pages), then every random case."""
+    rows = []
+    agg, _, _ = seq_aggregate(seq_lines)
+    if "ours-psync" in agg:
+        b = agg.get("fio-psync-huge")
+        bw = gbps_ratio(agg["ours-psync"], b) if b else None
+        cpu = ratio(cpu_per_gib(agg["ours-psync"]), cpu_per_gib(b)) if b else None
+        rows.append(("seq psync x%s, 1M, both huge" % threads,
+                     "GB/s %s, CPU/GiB %s" % (fmt(bw, 3), fmt(cpu, 3)), seq_verdict(bw, cpu)))
+    groups = rand_groups(rand_lines)
+    for (engine, depth, lat), cases in groups.items():
+        label = "rand %s depth %d, latency %s" % (engine, depth, lat)
+        if "ours" not in cases or "fio" not in cases:
+            rows.append((label, "", "missing"))
+            continue
+        r = rand_ratios(rand_figures(cases["ours"]), rand_figures(cases["fio"]))
+        rows.append((label, "IOPS %s, p99 %s, CPU/read %s" % (fmt(r[0], 3), fmt(r[1], 3),
+                                                             fmt(r[2], 3)), verdict(*r)))
+    return rows
+
+
+def check_table(seq_lines, rand_lines, threads):
+    rows = check_rows(seq_lines, rand_lines, threads)
+    out = ["the bar (ours/fio): seq psync GB/s >= %.2f and CPU/GiB <= %.2f; random IOPS >= "
+           "%.2f, p99 <= %.2f, CPU/read <= %.2f" % (BAR_SEQ_BW, BAR_CPU, BAR_IOPS, BAR_P99,
+                                                     BAR_CPU),
+           "%-36s%-42s%s" % ("row", "ratios", "verdict")]
+    out += ["%-36s%-42s%s" % r for r in rows]
+    met = sum(1 for r in rows if r[2] == "ok")
+    out.append("%d of %d rows meet the bar" % (met, len(rows)))
+    return out
+
+
 # ---- the command line ----------------------------------------------------------------
 
 def _one_run(fn, doc_path, time_path):
@@ -291,6 +346,14 @@ def _table(fn, results, *args):
         print("\n".join(fn(f.readlines(), *args)))
 
 
+def _check(seq_results, rand_results, threads):
+    with open(seq_results) as f:
+        seq_lines = f.readlines()
+    with open(rand_results) as f:
+        rand_lines = f.readlines()
+    print("\n".join(check_table(seq_lines, rand_lines, threads)))
+
+
 VERBS = {
     "bytes": (1, lambda s: print(to_bytes(s))),
     "ours-seq": (2, lambda d, t: _one_run(ours_seq, d, t)),
@@ -299,6 +362,7 @@ VERBS = {
     "fio-rand": (2, lambda d, t: _one_run(fio_rand, d, t)),
     "seq-table": (6, lambda *a: _table(seq_table, *a)),
     "rand-table": (5, lambda *a: _table(rand_table, *a)),
+    "check": (3, lambda *a: _check(*a)),
 }
 
 

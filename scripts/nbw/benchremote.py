@@ -9,6 +9,12 @@ of its comparison table.
     python3 -m nbw.benchremote ratio A B      A / B with 3 decimals (- if one is missing)
     python3 -m nbw.benchremote gbit A         GB/s -> Gb/s with 4 decimals
     python3 -m nbw.benchremote lowest A...    the lowest of the figures given
+    python3 -m nbw.benchremote median A...    the median of the figures given (- if none)
+    python3 -m nbw.benchremote writes FILE.json SECONDS
+        the WRITEs a source made in SECONDS: total.writes_per_s x SECONDS, rounded
+    python3 -m nbw.benchremote per-write STRACE WRITES
+        `strace -c` output as system calls per WRITE: the total, then each call
+        made at least once per 100 WRITEs ("1.02 (write 1.00, poll 0.01)")
 A figure given as "" or "-" is missing.
 """
 import json
@@ -57,7 +63,51 @@ def lowest(values):
     return "%.4f" % min(known) if known else "-"
 
 
+def median(values):
+    known = sorted(x for x in values if x is not None)
+    if not known:
+        return "-"
+    mid = len(known) // 2
+    m = known[mid] if len(known) % 2 else (known[mid - 1] + known[mid]) / 2.0
+    return "%.4f" % m
+
+
+def strace_calls(text):
+    """{call: count} out of `strace -c`'s table (its total row left out)."""
+    calls = {}
+    for line in text.splitlines():
+        f = line.split()
+        # % time, seconds, usecs/call, calls, [errors], syscall
+        if len(f) < 5 or not f[3].isdigit() or f[-1] == "total":
+            continue
+        try:
+            float(f[0])
+        except ValueError:
+            continue
+        calls[f[-1]] = int(f[3])
+    return calls
+
+
+def per_write(calls, writes):
+    """"T (a x, b y, ...)": the calls per WRITE, in total and by call (those made
+    at least once per 100 WRITEs, most first); "-" without WRITEs."""
+    if not writes:
+        return "-"
+    total = sum(calls.values()) / float(writes)
+    parts = ["%s %.2f" % (k, v / float(writes))
+             for k, v in sorted(calls.items(), key=lambda kv: -kv[1]) if v * 100 >= writes]
+    return "%.2f (%s)" % (total, ", ".join(parts))
+
+
 def main(argv):
+    def writes(path, seconds):
+        with open(path) as f:
+            print(int(round(walk(json.load(f), "total.writes_per_s") * float(seconds))))
+
+    def strace_per_write(path, n):
+        with open(path) as f:
+            print(per_write(strace_calls(f.read()), int(n)))
+
     def shares(path):
         with open(path) as f:
             print(rail_shares(json.load(f)))
@@ -67,6 +117,9 @@ def main(argv):
         "ratio": (2, 2, lambda *a: print(ratio(*figures(a)))),
         "gbit": (1, 1, lambda *a: print(gbit(*figures(a)))),
         "lowest": (1, None, lambda *a: print(lowest(figures(a)))),
+        "median": (0, None, lambda *a: print(median(figures(a)))),
+        "writes": (2, 2, writes),
+        "per-write": (2, 2, strace_per_write),
     }, __doc__)
 
 

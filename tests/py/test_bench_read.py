@@ -135,5 +135,31 @@ class Rows(unittest.TestCase):
         self.assertEqual(sum(1 for line in out if line.startswith("io_uring")), 6)
 
 
+class Check(unittest.TestCase):
+    SEQ = ["ours-psync 12 1 huge 2000000000 1.0 1.0",
+           "fio-psync-huge 12 1 huge 2100000000 1.0 2.0"]
+
+    def test_the_seq_row_against_fio_on_huge_pages_and_its_bar(self):
+        rows = br.check_rows(self.SEQ, [], "12")
+        self.assertEqual(rows, [("seq psync x12, 1M, both huge",
+                                 "GB/s 0.952, CPU/GiB 0.525", "short: bandwidth")])
+        rows = br.check_rows([self.SEQ[0], "fio-psync-huge 12 1 huge 2050000000 1.0 0.5"],
+                             [], "12")
+        self.assertEqual(rows[0][2], "short: CPU")  # 0.976x bandwidth, 1.95x CPU
+        self.assertEqual(br.check_rows([self.SEQ[0]], [], "12")[0][2], "missing")
+
+    def test_every_random_case_with_its_verdict_and_the_count(self):
+        out = br.check_table(self.SEQ[:1] + ["fio-psync-huge 12 1 huge 1900000000 1.0 2.0"],
+                             Rows.LINES, "12")
+        body = out[2:-1]
+        self.assertEqual([r.split()[0:4] for r in body],
+                         [["seq", "psync", "x12,", "1M,"], ["rand", "io_uring", "depth", "32,"],
+                          ["rand", "io_uring", "depth", "32,"]])
+        self.assertTrue(body[0].endswith("ok"))
+        self.assertIn("IOPS 1.054, p99 1.088, CPU/read 0.632", body[1])
+        self.assertTrue(body[2].endswith("short: IOPS"))
+        self.assertEqual(out[-1], "2 of 3 rows meet the bar")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -7,7 +7,8 @@ import tempfile
 import unittest
 
 import nbwpath  # noqa: F401
-from nbw.benchremote import figures, gbit, lowest, rail_shares, ratio, value, walk
+from nbw.benchremote import (figures, gbit, lowest, median, per_write, rail_shares, ratio,
+                             strace_calls, value, walk)
 
 
 class Figures(unittest.TestCase):
@@ -44,6 +45,33 @@ class Figures(unittest.TestCase):
         self.assertEqual(gbit(None), "-")
         self.assertEqual(lowest([3.0, None, 2.5]), "2.5000")
         self.assertEqual(lowest([None, None]), "-")
+
+
+    def test_median_of_the_rounds(self):
+        self.assertEqual(median([0.5, None, 0.7, 0.6]), "0.6000")
+        self.assertEqual(median([0.5, 0.7]), "0.6000")
+        self.assertEqual(median([None]), "-")
+
+
+class Strace(unittest.TestCase):
+    TEXT = """% time     seconds  usecs/call     calls    errors syscall
+------ ----------- ----------- --------- --------- ------------------
+ 60.00    0.600000          30     20000           write
+ 30.00    0.300000          30     10000           poll
+  9.00    0.090000          30      3000         5 read
+  1.00    0.010000          10        40           mmap
+------ ----------- ----------- --------- --------- ------------------
+100.00    1.000000          30     33040         5 total
+"""
+
+    def test_calls_out_of_the_table(self):
+        self.assertEqual(strace_calls(self.TEXT),
+                         {"write": 20000, "poll": 10000, "read": 3000, "mmap": 40})
+
+    def test_per_write_total_and_the_frequent_calls(self):
+        self.assertEqual(per_write(strace_calls(self.TEXT), 10000),
+                         "3.30 (write 2.00, poll 1.00, read 0.30)")
+        self.assertEqual(per_write({"write": 5}, 0), "-")
 
 
 if __name__ == "__main__":
