@@ -157,8 +157,10 @@ if [ "$role" = sink ]; then
 	echo "nvme_write_bw_remote: no source connected within 60 s (--wait)" >&2
 	exit 1
 fi
-tries=$(($(cat "$f/source.tries" 2>/dev/null || echo 0) + 1))
-echo "$tries" >"$f/source.tries"
+# Sources of one fan-in start side by side: the count is read and written under
+# a lock, or two of them read the same count and both are refused.
+tries=$(flock "$f/source.lock" sh -c \
+	't=$(($(cat "$1" 2>/dev/null || echo 0) + 1)); echo "$t" >"$1"; echo "$t"' sh "$f/source.tries")
 if [ "$tries" -le "$(cat "$f/source.refuse" 2>/dev/null || echo 0)" ]; then
 	echo "nvme_write_bw_remote: $last port 18515: Connection refused" >&2
 	exit 1
