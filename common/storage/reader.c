@@ -584,7 +584,7 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 
 unsigned reader_submit_batch(unsigned depth)
 {
-	return depth / 4 > 8 ? depth / 4 : 8;
+	return depth / 32 > 1 ? depth / 32 : 1;
 }
 
 int reader_next(struct reader *rd, struct reader_chunk *out, int timeout_ms)

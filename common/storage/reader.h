@@ -178,9 +178,10 @@ void reader_set_timed(struct reader *rd, bool on);
 
 /*
  * io_uring: while completed chunks wait to be handed out, the reads of the
- * slots they free are submitted once this many are queued (a quarter of the
- * depth, at least 8), the rest with the next wait: at most one system call
- * per 8 reads for it, and no more than a quarter of a deep ring held back.
+ * slots they free are submitted once this many are queued (one below depth
+ * 64, then a 32nd of the depth), the rest with the next wait. Holding back 8
+ * at depth 8 left the device a few reads while the thread handed out the
+ * rest: 0.92x fio's random 4 KiB IOPS there, 0.98x submitting each at once.
  */
 unsigned reader_submit_batch(unsigned depth);
 
