@@ -16,6 +16,20 @@
 #include "judge.h"
 #include "spec.h"
 
+
+/* What was expected, only what was given: "16 GT/s x8", "16 GT/s" or "x8". */
+static const char *expected_str(const struct probe_expect *e, char *buf, size_t len)
+{
+	char sp[16];
+
+	if (e->speed > 0 && e->width)
+		snprintf(buf, len, "%s GT/s x%u", pcie_speed_str(e->speed, sp, sizeof(sp)), e->width);
+	else if (e->speed > 0)
+		snprintf(buf, len, "%s GT/s", pcie_speed_str(e->speed, sp, sizeof(sp)));
+	else
+		snprintf(buf, len, "x%u", e->width);
+	return buf;
+}
 static const char *who_of(const struct probe_dev *p)
 {
 	return p->kind == KIND_NVME ? "drive" : "NIC";
@@ -76,7 +90,7 @@ void judge_expect(const struct probe_expect *e, struct probe_dev *p)
 	const struct pcie_link *l;
 	double speed;
 	unsigned width;
-	char a[16], b[16];
+	char a[16], b[32];
 
 	p->expect_ok = true;
 	if (!p->have_path || p->path.verdict == PCIE_NO_LINK)
@@ -98,10 +112,8 @@ void judge_expect(const struct probe_expect *e, struct probe_dev *p)
 	width = p->path.verdict == PCIE_MAYBE_IDLE ? l->exp_width : l->width;
 	if ((e->speed > 0 && speed < e->speed - 0.01) || (e->width && width < e->width)) {
 		p->expect_ok = false;
-		snprintf(p->expect_msg, sizeof(p->expect_msg),
-			 "link %s GT/s x%u is below the expected %s GT/s x%u",
-			 pcie_speed_str(speed, a, sizeof(a)), width,
-			 e->speed > 0 ? pcie_speed_str(e->speed, b, sizeof(b)) : "any", e->width);
+		snprintf(p->expect_msg, sizeof(p->expect_msg), "link %s GT/s x%u is below the expected %s",
+			 pcie_speed_str(speed, a, sizeof(a)), width, expected_str(e, b, sizeof(b)));
 	}
 }
 

@@ -96,6 +96,11 @@ expect_exit 0 "" "$P" --sysfs-root "$TMPD/root" --dev nvme0 --expect gen4x4
 expect_exit 3 "nvme0 \(0000:01:00.0\): expectation not met: link 16 GT/s x4 is below the expected 16 GT/s x8" \
 	"$P" --sysfs-root "$TMPD/root" --dev nvme0 --expect-speed 16 --expect-width 8
 expect_exit 0 "" "$P" --sysfs-root "$TMPD/root" --dev rxe0,nvme1 --expect gen5
+# Only what was given is said to be expected: no "x0", no "any GT/s".
+expect_exit 3 "nvme0 \(0000:01:00.0\): expectation not met: link 16 GT/s x4 is below the expected 32 GT/s\$" \
+	"$P" --sysfs-root "$TMPD/root" --dev nvme0 --expect-speed 32
+expect_exit 3 "nvme0 \(0000:01:00.0\): expectation not met: link 16 GT/s x4 is below the expected x8\$" \
+	"$P" --sysfs-root "$TMPD/root" --dev nvme0 --expect-width 8
 
 # What nvme_read_bw gets for the drive: the same usable ceiling.
 if [ -x "$BLOCKDIGEST" ] && [ -f "$abs_top_builddir/tests/unit/test_pcilink" ]; then
