@@ -39,10 +39,21 @@ void judge_device(struct probe_dev *p)
 {
 	if (!p->have_path)
 		return;
-	/* No hops: a VF whose physical function is not in the tree; its path stays empty. */
-	if (p->path.nhops)
-		pcie_judge_path(&p->path, who_of(p),
-				p->kind == KIND_RDMA || pcie_class_may_idle(p->fn->class_code));
+	/*
+	 * No hops: a VF whose physical function is not in the tree. Its link is
+	 * the PF's, which cannot be read: unknown, with no ceiling, not "ok".
+	 */
+	if (!p->path.nhops) {
+		p->path.verdict = PCIE_UNKNOWN;
+		p->path.bottleneck = -1;
+		p->path.raw = p->path.usable = NAN;
+		snprintf(p->path.reason, sizeof(p->path.reason),
+			 "virtual function of %s, which is not in the PCI tree: its link cannot be read",
+			 p->fn && p->fn->is_vf ? p->fn->pf_bdf : "?");
+		return;
+	}
+	pcie_judge_path(&p->path, who_of(p),
+			p->kind == KIND_RDMA || pcie_class_may_idle(p->fn->class_code));
 	if (p->path.verdict == PCIE_NO_LINK)
 		snprintf(p->why_no_link, sizeof(p->why_no_link), "%s", p->path.reason);
 }

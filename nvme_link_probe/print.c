@@ -341,7 +341,7 @@ static void print_verdict(struct report *r, const struct probe_dev *p)
 	if (!r->json && limit != PCIE_LIMIT_NONE)
 		report_text(r, " (%s)", pcie_limit_name(limit));
 	report_str(r, "reason", " %s", judge_reason(p));
-	if (p->fn && p->fn->is_vf)
+	if (p->fn && p->fn->is_vf && p->have_path && p->path.nhops)
 		report_text(r, " [virtual function: judged by its physical function %s]",
 			    p->fn->pf_bdf);
 	report_text(r, "\n");

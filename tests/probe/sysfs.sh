@@ -96,6 +96,20 @@ expect_exit 0 "" "$P" --sysfs-root "$TMPD/root" --dev nvme0 --expect gen4x4
 expect_exit 3 "nvme0 \(0000:01:00.0\): expectation not met: link 16 GT/s x4 is below the expected 16 GT/s x8" \
 	"$P" --sysfs-root "$TMPD/root" --dev nvme0 --expect-speed 16 --expect-width 8
 expect_exit 0 "" "$P" --sysfs-root "$TMPD/root" --dev rxe0,nvme1 --expect gen5
+# A VF whose physical function is not in the tree: its link is unknown, with no
+# ceiling (not "ok" with 0.00 GB/s and a port the slot "cannot fill").
+cp -a "$TMPD/root" "$TMPD/nopf"
+rm "$TMPD/nopf/bus/pci/devices/0000:03:00.0"
+"$P" --sysfs-root "$TMPD/nopf" --dev mlx5_1 --json >"$TMPD/nopf.json"
+check_eq "VF without its PF: verdict, usable ceiling, PCIe beside the port" "unknown None None" \
+	"$(json_get "$TMPD/nopf.json" '" ".join(str(x) for x in (d["devices"][0]["verdict"], d["devices"][0]["ceiling_gb_per_s"]["usable"], d["devices"][0]["network"]["pcie_gb_per_s"]))')"
+"$P" --sysfs-root "$TMPD/nopf" --dev mlx5_1 >"$TMPD/nopf.txt"
+check_match "VF without its PF: the reason names the PF" \
+	'unknown +virtual function of 0000:03:00.0, which is not in the PCI tree' "$(cat "$TMPD/nopf.txt")"
+check_eq "VF without its PF: no 'judged by its physical function', no 'cannot fill'" "" \
+	"$(grep -e 'judged by its physical' -e 'cannot fill' "$TMPD/nopf.txt")"
+expect_exit 3 "mlx5_1 \(0000:03:00.1\): expectation not met: unknown: virtual function of 0000:03:00.0" \
+	"$P" --sysfs-root "$TMPD/nopf" --dev mlx5_1 --expect gen3
 # Only what was given is said to be expected: no "x0", no "any GT/s".
 expect_exit 3 "nvme0 \(0000:01:00.0\): expectation not met: link 16 GT/s x4 is below the expected 32 GT/s\$" \
 	"$P" --sysfs-root "$TMPD/root" --dev nvme0 --expect-speed 32
