@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* counters_rows.c: the RDMA ports' counters and the sink's check in a report (counters_rows.h). */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,9 +12,25 @@
 #define CTR_TEXT_WIDTH 78 /* a port's text line wraps past this column */
 #define CTR_TEXT_INDENT 16
 
-/* One counter in text: "name value", "name value+" (a floor), "name not kept". */
-static void text_one(struct report *r, const struct ctr_delta *d, int *col)
+/* Does a counter of another kind in ds have d's name (Soft-RoCE's link_downed)? */
+static bool name_clash(const struct ctr_deltas *ds, const struct ctr_delta *d)
 {
+	int i;
+
+	for (i = 0; i < ds->n; i++)
+		if (ds->c[i].kind != d->kind && !strcmp(ds->c[i].name, d->name))
+			return true;
+	return false;
+}
+
+/*
+ * One counter in text: "name value", "name value+" (a floor), "name not kept";
+ * a driver's counter named as a port counter is "hw:name".
+ */
+static void text_one(struct report *r, const struct ctr_deltas *ds, const struct ctr_delta *d,
+		     int *col)
+{
+	const char *pre = d->kind == CTR_HW && name_clash(ds, d) ? "hw:" : "";
 	char v[48];
 	int n;
 
@@ -22,12 +39,12 @@ static void text_one(struct report *r, const struct ctr_delta *d, int *col)
 	else
 		snprintf(v, sizeof(v), "%llu%s%s", (unsigned long long)d->d,
 			 d->saturated ? "+" : "", d->wrapped ? " (wrapped)" : "");
-	n = (int)(strlen(d->name) + strlen(v) + 3);
+	n = (int)(strlen(pre) + strlen(d->name) + strlen(v) + 3);
 	if (*col > CTR_TEXT_INDENT && *col + n > CTR_TEXT_WIDTH) {
 		report_text(r, "\n%*s", CTR_TEXT_INDENT, "");
 		*col = CTR_TEXT_INDENT;
 	}
-	report_text(r, "  %s %s", d->name, v);
+	report_text(r, "  %s%s %s", pre, d->name, v);
 	*col += n;
 }
 
@@ -43,7 +60,7 @@ static void text_port(struct report *r, const struct ctr_deltas *ds, bool all)
 	for (i = 0; i < ds->n; i++) {
 		if (!all && (!ds->c[i].kept || !ds->c[i].d))
 			continue;
-		text_one(r, &ds->c[i], &col);
+		text_one(r, ds, &ds->c[i], &col);
 		shown++;
 	}
 	report_text(r, "%s%s\n", shown ? "" : "  (none moved)",

@@ -92,11 +92,15 @@ jv nocnt-sink 'd["rdma_check"]' 'd["rdma_received_bytes"]' 'd["rdma"]["bytes"] >
 check_eq "unchecked: labelled, no received count, a figure" "unchecked None True" "${J[0]} ${J[1]} ${J[2]}"
 check_eq "unchecked: port_rcv_data not kept, rcvd_pkts kept" "None True" "${J[3]} ${J[4]}"
 # shellcheck disable=SC2086
-sink nocnt2-sink $RUN --no-local --dram 4M
+sink nocnt2-sink $RUN --no-local --dram 4M -W
 # shellcheck disable=SC2086
 src nocnt2-src $RUN --source mem -q 2
 sink_status
 check_match "unchecked: said in the text" "reported by the source, unchecked" "$(cat "$TMPD/nocnt2-sink.out")"
+# -W on ports that keep link_downed only among the driver's counters (as Soft-RoCE):
+# the PMA's "not kept" and the driver's value, told apart, not "link_downed" twice.
+check_eq "-W: the port's link_downed not kept, the driver's as hw:link_downed" "2 2 0" \
+	"$(grep -c ' link_downed not kept' "$TMPD/nocnt2-sink.out") $(grep -c ' hw:link_downed 0' "$TMPD/nocnt2-sink.out") $(grep -c ' link_downed 0' "$TMPD/nocnt2-sink.out")"
 unset SINK_FAKE_PORTS
 
 # 4. The attribution: a port whose counters move names itself and what that usually means

@@ -461,6 +461,9 @@ int fab_port_counters(const struct fab_port *p, const char *sysfs_root, struct c
 	}
 	put(s, "rcvd_pkts", CTR_HW, k.rcv_pkts);
 	put(s, "sent_pkts", CTR_HW, k.xmit_pkts);
+	/* Soft-RoCE keeps link_downed among its own counters, the PMA's name too. */
+	if (port_has(p->dev, p->port, ":nocnt"))
+		put(s, "link_downed", CTR_HW, 0);
 	if (port_has(p->dev, p->port, ":lossy"))
 		put(s, "roce_adp_retrans", CTR_HW, k.writes);
 	if (port_has(p->dev, p->port, ":ecn"))
