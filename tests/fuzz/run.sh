@@ -10,6 +10,17 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 for t in ctrl pcidump; do
 	bin=$abs_top_builddir/tests/fuzz/fuzz_$t
+	# The seeds the target writes are the committed ones: a message whose encoding
+	# changed leaves no seed of the old form behind (hand-made seeds are extra files).
+	mkdir -p "$TMPD/seeds-$t"
+	if "$bin" --write-corpus "$TMPD/seeds-$t" 2>/dev/null; then
+		stale=
+		for f in "$TMPD/seeds-$t"/*; do
+			[ -e "$f" ] || continue
+			cmp -s "$f" "$abs_top_srcdir/tests/fuzz/corpus/$t/${f##*/}" || stale="$stale ${f##*/}"
+		done
+		check_eq "fuzz_$t: the committed seeds are the target's (--write-corpus)" "" "${stale# }"
+	fi
 	out=$("$bin" -t "$secs" "$abs_top_srcdir/tests/fuzz/corpus/$t" 2>"$TMPD/$t.err")
 	rc=$?
 	[ "$rc" = 77 ] && skip "${out#SKIP: }"
