@@ -64,80 +64,6 @@ W="$WIN --depth $DEPTH" # nvme_read_bw's psync has one read in flight per thread
 # jget FILE PATH [DIGITS [DIVISOR]]: a figure of a tool's JSON document (nbw.benchremote).
 jget() { nbw_py benchremote value "$@"; }
 
-# Items 1-4: the bandwidth comparisons (ONLY=small skips them).
-if [ "$ONLY" != small ]; then
-# 1. the fabric: ib_write_bw, then nvme_write_bw_remote --source mem.
-IB="ib_write_bw -d $DEV -s $bytes -q $QPS -t $DEPTH -D $DURATION --report_gbits -F"
-$IB >"$T/ibs" 2>&1 &
-sp=$!
-sleep 2
-$IB "$ADDR" >"$T/ibc" 2>&1
-wait $sp
-# Result line: #bytes #iterations BW-peak BW-average[Gb/s] MsgRate. Zero
-# iterations means it measured nothing: no figure rather than a false 0.
-ib=$(awk -v b="$bytes" '$1 == b && NF >= 5 && $2 > 0 { printf "%.4f", $4 / 8 }' "$T/ibc")
-ibline=$(awk -v b="$bytes" '$1 == b && NF >= 5' "$T/ibc" | tr -s ' \t' ' ')
-nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $W --json >"$T/ks" 2>"$T/kse" &
-sp=$!
-nvme_write_bw_remote -d "$DEV" --source mem -q "$QPS" $W --json "$ADDR" >"$T/kc" 2>"$T/kce"
-wait $sp
-mem=$(jget "$T/ks" rdma.gb_per_s 4 2>/dev/null) || cat "$T/kse" "$T/kce" >&2
-
-# 2. one drive: locally, then remote through the loopback.
-nvme_read_bw --disks "$DRIVE" -t "$THREADS" $WIN --json >"$T/local" 2>"$T/locale" ||
-	sed 's/^/nvme_read_bw: /' "$T/locale" >&2
-loc=$(jget "$T/local" drives.0.gb_per_s 4 2>/dev/null)
-nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $W --json >"$T/ds" 2>"$T/dse" &
-sp=$!
-nvme_write_bw_remote -d "$DEV" --disks "$DRIVE" -q "$THREADS" $W --json "$ADDR" >"$T/dc" 2>"$T/dce"
-wait $sp
-rem=$(jget "$T/ds" rdma.gb_per_s 4 2>/dev/null) || cat "$T/dse" "$T/dce" >&2
-ver=$(jget "$T/ds" verify 2>/dev/null)
-
-# 3. the same drive run with the source on io_uring (same QPs and depth).
-nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $W --json >"$T/us" 2>"$T/use" &
-sp=$!
-nvme_write_bw_remote -d "$DEV" --disks "$DRIVE" -q "$THREADS" --engine io_uring $W --json \
-	"$ADDR" >"$T/uc" 2>"$T/uce"
-wait $sp
-uring=$(jget "$T/us" rdma.gb_per_s 4 2>/dev/null) || cat "$T/use" "$T/uce" >&2
-uver=$(jget "$T/us" verify 2>/dev/null)
-
-# 4. rails: two ib_write_bw at once (one per device) against two rails of ours.
-set -- ${DEVS:-}
-A=(${ADDRS:-})
-if [ $# -ge 2 ] && [ ${#A[@]} -ge 2 ]; then
-	d0=$1 d1=$2
-	for k in 0 1; do
-		dv=$([ $k = 0 ] && echo "$d0" || echo "$d1")
-		ib_write_bw -d "$dv" -p $((18600 + k)) -s "$bytes" -q "$QPS" -t "$DEPTH" \
-			-D "$DURATION" --report_gbits -F >"$T/rs$k" 2>&1 &
-	done
-	sleep 2
-	for k in 0 1; do
-		dv=$([ $k = 0 ] && echo "$d0" || echo "$d1")
-		ib_write_bw -d "$dv" -p $((18600 + k)) -s "$bytes" -q "$QPS" -t "$DEPTH" \
-			-D "$DURATION" --report_gbits -F "${A[$k]}" >"$T/rc$k" 2>&1 &
-	done
-	wait
-	ib2=$(cat "$T/rc0" "$T/rc1" | awk -v b="$bytes" '$1 == b && NF >= 5 && $2 > 0 { s += $4 / 8; n++ }
-		END { if (n == 2) printf "%.4f", s }')
-	for devs in "$d0" "$d0,$d1"; do
-		nvme_write_bw_remote -d "$devs" --no-local --dram 256M $W --json >"$T/r-$devs.s" \
-			2>"$T/r-$devs.se" &
-		sp=$!
-		nvme_write_bw_remote -d "$devs" --source mem -q $((2 * QPS)) $W --json "$ADDR" \
-			>"$T/r-$devs.c" 2>"$T/r-$devs.ce"
-		wait $sp
-	done
-	one=$(jget "$T/r-$d0.s" rdma.gb_per_s 4 2>/dev/null)
-	two=$(jget "$T/r-$d0,$d1.s" rdma.gb_per_s 4 2>/dev/null) ||
-		cat "$T/r-$d0,$d1.se" "$T/r-$d0,$d1.ce" >&2
-	shares=$(nbw_py benchremote rail-shares "$T/r-$d0,$d1.s" 2>/dev/null)
-fi
-fi # ONLY != small
-
-# 5. small messages: message rate and WRITE latency against ib_write_bw and ib_write_lat.
 # ref_pair NAME CMD...: a perftest server, then its client to ADDR ($T/NAME.s, $T/NAME.c).
 ref_pair() {
 	local n=$1 p
@@ -161,22 +87,81 @@ sink_ready() {
 	done
 	return 1
 }
-# ours_pair NAME "SINK ARGS" SOURCE ARGS...: our sink, then our source to ADDR (JSON in
-# $T/NAME.k and $T/NAME.o); either side's failure on stderr.
+# ours_pair NAME "SINK ARGS" SOURCE ARGS...: our sink, then our source to ADDR once the
+# sink listens (JSON in $T/NAME.k and $T/NAME.o; both on $PAIR_DEV, default $DEV);
+# either side's failure on stderr.
 ours_pair() {
 	local n=$1 sa=$2 p rs
 	shift 2
 	# shellcheck disable=SC2086
-	nvme_write_bw_remote -d "$DEV" --no-local --dram 256M $sa --json >"$T/$n.k" 2>"$T/$n.ke" &
+	nvme_write_bw_remote -d "${PAIR_DEV:-$DEV}" --no-local --dram 256M $sa --json >"$T/$n.k" \
+		2>"$T/$n.ke" &
 	p=$!
 	sink_ready "$T/$n.ke" $p
-	nvme_write_bw_remote -d "$DEV" "$@" --json "$ADDR" >"$T/$n.o" 2>"$T/$n.oe"
+	nvme_write_bw_remote -d "${PAIR_DEV:-$DEV}" "$@" --json "$ADDR" >"$T/$n.o" 2>"$T/$n.oe"
 	rs=$?
 	# The sink ends either way (its --wait bounds it): never two sinks on one port.
 	if ! wait $p || [ $rs != 0 ]; then
 		cat "$T/$n.ke" "$T/$n.oe" >&2
 	fi
 }
+# Items 1-4: the bandwidth comparisons (ONLY=small skips them).
+if [ "$ONLY" != small ]; then
+# 1. the fabric: ib_write_bw, then nvme_write_bw_remote --source mem.
+IB="ib_write_bw -d $DEV -s $bytes -q $QPS -t $DEPTH -D $DURATION --report_gbits -F"
+$IB >"$T/ibs" 2>&1 &
+sp=$!
+sleep 2
+$IB "$ADDR" >"$T/ibc" 2>&1
+wait $sp
+# Result line: #bytes #iterations BW-peak BW-average[Gb/s] MsgRate. Zero
+# iterations means it measured nothing: no figure rather than a false 0.
+ib=$(awk -v b="$bytes" '$1 == b && NF >= 5 && $2 > 0 { printf "%.4f", $4 / 8 }' "$T/ibc")
+ibline=$(awk -v b="$bytes" '$1 == b && NF >= 5' "$T/ibc" | tr -s ' \t' ' ')
+ours_pair k "$W" --source mem -q "$QPS" $W
+mem=$(jget "$T/k.k" rdma.gb_per_s 4 2>/dev/null)
+
+# 2. one drive: locally, then remote through the loopback.
+nvme_read_bw --disks "$DRIVE" -t "$THREADS" $WIN --json >"$T/local" 2>"$T/locale" ||
+	sed 's/^/nvme_read_bw: /' "$T/locale" >&2
+loc=$(jget "$T/local" drives.0.gb_per_s 4 2>/dev/null)
+ours_pair d "$W" --disks "$DRIVE" -q "$THREADS" $W
+rem=$(jget "$T/d.k" rdma.gb_per_s 4 2>/dev/null)
+ver=$(jget "$T/d.k" verify 2>/dev/null)
+
+# 3. the same drive run with the source on io_uring (same QPs and depth).
+ours_pair u "$W" --disks "$DRIVE" -q "$THREADS" --engine io_uring $W
+uring=$(jget "$T/u.k" rdma.gb_per_s 4 2>/dev/null)
+uver=$(jget "$T/u.k" verify 2>/dev/null)
+
+# 4. rails: two ib_write_bw at once (one per device) against two rails of ours.
+set -- ${DEVS:-}
+A=(${ADDRS:-})
+if [ $# -ge 2 ] && [ ${#A[@]} -ge 2 ]; then
+	d0=$1 d1=$2
+	for k in 0 1; do
+		dv=$([ $k = 0 ] && echo "$d0" || echo "$d1")
+		ib_write_bw -d "$dv" -p $((18600 + k)) -s "$bytes" -q "$QPS" -t "$DEPTH" \
+			-D "$DURATION" --report_gbits -F >"$T/rs$k" 2>&1 &
+	done
+	sleep 2
+	for k in 0 1; do
+		dv=$([ $k = 0 ] && echo "$d0" || echo "$d1")
+		ib_write_bw -d "$dv" -p $((18600 + k)) -s "$bytes" -q "$QPS" -t "$DEPTH" \
+			-D "$DURATION" --report_gbits -F "${A[$k]}" >"$T/rc$k" 2>&1 &
+	done
+	wait
+	ib2=$(cat "$T/rc0" "$T/rc1" | awk -v b="$bytes" '$1 == b && NF >= 5 && $2 > 0 { s += $4 / 8; n++ }
+		END { if (n == 2) printf "%.4f", s }')
+	PAIR_DEV=$d0 ours_pair r1 "$W" --source mem -q $((2 * QPS)) $W
+	PAIR_DEV=$d0,$d1 ours_pair r2 "$W" --source mem -q $((2 * QPS)) $W
+	one=$(jget "$T/r1.k" rdma.gb_per_s 4 2>/dev/null)
+	two=$(jget "$T/r2.k" rdma.gb_per_s 4 2>/dev/null)
+	shares=$(nbw_py benchremote rail-shares "$T/r2.k" 2>/dev/null)
+fi
+fi # ONLY != small
+
+# 5. small messages: message rate and WRITE latency against ib_write_bw and ib_write_lat.
 # small_rate SIZE BYTES: ib_write_bw's MsgRate [Mpps] and ours (--source mem), M WRITE/s,
 # each the median of ROUNDS rounds (ib_write_bw first in odd rounds, ours in even ones);
 # s_ib_r and s_ours_r keep every round's figure.
