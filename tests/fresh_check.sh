@@ -24,6 +24,11 @@ check_eq "--sources: deb822 without Components: main, last stanza without a blan
 expect_exit 2 "^fresh-check: unknown argument '--frob'$" "$F" --frob
 expect_exit 2 '^fresh-check: option --tests needs a value$' "$F" --tests
 expect_exit 2 "^fresh-check: --ref: no commit 'no/such/ref' in " "$F" --ref no/such/ref
+expect_exit 2 "^fresh-check: NBW_LAB_LOCK=lab.lock: not a file in a directory below / \(absolute\)$" \
+	env NBW_LAB_LOCK=lab.lock "$F"
+expect_exit 2 "^fresh-check: NBW_LAB_LOCK=/lab.lock: not a file in a directory below /" env NBW_LAB_LOCK=/lab.lock "$F"
+expect_exit 2 "^fresh-check: NBW_LAB_LOCK=$TMPD/none/lab.lock: no directory $TMPD/none$" \
+	env NBW_LAB_LOCK="$TMPD/none/lab.lock" "$F"
 "$F" --help >"$TMPD/help" 2>&1
 check_eq "--help: exit 0" 0 $?
 check_match "--help: every option" '--ref.*--tests.*--dir.*--keep.*--refresh-cache.*--sources' \
