@@ -16,14 +16,14 @@
 #include "judge.h"
 #include "spec.h"
 
-
 /* What was expected, only what was given: "16 GT/s x8", "16 GT/s" or "x8". */
 static const char *expected_str(const struct probe_expect *e, char *buf, size_t len)
 {
 	char sp[16];
 
 	if (e->speed > 0 && e->width)
-		snprintf(buf, len, "%s GT/s x%u", pcie_speed_str(e->speed, sp, sizeof(sp)), e->width);
+		snprintf(buf, len, "%s GT/s x%u", pcie_speed_str(e->speed, sp, sizeof(sp)),
+			 e->width);
 	else if (e->speed > 0)
 		snprintf(buf, len, "%s GT/s", pcie_speed_str(e->speed, sp, sizeof(sp)));
 	else
@@ -48,7 +48,8 @@ void judge_device(struct probe_dev *p)
 		p->path.bottleneck = -1;
 		p->path.raw = p->path.usable = NAN;
 		snprintf(p->path.reason, sizeof(p->path.reason),
-			 "virtual function of %s, which is not in the PCI tree: its link cannot be read",
+			 "virtual function of %s, which is not in the PCI tree: its link cannot be "
+			 "read",
 			 p->fn && p->fn->is_vf ? p->fn->pf_bdf : "?");
 		return;
 	}
@@ -123,7 +124,8 @@ void judge_expect(const struct probe_expect *e, struct probe_dev *p)
 	width = p->path.verdict == PCIE_MAYBE_IDLE ? l->exp_width : l->width;
 	if ((e->speed > 0 && speed < e->speed - 0.01) || (e->width && width < e->width)) {
 		p->expect_ok = false;
-		snprintf(p->expect_msg, sizeof(p->expect_msg), "link %s GT/s x%u is below the expected %s",
+		snprintf(p->expect_msg, sizeof(p->expect_msg),
+			 "link %s GT/s x%u is below the expected %s",
 			 pcie_speed_str(speed, a, sizeof(a)), width, expected_str(e, b, sizeof(b)));
 	}
 }
