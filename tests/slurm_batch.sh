@@ -26,13 +26,14 @@ case "\$1 \$2" in
 *) echo "scontrol: unexpected \$*" >&2; exit 1 ;;
 esac
 SH
-# srun: records argv (NUL-separated) in calls/srun.N; wants exactly
-# --nodes=1 --ntasks=1 --overlap -w HOST before the command; runs it.
+# srun: records argv (NUL-separated) in calls/srun.N (created exclusively: two steps
+# at once never write one file); wants exactly --nodes=1 --ntasks=1 --overlap -w
+# HOST before the command; runs it.
 cat >"$TMPD/bin/srun" <<'SH'
 #!/bin/bash
 d=$(cd "$(dirname "$0")/.." && pwd)
 n=$(ls "$d/calls" | wc -l)
-printf '%s\0' "$@" >"$d/calls/srun.$n"
+until (set -C; printf '%s\0' "$@" >"$d/calls/srun.$n") 2>/dev/null; do n=$((n + 1)); done
 [ "$1 $2 $3 $4" = "--nodes=1 --ntasks=1 --overlap -w" ] && [ -n "$5" ] ||
 	{ echo "srun: unexpected options: $*" >&2; exit 2; }
 shift 5
@@ -126,10 +127,18 @@ check_eq "RUN_BENCH that is not there: exit 1, one line" \
 	"1 aggregate.sbatch: RUN_BENCH=/nonexistent/run_bench.sh: not an executable file" "$? $(cat "$TMPD/err")"
 
 # --- fleet.sbatch with an nbw-fleet stand-in: its argv and LAUNCHER -------------
+# (run: its argv in fleet.argv; with fake/fleet.judged, a judge.json in --out, as a
+# sweep judged; judge: its argv in fleet.judge.argv, a line of judgement on stdout)
 cat >"$TMPD/bin/nbw-fleet" <<'SH'
 #!/bin/bash
 d=$(cd "$(dirname "$0")/.." && pwd)
+if [ "$1" = judge ]; then
+	printf '%s\n' "$@" >"$d/fake/fleet.judge.argv"
+	echo "nbw-fleet judge: no suspect"
+	exit 0
+fi
 { printf '%s\n' "$@"; echo "LAUNCHER=$LAUNCHER|$LAUNCHER_QUOTE|${NBW_RUN_BENCH-(unset)}"; } >"$d/fake/fleet.argv"
+[ ! -e "$d/fake/fleet.judged" ] || { mkdir -p "$5" && echo '{"suspects": []}' >"$5/judge.json"; }
 exit "$(cat "$d/fake/fleet.rc" 2>/dev/null || echo 0)"
 SH
 chmod +x "$TMPD/bin/nbw-fleet"
@@ -147,6 +156,26 @@ check_eq "fleet: every node of the job, the sweep in the submit directory, srun 
 	"$(tr '\n' '|' <"$TMPD/fake/fleet.argv" | sed 's/|$//')"
 check_match "fleet: the job's output names the nodes and the sweep" \
 	"^fleet.sbatch: job 77 on n1 n2 n3 n4: nbw-fleet run, the sweep in $SUBMIT/fleet-77\$" "$(cat "$TMPD/err")"
+check_eq "fleet: no judgement (no judge.json), nothing judged again nor recorded" "no no" \
+	"$([ -e "$TMPD/fake/fleet.judge.argv" ] && echo yes || echo no) $([ -e "$TMPD/fake/nbw-results.argv" ] && echo yes || echo no)"
+# A sweep judged: its text and page beside judge.json, recorded with the job id as note
+# (into RESULTS; RESULTS=none: not recorded).
+reset_fakes
+rm -rf "$SUBMIT/fleet-77"
+touch "$TMPD/fake/fleet.judged"
+RESULTS=$TMPD/rec job fleet.sbatch n1,n2
+check_eq "fleet judged: exit status" 0 $?
+check_eq "fleet judged: judged again into the sweep's directory, its text there" \
+	"judge --html $SUBMIT/fleet-77/report.html $SUBMIT/fleet-77|nbw-fleet judge: no suspect" \
+	"$(tr '\n' ' ' <"$TMPD/fake/fleet.judge.argv" | sed 's/ $//')|$(cat "$SUBMIT/fleet-77/judge.txt")"
+check_eq "fleet judged: recorded into RESULTS with the job id as note" \
+	"record --db $TMPD/rec --note slurm job 77 $SUBMIT/fleet-77" "$(tr '\n' ' ' <"$TMPD/fake/nbw-results.argv" | sed 's/ $//')"
+reset_fakes
+rm -rf "$SUBMIT/fleet-77"
+touch "$TMPD/fake/fleet.judged"
+job fleet.sbatch n1,n2
+check_eq "fleet judged, RESULTS=none: judged, not recorded" "0 yes no" \
+	"$? $([ -s "$SUBMIT/fleet-77/judge.txt" ] && echo yes || echo no) $([ -e "$TMPD/fake/nbw-results.argv" ] && echo yes || echo no)"
 reset_fakes
 echo 130 >"$TMPD/fake/fleet.rc"
 RAIL_DEVS=mlx5_0,mlx5_1 RDMA_NETDEV=ib0 FLEET_ARGS="--pairs 2 --duration 10" FLEET_DIR=$TMPD/sw \
