@@ -36,6 +36,7 @@ n=$(ls "$d/calls" | wc -l)
 until (set -C; printf '%s\0' "$@" >"$d/calls/srun.$n") 2>/dev/null; do n=$((n + 1)); done
 [ "$1 $2 $3 $4" = "--nodes=1 --ntasks=1 --overlap -w" ] && [ -n "$5" ] ||
 	{ echo "srun: unexpected options: $*" >&2; exit 2; }
+export FAKE_NODE=$5 # the node, for tests/fleet_fakes
 shift 5
 exec "$@"
 SH
@@ -213,5 +214,29 @@ check_eq "fan-in: the sink takes 2 sources" 2 "$(grep -A1 -x -- --sources "$TMPD
 check_eq "fan-in: steps on n1, n2, n3" "n1 n2 n3" \
 	"$(for i in 1 2 3; do nth_call srun $i | sed -n 5p; done | sort | tr '\n' ' ' | sed 's/ $//')"
 check_match "fan-in summary: a row per source" 'from 10\.0\.0\.3' "$(cat "$R/summary.txt")"
+
+# fleet.sbatch end to end: the real nbw-fleet (beside deploy/slurm in the tree), its
+# run_bench.sh and nbw-results, every command an srun step, the fleet's fake tools
+# (tests/fleet_fakes; the step's node is FAKE_NODE): one round of two nodes, every part
+# measured, the report beside judge.json, the judgement in the job's output, recorded.
+reset_fakes
+mkdir -p "$TMPD/ffake"
+rm -rf "$SUBMIT/fleet-77"
+TOOL_DIR=$abs_top_srcdir/tests/fleet_fakes FAKE_DIR=$TMPD/ffake RESULTS=$TMPD/frec \
+	NBW_RESULTS_INDEX=$TMPD/frec.sqlite FLEET_ARGS="--duration 1 --warmup 0" SINK_ADDR= \
+	job fleet.sbatch n1,n2
+check_eq "fleet end to end: exit status" 0 $?
+W=$SUBMIT/fleet-77
+check_eq "fleet end to end: the sweep, done, nothing failed" "['n1', 'n2'] done [] []" \
+	"$(json_get "$W/sweep.json" '"%s %s %s %s" % (d["nodes"], d["state"], d["failed"], d["skipped"])')"
+check_eq "fleet end to end: every part (probes, reads, both ways from memory and from drives)" 8 \
+	"$(cd "$W" && ls nodes/*/probe.json nodes/*/read.json fabric/*/*.json remote/*/*.json | wc -l)"
+check_eq "fleet end to end: the report, no suspect" "[] yes yes" \
+	"$(json_get "$W/judge.json" 'd["suspects"]') $(grep -q '^no suspect' "$W/judge.txt" && echo yes) $(grep -q '<html' "$W/report.html" && echo yes)"
+check_match "fleet end to end: the judgement in the job's output" '^no suspect: ' "$(cat "$TMPD/out")"
+check_eq "fleet end to end: steps on n1 and n2" "n1 n2" \
+	"$(for f in "$TMPD"/calls/srun.*; do tr '\0' '\n' <"$f" | sed -n 5p; done | sort -u | tr '\n' ' ' | sed 's/ $//')"
+check_match "fleet end to end: recorded as one fleet run, the job id as note" \
+	'"mode": ?"fleet".*"note": ?"slurm job 77"|"note": ?"slurm job 77".*"mode": ?"fleet"' "$(cat "$TMPD/frec/runs.jsonl" 2>/dev/null)"
 check_eq "no process left" "" "$(leftovers)"
 finish
