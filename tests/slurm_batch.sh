@@ -26,15 +26,17 @@ case "\$1 \$2" in
 *) echo "scontrol: unexpected \$*" >&2; exit 1 ;;
 esac
 SH
-# srun: records argv (NUL-separated) in calls/srun.N; wants exactly
-# --nodes=1 --ntasks=1 --overlap -w HOST before the command; runs it.
+# srun: records argv (NUL-separated) in calls/srun.N (created exclusively: two steps
+# at once never write one file); wants exactly --nodes=1 --ntasks=1 --overlap -w
+# HOST before the command; runs it.
 cat >"$TMPD/bin/srun" <<'SH'
 #!/bin/bash
 d=$(cd "$(dirname "$0")/.." && pwd)
 n=$(ls "$d/calls" | wc -l)
-printf '%s\0' "$@" >"$d/calls/srun.$n"
+until (set -C; printf '%s\0' "$@" >"$d/calls/srun.$n") 2>/dev/null; do n=$((n + 1)); done
 [ "$1 $2 $3 $4" = "--nodes=1 --ntasks=1 --overlap -w" ] && [ -n "$5" ] ||
 	{ echo "srun: unexpected options: $*" >&2; exit 2; }
+export FAKE_NODE=$5 # the node, for tests/fleet_fakes
 shift 5
 exec "$@"
 SH
@@ -126,10 +128,18 @@ check_eq "RUN_BENCH that is not there: exit 1, one line" \
 	"1 aggregate.sbatch: RUN_BENCH=/nonexistent/run_bench.sh: not an executable file" "$? $(cat "$TMPD/err")"
 
 # --- fleet.sbatch with an nbw-fleet stand-in: its argv and LAUNCHER -------------
+# (run: its argv in fleet.argv; with fake/fleet.judged, a judge.json in --out, as a
+# sweep judged; judge: its argv in fleet.judge.argv, a line of judgement on stdout)
 cat >"$TMPD/bin/nbw-fleet" <<'SH'
 #!/bin/bash
 d=$(cd "$(dirname "$0")/.." && pwd)
+if [ "$1" = judge ]; then
+	printf '%s\n' "$@" >"$d/fake/fleet.judge.argv"
+	echo "nbw-fleet judge: no suspect"
+	exit 0
+fi
 { printf '%s\n' "$@"; echo "LAUNCHER=$LAUNCHER|$LAUNCHER_QUOTE|${NBW_RUN_BENCH-(unset)}"; } >"$d/fake/fleet.argv"
+[ ! -e "$d/fake/fleet.judged" ] || { mkdir -p "$5" && echo '{"suspects": []}' >"$5/judge.json"; }
 exit "$(cat "$d/fake/fleet.rc" 2>/dev/null || echo 0)"
 SH
 chmod +x "$TMPD/bin/nbw-fleet"
@@ -147,6 +157,26 @@ check_eq "fleet: every node of the job, the sweep in the submit directory, srun 
 	"$(tr '\n' '|' <"$TMPD/fake/fleet.argv" | sed 's/|$//')"
 check_match "fleet: the job's output names the nodes and the sweep" \
 	"^fleet.sbatch: job 77 on n1 n2 n3 n4: nbw-fleet run, the sweep in $SUBMIT/fleet-77\$" "$(cat "$TMPD/err")"
+check_eq "fleet: no judgement (no judge.json), nothing judged again nor recorded" "no no" \
+	"$([ -e "$TMPD/fake/fleet.judge.argv" ] && echo yes || echo no) $([ -e "$TMPD/fake/nbw-results.argv" ] && echo yes || echo no)"
+# A sweep judged: its text and page beside judge.json, recorded with the job id as note
+# (into RESULTS; RESULTS=none: not recorded).
+reset_fakes
+rm -rf "$SUBMIT/fleet-77"
+touch "$TMPD/fake/fleet.judged"
+RESULTS=$TMPD/rec job fleet.sbatch n1,n2
+check_eq "fleet judged: exit status" 0 $?
+check_eq "fleet judged: judged again into the sweep's directory, its text there" \
+	"judge --html $SUBMIT/fleet-77/report.html $SUBMIT/fleet-77|nbw-fleet judge: no suspect" \
+	"$(tr '\n' ' ' <"$TMPD/fake/fleet.judge.argv" | sed 's/ $//')|$(cat "$SUBMIT/fleet-77/judge.txt")"
+check_eq "fleet judged: recorded into RESULTS with the job id as note" \
+	"record --db $TMPD/rec --note slurm job 77 $SUBMIT/fleet-77" "$(tr '\n' ' ' <"$TMPD/fake/nbw-results.argv" | sed 's/ $//')"
+reset_fakes
+rm -rf "$SUBMIT/fleet-77"
+touch "$TMPD/fake/fleet.judged"
+job fleet.sbatch n1,n2
+check_eq "fleet judged, RESULTS=none: judged, not recorded" "0 yes no" \
+	"$? $([ -s "$SUBMIT/fleet-77/judge.txt" ] && echo yes || echo no) $([ -e "$TMPD/fake/nbw-results.argv" ] && echo yes || echo no)"
 reset_fakes
 echo 130 >"$TMPD/fake/fleet.rc"
 RAIL_DEVS=mlx5_0,mlx5_1 RDMA_NETDEV=ib0 FLEET_ARGS="--pairs 2 --duration 10" FLEET_DIR=$TMPD/sw \
@@ -184,5 +214,29 @@ check_eq "fan-in: the sink takes 2 sources" 2 "$(grep -A1 -x -- --sources "$TMPD
 check_eq "fan-in: steps on n1, n2, n3" "n1 n2 n3" \
 	"$(for i in 1 2 3; do nth_call srun $i | sed -n 5p; done | sort | tr '\n' ' ' | sed 's/ $//')"
 check_match "fan-in summary: a row per source" 'from 10\.0\.0\.3' "$(cat "$R/summary.txt")"
+
+# fleet.sbatch end to end: the real nbw-fleet (beside deploy/slurm in the tree), its
+# run_bench.sh and nbw-results, every command an srun step, the fleet's fake tools
+# (tests/fleet_fakes; the step's node is FAKE_NODE): one round of two nodes, every part
+# measured, the report beside judge.json, the judgement in the job's output, recorded.
+reset_fakes
+mkdir -p "$TMPD/ffake"
+rm -rf "$SUBMIT/fleet-77"
+TOOL_DIR=$abs_top_srcdir/tests/fleet_fakes FAKE_DIR=$TMPD/ffake RESULTS=$TMPD/frec \
+	NBW_RESULTS_INDEX=$TMPD/frec.sqlite FLEET_ARGS="--duration 1 --warmup 0" SINK_ADDR= \
+	job fleet.sbatch n1,n2
+check_eq "fleet end to end: exit status" 0 $?
+W=$SUBMIT/fleet-77
+check_eq "fleet end to end: the sweep, done, nothing failed" "['n1', 'n2'] done [] []" \
+	"$(json_get "$W/sweep.json" '"%s %s %s %s" % (d["nodes"], d["state"], d["failed"], d["skipped"])')"
+check_eq "fleet end to end: every part (probes, reads, both ways from memory and from drives)" 8 \
+	"$(cd "$W" && ls nodes/*/probe.json nodes/*/read.json fabric/*/*.json remote/*/*.json | wc -l)"
+check_eq "fleet end to end: the report, no suspect" "[] yes yes" \
+	"$(json_get "$W/judge.json" 'd["suspects"]') $(grep -q '^no suspect' "$W/judge.txt" && echo yes) $(grep -q '<html' "$W/report.html" && echo yes)"
+check_match "fleet end to end: the judgement in the job's output" '^no suspect: ' "$(cat "$TMPD/out")"
+check_eq "fleet end to end: steps on n1 and n2" "n1 n2" \
+	"$(for f in "$TMPD"/calls/srun.*; do tr '\0' '\n' <"$f" | sed -n 5p; done | sort -u | tr '\n' ' ' | sed 's/ $//')"
+check_match "fleet end to end: recorded as one fleet run, the job id as note" \
+	'"mode": ?"fleet".*"note": ?"slurm job 77"|"note": ?"slurm job 77".*"mode": ?"fleet"' "$(cat "$TMPD/frec/runs.jsonl" 2>/dev/null)"
 check_eq "no process left" "" "$(leftovers)"
 finish

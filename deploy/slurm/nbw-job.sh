@@ -115,11 +115,29 @@ nbw_fleet_cmd() {
 	return 1
 }
 
+# nbw_fleet_report FLEET: a judged sweep's report beside its judge.json in
+# FLEET_DIR: judge.txt (the judgement's text, as the job's output ends with it)
+# and report.html; then the sweep recorded as one fleet run with the job id as
+# note (nbw-results record, beside FLEET or on PATH; into RESULTS when set, none =
+# no record). A failure is said, never the job's status.
+nbw_fleet_report() {
+	local nr db=()
+	[ -s "$FLEET_DIR/judge.json" ] || return 0
+	"$1" judge --html "$FLEET_DIR/report.html" "$FLEET_DIR" >"$FLEET_DIR/judge.txt" ||
+		nbw_say "nbw-fleet judge $FLEET_DIR failed: no judge.txt, report.html"
+	[ "${RESULTS:-}" != none ] || return 0
+	nr=$(dirname "$1")/nbw-results
+	[ -x "$nr" ] || nr=$(command -v nbw-results) || return 0
+	[ -z "${RESULTS:-}" ] || db=(--db "$RESULTS")
+	"$nr" record "${db[@]}" --note "${NOTE:-slurm job ${SLURM_JOB_ID:-?}}" "$FLEET_DIR" >&2 ||
+		nbw_say "nbw-results record $FLEET_DIR failed (the sweep stays in $FLEET_DIR)"
+}
+
 # nbw_fleet: nbw-fleet run over every node of the job (hosts[]), one srun step
-# per command; the sweep in FLEET_DIR [$SLURM_SUBMIT_DIR/fleet-JOBID]; exits with
-# nbw-fleet's status.
+# per command; the sweep in FLEET_DIR [$SLURM_SUBMIT_DIR/fleet-JOBID], its report
+# and record (nbw_fleet_report); exits with nbw-fleet run's status.
 nbw_fleet() {
-	local fleet extra=()
+	local fleet rc extra=()
 	fleet=$(nbw_fleet_cmd) || exit 1
 	launcher=(srun --nodes=1 --ntasks=1 --overlap -w)
 	export LAUNCHER="${launcher[*]}" LAUNCHER_QUOTE=no TOOL_DIR
@@ -130,5 +148,7 @@ nbw_fleet() {
 	"$fleet" run --nodes "$(IFS=,; echo "${hosts[*]}")" --out "$FLEET_DIR" \
 		${RAIL_DEVS:+--rail-devs "$RAIL_DEVS"} ${RDMA_NETDEV:+--rdma-netdev "$RDMA_NETDEV"} \
 		"${extra[@]}"
-	exit $?
+	rc=$?
+	nbw_fleet_report "$fleet"
+	exit "$rc"
 }

@@ -9,7 +9,8 @@
 # every partner as it sends, retested low against two partners that passed), and
 # nothing else, every part measured. Then the same sweep with nothing slowed names
 # nothing. Each sweep's directory is the one vlab names on its last line, judged
-# again on the host; no drive changed; no qemu left.
+# again on the host and recorded there as one fleet run (in this test's own
+# NBW_RESULTS); no drive changed; no qemu left.
 #
 # The rates: far below the emulated parts' normal ones, measured in this lab (four
 # one-vCPU nodes on two host cores, 2026-12-02): a drive alone 0.56-0.64 GB/s, a rail
@@ -30,8 +31,8 @@ sweep() {
 	local name=$1
 	shift
 	mkdir -p "$WORK/$name"
-	(cd "$WORK/$name" && "$VLAB" fleet --builddir "$builddir" --workdir "$WORK/$name/lab" \
-		"$@" -- "${FLEET_ARGS[@]}") >"$WORK/$name.out" 2>&1
+	(cd "$WORK/$name" && NBW_RESULTS=$WORK/$name/record "$VLAB" fleet --builddir "$builddir" \
+		--workdir "$WORK/$name/lab" "$@" -- "${FLEET_ARGS[@]}") >"$WORK/$name.out" 2>&1
 	vlab_rc=$?
 	note "$name: vlab fleet exit status $vlab_rc; its last lines:"
 	tail -n 12 "$WORK/$name.out" | sed 's/^/#   /'
@@ -44,6 +45,10 @@ sweep() {
 	fi
 	[ -d "$dir" ] && [ -s "$dir/judge.json" ] || fail "$name: no sweep directory on the last line"
 	[ "$(dirname "$dir")" = "$WORK/$name" ] || fail "$name: the sweep is not in the current directory: $dir"
+	# Recorded on the host as one fleet run, in the record this test named.
+	grep -Eq "^fleet: the record: run [0-9a-f-]{36} in $WORK/$name/record/runs.jsonl " "$WORK/$name.out" &&
+		[ "$(grep -c '"mode": *"fleet"' "$WORK/$name/record/runs.jsonl")" = 1 ] ||
+		fail "$name: the sweep was not recorded as one fleet run in $WORK/$name/record"
 	for n in a b c d; do
 		(cd "$WORK/$name/lab/images" && sha256sum --quiet -c "SHA256SUMS.$n") ||
 			fail "$name: node $n's drives changed"

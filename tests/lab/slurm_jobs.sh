@@ -5,7 +5,9 @@
 # them for emulated nodes: SINK_ARGS in slurm_jobs_a.sh; or not valid for the
 # samples' variation alone, never for a late source), both sides verified
 # and their byte counts agreeing; fanin.sbatch with two sources the same, each
-# source's row verified and the sum of the rows the sink's RDMA bytes; the
+# source's row verified and the sum of the rows the sink's RDMA bytes;
+# fleet.sbatch over two nodes finishing with a report (judge.json, judge.txt,
+# report.html in its sweep's directory, no suspect on the clean lab); the
 # steps ran where the job says (each node's slurmd logged a step of the job it
 # served, and no other node did); each run recorded (nbw-results) with the job
 # id in its note, the inventory of the job's nodes and the sink's total; a job
@@ -21,7 +23,7 @@ command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v mu
 	exit 77
 }
 node=$srcdir/tests/lab/slurm_jobs_node.sh
-run_lab --nodes 3 --drives 1 --drive-size 64M --timeout 1500 \
+run_lab --nodes 3 --drives 1 --drive-size 64M --timeout 2400 \
 	--on-b "$node" --on-c "$node" "$srcdir/tests/lab/slurm_jobs_a.sh"
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
@@ -129,6 +131,32 @@ ran_on fan "${h[@]}"
 total=$(jq_ "$F" 'd["total"]["gb_per_s"]')
 rec fan "sorted(r[\"inventory\"]) == sorted(\"${h[*]}\".split()) and fig(\"end to end\", \"${h[0]}\") == [$total]"
 note "fan-in: job $(cat "$A/fan.id") on ${h[*]} in $(cat "$A/fan.secs") s: total $total GB/s ($(verdict "$F"); overlaps $(jq_ "$F" '[s["overlap_pct"] for s in d["streams"] if s["name"] == "rdma"]')), $(jq_ "$F" '", ".join("%s %s %d bytes" % (s["peer"], s["verify"], s["rdma"]["bytes"]) for s in d["sources"])')"
+
+# fleet.sbatch: nbw-fleet run over the job's two nodes, every part measured (one
+# round: each node's probe and read, both directions from memory, both nodes' drives
+# -> the other's DRAM), finished with a report: judge.json (a suspects list, empty on
+# this clean lab), judge.txt and report.html in the sweep's directory, the judgement
+# at the end of the job's output, the sweep recorded as one fleet run.
+[ "$(cat "$A/fleet.rc")" = 0 ] || fail "fleet: exit $(cat "$A/fleet.rc"): $(tail -n 20 "$A/fleet.out")"
+[ "$(field fleet JobState) $(field fleet ExitCode)" = "COMPLETED 0:0" ] ||
+	fail "fleet: slurmctld says $(field fleet JobState) $(field fleet ExitCode)"
+mapfile -t h < <(hosts fleet)
+[ "${#h[@]}" = 2 ] || fail "fleet: the job's nodes: ${h[*]}"
+W=$A/fleet-$(cat "$A/fleet.id")
+[ -s "$W/sweep.json" ] || fail "fleet: no sweep in $W: $(ls "$A")"
+[ "$(jq_ "$W/sweep.json" '(sorted(d["nodes"]), d["state"], d["failed"], d["skipped"])')" = \
+	"($(printf "['%s', '%s']" "${h[@]}"), 'done', [], [])" ] ||
+	fail "fleet: the sweep: $(jq_ "$W/sweep.json" '(d["nodes"], d["state"], d["failed"], d["skipped"])')"
+parts=$(cd "$W" && ls nodes/*/probe.json nodes/*/read.json fabric/*/*.json remote/*/*.json 2>/dev/null | wc -l)
+[ "$parts" = 8 ] || fail "fleet: $parts of 8 parts measured: $(cd "$W" && find . -name '*.json' | sort | tr '\n' ' ')"
+[ "$(jq_ "$W/judge.json" '(isinstance(d["suspects"], list), d["suspects"], d["failed"], d["not_measured"], d["nodes"], d["measured_nodes"])')" = \
+	"(True, [], [], [], 2, 2)" ] || fail "fleet: the judgement: $(cat "$W/judge.json")"
+grep -q '^no suspect: every part is within 25% of its kind.s median$' "$W/judge.txt" &&
+	grep -q '^no suspect: ' "$A/fleet.out" && grep -q '<html' "$W/report.html" ||
+	fail "fleet: no report: judge.txt $(cat "$W/judge.txt" 2>&1 | head -n3), report.html $(wc -c <"$W/report.html" 2>&1)"
+ran_on fleet "${h[@]}"
+rec fleet "r[\"mode\"] == \"fleet\" and r[\"exit_status\"] == 0 and len(r[\"figures\"]) > 0"
+note "fleet: job $(cat "$A/fleet.id") on ${h[*]} in $(cat "$A/fleet.secs") s: $parts parts, no suspect, $(jq_ "$W/judge.json" '", ".join("%s %s %s %.3f GB/s" % (p["kind"], p["node"], p["component"], p["figure_gb_per_s"]) for p in d["parts"] if p.get("figure_gb_per_s") is not None)')"
 
 # scancel while the tools ran: gone within 60 s, no tool left anywhere.
 grep -Eq '^[0-9]+\.[0-9]+ ' "$A/cancel.steps" || fail "cancel: no step was running: $(cat "$A/cancel.steps")"

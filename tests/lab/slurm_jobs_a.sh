@@ -1,7 +1,8 @@
 #!/bin/bash
 # Node a of slurm_jobs.sh: the lab's Slurm up (scripts/vlab.d/slurm-up.sh),
 # then the batch scripts of deploy/slurm/ submitted from $VLAB_OUT: one with
-# one node too few, aggregate (2 nodes), fan-in (3 nodes), and an aggregate
+# one node too few, aggregate (2 nodes), fan-in (3 nodes), the fleet sweep (2
+# nodes, fleet-JOBID/ beside the results), and an aggregate
 # cancelled while its tools run, after which a job on every node looks for
 # tool processes left behind. Each job's id, exit status, seconds, output and
 # `scontrol show job` go to $VLAB_OUT for the host's checks, with slurmctld's
@@ -56,6 +57,13 @@ submit() {
 submit few 120 --nodes=1 "$D/aggregate.sbatch"
 submit agg 600 "$D/aggregate.sbatch"
 submit fan 600 "$D/fanin.sbatch"
+# The fleet sweep as one job over two nodes, kept short (one round: 2 probes and
+# reads, 2 transfers from memory, 2 drives -> remote DRAM, 6 s windows): into
+# fleet-JOBID/ here, recorded as above. The threshold as tests/lab/fleet.sh's
+# (the emulated pairs spread to 0.39 of their median): nothing named on a clean lab.
+# VERIFY as in tests/lab/fleet.sh's sweeps (run_bench.sh's default, canary).
+VERIFY=canary FLEET_ARGS="--duration 6 --warmup 2 --threshold 0.25" \
+	submit fleet 900 --nodes=2 "$D/fleet.sbatch"
 
 # Cancelled while the sink and the source run (a 120 s window). Neither
 # recorded (RESULTS=none: no inventory steps) nor an address step (SINK_ADDR):

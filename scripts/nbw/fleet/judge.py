@@ -440,12 +440,15 @@ def judge(sweep, threshold=THRESHOLD):
     measured = {t.src for t in sweep.transfers} | {t.dst for t in sweep.transfers} | \
         {d.node for d in sweep.drives.values()}
     skipped = sweep.meta.get("skipped") if isinstance(sweep.meta.get("skipped"), list) else []
+    failed = sweep.meta.get("failed") if isinstance(sweep.meta.get("failed"), list) else []
+    failed = [{"part": f["part"], "reason": str(f.get("reason", ""))[:300]} for f in failed
+              if isinstance(f, dict) and isinstance(f.get("part"), str)]
     return {
         "tool": "nbw-fleet", "command": "judge", "threshold": threshold,
         "suite_version": sweep.meta.get("suite_version"),
         "nodes": len(sweep.nodes), "measured_nodes": len(measured),
         "not_measured": sorted(set(sweep.nodes) - measured),
-        "skipped": skipped, "unreadable": sweep.unreadable,
+        "skipped": skipped, "failed": failed, "unreadable": sweep.unreadable,
         "counts": {"drives": len(dparts), "rail_parts": len(fparts),
                    "transfers": sum(not t.retest for t in sweep.transfers),
                    "retests": sum(t.retest for t in sweep.transfers)},

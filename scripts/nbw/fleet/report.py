@@ -89,6 +89,8 @@ def text(result, out):
     for n in result["not_measured"]:
         if not any(s.get("node") == n for s in result["skipped"]):
             w("  not measured: %s\n" % n)
+    for f in result.get("failed", []):
+        w("  not measured: %s (%s)\n" % (f["part"], f["reason"]))
     if result["unreadable"]:
         w("  %d unreadable file(s) left out, the first: %s\n" % (
             len(result["unreadable"]), result["unreadable"][0]))

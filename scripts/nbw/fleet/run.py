@@ -224,23 +224,30 @@ class Sweep:
                 os.makedirs(os.path.dirname(self.path(rel)), exist_ok=True)
                 shutil.copyfile(doc, self.path(rel) + ".part")
                 os.replace(self.path(rel) + ".part", self.path(rel))
+                self.forget_logs(rel)
                 return True
             if rc is not None:
-                lines = [x for x in (e or o or "").strip().splitlines() if x]
-                self.fail(rel, lines[-1] if lines else "exit %s" % rc)
-                self.keep_logs(os.path.join(work, "run"), rel)
+                self.fail(rel, "%s; its logs: failed/%s.d/" % (failure_line(e or o, rc), rel))
+                self.keep_logs(os.path.join(work, "run"), rel, "%s %s" % (
+                    os.path.basename(self.run_bench), mode), rc, e)
             return False
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
-    def keep_logs(self, run, rel):
-        """A failed part's logs (run_bench.sh's and its tools', the last 64 KiB of each)
-        kept as failed/REL.d/: why it failed, after the scratch is gone."""
+    def keep_logs(self, run, rel, what, rc, err):
+        """A failed part's logs kept as failed/REL.d/, why it failed after the scratch
+        is gone: its tools' (the last 64 KiB of each) and run_bench.log, run_bench.sh's
+        own stderr (the last 64 KiB) ending with its exit status. An older try's logs
+        go first."""
+        dest = self.path(os.path.join("failed", rel + ".d"))
+        shutil.rmtree(dest, ignore_errors=True)
         try:
-            names = sorted(n for n in os.listdir(run) if n.endswith(".log"))
-            dest = self.path(os.path.join("failed", rel + ".d"))
             os.makedirs(dest, exist_ok=True)
-            for n in names[:32]:
+            with open(os.path.join(dest, "run_bench.log"), "w") as f:
+                f.write((err or "")[-65536:])
+                f.write("%s: exit status %d\n" % (what, rc))
+            names = sorted(n for n in os.listdir(run) if n.endswith(".log"))
+            for n in [n for n in names if n != "run_bench.log"][:32]:
                 with open(os.path.join(run, n), "rb") as f:
                     f.seek(max(0, os.path.getsize(f.name) - 65536))
                     data = f.read()
@@ -248,6 +255,22 @@ class Sweep:
                     f.write(data)
         except OSError:
             pass
+
+    def forget_logs(self, rel):
+        """A part measured at last (--resume): an older try's failed/REL.d/ goes, and
+        the directories it leaves empty up to failed/."""
+        top = self.path("failed")
+        d = os.path.join(top, rel + ".d")
+        if not os.path.isdir(d):
+            return
+        shutil.rmtree(d, ignore_errors=True)
+        d = os.path.dirname(d)
+        while d.startswith(top):
+            try:
+                os.rmdir(d)
+            except OSError:
+                break
+            d = os.path.dirname(d)
 
     def probe(self, node):
         rel = "nodes/%s/probe.json" % node
@@ -290,6 +313,15 @@ class Sweep:
             SRC_ARGS=" ".join(filter(None, ["--source mem" if mem else "",
                                             self.env.get("SRC_ARGS", "")])),
             SINK_ARGS=" ".join(filter(None, ["--no-local", self.env.get("SINK_ARGS", "")])))
+
+
+def failure_line(text, rc):
+    """Why run_bench.sh failed, in one line: its last line naming a command that failed
+    ("aggregate on n2 failed (exit 1): ..."), else its last line, else its exit status."""
+    lines = [x.strip() for x in (text or "").splitlines() if x.strip()]
+    named = [x for x in lines if any(w in x for w in (" failed (exit ", "no result within",
+                                                      " not listening after "))]
+    return (named or lines or ["exit %s" % rc])[-1]
 
 
 def fabric_rel(base, src, dst, rail):

@@ -54,8 +54,10 @@ the report (vlab.d/demo-host.sh).
 fleet: nbw-fleet run over the lab's nodes (default --nodes 4 --drives 2)
 through the lab's launcher, node a running it; the sweep's directory is
 copied to a new ./nbw-fleet-YYYYmmdd-HHMMSS (-1, -2... if taken), judged
-again there (judge.txt, judge.json, report.html) and named on the last line
-(vlab.d/fleet-host.sh). Options after "--" go to nbw-fleet run.
+again there (judge.txt, judge.json, report.html), recorded into this host's
+nbw-results as one fleet run; the last lines name the judgement, the record,
+the report and, last, the sweep (vlab.d/fleet-host.sh). Options after "--" go
+to nbw-fleet run.
 
 Options of run, demo and fleet:
   --nodes N            nodes to boot, 1..4 (default 1): a, b, c, d

@@ -103,7 +103,8 @@ def fleet_argv(argv):
 
 def cmd_fleet(argv):
     """vlab fleet: nbw-fleet run over the lab's nodes (fleet-a.sh); the sweep's directory
-    copied to a new ./nbw-fleet-STAMP, judged again there (report.html), named last."""
+    copied to a new ./nbw-fleet-STAMP, judged again there (report.html) and recorded in
+    this host's nbw-results (fleet-host.sh), named last."""
     if argv[:1] in (["-h"], ["--help"]):
         sys.stdout.write(USAGE)
         return 0

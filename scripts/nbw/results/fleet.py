@@ -83,5 +83,5 @@ def build_fleet_run(args, top):
         "sources": [os.path.abspath(top)],
         "documents": {"sweep.json": meta, "judge.json": {
             k: result[k] for k in ("threshold", "nodes", "not_measured", "skipped",
-                                   "counts", "suspects")}},
+                                   "failed", "counts", "suspects")}},
     }
