@@ -146,10 +146,10 @@ static void test_expect(void)
 	CHECK(p.expect_ok);
 	judge_expect(&gen5, &p);
 	CHECK(!p.expect_ok);
-	CHECK_STR(p.expect_msg, "link 16 GT/s x4 is below the expected 32 GT/s x0");
+	CHECK_STR(p.expect_msg, "link 16 GT/s x4 is below the expected 32 GT/s");
 	judge_expect(&x8, &p);
 	CHECK(!p.expect_ok);
-	CHECK_STR(p.expect_msg, "link 16 GT/s x4 is below the expected any GT/s x8");
+	CHECK_STR(p.expect_msg, "link 16 GT/s x4 is below the expected x8");
 }
 
 /*
