@@ -171,14 +171,18 @@ void print_attribution_all(struct report *r, const struct result *x)
 {
 	struct attrib_hop h[ATTRIB_MAX_HOPS];
 	struct rail *all;
+	bool mem = true;
 	int i, j, k = 0, nr = 0, n;
 
-	for (i = 0; i < x->nstreams; i++)
+	/* the sources' rails are peers when each is fed from memory (drives differ per source) */
+	for (i = 0; i < x->nstreams; i++) {
+		mem = mem && x->streams[i].source == CTRL_SOURCE_MEM;
 		nr += x->streams[i].nrails;
+	}
 	all = calloc((size_t)nr + 1, sizeof(*all));
 	if (!all)
 		return;
-	for (i = 0; i < x->nstreams; i++)
+	for (i = 0; i < x->nstreams && mem; i++)
 		for (j = 0; j < x->streams[i].nrails; j++)
 			all[k++] = x->streams[i].rails[j];
 	/* the sources' windows are judged to overlap: their rails' bytes compare as rates */

@@ -35,7 +35,8 @@ void print_attribution_source(struct report *r, const struct result *x,
 
 /*
  * Fan-in: "attribution" of the total: every source's rails against all of
- * them, and every port of the sink whose counters fire a rule.
+ * them when every source is fed from memory (a source's drives set its
+ * rate), and every port of the sink whose counters fire a rule.
  */
 void print_attribution_all(struct report *r, const struct result *x);
 
