@@ -201,9 +201,9 @@ static void quiet_text(const struct attrib_hop *h, char *out, size_t len)
 	if (h->quiet == AQ_RATE_LIMITED)
 		snprintf(out, len,
 			 "; %s counted on this end in the window%s: the rate itself is limited "
-			 "(a shaper or policer, the port's speed, a slower path), not loss or "
+			 "(a shaper or policer, the port's speed, a slower path%s), not loss or "
 			 "congestion",
-			 still, notkept);
+			 still, notkept, h->vs_line ? ", too few WRITEs in flight" : "");
 	else
 		snprintf(out, len,
 			 "; retransmissions not kept on its port (never read as 0)%s: whether loss "

@@ -249,6 +249,8 @@ static void test_below_line_rate(void)
 	n = attrib_explain(&one, 1, 10, true, &ds, 1, h, 2);
 	CHECK(n == 1 && h[0].rail && h[0].vs_line && fabs(h[0].below_pct - 80.0) < 1e-9);
 	CHECK(!strncmp(h[0].text, "rail mlx5_0:1: 80% below its line rate; no retransmission", 57));
+	/* against its line rate, one more reason: too few WRITEs in flight */
+	CHECK(strstr(h[0].text, "a slower path, too few WRITEs in flight), not loss") != NULL);
 	/* a drive source: its drives may bind, the line rate is no reference */
 	CHECK_U64(attrib_explain(&one, 1, 10, false, &ds, 1, h, 2), 0);
 	/* near the line rate: nothing said */

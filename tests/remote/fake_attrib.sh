@@ -31,7 +31,7 @@ check_eq "shaped: the packets its port moved" True "${J[4]}"
 check_eq "shaped: the bytes it moved hold the figure" True "${J[5]}"
 check_eq "shaped: what the port does not keep" "['out_of_sequence', 'rnr', 'link_downed']" "${J[6]}"
 check_match "shaped: in words" \
-	"^rail fake0:1: [0-9]+% below its line rate; no retransmission, CNP or ECN mark, xmit wait \(pause\) or link error counted on this end in the window \(not kept here: out-of-sequence packets, RNR NAKs and buffer overruns and link downs\): the rate itself is limited \(a shaper or policer, the port's speed, a slower path\), not loss or congestion; its port moved [0-9,]+ packets and [0-9,]+ bytes$" \
+	"^rail fake0:1: [0-9]+% below its line rate; no retransmission, CNP or ECN mark, xmit wait \(pause\) or link error counted on this end in the window \(not kept here: out-of-sequence packets, RNR NAKs and buffer overruns and link downs\): the rate itself is limited \(a shaper or policer, the port's speed, a slower path, too few WRITEs in flight\), not loss or congestion; its port moved [0-9,]+ packets and [0-9,]+ bytes$" \
 	"${J[7]}"
 SINK_FAKE_PORTS=$(sinkports :still) pair shaped-text "--no-local --dram 4M" "--source mem -q 1"
 check_match "shaped: the text says it under the counters" \
