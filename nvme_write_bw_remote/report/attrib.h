@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * attrib.h: the gap explained hop by hop (attrib.c): a rail below its peers,
- * and what its port's counters say about it, by a table of rules (counter
- * names -> what their moving usually means); a port whose counters fire a
- * rule is named even when no rail is low. Pure: built from a result's rails
- * and counter deltas, tested on results built in memory.
+ * attrib.h: the gap explained hop by hop (attrib.c): a rail below its peers
+ * (or, alone, below its line rate), and what its port's counters say about
+ * it, by a table of rules (counter names -> what their moving usually
+ * means); when no rule fires, what the loss and congestion counters say by
+ * staying still (kept: the rate itself is limited) or by not being kept. A
+ * port whose counters fire a rule is named even when no rail is low. Pure:
+ * built from a result's rails and counter deltas, tested on results built
+ * in memory.
  */
 #ifndef NBW_ATTRIB_H
 #define NBW_ATTRIB_H
