@@ -286,6 +286,26 @@ class TestSmallFleets(Tmp):
         res = judge(read_sweep(self.sweep(fleet)))
         self.assertIsNone(res["suspects"][0]["evidence"]["counters"])
 
+    def test_the_labs_shaped_nic(self):
+        # tests/fixtures/fleet_shaped: the lab's sweep of 2026-12-03 (tests/lab/fleet.sh,
+        # node c's NIC sending through tbf at 8 Mbit/s; the drive's parts left out), each
+        # transfer's sink document cut to the keys the judge reads. Soft-RoCE keeps its
+        # retransmission counts, and none moved: the rate itself is limited.
+        top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
+                           "fleet_shaped")
+        res = judge(read_sweep(top), 0.25)
+        self.assertEqual([(s["kind"], s["node"], s["component"]) for s in res["suspects"]],
+                         [("rail", "c", "rail 0 (rxe0)")])
+        c = res["suspects"][0]["evidence"]["counters"]
+        self.assertEqual((c["still"], c["kept"], c["not_kept"]),
+                         ("rate_limited", ["retransmissions", "out_of_sequence", "rnr", "link_downed"],
+                          ["cnps", "xmit_wait", "link_errors"]))
+        self.assertEqual((c["low_transfers"], c["packets"], c["bytes"]), (5, 52000, None))
+        self.assertTrue(c["text"].startswith("rail 0 (rxe0) on c: 0.15 of its peers' median; no "
+                                             "retransmission, out-of-sequence packet, RNR NAK or "
+                                             "link down counted on the receiving end of its 5 low "
+                                             "transfers in the window"), c["text"])
+
     def test_a_port_slow_as_it_receives(self):
         fleet = Fleet(6, 1, 0, pairs="all", seed=2)
         fleet.slow_egress = {}
