@@ -19,10 +19,10 @@ RAIL='[a for a in d["attribution"] if a["hop"] == "rail"]'
 # 1. The pair, one rail (one QP) of a memory source, against its line rate.
 SINK_FAKE_PORTS=$(sinkports :still) pair shaped "--no-local --dram 4M --json" "--source mem -q 1 --json"
 check_eq "shaped: exits" "0 0" "$SINK_RC $SRC_RC"
-jv shaped-sink "len($RAIL)" "$RAIL[0]['counters_still']" "$RAIL[0]['rules']" \
-	"$RAIL[0]['below_line_rate_pct'] >= 10" "$RAIL[0]['packets_moved'] > 0" \
-	"$RAIL[0]['bytes_moved'] >= d['rdma']['bytes'] > 0" "$RAIL[0]['counters_not_kept']" \
-	"$RAIL[0]['text']"
+jv shaped-sink "len($RAIL)" "${RAIL}[0]['counters_still']" "${RAIL}[0]['rules']" \
+	"${RAIL}[0]['below_line_rate_pct'] >= 10" "${RAIL}[0]['packets_moved'] > 0" \
+	"${RAIL}[0]['bytes_moved'] >= d['rdma']['bytes'] > 0" "${RAIL}[0]['counters_not_kept']" \
+	"${RAIL}[0]['text']"
 check_eq "shaped: its one rail named" 1 "${J[0]}"
 check_eq "shaped: counters kept and still: the rate is limited" "rate_limited" "${J[1]}"
 check_eq "shaped: no rule fired" "[]" "${J[2]}"
@@ -48,7 +48,7 @@ check_eq "lossy: not the new words" False "${J[1]}"
 # No retransmission count kept (the fake's plain ports): "not kept", not the new words.
 pair plain "--no-local --dram 4M --json" "--source mem -q 1 --json"
 jv plain-sink "[(a['device'], a['counters_still']) for a in $RAIL]" \
-	"any('rate itself' in a['text'] for a in d['attribution'])" "$RAIL[0]['text']"
+	"any('rate itself' in a['text'] for a in d['attribution'])" "${RAIL}[0]['text']"
 check_eq "not kept: said so" "[('fake0', 'not_kept')]" "${J[0]}"
 check_eq "not kept: not the new words" False "${J[1]}"
 check_match "not kept: in words" "retransmissions not kept on its port \(never read as 0\)" "${J[2]}"
@@ -95,10 +95,12 @@ check_eq "fan-in: a one-rail source not named against a shared port's line rate"
 # 3. --bidir: each direction's attribution, on both sides (side A's fake0 lossy and ECN).
 bidir() {
 	PORT=$((20000 + RANDOM % 40000))
+	# shellcheck disable=SC2086
 	NBW_FAKE_PORTS=$(sinkports "$2" "") timeout 60 "$FAKE" -p "$PORT" --bidir $RUN --dram 4M \
 		--source mem --json --min-overlap 10 127.0.1.2 >"$TMPD/$1-a.out" 2>"$TMPD/$1-a.err" &
 	SINK_PID=$!
 	SRC_RC=0
+	# shellcheck disable=SC2086
 	NBW_FAKE_PORTS=$SRC_PORTS timeout 60 "$FAKE" -p "$PORT" --bidir $RUN --dram 4M \
 		--source mem --json --min-overlap 10 127.0.1.1 >"$TMPD/$1-b.out" 2>"$TMPD/$1-b.err" ||
 		SRC_RC=$?
