@@ -224,16 +224,17 @@ class TestSmallFleets(Tmp):
         """Every fabric transfer's sink document given its port's counters: hw_of(src, dst)
         the hw_counters (None: the port keeps none), the PMA's packets and data moving."""
         for base in ("fabric", "isolate/fabric"):
-            for src in os.listdir(os.path.join(top, base)) if os.path.isdir(os.path.join(top, base)) else []:
+            d = os.path.join(top, base)
+            for src in os.listdir(d) if os.path.isdir(d) else []:
                 for name in os.listdir(os.path.join(top, base, src)):
                     path = os.path.join(top, base, src, name)
                     with open(path) as f:
                         doc = json.load(f)
                     dst = name.split(".rail")[0]
+                    pma = {"port_rcv_packets": 1000, "port_rcv_data": 250000,
+                           "port_xmit_packets": 10, "port_xmit_data": 0}
                     doc["counters"] = [{"device": doc["rails"][0]["local_dev"], "port": 1,
-                                        "counters": {"port_rcv_packets": 1000, "port_rcv_data": 250000,
-                                                     "port_xmit_packets": 10, "port_xmit_data": 0},
-                                        "hw_counters": hw_of(src, dst) or {}}]
+                                        "counters": pma, "hw_counters": hw_of(src, dst) or {}}]
                     with open(path, "w") as f:
                         json.dump(doc, f)
 
@@ -256,13 +257,13 @@ class TestSmallFleets(Tmp):
         self.assertEqual(c["packets"], 1010 * c["low_transfers"])
         self.assertEqual(c["bytes"], 1000000 * c["low_transfers"])
         self.assertGreaterEqual(c["low_transfers"], 7)
-        self.assertRegex(c["text"], r"^rail 0 \(mlx5_0\) on node003: 0\.[0-9]{2} of its peers' median; "
-                         r"no retransmission, CNP or ECN mark or out-of-sequence packet counted on "
-                         r"the receiving end of its [0-9]+ low transfers in the window \(not kept here: "
-                         r"RNR NAKs and buffer overruns, xmit waits, link errors and link downs\): "
-                         r"the rate itself is limited \(a shaper or policer, the port's speed, a "
-                         r"slower path\), not loss or congestion; its ports moved [0-9,]+ packets and "
-                         r"[0-9,]+ bytes$")
+        self.assertRegex(c["text"], r"^rail 0 \(mlx5_0\) on node003: 0\.[0-9]{2} of its peers' "
+                         r"median; no retransmission, CNP or ECN mark or out-of-sequence packet "
+                         r"counted on the receiving end of its [0-9]+ low transfers in the window "
+                         r"\(not kept here: RNR NAKs and buffer overruns, xmit waits, link errors "
+                         r"and link downs\): the rate itself is limited \(a shaper or policer, the "
+                         r"port's speed, a slower path\), not loss or congestion; its ports moved "
+                         r"[0-9,]+ packets and [0-9,]+ bytes$")
         self.assertIn("; no retransmission, CNP or ECN mark or out-of-sequence packet counted on "
                       "the receiving end", self.report_text)
 
@@ -298,7 +299,8 @@ class TestSmallFleets(Tmp):
                          [("rail", "c", "rail 0 (rxe0)")])
         c = res["suspects"][0]["evidence"]["counters"]
         self.assertEqual((c["still"], c["kept"], c["not_kept"]),
-                         ("rate_limited", ["retransmissions", "out_of_sequence", "rnr", "link_downed"],
+                         ("rate_limited",
+                          ["retransmissions", "out_of_sequence", "rnr", "link_downed"],
                           ["cnps", "xmit_wait", "link_errors"]))
         self.assertEqual((c["low_transfers"], c["packets"], c["bytes"]), (5, 52000, None))
         self.assertTrue(c["text"].startswith("rail 0 (rxe0) on c: 0.15 of its peers' median; no "

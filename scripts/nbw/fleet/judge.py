@@ -366,7 +366,8 @@ def rail_counters(node, comp, ratio, low):
     t = portcounters.tally(ports)
     v = portcounters.still(t)
     ref = "%.2f of its peers' median" % ratio if ratio is not None else "low"
-    where = "on the receiving end of its %d low transfer%s" % (len(low), "" if len(low) == 1 else "s")
+    where = "on the receiving end of its %d low transfer%s" % (
+        len(low), "" if len(low) == 1 else "s")
     says = portcounters.words(t, where)
     return dict(t, still=v, low_transfers=len(low), says=says,
                 text="%s on %s: %s; %s" % (comp, node, ref, says))
