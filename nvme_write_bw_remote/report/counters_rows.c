@@ -2,6 +2,7 @@
 /* counters_rows.c: the RDMA ports' counters and the sink's check in a report (counters_rows.h). */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "attrib.h"
@@ -129,9 +130,64 @@ void print_counters(struct report *r, const struct result *x, const char *span)
 void print_attribution(struct report *r, const struct result *x, const struct result_stream *st)
 {
 	struct attrib_hop h[ATTRIB_MAX_HOPS];
-	int n = attrib_explain(st->rails, st->nrails, st->seconds, x->ctr, x->nctr, h,
-			       ATTRIB_MAX_HOPS);
+	int n = attrib_explain(st->rails, st->nrails, st->seconds, st->source == CTRL_SOURCE_MEM,
+			       x->ctr, x->nctr, h, ATTRIB_MAX_HOPS);
 
+	attrib_print(r, h, n);
+}
+
+/* Does one of st's rails run through ds's port (its sink end or its source end)? */
+static bool stream_uses(const struct result_stream *st, const struct ctr_deltas *ds)
+{
+	int i;
+
+	for (i = 0; i < st->nrails; i++)
+		if ((!strcmp(st->rails[i].local_dev, ds->dev) &&
+		     st->rails[i].local_port == ds->port) ||
+		    (!strcmp(st->rails[i].remote_dev, ds->dev) &&
+		     st->rails[i].remote_port == ds->port))
+			return true;
+	return false;
+}
+
+void print_attribution_source(struct report *r, const struct result *x,
+			      const struct result_stream *st)
+{
+	struct ctr_deltas *mine = x->nctr ? calloc((size_t)x->nctr, sizeof(*mine)) : NULL;
+	struct attrib_hop h[ATTRIB_MAX_HOPS];
+	int i, k = 0, n;
+
+	for (i = 0; mine && i < x->nctr; i++)
+		if (stream_uses(st, &x->ctr[i]))
+			mine[k++] = x->ctr[i];
+	/* its rails against each other only: the sink's ports are shared, no line rate is its own
+	 */
+	n = attrib_explain(st->rails, st->nrails, st->seconds, false, mine, k, h, ATTRIB_MAX_HOPS);
+	free(mine);
+	attrib_print(r, h, n);
+}
+
+void print_attribution_all(struct report *r, const struct result *x)
+{
+	struct attrib_hop h[ATTRIB_MAX_HOPS];
+	struct rail *all;
+	bool mem = true;
+	int i, j, k = 0, nr = 0, n;
+
+	/* the sources' rails are peers when each is fed from memory (drives differ per source) */
+	for (i = 0; i < x->nstreams; i++) {
+		mem = mem && x->streams[i].source == CTRL_SOURCE_MEM;
+		nr += x->streams[i].nrails;
+	}
+	all = calloc((size_t)nr + 1, sizeof(*all));
+	if (!all)
+		return;
+	for (i = 0; i < x->nstreams && mem; i++)
+		for (j = 0; j < x->streams[i].nrails; j++)
+			all[k++] = x->streams[i].rails[j];
+	/* the sources' windows are judged to overlap: their rails' bytes compare as rates */
+	n = attrib_explain(all, k, x->sum.rdma_seconds, false, x->ctr, x->nctr, h, ATTRIB_MAX_HOPS);
+	free(all);
 	attrib_print(r, h, n);
 }
 

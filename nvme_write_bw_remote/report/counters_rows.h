@@ -25,6 +25,22 @@ void print_counters(struct report *r, const struct result *x, const char *span);
 void print_attribution(struct report *r, const struct result *x, const struct result_stream *st);
 
 /*
+ * Fan-in: "attribution" of one source (in its object): its rails below each
+ * other (never against a line rate: the sink's ports are shared), and the
+ * sink's ports it used whose counters fire a rule (their counters are the
+ * whole window's, every source's traffic on them).
+ */
+void print_attribution_source(struct report *r, const struct result *x,
+			      const struct result_stream *st);
+
+/*
+ * Fan-in: "attribution" of the total: every source's rails against all of
+ * them when every source is fed from memory (a source's drives set its
+ * rate), and every port of the sink whose counters fire a rule.
+ */
+void print_attribution_all(struct report *r, const struct result *x);
+
+/*
  * "rdma_check" and "rdma_received_bytes": the sink's check of st's figure
  * (nothing when it was not looked at: RDMA_CHECK_NONE).
  */

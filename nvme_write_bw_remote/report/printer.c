@@ -92,7 +92,8 @@ static void print_sink_totals(struct report *r, const struct result *x)
  * cover, unless the result says) and the PCIe links and AER counts under
  * load; a rule after them when there was any.
  */
-/* The counters over span, the links under load, and (one stream: st) the attribution. */
+/* The counters over span, the links under load, and the attribution (one stream: st's; fan-in:
+ * all). */
 static void print_evidence(struct report *r, const struct result *x, const char *span,
 			   const struct result_stream *st)
 {
@@ -100,6 +101,8 @@ static void print_evidence(struct report *r, const struct result *x, const char 
 	linkload_print(r, x->ll);
 	if (st)
 		print_attribution(r, x, st);
+	else if (x->mode == RESULT_FANIN)
+		print_attribution_all(r, x);
 	if (x->nctr || (x->ll && x->ll->opened && x->ll->n))
 		print_rule(r);
 }
@@ -253,6 +256,7 @@ static void print_fanin_source(struct report *r, const struct result *x, int i)
 	print_rdma_check(r, st);
 	print_verify(r, &x->o, st->verdict, st->vdetail[0] ? st->vdetail : NULL);
 	print_rails(r, st->rails, st->nrails, st->seconds, x->o.chunk);
+	print_attribution_source(r, x, st);
 	report_bool(r, "ok", NULL, st->rc == 0);
 	if (st->failure[0])
 		report_str(r, "error", " FAILED: %s\n", st->failure);

@@ -7,7 +7,8 @@
 # drive, node b, b's drive of serial vlab-b-1) and the rail (kind rail, node c, rail
 # 0), with their evidence (the drive's figure and its retest low; the rail low with
 # every partner as it sends, retested low against two partners that passed), and
-# nothing else, every part measured. Then the same sweep with nothing slowed names
+# nothing else, every part measured; the rail's counters kept and still (the rate itself is
+# limited, not loss or congestion). Then the same sweep with nothing slowed names
 # nothing. Each sweep's directory is the one vlab names on its last line, judged
 # again on the host and recorded there as one fleet run (in this test's own
 # NBW_RESULTS); no drive changed; no qemu left.
@@ -87,6 +88,14 @@ check "the rail: retested low against two partners that passed" \
 	"(2, 2)"
 check "the rail: the c->partner figures under a quarter of the median" \
 	"$(j "$S/judge.json" '[all(v < 0.25 for v in e["low_directions"].values()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" "True"
+# What the receiving ports of its low transfers counted: Soft-RoCE keeps its retransmission
+# counts (duplicate_request, rcvd_seq_err, ...), and a shaper makes it send slower, not lose:
+# kept and still, the rate itself is limited, with the packets its partners' ports moved.
+note "rail counters: $(j "$S/judge.json" '[s["evidence"]["counters"] for s in d["suspects"] if s["kind"] == "rail"][0]')"
+check "the rail: kept, still: the rate itself is limited" \
+	"$(j "$S/judge.json" '[(c["still"], "retransmissions" in c["kept"], c["packets"] > 0, "the rate itself is limited" in c["text"]) for c in (s["evidence"]["counters"] for s in d["suspects"] if s["kind"] == "rail")][0]')" \
+	"('rate_limited', True, True, True)"
+grep -q "rail 0.*the rate itself is limited" "$S/judge.txt" || fail "the rail's reason in judge.txt says nothing of its counters: $(cat "$S/judge.txt")"
 check "the host's page and the JSON beside the sweep" "$(ls "$S/report.html" "$S/judge.txt" | wc -l)" 2
 
 sweep clean

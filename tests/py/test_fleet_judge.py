@@ -220,6 +220,94 @@ class TestSmallFleets(Tmp):
         cli.report.text(res, text)
         self.assertIn("as it sends (node003->node000", text.getvalue())
 
+    def with_counters(self, top, hw_of):
+        """Every fabric transfer's sink document given its port's counters: hw_of(src, dst)
+        the hw_counters (None: the port keeps none), the PMA's packets and data moving."""
+        for base in ("fabric", "isolate/fabric"):
+            d = os.path.join(top, base)
+            for src in os.listdir(d) if os.path.isdir(d) else []:
+                for name in os.listdir(os.path.join(top, base, src)):
+                    path = os.path.join(top, base, src, name)
+                    with open(path) as f:
+                        doc = json.load(f)
+                    dst = name.split(".rail")[0]
+                    pma = {"port_rcv_packets": 1000, "port_rcv_data": 250000,
+                           "port_xmit_packets": 10, "port_xmit_data": 0}
+                    doc["counters"] = [{"device": doc["rails"][0]["local_dev"], "port": 1,
+                                        "counters": pma, "hw_counters": hw_of(src, dst) or {}}]
+                    with open(path, "w") as f:
+                        json.dump(doc, f)
+
+    def shaped_fleet(self, hw_of):
+        fleet = Fleet(8, 1, 0, pairs="all", seed=4, slow_egress=[("node003", 0, 0.19)])
+        top = self.sweep(fleet)
+        self.with_counters(top, hw_of)
+        res = judge(read_sweep(top))
+        self.assertEqual(names_of(res), [("rail", "node003", "rail 0 (mlx5_0)", "low")])
+        text = io.StringIO()
+        cli.report.text(res, text)
+        self.report_text = text.getvalue()
+        return res["suspects"][0]["evidence"]["counters"]
+
+    def test_a_shaped_port_counted_nothing_the_rate_is_limited(self):
+        still = {"roce_adp_retrans": 0, "np_cnp_sent": 0, "out_of_sequence": 0}
+        c = self.shaped_fleet(lambda s, d: still)
+        self.assertEqual(c["still"], "rate_limited")
+        self.assertEqual(c["kept"], ["retransmissions", "cnps", "out_of_sequence"])
+        self.assertEqual(c["packets"], 1010 * c["low_transfers"])
+        self.assertEqual(c["bytes"], 1000000 * c["low_transfers"])
+        self.assertGreaterEqual(c["low_transfers"], 7)
+        self.assertRegex(c["text"], r"^rail 0 \(mlx5_0\) on node003: 0\.[0-9]{2} of its peers' "
+                         r"median; no retransmission, CNP or ECN mark or out-of-sequence packet "
+                         r"counted on the receiving end of its [0-9]+ low transfers in the window "
+                         r"\(not kept here: RNR NAKs and buffer overruns, xmit waits, link errors "
+                         r"and link downs\): the rate itself is limited \(a shaper or policer, the "
+                         r"port's speed, a slower path\), not loss or congestion; its ports moved "
+                         r"[0-9,]+ packets and [0-9,]+ bytes$")
+        self.assertIn("; no retransmission, CNP or ECN mark or out-of-sequence packet counted on "
+                      "the receiving end", self.report_text)
+
+    def test_a_congested_port_is_not_called_rate_limited(self):
+        c = self.shaped_fleet(lambda s, d: {"roce_adp_retrans": 4812 if s == "node003" else 0,
+                                            "np_cnp_sent": 96 if s == "node003" else 0})
+        self.assertEqual(c["still"], "moved")
+        self.assertGreater(c["moved"]["retransmissions"], 0)
+        self.assertIn("retransmissions and", c["text"])
+        self.assertNotIn("the rate itself is limited", c["text"])
+
+    def test_counters_not_kept_say_not_kept(self):
+        c = self.shaped_fleet(lambda s, d: None)
+        self.assertEqual(c["still"], "not_kept")
+        self.assertIn("retransmissions not kept on the receiving end", c["text"])
+        self.assertNotIn("the rate itself is limited", c["text"])
+        self.assertEqual(c["moved"], {})
+
+    def test_no_counters_in_the_documents_no_counter_evidence(self):
+        fleet = Fleet(8, 1, 0, pairs="all", seed=4, slow_egress=[("node003", 0, 0.19)])
+        res = judge(read_sweep(self.sweep(fleet)))
+        self.assertIsNone(res["suspects"][0]["evidence"]["counters"])
+
+    def test_the_labs_shaped_nic(self):
+        # tests/fixtures/fleet_shaped: the lab's sweep of 2026-12-03 (tests/lab/fleet.sh,
+        # node c's NIC sending through tbf at 8 Mbit/s; the drive's parts left out), each
+        # transfer's sink document cut to the keys the judge reads. Soft-RoCE keeps its
+        # retransmission counts, and none moved: the rate itself is limited.
+        top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
+                           "fleet_shaped")
+        res = judge(read_sweep(top), 0.25)
+        self.assertEqual([(s["kind"], s["node"], s["component"]) for s in res["suspects"]],
+                         [("rail", "c", "rail 0 (rxe0)")])
+        c = res["suspects"][0]["evidence"]["counters"]
+        self.assertEqual((c["still"], c["kept"], c["not_kept"]),
+                         ("rate_limited",
+                          ["retransmissions", "out_of_sequence", "rnr", "link_downed"],
+                          ["cnps", "xmit_wait", "link_errors"]))
+        self.assertEqual((c["low_transfers"], c["packets"], c["bytes"]), (5, 52000, None))
+        self.assertTrue(c["text"].startswith("rail 0 (rxe0) on c: 0.15 of its peers' median; no "
+                                             "retransmission, out-of-sequence packet, RNR NAK or "
+                                             "link down counted on the receiving end of its 5 low "
+                                             "transfers in the window"), c["text"])
+
     def test_a_port_slow_as_it_receives(self):
         fleet = Fleet(6, 1, 0, pairs="all", seed=2)
         fleet.slow_egress = {}

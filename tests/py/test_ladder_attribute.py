@@ -115,6 +115,65 @@ class RemoteAndMemory(unittest.TestCase):
         self.assertTrue(f[0]["text"].endswith("congestion on that path (aggregate on b)"))
         self.assertEqual(remote_findings("b", {"attribution": None}, "fabric"), [])
 
+    def doc(self, still, retrans=0, cnp=0, kept=True, text="rail rxe0:1: 81% below its line rate; ..."):
+        hw = {"rcvd_pkts": 768, "sent_pkts": 0, "duplicate_request": retrans if kept else None,
+              "rcvd_seq_err": 0 if kept else None, "np_cnp_sent": cnp}
+        rules = [{"rule": "loss"}] if retrans else []
+        return {"rails": [{"local_dev": "rxe0", "local_port": 1, "remote_dev": "rxe1", "remote_port": 1}],
+                "counters": [{"device": "rxe0", "port": 1, "counters": {"port_xmit_wait": None},
+                              "hw_counters": hw}],
+                "attribution": [{"hop": "rail", "device": "rxe0", "port": 1, "below_peers_pct": None,
+                                 "below_line_rate_pct": 81.0, "rules": rules, "counters_still": still,
+                                 "text": text}]}
+
+    def peer(self, retrans=0, kept=True):
+        return {"counters": [{"device": "rxe1", "port": 1, "counters": {},
+                              "hw_counters": {"sent_pkts": 768, "rcvd_pkts": 0,
+                                              "retry_exceeded_err": retrans if kept else None}}]}
+
+    def test_shaped_kept_and_still_on_either_end(self):
+        f = remote_findings("c", self.doc("rate_limited"), "fabric", [("a", self.peer())])
+        self.assertEqual((f[0]["rule"], f[0]["either_end"]), ("rate_limited", True))
+        self.assertEqual(f[0]["text"],
+                         "rail rxe0:1 on c: 81% below its line rate; no retransmission counted on "
+                         "either end in the window (not kept here: CNPs and ECN marks, out-of-sequence "
+                         "packets, RNR NAKs and buffer overruns, xmit waits, link errors and link "
+                         "downs): the rate itself is limited (a shaper or policer, the port's speed, "
+                         "a slower path), not loss or congestion; its ports moved 1,536 packets (fabric)")
+        # a group kept on one end only is not kept on either: CNPs here, not there
+        self.assertEqual(f[0]["counters"]["kept"], ["retransmissions"])
+
+    def test_shaped_here_but_the_far_end_retransmitted(self):
+        f = remote_findings("c", self.doc("rate_limited"), "fabric", [("a", self.peer(retrans=4812))])
+        self.assertEqual(f[0]["rule"], "loss_or_congestion")
+        self.assertIn("4,812 retransmissions counted on either end in the window", f[0]["text"])
+        self.assertNotIn("the rate itself is limited", f[0]["text"])
+
+    def test_congested_keeps_the_tools_words(self):
+        d = self.doc(None, retrans=4812, text="rail rxe0:1: 81% below its line rate; 4,812 "
+                     "retransmissions in the window: packets lost or timed out")
+        f = remote_findings("c", d, "fabric", [("a", self.peer())])
+        self.assertEqual(f[0]["rule"], "loss")
+        self.assertNotIn("the rate itself is limited", f[0]["text"])
+
+    def test_not_kept_says_not_kept(self):
+        f = remote_findings("c", self.doc("not_kept", kept=False), "fabric", [("a", self.peer(kept=False))])
+        self.assertEqual(f[0]["rule"], "counters_not_kept")
+        self.assertIn("retransmissions not kept on either end (never read as 0)", f[0]["text"])
+        self.assertNotIn("the rate itself is limited", f[0]["text"])
+        # one end keeps it, the other not: the two together cannot be told either
+        f = remote_findings("c", self.doc("rate_limited"), "fabric", [("a", self.peer(kept=False))])
+        self.assertEqual(f[0]["rule"], "counters_not_kept")
+
+    def test_no_far_end_document_says_this_end(self):
+        f = remote_findings("c", self.doc("rate_limited"), "fabric")
+        self.assertEqual((f[0]["rule"], f[0]["either_end"]), ("rate_limited", False))
+        self.assertIn("counted on this end in the window", f[0]["text"])
+
+    def test_explain_pairs_the_ends_of_a_step(self):
+        f = explain([("fabric", "a", self.peer(retrans=7)), ("fabric", "c", self.doc("rate_limited"))], [])
+        self.assertEqual([(x["node"], x["rule"]) for x in f], [("c", "loss_or_congestion")])
+
     def test_memory_binds_leads(self):
         bind = {"rung": "memory", "node": "b", "reason": "memory binds: staging DRAM on b 18.20 GB/s measured"}
         f = explain([], [], bind)

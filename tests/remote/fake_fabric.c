@@ -7,8 +7,8 @@
  * this file plays the NIC:
  *
  * - ports come from $NBW_FAKE_PORTS, "dev:port:link:addr/prefix:gbits[:down]
- *   [:sw][:nocnt][:lossy][:ecn]" comma-separated (link ib or eth; addr may be "-"), default two
- *   Ethernet ports fake0 and fake1 on 127.0.1.1/24 and 127.0.2.1/24;
+ *   [:sw][:nocnt][:lossy][:ecn][:still]" comma-separated (link ib or eth; addr may be "-"), default
+ * two Ethernet ports fake0 and fake1 on 127.0.1.1/24 and 127.0.2.1/24;
  * - a QP is a unix socket in $NBW_FAKE_DIR (none: "no RDMA device"). Verbs
  *   mode: the sink's QP listens at "q-QPN-PSN" (its attributes are the name),
  *   the source connects to it when it moves its QP to RTS. rdma_cm mode: the
@@ -27,7 +27,9 @@
  *   rcvd_pkts / sent_pkts; a port whose spec says ":nocnt" keeps only the
  *   last two (no PMA, as Soft-RoCE); ":lossy" adds roce_adp_retrans and
  *   ":ecn" np_cnp_sent, each moving by one per WRITE the port carries (a
- *   congested or lossy path for the report's attribution).
+ *   congested or lossy path for the report's attribution); ":still" keeps
+ *   both and port_xmit_wait and symbol_error, none of them ever moving (a
+ *   port slowed by a shaper: no loss or congestion counted).
  *
  * Faults, from $NBW_FAKE_FAULT (one of, in the process that should misbehave):
  *   hang@N   the N-th WRITE of this process and every later one never completes
@@ -412,7 +414,8 @@ static void count(const struct fake_qp *q, uint32_t len, bool rx)
 /*
  * Does the spec of dev:port in $NBW_FAKE_PORTS say flag? ":nocnt": no PMA
  * counters; ":lossy": a retransmission (roce_adp_retrans) per WRITE; ":ecn":
- * a CNP sent (np_cnp_sent) per WRITE.
+ * a CNP sent (np_cnp_sent) per WRITE; ":still": loss and congestion
+ * counters kept that never move.
  */
 static bool port_has(const char *dev, uint8_t port, const char *flag)
 {
@@ -468,6 +471,12 @@ int fab_port_counters(const struct fab_port *p, const char *sysfs_root, struct c
 		put(s, "roce_adp_retrans", CTR_HW, k.writes);
 	if (port_has(p->dev, p->port, ":ecn"))
 		put(s, "np_cnp_sent", CTR_HW, k.writes);
+	if (port_has(p->dev, p->port, ":still")) {
+		put(s, "roce_adp_retrans", CTR_HW, 0);
+		put(s, "np_cnp_sent", CTR_HW, 0);
+		put(s, "port_xmit_wait", CTR_PORT, 0);
+		put(s, "symbol_error", CTR_PORT, 0);
+	}
 	return 0;
 }
 

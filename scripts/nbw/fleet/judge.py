@@ -23,6 +23,7 @@ whose drive -> remote share is low with good partners.
 import random
 import statistics
 
+from nbw import portcounters
 from nbw.fleet.sweepdir import get
 
 THRESHOLD = 0.9
@@ -337,6 +338,9 @@ def judge_fabric(sweep, threshold):
             ev["fleet_median_gb_per_s"] = next(
                 (med.get(kind[id(t)]) for t in by_rail[rail] if x in (t.src, t.dst)), None)
             ev["probe"] = probe_evidence(probe_device(sweep.probe.get(x), dev)) if dev else None
+            low = [t for t in by_rail[rail] if x in (t.src, t.dst)
+                   and (_ratio(t.gbps, med.get(kind[id(t)])) or 0) < threshold]
+            ev["counters"] = rail_counters(x, comp + (" (%s)" % dev if dev else ""), ratio, low)
             suspects.append(_suspect("rail", x, comp + (" (%s)" % dev if dev else ""),
                                      state, ratio, ev))
         for a, b, state, ratio, ev in lk:
@@ -350,6 +354,23 @@ def judge_fabric(sweep, threshold):
         suspects.append(_suspect("link", a, comp, state, min(r for _, _, r, _ in per), ev,
                                  peer=b))
     return parts, _collapse_rails(sweep, suspects, by_rail)
+
+
+def rail_counters(node, comp, ratio, low):
+    """What the receiving ports of a low rail's low transfers counted (each transfer's
+    document is its sink's): kept and still, the rate itself is limited; a loss or
+    congestion counter moved; or not kept (never read as 0). None without any counter."""
+    ports = [p for t in low for p in t.counters]
+    if not ports:
+        return None
+    t = portcounters.tally(ports)
+    v = portcounters.still(t)
+    ref = "%.2f of its peers' median" % ratio if ratio is not None else "low"
+    where = "on the receiving end of its %d low transfer%s" % (
+        len(low), "" if len(low) == 1 else "s")
+    says = portcounters.words(t, where)
+    return dict(t, still=v, low_transfers=len(low), says=says,
+                text="%s on %s: %s; %s" % (comp, node, ref, says))
 
 
 def _collapse_rails(sweep, suspects, by_rail):

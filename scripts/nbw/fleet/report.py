@@ -68,6 +68,8 @@ def reason(s):
         probe = ev.get("probe") or {}
         if probe.get("says"):
             text += "; the probe: %s" % probe["says"]
+        if (ev.get("counters") or {}).get("says"):
+            text += "; %s" % ev["counters"]["says"]
         return "%s (%s)" % (text, low)
     if "drives" in ev or "rails" in ev:
         parts = ev.get("drives") or ev.get("rails")

@@ -78,11 +78,12 @@ class Drive:
 class Transfer:
     """One measured A -> B (fabric on a rail, or remote: A's drives into B's DRAM)."""
     __slots__ = ("src", "dst", "channel", "gbps", "line_rate", "src_dev", "dst_dev", "retest",
-                 "kind")
+                 "kind", "counters")
 
     def __init__(self, src, dst, channel, gbps, retest):
         self.src, self.dst, self.channel, self.gbps, self.retest = src, dst, channel, gbps, retest
         self.line_rate = self.src_dev = self.dst_dev = self.kind = None
+        self.counters = []  # the sink's port objects ("counters") of the rail it received on
 
 
 class Sweep:
@@ -149,6 +150,10 @@ def _read_transfer(sw, path, src, dst, channel, retest):
         t.dst_dev = dev if isinstance(dev, str) else None
         dev = rails[0].get("remote_dev")
         t.src_dev = dev if isinstance(dev, str) else None
+    ports = doc.get("counters")
+    if isinstance(ports, list):
+        t.counters = [p for p in ports[:64] if isinstance(p, dict)
+                      and (t.dst_dev is None or p.get("device") == t.dst_dev)]
     sw.transfers.append(t)
 
 

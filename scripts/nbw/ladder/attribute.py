@@ -5,7 +5,10 @@ nvme_write_bw_remote itself (its "attribution": a rail below its peers and
 what its port counted); this module carries those over and adds what only
 the whole run shows: a drive's or a NIC's PCIe link that trained down under
 load or retrained ("link_under_load"), its AER errors ("aer"), a drive below
-its peers. Pure functions of the documents, standard library only."""
+its peers; and, for a rail low with no rule fired, what both ends' ports counted: kept
+and still on either end, the rate itself is limited (nbw.portcounters). Pure functions
+of the documents, standard library only."""
+from .. import portcounters
 from ..jsonutil import as_number, dig
 
 GENS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
@@ -141,17 +144,62 @@ def drive_peers(node, rungs):
     return out
 
 
-def remote_findings(node, doc, step):
-    """nvme_write_bw_remote's own attribution (its ports' counters) in a run's step."""
+def _ports(doc, dev=None, port=None):
+    """The port objects of a document's "counters" (those of dev:port, when given)."""
+    return [p for p in dig(doc, "counters") or [] if isinstance(p, dict)
+            and (dev is None or (p.get("device") == dev and (port is None or p.get("port") == port)))]
+
+
+def _far_dev(doc, dev):
+    """The far end's device of the rail whose near end is dev, or None."""
+    for r in dig(doc, "rails") or []:
+        if isinstance(r, dict) and r.get("local_dev") == dev and isinstance(r.get("remote_dev"), str):
+            return r["remote_dev"]
+    return None
+
+
+STILL_RULES = {"rate_limited": "rate_limited", "not_kept": "counters_not_kept",
+               "moved": "loss_or_congestion"}
+
+
+def still_finding(node, doc, step, a, peers):
+    """A low rail whose own port fired no rule: what its port and the far end's counted."""
+    dev, port = a.get("device"), a.get("port")
+    far = _far_dev(doc, dev)
+    theirs = [p for _, d in peers for p in _ports(d, far)] if far else []
+    if not theirs:
+        theirs = [p for _, d in peers for p in _ports(d)]
+    t = portcounters.tally(_ports(doc, dev, port) + theirs)
+    v = portcounters.still(t)
+    where = "on either end" if theirs else "on this end"
+    ref = ("%.0f%% below its line rate" % a["below_line_rate_pct"]
+           if as_number(a.get("below_line_rate_pct")) is not None else
+           "%.0f%% below its peers" % a["below_peers_pct"]
+           if as_number(a.get("below_peers_pct")) is not None else "low")
+    return {"node": node, "hop": "rail %s:%s" % (dev, port), "rule": STILL_RULES.get(v, "below_peers"),
+            "keys": "attribution[].counters_still, counters", "step": step,
+            "below_peers_pct": as_number(a.get("below_peers_pct")), "counters": t,
+            "either_end": bool(theirs),
+            "text": "rail %s:%s on %s: %s; %s (%s)" % (dev, port, node, ref,
+                                                      portcounters.words(t, where), step)}
+
+
+def remote_findings(node, doc, step, peers=()):
+    """nvme_write_bw_remote's own attribution (its ports' counters) in a run's step;
+    peers: the (node, document) of the other ends of the same step."""
     out = []
     for a in dig(doc, "attribution") or []:
-        if isinstance(a, dict) and isinstance(a.get("text"), str):
-            out.append({"node": node, "hop": "%s %s:%s" % (a.get("hop"), a.get("device"), a.get("port")),
-                        "rule": ",".join(str(x.get("rule")) for x in a.get("rules") or []
-                                         if isinstance(x, dict)) or "below_peers",
-                        "keys": "counters, rails", "step": step,
-                        "below_peers_pct": as_number(a.get("below_peers_pct")),
-                        "text": "%s (%s on %s)" % (a["text"], step, node)})
+        if not isinstance(a, dict) or not isinstance(a.get("text"), str):
+            continue
+        if a.get("hop") == "rail" and a.get("counters_still") in ("rate_limited", "not_kept"):
+            out.append(still_finding(node, doc, step, a, peers))
+            continue
+        out.append({"node": node, "hop": "%s %s:%s" % (a.get("hop"), a.get("device"), a.get("port")),
+                    "rule": ",".join(str(x.get("rule")) for x in a.get("rules") or []
+                                     if isinstance(x, dict)) or "below_peers",
+                    "keys": "counters, rails", "step": step,
+                    "below_peers_pct": as_number(a.get("below_peers_pct")),
+                    "text": "%s (%s on %s)" % (a["text"], step, node)})
     return out
 
 
@@ -167,7 +215,8 @@ def explain(docs, rungs, memory=None):
     seen = set()
     for step, node, doc in docs:
         if step in ("aggregate", "fabric"):
-            out += remote_findings(node, doc, step)
+            peers = [(n, d) for st, n, d in docs if st == step and n != node]
+            out += remote_findings(node, doc, step, peers)
         for dev in devices(doc):
             for f in explain_device(node, dev):
                 if (f["node"], f["hop"], f["rule"]) not in seen:
