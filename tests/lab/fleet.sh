@@ -9,7 +9,8 @@
 # every partner as it sends, retested low against two partners that passed), and
 # nothing else, every part measured; the rail's counters kept and still (the rate itself is
 # limited, not loss or congestion). Then the same sweep with nothing slowed names
-# nothing. Each sweep's directory is the one vlab names on its last line, judged
+# nothing (a part the judge calls unsteady, low once and normal when measured again,
+# is the emulator's noise: printed, not asserted). Each sweep's directory is the one vlab names on its last line, judged
 # again on the host and recorded there as one fleet run (in this test's own
 # NBW_RESULTS); no drive changed; no qemu left.
 #
@@ -67,8 +68,14 @@ check "slowed: what vlab slowed (lab.json)" "$(j "$S/lab.json" '[(x["kind"], x["
 # Node b's drive 1: the device whose serial is vlab-b-1 (the probe says each drive's).
 drive=$(j "$S/nodes/b/read.json" '[x.get("name") or x["path"].split("/")[-1] for x in d["drives"]]')
 note "node b's drives: $drive"
+# What the emulator's noise makes on two shared cores is a part low once and normal when
+# measured again against two partners that passed: the judge calls it unsteady. The
+# steady verdicts are asserted; an unsteady one is printed, never failed on (a clean run
+# beside a build had a-c at 0.24 of the median in the sweep, 1.56 and 1.66 on retest).
+unsteady() { note "$1: unsteady (noise, not asserted): $(j "$2" '[(s["kind"], s["node"], s["component"], round(s["ratio"], 3)) for s in d["suspects"] if s["state"] == "unsteady"]')"; }
+unsteady slowed "$S/judge.json"
 check "slowed: exactly the two parts" \
-	"$(j "$S/judge.json" 'sorted((s["kind"], s["node"], s["component"].split(" (")[0], s["state"]) for s in d["suspects"])')" \
+	"$(j "$S/judge.json" 'sorted((s["kind"], s["node"], s["component"].split(" (")[0], s["state"]) for s in d["suspects"] if s["state"] != "unsteady")')" \
 	"[('drive', 'b', '$(j "$S/nodes/b/read.json" '[x.get("name") or x["path"].split("/")[-1] for x in d["drives"]][1]')', 'low'), ('rail', 'c', 'rail 0', 'low')]"
 # The drive's evidence: far below its peers, and again when read again.
 j "$S/judge.json" '[s for s in d["suspects"] if s["kind"] == "drive"][0]["evidence"]' >"$WORK/drive.ev"
@@ -102,5 +109,6 @@ sweep clean
 C=$dir
 assert_no_qemu
 check "clean: every part measured" "$(j "$C/sweep.json" '(d["state"], d["failed"], d["skipped"])')" "('done', [], [])"
-check "clean: nothing named" "$(j "$C/judge.json" 'd["suspects"]')" "[]"
+unsteady clean "$C/judge.json"
+check "clean: nothing named but noise" "$(j "$C/judge.json" '[s for s in d["suspects"] if s["state"] != "unsteady"]')" "[]"
 note "clean: parts $(j "$C/judge.json" '[(p["kind"], p["node"], p["component"], round(p["figure_gb_per_s"] or 0, 4)) for p in d["parts"]]')"
