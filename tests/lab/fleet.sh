@@ -7,11 +7,11 @@
 # drive, node b, b's drive of serial vlab-b-1) and the rail (kind rail, node c, rail
 # 0), with their evidence (the drive's figure and its retest low; the rail low with
 # every partner as it sends, retested low against two partners that passed), and
-# nothing else, every part measured; the rail's counters kept and still (the rate itself is
-# limited, not loss or congestion). Then the same sweep with nothing slowed names
-# nothing (a part the judge calls unsteady, low once and normal when measured again,
-# is the emulator's noise: printed, not asserted). Each sweep's directory is the one vlab names on its last line, judged
-# again on the host and recorded there as one fleet run (in this test's own
+# nothing else, every part measured; the rail's counters kept and still (the rate
+# itself is limited, not loss or congestion). Then the same sweep with nothing slowed
+# names nothing (a part the judge calls unsteady, low once and normal when measured
+# again, is the emulator's noise: printed, not asserted). Each sweep's directory is the
+# one vlab names on its last line, judged again on the host and recorded there as one fleet run (in this test's own
 # NBW_RESULTS); no drive changed; no qemu left.
 #
 # The rates: far below the emulated parts' normal ones, measured in this lab (four
