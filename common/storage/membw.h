@@ -57,9 +57,9 @@ struct memceil {
  * EDAC (devices/system/edac/mc: channels with a DIMM) and the SMBIOS memory
  * devices the kernel exposes (firmware/dmi/entries/17-N/raw: configured
  * speed, data width). Known only when every populated DIMM gives its speed
- * and width, EDAC gives the channels and the machine has one NUMA node (the
- * controllers' nodes are not in sysfs); never guessed. Always returns with
- * c->why set.
+ * and width, the channels are known (EDAC's, else the channels every DIMM's
+ * SMBIOS locator names) and the machine has one NUMA node (the controllers'
+ * nodes are not in sysfs); never guessed. Always returns with c->why set.
  */
 void memceil_read(const char *sysfs_root, int node, int nodes, struct memceil *c);
 
@@ -69,5 +69,13 @@ void memceil_read(const char *sysfs_root, int node, int nodes, struct memceil *c
  * when it is no installed DIMM or says neither.
  */
 bool memceil_smbios17(const uint8_t *raw, size_t len, unsigned *mts, unsigned *bits);
+
+/*
+ * The memory channel one SMBIOS type 17 structure (raw, len bytes with its
+ * strings) names in its Bank Locator, else its Device Locator: the locator up
+ * to and including the word "channel" and the name after it ("P0 CHANNEL A",
+ * "P0_Node0_Channel0"), lower case, into out; false when neither names one.
+ */
+bool memceil_smbios17_channel(const uint8_t *raw, size_t len, char *out, size_t outlen);
 
 #endif

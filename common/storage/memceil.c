@@ -6,6 +6,7 @@
  * each DIMM's configured speed and data width. Any gap leaves the ceiling
  * unknown, with the reason; no figure is ever assumed.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +58,56 @@ bool memceil_smbios17(const uint8_t *raw, size_t len, unsigned *mts, unsigned *b
 	return true;
 }
 
+/* String number idx (1-based) of the set after the formatted part; NULL if absent. */
+static const char *smbios_string(const uint8_t *raw, size_t len, unsigned idx)
+{
+	size_t off = raw[1];
+	unsigned i;
+
+	if (!idx)
+		return NULL;
+	for (i = 1; off < len && raw[off]; i++) {
+		const uint8_t *end = memchr(raw + off, 0, len - off);
+
+		if (!end)
+			return NULL;
+		if (i == idx)
+			return (const char *)raw + off;
+		off = (size_t)(end - raw) + 1;
+	}
+	return NULL;
+}
+
+/* "channel" and the name after it in loc, lower case, into out; false without one. */
+static bool locator_channel(const char *loc, char *out, size_t outlen)
+{
+	const char *w = loc ? strcasestr(loc, "channel") : NULL, *id;
+	size_t n, i;
+
+	if (!w)
+		return false;
+	id = w + 7;
+	while (*id == ' ' || *id == '_' || *id == '-')
+		id++;
+	if (!isalnum((unsigned char)*id))
+		return false;
+	while (isalnum((unsigned char)*id))
+		id++;
+	n = (size_t)(id - loc) < outlen ? (size_t)(id - loc) : outlen - 1;
+	for (i = 0; i < n; i++)
+		out[i] = (char)tolower((unsigned char)loc[i]);
+	out[n] = 0;
+	return true;
+}
+
+bool memceil_smbios17_channel(const uint8_t *raw, size_t len, char *out, size_t outlen)
+{
+	if (len < 0x12 || raw[0] != 17 || raw[1] < 0x12 || raw[1] > len || !outlen)
+		return false;
+	return locator_channel(smbios_string(raw, len, raw[0x11]), out, outlen) ||
+	       locator_channel(smbios_string(raw, len, raw[0x10]), out, outlen);
+}
+
 static int read_raw(const char *path, uint8_t *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), rc;
@@ -70,11 +121,34 @@ static int read_raw(const char *path, uint8_t *buf, size_t len)
 	return rc;
 }
 
+/* The channels the DIMMs' SMBIOS locators name; all: every populated DIMM names one. */
+struct loc_channels {
+	char (*names)[96];
+	unsigned n;
+	bool all;
+};
+
+static bool seen(char (*names)[96], unsigned n, const char *name);
+
+static void loc_add(struct loc_channels *lc, const uint8_t *raw, size_t len)
+{
+	char ch[96];
+
+	if (!memceil_smbios17_channel(raw, len, ch, sizeof(ch))) {
+		lc->all = false;
+		return;
+	}
+	if (!seen(lc->names, lc->n, ch) && lc->n < MEMCEIL_MAX_CHANNELS)
+		snprintf(lc->names[lc->n++], sizeof(lc->names[0]), "%s", ch);
+}
+
 /*
- * Every DIMM of the SMBIOS table into c (dimms, slowest speed, width), the
- * first gap that leaves the ceiling unknown into *gap; 0 or -errno.
+ * Every DIMM of the SMBIOS table into c (dimms, slowest speed, width) and
+ * the channels its locators name into lc, the first gap that leaves the
+ * ceiling unknown into *gap; 0 or -errno.
  */
-static int smbios_dimms(const char *root, struct memceil *c, const char **gap)
+static int smbios_dimms(const char *root, struct memceil *c, const char **gap,
+			struct loc_channels *lc)
 {
 	char dir[512], path[600];
 	uint8_t raw[SMBIOS_RAW_MAX];
@@ -98,6 +172,7 @@ static int smbios_dimms(const char *root, struct memceil *c, const char **gap)
 		}
 		if (!memceil_smbios17(raw, (size_t)n, &mts, &bits))
 			continue;
+		loc_add(lc, raw, (size_t)n);
 		c->dimms++;
 		if (!*gap)
 			*gap = !mts    ? "a DIMM does not give its speed"
@@ -192,12 +267,19 @@ static int edac_channels(const char *root)
 void memceil_read(const char *sysfs_root, int node, int nodes, struct memceil *c)
 {
 	const char *root = sysfs_root ? sysfs_root : "/sys";
-	const char *gap = NULL;
+	struct loc_channels lc = {.all = true};
+	const char *gap = NULL, *from = "EDAC, SMBIOS";
 	int rc, ch;
 
 	*c = (struct memceil){0};
 	(void)node;
-	rc = smbios_dimms(root, c, &gap);
+	lc.names = calloc(MEMCEIL_MAX_CHANNELS, sizeof(*lc.names));
+	if (!lc.names) {
+		snprintf(c->why, sizeof(c->why), "ceiling unknown: %s", strerror(ENOMEM));
+		return;
+	}
+	rc = smbios_dimms(root, c, &gap, &lc);
+	free(lc.names);
 	if (rc) {
 		snprintf(c->why, sizeof(c->why),
 			 "ceiling unknown: no SMBIOS memory devices in "
@@ -211,9 +293,13 @@ void memceil_read(const char *sysfs_root, int node, int nodes, struct memceil *c
 		return;
 	}
 	ch = edac_channels(root);
+	if (ch <= 0 && lc.all && lc.n) {
+		ch = (int)lc.n; /* no EDAC: the channels the DIMMs' locators name */
+		from = "SMBIOS locators and speeds";
+	}
 	if (ch <= 0) {
 		snprintf(c->why, sizeof(c->why),
-			 "ceiling unknown: EDAC does not say the "
+			 "ceiling unknown: neither EDAC nor the DIMMs' SMBIOS locators say the "
 			 "memory channels (%s)",
 			 ch ? strerror(-ch) : "no DIMM location");
 		return;
@@ -228,6 +314,6 @@ void memceil_read(const char *sysfs_root, int node, int nodes, struct memceil *c
 	}
 	c->bytes_per_s = (double)c->channels * c->mts * 1e6 * (c->bus_bits / 8);
 	c->known = true;
-	snprintf(c->why, sizeof(c->why), "ceiling: %u channels x %u MT/s x %u bits (EDAC, SMBIOS)",
-		 c->channels, c->mts, c->bus_bits);
+	snprintf(c->why, sizeof(c->why), "ceiling: %u channel%s x %u MT/s x %u bits (%s)",
+		 c->channels, c->channels == 1 ? "" : "s", c->mts, c->bus_bits, from);
 }

@@ -150,6 +150,8 @@ class Qemu(unittest.TestCase):
         self.assertEqual(devices[-1], "virtio-net-pci,id=nic0,netdev=n0,bus=rp3,mac=52:54:00:76:00:02")
         self.assertEqual(a[a.index("-netdev") + 1], "stream,id=n0,fd=5")
         self.assertEqual(a[a.index("-qmp") + 1], "unix:/w/b.qmp,server=on,wait=off")
+        # the memory its firmware describes: one channel, a speed (the staging memory's ceiling)
+        self.assertEqual(a[a.index("-smbios") + 1], "type=17,loc_pfx=DIMM,bank=CHANNEL A,speed=3200")
 
     def test_a_lone_node_has_hub_ports(self):
         s = Settings(nodes=1, drives=1, nics=2, links=["8:4"], nic_links=["16:16", "16:16"],

@@ -52,6 +52,26 @@ static void dimm17(int i, unsigned size_mb, unsigned speed, unsigned conf, unsig
 	put(path, raw, sizeof(raw));
 }
 
+/* A type 17 structure with its strings: device locator (1), bank locator (2; NULL: none). */
+static void dimm17_loc(int i, unsigned conf, const char *dev, const char *bank)
+{
+	uint8_t raw[0x5C + 160] = {17, 0x5C};
+	size_t off = 0x5C;
+	char path[64];
+
+	raw[0x0A] = 64, raw[0x0C] = 0x00, raw[0x0D] = 0x40; /* 16 GiB, 64 bits */
+	raw[0x20] = conf & 0xff, raw[0x21] = conf >> 8;
+	raw[0x10] = 1;
+	off += (size_t)snprintf((char *)raw + off, 64, "%s", dev) + 1;
+	if (bank) {
+		raw[0x11] = 2;
+		off += (size_t)snprintf((char *)raw + off, 64, "%s", bank) + 1;
+	}
+	off++; /* the set's closing NUL */
+	snprintf(path, sizeof(path), "firmware/dmi/entries/17-%d/raw", i);
+	put(path, raw, off);
+}
+
 static void edac_dimm(const char *mc, int i, const char *loc, const char *size)
 {
 	char path[128];
@@ -96,7 +116,9 @@ static void test_ceiling(void)
 	dimm17(3, 16384, 3200, 3200, 64);
 	memceil_read(root, 0, 1, &c);
 	CHECK(!c.known);
-	CHECK(strstr(c.why, "EDAC does not say the memory channels") != NULL);
+	CHECK(strstr(c.why,
+		     "neither EDAC nor the DIMMs' SMBIOS locators say the memory channels") !=
+	      NULL);
 	edac_dimm("mc0", 0, "channel 0 slot 0", "32768");
 	edac_dimm("mc0", 1, "channel 0 slot 1", "32768"); /* two DIMMs, one channel */
 	edac_dimm("mc0", 2, "channel 1 slot 0", "32768");
@@ -129,6 +151,44 @@ static void test_ceiling(void)
 	CHECK_U64(c.mts, 2933);
 }
 
+/* Without EDAC, the channels every DIMM's SMBIOS locator names; one DIMM without: unknown. */
+static void test_locators(void)
+{
+	uint8_t raw[0x5C + 64] = {17, 0x5C};
+	char ch[96], saved[64];
+	struct memceil c;
+
+	memcpy(raw + 0x5C, "DIMM 0\0P0_Node0_Channel1_Dimm0\0", 32);
+	raw[0x10] = 1, raw[0x11] = 2;
+	CHECK(memceil_smbios17_channel(raw, sizeof(raw), ch, sizeof(ch)));
+	CHECK_STR(ch, "p0_node0_channel1");
+	raw[0x11] = 0; /* no bank locator: the device locator names none */
+	CHECK(!memceil_smbios17_channel(raw, sizeof(raw), ch, sizeof(ch)));
+	raw[0x10] = 2; /* the device locator names it */
+	CHECK(memceil_smbios17_channel(raw, sizeof(raw), ch, sizeof(ch)));
+	raw[0x10] = 3; /* past the strings */
+	CHECK(!memceil_smbios17_channel(raw, sizeof(raw), ch, sizeof(ch)));
+	raw[0x10] = 2;
+	CHECK(!memceil_smbios17_channel(raw, 0x60, ch, sizeof(ch))); /* cut in its strings */
+
+	snprintf(saved, sizeof(saved), "%s", root);
+	snprintf(root, sizeof(root), "%s/loc", saved);
+	mkdir(root, 0755);
+	dimm17_loc(0, 3200, "DIMM 0", "P0 CHANNEL A");
+	dimm17_loc(1, 3200, "DIMM 1", "P0 CHANNEL A"); /* two DIMMs, one channel */
+	dimm17_loc(2, 3200, "ChannelB-DIMM0", NULL);
+	memceil_read(root, 0, 1, &c);
+	CHECK(c.known);
+	CHECK_U64(c.channels, 2);
+	CHECK_U64((uint64_t)c.bytes_per_s, 2ULL * 3200 * 1000000 * 8);
+	CHECK_STR(c.why, "ceiling: 2 channels x 3200 MT/s x 64 bits (SMBIOS locators and speeds)");
+	dimm17_loc(3, 3200, "DIMM 3", "BANK 3"); /* one that names no channel */
+	memceil_read(root, 0, 1, &c);
+	CHECK(!c.known);
+	CHECK(strstr(c.why, "neither EDAC nor the DIMMs' SMBIOS locators") != NULL);
+	snprintf(root, sizeof(root), "%s", saved);
+}
+
 static void test_stream(void)
 {
 	struct membw_params p = {.node = -1,
@@ -156,6 +216,7 @@ int main(void)
 		return 99;
 	test_smbios17();
 	test_ceiling();
+	test_locators();
 	test_stream();
 	if (!check_failures) {
 		char cmd[128];

@@ -220,13 +220,20 @@ def throttle(mbps):
     return ",throttling.bps-read=%d" % (mbps * 1000000) if mbps else ""
 
 
+# The emulated node's memory as its firmware describes it (SMBIOS type 17): one channel
+# of DDR4-3200, 64 bits. The staging-memory rung's ceiling is read from this table as on
+# hardware (nvme_read_bw --memory); it is the lab's description of its machine, like the
+# drives' PCIe links, not a property of the host.
+SMBIOS_MEMORY = "type=17,loc_pfx=DIMM,bank=CHANNEL A,speed=3200"
+
+
 def qemu_args(s, workdir, node, netdevs, cache):
     """The qemu command line of one node; netdevs[k]: NIC k's backend, if any."""
     name = NODE_NAMES[node]
     share = os.path.join(workdir, name)
     args = [s.qemu, "-M", "q35", "-accel", "tcg", "-cpu", s.cpu, "-m", str(s.mem),
             "-smp", smp_arg(s.smp, s.spare_cpu), "-nodefaults", "-no-user-config", "-display", "none",
-            "-monitor", "none", "-serial", "stdio", "-no-reboot",
+            "-monitor", "none", "-serial", "stdio", "-no-reboot", "-smbios", SMBIOS_MEMORY,
             "-pidfile", os.path.join(workdir, name + ".pid"), "-name", "vlab-" + name,
             "-kernel", s.kernel, "-initrd", os.path.join(workdir, "initrd.img"),
             "-append", " ".join(a for a in (
