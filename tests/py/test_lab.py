@@ -4,6 +4,7 @@ import contextlib
 import os
 import io
 import tempfile
+import struct
 import unittest
 
 import nbwpath  # noqa: F401
@@ -11,7 +12,7 @@ from nbw.lab.kernel import check, pick_kernel, version_key
 from nbw.lab.options import (Settings, host_settings, link_list, link_props, parse_run_args,
                              parse_size, validate)
 from nbw.lab.plan import guest_path, nic_addr, nic_mac, pattern_id, peer_of
-from nbw.lab.qemu import clock_arg, node_env, qemu_args, smp_arg, tsc_khz_of
+from nbw.lab.qemu import clock_arg, node_env, qemu_args, smbios_memory, smp_arg, tsc_khz_of
 from nbw.lab.watch import ring_stuck
 
 
@@ -150,8 +151,19 @@ class Qemu(unittest.TestCase):
         self.assertEqual(devices[-1], "virtio-net-pci,id=nic0,netdev=n0,bus=rp3,mac=52:54:00:76:00:02")
         self.assertEqual(a[a.index("-netdev") + 1], "stream,id=n0,fd=5")
         self.assertEqual(a[a.index("-qmp") + 1], "unix:/w/b.qmp,server=on,wait=off")
-        # the memory its firmware describes: one channel, a speed (the staging memory's ceiling)
-        self.assertEqual(a[a.index("-smbios") + 1], "type=17,loc_pfx=DIMM,bank=CHANNEL A,speed=3200")
+        # the memory its firmware describes (the staging memory's ceiling), as a file
+        self.assertEqual(a[a.index("-smbios") + 1], "file=/w/smbios17.bin")
+
+    def test_smbios_memory(self):
+        t = smbios_memory(512)
+        self.assertEqual((t[0], t[1]), (17, 0x28))
+        width, size = struct.unpack_from("<HH", t, 0x0A)
+        speed, = struct.unpack_from("<H", t, 0x15)
+        conf, = struct.unpack_from("<H", t, 0x20)
+        self.assertEqual((width, size, speed, conf, t[0x12]), (64, 512, 3200, 3200, 0x1A))
+        strings = t[0x28:].split(b"\0")
+        self.assertEqual((strings[t[0x10] - 1], strings[t[0x11] - 1]), (b"DIMM 0", b"CHANNEL A"))
+        self.assertTrue(t.endswith(b"\0\0"))
 
     def test_a_lone_node_has_hub_ports(self):
         s = Settings(nodes=1, drives=1, nics=2, links=["8:4"], nic_links=["16:16", "16:16"],

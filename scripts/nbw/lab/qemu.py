@@ -4,6 +4,7 @@ import mmap
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 from .base import EX_LAB, Exit, INITRD_MODULES, INITRD_OPTIONAL, NODE_NAMES, SRCDIR, VLAB_DIR
@@ -122,6 +123,8 @@ def prepare_node(s, workdir, node, args):
                 f.write(b"".join(os.fsencode(a) + b"\0" for a in args))
     with open(os.path.join(share, "node.env"), "w") as f:
         f.write(node_env(s, node))
+    with open(os.path.join(workdir, SMBIOS_MEMORY_FILE), "wb") as f:
+        f.write(smbios_memory(s.mem))
     images = os.path.join(workdir, "images")
     for i in range(s.drives):
         img = os.path.join(images, "%s%d.img" % (name, i))
@@ -220,11 +223,26 @@ def throttle(mbps):
     return ",throttling.bps-read=%d" % (mbps * 1000000) if mbps else ""
 
 
-# The emulated node's memory as its firmware describes it (SMBIOS type 17): one channel
-# of DDR4-3200, 64 bits. The staging-memory rung's ceiling is read from this table as on
-# hardware (nvme_read_bw --memory); it is the lab's description of its machine, like the
-# drives' PCIe links, not a property of the host.
-SMBIOS_MEMORY = "type=17,loc_pfx=DIMM,bank=CHANNEL A,speed=3200"
+# The emulated node's memory as its firmware describes it (SMBIOS type 17): one DIMM of
+# DDR4-3200 on one channel, 64 data bits. The staging-memory rung's ceiling is read from
+# this table as on hardware (nvme_read_bw --memory); it is the lab's description of its
+# machine, like the drives' PCIe links, not a property of the host. qemu's own type 17
+# (-smbios type=17,...) leaves the data width unknown (0xffff), so the whole structure is
+# given as a file (-smbios file=), which qemu then uses instead of its own.
+SMBIOS_MEMORY_FILE = "smbios17.bin"
+SMBIOS_MEMORY_MTS = 3200
+
+
+def smbios_memory(mem_mb):
+    """The SMBIOS 2.8 type 17 structure (0x28 bytes and its strings) of the lab's DIMM."""
+    t = bytearray(0x28)
+    t[0], t[1] = 17, 0x28
+    struct.pack_into("<HHHHHH", t, 0x02, 0x1100, 0x1000, 0xFFFE, 64, 64, mem_mb)
+    t[0x0E], t[0x10], t[0x11], t[0x12] = 0x09, 1, 2, 0x1A  # DIMM, locators 1 and 2, DDR4
+    struct.pack_into("<HH", t, 0x13, 0x0080, SMBIOS_MEMORY_MTS)  # synchronous; speed
+    t[0x17], t[0x1B] = 3, 1  # manufacturer string; rank 1
+    struct.pack_into("<HHHH", t, 0x20, SMBIOS_MEMORY_MTS, 1200, 1200, 1200)  # conf. speed; mV
+    return bytes(t) + b"DIMM 0\0CHANNEL A\0QEMU (vlab)\0\0"
 
 
 def qemu_args(s, workdir, node, netdevs, cache):
@@ -233,7 +251,8 @@ def qemu_args(s, workdir, node, netdevs, cache):
     share = os.path.join(workdir, name)
     args = [s.qemu, "-M", "q35", "-accel", "tcg", "-cpu", s.cpu, "-m", str(s.mem),
             "-smp", smp_arg(s.smp, s.spare_cpu), "-nodefaults", "-no-user-config", "-display", "none",
-            "-monitor", "none", "-serial", "stdio", "-no-reboot", "-smbios", SMBIOS_MEMORY,
+            "-monitor", "none", "-serial", "stdio", "-no-reboot",
+            "-smbios", "file=" + os.path.join(workdir, SMBIOS_MEMORY_FILE),
             "-pidfile", os.path.join(workdir, name + ".pid"), "-name", "vlab-" + name,
             "-kernel", s.kernel, "-initrd", os.path.join(workdir, "initrd.img"),
             "-append", " ".join(a for a in (
