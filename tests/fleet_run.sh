@@ -10,15 +10,7 @@
 # rest.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
-export PYTHONDONTWRITEBYTECODE=1
-FLEET=("$PYTHON3" "$abs_top_srcdir/scripts/nbw-fleet")
-FAKES=$abs_top_srcdir/tests/fleet_fakes
-mkdir -p "$TMPD/bin" "$TMPD/fake"
-cp "$FAKES/ssh" "$TMPD/bin/ssh"
-export PATH=$TMPD/bin:$PATH TOOL_DIR=$FAKES FAKE_DIR=$TMPD/fake LAUNCHER=ssh RESULTS=none
-export DURATION=1 WARMUP=0 THREADS=1 SINK_READY_TIMEOUT=20 NET_TIMEOUT=5 SINK_WAIT=20
-unset SINK_NODE SRC_NODE NODES LAUNCHER_QUOTE SINK_DISKS SRC_DISKS RDMA_DEV SLURM_JOB_NODELIST \
-	SINK_ARGS SRC_ARGS SINK_ADDR SRC_ADDR
+. "$(dirname "$0")/fleet_lib.sh"
 
 # A slow rail (n3's mlx5_1 at half) and a slow drive (n2's nvme1n1 at 60%).
 echo 0.5 >"$TMPD/fake/slow.n3.mlx5_1"
