@@ -1,14 +1,17 @@
 """nbw.fleet.run's pure parts: the launcher's command lines (run_bench.sh's rules),
-batches of disjoint pairs, the node list from a hostfile, a used directory refused."""
+batches of disjoint pairs, the node list from a hostfile, a used directory refused; a
+part stopped at its time limit is a failed part with its logs."""
 
 import nbwpath  # noqa: F401
 import argparse
 import os
 import shutil
 import tempfile
+import time
 import unittest
 
-from nbw.fleet.run import Launcher, RunError, disjoint_batches, new_sweep_dir, nodes_from
+from nbw.fleet.run import (TIMED_OUT, Launcher, RunError, Sweep, disjoint_batches,
+                           new_sweep_dir, nodes_from)
 
 
 class TestLauncher(unittest.TestCase):
@@ -80,6 +83,66 @@ class TestNodes(unittest.TestCase):
         open(os.path.join(d, "sweep.json"), "w").close()
         with self.assertRaisesRegex(RunError, "exists and is not empty"):
             new_sweep_dir(d)
+
+
+# A run_bench.sh that writes a tool's log, then hangs in a command that outlives SIGTERM
+# to the script (bash runs its trap only once the command in the foreground ends).
+HANGING_BENCH = """#!/bin/bash
+trap 'echo "run_bench.sh: SIGTERM" >&2; exit 143' TERM
+mkdir -p "$RESULTS_DIR/$RUN_NAME"
+echo "nvme_write_bw_remote: sink on n2 says: still going" >"$RESULTS_DIR/$RUN_NAME/aggregate-n2.log"
+echo "run_bench.sh: aggregate: n1 -> n2" >&2
+sleep 60
+"""
+
+
+class TestPartTimeLimit(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.tmp)
+        bench = os.path.join(self.tmp, "run_bench.sh")
+        with open(bench, "w") as f:
+            f.write(HANGING_BENCH)
+        self.top = os.path.join(self.tmp, "sweep")
+        os.makedirs(self.top)
+        self.sw = Sweep(self.top, {"duration": 1, "warmup": 0}, {"NBW_RUN_BENCH": bench},
+                        out=open(os.devnull, "w"))
+        self.addCleanup(self.sw.out.close)
+        self.sw.part_limit, self.sw.stop_grace = 1, 1
+
+    def test_spawn_says_timed_out_not_stopped(self):
+        t0 = time.monotonic()
+        rc, _, e = self.sw.spawn(["bash", "-c", "echo said >&2; sleep 60"], 1)
+        self.assertEqual(rc, TIMED_OUT)
+        self.assertEqual(e.split("\n")[0], "said")
+        self.assertIn("timed out after 1 s", e)
+        self.assertLess(time.monotonic() - t0, 10, "not stopped at its time limit")
+
+    def test_a_part_at_its_time_limit_failed_with_its_logs(self):
+        t0 = time.monotonic()
+        kept = self.sw.run_bench_part("aggregate", "fabric/n1/n2.rail0.json", "x.json")
+        self.assertFalse(kept)
+        self.assertLess(time.monotonic() - t0, 10, "the hung part was not stopped")
+        self.assertEqual([f["part"] for f in self.sw.meta["failed"]],
+                         ["fabric/n1/n2.rail0.json"])
+        self.assertRegex(self.sw.meta["failed"][0]["reason"],
+                         r"^timed out after 1 s \(stopped\); its logs: "
+                         r"failed/fabric/n1/n2\.rail0\.json\.d/$")
+        logs = os.path.join(self.top, "failed", "fabric", "n1", "n2.rail0.json.d")
+        self.assertEqual(sorted(os.listdir(logs)), ["aggregate-n2.log", "run_bench.log"])
+        with open(os.path.join(logs, "run_bench.log")) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[0], "run_bench.sh: aggregate: n1 -> n2")
+        self.assertEqual(lines[-1], "run_bench.sh aggregate: stopped at its time limit")
+        self.assertFalse(os.path.exists(os.path.join(self.top, "fabric", "n1", "n2.rail0.json")))
+
+    def test_a_probe_at_its_time_limit_failed(self):
+        self.sw.launcher.argv = lambda node, cmd: ["sleep", "60"]
+        real = self.sw.spawn
+        self.sw.spawn = lambda argv, timeout, env=None: real(argv, 1, env)
+        self.assertFalse(self.sw.probe("n1"))
+        self.assertEqual([(f["part"], "timed out after 1 s" in f["reason"])
+                          for f in self.sw.meta["failed"]], [("nodes/n1/probe.json", True)])
 
 
 if __name__ == "__main__":

@@ -114,6 +114,16 @@ class Launcher:
 
 # --- the sweep ---------------------------------------------------------------------
 
+# spawn()'s status of a command stopped at its time limit (no exit status is negative
+# but a signal's, and this one is no signal's).
+TIMED_OUT = -1000
+
+
+def status_words(rc):
+    """An exit status in words: "exit status N", or the time limit's."""
+    return "stopped at its time limit" if rc == TIMED_OUT else "exit status %d" % rc
+
+
 class Sweep:
     """One sweep directory being written: its settings, its lock, its parts."""
 
@@ -126,6 +136,9 @@ class Sweep:
         self.done = self.total = 0
         self.started = time.monotonic()
         self.window = float(meta["duration"]) + float(meta["warmup"]) + 5.0
+        # run_bench.sh's own bounds (set-up, the sink first, retries) fit well inside
+        self.part_limit = int(4 * self.window + 300)
+        self.stop_grace = 30.0
         self.run_bench = env.get("NBW_RUN_BENCH") or os.path.join(
             os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
             "run_bench.sh")
@@ -150,7 +163,9 @@ class Sweep:
 
     # -- processes
     def spawn(self, argv, timeout, env=None):
-        """(rc, stdout, stderr) of argv; rc None when stopped or timed out."""
+        """(rc, stdout, stderr) of argv; rc None when the sweep was stopped. Past timeout
+        seconds argv is stopped (SIGTERM) and rc is TIMED_OUT, stderr ending with
+        "timed out after N s": a failure of its part, like any other exit status."""
         if self.stop.is_set():
             return None, "", "stopped"
         try:
@@ -164,15 +179,27 @@ class Sweep:
             o, e = p.communicate(timeout=timeout)
             rc = p.returncode
         except subprocess.TimeoutExpired:
-            p.terminate()
-            o, e = p.communicate()
-            rc, e = None, (e or "") + "timed out after %d s" % timeout
+            o, e = self.halt(p)
+            rc, e = TIMED_OUT, (e or "") + "\ntimed out after %d s (stopped)\n" % timeout
         finally:
             with self.lock:
                 self.children.discard(p)
         if self.stop.is_set():
             rc = None
         return rc, o, e
+
+    def halt(self, p):
+        """p's output after SIGTERM (run_bench.sh stops what it started on the nodes),
+        or after SIGKILL to its whole session when it is not gone stop_grace s later."""
+        p.terminate()
+        try:
+            return p.communicate(timeout=self.stop_grace)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            return p.communicate()
 
     def interrupt(self):
         """SIGINT: stop starting parts; ask the running ones to stop (run_bench.sh
@@ -217,8 +244,7 @@ class Sweep:
         work = tempfile.mkdtemp(prefix=".work.", dir=self.top)
         try:
             env = self.bench_env(RESULTS_DIR=work, RUN_NAME="run", **kw)
-            limit = int(4 * self.window + 300)
-            rc, o, e = self.spawn(["bash", self.run_bench, mode], limit, env)
+            rc, o, e = self.spawn(["bash", self.run_bench, mode], self.part_limit, env)
             doc = os.path.join(work, "run", pick)
             if rc == 0 and load_json(doc) is not None:
                 os.makedirs(os.path.dirname(self.path(rel)), exist_ok=True)
@@ -245,7 +271,7 @@ class Sweep:
             os.makedirs(dest, exist_ok=True)
             with open(os.path.join(dest, "run_bench.log"), "w") as f:
                 f.write((err or "")[-65536:])
-                f.write("%s: exit status %d\n" % (what, rc))
+                f.write("%s: %s\n" % (what, status_words(rc)))
             names = sorted(n for n in os.listdir(run) if n.endswith(".log"))
             for n in [n for n in names if n != "run_bench.log"][:32]:
                 with open(os.path.join(run, n), "rb") as f:
@@ -320,7 +346,7 @@ def failure_line(text, rc):
     ("aggregate on n2 failed (exit 1): ..."), else its last line, else its exit status."""
     lines = [x.strip() for x in (text or "").splitlines() if x.strip()]
     named = [x for x in lines if any(w in x for w in (" failed (exit ", "no result within",
-                                                      " not listening after "))]
+                                                      " not listening after ", "timed out after "))]
     return (named or lines or ["exit %s" % rc])[-1]
 
 
