@@ -6,7 +6,7 @@
 #   frozen-source the source is stopped in the window, continued 20 s later
 #   link-down     the sink's NIC goes down in the window (up again after)
 #   teardown      both sides hang in "teardown: destroying QP" (NBW_TEST_STALL_PHASE)
-# Per scenario and side: $VLAB_OUT/NAME.{rc,secs,err}; the budget of both
+# Per scenario and side: $VLAB_OUT/NAME.{rc,secs,said,late,err}; the budget of both
 # sides' options in $VLAB_OUT/budget.
 set -u
 O=$VLAB_OUT
@@ -14,7 +14,10 @@ B=nvme_write_bw_remote
 T=3
 W="--warmup 1 -D 6 --timeout $T"
 # The tool's budget (nvme_write_bw_remote --help): 8T + (W + 4T) per window, + --wait.
-echo "source $((8 * T + 7 + 4 * T)) sink $((8 * T + 7 + 4 * T + 60))" >"$O/budget"
+SRC_BUDGET=$((8 * T + 7 + 4 * T)) SINK_BUDGET=$((8 * T + 7 + 4 * T + 60))
+echo "source $SRC_BUDGET sink $SINK_BUDGET" >"$O/budget"
+BUDGET=$SRC_BUDGET
+[ "$VLAB_NODE" = a ] && BUDGET=$SINK_BUDGET
 
 # until_line FILE SECS: until FILE (stdout: live lines go there without --json) has a live line ("[   1.0s] ..."), SECS at most.
 until_line() {
@@ -37,22 +40,59 @@ listening() {
 	return 1
 }
 
+# stamp FILE: stdin to FILE, line by line; the time of the last line to FILE.said.
+stamp() {
+	local l
+	while IFS= read -r l; do
+		printf '%s\n' "$l"
+		date +%s.%N >"$1.said"
+	done >>"$1"
+}
+
+# since T0 FILE: seconds from T0 to the time in FILE (empty when there is none).
+since() {
+	[ -s "$2" ] && awk -v a="$(cat "$2")" -v b="$1" 'BEGIN { printf "%.1f\n", a - b }'
+}
+
+# late PID SECS FILE: if PID is still there after SECS, its threads to FILE, one per line:
+# "STATE WCHAN" (D: inside the kernel, uninterruptible; S or R: the tool's own code).
+late() {
+	local i t
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	for t in /proc/"$1"/task/*; do
+		echo "$(awk '/^State:/ { print $2 }' "$t/status" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)"
+	done >"$3"
+}
+
 # run NAME PORT FAULT DELAY [ENV...]: this side of one scenario, in the
 # background; FAULT (stop, link, none) is done to it at its first live line.
+# Its stderr goes through stamp: NAME.said is when the tool said its last word,
+# NAME.secs when it was reaped (a thread held inside the driver delays the exit), and
+# NAME.late its threads' states if it was still there 5 s past its budget.
 run() {
-	local name=$1 port=$2 fault=$3 delay=$4 t0 pid
+	local name=$1 port=$2 fault=$3 delay=$4 t0 pid spid lpid fifo
 	shift 4
+	fifo=/tmp/bounds-$name.fifo # $O is on 9p: no fifos there
+	rm -f "$fifo" && mkfifo "$fifo" || return 1
+	stamp "$O/$name.err" <"$fifo" &
+	spid=$!
 	t0=$(date +%s.%N) # the sink's budget counts its --wait for the source
 	if [ "$VLAB_NODE" = a ]; then
 		env "$@" $B --no-local --dram 64M $W --wait 60 -p "$port" --interval 1 \
-			>"$O/$name.out" 2>"$O/$name.err" &
+			>"$O/$name.out" 2>"$fifo" &
 	else
 		listening "$port" || echo "no sink on port $port" >>"$O/$name.err"
 		t0=$(date +%s.%N)
 		env "$@" $B --source mem -q 2 $W -p "$port" --interval 1 "$VLAB_PEER" \
-			>"$O/$name.out" 2>"$O/$name.err" &
+			>"$O/$name.out" 2>"$fifo" &
 	fi
 	pid=$!
+	rm -f "$O/$name.late"
+	late $pid $((BUDGET + 5)) "$O/$name.late" &
+	lpid=$!
 	case $fault in
 	stop)
 		until_line "$O/$name.out" 60 && kill -STOP $pid
@@ -63,7 +103,11 @@ run() {
 	esac
 	wait $pid
 	echo $? >"$O/$name.rc"
-	awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f\n", a - b }' >"$O/$name.secs"
+	date +%s.%N >"$O/$name.reaped"
+	wait $spid $lpid
+	since "$t0" "$O/$name.reaped" >"$O/$name.secs"
+	since "$t0" "$O/$name.err.said" >"$O/$name.said"
+	rm -f "$fifo" "$O/$name.reaped" "$O/$name.err.said"
 	[ "$fault" = link ] && ip link set "$VLAB_NETDEV" up && sleep 3
 	return 0
 }
