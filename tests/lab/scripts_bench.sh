@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lab-lib.sh"
 
 # The guests find the source tree at $VLAB_SRCDIR (the host's /tmp is elsewhere for them).
-run_lab --nodes 2 --drives 2 --drive-size 64M --timeout 420 \
+run_lab --nodes 2 --drives 2 --drive-size 64M --timeout 600 \
 	--on-b "$srcdir/tests/lab/scripts_guest_b.sh" "$srcdir/tests/lab/scripts_guest_a.sh"
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
