@@ -296,3 +296,14 @@ bool ctr_rcv_bytes(const struct ctr_deltas *ds, uint64_t *bytes)
 	*bytes = d->d * 4; /* the PMA counts 4-byte words */
 	return true;
 }
+
+bool ctr_rcv_pkts_bound(const struct ctr_deltas *ds, uint32_t mtu_bytes, uint64_t *bytes)
+{
+	const struct ctr_delta *d = ctr_find(ds, "rcvd_pkts", CTR_HW);
+
+	if (!d || !d->kept || d->saturated || d->wrapped || !mtu_bytes ||
+	    d->d > UINT64_MAX / mtu_bytes)
+		return false;
+	*bytes = d->d * mtu_bytes;
+	return true;
+}

@@ -104,6 +104,15 @@ const struct ctr_delta *ctr_find(const struct ctr_deltas *ds, const char *name, 
  */
 bool ctr_rcv_bytes(const struct ctr_deltas *ds, uint64_t *bytes);
 
+/*
+ * Bytes of payload the port can have received over the window, at most:
+ * the packets its driver counted (Soft-RoCE's rcvd_pkts, every packet in,
+ * acknowledgements included) x mtu_bytes, as no packet carries more payload
+ * than the port's MTU. False when it keeps no such count, the count wrapped
+ * (it may have gone round more than once) or the product overflows.
+ */
+bool ctr_rcv_pkts_bound(const struct ctr_deltas *ds, uint32_t mtu_bytes, uint64_t *bytes);
+
 /* "counters" or "hw_counters": the JSON object of a kind. */
 const char *ctr_kind_name(enum ctr_kind kind);
 

@@ -203,6 +203,14 @@ void print_rdma_check(struct report *r, const struct result_stream *st)
 			   st->rcv_bytes);
 		return;
 	}
+	if (st->check == RDMA_CHECK_PACKETS) {
+		report_str(r, "rdma_check", NULL, "received_packets");
+		report_u64(r, "rdma_received_bytes",
+			   " (RDMA checked: the packets the sink's ports received carry %llu bytes"
+			   " at most (packets x MTU), from START to its result)\n",
+			   st->rcv_bytes);
+		return;
+	}
 	report_str(r, "rdma_check", NULL, "unchecked");
 	report_null(r, "rdma_received_bytes", NULL);
 	report_text(r, " (RDMA: reported by the source, unchecked: a sink port it used keeps no "

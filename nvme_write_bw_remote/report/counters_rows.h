@@ -42,7 +42,8 @@ void print_attribution_all(struct report *r, const struct result *x);
 
 /*
  * "rdma_check" and "rdma_received_bytes": the sink's check of st's figure
- * (nothing when it was not looked at: RDMA_CHECK_NONE).
+ * (nothing when it was not looked at: RDMA_CHECK_NONE); rdma_received_bytes
+ * is packets x MTU with "received_packets".
  */
 void print_rdma_check(struct report *r, const struct result_stream *st);
 

@@ -33,6 +33,7 @@ enum rdma_check {
 	RDMA_CHECK_NONE,      /* not looked at (no RESULT taken; or a result built in memory) */
 	RDMA_CHECK_RECEIVED,  /* held against what the sink's ports received */
 	RDMA_CHECK_UNCHECKED, /* a port it used keeps no such count: the source's word alone */
+	RDMA_CHECK_PACKETS,   /* held against the packets they received x their MTU (rxe) */
 };
 
 /* One drive's row: the sink's own ("local") or one a source read ("rdma"). */
@@ -82,7 +83,8 @@ struct result_stream {
 	double overlap_pct, start_offset_s; /* against the sink's window (the judge) */
 	/* sink: its figure against what its own ports received (the counters) */
 	enum rdma_check check;
-	uint64_t rcv_bytes;  /* RDMA_CHECK_RECEIVED: the ports' received bytes, headers included */
+	uint64_t rcv_bytes;  /* RECEIVED: the ports' received bytes, headers included; PACKETS:
+			      * the most their packets carried (packets x MTU) */
 	struct lathist *lat; /* the source's: its WRITEs' latencies (--latency); NULL */
 };
 

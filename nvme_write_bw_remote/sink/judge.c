@@ -433,13 +433,22 @@ void judge_sink(struct result *x)
 	x->sum.judged = x->mode == RESULT_FANIN || (x->nstreams && x->streams[0].have_window);
 }
 
-bool judge_received_refused(uint64_t claimed, bool known, uint64_t rcv, char *why, size_t len)
+bool judge_received_refused(uint64_t claimed, bool known, bool by_pkts, uint64_t rcv, char *why,
+			    size_t len)
 {
+	unsigned long long c = claimed, r = rcv;
+
 	if (!known || claimed <= rcv)
 		return false;
-	snprintf(why, len,
-		 "it claims %llu bytes, more than the %llu its ports received (headers "
-		 "included) from START to its result",
-		 (unsigned long long)claimed, (unsigned long long)rcv);
+	if (by_pkts)
+		snprintf(why, len,
+			 "it claims %llu bytes, more than the %llu the packets its ports received "
+			 "from START to its result can carry (packets x MTU)",
+			 c, r);
+	else
+		snprintf(why, len,
+			 "it claims %llu bytes, more than the %llu its ports received (headers "
+			 "included) from START to its result",
+			 c, r);
 	return true;
 }

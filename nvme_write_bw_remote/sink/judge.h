@@ -104,10 +104,12 @@ bool judge_sum_refused(const double *bps, int n, double rate_gbits, char *why, s
 /*
  * A source's claimed bytes against rcv, what the sink's ports that carried
  * its QPs received from START to its RESULT (headers included, so never
- * less than the payload that landed; known: every one of those ports keeps
- * such a count): refused when the claim is more.
+ * less than the payload that landed; with by_pkts, the most the packets
+ * they received can have carried: packets x MTU; known: every one of those
+ * ports keeps such a count): refused when the claim is more.
  */
-bool judge_received_refused(uint64_t claimed, bool known, uint64_t rcv, char *why, size_t len);
+bool judge_received_refused(uint64_t claimed, bool known, bool by_pkts, uint64_t rcv, char *why,
+			    size_t len);
 
 /* Is the address of a RoCE GID (IPv4-mapped or IPv6) inside the allow-list (n = 0: all)? */
 bool judge_gid_allowed(const uint8_t gid[16], const struct netaddr_prefix *allow, int n);

@@ -396,14 +396,31 @@ static int after_result(struct session *s)
 }
 
 /*
+ * What port p received, for the check of a figure (see counters_at_result):
+ * its PMA data count, else its driver's packets x the port's MTU (*by_pkts
+ * set). False when it keeps neither.
+ */
+static bool port_received(const struct session *s, int p, uint64_t *bytes, bool *by_pkts)
+{
+	uint8_t mtu = s->env->ports[p].active_mtu;
+
+	if (ctr_rcv_bytes(&s->ctr[p], bytes))
+		return true;
+	if (mtu < 1 || mtu > 5 || !ctr_rcv_pkts_bound(&s->ctr[p], 128u << mtu, bytes))
+		return false; /* enum ibv_mtu: 1 = 256 bytes ... 5 = 4096 */
+	*by_pkts = true;
+	return true;
+}
+
+/*
  * The sink's ports' counters from START to the source's RESULT (every byte
  * its figure counts crossed them meanwhile: its warm-up, window and drain),
  * and what the ports its QPs used received: checked when each of them keeps
- * a receive count, else unchecked.
+ * a receive count (bytes, or packets of at most their MTU), else unchecked.
  */
 static void counters_at_result(struct session *s)
 {
-	bool used[FAB_MAX_PORTS] = {false}, known = true;
+	bool used[FAB_MAX_PORTS] = {false}, known = true, by_pkts = false;
 	uint64_t rcv = 0, b;
 	uint32_t i;
 	int p;
@@ -421,11 +438,11 @@ static void counters_at_result(struct session *s)
 			used[s->wport[i]] = true;
 	}
 	for (p = 0; p < s->nctr; p++)
-		if (used[p] && (!ctr_rcv_bytes(&s->ctr[p], &b) || !judge_add(rcv, b, &rcv)))
+		if (used[p] && (!port_received(s, p, &b, &by_pkts) || !judge_add(rcv, b, &rcv)))
 			known = false;
 	if (!known)
 		return;
-	s->check = RDMA_CHECK_RECEIVED;
+	s->check = by_pkts ? RDMA_CHECK_PACKETS : RDMA_CHECK_RECEIVED;
 	s->rcv_bytes = rcv;
 }
 
@@ -435,8 +452,9 @@ static int take_result(struct session *s)
 	s->res_rejected = !s->res.ok; /* a failed source's figures are not figures */
 	counters_at_result(s);
 	if (s->res.ok && (result_implausible(s, s->peer_err, sizeof(s->peer_err)) ||
-			  judge_received_refused(s->res.bytes, s->check == RDMA_CHECK_RECEIVED,
-						 s->rcv_bytes, s->peer_err, sizeof(s->peer_err)))) {
+			  judge_received_refused(s->res.bytes, s->check != RDMA_CHECK_UNCHECKED,
+						 s->check == RDMA_CHECK_PACKETS, s->rcv_bytes,
+						 s->peer_err, sizeof(s->peer_err)))) {
 		s->res_rejected = true;
 		s->res_implausible = true;
 		return session_refuse(s, "%s: implausible result: %s", s->peer, s->peer_err);

@@ -86,6 +86,11 @@ static void rxe(const char *dir)
 	CHECK(!ctr_rcv_bytes(&ds, &bytes));
 	CHECK_U64(bytes, 1);
 	CHECK(delta("rcvd_pkts", CTR_HW) == 612400);
+	/* Its packets bound what they carried: 612400 of at most 1024 bytes each. */
+	CHECK(ctr_rcv_pkts_bound(&ds, 1024, &bytes));
+	CHECK_U64(bytes, 612400ULL * 1024);
+	CHECK(!ctr_rcv_pkts_bound(&ds, 0, &bytes));
+	CHECK_U64(bytes, 612400ULL * 1024);
 	CHECK(delta("out_of_seq_request", CTR_HW) == 3);
 	CHECK(delta("completer_retry_err", CTR_HW) == 1);
 	/* mlx5's congestion counters are none of Soft-RoCE's: not kept. */
@@ -135,6 +140,28 @@ static void change(void)
 	CHECK(d.kept && d.d == 0 && !d.wrapped);
 }
 
+static void pkts_bound(void)
+{
+	struct ctr_deltas one = {.n = 1};
+	uint64_t bytes = 1;
+
+	printf("pkts_bound: packets x MTU, none when it wrapped, overflows or is missing\n");
+	ctr_change("rcvd_pkts", CTR_HW, 10, 2010, &one.c[0]);
+	CHECK(ctr_rcv_pkts_bound(&one, 4096, &bytes));
+	CHECK_U64(bytes, 2000ULL * 4096);
+	/* a 32-bit count that went round may have gone round twice: no bound */
+	ctr_change("rcvd_pkts", CTR_HW, 0xfffffff0ULL, 0x10, &one.c[0]);
+	CHECK(!ctr_rcv_pkts_bound(&one, 4096, &bytes));
+	ctr_change("rcvd_pkts", CTR_HW, 0, UINT64_MAX / 1024, &one.c[0]);
+	CHECK(!ctr_rcv_pkts_bound(&one, 4096, &bytes));
+	ctr_change("rcvd_pkts", CTR_HW, 100, 5, &one.c[0]); /* a reset: not kept */
+	CHECK(!ctr_rcv_pkts_bound(&one, 4096, &bytes));
+	ctr_change("port_rcv_packets", CTR_PORT, 0, 50,
+		   &one.c[0]); /* the PMA's: not the driver's */
+	CHECK(!ctr_rcv_pkts_bound(&one, 4096, &bytes));
+	CHECK_U64(bytes, 2000ULL * 4096);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -145,5 +172,6 @@ int main(int argc, char **argv)
 	rxe(argv[1]);
 	bounds(argv[1]);
 	change();
+	pkts_bound();
 	return check_done("test_counters");
 }

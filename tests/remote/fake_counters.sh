@@ -9,8 +9,10 @@
 #   refused as implausible in one line, exit 1, and no RDMA figure left behind (not even
 #   its last heartbeat);
 #   the same on software ports, which have no line rate to bound it by;
-# - the same lie where the sink's ports keep no receive counter (":nocnt", as Soft-RoCE):
-#   taken, but labelled "reported by the source, unchecked" in text and JSON;
+# - the same lie where the sink's ports count packets only (":nocnt", as Soft-RoCE):
+#   refused against packets x MTU ("received_packets"), an honest source taken, checked so;
+# - the same lie where they keep no receive count at all (":nocnt:nopkts"): taken, but
+#   labelled "reported by the source, unchecked" in text and JSON;
 # - ports whose retransmission and CNP counters move (":lossy", ":ecn"): the report's
 #   attribution names them and what that usually means, in text and JSON.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
@@ -79,8 +81,39 @@ sink_status
 jv sw-sink 'd["rdma"]["bytes"]' 'd["rdma_check"]'
 check_eq "x3 on software ports: refused, no figure" "1 0 received" "$SINK_RC ${J[0]} ${J[1]}"
 
-# 3. The same lie on ports that keep no receive counter: taken, labelled unchecked.
+# 3. Ports that count packets only (as Soft-RoCE): the lie refused against packets x MTU,
+# an honest source taken, checked so.
 SINK_FAKE_PORTS="fake0:1:eth:127.0.1.1/24:100:nocnt,fake1:1:eth:127.0.2.1/24:100:nocnt"
+# shellcheck disable=SC2086
+sink pk3-sink $RUN --no-local --dram 4M --json
+# shellcheck disable=SC2086
+NBW_INFLATE=3 src pk3-src $RUN --source mem -q 2
+sink_status
+check_match "packets: x3 refused, in one line" \
+	"implausible result: it claims [0-9]+ bytes, more than the [0-9]+ the packets its ports received from START to its result can carry \(packets x MTU\)" \
+	"$(cat "$TMPD/pk3-sink.err")"
+jv pk3-sink 'd["rdma"]["bytes"]' 'd["ok"]'
+check_eq "packets: x3 refused, exit 1, no figure" "1 0 False" "$SINK_RC ${J[*]}"
+# shellcheck disable=SC2086
+sink pk-sink $RUN --no-local --dram 4M --json
+# shellcheck disable=SC2086
+src pk-src $RUN --source mem -q 2
+sink_status
+check_eq "packets: honest: taken (exit 0)" 0 "$SINK_RC"
+jv pk-sink 'd["rdma_check"]' 'd["rdma_received_bytes"] >= d["rdma"]["bytes"] > 0' \
+	'd["rdma_received_bytes"] == 4096 * sum(p["hw_counters"]["rcvd_pkts"] for p in d["counters"])'
+check_eq "packets: honest: checked against packets x MTU" "received_packets True True" "${J[*]}"
+# shellcheck disable=SC2086
+sink pk2-sink $RUN --no-local --dram 4M
+# shellcheck disable=SC2086
+src pk2-src $RUN --source mem -q 2
+sink_status
+check_match "packets: said in the text" \
+	"RDMA checked: the packets the sink's ports received carry [0-9]+ bytes at most \(packets x MTU\)" \
+	"$(cat "$TMPD/pk2-sink.out")"
+
+# The same lie on ports that keep no receive count at all: taken, labelled unchecked.
+SINK_FAKE_PORTS="fake0:1:eth:127.0.1.1/24:100:nocnt:nopkts,fake1:1:eth:127.0.2.1/24:100:nocnt:nopkts"
 # shellcheck disable=SC2086
 sink nocnt-sink $RUN --no-local --dram 4M --json
 # shellcheck disable=SC2086
@@ -88,9 +121,9 @@ NBW_INFLATE=3 src nocnt-src $RUN --source mem -q 2
 sink_status
 check_eq "unchecked: taken (exit 0)" 0 "$SINK_RC"
 jv nocnt-sink 'd["rdma_check"]' 'd["rdma_received_bytes"]' 'd["rdma"]["bytes"] > 0' \
-	'd["counters"][0]["counters"]["port_rcv_data"]' 'd["counters"][0]["hw_counters"]["rcvd_pkts"] > 0'
+	'd["counters"][0]["counters"]["port_rcv_data"]' 'd["counters"][0]["hw_counters"].get("rcvd_pkts")'
 check_eq "unchecked: labelled, no received count, a figure" "unchecked None True" "${J[0]} ${J[1]} ${J[2]}"
-check_eq "unchecked: port_rcv_data not kept, rcvd_pkts kept" "None True" "${J[3]} ${J[4]}"
+check_eq "unchecked: neither port_rcv_data nor rcvd_pkts kept" "None None" "${J[3]} ${J[4]}"
 # shellcheck disable=SC2086
 sink nocnt2-sink $RUN --no-local --dram 4M -W
 # shellcheck disable=SC2086

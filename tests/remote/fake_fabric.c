@@ -7,8 +7,9 @@
  * this file plays the NIC:
  *
  * - ports come from $NBW_FAKE_PORTS, "dev:port:link:addr/prefix:gbits[:down]
- *   [:sw][:nocnt][:lossy][:ecn][:still]" comma-separated (link ib or eth; addr may be "-"), default
- * two Ethernet ports fake0 and fake1 on 127.0.1.1/24 and 127.0.2.1/24;
+ *   [:sw][:nocnt][:nopkts][:lossy][:ecn][:still]" comma-separated (link ib or
+ *   eth; addr may be "-"), default two Ethernet ports fake0 and fake1 on
+ *   127.0.1.1/24 and 127.0.2.1/24;
  * - a QP is a unix socket in $NBW_FAKE_DIR (none: "no RDMA device"). Verbs
  *   mode: the sink's QP listens at "q-QPN-PSN" (its attributes are the name),
  *   the source connects to it when it moves its QP to RTS. rdma_cm mode: the
@@ -25,8 +26,9 @@
  *   words of the payload and FAKE_HEADER bytes of headers per packet of
  *   FAKE_MTU, port_rcv_packets / port_xmit_packets, and Soft-RoCE's
  *   rcvd_pkts / sent_pkts; a port whose spec says ":nocnt" keeps only the
- *   last two (no PMA, as Soft-RoCE); ":lossy" adds roce_adp_retrans and
- *   ":ecn" np_cnp_sent, each moving by one per WRITE the port carries (a
+ *   last two (no PMA, as Soft-RoCE), ":nopkts" not those two (a driver that
+ *   counts no packets: with ":nocnt", no receive count at all); ":lossy"
+ *   adds roce_adp_retrans and ":ecn" np_cnp_sent, each moving by one per WRITE the port carries (a
  *   congested or lossy path for the report's attribution); ":still" keeps
  *   both and port_xmit_wait and symbol_error, none of them ever moving (a
  *   port slowed by a shaper: no loss or congestion counted).
@@ -413,9 +415,9 @@ static void count(const struct fake_qp *q, uint32_t len, bool rx)
 
 /*
  * Does the spec of dev:port in $NBW_FAKE_PORTS say flag? ":nocnt": no PMA
- * counters; ":lossy": a retransmission (roce_adp_retrans) per WRITE; ":ecn":
- * a CNP sent (np_cnp_sent) per WRITE; ":still": loss and congestion
- * counters kept that never move.
+ * counters; ":nopkts": no driver's packet counts; ":lossy": a retransmission
+ * (roce_adp_retrans) per WRITE; ":ecn": a CNP sent (np_cnp_sent) per WRITE;
+ * ":still": loss and congestion counters kept that never move.
  */
 static bool port_has(const char *dev, uint8_t port, const char *flag)
 {
@@ -462,8 +464,10 @@ int fab_port_counters(const struct fab_port *p, const char *sysfs_root, struct c
 		put(s, "port_xmit_data", CTR_PORT, k.xmit_words);
 		put(s, "port_xmit_packets", CTR_PORT, k.xmit_pkts);
 	}
-	put(s, "rcvd_pkts", CTR_HW, k.rcv_pkts);
-	put(s, "sent_pkts", CTR_HW, k.xmit_pkts);
+	if (!port_has(p->dev, p->port, ":nopkts")) {
+		put(s, "rcvd_pkts", CTR_HW, k.rcv_pkts);
+		put(s, "sent_pkts", CTR_HW, k.xmit_pkts);
+	}
 	/* Soft-RoCE keeps link_downed among its own counters, the PMA's name too. */
 	if (port_has(p->dev, p->port, ":nocnt"))
 		put(s, "link_downed", CTR_HW, 0);
