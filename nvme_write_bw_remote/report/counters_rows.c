@@ -213,6 +213,6 @@ void print_rdma_check(struct report *r, const struct result_stream *st)
 	}
 	report_str(r, "rdma_check", NULL, "unchecked");
 	report_null(r, "rdma_received_bytes", NULL);
-	report_text(r, " (RDMA: reported by the source, unchecked: a sink port it used keeps no "
-		       "receive counter)\n");
+	report_text(r, " (RDMA: reported by the source, unchecked: no receive count of a sink port "
+		       "it used bounds it)\n");
 }

@@ -396,18 +396,31 @@ static int after_result(struct session *s)
 }
 
 /*
+ * The most payload one packet into port p can carry: in verbs mode the
+ * sink set each QP's path MTU itself, never above the port's active MTU;
+ * with rdma_cm the path MTU comes from the source's connect request, so
+ * only the largest MTU there is (4096) holds. 0: unknown.
+ */
+static uint32_t packet_max(const struct session *s, int p)
+{
+	uint8_t mtu = s->env->ports[p].active_mtu; /* enum ibv_mtu: 1 = 256 ... 5 = 4096 */
+
+	if (s->o->conn == CTRL_CONN_CM)
+		return 4096;
+	return mtu >= 1 && mtu <= 5 ? 128u << mtu : 0;
+}
+
+/*
  * What port p received, for the check of a figure (see counters_at_result):
- * its PMA data count, else its driver's packets x the port's MTU (*by_pkts
- * set). False when it keeps neither.
+ * its PMA data count, else its driver's packets x the most a packet can
+ * carry (*by_pkts set). False when it keeps neither.
  */
 static bool port_received(const struct session *s, int p, uint64_t *bytes, bool *by_pkts)
 {
-	uint8_t mtu = s->env->ports[p].active_mtu;
-
 	if (ctr_rcv_bytes(&s->ctr[p], bytes))
 		return true;
-	if (mtu < 1 || mtu > 5 || !ctr_rcv_pkts_bound(&s->ctr[p], 128u << mtu, bytes))
-		return false; /* enum ibv_mtu: 1 = 256 bytes ... 5 = 4096 */
+	if (!ctr_rcv_pkts_bound(&s->ctr[p], packet_max(s, p), bytes))
+		return false;
 	*by_pkts = true;
 	return true;
 }
