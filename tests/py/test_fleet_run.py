@@ -7,6 +7,7 @@ import argparse
 import os
 import shutil
 import tempfile
+import threading
 import time
 import unittest
 
@@ -133,8 +134,43 @@ class TestPartTimeLimit(unittest.TestCase):
         with open(os.path.join(logs, "run_bench.log")) as f:
             lines = f.read().splitlines()
         self.assertEqual(lines[0], "run_bench.sh: aggregate: n1 -> n2")
+        # SIGTERM reached its foreground command too: its trap ran (what stops the nodes)
+        self.assertIn("run_bench.sh: SIGTERM", lines)
         self.assertEqual(lines[-1], "run_bench.sh aggregate: stopped at its time limit")
         self.assertFalse(os.path.exists(os.path.join(self.top, "fabric", "n1", "n2.rail0.json")))
+
+    def gone(self, marker):
+        """No process left whose command line holds marker."""
+        for d in os.listdir("/proc"):
+            try:
+                with open("/proc/%s/cmdline" % d, "rb") as f:
+                    if marker.encode() in f.read():
+                        return False
+            except OSError:
+                pass
+        return True
+
+    def test_what_outlives_sigterm_in_a_group_of_its_own_is_killed(self):
+        # GNU timeout moves to a process group of its own; its child ignores SIGTERM
+        t0 = time.monotonic()
+        rc, _, e = self.sw.spawn(["bash", "-c", "timeout 100 bash -c \"trap '' TERM; "
+                                  "echo started >&2; sleep 100.321\""], 1)
+        self.assertEqual(rc, TIMED_OUT)
+        self.assertLess(time.monotonic() - t0, 10, "not killed")
+        self.assertTrue(e.startswith("started"), e)
+        time.sleep(0.2)
+        self.assertTrue(self.gone("sleep 100.321"), "a process of the part was left")
+
+    def test_ctrl_c_halts_a_running_part(self):
+        timer = threading.Timer(0.5, self.sw.interrupt)
+        timer.start()
+        self.addCleanup(timer.cancel)
+        t0 = time.monotonic()
+        rc, _, _ = self.sw.spawn(["bash", "-c", "trap '' TERM; sleep 100.654"], 3600)
+        self.assertIsNone(rc)
+        self.assertLess(time.monotonic() - t0, 10, "Ctrl-C waited for the part's time limit")
+        time.sleep(0.2)
+        self.assertTrue(self.gone("sleep 100.654"), "a process of the part was left")
 
     def test_a_probe_at_its_time_limit_failed(self):
         self.sw.launcher.argv = lambda node, cmd: ["sleep", "60"]

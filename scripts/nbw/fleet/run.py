@@ -119,6 +119,27 @@ class Launcher:
 TIMED_OUT = -1000
 
 
+def signal_session(sid, sig):
+    """sig to every process of session sid (start_new_session: sid is the leader's pid),
+    whatever process group it moved to (GNU timeout makes one of its own)."""
+    pids = [sid]
+    for d in os.listdir("/proc"):
+        if not d.isdigit() or int(d) == sid:
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 3 and fields[3] == str(sid):
+            pids.append(int(d))
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+
+
 def status_words(rc):
     """An exit status in words: "exit status N", or the time limit's."""
     return "stopped at its time limit" if rc == TIMED_OUT else "exit status %d" % rc
@@ -131,14 +152,14 @@ class Sweep:
         self.top, self.meta, self.env, self.out = top, meta, env, out
         self.launcher = Launcher(env)
         self.stop = threading.Event()
-        self.children = set()
         self.lock = threading.Lock()
         self.done = self.total = 0
         self.started = time.monotonic()
         self.window = float(meta["duration"]) + float(meta["warmup"]) + 5.0
         # run_bench.sh's own bounds (set-up, the sink first, retries) fit well inside
         self.part_limit = int(4 * self.window + 300)
-        self.stop_grace = 30.0
+        # run_bench.sh's stop_on_node takes up to 55 s (timeout -k 5 50) on a slow node
+        self.stop_grace = 60.0
         self.run_bench = env.get("NBW_RUN_BENCH") or os.path.join(
             os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
             "run_bench.sh")
@@ -163,9 +184,10 @@ class Sweep:
 
     # -- processes
     def spawn(self, argv, timeout, env=None):
-        """(rc, stdout, stderr) of argv; rc None when the sweep was stopped. Past timeout
-        seconds argv is stopped (SIGTERM) and rc is TIMED_OUT, stderr ending with
-        "timed out after N s": a failure of its part, like any other exit status."""
+        """(rc, stdout, stderr) of argv, in a session of its own; rc None when the sweep was
+        stopped (Ctrl-C: argv halted). Past timeout seconds argv is halted and rc is
+        TIMED_OUT, stderr ending with "timed out after N s": a failure of its part, like
+        any other exit status."""
         if self.stop.is_set():
             return None, "", "stopped"
         try:
@@ -173,44 +195,48 @@ class Sweep:
                                  env=env, start_new_session=True)
         except OSError as e:
             return None, "", "%s: %s" % (argv[0], e.strerror)
-        with self.lock:
-            self.children.add(p)
-        try:
-            o, e = p.communicate(timeout=timeout)
-            rc = p.returncode
-        except subprocess.TimeoutExpired:
-            o, e = self.halt(p)
-            rc, e = TIMED_OUT, (e or "") + "\ntimed out after %d s (stopped)\n" % timeout
-        finally:
-            with self.lock:
-                self.children.discard(p)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                # a second at a time, to see Ctrl-C (retrying loses no output)
+                o, e = p.communicate(timeout=max(0.05, min(1.0, deadline - time.monotonic())))
+                rc = p.returncode
+                break
+            except subprocess.TimeoutExpired:
+                if self.stop.is_set():
+                    o, e = self.halt(p)
+                    rc = None
+                    break
+                if time.monotonic() >= deadline:
+                    o, e = self.halt(p)
+                    rc = TIMED_OUT
+                    e = (e or "") + "\ntimed out after %d s (stopped)\n" % timeout
+                    break
         if self.stop.is_set():
             rc = None
         return rc, o, e
 
     def halt(self, p):
-        """p's output after SIGTERM (run_bench.sh stops what it started on the nodes),
-        or after SIGKILL to its whole session when it is not gone stop_grace s later."""
-        p.terminate()
+        """p's output once it is gone: SIGTERM to its whole session (run_bench.sh then stops
+        what it started on the nodes, in about 55 s at most), SIGKILL to what is left of it
+        stop_grace s later; if a process outside its session still holds its output 10 s
+        after that, what it wrote is given up and said so."""
+        signal_session(p.pid, signal.SIGTERM)
         try:
             return p.communicate(timeout=self.stop_grace)
         except subprocess.TimeoutExpired:
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            return p.communicate()
+            signal_session(p.pid, signal.SIGKILL)
+        try:
+            return p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            for f in (p.stdout, p.stderr):
+                f.close()
+            return "", "its output still held 10 s after SIGKILL to its session (a process " \
+                "outside it keeps it open); not read\n"
 
     def interrupt(self):
-        """SIGINT: stop starting parts; ask the running ones to stop (run_bench.sh
-        stops what it started on the nodes on SIGTERM)."""
+        """SIGINT: stop starting parts; the running ones are halted by their spawn()."""
         self.stop.set()
-        with self.lock:
-            for p in list(self.children):
-                try:
-                    p.terminate()
-                except OSError:
-                    pass
 
     def progress(self, phase, where, ok):
         with self.lock:
