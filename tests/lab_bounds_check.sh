@@ -70,6 +70,19 @@ judge running
 check_eq "a thread in its own code past the budget: fails" 1 "$RC"
 check_match "... saying so" "link-down: node b took 58.5 s, over its budget 43 s \+ 5, its threads not held in the kernel" "$OUT"
 
+case_ runs
+echo 58.5 >"$L.secs"
+printf 'R \nD rxe_cleanup_task\n' >"$L.late"
+judge runs
+check_eq "a thread running past the budget: fails" 1 "$RC"
+
+case_ zombie
+echo 58.5 >"$L.secs"
+printf 'Z \n' >"$L.late"
+judge zombie
+check_eq "only its leader's zombie, no thread held: fails" 1 "$RC"
+check_match "... saying so" "its threads not held in the kernel: Z$" "$OUT"
+
 case_ gone
 echo 58.5 >"$L.secs"
 judge gone
@@ -93,6 +106,7 @@ case_ nosaid
 : >"$L.said"
 judge nosaid
 check_eq "no last word at all: fails" 1 "$RC"
+check_match "... saying so" "link-down: node b said its last word at \? s" "$OUT"
 
 case_ words
 echo "nvme_write_bw_remote: all good" >"$L.err"
@@ -104,9 +118,11 @@ case_ nosecs
 : >"$L.secs"
 judge nosecs
 check_eq "no time of its end: fails" 1 "$RC"
+check_match "... saying so" "link-down: node b: no time of its end recorded" "$OUT"
 
 case_ rc
 echo 0 >"$TMPD/rc/a/teardown.rc"
 judge rc
 check_eq "exit 0 where 1 is due: fails" 1 "$RC"
+check_match "... saying so" "teardown: node a exit 0, not 1" "$OUT"
 finish

@@ -13,8 +13,11 @@ O=$VLAB_OUT
 B=nvme_write_bw_remote
 T=3
 W="--warmup 1 -D 6 --timeout $T"
+# The sinks wait for their source long enough for node b's previous scenario to end even
+# when the kernel held it (its budget + 65 s, see remote_bounds-check.sh).
+WAIT=150
 # The tool's budget (nvme_write_bw_remote --help): 8T + (W + 4T) per window, + --wait.
-SRC_BUDGET=$((8 * T + 7 + 4 * T)) SINK_BUDGET=$((8 * T + 7 + 4 * T + 60))
+SRC_BUDGET=$((8 * T + 7 + 4 * T)) SINK_BUDGET=$((8 * T + 7 + 4 * T + WAIT))
 echo "source $SRC_BUDGET sink $SINK_BUDGET" >"$O/budget"
 BUDGET=$SRC_BUDGET
 [ "$VLAB_NODE" = a ] && BUDGET=$SINK_BUDGET
@@ -40,10 +43,11 @@ listening() {
 	return 1
 }
 
-# stamp FILE: stdin to FILE, line by line; the time of the last line to FILE.said.
+# stamp FILE: stdin to FILE, line by line (a last one without a newline too); the time of
+# the last line to FILE.said.
 stamp() {
 	local l
-	while IFS= read -r l; do
+	while IFS= read -r l || [ -n "$l" ]; do
 		printf '%s\n' "$l"
 		date +%s.%N >"$1.said"
 	done >>"$1"
@@ -54,13 +58,14 @@ since() {
 	[ -s "$2" ] && awk -v a="$(cat "$2")" -v b="$1" 'BEGIN { printf "%.1f\n", a - b }'
 }
 
-# late PID SECS FILE: if PID is still there after SECS, its threads to FILE, one per line:
-# "STATE WCHAN" (D: inside the kernel, uninterruptible; S or R: the tool's own code).
+# late PID UNTIL FILE: if PID is still there at UNTIL (seconds since the epoch, as
+# $EPOCHREALTIME), its threads to FILE, one per line: "STATE WCHAN" (D: inside the
+# kernel, uninterruptible; S or R: the tool's own code).
 late() {
-	local i t
-	for ((i = 0; i < $2 * 10; i++)); do
+	local t
+	while awk -v n="$EPOCHREALTIME" -v u="$2" 'BEGIN { exit !(n < u) }'; do
 		kill -0 "$1" 2>/dev/null || return 0
-		sleep 0.1
+		sleep 0.2
 	done
 	for t in /proc/"$1"/task/*; do
 		echo "$(awk '/^State:/ { print $2 }' "$t/status" 2>/dev/null) $(cat "$t/wchan" 2>/dev/null)"
@@ -77,11 +82,12 @@ run() {
 	shift 4
 	fifo=/tmp/bounds-$name.fifo # $O is on 9p: no fifos there
 	rm -f "$fifo" && mkfifo "$fifo" || return 1
+	: >"$O/$name.err"
 	stamp "$O/$name.err" <"$fifo" &
 	spid=$!
 	t0=$(date +%s.%N) # the sink's budget counts its --wait for the source
 	if [ "$VLAB_NODE" = a ]; then
-		env "$@" $B --no-local --dram 64M $W --wait 60 -p "$port" --interval 1 \
+		env "$@" $B --no-local --dram 64M $W --wait $WAIT -p "$port" --interval 1 \
 			>"$O/$name.out" 2>"$fifo" &
 	else
 		listening "$port" || echo "no sink on port $port" >>"$O/$name.err"
@@ -91,7 +97,7 @@ run() {
 	fi
 	pid=$!
 	rm -f "$O/$name.late"
-	late $pid $((BUDGET + 5)) "$O/$name.late" &
+	late $pid "$(awk -v t="$t0" -v b="$BUDGET" 'BEGIN { printf "%.3f", t + b + 5 }')" "$O/$name.late" &
 	lpid=$!
 	case $fault in
 	stop)
@@ -104,6 +110,10 @@ run() {
 	wait $pid
 	echo $? >"$O/$name.rc"
 	date +%s.%N >"$O/$name.reaped"
+	# a tool that never opened the fifo leaves stamp blocked in its open: give it a writer
+	# and its end (opening read-write never blocks)
+	exec 4<>"$fifo"
+	exec 4>&-
 	wait $spid $lpid
 	since "$t0" "$O/$name.reaped" >"$O/$name.secs"
 	since "$t0" "$O/$name.err.said" >"$O/$name.said"
