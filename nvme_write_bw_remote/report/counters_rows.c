@@ -195,19 +195,15 @@ void print_rdma_check(struct report *r, const struct result_stream *st)
 {
 	if (st->check == RDMA_CHECK_NONE)
 		return;
-	if (st->check == RDMA_CHECK_RECEIVED) {
-		report_str(r, "rdma_check", NULL, "received");
+	if (st->check == RDMA_CHECK_RECEIVED || st->check == RDMA_CHECK_PACKETS) {
+		bool pkts = st->check == RDMA_CHECK_PACKETS;
+
+		report_str(r, "rdma_check", NULL, pkts ? "received_packets" : "received");
 		report_u64(r, "rdma_received_bytes",
-			   " (RDMA checked: the sink's ports received %llu bytes, headers included,"
-			   " from START to its result)\n",
-			   st->rcv_bytes);
-		return;
-	}
-	if (st->check == RDMA_CHECK_PACKETS) {
-		report_str(r, "rdma_check", NULL, "received_packets");
-		report_u64(r, "rdma_received_bytes",
-			   " (RDMA checked: the packets the sink's ports received carry %llu bytes"
-			   " at most (packets x MTU), from START to its result)\n",
+			   pkts ? " (RDMA checked: the packets the sink's ports received carry %llu"
+				  " bytes at most (packets x MTU), from START to its result)\n"
+				: " (RDMA checked: the sink's ports received %llu bytes, headers"
+				  " included, from START to its result)\n",
 			   st->rcv_bytes);
 		return;
 	}
