@@ -39,7 +39,9 @@
 # IOPS (all rounds' reads over their seconds) with the lowest and highest round, p99
 # latency (the median of the rounds' p99) with its lowest and highest, CPU per read (user
 # + system of the process over its reads), and the ratios against the bar: IOPS >= 1.00x
-# fio, p99 <= 1.10x, CPU per read <= 1.00x.
+# fio, p99 <= 1.10x, CPU per read <= 1.00x. The ratio rows also give the lowest and
+# highest ratio of a single round's pair (ours beside fio, run one after the other): a
+# bar inside that span is closer than this machine can tell apart in one run.
 #
 # Environment: THREADS (default 12), CHUNK (1M), DURATION (10 s), DEPTH (8),
 # ROUNDS (3), BENCH_SIZE (2G), RAND_BS (4K), RAND_DEPTHS ("1 8 32"), RAND_ENGINES

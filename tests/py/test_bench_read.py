@@ -123,16 +123,38 @@ class Rows(unittest.TestCase):
         self.assertEqual(ours[5], "76000-80000")  # the rounds' spread
         self.assertEqual(ours[6], "800.0")  # median of 700 and 900
         self.assertEqual(fio[4], "74000")
-        self.assertEqual(r[3:], ["ours/fio", "1.054", "1.088", "0.632", "ok"])
+        # pooled 1.054; by round 80/75 = 1.07 and 76/73 = 1.04; p99 700/720, 900/750
+        self.assertEqual(r[3:], ["ours/fio", "1.054", "1.04-1.07", "1.088", "0.97-1.20",
+                                 "0.632", "ok"])
         rows = br.rand_rows(("io_uring", 32, "off"), g[("io_uring", 32, "off")])
         r = rows[2].split()
-        self.assertEqual(r[3:6], ["ours/fio", "0.909", "-"])
+        self.assertEqual(r[3:7], ["ours/fio", "0.909", "0.91-0.91", "-"])
         self.assertTrue(rows[2].endswith("short: IOPS"))
 
     def test_table_head_and_a_row_per_case(self):
         out = br.rand_table(self.LINES, "/dev/x", "4K", "10", "2")
         self.assertTrue(out[0].startswith("target /dev/x: random 4K reads"))
         self.assertEqual(sum(1 for line in out if line.startswith("io_uring")), 6)
+
+
+class Paired(unittest.TestCase):
+    def test_each_round_against_its_partner_not_the_pooled_sums(self):
+        # A round of ours at 100k beside fio at 90k, then a slow minute: 50k beside 60k.
+        # Pooled, both made 150k reads (1.00); by round, 1.11 and 0.83.
+        ours = [(100000, 1.0, 0.1, 500.0), (50000, 1.0, 0.1, 900.0)]
+        fio = [(90000, 1.0, 0.1, 400.0), (60000, 1.0, 0.1, 1000.0)]
+        self.assertEqual([round(x, 3) for x in br.paired_ratios(ours, fio, "iops")],
+                         [1.111, 0.833])
+        self.assertEqual(br.paired_span(ours, fio, "iops"), "0.83-1.11")
+        self.assertEqual(br.paired_span(ours, fio, "p99"), "0.90-1.25")
+
+    def test_rounds_without_a_figure_are_left_out(self):
+        ours = [(100000, 0.0, 0.1, None), (50000, 1.0, 0.1, None), (70000, 1.0, 0.1, None)]
+        fio = [(90000, 1.0, 0.1, None), (0, 1.0, 0.1, None)]
+        # round 1: ours ran no time; round 2: fio read nothing; round 3: fio has no run
+        self.assertEqual(br.paired_ratios(ours, fio, "iops"), [])
+        self.assertEqual(br.paired_span(ours, fio, "iops"), "-")
+        self.assertEqual(br.paired_span(ours, fio, "p99"), "-")
 
 
 class Check(unittest.TestCase):
@@ -142,21 +164,21 @@ class Check(unittest.TestCase):
     def test_the_seq_row_against_fio_on_huge_pages_and_its_bar(self):
         rows = br.check_rows(self.SEQ, [], "12")
         self.assertEqual(rows, [("seq psync x12, 1M, both huge",
-                                 "GB/s 0.952, CPU/GiB 0.525", "short: bandwidth")])
+                                 "GB/s 0.952, CPU/GiB 0.525", "", "short: bandwidth")])
         rows = br.check_rows([self.SEQ[0], "fio-psync-huge 12 1 huge 2050000000 1.0 0.5"],
                              [], "12")
-        self.assertEqual(rows[0][2], "short: CPU")  # 0.976x bandwidth, 1.95x CPU
-        self.assertEqual(br.check_rows([self.SEQ[0]], [], "12")[0][2], "missing")
+        self.assertEqual(rows[0][3], "short: CPU")  # 0.976x bandwidth, 1.95x CPU
+        self.assertEqual(br.check_rows([self.SEQ[0]], [], "12")[0][3], "missing")
 
     def test_every_random_case_with_its_verdict_and_the_count(self):
         out = br.check_table(self.SEQ[:1] + ["fio-psync-huge 12 1 huge 1900000000 1.0 2.0"],
                              Rows.LINES, "12")
-        body = out[2:-1]
+        body = out[3:-1]
         self.assertEqual([r.split()[0:4] for r in body],
                          [["seq", "psync", "x12,", "1M,"], ["rand", "io_uring", "depth", "32,"],
                           ["rand", "io_uring", "depth", "32,"]])
         self.assertTrue(body[0].endswith("ok"))
-        self.assertIn("IOPS 1.054, p99 1.088, CPU/read 0.632", body[1])
+        self.assertIn("IOPS 1.054, p99 1.088, CPU/read 0.632     1.04-1.07", body[1])
         self.assertTrue(body[2].endswith("short: IOPS"))
         self.assertEqual(out[-1], "2 of 3 rows meet the bar")
 
