@@ -27,10 +27,10 @@ struct worker {
 	uint64_t digest, digested;
 };
 
-/* The reader flags of the options. */
+/* The reader flags of the options; a gang worker opens, reads and closes its reader itself. */
 static unsigned reader_flags(const struct options *o)
 {
-	return (o->iopoll ? READER_IOPOLL : 0) | (o->sqpoll ? READER_SQPOLL : 0);
+	return READER_ONE_TASK | (o->iopoll ? READER_IOPOLL : 0) | (o->sqpoll ? READER_SQPOLL : 0);
 }
 
 /* Pin, allocate and lock the buffer, open the reader. 0 or -errno (recorded). */

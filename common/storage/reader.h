@@ -134,12 +134,22 @@ struct reader {
 #ifdef HAVE_LIBURING
 	struct io_uring ring;
 	bool ring_ready;
+	bool deferred; /* SINGLE_ISSUER | DEFER_TASKRUN: completions run in our calls */
 #endif
 };
 
-/* reader_open_flags() flags, io_uring only (-EINVAL with psync). */
+/* reader_open_flags() flags; IOPOLL and SQPOLL are io_uring only (-EINVAL with psync). */
 #define READER_IOPOLL 1u /* busy-poll completions (IORING_SETUP_IOPOLL: needs poll queues) */
 #define READER_SQPOLL 2u /* a kernel thread submits (IORING_SETUP_SQPOLL) */
+/*
+ * The thread that opens the reader also makes every reader_next() and the
+ * reader_close(): the ring may then run completion work only in that
+ * thread's calls (SINGLE_ISSUER | DEFER_TASKRUN where the kernel has them).
+ * Another thread's call on such a ring fails (-EEXIST; -EINVAL already
+ * where the ring's descriptor is registered, as that too is per thread).
+ * psync ignores it.
+ */
+#define READER_ONE_TASK 4u
 
 /*
  * Prepare a reader on fd (opened by drive_open_readonly()) for region reg of

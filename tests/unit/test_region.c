@@ -3,11 +3,16 @@
  * test_region.c: region split and alignment, and the reader engines on a
  * pattern file: every byte of every region is read exactly once per sweep,
  * at the right offset, with the last read clipped at the end of the target;
- * the slots a caller holds are never read into; io_uring's submission batch.
+ * the slots a caller holds are never read into; io_uring's submission batch;
+ * a ring kept to one thread (READER_ONE_TASK) reads the same and is that
+ * thread's alone.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -64,8 +69,8 @@ static int make_file(const char *path, uint64_t size)
 }
 
 /* Read two sweeps of reg with engine; check offsets, contents and coverage. */
-static void sweep_case(const char *path, uint64_t size, enum reader_engine e, unsigned depth,
-		       size_t chunk, struct region reg)
+static void sweep_case(const char *path, uint64_t size, enum reader_engine e, unsigned flags,
+		       unsigned depth, size_t chunk, struct region reg)
 {
 	struct reader rd;
 	struct reader_chunk c;
@@ -78,7 +83,7 @@ static void sweep_case(const char *path, uint64_t size, enum reader_engine e, un
 	if (fd < 0)
 		return;
 	CHECK(posix_memalign(&buf, 4096, chunk * depth) == 0);
-	rc = reader_open(&rd, fd, e, depth, chunk, 4096, size, reg, buf);
+	rc = reader_open_flags(&rd, fd, e, depth, chunk, 4096, size, reg, buf, flags);
 	CHECK(rc == 0);
 	if (rc) {
 		fprintf(stderr, "reader_open(%s): %d\n", reader_engine_name(e), rc);
@@ -140,6 +145,21 @@ static void sweep_case(const char *path, uint64_t size, enum reader_engine e, un
 	reader_close(&rd);
 	close(fd);
 	free(buf);
+}
+
+/* The sweeps every engine (and ring kind) must read exactly. */
+static void sweep_cases(const char *path, uint64_t size, enum reader_engine e, unsigned flags)
+{
+	/* A region in the middle: reads clip at the region's end. */
+	sweep_case(path, size, e, flags, 4, 256 * 1024, (struct region){4096, 1 << 20});
+	/* A chunk that does not divide the region. */
+	sweep_case(path, size, e, flags, 3, 12288, (struct region){8192, 40960 + 4096});
+	/* The last region ends at a ragged end of file: short read at EOF. */
+	sweep_case(path, size, e, flags, 2, 1 << 20, (struct region){2 << 20, size - (2 << 20)});
+	/* depth * chunk larger than the region: several sweeps in flight at once. */
+	sweep_case(path, size, e, flags, 8, 4096, (struct region){0, 4096 * 3});
+	/* 32 deep: each freed read goes out at once while completed chunks wait. */
+	sweep_case(path, size, e, flags, 32, 4096, (struct region){4096, 1 << 20});
 }
 
 /* Read one chunk into *slot: 0, or the reader's code. */
@@ -216,16 +236,107 @@ static void submit_batch_case(void)
 	CHECK_U64(bad, 0);
 }
 
+/* Flags: READER_ONE_TASK with either engine; the polling kinds with io_uring only. */
+static void flags_case(void)
+{
+	struct reader rd;
+	char buf[4096];
+	struct region reg = {0, 4096};
+
+	CHECK(reader_open_flags(&rd, 0, ENGINE_PSYNC, 1, 4096, 4096, 4096, reg, buf,
+				READER_ONE_TASK) == 0);
+	reader_close(&rd);
+	CHECK(reader_open_flags(&rd, 0, ENGINE_PSYNC, 1, 4096, 4096, 4096, reg, buf,
+				READER_IOPOLL) == -EINVAL);
+	CHECK(reader_open_flags(&rd, 0, ENGINE_PSYNC, 1, 4096, 4096, 4096, reg, buf,
+				READER_SQPOLL) == -EINVAL);
+	CHECK(reader_open_flags(&rd, 0, ENGINE_PSYNC, 1, 4096, 4096, 4096, reg, buf, 8) == -EINVAL);
+}
+
+/* The chunk holds the pattern's words at its offset. */
+static bool word_ok(const struct reader_chunk *c)
+{
+	uint64_t i, w;
+
+	for (i = 0; i + 8 <= c->len; i += 8) {
+		memcpy(&w, (const unsigned char *)c->buf + i, 8);
+		if (w != word_at(c->offset + i))
+			return false;
+	}
+	return true;
+}
+
+/* Linux 6.1 or later: SINGLE_ISSUER and DEFER_TASKRUN exist. */
+static bool kernel_defers(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 1);
+}
+
+static void *other_thread_next(void *arg)
+{
+	struct reader_chunk c;
+
+	return (void *)(intptr_t)reader_next(arg, &c, 1000);
+}
+
+/*
+ * A ring kept to one thread: deferred where the kernel can (and not
+ * otherwise, nor without the flag), and another thread's read on it is
+ * refused rather than run: why only readers that one thread opens, reads
+ * and closes ask for it. The opener still reads and closes.
+ */
+static void one_task_case(const char *path, uint64_t size)
+{
+	struct reader rd;
+	struct reader_chunk c;
+	struct region reg = {0, 1 << 20};
+	void *buf = NULL;
+	int fd = drive_open_readonly(path);
+
+	CHECK(fd >= 0 && posix_memalign(&buf, 4096, 4 * 4096) == 0);
+	CHECK(reader_open_flags(&rd, fd, ENGINE_IO_URING, 4, 4096, 4096, size, reg, buf, 0) == 0);
+#ifdef HAVE_LIBURING
+	CHECK(!rd.deferred);
+#endif
+	reader_close(&rd);
+	CHECK(reader_open_flags(&rd, fd, ENGINE_IO_URING, 4, 4096, 4096, size, reg, buf,
+				READER_ONE_TASK) == 0);
+#ifdef HAVE_LIBURING
+	CHECK(rd.deferred == kernel_defers());
+	if (rd.deferred) {
+		void *res = NULL;
+		pthread_t t;
+
+		CHECK(pthread_create(&t, NULL, other_thread_next, &rd) == 0 &&
+		      pthread_join(t, &res) == 0);
+		/* -EINVAL: the ring's registered descriptor is the opener's (else -EEXIST) */
+		CHECK((intptr_t)res == -EINVAL || (intptr_t)res == -EEXIST);
+	}
+#endif
+	CHECK(reader_next(&rd, &c, 1000) == 0 && c.len == 4096 && word_ok(&c));
+	reader_release(&rd, c.slot);
+	reader_close(&rd);
+	close(fd);
+	free(buf);
+}
+
 int main(void)
 {
 	char path[] = "nbw-test-region.XXXXXX";		  /* the build dir: O_DIRECT-capable */
 	uint64_t size = 3 * 1024 * 1024 + 4096 * 3 + 100; /* not block aligned at the end */
 	struct region r[4];
 	enum reader_engine engines[] = {ENGINE_PSYNC, ENGINE_IO_URING};
-	unsigned e;
+	unsigned flags[] = {0, READER_ONE_TASK};
+	unsigned e, f;
 	int fd;
 
 	submit_batch_case();
+	flags_case();
 	split_case(1 << 30, 12, 4096);
 	split_case(1 << 30, 7, 512);
 	split_case((1 << 20) + 512, 3, 512); /* the last region takes the remainder */
@@ -245,19 +356,12 @@ int main(void)
 	for (e = 0; e < NBW_ARRAY_SIZE(engines); e++) {
 		if (!reader_engine_available(engines[e]))
 			continue;
-		/* A region in the middle: reads clip at the region's end. */
-		sweep_case(path, size, engines[e], 4, 256 * 1024, (struct region){4096, 1 << 20});
-		/* A chunk that does not divide the region. */
-		sweep_case(path, size, engines[e], 3, 12288, (struct region){8192, 40960 + 4096});
-		/* The last region ends at a ragged end of file: short read at EOF. */
-		sweep_case(path, size, engines[e], 2, 1 << 20,
-			   (struct region){2 << 20, size - (2 << 20)});
-		/* depth * chunk larger than the region: several sweeps in flight at once. */
-		sweep_case(path, size, engines[e], 8, 4096, (struct region){0, 4096 * 3});
-		/* 32 deep: freed reads go out in batches of 8 before the wait. */
-		sweep_case(path, size, engines[e], 32, 4096, (struct region){4096, 1 << 20});
+		for (f = 0; f < NBW_ARRAY_SIZE(flags); f++)
+			sweep_cases(path, size, engines[e], flags[f]);
 		slots_case(path, size, engines[e]);
 	}
+	if (reader_engine_available(ENGINE_IO_URING))
+		one_task_case(path, size);
 	unlink(path);
 	return check_done("test_region");
 }
