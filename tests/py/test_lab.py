@@ -14,6 +14,7 @@ from nbw.lab.options import (Settings, host_settings, link_list, link_props, par
 from nbw.lab.plan import guest_path, nic_addr, nic_mac, pattern_id, peer_of
 from nbw.lab.qemu import clock_arg, node_env, qemu_args, smbios_memory, smp_arg, tsc_khz_of
 from nbw.lab.watch import ring_stuck
+from nbw.lab.launch_agent import shown
 
 
 def usage_exit(fn, *args):
@@ -173,6 +174,19 @@ class Qemu(unittest.TestCase):
                          ["hubport,id=n0,hubid=0", "hubport,id=n1,hubid=1"])
         self.assertNotIn("-qmp", a)
         self.assertIn("file=/w/images/a0.img,if=none,id=d0,format=raw,cache=writeback", a)
+
+
+class AgentLog(unittest.TestCase):
+    def test_a_script_argument_is_one_line_with_its_count(self):
+        script = "act=$1\nerr() { echo x; }\n{ err \"mount failed\"; exit 1; }\n"
+        line = shown(["sh", "-c", script, "sh", "up"])
+        self.assertEqual(line, "sh -c act=$1 ... (3 lines) sh up")
+        self.assertNotIn("failed", line)
+
+    def test_plain_arguments_as_they_are(self):
+        self.assertEqual(shown(["ib_write_bw", "-d", "rxe0", "10.77.0.1"]),
+                         "ib_write_bw -d rxe0 10.77.0.1")
+        self.assertEqual(shown(["echo", ""]), "echo ")
 
 
 class Watch(unittest.TestCase):

@@ -41,6 +41,17 @@ def log(msg):
     print("%s[%s]: %s" % (prog, os.environ.get("VLAB_NODE", "?"), msg), file=sys.stderr, flush=True)
 
 
+def shown(argv):
+    """The command as one log line: an argument of several lines (a script given to
+    sh -c) is shown by its first line and its count of lines, not spilled over the
+    log, where its text (its error messages among it) would read as the run's own."""
+    out = []
+    for a in argv:
+        lines = a.strip("\n").split("\n")
+        out.append(a if len(lines) == 1 else "%s ... (%d lines)" % (lines[0], len(lines)))
+    return " ".join(out)
+
+
 def kill_group(proc):
     """SIGTERM to the command's process group, SIGKILL if it is still there 5 s later."""
     for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
@@ -127,7 +138,7 @@ def serve(conn, state):
         timeout = float(req.get("timeout", 600))
         if not argv or not all(isinstance(a, str) for a in argv) or timeout <= 0:
             raise ValueError("bad request")
-        log("run (timeout %g s): %s" % (timeout, " ".join(argv)))
+        log("run (timeout %g s): %s" % (timeout, shown(argv)))
         status = run_command(conn, argv, timeout)
         if status is not None:
             log("exit %d: %s" % (status, argv[0]))
