@@ -131,7 +131,6 @@ static int uring_init(struct reader *rd, unsigned setup)
 		rc = io_uring_queue_init(rd->depth, &rd->ring,
 					 setup | IORING_SETUP_SINGLE_ISSUER |
 						 IORING_SETUP_DEFER_TASKRUN);
-		rd->deferred = rc == 0;
 	}
 #endif
 	if (rc == -EINVAL && !(setup & IORING_SETUP_SQPOLL))
@@ -149,7 +148,7 @@ static int uring_init(struct reader *rd, unsigned setup)
 static void uring_submit_collect(struct reader *rd)
 {
 #ifdef IORING_SETUP_DEFER_TASKRUN
-	if (rd->deferred) {
+	if (rd->ring.flags & IORING_SETUP_DEFER_TASKRUN) {
 		(void)io_uring_submit_and_get_events(&rd->ring);
 		return;
 	}
@@ -614,6 +613,17 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 	}
 }
 #endif
+
+bool reader_deferred(const struct reader *rd)
+{
+#if defined(HAVE_LIBURING) && defined(IORING_SETUP_DEFER_TASKRUN)
+	return rd->engine == ENGINE_IO_URING && rd->ring_ready &&
+	       (rd->ring.flags & IORING_SETUP_DEFER_TASKRUN);
+#else
+	(void)rd;
+	return false;
+#endif
+}
 
 unsigned reader_submit_batch(unsigned depth)
 {

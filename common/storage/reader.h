@@ -134,7 +134,6 @@ struct reader {
 #ifdef HAVE_LIBURING
 	struct io_uring ring;
 	bool ring_ready;
-	bool deferred; /* SINGLE_ISSUER | DEFER_TASKRUN: completions run in our calls */
 #endif
 };
 
@@ -194,6 +193,13 @@ void reader_set_timed(struct reader *rd, bool on);
  * rest: 0.92x fio's random 4 KiB IOPS there, 0.98x submitting each at once.
  */
 unsigned reader_submit_batch(unsigned depth);
+
+/*
+ * Whether rd's ring runs completion work only in its opener's calls
+ * (READER_ONE_TASK on a kernel with SINGLE_ISSUER | DEFER_TASKRUN): as the
+ * ring was set up, not as asked. false for psync.
+ */
+bool reader_deferred(const struct reader *rd);
 
 /* Give a held slot back for reading. */
 void reader_release(struct reader *rd, unsigned slot);

@@ -68,6 +68,19 @@ static int make_file(const char *path, uint64_t size)
 	return 0;
 }
 
+/* The chunk holds the pattern's words at its offset. */
+static bool word_ok(const struct reader_chunk *c)
+{
+	uint64_t i, w;
+
+	for (i = 0; i + 8 <= c->len; i += 8) {
+		memcpy(&w, (const unsigned char *)c->buf + i, 8);
+		if (w != word_at(c->offset + i))
+			return false;
+	}
+	return true;
+}
+
 /* Read two sweeps of reg with engine; check offsets, contents and coverage. */
 static void sweep_case(const char *path, uint64_t size, enum reader_engine e, unsigned flags,
 		       unsigned depth, size_t chunk, struct region reg)
@@ -92,9 +105,6 @@ static void sweep_case(const char *path, uint64_t size, enum reader_engine e, un
 		return;
 	}
 	while (seen[1] < reg.len && guard++ < 100000) {
-		uint64_t i;
-		bool good = true;
-
 		rc = reader_next(&rd, &c, 1000);
 		CHECK(rc == 0);
 		if (rc)
@@ -117,14 +127,7 @@ static void sweep_case(const char *path, uint64_t size, enum reader_engine e, un
 									      : c.offset + c.len;
 		}
 		CHECK(c.offset >= reg.start && c.offset + c.len <= reg.start + reg.len);
-		for (i = 0; i + 8 <= c.len; i += 8) {
-			uint64_t w;
-
-			memcpy(&w, (unsigned char *)c.buf + i, 8);
-			if (w != word_at(c.offset + i))
-				good = false;
-		}
-		CHECK(good);
+		CHECK(word_ok(&c));
 		if (c.sweep == 0)
 			digest0 = digest_add(digest0, c.offset, c.buf, c.len);
 		seen[c.sweep] += c.len;
@@ -253,19 +256,6 @@ static void flags_case(void)
 	CHECK(reader_open_flags(&rd, 0, ENGINE_PSYNC, 1, 4096, 4096, 4096, reg, buf, 8) == -EINVAL);
 }
 
-/* The chunk holds the pattern's words at its offset. */
-static bool word_ok(const struct reader_chunk *c)
-{
-	uint64_t i, w;
-
-	for (i = 0; i + 8 <= c->len; i += 8) {
-		memcpy(&w, (const unsigned char *)c->buf + i, 8);
-		if (w != word_at(c->offset + i))
-			return false;
-	}
-	return true;
-}
-
 /* Linux 6.1 or later: SINGLE_ISSUER and DEFER_TASKRUN exist. */
 static bool kernel_defers(void)
 {
@@ -301,14 +291,14 @@ static void one_task_case(const char *path, uint64_t size)
 	CHECK(fd >= 0 && posix_memalign(&buf, 4096, 4 * 4096) == 0);
 	CHECK(reader_open_flags(&rd, fd, ENGINE_IO_URING, 4, 4096, 4096, size, reg, buf, 0) == 0);
 #ifdef HAVE_LIBURING
-	CHECK(!rd.deferred);
+	CHECK(!reader_deferred(&rd));
 #endif
 	reader_close(&rd);
 	CHECK(reader_open_flags(&rd, fd, ENGINE_IO_URING, 4, 4096, 4096, size, reg, buf,
 				READER_ONE_TASK) == 0);
 #ifdef HAVE_LIBURING
-	CHECK(rd.deferred == kernel_defers());
-	if (rd.deferred) {
+	CHECK(reader_deferred(&rd) == kernel_defers());
+	if (reader_deferred(&rd)) {
 		void *res = NULL;
 		pthread_t t;
 
