@@ -48,8 +48,9 @@ static void *worker_main(void *arg)
 	/* Set up (or failed): wait for the caller to release everyone at once. */
 	if (line_pass(&g->line, GANG_READY) && !rc)
 		worker_read(w, &rd);
-	if (!rc)
-		reader_close(&rd);
+	/* Reads the device never answered may still land in buf: then it is kept. */
+	if (!rc && reader_close(&rd))
+		buf = NULL;
 	if (g->ops->teardown)
 		g->ops->teardown(w, buf, g->ctx);
 	return NULL;

@@ -250,10 +250,11 @@ int reader_open_flags(struct reader *rd, int fd, enum reader_engine engine, unsi
  * buffer until each completes, and the caller frees the buffer after
  * reader_close() (closing the ring does not wait for them: a freed heap
  * buffer was written into after its reuse). A device that answers nothing
- * for DRAIN_WAITS seconds in a row is given up on.
+ * for DRAIN_WAITS seconds in a row is given up on, and so is a wait the
+ * kernel refuses (another thread than the opener's). Returns the reads left.
  */
 #define DRAIN_WAITS 10
-static void uring_drain(struct reader *rd)
+static unsigned uring_drain(struct reader *rd)
 {
 	struct __kernel_timespec ts = {.tv_sec = 1};
 	struct io_uring_cqe *cqe;
@@ -278,14 +279,17 @@ static void uring_drain(struct reader *rd)
 		rd->inflight -= n < rd->inflight ? n : rd->inflight;
 		idle = 0;
 	}
+	return rd->inflight;
 }
 #endif
 
-void reader_close(struct reader *rd)
+int reader_close(struct reader *rd)
 {
+	unsigned left = 0;
+
 #ifdef HAVE_LIBURING
 	if (rd->ring_ready) {
-		uring_drain(rd);
+		left = uring_drain(rd);
 		io_uring_queue_exit(&rd->ring);
 		rd->ring_ready = false;
 	}
@@ -296,6 +300,7 @@ void reader_close(struct reader *rd)
 	rd->slots = NULL;
 	rd->done = NULL;
 	rd->idle = NULL;
+	return left ? -EBUSY : 0;
 }
 
 int reader_poll_queues(int fd, const char *sysfs_root, char *name, size_t len)

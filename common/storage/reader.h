@@ -204,7 +204,15 @@ bool reader_deferred(const struct reader *rd);
 /* Give a held slot back for reading. */
 void reader_release(struct reader *rd, unsigned slot);
 
-void reader_close(struct reader *rd);
+/*
+ * Wait for the reads in flight (io_uring; psync has none), then release the
+ * reader. Call it from the thread that opened the reader: the ring's
+ * registered descriptor names it in that thread only, so another thread's
+ * wait is refused. -EBUSY when reads were left in flight (the device
+ * answered nothing for 10 s, or the wait was refused): the kernel may still
+ * write into buf, which must then not be freed or reused. Else 0.
+ */
+int reader_close(struct reader *rd);
 
 /*
  * Whether the block queue under fd (a block device, or the device a file

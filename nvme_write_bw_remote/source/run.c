@@ -384,6 +384,7 @@ static int source_window(struct source *s)
 /* Reverse order of set-up, per worker. */
 static void source_close(struct source *s)
 {
+	char name[160];
 	uint32_t i;
 
 	/* Teardown has a bound of its own, whatever is left of the budget. */
@@ -402,9 +403,12 @@ static void source_close(struct source *s)
 			fab_writer_free(&w->wr);
 		nbw_watchdog_phase("teardown: worker %u of %u", i, s->nw);
 		fab_conn_close(&w->conn);
-		if (w->rd_open)
-			reader_close(&w->rd);
-		buffer_free_locked(w->buf, w->buflen);
+		/* Reads left in flight by the worker's close may still land in buf. */
+		if (w->rd_busy)
+			nbw_warn("%s: reads still in flight at close; their buffer is kept",
+				 sworker_name(w, name, sizeof(name)));
+		else
+			buffer_free_locked(w->buf, w->buflen);
 		free(w->mem_busy);
 		free(w->mem_digest);
 		free(w->table);

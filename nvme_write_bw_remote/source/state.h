@@ -55,6 +55,7 @@ struct sworker {
 	size_t buflen;
 	struct reader rd;
 	bool rd_open;
+	bool rd_busy; /* its close left reads in flight: buf is kept */
 	bool *mem_busy;
 	uint64_t *mem_digest;
 	struct fab_conn conn;

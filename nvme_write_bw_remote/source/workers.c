@@ -315,6 +315,11 @@ void *sworker_main(void *arg)
 			wfail(w, rc, "%s", w->wr.why);
 	}
 out:
+	/* The reader closes in the thread that opened it (reader_close()). */
+	if (w->rd_open) {
+		w->rd_busy = reader_close(&w->rd) != 0;
+		w->rd_open = false;
+	}
 	atomic_fetch_add(&s->finished, 1);
 	return NULL;
 }

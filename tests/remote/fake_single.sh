@@ -5,7 +5,7 @@
 # both sides count the same bytes, the rails pair the ports by subnet, and the JSON and
 # text reports carry the figures; verbs and rdma_cm connections, memory and drive sources
 # (files), the sink's own drive readers and its live lines; 4 KiB messages: the message rate
-# in every row and the source's --latency percentiles.
+# in every row and the source's --latency percentiles; a drive source on io_uring.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
 
 # 1. Verbs, memory source, --verify full, the slice dumped: every slot holds the pattern.
@@ -132,4 +132,14 @@ check_match "small text: latency line" \
 	"^ RDMA WRITE +latency us: min [0-9.]+  p50 [0-9.]+  p90 [0-9.]+  p99 [0-9.]+  p99\.9 [0-9.]+  p99\.99 [0-9.]+  max [0-9.]+  mean [0-9.]+$" "$out"
 check_match "small text: the sink's RDMA row with its message rate" "^ RDMA \(1 QPs\) +[1-9][0-9]* +[0-9.]+ +[0-9.]+ +0\.[0-9]{6}$" \
 	"$(cat "$TMPD/small-text-sink.out")"
+
+# The io_uring source: reads and WRITEs in flight together, 4 deep, every chunk verified.
+# Each worker opens, reads and closes its reader in its own thread (reader_close()).
+if ! grep -q "io_uring (not built)" <("$FAKE" --help); then
+	pair uring "-R --no-local --dram 8M -t 4 --verify full --json" \
+		"-R --disks $f -q 2 -t 4 --verify full --engine io_uring --json"
+	check_eq "uring: exits" "0 0" "$SINK_RC $SRC_RC"
+	jv uring-sink 'd["verify"]' 'd["rdma"]["bytes"] > 0'
+	check_eq "uring: verified, bytes landed" "pass True" "${J[0]} ${J[1]}"
+fi
 finish
