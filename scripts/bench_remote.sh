@@ -34,6 +34,9 @@ SIZE=${SIZE:-1M} QPS=${QPS:-2} DEPTH=${DEPTH:-4} DURATION=${DURATION:-8} WARMUP=
 THREADS=${THREADS:-2} SMALL_SIZES=${SMALL_SIZES-4K 64K} LAT_ITERS=${LAT_ITERS:-2000}
 ROUNDS=${ROUNDS:-3} ONLY=${ONLY:-} COUNTS=${COUNTS:-0} SMALL_LAT=${SMALL_LAT:-1}
 here=$(cd "$(dirname "$0")" && pwd)
+# In the lab this script runs as a copy (the guest's /run/vlab/script): its library is
+# in the source tree, which the guest sees where the host has it (VLAB_SRCDIR).
+[ -f "$here/bench_lib.sh" ] || here=${VLAB_SRCDIR:-.}/scripts
 prog=bench_remote.sh
 # shellcheck source=bench_lib.sh source-path=SCRIPTDIR
 . "$here/bench_lib.sh" || exit 1
