@@ -24,12 +24,25 @@
 # ONLY=small (only the small-message rows: items 1-4 skipped), COUNTS=1 (after the small
 # rows, one more run of each side under `strace -f -c`: system calls per WRITE of our
 # source and of ib_write_bw's client, by call: the doorbells, the CQ's arming and waits),
-# SMALL_LAT=0 (no latency rows).
+# SMALL_LAT=0 (no latency rows). In the lab they reach the guest as arguments.
 # Both sides of each comparison use the same message size, QP count and WRITEs
 # in flight per QP (ib_write_bw -t = our --depth: perftest's default of 128
 # 1 MiB WRITEs per QP floods Soft-RoCE under emulation and measured nothing).
 # Prints a table and the ratios; it reports, it does not pass or fail.
 set -u
+# The settings above; the lab's copy gets them as NAME=VALUE arguments after --lab (a
+# guest starts with an environment of its own).
+SETTINGS="SIZE QPS DEPTH DURATION WARMUP THREADS SMALL_SIZES LAT_ITERS ROUNDS ONLY COUNTS SMALL_LAT DEVS ADDRS"
+if [ "${1:-}" = --lab ]; then
+	for a in "${@:2}"; do
+		case " $SETTINGS " in
+		*" ${a%%=*} "*) [ "$a" != "${a%%=*}" ] && export "${a?}" && continue ;;
+		esac
+		echo "bench_remote.sh: --lab: not a setting: '$a' (settings: $SETTINGS)" >&2
+		exit 2
+	done
+	set -- --lab
+fi
 SIZE=${SIZE:-1M} QPS=${QPS:-2} DEPTH=${DEPTH:-4} DURATION=${DURATION:-8} WARMUP=${WARMUP:-2}
 THREADS=${THREADS:-2} SMALL_SIZES=${SMALL_SIZES-4K 64K} LAT_ITERS=${LAT_ITERS:-2000}
 ROUNDS=${ROUNDS:-3} ONLY=${ONLY:-} COUNTS=${COUNTS:-0} SMALL_LAT=${SMALL_LAT:-1}
@@ -43,8 +56,11 @@ prog=bench_remote.sh
 
 case "${1:-}" in
 "")
+	for v in $SETTINGS; do
+		[ -n "${!v+x}" ] && set -- "$@" "$v=${!v}"
+	done
 	exec "$here/vlab" run --drives 1 --drive-size 256M --nics 2 --timeout 520 \
-		"$here/bench_remote.sh" --lab
+		"$here/bench_remote.sh" --lab "$@"
 	;;
 --lab)
 	DEV=$VLAB_RDMA_DEV ADDR=$VLAB_ADDR DRIVE=${VLAB_DRIVES%% *} LAB=1
