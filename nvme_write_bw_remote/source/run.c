@@ -358,8 +358,9 @@ static int source_window(struct source *s)
 	sink_gone = w.end_reason == WINDOW_STOPPED && w.stopped_by == SOURCE_SINK_SPOKE;
 	if (sink_gone)
 		s->hb_period = 0; /* the sink spoke or is gone: no more heartbeats */
-	nbw_watchdog_phase("the drain (%u workers' RDMA WRITEs in flight to %s)", s->nw,
-			   o->source.peer);
+	nbw_watchdog_phase("the drain (%u workers' RDMA WRITEs in flight to %s, then their "
+			   "drive reads)",
+			   s->nw, o->source.peer);
 	join_workers(s);
 	s->win = NULL;
 	ok = w.end_reason == WINDOW_DONE;
