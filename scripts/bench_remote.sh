@@ -33,19 +33,6 @@ set -u
 # The settings above; the lab's copy gets them as NAME=VALUE arguments after --lab (a
 # guest starts with an environment of its own).
 SETTINGS="SIZE QPS DEPTH DURATION WARMUP THREADS SMALL_SIZES LAT_ITERS ROUNDS ONLY COUNTS SMALL_LAT DEVS ADDRS"
-if [ "${1:-}" = --lab ]; then
-	for a in "${@:2}"; do
-		case " $SETTINGS " in
-		*" ${a%%=*} "*) [ "$a" != "${a%%=*}" ] && export "${a?}" && continue ;;
-		esac
-		echo "bench_remote.sh: --lab: not a setting: '$a' (settings: $SETTINGS)" >&2
-		exit 2
-	done
-	set -- --lab
-fi
-SIZE=${SIZE:-1M} QPS=${QPS:-2} DEPTH=${DEPTH:-4} DURATION=${DURATION:-8} WARMUP=${WARMUP:-2}
-THREADS=${THREADS:-2} SMALL_SIZES=${SMALL_SIZES-4K 64K} LAT_ITERS=${LAT_ITERS:-2000}
-ROUNDS=${ROUNDS:-3} ONLY=${ONLY:-} COUNTS=${COUNTS:-0} SMALL_LAT=${SMALL_LAT:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 # In the lab this script runs as a copy (the guest's /run/vlab/script): its library is
 # in the source tree, which the guest sees where the host has it (VLAB_SRCDIR).
@@ -53,6 +40,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 prog=bench_remote.sh
 # shellcheck source=bench_lib.sh source-path=SCRIPTDIR
 . "$here/bench_lib.sh" || exit 1
+if [ "${1:-}" = --lab ]; then
+	for a in "${@:2}"; do
+		case " $SETTINGS " in
+		*" ${a%%=*} "*) [ "$a" != "${a%%=*}" ] && export "${a?}" && continue ;;
+		esac
+		die_usage "--lab: not a setting: '$a' (settings: $SETTINGS)"
+	done
+	set -- --lab
+fi
+SIZE=${SIZE:-1M} QPS=${QPS:-2} DEPTH=${DEPTH:-4} DURATION=${DURATION:-8} WARMUP=${WARMUP:-2}
+THREADS=${THREADS:-2} SMALL_SIZES=${SMALL_SIZES-4K 64K} LAT_ITERS=${LAT_ITERS:-2000}
+ROUNDS=${ROUNDS:-3} ONLY=${ONLY:-} COUNTS=${COUNTS:-0} SMALL_LAT=${SMALL_LAT:-1}
 
 case "${1:-}" in
 "")

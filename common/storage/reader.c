@@ -140,6 +140,17 @@ static int uring_init(struct reader *rd, unsigned setup)
 	return rc;
 }
 
+/* Whether the ring was set up to run completion work only in its opener's calls. */
+static bool uring_deferred(const struct reader *rd)
+{
+#ifdef IORING_SETUP_DEFER_TASKRUN
+	return rd->ring.flags & IORING_SETUP_DEFER_TASKRUN;
+#else
+	(void)rd;
+	return false;
+#endif
+}
+
 /*
  * Send the queued reads without waiting. A deferred ring also asks for
  * completions (none required): the kernel posts those that are in, so the
@@ -147,8 +158,8 @@ static int uring_init(struct reader *rd, unsigned setup)
  */
 static void uring_submit_collect(struct reader *rd)
 {
-#ifdef IORING_SETUP_DEFER_TASKRUN
-	if (rd->ring.flags & IORING_SETUP_DEFER_TASKRUN) {
+#ifdef IORING_SETUP_DEFER_TASKRUN /* liburing 2.3, as io_uring_submit_and_get_events() */
+	if (uring_deferred(rd)) {
 		(void)io_uring_submit_and_get_events(&rd->ring);
 		return;
 	}
@@ -621,9 +632,8 @@ static int uring_next(struct reader *rd, struct reader_chunk *out, int timeout_m
 
 bool reader_deferred(const struct reader *rd)
 {
-#if defined(HAVE_LIBURING) && defined(IORING_SETUP_DEFER_TASKRUN)
-	return rd->engine == ENGINE_IO_URING && rd->ring_ready &&
-	       (rd->ring.flags & IORING_SETUP_DEFER_TASKRUN);
+#ifdef HAVE_LIBURING
+	return rd->engine == ENGINE_IO_URING && rd->ring_ready && uring_deferred(rd);
 #else
 	(void)rd;
 	return false;

@@ -344,25 +344,22 @@ static void close_case(const char *path, uint64_t size)
 	struct region reg = {0, 1 << 20};
 	unsigned chunk = 256 << 10, try;
 	void *buf = NULL, *res = NULL;
-	bool reached = false;
+	bool deferred, reached = false;
 	pthread_t t;
 	int fd = drive_open_readonly(path);
 
 	CHECK(fd >= 0 && posix_memalign(&buf, 4096, 4 * chunk) == 0);
 	CHECK(reader_open_flags(&rd, fd, ENGINE_IO_URING, 4, chunk, 4096, size, reg, buf,
 				READER_ONE_TASK) == 0);
+	deferred = reader_deferred(&rd);
 	CHECK(reader_next(&rd, &c, 1000) == 0 && word_ok(&c));
 	CHECK(reader_close(&rd) == 0 && rd.inflight == 0);
 #ifdef HAVE_LIBURING
-	for (try = 0; try < 20 && !reached; try++) {
+	for (try = 0; deferred && try < 20 && !reached; try++) {
 		CHECK(reader_open_flags(&rd, fd, ENGINE_IO_URING, 4, chunk, 4096, size, reg, buf,
 					READER_ONE_TASK) == 0);
-		bool deferred = reader_deferred(&rd);
-
-		if (!deferred || !reads_unposted(&rd, &c)) {
+		if (!reads_unposted(&rd, &c)) {
 			CHECK(reader_close(&rd) == 0);
-			if (!deferred)
-				break;
 			continue;
 		}
 		reached = true;
@@ -374,13 +371,14 @@ static void close_case(const char *path, uint64_t size)
 		buf = NULL;
 	}
 	/* Where every read is posted before a chunk is handed out (a fast device). */
-	if (!reached)
+	if (deferred && !reached)
 		printf("test_region: another thread's close not tried (no read left unposted)\n");
 #else
 	(void)try;
 	(void)t;
 	(void)res;
 	(void)reached;
+	(void)deferred;
 	(void)other_thread_close;
 #endif
 	close(fd);
