@@ -2,9 +2,9 @@
 /*
  * nvme_read_bw: read bandwidth of local NVMe drives (or any block device or
  * file) into DRAM with O_DIRECT, many threads per drive, NUMA pinned. This
- * file owns the options and the dispatch; a measured phase is phase.c, the
- * modes and their tables modes.c, the reader loop, targets, window and output
- * common/.
+ * file owns the options, the targets' poll queues for --iopoll and the
+ * dispatch; a measured phase is phase.c, the modes and their tables modes.c,
+ * the reader loop, targets, window and output common/.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -21,6 +23,7 @@
 #include "parse.h"
 #include "placement.h"
 #include "read_bw.h"
+#include "sysfs.h"
 #include "watchdog.h"
 
 static const struct cli_spec cmdline;
@@ -368,6 +371,47 @@ static int parse_options(int argc, char **argv, struct options *o)
 }
 
 /*
+ * Whether the block queue under fd (a block device, or the device a file
+ * lives on) has poll queues, from <sysfs_root>/dev/block/MAJ:MIN/queue/io_poll
+ * (the parent's queue for a partition): 1 yes, 0 no, -errno unknown (a file
+ * on a filesystem without one block device, say). The device's name goes to
+ * name (len bytes) when found.
+ */
+static int poll_queues(int fd, const char *sysfs_root, char *name, size_t len)
+{
+	char dir[512], majmin[32], val[16];
+	struct stat st;
+	dev_t d;
+	int rc;
+
+	if (fstat(fd, &st))
+		return -errno;
+	d = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+	snprintf(majmin, sizeof(majmin), "%u:%u", major(d), minor(d));
+	snprintf(dir, sizeof(dir), "%s/dev/block", sysfs_root);
+	if (len && sysfs_link_basename(dir, majmin, name, len))
+		snprintf(name, len, "%s", majmin);
+	snprintf(dir, sizeof(dir), "%s/dev/block/%s/queue", sysfs_root, majmin);
+	rc = sysfs_read_attr(dir, "io_poll", val, sizeof(val));
+	if (rc == -ENOENT) { /* a partition: its disk's queue */
+		snprintf(dir, sizeof(dir), "%s/dev/block/%s/../queue", sysfs_root, majmin);
+		rc = sysfs_read_attr(dir, "io_poll", val, sizeof(val));
+	}
+	if (rc)
+		return rc;
+	return strcmp(val, "0") ? 1 : 0;
+}
+
+/* One line on how to give a device's driver poll queues ("nvme.poll_queues=N ..."). */
+static const char *poll_hint(const char *name)
+{
+	if (!strncmp(name, "vd", 2))
+		return "virtio_blk.poll_queues=N on the kernel command line or "
+		       "'modprobe virtio_blk poll_queues=N'";
+	return "nvme.poll_queues=N on the kernel command line or 'modprobe nvme poll_queues=N'";
+}
+
+/*
  * --iopoll needs poll queues: without them the kernel fails every polled read
  * (EOPNOTSUPP). One line naming the device and how to add them, exit status 1;
  * -1 to go on (queues present, or unknown: then the first read tells).
@@ -378,10 +422,10 @@ static int check_poll_queues(const struct options *o, const struct target *t, in
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (reader_poll_queues(t[i].fd, o->cc.sysfs_root, name, sizeof(name)))
+		if (poll_queues(t[i].fd, o->cc.sysfs_root, name, sizeof(name)))
 			continue;
 		nbw_err("%s: --iopoll needs poll queues and %s has none; enable them with %s",
-			t[i].d.path, name, reader_poll_hint(name));
+			t[i].d.path, name, poll_hint(name));
 		return NBW_EXIT_FAIL;
 	}
 	return -1;

@@ -76,6 +76,45 @@ static int worker_setup(struct gang_worker *gw, struct reader *rd, void **buf, v
 	return rc;
 }
 
+#define ZERO_SAMPLE 4096u
+
+/* True if len bytes at p are all zero. */
+static bool bytes_are_zero(const void *p, size_t len)
+{
+	const unsigned char *c = p;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, c + i, 8);
+		if (w)
+			return false;
+	}
+	for (; i < len; i++)
+		if (c[i])
+			return false;
+	return true;
+}
+
+/*
+ * Honesty sample of a chunk: its first and last 4 KiB (one block if the chunk
+ * is smaller than 8 KiB). Returns the number of blocks sampled and adds the
+ * number that were all zero bytes to *zero.
+ */
+static unsigned zero_sample(const void *buf, size_t len, uint64_t *zero)
+{
+	const unsigned char *c = buf;
+
+	if (len < 2 * ZERO_SAMPLE) {
+		*zero += bytes_are_zero(c, len);
+		return 1;
+	}
+	*zero += bytes_are_zero(c, ZERO_SAMPLE);
+	*zero += bytes_are_zero(c + len - ZERO_SAMPLE, ZERO_SAMPLE);
+	return 2;
+}
+
 /* Each chunk: sample for zeros, digest the first sweep, record its latency in the window. */
 static void worker_chunk(struct gang_worker *gw, const struct reader_chunk *c, void *ctx)
 {

@@ -14,6 +14,11 @@
  * offsets from a seeded per-reader generator; reader_set_timed() has each
  * chunk carry its completion latency (first submission to completion,
  * CLOCK_MONOTONIC).
+ *
+ * reader.c keeps the slots and what every engine shares; each engine is a
+ * file behind struct reader_ops (reader_engine.h): reader_psync.c, and
+ * reader_uring.c where configure found liburing. The regions and random
+ * offsets are region.h.
  */
 #ifndef NBW_READER_H
 #define NBW_READER_H
@@ -25,7 +30,7 @@
 
 #include "config.h"
 #include "nbw.h"
-#include "rng.h"
+#include "region.h"
 #ifdef HAVE_LIBURING
 #include <liburing.h>
 #endif
@@ -52,41 +57,6 @@ struct reader_fault {
 void reader_fail(struct reader_fault *f, atomic_bool *failed, int rc, const char *fmt, ...)
 	NBW_PRINTF(4, 5);
 
-struct region {
-	uint64_t start;
-	uint64_t len;
-};
-
-/*
- * Split [0, span) into n disjoint regions whose starts are multiples of
- * align (a power of two); the last region takes the remainder. -EINVAL if a
- * region would be empty (span < n * align) or align is not a power of two.
- */
-int region_split(uint64_t span, unsigned n, uint32_t align, struct region *out);
-
-/*
- * Random chunk offsets over one region: uniform over the chunk-aligned
- * offsets (multiples of chunk from the start of the target) whose whole
- * chunk lies inside the region; a region holding no such chunk has the one
- * offset reg.start (its read clipped at the region's end). As the reader's
- * chunk is a multiple of the block size, so is every offset.
- */
-struct rand_offsets {
-	uint64_t base;	/* first offset */
-	uint64_t count; /* offsets to draw from: base + k * chunk, k < count */
-	uint64_t chunk;
-	struct rng g;
-};
-
-/* 0, or -EINVAL for an empty region or a zero chunk. stream: the reader's index. */
-int rand_offsets_init(struct rand_offsets *ro, struct region reg, uint64_t chunk, uint64_t seed,
-		      uint64_t stream);
-
-static inline uint64_t rand_offsets_next(struct rand_offsets *ro)
-{
-	return ro->base + rng_below(&ro->g, ro->count) * ro->chunk;
-}
-
 /* A completed read: slot's buffer holds len bytes read at offset. */
 struct reader_chunk {
 	unsigned slot;
@@ -110,9 +80,10 @@ struct reader_slot {
 	uint64_t t_done;   /* and of the completion */
 };
 
+struct reader_ops;
+
 struct reader {
 	int fd;
-	enum reader_engine engine;
 	unsigned depth;
 	size_t chunk;
 	uint32_t lbs;
@@ -131,8 +102,10 @@ struct reader {
 	bool random;	/* offsets from ro instead of the sweep */
 	bool timed;	/* chunks carry their latency */
 	struct rand_offsets ro;
+	/* The engine (reader_engine.h) and its own state; psync keeps none. */
+	const struct reader_ops *ops;
 #ifdef HAVE_LIBURING
-	struct io_uring ring;
+	struct io_uring ring; /* reader_uring.c's */
 	bool ring_ready;
 #endif
 };
@@ -161,7 +134,8 @@ int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned d
 /*
  * reader_open() with READER_* flags. With READER_IOPOLL on a device without
  * poll queues the kernel fails the reads (-EOPNOTSUPP from reader_next()):
- * check first with reader_poll_queues().
+ * check first that its block queue has them (queue/io_poll in sysfs).
+ * -ENOTSUP for an engine this build lacks.
  */
 int reader_open_flags(struct reader *rd, int fd, enum reader_engine engine, unsigned depth,
 		      size_t chunk, uint32_t lbs, uint64_t target_size, struct region reg,
@@ -188,16 +162,17 @@ void reader_set_timed(struct reader *rd, bool on);
 /*
  * io_uring: while completed chunks wait to be handed out, the reads of the
  * slots they free are submitted once this many are queued (one below depth
- * 64, then a 32nd of the depth), the rest with the next wait. Holding back 8
- * at depth 8 left the device a few reads while the thread handed out the
- * rest: 0.92x fio's random 4 KiB IOPS there, 0.98x submitting each at once.
+ * 64, then a 32nd of the depth), the rest with the next wait: a shallow
+ * ring gets each freed read back at once, so the device is not left with a
+ * few reads while the thread hands out the rest, and a deep one holds back
+ * no more than 1/32 of itself. Pure, and built with every engine.
  */
 unsigned reader_submit_batch(unsigned depth);
 
 /*
  * Whether rd's ring runs completion work only in its opener's calls
  * (READER_ONE_TASK on a kernel with SINGLE_ISSUER | DEFER_TASKRUN): as the
- * ring was set up, not as asked. false for psync.
+ * ring was set up, not as asked (what the tests check). false for psync.
  */
 bool reader_deferred(const struct reader *rd);
 
@@ -213,26 +188,5 @@ void reader_release(struct reader *rd, unsigned slot);
  * write into buf, which must then not be freed or reused. Else 0.
  */
 int reader_close(struct reader *rd);
-
-/*
- * Whether the block queue under fd (a block device, or the device a file
- * lives on) has poll queues, from <sysfs_root>/dev/block/MAJ:MIN/queue/io_poll
- * (the parent's queue for a partition): 1 yes, 0 no, -errno unknown (a file
- * on a filesystem without one block device, say). The device's name goes to
- * name (len bytes) when found.
- */
-int reader_poll_queues(int fd, const char *sysfs_root, char *name, size_t len);
-/* One line on how to give a device's driver poll queues ("nvme.poll_queues=N ..."). */
-const char *reader_poll_hint(const char *name);
-
-/*
- * Honesty sample of a chunk: its first and last 4 KiB (one block if the chunk
- * is smaller than 8 KiB). Returns the number of blocks sampled and adds the
- * number that were all zero bytes to *zero.
- */
-unsigned zero_sample(const void *buf, size_t len, uint64_t *zero);
-
-/* True if len bytes at p are all zero (len a multiple of 8 is fastest). */
-bool bytes_are_zero(const void *p, size_t len);
 
 #endif

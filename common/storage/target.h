@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "drive.h"
-#include "reader.h"
+#include "region.h"
 
 #define TARGET_MAX 256		/* drives per run */
 #define TARGET_MAX_THREADS 1024 /* readers (or workers) per drive */

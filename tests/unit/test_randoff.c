@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_randoff.c: the readers' random offsets (common/base/rng.c, reader.c):
+ * test_randoff.c: the readers' random offsets (common/base/rng.c, region.c):
  * every offset chunk-aligned, block-aligned and with its whole chunk inside
  * the region; uniform over 10^5 draws (chi-square over 16 bins, and every
  * slot of a small region drawn); one seed and stream give one sequence,
  * another seed or stream another; a region smaller than a chunk.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "check.h"
-#include "reader.h"
+#include "region.h"
 
 #define DRAWS 100000
 #define BINS 16
