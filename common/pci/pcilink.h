@@ -3,11 +3,12 @@
  * pcilink.h: PCIe link decoding, ceilings and verdicts, shared by
  * nvme_link_probe and the bandwidth tools' "link ceiling" column.
  *
- * This file owns the pure part: link speed codes, encodings, the ceiling
- * model, decoding of the PCI Express capability from raw configuration
- * bytes, and the judgement of a link from both of its ends. Where the
- * bytes come from (libpci: live sysfs, a captured sysfs tree, an `lspci -xxx`
- * dump) is pcitree.h.
+ * This header owns the pure part, in three files: the link model (speed
+ * codes, encodings, the ceilings, names; pcilink.c), the decoding of raw
+ * configuration bytes (pcilink_decode.c), and the judgement of a link from
+ * both of its ends and of a path, with its what-ifs (pcilink_judge.c). Where
+ * the bytes come from (libpci: live sysfs, a captured sysfs tree, an
+ * `lspci -xxx` dump) is pcitree.h.
  *
  * Ceiling model (documented in nvme_link_probe(1)):
  *	raw    = GT/s x lanes x encoding / 8 bits  (GB/s = 10^9 bytes/s)
@@ -31,10 +32,8 @@
 
 /* GT/s of a link speed code (1 = 2.5 ... 6 = 64, 7 = 128); 0 if unknown. */
 double pcie_speed_gts(unsigned code);
-/* The code of a speed in GT/s (2.5 -> 1, 16 -> 4); 0 if not a PCIe speed. */
+/* The code of a speed in GT/s (2.5 -> 1, 16 -> 4), also its generation; 0 if not a PCIe speed. */
 unsigned pcie_speed_code(double gts);
-/* PCIe generation of a speed (8 GT/s -> 3); 0 if unknown. */
-unsigned pcie_speed_gen(double gts);
 /* Payload fraction of the line encoding at gts: 0.8, 128/130 or 236/256. */
 double pcie_encoding_efficiency(double gts);
 /* Name of that encoding: "8b/10b", "128b/130b", "Flit". */

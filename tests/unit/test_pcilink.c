@@ -76,7 +76,7 @@ static void test_ceilings(void)
 	CHECK(isnan(pcie_usable_gb_per_s(8, 4, 0)), "unknown MPS");
 	CHECK(pcie_speed_code(3.0) == 0 && pcie_speed_gts(0) == 0 && pcie_speed_gts(9) == 0,
 	      "bad codes");
-	CHECK(pcie_speed_gen(16) == 4, "gen of 16");
+	CHECK(pcie_speed_code(16) == 4, "gen of 16");
 }
 
 /* A config space with a PCIe capability at 0x40 (version 2 unless v1). */
