@@ -18,7 +18,8 @@
 #include "project.h"
 #include "spec.h"
 
-void print_speed(struct report *r, const char *key, double gts)
+/* A speed in GT/s under key, null when unknown (0). */
+static void print_speed(struct report *r, const char *key, double gts)
 {
 	if (gts > 0)
 		report_double(r, key, NULL, gts);

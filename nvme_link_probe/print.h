@@ -26,7 +26,4 @@ void print_report(struct report *r, const struct options *o, const struct pcitre
 void print_audit_lines(const struct pcitree *t, const struct site_spec *spec,
 		       const struct probe_dev *devs, int n);
 
-/* A speed in GT/s under key, null when unknown (0). */
-void print_speed(struct report *r, const char *key, double gts);
-
 #endif

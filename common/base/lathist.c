@@ -1,17 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* lathist.c: the log-linear latency histogram (see lathist.h). */
 #include <math.h>
-#include <string.h>
 
 #include "lathist.h"
 
 const double lathist_pcts[LATHIST_NPCT] = {50, 90, 99, 99.9, 99.99};
 const char *const lathist_pct_keys[LATHIST_NPCT] = {"p50", "p90", "p99", "p99.9", "p99.99"};
-
-void lathist_reset(struct lathist *h)
-{
-	memset(h, 0, sizeof(*h));
-}
 
 unsigned lathist_bucket(uint64_t ns)
 {

@@ -36,7 +36,6 @@ struct lathist {
 extern const double lathist_pcts[LATHIST_NPCT];		 /* 50, 90, 99, 99.9, 99.99 */
 extern const char *const lathist_pct_keys[LATHIST_NPCT]; /* "p50", ..., "p99.99" */
 
-void lathist_reset(struct lathist *h);
 /* Bucket index of a value, and the lowest and highest value of a bucket. */
 unsigned lathist_bucket(uint64_t ns);
 uint64_t lathist_bucket_low(unsigned b);

@@ -42,7 +42,7 @@ void nbw_watchdog_pause(void);
 void nbw_watchdog_resume(void);
 /* Stop and join the thread; the budget no longer counts. */
 void nbw_watchdog_stop(void);
-/* Seconds left of the budget (a large number without a watchdog). */
+/* Seconds left of the budget (a large number without a watchdog): what the tests read. */
 double nbw_watchdog_left(void);
 
 #endif

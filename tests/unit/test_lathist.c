@@ -45,7 +45,7 @@ static void exact(void)
 	uint64_t v[100], sum = 0;
 	int i;
 
-	lathist_reset(&a);
+	memset(&a, 0, sizeof(a));
 	for (i = 0; i < 100; i++) {
 		v[i] = lathist_bucket_high(lathist_bucket((uint64_t)(i % 10 + 1) * 1000));
 		lathist_record(&a, v[i]);
@@ -71,7 +71,7 @@ static void ranks(void)
 {
 	uint64_t x;
 
-	lathist_reset(&a);
+	memset(&a, 0, sizeof(a));
 	for (x = 1; x <= 1000; x++)
 		lathist_record(&a, x);
 	CHECK_U64(lathist_percentile(&a, 99.9), lathist_bucket_high(lathist_bucket(999)));
@@ -88,9 +88,9 @@ static void random_and_merge(void)
 	uint64_t seed = 12345, bad = 0;
 	int i, k;
 
-	lathist_reset(&a);
-	lathist_reset(&b);
-	lathist_reset(&u);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&u, 0, sizeof(u));
 	for (i = 0; i < 20000; i++) {
 		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
 		v[i] = (seed >> 33) % 5000000 + 50; /* 50 ns .. 5 ms */
@@ -102,7 +102,7 @@ static void random_and_merge(void)
 	CHECK(memcmp(&m, &u, sizeof(m)) == 0);
 	CHECK_U64(m.count, 20000);
 	/* the reverse order and an empty side give the same */
-	lathist_reset(&m);
+	memset(&m, 0, sizeof(m));
 	lathist_merge(&m, &b);
 	lathist_merge(&m, &a);
 	CHECK(memcmp(&m, &u, sizeof(m)) == 0);
@@ -125,7 +125,7 @@ static void random_and_merge(void)
 
 static void empty(void)
 {
-	lathist_reset(&a);
+	memset(&a, 0, sizeof(a));
 	CHECK_U64(lathist_percentile(&a, 99), 0);
 	CHECK(isnan(lathist_mean(&a)));
 	lathist_record(&a, 7);
