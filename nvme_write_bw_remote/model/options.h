@@ -3,9 +3,9 @@
  * options.h: nvme_write_bw_remote's command line, validated (struct
  * options: what both roles use and each role's own part), with the limits
  * it is checked against, a rail, the verdict on the data and a role's run
- * state. It sits in report/ because a result holds a copy of the options
- * (result.h): every layer above report/ (sink/, source/, the tool's top
- * folder) reads it; main.c fills it.
+ * state. It sits in model/ because a result holds a copy of the options
+ * (result.h): every layer above model/ (sink/, source/, print/, the tool's
+ * top folder) reads it; main.c fills it.
  */
 #ifndef NBW_OPTIONS_H
 #define NBW_OPTIONS_H
