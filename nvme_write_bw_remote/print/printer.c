@@ -337,23 +337,20 @@ static void print_fanin_streams(struct report *r, const struct result *x)
  */
 static void print_verdicts(struct report *r, const struct result *x)
 {
-	int i, pass = 0, fail = 0;
+	enum verdict v = result_verdict(x);
+	int i, pass = 0;
 
-	for (i = 0; i < x->nstreams; i++) {
-		pass += x->streams[i].verdict == VERDICT_PASS;
-		fail += x->streams[i].verdict == VERDICT_FAIL;
-	}
-	if (x->o.verify == CTRL_VERIFY_OFF) {
-		report_str(r, "verify", " RDMA data verification: %s", "off");
+	if (v == VERDICT_OFF) {
+		report_str(r, "verify", " RDMA data verification: %s", verdict_name(v));
 		report_str(r, "verify_detail", " (%s)\n", verify_off_why(&x->o));
 		return;
 	}
-	report_str(r, "verify", NULL, fail ? "fail" : pass == x->nexpected ? "pass" : NULL);
-	report_text(r, " RDMA data verification: %s (%d of %d sources PASS%s)\n",
-		    fail		   ? "FAIL"
-		    : pass == x->nexpected ? "PASS"
-					   : "incomplete",
-		    pass, x->nexpected, fail ? ", data differed" : "");
+	for (i = 0; i < x->nstreams; i++)
+		pass += x->streams[i].verdict == VERDICT_PASS;
+	report_str(r, "verify", NULL, verdict_name(v));
+	report_text(r, " RDMA data verification: %s (%d of %d sources %s%s)\n", verdict_word(v),
+		    pass, x->nexpected, verdict_word(VERDICT_PASS),
+		    v == VERDICT_FAIL ? ", data differed" : "");
 }
 
 /* ok, and error: the sink's own failure, else each source that failed and how many never came. */
@@ -604,23 +601,6 @@ static void print_curve(struct report *r, const struct result_curve *c)
 	report_obj_end(r);
 }
 
-/* A run of -a's verdict on its data: its own, or with N sources every source's. */
-static enum verdict part_verdict(const struct result *p)
-{
-	int i, pass = 0;
-
-	if (p->o.verify == CTRL_VERIFY_OFF)
-		return VERDICT_OFF;
-	if (p->mode != RESULT_FANIN)
-		return p->verdict;
-	for (i = 0; i < p->nstreams; i++) {
-		if (p->streams[i].verdict == VERDICT_FAIL)
-			return VERDICT_FAIL;
-		pass += p->streams[i].verdict == VERDICT_PASS;
-	}
-	return pass == p->nexpected ? VERDICT_PASS : VERDICT_NONE;
-}
-
 /*
  * Under -a's lines (text only; JSON has each size's verify): which sizes were
  * verified and how, which could not be (below 4 KiB), never a PASS for those.
@@ -632,7 +612,7 @@ static void print_sizes_verified(struct report *r, const struct result *x)
 
 	for (i = 0; i < x->nparts; i++) {
 		const struct result *p = &x->parts[i];
-		enum verdict v = part_verdict(p);
+		enum verdict v = result_verdict(p);
 		bool below = p->o.chunk % DIGEST_BLOCK && v == VERDICT_OFF;
 
 		if (below) {
@@ -649,12 +629,13 @@ static void print_sizes_verified(struct report *r, const struct result *x)
 		return;
 	report_text(r, " verification: ");
 	if (n[VERDICT_PASS] || n[VERDICT_FAIL] || n[VERDICT_NONE])
-		report_text(r, "%s at %llu to %llu bytes (%d PASS, %d FAIL, %d not done)",
-			    n[VERDICT_FAIL]   ? "FAIL"
-			    : n[VERDICT_NONE] ? "incomplete"
-					      : "PASS",
+		report_text(r, "%s at %llu to %llu bytes (%d %s, %d %s, %d not done)",
+			    verdict_word(n[VERDICT_FAIL]   ? VERDICT_FAIL
+					 : n[VERDICT_NONE] ? VERDICT_NONE
+							   : VERDICT_PASS),
 			    (unsigned long long)lo, (unsigned long long)hi, n[VERDICT_PASS],
-			    n[VERDICT_FAIL], n[VERDICT_NONE]);
+			    verdict_word(VERDICT_PASS), n[VERDICT_FAIL], verdict_word(VERDICT_FAIL),
+			    n[VERDICT_NONE]);
 	else if (n[VERDICT_OFF])
 		report_text(r, "off (--no-verify)");
 	if (small)

@@ -101,7 +101,7 @@ static void fanin_run(struct fanin *fi)
 static int fanin_outcome(struct fanin *fi)
 {
 	struct result *x = fi->res;
-	char err[1024] = "";
+	char err[1024] = "", vfail[32];
 	size_t n = 0;
 	int i, failed = fi->n - fi->got;
 
@@ -111,13 +111,14 @@ static int fanin_outcome(struct fanin *fi)
 		return 0;
 	if (fi->hall_rc)
 		snprintf(err, sizeof(err), "%s", x->failure);
+	snprintf(vfail, sizeof(vfail), "verification %s", verdict_word(VERDICT_FAIL));
 	for (i = 0; !fi->hall_rc && i < fi->got && n < sizeof(err) - 1; i++) {
 		const struct result_stream *st = fi->s[i].x;
 
 		if (fi->s[i].rc)
 			n += snprintf(err + n, sizeof(err) - n, "%s%s: %s", n ? "; " : "", st->peer,
 				      st->failure[0]		    ? st->failure
-				      : st->verdict == VERDICT_FAIL ? "verification FAIL"
+				      : st->verdict == VERDICT_FAIL ? vfail
 								    : "failed");
 	}
 	if (!fi->hall_rc && fi->got < fi->n && n < sizeof(err) - 1)

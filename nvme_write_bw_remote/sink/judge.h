@@ -5,8 +5,9 @@
  * HELLO (parameters, workers in 64 bits, a share per source, the DRAM),
  * the QPS list, the VERIFY table, the RESULT's sums and rails, the
  * plausibility of an RDMA figure (RESULT or heartbeat), whether a RoCE GID
- * is inside --allow, and whether the sink's streams add up. Each check
- * returns true when the peer's word is refused, with the reason in why.
+ * is inside --allow, and the sources' claims together, which it hands to
+ * the rule on whether streams add up (model/validity.h). Each check returns
+ * true when the peer's word is refused, with the reason in why.
  */
 #ifndef NBW_JUDGE_H
 #define NBW_JUDGE_H
@@ -146,10 +147,10 @@ enum judge_hello_verdict judge_hello(const struct judge_admission *a, struct sli
 				     char *why, size_t len);
 
 /*
- * The sink's streams (one source or --sources N) against its own window:
- * each one's overlap and start offset, the sums and ideal, and whether the
- * total may be read as a sum, every stream that breaks the rule named
- * (x->sum), by the rule every mode shares (validity.h: streams_fault).
+ * The sink's streams (one source or --sources N): whether its sources claim
+ * together more than its ports carry (judge_sum_refused), then the rule
+ * every mode shares (validity.h: streams_judge_claims) judges them against
+ * the sink's own window into x->sum.
  */
 void judge_sink(struct result *x);
 

@@ -25,6 +25,7 @@
 #include "options.h"
 #include "steps.h"
 #include "target.h"
+#include "verdict.h"
 #include "window.h"
 
 #define FULL_RING_MAX 1024 /* slice slots used with --verify full (bounds the table) */
