@@ -5,7 +5,8 @@
  * InfiniBand and RoCE alike (resources created in one function and released
  * by a reverse-order ladder), the layout of the sink's DRAM into slices, and
  * the one RDMA posting loop: a stream of RDMA WRITEs from a worker's staging
- * slots into a ring in its remote slice.
+ * slots into a ring in its remote slice. Ports are ports.c's, the verbs
+ * calls verbs.c's, connections rdma.c's, the posting loop writer.c's.
  */
 #ifndef NBW_RDMA_H
 #define NBW_RDMA_H
