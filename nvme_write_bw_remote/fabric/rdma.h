@@ -49,14 +49,6 @@ struct fab_port {
 };
 
 /*
- * Every port of every device. gid_index: -x (perftest's meaning), or -1 for
- * the default: 0 on InfiniBand, the RoCE v2 GID that maps an IPv4 address
- * on Ethernet (else the first IPv4 one, else 0). Returns the count (<= max),
- * 0 if there is no RDMA device, or -errno.
- */
-int fab_ports_list(struct fab_port *out, int max, int gid_index);
-
-/*
  * The ACTIVE ports named by list ("dev" = its ports, "dev:port" one port,
  * comma-separated; NULL = every ACTIVE port). Returns the count, or:
  * -ENODEV no RDMA device at all; -ENOENT a name that is no device (*bad set

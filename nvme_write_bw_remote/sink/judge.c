@@ -95,7 +95,8 @@ bool judge_add(uint64_t a, uint64_t b, uint64_t *sum)
 	return !__builtin_add_overflow(a, b, sum);
 }
 
-double judge_slack_s(double duration_s)
+/* The window's slack: 10 % of it, at least 1 s. */
+static double judge_slack_s(double duration_s)
 {
 	return duration_s * 0.1 > 1.0 ? duration_s * 0.1 : 1.0;
 }
@@ -224,8 +225,12 @@ uint32_t judge_line_mbps(uint32_t claim, double own_gbits)
 	return (double)claim < own ? claim : (uint32_t)own;
 }
 
-bool judge_stream_refused(uint64_t bytes, uint64_t window_ns, double duration_s, double rate_gbits,
-			  char *why, size_t len)
+/*
+ * An RDMA stream of bytes over window_ns: no longer than the window and its
+ * slack, no more than rate_gbits (0: unbounded) carries in that time.
+ */
+static bool judge_stream_refused(uint64_t bytes, uint64_t window_ns, double duration_s,
+				 double rate_gbits, char *why, size_t len)
 {
 	double sec = window_ns / 1e9;
 

@@ -54,9 +54,6 @@ struct judge_frame {
 	const int *wport;	  /* each worker's port (its place in the ports), -1 unknown */
 };
 
-/* The window's slack: 10 % of it, at least 1 s. */
-double judge_slack_s(double duration_s);
-
 /*
  * The RESULT's totals: its window, its drives and rails added without
  * wrapping to its total, the rails on the ports and QPs the sink connected,
@@ -79,17 +76,12 @@ bool judge_result_early(double since_s, double warmup_s, double duration_s, char
 uint32_t judge_line_mbps(uint32_t claim, double own_gbits);
 
 /*
- * An RDMA stream of bytes over window_ns: no longer than the window and its
- * slack, no more than rate_gbits (0: unbounded) carries in that time.
- */
-bool judge_stream_refused(uint64_t bytes, uint64_t window_ns, double duration_s, double rate_gbits,
-			  char *why, size_t len);
-
-/*
  * The RDMA figure, if any: a RESULT (res, NULL if none came) only when ok and
  * not rejected; without one, the last heartbeat (prog, NULL if none) only
- * when judge_stream_refused() does not refuse it. A failed source's RESULT
- * (ok = 0) gives no figure, nor does its heartbeat.
+ * when plausible: its window no longer than duration_s and its slack (10 %,
+ * at least 1 s), its bytes no more than rate_gbits (0: unbounded) carries in
+ * that time, with 10 % to spare. A failed source's RESULT (ok = 0) gives no
+ * figure, nor does its heartbeat.
  */
 enum rdma_from judge_rdma_from(const struct ctrl_result *res, bool rejected,
 			       const struct ctrl_progress *prog, double duration_s,
