@@ -6,9 +6,9 @@
  * slices, keys, canary and verification). Every session holds its START
  * until all are ready, and the hall opens the sink's own window over its
  * local drives at the same moment: one window, in one clock. This file runs
- * the sessions and fills the combined result (printer.c prints it: a row
- * per source and per source drive, local, RDMA (the sum), total, ideal), and
- * judges whether the total may be read as a sum.
+ * the sessions and fills the combined result (main.c prints it: a row per
+ * source and per source drive, local, RDMA (the sum), total, ideal), and has
+ * the sink's judge decide whether the total may be read as a sum.
  */
 #include <math.h>
 #include <pthread.h>

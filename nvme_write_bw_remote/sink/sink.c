@@ -3,7 +3,7 @@
  * sink.c: the sink with one source (run_sink): a hall with N = 1 (hall.c)
  * whose one session (session.c) carries the hall's drives in its window;
  * and what the hall and a session saw, into the result (result.h) for
- * run_sink and for --sources N (fanin.c). printer.c prints it.
+ * run_sink and for --sources N (fanin.c). main.c prints it (print/).
  */
 #include <errno.h>
 #include <math.h>
