@@ -6,7 +6,7 @@
  * with --sources N: a fan-in round per size, each source running -a), then the
  * curve of the RDMA rate against the size and its verdict (common/base/sweep.h)
  * against the rails' line rate: where it goes flat, and whether that is the
- * fabric's limit or below it. Each run is a part of the result (printer.c
+ * fabric's limit or below it. Each run is a part of the result (print/sizes.c
  * prints each as it ends, then the curve).
  */
 #include <math.h>

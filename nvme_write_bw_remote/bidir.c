@@ -6,7 +6,7 @@
  * drives and writes them into the peer's sink. Both run unchanged (sink.c,
  * source/run.c); this file starts them, waits, and fills the result of both
  * directions (validity.c judges their sum and their windows' overlap,
- * printer.c prints both reports and the sum).
+ * main.c prints both reports and the sum through print/printer.c).
  */
 #include <pthread.h>
 #include <stdlib.h>

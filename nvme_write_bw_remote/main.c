@@ -4,8 +4,9 @@
  * verified. Without a peer the process is the sink (it also reads its own
  * drives and reports the node's aggregate); with a peer it is the source.
  * This file owns the options, their validation and the dispatch; the roles
- * live in sink/ and source/, what both share in report/ (remote.c), the
- * protocol in proto/ and the verbs in fabric/ (README).
+ * live in sink/ and source/, what they fill and share in model/ (result.c,
+ * remote.c), the printer of their result in print/, the protocol in proto/
+ * and the verbs in fabric/ (README).
  */
 #include <errno.h>
 #include <math.h>

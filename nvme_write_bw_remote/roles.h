@@ -3,7 +3,8 @@
  * roles.h: the roles' and modes' entry points, for main.c: the sink
  * (sink/sink.h: one source, --sources N), the source (source/source.h),
  * --bidir (bidir.c) and -a (all_sizes.c). Calls go down: main.c -> these
- * -> sink/, source/ -> report/ -> proto/, fabric/ -> common/.
+ * -> sink/, source/ -> model/ -> proto/, fabric/ -> common/; main.c alone
+ * prints their result (print/).
  */
 #ifndef NBW_ROLES_H
 #define NBW_ROLES_H

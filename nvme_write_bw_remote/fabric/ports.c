@@ -208,7 +208,13 @@ static int device_ports(struct ibv_device *d, int gid_index, struct fab_port *ou
 	return n;
 }
 
-int fab_ports_list(struct fab_port *out, int max, int gid_index)
+/*
+ * Every port of every device. gid_index: -x (perftest's meaning), or -1 for
+ * the default: 0 on InfiniBand, the RoCE v2 GID that maps an IPv4 address
+ * on Ethernet (else the first IPv4 one, else 0). Returns the count (<= max),
+ * 0 if there is no RDMA device, or -errno.
+ */
+static int fab_ports_list(struct fab_port *out, int max, int gid_index)
 {
 	struct ibv_device **list;
 	int ndev, i, n = 0;

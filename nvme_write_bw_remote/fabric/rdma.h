@@ -5,7 +5,8 @@
  * InfiniBand and RoCE alike (resources created in one function and released
  * by a reverse-order ladder), the layout of the sink's DRAM into slices, and
  * the one RDMA posting loop: a stream of RDMA WRITEs from a worker's staging
- * slots into a ring in its remote slice.
+ * slots into a ring in its remote slice. Ports are ports.c's, the verbs
+ * calls verbs.c's, connections rdma.c's, the posting loop writer.c's.
  */
 #ifndef NBW_RDMA_H
 #define NBW_RDMA_H
@@ -46,14 +47,6 @@ struct fab_port {
 	double rate_gbits;	 /* data rate of the port (width x lane), 0 unknown */
 	bool software;		 /* no PCI device of its own (rxe, siw): no real line rate */
 };
-
-/*
- * Every port of every device. gid_index: -x (perftest's meaning), or -1 for
- * the default: 0 on InfiniBand, the RoCE v2 GID that maps an IPv4 address
- * on Ethernet (else the first IPv4 one, else 0). Returns the count (<= max),
- * 0 if there is no RDMA device, or -errno.
- */
-int fab_ports_list(struct fab_port *out, int max, int gid_index);
 
 /*
  * The ACTIVE ports named by list ("dev" = its ports, "dev:port" one port,

@@ -204,7 +204,8 @@ static int move_all(int fd, uint8_t *p, size_t n, bool out, uint64_t deadline, i
 	return 0;
 }
 
-int ctrl_send(int fd, const struct ctrl_buf *b, int timeout_ms)
+/* Send a finished (and sealed) buffer within timeout_ms. 0 or -errno (-EPIPE peer gone). */
+static int ctrl_send(int fd, const struct ctrl_buf *b, int timeout_ms)
 {
 	return move_all(fd, b->data, b->len, true, deadline_of(timeout_ms), timeout_ms);
 }

@@ -85,8 +85,6 @@ int ctrl_accept(int lfd, int timeout_ms, char *peer, size_t peerlen);
  * -EHOSTUNREACH..., CTRL_ERR_RESOLVE + EAI_* (an unknown host: ctrl_strerror).
  */
 int ctrl_connect(const char *host, unsigned port, int timeout_ms);
-/* Send a finished (and sealed) buffer within timeout_ms. 0 or -errno (-EPIPE peer gone). */
-int ctrl_send(int fd, const struct ctrl_buf *b, int timeout_ms);
 /*
  * Receive one message within timeout_ms: *type, a malloc'ed payload (*payload,
  * free it; NULL if empty) and its length. -ETIMEDOUT, -ECONNRESET (peer

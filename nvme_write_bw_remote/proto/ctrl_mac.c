@@ -26,7 +26,8 @@ int ctrl_mac_start(struct ctrl_mac *m, const struct auth_key *k,
 	return rc;
 }
 
-unsigned ctrl_mac_version(const struct ctrl_mac *m)
+/* The header version a message on this channel carries (m may be NULL: off). */
+static unsigned ctrl_mac_version(const struct ctrl_mac *m)
 {
 	return m && m->on ? CTRL_VERSION_MAC : CTRL_VERSION;
 }

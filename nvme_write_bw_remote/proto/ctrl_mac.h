@@ -50,9 +50,6 @@ int ctrl_mac_start(struct ctrl_mac *m, const struct auth_key *k,
 		   const uint8_t nonce_source[CTRL_NONCE_LEN],
 		   const uint8_t nonce_sink[CTRL_NONCE_LEN], unsigned side);
 
-/* The header version a message on this channel carries (m may be NULL: off). */
-unsigned ctrl_mac_version(const struct ctrl_mac *m);
-
 /*
  * A received header's version on this channel: 0 if it is the one
  * expected, CTRL_ERR_NOMAC for a plain message where MACs are on (a peer

@@ -64,11 +64,6 @@ static void put_strn(struct ctrl_buf *b, const char *s, size_t size)
 	ctrl_put_bytes(b, s, n);
 }
 
-void ctrl_put_str(struct ctrl_buf *b, const char *s)
-{
-	put_strn(b, s, WIRE_STR_MAX);
-}
-
 void ctrl_cur_init(struct ctrl_cur *c, const void *p, size_t len)
 {
 	*c = (struct ctrl_cur){.p = p, .len = len};

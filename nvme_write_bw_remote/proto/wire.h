@@ -52,8 +52,6 @@ void ctrl_put_u8(struct ctrl_buf *b, uint8_t v);
 void ctrl_put_u16(struct ctrl_buf *b, uint16_t v);
 void ctrl_put_u32(struct ctrl_buf *b, uint32_t v);
 void ctrl_put_u64(struct ctrl_buf *b, uint64_t v);
-/* At most WIRE_STR_MAX - 1 bytes of s. */
-void ctrl_put_str(struct ctrl_buf *b, const char *s);
 
 void ctrl_cur_init(struct ctrl_cur *c, const void *p, size_t len);
 /* n bytes of the payload, or NULL (and the cursor bad) past its end. */

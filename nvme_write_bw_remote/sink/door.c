@@ -178,7 +178,8 @@ const char *door_where(const struct door *d)
 	return d->where;
 }
 
-bool door_allows(const struct door *d, const struct sockaddr *sa)
+/* Is this address allowed in (--allow)? */
+static bool door_allows(const struct door *d, const struct sockaddr *sa)
 {
 	return !d->o->sink.nallow || netaddr_allowed(d->o->sink.allow, d->o->sink.nallow, sa);
 }

@@ -62,9 +62,6 @@ int door_await(struct door *d, uint64_t deadline, struct door_guest *g);
 /* Turn a guest away: tell it why if it is trusted, log it (as a drop), close it. */
 void door_refuse(struct door *d, struct door_guest *g, const char *why);
 
-/* Is this address allowed in (--allow)? */
-bool door_allows(const struct door *d, const struct sockaddr *sa);
-
 void door_close(struct door *d);
 
 #endif

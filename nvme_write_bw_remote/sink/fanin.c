@@ -6,9 +6,9 @@
  * slices, keys, canary and verification). Every session holds its START
  * until all are ready, and the hall opens the sink's own window over its
  * local drives at the same moment: one window, in one clock. This file runs
- * the sessions and fills the combined result (printer.c prints it: a row
- * per source and per source drive, local, RDMA (the sum), total, ideal), and
- * judges whether the total may be read as a sum.
+ * the sessions and fills the combined result (main.c prints it: a row per
+ * source and per source drive, local, RDMA (the sum), total, ideal), and has
+ * the sink's judge decide whether the total may be read as a sum.
  */
 #include <math.h>
 #include <pthread.h>
@@ -101,7 +101,7 @@ static void fanin_run(struct fanin *fi)
 static int fanin_outcome(struct fanin *fi)
 {
 	struct result *x = fi->res;
-	char err[1024] = "";
+	char err[1024] = "", vfail[32];
 	size_t n = 0;
 	int i, failed = fi->n - fi->got;
 
@@ -111,13 +111,14 @@ static int fanin_outcome(struct fanin *fi)
 		return 0;
 	if (fi->hall_rc)
 		snprintf(err, sizeof(err), "%s", x->failure);
+	snprintf(vfail, sizeof(vfail), "verification %s", verdict_word(VERDICT_FAIL));
 	for (i = 0; !fi->hall_rc && i < fi->got && n < sizeof(err) - 1; i++) {
 		const struct result_stream *st = fi->s[i].x;
 
 		if (fi->s[i].rc)
 			n += snprintf(err + n, sizeof(err) - n, "%s%s: %s", n ? "; " : "", st->peer,
 				      st->failure[0]		    ? st->failure
-				      : st->verdict == VERDICT_FAIL ? "verification FAIL"
+				      : st->verdict == VERDICT_FAIL ? vfail
 								    : "failed");
 	}
 	if (!fi->hall_rc && fi->got < fi->n && n < sizeof(err) - 1)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * judge.c: the sink's judging, in one place (see judge.h): the pure checks
- * of a source's word, the admission of its HELLO, and whether the sink's
- * streams add up.
+ * of a source's word, the admission of its HELLO, and what its sources claim
+ * together, handed to the rule on whether streams add up (model/validity.c).
  */
 #include <arpa/inet.h>
 #include <math.h>
@@ -95,7 +95,8 @@ bool judge_add(uint64_t a, uint64_t b, uint64_t *sum)
 	return !__builtin_add_overflow(a, b, sum);
 }
 
-double judge_slack_s(double duration_s)
+/* The window's slack: 10 % of it, at least 1 s. */
+static double judge_slack_s(double duration_s)
 {
 	return duration_s * 0.1 > 1.0 ? duration_s * 0.1 : 1.0;
 }
@@ -224,8 +225,12 @@ uint32_t judge_line_mbps(uint32_t claim, double own_gbits)
 	return (double)claim < own ? claim : (uint32_t)own;
 }
 
-bool judge_stream_refused(uint64_t bytes, uint64_t window_ns, double duration_s, double rate_gbits,
-			  char *why, size_t len)
+/*
+ * An RDMA stream of bytes over window_ns: no longer than the window and its
+ * slack, no more than rate_gbits (0: unbounded) carries in that time.
+ */
+static bool judge_stream_refused(uint64_t bytes, uint64_t window_ns, double duration_s,
+				 double rate_gbits, char *why, size_t len)
 {
 	double sec = window_ns / 1e9;
 
@@ -343,94 +348,18 @@ enum judge_hello_verdict judge_hello(const struct judge_admission *a, struct sli
 
 /* ---- the sink's streams ----------------------------------------------------------- */
 
-/* The local drives' bytes together. */
-static uint64_t local_bytes(const struct result *x)
-{
-	uint64_t n = 0;
-	int i;
-
-	for (i = 0; i < x->nlocal; i++)
-		n += x->local[i].bytes;
-	return n;
-}
-
-/* Rates add: each stream's bytes over its own window of the same length. Ideal too. */
-static void sink_sums(struct result *x)
-{
-	uint64_t lbytes = local_bytes(x);
-	double lbps = x->lseconds > 0 ? lbytes / x->lseconds : 0;
-	int i, ndr = 0, known = 0;
-
-	x->sum.local_bytes = lbytes;
-	x->sum.rdma_bytes = 0;
-	x->sum.rdma_seconds = 0;
-	x->sum.rdma_bps = 0;
-	for (i = 0; i < x->nstreams; i++) {
-		const struct result_stream *st = &x->streams[i];
-
-		x->sum.rdma_bytes += st->bytes;
-		x->sum.rdma_seconds = fmax(x->sum.rdma_seconds, st->seconds);
-		x->sum.rdma_bps += st->seconds > 0 ? st->bytes / st->seconds : 0;
-		ndr += st->ndrives;
-		known += st->drives_known && st->source != CTRL_SOURCE_MEM;
-	}
-	x->sum.total_bps = lbps + x->sum.rdma_bps;
-	x->sum.ideal_bps = NAN;
-	if (x->nlocal && x->lseconds > 0 && known == x->nexpected)
-		x->sum.ideal_bps = lbps / x->nlocal * (x->nlocal + ndr);
-}
-
-/* Each source's window against the sink's, in this process's one clock. */
-static void sink_overlaps(struct result *x)
-{
-	double ref_open = x->open_ns, ref_close = x->open_ns + x->lseconds * 1e9;
-	int i;
-
-	for (i = 0; i < x->nstreams; i++) {
-		struct result_stream *st = &x->streams[i];
-
-		st->overlap_pct = st->have_window ? streams_overlap_pct(st->open_ns, st->close_ns,
-									ref_open, ref_close)
-						  : NAN;
-		st->start_offset_s = isnan(st->overlap_pct) ? NAN : (st->open_ns - ref_open) / 1e9;
-	}
-}
-
 void judge_sink(struct result *x)
 {
-	const struct options *o = &x->o;
-	char part[CTRL_MAX_STR + 512], label[96];
+	char claims[256];
 	double bps[MAX_SOURCES];
 	int i;
 
-	sink_overlaps(x);
-	sink_sums(x);
-	x->sum.why[0] = '\0';
-	if (x->nstreams < x->nexpected) {
-		snprintf(part, sizeof(part), "%d of %d sources never came",
-			 x->nexpected - x->nstreams, x->nexpected);
-		streams_add_why(&x->sum, part);
-	}
-	for (i = 0; i < x->nstreams; i++) {
-		snprintf(label, sizeof(label), "RDMA from %s", x->streams[i].peer);
-		streams_fault(o, label, "the sink's", &x->streams[i], part, sizeof(part));
-		streams_add_why(&x->sum, part);
-	}
-	if (x->nlocal && !(x->lcv <= o->sink.max_cv)) {
-		struct result_stream local = {.cv = x->lcv, .verdict = VERDICT_NONE};
-
-		streams_fault(o, "local drives", NULL, &local, part, sizeof(part));
-		streams_add_why(&x->sum, part);
-	}
 	/* Each source's figure is bounded alone; all of them share the same ports. */
 	for (i = 0; i < x->nstreams && i < MAX_SOURCES; i++)
-		bps[i] =
-			x->streams[i].seconds > 0 ? x->streams[i].bytes / x->streams[i].seconds : 0;
-	if (judge_sum_refused(bps, i, x->ports_gbits, part, sizeof(part)))
-		streams_add_why(&x->sum, part);
-	x->sum.valid = !x->sum.why[0];
-	/* One source that gave no window: nothing to judge (total_valid null). */
-	x->sum.judged = x->mode == RESULT_FANIN || (x->nstreams && x->streams[0].have_window);
+		bps[i] = x->streams[i].seconds > 0 ? streams_bps(&x->streams[i]) : 0;
+	streams_judge_claims(x, judge_sum_refused(bps, i, x->ports_gbits, claims, sizeof(claims))
+					? claims
+					: NULL);
 }
 
 bool judge_received_refused(uint64_t claimed, bool known, bool by_pkts, uint64_t rcv, char *why,

@@ -5,8 +5,9 @@
  * HELLO (parameters, workers in 64 bits, a share per source, the DRAM),
  * the QPS list, the VERIFY table, the RESULT's sums and rails, the
  * plausibility of an RDMA figure (RESULT or heartbeat), whether a RoCE GID
- * is inside --allow, and whether the sink's streams add up. Each check
- * returns true when the peer's word is refused, with the reason in why.
+ * is inside --allow, and the sources' claims together, which it hands to
+ * the rule on whether streams add up (model/validity.h). Each check returns
+ * true when the peer's word is refused, with the reason in why.
  */
 #ifndef NBW_JUDGE_H
 #define NBW_JUDGE_H
@@ -53,9 +54,6 @@ struct judge_frame {
 	const int *wport;	  /* each worker's port (its place in the ports), -1 unknown */
 };
 
-/* The window's slack: 10 % of it, at least 1 s. */
-double judge_slack_s(double duration_s);
-
 /*
  * The RESULT's totals: its window, its drives and rails added without
  * wrapping to its total, the rails on the ports and QPs the sink connected,
@@ -78,17 +76,12 @@ bool judge_result_early(double since_s, double warmup_s, double duration_s, char
 uint32_t judge_line_mbps(uint32_t claim, double own_gbits);
 
 /*
- * An RDMA stream of bytes over window_ns: no longer than the window and its
- * slack, no more than rate_gbits (0: unbounded) carries in that time.
- */
-bool judge_stream_refused(uint64_t bytes, uint64_t window_ns, double duration_s, double rate_gbits,
-			  char *why, size_t len);
-
-/*
  * The RDMA figure, if any: a RESULT (res, NULL if none came) only when ok and
  * not rejected; without one, the last heartbeat (prog, NULL if none) only
- * when judge_stream_refused() does not refuse it. A failed source's RESULT
- * (ok = 0) gives no figure, nor does its heartbeat.
+ * when plausible: its window no longer than duration_s and its slack (10 %,
+ * at least 1 s), its bytes no more than rate_gbits (0: unbounded) carries in
+ * that time, with 10 % to spare. A failed source's RESULT (ok = 0) gives no
+ * figure, nor does its heartbeat.
  */
 enum rdma_from judge_rdma_from(const struct ctrl_result *res, bool rejected,
 			       const struct ctrl_progress *prog, double duration_s,
@@ -146,10 +139,10 @@ enum judge_hello_verdict judge_hello(const struct judge_admission *a, struct sli
 				     char *why, size_t len);
 
 /*
- * The sink's streams (one source or --sources N) against its own window:
- * each one's overlap and start offset, the sums and ideal, and whether the
- * total may be read as a sum, every stream that breaks the rule named
- * (x->sum), by the rule every mode shares (validity.h: streams_fault).
+ * The sink's streams (one source or --sources N): whether its sources claim
+ * together more than its ports carry (judge_sum_refused), then the rule
+ * every mode shares (validity.h: streams_judge_claims) judges them against
+ * the sink's own window into x->sum.
  */
 void judge_sink(struct result *x);
 

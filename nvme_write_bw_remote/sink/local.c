@@ -83,7 +83,8 @@ void local_stop(struct local *l)
 	gang_stop(&l->gang);
 }
 
-void local_count(const struct local *l, uint64_t *out)
+/* Bytes read so far, per drive (out: nt + 1 entries). */
+static void local_count(const struct local *l, uint64_t *out)
 {
 	if (l->gang.w)
 		gang_count(&l->gang, out, NULL);
@@ -91,7 +92,8 @@ void local_count(const struct local *l, uint64_t *out)
 		memset(out, 0, sizeof(*out) * (size_t)(l->nt ? l->nt : 1));
 }
 
-uint64_t local_sum(const struct local *l, const uint64_t *per_drive)
+/* The sum of per_drive[]. */
+static uint64_t local_sum(const struct local *l, const uint64_t *per_drive)
 {
 	uint64_t t = 0;
 	int i;

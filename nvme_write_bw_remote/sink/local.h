@@ -41,10 +41,6 @@ void local_watch(struct local *l, const struct fab_port *ports, int n);
 /* One reader per region of each drive, each with its chunk of buf. 0 or -errno. */
 int local_start(struct local *l, unsigned char *buf);
 void local_stop(struct local *l);
-/* Bytes read so far, per drive (out: nt + 1 entries). */
-void local_count(const struct local *l, uint64_t *out);
-/* The sum of per_drive[]. */
-uint64_t local_sum(const struct local *l, const uint64_t *per_drive);
 /* The window's snapshot into out; true when out is the open's (the counting starts). */
 bool local_snapshot(struct local *l, uint64_t *out);
 /*

@@ -177,7 +177,6 @@ static int send_slices(struct session *s)
 
 static int receive_canary(struct session *s)
 {
-	struct verdict_note v = {.verdict = VERDICT_NONE};
 	struct landing l;
 	char err[CTRL_MAX_STR];
 	uint32_t len;
@@ -195,9 +194,8 @@ static int receive_canary(struct session *s)
 		return session_refuse(s, "%s: waiting for the canary: %s", s->peer,
 				      err[0] ? err : ctrl_strerror(rc));
 	session_landing(s, &l);
-	verify_canary(&l, s->hello.verify, s->canary, s->ncanary, &v);
-	s->verdict = v.verdict;
-	memcpy(s->vdetail, v.detail, sizeof(s->vdetail));
+	s->vnote = (struct verdict_note){.verdict = VERDICT_NONE};
+	verify_canary(&l, s->hello.verify, s->canary, s->ncanary, &s->vnote);
 	return 0;
 }
 
@@ -239,7 +237,7 @@ struct session *session_create(const struct session_env *env, int fd, const char
 	s->in.mac = &s->mac;
 	snprintf(s->peer, sizeof(s->peer), "%s", peer);
 	s->hello = *hello;
-	s->verdict = VERDICT_NONE;
+	s->vnote.verdict = VERDICT_NONE;
 	memset(s->wport, 0xff, sizeof(s->wport));
 	s->delay_min_ns = -1;
 	pthread_mutex_init(&s->beat_lock, NULL);

@@ -67,8 +67,7 @@ struct session {
 	struct local *loc, none;
 	struct ctrl_chunk *canary;
 	uint32_t ncanary;
-	enum verdict verdict;
-	char vdetail[256];
+	struct verdict_note vnote; /* what landed: the canary's, then the full table's */
 	double lseconds;
 	double cpu_s;		/* this process, user + system, inside the window */
 	uint64_t start_sent_ns; /* when START left (sink clock) */

@@ -343,7 +343,6 @@ static const char *dump_path(const struct session *s, char *buf, size_t len)
  */
 static int receive_full(struct session *s)
 {
-	struct verdict_note v = {.verdict = s->verdict};
 	char err[CTRL_MAX_STR], path[PATH_MAX];
 	struct ctrl_chunk *c = NULL;
 	struct landing l;
@@ -359,10 +358,8 @@ static int receive_full(struct session *s)
 	free(p);
 	if (!rc && judge_table_refused(c, n, s->hello.workers, l.slots, err, sizeof(err)))
 		rc = -EBADMSG;
-	memcpy(v.detail, s->vdetail, sizeof(v.detail));
-	verify_full(&l, c, n, s->ncanary, rc ? (err[0] ? err : ctrl_strerror(rc)) : NULL, &v);
-	s->verdict = v.verdict;
-	memcpy(s->vdetail, v.detail, sizeof(s->vdetail));
+	verify_full(&l, c, n, s->ncanary, rc ? (err[0] ? err : ctrl_strerror(rc)) : NULL,
+		    &s->vnote);
 	if (!rc && s->o->sink.dump_slice)
 		verify_dump_map(dump_path(s, path, sizeof(path)), s->canary, s->ncanary, c, n);
 	free(c);
@@ -588,11 +585,11 @@ int session_conclude(struct session *s, struct meeting *fan)
 		if (s->hello.verify != CTRL_VERIFY_FULL)
 			verify_dump_map(dump, s->canary, s->ncanary, NULL, 0);
 	}
-	if (!rc && s->verdict == VERDICT_FAIL)
+	if (!rc && s->vnote.verdict == VERDICT_FAIL)
 		rc = NBW_EXIT_FAIL;
 	if (!s->failure[0]) {
-		struct ctrl_done d = {.verify = (uint8_t)(s->verdict == VERDICT_NONE ? VERDICT_FAIL
-										     : s->verdict)};
+		enum verdict v = s->vnote.verdict;
+		struct ctrl_done d = {.verify = (uint8_t)(v == VERDICT_NONE ? VERDICT_FAIL : v)};
 
 		ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_done(&b, &d), 1000);
 	}

@@ -3,7 +3,7 @@
  * sink.c: the sink with one source (run_sink): a hall with N = 1 (hall.c)
  * whose one session (session.c) carries the hall's drives in its window;
  * and what the hall and a session saw, into the result (result.h) for
- * run_sink and for --sources N (fanin.c). printer.c prints it.
+ * run_sink and for --sources N (fanin.c). main.c prints it (print/).
  */
 #include <errno.h>
 #include <math.h>
@@ -82,8 +82,8 @@ static int session_stream(const struct session *k, struct result_stream *st)
 	st->open_ns = k->src_open_ns;
 	st->close_ns = k->src_close_ns;
 	st->cv = k->have_window ? k->rcv : NAN;
-	st->verdict = k->verdict;
-	snprintf(st->vdetail, sizeof(st->vdetail), "%s", k->vdetail);
+	st->verdict = k->vnote.verdict;
+	snprintf(st->vdetail, sizeof(st->vdetail), "%s", k->vnote.detail);
 	snprintf(st->failure, sizeof(st->failure), "%s", k->failure);
 	return 0;
 }
@@ -147,8 +147,8 @@ static int hall_result(const struct hall *h, const struct session *k, struct res
 		return -ENOMEM;
 	linkload_free(x->ll); /* the links of the window that carried the hall's drives */
 	x->ll = linkload_dup(l->ll);
-	x->verdict = one ? k->verdict : VERDICT_NONE;
-	snprintf(x->vdetail, sizeof(x->vdetail), "%s", one ? k->vdetail : "");
+	x->verdict = one ? k->vnote.verdict : VERDICT_NONE;
+	snprintf(x->vdetail, sizeof(x->vdetail), "%s", one ? k->vnote.detail : "");
 	snprintf(x->failure, sizeof(x->failure), "%s", one ? k->failure : h->failure);
 	return 0;
 }

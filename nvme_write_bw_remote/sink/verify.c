@@ -120,6 +120,12 @@ static void check_chunks(const struct landing *l, const struct ctrl_chunk *c, ui
 	tails_free(&t);
 }
 
+/* What the full table's words start with: the canary's verdict. */
+static const char *canary_words(const struct verdict_note *v)
+{
+	return v->verdict == VERDICT_PASS ? "canaries match" : "canary";
+}
+
 /* "; N not a whole chunk" when some entries were parts of one, else "". */
 static const char *parts_note(const struct tally *y, char *buf, size_t len)
 {
@@ -212,7 +218,7 @@ void verify_full(const struct landing *l, const struct ctrl_chunk *c, uint32_t n
 		snprintf(v->detail, sizeof(v->detail),
 			 "%s; the slot table covers %u slots, its RESULT says at least %u were "
 			 "written",
-			 v->verdict == VERDICT_PASS ? "canaries match" : "canary", n, least);
+			 canary_words(v), n, least);
 		v->verdict = VERDICT_FAIL;
 		return;
 	}
@@ -220,8 +226,8 @@ void verify_full(const struct landing *l, const struct ctrl_chunk *c, uint32_t n
 	if (y.bad) {
 		snprintf(v->detail, sizeof(v->detail),
 			 "%s; %u of %u slice slots differ, first: worker %u slot %u%s",
-			 v->verdict == VERDICT_PASS ? "canaries match" : "canary", y.bad, n,
-			 y.worker, y.slot, parts_note(&y, note, sizeof(note)));
+			 canary_words(v), y.bad, n, y.worker, y.slot,
+			 parts_note(&y, note, sizeof(note)));
 		v->verdict = VERDICT_FAIL;
 	} else if (v->verdict == VERDICT_PASS) {
 		snprintf(v->detail, sizeof(v->detail), "%u canary chunks and %u slice slots match",

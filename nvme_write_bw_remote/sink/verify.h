@@ -13,6 +13,7 @@
 
 #include "ctrl.h"
 #include "options.h"
+#include "verdict.h"
 
 /* One source's slices as they lie in the hall's DRAM. */
 struct landing {
@@ -24,12 +25,6 @@ struct landing {
 	double timeout_s; /* the hashing stops past it (and at a signal) */
 	uint8_t source;	  /* enum ctrl_source: a memory source writes whole chunks only */
 	uint64_t wrote;	  /* bytes its RESULT says its window wrote (0: no RESULT taken) */
-};
-
-/* A verdict and its words. */
-struct verdict_note {
-	enum verdict verdict;
-	char detail[256];
 };
 
 /*

@@ -3,7 +3,7 @@
  * source/run.c: the sending side of nvme_write_bw_remote. Per drive, --threads
  * workers, each with its own RC QP on an ACTIVE port NUMA-local to the drive,
  * its own --depth registered staging slots read with O_DIRECT (or filled
- * once, --source mem) and the posting loop of fabric/rdma.c keeping that many
+ * once, --source mem) and the posting loop of fabric/writer.c keeping that many
  * RDMA WRITEs in flight into its slice of the sink's DRAM.
  *
  * The run: source_setup -> handshake -> start the workers -> line 1 (all

@@ -25,6 +25,7 @@
 #include "options.h"
 #include "steps.h"
 #include "target.h"
+#include "verdict.h"
 #include "window.h"
 
 #define FULL_RING_MAX 1024 /* slice slots used with --verify full (bounds the table) */
@@ -132,9 +133,6 @@ int source_assign_rails(struct source *s);
  */
 int source_expect(struct source *s, unsigned type, void **p, uint32_t *len, int timeout_ms,
 		  char *err, size_t errlen);
-/* As source_expect(), decoded into msg (ctrl_await()). */
-int source_await(struct source *s, unsigned type, void *msg, int timeout_ms, char *err,
-		 size_t errlen);
 /*
  * Send b (enc: its encoder's status) if the step sends type, else -EPROTO;
  * once sent, the step after it.

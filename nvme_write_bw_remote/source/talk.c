@@ -56,8 +56,9 @@ int source_expect(struct source *s, unsigned type, void **p, uint32_t *len, int 
 	return rc;
 }
 
-int source_await(struct source *s, unsigned type, void *msg, int timeout_ms, char *err,
-		 size_t errlen)
+/* As source_expect(), decoded into msg (ctrl_await()). */
+static int source_await(struct source *s, unsigned type, void *msg, int timeout_ms, char *err,
+			size_t errlen)
 {
 	uint32_t len;
 	void *p;

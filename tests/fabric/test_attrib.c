@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_attrib: the gap explained hop by hop (report/attrib.c) on rails and
+ * test_attrib: the gap explained hop by hop (print/attrib.c) on rails and
  * counter deltas built in memory: each rule of the table fires on a counter
  * that moved and stays silent on one that did not (or is not kept); a rail
  * 10% or more below its peers' median is named with what its port counted,

@@ -36,7 +36,7 @@ check_match "canary hang: the sink is told" "source failed: .*canary WRITE" "${J
 
 # WRITEs of the window never complete: the drain gives up, RESULT says not ok, and the
 # sink fails with no RDMA figure: a source that says it failed gives none, not its last
-# heartbeat's either (report/judge.h).
+# heartbeat's either (sink/judge.h).
 fault drain hang@30 "" ""
 check_eq "drain: exits" "1 1" "$SINK_RC $SRC_RC"
 check_match "drain: the source says what is in flight" "RDMA WRITEs still in flight after 3000 ms" "$(cat "$TMPD/drain-src.err")"

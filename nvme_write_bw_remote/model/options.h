@@ -2,10 +2,10 @@
 /*
  * options.h: nvme_write_bw_remote's command line, validated (struct
  * options: what both roles use and each role's own part), with the limits
- * it is checked against, a rail, the verdict on the data and a role's run
- * state. It sits in report/ because a result holds a copy of the options
- * (result.h): every layer above report/ (sink/, source/, the tool's top
- * folder) reads it; main.c fills it.
+ * it is checked against, a rail and a role's run state. It sits in model/
+ * because a result holds a copy of the options (result.h): every layer
+ * above model/ (sink/, source/, print/, the tool's top folder) reads it;
+ * main.c fills it.
  */
 #ifndef NBW_OPTIONS_H
 #define NBW_OPTIONS_H
@@ -107,14 +107,6 @@ struct rail {
 	uint64_t bytes;
 	double line_rate_gbits; /* the slower port's; 0 unknown (or a software port) */
 	int sink_index;		/* the sink port's place in the sink's advertised list */
-};
-
-/* The verdict on the data that landed; the first three are the wire values of DONE. */
-enum verdict {
-	VERDICT_FAIL = 0,
-	VERDICT_PASS = 1,
-	VERDICT_OFF = 2,
-	VERDICT_NONE = 3, /* not reached: the run failed before */
 };
 
 /*

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* rows.h: the rows of the reports (rows.c), for printer.c. */
+/* rows.h: the rows of the reports (rows.c), for the printer's files (doc.c, body.c, sizes.c). */
 #ifndef NBW_ROWS_H
 #define NBW_ROWS_H
 

@@ -162,20 +162,13 @@ const char *verify_off_why(const struct options *o)
 /* The verification line and "verify" (detail may be NULL). */
 void print_verify(struct report *r, const struct options *o, enum verdict v, const char *detail)
 {
-	static const char *const names[] = {
-		[VERDICT_FAIL] = "fail",
-		[VERDICT_PASS] = "pass",
-		[VERDICT_OFF] = "off",
-		[VERDICT_NONE] = NULL,
-	};
-
-	report_str(r, "verify", NULL, names[v]);
+	report_str(r, "verify", NULL, verdict_name(v));
 	if (v == VERDICT_OFF)
-		report_text(r, " RDMA data verification: OFF (%s)\n", verify_off_why(o));
+		report_text(r, " RDMA data verification: %s (%s)\n", verdict_word(v),
+			    verify_off_why(o));
 	else if (v == VERDICT_PASS || v == VERDICT_FAIL)
-		report_text(r, " RDMA data verification: %s (%s%s%s)\n",
-			    v == VERDICT_PASS ? "PASS" : "FAIL", ctrl_verify_name(o->verify),
-			    detail ? ", " : "", detail ? detail : "");
+		report_text(r, " RDMA data verification: %s (%s%s%s)\n", verdict_word(v),
+			    ctrl_verify_name(o->verify), detail ? ", " : "", detail ? detail : "");
 	else
 		report_text(r, " RDMA data verification: not done (the run failed)\n");
 	if (detail)

@@ -3,10 +3,10 @@
  * result.h: what a run of nvme_write_bw_remote measured, in one structure
  * every mode fills: the sink (one source), the source, the sink with
  * --sources N (fan-in), --bidir (a sink and a source at once) and -a (a run
- * per message size). The roles fill it and print nothing; validity.c (and
- * the sink's judge.c) judge its streams (the sum rule, overlap, variation,
- * ideal); printer.c renders it, text and JSON from the same calls
- * (common/base/report.c).
+ * per message size). The roles fill it and print nothing; validity.c
+ * judges its streams (the sum rule, overlap, variation, ideal; the sink's
+ * judge.c calls it with its word on the sources' claims); print/ renders
+ * it, text and JSON from the same calls (common/base/report.c).
  */
 #ifndef NBW_RESULT_H
 #define NBW_RESULT_H
@@ -19,6 +19,7 @@
 #include "linkload.h"
 #include "options.h"
 #include "sweep.h"
+#include "verdict.h"
 #include "window.h"
 
 /* Where the RDMA figure of the report comes from (the sink's judge_rdma_from()). */
@@ -75,12 +76,12 @@ struct result_stream {
 	/* Its window in this process's clock (ns) and its variation; have_window false: unknown. */
 	bool have_window;
 	double open_ns, close_ns;
-	double cv; /* %, NAN unknown */
-	enum verdict verdict;
+	double cv;			    /* %, NAN unknown */
+	enum verdict verdict;		    /* on what landed (verdict.h) */
 	char vdetail[256];		    /* "" none */
 	int rc;				    /* the session's exit status */
 	char failure[CTRL_MAX_STR + 256];   /* "" none */
-	double overlap_pct, start_offset_s; /* against the sink's window (the judge) */
+	double overlap_pct, start_offset_s; /* against the sink's window (validity.c) */
 	/* sink: its figure against what its own ports received (the counters) */
 	enum rdma_check check;
 	uint64_t rcv_bytes;  /* RECEIVED: the ports' received bytes, headers included; PACKETS:
@@ -97,7 +98,7 @@ enum result_mode {
 	RESULT_SIZES,  /* -a: parts[i] the run at one message size (its o.chunk) */
 };
 
-/* Whether the total may be read as a sum, and the figures it adds (validity.c, judge.c). */
+/* Whether the total may be read as a sum, and the figures it adds (validity.c). */
 struct result_sum {
 	bool judged; /* false: no window to judge (total_valid null) */
 	bool valid;
@@ -176,7 +177,7 @@ struct result {
 	int nexpected;
 	int nstreams;
 	struct result_stream *streams;
-	struct result_sum sum; /* validity.c, the sink's judge.c */
+	struct result_sum sum; /* validity.c */
 	/* The run's verdict and failure. */
 	enum verdict verdict;
 	char vdetail[256];
@@ -227,6 +228,14 @@ void result_stream_free(struct result_stream *st);
 
 /* Why source i (0-based) of n (--sources) never came, into why. */
 void result_missing_why(const struct options *o, int i, int n, char *why, size_t len);
+
+/*
+ * The verdict on the data of x: OFF under --no-verify; with N sources
+ * (fan-in) FAIL when one source's data differed, PASS when every source came
+ * and passed, else NONE (one never came or ended before its verdict); else
+ * x's own.
+ */
+enum verdict result_verdict(const struct result *x);
 
 /* "result", "heartbeat" or NULL: JSON rdma_reported_by. */
 const char *rdma_from_name(enum rdma_from from);

@@ -2,7 +2,7 @@
 /*
  * remote.h: what the sink and the source share (remote.c): the timeout in
  * milliseconds, a source's share of workers, the RDMA ports and drives the
- * options name, the rails' line rates. In report/ because both roles call
+ * options name, the rails' line rates. In model/ because both roles call
  * it and a role never calls the other.
  */
 #ifndef NBW_REMOTE_H

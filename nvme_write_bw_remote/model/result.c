@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* result.c: the result structure's memory (see result.h). */
+/* result.c: the result structure's memory and the verdict on its data (see result.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -151,4 +151,20 @@ const char *rdma_from_name(enum rdma_from from)
 	return from == RDMA_FROM_RESULT	     ? "result"
 	       : from == RDMA_FROM_HEARTBEAT ? "heartbeat"
 					     : NULL;
+}
+
+enum verdict result_verdict(const struct result *x)
+{
+	int i, pass = 0;
+
+	if (x->o.verify == CTRL_VERIFY_OFF)
+		return VERDICT_OFF;
+	if (x->mode != RESULT_FANIN)
+		return x->verdict;
+	for (i = 0; i < x->nstreams; i++) {
+		if (x->streams[i].verdict == VERDICT_FAIL)
+			return VERDICT_FAIL;
+		pass += x->streams[i].verdict == VERDICT_PASS;
+	}
+	return pass == x->nexpected ? VERDICT_PASS : VERDICT_NONE;
 }

@@ -86,12 +86,8 @@ const char *attrib_rule_name(int i)
 	return i >= 0 && i < NRULES ? rules[i].name : NULL;
 }
 
-const char *attrib_rule_meaning(int i)
-{
-	return i >= 0 && i < NRULES ? rules[i].meaning : NULL;
-}
-
-bool attrib_group_moved(const struct ctr_deltas *ds, enum attrib_group g, uint64_t *sum)
+/* The group's delta in ds (the sum of its counters that moved); false: none kept. */
+static bool attrib_group_moved(const struct ctr_deltas *ds, enum attrib_group g, uint64_t *sum)
 {
 	bool kept = false;
 	int i, k;

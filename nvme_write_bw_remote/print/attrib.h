@@ -64,13 +64,9 @@ struct attrib_hop {
 	char text[640];
 };
 
-/* The rule table: its size, a rule's name and its meaning in words. */
+/* The rule table: its size and a rule's name. */
 int attrib_rule_count(void);
 const char *attrib_rule_name(int i);
-const char *attrib_rule_meaning(int i);
-
-/* The group's delta in ds (the sum of its counters that moved); false: none kept. */
-bool attrib_group_moved(const struct ctr_deltas *ds, enum attrib_group g, uint64_t *sum);
 
 /* "rate_limited", "not_kept", "not_read" or NULL (AQ_NONE): JSON "counters_still". */
 const char *attrib_quiet_name(enum attrib_quiet q);
