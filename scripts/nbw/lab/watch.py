@@ -4,6 +4,7 @@ import json
 import os
 import socket
 import time
+
 from .base import err
 
 
