@@ -231,6 +231,7 @@ start_bg() {
 }
 
 # Ctrl-C, SIGTERM, SIGHUP: stop every command of this run on every node.
+# shellcheck disable=SC2317 # run by the traps
 on_signal() {
 	local code=$1 e pid node tag
 	trap '' INT TERM HUP
@@ -359,7 +360,7 @@ start_source() {
 # tried again (up to 5 times) while the sink runs and its connection was
 # refused; src_rc: the first failure's exit status, 0 if none.
 run_sources() {
-	local name=$1 node rc limit pfx= log
+	local name=$1 node rc limit pfx='' log
 	[ "$name" = aggregate ] || pfx="$name: "
 	limit=${CMD_TIMEOUT:-$((window_s + 2 * net_s + 120))}
 	src_rc=0 src_pid=() src_try=()

@@ -11,6 +11,7 @@
 
 # smp [ENV...]: vlab's -smp for a one-vCPU and a two-vCPU node.
 smp() { (
+	# shellcheck disable=SC2163 # the arguments are NAME=VALUE
 	[ $# = 0 ] || export "$@"
 	vlab_py 'print(vlab.smp_arg(1), vlab.smp_arg(2))'
 ); }

@@ -64,6 +64,7 @@ ordered_drives() {
 	done
 }
 
+# shellcheck source=/dev/null # vlab writes it for each node
 . "$share/node.env" || fail "cannot read node.env"
 hostname "vlab-$VLAB_NODE"
 [ "$VLAB_VERBOSE" = 1 ] || echo 1 >/proc/sys/kernel/printk
@@ -85,7 +86,7 @@ netdev_of() {
 ip link set lo up
 read -r -a macs <<<"$VLAB_NIC_MACS"
 read -r -a addrs <<<"$VLAB_ADDRS"
-netdevs= rdma_devs=
+netdevs='' rdma_devs=''
 for ((k = 0; k < ${#macs[@]}; k++)); do
 	netdev=$(netdev_of "${macs[k]}") || fail "no NIC with MAC ${macs[k]}: $(ls /sys/class/net)"
 	ip link set "$netdev" up || fail "ip link set $netdev up"
@@ -117,6 +118,7 @@ fi
 wait_for 30 nvme_count || fail "expected $VLAB_DRIVE_COUNT NVMe drives, found: $(ls /sys/block)"
 drives=$(ordered_drives | tr '\n' ' ')
 drives=${drives% }
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $drives
 [ "$#" = "$VLAB_DRIVE_COUNT" ] || fail "drive serials do not match: $drives"
 
