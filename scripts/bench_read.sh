@@ -4,8 +4,8 @@
 #   scripts/bench_read.sh [TARGET]
 #   scripts/bench_read.sh --check [TARGET]
 #
-# --check runs exactly the rows issue 35's bar is about, in one command, and nothing
-# else: sequential psync x THREADS with huge-page buffers on both sides (bandwidth >=
+# --check runs exactly the rows the bar of ours against fio is about, in one command, and
+# nothing else: sequential psync x THREADS with huge-page buffers on both sides (bandwidth >=
 # 0.97x fio, CPU per GiB <= 1.00x), and the random rows (io_uring at depths 1, 8, 32 and
 # psync, each timed and untimed: IOPS >= 1.00x, p99 <= 1.10x, CPU per read <= 1.00x);
 # DURATION defaults to 5 s there, and a last block lists each row's verdict. It needs
