@@ -136,8 +136,8 @@ export VLAB_OUT=$share/out
 # With the default 268 ms (perftest's 67 ms) the emulated nodes' CPU-starved responders
 # ACK late and the requesters send WRITEs again although nothing was lost (rxe counters:
 # completer_retry_err on the source, duplicate_request on the sink, UDP datagrams in =
-# rxe packets received); docs/virtual-lab.md. nvme_write_bw_remote reads it as -u's
-# default, the lab's ib_write_bw calls pass it as -u.
+# rxe packets received; docs/investigations.md, "Soft-RoCE under a starved CPU").
+# nvme_write_bw_remote reads it as -u's default, the lab's ib_write_bw calls pass it as -u.
 export NBW_QP_TIMEOUT=20
 export PATH="$VLAB_BUILDDIR/nvme_read_bw:$VLAB_BUILDDIR/nvme_write_bw_remote:$VLAB_BUILDDIR/nvme_link_probe:$VLAB_BUILDDIR/tests:$PATH"
 env | grep '^VLAB_' | sort >"$share/vlab.env"
