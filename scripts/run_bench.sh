@@ -523,8 +523,7 @@ ib_beside_fabric() {
 	local ib fab
 	# --report_gbits: the line under the header, its 4th column is the average in Gb/s.
 	ib=$(awk '/#bytes/ && /BW average/ { getline; print $4; exit }' "$1" 2>/dev/null)
-	fab=$("${PYTHON3:-python3}" -c 'import json,sys; print(json.load(open(sys.argv[1]))["rdma"]["gb_per_s"])' \
-		"$2" 2>/dev/null)
+	fab=$(nbw_py benchremote value "$2" rdma.gb_per_s 2>/dev/null)
 	[[ $ib =~ ^[0-9.]+$ && $fab =~ ^[0-9.eE+-]+$ ]] || return 0
 	ib_line=$(awk -v ib="$ib" -v fab="$fab" -v n="$SRC_NODE" 'BEGIN {
 		printf "fabric rung beside ib_write_bw on %s: nvme_write_bw_remote %.4f GB/s, ", n, fab
