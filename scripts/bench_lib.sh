@@ -2,7 +2,7 @@
 # sourced from the directory they are in (scripts/ in the source tree, $(pkgdatadir)
 # once installed), where the package nbw sits too. The caller sets prog (its name in
 # messages).
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154 # prog: set by the script that sources this
 
 # The package nbw (the suite's Python) sits beside this file.
 nbw_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -4,8 +4,8 @@
 #   scripts/bench_read.sh [TARGET]
 #   scripts/bench_read.sh --check [TARGET]
 #
-# --check runs exactly the rows issue 35's bar is about, in one command, and nothing
-# else: sequential psync x THREADS with huge-page buffers on both sides (bandwidth >=
+# --check runs exactly the rows the bar of ours against fio is about, in one command, and
+# nothing else: sequential psync x THREADS with huge-page buffers on both sides (bandwidth >=
 # 0.97x fio, CPU per GiB <= 1.00x), and the random rows (io_uring at depths 1, 8, 32 and
 # psync, each timed and untimed: IOPS >= 1.00x, p99 <= 1.10x, CPU per read <= 1.00x);
 # DURATION defaults to 5 s there, and a last block lists each row's verdict. It needs
@@ -148,7 +148,7 @@ if [ "${huge_free:-0}" -lt "$huge_need" ]; then
 	fi
 	echo "note: fio's huge-page rows need $huge_need free huge pages ($huge_free free):" \
 		"sysctl vm.nr_hugepages=$huge_need; running fio with 4 KiB pages only" >&2
-	fio_huge= fio_buf=4k
+	fio_huge='' fio_buf=4k
 fi
 # Ours uses huge pages when a thread's buffer is 1 MiB or more (common/storage/placement.c).
 ours_buf() { [ $(( $1 * chunk_bytes )) -ge 1048576 ] && echo huge || echo 4k; }
@@ -189,6 +189,7 @@ for r in $(seq 1 "$ROUNDS_SEQ"); do
 	order=("${cases[@]}")
 	[ $((r % 2)) = 0 ] && for i in "${!cases[@]}"; do order[i]=${cases[${#cases[@]} - 1 - i]}; done
 	for c in "${order[@]}"; do
+		# shellcheck disable=SC2086 # a case is a line of words
 		set -- $c
 		echo "round $r/$ROUNDS: $1 ($4 thread(s), depth $5, chunk $CHUNK, ${DURATION}s)" >&2
 		if [ "$2" = ours ]; then out=$(run_ours "$3" "$4" "$5" "${7:-}"); else out=$(run_fio "$3" "$4" "$5" "$6" "${7:-}"); fi
@@ -233,6 +234,7 @@ done
 load_rand=$(load)
 for r in $(seq 1 "$ROUNDS"); do
 	for c in "${rand_cases[@]}"; do
+		# shellcheck disable=SC2086 # a case is a line of words
 		set -- $c
 		# ours first in odd rounds, fio first in even ones
 		pair="ours fio"

@@ -77,8 +77,8 @@ esac
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 bytes=$(numfmt --from=iec "${SIZE%iB}")
-WIN="--warmup $WARMUP -D $DURATION -s $SIZE"
-W="$WIN --depth $DEPTH" # nvme_read_bw's psync has one read in flight per thread: no --depth
+WIN=(--warmup "$WARMUP" -D "$DURATION" -s "$SIZE")
+W=("${WIN[@]}" --depth "$DEPTH") # nvme_read_bw's psync has one read in flight per thread: no --depth
 # jget FILE PATH [DIGITS [DIVISOR]]: a figure of a tool's JSON document (nbw.benchremote).
 jget() { nbw_py benchremote value "$@"; }
 
@@ -136,27 +136,27 @@ wait $sp
 # iterations means it measured nothing: no figure rather than a false 0.
 ib=$(awk -v b="$bytes" '$1 == b && NF >= 5 && $2 > 0 { printf "%.4f", $4 / 8 }' "$T/ibc")
 ibline=$(awk -v b="$bytes" '$1 == b && NF >= 5' "$T/ibc" | tr -s ' \t' ' ')
-ours_pair k "$W" --source mem -q "$QPS" $W
+ours_pair k "${W[*]}" --source mem -q "$QPS" "${W[@]}"
 mem=$(jget "$T/k.k" rdma.gb_per_s 4 2>/dev/null)
 
 # 2. one drive: locally, then remote through the loopback.
-nvme_read_bw --disks "$DRIVE" -t "$THREADS" $WIN --json >"$T/local" 2>"$T/locale" ||
+nvme_read_bw --disks "$DRIVE" -t "$THREADS" "${WIN[@]}" --json >"$T/local" 2>"$T/locale" ||
 	sed 's/^/nvme_read_bw: /' "$T/locale" >&2
 loc=$(jget "$T/local" drives.0.gb_per_s 4 2>/dev/null)
-ours_pair d "$W" --disks "$DRIVE" -q "$THREADS" $W
+ours_pair d "${W[*]}" --disks "$DRIVE" -q "$THREADS" "${W[@]}"
 rem=$(jget "$T/d.k" rdma.gb_per_s 4 2>/dev/null)
 ver=$(jget "$T/d.k" verify 2>/dev/null)
 
 # 3. the same drive run with the source on io_uring (same QPs and depth).
-ours_pair u "$W" --disks "$DRIVE" -q "$THREADS" --engine io_uring $W
+ours_pair u "${W[*]}" --disks "$DRIVE" -q "$THREADS" --engine io_uring "${W[@]}"
 uring=$(jget "$T/u.k" rdma.gb_per_s 4 2>/dev/null)
 uver=$(jget "$T/u.k" verify 2>/dev/null)
 
 # 4. rails: two ib_write_bw at once (one per device) against two rails of ours.
-set -- ${DEVS:-}
-A=(${ADDRS:-})
-if [ $# -ge 2 ] && [ ${#A[@]} -ge 2 ]; then
-	d0=$1 d1=$2
+read -ra D <<<"${DEVS:-}"
+read -ra A <<<"${ADDRS:-}"
+if [ ${#D[@]} -ge 2 ] && [ ${#A[@]} -ge 2 ]; then
+	d0=${D[0]} d1=${D[1]}
 	for k in 0 1; do
 		dv=$([ $k = 0 ] && echo "$d0" || echo "$d1")
 		ib_write_bw -d "$dv" -p $((18600 + k)) -s "$bytes" -q "$QPS" -t "$DEPTH" \
@@ -171,8 +171,8 @@ if [ $# -ge 2 ] && [ ${#A[@]} -ge 2 ]; then
 	wait
 	ib2=$(cat "$T/rc0" "$T/rc1" | awk -v b="$bytes" '$1 == b && NF >= 5 && $2 > 0 { s += $4 / 8; n++ }
 		END { if (n == 2) printf "%.4f", s }')
-	PAIR_DEV=$d0 ours_pair r1 "$W" --source mem -q $((2 * QPS)) $W
-	PAIR_DEV=$d0,$d1 ours_pair r2 "$W" --source mem -q $((2 * QPS)) $W
+	PAIR_DEV=$d0 ours_pair r1 "${W[*]}" --source mem -q $((2 * QPS)) "${W[@]}"
+	PAIR_DEV=$d0,$d1 ours_pair r2 "${W[*]}" --source mem -q $((2 * QPS)) "${W[@]}"
 	one=$(jget "$T/r1.k" rdma.gb_per_s 4 2>/dev/null)
 	two=$(jget "$T/r2.k" rdma.gb_per_s 4 2>/dev/null)
 	shares=$(nbw_py benchremote rail-shares "$T/r2.k" 2>/dev/null)

@@ -6,7 +6,8 @@
 # its node bounded by a time limit; what the NFS steps set up (modules stay
 # loaded) is undone at the end, on failure and on a signal. Drives are never
 # touched: the file lives in tmpfs.
-# shellcheck shell=bash
+# run_bench.sh's variables used here: prog, run_dir, run_id, bg_pid (start_bg's), started.
+# shellcheck shell=bash disable=SC2154
 
 # --- TCP: iperf3 ------------------------------------------------------------------
 
@@ -47,7 +48,7 @@ run_iperf3() {
 		grep -o '"error":.*' "$out-$SRC_NODE.json" 2>/dev/null | head -n1 | sed "s/^/$prog: /" >&2
 	fi
 	# A one-off server ends with its client; one that never saw it is stopped.
-	for try in 1 2 3 4 5 6 7 8 9 10; do
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		kill -0 "$srv_pid" 2>/dev/null || break
 		sleep 0.5
 	done
@@ -219,6 +220,7 @@ nfs_read() {
 	start_bg "$run_dir/$name-$SRC_NODE.json" "$run_dir/$name-$SRC_NODE.log" "$SRC_NODE" "$limit" "$name" "${cmd[@]}"
 	wait "$bg_pid"
 	rc=$?
+	# shellcheck disable=SC2034 # run_bench.sh's list of what runs in the background
 	started=()
 	[ "$rc" = 0 ] || failure "$name on $SRC_NODE" "$rc" "$run_dir/$name-$SRC_NODE.log"
 	return "$rc"

@@ -231,6 +231,7 @@ start_bg() {
 }
 
 # Ctrl-C, SIGTERM, SIGHUP: stop every command of this run on every node.
+# shellcheck disable=SC2317 # run by the traps
 on_signal() {
 	local code=$1 e pid node tag
 	trap '' INT TERM HUP
@@ -359,7 +360,7 @@ start_source() {
 # tried again (up to 5 times) while the sink runs and its connection was
 # refused; src_rc: the first failure's exit status, 0 if none.
 run_sources() {
-	local name=$1 node rc limit pfx= log
+	local name=$1 node rc limit pfx='' log
 	[ "$name" = aggregate ] || pfx="$name: "
 	limit=${CMD_TIMEOUT:-$((window_s + 2 * net_s + 120))}
 	src_rc=0 src_pid=() src_try=()
@@ -522,8 +523,7 @@ ib_beside_fabric() {
 	local ib fab
 	# --report_gbits: the line under the header, its 4th column is the average in Gb/s.
 	ib=$(awk '/#bytes/ && /BW average/ { getline; print $4; exit }' "$1" 2>/dev/null)
-	fab=$("${PYTHON3:-python3}" -c 'import json,sys; print(json.load(open(sys.argv[1]))["rdma"]["gb_per_s"])' \
-		"$2" 2>/dev/null)
+	fab=$(nbw_py benchremote value "$2" rdma.gb_per_s 2>/dev/null)
 	[[ $ib =~ ^[0-9.]+$ && $fab =~ ^[0-9.eE+-]+$ ]] || return 0
 	ib_line=$(awk -v ib="$ib" -v fab="$fab" -v n="$SRC_NODE" 'BEGIN {
 		printf "fabric rung beside ib_write_bw on %s: nvme_write_bw_remote %.4f GB/s, ", n, fab

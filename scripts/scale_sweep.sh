@@ -88,7 +88,8 @@ fi
 
 sweep_dir=$(new_run_dir "$RESULTS_DIR") || exit 1
 
-child=
+child=''
+# shellcheck disable=SC2317 # run by the traps
 on_signal() {
 	trap '' INT TERM HUP
 	say "interrupted"

@@ -14,6 +14,7 @@ PATH="$abs_top_builddir/nvme_read_bw:$abs_top_builddir/nvme_write_bw_remote:$abs
 # shellcheck disable=SC1090
 . "$BC"
 # shellcheck disable=SC1090
+# shellcheck source=/dev/null # the completion under test, found at run time
 . "$COMPDIR/nvme_read_bw"
 # Outside a real completion compopt refuses to run; record nothing, succeed.
 compopt() { :; }

@@ -31,6 +31,7 @@ PY
 
 head -c 70000 /dev/urandom >"$TMPD/rand"
 for args in "70000 0" "65536 0" "4096 8192" "12345 16384" "1 0"; do
+	# shellcheck disable=SC2086 # SIZE OFFSET
 	set -- $args
 	check_eq "digest of $1 bytes at $2" "$(pydigest "$TMPD/rand" "$1" "$2")" \
 		"$("$BLOCKDIGEST" "$TMPD/rand" "$1" "$2")"

@@ -29,7 +29,7 @@ done
 # slugs FILE: the anchors of FILE's headings, one a line (outside code blocks).
 slugs() {
 	awk '/^```/{code = !code; next} !code && /^#+ /' "$1" |
-		sed -E 's/^#+ +//' | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9 _-]//g; s/ /-/g'
+		sed -E 's/^#+ +//' | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9 _-]//g; s/ /-/g'
 }
 
 # links FILE: the targets of FILE's Markdown links, outside code blocks and code spans.

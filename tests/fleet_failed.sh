@@ -5,6 +5,7 @@
 # as not measured in sweep.json, the judgement (text and JSON) and nothing else is
 # named; --resume, the fault gone, measures those parts alone, keeps every part that
 # passed untouched, and the old failure logs go.
+# shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fleet_lib.sh"

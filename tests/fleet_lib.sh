@@ -2,6 +2,7 @@
 # lib.sh: nbw-fleet as FLEET, the ssh stand-in first on PATH, the fake tools of
 # tests/fleet_fakes (steered by files in $FAKE_DIR), short windows, and none of the
 # caller's run_bench.sh settings.
+# shellcheck shell=bash disable=SC2034 # FLEET is the tests'
 export PYTHONDONTWRITEBYTECODE=1
 FLEET=("$PYTHON3" "$abs_top_srcdir/scripts/nbw-fleet")
 FAKES=$abs_top_srcdir/tests/fleet_fakes

@@ -5,6 +5,7 @@
 # fail the validator; the renderer refuses bad values; the pods' entry points (the
 # ConfigMap's scripts) run with a fake tool, and scripts/k8s-collect takes the results
 # from their "logs" through a fake kubectl.
+# shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 RENDER=$abs_top_srcdir/scripts/k8s-render

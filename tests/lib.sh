@@ -1,6 +1,7 @@
 # tests/lib.sh: helpers for the suite's shell tests (sourced, never run).
 # Each test is a bash script run by automake's harness: exit 0 pass, 77 skip, else fail.
 # The harness exports abs_top_builddir and abs_top_srcdir.
+# shellcheck shell=bash disable=SC2034 # the paths are the tests'
 set -u
 
 : "${abs_top_builddir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"

@@ -22,8 +22,7 @@ pdev="$fx/bus/pci/devices/0000:01:00.0"
 
 # wait_line FILE PATTERN: until the tool's live lines (stderr) hold PATTERN (bounded).
 wait_line() {
-	local i
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		grep -q "$2" "$1" && return 0
 		sleep 0.1
 	done
@@ -56,16 +55,16 @@ json_valid "$TMPD/out.json" || fail "not one JSON document"
 check_eq "the loop device read as the fixture's drive" "nvme0n1 0000:01:00.0" \
 	"$(j 'd["drives"][0]["name"] + " " + d["drives"][0]["pci_address"]')"
 L='d["drives"][0]["link_under_load"]'
-lk() { j "(float($L[\"$1\"][\"speed_gts\"]), $L[\"$1\"][\"width\"])"; }
+lk() { j "(float(${L}[\"$1\"][\"speed_gts\"]), ${L}[\"$1\"][\"width\"])"; }
 check_eq "link at the opening" "(16.0, 4)" "$(lk before)"
 check_eq "lowest link in the window" "(2.5, 1)" "$(lk min)"
 check_eq "link at the close" "(16.0, 4)" "$(lk after)"
 check_eq "two changes: down, then back" "[(2.5, 1), (16.0, 4)]" \
-	"$(j "[(float(c[\"speed_gts\"]), c[\"width\"]) for c in $L[\"changes\"]]")"
+	"$(j "[(float(c[\"speed_gts\"]), c[\"width\"]) for c in ${L}[\"changes\"]]")"
 check_eq "the drop came between the first and the fourth second" True \
-	"$(j "1.0 <= $L[\"changes\"][0][\"t_s\"] < 4.0 and $L[\"changes\"][0][\"t_s\"] < $L[\"changes\"][1][\"t_s\"]")"
-check_eq "dropped" True "$(j "$L[\"dropped\"]")"
-check_eq "a sample every second: at least 5" True "$(j "$L[\"samples\"] >= 5")"
+	"$(j "1.0 <= ${L}[\"changes\"][0][\"t_s\"] < 4.0 and ${L}[\"changes\"][0][\"t_s\"] < ${L}[\"changes\"][1][\"t_s\"]")"
+check_eq "dropped" True "$(j "${L}[\"dropped\"]")"
+check_eq "a sample every second: at least 5" True "$(j "${L}[\"samples\"] >= 5")"
 check_eq "AER correctable: 0 before, 3 after" "{'before': 0, 'after': 3, 'delta': 3}" \
 	"$(j 'd["drives"][0]["aer"]["correctable"]')"
 check_eq "AER fatal: kept, unchanged" 0 "$(j 'd["drives"][0]["aer"]["fatal"]["delta"]')"

@@ -8,9 +8,9 @@
 B="$NVME_READ_BW"
 make_pattern "$TMPD/p0" $((8 * 1024 * 1024)) 0
 make_pattern "$TMPD/p1" $((8 * 1024 * 1024)) 1
-W="--warmup 0 -D 0.3"
+W=(--warmup 0 -D 0.3)
 
-"$B" --disks "$TMPD/p0,$TMPD/p1" --sweep-threads 1,2,4 -s 64K $W --json >"$TMPD/t.json" 2>"$TMPD/t.err"
+"$B" --disks "$TMPD/p0,$TMPD/p1" --sweep-threads 1,2,4 -s 64K "${W[@]}" --json >"$TMPD/t.json" 2>"$TMPD/t.err"
 check_eq "--sweep-threads LIST: exit status" 0 $?
 J=$TMPD/t.json
 check_eq "JSON: the swept variable and mode" "threads sweep-threads" "$(json_get "$J" 'd["swept"], d["params"]["mode"]' | tr -d "(),'")"
@@ -21,7 +21,7 @@ check_eq "JSON: a verdict per drive with a kind" True \
 	"$(json_get "$J" 'all(x["verdict"]["kind"] in ("no_ceiling", "rising") and x["verdict"]["flat_from"] in (1, 2, 4) and x["verdict"]["text"] and x["verdict"]["max_gb_per_s"] == max(p["gb_per_s"] for p in x["sweep"]) for x in d["drives"])')"
 check_eq "JSON: totals per point with CPU s/GiB" "3 True" "$(json_get "$J" 'len(d["totals"]), all(t["cpu_s_per_gib"] > 0 for t in d["totals"])' | tr -d '(),')"
 
-"$B" --disks "$TMPD/p0" --sweep-chunk=64K,256K $W >"$TMPD/c.txt" 2>"$TMPD/c.err"
+"$B" --disks "$TMPD/p0" --sweep-chunk=64K,256K "${W[@]}" >"$TMPD/c.txt" 2>"$TMPD/c.err"
 check_eq "--sweep-chunk=LIST: exit status" 0 $?
 check_match "text: the drive's table" 'chunk +GB/s +% of link' "$(cat "$TMPD/c.txt")"
 check_match "text: a row per chunk" '256KiB +[0-9]+\.[0-9]{2} +-' "$(cat "$TMPD/c.txt")"

@@ -6,6 +6,7 @@
 # from KUBECTL_NAMESPACE / KUBECTL_CONTAINER), awkward paths carried unchanged, exit
 # statuses of failing sides and of a missing pod, and that SIGTERM / Ctrl-C to
 # run_bench.sh stops the commands it started in the "pods".
+# shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/scripts_lib.sh"
@@ -83,7 +84,7 @@ kill -KILL "$kpid"
 wait "$kpid" 2>/dev/null
 sleep 0.3
 check_match "fake kubectl killed: its command still runs" 'hang\.sh' "$(leftovers)"
-rpid=$(pgrep -f "^bash $TMPD/hang.sh") && kill $rpid
+rpid=$(pgrep -f "^bash $TMPD/hang.sh") && kill "$rpid"
 
 # --- ... so run_bench.sh stops it on SIGTERM and Ctrl-C ------------------------------
 for sig in INT TERM; do

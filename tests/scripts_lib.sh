@@ -12,6 +12,8 @@
 #                          client leaves the command running; pod "gone" is NotFound
 #   $TMPD/tools/           TOOL_DIR: the real nvme_read_bw and a fake
 #                          nvme_write_bw_remote driven by files in $TMPD/fake/
+# shellcheck shell=bash disable=SC2034,SC2154 # lib.sh's abs_top_srcdir; the paths are the tests'
+# shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 RUN_BENCH=$abs_top_srcdir/scripts/run_bench.sh
 SCALE_SWEEP=$abs_top_srcdir/scripts/scale_sweep.sh
 PLOT_SCALING=$abs_top_srcdir/scripts/plot_scaling

@@ -5,6 +5,7 @@
 # baseline with the real nvme_read_bw on files; aggregate with a fake
 # nvme_write_bw_remote (a source refused until the sink listens, a failing
 # source, a failing sink); Ctrl-C and SIGTERM leave no process behind.
+# shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/scripts_lib.sh"
@@ -16,29 +17,29 @@ unset SINK_NODE SRC_NODE NODES LAUNCHER LAUNCHER_QUOTE SINK_DISKS SRC_DISKS RDMA
 	READ_ARGS SINK_ARGS SRC_ARGS RUN_NAME CMD_TIMEOUT SINK_ADDR PORT
 
 # --- usage errors: exit 2, one line naming the problem --------------------------
-B="env SINK_NODE=n1 SRC_NODE=n2 LAUNCHER=ssh"
+B=(env SINK_NODE=n1 SRC_NODE=n2 LAUNCHER=ssh)
 expect_exit 2 'no mode' "$RUN_BENCH"
 expect_exit 2 "unknown mode 'fast'" "$RUN_BENCH" fast
-expect_exit 2 'takes no arguments' $B "$RUN_BENCH" local extra
+expect_exit 2 'takes no arguments' "${B[@]}" "$RUN_BENCH" local extra
 expect_exit 2 'SINK_NODE is not set' env SRC_NODE=n2 "$RUN_BENCH" aggregate
 expect_exit 2 'SRC_NODE is not set' env SINK_NODE=n1 "$RUN_BENCH" local
 expect_exit 2 'same node: n1' env SINK_NODE=n1 SRC_NODE=n1 "$RUN_BENCH" aggregate
-expect_exit 2 'THREADS=0: not a positive integer' $B THREADS=0 "$RUN_BENCH" local
-expect_exit 2 'DURATION=ten: not a duration' $B DURATION=ten "$RUN_BENCH" baseline
-expect_exit 2 'WARMUP=-1: not a duration' $B WARMUP=-1 "$RUN_BENCH" local
-expect_exit 2 'CHUNK=1X: not a size' $B CHUNK=1X "$RUN_BENCH" aggregate
-expect_exit 2 'DRAM=lots: not a size' $B DRAM=lots "$RUN_BENCH" aggregate
-expect_exit 2 'PORT=70000: not a port' $B PORT=70000 "$RUN_BENCH" aggregate
-expect_exit 2 'VERIFY=some: canary, full or off' $B VERIFY=some "$RUN_BENCH" aggregate
-expect_exit 2 'LAUNCHER_QUOTE=maybe: auto, yes or no' $B LAUNCHER_QUOTE=maybe "$RUN_BENCH" local
-expect_exit 2 'CMD_TIMEOUT=soon' $B CMD_TIMEOUT=soon "$RUN_BENCH" local
+expect_exit 2 'THREADS=0: not a positive integer' "${B[@]}" THREADS=0 "$RUN_BENCH" local
+expect_exit 2 'DURATION=ten: not a duration' "${B[@]}" DURATION=ten "$RUN_BENCH" baseline
+expect_exit 2 'WARMUP=-1: not a duration' "${B[@]}" WARMUP=-1 "$RUN_BENCH" local
+expect_exit 2 'CHUNK=1X: not a size' "${B[@]}" CHUNK=1X "$RUN_BENCH" aggregate
+expect_exit 2 'DRAM=lots: not a size' "${B[@]}" DRAM=lots "$RUN_BENCH" aggregate
+expect_exit 2 'PORT=70000: not a port' "${B[@]}" PORT=70000 "$RUN_BENCH" aggregate
+expect_exit 2 'VERIFY=some: canary, full or off' "${B[@]}" VERIFY=some "$RUN_BENCH" aggregate
+expect_exit 2 'LAUNCHER_QUOTE=maybe: auto, yes or no' "${B[@]}" LAUNCHER_QUOTE=maybe "$RUN_BENCH" local
+expect_exit 2 'CMD_TIMEOUT=soon' "${B[@]}" CMD_TIMEOUT=soon "$RUN_BENCH" local
 expect_exit 2 "node name 'n 2'" env SINK_NODE=n1 "SRC_NODE=n 2" "$RUN_BENCH" local
-expect_exit 2 'LAUNCHER is empty' $B LAUNCHER=' ' "$RUN_BENCH" local
+expect_exit 2 'LAUNCHER is empty' "${B[@]}" LAUNCHER=' ' "$RUN_BENCH" local
 expect_exit 2 'summary: one argument' "$RUN_BENCH" summary
 expect_exit 2 'not a directory' "$RUN_BENCH" summary "$TMPD/nowhere"
-expect_exit 1 'LAUNCHER: /nonexistent/srun: command not found' $B LAUNCHER="/nonexistent/srun -w" "$RUN_BENCH" local
-expect_exit 2 'check: which mode' $B "$RUN_BENCH" check
-$B "$RUN_BENCH" check aggregate >"$TMPD/out" 2>&1
+expect_exit 1 'LAUNCHER: /nonexistent/srun: command not found' "${B[@]}" LAUNCHER="/nonexistent/srun -w" "$RUN_BENCH" local
+expect_exit 2 'check: which mode' "${B[@]}" "$RUN_BENCH" check
+"${B[@]}" "$RUN_BENCH" check aggregate >"$TMPD/out" 2>&1
 check_eq "check aggregate: good settings, exit 0, silent" "0:" "$?:$(cat "$TMPD/out")"
 check_eq "nothing written by the failed calls" "" "$(ls "$RESULTS_DIR" 2>/dev/null)"
 "$RUN_BENCH" --help >"$TMPD/help" 2>&1
@@ -94,7 +95,7 @@ check_eq "baseline n1: two drives alone, then together" "['a0 alone', 'a1 alone'
 check_match "baseline summary: together row with % of ideal" 'baseline +n1 +all drives +2 .* [0-9]+\.[0-9]' "$(cat "$TMPD/out")"
 check_eq "run.json: mode and status" "baseline 0" "$(json_get "$RESULTS_DIR/base/run.json" '"%s %d" % (d["mode"], d["exit_status"])')"
 check_eq "summary mode reprints the saved table" "$(tail -n +1 "$RESULTS_DIR/base/summary.txt")" "$("$RUN_BENCH" summary "$RESULTS_DIR/base")"
-RUN_NAME= "$RUN_BENCH" local >/dev/null 2>&1
+RUN_NAME='' "$RUN_BENCH" local >/dev/null 2>&1
 check_match "default run name: a UTC timestamp" '^[0-9]{8}T[0-9]{6}Z$' "$(ls "$RESULTS_DIR" | grep -v -e base -e quote -e unquoted | head -n1)"
 
 # --- the record: RESULTS, NOTE, CHANGE_STARTS; each node's inventory through the launcher ---
@@ -155,8 +156,8 @@ expect_fail 'sink on n1 failed \(exit 1\): .*Cannot allocate memory' agg-sinkfai
 check_eq "no source started when the sink failed" no "$([ -e "$TMPD/fake/argv.source" ] && echo yes || echo no)"
 
 # --- BIDIR=1: --bidir on both nodes, each naming the other ----------------------
-expect_exit 2 'BIDIR=yes: 0 or 1' $B BIDIR=yes "$RUN_BENCH" aggregate
-expect_exit 2 'BIDIR=1 is for aggregate .not local.' $B BIDIR=1 "$RUN_BENCH" local
+expect_exit 2 'BIDIR=yes: 0 or 1' "${B[@]}" BIDIR=yes "$RUN_BENCH" aggregate
+expect_exit 2 'BIDIR=1 is for aggregate .not local.' "${B[@]}" BIDIR=1 "$RUN_BENCH" local
 reset_fakes
 BIDIR=1 SRC_ADDR=10.0.0.2 SINK_DISKS=/dev/nvme9n1 RUN_NAME=bidir "$RUN_BENCH" aggregate >"$TMPD/out" 2>"$TMPD/err"
 check_eq "BIDIR=1: exit status" 0 $?
@@ -271,7 +272,7 @@ check_eq "ladder without an NFS server: one line saying what to install" \
 D=$RESULTS_DIR/ladder-noib
 check_eq "ladder: the run directory" \
 	"aggregate-n1.json aggregate-n2.json baseline-n1.json baseline-n2.json fabric-n1.json fabric-n2.json ladder.json ladder.txt memory-n1.json memory-n2.json probe-n1.json probe-n2.json run.json tcp-sysctl-n1.txt tcp1-n1.json tcp1-n2.json tcp8-n1.json tcp8-n2.json" \
-	"$(cd "$D" && ls *.json *.txt | grep -v -e '^summary' | tr '\n' ' ' | sed 's/ $//')"
+	"$(cd "$D" && ls -- *.json *.txt | grep -v -e '^summary' | tr '\n' ' ' | sed 's/ $//')"
 check_eq "ladder: --baseline on each node, its drives" "['l0 alone', 'l1 alone', '2 together'] 1" \
 	"$(json_get "$D/baseline-n2.json" '[s["label"] for s in d["baseline"]]') $(json_get "$D/baseline-n1.json" 'len(d["drives"])')"
 check_eq "ladder: --memory on each node with the readers' threads: 2 per drive" "4 2" \

@@ -9,6 +9,7 @@
 # then both plus the source's first 1..3 drives: 5 rows, RDMA 0 in the local
 # rows, the sink's local/RDMA/total/total_valid in the others, ideal = drives x
 # the 1-drive figure, every sink got both drives, source j the first j.
+# shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/scripts_lib.sh"
@@ -69,7 +70,7 @@ check_eq "failed remote runs: no remote figures" "[None, None]" \
 check_match "failed remote runs: said so" 'remote run with 1 drive\(s\) failed' "$(cat "$TMPD/err")"
 
 # Local only: no sink needed.
-RUN_NAME=loc REMOTE=no SINK_NODE= "$SCALE_SWEEP" >/dev/null 2>&1
+RUN_NAME=loc REMOTE=no SINK_NODE='' "$SCALE_SWEEP" >/dev/null 2>&1
 check_eq "REMOTE=no: exit status" 0 $?
 check_eq "REMOTE=no: no remote runs" "local sweep.json sweep.tsv sweep.txt" "$(ls "$RESULTS_DIR/loc" | tr '\n' ' ' | sed 's/ $//')"
 # BOUNDARY=yes: the sink's 2 files, then + the source's first 1..3 drives.

@@ -9,6 +9,7 @@
 # then aggregate and fan-in end to end through the real run_bench.sh with
 # the fake nvme_write_bw_remote, every step on the node it names. The real
 # srun is proved in the lab (tests/lab/slurm_jobs.sh, make check-slow).
+# shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/scripts_lib.sh"
@@ -223,7 +224,7 @@ reset_fakes
 mkdir -p "$TMPD/ffake"
 rm -rf "$SUBMIT/fleet-77"
 TOOL_DIR=$abs_top_srcdir/tests/fleet_fakes FAKE_DIR=$TMPD/ffake RESULTS=$TMPD/frec \
-	NBW_RESULTS_INDEX=$TMPD/frec.sqlite FLEET_ARGS="--duration 1 --warmup 0" SINK_ADDR= \
+	NBW_RESULTS_INDEX=$TMPD/frec.sqlite FLEET_ARGS="--duration 1 --warmup 0" SINK_ADDR='' \
 	job fleet.sbatch n1,n2
 check_eq "fleet end to end: exit status" 0 $?
 W=$SUBMIT/fleet-77

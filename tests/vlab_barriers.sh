@@ -2,8 +2,8 @@
 # The lab's guests keep their memory barriers. qemu 7.2's TCG (Debian 12) drops a
 # guest's barriers (mfence, lock) when the machine can have only one vCPU, though
 # its device threads share the guest's memory: a virtio ring then misses a kick now
-# and then and stops for good (the two-node lab's stall, docs/virtual-lab.md "Soft-RoCE
-# stalls"). vlab starts a one-vCPU node with room for a second (-smp
+# and then and stops for good (the two-node lab's stall, docs/investigations.md "Soft-RoCE
+# stalls, found and removed"). vlab starts a one-vCPU node with room for a second (-smp
 # 1,maxcpus=2), which keeps them. Checked on qemu itself: a boot sector that runs
 # one mfence, and the barrier ops qemu's translator emits for it (-d op).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -11,6 +11,7 @@
 
 # smp [ENV...]: vlab's -smp for a one-vCPU and a two-vCPU node.
 smp() { (
+	# shellcheck disable=SC2163 # the arguments are NAME=VALUE
 	[ $# = 0 ] || export "$@"
 	vlab_py 'print(vlab.smp_arg(1), vlab.smp_arg(2))'
 ); }

@@ -65,9 +65,11 @@ check_eq "--help: exit 0" 0 $?
 for opt in --nodes --nics --nic-link --on-b --on-c --on-d --boot-timeout --slow-drive --slow-nic; do
 	check_match "--help names $opt" "  $opt " "$help"
 done
-check_match "--help names \$VLAB_CPU and its default" 'VLAB_CPU the guests. CPU model \(default max\)' "$(echo $help)"
-check_match "--help names \$VLAB_CABLE" 'VLAB_CABLE: stream, the default' "$(echo $help)"
-check_match "--help names \$VLAB_SPARE_CPU" 'VLAB_SPARE_CPU=0 drops the spare' "$(echo $help)"
+# shellcheck disable=SC2086,SC2116 # the help text with its lines joined by single spaces
+help_line=$(echo $help)
+check_match "--help names \$VLAB_CPU and its default" 'VLAB_CPU the guests. CPU model \(default max\)' "$help_line"
+check_match "--help names \$VLAB_CABLE" 'VLAB_CABLE: stream, the default' "$help_line"
+check_match "--help names \$VLAB_SPARE_CPU" 'VLAB_SPARE_CPU=0 drops the spare' "$help_line"
 VLAB_CABLE=bogus expect_exit 2 "^vlab: VLAB_CABLE: stream, socket, hub, not 'bogus'\$" "$VLAB" run "$S"
 VLAB_CABLE=bogus expect_exit 2 "^vlab: VLAB_CABLE: stream, socket, hub, not 'bogus'\$" "$VLAB" check
 check_eq "--version" "vlab 1" "$("$VLAB" --version)"

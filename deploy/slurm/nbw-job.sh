@@ -1,5 +1,5 @@
 # deploy/slurm/nbw-job.sh: what the batch scripts of deploy/slurm/ share
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154 # job_prog, nbw_dir: set by the batch script
 # (sourced by ladder.sbatch, aggregate.sbatch, fanin.sbatch and fleet.sbatch; bash). The
 # script sets job_prog (its name in messages) first.
 #

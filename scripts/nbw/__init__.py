@@ -1,15 +1,22 @@
 """nbw: the nvme-rdma bandwidth suite's Python, one package, standard library only.
 
-The commands in scripts/ (nbw-results, ladder_report, plot_scaling, vlab, k8s-render,
-...) are thin entry points over these modules; the shell scripts call the summaries
-with `python3 -m nbw.<module>`. Modules by concern:
+The commands in scripts/ (nbw-results, nbw-fleet, ladder_report, vlab, k8s-render,
+...) are thin entry points over these modules; the shell scripts call the others
+with `python3 -m nbw.<module>` (nbw_py in bench_lib.sh). Modules by concern:
 
-  jsonutil   reading values out of the tools' JSON documents, once
-  results    the record of runs: documents, store, compare, inventory, HTML report
-  ladder     the ladder of a run_bench.sh ladder run (lower and upper rungs)
-  summary    run_bench.sh's summary table and run.json
-  sweep      scale_sweep.sh's tables (the sweep and the local -> remote boundary)
-  plot       plot_scaling's gnuplot chart of a sweep
-  k8s        the Kubernetes manifests (render) and the pods' results (collect)
-  lab        the virtual lab (vlab): kernel, qemu arguments, network, link watch
+  jsonutil      reading values out of the tools' JSON documents, once
+  command       the verb table of the modules the shell scripts call
+  portcounters  what an RDMA port's counter deltas say about loss and congestion
+  results       nbw-results, the record of runs: documents, store, compare,
+                inventory, HTML report, OpenMetrics
+  ladder        ladder_report: the ladder of a run_bench.sh ladder run (lower and
+                upper rungs, the gap explained hop by hop)
+  fleet         nbw-fleet, the fleet sweep: plan, run, judge, report
+  summary       run_bench.sh's summary table and run.json
+  sweep         scale_sweep.sh's tables (the sweep and the local -> remote boundary)
+  bench_read    bench_read.sh's figures and tables (nvme_read_bw against fio)
+  benchremote   bench_remote.sh's figures and ratios
+  k8s           the Kubernetes manifests (render) and the pods' results (collect)
+  fetch         a file over HTTP, bounded (the Slurm lab's nodes)
+  lab           the virtual lab (vlab): kernel, qemu arguments, network, link watch
 """

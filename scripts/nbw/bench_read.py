@@ -20,11 +20,15 @@ tables of ours against fio with their ratios.
         sequential, both on huge pages; every random case) with its ratios and
         verdict, and how many rows meet the bar
 
-A fio document that carries a job error makes ours-*/fio-* exit 1 with the error.
+A fio document that carries a job error makes ours-*/fio-* exit 1 with the error; a
+usage error is one line and exit status 2.
 """
+import argparse
 import json
 import statistics
 import sys
+
+from . import command
 
 UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
@@ -377,26 +381,39 @@ def _check(seq_results, rand_results, threads):
     print("\n".join(check_table(seq_lines, rand_lines, threads)))
 
 
+# verb: (its arguments' names, what it does with them)
 VERBS = {
-    "bytes": (1, lambda s: print(to_bytes(s))),
-    "ours-seq": (2, lambda d, t: _one_run(ours_seq, d, t)),
-    "fio-seq": (2, lambda d, t: _one_run(fio_seq, d, t)),
-    "ours-rand": (2, lambda d, t: _one_run(ours_rand, d, t)),
-    "fio-rand": (2, lambda d, t: _one_run(fio_rand, d, t)),
-    "seq-table": (6, lambda *a: _table(seq_table, *a)),
-    "rand-table": (5, lambda *a: _table(rand_table, *a)),
-    "check": (3, lambda *a: _check(*a)),
+    "bytes": (("SIZE",), lambda s: print(to_bytes(s))),
+    "ours-seq": (("OURS.json", "TIME"), lambda d, t: _one_run(ours_seq, d, t)),
+    "fio-seq": (("FIO.json", "TIME"), lambda d, t: _one_run(fio_seq, d, t)),
+    "ours-rand": (("OURS.json", "TIME"), lambda d, t: _one_run(ours_rand, d, t)),
+    "fio-rand": (("FIO.json", "TIME"), lambda d, t: _one_run(fio_rand, d, t)),
+    "seq-table": (("RESULTS", "TARGET", "CHUNK", "THREADS", "DURATION", "ROUNDS"),
+                  lambda *a: _table(seq_table, *a)),
+    "rand-table": (("RESULTS", "TARGET", "BS", "DURATION", "ROUNDS"),
+                   lambda *a: _table(rand_table, *a)),
+    "check": (("SEQ_RESULTS", "RAND_RESULTS", "THREADS"), lambda *a: _check(*a)),
 }
 
 
+def parser():
+    p = command.Parser(prog="bench_read", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="verb", metavar="VERB", required=True)
+    for verb, (names, _) in VERBS.items():
+        s = sub.add_parser(verb)
+        for name in names:
+            s.add_argument(name.lower(), metavar=name)
+    return p
+
+
 def main(argv):
-    if not argv or argv[0] not in VERBS or len(argv) - 1 != VERBS[argv[0]][0]:
-        sys.stderr.write(__doc__)
-        return 2
+    args = parser().parse_args(argv)
+    names, fn = VERBS[args.verb]
     try:
-        VERBS[argv[0]][1](*argv[1:])
+        fn(*(getattr(args, n.lower()) for n in names))
     except (OSError, ValueError, KeyError, IndexError, RuntimeError) as e:
-        sys.stderr.write("bench_read: %s: %s\n" % (argv[0], e))
+        sys.stderr.write("bench_read: %s: %s\n" % (args.verb, e))
         return 1
     return 0
 

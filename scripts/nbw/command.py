@@ -1,6 +1,27 @@
-"""The command line of the modules that shell scripts call (python3 -m nbw.MODULE VERB
-ARG...): a table of verbs, each with how many arguments it takes."""
+"""The command lines of the package: argparse with the suite's usage errors (Parser), and
+the verb table of the modules that shell scripts call (python3 -m nbw.MODULE VERB
+ARG...)."""
+import argparse
 import sys
+
+EXIT_USAGE = 2
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the suite's usage errors: one line on stderr, "NAME: MESSAGE HINT",
+    exit status 2. A subclass sets name (default: the parser's prog) and hint, and may
+    reword argparse's own messages in reword()."""
+
+    name = None
+    hint = "(--help)"
+
+    def reword(self, message):
+        return message
+
+    def error(self, message):
+        hint = " " + self.hint if self.hint else ""
+        sys.stderr.write("%s: %s%s\n" % (self.name or self.prog, self.reword(message), hint))
+        sys.exit(EXIT_USAGE)
 
 
 def run_verbs(argv, verbs, usage):
@@ -14,4 +35,4 @@ def run_verbs(argv, verbs, usage):
             rc = fn(*args)
             return 0 if rc is None else rc
     sys.stderr.write(usage)
-    return 2
+    return EXIT_USAGE

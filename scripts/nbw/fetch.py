@@ -2,9 +2,15 @@
 munge key and slurm.conf, published by node a's python3 -m http.server).
 
     python3 -m nbw.fetch URL FILE      (5 s at most per connection and read)
+
+Exit status: 0 FILE written; 1 the URL could not be read or FILE written (one line
+naming it); 2 usage.
 """
+import argparse
 import sys
 import urllib.request
+
+from . import command
 
 
 def fetch(url, path, timeout=5):
@@ -16,10 +22,16 @@ def fetch(url, path, timeout=5):
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write(__doc__)
-        return 2
-    fetch(*argv)
+    p = command.Parser(prog="fetch", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("url", metavar="URL")
+    p.add_argument("file", metavar="FILE")
+    args = p.parse_args(argv)
+    try:
+        fetch(args.url, args.file)
+    except (OSError, ValueError) as e:
+        sys.stderr.write("fetch: %s: %s\n" % (args.url, e))
+        return 1
     return 0
 
 

@@ -15,9 +15,11 @@ src=$VLAB_SRCDIR
 launch=$src/scripts/vlab.d/launch
 read -r -a hosts <<<"$VLAB_HOSTS"
 names=abcd
+# shellcheck disable=SC2317 # run by the EXIT trap
 stop_agents() {
-	local n
-	for n in $(echo "${names:1:VLAB_NODES-1}" | sed 's/./& /g'); do
+	local i n
+	for ((i = 1; i < VLAB_NODES; i++)); do
+		n=${names:i:1}
 		LAUNCH_CONNECT_TIMEOUT=10 "$launch" --stop "$n" >/dev/null 2>&1 ||
 			echo "could not stop node $n's agent"
 	done

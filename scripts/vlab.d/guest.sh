@@ -64,6 +64,7 @@ ordered_drives() {
 	done
 }
 
+# shellcheck source=/dev/null # vlab writes it for each node
 . "$share/node.env" || fail "cannot read node.env"
 hostname "vlab-$VLAB_NODE"
 [ "$VLAB_VERBOSE" = 1 ] || echo 1 >/proc/sys/kernel/printk
@@ -85,7 +86,7 @@ netdev_of() {
 ip link set lo up
 read -r -a macs <<<"$VLAB_NIC_MACS"
 read -r -a addrs <<<"$VLAB_ADDRS"
-netdevs= rdma_devs=
+netdevs='' rdma_devs=''
 for ((k = 0; k < ${#macs[@]}; k++)); do
 	netdev=$(netdev_of "${macs[k]}") || fail "no NIC with MAC ${macs[k]}: $(ls /sys/class/net)"
 	ip link set "$netdev" up || fail "ip link set $netdev up"
@@ -117,6 +118,7 @@ fi
 wait_for 30 nvme_count || fail "expected $VLAB_DRIVE_COUNT NVMe drives, found: $(ls /sys/block)"
 drives=$(ordered_drives | tr '\n' ' ')
 drives=${drives% }
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $drives
 [ "$#" = "$VLAB_DRIVE_COUNT" ] || fail "drive serials do not match: $drives"
 
@@ -134,8 +136,8 @@ export VLAB_OUT=$share/out
 # With the default 268 ms (perftest's 67 ms) the emulated nodes' CPU-starved responders
 # ACK late and the requesters send WRITEs again although nothing was lost (rxe counters:
 # completer_retry_err on the source, duplicate_request on the sink, UDP datagrams in =
-# rxe packets received); docs/virtual-lab.md. nvme_write_bw_remote reads it as -u's
-# default, the lab's ib_write_bw calls pass it as -u.
+# rxe packets received; docs/investigations.md, "Soft-RoCE under a starved CPU").
+# nvme_write_bw_remote reads it as -u's default, the lab's ib_write_bw calls pass it as -u.
 export NBW_QP_TIMEOUT=20
 export PATH="$VLAB_BUILDDIR/nvme_read_bw:$VLAB_BUILDDIR/nvme_write_bw_remote:$VLAB_BUILDDIR/nvme_link_probe:$VLAB_BUILDDIR/tests:$PATH"
 env | grep '^VLAB_' | sort >"$share/vlab.env"

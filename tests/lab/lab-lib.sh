@@ -33,14 +33,13 @@ echo "# $why"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/vlab-test.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$WORK"' EXIT
 
-# No retry: a lab test that stalls fails. The stalls of earlier rounds were
-# late ACKs under a starved CPU (the requester resent WRITEs whose ACKs were
-# merely late, and gave up after its retries); the guests now run with a
-# longer ACK timeout (NBW_QP_TIMEOUT=20 in scripts/vlab.d/guest.sh). The rarer
-# one after that was qemu 7.2 dropping a one-vCPU guest's memory barriers (a virtio
-# ring missed a kick; docs/virtual-lab.md, "Soft-RoCE stalls, found and removed"), fixed in scripts/vlab
-# (smp_arg). A step that hangs prints its node's Soft-RoCE state (bounded() in
-# guest-lib.sh), and vlab's link watch says which ring stopped.
+# No retry: a lab test that stalls fails. The guests run with a long ACK timeout
+# (NBW_QP_TIMEOUT=20 in scripts/vlab.d/guest.sh: a starved responder ACKs late, and a
+# requester would resend WRITEs that were not lost), and a one-vCPU node keeps its
+# memory barriers (smp_arg in scripts/vlab's package: qemu 7.2 drops them otherwise and
+# a virtio ring misses a kick); docs/investigations.md tells how each was found. A step
+# that hangs prints its node's Soft-RoCE state (bounded() in guest-lib.sh), and vlab's
+# link watch says which ring stopped.
 #
 # One lab at a time: each boots two or three guests on a 2-core host, and two
 # labs side by side starve each other's guests into timing failures. The other

@@ -32,10 +32,10 @@ done
 # verdict FIXTURE BDF VERDICT LIMITED_BY [USABLE] [BOTTLENECK]
 verdict() {
 	local j="$TMPD/$1.lspci.json" sel="[x for x in d['devices'] if x['bdf']=='$2'][0]"
-	check_eq "$1 $2 verdict" "$3" "$(json_get "$j" "$sel['verdict']")"
-	check_eq "$1 $2 limited_by" "$4" "$(json_get "$j" "$sel['limited_by']")"
-	[ -z "${5:-}" ] || check_eq "$1 $2 usable" "$5" "$(json_get "$j" "'%.2f' % $sel['ceiling_gb_per_s']['usable']")"
-	[ -z "${6:-}" ] || check_eq "$1 $2 bottleneck" "$6" "$(json_get "$j" "$sel['bottleneck_bdf']")"
+	check_eq "$1 $2 verdict" "$3" "$(json_get "$j" "${sel}['verdict']")"
+	check_eq "$1 $2 limited_by" "$4" "$(json_get "$j" "${sel}['limited_by']")"
+	[ -z "${5:-}" ] || check_eq "$1 $2 usable" "$5" "$(json_get "$j" "'%.2f' % ${sel}['ceiling_gb_per_s']['usable']")"
+	[ -z "${6:-}" ] || check_eq "$1 $2 bottleneck" "$6" "$(json_get "$j" "${sel}['bottleneck_bdf']")"
 }
 verdict gen5_port_gen3_drive 0000:01:00.0 downgraded device 3.60 0000:01:00.0
 verdict gen5_port_gen3_drive 0000:02:00.0 downgraded port 3.60
@@ -79,9 +79,10 @@ r2() { "$PYTHON3" -c 'import sys; print(" ".join("%.2f" % float(x) for x in sys.
 # slotceil FIXTURE BDF GT/s WIDTH BOTTLENECK
 slotceil() {
 	local j="$TMPD/$1.lspci.json" sel="[x for x in d['devices'] if x['bdf']=='$2'][0]"
+	# shellcheck disable=SC2046 # the two ceilings, raw and usable
 	check_eq "$1 $2 slot ceiling ($3 GT/s x$4)" "$(r2 $(ceil "$3" "$4"))" \
-		"$(json_get "$j" "'%.2f %.2f' % ($sel['slot_ceiling_gb_per_s']['raw'], $sel['slot_ceiling_gb_per_s']['usable'])")"
-	check_eq "$1 $2 slot bottleneck" "$5" "$(json_get "$j" "$sel['slot_bottleneck_bdf']")"
+		"$(json_get "$j" "'%.2f %.2f' % (${sel}['slot_ceiling_gb_per_s']['raw'], ${sel}['slot_ceiling_gb_per_s']['usable'])")"
+	check_eq "$1 $2 slot bottleneck" "$5" "$(json_get "$j" "${sel}['slot_bottleneck_bdf']")"
 }
 # A Gen5 port holding a Gen3 drive: the slot gives Gen5 x4; a Gen3 port: Gen3 x4; a Gen4
 # port whose target is 8 GT/s: the slot is Gen4 (a setting, not the slot).
@@ -104,12 +105,12 @@ check_eq "slot object" "{'number': 3, 'name': None, 'port_bdf': '0000:00:01.0'}"
 	"$(json_get "$j" "[x for x in d['devices'] if x['bdf']=='0000:01:00.0'][0]['slot']")"
 j=$TMPD/board_wired_x4.lspci.json
 sel="[x for x in d['devices'] if x['bdf']=='0000:01:00.0'][0]"
-check_eq "no slot: null" "None" "$(json_get "$j" "$sel['slot']")"
-check_match "no slot: the reason" "port 0000:00:01.0 implements no slot" "$(json_get "$j" "$sel['slot_reason']")"
+check_eq "no slot: null" "None" "$(json_get "$j" "${sel}['slot']")"
+check_match "no slot: the reason" "port 0000:00:01.0 implements no slot" "$(json_get "$j" "${sel}['slot_reason']")"
 check_eq "slotless sorts last" "0000:02:00.0 0000:01:00.0" "$(json_get "$j" "' '.join(x['bdf'] for x in d['devices'])")"
 check_match "wired port: wiring as likely as training" \
 	"link at 16 GT/s x4 on a port without a slot: the board may route only 4 lanes \(wiring\), as likely as a training fault" \
-	"$(json_get "$j" "$sel['reason']")"
+	"$(json_get "$j" "${sel}['reason']")"
 check_match "slot port: training" "reseat, retrain" "$(json_get "$j" "[x for x in d['devices'] if x['bdf']=='0000:02:00.0'][0]['reason']")"
 
 out=$("$P" --pci-dump "$D/gen5_port_gen3_drive.lspci" --slot 3,1 --json)
@@ -133,6 +134,7 @@ expect_exit 3 "slot 9: expected 16 GT/s x4 \(.*empty.spec:2\), no device found i
 	"$P" --pci-dump "$G5" --expect-file "$TMPD/empty.spec"
 expect_exit 0 "" "$P" --pci-dump "$G5" --expect-file "$TMPD/empty.spec" --slot 1
 bad_spec() {
+	# shellcheck disable=SC2059 # CONTENT is a printf format
 	printf "$1" >"$TMPD/bad.spec"
 	expect_exit 2 "^nvme_link_probe: $TMPD/bad.spec:$2: $3" "$P" --pci-dump "$G5" --expect-file "$TMPD/bad.spec"
 }
@@ -151,10 +153,10 @@ printf '0000:01:00.0 4 4   # four lanes routed\n2 4 2\n' >"$TMPD/wired.spec"
 "$P" --pci-dump "$W" --expect-file "$TMPD/wired.spec" --json >"$TMPD/wired.json"
 check_eq "accepted: exit" 0 $?
 sel="[x for x in d['devices'] if x['bdf']=='0000:01:00.0'][0]"
-check_eq "accepted: verdict ok" "ok" "$(json_get "$TMPD/wired.json" "$sel['verdict']")"
+check_eq "accepted: verdict ok" "ok" "$(json_get "$TMPD/wired.json" "${sel}['verdict']")"
 check_match "accepted: reason" "below the 16 GT/s x8 both ends support, as the site specification expects \(.*wired.spec:1\)" \
-	"$(json_get "$TMPD/wired.json" "$sel['reason']")"
-check_eq "accepted in site_spec" "True True" "$(json_get "$TMPD/wired.json" "$sel['site_spec']['met'], $sel['site_spec']['accepted']" | tr -d "(),'")"
+	"$(json_get "$TMPD/wired.json" "${sel}['reason']")"
+check_eq "accepted in site_spec" "True True" "$(json_get "$TMPD/wired.json" "${sel}['site_spec']['met'], ${sel}['site_spec']['accepted']" | tr -d "(),'")"
 printf '0000:01:00.0 4 4\n2 4 4\n' >"$TMPD/wired2.spec"
 expect_exit 3 "slot 2: expected 16 GT/s x4 \(.*wired2.spec:2\), 0000:02:00.0 runs at 16 GT/s x2" \
 	"$P" --pci-dump "$W" --expect-file "$TMPD/wired2.spec"

@@ -14,6 +14,7 @@ row='00 11 22 33 44 55 66 77 88 99 aa bb cc dd ee ff'
 
 # bad NAME LINE REASON-REGEX CONTENT: the dump NAME (printf format CONTENT) is refused.
 bad() {
+	# shellcheck disable=SC2059 # CONTENT is a printf format
 	printf "$4" >"$TMPD/$1.lspci"
 	expect_exit 1 "^nvme_link_probe: $TMPD/$1.lspci:$2: $3\$" "$P" --pci-dump "$TMPD/$1.lspci"
 }

@@ -197,10 +197,6 @@ class Watch(unittest.TestCase):
         self.assertTrue(ring_stuck((2, 65534, 0, 65534, 65534), (3, 65534, 0, 65534, 65534)))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class PatternAndFrames(unittest.TestCase):
     def test_every_word_names_its_offset_and_id(self):
         from nbw.lab.pattern import chunk, word
@@ -221,3 +217,48 @@ class PatternAndFrames(unittest.TestCase):
             a.close()
             with self.assertRaises(EOFError):
                 recv_exact(b, 1)
+
+
+class CommandLines(unittest.TestCase):
+    """The launcher's, the agent's and the pattern's command lines (argparse)."""
+
+    def test_launch_passes_cmd_unchanged(self):
+        from nbw.lab.launch import parse_args
+        a = parse_args(["--timeout", "5", "b", "nvme_read_bw", "-t", "2", "--timeout", "3", "--",
+                        "x"])
+        self.assertEqual((a.host, a.timeout, a.stop), ("b", 5.0, None))
+        self.assertEqual(a.cmd, ["nvme_read_bw", "-t", "2", "--timeout", "3", "--", "x"])
+        os.environ.pop("LAUNCH_TIMEOUT", None)
+        self.assertEqual(parse_args(["c", "true"]).timeout, 600.0)
+        self.assertEqual(parse_args(["--stop", "d"]).stop, "d")
+
+    def test_launch_usage_errors(self):
+        from nbw.lab.launch import parse_args
+        for argv, line in ((["b"], "launch: expected HOST CMD [ARG...] (--help)"),
+                           ([], "launch: expected HOST CMD [ARG...] (--help)"),
+                           (["--timeout", "soon", "b", "true"],
+                            "launch: argument --timeout: not a number: soon (--help)"),
+                           (["--timeout", "0", "b", "true"], "launch: argument --timeout: "
+                            "not a positive number of seconds: 0 (--help)"),
+                           (["--stop", "b", "c"], "launch: --stop HOST takes nothing else (--help)"),
+                           (["-x", "b", "true"], "launch: unrecognized arguments: -x (--help)")):
+            self.assertEqual(usage_exit(parse_args, argv), (2, line), argv)
+
+    def test_agent_and_pattern_usage_errors(self):
+        from nbw.lab import launch_agent, pattern
+        self.assertEqual(usage_exit(launch_agent.main, ["launch-agent", "--lifetime", "x"]),
+                         (2, "launch-agent: argument --lifetime: not a number of seconds: x "
+                          "(--help)"))
+        self.assertEqual(usage_exit(pattern.main, ["pattern.py", "write", "f", "1O", "1"]),
+                         (2, "pattern.py write: argument SIZE: not a number: 1O (--help)"))
+        self.assertEqual(usage_exit(pattern.main, ["pattern.py", "word"]),
+                         (2, "pattern.py word: the following arguments are required: OFFSET, "
+                          "ID (--help)"))
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            self.assertEqual(pattern.main(["pattern.py", "word", "0x1000", "0x81"]), 0)
+        self.assertEqual(out.getvalue(), "5681000000001000\n")
+
+
+if __name__ == "__main__":
+    unittest.main()

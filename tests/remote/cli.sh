@@ -110,6 +110,7 @@ if command -v groff >/dev/null; then
 	g=$(groff -ww -man -Tutf8 "$MAN" 2>&1 >/dev/null)
 	check_eq "groff -ww" "" "$g"
 fi
+# shellcheck disable=SC2013 # options are words
 for opt in $(grep -oE -- '--[a-z][a-z_-]+' "$TMPD/help" | sort -u); do
 	T_CHECKS=$((T_CHECKS + 1))
 	grep -qF -- "$(printf '%s' "$opt" | sed 's/-/\\-/g')" "$MAN" || fail "man page lacks $opt"

@@ -146,10 +146,10 @@ check_eq "why: exits" "0 0" "$SINK_RC $SRC_RC"
 # below its peer, the emulator's noise; asserted here: the hops with a rule, rail or port)
 P='[a for a in d["attribution"] if a["rules"]]'
 jv why-sink "[(a['device'], [x['rule'] for x in a['rules']]) for a in $P]" \
-	"$P[0]['rules'][0]['moved']['retransmissions'] == $P[0]['rules'][0]['moved']['cnps'] > 0"
+	"${P}[0]['rules'][0]['moved']['retransmissions'] == ${P}[0]['rules'][0]['moved']['cnps'] > 0"
 check_eq "why: the sink names its congested port, only it" "[('fake0', ['congestion'])]" "${J[0]}"
 check_eq "why: retransmissions and CNPs counted, one per WRITE" True "${J[1]}"
-jv why-src "[(a['device'], [x['rule'] for x in a['rules']]) for a in $P]" "$P[0]['text']"
+jv why-src "[(a['device'], [x['rule'] for x in a['rules']]) for a in $P]" "${P}[0]['text']"
 check_eq "why: the source's lossy port: loss, not congestion" "[('fake0', ['loss'])]" "${J[0]}"
 check_match "why: in words" "^(port fake0:1:|rail fake0:1: [0-9]+% below its peers;) [0-9,]+ retransmissions in the window: packets lost or timed out without congestion notifications" "${J[1]}"
 pair why-text "--no-local --dram 4M" "--source mem -q 2"

@@ -23,7 +23,7 @@ trial() {
 	[ -z "$mode" ] || key=(--psk-file "$TMPD/key")
 	# shellcheck disable=SC2086
 	sink "$n-sink" $RUN --no-local --dram 4M --json --wait 20 "${key[@]}"
-	"$CROWD" 127.0.1.1 "$PORT" 240 1 5 $mode >"$TMPD/$n.crowd" 2>&1 &
+	"$CROWD" 127.0.1.1 "$PORT" 240 1 5 ${mode:+"$mode"} >"$TMPD/$n.crowd" 2>&1 &
 	crowd=$!
 	sleep 1 # the door full of strangers before the source comes
 	# shellcheck disable=SC2086

@@ -37,10 +37,10 @@ sink_status
 check_eq "links: the sink's exit" 0 "$SINK_RC"
 P='d["pcie_under_load"]'
 jv links-src "[(x[\"name\"], x[\"kind\"], x[\"pci_address\"]) for x in $P]" \
-	"$P[0][\"link_under_load\"][\"before\"]" "$P[0][\"link_under_load\"][\"min\"]" \
-	"$P[0][\"link_under_load\"][\"dropped\"]" \
-	"1.0 <= $P[0][\"link_under_load\"][\"changes\"][0][\"t_s\"] <= 4.5" \
-	"$P[0][\"aer\"][\"correctable\"]" "$P[0][\"aer\"][\"fatal\"][\"delta\"]"
+	"${P}[0][\"link_under_load\"][\"before\"]" "${P}[0][\"link_under_load\"][\"min\"]" \
+	"${P}[0][\"link_under_load\"][\"dropped\"]" \
+	"1.0 <= ${P}[0][\"link_under_load\"][\"changes\"][0][\"t_s\"] <= 4.5" \
+	"${P}[0][\"aer\"][\"correctable\"]" "${P}[0][\"aer\"][\"fatal\"][\"delta\"]"
 check_eq "links: the source watches its one NIC (two ports, one PCI function)" \
 	"[('fake0', 'rdma', '0000:3b:00.0')]" "${J[0]}"
 check_eq "links: the source's NIC at the opening" "{'speed_gts': 8, 'width': 16}" "${J[1]}"
@@ -49,8 +49,8 @@ check_eq "links: dropped" True "${J[3]}"
 check_eq "links: the drop after the first second" True "${J[4]}"
 check_eq "links: AER correctable moved" "{'before': 0, 'after': 9, 'delta': 9}" "${J[5]}"
 check_eq "links: AER fatal kept, still" 0 "${J[6]}"
-jv links-sink "$P[0][\"name\"], $P[0][\"link_under_load\"][\"dropped\"]" \
-	"$P[0][\"link_under_load\"][\"after\"]" "$P[0][\"aer\"]" 'd["counters_span"]'
+jv links-sink "${P}[0][\"name\"], ${P}[0][\"link_under_load\"][\"dropped\"]" \
+	"${P}[0][\"link_under_load\"][\"after\"]" "${P}[0][\"aer\"]" 'd["counters_span"]'
 check_eq "links: the sink's NIC did not drop" "('fake0', False)" "${J[0]}"
 check_eq "links: the sink's NIC at the close" "{'speed_gts': 8, 'width': 16}" "${J[1]}"
 check_eq "links: no AER files: not kept, never 0" \

@@ -33,6 +33,7 @@ check_eq "live: a memory source of 2 workers, a drive source of 1" \
 # --dump-slice: FILE.i holds source i's worker 0 slice at every slot its map names: the
 # memory pattern (0x4d << 56 | worker << 40 | offset) or the file's (0x56 << 56 | id << 48
 # | offset); no FILE without a number.
+# shellcheck disable=SC2086 # the slots, a word each
 "$PYTHON3" - "$TMPD/fan" ${J[2]} >"$TMPD/dumps" <<'EOF'
 import os, struct, sys
 base = sys.argv[1]

@@ -5,6 +5,7 @@
 # a WRITE completing in error, a damaged canary, an RDMA connection lost, a source that
 # opens its window late. Each run ends within --timeout with its reason on both sides,
 # the documented exit status and the JSON still complete.
+# shellcheck disable=SC2086 # RUN and the ARGS strings: options, split into words
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
 
 # fault NAME FAULT "SINK ARGS" "SOURCE ARGS": FAULT in the source's environment.
@@ -63,7 +64,7 @@ check_eq "corrupt: the source hears the verdict" "('fail', False)" "${J[0]}"
 
 # The sink's RDMA connections say they went away (its own fault).
 sink lost-sink $RUN --no-local --dram 4M --json
-NBW_FAKE_FAULT= src lost-src $RUN --source mem
+NBW_FAKE_FAULT='' src lost-src $RUN --source mem
 check_eq "lost: source exit" 0 "$SRC_RC"
 sink_status
 check_eq "lost: (the fault is the sink's: it is not set here) sink exit" 0 "$SINK_RC"

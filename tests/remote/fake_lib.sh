@@ -3,6 +3,7 @@
 # a sink and its sources as separate processes, the control channel on loopback TCP, the
 # RDMA WRITEs over unix sockets in a private directory. The sink's fake ports are fake0
 # and fake1 on 127.0.1.1/24 and 127.0.2.1/24, a source's on .2 of the same subnets.
+# shellcheck shell=bash
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/lib.sh"
 
 FAKE=$abs_top_builddir/tests/remote/fake_remote
@@ -20,14 +21,14 @@ t_cleanup_hooks+=('[ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null')
 # sink NAME ARGS...: a sink in the background on a random free PORT (stdout NAME.out,
 # stderr NAME.err in $TMPD), once it listens (or has ended for another reason).
 sink() {
-	local n=$1 i try
+	local n=$1
 	shift
-	for try in 1 2 3 4 5; do
+	for _ in 1 2 3 4 5; do
 		PORT=$((20000 + RANDOM % 40000))
 		NBW_FAKE_PORTS=${SINK_FAKE_PORTS:-$SINK_PORTS} timeout 60 "$FAKE" -p "$PORT" "$@" \
 			>"$TMPD/$n.out" 2>"$TMPD/$n.err" &
 		SINK_PID=$!
-		for i in $(seq 400); do
+		for _ in $(seq 400); do
 			grep -q "waiting for" "$TMPD/$n.err" 2>/dev/null && return 0
 			kill -0 "$SINK_PID" 2>/dev/null || break
 			sleep 0.05
@@ -56,8 +57,7 @@ src() {
 
 # until_live FILE: until FILE has a live line ("[   0.2s] ..."), 15 s at most.
 until_live() {
-	local i
-	for i in $(seq 300); do
+	for _ in $(seq 300); do
 		grep -q '^\[' "$1" 2>/dev/null && return 0
 		sleep 0.05
 	done
@@ -83,6 +83,7 @@ pair() {
 jv() {
 	local f=$TMPD/$1.out
 	shift
+	# shellcheck disable=SC2034 # J: the caller's
 	readarray -t J < <("$PYTHON3" -c '
 import json, sys
 try:

@@ -19,14 +19,14 @@ t_cleanup_hooks+=('[ -n "$RELAY_PID" ] && kill "$RELAY_PID" 2>/dev/null')
 # relayed NAME "SINK AND SOURCE ARGS" [ACTION:TYPE]: a sink, the relay, a source through
 # it; SINK_RC, SRC_RC; the relay's log of the wire in NAME.wire.
 relayed() {
-	local n=$1 args=$2 act=${3:-} i
+	local n=$1 args=$2 act=${3:-}
 	# shellcheck disable=SC2086
 	sink "$n-sink" $RUN --no-local --dram 4M --wait 8 --json $args
 	RPORT=$((20000 + RANDOM % 40000))
 	"$PYTHON3" "$abs_top_srcdir/tests/remote/relay.py" "$TMPD/$n.wire" 127.0.1.1 "$RPORT" \
-		127.0.1.1 "$PORT" $act >"$TMPD/$n.relay" 2>&1 &
+		127.0.1.1 "$PORT" ${act:+"$act"} >"$TMPD/$n.relay" 2>&1 &
 	RELAY_PID=$!
-	for i in $(seq 200); do
+	for _ in $(seq 200); do
 		grep -q listening "$TMPD/$n.relay" 2>/dev/null && break
 		sleep 0.05
 	done
@@ -83,7 +83,7 @@ relayed drop "$KEY" drop:PROGRESS
 sink_refused drop "PROGRESS.*drop"
 
 # The sink's verdict altered on its way to the source: the source refuses it.
-relayed done "$KEY" flip:DONE
+relayed 'done' "$KEY" flip:DONE
 check_eq "done: the source exits 1" "1" "$SRC_RC"
 check_eq "done: the source says it once" "1" "$(grep -cE "$MAC_LINE" "$TMPD/done-src.err")"
 finish

@@ -10,10 +10,12 @@ new_bidir() {
 	local n=$1
 	shift
 	PORT=$((20000 + RANDOM % 40000))
+	# shellcheck disable=SC2086
 	NBW_FAKE_PORTS=$SINK_PORTS timeout 60 "$FAKE" -p "$PORT" --bidir $RUN --dram 4M --source mem \
 		"$@" 127.0.1.2 >"$TMPD/$n-a.out" 2>"$TMPD/$n-a.err" &
 	SINK_PID=$!
 	SRC_RC=0
+	# shellcheck disable=SC2086
 	NBW_FAKE_PORTS=$SRC_PORTS timeout 60 "$FAKE" -p "$PORT" --bidir $RUN --dram 4M --source mem \
 		"$@" 127.0.1.1 >"$TMPD/$n-b.out" 2>"$TMPD/$n-b.err" || SRC_RC=$?
 	sink_status
@@ -21,6 +23,7 @@ new_bidir() {
 
 new_bidir bj --json --min-overlap 10
 check_eq "bidir: exits" "0 0" "$SINK_RC $SRC_RC"
+declare -A sent got # by side: what it sent, what it received
 for side in a b; do
 	jv "bj-$side" 'sorted(d)' 'd["exit_status"], d["send"]["ok"], d["receive"]["ok"]' \
 		'abs(d["bidir"]["sum_gb_per_s"] - d["bidir"]["send_gb_per_s"] - d["bidir"]["receive_gb_per_s"]) < 1e-3' \
@@ -36,10 +39,10 @@ for side in a b; do
 	# One second of window: no variation known for either direction, so not a sum.
 	check_match "bidir $side: not a valid sum, each direction's variation unknown" \
 		"^\(False, '.*send: variation unknown .*receive: variation unknown" "${J[6]}"
-	eval "sent_$side=\${J[7]} got_$side=\${J[8]}"
+	sent[$side]=${J[7]} got[$side]=${J[8]}
 done
-check_eq "bidir: what A sent is what B received" "$sent_a" "$got_b"
-check_eq "bidir: what B sent is what A received" "$sent_b" "$got_a"
+check_eq "bidir: what A sent is what B received" "${sent[a]}" "${got[b]}"
+check_eq "bidir: what B sent is what A received" "${sent[b]}" "${got[a]}"
 
 new_bidir bt
 check_eq "bidir text: exits" "0 0" "$SINK_RC $SRC_RC"

@@ -5,6 +5,7 @@
 # QP whose GID is outside --allow, an rdma_cm request without our private data, a QP the
 # sink cannot open; and the ports: no device, a name that is none, a port that is down,
 # rails that reach no sink port. One line each, the documented exit status.
+# shellcheck disable=SC2086 # RUN and the ARGS strings: options, split into words
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
 
 # A HELLO with another message size: the source is told, the sink waits on (--wait 2).
@@ -76,7 +77,7 @@ check_match "qp: which" "worker 0 on fake0:1: ibv_create_qp \(fake fault\)" "$(c
 expect_exit 1 "nosuch: no such RDMA device or port" "$FAKE" -d nosuch --no-local --dram 4M
 expect_exit 1 "fake1:2: no such RDMA device or port" "$FAKE" -d fake1:2 --source mem 127.0.1.1
 NBW_FAKE_PORTS="fake0:1:eth:127.0.1.1/24:100:down" expect_exit 1 "fake0: no ACTIVE port" "$FAKE" --no-local --dram 4M
-NBW_FAKE_DIR= expect_exit 1 "no RDMA device found" "$FAKE" --no-local --dram 4M
+NBW_FAKE_DIR='' expect_exit 1 "no RDMA device found" "$FAKE" --no-local --dram 4M
 SRC_FAKE_PORTS="fake0:1:eth:10.9.0.2/24:100" pair rails "--no-local --dram 4M --wait 2" "--source mem"
 check_eq "rails: source exit" 1 "$SRC_RC"
 check_match "rails: no reachable sink port" "no sink port is reachable from this node's ports \(different link layers or subnets\)" \

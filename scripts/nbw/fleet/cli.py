@@ -7,11 +7,13 @@ import re
 import sys
 import time
 
-from nbw.fleet import FORMAT
-from nbw.fleet import judge as judgemod
-from nbw.fleet import plan as planmod
-from nbw.fleet import report
-from nbw.fleet import sweepdir
+from .. import command
+from ..command import EXIT_USAGE
+from . import FORMAT
+from . import judge as judgemod
+from . import plan as planmod
+from . import report
+from . import sweepdir
 
 PROG = "nbw-fleet"
 DESCRIPTION = """\
@@ -24,15 +26,12 @@ drive, rail, node or link that is below its kind's fleet median, with its eviden
   judge  the judgement of a sweep's directory (text, JSON, an HTML page)
   run    the sweep (see nbw-fleet(1))
 """
-EXIT_USAGE = 2
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse with the suite's usage errors: one line naming the tool, exit 2."""
+class Parser(command.Parser):
+    """Usage errors: one line naming the command (nbw-fleet VERB), exit status 2."""
 
-    def error(self, message):
-        sys.stderr.write("%s: %s (try --help)\n" % (self.prog, message))
-        sys.exit(EXIT_USAGE)
+    hint = "(try --help)"
 
 
 def seconds(text):
@@ -195,7 +194,7 @@ def build_parser():
 
 
 def cmd_run(args, out):
-    from nbw.fleet import run as runmod
+    from . import run as runmod
     env = dict(os.environ)
     if args.resume is None and args.out is None:
         args.out = time.strftime("fleet-%Y%m%dT%H%M%SZ", time.gmtime())

@@ -23,8 +23,8 @@ whose drive -> remote share is low with good partners.
 import random
 import statistics
 
-from nbw import portcounters
-from nbw.fleet.sweepdir import get
+from .. import portcounters
+from ..jsonutil import dig
 
 THRESHOLD = 0.9
 
@@ -63,7 +63,7 @@ def probe_device(probe, name=None, bdf=None):
     idx = _probe_index.get(id(probe))
     if idx is None or idx[0] is not probe:
         by_bdf, by_name = {}, {}
-        for d in get(probe, "devices") or []:
+        for d in dig(probe, "devices") or []:
             if isinstance(d, dict):
                 by_bdf.setdefault(_norm_bdf(d.get("bdf")), d)
                 if isinstance(d.get("name"), str):
@@ -302,7 +302,7 @@ def _fabric_kind(sweep, t):
         return k
     for node, dev in ((t.dst, t.dst_dev), (t.src, t.src_dev)):
         d = probe_device(sweep.probe.get(node), dev) if dev else None
-        layer = get(d, "network", "link_layer") if d else None
+        layer = dig(d, "network", "link_layer") if d else None
         if layer:
             break
     t.kind = (round(t.line_rate, 2) if t.line_rate else None, layer)

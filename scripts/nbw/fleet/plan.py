@@ -21,6 +21,7 @@ same plan.
 
 import random
 
+
 def parse_pairs(text):
     """'all', 'ring' or a positive K; raises ValueError with the reason."""
     if text in ("all", "ring"):
@@ -32,11 +33,6 @@ def parse_pairs(text):
     if k < 1:
         raise ValueError("%s: at least 1 partner" % text)
     return k
-
-
-def circle_pair_count(m):
-    """Rounds of the circle schedule of m (even) slots."""
-    return m - 1
 
 
 def circle_round(m, r):

@@ -27,10 +27,10 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from nbw.fleet import FORMAT
-from nbw.fleet.judge import judge, retests_wanted
-from nbw.fleet.plan import Plan, human_seconds, remote_rounds
-from nbw.fleet.sweepdir import NAME_RE, load_json, read_sweep
+from . import FORMAT
+from .judge import judge, retests_wanted
+from .plan import Plan, human_seconds, remote_rounds
+from .sweepdir import NAME_RE, load_json, read_sweep
 
 PROG = "nbw-fleet"
 EXIT_INTERRUPTED = 130
@@ -614,7 +614,7 @@ def start(args, env, out=sys.stdout):
     for f in meta.get("failed", []):
         say("not measured: %s (%s)" % (f["part"], f["reason"]))
     result = judge(read_sweep(top), float(meta.get("threshold", 0.9)))
-    from nbw.fleet import report
+    from . import report
     with open(os.path.join(top, "judge.json"), "w") as f:
         report.as_json(result, f)
     report.text(result, out)

@@ -25,6 +25,8 @@ import json
 import os
 import re
 
+from ..jsonutil import dig
+
 NAME_RE = re.compile(r"^[A-Za-z0-9._:@%-]+$")
 FABRIC_RE = re.compile(r"^([A-Za-z0-9._:@%-]+)\.rail([0-9]{1,4})\.json$")
 MAX_DOC = 16 << 20  # a tool's JSON document is far smaller: larger is not one
@@ -57,14 +59,6 @@ def number(v):
     if v != v or v in (float("inf"), float("-inf")) or v < 0:
         return None
     return v
-
-
-def get(doc, *keys):
-    for k in keys:
-        if not isinstance(doc, dict):
-            return None
-        doc = doc.get(k)
-    return doc
 
 
 class Drive:
@@ -109,11 +103,11 @@ def _read_node(sw, node, path, retest):
     drives = doc.get("drives") if isinstance(doc.get("drives"), list) else []
     solos = {}
     for b in doc.get("baseline") or []:
-        label = get(b, "label")
+        label = dig(b, "label")
         if isinstance(label, str) and label.endswith(" alone"):
-            solos[label[:-len(" alone")]] = number(get(b, "gb_per_s"))
+            solos[label[:-len(" alone")]] = number(dig(b, "gb_per_s"))
     for d in drives:
-        name = get(d, "name") or get(d, "path")
+        name = dig(d, "name") or dig(d, "path")
         if not isinstance(name, str):
             continue
         name = name.rsplit("/", 1)[-1]
@@ -122,22 +116,22 @@ def _read_node(sw, node, path, retest):
             dr = sw.drives[(node, name)] = Drive(node, name)
         figure = solos.get(name)
         if figure is None and len(drives) == 1:
-            figure = number(get(d, "gb_per_s"))
+            figure = number(dig(d, "gb_per_s"))
         if retest:
             dr.retest = figure
         else:
             dr.solo = figure
-            dr.model = get(d, "model") if isinstance(get(d, "model"), str) else None
-            dr.pci = get(d, "pci_address") if isinstance(get(d, "pci_address"), str) else None
-            dr.ceiling = number(get(d, "link_ceiling_gb_per_s"))
-    total = number(get(doc, "total", "gb_per_s"))
+            dr.model = dig(d, "model") if isinstance(dig(d, "model"), str) else None
+            dr.pci = dig(d, "pci_address") if isinstance(dig(d, "pci_address"), str) else None
+            dr.ceiling = number(dig(d, "link_ceiling_gb_per_s"))
+    total = number(dig(doc, "total", "gb_per_s"))
     if total is not None and len(drives) > 1:
         (sw.together_retest if retest else sw.together)[node] = total
 
 
 def _read_transfer(sw, path, src, dst, channel, retest):
     doc = load_json(path)
-    gbps = number(get(doc, "rdma", "gb_per_s")) if isinstance(doc, dict) else None
+    gbps = number(dig(doc, "rdma", "gb_per_s")) if isinstance(doc, dict) else None
     if gbps is None or doc.get("tool") != "nvme_write_bw_remote":
         sw.unreadable.append(path)
         return

@@ -18,9 +18,9 @@ SRCDIR = os.path.dirname(SCRIPTS_DIR)
 # same socketpair, or the hub (as for three or more nodes).
 CABLES = ("stream", "socket", "hub")
 # The kernel series the lab is proven on: Debian 12's stock 6.1. Its 6.12
-# (linux-image-6.12-amd64, bookworm-security) crashed in rxe under TCG (3 of 4
-# two-node lab tests) before one-vCPU nodes got a spare (smp_arg), and passed 3 of 3
-# since; it is booted only when named.
+# (linux-image-6.12-amd64, bookworm-security) crashes in rxe under TCG without a
+# one-vCPU node's spare slot (smp_arg) and passes with it (docs/investigations.md,
+# "the newer kernel was not the fix"); it is booted only when named.
 LAB_SERIES = "6.1."
 
 # Modules the initramfs loads, in order, to mount the host's root over 9p.

@@ -4,6 +4,7 @@ import shutil
 import subprocess
 import sys
 import time
+
 from .base import EX_USAGE, NODE_NAMES, USAGE, VLAB_DIR, VLAB_VERSION, err, usage_err
 from .kernel import cmd_check
 from .options import parse_run_args, positive

@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+
 from .base import CABLES, EX_LAB, EX_SKIP, EX_USAGE, LAB_SERIES, PROG
 from .options import Settings, host_settings
 

@@ -14,6 +14,7 @@ status is CMD's, 124 when --timeout (default 600 s; $LAUNCH_TIMEOUT) expires,
 60 s) or the connection breaks, 2 on usage errors. Killing the client (Ctrl-C,
 SIGTERM) closes the connection and the agent stops CMD's process group.
 """
+import argparse
 import json
 import os
 import signal
@@ -22,6 +23,7 @@ import struct
 import sys
 import time
 
+from .. import command
 from .frames import launch_port, recv_exact
 
 prog = "launch"
@@ -105,26 +107,52 @@ def request(addr, req, timeout, what):
         sock.close()
 
 
+def seconds(text):
+    """A positive number of seconds, for argparse."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number: %s" % text) from None
+    if not 0 < v < float("inf"):
+        raise argparse.ArgumentTypeError("not a positive number of seconds: %s" % text)
+    return v
+
+
+def parse_args(argv):
+    """The options, HOST and CMD (everything after HOST, unchanged) of ARGV."""
+    p = command.Parser(prog=prog, allow_abbrev=False, description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       usage="%(prog)s [--timeout SEC] HOST CMD [ARG...] | --stop HOST")
+    p.add_argument("--timeout", type=seconds, metavar="SEC",
+                   help="CMD's time limit (default $LAUNCH_TIMEOUT, else 600)")
+    p.add_argument("--stop", metavar="HOST", help="end HOST's launch-agent")
+    p.add_argument("host", nargs="?", metavar="HOST", help="a lab node: a, b, c or d")
+    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="CMD [ARG...]",
+                   help="the command and its arguments, passed unchanged")
+    args = p.parse_args(argv)
+    if args.stop is not None:
+        if args.host is not None or args.timeout is not None:
+            p.error("--stop HOST takes nothing else")
+        return args
+    if args.host is None or not args.cmd:
+        p.error("expected HOST CMD [ARG...]")
+    if args.timeout is None:
+        try:
+            args.timeout = seconds(os.environ.get("LAUNCH_TIMEOUT", "600"))
+        except argparse.ArgumentTypeError as e:
+            p.error("LAUNCH_TIMEOUT: %s" % e)
+    return args
+
+
 def main(argv):
     signal.signal(signal.SIGTERM, on_sigterm)
-    args = argv[1:]
-    timeout = float(os.environ.get("LAUNCH_TIMEOUT", "600"))
-    if args[:1] == ["--stop"] and len(args) == 2:
-        addr = node_address(args[1])
+    args = parse_args(argv[1:])
+    if args.stop is not None:
+        addr = node_address(args.stop)
         if addr is None:
             return 0
-        return request(addr, {"stop": True}, 30, "%s: stop" % args[1])
-    if args[:1] == ["--timeout"] and len(args) > 1:
-        try:
-            timeout = float(args[1])
-        except ValueError:
-            die(2, "--timeout: not a number: %s" % args[1])
-        args = args[2:]
-    if len(args) < 2 or args[0].startswith("-") or timeout <= 0:
-        print("usage: %s [--timeout SEC] HOST CMD [ARG...]\n       %s --stop HOST"
-              % (prog, prog), file=sys.stderr)
-        return 2
-    host, cmd = args[0], args[1:]
+        return request(addr, {"stop": True}, 30, "%s: stop" % args.stop)
+    host, cmd, timeout = args.host, args.cmd, args.timeout
     addr = node_address(host)
     if addr is None:
         try:

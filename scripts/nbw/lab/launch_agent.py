@@ -17,6 +17,7 @@ The command runs in its own session with stdin from /dev/null; when the
 client goes away (closed connection) or the timeout expires, its whole
 process group gets SIGTERM, then SIGKILL 5 s later.
 """
+import argparse
 import json
 import os
 import selectors
@@ -28,6 +29,7 @@ import sys
 import threading
 import time
 
+from .. import command
 from .frames import launch_port, recv_exact, send_frame
 
 MAX_REQUEST = 1 << 20
@@ -153,16 +155,22 @@ def serve(conn, state):
             state["clients"] -= 1
 
 
+def seconds(text):
+    """A positive number of seconds, for argparse."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = 0
+    if not 0 < v < float("inf"):
+        raise argparse.ArgumentTypeError("not a number of seconds: %s" % text)
+    return v
+
+
 def main(argv):
-    lifetime = 600.0
-    args = argv[1:]
-    while args:
-        if args[0] == "--lifetime" and len(args) > 1:
-            lifetime = float(args[1])
-            args = args[2:]
-        else:
-            print("usage: %s [--lifetime SEC]   (virtual lab only)" % prog, file=sys.stderr)
-            return 2
+    p = command.Parser(prog=prog, description="Serve the lab's launcher (virtual lab only).")
+    p.add_argument("--lifetime", type=seconds, default=600.0, metavar="SEC",
+                   help="end after SEC seconds (default 600)")
+    lifetime = p.parse_args(argv[1:]).lifetime
     addr = os.environ.get("VLAB_ADDR")
     if not os.environ.get("VLAB_NODE") or not addr:
         print("%s: not a virtual-lab node (VLAB_NODE/VLAB_ADDR unset): refusing to serve" % prog,

@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+
 from .base import HUB_WARNING, NODE_NAMES
 
 

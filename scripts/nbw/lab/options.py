@@ -4,6 +4,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
+
 from .base import MAX_NICS, NODE_NAMES, PROG, SRCDIR, USAGE, usage_err
 
 

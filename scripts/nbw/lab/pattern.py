@@ -11,9 +11,12 @@ usage: pattern.py write FILE SIZE ID     create FILE with SIZE bytes
        pattern.py check FILE ID          exit 0 if FILE holds the pattern
        pattern.py word OFFSET ID         print the word at OFFSET (hex)
 """
+import argparse
 import array
 import os
 import sys
+
+from .. import command
 
 CHUNK = 1 << 20
 
@@ -71,14 +74,37 @@ def check(path, ident):
     return 0
 
 
+def integer(text):
+    """A number as C writes it (4096, 0x1000, 0o10), for argparse."""
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number: %s" % text) from None
+
+
+def parser():
+    p = command.Parser(prog="pattern.py", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="verb", metavar="VERB", required=True)
+    s = sub.add_parser("write", help="create FILE with SIZE bytes")
+    s.add_argument("file", metavar="FILE")
+    s.add_argument("size", metavar="SIZE", type=integer)
+    s.add_argument("ident", metavar="ID", type=integer)
+    s = sub.add_parser("check", help="exit 0 if FILE holds the pattern")
+    s.add_argument("file", metavar="FILE")
+    s.add_argument("ident", metavar="ID", type=integer)
+    s = sub.add_parser("word", help="print the word at OFFSET (hex)")
+    s.add_argument("offset", metavar="OFFSET", type=integer)
+    s.add_argument("ident", metavar="ID", type=integer)
+    return p
+
+
 def main(argv):
-    if len(argv) == 5 and argv[1] == "write":
-        write(argv[2], int(argv[3], 0), int(argv[4], 0))
+    args = parser().parse_args(argv[1:])
+    if args.verb == "write":
+        write(args.file, args.size, args.ident)
         return 0
-    if len(argv) == 4 and argv[1] == "check":
-        return check(argv[2], int(argv[3], 0))
-    if len(argv) == 4 and argv[1] == "word":
-        print("%016x" % word(int(argv[2], 0), int(argv[3], 0)))
-        return 0
-    sys.stderr.write(__doc__)
-    return 2
+    if args.verb == "check":
+        return check(args.file, args.ident)
+    print("%016x" % word(args.offset, args.ident))
+    return 0

@@ -7,6 +7,7 @@ import shutil
 import struct
 import subprocess
 import sys
+
 from .base import EX_LAB, Exit, INITRD_MODULES, INITRD_OPTIONAL, NODE_NAMES, SRCDIR, VLAB_DIR
 from .options import host_settings, link_props
 from .plan import guest_path, nic_addr, nic_mac, pattern_id, peer_of

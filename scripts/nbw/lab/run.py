@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
+
 from .base import EX_LAB, EX_TIMEOUT, EX_USAGE, Exit, err
 from .kernel import check, find_kernel
 from .network import Cable, Hub, Node, STOP_SIGNALS

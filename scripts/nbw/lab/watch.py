@@ -4,12 +4,14 @@ import json
 import os
 import socket
 import time
+
 from .base import err
 
 
 #
-# A link that stops (docs/virtual-lab.md, "Soft-RoCE stalls, found and removed": how this watch caught qemu 7.2
-# waiting for a kick a one-vCPU guest never sent) is visible from here: every WATCH_EVERY
+# A link that stops (docs/investigations.md, "Soft-RoCE stalls, found and removed": how
+# this watch caught qemu 7.2 waiting for a kick a one-vCPU guest never sent) is visible
+# from here: every WATCH_EVERY
 # s vlab asks each node's qemu (QMP) how far it has taken frames from the
 # guest's transmit ring and reads how far the guest has filled it (the ring's
 # avail index in guest memory). A ring with frames waiting that qemu has not

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 
+from .. import command
 from ..jsonutil import as_number, dig
 from . import attribute, upper
 
@@ -553,39 +554,50 @@ def plot(rungs, out, width, height, title):
             die(1, "gnuplot failed: %s" % (err[-1] if err else "no PNG written"))
 
 
-def main(argv):
-    png, size, write, run_dir = None, "900x500", True, None
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-h", "--help"):
-            print(USAGE)
-            return 0
-        if a in ("--png", "--size"):
-            if i + 1 >= len(argv):
-                die(2, "%s needs a value" % a)
-            i += 1
-            png, size = (argv[i], size) if a == "--png" else (png, argv[i])
-        elif a.startswith("--png="):
-            png = a[6:]
-        elif a.startswith("--size="):
-            size = a[7:]
-        elif a == "--no-write":
-            write = False
-        elif a.startswith("-"):
-            die(2, "unknown option '%s' (--help)" % a)
-        elif run_dir is None:
-            run_dir = a
-        else:
-            die(2, "one run directory only: '%s' and '%s'" % (run_dir, a))
-        i += 1
-    if run_dir is None:
-        die(2, "no run directory given (--help)")
-    m = re.match(r"^([1-9][0-9]*)x([1-9][0-9]*)$", size)
+class Parser(command.Parser):
+    """Usage errors: one line naming ladder_report, exit status 2."""
+
+    name = PROG
+    hint = ""
+
+    def reword(self, message):
+        m = re.match(r"argument (--[\w-]+): expected one argument$", message)
+        return "%s needs a value" % m.group(1) if m else message
+
+
+def parse_args(argv):
+    """The options and the run directory (an args namespace; help: print USAGE)."""
+    p = Parser(prog=PROG, add_help=False, allow_abbrev=False)
+    p.add_argument("-h", "--help", action="store_true")
+    p.add_argument("--png", metavar="FILE")
+    p.add_argument("--size", default="900x500", metavar="WxH")
+    p.add_argument("--no-write", dest="write", action="store_false")
+    p.add_argument("run_dir", nargs="?")
+    args, rest = p.parse_known_args(argv)
+    if args.help:
+        return args
+    for a in rest:
+        if a.startswith("-"):
+            p.error("unknown option '%s' (--help)" % a)
+    if rest:
+        p.error("one run directory only: '%s' and '%s'" % (args.run_dir, rest[0]))
+    if args.run_dir is None:
+        p.error("no run directory given (--help)")
+    m = re.match(r"^([1-9][0-9]*)x([1-9][0-9]*)$", args.size)
     if not m or not all(100 <= int(v) <= 10000 for v in m.groups()):
-        die(2, "--size %s: WxH, each 100..10000 pixels" % size)
-    if not os.path.isdir(run_dir):
-        die(2, "%s: not a directory" % run_dir)
+        p.error("--size %s: WxH, each 100..10000 pixels" % args.size)
+    args.width, args.height = (int(v) for v in m.groups())
+    if not os.path.isdir(args.run_dir):
+        p.error("%s: not a directory" % args.run_dir)
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    if args.help:
+        print(USAGE)
+        return 0
+    run_dir, png, write = args.run_dir, args.png, args.write
     lad = Ladder(run_dir)
     rungs = lad.build()
     if not rungs:
@@ -609,7 +621,7 @@ def main(argv):
         with open(os.path.join(run_dir, "ladder.txt"), "w") as f:
             f.write("\n".join(lines) + "\n")
     if png:
-        w, h = (int(v) for v in m.groups())
+        w, h = args.width, args.height
         plot(rungs, png, w, h, "ladder: " + (bind["rung"] or "no rung") + " binds")
         sys.stderr.write("%s: %s (%dx%d)\n" % (PROG, png, w, h))
     return 0

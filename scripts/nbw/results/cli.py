@@ -2,6 +2,8 @@
 import argparse
 import socket
 import sys
+
+from .. import command
 from .base import FORMAT, Fail, LARGE, NOISE_FLOOR, PROG, warn
 from .html_report import cmd_report
 from .inventory import cmd_inventory
@@ -23,12 +25,10 @@ Exit status: 0 ok; 1 runtime failure; 2 usage; 3 check: a figure outside its ref
 figure is comparable)."""
 
 
-class Parser(argparse.ArgumentParser):
-    """Usage errors in one line on stderr, exit status 2."""
+class Parser(command.Parser):
+    """Usage errors: one line naming nbw-results, exit status 2."""
 
-    def error(self, message):
-        warn("%s (--help)" % message)
-        sys.exit(2)
+    name = PROG
 
 
 # The options every verb takes, before or after the verb (defaults set in main).

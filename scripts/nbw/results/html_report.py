@@ -4,6 +4,7 @@ import html
 import os
 import re
 import tempfile
+
 from .base import Fail
 from .compare import compare, fig_key
 from .output import emit, fmt

@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
+
 from .base import FORMAT, Fail, now_utc
 from .compare import inventory_hash
 

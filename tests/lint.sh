@@ -1,0 +1,57 @@
+#!/bin/bash
+# lint.sh: the Python and the shell scripts of the tree are lint-clean, as format.sh
+# keeps the C. pyflakes3 reads every Python file of scripts/ and tests/ (*.py and the
+# python3 entry points); a line marked "# noqa" (an import made for its effect) is
+# let through, as flake8 does. shellcheck reads the shell scripts of scripts/
+# (entry points, *.sh, vlab.d/), deploy/ and tests/ (*.sh, the fakes), with the
+# settings of .shellcheckrc; tests/lab/ is not among them. Any finding fails the
+# test; it skips (77) only where a linter is not installed (CI installs both).
+. "$(dirname "$0")/lib.sh"
+cd "$abs_top_srcdir" || exit 1
+
+# The files to lint: by name (*.py, *.sh, *.sbatch) or, without a dot in the name,
+# by their #! line. Fixtures' data, hidden directories and tests/lab/ are left out.
+py=() sh=()
+while IFS= read -r f; do
+	case ${f##*/} in
+	*.py) py+=("$f") ;;
+	*.sh | *.sbatch) case $f in tests/fixtures/*) ;; *) sh+=("$f") ;; esac ;;
+	*.*) ;;
+	*)
+		first=$(head -c 128 "$f" | head -n1 | tr -d '\0')
+		case $first in
+		'#!'*python3*) py+=("$f") ;;
+		'#!'*/sh | '#!'*/bash | '#!'*' sh' | '#!'*' bash') sh+=("$f") ;;
+		esac
+		;;
+	esac
+done < <(find scripts deploy tests -path '*/.*' -prune -o -path tests/lab -prune -o \
+	-type f -print | LC_ALL=C sort)
+for f in tests/lab/*.py; do [ -e "$f" ] && py+=("$f"); done
+[ ${#py[@]} -ge 40 ] || fail "only ${#py[@]} Python files found"
+[ ${#sh[@]} -ge 60 ] || fail "only ${#sh[@]} shell scripts found"
+echo "lint: ${#py[@]} Python files, ${#sh[@]} shell scripts"
+
+missing=()
+if command -v pyflakes3 >/dev/null; then
+	# A finding on a line that says "# noqa" is let through.
+	found=$(pyflakes3 "${py[@]}" 2>&1 | while IFS= read -r line; do
+		f=${line%%:*} rest=${line#*:}
+		n=${rest%%:*}
+		if [[ $n =~ ^[0-9]+$ ]] && sed -n "${n}p" "$f" 2>/dev/null | grep -q '# noqa'; then
+			continue
+		fi
+		printf '%s\n' "$line"
+	done)
+	check_eq "pyflakes3 findings" "" "$found"
+else
+	missing+=("pyflakes3 (apt-get install pyflakes3)")
+fi
+if command -v shellcheck >/dev/null; then
+	found=$(shellcheck -f gcc "${sh[@]}" 2>&1)
+	check_eq "shellcheck findings" "" "$found"
+else
+	missing+=("shellcheck (apt-get install shellcheck)")
+fi
+[ ${#missing[@]} = 0 ] || [ "$T_FAILS" != 0 ] || skip "not installed: ${missing[*]}"
+finish
