@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_health.c: the NVMe health log's parser, comparison, findings and
+ * one-line description (common/storage/health.c) on the fixture pages of
+ * tests/fixtures/nvme/ (their README says what each holds).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "health.h"
+
+static const char *fixture_dir(void)
+{
+	const char *top = getenv("abs_top_srcdir");
+
+	return top ? top : ".";
+}
+
+/* Load a sparse page ("len N", "fill XX", "@OFF XX ..."); returns its length or -1. */
+static long load(const char *name, uint8_t *buf, size_t cap)
+{
+	char path[4096], line[1024];
+	long len = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/nvme/%s", fixture_dir(), name);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "%s: cannot open\n", path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		unsigned long off, v;
+
+		if (sscanf(line, "len %ld", &len) == 1) {
+			if (len < 0 || (size_t)len > cap)
+				len = -1;
+			else
+				memset(buf, 0, (size_t)len);
+		} else if (sscanf(line, "fill %lx", &v) == 1 && len > 0) {
+			memset(buf, (int)v, (size_t)len);
+		} else if (line[0] == '@' && len > 0) {
+			off = strtoul(p + 1, &end, 10);
+			for (p = end; (v = strtoul(p, &end, 16)), end != p; p = end)
+				if (off < (unsigned long)len)
+					buf[off++] = (uint8_t)v;
+		}
+	}
+	fclose(f);
+	return len;
+}
+
+static int parse(const char *name, struct health_log *h, char *why, size_t whylen)
+{
+	static uint8_t buf[8192];
+	long len = load(name, buf, sizeof(buf));
+
+	CHECK(len >= 0);
+	return health_parse_log(buf, len < 0 ? 0 : (size_t)len, h, why, whylen);
+}
+
+static void limits(struct health_limits *lim)
+{
+	static uint8_t buf[8192];
+	char why[200] = "";
+	long len = load("idctrl.page", buf, sizeof(buf));
+
+	CHECK_U64(health_parse_limits(buf, (size_t)len, lim, why, sizeof(why)), 0);
+	CHECK_U64(lim->warning_k, 348);
+	CHECK_U64(lim->critical_k, 358);
+	CHECK_U64(health_celsius(lim->warning_k), 75);
+}
+
+static void healthy_case(const struct health_limits *lim)
+{
+	struct health_log h;
+	struct health_delta d;
+	char why[200] = "", text[400];
+
+	CHECK_U64(parse("healthy.page", &h, why, sizeof(why)), 0);
+	CHECK_U64(h.critical_warning, 0);
+	CHECK_U64(h.composite_k, 310);
+	CHECK_U64(health_celsius(h.composite_k), 37);
+	CHECK_U64(h.spare_pct, 100);
+	CHECK_U64(h.spare_threshold_pct, 10);
+	CHECK_U64(h.used_pct, 3);
+	CHECK_U64(h.data_units_read, 1000000);
+	CHECK_U64(h.power_on_hours, 1234);
+	CHECK_U64(h.error_log_entries, 7);
+	CHECK_U64(h.sensor_k[0], 312);
+	CHECK_U64(h.sensor_k[1], 0);
+	health_compare(&h, &h, &d);
+	CHECK_U64(health_findings(&d, &h, lim), 0);
+	CHECK_U64(health_describe(&d, &h, lim, text, sizeof(text)), 0);
+	CHECK_STR(text, "");
+}
+
+static void throttle_case(const struct health_limits *lim)
+{
+	struct health_log before, after;
+	struct health_delta d;
+	char why[200] = "", text[400];
+	unsigned f;
+
+	CHECK_U64(parse("throttle_before.page", &before, why, sizeof(why)), 0);
+	CHECK_U64(parse("throttle_after.page", &after, why, sizeof(why)), 0);
+	CHECK_U64(after.tmt_transitions[0], 8);
+	CHECK_U64(after.tmt_seconds[0], 112);
+	CHECK_U64(after.warning_temp_minutes, 11);
+	health_compare(&before, &after, &d);
+	CHECK_U64(d.moved[HC_TMT1_TRANSITIONS], 3);
+	CHECK_U64(d.moved[HC_TMT1_SECONDS], 12);
+	CHECK_U64(d.moved[HC_WARNING_TIME], 1);
+	CHECK_U64(d.moved[HC_TMT2_TRANSITIONS], 0);
+	f = health_findings(&d, &after, lim);
+	CHECK_U64(f, HF_THROTTLED | HF_HOT);
+	health_describe(&d, &after, lim, text, sizeof(text));
+	CHECK_STR(text,
+		  "throttled in the window: thermal management T1 +3 transitions, 12 s in T1; "
+		  "1 min above the warning temperature; 81 C at the close (warning at 75 C)");
+	/* Without the controller's thresholds the close's temperature is not judged. */
+	health_describe(&d, &after, NULL, text, sizeof(text));
+	CHECK_STR(text,
+		  "throttled in the window: thermal management T1 +3 transitions, 12 s in T1; "
+		  "1 min above the warning temperature");
+	/* A buffer too small is cut, never overrun. */
+	CHECK(health_describe(&d, &after, lim, text, 20) == 19);
+	CHECK_U64(strlen(text), 19);
+}
+
+static void critical_case(const struct health_limits *lim)
+{
+	struct health_log healthy, crit;
+	struct health_delta d;
+	char why[200] = "", text[400];
+
+	CHECK_U64(parse("healthy.page", &healthy, why, sizeof(why)), 0);
+	CHECK_U64(parse("critical.page", &crit, why, sizeof(why)), 0);
+	CHECK_U64(crit.critical_warning, HEALTH_CW_TEMPERATURE | HEALTH_CW_RELIABILITY);
+	CHECK_U64(crit.media_errors, 2);
+	health_compare(&healthy, &crit, &d);
+	CHECK_U64(d.new_warnings, HEALTH_CW_TEMPERATURE | HEALTH_CW_RELIABILITY);
+	CHECK_U64(d.moved[HC_MEDIA_ERRORS], 2);
+	CHECK_U64(d.moved[HC_ERROR_LOG], 1);
+	CHECK_U64(health_findings(&d, &crit, lim), HF_CRITICAL | HF_MEDIA_ERRORS | HF_ERROR_LOG);
+	health_describe(&d, &crit, lim, text, sizeof(text));
+	CHECK_STR(text, "critical warning: temperature (new), reliability_degraded (new); "
+			"media errors +2; error log +1 entry");
+	/* A warning present before and after is named, not called new. */
+	health_compare(&crit, &crit, &d);
+	health_describe(&d, &crit, lim, text, sizeof(text));
+	CHECK_STR(text, "critical warning: temperature, reliability_degraded");
+}
+
+static void backwards_and_worn(const struct health_limits *lim)
+{
+	struct health_log healthy, back, worn;
+	struct health_delta d;
+	char why[200] = "", text[400];
+
+	CHECK_U64(parse("healthy.page", &healthy, why, sizeof(why)), 0);
+	CHECK_U64(parse("backwards.page", &back, why, sizeof(why)), 0);
+	health_compare(&healthy, &back, &d);
+	CHECK_U64(d.backwards, 1u << HC_ERROR_LOG);
+	CHECK_U64(d.moved[HC_ERROR_LOG], 0);
+	CHECK_U64(health_findings(&d, &back, lim), HF_BACKWARDS);
+	health_describe(&d, &back, lim, text, sizeof(text));
+	CHECK_STR(text, "counters went backwards (not trusted): error_log_entries");
+
+	CHECK_U64(parse("worn.page", &worn, why, sizeof(why)), 0);
+	health_compare(&worn, &worn, &d);
+	CHECK_U64(health_findings(&d, &worn, lim), HF_CRITICAL | HF_WORN);
+	health_describe(&d, &worn, lim, text, sizeof(text));
+	CHECK_STR(text,
+		  "critical warning: spare_below_threshold; spare 5% (threshold 10%), 100% used");
+}
+
+static void bad_pages(void)
+{
+	struct health_log h;
+	char why[200];
+	uint8_t zero[HEALTH_LOG_LEN] = {0};
+
+	CHECK_U64(parse("short.page", &h, why, sizeof(why)), (uint64_t)-EINVAL);
+	CHECK_STR(why, "health log: short, 200 of 512 bytes");
+	CHECK_U64(parse("large.page", &h, why, sizeof(why)), (uint64_t)-EINVAL);
+	CHECK_STR(why, "health log: 4096 bytes, expected 512");
+	CHECK_U64(parse("ones.page", &h, why, sizeof(why)), (uint64_t)-EINVAL);
+	CHECK_STR(why, "health log: every byte 0xFF (no page from the controller)");
+	CHECK_U64(health_parse_log(zero, sizeof(zero), &h, why, sizeof(why)), (uint64_t)-EINVAL);
+	CHECK_STR(why, "health log: every byte zero (no page from the controller)");
+	zero[5] = 1; /* something, but no composite temperature */
+	CHECK_U64(health_parse_log(zero, sizeof(zero), &h, why, sizeof(why)), (uint64_t)-EINVAL);
+	CHECK_STR(why, "health log: composite temperature 0 K (not a health log)");
+	CHECK_U64(health_parse_log(NULL, 0, &h, why, sizeof(why)), (uint64_t)-EINVAL);
+	CHECK_STR(why, "health log: short, 0 of 512 bytes");
+}
+
+static void saturating_counters(void)
+{
+	uint8_t page[HEALTH_LOG_LEN] = {0};
+	struct health_log h;
+	char why[200];
+
+	page[1] = 0x36;
+	page[2] = 0x01;
+	page[160 + 8] = 1; /* media errors = 2^64: beyond 64 bits */
+	page[176] = 0xff;
+	page[177] = 0xff; /* error log entries 65535 */
+	CHECK_U64(health_parse_log(page, sizeof(page), &h, why, sizeof(why)), 0);
+	CHECK_U64(h.media_errors, UINT64_MAX);
+	CHECK_U64(h.error_log_entries, 65535);
+}
+
+static void names(void)
+{
+	CHECK_STR(health_counter_name(HC_TMT2_SECONDS), "tmt2_seconds");
+	CHECK_STR(health_counter_name(HC_COUNT), "?");
+	CHECK_STR(health_warning_name(HEALTH_CW_READ_ONLY), "read_only");
+	CHECK_STR(health_warning_name(1u << 7), "reserved");
+	CHECK_STR(health_finding_name(HF_THROTTLED), "throttled");
+}
+
+static void read_errors(void)
+{
+	struct health_log h;
+	char why[200] = "";
+
+	CHECK_U64(health_read("/nonexistent/nvme0", &h, NULL, why, sizeof(why)), (uint64_t)-ENOENT);
+	CHECK_STR(why, "not read: /nonexistent/nvme0: No such file or directory");
+	/* Not a controller: the passthrough ioctl is refused, the reason says so. */
+	CHECK(health_read("/dev/null", &h, NULL, why, sizeof(why)) < 0);
+	CHECK_STR(why, "not read: /dev/null is not an NVMe controller");
+}
+
+int main(void)
+{
+	struct health_limits lim;
+
+	limits(&lim);
+	healthy_case(&lim);
+	throttle_case(&lim);
+	critical_case(&lim);
+	backwards_and_worn(&lim);
+	bad_pages();
+	saturating_counters();
+	names();
+	read_errors();
+	return check_done("test_health");
+}
