@@ -1,12 +1,12 @@
 #!/bin/bash
-# read_bw_linkload.sh: nvme_read_bw samples each drive's PCIe link during its window and
+# tests/read_bw/linkload.sh: nvme_read_bw samples each drive's PCIe link during its window and
 # reads its AER counts before and after. A loop device is read as the fixture's NVMe drive
 # (tests/fixtures/sysfs/mklinks.py --block names it nvme0n1 at 0000:01:00.0 under
 # --sysfs-root); while the tool reads, the test rewrites the drive's link files (16 GT/s
 # x4, then 2.5 GT/s x1 after the window's first live line, back two lines later) and its
 # AER counts: the JSON says when the link dropped and what the counts did, the text names
 # the drive. Needs root and loop devices; skips otherwise.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root for losetup"
 command -v losetup >/dev/null || skip "losetup not installed"

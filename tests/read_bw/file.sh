@@ -1,9 +1,9 @@
 #!/bin/bash
-# read_bw_file.sh: nvme_read_bw on a regular file holding the lab pattern, with both
+# tests/read_bw/file.sh: nvme_read_bw on a regular file holding the lab pattern, with both
 # engines: the digest of what the readers returned equals the file's (every block of the
 # span read once in the first sweep, at the right offset), bytes are counted, and the
 # file is unchanged afterwards. Also --span, --baseline, --sweep and --interval output.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 f="$TMPD/pattern.img"
 make_pattern "$f" $((24 * 1024 * 1024 + 8192)) 3

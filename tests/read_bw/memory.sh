@@ -1,10 +1,10 @@
 #!/bin/bash
-# read_bw_memory.sh: nvme_read_bw --memory, the staging memory's rung: the stream runs
+# tests/read_bw/memory.sh: nvme_read_bw --memory, the staging memory's rung: the stream runs
 # with the readers' threads (per drive x the node's drives) and buffers (chunk x depth),
 # its DRAM figure is twice what it staged, the ceiling is unknown (with its reason)
 # where sysfs does not say it, and the options it cannot
 # take are refused with one line.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 f="$TMPD/a.img"
 g="$TMPD/b.img"

@@ -4,7 +4,7 @@
 # table and a verdict per drive in text, and in JSON per drive "sweep" points
 # and a "verdict" whose kind is one of the four (files have no link ceiling:
 # no_ceiling or rising), totals with CPU per GiB.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 B="$NVME_READ_BW"
 make_pattern "$TMPD/p0" $((8 * 1024 * 1024)) 0
 make_pattern "$TMPD/p1" $((8 * 1024 * 1024)) 1

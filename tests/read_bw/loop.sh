@@ -1,9 +1,9 @@
 #!/bin/bash
-# read_bw_loop.sh: nvme_read_bw on a loop block device (losetup --direct-io=on) holding
+# tests/read_bw/loop.sh: nvme_read_bw on a loop block device (losetup --direct-io=on) holding
 # the lab pattern: block-device geometry via ioctl, the readers' digest equals the
 # backing file's, and the backing file's hash is unchanged afterwards. Needs root and
 # loop devices; skips otherwise.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root for losetup"
 command -v losetup >/dev/null || skip "losetup not installed"

@@ -1,9 +1,9 @@
 #!/bin/bash
-# read_bw_discovery.sh: nvme_read_bw finds NVMe namespaces in sysfs trees laid out as the
+# tests/read_bw/discovery.sh: nvme_read_bw finds NVMe namespaces in sysfs trees laid out as the
 # kernel does (written by tests/fixtures/sysfs/mksysfs.py at test time: real sysfs links
 # loop, which a release tarball cannot hold): each namespace once, hidden multipath paths
 # skipped, two namespaces of one controller both found, details from the controller.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 fx="$TMPD/sysfs"
 "$PYTHON3" "$FIXTURES/sysfs/mksysfs.py" "$fx" || fail "mksysfs.py exited $?"
 

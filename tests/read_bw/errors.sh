@@ -1,7 +1,7 @@
 #!/bin/bash
-# read_bw_errors.sh: every bad input gets one clear line on stderr and the documented
+# tests/read_bw/errors.sh: every bad input gets one clear line on stderr and the documented
 # exit code (2 usage, 1 runtime), never a crash or a hang.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 B="$NVME_READ_BW"
 f="$TMPD/small.img"
 make_pattern "$f" $((4 * 1024 * 1024)) 1

@@ -1,11 +1,11 @@
 #!/bin/bash
-# read_bw_rand.sh: nvme_read_bw --pattern rand on a regular file, with both engines:
+# tests/read_bw/rand.sh: nvme_read_bw --pattern rand on a regular file, with both engines:
 # IOPS and bytes agree (bytes = reads x chunk, GB/s = IOPS x chunk), --latency's
 # percentiles are ordered and count every read of the window, the reads cover the whole
 # region (a file half data, half holes reads about half zero blocks; a sequential run of
 # the same length reads none), --sweep-depth prints a verdict, bad combinations are
 # usage errors, and the file is unchanged afterwards.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 f="$TMPD/pattern.img"
 make_pattern "$f" $((8 * 1024 * 1024)) 5
