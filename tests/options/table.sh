@@ -1,13 +1,13 @@
 #!/bin/bash
-# options_table.sh: an option table is the one source of a tool's command line. A tiny
-# tool with its own table (tests/unit/options_demo.c) shows each kind of row parsed as
+# tests/options/table.sh: an option table is the one source of a tool's command line. A tiny
+# tool with its own table (tests/options/options_demo.c) shows each kind of row parsed as
 # the row says (bounds, default, alias, keyword, answer, note, role, contradiction), and
 # its twin with one row more (--frobnicate) shows the new row in --help, in the bash
 # completion and in the man-page check, which reports it missing from the page.
+. "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/options_lib.sh"
-X=$abs_top_builddir/tests/unit/options_demo
-X2=$abs_top_builddir/tests/unit/options_demo_extra
+X=$abs_top_builddir/tests/options/options_demo
+X2=$abs_top_builddir/tests/options/options_demo_extra
 PAGE=$abs_top_srcdir/tests/fixtures/options/options_demo.1
 [ -x "$X" ] && [ -x "$X2" ] || fail "options_demo not built"
 

@@ -1,8 +1,8 @@
 #!/bin/bash
-# options_output.sh: perftest's --output=bandwidth over the fake fabric
+# tests/options/output.sh: perftest's --output=bandwidth over the fake fabric
 # (tests/remote/fake_lib.sh): each side's stdout holds its total figure alone, the
 # figure its report (on stderr) prints as the total, in GB/s or with --report_gbits Gb/s.
-. "${abs_top_srcdir:-$(dirname "$0")/..}/tests/remote/fake_lib.sh"
+. "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
 
 pair bw "--no-local --dram 4M --output=bandwidth" "--source mem --output bandwidth"
 check_eq "--output=bandwidth: exits" "0 0" "$SINK_RC $SRC_RC"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * options_demo: a tiny tool with its own option table, for tests/options_table.sh:
+ * options_demo: a tiny tool with its own option table, for tests/options/table.sh:
  * what a row says (type, bounds, default, alias, answer, note, role, a
  * contradiction) is what its parser, --help, --options-table (so the
  * completion) and the man-page check do. Built twice: options_demo_extra has

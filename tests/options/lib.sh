@@ -1,6 +1,6 @@
-# tests/options_lib.sh: the man-page check of a tool's options, derived from its option
+# tests/options/lib.sh: the man-page check of a tool's options, derived from its option
 # table, and a driver of the bash completion (sourced after lib.sh by manpages.sh,
-# completion.sh and options_table.sh, never run).
+# completion.sh and options/table.sh, never run).
 # shellcheck shell=bash
 
 # opts_table BIN: the long options of BIN's table ("BIN --options-table": the rows its

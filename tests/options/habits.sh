@@ -1,10 +1,10 @@
 #!/bin/bash
-# options_habits.sh: the options fio users (nvme_read_bw) and perftest users
+# tests/options/habits.sh: the options fio users (nvme_read_bw) and perftest users
 # (nvme_write_bw_remote) type out of habit: each is the same option here, or one line
 # naming what to type instead (exit 2), or taken with a one-line note. And the
 # contradictions each tool refuses, one line and exit 2. One row per case:
 # TOOL | ARGS | EXIT | what stderr (or stdout) says.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 f="$TMPD/small.img"
 make_pattern "$f" $((1024 * 1024)) 1
 run="--disks $f -t 1 -s 64K -D 0.2 --warmup 0"
