@@ -12,7 +12,7 @@
 # shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/scripts_lib.sh"
+. "$(dirname "$0")/scripts/lib.sh"
 make_fakes
 D=$abs_top_srcdir/deploy/slurm
 SUBMIT=$TMPD/submit

@@ -1,4 +1,4 @@
-# tests/scripts_lib.sh: fakes for the tests of the orchestration scripts
+# tests/scripts/lib.sh: fakes for the tests of the orchestration scripts
 # (sourced after tests/lib.sh). Everything lives in $TMPD, so a leftover
 # process is one whose command line names $TMPD.
 #

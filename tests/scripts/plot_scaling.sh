@@ -5,8 +5,8 @@
 # ceiling column figures), a boundary table (the local -> remote marker line); usage errors exit 2, a missing gnuplot exits 1
 # naming the Debian package.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/scripts_lib.sh"
 command -v gnuplot >/dev/null || skip "gnuplot is not installed (apt-get install gnuplot-nox)"
 FX=$FIXTURES/sweep/sweep.tsv
 

@@ -11,8 +11,8 @@
 # the 1-drive figure, every sink got both drives, source j the first j.
 # shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/scripts_lib.sh"
 [ -x "$NVME_READ_BW" ] || skip "nvme_read_bw is not built"
 make_fakes
 export PATH=$TMPD/bin:$PATH TOOL_DIR=$TMPD/tools RESULTS_DIR=$TMPD/results

@@ -6,7 +6,7 @@
 # the host's environment to the guest's copy as NAME=VALUE arguments after --lab; the copy
 # takes those and refuses anything else.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 mkdir -p "$TMPD/run/vlab"
 cp "$abs_top_srcdir/scripts/bench_remote.sh" "$TMPD/run/vlab/script"
 S=$TMPD/run/vlab/script

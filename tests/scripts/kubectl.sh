@@ -8,8 +8,8 @@
 # run_bench.sh stops the commands it started in the "pods".
 # shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/scripts_lib.sh"
 [ -x "$NVME_READ_BW" ] || skip "nvme_read_bw is not built"
 command -v setsid >/dev/null || skip "setsid not found (util-linux)"
 make_fakes

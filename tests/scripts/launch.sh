@@ -6,7 +6,7 @@
 # remote command's whole process group; --stop ends the agent; the agent
 # refuses to run outside a lab node; bad hosts and usage exit 2.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 LAUNCH=$abs_top_srcdir/scripts/vlab.d/launch
 AGENT=$abs_top_srcdir/scripts/vlab.d/launch-agent
 LAUNCH_PORT=$("$PYTHON3" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

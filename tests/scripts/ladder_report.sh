@@ -11,7 +11,7 @@
 # mounts, nfsstat -m): their place in the ladder, figures, ceilings, the notes,
 # the window hint both ways, the random 4 KiB table.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 LADDER="$abs_top_srcdir/scripts/ladder_report"
 REF=$FIXTURES/ladder/ref
 R=$TMPD/ref
