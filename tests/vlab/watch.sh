@@ -7,7 +7,7 @@
 # (paused, no guest): the QMP plumbing reaches a virtio-net ring, and one not set
 # up is not read.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 py() { vlab_py "$@" 2>&1; }
 

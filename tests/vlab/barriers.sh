@@ -7,7 +7,7 @@
 # 1,maxcpus=2), which keeps them. Checked on qemu itself: a boot sector that runs
 # one mfence, and the barrier ops qemu's translator emits for it (-d op).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 # smp [ENV...]: vlab's -smp for a one-vCPU and a two-vCPU node.
 smp() { (

@@ -4,7 +4,7 @@
 # nbw-demo-STAMP directory, a second demo of the same second gets -1, a third
 # -2, and none overwrites an earlier one; a lab that left nothing creates none.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 VLAB=$abs_top_srcdir/scripts/vlab
 W=$TMPD/work
 R=$W/a/out/results/ladder

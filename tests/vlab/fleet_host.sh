@@ -7,7 +7,7 @@
 # record that cannot be made (the record on a 9p mount) is said, with the command
 # that records it later, and the exit status is 1.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 export PYTHONDONTWRITEBYTECODE=1
 HOST=$abs_top_srcdir/scripts/vlab.d/fleet-host.sh
 NR=$abs_top_srcdir/scripts/nbw-results

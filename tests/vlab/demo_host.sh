@@ -4,7 +4,7 @@
 # tools' JSON, so that ladder.txt's header names the host's directory, with
 # ib_write_bw's line under it kept; the run is recorded and reported there.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 D=$TMPD/nbw-demo-20260101-120000
 cp -r "$FIXTURES/ladder/ref" "$D"
 {

@@ -4,7 +4,7 @@
 # options exit 2 with one line on stderr; --help names the new options;
 # `vlab pattern` works.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 VLAB=$abs_top_srcdir/scripts/vlab
 S=$TMPD/script.sh
 echo 'exit 0' >"$S"
