@@ -6,7 +6,7 @@
 # its IOPS and latency percentiles (show --json, compare); note and exclude lines in
 # the record; list --node --since --mode; export --openmetrics into a file.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT

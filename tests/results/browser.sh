@@ -7,7 +7,7 @@
 # Chromium's own network log shows no request but the file itself. Then nbw-fleet
 # judge's page the same way (its suspects, the rail's direction, the heat map).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 NR_PY="$abs_top_srcdir/scripts/nbw-results"
 NR() { "$PYTHON3" "$NR_PY" "$@"; }
 CHROMIUM=$(command -v chromium || command -v chromium-browser) ||

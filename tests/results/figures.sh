@@ -5,7 +5,7 @@
 # is worse, IOPS and message rate down is worse); the baseline's "drives together"
 # keeps its CPU per GiB.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 TMPD=$(mktemp -d)
 trap 'rm -rf "$TMPD"' EXIT

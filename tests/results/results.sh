@@ -8,7 +8,7 @@
 # NBW_RESULTS_TEST_FSTYPE); a run_bench.sh ladder directory recorded, trend PNG,
 # CSV export, HTML report.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 NR_PY="$abs_top_srcdir/scripts/nbw-results"
 NR() { "$PYTHON3" "$NR_PY" "$@"; }
 unset NBW_RESULTS NBW_RESULTS_INDEX NBW_RESULTS_TEST_FSTYPE

@@ -4,7 +4,7 @@
 # the Pushgateway takes the push, Prometheus scrapes it, and its query API returns the
 # IOPS and the p99 latency that were recorded. Skipped (77) without the two packages.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 PROM=$(command -v prometheus) PGW=$(command -v prometheus-pushgateway)
 if [ -z "$PROM" ] || [ -z "$PGW" ]; then

@@ -5,7 +5,7 @@
 # every value read back from its file; a changed firmware changes the hash; a
 # missing probe is said, not fatal.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 NR_PY="$abs_top_srcdir/scripts/nbw-results"
 S=$TMPD/sys/two-ns P=$TMPD/proc
 "$PYTHON3" "$FIXTURES/sysfs/mksysfs.py" "$TMPD/sys" || fail "mksysfs.py"
