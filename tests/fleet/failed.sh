@@ -1,5 +1,5 @@
 #!/bin/bash
-# nbw-fleet run, a part whose tool fails (the fake sink of tests/fleet_fakes fails on
+# nbw-fleet run, a part whose tool fails (the fake sink of tests/fleet/fakes fails on
 # n2's rail mlx5_0, $FAKE_DIR/fail.n2.mlx5_0): each such part leaves failed/REL.d/ with
 # its tools' stderr and run_bench.log (run_bench.sh's stderr and exit status), is named
 # as not measured in sweep.json, the judgement (text and JSON) and nothing else is
@@ -7,8 +7,8 @@
 # passed untouched, and the old failure logs go.
 # shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/fleet_lib.sh"
 
 touch "$TMPD/fake/fail.n2.mlx5_0"
 S=$TMPD/sweep

@@ -3,7 +3,7 @@
 # pairs), shown rounds, usage errors (exit 2, one line naming the tool), and the
 # options of every command's --help against man/nbw-fleet.1 both ways.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 export PYTHONDONTWRITEBYTECODE=1
 FLEET=("$PYTHON3" "$abs_top_srcdir/scripts/nbw-fleet")
 PAGE=$abs_top_srcdir/man/nbw-fleet.1

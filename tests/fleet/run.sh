@@ -1,7 +1,7 @@
 #!/bin/bash
 # nbw-fleet run without a cluster: an ssh stand-in (each node a name, FAKE_NODE in the
 # command's environment; node "gone" unreachable) runs fake tools that print canned
-# JSON (tests/fleet_fakes/: the probe, nvme_read_bw --baseline and --version, a
+# JSON (tests/fleet/fakes/: the probe, nvme_read_bw --baseline and --version, a
 # nvme_write_bw_remote whose sink waits for its source and reports a rate set by
 # fake/slow.* files). Three nodes and two rails through run_bench.sh: every phase's
 # files, progress lines, a slow rail and a slow drive named with nothing else, an
@@ -10,8 +10,8 @@
 # rest.
 # shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/fleet_lib.sh"
 
 # A slow rail (n3's mlx5_1 at half) and a slow drive (n2's nvme1n1 at 60%).
 echo 0.5 >"$TMPD/fake/slow.n3.mlx5_1"

@@ -6,7 +6,7 @@
 # two parts moved (large), every other part noise; a sweep with other files refused;
 # an unfinished sweep recorded as failed.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 export PYTHONDONTWRITEBYTECODE=1
 NR=("$PYTHON3" "$abs_top_srcdir/scripts/nbw-results" --db "$TMPD/db")
 gen() {
