@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_probe_judge.c: nvme_link_probe's judging (nvme_link_probe/judge.c),
+ * tests/probe/test_judge.c: nvme_link_probe's judging (nvme_link_probe/judge.c),
  * linked from the probe's library, on devices built by hand: each verdict
  * rule the probe names (training, path, device, an idle NIC, no link), the
  * narrowest hop and the slot's, the expectations (--expect*) and a NIC's
@@ -272,5 +272,5 @@ int main(void)
 	test_no_link();
 	test_slot_bottleneck();
 	test_audit();
-	return check_done("test_probe_judge");
+	return check_done("test_judge");
 }

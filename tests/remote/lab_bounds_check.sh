@@ -1,11 +1,11 @@
 #!/bin/bash
-# lab_bounds_check.sh: tests/lab/remote_bounds-check.sh's judgement, fast, on made-up node
+# tests/remote/lab_bounds_check.sh: tests/lab/remote_bounds-check.sh's judgement, fast, on made-up node
 # outputs (no lab): every scenario in time passes; a process reaped past its budget passes
 # only when its last word came in time and, 5 s past the budget, its threads were held in
 # the kernel (state D) and none ran the tool's own code, and then for 60 s more at most;
 # a last word past the budget, or the wrong words, fail.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 CHECK=$abs_top_srcdir/tests/lab/remote_bounds-check.sh
 
