@@ -23,7 +23,7 @@
 # emulator's noise. (At 4 Mbit/s, c's drives -> a's DRAM failed: two drives' WRITEs
 # in flight queue longer in the shaper than Soft-RoCE's 4.3 s ACK timeout.)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 DRIVE_MBPS=${FLEET_SLOW_DRIVE:-10}
 NIC_MBIT=${FLEET_SLOW_NIC:-8}
 FLEET_ARGS=(--duration 6 --warmup 1 --threshold 0.25)

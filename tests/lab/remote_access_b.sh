@@ -5,11 +5,11 @@
 # once; then our source without a key and with another key; then, while the
 # silent one still holds its connection, the real source with the right key.
 set -u
-. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
+. "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
 O=$VLAB_OUT
 umask 077
 printf 'lab-access-key-0123456789abcdef\n' >/tmp/key
-S="python3 $VLAB_SRCDIR/tests/lab/stranger.py $VLAB_PEER 18515"
+S="python3 $VLAB_SRCDIR/tests/lab/remote_access_stranger.py $VLAB_PEER 18515"
 for _ in $(seq 100); do
 	timeout 2 bash -c "exec 3<>/dev/tcp/$VLAB_PEER/18515" 2>/dev/null && break
 	sleep 0.2

@@ -14,7 +14,7 @@ B=nvme_write_bw_remote
 T=3
 W="--warmup 1 -D 6 --timeout $T"
 # The sinks wait for their source long enough for node b's previous scenario to end even
-# when the kernel held it (its budget + 65 s, see remote_bounds-check.sh).
+# when the kernel held it (its budget + 65 s, see remote_bounds_check.sh).
 WAIT=150
 # The tool's budget (nvme_write_bw_remote --help): 8T + (W + 4T) per window, + --wait.
 SRC_BUDGET=$((8 * T + 7 + 4 * T)) SINK_BUDGET=$((8 * T + 7 + 4 * T + WAIT))

@@ -5,7 +5,7 @@
 # delays and drops, Soft-RoCE retries): its counters say what happened. Every step is
 # bounded; the shaper is removed whatever the run did.
 set -u
-. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
+. "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
 set -- $VLAB_DRIVES
 
 listening

@@ -1,19 +1,19 @@
 #!/bin/bash
 # Lab test of nvme_write_bw_remote between two nodes: one lab boot, four parts
 # one after the other (remote_pair_guest.sh), each checked by its own file:
-#   access    strangers at the sink's door (remote_access-check.sh)
-#   bidir     --bidir on both nodes (remote_bidir-check.sh)
+#   access    strangers at the sink's door (remote_access_check.sh)
+#   bidir     --bidir on both nodes (remote_bidir_check.sh)
 #   two_node  sink on a, source on b, a late source, the network gone
-#             (remote_two_node-check.sh)
+#             (remote_two_node_check.sh)
 #   bounds    the run's budget: a frozen peer, a link down, a hung teardown
-#             (remote_bounds-check.sh)
+#             (remote_bounds_check.sh)
 #   evidence  both ends' counter deltas and drives' links under load in JSON; node b's
-#             NIC slowed by a traffic shaper (remote_evidence-check.sh)
+#             NIC slowed by a traffic shaper (remote_evidence_check.sh)
 # Every part is checked even when one before it failed; the test fails naming
 # the parts that did. $NBW_PAIR_PARTS runs some of them, in its order (to look
 # at one part without the others). The drives are unchanged at the end.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 
 ALL="access bidir two_node bounds evidence"
 parts=${NBW_PAIR_PARTS:-$ALL}
@@ -39,7 +39,7 @@ failed=
 for p in $parts; do
 	A=$WORK/a/out/$p B=$WORK/b/out/$p
 	note "part $p: node scripts exit $(cat "$A/script.rc" 2>&1) (a), $(cat "$B/script.rc" 2>&1) (b)"
-	if (test_name=$test_name/$p && . "$srcdir/tests/lab/remote_$p-check.sh"); then
+	if (test_name=$test_name/$p && . "$srcdir/tests/lab/remote_${p}_check.sh"); then
 		note "part $p: checks passed"
 	else
 		failed="$failed $p"

@@ -2,7 +2,7 @@
 # Node b of remote_rails.sh: the sources, one per scenario, 4 workers on one
 # drive; each starts once node a's sink listens on its control address.
 set -u
-. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
+. "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
 O=$VLAB_OUT
 B=nvme_write_bw_remote
 set -- $VLAB_DRIVES

@@ -15,9 +15,9 @@
 # while its tools run is gone within 60 s and a step on each node finds no
 # tool process; slurmctld never set a node DOWN and every node ends idle.
 # slurmctld's completion log (jobcomp.txt) gives each job's state, nodes and
-# times. Minutes: make check-slow (deploy/Makemodule.am).
+# times. Minutes: make check-slow (tests/Makemodule.am).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null || {
 	echo "SKIP: slurm-wlm and munge are not installed (scripts/quickstart installs them)"
 	exit 77

@@ -2,7 +2,7 @@
 # Node a of soak.sh: ROUNDS runs one after the other, each with its own bound.
 # MODE one-way: a sink each round; bidir: --bidir with node b (a sink and a source).
 set -u
-. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
+. "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
 rounds=$1 mode=$2
 set -- $VLAB_DRIVES
 for r in $(seq "$rounds"); do

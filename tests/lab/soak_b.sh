@@ -2,7 +2,7 @@
 # Node b of soak.sh: ROUNDS runs, each bounded. MODE one-way: a source, every other
 # one 1 s late; bidir: --bidir with node a, as soak_a.sh.
 set -u
-. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
+. "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
 rounds=$1 mode=$2
 [ "$mode" = bidir ] && exec bash "$VLAB_SRCDIR/tests/lab/soak_a.sh" "$rounds" bidir
 set -- $VLAB_DRIVES

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/remote/lab_bounds_check.sh: tests/lab/remote_bounds-check.sh's judgement, fast, on made-up node
+# tests/remote/lab_bounds_check.sh: tests/lab/remote_bounds_check.sh's judgement, fast, on made-up node
 # outputs (no lab): every scenario in time passes; a process reaped past its budget passes
 # only when its last word came in time and, 5 s past the budget, its threads were held in
 # the kernel (state D) and none ran the tool's own code, and then for 60 s more at most;
@@ -7,7 +7,7 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../lib.sh"
 
-CHECK=$abs_top_srcdir/tests/lab/remote_bounds-check.sh
+CHECK=$abs_top_srcdir/tests/lab/remote_bounds_check.sh
 
 # outputs DIR NODE: every scenario of NODE in time, with words the check accepts.
 outputs() {

@@ -3,7 +3,7 @@
 # into node a's sink; b alone comes to the third sink. Then each serves node
 # a's launcher (run_bench.sh SRC_NODES="b c") until a stops it.
 set -u
-. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
+. "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
 set -- $VLAB_DRIVES
 # c asks for two workers, b for one: c's share of the sink's DRAM is twice b's.
 q=1

@@ -1,4 +1,4 @@
-# tests/lab/lab-lib.sh: shared setup of the lab tests (sourced, bash).
+# tests/lab/lab_lib.sh: shared setup of the lab tests (sourced, bash).
 #
 # Sets srcdir, builddir, VLAB (the vlab script), PY (python3) and WORK (a
 # private directory removed on exit, also vlab's --workdir) and skips (77)
@@ -38,7 +38,7 @@ trap 'rm -rf "$WORK"' EXIT
 # requester would resend WRITEs that were not lost), and a one-vCPU node keeps its
 # memory barriers (smp_arg in scripts/vlab's package: qemu 7.2 drops them otherwise and
 # a virtio ring misses a kick); docs/investigations.md tells how each was found. A step
-# that hangs prints its node's Soft-RoCE state (bounded() in guest-lib.sh), and vlab's
+# that hangs prints its node's Soft-RoCE state (bounded() in guest_lib.sh), and vlab's
 # link watch says which ring stopped.
 #
 # One lab at a time: each boots two or three guests on a 2-core host, and two

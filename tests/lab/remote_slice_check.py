@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""check-slice.py DUMP MAP IMAGE CHUNK WHAT: the slots of a sink slice dumped by
+"""remote_slice_check.py DUMP MAP IMAGE CHUNK WHAT: the slots of a sink slice dumped by
 nvme_write_bw_remote --dump-slice (DUMP, and MAP with "slot offset length" per
 line) equal the source drive's backing IMAGE at those offsets. Exit 1 on the
 first difference or with fewer than 2 slots; WHAT names the drive in messages."""

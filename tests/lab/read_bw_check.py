@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Host side of the read-bandwidth lab tests: judge nvme_read_bw's JSON.
 
-usage: check-read-bw.py WORKDIR BLOCKDIGEST SPAN LBS
+usage: read_bw_check.py WORKDIR BLOCKDIGEST SPAN LBS
 
 For each drive of node a: the digest of what nvme_read_bw read from the span
 equals blockdigest of the backing image's span; the sweep was complete; the

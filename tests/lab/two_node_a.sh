@@ -1,5 +1,5 @@
 #!/bin/bash
-# Guest side of lab-two-node.sh, node a: RDMA WRITE to node b over the socket
+# Guest side of two_node.sh, node a: RDMA WRITE to node b over the socket
 # link (ib_write_bw client, retried until b's server listens); also reads
 # node a's drives so the host can tell them from node b's.
 set -u

@@ -3,13 +3,13 @@
 # --timeout (exit 124); a vlab killed by SIGTERM mid-run exits 143. Either way
 # no qemu survives.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 
 t0=$SECONDS
-run_lab --drives 1 --drive-size 4M --timeout 5 "$srcdir/tests/lab/guest-sleep.sh"
+run_lab --drives 1 --drive-size 4M --timeout 5 "$srcdir/tests/lab/timeout_guest.sh"
 [ "$vlab_rc" = 124 ] || fail "hanging script: vlab returned $vlab_rc, wanted 124"
 [ -e "$WORK/a/out/started" ] || fail "the script never started"
-# From the script's start to the timeout's SIGTERM, on the guest's clock (guest-sleep.sh):
+# From the script's start to the timeout's SIGTERM, on the guest's clock (timeout_guest.sh):
 # the 5 s limit, boot time aside.
 [ -s "$WORK/a/out/ran" ] || fail "the script saw no SIGTERM"
 ran=$(awk '{ printf "%.2f", $1 }' "$WORK/a/out/ran")
@@ -21,7 +21,7 @@ note "hanging script stopped by --timeout after ${ran}s (vlab total $((SECONDS -
 # SIGTERM while the script runs: vlab stops the lab and exits 143.
 rm -rf "$WORK/a"
 "$VLAB" run --builddir "$builddir" --workdir "$WORK" --drives 1 --drive-size 4M \
-	--timeout 300 "$srcdir/tests/lab/guest-sleep.sh" &
+	--timeout 300 "$srcdir/tests/lab/timeout_guest.sh" &
 pid=$!
 for ((i = 0; i < 1200; i++)); do
 	[ -e "$WORK/a/out/started" ] && break

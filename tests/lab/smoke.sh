@@ -3,12 +3,12 @@
 # switch): every byte of every drive read in the guest equals the host's
 # backing file; each root port advertises the link asked for; Soft-RoCE is up;
 # the script's exit status passes through; nothing is left running. The same
-# boot runs nvme_link_probe's lab checks (link_probe-checks.sh, see link_probe.sh).
+# boot runs nvme_link_probe's lab checks (link_probe_check.sh, see link_probe.sh).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 
 run_lab --drives 3 --links 8:4,16:4,2.5:16 --switch --drive-size 16M --timeout 200 \
-	"$srcdir/tests/lab/guest-smoke.sh"
+	"$srcdir/tests/lab/smoke_guest.sh"
 [ "$vlab_rc" = 7 ] || fail "vlab returned $vlab_rc, the script exited 7"
 assert_no_qemu
 out=$WORK/a/out
@@ -51,6 +51,6 @@ done <"$out/drives.txt"
 
 grep -q 'rxe0/1 state ACTIVE' "$out/rdma.txt" || fail "rxe0 not active: $(cat "$out/rdma.txt")"
 out=$WORK/a/out/probe
-. "$srcdir/tests/lab/link_probe-checks.sh"
+. "$srcdir/tests/lab/link_probe_check.sh"
 assert_images_unchanged a
 echo "PASS: $test_name"

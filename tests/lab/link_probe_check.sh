@@ -1,7 +1,7 @@
-# tests/lab/link_probe-checks.sh: the host side of the nvme_link_probe lab checks
-# (sourced; see link_probe.sh): $out holds what link_probe-guest.sh recorded in a
+# tests/lab/link_probe_check.sh: the host side of the nvme_link_probe lab checks
+# (sourced; see link_probe.sh): $out holds what link_probe_guest.sh recorded in a
 # node with three drives behind root ports of 8 GT/s x4, 16 GT/s x4 and 2.5 GT/s x16
-# (the last behind a switch). lab-smoke.sh runs them in its boot; link_probe.sh
+# (the last behind a switch). smoke.sh runs them in its boot; link_probe.sh
 # alone boots a lab for them (by hand).
 [ -s "$out/probe.json" ] || fail "guest wrote no probe.json: $(cat "$out/probe.err" 2>/dev/null)"
 [ "$(cat "$out/probe.rc")" = 0 ] || fail "probe exit $(cat "$out/probe.rc"): $(cat "$out/probe.err")"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# tests/lab/stranger.py: a hostile or careless client of nvme_write_bw_remote's
+# tests/lab/remote_access_stranger.py: a hostile or careless client of nvme_write_bw_remote's
 # sink, for the lab test remote_access.sh. It connects to HOST PORT, behaves
 # as MODE says, reads until the sink closes the connection (at most 30 s) and
 # prints one JSON line: what it sent and everything it received.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Guest side of the read-bandwidth lab tests (node a).
-# usage: guest-read-bw.sh [fio] [ib]
+# usage: read_bw_guest.sh [fio] [ib]
 # Runs nvme_read_bw over every drive with --checksum --json, then the anchors
 # asked for on the same drives / RDMA device in the same boot: fio (same chunk,
 # threads per drive, span and window) and ib_write_bw (rxe loopback). Results

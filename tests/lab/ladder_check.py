@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# tests/lab/check-ladder-record.py NBW_RESULTS OUT TMP: the record of the lab's
+# tests/lab/ladder_check.py NBW_RESULTS OUT TMP: the record of the lab's
 # two ladders (tests/lab/ladder.sh; node a's OUT/record, written in the guest
 # by run_bench.sh, results in OUT/results/ladder and ladder-2) read on the host
 # with nbw-results, its index rebuilt in TMP. Checks, each against figures taken

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Guest side of lab-read-bw-poll.sh (node a). First --iopoll on the drives as booted
+# Guest side of read_bw_poll.sh (node a). First --iopoll on the drives as booted
 # (no poll queues: the one-line hint, exit 1); then the NVMe driver is reloaded with
 # poll queues and every drive is read with io_uring --iopoll and with --sqpoll,
 # --checksum --json, with fio --hipri and --sqthread_poll beside them in the same boot.

@@ -20,7 +20,7 @@
 	fail "total is not local + RDMA"
 [ "$(jq_ "$A/sink.json" 'd["rdma"]["bytes"]')" = "$(jq_ "$B/src.json" 'd["rdma"]["bytes"]')" ] ||
 	fail "the sink's RDMA bytes are not the source's"
-"$PY" "$srcdir/tests/lab/check-slice.py" "$A/slice.bin" "$A/slice.bin.map" "$WORK/images/b0.img" 1048576 "node b's drive" ||
+"$PY" "$srcdir/tests/lab/remote_slice_check.py" "$A/slice.bin" "$A/slice.bin.map" "$WORK/images/b0.img" 1048576 "node b's drive" ||
 	fail "slice differs from node b's drive"
 # May local and RDMA be added? How closely the first run's windows overlap is the
 # emulator's timing (in TCG guests at load 8-10 the source once opened 0.27 s after the

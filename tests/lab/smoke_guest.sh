@@ -1,5 +1,5 @@
 #!/bin/bash
-# Guest side of lab-smoke.sh (node a): record what the real kernel sees, with
+# Guest side of smoke.sh (node a): record what the real kernel sees, with
 # stock tools only, into $VLAB_OUT; the host side judges. Exits 7 on purpose
 # (the host checks that vlab passes the status through).
 set -u
@@ -27,7 +27,7 @@ done >"$out/links.txt"
 rdma link show >"$out/rdma.txt"
 ib_devices >>"$out/rdma.txt" 2>&1
 echo "smoke: $(wc -l <"$out/drives.txt") drives, $(wc -l <"$out/links.txt") bridges"
-# The same boot serves link_probe's checks (link_probe-checks.sh on the host).
+# The same boot serves link_probe's checks (link_probe_check.sh on the host).
 mkdir -p "$out/probe"
-VLAB_OUT=$out/probe bash "$VLAB_SRCDIR/tests/lab/link_probe-guest.sh" >"$out/probe/guest.log" 2>&1
+VLAB_OUT=$out/probe bash "$VLAB_SRCDIR/tests/lab/link_probe_guest.sh" >"$out/probe/guest.log" 2>&1
 exit 7

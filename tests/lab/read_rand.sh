@@ -4,10 +4,10 @@
 # bytes = reads x 4 KiB), --sweep-depth prints a verdict per drive, and the drives'
 # backing files are unchanged afterwards (checked on the host after shutdown).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 
 [ -x "$builddir/nvme_read_bw/nvme_read_bw" ] || fail "nvme_read_bw not built (run make first)"
-run_lab --drives 2 --drive-size 64M --lbs 4096 --timeout 240 "$srcdir/tests/lab/guest-read-rand.sh"
+run_lab --drives 2 --drive-size 64M --lbs 4096 --timeout 240 "$srcdir/tests/lab/read_rand_guest.sh"
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
 out=$WORK/a/out

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Guest side of lab-read-rand.sh (node a): random 4 KiB reads of every drive with
+# Guest side of read_rand.sh (node a): random 4 KiB reads of every drive with
 # io_uring (depth 32) and psync, --latency --json, then --sweep-depth 1,4,16 in text and
 # JSON. Results go to $VLAB_OUT: {uring,psync,depth}.{json,rc,err}, depth.txt, depth-text.rc.
 set -u

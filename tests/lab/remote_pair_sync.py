@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-# tests/lab/pair_sync.py: the step between two parts of remote_pair.sh, inside
+# tests/lab/remote_pair_sync.py: the step between two parts of remote_pair.sh, inside
 # the guests. Node a leads: it listens on PORT and, once node b connects,
 # names the next part (or "end"). Node b follows: it connects to node a
 # (again and again, the listener may not be up yet) and prints what it was
 # told. Each side waits at most SECS by the clock and then says so (exit 1),
 # so that a node whose peer died ends with a line, not the lab's timeout.
 #
-#   pair_sync.py lead ADDR PORT SECS NAME
-#   pair_sync.py follow ADDR PORT SECS
+#   remote_pair_sync.py lead ADDR PORT SECS NAME
+#   remote_pair_sync.py follow ADDR PORT SECS
 #
 # Lab only: it talks to the address it is given and nowhere else.
 import socket
@@ -77,7 +77,7 @@ def main(argv):
     elif len(argv) == 5 and argv[1] == "follow":
         follow(argv[2], int(argv[3]), float(argv[4]))
     else:
-        sys.exit("usage: pair_sync.py lead ADDR PORT SECS NAME | follow ADDR PORT SECS")
+        sys.exit("usage: remote_pair_sync.py lead ADDR PORT SECS NAME | follow ADDR PORT SECS")
 
 
 if __name__ == "__main__":

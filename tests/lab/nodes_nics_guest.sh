@@ -1,5 +1,5 @@
 #!/bin/bash
-# Guest side of lab-nodes-nics.sh, every node. Three nodes: record what the
+# Guest side of nodes_nics.sh, every node. Three nodes: record what the
 # node sees (environment, rxe devices), b and c ping a on both NICs and then
 # tell a they are done (a waits for both, so it stays up for their pings).
 # Two nodes: ib_write_bw on the second rail (rxe1), a serves, b is the client

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Guest side of lab-two-node.sh, node b: ib_write_bw server for node a, then
+# Guest side of two_node.sh, node b: ib_write_bw server for node a, then
 # exit 5 on purpose (the host checks that vlab reports node b's failure).
 set -u
 env | grep '^VLAB_' | sort >"$VLAB_OUT/env.txt"

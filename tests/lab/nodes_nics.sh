@@ -6,8 +6,8 @@
 # RDMA WRITE test (ib_write_bw) runs on the second rail, rxe1, to a's second
 # address, and b's rxe1 (not rxe0) carried it.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
-guest=$srcdir/tests/lab/guest-nodes-nics.sh
+. "$(dirname "$0")/lab_lib.sh"
+guest=$srcdir/tests/lab/nodes_nics_guest.sh
 
 run_lab --nodes 3 --nics 2 --drives 1 --drive-size 4M --timeout 240 \
 	--on-b "$guest" --on-c "$guest" "$guest"

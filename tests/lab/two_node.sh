@@ -5,10 +5,10 @@
 # environment names each node's peer; node b's failure makes vlab fail
 # although node a succeeded; b's lines are prefixed.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 
 run_lab --nodes 2 --drives 2 --drive-size 8M --timeout 120 \
-	--on-b "$srcdir/tests/lab/guest-two-b.sh" "$srcdir/tests/lab/guest-two-a.sh"
+	--on-b "$srcdir/tests/lab/two_node_b.sh" "$srcdir/tests/lab/two_node_a.sh"
 [ "$vlab_rc" = 5 ] || fail "vlab returned $vlab_rc; node a exited 0, node b 5: wanted 5"
 assert_no_qemu
 grep -q '^\[b\] server done$' "$WORK/out.txt" || fail "node b's output is not prefixed '[b] '"

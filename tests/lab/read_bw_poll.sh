@@ -5,13 +5,13 @@
 # equals blockdigest of the backing file's span, and the backing files are unchanged.
 # fio --hipri and --sqthread_poll figures of the same boot are printed beside ours.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 
 span=33554432
 for f in "$builddir/nvme_read_bw/nvme_read_bw" "$builddir/tests/blockdigest"; do
 	[ -x "$f" ] || fail "$f not built (run make first)"
 done
-run_lab --drives 2 --drive-size 64M --lbs 4096 --timeout 240 "$srcdir/tests/lab/guest-read-bw-poll.sh"
+run_lab --drives 2 --drive-size 64M --lbs 4096 --timeout 240 "$srcdir/tests/lab/read_bw_poll_guest.sh"
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
 out=$WORK/a/out
