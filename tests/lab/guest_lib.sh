@@ -10,6 +10,7 @@ exec 9>&1
 
 # listening [SECS]: until a sink listens on $VLAB_PEER port 18515, at most
 # SECS (60) by the clock; 1 after a line saying none did.
+# shellcheck disable=SC2120 # SECS is optional: most callers take the 60 s
 listening() {
 	local secs=${1:-60} end
 	end=$(($(date +%s) + secs))
@@ -94,7 +95,7 @@ bounded() {
 # Soft-RoCE state.
 bounded_report() {
 	local pid=$1 secs=$2 step=$3 state t
-	state=$(for t in /proc/$pid/task/*; do
+	state=$(for t in /proc/"$pid"/task/*; do
 		printf '%s:%s ' "$(awk '{print $3}' "$t/stat" 2>/dev/null)" "$(cat "$t/wchan" 2>/dev/null)"
 	done)
 	echo "node $VLAB_NODE: $step: still running after $secs s; threads (state:wchan): $state"

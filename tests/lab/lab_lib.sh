@@ -4,6 +4,7 @@
 # private directory removed on exit, also vlab's --workdir) and skips (77)
 # when qemu or a kernel image is missing. Every lab test boots its own lab in
 # its own WORK; the labs take turns (lab_lock).
+# shellcheck shell=bash
 
 set -u
 srcdir=${abs_top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -91,7 +92,7 @@ assert_images_unchanged() {
 	# Pattern ID: node a 0x00, b 0x80, c 0x40, d 0xc0, | drive.
 	local -A node_id=([a]=0 [b]=128 [c]=64 [d]=192)
 	for f in "$WORK/images/$n"[0-9]*.img; do
-		i=${f##*/$n}
+		i=${f##*/"$n"}
 		i=${i%.img}
 		"$PY" "$srcdir/scripts/vlab.d/pattern.py" check "$f" $((node_id[$n] | i)) ||
 			fail "node $n: $f no longer holds the pattern"

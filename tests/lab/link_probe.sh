@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Lab test of nvme_link_probe: three emulated drives behind root ports advertising
 # 8 GT/s x4, 16 GT/s x4 and 2.5 GT/s x16 (the last behind a PCIe switch). QEMU's NVMe
 # endpoint advertises 2.5 GT/s x1, so every link trains at 2.5 x1 and the device limits

@@ -3,6 +3,7 @@
 # node with three drives behind root ports of 8 GT/s x4, 16 GT/s x4 and 2.5 GT/s x16
 # (the last behind a switch). smoke.sh runs them in its boot; link_probe.sh
 # alone boots a lab for them (by hand).
+# shellcheck shell=bash disable=SC2154 # out: the caller's, with lab_lib.sh's PY, fail, note
 [ -s "$out/probe.json" ] || fail "guest wrote no probe.json: $(cat "$out/probe.err" 2>/dev/null)"
 [ "$(cat "$out/probe.rc")" = 0 ] || fail "probe exit $(cat "$out/probe.rc"): $(cat "$out/probe.err")"
 j=$out/probe.json
@@ -11,22 +12,22 @@ q() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.
 speeds=(8 16 2.5)
 widths=(4 4 16)
 i=0
-while read -r dev ctrl bdf; do
+while read -r _ ctrl bdf; do
 	sel="[x for x in d['devices'] if x['name']=='$ctrl'][0]"
-	got=$(q "$j" "$sel['bdf']")
+	got=$(q "$j" "${sel}['bdf']")
 	[ "$got" = "$bdf" ] || fail "$ctrl: probe says $got, sysfs $bdf"
-	got=$(q "$j" "$sel['path'][-1]['role'], $sel['path'][-1]['max_speed_gts'], $sel['path'][-1]['max_width']" | tr -d "(),'")
+	got=$(q "$j" "${sel}['path'][-1]['role'], ${sel}['path'][-1]['max_speed_gts'], ${sel}['path'][-1]['max_width']" | tr -d "(),'")
 	want="root_port ${speeds[i]} ${widths[i]}"
 	[ "$got" = "${want/root_port 8 /root_port 8.0 }" ] || [ "$got" = "$want" ] ||
 		[ "$got" = "root_port ${speeds[i]}.0 ${widths[i]}" ] || fail "$ctrl: root port '$got', wanted '$want'"
-	got=$(q "$j" "$sel['link']['speed_gts'], $sel['link']['width'], $sel['verdict'], $sel['limited_by']" | tr -d "(),'")
+	got=$(q "$j" "${sel}['link']['speed_gts'], ${sel}['link']['width'], ${sel}['verdict'], ${sel}['limited_by']" | tr -d "(),'")
 	# Behind the switch, QEMU's downstream port advertises no LnkCap: the drive is at
 	# its own maximum (device), but whether the port could do more is unknown (ok).
 	want="2.5 1 downgraded device"
 	[ $i = 2 ] && want="2.5 1 ok device"
 	[ "$got" = "$want" ] || fail "$ctrl: link '$got', wanted '$want'"
 	# The port's LnkCap and the drive's LnkSta as lspci prints them in the guest.
-	rp=$(q "$j" "$sel['path'][-1]['bdf']")
+	rp=$(q "$j" "${sel}['path'][-1]['bdf']")
 	line=$(grep "^$rp|" "$out/lspci.txt") || fail "$ctrl: lspci has no $rp"
 	case $line in
 	*"LnkCap: Port #"*", Speed ${speeds[i]}GT/s, Width x${widths[i]},"*) ;;
@@ -39,16 +40,16 @@ while read -r dev ctrl bdf; do
 	esac
 	note "$ctrl ($bdf): root port $rp ${speeds[i]} GT/s x${widths[i]}, link 2.5 GT/s x1, limited_by device"
 	# The slot: number from the port's SltCap, name from the kernel, as lspci says.
-	port=$(q "$j" "$sel['path'][1]['bdf']")
+	port=$(q "$j" "${sel}['path'][1]['bdf']")
 	want_num=$(grep "^$port|" "$out/slots.txt" | cut -d'|' -f3)
 	want_name=$(grep "^$bdf|" "$out/slots.txt" | cut -d'|' -f2)
-	got=$(q "$j" "(($sel['slot'] or {}).get('number'), ($sel['slot'] or {}).get('name'))" | tr -d "(),'")
+	got=$(q "$j" "((${sel}['slot'] or {}).get('number'), (${sel}['slot'] or {}).get('name'))" | tr -d "(),'")
 	[ "$got" = "${want_num:-None} ${want_name:-None}" ] ||
-		fail "$ctrl: slot '$got', lspci: port $port Slot #${want_num:-none}, Physical Slot ${want_name:-none} ($(cat "$out/kslots.txt" | tr '\n' ' '))"
+		fail "$ctrl: slot '$got', lspci: port $port Slot #${want_num:-none}, Physical Slot ${want_name:-none} ($(tr '\n' ' ' <"$out/kslots.txt"))"
 	[ $i = 2 ] || [ "$want_num" = $((i + 1)) ] || fail "$ctrl: lspci shows slot '$want_num' for $port, vlab passed slot=$((i + 1))"
 	note "$ctrl: slot number ${want_num:-none} name ${want_name:-none} (= lspci)"
 	if [ $i = 2 ]; then
-		n=$(q "$j" "len($sel['path'])")
+		n=$(q "$j" "len(${sel}['path'])")
 		[ "$n" -ge 4 ] || fail "$ctrl: path of $n hops, expected a switch in it"
 		note "$ctrl: path of $n hops through the switch"
 	fi
@@ -58,6 +59,7 @@ done <"$out/drives.txt"
 
 # Sorted by slot; --slot 1 selects the drive in slot 1; the bay short is named.
 got=$(q "$j" "' '.join(str((x['slot'] or {}).get('number')) for x in d['devices'] if x['kind']=='nvme')")
+# shellcheck disable=SC2086 # $got: the slot numbers, one a word
 [ "$got" = "$(printf '%s\n' $got | sort -n | tr '\n' ' ' | sed 's/ $//')" ] || fail "drives not sorted by slot: $got"
 note "drives in slot order: $got"
 got=$(q "$out/slot1.json" "' '.join(str(x['slot']['number']) for x in d['devices'])")

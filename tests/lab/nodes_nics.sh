@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Lab test: three nodes with two NICs each, then two nodes with two NICs.
 # Three nodes: every node sees VLAB_NODES=3, VLAB_HOSTS with the three first
 # addresses and two ACTIVE rxe devices; b and c reach a on both NICs (each NIC
@@ -20,6 +20,7 @@ for n in a b c; do
 	[ "$(guest_env $n VLAB_NODES)" = 3 ] || fail "node $n: VLAB_NODES $(guest_env $n VLAB_NODES)"
 	[ "$(guest_env $n VLAB_HOSTS)" = "$hosts" ] || fail "node $n: VLAB_HOSTS $(guest_env $n VLAB_HOSTS)"
 	[ "$(guest_env $n VLAB_RDMA_DEVS)" = "rxe0 rxe1" ] || fail "node $n: VLAB_RDMA_DEVS"
+	# shellcheck disable=SC2046 # the node's addresses, a word each
 	set -- $(guest_env $n VLAB_ADDRS)
 	[ $# = 2 ] && [ "$1" = "$(guest_env $n VLAB_ADDR)" ] || fail "node $n: VLAB_ADDRS $*"
 	for d in rxe0 rxe1; do
@@ -43,6 +44,7 @@ run_lab --nodes 2 --nics 2 --drives 1 --drive-size 4M --timeout 240 --on-b "$gue
 [ "$vlab_rc" = 0 ] || fail "two nodes: vlab returned $vlab_rc"
 assert_no_qemu
 res=$(awk '/#bytes/ { getline; print; exit }' "$WORK/b/out/ib_write_bw.txt")
+# shellcheck disable=SC2086 # the result line's columns
 set -- $res
 [ "${1:-}" = 65536 ] || fail "no ib_write_bw result on node b: $(cat "$WORK/b/out/ib_write_bw.txt")"
 awk -v it="$2" -v bw="$4" 'BEGIN { exit !(it > 0 && bw > 0) }' || fail "ib_write_bw moved nothing: $res"

@@ -16,6 +16,7 @@ done >"$VLAB_OUT/ports.txt"
 sent() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/sent_pkts"; }
 
 if [ "$VLAB_NODES" = 2 ]; then
+	# shellcheck disable=SC2086 # the peers' addresses, a word each
 	set -- $VLAB_PEERS
 	if [ "$VLAB_NODE" = a ]; then
 		timeout 120 ib_write_bw -u "$NBW_QP_TIMEOUT" -d rxe1 -s 65536 -D 3 --report_gbits >"$VLAB_OUT/ib_write_bw.txt" 2>&1 ||
@@ -23,10 +24,10 @@ if [ "$VLAB_NODES" = 2 ]; then
 		exit 0
 	fi
 	before0=$(sent rxe0) before1=$(sent rxe1)
-	for try in $(seq 1 20); do
+	for _ in $(seq 1 20); do
 		if timeout 60 ib_write_bw -u "$NBW_QP_TIMEOUT" -d rxe1 -s 65536 -D 3 --report_gbits "$2" \
 			>"$VLAB_OUT/ib_write_bw.txt" 2>&1; then
-			echo "rxe0 $((($(sent rxe0) - before0))) rxe1 $((($(sent rxe1) - before1)))" \
+			echo "rxe0 $(($(sent rxe0) - before0)) rxe1 $(($(sent rxe1) - before1))" \
 				>"$VLAB_OUT/sent.txt"
 			grep -A1 '#bytes' "$VLAB_OUT/ib_write_bw.txt"
 			exit 0
@@ -63,7 +64,7 @@ fi
 
 for addr in $VLAB_PEERS; do
 	r=fail
-	for try in 1 2 3 4 5; do
+	for _ in 1 2 3 4 5; do
 		/bin/busybox ping -c1 -W5 "$addr" >/dev/null 2>&1 && { r=ok; break; }
 	done
 	echo "$addr $r"

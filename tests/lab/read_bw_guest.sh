@@ -10,7 +10,7 @@ out=$VLAB_OUT
 threads=2 chunk=1M span=32M warmup=1 window=6
 
 command -v nvme_read_bw >/dev/null || { echo "nvme_read_bw not on PATH ($PATH)"; exit 1; }
-disks=$(echo $VLAB_DRIVES | tr ' ' ,)
+disks=${VLAB_DRIVES// /,}
 echo "nvme_read_bw --disks $disks --threads $threads --chunk $chunk --span $span --warmup $warmup -D $window --checksum --json"
 nvme_read_bw --disks "$disks" --threads "$threads" --chunk "$chunk" --span "$span" \
 	--warmup "$warmup" -D "$window" --checksum --json >"$out/read.json" 2>"$out/read.err"

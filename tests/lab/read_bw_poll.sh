@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Lab test: nvme_read_bw --engine io_uring --iopoll and --sqpoll on the real NVMe driver
 # loaded with poll queues (the guest reloads it: modprobe nvme poll_queues=2). Before the
 # reload --iopoll stops with the one-line hint; after it, each mode's digest of every drive

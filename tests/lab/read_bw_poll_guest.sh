@@ -8,7 +8,7 @@
 set -u
 out=$VLAB_OUT
 threads=2 depth=8 chunk=1M span=32M window=3
-count=$(echo $VLAB_DRIVES | wc -w)
+count=$(wc -w <<<"$VLAB_DRIVES")
 
 # The drives in drive-index order (serial vlab-<node>-<i> is backed by image i).
 ordered_drives() {
@@ -21,7 +21,7 @@ ordered_drives() {
 	done
 }
 
-disks=$(echo $VLAB_DRIVES | tr ' ' ,)
+disks=${VLAB_DRIVES// /,}
 nvme_read_bw --disks "$disks" --engine io_uring --iopoll -t 1 --warmup 0 -D 1 >/dev/null 2>"$out/nopoll.err"
 echo $? >"$out/nopoll.rc"
 
@@ -33,9 +33,9 @@ for ((t = 0; t < 300; t++)); do
 done
 ordered_drives >"$out/drives.txt"
 disks=$(paste -sd, "$out/drives.txt")
-for d in $(cat "$out/drives.txt"); do
+while read -r d; do
 	echo "$d $(cat "/sys/block/${d#/dev/}/queue/io_poll")"
-done >"$out/io_poll.txt"
+done <"$out/drives.txt" >"$out/io_poll.txt"
 echo "drives after the reload: $disks"; cat "$out/io_poll.txt"
 
 for mode in iopoll sqpoll; do
@@ -48,9 +48,9 @@ for mode in iopoll sqpoll; do
 done
 
 jobs=()
-for d in $(cat "$out/drives.txt"); do
+while read -r d; do
 	jobs+=(--name="${d#/dev/}" --filename="$d")
-done
+done <"$out/drives.txt"
 for anchor in hipri sqthread_poll; do
 	timeout 30 fio --eta=never --output-format=json --output="$out/fio-$anchor.json" --rw=read --bs="$chunk" \
 		--direct=1 --ioengine=io_uring --iodepth="$depth" --fixedbufs --registerfiles --"$anchor" \

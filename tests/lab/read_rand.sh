@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Lab test: nvme_read_bw --pattern rand on the real NVMe driver (4096-byte blocks):
 # random 4 KiB reads with io_uring and psync count IOPS and latency percentiles (ordered,
 # bytes = reads x 4 KiB), --sweep-depth prints a verdict per drive, and the drives'

@@ -4,7 +4,7 @@
 # JSON. Results go to $VLAB_OUT: {uring,psync,depth}.{json,rc,err}, depth.txt, depth-text.rc.
 set -u
 out=$VLAB_OUT
-disks=$(echo $VLAB_DRIVES | tr ' ' ,)
+disks=${VLAB_DRIVES// /,}
 common=(--disks "$disks" --pattern rand --seed 3 -s 4K --span 32M)
 
 run() { # NAME ARGS...: nvme_read_bw ARGS --json into NAME.json, NAME.rc, NAME.err

@@ -9,10 +9,10 @@ O=$VLAB_OUT
 umask 077
 printf 'lab-access-key-0123456789abcdef\n' >/tmp/key
 B=nvme_write_bw_remote
-W="--warmup 1 -D 6 -s 1M --depth 4 --timeout 10"
+W=(--warmup 1 -D 6 -s 1M --depth 4 --timeout 10)
 
 # 1. The sink; node b sends its strangers, then the real source.
-$B --dram 64M --no-local $W --psk-file /tmp/key --allow "$VLAB_PEER/32" --wait 120 --json \
+$B --dram 64M --no-local "${W[@]}" --psk-file /tmp/key --allow "$VLAB_PEER/32" --wait 120 --json \
 	>"$O/sink.json" 2>"$O/sink.err" &
 sp=$!
 sleep 2
@@ -26,7 +26,7 @@ failed_state "$(cat "$O/sink.rc")" "sink"
 # 2. Signals end every wait at once (the exit in under 2.5 s, see remote_access_check.sh): waiting for a source, and with an
 # idle client holding a handshake open.
 for sig in INT TERM; do
-	$B --dram 64M --no-local $W --wait 0 2>"$O/sig$sig.err" &
+	$B --dram 64M --no-local "${W[@]}" --wait 0 2>"$O/sig$sig.err" &
 	sp=$!
 	sleep 2
 	[ "$sig" = TERM ] && { python3 "$VLAB_SRCDIR/tests/lab/remote_access_stranger.py" "$VLAB_ADDR" 18515 silent \

@@ -19,7 +19,7 @@ sleep 1
 $S silent >"$O/silent-early.json" 2>&1 &
 early=$!
 sleep 7
-pids=($early)
+pids=("$early")
 for m in silent garbage hello-first mismatch no-key wrong-key; do
 	$S $m "/tmp/said.$m" >"$O/$m.json" 2>&1 &
 	pids+=($!)
@@ -27,10 +27,12 @@ done
 # The real source goes only once every stranger has said its piece (python
 # starts slowly on one emulated CPU); the silent one still holds its connection.
 for _ in $(seq 300); do
-	[ "$(ls /tmp/said.* 2>/dev/null | wc -l)" = 6 ] && break
+	said=(/tmp/said.*)
+	[ ${#said[@]} = 6 ] && break
 	sleep 0.1
 done
 sleep 0.5
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $VLAB_DRIVES
 # Our own source without the key, then with another key: refused, and it says why.
 printf 'lab-access-key-not-the-sinks-one\n' >/tmp/otherkey

@@ -11,6 +11,7 @@
 # Sourced by remote_pair.sh in a subshell: A and B are nodes a's and b's outputs of
 # this part (remote_access_a.sh, remote_access_b.sh); fail ends the part;
 # jq_ FILE EXPR (remote_pair.sh) reads their JSON.
+# shellcheck shell=bash
 note "sink log:"; sed 's/^/#   /' "$A/sink.err"
 
 [ "$(cat "$A/sink.rc")" = 0 ] || fail "sink exit $(cat "$A/sink.rc"): $(cat "$A/sink.err")"

@@ -8,6 +8,7 @@
 # Sourced by remote_pair.sh in a subshell: A and B are nodes a's and b's outputs of
 # this part (remote_bidir_guest.sh on both); fail ends the part;
 # jq_ FILE EXPR (remote_pair.sh) reads their JSON.
+# shellcheck shell=bash
 for n in a b; do
 	O=$A
 	[ $n = b ] && O=$B

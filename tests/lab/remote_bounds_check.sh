@@ -7,6 +7,7 @@
 # and ends within the teardown's own bound.
 # Sourced by remote_pair.sh in a subshell: A and B are nodes a's and b's outputs of
 # this part (remote_bounds_guest.sh on both); fail ends the part.
+# shellcheck shell=bash
 read -r _ src_budget _ sink_budget <"$A/budget"
 
 # within SECS BUDGET: SECS at most BUDGET + 5.

@@ -6,6 +6,7 @@
 # bounded; the shaper is removed whatever the run did.
 set -u
 . "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $VLAB_DRIVES
 
 listening

@@ -8,6 +8,7 @@
 # ends print their counters (the sink all of them, -W) and the shaper was in place.
 # What moved and how fast the shaped run went are the emulator's to decide: said, not
 # asserted. Sourced by remote_pair.sh in a subshell (A, B, jq_, fail, note).
+# shellcheck shell=bash
 for f in "$A/sink.rc" "$B/src.rc"; do
 	[ "$(cat "$f")" = 0 ] || fail "$f: exit $(cat "$f"): $(cat "$A/sink.err" "$B/src.err")"
 done

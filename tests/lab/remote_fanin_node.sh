@@ -4,6 +4,7 @@
 # a's launcher (run_bench.sh SRC_NODES="b c") until a stops it.
 set -u
 . "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $VLAB_DRIVES
 # c asks for two workers, b for one: c's share of the sink's DRAM is twice b's.
 q=1

@@ -29,6 +29,7 @@ G=$srcdir/tests/lab/remote_pair_guest.sh
 # The parts took 36, 21, 42 and 87 s in a CI run (55, 26, 56 and 105 s beside the other
 # tests), evidence 19 s beside three other labs waiting; each step inside is bounded, so
 # 600 s is only the backstop.
+# shellcheck disable=SC2086 # parts: words, one argument each
 run_lab --nodes 2 --drives 1 --drive-size 64M --timeout 600 --on-b "$G" "$G" $parts
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
@@ -39,6 +40,8 @@ failed=
 for p in $parts; do
 	A=$WORK/a/out/$p B=$WORK/b/out/$p
 	note "part $p: node scripts exit $(cat "$A/script.rc" 2>&1) (a), $(cat "$B/script.rc" 2>&1) (b)"
+	# Each part's check in a subshell, under a test_name of its own; fail ends it alone.
+	# shellcheck disable=SC2030 source=/dev/null
 	if (test_name=$test_name/$p && . "$srcdir/tests/lab/remote_${p}_check.sh"); then
 		note "part $p: checks passed"
 	else
@@ -48,4 +51,5 @@ done
 assert_images_unchanged a
 assert_images_unchanged b
 [ -z "$failed" ] || fail "parts that failed:$failed"
+# shellcheck disable=SC2031 # the test's own name: the parts changed only their copies
 echo "PASS: $test_name"

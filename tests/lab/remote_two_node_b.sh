@@ -8,6 +8,7 @@
 # waits) instead of eating the lab's whole timeout.
 set -u
 . "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $VLAB_DRIVES
 t0=$(date +%s)
 

@@ -12,6 +12,7 @@
 # Sourced by remote_pair.sh in a subshell: A and B are nodes a's and b's outputs of
 # this part (remote_two_node_a.sh, remote_two_node_b.sh); fail ends the part;
 # jq_ FILE EXPR (remote_pair.sh) reads their JSON.
+# shellcheck shell=bash disable=SC2154 # srcdir: lab_lib.sh's, in the caller
 [ "$(cat "$A/sink.rc")" = 0 ] || fail "sink exit $(cat "$A/sink.rc"): $(cat "$A/sink.err")"
 [ "$(cat "$B/src.rc")" = 0 ] || fail "source exit $(cat "$B/src.rc"): $(cat "$B/src.err")"
 [ "$(jq_ "$A/sink.json" 'd["verify"]')" = pass ] || fail "sink: verify not pass"

@@ -23,7 +23,7 @@ step() { # step NAME CMD...: run, record the exit status
 	echo "=== $name: $*"
 	"$@" 2>&1 | tee "$VLAB_OUT/$name.log"
 	rc=${PIPESTATUS[0]}
-	echo $rc >"$VLAB_OUT/$name.rc"
+	echo "$rc" >"$VLAB_OUT/$name.rc"
 	if [ "$rc" != 0 ] && grep -Eq "$stall" "$VLAB_OUT/$name.log"; then
 		echo "=== $name: failed on a Soft-RoCE stall (above); the steps after it are skipped"
 		exit 1

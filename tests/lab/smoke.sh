@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Lab test: one node, three drives at three link speeds (the last behind a PCIe
 # switch): every byte of every drive read in the guest equals the host's
 # backing file; each root port advertises the link asked for; Soft-RoCE is up;
@@ -19,6 +19,7 @@ out=$WORK/a/out
 [ "$(guest_env a VLAB_RDMA_DEV)" = rxe0 ] || fail "VLAB_RDMA_DEV"
 [ "$(guest_env a VLAB_PEER)" = "$(guest_env a VLAB_ADDR)" ] || fail "one node: VLAB_PEER != VLAB_ADDR"
 [ "$(guest_env a VLAB_OUT)" = /run/vlab/out ] || fail "VLAB_OUT"
+# shellcheck disable=SC2046 # the drives' paths, a word each
 set -- $(guest_env a VLAB_DRIVES)
 [ $# = 3 ] || fail "VLAB_DRIVES has $# drives, not 3"
 

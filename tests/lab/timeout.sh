@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Lab test: vlab's hard limits and cleanup. A script that hangs is killed at
 # --timeout (exit 124); a vlab killed by SIGTERM mid-run exits 143. Either way
 # no qemu survives.

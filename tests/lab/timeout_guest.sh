@@ -5,6 +5,7 @@
 # by timeout(1)) to the signal. The shared files' times on the host said 3 s
 # and 4.4 s under load (their writes reach the host late), so they are not used.
 start=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", $22 / hz }' /proc/$$/stat)
+# shellcheck disable=SC2154 # up: read by the handler itself
 trap 'read -r up _ </proc/uptime; echo "$up - $start" | bc >"$VLAB_OUT/ran"; exit 143' TERM
 echo "timeout_guest: started"
 : >"$VLAB_OUT/started"

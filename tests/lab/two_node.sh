@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # Lab test: two nodes joined by qemu's socket netdev on loopback. RDMA WRITE
 # crosses from node a's rxe to node b's (ib_write_bw, its clock calibrated on
 # the guest's TSC); each node sees its own drives (distinct patterns); the
@@ -41,6 +41,7 @@ if grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo; th
 fi
 # ib_write_bw result line: bytes iterations peak average msgrate.
 res=$(awk '/#bytes/ { getline; print; exit }' "$WORK/a/out/ib_write_bw.txt")
+# shellcheck disable=SC2086 # the result line's columns
 set -- $res
 [ "${1:-}" = 65536 ] || fail "no ib_write_bw result on node a: $(cat "$WORK/a/out/ib_write_bw.txt")"
 awk -v it="$2" -v bw="$4" 'BEGIN { exit !(it > 0 && bw > 0) }' || fail "ib_write_bw moved nothing: $res"

@@ -10,9 +10,9 @@ for d in $VLAB_DRIVES; do
 	dd if="$d" bs=1M count=1 iflag=direct status=none | sha256sum | cut -d' ' -f1 >"$VLAB_OUT/sha-$i.txt"
 	i=$((i + 1))
 done
-for try in 1 2 3 4 5; do /bin/busybox ping -c 1 -W 2 "$VLAB_PEER" >/dev/null && break; done ||
+for _ in 1 2 3 4 5; do /bin/busybox ping -c 1 -W 2 "$VLAB_PEER" >/dev/null && break; done ||
 	{ echo "peer $VLAB_PEER unreachable"; exit 1; }
-for try in 1 2 3 4 5 6 7 8 9 10; do
+for _ in 1 2 3 4 5 6 7 8 9 10; do
 	if ib_write_bw -u "$NBW_QP_TIMEOUT" -d "$VLAB_RDMA_DEV" -s 65536 -D 6 --report_gbits "$VLAB_PEER" >"$VLAB_OUT/ib_write_bw.txt" 2>&1; then
 		grep -A1 '#bytes' "$VLAB_OUT/ib_write_bw.txt"
 		exit 0
