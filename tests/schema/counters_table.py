@@ -1,9 +1,11 @@
-"""counters_table.py LISTING MANPAGE: the attribution's counter groups, held by
+"""counters_table.py LISTING MANPAGE SCHEMA: the attribution's counter groups, held by
 nvme_write_bw_remote (print/attrib.c, its --counters-table LISTING is the source) and
 again by the Python package (nbw.portcounters.GROUPS), must be the same table: the same
 groups in the same order, each with the same JSON key, words and counter names. The man
-page's ATTRIBUTION names every counter of the table. One line per check; exit 1 when
-any differs."""
+page's ATTRIBUTION names every counter of the table, and the remote tool's schema
+(SCHEMA) knows exactly the table's group keys where its documents name groups. One line
+per check; exit 1 when any differs."""
+import json
 import os
 import re
 import sys
@@ -40,8 +42,25 @@ def read_listing(path):
     return tuple((k, w, o, tuple(names[k])) for k, w, o in groups)
 
 
+def schema_group_enums(schema):
+    """Every enum of the schema that lists group keys ($defs' groups, moved, not kept)."""
+    found = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            if "enum" in x and "retransmissions" in x["enum"]:
+                found.append(x["enum"])
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(schema)
+    return found
+
+
 def main():
-    listing, manpage = sys.argv[1:3]
+    listing, manpage, schema = sys.argv[1:4]
     c = read_listing(listing)
     py = tuple((k, w, o, tuple(n)) for k, w, o, n in portcounters.GROUPS)
     check("the same groups, in the same order", [g[0] for g in c], [g[0] for g in py])
@@ -61,6 +80,11 @@ def main():
     check("the man page's ATTRIBUTION names every counter of the table", [],
           sorted(n for g in c for n in g[3] if n not in named), ("expected", "missing"))
 
+    with open(schema) as f:
+        enums = schema_group_enums(json.load(f))
+    check("the schema lists the groups", True, bool(enums), ("expected", "found"))
+    for e in enums:
+        check("the schema's groups are the table's", [g[0] for g in c], e, ("the tool", "schema"))
     return 1 if FAILS else 0
 
 
