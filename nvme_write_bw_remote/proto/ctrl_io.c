@@ -369,6 +369,31 @@ int ctrl_inbox_pump(struct ctrl_inbox *in, int fd, unsigned max, ctrl_take_fn ta
 	return rc;
 }
 
+int ctrl_expect_end(int fd, int timeout_ms)
+{
+	uint64_t deadline = deadline_of(timeout_ms);
+	uint8_t b;
+
+	if (shutdown(fd, SHUT_WR) && errno != ENOTCONN)
+		return -errno;
+	for (;;) {
+		int rc = wait_fd(fd, POLLIN, deadline, timeout_ms);
+		ssize_t k;
+
+		if (rc)
+			return rc;
+		k = recv(fd, &b, 1, MSG_DONTWAIT);
+		if (k == 0)
+			return 0;
+		if (k > 0)
+			return CTRL_ERR_MAC;
+		if (errno == ECONNRESET)
+			return 0;
+		if (errno != EINTR && errno != EAGAIN)
+			return -errno;
+	}
+}
+
 int ctrl_expect(int fd, struct ctrl_mac *mac, unsigned want, void **payload, uint32_t *len,
 		int timeout_ms, char *peer_err, size_t errlen)
 {

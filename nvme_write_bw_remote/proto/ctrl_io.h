@@ -107,6 +107,15 @@ int ctrl_expect(int fd, struct ctrl_mac *mac, unsigned want, void **payload, uin
  */
 int ctrl_await(int fd, struct ctrl_mac *mac, unsigned want, void *msg, int timeout_ms,
 	       char *peer_err, size_t errlen);
+/*
+ * After the last message the peer sends on this connection: its side must end
+ * with nothing more. Shuts our sending side (the peer sees its end at once),
+ * then waits up to timeout_ms for the peer's end. 0 it ended (closed or
+ * reset), CTRL_ERR_MAC when bytes came first (a message inserted or replayed
+ * on the way: nothing more is due), -ETIMEDOUT (it did not end, nor speak),
+ * -EINTR or -errno.
+ */
+int ctrl_expect_end(int fd, int timeout_ms);
 /* Seal a message with mac (ctrl_mac_seal()), send it and free its buffer; 0 or -errno. */
 int ctrl_send_free(int fd, struct ctrl_mac *mac, struct ctrl_buf *b, int enc_rc, int timeout_ms);
 

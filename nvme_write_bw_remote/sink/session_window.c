@@ -563,6 +563,26 @@ static int session_window(struct session *s)
 	return take_result(s);
 }
 
+/*
+ * With a key, after the verdict: the source's side of the control channel
+ * must end with nothing after its last message (a VERIFY or RESULT replayed or
+ * inserted on the way would be there). Bytes fail the session; a source that
+ * holds its side open past --timeout is only waited for. rc, or the failure.
+ */
+static int expect_source_end(struct session *s, int rc)
+{
+	int e;
+
+	if (!s->mac.on)
+		return rc;
+	e = ctrl_expect_end(s->cfd, remote_timeout_ms(s->o));
+	if (e != CTRL_ERR_MAC)
+		return rc;
+	session_fail(s, "%s: protocol error: bytes after its last message: %s", s->peer,
+		     ctrl_strerror(e));
+	return NBW_EXIT_FAIL;
+}
+
 int session_conclude(struct session *s, struct meeting *fan)
 {
 	char path[PATH_MAX];
@@ -591,7 +611,8 @@ int session_conclude(struct session *s, struct meeting *fan)
 		enum verdict v = s->vnote.verdict;
 		struct ctrl_done d = {.verify = (uint8_t)(v == VERDICT_NONE ? VERDICT_FAIL : v)};
 
-		ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_done(&b, &d), 1000);
+		if (!ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_done(&b, &d), 1000))
+			rc = expect_source_end(s, rc);
 	}
 	if (rc)
 		s->state = CTRL_STEP_END;

@@ -385,6 +385,10 @@ int source_send_result(struct source *s, bool ok)
 	if (rc)
 		return source_fail(s, "%s: no verdict from the sink: %s", o->source.peer,
 				   err[0] ? err : ctrl_strerror(rc));
+	/* With a key, nothing may follow the verdict (a DONE replayed on the way). */
+	if (s->mac.on && ctrl_expect_end(s->cfd, remote_timeout_ms(o)) == CTRL_ERR_MAC)
+		return source_fail(s, "%s: protocol error: bytes after the sink's verdict: %s",
+				   o->source.peer, ctrl_strerror(CTRL_ERR_MAC));
 	s->verdict = (enum verdict)d.verify;
 	return s->verdict == VERDICT_FAIL ? NBW_EXIT_FAIL : 0;
 }

@@ -347,6 +347,34 @@ static void test_lines(void)
 	CHECK(!strchr(ctrl_strerror(CTRL_ERR_MAC), '\n'));
 }
 
+/*
+ * The end after a side's last message: the peer's close is 0, a byte before
+ * it (a replayed message) the MAC error, silence -ETIMEDOUT within the bound;
+ * our sending half is shut either way (the peer reads its end at once).
+ */
+static void test_expect_end(void)
+{
+	uint8_t b;
+	int sv[2];
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	close(sv[1]);
+	CHECK(ctrl_expect_end(sv[0], 1000) == 0);
+	close(sv[0]);
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	CHECK(write(sv[1], "x", 1) == 1);
+	close(sv[1]);
+	CHECK(ctrl_expect_end(sv[0], 1000) == CTRL_ERR_MAC);
+	close(sv[0]);
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	CHECK(ctrl_expect_end(sv[0], 100) == -ETIMEDOUT);
+	CHECK(read(sv[1], &b, 1) == 0); /* the peer saw our end */
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	if (!auth_available()) {
@@ -359,5 +387,6 @@ int main(void)
 	test_plain_unchanged();
 	test_after_auth();
 	test_lines();
+	test_expect_end();
 	return check_done("test_mac");
 }

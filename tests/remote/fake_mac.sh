@@ -86,4 +86,28 @@ sink_refused drop "PROGRESS.*drop"
 relayed 'done' "$KEY" flip:DONE
 check_eq "done: the source exits 1" "1" "$SRC_RC"
 check_eq "done: the source says it once" "1" "$(grep -cE "$MAC_LINE" "$TMPD/done-src.err")"
+
+# A direction's last message sent again after it: nothing more is due, so the side
+# that receives it ends the session. The sink finds the source's after its verdict
+# went out (the source was told pass and exits 0); its own run fails, one line.
+# sink_refused_late NAME WHAT: so.
+sink_refused_late() {
+	check_eq "$1: the sink exits 1, the source 0 (told pass)" "1 0" "$SINK_RC $SRC_RC"
+	check_eq "$1: the sink says it once" "1" "$(grep -cE "$MAC_LINE" "$TMPD/$1-sink.err")"
+	check_match "$1: the line names the source and the bytes after its last message" \
+		"127\.0\.0\.1.*bytes after its last message: .*$MAC_LINE" \
+		"$(grep -E "$MAC_LINE" "$TMPD/$1-sink.err")"
+	jv "$1-sink" 'd["ok"]' '"bytes after its last message" in d["error"]'
+	check_eq "$1: the run failed, the JSON says why" "False True" "${J[0]} ${J[1]}"
+	check_eq "$1: $2 sent twice on the way" "1" "$(grep -cE " $2\$" "$TMPD/$1.wire")"
+}
+relayed lastverify "$KEY --verify full" replay:VERIFY
+sink_refused_late lastverify "VERIFY.*replay"
+relayed lastresult "$KEY" replay:RESULT
+sink_refused_late lastresult "RESULT.*replay"
+relayed lastdone "$KEY" replay:DONE
+check_eq "lastdone: the source exits 1" "1" "$SRC_RC"
+check_match "lastdone: the source names the bytes after the verdict" \
+	"bytes after the sink's verdict: .*$MAC_LINE" "$(cat "$TMPD/lastdone-src.err")"
+check_eq "lastdone: the sink's own run passed" "0" "$SINK_RC"
 finish

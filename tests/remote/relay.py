@@ -59,9 +59,9 @@ def pipe(src, dst, direction, action, log, lock):
                 log.flush()
             if what == "drop":
                 continue
-            dst.sendall(msg)
-            if what == "replay":
-                dst.sendall(msg)
+            # A replay goes out with its original in one write: the receiver's
+            # answer to the first cannot close the connection between them.
+            dst.sendall(msg + msg if what == "replay" else msg)
     except OSError:
         pass
     for s in (src, dst):
