@@ -58,6 +58,7 @@ void print_header(struct report *r, const struct options *o, const struct target
 	report_text(r, " Warm-up         : %-14s Duration        : %g s\n", a, o->cc.duration);
 	if (o->cc.interval > 0)
 		report_double(r, "interval_s", NULL, o->cc.interval);
+	report_double(r, "max_cv_pct", NULL, o->max_cv);
 	report_str(r, "mode", " Mode            : %s\n",
 		   o->mode == MODE_BASELINE	   ? "baseline"
 		   : o->mode == MODE_SWEEP	   ? "sweep"

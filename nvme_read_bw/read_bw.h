@@ -71,8 +71,8 @@ struct tresult {
 	uint64_t zero_samples, zero_blocks; /* sampled 4 KiB blocks, all-zero ones */
 	double zero_fraction;		    /* NAN without samples */
 	uint64_t digest, digested;
-	struct samples sec;	   /* bytes/s each second of the window (window.h's cap) */
-	struct window_shape shape; /* their min, max, median, cv; unsteady or not */
+	struct samples sec;	    /* bytes/s each second of the window (window.h's cap) */
+	struct window_shape shape;  /* their min, max, median, cv; unsteady or not */
 	struct health_watch health; /* the drive's health log before and after */
 };
 

@@ -211,8 +211,8 @@ void health_watch_json(struct report *r, const struct health_watch *hw)
 	char line[320];
 
 	report_obj_begin(r, "health");
-	report_bool(r, "read", NULL, hw->have_before);
-	report_str(r, "reason", NULL, hw->why[0] ? hw->why : NULL);
+	report_bool(r, "log_read", NULL, hw->have_before);
+	report_str(r, "why", NULL, hw->why[0] ? hw->why : NULL);
 	report_str(r, "controller", NULL, hw->ctrl[0] ? hw->ctrl : NULL);
 	if (hw->namespaces)
 		report_u64(r, "controller_namespaces", NULL, hw->namespaces);

@@ -24,7 +24,7 @@ check_eq "steady: not flagged under --max-cv 1000 unless a second collapsed" Tru
 	"$(j '(lambda x: x["unsteady"] == (x["min_gb_per_s"] < 0.5 * x["median_gb_per_s"]))(d["drives"][0])')"
 check_eq "steady: nothing dropped" 0 "$(j 'd["drives"][0]["samples_dropped"]')"
 check_eq "steady: a file's health is not read, with the reason" \
-	"False not read: $f is a regular file" "$(j '(lambda x: "%s %s" % (x["read"], x["reason"]))(d["drives"][0]["health"])')"
+	"False not read: $f is a regular file" "$(j '(lambda x: "%s %s" % (x["log_read"], x["why"]))(d["drives"][0]["health"])')"
 check_eq "steady: no reading of a file" "False False" \
 	"$(j '(lambda x: "%s %s" % ("before" in x, "deltas" in x))(d["drives"][0]["health"])')"
 

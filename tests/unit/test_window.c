@@ -91,7 +91,8 @@ static int timed_window(struct window *w, struct ctx *c)
 /* The shape of a window: a collapse named by its second, a steady one not, the cap counted. */
 static void shapes(void)
 {
-	const double collapse[] = {8.6e9, 8.4e9, 1.2e9, 8.5e9, 8.7e9, 8.6e9, 8.5e9, 8.4e9, 8.6e9, 8.5e9};
+	const double collapse[] = {8.6e9, 8.4e9, 1.2e9, 8.5e9, 8.7e9,
+				   8.6e9, 8.5e9, 8.4e9, 8.6e9, 8.5e9};
 	const double steady[] = {8.6e9, 8.4e9, 8.5e9, 8.7e9};
 	const double wobbly[] = {8.58e9, 4.97e9, 9.60e9, 9.80e9, 8.43e9};
 	struct window_shape sh;
