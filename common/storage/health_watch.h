@@ -59,8 +59,4 @@ void health_watch_json(struct report *r, const struct health_watch *hw);
 int health_watch_text(struct report *r, const struct health_watch *hw, const char *name,
 		      const char *indent);
 
-/* The current reading in one phrase: "41 C, spare 100%, 3% used, no warning". */
-size_t health_summary(const struct health_log *log, const struct health_limits *lim, char *buf,
-		      size_t len);
-
 #endif
