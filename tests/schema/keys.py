@@ -37,6 +37,8 @@ READERS = {
     "portcounters.py": ((REMOTE,), (
         "kept", "not_kept", "packets",  # its own tally
     )),
+    "drivehealth.py": ((READ_BW, REMOTE), ()),
+    "fleet/health.py": ((READ_BW, PROBE), ()),
     "sweep.py": ((READ_BW, REMOTE), (
         # its own rows (scale_sweep.sh's table)
         "invalid_reason", "local_gb_per_s", "local_percent_of_ideal", "rdma_gb_per_s",
