@@ -205,6 +205,33 @@ static int parse_options(int argc, char **argv, struct options *o)
  * Load the tree, find and judge every device (RDMA locality needs them all),
  * keep those of --dev/--slot, sort by slot. The count or minus an exit status.
  */
+/*
+ * Each NVMe controller's health log now (read-only admin passthrough on
+ * /dev/NAME): only on this machine's own sysfs, never for a dump or a tree.
+ */
+static void probe_health(const struct options *o, struct probe_dev *devs, int n)
+{
+	bool live = !o->dump && !strcmp(o->cc.sysfs_root, "/sys");
+	char dev[96];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct probe_dev *p = &devs[i];
+
+		if (p->kind != KIND_NVME)
+			continue;
+		if (!live || !p->name[0]) {
+			snprintf(p->health_why, sizeof(p->health_why), "not read: %s",
+				 o->dump ? "a dump holds no controller"
+					 : "not this machine's sysfs");
+			continue;
+		}
+		snprintf(dev, sizeof(dev), "/dev/%s", p->name);
+		p->have_health = !health_read(dev, &p->health, &p->health_lim, p->health_why,
+					      sizeof(p->health_why));
+	}
+}
+
 static int probe_collect(const struct options *o, struct pcitree *t, struct probe_dev *devs)
 {
 	char err[512];
@@ -230,8 +257,10 @@ static int probe_collect(const struct options *o, struct pcitree *t, struct prob
 		bays_rdma_locality(devs, n, !o->dump);
 	if (n > 0 && (o->devs || o->slots))
 		n = select_devs(o, devs, n);
-	if (n > 0)
+	if (n > 0) {
 		bays_sort(devs, n);
+		probe_health(o, devs, n);
+	}
 	if (n == 0) {
 		nbw_err("no NVMe controllers or RDMA devices found %s %s", o->dump ? "in" : "under",
 			o->dump ? o->dump : o->cc.sysfs_root);

@@ -408,6 +408,43 @@ static void print_device_bay(struct report *r, const struct options *o, const st
 	report_text(r, "\n");
 }
 
+/* An NVMe controller's health now: JSON "health"; a text line when it was read. */
+static void print_health(struct report *r, const struct probe_dev *p)
+{
+	const struct health_log *h = &p->health;
+	char line[240];
+	unsigned bit;
+
+	if (p->kind != KIND_NVME)
+		return;
+	report_obj_begin(r, "health");
+	report_bool(r, "log_read", NULL, p->have_health);
+	report_str(r, "why", NULL, p->have_health ? NULL : p->health_why);
+	if (p->have_health) {
+		if (h->composite_k)
+			report_i64(r, "temperature_c", NULL, health_celsius(h->composite_k));
+		else
+			report_null(r, "temperature_c", NULL);
+		if (p->health_lim.warning_k)
+			report_i64(r, "warning_temp_c", NULL,
+				   health_celsius(p->health_lim.warning_k));
+		else
+			report_null(r, "warning_temp_c", NULL);
+		report_u64(r, "critical_warning", NULL, h->critical_warning);
+		report_arr_begin(r, "warnings");
+		for (bit = 1; bit < 0x100; bit <<= 1)
+			if (h->critical_warning & bit)
+				report_str(r, NULL, NULL, health_warning_name(bit));
+		report_arr_end(r);
+		report_u64(r, "available_spare_pct", NULL, h->spare_pct);
+		report_u64(r, "percentage_used", NULL, h->used_pct);
+		report_u64(r, "media_errors", NULL, h->media_errors);
+		health_summary(h, &p->health_lim, line, sizeof(line));
+		report_str(r, "summary", "    health %s\n", line);
+	}
+	report_obj_end(r);
+}
+
 static void print_device(struct report *r, const struct options *o, const struct probe_dev *p)
 {
 	const struct pcie_path *pa = &p->path;
@@ -419,6 +456,7 @@ static void print_device(struct report *r, const struct options *o, const struct
 	print_own_link(r, own, dev);
 	print_path_json(r, p);
 	print_verdict(r, p);
+	print_health(r, p);
 	if (p->have_path && own)
 		print_missing(r, o, p);
 	if (p->kind == KIND_RDMA)

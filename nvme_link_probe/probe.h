@@ -22,6 +22,7 @@
 #include <stdbool.h>
 
 #include "cli.h"
+#include "health.h"
 #include "pcilink.h"
 
 #define MAX_DEVS 256
@@ -75,6 +76,11 @@ struct probe_dev {
 	const struct bay_spec *spec;
 	bool spec_ok, spec_accepted;
 	char spec_msg[240];
+	/* NVMe: the controller's health log now, or why it was not read. */
+	bool have_health;
+	struct health_log health;
+	struct health_limits health_lim;
+	char health_why[160];
 };
 
 /* --expect-speed, --expect-width, --expect: the lowest acceptable link. */

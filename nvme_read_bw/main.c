@@ -41,6 +41,9 @@ static void usage(void)
 	       "Each drive's PCIe link is read every second of the window and its AER counts\n"
 	       "before and after: a link that drops under load is named, with when (JSON\n"
 	       "link_under_load, aer).\n"
+	       "Each drive's rate is kept every second of the window (min, max, cv; JSON\n"
+	       "samples_gb_per_s, at most 3600) and its NVMe health log is read before the\n"
+	       "warm-up and after the window (JSON health; the text names what moved).\n"
 	       "Exit status: 0 ok, 1 runtime failure or a run cut short by Ctrl-C (its figures\n"
 	       "marked interrupted), 2 usage error.\n");
 }
@@ -61,6 +64,7 @@ enum {
 	OPT_PATTERN,
 	OPT_SEED,
 	OPT_LATENCY,
+	OPT_MAX_CV,
 	OPT_FIO_BS,
 	OPT_FIO_IODEPTH,
 	OPT_FIO_NUMJOBS,
@@ -119,6 +123,11 @@ static const struct cli_opt opts[] = {
 	 .help = "time each read: completion latency min, p50, p90, p99, p99.9, p99.99, max and "
 		 "mean per drive and total"},
 	CLI_ROWS_WINDOW("print a live line every interval", .sect = "Window:"),
+	{ROW("max-cv", required_argument, OPT_MAX_CV), .type = CLI_T_SECONDS,
+	 .field = CLI_AT(O, max_cv), .what = "maximum variation", .max = 1000, .arg = "PCT",
+	 .help = "a drive's window is unsteady (named, and the total not to be trusted) when "
+		 "the variation (stdev/mean) of its 1 s rates is above PCT, or when a second "
+		 "falls under half the median", .def = "10"},
 	{ROW("baseline", no_argument, OPT_BASELINE), .sect = "Modes:",
 	 .help = "each drive alone, then all together: total vs ideal"},
 	{ROW("sweep", no_argument, OPT_SWEEP),

@@ -58,6 +58,7 @@ void print_header(struct report *r, const struct options *o, const struct target
 	report_text(r, " Warm-up         : %-14s Duration        : %g s\n", a, o->cc.duration);
 	if (o->cc.interval > 0)
 		report_double(r, "interval_s", NULL, o->cc.interval);
+	report_double(r, "max_cv_pct", NULL, o->max_cv);
 	report_str(r, "mode", " Mode            : %s\n",
 		   o->mode == MODE_BASELINE	   ? "baseline"
 		   : o->mode == MODE_SWEEP	   ? "sweep"
@@ -121,6 +122,48 @@ void link_above_note(struct report *r)
 		       "or its ceiling misreported; no percentage\n");
 }
 
+/* A drive's seconds in the window and their shape (JSON). */
+static void json_shape(struct report *r, const struct phase *ph, const struct tresult *res)
+{
+	const struct window_shape *sh = &res->shape;
+	char why[160];
+	unsigned k;
+
+	report_arr_begin(r, "samples_gb_per_s");
+	for (k = 0; k < res->sec.n; k++)
+		report_double(r, NULL, NULL, res->sec.rate[k] / 1e9);
+	report_arr_end(r);
+	report_u64(r, "samples_dropped", NULL, res->sec.dropped);
+	report_double(r, "min_gb_per_s", NULL, sh->min / 1e9);
+	report_double(r, "max_gb_per_s", NULL, sh->max / 1e9);
+	report_double(r, "median_gb_per_s", NULL, sh->median / 1e9);
+	report_double(r, "cv_pct", NULL, sh->cv);
+	report_bool(r, "unsteady", NULL, sh->unsteady);
+	window_shape_why(sh, ph->o->max_cv, why, sizeof(why));
+	report_str(r, "unsteady_reason", NULL, sh->unsteady ? why : NULL);
+}
+
+/* Each drive's seconds in one line; an unsteady window named with why. */
+static void text_shapes(struct report *r, const struct phase *ph)
+{
+	double scale = ph->o->cc.gbits ? 8e-9 : 1e-9;
+	char why[160];
+	int i;
+
+	for (i = 0; i < ph->nt; i++) {
+		const struct window_shape *sh = &ph->res[i].shape;
+
+		if (!sh->n)
+			continue;
+		report_text(r, " %-16s %u s: min %.2f max %.2f %s, cv %.1f%%", ph->t[i]->d.name,
+			    sh->n, sh->min * scale, sh->max * scale, report_bw_unit(r), sh->cv);
+		window_shape_why(sh, ph->o->max_cv, why, sizeof(why));
+		if (sh->unsteady)
+			report_text(r, "  UNSTEADY: %s", why);
+		report_text(r, "\n");
+	}
+}
+
 /* The drives[] entries: description plus this phase's figures. */
 static void print_drive_rows(struct report *r, const struct phase *ph)
 {
@@ -135,7 +178,6 @@ static void print_drive_rows(struct report *r, const struct phase *ph)
 		const struct drive *d = &ph->t[i]->d;
 		const struct tresult *res = &ph->res[i];
 		double bps = res->seconds > 0 ? (double)res->bytes / res->seconds : 0;
-		unsigned k;
 
 		report_obj_begin(r, NULL);
 		report_str(r, "path", " %-16s", d->path);
@@ -173,12 +215,8 @@ static void print_drive_rows(struct report *r, const struct phase *ph)
 			report_obj_end(r);
 		}
 		linkload_json_dev(r, d->bdf[0] ? linkload_find(ph->ll, d->bdf) : NULL);
-		if (res->nsamples) {
-			report_arr_begin(r, "samples_gb_per_s");
-			for (k = 0; k < res->nsamples; k++)
-				report_double(r, NULL, NULL, res->samples[k] / 1e9);
-			report_arr_end(r);
-		}
+		json_shape(r, ph, res);
+		health_watch_json(r, &res->health);
 		report_obj_end(r);
 	}
 	report_arr_end(r);
@@ -186,6 +224,26 @@ static void print_drive_rows(struct report *r, const struct phase *ph)
 		link_above_note(r);
 	for (i = 0; ph->ll && i < ph->ll->n; i++) /* a link that dropped, an AER count that moved */
 		linkload_text_dev(r, &ph->ll->d[i], " ");
+	text_shapes(r, ph);
+	for (i = 0; i < ph->nt; i++)
+		health_watch_text(r, &ph->res[i].health, ph->t[i]->d.name, " ");
+}
+
+/* May the total be trusted: not when a drive's window was unsteady (named). */
+static void print_trust(struct report *r, const struct phase *ph)
+{
+	int i, n = 0;
+
+	report_arr_begin(r, "unsteady_drives");
+	for (i = 0; i < ph->nt; i++)
+		if (ph->res[i].shape.unsteady) {
+			report_str(r, NULL, n++ ? ", %s" : " total not to be trusted: unsteady %s",
+				   ph->t[i]->d.name);
+		}
+	report_arr_end(r);
+	report_bool(r, "steady", NULL, n == 0);
+	if (n)
+		report_text(r, " (see each drive's seconds above)\n");
 }
 
 static void print_total(struct report *r, const struct phase *ph, const char *label)
@@ -206,6 +264,7 @@ static void print_total(struct report *r, const struct phase *ph, const char *la
 	report_text(r, " (%.2f s user + system, all threads)\n", ph->cpu_s);
 	report_double(r, "cpu_us_per_io", " CPU              %.2f us per read\n",
 		      ph->total_ios ? ph->cpu_s * 1e6 / (double)ph->total_ios : NAN);
+	print_trust(r, ph);
 	report_obj_end(r);
 }
 

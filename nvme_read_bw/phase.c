@@ -169,7 +169,11 @@ static void snapshot(void *ctx, uint64_t *per_target)
 	size_t sz = sizeof(uint64_t) * (size_t)ph->nt;
 
 	if (per_target == ph->win_start) {
+		int i;
+
 		gang_mark(&ph->gang, true, per_target, ph->ios_start);
+		for (i = 0; i < ph->nt; i++) /* the seconds' base */
+			samples_add(&ph->res[i].sec, per_target[i], 0, 1.0);
 		/* live lines count from here */
 		memcpy(ph->prev, per_target, sz);
 		memcpy(ph->ios_prev, ph->ios_start, sz);
@@ -181,11 +185,16 @@ static void snapshot(void *ctx, uint64_t *per_target)
 	}
 }
 
-/* A second of the window: the drives' links. */
+/* A second of the window: each drive's rate, the drives' links. */
 static void sample(void *ctx, double at)
 {
 	struct phase *ph = ctx;
+	uint64_t cur[TARGET_MAX], ios[TARGET_MAX];
+	int i;
 
+	count(ph, cur, ios);
+	for (i = 0; i < ph->nt; i++)
+		samples_add(&ph->res[i].sec, cur[i], at, 1.0);
 	linkload_sample(ph->ll, at);
 }
 
@@ -214,7 +223,7 @@ static void live_iops(const struct phase *ph, const uint64_t *ios, double secs, 
 		snprintf(note + off, len - off, " total %.0f", (double)total / secs);
 }
 
-/* --interval: a line per target and the total; each figure is kept as a sample. */
+/* --interval: a line per target and the total. */
 static void live(void *ctx, double at, double secs)
 {
 	struct phase *ph = ctx;
@@ -228,13 +237,10 @@ static void live(void *ctx, double at, double secs)
 	live_iops(ph, ios, secs, note, sizeof(note));
 	memcpy(ph->ios_prev, ios, sizeof(uint64_t) * (size_t)ph->nt);
 	for (i = 0; i < ph->nt; i++) {
-		struct tresult *r = &ph->res[i];
 		double bps = (double)(cur[i] - ph->prev[i]) / secs;
 
 		ph->prev[i] = cur[i];
 		total += bps;
-		if (r->nsamples < r->max_samples)
-			r->samples[r->nsamples++] = bps;
 		v[i] = (struct live_value){ph->t[i]->d.name, bps};
 	}
 	v[ph->nt] = (struct live_value){"total", total};
@@ -277,6 +283,7 @@ static int phase_window(struct phase *ph)
 		ph->res[i].bytes = end[i] - start[i];
 		ph->res[i].ios = ph->ios_end[i] - ph->ios_start[i];
 		ph->res[i].seconds = ph->seconds;
+		window_shape(ph->res[i].sec.rate, ph->res[i].sec.n, o->max_cv, &ph->res[i].shape);
 		ph->total_bytes += ph->res[i].bytes;
 		ph->total_ios += ph->res[i].ios;
 	}
@@ -291,7 +298,7 @@ void phase_free(struct phase *ph)
 
 	if (ph->res)
 		for (i = 0; i < ph->nt; i++) {
-			free(ph->res[i].samples);
+			samples_free(&ph->res[i].sec);
 			free(ph->res[i].lat);
 		}
 	if (ph->w)
@@ -355,8 +362,6 @@ static int phase_plan_lat(struct phase *ph)
 static int phase_plan(struct phase *ph)
 {
 	const struct options *o = ph->o;
-	unsigned max_samples =
-		o->cc.interval > 0 ? (unsigned)(o->cc.duration / o->cc.interval) + 2 : 0;
 	int i;
 
 	if (gang_plan(&ph->gang, ph->t, ph->nt, o->threads, &worker_ops, ph))
@@ -370,9 +375,9 @@ static int phase_plan(struct phase *ph)
 		if (ph->t[i]->d.bdf[0])
 			linkload_add(ph->ll, o->cc.sysfs_root, ph->t[i]->d.name, "nvme",
 				     ph->t[i]->d.bdf);
-		ph->res[i].max_samples = max_samples;
-		if (max_samples)
-			ph->res[i].samples = calloc(max_samples, sizeof(double));
+		if (samples_init(&ph->res[i].sec, o->cc.duration, 1.0))
+			return -ENOMEM;
+		health_watch_init(&ph->res[i].health, &ph->t[i]->d, o->cc.sysfs_root);
 	}
 	return 0;
 }
@@ -401,6 +406,17 @@ static void phase_collect(struct phase *ph)
 		r->zero_fraction =
 			r->zero_samples ? (double)r->zero_blocks / (double)r->zero_samples : NAN;
 	}
+}
+
+/* Each drive's health log: before the warm-up, after the window. */
+static void phase_health(struct phase *ph, bool after)
+{
+	int i;
+
+	nbw_watchdog_phase("reading the drives' health logs %s the window",
+			   after ? "after" : "before");
+	for (i = 0; i < ph->nt; i++)
+		health_watch_read(&ph->res[i].health, after);
 }
 
 /* Start every worker; the count started (a failure to start is said here). */
@@ -436,12 +452,15 @@ int phase_run(const struct options *o, struct target **t, int nt, struct phase *
 	if (gang_gather(&ph->gang))
 		ph->nothing_measured = ph->interrupted = true;
 	if (rc == NBW_EXIT_OK && !ph->nothing_measured && !gang_failed(&ph->gang)) {
+		phase_health(ph, false);
 		gang_open(&ph->gang);
 		nbw_watchdog_phase("the window (%d readers)", ph->gang.nw);
 		if (phase_window(ph) < 0) {
 			nbw_err("out of memory");
 			rc = NBW_EXIT_FAIL;
 		}
+		if (!ph->nothing_measured)
+			phase_health(ph, true);
 	}
 	gang_stop(&ph->gang);
 	if (rc == NBW_EXIT_OK)

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "gang.h"
+#include "health_watch.h"
 #include "lathist.h"
 #include "line.h"
 #include "linkload.h"
@@ -54,6 +55,7 @@ struct options {
 	bool random;		   /* --pattern rand */
 	uint64_t seed;		   /* --seed */
 	bool latency;		   /* --latency: record completion latencies */
+	double max_cv;		   /* --max-cv: a drive's window steady up to this cv (%) */
 	uint64_t curve[CURVE_MAX]; /* --sweep-threads / --sweep-chunk: the points */
 	int ncurve;
 	int argc; /* for the optional lists of --sweep-threads / --sweep-chunk */
@@ -69,8 +71,9 @@ struct tresult {
 	uint64_t zero_samples, zero_blocks; /* sampled 4 KiB blocks, all-zero ones */
 	double zero_fraction;		    /* NAN without samples */
 	uint64_t digest, digested;
-	double *samples; /* bytes/s per interval */
-	unsigned nsamples, max_samples;
+	struct samples sec;	    /* bytes/s each second of the window (window.h's cap) */
+	struct window_shape shape;  /* their min, max, median, cv; unsteady or not */
+	struct health_watch health; /* the drive's health log before and after */
 };
 
 struct worker;

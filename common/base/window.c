@@ -81,7 +81,9 @@ static enum window_end window_measure(struct window *w, uint64_t *now)
 			return end;
 		if (w->sample && *now >= t_sample) {
 			w->sample(w->ctx, nbw_ns_to_s(*now - w->open_ns));
-			t_sample += step;
+			/* Late (a stopped process): one sample spans the gap, none is owed. */
+			while (t_sample <= *now)
+				t_sample += step;
 		}
 		if (w->interval > 0 && w->live &&
 		    *now >= w->live_prev_ns + nbw_s_to_ns(w->interval)) {
@@ -134,7 +136,9 @@ void window_bind(struct window *w, const struct cli_common *cc, void *ctx, uint6
 int samples_init(struct samples *s, double duration, double sample_s)
 {
 	memset(s, 0, sizeof(*s));
-	s->max = (unsigned)(duration / (sample_s > 0 ? sample_s : 1.0)) + 3;
+	double want = duration / (sample_s > 0 ? sample_s : 1.0) + 3;
+
+	s->max = want < SAMPLES_MAX ? (unsigned)want : SAMPLES_MAX;
 	s->rate = calloc(s->max, sizeof(double));
 	s->prev_at = -1;
 	return s->rate ? 0 : -ENOMEM;
@@ -142,8 +146,12 @@ int samples_init(struct samples *s, double duration, double sample_s)
 
 void samples_add(struct samples *s, uint64_t counter, double at, double min_s)
 {
-	if (s->prev_at >= 0 && at - s->prev_at >= min_s / 2 && s->n < s->max)
-		s->rate[s->n++] = (double)(counter - s->prev) / (at - s->prev_at);
+	if (s->prev_at >= 0 && at - s->prev_at >= min_s / 2) {
+		if (s->n < s->max)
+			s->rate[s->n++] = (double)(counter - s->prev) / (at - s->prev_at);
+		else
+			s->dropped++;
+	}
 	s->prev = counter;
 	s->prev_at = at;
 }
@@ -170,6 +178,61 @@ double nbw_cv_pct(const double *rates, unsigned n)
 	for (i = 0; i < n; i++)
 		var += (rates[i] - mean) * (rates[i] - mean);
 	return sqrt(var / (n - 1)) / mean * 100;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void window_shape(const double *rates, unsigned n, double max_cv, struct window_shape *out)
+{
+	double *sorted;
+	unsigned i;
+
+	*out = (struct window_shape){.n = n, .min = NAN, .max = NAN, .median = NAN, .low = -1};
+	out->cv = nbw_cv_pct(rates, n);
+	if (!n)
+		return;
+	out->cv_over = out->cv > max_cv;
+	out->min = out->max = rates[0];
+	for (i = 1; i < n; i++) {
+		out->min = rates[i] < out->min ? rates[i] : out->min;
+		out->max = rates[i] > out->max ? rates[i] : out->max;
+	}
+	sorted = malloc(n * sizeof(double));
+	if (sorted) {
+		memcpy(sorted, rates, n * sizeof(double));
+		qsort(sorted, n, sizeof(double), cmp_double);
+		out->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+		free(sorted);
+	}
+	for (i = 0; n >= 2 && out->median > 0 && i < n && out->low < 0; i++)
+		if (rates[i] < WINDOW_LOW_FRACTION * out->median) {
+			out->low = (int)i;
+			out->low_rate = rates[i];
+		}
+	out->unsteady = out->cv_over || out->low >= 0;
+}
+
+size_t window_shape_why(const struct window_shape *s, double max_cv, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	if (s->cv_over)
+		off += (size_t)snprintf(buf, len, "cv %.1f%% above %g%%", s->cv, max_cv);
+	if (s->low >= 0 && off < len)
+		off += (size_t)snprintf(buf + off, len - off,
+					"%ssecond %d at %.2f GB/s, under %s the median %.2f GB/s",
+					off ? "; " : "", s->low + 1, s->low_rate * 1e-9,
+					WINDOW_LOW_FRACTION == 0.5 ? "half" : "a fraction of",
+					s->median * 1e-9);
+	return off < len ? off : len - 1;
 }
 
 /* ---- live lines ---------------------------------------------------------------------- */

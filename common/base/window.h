@@ -60,11 +60,18 @@ struct window {
 struct samples {
 	double *rate;
 	unsigned n, max;
+	unsigned dropped; /* samples past the cap, counted, not kept */
 	uint64_t prev;
 	double prev_at;
 };
 
-/* Room for a window of duration seconds sampled every sample_s. 0 or -ENOMEM. */
+/* Samples kept per counter: the first hour of a window sampled every second. */
+#define SAMPLES_MAX 3600
+
+/*
+ * Room for a window of duration seconds sampled every sample_s, at most
+ * SAMPLES_MAX. 0 or -ENOMEM.
+ */
 int samples_init(struct samples *s, double duration, double sample_s);
 /*
  * counter at `at` seconds into the window (the first call, at the opening,
@@ -78,6 +85,33 @@ void samples_free(struct samples *s);
  * than two or a zero mean. The streams' steadiness for "may these be added".
  */
 double nbw_cv_pct(const double *rates, unsigned n);
+
+/*
+ * The shape of a window from its per-second rates: min, max, median and cv.
+ * It is unsteady when its cv is above max_cv (%), or when a second fell
+ * below WINDOW_LOW_FRACTION of the median (a collapse the cv of a long
+ * window can hide).
+ */
+#define WINDOW_LOW_FRACTION 0.5
+
+struct window_shape {
+	unsigned n;
+	double min, max, median; /* bytes/s; NAN without samples */
+	double cv;		 /* %, NAN with fewer than two samples */
+	bool cv_over;		 /* cv above max_cv */
+	int low;		 /* the first second below the fraction of the median, -1: none */
+	double low_rate;	 /* its rate */
+	bool unsteady;		 /* cv_over or low >= 0 */
+};
+
+void window_shape(const double *rates, unsigned n, double max_cv, struct window_shape *out);
+
+/*
+ * Why a window is unsteady, in one clause without the drive's name: "cv
+ * 31.2% above 10%; second 3 at 0.98 GB/s, under half the median 8.50 GB/s".
+ * "" when it is steady. Returns the length written.
+ */
+size_t window_shape_why(const struct window_shape *s, double max_cv, char *buf, size_t len);
 
 /* CPU seconds (user + system, every thread) the process has used so far. */
 double nbw_cpu_seconds(void);

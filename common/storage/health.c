@@ -385,3 +385,31 @@ size_t health_describe(const struct health_delta *d, const struct health_log *af
 		describe_backwards(&c, d);
 	return c.used;
 }
+
+size_t health_summary(const struct health_log *log, const struct health_limits *lim, char *buf,
+		      size_t len)
+{
+	size_t off = 0;
+	unsigned bit;
+
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	if (log->composite_k)
+		off += (size_t)snprintf(buf, len, "%d C", health_celsius(log->composite_k));
+	else
+		off += (size_t)snprintf(buf, len, "temperature not reported");
+	if (off < len && lim && lim->warning_k)
+		off += (size_t)snprintf(buf + off, len - off, " (warning at %d C)",
+					health_celsius(lim->warning_k));
+	if (off < len)
+		off += (size_t)snprintf(buf + off, len - off, ", spare %u%%, %u%% used",
+					log->spare_pct, log->used_pct);
+	if (off < len && !log->critical_warning)
+		off += (size_t)snprintf(buf + off, len - off, ", no critical warning");
+	for (bit = 1; bit < 0x100 && off < len; bit <<= 1)
+		if (log->critical_warning & bit)
+			off += (size_t)snprintf(buf + off, len - off, ", critical warning %s",
+						health_warning_name(bit));
+	return off < len ? off : len - 1;
+}

@@ -125,6 +125,11 @@ int health_celsius(uint16_t kelvin);
 size_t health_describe(const struct health_delta *d, const struct health_log *after,
 		       const struct health_limits *lim, char *buf, size_t len);
 
+/* The current reading in one phrase (nvme_link_probe's): "41 C, spare 100%, 3% used, no warning".
+ */
+size_t health_summary(const struct health_log *log, const struct health_limits *lim, char *buf,
+		      size_t len);
+
 /*
  * Read the log page and the thresholds of the controller whose character
  * device is ctrl_dev ("/dev/nvme0"), opened O_RDONLY. Returns 0, or -errno

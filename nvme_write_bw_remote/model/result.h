@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "health_watch.h"
 #include "lathist.h"
 #include "linkload.h"
 #include "options.h"
@@ -44,6 +45,10 @@ struct result_drive {
 	int numa_node;	/* -1 unknown */
 	uint32_t workers;
 	uint64_t bytes;
+	/* Read by this process: its seconds' shape and its health log around the window. */
+	bool has_shape, has_health;
+	struct window_shape shape;
+	struct health_watch health;
 };
 
 /* One of the source's ports (the source's header). */

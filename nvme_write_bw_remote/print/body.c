@@ -24,8 +24,11 @@ static void print_sink_drives(struct report *r, const struct result *x)
 	report_arr_begin(r, "drives");
 	print_locals(r, x);
 	for (i = 0; i < st->ndrives; i++)
-		print_drive(r, &st->drives[i], "rdma", NULL, st->seconds, x->o.chunk);
+		print_drive(r, &st->drives[i], "rdma", NULL, st->seconds, x->o.chunk,
+			    x->o.sink.max_cv);
 	report_arr_end(r);
+	print_drive_notes(r, x->local, x->nlocal, x->o.sink.max_cv);
+	print_drive_notes(r, st->drives, st->ndrives, x->o.sink.max_cv);
 }
 
 /* The streams' overlap and variation, and whether the total may be read as a sum. */
@@ -158,8 +161,9 @@ static void print_source(struct report *r, const struct result *x)
 	print_drives_head(r);
 	report_arr_begin(r, "drives");
 	for (k = 0; k < st->ndrives; k++)
-		print_drive(r, &st->drives[k], "rdma", NULL, st->seconds, o->chunk);
+		print_drive(r, &st->drives[k], "rdma", NULL, st->seconds, o->chunk, o->sink.max_cv);
 	report_arr_end(r);
+	print_drive_notes(r, st->drives, st->ndrives, o->sink.max_cv);
 	print_rule(r);
 	print_rails(r, st->rails, st->nrails, st->seconds, x->o.chunk);
 	print_rule(r);
@@ -201,9 +205,11 @@ static void print_fanin_drives(struct report *r, const struct result *x)
 		const struct result_stream *st = &x->streams[i];
 
 		for (j = 0; j < st->ndrives; j++)
-			print_drive(r, &st->drives[j], "rdma", st->peer, st->seconds, x->o.chunk);
+			print_drive(r, &st->drives[j], "rdma", st->peer, st->seconds, x->o.chunk,
+				    x->o.sink.max_cv);
 	}
 	report_arr_end(r);
+	print_drive_notes(r, x->local, x->nlocal, x->o.sink.max_cv);
 }
 
 /* One source's row: its RDMA figure, overlap, variation, verdict; its rails below. */

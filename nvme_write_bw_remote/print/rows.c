@@ -125,8 +125,22 @@ void print_bw_row(struct report *r, const char *key, const char *label, uint64_t
 }
 
 /* One drive's row (an element of "drives"); prefix: "peer:" before its path, or NULL. */
+/* A drive's seconds: min, max, cv and whether its window was unsteady (JSON). */
+static void print_drive_shape(struct report *r, const struct window_shape *sh, double max_cv)
+{
+	char why[160];
+
+	report_double(r, "min_gb_per_s", NULL, sh->min / 1e9);
+	report_double(r, "max_gb_per_s", NULL, sh->max / 1e9);
+	report_double(r, "median_gb_per_s", NULL, sh->median / 1e9);
+	report_double(r, "cv_pct", NULL, sh->cv);
+	report_bool(r, "unsteady", NULL, sh->unsteady);
+	window_shape_why(sh, max_cv, why, sizeof(why));
+	report_str(r, "unsteady_reason", NULL, sh->unsteady ? why : NULL);
+}
+
 void print_drive(struct report *r, const struct result_drive *d, const char *side,
-		 const char *prefix, double seconds, uint64_t chunk)
+		 const char *prefix, double seconds, uint64_t chunk, double max_cv)
 {
 	char path[PATH_MAX + 80];
 
@@ -141,7 +155,29 @@ void print_drive(struct report *r, const struct result_drive *d, const char *sid
 	report_double(r, "seconds", " %9.2f", seconds);
 	report_bw(r, "gb_per_s", " %9.2f", seconds > 0 ? (double)d->bytes / seconds : 0);
 	print_msg_rate(r, rate_of(d->bytes, seconds), chunk, " %10.6f\n");
+	if (d->has_shape)
+		print_drive_shape(r, &d->shape, max_cv);
+	if (d->has_health)
+		health_watch_json(r, &d->health);
 	report_obj_end(r);
+}
+
+void print_drive_notes(struct report *r, const struct result_drive *d, int n, double max_cv)
+{
+	char why[160], name[PATH_MAX];
+	int j;
+
+	for (j = 0; j < n; j++) {
+		const char *base = strrchr(d[j].path, '/');
+
+		snprintf(name, sizeof(name), "%s", base ? base + 1 : d[j].path);
+		if (d[j].has_shape && d[j].shape.unsteady) {
+			window_shape_why(&d[j].shape, max_cv, why, sizeof(why));
+			report_text(r, " %s: UNSTEADY window: %s\n", name, why);
+		}
+		if (d[j].has_health)
+			health_watch_text(r, &d[j].health, name, " ");
+	}
 }
 
 /* The heading of the drives' table. */
@@ -268,7 +304,7 @@ void print_locals(struct report *r, const struct result *x)
 	int j;
 
 	for (j = 0; j < x->nlocal; j++)
-		print_drive(r, &x->local[j], "local", NULL, x->lseconds, 0);
+		print_drive(r, &x->local[j], "local", NULL, x->lseconds, 0, x->o.sink.max_cv);
 }
 
 /* "local (N drives)" and its row. */

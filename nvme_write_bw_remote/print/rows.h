@@ -32,10 +32,15 @@ void print_bw_row(struct report *r, const char *key, const char *label, uint64_t
 
 /*
  * One drive's row (an element of "drives"); prefix: "peer:" before its path,
- * or NULL; chunk: its message size (0 for the sink's own drives).
+ * or NULL; chunk: its message size (0 for the sink's own drives); max_cv: the
+ * variation above which its window is unsteady. A drive this process read
+ * adds its seconds' shape and its "health".
  */
 void print_drive(struct report *r, const struct result_drive *d, const char *side,
-		 const char *prefix, double seconds, uint64_t chunk);
+		 const char *prefix, double seconds, uint64_t chunk, double max_cv);
+
+/* Under the drives' table: each unsteady window named, each health log that moved. */
+void print_drive_notes(struct report *r, const struct result_drive *d, int n, double max_cv);
 
 /* The heading of the drives' table. */
 void print_drives_head(struct report *r);

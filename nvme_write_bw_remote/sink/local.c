@@ -44,6 +44,15 @@ int local_open(struct local *l, const struct options *o, bool drives)
 	}
 	if (samples_init(&l->lsamples, o->cc.duration, 1.0))
 		return -ENOMEM;
+	l->dsec = calloc((size_t)l->nt + 1, sizeof(*l->dsec));
+	l->health = calloc((size_t)l->nt + 1, sizeof(*l->health));
+	if (!l->dsec || !l->health)
+		return -ENOMEM;
+	for (rc = 0; rc < l->nt; rc++) {
+		if (samples_init(&l->dsec[rc], o->cc.duration, 1.0))
+			return -ENOMEM;
+		health_watch_init(&l->health[rc], &l->t[rc].d, o->cc.sysfs_root);
+	}
 	/* One block: the counters at the window's open, at its close, at the last live line. */
 	l->lstart = calloc(3 * ((size_t)l->nt + 1), sizeof(uint64_t));
 	if (!l->lstart)
@@ -67,6 +76,8 @@ int local_start(struct local *l, unsigned char *buf)
 	for (i = 0; i < l->nt; i++)
 		t[i] = &l->t[i];
 	l->buf = buf;
+	for (i = 0; i < l->nt; i++) /* before the warm-up */
+		health_watch_read(&l->health[i], false);
 	if (gang_plan(&l->gang, t, l->nt, l->o->threads, &lreader_ops, l))
 		return -ENOMEM;
 	if (gang_start(&l->gang, &err) < l->gang.nw)
@@ -80,7 +91,11 @@ int local_start(struct local *l, unsigned char *buf)
 
 void local_stop(struct local *l)
 {
+	int i;
+
 	gang_stop(&l->gang);
+	for (i = 0; i < l->nt; i++) /* after the window */
+		health_watch_read(&l->health[i], true);
 }
 
 /* Bytes read so far, per drive (out: nt + 1 entries). */
@@ -105,12 +120,18 @@ static uint64_t local_sum(const struct local *l, const uint64_t *per_drive)
 
 bool local_snapshot(struct local *l, uint64_t *out)
 {
+	int i;
+
 	local_count(l, out);
 	if (out != l->lstart)
 		return false;
 	/* The window opens: live lines and samples count from here. */
 	memcpy(l->lprev, out, sizeof(*out) * (size_t)(l->nt ? l->nt : 1));
 	samples_add(&l->lsamples, local_sum(l, out), 0, 1.0);
+	for (i = 0; i < l->nt; i++) {
+		l->dsec[i].n = l->dsec[i].dropped = 0; /* this window's seconds */
+		samples_add(&l->dsec[i], out[i], 0, 1.0);
+	}
 	return true;
 }
 
@@ -128,8 +149,12 @@ void local_sample(struct local *l, double at)
 {
 	uint64_t cur[TARGET_MAX + 1] = {0};
 
+	int i;
+
 	local_count(l, cur);
 	samples_add(&l->lsamples, local_sum(l, cur), at, 1.0);
+	for (i = 0; i < l->nt; i++)
+		samples_add(&l->dsec[i], cur[i], at, 1.0);
 	linkload_sample(l->ll, at);
 }
 
@@ -171,10 +196,16 @@ void local_zero(struct local *l)
 
 void local_close(struct local *l)
 {
+	int i;
+
 	target_close(l->t, l->nt);
 	gang_free(&l->gang);
 	free(l->lstart); /* and lend, lprev */
 	samples_free(&l->lsamples);
+	for (i = 0; l->dsec && i < l->nt; i++)
+		samples_free(&l->dsec[i]);
+	free(l->dsec);
+	free(l->health);
 	linkload_free(l->ll);
 	memset(l, 0, sizeof(*l));
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "gang.h"
+#include "health_watch.h"
 #include "options.h"
 #include "target.h"
 #include "window.h"
@@ -24,6 +25,8 @@ struct local {
 	unsigned char *buf;		 /* the DRAM's first part, while the gang reads */
 	uint64_t *lstart, *lend, *lprev; /* per drive: at the open, the close, the last live line */
 	struct samples lsamples;	 /* the stream's bytes, per second of the window */
+	struct samples *dsec;		 /* each drive's, per second of the window (nt) */
+	struct health_watch *health;	 /* each drive's health log around the window (nt) */
 	struct linkload *ll;		 /* the drives' and NICs' PCIe links (local_watch); NULL */
 	uint64_t ll_open_ns;		 /* the window's opening, for the links' seconds */
 };

@@ -132,6 +132,10 @@ static int hall_result(const struct hall *h, const struct session *k, struct res
 		d->numa_node = l->t[j].d.numa_node;
 		d->workers = h->o->threads;
 		d->bytes = l->lend[j] - l->lstart[j];
+		d->has_shape = true;
+		window_shape(l->dsec[j].rate, l->dsec[j].n, h->o->sink.max_cv, &d->shape);
+		d->has_health = true;
+		d->health = l->health[j];
 	}
 	snprintf(x->where, sizeof(x->where), "%s", h->where);
 	if (x->mode == RESULT_SINK && k)

@@ -38,6 +38,22 @@
 
 /* ---- the window ------------------------------------------------------------------ */
 
+/* Each drive's seconds: its workers' completions at `at` into the window. */
+static void drive_seconds(struct source *s, const uint64_t *per_worker, double at)
+{
+	uint64_t per_drive[TARGET_MAX] = {0};
+	uint32_t i;
+	int k;
+
+	if (!s->dsec)
+		return;
+	for (i = 0; i < s->nw; i++)
+		if (s->w[i].tindex >= 0 && s->w[i].tindex < TARGET_MAX)
+			per_drive[s->w[i].tindex] += per_worker[i];
+	for (k = 0; k < s->nt && k < TARGET_MAX; k++)
+		samples_add(&s->dsec[k], per_drive[k], at, 1.0);
+}
+
 static void snapshot(void *ctx, uint64_t *out)
 {
 	struct source *s = ctx;
@@ -51,6 +67,7 @@ static void snapshot(void *ctx, uint64_t *out)
 	if (out == s->wstart) {
 		memcpy(s->lprev, out, s->nw * sizeof(uint64_t));
 		samples_add(&s->rdma_samples, source_bytes_sum(out, s->nw), 0, 1.0); /* the base */
+		drive_seconds(s, out, 0);
 	}
 	/* The ports' counters, right after the bytes: at the window's opening and close. */
 	if (out == s->wstart) {
@@ -123,12 +140,15 @@ static int source_check(void *ctx)
 static void source_sample(void *ctx, double at)
 {
 	struct source *s = ctx;
-	uint64_t cur = 0;
+	uint64_t cur = 0, *per = s->lprev + s->nw;
 	uint32_t i;
 
-	for (i = 0; i < s->nw; i++)
-		cur += atomic_load_explicit(&s->w[i].bytes, memory_order_relaxed);
+	for (i = 0; i < s->nw; i++) {
+		per[i] = atomic_load_explicit(&s->w[i].bytes, memory_order_relaxed);
+		cur += per[i];
+	}
 	samples_add(&s->rdma_samples, cur, at, 1.0);
+	drive_seconds(s, per, at);
 	linkload_sample(s->ll, at);
 }
 
@@ -348,6 +368,9 @@ static int source_window(struct source *s)
 	linkload_free(s->ll);
 	s->ll = remote_watch(o, s->t, s->nt, s->ports, s->nports);
 	s->win = &w;
+	nbw_watchdog_phase("the drives' health logs before the window");
+	for (rc = 0; s->health && rc < s->nt; rc++)
+		health_watch_read(&s->health[rc], false);
 	nbw_watchdog_phase("the window (writing to %s)", o->source.peer);
 	window_run(&w);
 	s->seconds = w.seconds;
@@ -363,6 +386,8 @@ static int source_window(struct source *s)
 			   s->nw, o->source.peer);
 	join_workers(s);
 	s->win = NULL;
+	for (rc = 0; s->health && rc < s->nt; rc++) /* after the window */
+		health_watch_read(&s->health[rc], true);
 	ok = w.end_reason == WINDOW_DONE;
 	window_outcome(s, &w);
 	if (ok && atomic_load(&s->failed) && !sink_gone) {
@@ -387,6 +412,7 @@ static void source_close(struct source *s)
 {
 	char name[160];
 	uint32_t i;
+	int k;
 
 	/* Teardown has a bound of its own, whatever is left of the budget. */
 	nbw_watchdog_bound(s->o->timeout + 5);
@@ -421,6 +447,10 @@ static void source_close(struct source *s)
 	free(s->w);
 	free(s->wstart); /* and wend, lprev */
 	free(s->dr);
+	for (k = 0; s->dsec && k < s->nt; k++)
+		samples_free(&s->dsec[k]);
+	free(s->dsec);
+	free(s->health);
 	free(s->ctr_open);
 	free(s->ctr);
 	linkload_free(s->ll);
@@ -472,6 +502,15 @@ static int source_result(const struct source *s, struct result *x)
 		st->drives[k].numa_node = s->t[k].d.numa_node;
 		st->drives[k].workers = s->o->threads;
 		st->drives[k].bytes = s->dr[k].bytes;
+		if (s->dsec) {
+			st->drives[k].has_shape = true;
+			window_shape(s->dsec[k].rate, s->dsec[k].n, s->o->sink.max_cv,
+				     &st->drives[k].shape);
+		}
+		if (s->health) {
+			st->drives[k].has_health = true;
+			st->drives[k].health = s->health[k];
+		}
 	}
 	st->ndrives = s->dr ? s->nt : 0;
 	st->drives_known = true;

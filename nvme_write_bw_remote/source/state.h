@@ -26,6 +26,7 @@
 #include "steps.h"
 #include "target.h"
 #include "verdict.h"
+#include "health_watch.h"
 #include "window.h"
 
 #define FULL_RING_MAX 1024 /* slice slots used with --verify full (bounds the table) */
@@ -99,6 +100,8 @@ struct source {
 	uint64_t *lprev;	     /* --interval: counters at the previous live line */
 	struct samples rdma_samples; /* per second of the window: the RDMA stream's steadiness */
 	struct ctrl_drive *dr;	     /* per drive: what the window counted */
+	struct samples *dsec;	     /* per drive: its rate each second of the window */
+	struct health_watch *health; /* per drive: its health log around the window */
 	/* Heartbeat to the sink (PROGRESS), from START until RESULT. */
 	struct window *win;
 	uint64_t t_start, t_window, hb_period, hb_next;

@@ -375,6 +375,19 @@ int source_assign_rails(struct source *s)
 	return 0;
 }
 
+/* Each drive's seconds and health log. 0 or -ENOMEM. */
+static int drive_samples(struct source *s)
+{
+	int k;
+
+	for (k = 0; k < s->nt; k++) {
+		if (samples_init(&s->dsec[k], s->o->cc.duration, 1.0))
+			return -ENOMEM;
+		health_watch_init(&s->health[k], &s->t[k].d, s->o->cc.sysfs_root);
+	}
+	return 0;
+}
+
 int source_plan_workers(struct source *s)
 {
 	const struct options *o = s->o;
@@ -386,11 +399,14 @@ int source_plan_workers(struct source *s)
 		return nbw_usage_err("%u workers: at most %u", s->nw, MAX_WORKERS);
 	}
 	s->w = calloc(s->nw, sizeof(*s->w));
-	s->wstart = calloc(3 * (size_t)s->nw, sizeof(uint64_t)); /* wstart, wend, lprev */
+	/* wstart, wend, lprev and the workers' counts of a sample */
+	s->wstart = calloc(4 * (size_t)s->nw, sizeof(uint64_t));
 	s->dr = calloc((size_t)s->nt + 1, sizeof(*s->dr));
+	s->dsec = calloc((size_t)s->nt + 1, sizeof(*s->dsec));
+	s->health = calloc((size_t)s->nt + 1, sizeof(*s->health));
 	regs = calloc(o->threads, sizeof(*regs));
-	if (!s->w || !s->wstart || !s->dr || !regs ||
-	    samples_init(&s->rdma_samples, o->cc.duration, 1.0)) {
+	if (!s->w || !s->wstart || !s->dr || !s->dsec || !s->health || !regs ||
+	    samples_init(&s->rdma_samples, o->cc.duration, 1.0) || drive_samples(s)) {
 		free(regs);
 		return source_fail(s, "out of memory");
 	}

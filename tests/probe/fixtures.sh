@@ -21,6 +21,8 @@ for f in "$D"/*.lspci; do
 	name=${f##*/}
 	lspci -F "$f" -vvv >"$TMPD/$name.vvv" 2>&1 || fail "lspci -F $name"
 	"$P" --pci-dump "$f" --json >"$TMPD/$name.json" || fail "$name: probe exit $?"
+	check_eq "$name: no drive's health log read from a dump" True \
+		"$(json_get "$TMPD/$name.json" "all(x['health'] == {'log_read': False, 'why': 'not read: a dump holds no controller'} for x in d['devices'] if x['kind'] == 'nvme')")"
 	T_CHECKS=$((T_CHECKS + 1))
 	if "$PYTHON3" "$abs_top_srcdir/tests/probe/crosscheck.py" "$TMPD/$name.vvv" "$TMPD/$name.json" >"$TMPD/$name.cc"; then
 		ok "$name: probe decodes = lspci ($(grep -c '^ok' "$TMPD/$name.cc") registers)"

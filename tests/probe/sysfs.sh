@@ -20,6 +20,11 @@ check_eq "nvme0 slot" "{'number': 6, 'name': '6', 'port_bdf': '0000:00:01.0'}" "
 check_eq "mlx4_0 slot (SltCap number, ACPI name)" "4 CPU1_SLOT4" "$(json_get "$j" "$(sel mlx4_0)['slot']['number'], $(sel mlx4_0)['slot']['name']" | tr -d "(),'")"
 check_eq "mlx5_0 slot (name only)" "None OCP0" "$(json_get "$j" "$(sel mlx5_0)['slot']['number'], $(sel mlx5_0)['slot']['name']" | tr -d "(),'")"
 check_eq "VF: the PF's slot" "OCP0" "$(json_get "$j" "$(sel mlx5_1)['slot']['name']")"
+# A drive's health log is read only on this machine's own sysfs: in a tree, the reason;
+# an RDMA device has none.
+check_eq "nvme0 health: not read in a tree, with why" "False not read: not this machine's sysfs" \
+	"$(json_get "$j" "'%s %s' % ($(sel nvme0)['health']['log_read'], $(sel nvme0)['health']['why'])")"
+check_eq "mlx4_0: no health entry" False "$(json_get "$j" "'health' in $(sel mlx4_0)")"
 check_eq "fabric controller: no slot" "None" "$(json_get "$j" "$(sel nvme1)['slot']")"
 check_match "no slot: why" "NVMe over tcp" "$(json_get "$j" "$(sel nvme1)['slot_reason']")"
 check_eq "nvme0 slot ceiling" "7.20 0000:00:01.0" "$(json_get "$j" "'%.2f' % $(sel nvme0)['slot_ceiling_gb_per_s']['usable'], $(sel nvme0)['slot_bottleneck_bdf']" | tr -d "(),'")"

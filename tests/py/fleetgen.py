@@ -51,6 +51,7 @@ class Fleet:
         self.slow_remote = dict(faults.get("slow_remote", []))
         self.slow_egress = {(a, r): f for a, r, f in faults.get("slow_egress", [])}
         self.second_model = set(faults.get("second_model", []))
+        self.hot_drives = set(faults.get("hot_drives", []))  # throttled in their window
         self.pairs = seed, pairs
 
     def noise(self):
@@ -102,12 +103,22 @@ class Fleet:
                                      "gb_per_s": LINE_RATE}})
         return {"tool": "nvme_link_probe", "version": "0.1.0", "devices": devs}
 
+    def health(self, node, i):
+        """A drive's health log around its window (nvme_read_bw's "health", cut)."""
+        if (node, i) not in self.hot_drives:
+            return {"log_read": True, "why": None, "findings": []}
+        return {"log_read": True, "why": None, "findings": ["throttled", "hot"],
+                "warning_temp_c": 75, "after": {"temperature_c": 81, "warnings": []},
+                "deltas": {"tmt1_transitions": 3, "tmt1_seconds": 12, "tmt2_transitions": 0,
+                           "tmt2_seconds": 0, "warning_temp_minutes": 1, "media_errors": 0}}
+
     def read_doc(self, node, retest=False):
         solos = [self.drive_gbps(node, i, retest) for i in range(self.drives)]
         drives = [{"path": "/dev/nvme%dn1" % i, "name": "nvme%dn1" % i, "model": self.model(node),
                    "pci_address": "0000:%02x:00.0" % (i + 1), "gb_per_s": s * 0.99,
                    "link_ceiling_gb_per_s": LINK_CEILING / (2 if (node, i) in self.downgraded
-                                                            else 1)}
+                                                            else 1),
+                   "health": self.health(node, i)}
                   for i, s in enumerate(solos)]
         base = [{"label": "nvme%dn1 alone" % i, "drives": 1, "gb_per_s": s}
                 for i, s in enumerate(solos)]

@@ -186,5 +186,36 @@ class RemoteAndMemory(unittest.TestCase):
         self.assertEqual(len(f), 1)
 
 
+
+class DriveHealth(unittest.TestCase):
+    """A drive's own account (nbw.drivehealth) in the ladder's findings."""
+    RUNGS = [{"name": "drive nvme%dn1" % i, "node": "b", "kind": "drive", "link": "Gen3 x4",
+              "measured_gb_per_s": v} for i, v in enumerate([3.57, 3.56, 3.14])]
+
+    def drives(self, hot):
+        d = [{"name": "nvme%dn1" % i, "path": "/dev/nvme%dn1" % i, "unsteady": False,
+              "health": {"log_read": True, "why": None, "findings": []}} for i in range(3)]
+        if hot:
+            d[2]["health"] = {"log_read": True, "findings": ["throttled"],
+                              "deltas": {"tmt1_transitions": 2, "tmt1_seconds": 9}}
+        return {"drives": d}
+
+    def test_a_throttled_drive_is_named_and_explains_its_gap(self):
+        f = explain([("baseline", "b", self.drives(True))], self.RUNGS)
+        rules = sorted((x["hop"], x["rule"]) for x in f)
+        self.assertEqual(rules, [("nvme2n1", "drive_below_peers"), ("nvme2n1", "throttled")])
+        t = next(x for x in f if x["rule"] == "throttled")
+        self.assertEqual(t["text"].split(": ")[:2], ["drive nvme2n1 on b",
+                         "throttled in the window (thermal management T1 +2 transitions, 9 s)"])
+        low = next(x for x in f if x["rule"] == "drive_below_peers")
+        self.assertNotIn("the drive itself", low["text"])
+
+    def test_a_low_drive_with_nothing_counted_is_the_drive_itself(self):
+        f = explain([("baseline", "b", self.drives(False))], self.RUNGS)
+        self.assertEqual(len(f), 1)
+        self.assertTrue(f[0]["text"].endswith(
+            "(3.14 GB/s, their median 3.56): no thermal, error or link change counted: the drive itself"), f[0]["text"])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -74,6 +74,16 @@ jv cm-src 'd["rdma"]["bytes"]' 'd["drives"][0]["bytes"]' 'd["rails"][0]["local_d
 check_eq "cm: bytes of the source's drive = its RDMA bytes" "${J[0]}" "${J[1]}"
 check_match "cm: the sink counts what the source sent" "RDMA \(2 QPs\) +${J[0]} " "$out"
 check_eq "cm: the source's rail" "('fake1', 'fake1', 2)" "${J[2]}"
+# The source's own drive: its seconds' shape and its health log ("not read" for a file,
+# with the reason, never zeros).
+jv cm-src 'd["drives"][0]["health"]["log_read"], d["drives"][0]["health"]["why"]' \
+	'"before" in d["drives"][0]["health"]' \
+	'd["drives"][0]["min_gb_per_s"] <= d["drives"][0]["median_gb_per_s"] <= d["drives"][0]["max_gb_per_s"]' \
+	'type(d["drives"][0]["unsteady"]).__name__'
+check_eq "cm: the source's drive health: not read, why" "(False, 'not read: $f is a regular file')" "${J[0]}"
+check_eq "cm: no reading in its place" False "${J[1]}"
+check_eq "cm: the source's drive seconds: min <= median <= max" True "${J[2]}"
+check_eq "cm: the source's drive flagged steady or not" bool "${J[3]}"
 
 # 3. --no-verify, -q 1: said OFF on both sides; the source's text report.
 # The link options travel in the HELLO (both sides give the same) and are said.

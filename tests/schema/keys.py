@@ -37,6 +37,10 @@ READERS = {
     "portcounters.py": ((REMOTE,), (
         "kept", "not_kept", "packets",  # its own tally
     )),
+    "drivehealth.py": ((READ_BW, REMOTE), (
+        "says", "why_not_read",  # its own evidence
+    )),
+    "fleet/health.py": ((READ_BW, PROBE), ()),
     "sweep.py": ((READ_BW, REMOTE), (
         # its own rows (scale_sweep.sh's table)
         "invalid_reason", "local_gb_per_s", "local_percent_of_ideal", "rdma_gb_per_s",
@@ -63,6 +67,7 @@ READERS = {
     "ladder/attribute.py": ((REMOTE, READ_BW), (
         # the ladder's own rungs and the memory's verdict
         "node", "measured_gb_per_s", "link", "reason",
+        "says",  # nbw.drivehealth's evidence
     )),
     "ladder/report.py": ((READ_BW, REMOTE, PROBE), (
         # the environment and the ladder's own rungs and notes

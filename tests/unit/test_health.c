@@ -2,7 +2,8 @@
 /*
  * test_health.c: the NVMe health log's parser, comparison, findings and
  * one-line description (common/storage/health.c) on the fixture pages of
- * tests/fixtures/nvme/ (their README says what each holds).
+ * tests/fixtures/nvme/ (their README says what each holds), and a drive's
+ * log around a window as the tools print it (common/storage/health_watch.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,8 @@
 
 #include "check.h"
 #include "health.h"
+#include "health_watch.h"
+#include "report.h"
 
 static const char *fixture_dir(void)
 {
@@ -237,6 +240,114 @@ static void read_errors(void)
 	CHECK_STR(why, "not read: /dev/null is not an NVMe controller");
 }
 
+/* Print hw as JSON or text into buf through the report module. */
+static void watch_out(const struct health_watch *hw, bool json, char *buf, size_t len)
+{
+	struct report r;
+	FILE *f;
+
+	memset(buf, 0, len);
+	f = fmemopen(buf, len, "w");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	report_init(&r, f, json, false);
+	if (json) {
+		health_watch_json(&r, hw);
+	} else {
+		health_watch_text(&r, hw, "nvme1n1", " ");
+	}
+	report_finish(&r);
+	fclose(f);
+}
+
+/* JSON without its white space, to look for a piece of it. */
+static void squeeze(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++)
+		if (*s != ' ' && *s != '\n')
+			*w++ = *s;
+	*w = '\0';
+}
+
+/* A throttling drive around a window: JSON with both readings and the deltas; text the line. */
+static void watch_case(const struct health_limits *lim)
+{
+	struct health_log before, after;
+	struct health_watch hw;
+	struct drive d = {
+		.path = "/dev/nvme1n1", .name = "nvme1n1", .kind = DRIVE_NVME, .ctrl = "nvme1"};
+	char why[200] = "", out[4096];
+
+	CHECK_U64(parse("throttle_before.page", &before, why, sizeof(why)), 0);
+	CHECK_U64(parse("throttle_after.page", &after, why, sizeof(why)), 0);
+	health_watch_init(&hw, &d, "/nonexistent");
+	CHECK_STR(hw.ctrl_dev, "/dev/nvme1");
+	CHECK_U64(hw.namespaces, 0);
+	health_watch_set(&hw, &before, &after, lim, NULL);
+	CHECK_U64(hw.findings, HF_THROTTLED | HF_HOT);
+	watch_out(&hw, false, out, sizeof(out));
+	CHECK_STR(out, " nvme1n1: throttled in the window: thermal management T1 +3 transitions, "
+		       "12 s in T1; 1 min above the warning temperature; 81 C at the close "
+		       "(warning at 75 C)\n");
+	/* Two namespaces on the controller: the text says its log counts both. */
+	hw.namespaces = 2;
+	watch_out(&hw, false, out, sizeof(out));
+	CHECK(strstr(out, "(controller nvme1: its log counts its 2 namespaces together)\n") !=
+	      NULL);
+	watch_out(&hw, true, out, sizeof(out));
+	CHECK(strstr(out, "\"log_read\": true") != NULL);
+	CHECK(strstr(out, "\"controller_namespaces\": 2") != NULL);
+	CHECK(strstr(out, "\"warning_temp_c\": 75") != NULL);
+	CHECK(strstr(out, "\"tmt1_transitions\": 3") != NULL); /* the delta */
+	CHECK(strstr(out, "\"tmt1_transitions\": 8") != NULL); /* the reading after */
+	squeeze(out);
+	CHECK(strstr(out, "\"findings\":[\"throttled\",\"hot\"]") != NULL);
+	/* Not read: the reason, no reading, no zeros; the text names it for an NVMe drive. */
+	health_watch_init(&hw, &d, "/nonexistent");
+	health_watch_set(&hw, NULL, NULL, NULL, "not read: needs CAP_SYS_ADMIN (/dev/nvme1)");
+	watch_out(&hw, true, out, sizeof(out));
+	CHECK(strstr(out, "\"log_read\": false") != NULL);
+	CHECK(strstr(out, "\"before\"") == NULL && strstr(out, "\"deltas\"") == NULL);
+	watch_out(&hw, false, out, sizeof(out));
+	CHECK_STR(out, " nvme1n1: health not read: needs CAP_SYS_ADMIN (/dev/nvme1)\n");
+	/* A file: no controller, the reason in JSON, nothing in the text. */
+	d = (struct drive){.path = "/tmp/x.img", .name = "x.img", .kind = DRIVE_FILE};
+	health_watch_init(&hw, &d, "/nonexistent");
+	health_watch_read(&hw, false);
+	CHECK_STR(hw.why, "not read: /tmp/x.img is a regular file");
+	watch_out(&hw, false, out, sizeof(out));
+	CHECK_STR(out, "");
+	/* A controller that cannot be opened: the reason, and the after-reading is not tried. */
+	d = (struct drive){
+		.path = "/dev/nvme9n1", .name = "nvme9n1", .kind = DRIVE_NVME, .ctrl = "nvme9"};
+	health_watch_init(&hw, &d, "/nonexistent");
+	snprintf(hw.ctrl_dev, sizeof(hw.ctrl_dev), "/nonexistent/nvme9");
+	health_watch_read(&hw, false);
+	health_watch_read(&hw, true);
+	CHECK(!hw.have_before && !hw.have_after);
+	CHECK_STR(hw.why, "not read: /nonexistent/nvme9: No such file or directory");
+}
+
+/* The current reading in one phrase (nvme_link_probe's column). */
+static void summary_case(const struct health_limits *lim)
+{
+	struct health_log h;
+	char why[200] = "", text[200];
+
+	CHECK_U64(parse("healthy.page", &h, why, sizeof(why)), 0);
+	health_summary(&h, lim, text, sizeof(text));
+	CHECK_STR(text, "37 C (warning at 75 C), spare 100%, 3% used, no critical warning");
+	CHECK_U64(parse("critical.page", &h, why, sizeof(why)), 0);
+	health_summary(&h, NULL, text, sizeof(text));
+	CHECK(strstr(text,
+		     ", critical warning temperature, critical warning reliability_degraded") !=
+	      NULL);
+}
+
 int main(void)
 {
 	struct health_limits lim;
@@ -250,5 +361,7 @@ int main(void)
 	saturating_counters();
 	names();
 	read_errors();
+	watch_case(&lim);
+	summary_case(&lim);
 	return check_done("test_health");
 }

@@ -88,6 +88,43 @@ static int timed_window(struct window *w, struct ctx *c)
 	return steady;
 }
 
+/* The shape of a window: a collapse named by its second, a steady one not, the cap counted. */
+static void shapes(void)
+{
+	const double collapse[] = {8.6e9, 8.4e9, 1.2e9, 8.5e9, 8.7e9,
+				   8.6e9, 8.5e9, 8.4e9, 8.6e9, 8.5e9};
+	const double steady[] = {8.6e9, 8.4e9, 8.5e9, 8.7e9};
+	const double wobbly[] = {8.58e9, 4.97e9, 9.60e9, 9.80e9, 8.43e9};
+	struct window_shape sh;
+	struct samples s;
+	char why[160];
+	unsigned i;
+
+	window_shape(collapse, 10, 50, &sh);
+	CHECK(sh.unsteady && !sh.cv_over && sh.low == 2);
+	CHECK(sh.min == 1.2e9 && sh.max == 8.7e9 && sh.median == 8.5e9);
+	window_shape_why(&sh, 50, why, sizeof(why));
+	CHECK_STR(why, "second 3 at 1.20 GB/s, under half the median 8.50 GB/s");
+	window_shape(steady, 4, 10, &sh);
+	CHECK(!sh.unsteady && sh.low == -1 && sh.median == 8.55e9 && sh.cv < 2);
+	CHECK(window_shape_why(&sh, 10, why, sizeof(why)) == 0 && !why[0]);
+	/* The window: no second under half its median, but a cv of 23.5%. */
+	window_shape(wobbly, 5, 10, &sh);
+	CHECK(sh.unsteady && sh.cv_over && sh.low == -1);
+	window_shape_why(&sh, 10, why, sizeof(why));
+	CHECK_STR(why, "cv 23.5% above 10%");
+	window_shape(wobbly, 1, 10, &sh);
+	CHECK(!sh.unsteady && isnan(sh.cv) && sh.min == 8.58e9);
+	window_shape(NULL, 0, 10, &sh);
+	CHECK(!sh.unsteady && isnan(sh.min) && isnan(sh.median));
+	/* A window of two hours keeps its first hour of seconds and counts the rest. */
+	CHECK(samples_init(&s, 7200, 1.0) == 0 && s.max == SAMPLES_MAX);
+	for (i = 0; i <= 7200; i++)
+		samples_add(&s, (uint64_t)i * 1000, i, 1.0);
+	CHECK(s.n == SAMPLES_MAX && s.dropped == 7200 - SAMPLES_MAX && s.rate[0] == 1000);
+	samples_free(&s);
+}
+
 int main(void)
 {
 	double flat[4] = {5, 5, 5, 5}, ramp[3] = {1, 2, 3};
@@ -112,6 +149,7 @@ int main(void)
 	CHECK(nbw_cv_pct(flat, 4) == 0);
 	CHECK(fabs(nbw_cv_pct(ramp, 3) - 50.0) < 1e-9); /* stdev 1 (n-1) over mean 2 */
 	CHECK(isnan(nbw_cv_pct(ramp, 1)));
+	shapes();
 	window_start = &a;
 	for (tries = 0; tries < 3 && !steady; tries++)
 		steady = timed_window(&w, &c);

@@ -24,6 +24,7 @@ import random
 import statistics
 
 from .. import portcounters
+from . import health  # a suspect drive's own evidence (fleet/health.py)
 from ..jsonutil import dig
 
 THRESHOLD = 0.9
@@ -131,6 +132,8 @@ def judge_drives(sweep, threshold):
               "retest_gb_per_s": d.retest, "retest_ratio": rr,
               "ceiling_gb_per_s": d.ceiling, "ratio_to_ceiling": _ratio(d.solo, d.ceiling),
               "probe": probe_evidence(probe_device(sweep.probe.get(d.node), d.name, d.pci))}
+        # The drive's own account (health log, window's shape): fleet/health.py.
+        ev["health"] = health.drive_evidence(getattr(sweep, "reads", {}).get(d.node), d.name, ev["probe"])
         suspects.append(_suspect("drive", d.node, d.name, state, r, ev))
     return parts, suspects
 

@@ -44,6 +44,8 @@ def reason(s):
         probe = ev.get("probe") or {}
         if probe.get("says"):
             text += "; the probe: %s (%s)" % (probe["says"], probe.get("link"))
+        if (ev.get("health") or {}).get("says"):
+            text += "; the drive: %s" % ev["health"]["says"]
         return "%s (%s)" % (text, low)
     if k == "link":
         dirs = {}

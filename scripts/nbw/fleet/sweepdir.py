@@ -90,6 +90,7 @@ class Sweep:
         self.together = {}  # node -> GB/s of all drives at once
         self.together_retest = {}
         self.probe = {}  # node -> probe document
+        self.reads = {}  # node -> its nvme_read_bw document (the drives' health, fleet/health.py)
         self.transfers = []
         self.unreadable = []  # paths left out
 
@@ -101,6 +102,8 @@ def _read_node(sw, node, path, retest):
             sw.unreadable.append(path)
         return
     drives = doc.get("drives") if isinstance(doc.get("drives"), list) else []
+    if not retest:
+        sw.reads[node] = doc
     solos = {}
     for b in doc.get("baseline") or []:
         label = dig(b, "label")

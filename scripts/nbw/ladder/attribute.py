@@ -5,10 +5,13 @@ nvme_write_bw_remote itself (its "attribution": a rail below its peers and
 what its port counted); this module carries those over and adds what only
 the whole run shows: a drive's or a NIC's PCIe link that trained down under
 load or retrained ("link_under_load"), its AER errors ("aer"), a drive below
-its peers; and, for a rail low with no rule fired, what both ends' ports counted: kept
+its peers, a drive's own account of itself (nbw.drivehealth: it throttled, crossed its
+warning temperature, logged media errors, raised a critical warning, or its window was
+unsteady; a drive below its peers with none of it and no link change is the drive
+itself); and, for a rail low with no rule fired, what both ends' ports counted: kept
 and still on either end, the rate itself is limited (nbw.portcounters). Pure functions
 of the documents, standard library only."""
-from .. import portcounters
+from .. import drivehealth, portcounters
 from ..jsonutil import as_number, dig
 
 GENS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
@@ -203,6 +206,34 @@ def remote_findings(node, doc, step, peers=()):
     return out
 
 
+def drive_findings(node, doc, step):
+    """What each drive a document read said of itself (nbw.drivehealth's rules)."""
+    out = []
+    for d in dig(doc, "drives") or []:
+        if not isinstance(d, dict):
+            continue
+        name = device_name(d)
+        for rule, said, meaning in drivehealth.findings(d):
+            out.append({"node": node, "hop": name, "rule": rule, "keys": "drives[].health, unsteady",
+                        "step": step, "meaning": meaning,
+                        "text": "drive %s on %s: %s: %s (%s)" % (name, node, said, meaning, step)})
+    return out
+
+
+def _drive_itself(out, docs):
+    """A drive below its peers that nothing else explains: said so, with whether its
+    health log was read."""
+    for f in out:
+        if f["rule"] != "drive_below_peers":
+            continue
+        if any(g is not f and g["node"] == f["node"] and g["hop"] == f["hop"] for g in out):
+            continue
+        read = [drivehealth.drive_named(doc, f["hop"]) for _, n, doc in docs if n == f["node"]]
+        ev = drivehealth.evidence(next((d for d in read if d), {}))
+        if ev and ev.get("says"):
+            f["text"] += ": " + ev["says"]
+
+
 def explain(docs, rungs, memory=None):
     """Every finding of a run: docs is [(step, node, document)], rungs the ladder's,
     memory the binding's memory verdict (or None)."""
@@ -217,9 +248,14 @@ def explain(docs, rungs, memory=None):
         if step in ("aggregate", "fabric"):
             peers = [(n, d) for st, n, d in docs if st == step and n != node]
             out += remote_findings(node, doc, step, peers)
+        for f in drive_findings(node, doc, step):
+            if (f["node"], f["hop"], f["rule"]) not in seen:
+                seen.add((f["node"], f["hop"], f["rule"]))
+                out.append(f)
         for dev in devices(doc):
             for f in explain_device(node, dev):
                 if (f["node"], f["hop"], f["rule"]) not in seen:
                     seen.add((f["node"], f["hop"], f["rule"]))
                     out.append(f)
+    _drive_itself(out, docs)
     return out
