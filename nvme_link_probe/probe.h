@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "pcilink.h"
+#include "provenance.h"
 
 #define MAX_DEVS 256
 
@@ -92,6 +93,7 @@ struct options {
 	bool verbose;
 	bool project;
 	struct probe_expect expect;
+	struct provenance *prov; /* where and when, with the devices' identity */
 };
 
 #endif
