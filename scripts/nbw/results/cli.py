@@ -1,6 +1,5 @@
 """nbw-results' command line: the verbs' options (argparse) and the dispatch."""
 import argparse
-import socket
 import sys
 
 from .. import command
@@ -84,11 +83,19 @@ def parser():
     s.add_argument("--inventory", action="append", metavar="FILE",
                    help="an inventory (nbw-results inventory) of one of the run's hosts "
                    "(repeatable)")
-    s.add_argument("--node", default=socket.gethostname(), metavar="NAME",
-                   help="the node of documents not named MODE-NODE.json (default: this host)")
+    s.add_argument("--node", metavar="NAME",
+                   help="the node of documents without provenance not named MODE-NODE.json "
+                   "(default: this host); a document's provenance names its own")
+    s.add_argument("--node-from-name", action="store_true",
+                   help="each document's node from its file name (MODE-NODE.json: NODE, "
+                   "else NAME.json: NAME), for documents made before provenance")
+    s.add_argument("--apart", action="store_true",
+                   help="each FILE or RUN_DIR a run of its own (documents that claim the "
+                   "same node, rung and drive are otherwise refused)")
     s.add_argument("--command", action="append", metavar="TEXT",
                    help="the command line that made the documents (repeatable)")
-    s.add_argument("--start", metavar="UTC", help="the run's start, YYYY-MM-DDTHH:MM:SSZ")
+    s.add_argument("--start", metavar="UTC", help="the run's start, YYYY-MM-DDTHH:MM:SSZ "
+                   "(documents without provenance; theirs say their own)")
     s.add_argument("--end", metavar="UTC", help="the run's end, YYYY-MM-DDTHH:MM:SSZ")
     s = sub.add_parser("list", parents=[common], help="the recorded runs")
     s.add_argument("--node", metavar="NAME", help="only runs with figures of this node")

@@ -13,8 +13,9 @@ import uuid
 from ..jsonutil import dig
 from .base import FORMAT, NOTHING_COMPARED, Fail, epoch_of, now_utc, warn
 from .compare import HIGHER_BETTER, compare, fig_key, run_brief, unusable
-from .documents import UNITS, build_run, expand_inputs
+from .documents import UNITS
 from .fleet import build_fleet_run, is_sweep
+from .record import build_runs, refuse_known_ids
 from .output import emit, fmt, table
 from .store import Store, default_dir
 
@@ -30,23 +31,32 @@ def cmd_record(args):
     sweeps = [p for p in args.files if is_sweep(p)]
     if sweeps and len(args.files) > 1:
         raise Fail(2, "%s: a fleet sweep is recorded on its own, one run per sweep" % sweeps[0])
-    entry = build_fleet_run(args, sweeps[0]) if sweeps else \
-        build_run(args, expand_inputs(args.files))
+    if args.node_from_name and args.node:
+        raise Fail(2, "--node and --node-from-name: one of them")
+    entries = [build_fleet_run(args, sweeps[0])] if sweeps else build_runs(args, args.files)
     st = open_store(args, create=True)
-    try:
-        st.append(entry)
+    try:  # under the record's lock: a run id recorded meanwhile is refused too
+        refuse_known_ids(st, entries)
+        st.append_all(entries)
     finally:
         st.close()
-    doc = {"uuid": entry["uuid"], "record": st.record, "figures": len(entry["figures"]),
-           "hosts_inventoried": sorted(entry["inventory"]), "failed": entry["failed"]}
-    if entry["failed"]:
-        emit(args, doc, "recorded %s as FAILED (%s): its %d figures are never compared, "
-             "trended or checked, in %s" % (entry["uuid"], entry["failed"],
-                                            len(entry["figures"]), st.record))
-        return 0
-    emit(args, doc, "recorded %s: %d figures, inventory of %s, in %s" % (
-        entry["uuid"], len(entry["figures"]), ", ".join(sorted(entry["inventory"])) or "no host",
-        st.record))
+    docs, lines = [], []
+    for entry in entries:
+        nodes = sorted({f["node"] for f in entry["figures"] if f["node"]})
+        docs.append({"uuid": entry["uuid"], "record": st.record,
+                     "figures": len(entry["figures"]), "nodes": nodes,
+                     "hosts_inventoried": sorted(entry["inventory"]),
+                     "failed": entry["failed"]})
+        if entry["failed"]:
+            lines.append("recorded %s as FAILED (%s): its %d figures are never compared, "
+                         "trended or checked, in %s" % (entry["uuid"], entry["failed"],
+                                                        len(entry["figures"]), st.record))
+        else:
+            lines.append("recorded %s: %d figures, inventory of %s, in %s; nodes: %s" % (
+                entry["uuid"], len(entry["figures"]),
+                ", ".join(sorted(entry["inventory"])) or "no host", st.record,
+                ", ".join(nodes) or "none"))
+    emit(args, docs[0] if len(docs) == 1 else docs, "\n".join(lines))
     return 0
 
 
@@ -101,6 +111,7 @@ def cmd_show(args):
         figs = st.figures(r["uuid"])
         inv = st.inventories(r["uuid"])
         notes = st.notes(r["uuid"])
+        provs = st.provenance(r["uuid"])
     finally:
         st.close()
     doc = dict(run_brief(r), figures=[dict({k: f[k] for k in (
@@ -108,7 +119,7 @@ def cmd_show(args):
         **json.loads(f["metrics"] or "{}")) for f in figs],
                notes=[{"at": n["at"], "kind": n["kind"], "text": n["text"]} for n in notes],
                inventory={h: {"hash": v["hash"], "data": json.loads(v["data"])}
-                          for h, v in inv.items()})
+                          for h, v in inv.items()}, provenance=provs)
     lines = ["run %s" % r["uuid"], "start %s  end %s  mode %s  suite %s" % (
         r["started"], r["finished"], r["mode"] or "-", r["suite_version"] or "-"),
              "parameters %s%s" % (r["params_hash"], "  (a known change starts here)"
@@ -125,6 +136,10 @@ def cmd_show(args):
                                     n["text"] or ""))
     for c in json.loads(r["commands"] or "[]"):
         lines.append("command: %s" % c)
+    for name, p in provs.items():
+        lines.append("document %s: %s, %s .. %s, kernel %s, build %s, run id %s" % (
+            name, p.get("host"), p.get("start"), p.get("end"), p.get("kernel") or "-",
+            p.get("suite_build") or "-", p.get("run_id") or "-"))
     lines.append("")
     lines.append(table(("rung", "node", "drive", "GB/s", "cv %", "samples"),
                        [(f["rung"], f["node"] or "-", f["drive"] or "-", fmt(f["gb_per_s"]),
