@@ -100,6 +100,11 @@ check_eq "--node-from-name: old documents keep both nodes" "['gpu-node-017', 'gp
 	"$(NR show --json latest | json_get /dev/stdin 'd["hosts"]')"
 NR record --node old-node "$O/gpu-node-017.json" >/dev/null
 check_eq "--node names an old document's node" "['old-node']" "$(NR show --json latest | json_get /dev/stdin 'd["hosts"]')"
+cp "$TMPD/rb1.json" "$O/local-nameless.json"
+edit "$O/local-nameless.json" 'd["provenance"].update(host=None, run_id="00000000-0000-4000-8000-00000000000a")'
+NR record "$O/local-nameless.json" >/dev/null
+check_eq "a block without a host: the node from the file name" "['nameless']" \
+	"$(NR show --json latest | json_get /dev/stdin 'd["hosts"]')"
 
 # --- bad input: one line each, nothing recorded ------------------------------------------
 B=$TMPD/bad

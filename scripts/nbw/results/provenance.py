@@ -103,8 +103,8 @@ def read(doc):
     fmt = block.get("format")
     if not isinstance(fmt, int) or isinstance(fmt, bool) or fmt < 1:
         raise ValueError("provenance.format: a whole number from 1")
-    host = block.get("host")
-    if not isinstance(host, str) or not HOST.match(host):
+    host = block.get("host")  # null: the tool's host had no name
+    if host is not None and (not isinstance(host, str) or not HOST.match(host)):
         raise ValueError("provenance.host: %r is not a host name" % (host,))
     run_id = block.get("run_id")
     if run_id is not None and (not isinstance(run_id, str) or not UUID.match(run_id)):

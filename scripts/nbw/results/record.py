@@ -94,14 +94,20 @@ def assign_node(args, d, now):
     """d.node and d.prov from the document, the file name and the options; Fail when
     they contradict each other or the document's clock cannot be trusted."""
     try:
-        d.prov = provenance.read(d.doc)
+        d.prov = p = provenance.read(d.doc)
     except ValueError as e:
         raise Fail(1, "%s: %s" % (d.path, e))
+    if p and p.end > now + FUTURE_SLACK:
+        raise Fail(1, "%s: its window ends %s, %d days after this host's clock: a clock far "
+                   "in the future, refused" % (d.path, provenance.utc(p.end),
+                                              (p.end - now) // 86400))
+    if p and p.start < CLOCK_FLOOR:
+        raise Fail(1, "%s: its window starts %s: a clock that was never set, refused"
+                   % (d.path, provenance.utc(p.start)))
     if args.node_from_name:
         d.node = file_node(d)
         return
-    p = d.prov
-    if not p:
+    if not p or p.host is None:  # no block, or a host without a name: as an old document
         d.node = d.named or args.node or socket.gethostname()
         return
     if d.named and not provenance.same_node(d.named, p.host):
@@ -111,13 +117,6 @@ def assign_node(args, d, now):
         raise Fail(1, "%s: its provenance says host %s, --node says %s: refused (--node "
                    "names the node of documents without provenance)" % (d.path, p.host,
                                                                         args.node))
-    if p.end > now + FUTURE_SLACK:
-        raise Fail(1, "%s: its window ends %s, %d days after this host's clock: a clock far "
-                   "in the future, refused" % (d.path, provenance.utc(p.end),
-                                              (p.end - now) // 86400))
-    if p.start < CLOCK_FLOOR:
-        raise Fail(1, "%s: its window starts %s: a clock that was never set, refused"
-                   % (d.path, provenance.utc(p.start)))
     d.node = p.host
 
 
