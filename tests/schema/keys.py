@@ -107,7 +107,7 @@ OTHERS = {
     "__init__.py", "jsonutil.py", "command.py", "k8s.py", "fetch.py",
     "results/__init__.py", "results/base.py", "results/output.py", "results/store.py",
     "results/verbs.py", "results/compare.py", "results/html_report.py",
-    "results/openmetrics.py", "results/cli.py",
+    "results/openmetrics.py", "results/cli.py", "results/junit.py",
     "ladder/__init__.py",
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",
     "lab/",

@@ -112,7 +112,8 @@ def parser():
     s.add_argument("--reason", metavar="TEXT", help="why (one line)")
     s = sub.add_parser("show", parents=[common], help="one run: figures, inventory")
     s.add_argument("run", metavar="RUN")
-    s = sub.add_parser("compare", parents=[common], help="run B against run A")
+    s = sub.add_parser("compare", parents=[common], help="run B against run A (exit 3: a "
+                       "figure worse beyond noise; exit 4: nothing comparable)")
     s.add_argument("a", metavar="A")
     s.add_argument("b", metavar="B")
     s = sub.add_parser("trend", parents=[common], help="one rung over time")
@@ -136,6 +137,8 @@ def parser():
     s = sub.add_parser("check", parents=[common], help="RUN against its references (exit 3; "
                        "exit 4: nothing comparable)")
     s.add_argument("run", metavar="RUN")
+    s.add_argument("--junit", metavar="FILE",
+                   help="the check as JUnit XML in FILE too (a testcase per figure)")
     s = export_parser(sub, common)
     s.add_argument("--out", metavar="FILE", help="into FILE (default stdout)")
     s = sub.add_parser("report", parents=[common], help="a self-contained HTML report")

@@ -11,9 +11,10 @@ import tempfile
 import uuid
 
 from ..jsonutil import dig
-from .base import FORMAT, NOTHING_COMPARED, Fail, epoch_of, now_utc, warn
+from .base import FORMAT, NOTHING_COMPARED, WORSE, Fail, epoch_of, now_utc, warn
 from .compare import HIGHER_BETTER, compare, fig_key, run_brief, unusable
 from .documents import UNITS
+from . import junit
 from .fleet import build_fleet_run, is_sweep
 from .record import build_runs, refuse_known_ids
 from .output import emit, fmt, table
@@ -167,23 +168,28 @@ def cmd_compare(args):
         doc = compare(st, ra, rb, args.noise_floor, args.large)
     finally:
         st.close()
-    rows = []
-    for r in doc["figures"]:  # each GB/s row, then the other figures of its rung
-        rows.append((r["rung"], r["node"] or "-", r["drive"] or "-", fmt(r["a_gb_per_s"]),
-                     fmt(r["b_gb_per_s"]), fmt(r["change_pct"], "%+.1f%%"), r["text"]))
-        rows += [("%s: %s" % (m["rung"], m["metric"]), m["node"] or "-", m["drive"] or "-",
-                  "%.6g" % m["a"], "%.6g" % m["b"], fmt(m["change_pct"], "%+.1f%%"), m["text"])
-                 for m in doc["metrics"] if fig_key(m) == fig_key(r)]
+    rows = [(r["rung"], r["node"] or "-", r["drive"] or "-", fmt(r["a_gb_per_s"]),
+             fmt(r["b_gb_per_s"]), fmt(r["change_pct"], "%+.1f%%"), r["text"])
+            for r in doc["figures"]]
     lines = ["compare A %s (%s) with B %s (%s)" % (ra["uuid"][:8], ra["started"],
-                                                   rb["uuid"][:8], rb["started"]),
-             table(("rung", "node", "drive", "A GB/s", "B GB/s", "change", "verdict"), rows,
-                   right=(3, 4, 5)), ""]
+                                                   rb["uuid"][:8], rb["started"])]
+    lines += doc["summary"][:1] + [""]  # the headline first: the worst change
+    lines += [table(("rung", "node", "drive", "A GB/s", "B GB/s", "change %", "verdict"), rows,
+                    right=(3, 4, 5)), ""]
+    if doc["metrics"]:  # the other figures, each in its unit
+        lines += [table(("rung", "node", "drive", "figure", "unit", "A", "B", "change %",
+                         "verdict"),
+                        [(m["rung"], m["node"] or "-", m["drive"] or "-", m["metric"],
+                          UNITS.get(m["metric"], "-"), "%.6g" % m["a"], "%.6g" % m["b"],
+                          fmt(m["change_pct"], "%+.1f%%"), m["text"])
+                         for m in doc["metrics"]], right=(5, 6, 7)), ""]
     for host, ch in doc["inventory"].items():
         lines.append("inventory %s: %s" % (host, "not recorded in both runs" if ch is None
                                             else "identical" if not ch else "; ".join(ch)))
     lines += doc["summary"]
+    doc["exit_status"] = WORSE if doc["worse"] else 0 if doc["compared"] else NOTHING_COMPARED
     emit(args, doc, "\n".join(lines))
-    return 0 if doc["compared"] else NOTHING_COMPARED
+    return doc["exit_status"]
 
 
 def trend_points(st, rung, node, drive):
@@ -428,18 +434,24 @@ def check_text(r, rows, out, checked):
     bound = lambda v: "none" if v is None else "%+g" % v
     word = lambda x: x["verdict"] + ("" if x["verdict"] not in ("below", "above") else
                                      " (worse)" if x["worse"] else " (better)")
-    lines = table(("rung", "node", "drive", "figure", "value", "reference", "accepted",
-                   "verdict"),
+    lines = table(("rung", "node", "drive", "figure", "unit", "value", "reference",
+                   "accepted", "verdict"),
                   [(x["rung"], x["node"] or "-", x["drive"] or "-",
-                    "GB/s" if x["figure"] == "gb_per_s" else x["figure"],
+                    x["figure"], x["unit"],
                     fmt(x["value"], "%.2f" if x["figure"] == "gb_per_s" else "%.6g"),
                     fmt(x["ref"], "%.2f" if x["figure"] == "gb_per_s" else "%.6g"),
                     "%s..%s" % tuple(bound(b) for b in x["accepted_change"]), word(x))
-                   for x in rows], right=(4, 5))
+                   for x in rows], right=(5, 6))
     if checked:
-        worse = len([x for x in rows if x["worse"]])
-        return lines + "\n%s: %d of %d figures outside their reference (%d worse)" % (
-            r["uuid"][:8], out, checked, worse)
+        rel = lambda x: x["value"] / x["ref"] - 1 if x["ref"] else 0.0
+        worse = sorted((x for x in rows if x["worse"]),
+                       key=lambda x: rel(x) if x["higher_is_better"] else -rel(x))
+        head = "%s: %d of %d figures outside their reference (%d worse)" % (
+            r["uuid"][:8], out, checked, len(worse))
+        if worse:  # the worst first: the furthest below (above, for latency and CPU)
+            x = worse[0]
+            head += "; the worst: %s %+.1f%%" % (junit.case_name(x), rel(x) * 100)
+        return head + "\n\n" + lines + "\n" + head
     return lines + "\n%s: nothing checked: none of its %d figures with a reference is " \
         "comparable with it" % (r["uuid"][:8], len(rows))
 
@@ -470,8 +482,25 @@ def cmd_check(args):
     checked = len([x for x in rows if x["verdict"] != "not comparable"])
     doc = {"run": r["uuid"], "figures": rows, "outside": out, "checked": checked,
            "worse": len([x for x in rows if x["worse"]]), "ok": out == 0}
+    if args.junit:
+        write_junit(args.junit, r["uuid"], rows)
     emit(args, doc, check_text(r, rows, out, checked))
-    return 3 if out else 0 if checked else NOTHING_COMPARED
+    return WORSE if out else 0 if checked else NOTHING_COMPARED
+
+
+def write_junit(path, run, rows):
+    """The check as JUnit XML in path, written whole then renamed, or Fail."""
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            junit.write(run, rows, f)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise Fail(1, "%s: %s (no JUnit XML written)" % (path, e.strerror))
 
 
 def cmd_export(args):
