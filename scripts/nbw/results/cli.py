@@ -46,12 +46,12 @@ def export_parser(sub, common):
                    "(written whole, then renamed: node_exporter's textfile collector) or "
                    "stdout")
     s.add_argument("--push", metavar="URL", help="with --openmetrics: PUT them to a "
-                   "Prometheus Pushgateway (URL: http://HOST:9091; job nbw)")
-    s.add_argument("--timestamps", choices=["yes", "no"], default=None,
-                   help="the run's start as each sample's timestamp (default: yes on "
-                   "stdout, no into FILE and with --push: node_exporter's textfile collector "
-                   "and the Pushgateway refuse them; the start is also the figure "
-                   "nbw_run_start_timestamp_seconds)")
+                   "Prometheus Pushgateway, each node's under its own grouping key "
+                   "(URL: http://HOST:9091; URL/metrics/job/nbw/instance/NODE)")
+    s.add_argument("--timestamps", choices=["yes", "no"], default="no",
+                   help="the run's start as each sample's timestamp (default no: "
+                   "node_exporter's textfile collector and the Pushgateway refuse them; the "
+                   "start is also the figure nbw_run_start_timestamp_seconds)")
     s.add_argument("--timeout", type=float, default=10.0, metavar="S",
                    help="--push: give up after S seconds (default 10)")
     return s

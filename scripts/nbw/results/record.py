@@ -271,6 +271,7 @@ def build_run(args, loaded, now=None):
         "sources": [os.path.abspath(f) for f in files], "documents": keyed,
         "provenance": provs,
         "run_ids": sorted(d.prov.run_id for d in docs if d.prov and d.prov.run_id),
+        "nodes": sorted({d.node for d in docs if d.node}),  # a failed one's without figures
     }
 
 

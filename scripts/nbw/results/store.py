@@ -327,7 +327,8 @@ class Store:
              text(e.get("end")), text(e.get("mode")), text(e.get("note"), 4096),
              1 if e.get("change_starts") else 0, text(e.get("params_hash")),
              text(e.get("suite_version")), canon(e.get("commands") or []),
-             canon(sorted({str(f.get("node")) for f in e["figures"] if f.get("node")})),
+             canon(sorted({str(f.get("node")) for f in e["figures"] if f.get("node")} |
+                          {str(n) for n in e.get("nodes") or [] if isinstance(n, str)})),
              e.get("exit_status") if isinstance(e.get("exit_status"), int) else None,
              text(e.get("failed"), 4096)))
         for f in e["figures"]:
