@@ -9,7 +9,8 @@
 # file name, a clock far in the future, a run id recorded already or twice in one record,
 # a truncated file, a block that breaks its contract. A record cut short mid-write
 # (NBW_RESULTS_TEST_CRASH_AFTER: the process dies after that many bytes) is rolled back
-# by the next command.
+# by the next command. --start with documents that say their own window: said, theirs
+# kept. A run directory's MODE-NODE.json files: filed under the NODE run_bench.sh names.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../lib.sh"
 command -v "$PYTHON3" >/dev/null || skip "python3 not installed"
@@ -130,8 +131,6 @@ cp "$TMPD/rb3.json" "$B/host.json"
 edit "$B/host.json" 'd["provenance"]["host"] = "a b/../c"'
 expect_exit 1 "^nbw-results: .*/host\.json: provenance\.host: 'a b/\.\./c' is not a host name$" \
 	"$PYTHON3" "$NR_PY" record "$B/host.json"
-expect_exit 2 "^nbw-results: --start: the documents say their own start and end \(provenance\)" \
-	"$PYTHON3" "$NR_PY" record --start 2026-01-01T00:00:00Z "$TMPD/rb3.json"
 check_eq "every refusal left the record as it was" "$before" "$(state)"
 
 # --- a record cut short mid-write: rolled back by the next command ------------------------
@@ -146,4 +145,28 @@ check_match "the next command rolls it back, once, saying so" \
 check_eq "the record as it was" "$before $lines" "$(state) $(wc -l <"$NBW_RESULTS/runs.jsonl")"
 NR record "$TMPD/rb3.json" >/dev/null 2>"$TMPD/err"
 check_eq "then recorded whole, quietly" "0 " "$? $(cat "$TMPD/err")"
+
+# --- --start with documents that say their own: said, theirs kept -------------------------
+edit "$TMPD/rb3.json" 'd["provenance"]["run_id"] = "00000000-0000-4000-8000-000000000004"'
+NR record --start 2026-01-01T00:00:00Z "$TMPD/rb3.json" >/dev/null 2>"$TMPD/err"
+check_eq "--start with provenance: recorded, one line says the documents' own start counts" \
+	"0 nbw-results: --start: the documents say their own start and end (provenance): theirs are the run's" \
+	"$? $(cat "$TMPD/err")"
+check_eq "the documents' start kept" "$(json_get "$TMPD/rb3.json" 'd["provenance"]["start"][:19] + "Z"')" \
+	"$(NR show --json latest | json_get /dev/stdin 'd["start"]')"
+
+# --- a run directory: run_bench.sh's MODE-NODE.json name the node it ran on ---------------
+# (an ssh alias or an address as SINK_NODE, the name its inventory/NODE.json and ladder use;
+# both documents here were made on this host)
+R=$TMPD/run
+mkdir -p "$R"
+cp "$TMPD/rb1.json" "$R/local-n1.json"
+cp "$TMPD/rb3.json" "$R/local-n2.json"
+edit "$R/local-n1.json" 'd["provenance"]["run_id"] = "00000000-0000-4000-8000-000000000005"'
+edit "$R/local-n2.json" 'd["provenance"]["run_id"] = "00000000-0000-4000-8000-000000000006"'
+NR record "$R" >/dev/null 2>"$TMPD/err"
+check_eq "a run directory: recorded" "0 " "$? $(cat "$TMPD/err")"
+check_eq "a run directory: each figure under the run's name of its node, the provenance kept" \
+	"['n1', 'n2'] $HOST" \
+	"$(NR show --json latest | json_get /dev/stdin 'str(d["hosts"]) + " " + " ".join(sorted({p["host"] for p in d["provenance"].values()}))')"
 finish

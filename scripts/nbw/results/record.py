@@ -1,6 +1,7 @@
 """nbw-results record: the tools' documents -> the record line of a run, every figure
-kept. Each document is filed under the node its provenance names (a document made
-before provenance: its run_bench.sh file name MODE-NODE.json, --node, the file's own
+kept. Each document is filed under the node its provenance names (a run directory's
+MODE-NODE.json: the NODE run_bench.sh ran it on, the name its inventory and ladder use;
+a document made before provenance: its file name MODE-NODE.json, --node, the file's own
 name with --node-from-name, else this host); two documents that claim the same node,
 rung and drive are refused with both named (or recorded apart, --apart: a run per
 argument). The run is dated by the documents' own windows. Bad input (provenance that
@@ -33,6 +34,7 @@ class Doc:
         self.doc = doc
         self.prov = None
         self.node = None
+        self.in_run = False  # a run directory's MODE-NODE.json: run_bench.sh named the node
         m = RUN_FILE.match(self.name)
         self.context, self.named = (m.group(1), m.group(2)) if m else (None, None)
 
@@ -107,6 +109,9 @@ def assign_node(args, d, now):
     if args.node_from_name:
         d.node = file_node(d)
         return
+    if d.in_run:  # run_bench.sh named it for the node it ran on, as its inventory/NODE.json
+        d.node = d.named
+        return
     if not p or p.host is None:  # no block, or a host without a name: as an old document
         d.node = d.named or args.node or socket.gethostname()
         return
@@ -174,9 +179,8 @@ def run_dates(args, docs, run_json, mtimes):
     run.json's, else the files' times."""
     provs = [d.prov for d in docs if d.prov]
     if provs and (args.start or args.end):
-        raise Fail(2, "--%s: the documents say their own start and end (provenance): "
-                   "--start and --end are for documents without it"
-                   % ("start" if args.start else "end"))
+        warn("--%s: the documents say their own start and end (provenance): theirs are "
+             "the run's" % ("start" if args.start else "end"))
     if provs:
         return (provenance.utc(min(p.start for p in provs)),
                 provenance.utc(max(p.end for p in provs)))
@@ -201,8 +205,9 @@ def inventories(args, loaded):
     return out
 
 
-def build_run(args, loaded, now=None):
-    """The record line of a run from its loaded (file, document) pairs."""
+def build_run(args, loaded, now=None, in_dirs=()):
+    """The record line of a run from its loaded (file, document) pairs (in_dirs: those
+    found in a run directory)."""
     now = time.time() if now is None else now
     run_json = next((doc for _, doc in loaded if doc.get("tool") == "run_bench.sh"), None)
     run_params = {"mode": dig(run_json, "mode")}
@@ -212,8 +217,9 @@ def build_run(args, loaded, now=None):
     docs = [Doc(f, doc) for f, doc in loaded if doc.get("tool") != "nbw-results inventory"]
     aliases = {}
     for d in docs:
+        d.in_run = d.path in in_dirs and d.named is not None
         assign_node(args, d, now)
-        if d.prov and d.named:
+        if d.prov and d.named and not d.in_run:
             aliases[d.named] = d.node  # the ladder's rungs name the node as the run did
     check_run_ids(docs)
 
@@ -287,7 +293,7 @@ def build_runs(args, paths):
                   if doc is not None]
         if not loaded:
             raise Fail(1, "%s: nothing but empty files" % ", ".join(f for f, _ in g))
-        runs.append(build_run(args, loaded))
+        runs.append(build_run(args, loaded, in_dirs={f for f, in_dir in g if in_dir}))
     seen = {}
     for r in runs:  # --apart: the same run id in two arguments is still one run twice
         for rid in r["run_ids"]:
