@@ -53,10 +53,9 @@ def cmd_record(args):
                          "trended or checked, in %s" % (entry["uuid"], entry["failed"],
                                                         len(entry["figures"]), st.record))
         else:
-            lines.append("recorded %s: %d figures, inventory of %s, in %s; nodes: %s" % (
+            lines.append("recorded %s: %d figures, inventory of %s, in %s" % (
                 entry["uuid"], len(entry["figures"]),
-                ", ".join(sorted(entry["inventory"])) or "no host", st.record,
-                ", ".join(nodes) or "none"))
+                ", ".join(sorted(entry["inventory"])) or "no host", st.record))
     emit(args, docs[0] if len(docs) == 1 else docs, "\n".join(lines))
     return 0
 
