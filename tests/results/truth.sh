@@ -112,7 +112,7 @@ check_match "openmetrics: IOPS of the last usable random read (the excluded run 
 check_match "openmetrics: p99 in seconds" '^nbw_latency_seconds\{node="r",drive="",rail="",rung="read",mode="",percentile="p99"\} 0\.00589824$' "$(cat "$TMPD/nbw.prom")"
 check_match "openmetrics: GB/s in bytes per second, the good run's" '^nbw_throughput_bytes_per_second\{node="a",drive="",rail="",rung="end to end",mode=""\} 24000000000$' "$(cat "$TMPD/nbw.prom")"
 check_match "openmetrics: UNIT" '^# UNIT nbw_latency_seconds seconds$' "$(cat "$TMPD/nbw.prom")"
-check_match "openmetrics on stdout: the run's time as the timestamp" ' 19744 1770199200$' "$(NR export --openmetrics)"
+check_match "openmetrics --timestamps yes: the run's time as the timestamp" ' 19744 1770199200$' "$(NR export --openmetrics --timestamps yes)"
 if command -v gnuplot >/dev/null; then
 	NR report latest~3 --out "$TMPD/r.html" >/dev/null
 	check_match "report: the trend's points are the CLI's (1 of other parameters, 2 failed left out)" \
@@ -121,5 +121,5 @@ if command -v gnuplot >/dev/null; then
 else
 	echo "gnuplot not installed: the report's trend not checked"
 fi
-expect_exit 1 'push http://127.0.0.1:9/metrics/job/nbw: ' "$PYTHON3" "$NR_PY" export --openmetrics --push http://127.0.0.1:9 --timeout 2
+expect_exit 1 'push http://127.0.0.1:9/metrics/job/nbw/instance/[^ ]+: ' "$PYTHON3" "$NR_PY" export --openmetrics --push http://127.0.0.1:9 --timeout 2
 finish
