@@ -279,9 +279,25 @@ static void give_up(const char *why)
 	_exit(NBW_EXIT_FAIL);
 }
 
+/* The devices' identity (a dump's are another machine's: none). */
+static void probe_provenance(const struct options *o, const struct probe_dev *devs, int n)
+{
+	int i;
+
+	for (i = 0; i < n && !o->dump; i++) {
+		if (!devs[i].name[0])
+			continue;
+		if (devs[i].kind == KIND_NVME)
+			prov_add_nvme(o->prov, o->cc.sysfs_root, "", devs[i].name);
+		else
+			prov_add_rdma(o->prov, o->cc.sysfs_root, devs[i].name, 0);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static struct probe_dev devs[MAX_DEVS];
+	static struct provenance prov;
 	struct site_spec spec = {0};
 	struct options o;
 	struct pcitree t;
@@ -291,9 +307,11 @@ int main(int argc, char **argv)
 	int n, rc;
 
 	nbw_set_prog(argv[0]);
+	prov_init(&prov, argc, argv);
 	rc = parse_options(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	o.prov = &prov;
 	/* Reading sysfs and config space takes milliseconds; a wedged device, longer. */
 	if (nbw_watchdog_start(PROBE_BUDGET_S, give_up))
 		nbw_warn("no watchdog thread: the run's budget is not enforced");
@@ -309,6 +327,7 @@ int main(int argc, char **argv)
 		return -n;
 	}
 	all_met = judge_audit(&o, &spec, devs, n);
+	probe_provenance(&o, devs, n);
 	out = cli_open_output(&o.cc);
 	if (!out) {
 		pcitree_free(&t);

@@ -645,6 +645,7 @@ void print_report(struct report *r, const struct options *o, const struct pcitre
 		   : strcmp(o->cc.sysfs_root, "/sys") ? "sysfs_root"
 						      : "live");
 	report_bool(r, "root_access", NULL, !t->header_only);
+	prov_text_line(r, o->prov);
 	report_text(r, " %-10s %-5s %-12s %-5s %4s %-12s %-12s %7s %8s %-11s %s\n", "name", "kind",
 		    "bdf", "slot", "numa", "link now", "max", "usable", "slot max", "verdict",
 		    "reason");
@@ -668,6 +669,7 @@ void print_report(struct report *r, const struct options *o, const struct pcitre
 		print_spec(r, spec, devs, n);
 	if (o->project)
 		print_projection(r, devs, n);
+	prov_report(r, o->prov);
 	report_obj_end(r);
 	report_finish(r);
 }

@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "health.h"
 #include "pcilink.h"
+#include "provenance.h"
 
 #define MAX_DEVS 256
 
@@ -98,6 +99,7 @@ struct options {
 	bool verbose;
 	bool project;
 	struct probe_expect expect;
+	struct provenance *prov; /* where and when, with the devices' identity */
 };
 
 #endif

@@ -462,6 +462,7 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 	if (o->list) {
 		report_obj_begin(r, NULL);
 		list_targets(r, t, n);
+		prov_report(r, o->prov);
 		report_obj_end(r);
 		report_finish(r);
 		return NBW_EXIT_OK;
@@ -491,6 +492,7 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 	else
 		rc = run_series(o, r, t, n);
 	nbw_watchdog_stop();
+	prov_report(r, o->prov);
 	report_obj_end(r);
 	report_finish(r);
 	/*
@@ -507,6 +509,7 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 int main(int argc, char **argv)
 {
 	static struct target targets[TARGET_MAX];
+	static struct provenance prov;
 	struct target_query q = {.option = "--disks"};
 	struct options o;
 	struct report r;
@@ -514,15 +517,18 @@ int main(int argc, char **argv)
 	int n, rc;
 
 	nbw_set_prog(argv[0]);
+	prov_init(&prov, argc, argv);
 	rc = parse_options(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	o.prov = &prov;
 	q.sysfs_root = o.cc.sysfs_root;
 	q.required = o.mode != MODE_MEMORY; /* --memory: the drives say the nodes, if any */
 	q.list = o.disks;
 	n = target_collect(&q, targets);
 	if (n < 0)
 		return -n;
+	target_provenance(targets, n, o.cc.sysfs_root, &prov);
 	out = cli_open_output(&o.cc);
 	if (!out) {
 		target_close(targets, n);

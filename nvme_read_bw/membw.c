@@ -155,6 +155,8 @@ int membw_run(const struct membw_params *p, struct membw_result *res, char *err,
 		t1 = nbw_now_ns();
 		res->staged_bytes = staged_now(t, started) - b0;
 		res->seconds = nbw_ns_to_s(t1 - t0);
+		res->open_ns = t0;
+		res->close_ns = t1;
 	}
 	atomic_store(&stop, true);
 	for (i = 0; i < started; i++)

@@ -25,7 +25,8 @@ struct membw_params {
 struct membw_result {
 	uint64_t staged_bytes; /* chunks written and read back inside the window */
 	double seconds;
-	bool interrupted; /* Ctrl-C ended the window early */
+	uint64_t open_ns, close_ns; /* the window (CLOCK_MONOTONIC); 0 never opened */
+	bool interrupted;	    /* Ctrl-C ended the window early */
 };
 
 /*

@@ -17,6 +17,7 @@
 #include "nbw.h"
 #include "parse.h"
 #include "placement.h"
+#include "provenance.h"
 #include "read_bw.h"
 #include "sweep.h"
 #include "sysfs.h"
@@ -165,6 +166,7 @@ int run_memory(const struct options *o, struct report *r, struct target *t, int 
 			rc = NBW_EXIT_FAIL;
 			break;
 		}
+		prov_span(o->prov, res.open_ns, res.close_ns);
 		memceil_read(o->cc.sysfs_root, m[i].node, placement_nodes(), &c);
 		memory_row(r, &p, &res, &c);
 		memory_cache_note(r, &p, llc);

@@ -30,6 +30,7 @@ void print_header(struct report *r, const struct options *o, const struct target
 	report_text(r, "%s", rule);
 	report_text(r, "                    NVMe read bandwidth (O_DIRECT, read only)\n");
 	report_text(r, " Tool/version    : nvme_read_bw %s\n", PACKAGE_VERSION);
+	prov_text_line(r, o->prov);
 	report_obj_begin(r, "params");
 	snprintf(a, sizeof(a), "%s%s%s", reader_engine_name(o->engine), o->iopoll ? " iopoll" : "",
 		 o->sqpoll ? " sqpoll" : "");

@@ -271,6 +271,7 @@ static int phase_window(struct phase *ph)
 	ph->win_end = end;
 	window_bind(&w, &o->cc, ph, start, end);
 	end_reason = window_run(&w);
+	prov_span(o->prov, w.open_ns, w.close_ns);
 	ph->win_start = NULL;
 	ph->interrupted = end_reason == WINDOW_SIGNAL;
 	if (!w.measured) {

@@ -18,6 +18,7 @@
 #include "lathist.h"
 #include "line.h"
 #include "linkload.h"
+#include "provenance.h"
 #include "report.h"
 #include "target.h"
 #include "window.h"
@@ -60,6 +61,7 @@ struct options {
 	int ncurve;
 	int argc; /* for the optional lists of --sweep-threads / --sweep-chunk */
 	char **argv;
+	struct provenance *prov; /* where and when: the targets and windows are added to it */
 };
 
 /* Per-target results of one phase. */

@@ -612,14 +612,17 @@ static int run(const struct options *o, FILE *out)
 
 int main(int argc, char **argv)
 {
+	static struct provenance prov;
 	struct options o;
 	FILE *out;
 	int rc;
 
 	nbw_set_prog(argv[0]);
+	prov_init(&prov, argc, argv);
 	rc = parse_options(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	o.prov = &prov;
 	/* --output=bandwidth: stdout holds the figure alone, the report goes to stderr */
 	out = o.figure_only ? stderr : cli_open_output(&o.cc);
 	if (!out)

@@ -101,7 +101,9 @@ struct cli_opt {
 #define CLI_ROWS_OUTPUT \
 	{CLI_NAME("json", optional_argument, CLI_OPT_JSON), .type = CLI_T_TEXT, .cc = true, \
 	 .field = CLI_AT(struct cli_common, json_file), .set = CLI_AT(struct cli_common, json), \
-	 .arg = "[=FILE]", .help = "one JSON document on stdout (or into FILE)"}, \
+	 .arg = "[=FILE]", \
+	 .help = "one JSON document on stdout (or into FILE), with where and when it was " \
+		 "made (\"provenance\": host, window, command, drives, ports)"}, \
 	{CLI_NAME("help", no_argument, 'h'), .type = CLI_T_HELP, .help = "this help"}, \
 	{CLI_NAME("version", no_argument, 'V'), .type = CLI_T_VERSION, .help = "version"}, \
 	{CLI_NAME("options-table", no_argument, CLI_OPT_TABLE), .type = CLI_T_LIST}

@@ -251,6 +251,14 @@ void report_double(struct report *r, const char *key, const char *textfmt, doubl
 	}
 }
 
+void report_fixed(struct report *r, const char *key, const char *textfmt, double val, int decimals)
+{
+	if (!r->json || !isfinite(val))
+		report_double(r, key, textfmt, val);
+	else if (form_of(r, key, textfmt) == FORM_JSON)
+		fprintf(r->out, "%.*f", decimals, val);
+}
+
 void report_bool(struct report *r, const char *key, const char *textfmt, bool val)
 {
 	enum value_form f = form_of(r, key, textfmt);

@@ -49,6 +49,11 @@ void report_u64(struct report *r, const char *key, const char *textfmt, uint64_t
 void report_i64(struct report *r, const char *key, const char *textfmt, int64_t val);
 /* A non-finite value (NAN) is JSON null and prints as "-" in text. */
 void report_double(struct report *r, const char *key, const char *textfmt, double val);
+/*
+ * The same with a fixed number of decimals in JSON ("%.*f" instead of "%.6g"),
+ * for a value whose digits all count (Unix seconds: 1767261603.250).
+ */
+void report_fixed(struct report *r, const char *key, const char *textfmt, double val, int decimals);
 void report_bool(struct report *r, const char *key, const char *textfmt, bool val);
 void report_null(struct report *r, const char *key, const char *textfmt);
 

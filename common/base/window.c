@@ -101,6 +101,8 @@ enum window_end window_run(struct window *w)
 
 	w->measured = false;
 	w->seconds = 0;
+	w->open_ns = 0;
+	w->close_ns = 0;
 	w->stopped_by = 0;
 	end = window_wait(w, nbw_now_ns() + nbw_s_to_ns(w->warmup));
 	w->end_reason = end;
@@ -112,6 +114,7 @@ enum window_end window_run(struct window *w)
 	w->measured = true;
 	end = window_measure(w, &now);
 	w->snapshot(w->ctx, w->end);
+	w->close_ns = now;
 	w->seconds = nbw_ns_to_s(now - w->open_ns);
 	w->cpu_s = nbw_cpu_seconds() - w->cpu_s;
 	if (w->sample)

@@ -52,6 +52,7 @@ struct window {
 	bool measured;	       /* the window opened (warm-up passed) */
 	double seconds;	       /* measured length (cut short on a stop or signal) */
 	uint64_t open_ns;      /* CLOCK_MONOTONIC at the opening */
+	uint64_t close_ns;     /* CLOCK_MONOTONIC at the close (0: never opened) */
 	double cpu_s;	       /* CPU time of the process (user + system) inside the window */
 	uint64_t live_prev_ns; /* (internal) the previous live line */
 };

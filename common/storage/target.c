@@ -8,6 +8,7 @@
 #include "nbw.h"
 #include "parse.h"
 #include "pcitree.h"
+#include "provenance.h"
 #include "target.h"
 
 /* Message for a target that cannot be used; returns its exit status. */
@@ -173,4 +174,18 @@ void target_close(struct target *t, int n)
 int target_regions(const struct target *t, unsigned threads, struct region *out)
 {
 	return region_split(t->span, threads, target_align(t), out);
+}
+
+void target_provenance(const struct target *t, int n, const char *sysfs_root, struct provenance *p)
+{
+	int i;
+
+	for (i = 0; p && i < n; i++) {
+		const struct drive *d = &t[i].d;
+
+		if (d->kind == DRIVE_NVME)
+			prov_add_nvme(p, sysfs_root, d->path, d->ctrl);
+		else
+			prov_add_target(p, d->path, drive_kind_name(d->kind));
+	}
 }

@@ -56,4 +56,12 @@ uint32_t target_align(const struct target *t);
 /* Split t's span into threads regions (target_prepare() checked that they fit). */
 int target_regions(const struct target *t, unsigned threads, struct region *out);
 
+struct provenance;
+/*
+ * The targets' identity into a document's provenance: an NVMe namespace's
+ * model, serial and firmware (its controller under sysfs_root), any other
+ * target's path and kind.
+ */
+void target_provenance(const struct target *t, int n, const char *sysfs_root, struct provenance *p);
+
 #endif

@@ -20,6 +20,7 @@
 #include "drive.h"
 #include "line.h"
 #include "netaddr.h"
+#include "provenance.h"
 #include "rdma.h"
 #include "reader.h"
 #include "report.h"
@@ -95,6 +96,12 @@ struct options {
 	} size_run;
 	struct sink_options sink;
 	struct source_options source;
+	/*
+	 * Where and when (common/base/provenance.h), main()'s: the one thing the
+	 * run adds to beside the options, the drives and ports it finds
+	 * (remote_targets(), remote_select_ports()) for every document's block.
+	 */
+	struct provenance *prov;
 };
 
 /* One rail: a local port -> a remote port, its QPs and what it carried in the window. */

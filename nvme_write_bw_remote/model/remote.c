@@ -33,7 +33,7 @@ uint32_t remote_share(const struct options *o)
 int remote_select_ports(const struct options *o, struct fab_port *ports)
 {
 	char bad[128];
-	int n = fab_ports_select(o->devs, o->gid_index, ports, FAB_MAX_PORTS, bad, sizeof(bad));
+	int i, n = fab_ports_select(o->devs, o->gid_index, ports, FAB_MAX_PORTS, bad, sizeof(bad));
 
 	if (n == -ENODEV)
 		nbw_err("no RDMA device found (for Soft-RoCE: rdma link add rxe0 type rxe netdev "
@@ -44,6 +44,8 @@ int remote_select_ports(const struct options *o, struct fab_port *ports)
 		nbw_err("%s: no ACTIVE port", bad);
 	else if (n < 0)
 		nbw_err("RDMA devices: %s", strerror(-n));
+	for (i = 0; o->prov && i < n; i++)
+		prov_add_rdma(o->prov, o->cc.sysfs_root, ports[i].dev, ports[i].port);
 	return n < 0 ? -1 : n;
 }
 
@@ -58,6 +60,7 @@ int remote_targets(const struct options *o, const struct target_query *q, struct
 	if (n < 0)
 		return -n;
 	*nt = n;
+	target_provenance(t, n, o->cc.sysfs_root, o->prov);
 	return target_prepare(t, n, o->chunk, o->span, o->threads);
 }
 

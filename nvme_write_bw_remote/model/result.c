@@ -168,3 +168,34 @@ enum verdict result_verdict(const struct result *x)
 	}
 	return pass == x->nexpected ? VERDICT_PASS : VERDICT_NONE;
 }
+
+/* Widen [*a, *b] by [open, close] (a first one sets it); false when the window is not one. */
+static bool widen(double open, double close, double *a, double *b, bool any)
+{
+	if (!(open > 0) || !(close >= open))
+		return any;
+	if (!any || open < *a)
+		*a = open;
+	if (!any || close > *b)
+		*b = close;
+	return true;
+}
+
+bool result_window(const struct result *x, double *open_ns, double *close_ns)
+{
+	bool any = false;
+	double a, b;
+	int i;
+
+	*open_ns = *close_ns = 0;
+	if (x->lseconds > 0)
+		any = widen(x->open_ns, x->open_ns + x->lseconds * 1e9, open_ns, close_ns, any);
+	for (i = 0; i < x->nstreams; i++)
+		if (x->streams[i].have_window)
+			any = widen(x->streams[i].open_ns, x->streams[i].close_ns, open_ns,
+				    close_ns, any);
+	for (i = 0; i < x->nparts; i++)
+		if (result_window(&x->parts[i], &a, &b))
+			any = widen(a, b, open_ns, close_ns, any);
+	return any;
+}

@@ -242,6 +242,13 @@ void result_missing_why(const struct options *o, int i, int n, char *why, size_t
  */
 enum verdict result_verdict(const struct result *x);
 
+/*
+ * The span of every window x measured (its own, its streams', its parts'),
+ * in this process's clock (ns): the earliest opening, the latest close.
+ * false when none opened.
+ */
+bool result_window(const struct result *x, double *open_ns, double *close_ns);
+
 /* "result", "heartbeat" or NULL: JSON rdma_reported_by. */
 const char *rdma_from_name(enum rdma_from from);
 

@@ -63,11 +63,24 @@ void print_interrupted(struct report *r, const struct result *x)
 		       "what ran)\n");
 }
 
+void print_provenance(struct report *r, const struct result *x)
+{
+	double a, b;
+
+	if (!x->o.prov)
+		return;
+	if (result_window(x, &a, &b))
+		prov_span(x->o.prov, (uint64_t)a, (uint64_t)b);
+	prov_report(r, x->o.prov);
+}
+
 /* The document's end: a newline after it (as -a's runs always had; not inside --bidir's). */
 static void print_close(struct report *r, const struct result *x)
 {
-	if (!x->parent)
+	if (!x->parent) {
 		print_interrupted(r, x);
+		print_provenance(r, x);
+	}
 	report_obj_end(r);
 	if (!x->parent || x->parent->mode == RESULT_SIZES)
 		report_finish(r);

@@ -23,6 +23,12 @@ void print_role(struct report *r, struct result *x);
  */
 void print_interrupted(struct report *r, const struct result *x);
 
+/*
+ * Where and when (common/base/provenance.h): the block of a whole document
+ * (JSON only), its window the span of every window x measured.
+ */
+void print_provenance(struct report *r, const struct result *x);
+
 /* The body after the window: the sink's (one source), the source's or fan-in's. */
 void print_body(struct report *r, const struct result *x);
 

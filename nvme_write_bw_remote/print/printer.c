@@ -78,6 +78,7 @@ static void print_bidir(struct report *r, struct result *x)
 	}
 	report_i64(r, "exit_status", NULL, x->rc);
 	print_interrupted(r, x);
+	print_provenance(r, x);
 	report_obj_end(r);
 	report_finish(r);
 }

@@ -47,6 +47,7 @@ void print_params(struct report *r, const struct options *o, const char *role, c
 	print_rule(r);
 	report_text(r, "          NVMe -> RDMA WRITE -> remote DRAM bandwidth (%s side)\n", role);
 	report_text(r, " Tool/version    : nvme_write_bw_remote %s\n", PACKAGE_VERSION);
+	prov_text_line(r, o->prov);
 	report_obj_begin(r, "params");
 	report_u64(r, "chunk", NULL, o->chunk);
 	report_text(r, " Chunk = message : %-14s", format_size(o->chunk, a, sizeof(a)));

@@ -201,6 +201,7 @@ void print_sizes(struct report *r, struct result *x)
 		report_text(r, " (-a stopped after %d of %d sizes)\n", c->n, c->planned);
 	report_bool(r, "complete", NULL, c->n == c->planned);
 	print_interrupted(r, x);
+	print_provenance(r, x);
 	report_obj_end(r);
 	report_finish(r);
 }

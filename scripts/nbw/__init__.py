@@ -9,8 +9,8 @@ with `python3 -m nbw.<module>` (nbw_py in bench_lib.sh). Modules by concern:
   portcounters  what an RDMA port's counter deltas say about loss and congestion
   drivehealth   what a drive said of itself around a window: throttled, hot, media
                 errors, a critical warning, an unsteady window
-  results       nbw-results, the record of runs: documents, store, compare,
-                inventory, HTML report, OpenMetrics
+  results       nbw-results, the record of runs: documents, provenance, record,
+                store, compare, inventory, HTML report, OpenMetrics
   ladder        ladder_report: the ladder of a run_bench.sh ladder run (lower and
                 upper rungs, the gap explained hop by hop)
   fleet         nbw-fleet, the fleet sweep: plan, run, judge, report

@@ -4,8 +4,8 @@ import unittest
 
 import nbwpath  # noqa: F401
 import nbw.results.documents  # noqa: F401  (the metrics' directions)
-from nbw.results.compare import (classify, flatten, in_units, inventory_diff, inventory_hash,
-                                 metric_rows)
+from nbw.results.compare import (classify, compare, flatten, in_units, inventory_diff,
+                                 inventory_hash, metric_rows)
 
 
 def fig(gb, cv=None, samples=None, params_hash="p1", params='{"chunk": 1048576}'):
@@ -19,14 +19,16 @@ class Classify(unittest.TestCase):
         self.assertEqual(c["class"], "noise")
         self.assertAlmostEqual(c["change_pct"], 1.5)
         self.assertEqual((c["noise_pct"], c["noise_basis"]), (2.0, "floor"))
-        self.assertEqual(c["text"], "within noise (+1.5%, noise 2.0%)")
+        self.assertEqual(c["text"], "within noise (+1.5%, noise 2.0% the floor: no samples)")
 
     def test_beyond_noise_below_large_is_moderate(self):
         c = classify(fig(10.0), fig(9.5))
-        self.assertEqual((c["class"], c["text"]), ("moderate", "moderate drop of 5.0%"))
+        self.assertEqual((c["class"], c["text"], c["worse"]), (
+            "moderate", "moderate drop of 5.0% (noise 2.0% the floor: no samples)", True))
 
     def test_from_large_on_is_large(self):
-        self.assertEqual(classify(fig(194.0), fig(149.0))["text"], "large drop of 23.2%")
+        self.assertEqual(classify(fig(194.0), fig(149.0))["text"],
+                         "large drop of 23.2% (noise 2.0% the floor: no samples)")
         self.assertEqual(classify(fig(10.0), fig(11.0))["class"], "large")
 
     def test_large_needs_twice_the_noise_band(self):
@@ -44,11 +46,16 @@ class Classify(unittest.TestCase):
         self.assertEqual(c["class"], "noise")
         self.assertAlmostEqual(c["noise_pct"], 21.213, places=3)
         self.assertEqual(c["noise_basis"], "samples")
+        self.assertEqual((c["text"], c["worse"]), (
+            "within noise (-15.0%, noise 21.2% from the runs' samples)", False))
 
     def test_quiet_samples_keep_the_floor(self):
         c = classify(fig(10.0, 0.5, 20), fig(10.3, 0.5, 20))
         # 3 x sqrt(0.25/20 * 2) = 0.47% < the floor: the floor stands, and 3% is beyond it.
         self.assertEqual((c["noise_pct"], c["noise_basis"], c["class"]), (2.0, "floor", "moderate"))
+        self.assertEqual(c["text"], "moderate gain of 3.0% (noise 2.0% the floor: the samples "
+                         "say 0.5%)")
+        self.assertFalse(c["worse"])
 
     def test_floor_and_large_are_parameters(self):
         self.assertEqual(classify(fig(10.0), fig(9.5), floor=6.0)["class"], "noise")
@@ -91,9 +98,11 @@ class Metrics(unittest.TestCase):
                                                 "lat_p50_us": 1.0}))
         rows = {r["metric"]: r for r in metric_rows(a, b, 2.0, 10.0)}
         self.assertEqual(sorted(rows), ["iops", "lat_p99_us"])  # only what both have
-        self.assertEqual(rows["iops"]["text"], "large drop of 25.0%")
+        self.assertEqual(rows["iops"]["text"],
+                         "large drop of 25.0% (noise 2.0% the floor: no samples)")
         self.assertTrue(rows["iops"]["worse"])
-        self.assertEqual(rows["lat_p99_us"]["text"], "large rise of 60.0%")
+        self.assertEqual(rows["lat_p99_us"]["text"],
+                         "large rise of 60.0% (noise 2.0% the floor: no samples)")
         self.assertTrue(rows["lat_p99_us"]["worse"])
 
     def test_parameters_in_units(self):
@@ -105,3 +114,51 @@ class Metrics(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FakeStore:
+    """What compare() asks of a store: two runs' figures, no inventory, no marks."""
+
+    def __init__(self, figs):
+        self.figs = figs
+
+    def figures(self, run):
+        return self.figs[run]
+
+    def inventories(self, run):
+        return {}
+
+    def runs(self):
+        return []
+
+
+def run(uuid, seq):
+    return {"uuid": uuid, "seq": seq, "started": "2026-02-0%dT10:00:00Z" % seq,
+            "finished": None, "mode": None, "note": None, "change_starts": 0,
+            "params_hash": "p", "suite_version": None, "exit_status": None, "hosts": "[]",
+            "commands": "[]"}
+
+
+def row(rung, gb, metrics=None):
+    return dict(fig(gb), rung=rung, node="a", drive=None, metrics=json.dumps(metrics or {}))
+
+
+class Headline(unittest.TestCase):
+    def test_the_worst_drop_first_though_a_gain_is_larger(self):
+        st = FakeStore({
+            "A": [row("link", 10.0), row("read", 10.0, {"lat_p99_us": 100.0})],
+            "B": [row("link", 14.0), row("read", 9.0, {"lat_p99_us": 150.0})]})
+        doc = compare(st, run("A", 1), run("B", 2), 2.0, 10.0)
+        self.assertEqual(doc["worse"], 2)
+        self.assertEqual(doc["summary"][:3], [
+            "large rise of 50.0% (noise 2.0% the floor: no samples) (read: lat_p99_us on a)",
+            "2 figures worse beyond noise; the next: large drop of 10.0% (noise 2.0% the "
+            "floor: no samples) (read on a)",
+            "better: large gain of 40.0% (noise 2.0% the floor: no samples) (link on a)"])
+        self.assertEqual((doc["worst"]["metric"], doc["worst"]["worse"]), ("lat_p99_us", True))
+
+    def test_a_gain_alone_is_not_worse(self):
+        st = FakeStore({"A": [row("link", 10.0)], "B": [row("link", 14.0)]})
+        doc = compare(st, run("A", 1), run("B", 2), 2.0, 10.0)
+        self.assertEqual((doc["worse"], doc["summary"][0]), (
+            0, "large gain of 40.0% (noise 2.0% the floor: no samples) (link on a)"))

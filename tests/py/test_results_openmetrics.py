@@ -6,7 +6,7 @@ import re
 import unittest
 
 import nbwpath  # noqa: F401
-from nbw.results.openmetrics import render
+from nbw.results.openmetrics import push_target, render
 
 NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
 LABEL = r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\\\|\\"|\\n)*)"'
@@ -76,7 +76,7 @@ class Render(unittest.TestCase):
                                places=9)
 
     def test_labels_and_the_runs_time(self):
-        f = parse(render(self.figs))
+        f = parse(render(self.figs, timestamps=True))
         labels, _, ts = f["nbw_throughput_bytes_per_second"]["samples"][0]
         self.assertEqual(labels, {"node": "n1", "drive": "", "rail": "mlx5_0", "rung": "read",
                                   "mode": "ladder"})
@@ -89,9 +89,41 @@ class Render(unittest.TestCase):
         parse(text)
 
     def test_no_timestamps_for_the_textfile_collector(self):
-        f = parse(render(self.figs, timestamps=False))
+        # by default: node_exporter's textfile collector refuses them, stdout included
+        f = parse(render(self.figs))
         self.assertEqual({s[2] for s in f["nbw_throughput_bytes_per_second"]["samples"]},
                          {None})
+
+    def test_a_ceiling_is_never_a_throughput(self):
+        f = parse(render(self.figs + [fig("link", "mlx5_0", 56.7, {})]))
+        self.assertEqual([(s[0]["rung"], s[0]["drive"], s[1]) for s in
+                          f["nbw_ceiling_bytes_per_second"]["samples"]],
+                         [("link", "mlx5_0", 56.7e9)])
+        self.assertEqual(f["nbw_ceiling_bytes_per_second"]["unit"], "bytes_per_second")
+        self.assertNotIn("link", {s[0]["rung"] for s in
+                                  f["nbw_throughput_bytes_per_second"]["samples"]})
+
+    def test_the_last_runs_status_and_time_per_node_and_rung(self):
+        status = {("n1", "read"): (1, 1769940000.0), ("n2", "read"): (0, 1769943600.0),
+                  ("n3", ""): (0, None)}
+        f = parse(render(self.figs, status=status))
+        self.assertEqual([(s[0]["node"], s[0]["rung"], s[1]) for s in
+                          f["nbw_last_run_ok"]["samples"]],
+                         [("n1", "read", 1.0), ("n2", "read", 0.0), ("n3", "", 0.0)])
+        self.assertNotIn("unit", f["nbw_last_run_ok"])
+        self.assertEqual([(s[0]["node"], s[1]) for s in
+                          f["nbw_last_run_timestamp_seconds"]["samples"]],
+                         [("n1", 1769940000.0), ("n2", 1769943600.0)])
+
+    def test_a_group_per_node(self):
+        self.assertEqual(push_target("http://gw:9091", "gpu-node-017"),
+                         "http://gw:9091/metrics/job/nbw/instance/gpu-node-017")
+        self.assertEqual(push_target("http://gw:9091/metrics/job/bench/", "a"),
+                         "http://gw:9091/metrics/job/bench/instance/a")
+        self.assertEqual(push_target("http://gw:9091", "a/b"),
+                         "http://gw:9091/metrics/job/nbw/instance@base64/YS9i")
+        self.assertEqual(push_target("http://gw:9091", ""),
+                         "http://gw:9091/metrics/job/nbw/instance@base64/=")
 
     def test_nothing_but_eof(self):
         self.assertEqual(render([]), "# EOF\n")

@@ -30,7 +30,7 @@ for side in a b; do
 		'd["send"]["role"], d["receive"]["role"]' 'd["send"]["verify"], d["receive"]["verify"]' \
 		'abs(d["bidir"]["send_gb_per_s"] - d["send"]["rdma"]["gb_per_s"]) < 1e-3' \
 		'd["bidir"]["sum_valid"], d["bidir"]["sum_invalid_reason"]' 'd["send"]["rdma"]["bytes"]' 'd["receive"]["rdma"]["bytes"]'
-	check_eq "bidir $side: keys" "['bidir', 'exit_status', 'receive', 'role', 'send', 'tool', 'version']" "${J[0]}"
+	check_eq "bidir $side: keys" "['bidir', 'exit_status', 'provenance', 'receive', 'role', 'send', 'tool', 'version']" "${J[0]}"
 	check_eq "bidir $side: exit status 0, both roles ok" "(0, True, True)" "${J[1]}"
 	check_eq "bidir $side: sum = send + receive" True "${J[2]}"
 	check_eq "bidir $side: both roles" "('source', 'sink')" "${J[3]}"

@@ -37,9 +37,44 @@ check_eq "reference line: the total's p99 kept with its unit" "6000.0 us" \
 	"$(tail -n1 "$NBW_RESULTS/runs.jsonl" | json_get /dev/stdin '" ".join(str(m[k]) for m in d["metrics"] if m["metric"] == "lat_p99_us" and m["drive"] is None for k in ("ref", "unit"))')"
 NR check latest~1 >"$TMPD/out" 2>&1
 check_eq "check: IOPS down, p99 and CPU up: exit 3" 3 $?
-check_match "check: IOPS below, worse" '^read +r +- +iops +15000 +20000 +-0\.1\.\.none +below \(worse\)$' "$(cat "$TMPD/out")"
-check_match "check: p99 above, worse (latency up)" '^read +r +- +lat_p99_us +8000 +6000 +none\.\.\+0\.1 +above \(worse\)$' "$(cat "$TMPD/out")"
-check_match "check: CPU per GiB above, worse" '^read +r +- +cpu_s_per_gib +6 +5 +none\.\.\+0\.1 +above \(worse\)$' "$(cat "$TMPD/out")"
+check_match "check: IOPS below, worse" '^read +r +- +iops +IO/s +15000 +20000 +-0\.1\.\.none +below \(worse\)$' "$(cat "$TMPD/out")"
+check_match "check: p99 above, worse (latency up)" '^read +r +- +lat_p99_us +us +8000 +6000 +none\.\.\+0\.1 +above \(worse\)$' "$(cat "$TMPD/out")"
+check_match "check: CPU per GiB above, worse" '^read +r +- +cpu_s_per_gib +CPU s/GiB +6 +5 +none\.\.\+0\.1 +above \(worse\)$' "$(cat "$TMPD/out")"
+check_match "check: the headline first, the worst named (IOPS -25%, p99 +33%: p99)" \
+	'^[0-9a-f]{8}: 3 of 20 figures outside their reference \(3 worse\); the worst: read on r: lat_p99_us \+33\.3%$' \
+	"$(head -n 1 "$TMPD/out")"
+check_match "check: the columns carry the unit" '^rung +node +drive +figure +unit +value +reference +accepted +verdict$' "$(cat "$TMPD/out")"
+# --junit: a testcase per figure, the outside ones failures; read by a real consumer
+# (Debian's python3-junitparser) when installed, and valid against the JUnit schema of
+# the tree's fixtures when it has one.
+NR check --junit "$TMPD/j.xml" latest~1 >/dev/null 2>&1
+check_eq "check --junit: the exit status as without it" 3 $?
+check_eq "check --junit: XML of 20 testcases, 3 failures" "20 3 0" "$("$PYTHON3" -c 'import sys, xml.etree.ElementTree as E
+s = E.parse(sys.argv[1]).getroot().find("testsuite")
+print(s.get("tests"), s.get("failures"), s.get("skipped"))' "$TMPD/j.xml")"
+JP=
+for py in /usr/bin/python3 "$PYTHON3"; do
+	"$py" -c 'import junitparser' 2>/dev/null && { JP=$py; break; }
+done
+if [ -n "$JP" ]; then
+	check_eq "junitparser: the failures, each with its message and unit" \
+		"read on r: lat_p99_us|above (worse)|above: 8000 us against the reference 6000 us" \
+		"$("$JP" -c 'import sys
+from junitparser import Failure, JUnitXml
+for suite in JUnitXml.fromfile(sys.argv[1]):
+    for c in suite:
+        for r in c.result:
+            if isinstance(r, Failure) and c.name == "read on r: lat_p99_us":
+                print("%s|%s|%s" % (c.name, r.message, r.text.split(" (run")[0]))' "$TMPD/j.xml")"
+else
+	echo "note: python3-junitparser not installed: the XML read with ElementTree only"
+fi
+if [ -f "$FIXTURES/junit.xsd" ] && command -v xmllint >/dev/null; then
+	check_eq "xmllint: valid against the tree's JUnit schema" 0 \
+		"$(xmllint --noout --schema "$FIXTURES/junit.xsd" "$TMPD/j.xml" >/dev/null 2>&1; echo $?)"
+fi
+expect_exit 1 "^nbw-results: $TMPD/nodir/j\.xml: No such file or directory \\(no JUnit XML written\\)$" \
+	"$PYTHON3" "$NR_PY" check --junit "$TMPD/nodir/j.xml" latest~1
 NR check --json latest~1 >"$TMPD/c.json" 2>/dev/null
 check_eq "check --json: p99's verdict, worse, accepted change" "above True None 0.1" \
 	"$(json_get "$TMPD/c.json" '" ".join(str(x) for r in d["figures"] if r["figure"] == "lat_p99_us" and r["drive"] is None for x in (r["verdict"], r["worse"], *r["accepted_change"]))')"
@@ -48,7 +83,7 @@ check_eq "check --json: the total's outside figures" "cpu_s_per_gib iops lat_p99
 # Latency halved, CPU down: better, inside a reference without an upper bound: exit 0.
 NR check latest >"$TMPD/out" 2>&1
 check_eq "check: p99 and CPU down, no upper bound: exit 0" 0 $?
-check_match "check: p99 halved is ok" '^read +r +- +lat_p99_us +3000 +6000 +none\.\.\+0\.1 +ok$' "$(cat "$TMPD/out")"
+check_match "check: p99 halved is ok" '^read +r +- +lat_p99_us +us +3000 +6000 +none\.\.\+0\.1 +ok$' "$(cat "$TMPD/out")"
 # With an upper bound of +20%, the halved p99 is outside on the better side.
 NR reference set latest~2 --lower -0.1 --upper 0.2 >/dev/null
 NR check --json latest >"$TMPD/c.json" 2>/dev/null
@@ -87,7 +122,7 @@ NR --db "$D2" record --node a --start 2026-03-10T10:00:00Z "$TMPD/s1.json" >/dev
 NR --db "$D2" record --node a --start 2026-03-11T10:00:00Z "$TMPD/s2.json" >/dev/null
 NR --db "$D2" reference set latest~1 >/dev/null
 NR --db "$D2" check latest >"$TMPD/out" 2>&1
-check_match "check: message rate below, worse" '^end to end +a +- +writes_per_s +244141 +305176 +-0\.05\.\.none +below \(worse\)$' "$(cat "$TMPD/out")"
+check_match "check: message rate below, worse" '^end to end +a +- +writes_per_s +WRITE/s +244141 +305176 +-0\.05\.\.none +below \(worse\)$' "$(cat "$TMPD/out")"
 check_match "trend: message rate -20%, worse" 'last point against the one before: -20\.0% \(worse\)' \
 	"$(NR --db "$D2" trend "end to end" --figure writes_per_s)"
 

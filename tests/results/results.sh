@@ -55,10 +55,13 @@ check_eq "two runs recorded" 2 "$(NR list --json | json_get /dev/stdin 'len(d)')
 
 # --- a drop beyond noise: 194 then 149 Gb/s -------------------------------------------
 NR compare latest~1 latest >"$TMPD/cmp" 2>"$TMPD/err"
-check_eq "compare: exit status" 0 $?
-check_match "194 -> 149 Gb/s: a large drop of 23.2%" '^large drop of 23\.2% \(end to end on a\)$' "$(cat "$TMPD/cmp")"
+check_eq "compare: a drop beyond noise exits 3 (a CI gate)" 3 $?
+check_match "194 -> 149 Gb/s: a large drop of 23.2%, the noise said, the headline" \
+	'^large drop of 23\.2% \(noise 2\.0% the floor: the samples say [0-9.]+%\) \(end to end on a\)$' \
+	"$(sed -n 2p "$TMPD/cmp")"
 check_match "identical inventories: unexplained" '^unexplained: inventory identical$' "$(cat "$TMPD/cmp")"
 check_match "the per-drive rows are compared too" 'end to end +a +b:/dev/nvme0n1 +12\.12 +9\.31 +-23\.2% +large drop of 23\.2%' "$(cat "$TMPD/cmp")"
+check_match "the columns carry their units" '^rung +node +drive +A GB/s +B GB/s +change % +verdict$' "$(cat "$TMPD/cmp")"
 NR compare --json latest~1 latest >"$TMPD/cmp.json"
 check_eq "compare --json: the class and the change" "large -23.2" \
 	"$(json_get "$TMPD/cmp.json" '"%s %.1f" % (d["figures"][0]["class"], d["figures"][0]["change_pct"])')"
@@ -75,6 +78,8 @@ check_match "another message size: not comparable, in units" '^not comparable: c
 rec --start 2026-03-03T10:00:00Z --inventory "$G/inv-a.json" "$G/same.json"
 NR compare latest~4 latest >"$TMPD/cmp" 2>&1
 check_match "24.25 -> 24.10: within noise" 'end to end +a +- +24\.25 +24\.10 +-0\.6% +within noise' "$(cat "$TMPD/cmp")"
+NR compare latest~4 latest >/dev/null 2>&1
+check_eq "compare: within noise exits 0" 0 $?
 check_match "nothing beyond noise, inventory identical" '^no change beyond noise$' "$(cat "$TMPD/cmp")"
 # A noisy pair: the same 5% change is moderate with cv 1%, noise with cv 20% over 3 samples.
 gen sink "$G/n1.json" 10 20 1048576
@@ -83,11 +88,13 @@ gen sink "$G/n2.json" 9.5 20 1048576
 "$PYTHON3" -c 'import json,sys; d=json.load(open(sys.argv[1])); d["total"]["seconds"]=3; json.dump(d,open(sys.argv[1],"w"))' "$G/n2.json"
 D2=$TMPD/db2
 NR --db "$D2" record "$G/n1.json" >/dev/null && NR --db "$D2" record "$G/n2.json" >/dev/null
-check_match "a 5% change with cv 20% over 3 s: within noise" 'within noise \(-5\.0%, noise 49\.0%\)' "$(NR --db "$D2" compare latest~1 latest)"
+check_match "a 5% change with cv 20% over 3 s: within noise, the runs' own spread said" \
+	"within noise \(-5\.0%, noise 49\.0% from the runs' samples\)" "$(NR --db "$D2" compare latest~1 latest)"
 gen sink "$G/n3.json" 10 1 1048576
 gen sink "$G/n4.json" 9.5 1 1048576
 NR --db "$D2" record "$G/n3.json" >/dev/null && NR --db "$D2" record "$G/n4.json" >/dev/null
-check_match "the same change with cv 1% over 20 s: moderate" '^moderate drop of 5\.0%' "$(NR --db "$D2" compare latest~1 latest)"
+check_match "the same change with cv 1% over 20 s: moderate, the floor said" \
+	'^moderate drop of 5\.0% \(noise 2\.0% the floor: the samples say 0\.9%\)' "$(NR --db "$D2" compare latest~1 latest)"
 
 # --- RUN resolution ------------------------------------------------------------------
 first=$(NR list --json | json_get /dev/stdin 'd[0]["uuid"]')
@@ -109,7 +116,7 @@ NR check latest >"$TMPD/out" 2>&1
 check_eq "check 24.10 against 24.25 -5%: exit 0" 0 $?
 NR check latest~3 >"$TMPD/out" 2>&1
 check_eq "check 18.625 against 24.25 -5%: exit 3" 3 $?
-check_match "check names the figure below" 'end to end +a +- +GB/s +18\.62 +24\.25 +-0\.05\.\.none +below \(worse\)' "$(cat "$TMPD/out")"
+check_match "check names the figure below" 'end to end +a +- +gb_per_s +GB/s +18\.62 +24\.25 +-0\.05\.\.none +below \(worse\)' "$(cat "$TMPD/out")"
 NR check latest~1 >"$TMPD/out" 2>&1
 check_eq "check another message size: not comparable, nothing checked (exit 4)" "4 not comparable" \
 	"$? $(grep -o 'not comparable' "$TMPD/out" | head -n1)"

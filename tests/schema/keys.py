@@ -60,7 +60,7 @@ READERS = {
     )),
     "fleet/judge.py": ((READ_BW, REMOTE, PROBE), (
         # the sweep's record (sweep.json) and the judgement's own entries
-        "skipped", "failed", "part", "suite_version", "fabric", "remote", "probe",
+        "skipped", "failed", "part", "fabric", "remote", "probe",
         "component", "evidence", "state", "node", "ratio", "low_directions",
         "fleet_median_gb_per_s", "fleet_median_share_of_local", "says",
     )),
@@ -76,7 +76,7 @@ READERS = {
     )),
     "ladder/upper.py": ((READ_BW, REMOTE), (
         # iperf3 -J
-        "start", "end", "connecting_to", "test_start", "num_streams", "sender",
+        "connecting_to", ("start", "test_start"), "test_start", "num_streams", "sender",
         "sum_sent", "sum_received", "bits_per_second", "retransmits", "max_snd_cwnd",
         "mean_rtt", "cpu_utilization_percent", "host_total", "remote_total",
         # run_bench.sh's NFS notes
@@ -87,8 +87,14 @@ READERS = {
     )),
     "results/documents.py": ((READ_BW, REMOTE, PROBE), (
         # run_bench.sh's run.json and the record's own figures
-        "settings", "started", "finished", "host", "rungs", "drive", "node", "rung",
+        "settings", "started", "finished", "rungs", "drive", "node", "rung",
         "params_hash", "measured_gb_per_s",
+    )),
+    "results/provenance.py": ((READ_BW, REMOTE, PROBE), ()),
+    "results/record.py": ((READ_BW, REMOTE, PROBE), (
+        # run_bench.sh's run.json, the ladder's rungs, the record's own figures and runs
+        "settings", "started", "finished", "rungs", "node", "rung", "drive", "params_hash",
+        "run_ids",
     )),
     "results/inventory.py": ((PROBE,), (
         # procfs and the inventory's own entries
@@ -106,7 +112,7 @@ OTHERS = {
     "__init__.py", "jsonutil.py", "command.py", "k8s.py", "fetch.py",
     "results/__init__.py", "results/base.py", "results/output.py", "results/store.py",
     "results/verbs.py", "results/compare.py", "results/html_report.py",
-    "results/openmetrics.py", "results/cli.py",
+    "results/openmetrics.py", "results/cli.py", "results/junit.py",
     "ladder/__init__.py",
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",
     "lab/",

@@ -63,10 +63,13 @@ run fleet-plan "$PYTHON3" "$abs_top_srcdir/scripts/nbw-fleet" plan --nodes 5 --r
 cp -r "$FIXTURES/fleet_shaped" "$TMPD/sweep"
 run fleet-judge "$PYTHON3" "$abs_top_srcdir/scripts/nbw-fleet" judge "$TMPD/sweep" --json
 NR=("$PYTHON3" "$abs_top_srcdir/scripts/nbw-results" --db "$TMPD/db")
-"${NR[@]}" record --node a --start 2026-02-04T10:00:00Z "$D/read-plain.json" >/dev/null ||
-	fail "nbw-results record exited $?"
-"${NR[@]}" record --node b --start 2026-02-04T11:00:00Z "$D/read-baseline.json" >/dev/null ||
-	fail "nbw-results record exited $?"
+# two nodes' runs: each document's node is its provenance's host
+drop <<EOF
+$D/read-plain.json|$TMPD/node-a.json|d["provenance"]["host"] = "a"
+$D/read-baseline.json|$TMPD/node-b.json|d["provenance"]["host"] = "b"
+EOF
+"${NR[@]}" record "$TMPD/node-a.json" >/dev/null || fail "nbw-results record exited $?"
+"${NR[@]}" record "$TMPD/node-b.json" >/dev/null || fail "nbw-results record exited $?"
 run results-export "${NR[@]}" export --json
 
 check_eq "each document non-empty" "" "$(find "$D" -name '*.json' -empty)"

@@ -1,4 +1,4 @@
-"""validate.py [--part] [--refused] [--schema NAME] FILE...: each JSON document against
+"""validate.py [--part|--before-provenance] [--refused] [--schema NAME] FILE...: each JSON document against
 its schema in schema/ (NAME.schema.json; by default the document's own "tool", with
 its "command" for nbw-fleet's), with python3-jsonschema (a test's package: the suite's
 own Python stays stdlib-only). Every schema is first checked as a JSON Schema.
@@ -7,7 +7,10 @@ One line per file: "ok: FILE ..." or "FAIL: FILE ..." with the first errors, eac
 its path in the document. --part: the file is a part of a document (a fixture cut to
 what a reader reads, or written by an earlier build): a key it lacks is forgiven,
 every key it has must still have its schema's type and shape, and a file that lacks
-nothing is not a part (FAIL: take it off the list). --refused: each file must fail
+nothing is not a part (FAIL: take it off the list). --before-provenance: the file is a
+whole document of a build before the provenance block (nvme-bw-suite(7), PROVENANCE):
+that block alone may be missing, and a file that has it is not such a document (FAIL:
+take it off the list). --refused: each file must fail
 (the proof that a broken document is caught; with --part, for a reason other than a
 key it lacks). Exit 1 when any line says FAIL; exit 3,
 saying so, when jsonschema is not installed."""
@@ -48,13 +51,21 @@ def where(e):
     return "/".join(str(p) for p in e.absolute_path) or "(top)"
 
 
+def is_provenance(e):
+    """The error of a document without the provenance block at its top."""
+    return e.validator == "required" and not list(e.absolute_path) and \
+        "'provenance'" in e.message
+
+
 def main(argv):
-    part = refused = False
+    part = refused = older = False
     name, files = None, []
     args = iter(argv[1:])
     for a in args:
         if a == "--part":
             part = True
+        elif a == "--before-provenance":
+            older = True
         elif a == "--refused":
             refused = True
         elif a == "--schema":
@@ -79,6 +90,14 @@ def main(argv):
             fails += 1
             continue
         errors = sorted(load(sname).iter_errors(doc), key=lambda e: list(map(str, e.path)))
+        if older:
+            lacks = [e for e in errors if is_provenance(e)]
+            errors = [e for e in errors if not is_provenance(e)]
+            if not lacks and not refused:
+                print("FAIL: %s: has its provenance, listed as made before it: take it off "
+                      "the list" % path)
+                fails += 1
+                continue
         if part:
             missing = [e for e in errors if e.validator == "required"]
             errors = [e for e in errors if e.validator != "required"]
@@ -103,6 +122,9 @@ def main(argv):
         elif part:
             print("ok: %s: a part of a %s document (%d keys it lacks, the first: at %s: %s)" % (
                 path, sname, len(missing), where(missing[0]), missing[0].message[:120]))
+        elif older:
+            print("ok: %s: valid against %s but for the provenance block (made before it)"
+                  % (path, sname))
         else:
             print("ok: %s: valid against %s" % (path, sname))
     return 1 if fails else 0

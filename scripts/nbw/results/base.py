@@ -19,6 +19,7 @@ NOT_COMPARED = {"duration_s", "warmup_s", "interval_s", "port", "timeout_s", "wa
 # run_bench.sh settings (run.json) that decide comparability.
 RUN_SETTINGS = ("CHUNK", "THREADS", "TX_DEPTH", "VERIFY", "BIDIR", "RDMA_DEV", "SINK_DISKS",
                 "SRC_DISKS", "READ_ARGS", "SINK_ARGS", "SRC_ARGS", "DRAM")
+WORSE = 3  # exit status of compare and check: a figure worse beyond noise / its bounds
 NOTHING_COMPARED = 4  # exit status of compare, check, trend: no figure could be compared
 NOISE_FLOOR = 2.0  # % below which a change is within noise, whatever the samples say
 LARGE = 10.0  # % from which a change beyond noise is large

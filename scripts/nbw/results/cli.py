@@ -1,6 +1,5 @@
 """nbw-results' command line: the verbs' options (argparse) and the dispatch."""
 import argparse
-import socket
 import sys
 
 from .. import command
@@ -47,12 +46,12 @@ def export_parser(sub, common):
                    "(written whole, then renamed: node_exporter's textfile collector) or "
                    "stdout")
     s.add_argument("--push", metavar="URL", help="with --openmetrics: PUT them to a "
-                   "Prometheus Pushgateway (URL: http://HOST:9091; job nbw)")
-    s.add_argument("--timestamps", choices=["yes", "no"], default=None,
-                   help="the run's start as each sample's timestamp (default: yes on "
-                   "stdout, no into FILE and with --push: node_exporter's textfile collector "
-                   "and the Pushgateway refuse them; the start is also the figure "
-                   "nbw_run_start_timestamp_seconds)")
+                   "Prometheus Pushgateway, each node's under its own grouping key "
+                   "(URL: http://HOST:9091; URL/metrics/job/nbw/instance/NODE)")
+    s.add_argument("--timestamps", choices=["yes", "no"], default="no",
+                   help="the run's start as each sample's timestamp (default no: "
+                   "node_exporter's textfile collector and the Pushgateway refuse them; the "
+                   "start is also the figure nbw_run_start_timestamp_seconds)")
     s.add_argument("--timeout", type=float, default=10.0, metavar="S",
                    help="--push: give up after S seconds (default 10)")
     return s
@@ -84,11 +83,19 @@ def parser():
     s.add_argument("--inventory", action="append", metavar="FILE",
                    help="an inventory (nbw-results inventory) of one of the run's hosts "
                    "(repeatable)")
-    s.add_argument("--node", default=socket.gethostname(), metavar="NAME",
-                   help="the node of documents not named MODE-NODE.json (default: this host)")
+    s.add_argument("--node", metavar="NAME",
+                   help="the node of documents without provenance not named MODE-NODE.json "
+                   "(default: this host); a document's provenance names its own")
+    s.add_argument("--node-from-name", action="store_true",
+                   help="each document's node from its file name (MODE-NODE.json: NODE, "
+                   "else NAME.json: NAME), for documents made before provenance")
+    s.add_argument("--apart", action="store_true",
+                   help="each FILE or RUN_DIR a run of its own (documents that claim the "
+                   "same node, rung and drive are otherwise refused)")
     s.add_argument("--command", action="append", metavar="TEXT",
                    help="the command line that made the documents (repeatable)")
-    s.add_argument("--start", metavar="UTC", help="the run's start, YYYY-MM-DDTHH:MM:SSZ")
+    s.add_argument("--start", metavar="UTC", help="the run's start, YYYY-MM-DDTHH:MM:SSZ "
+                   "(documents without provenance; theirs say their own)")
     s.add_argument("--end", metavar="UTC", help="the run's end, YYYY-MM-DDTHH:MM:SSZ")
     s = sub.add_parser("list", parents=[common], help="the recorded runs")
     s.add_argument("--node", metavar="NAME", help="only runs with figures of this node")
@@ -105,7 +112,8 @@ def parser():
     s.add_argument("--reason", metavar="TEXT", help="why (one line)")
     s = sub.add_parser("show", parents=[common], help="one run: figures, inventory")
     s.add_argument("run", metavar="RUN")
-    s = sub.add_parser("compare", parents=[common], help="run B against run A")
+    s = sub.add_parser("compare", parents=[common], help="run B against run A (exit 3: a "
+                       "figure worse beyond noise; exit 4: nothing comparable)")
     s.add_argument("a", metavar="A")
     s.add_argument("b", metavar="B")
     s = sub.add_parser("trend", parents=[common], help="one rung over time")
@@ -129,6 +137,8 @@ def parser():
     s = sub.add_parser("check", parents=[common], help="RUN against its references (exit 3; "
                        "exit 4: nothing comparable)")
     s.add_argument("run", metavar="RUN")
+    s.add_argument("--junit", metavar="FILE",
+                   help="the check as JUnit XML in FILE too (a testcase per figure)")
     s = export_parser(sub, common)
     s.add_argument("--out", metavar="FILE", help="into FILE (default stdout)")
     s = sub.add_parser("report", parents=[common], help="a self-contained HTML report")

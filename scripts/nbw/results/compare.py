@@ -50,11 +50,12 @@ def metric_rows(fa, fb, floor, large):
             order.index(k) if k in order else len(order), k)):
         c = classify(dict(fa, gb_per_s=ma[m], cv_pct=None),
                      dict(fb, gb_per_s=mb[m], cv_pct=None), floor, large)
+        beyond = c["class"] in ("moderate", "large")
         if c["change_pct"] is not None and not HIGHER_BETTER.get(m, True):
             c["text"] = c["text"].replace("drop", "fall").replace("gain", "rise")
-            c["worse"] = c["change_pct"] > 0
+            c["worse"] = beyond and c["change_pct"] > 0
         elif c["change_pct"] is not None:
-            c["worse"] = c["change_pct"] < 0
+            c["worse"] = beyond and c["change_pct"] < 0
         rows.append(dict(c, metric=m, a=ma[m], b=mb[m]))
     return rows
 
@@ -70,21 +71,24 @@ def classify(fa, fb, floor=NOISE_FLOOR, large=LARGE):
         return {"change_pct": None, "noise_pct": None, "class": "unknown",
                 "text": "no change figure (A is 0)"}
     d = (b - a) / a * 100
-    band, basis = floor, "floor"
+    band, basis, said = floor, "floor", "the floor: no samples"
     if fa["cv_pct"] is not None and fb["cv_pct"] is not None:
         se = math.sqrt(fa["cv_pct"] ** 2 / (fa["samples"] or 1) +
                        fb["cv_pct"] ** 2 / (fb["samples"] or 1))
         if 3 * se > band:
-            band, basis = 3 * se, "samples"
+            band, basis, said = 3 * se, "samples", "from the runs' samples"
+        else:
+            said = "the floor: the samples say %.1f%%" % (3 * se)
     word = "drop" if d < 0 else "gain"
+    noise = "noise %.1f%% %s" % (band, said)
     if abs(d) <= band:
-        cls, text = "noise", "within noise (%+.1f%%, noise %.1f%%)" % (d, band)
+        cls, text = "noise", "within noise (%+.1f%%, %s)" % (d, noise)
     elif abs(d) >= large and abs(d) > 2 * band:
-        cls, text = "large", "large %s of %.1f%%" % (word, abs(d))
+        cls, text = "large", "large %s of %.1f%% (%s)" % (word, abs(d), noise)
     else:
-        cls, text = "moderate", "moderate %s of %.1f%%" % (word, abs(d))
+        cls, text = "moderate", "moderate %s of %.1f%% (%s)" % (word, abs(d), noise)
     return {"change_pct": d, "noise_pct": band, "noise_basis": basis, "class": cls,
-            "text": text}
+            "text": text, "worse": cls != "noise" and d < 0}
 
 
 def flatten(obj, prefix=""):
@@ -148,7 +152,11 @@ def compare(store, ra, rb, floor, large):
                 mrows.append(dict(m, rung=k[0], node=k[1] or None, drive=k[2] or None))
     inv = inventory_diff(store.inventories(ra["uuid"]), store.inventories(rb["uuid"]))
     changed = [r for r in rows + mrows if r["class"] in ("moderate", "large")]
-    worst = max(changed, key=lambda r: abs(r["change_pct"]), default=None)
+    # worst first: every figure worse beyond noise (a drop; for latency and CPU a rise)
+    # before any better one, the largest change first within each
+    changed.sort(key=lambda r: (not r.get("worse"), -abs(r["change_pct"])))
+    worse = [r for r in changed if r.get("worse")]
+    worst = changed[0] if changed else None
     notcmp = [r for r in rows if r["class"] == "not comparable"]
     compared = len([r for r in rows if r["class"] in ("noise", "moderate", "large")])
     lines = []
@@ -159,11 +167,13 @@ def compare(store, ra, rb, floor, large):
     if why:
         pass  # a failed or excluded run: no verdict on figures
     elif worst:
-        lines.append("%s (%s%s%s%s)" % (worst["text"], worst["rung"],
-                                         "" if worst.get("metric", "gb_per_s") == "gb_per_s"
-                                         else ": " + worst["metric"],
-                                         " on " + worst["node"] if worst["node"] else "",
-                                         ", " + worst["drive"] if worst["drive"] else ""))
+        lines.append(headline(worst))
+        if len(worse) > 1:
+            lines.append("%d figures worse beyond noise; the next: %s" % (
+                len(worse), headline(worse[1])))
+        better = [r for r in changed if not r.get("worse")]
+        if worse and better:
+            lines.append("better: %s" % headline(better[0]))
     elif notcmp and len(notcmp) == len([r for r in rows if r["class"] != "missing"]):
         lines.append(notcmp[0]["text"])
     elif compared:
@@ -186,7 +196,21 @@ def compare(store, ra, rb, floor, large):
         lines.append("a known change starts at %s%s" % (
             r["uuid"][:8], ": " + r["note"] if r["note"] else ""))
     return {"a": run_brief(ra), "b": run_brief(rb), "figures": rows, "metrics": mrows,
-            "inventory": inv, "compared": compared, "summary": lines}
+            "inventory": inv, "compared": compared, "worse": len(worse),
+            "worst": {k: worst.get(k) for k in ("rung", "node", "drive", "metric",
+                                                 "change_pct", "noise_pct", "noise_basis",
+                                                 "class", "worse", "text")}
+            if worst else None, "summary": lines}
+
+
+def headline(r):
+    """A changed figure's verdict and where: 'large drop of 30.0% (noise ...) (rung on
+    node, drive)'."""
+    return "%s (%s%s%s%s)" % (r["text"], r["rung"],
+                              "" if r.get("metric", "gb_per_s") == "gb_per_s"
+                              else ": " + r["metric"],
+                              " on " + r["node"] if r["node"] else "",
+                              ", " + r["drive"] if r["drive"] else "")
 
 
 def run_brief(r):

@@ -1,15 +1,12 @@
-"""The tools' JSON documents -> figures: one figure per rung, node and drive; the
-inputs of a record (files, run directories) and the run they make."""
-import glob
-import json
+"""The tools' JSON documents -> figures: one figure per rung, node and drive (the run
+they make is record.py's)."""
 import math
 import os
 import re
-import uuid
 
 from ..jsonutil import as_float, dig, dicts, digest
-from .base import FORMAT, Fail, MAX_DOC, NOT_COMPARED, RUN_SETTINGS, now_utc, utc_of, warn
-from .compare import HIGHER_BETTER, inventory_hash
+from .base import NOT_COMPARED
+from .compare import HIGHER_BETTER
 
 
 def cv_of(samples):
@@ -197,23 +194,6 @@ def figures_of(doc, node, context, run_params):
     return []
 
 
-def load_json(path):
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_DOC + 1)
-    except OSError as e:
-        raise Fail(1, "%s: %s" % (path, e.strerror))
-    if len(data) > MAX_DOC:
-        raise Fail(1, "%s: larger than %d MiB, not a tool's JSON" % (path, MAX_DOC >> 20))
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
-        raise Fail(1, "%s: not valid JSON (%s)" % (path, e))
-    if not isinstance(doc, dict):
-        raise Fail(1, "%s: not a JSON object" % path)
-    return doc
-
-
 def ladder_order(path):
     """Sort key of a run directory's files: the ladder's order, ladder.json last."""
     name = os.path.basename(path)
@@ -225,112 +205,6 @@ def ladder_order(path):
 
 
 RUN_FILE = re.compile(r"^(probe|baseline|fabric|aggregate|local)-(.+)\.json$")
-
-
-def expand_inputs(paths):
-    """(file, strict) of the arguments: a directory gives its *.json in the ladder's
-    order, not strict (a document a failed step left unreadable is skipped)."""
-    files = []
-    for p in paths:
-        if os.path.isdir(p):
-            found = sorted(glob.glob(os.path.join(p, "*.json")), key=ladder_order)
-            found += sorted(glob.glob(os.path.join(p, "inventory", "*.json")))
-            if not found:
-                raise Fail(1, "%s: no *.json in this directory" % p)
-            files += [(f, False) for f in found]
-        elif os.path.exists(p):
-            files.append((p, True))
-        else:
-            raise Fail(1, "%s: No such file or directory" % p)
-    return files
-
-
-def load_inputs(files):
-    out = []
-    for f, strict in files:
-        try:
-            out.append((f, load_json(f)))
-        except Fail as e:
-            if strict:
-                raise
-            warn("%s (skipped)" % e)
-    return out
-
-
-def build_run(args, files):
-    """The record line of a new run from its files and the options of record."""
-    docs, inventory, figures, seen, failed = {}, {}, [], set(), []
-    run_json, versions, mtimes = None, set(), []
-    loaded = load_inputs(files)
-    files = [f for f, _ in loaded]
-    for f, doc in loaded:
-        if doc.get("tool") == "run_bench.sh":
-            run_json = doc
-    run_params = {"mode": dig(run_json, "mode")}
-    settings = dig(run_json, "settings")
-    settings = settings if isinstance(settings, dict) else {}
-    run_params.update({k: v for k, v in settings.items() if k in RUN_SETTINGS})
-    for f, doc in loaded:
-        inv = [doc] if doc.get("tool") == "nbw-results inventory" else []
-        mtimes.append(os.path.getmtime(f))
-        name = os.path.basename(f)
-        m = RUN_FILE.match(name)
-        context, node = (m.group(1), m.group(2)) if m else (None, args.node)
-        if inv:  # RUN_DIR/inventory/NODE.json: the node's name as the run knows it
-            in_run = os.path.basename(os.path.dirname(os.path.abspath(f))) == "inventory"
-            inventory[name[:-5] if in_run else (doc.get("host") or node)] = inv[0]
-            continue
-        key = name
-        while key in docs:
-            key = "_" + key
-        docs[key] = doc
-        why = failure_of(doc)
-        if why:
-            failed.append("%s: %s" % (name, why))
-        if isinstance(doc.get("version"), str) and doc.get("tool") != "run_bench.sh":
-            versions.add(doc["version"])
-        try:
-            figs = figures_of(doc, node, context, run_params)
-        except (AttributeError, TypeError, ValueError, OverflowError) as e:
-            raise Fail(1, "%s: not shaped like the suite's documents (%s)" % (f, e))
-        for fig in figs:
-            k = (fig["rung"], fig["node"], fig["drive"])
-            if fig["gb_per_s"] is not None and k not in seen:
-                seen.add(k)
-                figures.append(fig)
-    for p in args.inventory or []:
-        doc = load_json(p)
-        if doc.get("tool") != "nbw-results inventory":
-            raise Fail(1, "%s: not an inventory (nbw-results inventory)" % p)
-        inventory[doc.get("host") or args.node] = doc
-    status = dig(run_json, "exit_status")
-    if isinstance(status, int) and not isinstance(status, bool) and status:
-        failed.append("run_bench.sh: exit status %d" % status)
-    if not figures and not failed:
-        raise Fail(1, "%s: no bandwidth figure in these documents" % ", ".join(files))
-    for doc in docs.values():
-        if doc.get("tool") == "ladder_report":  # the ladder's order, rung by rung
-            pos = {(text(r.get("name")), text(r.get("node"))): i for i, r in enumerate(
-                dicts(doc.get("rungs")))}
-            figures.sort(key=lambda f: pos.get((f["rung"], f["node"]), len(pos)))
-    hashes = sorted({f["params_hash"] for f in figures})
-    commands = list(args.command or [])
-    if run_json and not commands:
-        env = " ".join("%s=%s" % (k, shell_word(str(v))) for k, v in sorted(settings.items()))
-        commands.append(("%s run_bench.sh %s" % (env, run_json.get("mode"))).strip())
-    return {
-        "kind": "run", "format": FORMAT, "uuid": str(uuid.uuid4()), "recorded": now_utc(),
-        "start": args.start or dig(run_json, "started") or utc_of(min(mtimes)),
-        "end": args.end or dig(run_json, "finished") or utc_of(max(mtimes)),
-        "commands": commands, "suite_version": ",".join(sorted(versions)) or None,
-        "mode": dig(run_json, "mode"), "params_hash": digest(hashes),
-        "exit_status": dig(run_json, "exit_status"),
-        "note": args.note, "change_starts": bool(args.change_starts),
-        "failed": "; ".join(failed) or None,
-        "figures": figures,
-        "inventory": {h: {"hash": inventory_hash(d), "data": d} for h, d in inventory.items()},
-        "sources": [os.path.abspath(f) for f in files], "documents": docs,
-    }
 
 
 def shell_word(w):

@@ -1,7 +1,13 @@
 """The latest figures in the OpenMetrics text format (nbw-results export --openmetrics):
 one metric family per figure kind, in base units, for node_exporter's textfile collector
-or a Prometheus Pushgateway."""
+or a Prometheus Pushgateway. A ceiling (the link rung: what the PCIe links allow, computed,
+never measured) has a family of its own, never the throughput's; per node and rung the
+last run's status (1 ok, 0 failed) and start, so that a node whose benchmark now fails
+shows it though its last good figure stays. --push PUTs each node's part under its own
+grouping key (job nbw, instance NODE): many nodes' pushes coexist."""
+import base64
 import json
+import re
 import math
 import os
 import sys
@@ -29,6 +35,15 @@ FAMILIES = (
 )
 LABELS = ("node", "drive", "rail", "rung", "mode")
 RUN_START = "nbw_run_start_timestamp_seconds"
+# The rungs whose figure is a computed ceiling, not a measurement.
+CEILING_RUNGS = ("link",)
+CEILING = ("nbw_ceiling_bytes_per_second", "bytes_per_second",
+           "Computed ceiling of the rung: what its PCIe links allow (bytes per second), "
+           "never a measurement")
+STATUS = ("nbw_last_run_ok", "", "1 when the node's last run of the rung succeeded, 0 when "
+          "it failed (its figures then stay the last good ones)")
+STATUS_TIME = ("nbw_last_run_timestamp_seconds", "seconds",
+               "Start of the node's last run of the rung, failed or not")
 
 
 def latest_figures(st):
@@ -57,6 +72,8 @@ def rail_of(f):
 def samples_of(f):
     """(family, extra labels, value in base units) of one figure."""
     m = json.loads(f["metrics"] or "{}")
+    if (f["rung"] or "").lower() in CEILING_RUNGS:
+        return [(CEILING[0], {}, f["gb_per_s"] * 1e9)] if f["gb_per_s"] is not None else []
     m["gb_per_s"] = f["gb_per_s"]
     out = []
     for key, fam, _, _, factor in FAMILIES:
@@ -77,9 +94,45 @@ def number(v):
     return "%.12g" % v
 
 
-def render(figs, timestamps=True):
-    """The OpenMetrics text of the figures: families in a fixed order, # EOF last."""
+def last_status(st):
+    """{(node, rung): (ok, start in Unix seconds)} of each node's last run of each rung
+    among the runs not excluded: a failed run counts for every rung its node had before
+    (rung "" when it had none), its figures or not."""
+    rows = st.q("SELECT r.uuid, r.seq, r.started, r.failed, r.hosts, f.node, f.rung FROM runs r "
+                "LEFT JOIN figures f ON f.run = r.uuid WHERE r.excluded IS NULL "
+                "ORDER BY r.seq, f.rowid")
+    runs, order = {}, []
+    for x in rows:
+        if x["uuid"] not in runs:
+            order.append(x["uuid"])
+            runs[x["uuid"]] = (x, set())
+        if x["node"]:
+            runs[x["uuid"]][1].add((x["node"], x["rung"] or ""))
+    out, rungs = {}, {}
+    for u in order:
+        r, pairs = runs[u]
+        t = epoch_of(r["started"])
+        for node, rung in pairs:
+            rungs.setdefault(node, set()).add(rung)
+        if r["failed"]:
+            for node in set(json.loads(r["hosts"] or "[]")) | {n for n, _ in pairs}:
+                for rung in rungs.get(node) or {""}:
+                    pairs.add((node, rung))
+        for pair in pairs:
+            out[pair] = (0 if r["failed"] else 1, t)
+    return out
+
+
+def family(out, name, unit, help_):
+    out += ["# TYPE %s gauge" % name] + (["# UNIT %s %s" % (name, unit)] if unit else []) + [
+        "# HELP %s %s" % (name, help_)]
+
+
+def render(figs, timestamps=False, status=None):
+    """The OpenMetrics text of the figures (and the runs' status): families in a fixed
+    order, # EOF last."""
     by_fam = {fam: [] for _, fam, _, _, _ in FAMILIES}
+    by_fam[CEILING[0]] = []
     starts = {}
     for f in figs:
         t = epoch_of(f["started"])
@@ -90,11 +143,10 @@ def render(figs, timestamps=True):
         if t is not None:
             starts[(f["node"] or "", f["mode"] or "")] = t
     out = []
-    for _, fam, unit, help_, _ in FAMILIES:
+    for fam, unit, help_ in [(f, u, h) for _, f, u, h, _ in FAMILIES] + [CEILING]:
         if not by_fam[fam]:
             continue
-        out += ["# TYPE %s gauge" % fam, "# UNIT %s %s" % (fam, unit),
-                "# HELP %s %s" % (fam, help_)]
+        family(out, fam, unit, help_)
         seen = set()
         for labels, v, t in by_fam[fam]:
             lab = ",".join('%s="%s"' % (k, escape(labels[k])) for k in
@@ -105,11 +157,18 @@ def render(figs, timestamps=True):
             ts = " %s" % number(t) if timestamps and t is not None else ""
             out.append("%s{%s} %s%s" % (fam, lab, number(v), ts))
     if starts:
-        out += ["# TYPE %s gauge" % RUN_START, "# UNIT %s seconds" % RUN_START,
-                "# HELP %s Start of the run the node's latest figures come from" % RUN_START]
+        family(out, RUN_START, "seconds", "Start of the run the node's latest figures come from")
         for (node, mode), t in sorted(starts.items()):
             out.append('%s{node="%s",mode="%s"} %s' % (RUN_START, escape(node), escape(mode),
                                                         number(t)))
+    for fam, unit, help_, i in (STATUS + (0,), STATUS_TIME + (1,)):
+        if not status:
+            break
+        family(out, fam, unit, help_)
+        for (node, rung), v in sorted(status.items()):
+            if v[i] is not None:
+                out.append('%s{node="%s",rung="%s"} %s' % (fam, escape(node), escape(rung),
+                                                            number(v[i])))
     out.append("# EOF")
     return "\n".join(out) + "\n"
 
@@ -125,11 +184,23 @@ def write_atomic(path, data):
         raise Fail(1, "%s: %s" % (path, e.strerror))
 
 
-def push(url, data, timeout):
-    """PUT to a Pushgateway (job nbw): its text format reads these lines as they are."""
-    if not url.startswith(("http://", "https://")):
-        raise Fail(2, "--push %s: an http:// or https:// URL" % url)
-    target = url.rstrip("/") + ("" if "/metrics/job/" in url else "/metrics/job/nbw")
+PLAIN_KEY = re.compile(r"^[A-Za-z0-9_.:-]+$")
+
+
+def push_target(url, node):
+    """The Pushgateway URL of one node's group: URL/metrics/job/nbw/instance/NODE (a URL
+    naming its job keeps it; a node's name that cannot be a path element in base64)."""
+    base = url.rstrip("/") + ("" if "/metrics/job/" in url else "/metrics/job/nbw")
+    if "/instance/" in base or "/instance@base64/" in base:
+        return base
+    if PLAIN_KEY.match(node):
+        return base + "/instance/" + node
+    return base + "/instance@base64/" + (
+        base64.urlsafe_b64encode(node.encode()).decode() or "=")
+
+
+def push(target, data, timeout):
+    """PUT to a Pushgateway: its text format reads these lines as they are."""
     req = urllib.request.Request(target, data=data.encode(), method="PUT", headers={
         "Content-Type": "text/plain; version=0.0.4; charset=utf-8"})
     try:
@@ -154,17 +225,24 @@ def cmd_export_any(args):
     st = open_store(args)
     try:
         figs = latest_figures(st)
+        status = last_status(st)
     finally:
         st.close()
     if args.openmetrics == "-" and args.out:
         args.openmetrics = args.out
     to_file = args.openmetrics != "-"
-    ts = args.timestamps == "yes" if args.timestamps else not (to_file or args.push)
-    data = render(figs, ts)
+    ts = args.timestamps == "yes"
     if args.push:
-        target, status = push(args.push, data, args.timeout)
-        sys.stderr.write("nbw-results: pushed %d figures to %s (HTTP %d)\n" % (
-            len(figs), target, status))
+        if not args.push.startswith(("http://", "https://")):
+            raise Fail(2, "--push %s: an http:// or https:// URL" % args.push)
+        nodes = sorted({f["node"] or "" for f in figs} | {n for n, _ in status})
+        for node in nodes:  # one group per node: a push replaces that node's alone
+            mine = [f for f in figs if (f["node"] or "") == node]
+            target, code = push(push_target(args.push, node), render(
+                mine, ts, {k: v for k, v in status.items() if k[0] == node}), args.timeout)
+            sys.stderr.write("nbw-results: pushed %d figures of %s to %s (HTTP %d)\n" % (
+                len(mine), node or "no node", target, code))
+    data = render(figs, ts, status)
     if to_file:
         write_atomic(args.openmetrics, data)
     elif not args.push:

@@ -60,6 +60,9 @@ TABLES = {
              ("upper", "REAL"), ("unit", "TEXT"), ("params_hash", "TEXT"),
              ("metric", "TEXT")],  # NULL: gb_per_s (references made before the column)
     "skipped": [("line", "INTEGER"), ("offset", "INTEGER"), ("reason", "TEXT")],
+    # Each document's provenance (where and when it was made) and its run id.
+    "provenance": [("run", "TEXT"), ("document", "TEXT"), ("host", "TEXT"),
+                   ("run_id", "TEXT"), ("start", "TEXT"), ("end", "TEXT"), ("data", "TEXT")],
     "state": [("key", "TEXT PRIMARY KEY"), ("value", "TEXT")],
 }
 
@@ -77,17 +80,22 @@ def schema(con):
                 con.execute("ALTER TABLE %s ADD COLUMN %s %s" % (
                     table, name, kind.replace(" PRIMARY KEY", "")))
     con.execute("CREATE INDEX IF NOT EXISTS figures_run ON figures(run)")
+    con.execute("CREATE INDEX IF NOT EXISTS provenance_id ON provenance(run_id)")
     v = con.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
     if v is None or v < SCHEMA_VERSION:
         con.execute("INSERT INTO schema_version VALUES (?, ?)", (SCHEMA_VERSION, now_utc()))
 
 
 class Store:
-    """The record (DIR/runs.jsonl) under an exclusive flock, and its index."""
+    """The record (DIR/runs.jsonl) under an exclusive flock, and its index. Lines are
+    added all or none: the record's size before them is written to DIR/runs.jsonl.journal
+    first, and a journal found when the store is opened (a writer that died mid-line)
+    cuts the record back to that size."""
 
     def __init__(self, directory, index=None, create=False):
         self.dir = directory
         self.record = os.path.join(directory, RECORD)
+        self.journal = self.record + ".journal"
         self.index = index or os.path.join(directory, INDEX)
         self.con = None
         self.lockf = None
@@ -118,7 +126,32 @@ class Store:
                 fcntl.flock(self.lockf, fcntl.LOCK_SH)
         except OSError as e:
             raise Fail(1, "%s: %s" % (self.record, e.strerror))
+        self.roll_back()
         self.sync()
+
+    def roll_back(self):
+        """A journal left by a writer that died: the record cut back to its size then."""
+        try:
+            with open(self.journal) as f:
+                size = int(f.read(64).strip())
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as e:
+            raise Fail(1, "%s: unreadable (%s): remove it if no record is being written"
+                       % (self.journal, e))
+        have = self.size()
+        if size < 0 or size > have:
+            raise Fail(1, "%s: says %d bytes, the record has %d: remove it if no record "
+                       "is being written" % (self.journal, size, have))
+        try:
+            os.truncate(self.record, size)
+            os.fsync(self.lockf.fileno())
+            os.unlink(self.journal)
+        except OSError as e:
+            raise Fail(1, "%s: cannot roll back an interrupted record: %s (read-only? "
+                       "the record's owner must run nbw-results once)" % (self.record,
+                                                                          e.strerror))
+        warn("%s: a record cut short (%d bytes) rolled back" % (self.record, have - size))
 
     def close(self):
         if self.con:
@@ -128,15 +161,47 @@ class Store:
 
     def append(self, entry):
         """One line at the end of the record (under the lock), then into the index."""
+        self.append_all([entry])
+
+    def append_all(self, entries):
+        """Lines at the end of the record, all or none: the journal says the size to go
+        back to until every byte is on disk; an error on the way goes back at once."""
         f = self.lockf
         f.seek(0, os.SEEK_END)
-        if f.tell() > 0:
+        size = f.tell()
+        data = b"".join(canon(e).encode() + b"\n" for e in entries)
+        if size > 0:
             f.seek(-1, os.SEEK_END)
             if f.read(1) != b"\n":
-                f.write(b"\n")  # a line cut short by a crash stays a line of its own
-        f.write(canon(entry).encode() + b"\n")
-        f.flush()
-        os.fsync(f.fileno())
+                data = b"\n" + data  # a line cut short long ago stays a line of its own
+        crash = os.environ.get("NBW_RESULTS_TEST_CRASH_AFTER")  # tests: die mid-write
+        try:
+            with open(self.journal, "w") as j:
+                j.write("%d\n" % size)
+                j.flush()
+                os.fsync(j.fileno())
+            f.seek(0, os.SEEK_END)
+            if crash:
+                f.write(data[:int(crash)])
+                f.flush()
+                os._exit(9)
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+            os.unlink(self.journal)
+        except BaseException as e:
+            try:
+                f.flush()
+            except OSError:
+                pass
+            try:
+                os.truncate(self.record, size)
+                os.unlink(self.journal)
+            except OSError:
+                pass  # the journal stays: the next command rolls it back
+            if isinstance(e, OSError):
+                raise Fail(1, "%s: %s (nothing recorded)" % (self.record, e.strerror))
+            raise
         self.sync()
 
     # -- the index ----------------------------------------------------------------
@@ -262,7 +327,8 @@ class Store:
              text(e.get("end")), text(e.get("mode")), text(e.get("note"), 4096),
              1 if e.get("change_starts") else 0, text(e.get("params_hash")),
              text(e.get("suite_version")), canon(e.get("commands") or []),
-             canon(sorted({str(f.get("node")) for f in e["figures"] if f.get("node")})),
+             canon(sorted({str(f.get("node")) for f in e["figures"] if f.get("node")} |
+                          {str(n) for n in e.get("nodes") or [] if isinstance(n, str)})),
              e.get("exit_status") if isinstance(e.get("exit_status"), int) else None,
              text(e.get("failed"), 4096)))
         for f in e["figures"]:
@@ -272,6 +338,12 @@ class Store:
                 e["uuid"], text(f.get("rung")), text(f.get("node")), text(f.get("drive")),
                 as_float(f.get("gb_per_s")), as_float(f.get("cv_pct")), count(f.get("samples")),
                 text(f.get("params_hash")), canon(f.get("params") or {}), canon(m)))
+        provs = e.get("provenance") if isinstance(e.get("provenance"), dict) else {}
+        for doc, p in provs.items():
+            if isinstance(p, dict):
+                self.con.execute("INSERT INTO provenance VALUES (?,?,?,?,?,?,?)", (
+                    e["uuid"], text(doc), text(p.get("host")), text(p.get("run_id")),
+                    text(p.get("start")), text(p.get("end")), canon(p)))
         for host, v in inv.items() if isinstance(inv, dict) else ():
             if isinstance(v, dict):
                 self.con.execute("INSERT INTO inventories VALUES (?,?,?,?)", (
@@ -318,6 +390,16 @@ class Store:
 
     def notes(self, run):
         return self.q("SELECT * FROM notes WHERE run = ? ORDER BY rowid", (run,))
+
+    def provenance(self, run):
+        """{document: its provenance as recorded} of a run."""
+        return {r["document"]: json.loads(r["data"]) for r in self.q(
+            "SELECT * FROM provenance WHERE run = ? ORDER BY rowid", (run,))}
+
+    def run_of_id(self, run_id):
+        """The run that recorded a document of this run id, or None."""
+        hit = self.q("SELECT run FROM provenance WHERE run_id = ? LIMIT 1", (run_id,))
+        return hit[0]["run"] if hit else None
 
     def inventories(self, run):
         return {r["host"]: r for r in self.q("SELECT * FROM inventories WHERE run = ?", (run,))}

@@ -11,10 +11,12 @@ import tempfile
 import uuid
 
 from ..jsonutil import dig
-from .base import FORMAT, NOTHING_COMPARED, Fail, epoch_of, now_utc, warn
+from .base import FORMAT, NOTHING_COMPARED, WORSE, Fail, epoch_of, now_utc, warn
 from .compare import HIGHER_BETTER, compare, fig_key, run_brief, unusable
-from .documents import UNITS, build_run, expand_inputs
+from .documents import UNITS
+from . import junit
 from .fleet import build_fleet_run, is_sweep
+from .record import build_runs, refuse_known_ids
 from .output import emit, fmt, table
 from .store import Store, default_dir
 
@@ -30,23 +32,31 @@ def cmd_record(args):
     sweeps = [p for p in args.files if is_sweep(p)]
     if sweeps and len(args.files) > 1:
         raise Fail(2, "%s: a fleet sweep is recorded on its own, one run per sweep" % sweeps[0])
-    entry = build_fleet_run(args, sweeps[0]) if sweeps else \
-        build_run(args, expand_inputs(args.files))
+    if args.node_from_name and args.node:
+        raise Fail(2, "--node and --node-from-name: one of them")
+    entries = [build_fleet_run(args, sweeps[0])] if sweeps else build_runs(args, args.files)
     st = open_store(args, create=True)
-    try:
-        st.append(entry)
+    try:  # under the record's lock: a run id recorded meanwhile is refused too
+        refuse_known_ids(st, entries)
+        st.append_all(entries)
     finally:
         st.close()
-    doc = {"uuid": entry["uuid"], "record": st.record, "figures": len(entry["figures"]),
-           "hosts_inventoried": sorted(entry["inventory"]), "failed": entry["failed"]}
-    if entry["failed"]:
-        emit(args, doc, "recorded %s as FAILED (%s): its %d figures are never compared, "
-             "trended or checked, in %s" % (entry["uuid"], entry["failed"],
-                                            len(entry["figures"]), st.record))
-        return 0
-    emit(args, doc, "recorded %s: %d figures, inventory of %s, in %s" % (
-        entry["uuid"], len(entry["figures"]), ", ".join(sorted(entry["inventory"])) or "no host",
-        st.record))
+    docs, lines = [], []
+    for entry in entries:
+        nodes = sorted({f["node"] for f in entry["figures"] if f["node"]})
+        docs.append({"uuid": entry["uuid"], "record": st.record,
+                     "figures": len(entry["figures"]), "nodes": nodes,
+                     "hosts_inventoried": sorted(entry["inventory"]),
+                     "failed": entry["failed"]})
+        if entry["failed"]:
+            lines.append("recorded %s as FAILED (%s): its %d figures are never compared, "
+                         "trended or checked, in %s" % (entry["uuid"], entry["failed"],
+                                                        len(entry["figures"]), st.record))
+        else:
+            lines.append("recorded %s: %d figures, inventory of %s, in %s" % (
+                entry["uuid"], len(entry["figures"]),
+                ", ".join(sorted(entry["inventory"])) or "no host", st.record))
+    emit(args, docs[0] if len(docs) == 1 else docs, "\n".join(lines))
     return 0
 
 
@@ -101,6 +111,7 @@ def cmd_show(args):
         figs = st.figures(r["uuid"])
         inv = st.inventories(r["uuid"])
         notes = st.notes(r["uuid"])
+        provs = st.provenance(r["uuid"])
     finally:
         st.close()
     doc = dict(run_brief(r), figures=[dict({k: f[k] for k in (
@@ -108,7 +119,7 @@ def cmd_show(args):
         **json.loads(f["metrics"] or "{}")) for f in figs],
                notes=[{"at": n["at"], "kind": n["kind"], "text": n["text"]} for n in notes],
                inventory={h: {"hash": v["hash"], "data": json.loads(v["data"])}
-                          for h, v in inv.items()})
+                          for h, v in inv.items()}, provenance=provs)
     lines = ["run %s" % r["uuid"], "start %s  end %s  mode %s  suite %s" % (
         r["started"], r["finished"], r["mode"] or "-", r["suite_version"] or "-"),
              "parameters %s%s" % (r["params_hash"], "  (a known change starts here)"
@@ -125,6 +136,10 @@ def cmd_show(args):
                                     n["text"] or ""))
     for c in json.loads(r["commands"] or "[]"):
         lines.append("command: %s" % c)
+    for name, p in provs.items():
+        lines.append("document %s: %s, %s .. %s, kernel %s, build %s, run id %s" % (
+            name, p.get("host"), p.get("start"), p.get("end"), p.get("kernel") or "-",
+            p.get("suite_build") or "-", p.get("run_id") or "-"))
     lines.append("")
     lines.append(table(("rung", "node", "drive", "GB/s", "cv %", "samples"),
                        [(f["rung"], f["node"] or "-", f["drive"] or "-", fmt(f["gb_per_s"]),
@@ -152,23 +167,28 @@ def cmd_compare(args):
         doc = compare(st, ra, rb, args.noise_floor, args.large)
     finally:
         st.close()
-    rows = []
-    for r in doc["figures"]:  # each GB/s row, then the other figures of its rung
-        rows.append((r["rung"], r["node"] or "-", r["drive"] or "-", fmt(r["a_gb_per_s"]),
-                     fmt(r["b_gb_per_s"]), fmt(r["change_pct"], "%+.1f%%"), r["text"]))
-        rows += [("%s: %s" % (m["rung"], m["metric"]), m["node"] or "-", m["drive"] or "-",
-                  "%.6g" % m["a"], "%.6g" % m["b"], fmt(m["change_pct"], "%+.1f%%"), m["text"])
-                 for m in doc["metrics"] if fig_key(m) == fig_key(r)]
+    rows = [(r["rung"], r["node"] or "-", r["drive"] or "-", fmt(r["a_gb_per_s"]),
+             fmt(r["b_gb_per_s"]), fmt(r["change_pct"], "%+.1f%%"), r["text"])
+            for r in doc["figures"]]
     lines = ["compare A %s (%s) with B %s (%s)" % (ra["uuid"][:8], ra["started"],
-                                                   rb["uuid"][:8], rb["started"]),
-             table(("rung", "node", "drive", "A GB/s", "B GB/s", "change", "verdict"), rows,
-                   right=(3, 4, 5)), ""]
+                                                   rb["uuid"][:8], rb["started"])]
+    lines += doc["summary"][:1] + [""]  # the headline first: the worst change
+    lines += [table(("rung", "node", "drive", "A GB/s", "B GB/s", "change %", "verdict"), rows,
+                    right=(3, 4, 5)), ""]
+    if doc["metrics"]:  # the other figures, each in its unit
+        lines += [table(("rung", "node", "drive", "figure", "unit", "A", "B", "change %",
+                         "verdict"),
+                        [(m["rung"], m["node"] or "-", m["drive"] or "-", m["metric"],
+                          UNITS.get(m["metric"], "-"), "%.6g" % m["a"], "%.6g" % m["b"],
+                          fmt(m["change_pct"], "%+.1f%%"), m["text"])
+                         for m in doc["metrics"]], right=(5, 6, 7)), ""]
     for host, ch in doc["inventory"].items():
         lines.append("inventory %s: %s" % (host, "not recorded in both runs" if ch is None
                                             else "identical" if not ch else "; ".join(ch)))
     lines += doc["summary"]
+    doc["exit_status"] = WORSE if doc["worse"] else 0 if doc["compared"] else NOTHING_COMPARED
     emit(args, doc, "\n".join(lines))
-    return 0 if doc["compared"] else NOTHING_COMPARED
+    return doc["exit_status"]
 
 
 def trend_points(st, rung, node, drive):
@@ -413,18 +433,24 @@ def check_text(r, rows, out, checked):
     bound = lambda v: "none" if v is None else "%+g" % v
     word = lambda x: x["verdict"] + ("" if x["verdict"] not in ("below", "above") else
                                      " (worse)" if x["worse"] else " (better)")
-    lines = table(("rung", "node", "drive", "figure", "value", "reference", "accepted",
-                   "verdict"),
+    lines = table(("rung", "node", "drive", "figure", "unit", "value", "reference",
+                   "accepted", "verdict"),
                   [(x["rung"], x["node"] or "-", x["drive"] or "-",
-                    "GB/s" if x["figure"] == "gb_per_s" else x["figure"],
+                    x["figure"], x["unit"],
                     fmt(x["value"], "%.2f" if x["figure"] == "gb_per_s" else "%.6g"),
                     fmt(x["ref"], "%.2f" if x["figure"] == "gb_per_s" else "%.6g"),
                     "%s..%s" % tuple(bound(b) for b in x["accepted_change"]), word(x))
-                   for x in rows], right=(4, 5))
+                   for x in rows], right=(5, 6))
     if checked:
-        worse = len([x for x in rows if x["worse"]])
-        return lines + "\n%s: %d of %d figures outside their reference (%d worse)" % (
-            r["uuid"][:8], out, checked, worse)
+        rel = lambda x: x["value"] / x["ref"] - 1 if x["ref"] else 0.0
+        worse = sorted((x for x in rows if x["worse"]),
+                       key=lambda x: rel(x) if x["higher_is_better"] else -rel(x))
+        head = "%s: %d of %d figures outside their reference (%d worse)" % (
+            r["uuid"][:8], out, checked, len(worse))
+        if worse:  # the worst first: the furthest below (above, for latency and CPU)
+            x = worse[0]
+            head += "; the worst: %s %+.1f%%" % (junit.case_name(x), rel(x) * 100)
+        return head + "\n\n" + lines + "\n" + head
     return lines + "\n%s: nothing checked: none of its %d figures with a reference is " \
         "comparable with it" % (r["uuid"][:8], len(rows))
 
@@ -455,8 +481,25 @@ def cmd_check(args):
     checked = len([x for x in rows if x["verdict"] != "not comparable"])
     doc = {"run": r["uuid"], "figures": rows, "outside": out, "checked": checked,
            "worse": len([x for x in rows if x["worse"]]), "ok": out == 0}
+    if args.junit:
+        write_junit(args.junit, r["uuid"], rows)
     emit(args, doc, check_text(r, rows, out, checked))
-    return 3 if out else 0 if checked else NOTHING_COMPARED
+    return WORSE if out else 0 if checked else NOTHING_COMPARED
+
+
+def write_junit(path, run, rows):
+    """The check as JUnit XML in path, written whole then renamed, or Fail."""
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            junit.write(run, rows, f)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise Fail(1, "%s: %s (no JUnit XML written)" % (path, e.strerror))
 
 
 def cmd_export(args):
