@@ -591,7 +591,8 @@ static void print_projection(struct report *r, const struct probe_dev *d, int n)
 }
 
 void print_report(struct report *r, const struct options *o, const struct pcitree *t,
-		  const struct site_spec *spec, const struct probe_dev *devs, int n)
+		  const struct site_spec *spec, const struct probe_dev *devs, int n,
+		  const struct topology *tp, const struct p2p_system *sys)
 {
 	bool expect_met = true;
 	int i;
@@ -630,6 +631,8 @@ void print_report(struct report *r, const struct options *o, const struct pcitre
 		print_spec(r, spec, devs, n);
 	if (o->project)
 		print_projection(r, devs, n);
+	if (tp)
+		print_topology(r, tp, sys);
 	report_obj_end(r);
 	report_finish(r);
 }
