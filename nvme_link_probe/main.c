@@ -330,8 +330,8 @@ int main(int argc, char **argv)
 		return NBW_EXIT_FAIL;
 	}
 	report_init(&r, out, o.cc.json, false);
-	print_report(&r, &o, &t, o.expect_file ? &spec : NULL, devs, n,
-		     o.topology ? &tp : NULL, &sys);
+	print_report(&r, &o, &t, o.expect_file ? &spec : NULL, devs, n, o.topology ? &tp : NULL,
+		     &sys);
 	print_audit_lines(&t, o.expect_file ? &spec : NULL, devs, n);
 	if (o.expect_p2p)
 		print_p2p_lines(&tp, devs, n);

@@ -90,8 +90,8 @@ static void read_groups(const char *root, struct p2p_system *sys)
 /* The IOMMU words of the live kernel command line. */
 static void read_cmdline(struct p2p_system *sys)
 {
-	static const char *const keys[] = {"iommu=", "intel_iommu=", "amd_iommu=",
-					   "iommu.passthrough=", "iommu.strict="};
+	static const char *const keys[] = {
+		"iommu=", "intel_iommu=", "amd_iommu=", "iommu.passthrough=", "iommu.strict="};
 	char line[4096], *save = NULL, *w;
 	size_t used = 0, k;
 	FILE *f = fopen("/proc/cmdline", "r");
@@ -131,8 +131,8 @@ static void read_node(const char *root, struct topo_node *x)
 		long long v = strtoll(buf, &end, 0);
 
 		x->p2pmem = end != buf && v >= 0 ? v : -1;
-		x->p2pmem_published = !sysfs_read_attr(sub, "published", buf, sizeof(buf)) &&
-				      !strcmp(buf, "1");
+		x->p2pmem_published =
+			!sysfs_read_attr(sub, "published", buf, sizeof(buf)) && !strcmp(buf, "1");
 	}
 }
 

@@ -30,13 +30,13 @@
 enum p2p_iommu { IOMMU_UNKNOWN, IOMMU_OFF, IOMMU_PASSTHROUGH, IOMMU_TRANSLATED };
 
 struct p2p_system {
-	bool known;		/* read from sysfs (not a dump) */
+	bool known; /* read from sysfs (not a dump) */
 	enum p2p_iommu iommu;
-	int groups;		/* IOMMU groups found */
+	int groups; /* IOMMU groups found */
 	char iommu_reason[200];
-	char cmdline[200];	/* the IOMMU words of /proc/cmdline (live only), "" none */
-	int p2pmem_providers;	/* functions with a p2pmem directory */
-	bool peermem;		/* the nvidia_peermem module is loaded */
+	char cmdline[200];    /* the IOMMU words of /proc/cmdline (live only), "" none */
+	int p2pmem_providers; /* functions with a p2pmem directory */
+	bool peermem;	      /* the nvidia_peermem module is loaded */
 	char gpudirect_reason[200];
 };
 

@@ -85,6 +85,7 @@ static void report_fn_fields(struct report *r, const struct pcie_fn *f)
 	}
 	report_numa(r, "numa_node", f->numa_node);
 	report_opt_str(r, "driver", f->driver);
+	print_fn_acs(r, f);
 }
 
 static const char *link_text(double gts, unsigned width, bool known, char *buf, size_t len)

@@ -37,6 +37,13 @@ void print_audit_lines(const struct pcitree *t, const struct site_spec *spec,
  */
 void print_topology(struct report *r, const struct topology *tp, const struct p2p_system *sys);
 
+/*
+ * A function's ACS registers as "acs": {capability, control} (lspci's names
+ * of the bits set), {null, null} without an ACS capability, null when the
+ * extended configuration space was not read.
+ */
+void print_fn_acs(struct report *r, const struct pcie_fn *f);
+
 /* --expect p2p, on stderr: a line per drive among d that cannot (p2p_expect_met). */
 void print_p2p_lines(const struct topology *tp, const struct probe_dev *d, int n);
 

@@ -25,6 +25,22 @@ static void opt_int(struct report *r, const char *key, long long v)
 		report_null(r, key, NULL);
 }
 
+void print_fn_acs(struct report *r, const struct pcie_fn *f)
+{
+	char buf[96];
+
+	if (!(f->known & PCIE_K_EXTCFG)) {
+		report_null(r, "acs", NULL);
+		return;
+	}
+	report_obj_begin(r, "acs");
+	report_str(r, "capability", NULL,
+		   f->acs_pos ? pcie_acs_names(f->acs_cap, buf, sizeof(buf)) : NULL);
+	report_str(r, "control", NULL,
+		   f->acs_pos ? pcie_acs_names(f->acs_ctl, buf, sizeof(buf)) : NULL);
+	report_obj_end(r);
+}
+
 static void print_node(struct report *r, const struct topo_node *x)
 {
 	char numa[16];
@@ -46,9 +62,9 @@ static void print_node(struct report *r, const struct topo_node *x)
 	opt_str(r, "iommu_type", x->iommu_type);
 	opt_int(r, "p2pmem_bytes", x->p2pmem_published ? x->p2pmem : -1);
 	report_obj_end(r);
-	report_text(r, "  %-13s %-5s %-12s %4s %-8s %-12s%s%s%s\n", x->name, topo_kind_name(x->kind),
-		    x->bdf, numa, x->host,
-		    x->driver[0]		      ? x->driver
+	report_text(r, "  %-13s %-5s %-12s %4s %-8s %-12s%s%s%s\n", x->name,
+		    topo_kind_name(x->kind), x->bdf, numa, x->host,
+		    x->driver[0]					? x->driver
 		    : x->kind == TOPO_GPU && x->fn && !x->fn->driver[0] ? "(no driver)"
 									: "-",
 		    x->via[0] ? " over " : "", x->via,
@@ -71,9 +87,10 @@ static void print_grid(struct report *r, const struct topology *tp)
 				    i == j ? "X" : topo_rel_name(topo_pair_of(tp, i, j)->rel));
 		report_text(r, "\n");
 	}
-	report_text(r, "  X the same function; PIX one switch at most, PXB several, both below one\n"
-		       "  root port; PHB meet at the host bridge; NODE another root complex of the\n"
-		       "  NUMA node; SYS another NUMA node\n");
+	report_text(r,
+		    "  X the same function; PIX one switch at most, PXB several, both below one\n"
+		    "  root port; PHB meet at the host bridge; NODE another root complex of the\n"
+		    "  NUMA node; SYS another NUMA node\n");
 }
 
 static void print_pair(struct report *r, const struct topology *tp, const struct topo_pair *p)
@@ -120,7 +137,7 @@ static void print_nearest(struct report *r, const struct topology *tp)
 		if (tp->node[i].kind != TOPO_NVME)
 			continue;
 		report_obj_begin(r, NULL);
-		report_str(r, "drive", NULL, tp->node[i].name);
+		report_str(r, "name", NULL, tp->node[i].name);
 		report_str(r, "rdma", NULL, b >= 0 ? tp->node[b].name : NULL);
 		if (b < 0) {
 			report_null(r, "relation", NULL);
@@ -188,7 +205,7 @@ void print_topology(struct report *r, const struct topology *tp, const struct p2
 		    tp->n == 1 ? "" : "s");
 	report_text(r, "  %-13s %-5s %-12s %4s %-8s %s\n", "name", "kind", "bdf", "numa", "host",
 		    "driver");
-	report_arr_begin(r, "nodes");
+	report_arr_begin(r, "devices");
 	for (i = 0; i < tp->n; i++)
 		print_node(r, &tp->node[i]);
 	report_arr_end(r);
@@ -202,8 +219,7 @@ void print_topology(struct report *r, const struct topology *tp, const struct p2
 		print_grid(r, tp);
 	print_nearest(r, tp);
 	print_system(r, sys);
-	report_text(r, "  %-13s %-13s %-4s %-8s %-3s %s\n", "", "", "rel", "verdict", "can",
-		    "why");
+	report_text(r, "  %-13s %-13s %-4s %-8s %-3s %s\n", "", "", "rel", "verdict", "can", "why");
 	report_arr_begin(r, "pairs");
 	for (k = 0; k < tp->npairs; k++)
 		print_pair(r, tp, &tp->pair[k]);
@@ -222,7 +238,8 @@ void print_p2p_lines(const struct topology *tp, const struct probe_dev *d, int n
 		    (x = topo_node_named(tp, d[i].name[0] ? d[i].name : d[i].bdf)) < 0)
 			continue;
 		if (tp->nearest[x] < 0) {
-			nbw_err("%s (%s): peer-to-peer not possible: no ACTIVE RDMA device is placed",
+			nbw_err("%s (%s): peer-to-peer not possible: no ACTIVE RDMA device is "
+				"placed",
 				tp->node[x].name, tp->node[x].bdf);
 			continue;
 		}

@@ -151,14 +151,15 @@ void topo_nearest(struct topology *tp)
 		if (tp->node[i].kind != TOPO_NVME)
 			continue;
 		for (j = 0; j < tp->n; j++)
-			if (j != i && tp->node[j].kind == TOPO_RDMA && tp->node[j].ports_active > 0 &&
-			    nearer(tp, i, j, best))
+			if (j != i && tp->node[j].kind == TOPO_RDMA &&
+			    tp->node[j].ports_active > 0 && nearer(tp, i, j, best))
 				best = j;
 		tp->nearest[i] = best;
 		for (j = 0; best >= 0 && j < tp->n; j++)
-			tp->tied[i][j] = j != i && tp->node[j].kind == TOPO_RDMA &&
-					 tp->node[j].ports_active > 0 &&
-					 topo_pair_of(tp, i, j)->rel == topo_pair_of(tp, i, best)->rel;
+			tp->tied[i][j] =
+				j != i && tp->node[j].kind == TOPO_RDMA &&
+				tp->node[j].ports_active > 0 &&
+				topo_pair_of(tp, i, j)->rel == topo_pair_of(tp, i, best)->rel;
 	}
 }
 
@@ -187,8 +188,7 @@ static bool node_place(const struct pcitree *t, struct topo_node *x, const struc
 	pcie_judge_path(&x->path, who, may_idle);
 	top = x->path.hop[x->path.nhops - 1];
 	snprintf(x->host, sizeof(x->host), "%04x:%02x", top->domain & 0xffff, top->bus & 0xff);
-	x->numa_node = x->path.hop[0]->numa_node >= 0 ? x->path.hop[0]->numa_node
-						      : top->numa_node;
+	x->numa_node = x->path.hop[0]->numa_node >= 0 ? x->path.hop[0]->numa_node : top->numa_node;
 	return true;
 }
 
@@ -269,8 +269,8 @@ int topo_build(const struct pcitree *t, const struct probe_dev *d, int n, struct
 		return -ENOMEM;
 	add_devices(t, d, n, tp);
 	add_gpus(t, tp);
-	tp->pair = calloc(tp->n > 1 ? (size_t)tp->n * (size_t)(tp->n - 1) / 2 : 1,
-			  sizeof(*tp->pair));
+	tp->pair =
+		calloc(tp->n > 1 ? (size_t)tp->n * (size_t)(tp->n - 1) / 2 : 1, sizeof(*tp->pair));
 	if (!tp->pair) {
 		topo_free(tp);
 		return -ENOMEM;

@@ -39,19 +39,19 @@ const char *topo_kind_name(enum topo_kind k);
 
 struct topo_node {
 	enum topo_kind kind;
-	char name[64];	 /* nvme0, mlx5_0, rxe0; a GPU: its BDF */
-	char bdf[16];	 /* the PCI function (a software RDMA device: its carrier's) */
-	char via[32];	 /* a software RDMA device: the network interface it runs over */
-	char driver[32]; /* "" none bound (GPUs), or unknown (a dump) */
-	int numa_node;	 /* -1 unknown */
+	char name[64];	  /* nvme0, mlx5_0, rxe0; a GPU: its BDF */
+	char bdf[16];	  /* the PCI function (a software RDMA device: its carrier's) */
+	char via[32];	  /* a software RDMA device: the network interface it runs over */
+	char driver[32];  /* "" none bound (GPUs), or unknown (a dump) */
+	int numa_node;	  /* -1 unknown */
 	int ports_active; /* RDMA: ACTIVE ports, -1 unknown; others 0 */
 	const struct pcie_fn *fn;
 	struct pcie_path path; /* judged: hops up to the root port, links */
 	char host[16];	       /* the root complex: "DDDD:BB" of the top hop's bus */
 	/* What the peer-to-peer audit reads of it (p2p.c). */
-	int iommu_group;      /* -1 none or unknown */
-	char iommu_type[16];  /* the group's type: identity, DMA, DMA-FQ; "" unknown */
-	long long p2pmem;     /* bytes of peer memory it publishes (p2pmem/size), -1 none */
+	int iommu_group;     /* -1 none or unknown */
+	char iommu_type[16]; /* the group's type: identity, DMA, DMA-FQ; "" unknown */
+	long long p2pmem;    /* bytes of peer memory it publishes (p2pmem/size), -1 none */
 	bool p2pmem_published;
 };
 
@@ -69,16 +69,16 @@ struct topo_pair {
 	/* The peer-to-peer audit of a (drive, RDMA), (drive, GPU) or (RDMA, GPU) pair. */
 	bool audited;
 	enum p2p_verdict p2p;
-	bool memory;	/* somewhere to put the data without DRAM (p2pmem, GPU memory) */
-	bool can;	/* direct and memory (and GPUDirect for an RDMA-GPU pair) */
-	char acs[200];	/* the ports between them whose ACS redirects, or why unknown */
+	bool memory;   /* somewhere to put the data without DRAM (p2pmem, GPU memory) */
+	bool can;      /* direct and memory (and GPUDirect for an RDMA-GPU pair) */
+	char acs[200]; /* the ports between them whose ACS redirects, or why unknown */
 	char reason[400];
 };
 
 struct topology {
 	struct topo_node *node;
 	int n;
-	bool truncated; /* more than TOPO_MAX_NODES devices */
+	bool truncated;		/* more than TOPO_MAX_NODES devices */
 	struct topo_pair *pair; /* every pair, a < b, in order */
 	int npairs;
 	/* Per node: its nearest ACTIVE RDMA node (drives), -1 none; those as near. */

@@ -79,9 +79,9 @@ enum {
 	PCIE_K_LNKCTL2 = 1 << 4, /* target_speed */
 	PCIE_K_MPS = 1 << 5,
 	PCIE_K_MRRS = 1 << 6,
-	PCIE_K_DLL = 1 << 7,  /* dll_active (only where the port reports it) */
-	PCIE_K_MAX = 1 << 8,  /* max_speed, max_width (from LnkCap/LnkCap2 or sysfs) */
-	PCIE_K_SLOT = 1 << 9, /* slot_implemented, slot_number (capability flags, SltCap) */
+	PCIE_K_DLL = 1 << 7,	 /* dll_active (only where the port reports it) */
+	PCIE_K_MAX = 1 << 8,	 /* max_speed, max_width (from LnkCap/LnkCap2 or sysfs) */
+	PCIE_K_SLOT = 1 << 9,	 /* slot_implemented, slot_number (capability flags, SltCap) */
 	PCIE_K_EXTCFG = 1 << 10, /* extended space read: acs_pos 0 means no ACS capability */
 };
 
@@ -138,9 +138,9 @@ struct pcie_fn {
 	char pf_bdf[16]; /* a VF's physical function */
 	int sriov_pos;	 /* SR-IOV extended capability offset, 0 if none */
 	unsigned sriov_num_vfs, sriov_offset, sriov_stride;
-	int acs_pos;		 /* ACS extended capability offset, 0 if none */
+	int acs_pos;		   /* ACS extended capability offset, 0 if none */
 	unsigned acs_cap, acs_ctl; /* its Capability and Control registers (PCIE_ACS_*) */
-	int parent; /* index of the upstream bridge in its tree, -1 = none */
+	int parent;		   /* index of the upstream bridge in its tree, -1 = none */
 };
 
 /* Fill domain/bus/dev/func and bdf; other fields to "unknown". */
