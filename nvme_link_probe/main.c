@@ -41,10 +41,15 @@ static void usage(void)
 	printf("Usage: %s [options]\n", nbw_prog);
 	printf("\nAudit the PCIe links of NVMe drives and RDMA devices: each link on the path\n"
 	       "to the root port is judged from both of its ends, with the bandwidth ceiling\n"
-	       "of the narrowest hop. Reads only.\n");
+	       "of the narrowest hop; with --topology, which NIC each drive sits nearest to\n"
+	       "and whether they could move data peer-to-peer. Reads only.\n");
 	cli_help(&cmdline);
 	printf("\nVerdicts: ok, downgraded (limited_by device, port, training or path),\n"
 	       "maybe_idle, link_down, no_link, unknown.\n"
+	       "Relations (--topology, as nvidia-smi topo -m): PIX one switch at most, PXB\n"
+	       "several, both below one root port; PHB the host bridge; NODE another root\n"
+	       "complex of the NUMA node; SYS another NUMA node. Peer-to-peer: direct,\n"
+	       "via_root, no, unknown.\n"
 	       "A run has a budget of 60 s; past it the tool says the step it was stuck in and\n"
 	       "exits 1.\n"
 	       "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 expectation not met.\n");
