@@ -222,29 +222,30 @@ static void judge_path(const struct topo_node *a, const struct topo_node *b, str
 	int ra, rb;
 
 	pr->acs[0] = 0;
-	switch (pr->rel) {
-	case TOPO_X:
+	switch (pr->r.rel) {
+	case PCIE_REL_X:
 		pr->p2p = P2P_DIRECT;
 		snprintf(r, len, "one device");
 		return;
-	case TOPO_PHB:
+	case PCIE_REL_PHB:
 		pr->p2p = P2P_VIA_ROOT;
 		snprintf(r, len,
 			 "the paths meet at the host bridge %s: peer traffic crosses the root "
 			 "complex",
 			 a->host);
 		return;
-	case TOPO_NODE:
-	case TOPO_SYS:
+	case PCIE_REL_NODE:
+	case PCIE_REL_SYS:
 		pr->p2p = P2P_NO;
 		snprintf(r, len, "different %s (%s, %s)",
-			 pr->rel == TOPO_SYS ? "NUMA nodes" : "root complexes", a->host, b->host);
+			 pr->r.rel == PCIE_REL_SYS ? "NUMA nodes" : "root complexes", a->host,
+			 b->host);
 		return;
 	default:
 		break;
 	}
-	ra = acs_between(a, pr->meet, pr);
-	rb = ra < 0 ? 0 : acs_between(b, pr->meet, pr);
+	ra = acs_between(a, pr->r.meet, pr);
+	rb = ra < 0 ? 0 : acs_between(b, pr->r.meet, pr);
 	if (ra < 0 || rb < 0) {
 		pr->p2p = P2P_UNKNOWN;
 		snprintf(r, len, "%s", pr->acs);
@@ -254,7 +255,7 @@ static void judge_path(const struct topo_node *a, const struct topo_node *b, str
 	} else {
 		pr->p2p = P2P_DIRECT;
 		snprintf(r, len, "the paths meet at %s and no port between them redirects",
-			 pr->meet->bdf);
+			 pr->r.meet->bdf);
 	}
 }
 

@@ -84,7 +84,7 @@ static void print_grid(struct report *r, const struct topology *tp)
 		report_text(r, "  %-13s", tp->node[i].name);
 		for (j = 0; j < tp->n; j++)
 			report_text(r, " %-13s",
-				    i == j ? "X" : topo_rel_name(topo_pair_of(tp, i, j)->rel));
+				    i == j ? "X" : pcie_rel_name(topo_pair_of(tp, i, j)->r.rel));
 		report_text(r, "\n");
 	}
 	report_text(r,
@@ -98,14 +98,14 @@ static void print_pair(struct report *r, const struct topology *tp, const struct
 	report_obj_begin(r, NULL);
 	report_str(r, "a", NULL, tp->node[p->a].name);
 	report_str(r, "b", NULL, tp->node[p->b].name);
-	report_str(r, "relation", NULL, topo_rel_name(p->rel));
-	report_i64(r, "switches", NULL, p->switches);
-	report_str(r, "meet_bdf", NULL, p->meet ? p->meet->bdf : NULL);
-	report_bool(r, "numa_unknown", NULL, p->numa_unknown);
+	report_str(r, "relation", NULL, pcie_rel_name(p->r.rel));
+	report_i64(r, "switches", NULL, p->r.switches);
+	report_str(r, "meet_bdf", NULL, p->r.meet ? p->r.meet->bdf : NULL);
+	report_bool(r, "numa_unknown", NULL, p->r.numa_unknown);
 	report_obj_begin(r, "narrowest");
-	report_str(r, "bdf", NULL, p->narrow_bdf);
-	report_double(r, "raw_gb_per_s", NULL, p->raw);
-	report_double(r, "usable_gb_per_s", NULL, p->usable);
+	report_str(r, "bdf", NULL, p->r.narrow_bdf);
+	report_double(r, "raw_gb_per_s", NULL, p->r.raw);
+	report_double(r, "usable_gb_per_s", NULL, p->r.usable);
 	report_obj_end(r);
 	if (p->audited) {
 		report_obj_begin(r, "p2p");
@@ -116,7 +116,7 @@ static void print_pair(struct report *r, const struct topology *tp, const struct
 		report_str(r, "reason", NULL, p->reason);
 		report_obj_end(r);
 		report_text(r, "  %-13s %-13s %-4s %-8s %-3s %s\n", tp->node[p->a].name,
-			    tp->node[p->b].name, topo_rel_name(p->rel), p2p_verdict_name(p->p2p),
+			    tp->node[p->b].name, pcie_rel_name(p->r.rel), p2p_verdict_name(p->p2p),
 			    p->can ? "yes" : "no", p->reason);
 	} else {
 		report_null(r, "p2p", NULL);
@@ -145,12 +145,12 @@ static void print_nearest(struct report *r, const struct topology *tp)
 				    tp->node[i].name);
 		} else {
 			p = topo_pair_of(tp, i, b);
-			report_str(r, "relation", NULL, topo_rel_name(p->rel));
+			report_str(r, "relation", NULL, pcie_rel_name(p->r.rel));
 			report_text(r, "  %-13s %-13s %-4s narrowest %s (%.2f GB/s %s)",
-				    tp->node[i].name, tp->node[b].name, topo_rel_name(p->rel),
-				    p->narrow_bdf ? p->narrow_bdf : "-",
-				    isfinite(p->usable) ? p->usable : p->raw,
-				    isfinite(p->usable) ? "usable" : "raw");
+				    tp->node[i].name, tp->node[b].name, pcie_rel_name(p->r.rel),
+				    p->r.narrow_bdf ? p->r.narrow_bdf : "-",
+				    isfinite(p->r.usable) ? p->r.usable : p->r.raw,
+				    isfinite(p->r.usable) ? "usable" : "raw");
 		}
 		report_arr_begin(r, "equally_near");
 		for (j = 0; b >= 0 && j < tp->n; j++)

@@ -3,9 +3,8 @@
  * topo.c: nvme_link_probe's affinity matrix (topo.h): which devices are
  * placed (drives, RDMA devices, GPUs), the relation of every pair as
  * nvidia-smi topo -m names it, the narrowest link between two devices and
- * each drive's nearest ACTIVE RDMA device. The relation is computed from
- * the two paths alone: where they meet, how many switches lie below that
- * point, and, when they do not meet, the root complexes and NUMA nodes.
+ * each drive's nearest ACTIVE RDMA device. The relation of two paths is
+ * common/pci/pcitopo.c's.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,99 +14,9 @@
 
 #include "topo.h"
 
-const char *topo_rel_name(enum topo_rel r)
-{
-	static const char *const names[] = {"X", "PIX", "PXB", "PHB", "NODE", "SYS"};
-
-	return (unsigned)r < NBW_ARRAY_SIZE(names) ? names[r] : "?";
-}
-
 const char *topo_kind_name(enum topo_kind k)
 {
 	return k == TOPO_NVME ? "nvme" : k == TOPO_RDMA ? "rdma" : "gpu";
-}
-
-/* Index of f among the first n hops of p, or -1. */
-static int hop_index(const struct pcie_path *p, const struct pcie_fn *f)
-{
-	int i;
-
-	for (i = 0; i < p->nhops; i++)
-		if (p->hop[i] == f)
-			return i;
-	return -1;
-}
-
-/* Switches whose upstream port is among hops [0, below) of p. */
-static int switches_below(const struct pcie_path *p, int below)
-{
-	int i, n = 0;
-
-	for (i = 0; i < below; i++)
-		n += p->hop[i]->role == PCIE_ROLE_SWITCH_UP;
-	return n;
-}
-
-/* The narrowest link whose lower end is among hops [0, below) of p, into pr. */
-static void narrowest_below(const struct pcie_path *p, int below, struct topo_pair *pr)
-{
-	int k;
-
-	for (k = 0; k < p->nlinks; k++) {
-		const struct pcie_link *l = &p->link[k];
-		int at = hop_index(p, l->dev);
-		bool by_usable = isfinite(l->usable) && (isfinite(pr->usable) || !pr->narrow_bdf);
-		double v = by_usable ? l->usable : l->raw, cur = by_usable ? pr->usable : pr->raw;
-
-		if (at < 0 || at >= below || !isfinite(v))
-			continue;
-		if (!pr->narrow_bdf || !isfinite(cur) || v < cur) {
-			pr->raw = l->raw;
-			pr->usable = l->usable;
-			pr->narrow_bdf = l->dev->bdf;
-		}
-	}
-}
-
-void topo_relate(const struct topo_node *a, const struct topo_node *b, struct topo_pair *pr)
-{
-	const struct pcie_path *pa = &a->path, *pb = &b->path;
-	int ia = -1, jb = -1, i;
-
-	pr->meet = NULL;
-	pr->switches = 0;
-	pr->numa_unknown = false;
-	pr->raw = pr->usable = NAN;
-	pr->narrow_bdf = NULL;
-	for (i = 0; i < pa->nhops && ia < 0; i++) {
-		jb = hop_index(pb, pa->hop[i]);
-		if (jb >= 0)
-			ia = i;
-	}
-	if (ia == 0 || (ia < 0 && a->fn && a->fn == b->fn)) {
-		pr->rel = TOPO_X;
-		pr->meet = a->fn;
-		return;
-	}
-	if (ia > 0) {
-		pr->meet = pa->hop[ia];
-		pr->switches = switches_below(pa, ia) + switches_below(pb, jb) +
-			       (pr->meet->role == PCIE_ROLE_SWITCH_UP);
-		pr->rel = pr->switches <= 1 ? TOPO_PIX : TOPO_PXB;
-	} else {
-		ia = pa->nhops;
-		jb = pb->nhops;
-		if (!strcmp(a->host, b->host))
-			pr->rel = TOPO_PHB;
-		else if (a->numa_node < 0 || b->numa_node < 0 || a->numa_node == b->numa_node) {
-			pr->rel = TOPO_NODE;
-			pr->numa_unknown = a->numa_node < 0 || b->numa_node < 0;
-		} else {
-			pr->rel = TOPO_SYS;
-		}
-	}
-	narrowest_below(pa, ia, pr);
-	narrowest_below(pb, jb, pr);
 }
 
 const struct topo_pair *topo_pair_of(const struct topology *tp, int i, int j)
@@ -121,9 +30,9 @@ const struct topo_pair *topo_pair_of(const struct topology *tp, int i, int j)
 /* The narrowest link of a pair as one number to rank by (unknown: 0). */
 static double pair_width(const struct topo_pair *p)
 {
-	if (isfinite(p->usable))
-		return p->usable;
-	return isfinite(p->raw) ? p->raw : 0;
+	if (isfinite(p->r.usable))
+		return p->r.usable;
+	return isfinite(p->r.raw) ? p->r.raw : 0;
 }
 
 /* True when RDMA node c is nearer to drive i than the best so far. */
@@ -134,8 +43,8 @@ static bool nearer(const struct topology *tp, int i, int c, int best)
 	if (best < 0)
 		return true;
 	pb = topo_pair_of(tp, i, best);
-	if (pc->rel != pb->rel)
-		return pc->rel < pb->rel;
+	if (pc->r.rel != pb->r.rel)
+		return pc->r.rel < pb->r.rel;
 	return pair_width(pc) > pair_width(pb);
 }
 
@@ -159,7 +68,7 @@ void topo_nearest(struct topology *tp)
 			tp->tied[i][j] =
 				j != i && tp->node[j].kind == TOPO_RDMA &&
 				tp->node[j].ports_active > 0 &&
-				topo_pair_of(tp, i, j)->rel == topo_pair_of(tp, i, best)->rel;
+				topo_pair_of(tp, i, j)->r.rel == topo_pair_of(tp, i, best)->r.rel;
 	}
 }
 
@@ -177,8 +86,6 @@ static bool is_gpu(const struct pcie_fn *f)
 static bool node_place(const struct pcitree *t, struct topo_node *x, const struct pcie_fn *f,
 		       const char *who, bool may_idle)
 {
-	const struct pcie_fn *top;
-
 	x->fn = f;
 	x->iommu_group = -1;
 	x->p2pmem = -1;
@@ -186,9 +93,8 @@ static bool node_place(const struct pcitree *t, struct topo_node *x, const struc
 	if (pcitree_hops(t, f, &x->path) <= 0)
 		return false;
 	pcie_judge_path(&x->path, who, may_idle);
-	top = x->path.hop[x->path.nhops - 1];
-	snprintf(x->host, sizeof(x->host), "%04x:%02x", top->domain & 0xffff, top->bus & 0xff);
-	x->numa_node = x->path.hop[0]->numa_node >= 0 ? x->path.hop[0]->numa_node : top->numa_node;
+	pcie_path_host(&x->path, x->host);
+	x->numa_node = pcie_path_numa(&x->path);
 	return true;
 }
 
@@ -279,7 +185,8 @@ int topo_build(const struct pcitree *t, const struct probe_dev *d, int n, struct
 		for (j = i + 1; j < tp->n; j++, k++) {
 			tp->pair[k].a = i;
 			tp->pair[k].b = j;
-			topo_relate(&tp->node[i], &tp->node[j], &tp->pair[k]);
+			pcie_relate(&tp->node[i].path, tp->node[i].numa_node, &tp->node[j].path,
+				    tp->node[j].numa_node, &tp->pair[k].r);
 		}
 	tp->npairs = k;
 	topo_nearest(tp);

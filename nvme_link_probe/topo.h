@@ -4,17 +4,8 @@
  * drives, the RDMA devices (a software one through the network interface it
  * runs over) and the GPUs; each pair gets the relation nvidia-smi topo -m
  * names, the narrowest link between the two, and each drive its nearest
- * ACTIVE RDMA device. Relations (documented in nvme_link_probe(1)):
- *	X     the same PCI function (a virtual function and its physical one)
- *	PIX   the paths meet below one root port, crossing at most one switch
- *	      (the two sit on one switch's internal bus, or are functions of
- *	      one device)
- *	PXB   they meet below one root port, crossing more than one switch
- *	PHB   they meet only at the host bridge: different root ports of one
- *	      root complex (the same root bus)
- *	NODE  different root complexes on the same NUMA node (an unknown node,
- *	      -1, counts as the same, as a one-node machine reports it)
- *	SYS   different NUMA nodes
+ * ACTIVE RDMA device. The relations are common/pci/pcitopo.h's
+ * (documented in nvme_link_probe(1)).
  * The relation and the narrowest link are pure functions of the paths
  * (topo_relate); only topo_build() reads the tree.
  */
@@ -23,17 +14,13 @@
 
 #include <stdbool.h>
 
+#include "pcitopo.h"
 #include "pcitree.h"
 #include "probe.h"
 
 #define TOPO_MAX_NODES 128
 
 enum topo_kind { TOPO_NVME, TOPO_RDMA, TOPO_GPU };
-/* In order of distance: a nearer relation compares lower. */
-enum topo_rel { TOPO_X, TOPO_PIX, TOPO_PXB, TOPO_PHB, TOPO_NODE, TOPO_SYS };
-
-/* "X", "PIX", ... "SYS". */
-const char *topo_rel_name(enum topo_rel r);
 /* "nvme", "rdma", "gpu". */
 const char *topo_kind_name(enum topo_kind k);
 
@@ -59,13 +46,8 @@ struct topo_node {
 enum p2p_verdict { P2P_DIRECT, P2P_VIA_ROOT, P2P_NO, P2P_UNKNOWN };
 
 struct topo_pair {
-	int a, b; /* node indices, a < b */
-	enum topo_rel rel;
-	int switches;		    /* switches crossed below the meeting point */
-	const struct pcie_fn *meet; /* where the paths meet; NULL at or above the host bridge */
-	bool numa_unknown;	    /* NODE only because a node is -1 */
-	double raw, usable;	    /* the narrowest link between the two; NAN unknown */
-	const char *narrow_bdf;	    /* its lower end; NULL when no link is between them */
+	int a, b;		/* node indices, a < b */
+	struct pcie_relation r; /* relation, meeting point, narrowest link (pcitopo.h) */
 	/* The peer-to-peer audit of a (drive, RDMA), (drive, GPU) or (RDMA, GPU) pair. */
 	bool audited;
 	enum p2p_verdict p2p;
@@ -86,12 +68,6 @@ struct topology {
 	unsigned char tied[TOPO_MAX_NODES][TOPO_MAX_NODES];
 	char not_placed[512]; /* devices with no PCI function to place, by name */
 };
-
-/*
- * The relation of a and b and the narrowest link between them, into pr
- * (a, b and the audit left as they are). Pure.
- */
-void topo_relate(const struct topo_node *a, const struct topo_node *b, struct topo_pair *pr);
 
 /* The pair of nodes i and j (either order). */
 const struct topo_pair *topo_pair_of(const struct topology *tp, int i, int j);
