@@ -74,6 +74,10 @@ jv cm-src 'd["rdma"]["bytes"]' 'd["drives"][0]["bytes"]' 'd["rails"][0]["local_d
 check_eq "cm: bytes of the source's drive = its RDMA bytes" "${J[0]}" "${J[1]}"
 check_match "cm: the sink counts what the source sent" "RDMA \(2 QPs\) +${J[0]} " "$out"
 check_eq "cm: the source's rail" "('fake1', 'fake1', 2)" "${J[2]}"
+# A file has no PCI function: the rails by affinity fall back to the NUMA rule and say why.
+jv cm-src 'd["rail_affinity"]["mode"]' 'd["rail_affinity"]["reason"]'
+check_eq "cm: rails by numa (a file drive)" "numa" "${J[0]}"
+check_match "cm: why not pcie" "^pcie not possible: " "${J[1]}"
 
 # 3. --no-verify, -q 1: said OFF on both sides; the source's text report.
 # The link options travel in the HELLO (both sides give the same) and are said.
