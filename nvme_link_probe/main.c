@@ -267,7 +267,7 @@ static int probe_collect(const struct options *o, struct pcitree *t, struct prob
 	}
 	if (n > 0)
 		bays_rdma_locality(devs, n, !o->dump);
-	if (n > 0 && o->topology && probe_topology(o, t, devs, n, tp, sys))
+	if (n > 0 && (o->topology || o->project) && probe_topology(o, t, devs, n, tp, sys))
 		n = -NBW_EXIT_FAIL;
 	if (n > 0 && (o->devs || o->slots))
 		n = select_devs(o, devs, n);
@@ -335,8 +335,8 @@ int main(int argc, char **argv)
 		return NBW_EXIT_FAIL;
 	}
 	report_init(&r, out, o.cc.json, false);
-	print_report(&r, &o, &t, o.expect_file ? &spec : NULL, devs, n, o.topology ? &tp : NULL,
-		     &sys);
+	print_report(&r, &o, &t, o.expect_file ? &spec : NULL, devs, n,
+		     o.topology || o.project ? &tp : NULL, &sys);
 	print_audit_lines(&t, o.expect_file ? &spec : NULL, devs, n);
 	if (o.expect_p2p)
 		print_p2p_lines(&tp, devs, n);

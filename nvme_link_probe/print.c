@@ -569,7 +569,8 @@ static void print_scenario(struct report *r, bool usable, const struct project_s
 }
 
 /* --project: the upgrade table, text and JSON. */
-static void print_projection(struct report *r, const struct probe_dev *d, int n)
+static void print_projection(struct report *r, const struct probe_dev *d, int n,
+			     const struct topology *tp)
 {
 	struct projection pj;
 	int k;
@@ -588,6 +589,7 @@ static void print_projection(struct report *r, const struct probe_dev *d, int n)
 		print_scenario(r, pj.usable, pj.row[k].scenario, &pj.row[k].now, &pj.row[k].fixed);
 	report_arr_end(r);
 	print_no_local_rdma(r, d, n);
+	print_staging_hop(r, pj.today, d, n, tp);
 	report_obj_end(r);
 }
 
@@ -631,8 +633,8 @@ void print_report(struct report *r, const struct options *o, const struct pcitre
 	if (spec)
 		print_spec(r, spec, devs, n);
 	if (o->project)
-		print_projection(r, devs, n);
-	if (tp)
+		print_projection(r, devs, n, tp);
+	if (tp && o->topology)
 		print_topology(r, tp, sys);
 	report_obj_end(r);
 	report_finish(r);

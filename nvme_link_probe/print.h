@@ -44,6 +44,16 @@ void print_topology(struct report *r, const struct topology *tp, const struct p2
  */
 void print_fn_acs(struct report *r, const struct pcie_fn *f);
 
+/*
+ * --project's "staging_hop": the DRAM traffic the hop through the source's
+ * memory adds per GB/s moved (each byte written once by the drive, read
+ * once by the NIC: 2), that at today's summed ceiling, and whether p2pdma
+ * could remove it: the drives among d whose nearest ACTIVE RDMA device they
+ * can reach peer-to-peer (the audit of tp).
+ */
+void print_staging_hop(struct report *r, double today, const struct probe_dev *d, int n,
+		       const struct topology *tp);
+
 /* --expect p2p, on stderr: a line per drive among d that cannot (p2p_expect_met). */
 void print_p2p_lines(const struct topology *tp, const struct probe_dev *d, int n);
 

@@ -227,6 +227,41 @@ void print_topology(struct report *r, const struct topology *tp, const struct p2
 	report_obj_end(r);
 }
 
+void print_staging_hop(struct report *r, double today, const struct probe_dev *d, int n,
+		       const struct topology *tp)
+{
+	int i, x, drives = 0, can = 0;
+
+	for (i = 0; tp && i < n; i++) {
+		if (d[i].kind != KIND_NVME ||
+		    (x = topo_node_named(tp, d[i].name[0] ? d[i].name : d[i].bdf)) < 0)
+			continue;
+		drives++;
+		can += tp->nearest[x] >= 0 && topo_pair_of(tp, x, tp->nearest[x])->can;
+	}
+	report_obj_begin(r, "staging_hop");
+	report_i64(r, "dram_gb_per_gb", NULL, 2);
+	report_double(r, "dram_gb_per_s", NULL, 2 * today);
+	report_i64(r, "drives", NULL, drives);
+	report_i64(r, "p2p_drives", NULL, can);
+	report_obj_end(r);
+	report_text(r,
+		    "  staging hop: 2 GB/s of DRAM traffic per GB/s moved (the drive writes each "
+		    "byte, the NIC reads it), %.2f GB/s at today's sum\n",
+		    2 * today);
+	if (!drives)
+		report_text(r, "  p2pdma: no drive placed in the PCIe tree\n");
+	else if (can == drives)
+		report_text(r, "  p2pdma could remove it: every drive reaches its nearest NIC "
+			       "peer-to-peer (--topology)\n");
+	else
+		report_text(
+			r,
+			"  p2pdma could remove it for %d of %d drives on this node (the others: "
+			"--topology says why)\n",
+			can, drives);
+}
+
 void print_p2p_lines(const struct topology *tp, const struct probe_dev *d, int n)
 {
 	int i, x;

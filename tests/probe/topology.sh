@@ -83,6 +83,13 @@ expect_exit 3 "nvme1 \(0000:08:00.0\) and mlx5_0: peer-to-peer not possible \(di
 	"$P" --sysfs-root "$R" --dev nvme1 --expect p2p
 expect_exit 2 "invalid expectation \(genNxW, genN, xW or p2p\) 'p2q': malformed" "$P" --sysfs-root "$R" --expect p2q
 
+# --project: the staging hop's DRAM traffic and the drives p2pdma could spare it.
+"$P" --sysfs-root "$R" --project --json >"$TMPD/p.json"
+check_eq "--project staging hop: 2 per GB/s, at twice today's sum; 1 of 5 drives" "2 True 5 1" \
+	"$(json_get "$TMPD/p.json" "d['projection']['staging_hop']['dram_gb_per_gb'], abs(d['projection']['staging_hop']['dram_gb_per_s'] - 2 * d['projection']['today_gb_per_s']) < 1e-6, d['projection']['staging_hop']['drives'], d['projection']['staging_hop']['p2p_drives']" | tr -d "(),'")"
+check_eq "--project alone: no matrix printed" "False" "$(json_get "$TMPD/p.json" "'topology' in d")"
+check_match "--project text" "p2pdma could remove it for 1 of 5 drives" "$("$P" --sysfs-root "$R" --project)"
+
 # Bad input. A NUMA node of -1: NODE, said to be unknown.
 echo -1 >"$R/devices/pci0000:40/0000:40:01.0/0000:41:00.0/numa_node"
 echo -1 >"$R/devices/pci0000:40/0000:40:01.0/numa_node"
