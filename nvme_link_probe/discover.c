@@ -34,6 +34,20 @@ static bool sysfs_pci_address(const char *dir, const struct pcitree *t, char bdf
 	return pcitree_find(t, bdf) != NULL;
 }
 
+/* A software RDMA device's network interface's PCI function (root/class/net/IF/device). */
+static void carrier_address(const char *root, const char *ifname, const struct pcitree *t,
+			    char bdf[16])
+{
+	char dir[PATH_MAX];
+
+	bdf[0] = 0;
+	if (!ifname[0] || strchr(ifname, '/') || ifname[0] == '.')
+		return;
+	snprintf(dir, sizeof(dir), "%s/class/net/%s", root, ifname);
+	if (!sysfs_pci_address(dir, t, bdf))
+		bdf[0] = 0;
+}
+
 /* "40 Gb/sec (4X QDR)" -> 32 (data rate: SDR, DDR and QDR are 8b/10b). */
 static double rate_data_gbits(const char *text)
 {
@@ -127,6 +141,7 @@ static int discover_class(const char *root, const char *cls, enum dev_kind kind,
 				p->bdf[0] = 0;
 				sysfs_read_attr(sub, "parent", p->soft_parent,
 						sizeof(p->soft_parent));
+				carrier_address(root, p->soft_parent, t, p->carrier_bdf);
 				snprintf(p->why_no_link, sizeof(p->why_no_link),
 					 "no PCIe link of its own: software RDMA%s%s",
 					 p->soft_parent[0] ? " over " : "", p->soft_parent);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "bays.h"
@@ -21,11 +22,13 @@
 #include "parse.h"
 #include "pcilink.h"
 #include "pcitree.h"
+#include "p2p.h"
 #include "print.h"
 #include "probe.h"
 #include "report.h"
 #include "select.h"
 #include "spec.h"
+#include "topo.h"
 #include "watchdog.h"
 
 /* The whole run's budget (said in --help): past it, the step it was stuck in, exit 1. */
@@ -38,10 +41,15 @@ static void usage(void)
 	printf("Usage: %s [options]\n", nbw_prog);
 	printf("\nAudit the PCIe links of NVMe drives and RDMA devices: each link on the path\n"
 	       "to the root port is judged from both of its ends, with the bandwidth ceiling\n"
-	       "of the narrowest hop. Reads only.\n");
+	       "of the narrowest hop; with --topology, which NIC each drive sits nearest to\n"
+	       "and whether they could move data peer-to-peer. Reads only.\n");
 	cli_help(&cmdline);
 	printf("\nVerdicts: ok, downgraded (limited_by device, port, training or path),\n"
 	       "maybe_idle, link_down, no_link, unknown.\n"
+	       "Relations (--topology, as nvidia-smi topo -m): PIX one switch at most, PXB\n"
+	       "several, both below one root port; PHB the host bridge; NODE another root\n"
+	       "complex of the NUMA node; SYS another NUMA node. Peer-to-peer: direct,\n"
+	       "via_root, no, unknown.\n"
 	       "A run has a budget of 60 s; past it the tool says the step it was stuck in and\n"
 	       "exits 1.\n"
 	       "Exit status: 0 ok, 1 runtime failure, 2 usage error, 3 expectation not met.\n");
@@ -56,6 +64,7 @@ enum {
 	OPT_SLOT,
 	OPT_EXPECT_FILE,
 	OPT_PROJECT,
+	OPT_TOPOLOGY,
 };
 
 /* clang-format off */
@@ -78,9 +87,10 @@ static const struct cli_opt opts[] = {
 	 .help = "lowest acceptable link speed (2.5 5 8 16 32 64)"},
 	{ROW("expect-width", required_argument, OPT_EXPECT_WIDTH), .arg = "N",
 	 .help = "lowest acceptable link width (1 2 4 8 16 32)"},
-	{ROW("expect", required_argument, OPT_EXPECT), .arg = "GENxW",
+	{ROW("expect", required_argument, OPT_EXPECT), .arg = "GENxW|p2p",
 	 .help = "both at once: gen4x4, gen3, x8; exit 3 if a device is below it, downgraded, "
-		 "down or unknown"},
+		 "down or unknown; p2p: exit 3 if a drive cannot move data peer-to-peer with "
+		 "its nearest ACTIVE RDMA device (implies --topology)"},
 	{ROW("expect-file", required_argument, OPT_EXPECT_FILE), .type = CLI_T_TEXT,
 	 .field = CLI_AT(O, expect_file), .arg = "FILE",
 	 .help = "site slot specification, lines 'slot-or-bdf gen width' (e.g. '33 4 4'; # "
@@ -91,6 +101,11 @@ static const struct cli_opt opts[] = {
 	{ROW("project", no_argument, OPT_PROJECT), .type = CLI_T_FLAG, .field = CLI_AT(O, project),
 	 .help = "upgrade projection: the drives' summed ceilings as they are, all Gen4 x4, all "
 		 "Gen5 x4, with the slots as they are and with every slot at the drive's speed"},
+	{ROW("topology", no_argument, OPT_TOPOLOGY), .type = CLI_T_FLAG,
+	 .field = CLI_AT(O, topology),
+	 .help = "affinity matrix of drives, RDMA devices and GPUs (PIX PXB PHB NODE SYS), "
+		 "each drive's nearest ACTIVE RDMA device, and the peer-to-peer audit of each "
+		 "pair: ACS, IOMMU, p2pmem, GPUDirect"},
 	CLI_ROWS_OUTPUT,
 	CLI_END,
 };
@@ -113,13 +128,18 @@ static int parse_speed(const char *s, double *out)
 	return 0;
 }
 
-/* "gen4x4", "gen3", "x8" (case-insensitive). */
+/* "gen4x4", "gen3", "x8", "p2p" (case-insensitive). */
 static int parse_expect(const char *s, struct options *o)
 {
 	char buf[32], *x;
 	unsigned long gen;
 	int rc;
 
+	if (!strcasecmp(s, "p2p")) {
+		o->expect_p2p = true;
+		o->topology = true;
+		return 0;
+	}
 	if (strlen(s) >= sizeof(buf) || !*s)
 		return -EINVAL;
 	for (rc = 0; s[rc]; rc++)
@@ -164,7 +184,7 @@ static int tool_option(int c, char *arg, void *ctx)
 		return rc ? bad_value("expected width", arg, rc) : CLI_NEXT;
 	case OPT_EXPECT:
 		rc = parse_expect(arg, o);
-		return rc ? bad_value("expectation (genNxW, genN or xW)", arg, rc) : CLI_NEXT;
+		return rc ? bad_value("expectation (genNxW, genN, xW or p2p)", arg, rc) : CLI_NEXT;
 	}
 	return cli_try_help();
 }
@@ -202,10 +222,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 }
 
 /*
- * Load the tree, find and judge every device (RDMA locality needs them all),
- * keep those of --dev/--slot, sort by slot. The count or minus an exit status.
- */
-/*
  * Each NVMe controller's health log now (read-only admin passthrough on
  * /dev/NAME): only on this machine's own sysfs, never for a dump or a tree.
  */
@@ -232,7 +248,30 @@ static void probe_health(const struct options *o, struct probe_dev *devs, int n)
 	}
 }
 
-static int probe_collect(const struct options *o, struct pcitree *t, struct probe_dev *devs)
+/*
+ * --topology: the matrix of every device (before --dev/--slot choose) and
+ * its peer-to-peer audit. 0 or minus an exit status.
+ */
+static int probe_topology(const struct options *o, const struct pcitree *t,
+			  const struct probe_dev *devs, int n, struct topology *tp,
+			  struct p2p_system *sys)
+{
+	if (topo_build(t, devs, n, tp)) {
+		nbw_err("out of memory for the affinity matrix");
+		return -NBW_EXIT_FAIL;
+	}
+	p2p_read(t, !o->dump && !strcmp(o->cc.sysfs_root, "/sys"), sys, tp);
+	p2p_judge_all(sys, tp);
+	return 0;
+}
+
+/*
+ * Load the tree, find and judge every device (RDMA locality and the matrix
+ * need them all), keep those of --dev/--slot, sort by slot. The count or
+ * minus an exit status.
+ */
+static int probe_collect(const struct options *o, struct pcitree *t, struct probe_dev *devs,
+			 struct topology *tp, struct p2p_system *sys)
 {
 	char err[512];
 	int n, rc, i;
@@ -255,6 +294,8 @@ static int probe_collect(const struct options *o, struct pcitree *t, struct prob
 	}
 	if (n > 0)
 		bays_rdma_locality(devs, n, !o->dump);
+	if (n > 0 && (o->topology || o->project) && probe_topology(o, t, devs, n, tp, sys))
+		n = -NBW_EXIT_FAIL;
 	if (n > 0 && (o->devs || o->slots))
 		n = select_devs(o, devs, n);
 	if (n > 0) {
@@ -266,8 +307,10 @@ static int probe_collect(const struct options *o, struct pcitree *t, struct prob
 			o->dump ? o->dump : o->cc.sysfs_root);
 		n = -NBW_EXIT_FAIL;
 	}
-	if (n < 0)
+	if (n < 0) {
+		topo_free(tp);
 		pcitree_free(t);
+	}
 	return n;
 }
 
@@ -299,6 +342,8 @@ int main(int argc, char **argv)
 	static struct probe_dev devs[MAX_DEVS];
 	static struct provenance prov;
 	struct site_spec spec = {0};
+	struct topology tp = {0};
+	struct p2p_system sys;
 	struct options o;
 	struct pcitree t;
 	struct report r;
@@ -321,23 +366,30 @@ int main(int argc, char **argv)
 		if (rc)
 			return rc;
 	}
-	n = probe_collect(&o, &t, devs);
+	n = probe_collect(&o, &t, devs, &tp, &sys);
 	if (n < 0) {
 		spec_free(&spec);
 		return -n;
 	}
 	all_met = judge_audit(&o, &spec, devs, n);
 	probe_provenance(&o, devs, n);
+	if (o.expect_p2p)
+		all_met &= p2p_expect_met(&tp, devs, n);
 	out = cli_open_output(&o.cc);
 	if (!out) {
+		topo_free(&tp);
 		pcitree_free(&t);
 		spec_free(&spec);
 		return NBW_EXIT_FAIL;
 	}
 	report_init(&r, out, o.cc.json, false);
-	print_report(&r, &o, &t, o.expect_file ? &spec : NULL, devs, n);
+	print_report(&r, &o, &t, o.expect_file ? &spec : NULL, devs, n,
+		     o.topology || o.project ? &tp : NULL, &sys);
 	print_audit_lines(&t, o.expect_file ? &spec : NULL, devs, n);
+	if (o.expect_p2p)
+		print_p2p_lines(&tp, devs, n);
 	cli_close_output(out);
+	topo_free(&tp);
 	pcitree_free(&t);
 	spec_free(&spec);
 	return all_met ? NBW_EXIT_OK : NBW_EXIT_EXPECT;

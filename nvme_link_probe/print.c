@@ -85,6 +85,7 @@ static void report_fn_fields(struct report *r, const struct pcie_fn *f)
 	}
 	report_numa(r, "numa_node", f->numa_node);
 	report_opt_str(r, "driver", f->driver);
+	print_fn_acs(r, f);
 }
 
 static const char *link_text(double gts, unsigned width, bool known, char *buf, size_t len)
@@ -606,7 +607,8 @@ static void print_scenario(struct report *r, bool usable, const struct project_s
 }
 
 /* --project: the upgrade table, text and JSON. */
-static void print_projection(struct report *r, const struct probe_dev *d, int n)
+static void print_projection(struct report *r, const struct probe_dev *d, int n,
+			     const struct topology *tp)
 {
 	struct projection pj;
 	int k;
@@ -625,11 +627,13 @@ static void print_projection(struct report *r, const struct probe_dev *d, int n)
 		print_scenario(r, pj.usable, pj.row[k].scenario, &pj.row[k].now, &pj.row[k].fixed);
 	report_arr_end(r);
 	print_no_local_rdma(r, d, n);
+	print_staging_hop(r, pj.today, d, n, tp);
 	report_obj_end(r);
 }
 
 void print_report(struct report *r, const struct options *o, const struct pcitree *t,
-		  const struct site_spec *spec, const struct probe_dev *devs, int n)
+		  const struct site_spec *spec, const struct probe_dev *devs, int n,
+		  const struct topology *tp, const struct p2p_system *sys)
 {
 	bool expect_met = true;
 	int i;
@@ -668,7 +672,9 @@ void print_report(struct report *r, const struct options *o, const struct pcitre
 	if (spec)
 		print_spec(r, spec, devs, n);
 	if (o->project)
-		print_projection(r, devs, n);
+		print_projection(r, devs, n, tp);
+	if (tp && o->topology)
+		print_topology(r, tp, sys);
 	prov_report(r, o->prov);
 	report_obj_end(r);
 	report_finish(r);

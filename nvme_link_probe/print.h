@@ -6,17 +6,20 @@
 #ifndef NBW_PRINT_H
 #define NBW_PRINT_H
 
+#include "p2p.h"
 #include "pcitree.h"
 #include "probe.h"
 #include "report.h"
+#include "topo.h"
 
 /*
  * The document: the header (tool, source, root access), a row (object) per
- * device, the expectation, the site specification (spec non-NULL) and the
- * projection (--project).
+ * device, the expectation, the site specification (spec non-NULL), the
+ * projection (--project) and the matrix (tp non-NULL, --topology).
  */
 void print_report(struct report *r, const struct options *o, const struct pcitree *t,
-		  const struct site_spec *spec, const struct probe_dev *devs, int n);
+		  const struct site_spec *spec, const struct probe_dev *devs, int n,
+		  const struct topology *tp, const struct p2p_system *sys);
 
 /*
  * After the document, on stderr: the no-root warning, one line per unmet
@@ -25,5 +28,33 @@ void print_report(struct report *r, const struct options *o, const struct pcitre
  */
 void print_audit_lines(const struct pcitree *t, const struct site_spec *spec,
 		       const struct probe_dev *devs, int n);
+
+/*
+ * --topology (print_topo.c): the placed devices, the matrix, each drive's
+ * nearest ACTIVE RDMA device, the system's side of the peer-to-peer audit
+ * and every pair (with its audit where it has one), as the object
+ * "topology" (call inside the document, before print_report ends it).
+ */
+void print_topology(struct report *r, const struct topology *tp, const struct p2p_system *sys);
+
+/*
+ * A function's ACS registers as "acs": {capability, control} (lspci's names
+ * of the bits set), {null, null} without an ACS capability, null when the
+ * extended configuration space was not read.
+ */
+void print_fn_acs(struct report *r, const struct pcie_fn *f);
+
+/*
+ * --project's "staging_hop": the DRAM traffic the hop through the source's
+ * memory adds per GB/s moved (each byte written once by the drive, read
+ * once by the NIC: 2), that at today's summed ceiling, and whether p2pdma
+ * could remove it: the drives among d whose nearest ACTIVE RDMA device they
+ * can reach peer-to-peer (the audit of tp).
+ */
+void print_staging_hop(struct report *r, double today, const struct probe_dev *d, int n,
+		       const struct topology *tp);
+
+/* --expect p2p, on stderr: a line per drive among d that cannot (p2p_expect_met). */
+void print_p2p_lines(const struct topology *tp, const struct probe_dev *d, int n);
 
 #endif

@@ -14,7 +14,12 @@
  *	            ceiling, RDMA locality, the sort by slot (bays.h)
  *	spec.c      reading the site slot specification, --expect-file (spec.h)
  *	project.c   the upgrade projection's sums, --project (project.h)
- *	print.c     every printer, text and JSON, through common/base/report (print.h)
+ *	topo.c      the affinity matrix of drives, RDMA devices and GPUs,
+ *	            --topology (topo.h); pure but for topo_build()
+ *	p2p.c       the peer-to-peer audit of its pairs: ACS, IOMMU, p2pmem,
+ *	            GPUDirect (p2p.h)
+ *	print.c     every printer, text and JSON, through common/base/report (print.h);
+ *	            print_topo.c the matrix and the audit's
  */
 #ifndef NBW_PROBE_H
 #define NBW_PROBE_H
@@ -54,6 +59,7 @@ struct probe_dev {
 	char model[96];
 	char firmware[32];
 	char soft_parent[32]; /* software RDMA: its network interface */
+	char carrier_bdf[16]; /* software RDMA: that interface's PCI function, "" none */
 	char rate_text[64];   /* RDMA port 1 rate as sysfs says it */
 	char link_layer[24];
 	double net_gbits; /* port data rate in Gb/s, NAN unknown */
@@ -98,6 +104,8 @@ struct options {
 	const char *expect_file;
 	bool verbose;
 	bool project;
+	bool topology;
+	bool expect_p2p; /* --expect p2p */
 	struct probe_expect expect;
 	struct provenance *prov; /* where and when, with the devices' identity */
 };

@@ -64,6 +64,7 @@ enum {
 	OPT_WAIT,
 	OPT_SOURCE,
 	OPT_DISKS,
+	OPT_RAIL_AFFINITY,
 	OPT_LOCAL_DISKS,
 	OPT_NO_LOCAL,
 	OPT_DRAM,
@@ -104,6 +105,8 @@ enum {
 #define STR(x) STR_(x)
 static const char *const mtu_words[] = {"256", "512", "1024", "2048", "4096", NULL};
 static const char *const feed_words[] = {"disk", "mem", NULL};
+/* In the order of source/affinity.h's enum rail_affinity. */
+static const char *const affinity_words[] = {"numa", "pcie", "none", NULL};
 static const char *const verify_words[] = {"canary", "full", NULL};
 static const char *const bind_words[] = {"any", NULL};
 static const char *const conn_words[] = {"RC", NULL};
@@ -217,6 +220,13 @@ static const struct cli_opt opts[] = {
 	 .field = CLI_AT(O, source.feed), .what = "source", .words = feed_words,
 	 .roles = SOURCE_ROLES, .arg = "disk|mem",
 	 .help = "source: read drives or send from memory", .def = "disk"},
+	{ROW("rail-affinity", required_argument, OPT_RAIL_AFFINITY), .type = CLI_T_KEYWORD,
+	 .field = CLI_AT(O, source.rail_affinity), .set = CLI_AT(O, source.rail_affinity_given),
+	 .what = "rail affinity", .words = affinity_words, .roles = SOURCE_ROLES,
+	 .arg = "numa|pcie|none",
+	 .help = "source: which ports a drive's workers take: the nearest in the PCIe tree, "
+		 "those on its NUMA node, or all (default: pcie when the PCI tree places every "
+		 "drive and port, else numa)"},
 	{ROW("disks", required_argument, OPT_DISKS), .type = CLI_T_TEXT, .field = CLI_AT(O, disks),
 	 .arg = "LIST", .help = "source: drives to read (default: every NVMe namespace)"},
 	{ROW("local-disks", required_argument, OPT_LOCAL_DISKS), .type = CLI_T_TEXT,

@@ -450,9 +450,9 @@ size_bytes() {
 run_probes() {
 	local node rc fails=0
 	for node in "${nodes[@]}"; do
-		say "probe on $node: $(tool nvme_link_probe) --json"
+		say "probe on $node: $(tool nvme_link_probe) --json --topology"
 		start_bg "$run_dir/probe-$node.json" "$run_dir/probe-$node.log" "$node" \
-			"${CMD_TIMEOUT:-60}" probe "$(tool nvme_link_probe)" --json
+			"${CMD_TIMEOUT:-60}" probe "$(tool nvme_link_probe)" --json --topology
 		wait "$bg_pid"
 		rc=$?
 		started=()

@@ -79,10 +79,27 @@ enum {
 	PCIE_K_LNKCTL2 = 1 << 4, /* target_speed */
 	PCIE_K_MPS = 1 << 5,
 	PCIE_K_MRRS = 1 << 6,
-	PCIE_K_DLL = 1 << 7,  /* dll_active (only where the port reports it) */
-	PCIE_K_MAX = 1 << 8,  /* max_speed, max_width (from LnkCap/LnkCap2 or sysfs) */
-	PCIE_K_SLOT = 1 << 9, /* slot_implemented, slot_number (capability flags, SltCap) */
+	PCIE_K_DLL = 1 << 7,	 /* dll_active (only where the port reports it) */
+	PCIE_K_MAX = 1 << 8,	 /* max_speed, max_width (from LnkCap/LnkCap2 or sysfs) */
+	PCIE_K_SLOT = 1 << 9,	 /* slot_implemented, slot_number (capability flags, SltCap) */
+	PCIE_K_EXTCFG = 1 << 10, /* extended space read: acs_pos 0 means no ACS capability */
 };
+
+/* ACS Capability and Control bits (PCIe Base Specification, 7.7.8). */
+enum {
+	PCIE_ACS_SV = 1 << 0, /* Source Validation */
+	PCIE_ACS_TB = 1 << 1, /* Translation Blocking */
+	PCIE_ACS_RR = 1 << 2, /* P2P Request Redirect */
+	PCIE_ACS_CR = 1 << 3, /* P2P Completion Redirect */
+	PCIE_ACS_UF = 1 << 4, /* Upstream Forwarding */
+	PCIE_ACS_EC = 1 << 5, /* P2P Egress Control */
+	PCIE_ACS_DT = 1 << 6, /* Direct Translated P2P */
+};
+/* The bits that send peer-to-peer requests or completions up instead of across. */
+#define PCIE_ACS_REDIRECTS (PCIE_ACS_RR | PCIE_ACS_CR | PCIE_ACS_EC)
+
+/* lspci's names of the ACS bits that are set in bits ("ReqRedir CmpltRedir"), "" none. */
+const char *pcie_acs_names(unsigned bits, char *buf, size_t len);
 
 /* Comma-separated names of the fields in mask (e.g. "LnkCtl2 target speed, MPS"). */
 const char *pcie_known_names(unsigned mask, char *buf, size_t len);
@@ -121,7 +138,9 @@ struct pcie_fn {
 	char pf_bdf[16]; /* a VF's physical function */
 	int sriov_pos;	 /* SR-IOV extended capability offset, 0 if none */
 	unsigned sriov_num_vfs, sriov_offset, sriov_stride;
-	int parent; /* index of the upstream bridge in its tree, -1 = none */
+	int acs_pos;		   /* ACS extended capability offset, 0 if none */
+	unsigned acs_cap, acs_ctl; /* its Capability and Control registers (PCIE_ACS_*) */
+	int parent;		   /* index of the upstream bridge in its tree, -1 = none */
 };
 
 /* Fill domain/bus/dev/func and bdf; other fields to "unknown". */
@@ -129,8 +148,8 @@ void pcie_fn_init(struct pcie_fn *f, int domain, int bus, int dev, int func);
 
 /*
  * Decode configuration space: the header (IDs, class, bridge bus numbers),
- * the PCI Express capability when found in the capability list, and an
- * SR-IOV capability when the extended space is present. len is how many
+ * the PCI Express capability when found in the capability list, and the
+ * SR-IOV and ACS capabilities when the extended space is present. len is how many
  * bytes of cfg are valid (64 without root, 256, or 4096). Returns 0, or
  * -ENODATA when even the header is missing.
  */

@@ -3,7 +3,8 @@
  * pcilink_decode.c: a PCI function's link as its configuration space tells
  * it (see pcilink.h): the header (IDs, class, bridge bus numbers), the PCI
  * Express capability (role, LnkCap, LnkSta, LnkCap2, LnkCtl2, MPS, MRRS,
- * slot) and the SR-IOV capability. Pure: the bytes come from pcitree.c.
+ * slot) and the extended capabilities SR-IOV and ACS (Access Control
+ * Services: what redirects peer-to-peer traffic). Pure: the bytes come from pcitree.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ void pcie_fn_init(struct pcie_fn *f, int domain, int bus, int dev, int func)
 #define CFG_EXT 4096
 
 #define CAP_ID_EXP 0x10
+#define EXT_CAP_ID_ACS 0x000d
 #define EXT_CAP_ID_SRIOV 0x0010
 
 static unsigned cfg_w(const uint8_t *c, size_t pos)
@@ -151,24 +153,44 @@ unsigned pcie_sltcap_slot_number(uint32_t sltcap)
 	return (sltcap >> 19) & 0x1fff;
 }
 
-static void decode_sriov(const uint8_t *c, size_t len, struct pcie_fn *f)
+/* The extended capabilities this model uses: SR-IOV and ACS. */
+static void decode_extended(const uint8_t *c, size_t len, struct pcie_fn *f)
 {
 	unsigned pos = 0x100, ttl = (CFG_EXT - 0x100) / 4;
 
+	f->known |= PCIE_K_EXTCFG;
 	while (pos >= 0x100 && pos + 0x18 <= len && ttl--) {
 		uint32_t h = cfg_l(c, pos);
 
 		if (h == 0 || h == 0xffffffff)
 			return;
-		if ((h & 0xffff) == EXT_CAP_ID_SRIOV) {
+		if ((h & 0xffff) == EXT_CAP_ID_SRIOV && !f->sriov_pos) {
 			f->sriov_pos = (int)pos;
 			f->sriov_num_vfs = cfg_w(c, pos + 0x10);
 			f->sriov_offset = cfg_w(c, pos + 0x14);
 			f->sriov_stride = cfg_w(c, pos + 0x16);
-			return;
+		} else if ((h & 0xffff) == EXT_CAP_ID_ACS && !f->acs_pos) {
+			f->acs_pos = (int)pos;
+			f->acs_cap = cfg_w(c, pos + 0x04) & 0x7f;
+			f->acs_ctl = cfg_w(c, pos + 0x06) & 0x7f;
 		}
 		pos = (h >> 20) & 0xffc;
 	}
+}
+
+const char *pcie_acs_names(unsigned bits, char *buf, size_t len)
+{
+	static const char *const names[] = {"SrcValid",	   "TransBlk",	 "ReqRedir",   "CmpltRedir",
+					    "UpstreamFwd", "EgressCtrl", "DirectTrans"};
+	size_t used = 0, k;
+
+	if (len)
+		buf[0] = 0;
+	for (k = 0; k < NBW_ARRAY_SIZE(names) && used < len; k++)
+		if (bits & (1u << k))
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "",
+						 names[k]);
+	return buf;
 }
 
 int pcie_decode_config(const uint8_t *c, size_t len, struct pcie_fn *f)
@@ -206,6 +228,6 @@ int pcie_decode_config(const uint8_t *c, size_t len, struct pcie_fn *f)
 		f->known |= PCIE_K_ROLE;
 	}
 	if (len >= CFG_EXT)
-		decode_sriov(c, len, f);
+		decode_extended(c, len, f);
 	return 0;
 }

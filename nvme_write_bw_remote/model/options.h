@@ -55,6 +55,8 @@ struct source_options {
 	bool corrupt_canary;   /* tests: damage the canary after hashing it */
 	double late_start;     /* tests: open the window this much late */
 	bool latency;	       /* --latency: time each WRITE (post to completion) */
+	int rail_affinity;     /* --rail-affinity: source/affinity.h's enum rail_affinity */
+	bool rail_affinity_given;
 };
 
 /*

@@ -78,6 +78,8 @@ struct result_stream {
 	int ndrives;
 	struct rail *rails;
 	int nrails;
+	char rail_affinity[8];	     /* the source's: "pcie", "numa", "none"; "" not chosen */
+	char rail_affinity_why[256]; /* why that one */
 	/* Its window in this process's clock (ns) and its variation; have_window false: unknown. */
 	bool have_window;
 	double open_ns, close_ns;

@@ -145,6 +145,17 @@ static void print_ports(struct report *r, const struct result *x)
 	report_arr_end(r);
 }
 
+/* The source's choice of ports per drive (--rail-affinity) and why. */
+static void print_rail_affinity(struct report *r, const struct result_stream *st)
+{
+	if (!st->rail_affinity[0])
+		return;
+	report_obj_begin(r, "rail_affinity");
+	report_str(r, "mode", " Rails by        : %s", st->rail_affinity);
+	report_str(r, "reason", " (%s)\n", st->rail_affinity_why);
+	report_obj_end(r);
+}
+
 static void print_source(struct report *r, const struct result *x)
 {
 	const struct result_stream *st = &x->streams[0];
@@ -156,6 +167,7 @@ static void print_source(struct report *r, const struct result *x)
 		    st->workers);
 	report_str(r, "peer", NULL, o->source.peer);
 	report_u64(r, "workers", NULL, st->workers);
+	print_rail_affinity(r, st);
 	print_ports(r, x);
 	print_rule(r);
 	print_drives_head(r);

@@ -8,11 +8,19 @@
 #include "wire_conv.h"
 #include "rails.h"
 
-/* The source ports a worker on node should use: the NUMA-local ones, else all. */
-static int local_ports(const struct fab_port *src, int nsrc, int node, int *out)
+/*
+ * The source ports a worker should use: those of its mask (affinity.h), else
+ * the NUMA-local ones to node, else all.
+ */
+static int local_ports(const struct fab_port *src, int nsrc, int node, uint64_t mask, int *out)
 {
 	int i, n = 0;
 
+	for (i = 0; i < nsrc && i < 64; i++)
+		if (mask & (UINT64_C(1) << i))
+			out[n++] = i;
+	if (n)
+		return n;
 	for (i = 0; i < nsrc; i++)
 		if (node < 0 || src[i].numa_node < 0 || src[i].numa_node == node)
 			out[n++] = i;
@@ -24,9 +32,9 @@ static int local_ports(const struct fab_port *src, int nsrc, int node, int *out)
 
 /* Every reachable (local port, sink port) pair for node, in port order. */
 static int pairs_for(const struct fab_port *src, int nsrc, const struct fab_port *sink, int nsink,
-		     bool cm, int node, struct rail_pick *out)
+		     bool cm, int node, uint64_t mask, struct rail_pick *out)
 {
-	int loc[FAB_MAX_PORTS], nloc = local_ports(src, nsrc, node, loc), i, j, n = 0;
+	int loc[FAB_MAX_PORTS], nloc = local_ports(src, nsrc, node, mask, loc), i, j, n = 0;
 
 	for (i = 0; i < nloc; i++)
 		for (j = 0; j < nsink; j++) {
@@ -41,8 +49,8 @@ static int pairs_for(const struct fab_port *src, int nsrc, const struct fab_port
 }
 
 int rails_assign(const struct fab_port *src, int nsrc, const struct ctrl_port *sink, int nsink,
-		 bool cm, const int *nodes, uint32_t nw, struct rail_pick *out, char *why,
-		 size_t len)
+		 bool cm, const int *nodes, const uint64_t *masks, uint32_t nw,
+		 struct rail_pick *out, char *why, size_t len)
 {
 	struct fab_port *kp = calloc((size_t)nsink + 1, sizeof(*kp));
 	struct rail_pick *pairs = calloc((size_t)nsrc * nsink + 1, sizeof(*pairs));
@@ -57,7 +65,9 @@ int rails_assign(const struct fab_port *src, int nsrc, const struct ctrl_port *s
 	for (j = 0; j < nsink; j++)
 		conv_port_from_wire(&sink[j], &kp[j]);
 	for (i = 0; i < nw && !rc; i++) {
-		n = pairs_for(src, nsrc, kp, nsink, cm, nodes[i], pairs);
+		n = pairs_for(src, nsrc, kp, nsink, cm, nodes[i], masks ? masks[i] : 0, pairs);
+		if (!n && masks && masks[i]) /* the preferred ports reach no sink port */
+			n = pairs_for(src, nsrc, kp, nsink, cm, nodes[i], 0, pairs);
 		if (!n) {
 			char where[32] = "";
 

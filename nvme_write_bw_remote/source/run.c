@@ -517,6 +517,11 @@ static int source_result(const struct source *s, struct result *x)
 	if (s->nrails)
 		memcpy(st->rails, s->rails, sizeof(*st->rails) * (size_t)s->nrails);
 	st->nrails = s->nrails;
+	if (s->have_aff) {
+		snprintf(st->rail_affinity, sizeof(st->rail_affinity), "%s",
+			 rail_affinity_name(s->aff.mode));
+		snprintf(st->rail_affinity_why, sizeof(st->rail_affinity_why), "%s", s->aff.why);
+	}
 	st->workers = s->nw;
 	st->source = s->o->source.feed;
 	st->bytes =

@@ -20,6 +20,7 @@
 #include "ctrl.h"
 #include "ctrl_mac.h"
 #include "lathist.h"
+#include "affinity.h"
 #include "rails.h"
 #include "reader.h"
 #include "options.h"
@@ -82,6 +83,8 @@ struct source {
 	struct ctrl_accept acc; /* the sink's session and ports */
 	struct rail rails[CTRL_MAX_RAILS];
 	int nrails;
+	struct affinity_plan aff; /* the ports each drive prefers (disk feed) */
+	bool have_aff;
 	struct sworker *w;
 	uint32_t nw, started;
 	int cfd;

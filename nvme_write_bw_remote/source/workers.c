@@ -350,18 +350,32 @@ static void plan_drive_workers(struct source *s, struct region *regs)
 /* The rail of every worker, from the sink's advertised ports; the rails' table. */
 int source_assign_rails(struct source *s)
 {
+	const struct source_options *so = &s->o->source;
 	struct rail_pick *pick = calloc(s->nw, sizeof(*pick));
 	int *nodes = calloc(s->nw, sizeof(int));
+	uint64_t *masks = calloc(s->nw, sizeof(uint64_t));
 	char why[256];
 	uint32_t i;
 	int rc = -ENOMEM;
 
-	if (pick && nodes) {
-		for (i = 0; i < s->nw; i++)
-			nodes[i] = s->w[i].tindex >= 0 ? s->t[s->w[i].tindex].d.numa_node : -1;
-		rc = rails_assign(s->ports, s->nports, s->acc.ports, (int)s->acc.nports,
-				  s->o->conn == CTRL_CONN_CM, nodes, s->nw, pick, why, sizeof(why));
+	if (so->feed == CTRL_SOURCE_DISK && s->nt > 0) {
+		affinity_plan(s->o->cc.sysfs_root, so->rail_affinity_given,
+			      (enum rail_affinity)so->rail_affinity, s->ports, s->nports, s->t,
+			      s->nt, &s->aff);
+		s->have_aff = true;
 	}
+	if (pick && nodes && masks) {
+		for (i = 0; i < s->nw; i++) {
+			int d = s->w[i].tindex;
+
+			nodes[i] = d >= 0 ? s->t[d].d.numa_node : -1;
+			masks[i] = d >= 0 && s->have_aff ? s->aff.mask[d] : 0;
+		}
+		rc = rails_assign(s->ports, s->nports, s->acc.ports, (int)s->acc.nports,
+				  s->o->conn == CTRL_CONN_CM, nodes, masks, s->nw, pick, why,
+				  sizeof(why));
+	}
+	free(masks);
 	for (i = 0; !rc && i < s->nw; i++) {
 		s->w[i].port = &s->ports[pick[i].src];
 		s->w[i].sink_port = pick[i].sink;

@@ -4,7 +4,8 @@
 device's own function and every hop of its path) has the LnkCap and LnkSta speed and
 width that `lspci -vvv` prints for the same dump, and every device's slot number is the
 "Slot #N" of its port's SltCap (a port lspci shows as "(Slot+)"), a device without a slot
-sits below a "(Slot-)" port. Prints one line per comparison and exits 1 on any
+sits below a "(Slot-)" port, and the ACS Control bits set are those of lspci's ACSCtl line
+(no ACSCtl line: the probe found no ACS capability). Prints one line per comparison and exits 1 on any
 difference (or when nothing was compared)."""
 import json
 import re
@@ -44,6 +45,8 @@ def parse_lspci(path):
         m = re.search(r"Express \(v[0-9]\) .*\(Slot([+-])\)", s)
         if m:
             devs[cur]["slot_impl"] = m.group(1) == "+"
+        if s.startswith("ACSCtl:"):
+            devs[cur]["acsctl"] = " ".join(w[:-1] for w in s.split()[1:] if w.endswith("+"))
         m = re.match(r"Slot #([0-9]+),", s)
         if m:
             devs[cur]["slot"] = int(m.group(1))
@@ -77,6 +80,19 @@ def main():
                 bad += 1
             else:
                 print("ok %s %s %s" % (bdf, what, got))
+    for bdf, f in sorted(fns.items()):
+        acs = f.get("acs")
+        if acs is None:
+            continue
+        n += 1
+        got, exp = acs["control"], lspci.get(bdf, {}).get("acsctl")
+        if acs["capability"] is not None and got is None:
+            got = ""
+        if got != exp:
+            print("FAIL %s ACSCtl: probe %r, lspci %r" % (bdf, got, exp))
+            bad += 1
+        else:
+            print("ok %s ACSCtl %r" % (bdf, got))
     for d in doc["devices"]:
         if not d.get("path") or len(d["path"]) < 2:
             continue

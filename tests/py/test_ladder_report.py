@@ -7,8 +7,8 @@ import tempfile
 import unittest
 
 from nbwpath import FIXTURES
-from nbw.ladder.report import (Ladder, above_notes, fig, gen_name, link_of, memory_notes, pct, rung,
-                               table)
+from nbw.ladder.report import (Ladder, above_notes, fig, gen_name, hop_notes, link_of, memory_notes,
+                               pct, rung, table)
 
 REF = os.path.join(FIXTURES, "ladder", "ref")
 
@@ -174,6 +174,43 @@ class CeilingsThatHold(unittest.TestCase):
         self.assertEqual((b["rung"], b["name"], b["node"], b["excluded"]),
                          ("drive links", "drive nvme1n1", "b", []))
         self.assertIn("at 95-99% of their Gen3 x4 ceiling", b["reason"])
+
+
+class StagingHop(unittest.TestCase):
+    """The hop through the source's DRAM: 2 GB/s of DRAM traffic per GB/s moved,
+    and the drives its probe's --topology finds able to go peer-to-peer."""
+
+    def ladder(self, topology=None):
+        d = tempfile.mkdtemp(prefix="ladder.")
+        self.addCleanup(shutil.rmtree, d)
+        run = os.path.join(d, "run")
+        shutil.copytree(REF, run)
+        lad = Ladder(run)
+        lad.build()
+        if topology is not None:
+            lad.probe.setdefault(lad.source, {})["topology"] = topology
+        return lad
+
+    def test_the_cost_at_what_the_source_moves(self):
+        hop = self.ladder().staging_hop()
+        # the source b's drives read 10.70 GB/s together, under its fabric: 21.40 of DRAM
+        self.assertEqual((hop["node"], hop["dram_gb_per_gb"], hop["drives"]), ("b", 2, None))
+        self.assertAlmostEqual(hop["dram_gb_per_s"], 2 * hop["moved_gb_per_s"])
+        self.assertAlmostEqual(hop["moved_gb_per_s"], 10.70, places=2)
+        self.assertEqual(hop_notes(hop), [
+            "staging hop on b: each GB/s moved costs 2 GB/s of DRAM traffic (the drive writes it, the "
+            "NIC reads it): 21.40 GB/s of DRAM traffic at 10.70 GB/s moved; whether p2pdma could "
+            "remove it: unknown (the probe ran without --topology)"])
+
+    def test_p2p_drives_from_the_probe(self):
+        topo = {"nearest_rdma": [{"name": "nvme0", "rdma": "mlx5_0"}, {"name": "nvme1", "rdma": "mlx5_0"},
+                                 {"name": "nvme2", "rdma": None}],
+                "pairs": [{"a": "nvme0", "b": "mlx5_0", "p2p": {"can": True}},
+                          {"a": "nvme1", "b": "mlx5_0", "p2p": {"can": False}},
+                          {"a": "nvme0", "b": "nvme1", "p2p": None}]}
+        hop = self.ladder(topo).staging_hop()
+        self.assertEqual((hop["drives"], hop["p2p_drives"]), (3, 1))
+        self.assertIn("p2pdma could remove it for 1 of 3 drives", hop_notes(hop)[0])
 
 
 class StagingMemory(unittest.TestCase):

@@ -11,8 +11,8 @@ B=$NVME_WRITE_BW_REMOTE
 check_eq "--help exit" 0 $?
 check_match "--help names the sink" "Usage: nvme_write_bw_remote \[options\] +sink" "$(head -1 "$TMPD/help")"
 # The role sets --help lists come from the option table's role column.
-check_eq "--help: the source's options" "The source's, refused by a sink: source, corrupt-canary, late-start, latency." \
-	"$(grep "^The source's" "$TMPD/help")"
+check_eq "--help: the source's options" "The source's, refused by a sink: source, rail-affinity, corrupt-canary, late-start, latency." \
+	"$(sed -n "/^The source's/,/\\.$/p" "$TMPD/help" | tr '\n' ' ' | sed 's/  */ /g; s/ $//')"
 check_match "--help: the sink's options" "^The sink's options, .*: bind, allow, sources, .*, dump-slice\.$" \
 	"$(sed -n "/^The sink's options/,/\\.$/p" "$TMPD/help" | tr '\n' ' ' | sed 's/  */ /g; s/ $//')"
 check_match "--version" "0\.[0-9]" "$("$B" --version)"

@@ -84,6 +84,10 @@ check_eq "cm: the source's drive health: not read, why" "(False, 'not read: $f i
 check_eq "cm: no reading in its place" False "${J[1]}"
 check_eq "cm: the source's drive seconds: min <= median <= max" True "${J[2]}"
 check_eq "cm: the source's drive flagged steady or not" bool "${J[3]}"
+# A file has no PCI function: the rails by affinity fall back to the NUMA rule and say why.
+jv cm-src 'd["rail_affinity"]["mode"]' 'd["rail_affinity"]["reason"]'
+check_eq "cm: rails by numa (a file drive)" "numa" "${J[0]}"
+check_match "cm: why not pcie" "^pcie not possible: " "${J[1]}"
 
 # 3. --no-verify, -q 1: said OFF on both sides; the source's text report.
 # The link options travel in the HELLO (both sides give the same) and are said.

@@ -65,14 +65,14 @@ READERS = {
         "fleet_median_gb_per_s", "fleet_median_share_of_local", "says",
     )),
     "ladder/attribute.py": ((REMOTE, READ_BW), (
-        # the ladder's own rungs and the memory's verdict
-        "node", "measured_gb_per_s", "link", "reason",
+        # the ladder's own rungs and the memory's verdict ("reason" is also the schemas')
+        "node", "measured_gb_per_s", "link",
         "says",  # nbw.drivehealth's evidence
     )),
     "ladder/report.py": ((READ_BW, REMOTE, PROBE), (
         # the environment and the ladder's own rungs and notes
         "GNUPLOT", "LADDER_LOGSCALE", "below_drives", "drives_wrote_gb_per_s", "excluded",
-        "failed", "measured_gb_per_s", "node", "rdma_gb_per_s", "rung",
+        "failed", "measured_gb_per_s", "node", "rdma_gb_per_s", "rung", "moved_gb_per_s",
     )),
     "ladder/upper.py": ((READ_BW, REMOTE), (
         # iperf3 -J

@@ -44,7 +44,8 @@ run read-list "$NVME_READ_BW" --disks "$f" --list --json
 run read-list-sysfs "$NVME_READ_BW" --sysfs-root "$TMPD/sysfs/two-ns" --list --json
 
 # nvme_link_probe: every captured dump; a captured sysfs tree with the projection and a
-# site specification (a bay short of it: exit 3), an expectation on a dump (exit 3).
+# site specification (a bay short of it: exit 3), an expectation on a dump (exit 3), the
+# topology fixture's matrix with --expect p2p (exit 3) and a dump's.
 for dump in "$FIXTURES"/pci/*.lspci; do
 	name=${dump##*/}
 	run "probe-${name%.lspci}" "$NVME_LINK_PROBE" --pci-dump "$dump" --json
@@ -55,6 +56,9 @@ WANT_RC=3 run probe-sysfs "$NVME_LINK_PROBE" --sysfs-root "$TMPD/root" --project
 	--expect-file "$TMPD/spec" --json
 WANT_RC=3 run probe-expect "$NVME_LINK_PROBE" --pci-dump "$FIXTURES/pci/switch_chain_gen2.lspci" \
 	--project --expect gen3x4 --json
+"$PYTHON3" "$FIXTURES/pci/gen.py" sysfs "$TMPD/topo" --topo || fail "gen.py sysfs --topo exited $?"
+WANT_RC=3 run probe-topology "$NVME_LINK_PROBE" --sysfs-root "$TMPD/topo" --expect p2p --project --json
+run probe-topology-dump "$NVME_LINK_PROBE" --pci-dump "$FIXTURES/pci/switch_acs.lspci" --topology --json
 
 # The Python documents other tools read: nbw-fleet's plan and judgement (of the lab's
 # sweep in the fixtures), nbw-results' export.
@@ -95,6 +99,8 @@ $D/read-list.json|$B/read-no-path.json|del d["drives"][0]["path"]
 $D/probe-sysfs.json|$B/probe-no-verdict.json|del d["devices"][2]["verdict"]
 $D/probe-sysfs.json|$B/probe-bad-verdict.json|d["devices"][0]["verdict"] = "fine"
 $D/probe-expect.json|$B/probe-no-expectation.json|del d["devices"][0]["expectation"]
+$D/probe-topology.json|$B/probe-no-relation.json|del d["topology"]["pairs"][3]["relation"]
+$D/probe-topology.json|$B/probe-bad-p2p.json|d["topology"]["pairs"][4]["p2p"]["verdict"] = "maybe"
 $D/fleet-judge.json|$B/judge-no-state.json|del d["suspects"][0]["state"]
 $D/fleet-plan.json|$B/plan-no-rounds.json|del d["rounds"]
 $D/results-export.json|$TMPD/export-no-rung.json|del d[0]["rung"]

@@ -277,7 +277,7 @@ check_eq "ladder: --baseline on each node, its drives" "['l0 alone', 'l1 alone',
 	"$(json_get "$D/baseline-n2.json" '[s["label"] for s in d["baseline"]]') $(json_get "$D/baseline-n1.json" 'len(d["drives"])')"
 check_eq "ladder: --memory on each node with the readers' threads: 2 per drive" "4 2" \
 	"$(json_get "$D/memory-n2.json" 'd["memory"][0]["threads"]') $(json_get "$D/memory-n1.json" 'd["memory"][0]["threads"]')"
-check_eq "ladder: the probe ran with --json" --json "$(cat "$TMPD/fake/argv.probe.$(hostname)")"
+check_eq "ladder: the probe ran with --json --topology" "--json --topology" "$(tr "\n" " " <"$TMPD/fake/argv.probe.$(hostname)" | sed "s/ $//")"
 # The fabric pair ran before the aggregate pair; the fake keeps the last argv per role:
 # aggregate's. Check the fabric's argv in the logs of run_bench.sh.
 check_match "fabric sink: RDMA only, same -p -s -t -d" 'fabric: sink on n1: .*nvme_write_bw_remote -p 18515 -s 64K --warmup 0 -D 0.3 --timeout 1 -d rxe0:1 --tx-depth 8 --no-local --wait 60 --json' "$(cat "$TMPD/err")"

@@ -216,6 +216,28 @@ class Ladder:
             return e2e["ceiling_gb_per_s"], fig(e2e["ceiling_gb_per_s"])
         return None, None
 
+    def staging_hop(self):
+        """What the hop through the source's DRAM costs: each byte written once by
+        a drive and read once by the NIC, 2 GB/s of DRAM traffic per GB/s moved (at
+        the narrower of its drives together and the fabric), and whether p2pdma
+        could remove it: the drives the source's probe (--topology) finds able to
+        reach their nearest ACTIVE RDMA device peer-to-peer."""
+        node = self.source
+        if node is None:
+            return None
+        need = self.memory_need(node)[0]
+        hop = {"node": node, "dram_gb_per_gb": 2, "moved_gb_per_s": need / 2 if need else None,
+               "dram_gb_per_s": need, "drives": None, "p2p_drives": None}
+        topo = (self.probe.get(node) or {}).get("topology")
+        if isinstance(topo, dict):
+            pairs = {frozenset((p.get("a"), p.get("b"))): p.get("p2p") or {}
+                     for p in topo.get("pairs") or [] if isinstance(p, dict)}
+            near = [x for x in topo.get("nearest_rdma") or [] if isinstance(x, dict)]
+            hop["drives"] = len(near)
+            hop["p2p_drives"] = sum(1 for x in near if x.get("rdma") and
+                                    pairs.get(frozenset((x.get("name"), x.get("rdma"))), {}).get("can"))
+        return hop
+
     def memory_binding(self):
         """Memory binds where the path needs NEAR % or more of what the node's
         staging memory carried."""
@@ -519,6 +541,23 @@ def memory_notes(rungs):
             for r in rungs if r["kind"] == "memory" and r.get("below_drives")]
 
 
+def hop_notes(hop):
+    """The staging hop's line under the table (Ladder.staging_hop)."""
+    if not hop:
+        return []
+    at = (": %s GB/s of DRAM traffic at %s GB/s moved" % (fig(hop["dram_gb_per_s"]), fig(hop["moved_gb_per_s"]))
+          if hop["dram_gb_per_s"] is not None else "")
+    if hop["drives"] is None:
+        p2p = "whether p2pdma could remove it: unknown (the probe ran without --topology)"
+    elif not hop["drives"]:
+        p2p = "p2pdma: the probe placed no drive in the PCIe tree"
+    else:
+        p2p = "p2pdma could remove it for %d of %d drives (nvme_link_probe --topology says why)" % (
+            hop["p2p_drives"], hop["drives"])
+    return ["staging hop on %s: each GB/s moved costs 2 GB/s of DRAM traffic (the drive writes it, "
+            "the NIC reads it)%s; %s" % (hop["node"], at, p2p)]
+
+
 def plot(rungs, out, width, height, title):
     gp = os.environ.get("GNUPLOT", "gnuplot")
     if not shutil.which(gp):
@@ -606,7 +645,9 @@ def main(argv):
     bind = lad.binding()
     why = lad.attribution(bind)
     lines = ["ladder: %s (sink %s, source %s)" % (run_dir, lad.sink or "-", lad.source or "-")]
-    lines += table(rungs) + above_notes(rungs) + memory_notes(rungs) + ["", bind["reason"] + "."]
+    hop = lad.staging_hop()
+    lines += table(rungs) + above_notes(rungs) + memory_notes(rungs) + hop_notes(hop)
+    lines += ["", bind["reason"] + "."]
     lines += ["why: %s" % f["text"] for f in why if f["rule"] != "memory_binds"]
     notes = lad.upper.notes(rungs, lad.source, lad.sink)
     lines += notes + lad.upper.random_table(lad.source)
@@ -614,7 +655,7 @@ def main(argv):
     if write:
         doc = {"tool": "ladder_report", "sink": lad.sink, "source": lad.source, "nodes": lad.nodes,
                "rungs": rungs, "binding": bind, "attribution": why, "notes": notes,
-               "nfs_random": lad.upper.random_rows(lad.source)}
+               "nfs_random": lad.upper.random_rows(lad.source), "staging_hop": hop}
         with open(os.path.join(run_dir, "ladder.json"), "w") as f:
             json.dump(doc, f, indent=2)
             f.write("\n")

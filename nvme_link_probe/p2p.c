@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: MIT
+/*
+ * p2p.c: nvme_link_probe's peer-to-peer audit (p2p.h). Reading what the
+ * system says (IOMMU groups and their types, the kernel command line, the
+ * functions publishing p2pmem, the nvidia_peermem module) and judging each
+ * pair of the affinity matrix from it and from the ACS registers of the
+ * downstream ports between the two (decoded in common/pci/pcilink_decode.c).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "p2p.h"
+#include "sysfs.h"
+
+const char *p2p_iommu_name(enum p2p_iommu m)
+{
+	static const char *const names[] = {"unknown", "off", "passthrough", "translated"};
+
+	return (unsigned)m < NBW_ARRAY_SIZE(names) ? names[m] : "unknown";
+}
+
+const char *p2p_verdict_name(enum p2p_verdict v)
+{
+	static const char *const names[] = {"direct", "via_root", "no", "unknown"};
+
+	return (unsigned)v < NBW_ARRAY_SIZE(names) ? names[v] : "unknown";
+}
+
+/* Count the IOMMU groups and the types of their default domains into sys. */
+static void read_groups(const char *root, struct p2p_system *sys)
+{
+	char dir[PATH_MAX], sub[PATH_MAX + 300], type[32];
+	int identity = 0, dma = 0, unread = 0;
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/kernel/iommu_groups", root);
+	d = opendir(dir);
+	if (!d && errno != ENOENT) {
+		sys->iommu = IOMMU_UNKNOWN;
+		snprintf(sys->iommu_reason, sizeof(sys->iommu_reason), "%s: %s", dir,
+			 strerror(errno));
+		return;
+	}
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		sys->groups++;
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		if (sysfs_read_attr(sub, "type", type, sizeof(type)))
+			unread++;
+		else if (!strcmp(type, "identity"))
+			identity++;
+		else
+			dma++; /* DMA, DMA-FQ: translated */
+	}
+	if (d)
+		closedir(d);
+	if (!sys->groups) {
+		sys->iommu = IOMMU_OFF;
+		snprintf(sys->iommu_reason, sizeof(sys->iommu_reason),
+			 "no IOMMU groups: the IOMMU is off or absent");
+	} else if (dma) {
+		sys->iommu = IOMMU_TRANSLATED;
+		snprintf(sys->iommu_reason, sizeof(sys->iommu_reason),
+			 "%d of %d IOMMU groups translate (type DMA or DMA-FQ)", dma, sys->groups);
+	} else if (identity) {
+		sys->iommu = IOMMU_PASSTHROUGH;
+		snprintf(sys->iommu_reason, sizeof(sys->iommu_reason),
+			 "every readable IOMMU group is identity-mapped (passthrough)");
+	} else {
+		sys->iommu = IOMMU_UNKNOWN;
+		snprintf(sys->iommu_reason, sizeof(sys->iommu_reason),
+			 "%d IOMMU groups, none with a readable type", sys->groups);
+	}
+	if (unread && sys->iommu != IOMMU_UNKNOWN) {
+		size_t used = strlen(sys->iommu_reason);
+
+		snprintf(sys->iommu_reason + used, sizeof(sys->iommu_reason) - used,
+			 "; %d without a readable type", unread);
+	}
+}
+
+/* The IOMMU words of the live kernel command line. */
+static void read_cmdline(struct p2p_system *sys)
+{
+	static const char *const keys[] = {
+		"iommu=", "intel_iommu=", "amd_iommu=", "iommu.passthrough=", "iommu.strict="};
+	char line[4096], *save = NULL, *w;
+	size_t used = 0, k;
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (!f)
+		return;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = 0;
+	fclose(f);
+	for (w = strtok_r(line, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
+		for (k = 0; k < NBW_ARRAY_SIZE(keys); k++)
+			if (!strncmp(w, keys[k], strlen(keys[k])) && used < sizeof(sys->cmdline))
+				used += (size_t)snprintf(sys->cmdline + used,
+							 sizeof(sys->cmdline) - used, "%s%s",
+							 used ? " " : "", w);
+}
+
+/* A node's IOMMU group and its type, and the p2pmem it publishes. */
+static void read_node(const char *root, struct topo_node *x)
+{
+	char dir[PATH_MAX], sub[PATH_MAX + 64], buf[64];
+	char *end;
+
+	snprintf(dir, sizeof(dir), "%s/bus/pci/devices/%s", root, x->bdf);
+	if (!sysfs_link_basename(dir, "iommu_group", buf, sizeof(buf))) {
+		long g = strtol(buf, &end, 10);
+
+		if (end != buf && !*end && g >= 0 && g < 1000000) {
+			x->iommu_group = (int)g;
+			snprintf(sub, sizeof(sub), "%s/kernel/iommu_groups/%ld", root, g);
+			if (sysfs_read_attr(sub, "type", x->iommu_type, sizeof(x->iommu_type)))
+				x->iommu_type[0] = 0;
+		}
+	}
+	snprintf(sub, sizeof(sub), "%s/p2pmem", dir);
+	if (!sysfs_read_attr(sub, "size", buf, sizeof(buf))) {
+		long long v = strtoll(buf, &end, 0);
+
+		x->p2pmem = end != buf && v >= 0 ? v : -1;
+		x->p2pmem_published =
+			!sysfs_read_attr(sub, "published", buf, sizeof(buf)) && !strcmp(buf, "1");
+	}
+}
+
+void p2p_read(const struct pcitree *t, bool live, struct p2p_system *sys, struct topology *tp)
+{
+	char path[PATH_MAX + 64];
+	struct stat st;
+	int i;
+
+	memset(sys, 0, sizeof(*sys));
+	if (t->from_dump) {
+		snprintf(sys->iommu_reason, sizeof(sys->iommu_reason),
+			 "a dump holds no IOMMU groups");
+		snprintf(sys->gpudirect_reason, sizeof(sys->gpudirect_reason),
+			 "a dump holds no kernel modules");
+		return;
+	}
+	sys->known = true;
+	read_groups(t->sysfs_root, sys);
+	if (live)
+		read_cmdline(sys);
+	for (i = 0; i < t->n; i++) {
+		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/p2pmem", t->sysfs_root,
+			 t->fn[i].bdf);
+		sys->p2pmem_providers += !stat(path, &st) && S_ISDIR(st.st_mode);
+	}
+	snprintf(path, sizeof(path), "%s/module/nvidia_peermem", t->sysfs_root);
+	sys->peermem = !stat(path, &st) && S_ISDIR(st.st_mode);
+	snprintf(sys->gpudirect_reason, sizeof(sys->gpudirect_reason), "%s",
+		 sys->peermem ? "the nvidia_peermem module is loaded"
+			      : "the nvidia_peermem module is not loaded (dma-buf registration "
+				"is not probed: this tool does not link libibverbs)");
+	for (i = 0; i < tp->n; i++)
+		read_node(t->sysfs_root, &tp->node[i]);
+}
+
+/* Append to a bounded text. */
+static void NBW_PRINTF(3, 4) add(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The downstream ports between x and the meeting point (hops 1 .. below the
+ * meet) that redirect peer traffic, into pr->acs. -1 when one hides its
+ * extended capabilities, else how many redirect.
+ */
+static int acs_between(const struct topo_node *x, const struct pcie_fn *meet, struct topo_pair *pr)
+{
+	char names[96];
+	int i, redirect = 0;
+
+	for (i = 1; i < x->path.nhops && x->path.hop[i] != meet; i++) {
+		const struct pcie_fn *f = x->path.hop[i];
+
+		if (!pcie_role_is_downstream_port(f->role))
+			continue;
+		if (!(f->known & PCIE_K_EXTCFG)) {
+			snprintf(pr->acs, sizeof(pr->acs),
+				 "port %s hides its extended capabilities (configuration space "
+				 "beyond 256 bytes unreadable: not root, or a dump without -xxxx)",
+				 f->bdf);
+			return -1;
+		}
+		if (!f->acs_pos || !(f->acs_ctl & PCIE_ACS_REDIRECTS))
+			continue;
+		pcie_acs_names(f->acs_ctl & PCIE_ACS_REDIRECTS, names, sizeof(names));
+		add(pr->acs, sizeof(pr->acs), "%sACS %s on %s", pr->acs[0] ? "; " : "", names,
+		    f->bdf);
+		redirect++;
+	}
+	return redirect;
+}
+
+/* The path's part of the verdict, its reason into pr->reason. */
+static void judge_path(const struct topo_node *a, const struct topo_node *b, struct topo_pair *pr)
+{
+	char *r = pr->reason;
+	size_t len = sizeof(pr->reason);
+	int ra, rb;
+
+	pr->acs[0] = 0;
+	switch (pr->r.rel) {
+	case PCIE_REL_X:
+		pr->p2p = P2P_DIRECT;
+		snprintf(r, len, "one device");
+		return;
+	case PCIE_REL_PHB:
+		pr->p2p = P2P_VIA_ROOT;
+		snprintf(r, len,
+			 "the paths meet at the host bridge %s: peer traffic crosses the root "
+			 "complex",
+			 a->host);
+		return;
+	case PCIE_REL_NODE:
+	case PCIE_REL_SYS:
+		pr->p2p = P2P_NO;
+		snprintf(r, len, "different %s (%s, %s)",
+			 pr->r.rel == PCIE_REL_SYS ? "NUMA nodes" : "root complexes", a->host,
+			 b->host);
+		return;
+	default:
+		break;
+	}
+	ra = acs_between(a, pr->r.meet, pr);
+	rb = ra < 0 ? 0 : acs_between(b, pr->r.meet, pr);
+	if (ra < 0 || rb < 0) {
+		pr->p2p = P2P_UNKNOWN;
+		snprintf(r, len, "%s", pr->acs);
+	} else if (ra + rb) {
+		pr->p2p = P2P_VIA_ROOT;
+		snprintf(r, len, "%s: peer requests go up to the root complex", pr->acs);
+	} else {
+		pr->p2p = P2P_DIRECT;
+		snprintf(r, len, "the paths meet at %s and no port between them redirects",
+			 pr->r.meet->bdf);
+	}
+}
+
+/* Somewhere other than DRAM to put the data, and why (appended to the reason). */
+static bool judge_memory(const struct p2p_system *sys, const struct topo_node *a,
+			 const struct topo_node *b, struct topo_pair *pr)
+{
+	const struct topo_node *gpu = a->kind == TOPO_GPU ? a : b->kind == TOPO_GPU ? b : NULL;
+	const struct topo_node *drive = a->kind == TOPO_NVME ? a : b->kind == TOPO_NVME ? b : NULL;
+	const struct topo_node *nic = a->kind == TOPO_RDMA ? a : b->kind == TOPO_RDMA ? b : NULL;
+	size_t len = sizeof(pr->reason);
+
+	if (gpu) {
+		if (!gpu->driver[0]) {
+			add(pr->reason, len, "; GPU %s: no driver bound, its memory is not exposed",
+			    gpu->name);
+			return false;
+		}
+		if (nic && !sys->peermem) {
+			add(pr->reason, len, "; GPUDirect RDMA: %s", sys->gpudirect_reason);
+			return false;
+		}
+		add(pr->reason, len, "; the GPU's memory (%s%s)", gpu->driver,
+		    nic ? ", nvidia_peermem loaded" : "");
+		return true;
+	}
+	if (drive && drive->p2pmem_published) {
+		add(pr->reason, len, "; %s publishes %lld MiB of p2pmem (its CMB)", drive->name,
+		    drive->p2pmem >> 20);
+		return true;
+	}
+	if (nic && nic->p2pmem_published) {
+		add(pr->reason, len, "; %s publishes p2pmem", nic->name);
+		return true;
+	}
+	add(pr->reason, len, "; %s publishes no p2pmem (no CMB, or a kernel without PCI_P2PDMA)",
+	    drive ? drive->name : "neither");
+	return false;
+}
+
+void p2p_judge_pair(const struct p2p_system *sys, const struct topo_node *a,
+		    const struct topo_node *b, struct topo_pair *pr)
+{
+	pr->audited = true;
+	judge_path(a, b, pr);
+	pr->memory = judge_memory(sys, a, b, pr);
+	pr->can = pr->p2p == P2P_DIRECT && pr->memory;
+	if (pr->p2p == P2P_VIA_ROOT && sys->iommu == IOMMU_TRANSLATED)
+		add(pr->reason, sizeof(pr->reason), "; the IOMMU translates it");
+	if (a->iommu_group >= 0 && b->iommu_group >= 0)
+		add(pr->reason, sizeof(pr->reason), "; IOMMU groups %d and %d%s", a->iommu_group,
+		    b->iommu_group, a->iommu_group == b->iommu_group ? " (one group)" : "");
+}
+
+/* The pairs the audit covers: a drive, an RDMA device or a GPU with one of another kind. */
+static bool audited_kinds(const struct topo_node *a, const struct topo_node *b)
+{
+	if (a->kind == b->kind)
+		return false;
+	return a->kind == TOPO_GPU || b->kind == TOPO_GPU ||
+	       (a->kind == TOPO_NVME) != (b->kind == TOPO_NVME);
+}
+
+void p2p_judge_all(const struct p2p_system *sys, struct topology *tp)
+{
+	int k;
+
+	for (k = 0; k < tp->npairs; k++) {
+		struct topo_pair *pr = &tp->pair[k];
+
+		if (audited_kinds(&tp->node[pr->a], &tp->node[pr->b]))
+			p2p_judge_pair(sys, &tp->node[pr->a], &tp->node[pr->b], pr);
+	}
+}
+
+bool p2p_expect_met(const struct topology *tp, const struct probe_dev *d, int n)
+{
+	bool met = true;
+	int i, x;
+
+	for (i = 0; i < n; i++) {
+		if (d[i].kind != KIND_NVME ||
+		    (x = topo_node_named(tp, d[i].name[0] ? d[i].name : d[i].bdf)) < 0)
+			continue;
+		met &= tp->nearest[x] >= 0 && topo_pair_of(tp, x, tp->nearest[x])->can;
+	}
+	return met;
+}
