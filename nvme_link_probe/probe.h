@@ -62,7 +62,7 @@ struct probe_dev {
 	bool have_path;
 	char why_no_link[160]; /* when the device has no PCIe link of its own */
 	bool expect_ok;
-	char expect_msg[200];
+	char expect_msg[PCIE_PATH_REASON_LEN + 64]; /* a verdict's name + the path's reason */
 	/* The slot it sits in: number (SltCap) and/or kernel name, or why none. */
 	bool have_slot;
 	int slot_number; /* -1 unknown */

@@ -53,4 +53,11 @@ check_eq "--expect exit" 3 $?
 check_eq "--expect in JSON" "False" "$(json_get "$TMPD/c.json" "d['expect']['met']")"
 check_match "audit line per device" "^nvme_link_probe: 0000:01:00.0: expectation not met: downgraded" "$(cat "$TMPD/c.err")"
 check_eq "expectation per device" "False" "$(json_get "$TMPD/c.json" "[x for x in d['devices'] if x['bdf']=='0000:01:00.0'][0]['expectation']['met']")"
+# A long reason (a narrower hop further up, with its own link's reason) is whole, in
+# stderr and in JSON: it ends with the closing parenthesis of the switch's reason.
+S=$FIXTURES/pci/switch_chain_gen2.lspci
+"$P" --pci-dump "$S" --expect gen4x4 --json >"$TMPD/l.json" 2>"$TMPD/l.err"
+check_match "long --expect reason whole in stderr" "0000:05:00.0: expectation not met: downgraded: a hop further up is narrower: .*switch capable of only 5 GT/s x16\)$" "$(cat "$TMPD/l.err")"
+check_match "long --expect reason whole in JSON" "switch capable of only 5 GT/s x16\)$" \
+	"$(json_get "$TMPD/l.json" "[x for x in d['devices'] if x['bdf']=='0000:05:00.0'][0]['expectation']['reason']")"
 finish
