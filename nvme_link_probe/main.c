@@ -212,10 +212,8 @@ static int probe_collect(const struct options *o, struct pcitree *t, struct prob
 
 	rc = pcitree_load(t, o->cc.sysfs_root, o->dump, err, sizeof(err));
 	if (rc) {
-		nbw_err("%s", err);
-		return rc == -ENOENT && (o->dump || strcmp(o->cc.sysfs_root, "/sys"))
-			       ? -NBW_EXIT_USAGE
-			       : -NBW_EXIT_FAIL;
+		nbw_err("%s", err); /* a missing file is the machine's, not the command line's */
+		return -NBW_EXIT_FAIL;
 	}
 	n = discover_devices(o, t, devs);
 	if (n < 0) {

@@ -10,14 +10,14 @@ for o in --dev --slot --sysfs-root --pci-dump --expect-speed --expect-width --ex
 	check_match "--help mentions $o" -- "$o" "$out"
 done
 check_match "--version" "^nvme_link_probe .* [0-9]+\.[0-9]+" "$("$P" --version)"
-expect_exit 2 "nvme_link_probe: unrecognized option '--bogus'" "$P" --bogus
+expect_exit 2 "^nvme_link_probe: unrecognized option '--bogus'$" "$P" --bogus
 expect_exit 2 "invalid expected speed \(GT/s\) '7': not a PCIe value" "$P" --expect-speed 7
 expect_exit 2 "invalid expected width '3': not a PCIe value" "$P" --expect-width 3
 expect_exit 2 "invalid expectation \(genNxW, genN or xW\) 'gen9x4'" "$P" --expect gen9x4
 expect_exit 2 "invalid expectation" "$P" --expect fast
 expect_exit 2 "unexpected argument 'nvme0'" "$P" nvme0
-expect_exit 2 "nvme_link_probe: /nonexistent.lspci: No such file or directory" "$P" --pci-dump /nonexistent.lspci
-expect_exit 2 "nvme_link_probe: /nonexistent/bus/pci/devices: No such file or directory" "$P" --sysfs-root /nonexistent
+expect_exit 1 "nvme_link_probe: /nonexistent.lspci: No such file or directory" "$P" --pci-dump /nonexistent.lspci
+expect_exit 1 "nvme_link_probe: /nonexistent/bus/pci/devices: No such file or directory" "$P" --sysfs-root /nonexistent
 printf '00:00.0 Host bridge\n00: zz\n' >"$TMPD/bad.lspci"
 expect_exit 1 "nvme_link_probe: .*bad.lspci:2: not a hex byte at column 5$" "$P" --pci-dump "$TMPD/bad.lspci"
 printf '00:00.0 Host bridge\n00: 86 80 37 12\n' >"$TMPD/empty.lspci"
