@@ -66,6 +66,9 @@ static const struct cli_opt opts[] = {
 	 .arg = "LIST", .sect = "Devices:",
 	 .help = "comma-separated PCI addresses or names (nvme0, mlx5_0); default: every NVMe "
 		 "controller and RDMA device"},
+	{ROW("select", required_argument, 's'), .type = CLI_T_TEXT, .field = CLI_AT(O, sel),
+	 .arg = "SEL", .help = "lspci's -s: [[[[domain]:]bus]:][slot][.[func]] in hex, a part "
+			       "left out or * matching any (-s 03:, -s .0); a comma list"},
 	{ROW("slot", required_argument, OPT_SLOT), .type = CLI_T_TEXT, .field = CLI_AT(O, slots),
 	 .arg = "LIST", .help = "comma-separated slot numbers or kernel slot names (with --dev: "
 				"devices matching either)"},
@@ -226,11 +229,11 @@ static int probe_collect(const struct options *o, struct pcitree *t, struct prob
 	}
 	if (n > 0)
 		bays_rdma_locality(devs, n, !o->dump);
-	if (n > 0 && (o->devs || o->slots))
-		n = select_devs(o, devs, n);
+	if (n > 0 && (o->devs || o->sel || o->slots))
+		n = select_devs(o, t, devs, n);
 	if (n > 0)
 		bays_sort(devs, n);
-	if (n == 0) {
+	if (n == 0 && !o->misses->n) {
 		nbw_err("no NVMe controllers or RDMA devices found %s %s", o->dump ? "in" : "under",
 			o->dump ? o->dump : o->cc.sysfs_root);
 		n = -NBW_EXIT_FAIL;
@@ -251,6 +254,7 @@ static void give_up(const char *why)
 int main(int argc, char **argv)
 {
 	static struct probe_dev devs[MAX_DEVS];
+	static struct probe_misses misses;
 	struct site_spec spec = {0};
 	struct options o;
 	struct pcitree t;
@@ -263,6 +267,7 @@ int main(int argc, char **argv)
 	rc = parse_options(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	o.misses = &misses;
 	/* Reading sysfs and config space takes milliseconds; a wedged device, longer. */
 	if (nbw_watchdog_start(PROBE_BUDGET_S, give_up))
 		nbw_warn("no watchdog thread: the run's budget is not enforced");
@@ -287,8 +292,10 @@ int main(int argc, char **argv)
 	report_init(&r, out, o.cc.json, false);
 	print_report(&r, &o, &t, o.expect_file ? &spec : NULL, devs, n);
 	print_audit_lines(&t, o.expect_file ? &spec : NULL, devs, n);
+	print_miss_lines(&misses);
 	cli_close_output(out);
 	pcitree_free(&t);
 	spec_free(&spec);
-	return all_met ? NBW_EXIT_OK : NBW_EXIT_EXPECT;
+	/* An item that named nothing: well formed, missing on the machine. */
+	return misses.n ? NBW_EXIT_FAIL : all_met ? NBW_EXIT_OK : NBW_EXIT_EXPECT;
 }

@@ -18,6 +18,9 @@
 void print_report(struct report *r, const struct options *o, const struct pcitree *t,
 		  const struct site_spec *spec, const struct probe_dev *devs, int n);
 
+/* Stderr: one line per item of --dev, -s or --slot that named no audited device. */
+void print_miss_lines(const struct probe_misses *m);
+
 /*
  * After the document, on stderr: the no-root warning, one line per unmet
  * expectation and one per bay of the site specification (spec non-NULL)

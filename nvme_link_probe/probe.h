@@ -83,10 +83,26 @@ struct probe_expect {
 	unsigned width;
 };
 
+/* An item of --dev, -s or --slot that named no audited device, and why. */
+#define PROBE_MAX_MISSES 32
+#define PROBE_MISS_REASON_LEN 200
+struct probe_miss {
+	char option[8];
+	char item[128];
+	char reason[PROBE_MISS_REASON_LEN];
+};
+
+struct probe_misses {
+	struct probe_miss m[PROBE_MAX_MISSES];
+	int n;
+};
+
 struct options {
 	struct cli_common cc; /* --json, --sysfs-root */
 	char *devs;
+	char *sel; /* -s: lspci's selectors */
 	char *slots;
+	struct probe_misses *misses; /* filled by the selection, main's */
 	const char *dump;
 	const char *expect_file;
 	bool verbose;

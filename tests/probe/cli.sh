@@ -31,7 +31,17 @@ if command -v lspci >/dev/null; then
 	lspci -F "$D" -vvv >"$TMPD/real-vvv.txt" 2>/dev/null
 	expect_exit 1 "real-vvv.txt:1: no config bytes under this device .*lspci -xxx > FILE" "$P" --pci-dump "$TMPD/real-vvv.txt"
 fi
-expect_exit 2 "--dev 09:00.0: no such NVMe controller or RDMA device in the dump" "$P" --pci-dump "$D" --dev 09:00.0
+# --dev naming nothing the probe audits: exit 1, the line names the device and why; with
+# --json the document is still written, the miss in it.
+expect_exit 1 "^nvme_link_probe: --dev 09:00.0: no PCI function 0000:09:00.0 in the dump$" "$P" --pci-dump "$D" --dev 09:00.0
+expect_exit 1 "^nvme_link_probe: --dev 00:02.0: 0000:00:02.0 is a PCI bridge \(class 0604\), not an NVMe controller or RDMA device$" "$P" --pci-dump "$D" --dev 00:02.0
+"$P" --pci-dump "$D" --dev 00:02.0,01:00.0 --json >"$TMPD/m.json" 2>/dev/null
+check_eq "--dev miss: exit" 1 $?
+check_eq "--dev miss: the document still lists what matched" "0000:01:00.0" "$(json_get "$TMPD/m.json" "' '.join(x['bdf'] for x in d['devices'])")"
+check_eq "--dev miss: in the document" "00:02.0|0000:00:02.0 is a PCI bridge (class 0604), not an NVMe controller or RDMA device" \
+	"$(json_get "$TMPD/m.json" "'|'.join([d['unmatched'][0]['item'], d['unmatched'][0]['reason']])")"
+"$P" --pci-dump "$D" --dev 09:00.0 --json >"$TMPD/m0.json" 2>/dev/null
+check_eq "--dev matching nothing at all: a document with no devices" "0 1" "$(json_get "$TMPD/m0.json" "'%d %d' % (len(d['devices']), len(d['unmatched']))")"
 
 # --json: nothing but the document on stdout; --json=FILE writes it there.
 "$P" --pci-dump "$D" --json >"$TMPD/a.json"

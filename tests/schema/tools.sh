@@ -55,6 +55,8 @@ WANT_RC=3 run probe-sysfs "$NVME_LINK_PROBE" --sysfs-root "$TMPD/root" --project
 	--expect-file "$TMPD/spec" --json
 WANT_RC=3 run probe-expect "$NVME_LINK_PROBE" --pci-dump "$FIXTURES/pci/switch_chain_gen2.lspci" \
 	--project --expect gen3x4 --json
+WANT_RC=1 run probe-unmatched "$NVME_LINK_PROBE" --pci-dump "$FIXTURES/pci/gen5_port_gen3_drive.lspci" \
+	--dev 00:02.0,01:00.0 -s 03: --json
 
 # The Python documents other tools read: nbw-fleet's plan and judgement (of the lab's
 # sweep in the fixtures), nbw-results' export.
