@@ -75,6 +75,9 @@ static const struct cli_opt opts[] = {
 	 .arg = "LIST", .sect = "Devices:",
 	 .help = "comma-separated PCI addresses or names (nvme0, mlx5_0); default: every NVMe "
 		 "controller and RDMA device"},
+	{ROW("select", required_argument, 's'), .type = CLI_T_TEXT, .field = CLI_AT(O, sel),
+	 .arg = "SEL", .help = "lspci's -s: [[[[domain]:]bus]:][slot][.[func]] in hex, a part "
+			       "left out or * matching any (-s 03:, -s .0); a comma list"},
 	{ROW("slot", required_argument, OPT_SLOT), .type = CLI_T_TEXT, .field = CLI_AT(O, slots),
 	 .arg = "LIST", .help = "comma-separated slot numbers or kernel slot names (with --dev: "
 				"devices matching either)"},
@@ -278,10 +281,8 @@ static int probe_collect(const struct options *o, struct pcitree *t, struct prob
 
 	rc = pcitree_load(t, o->cc.sysfs_root, o->dump, err, sizeof(err));
 	if (rc) {
-		nbw_err("%s", err);
-		return rc == -ENOENT && (o->dump || strcmp(o->cc.sysfs_root, "/sys"))
-			       ? -NBW_EXIT_USAGE
-			       : -NBW_EXIT_FAIL;
+		nbw_err("%s", err); /* a missing file is the machine's, not the command line's */
+		return -NBW_EXIT_FAIL;
 	}
 	n = discover_devices(o, t, devs);
 	if (n < 0) {
@@ -296,13 +297,13 @@ static int probe_collect(const struct options *o, struct pcitree *t, struct prob
 		bays_rdma_locality(devs, n, !o->dump);
 	if (n > 0 && (o->topology || o->project) && probe_topology(o, t, devs, n, tp, sys))
 		n = -NBW_EXIT_FAIL;
-	if (n > 0 && (o->devs || o->slots))
-		n = select_devs(o, devs, n);
+	if (n > 0 && (o->devs || o->sel || o->slots))
+		n = select_devs(o, t, devs, n);
 	if (n > 0) {
 		bays_sort(devs, n);
 		probe_health(o, devs, n);
 	}
-	if (n == 0) {
+	if (n == 0 && !o->misses->n) {
 		nbw_err("no NVMe controllers or RDMA devices found %s %s", o->dump ? "in" : "under",
 			o->dump ? o->dump : o->cc.sysfs_root);
 		n = -NBW_EXIT_FAIL;
@@ -341,6 +342,7 @@ int main(int argc, char **argv)
 {
 	static struct probe_dev devs[MAX_DEVS];
 	static struct provenance prov;
+	static struct probe_misses misses;
 	struct site_spec spec = {0};
 	struct topology tp = {0};
 	struct p2p_system sys;
@@ -357,6 +359,7 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	o.prov = &prov;
+	o.misses = &misses;
 	/* Reading sysfs and config space takes milliseconds; a wedged device, longer. */
 	if (nbw_watchdog_start(PROBE_BUDGET_S, give_up))
 		nbw_warn("no watchdog thread: the run's budget is not enforced");
@@ -388,9 +391,11 @@ int main(int argc, char **argv)
 	print_audit_lines(&t, o.expect_file ? &spec : NULL, devs, n);
 	if (o.expect_p2p)
 		print_p2p_lines(&tp, devs, n);
+	print_miss_lines(&misses);
 	cli_close_output(out);
 	topo_free(&tp);
 	pcitree_free(&t);
 	spec_free(&spec);
-	return all_met ? NBW_EXIT_OK : NBW_EXIT_EXPECT;
+	/* An item that named nothing: well formed, missing on the machine. */
+	return misses.n ? NBW_EXIT_FAIL : all_met ? NBW_EXIT_OK : NBW_EXIT_EXPECT;
 }

@@ -631,6 +631,22 @@ static void print_projection(struct report *r, const struct probe_dev *d, int n,
 	report_obj_end(r);
 }
 
+/* JSON: the items of --dev, -s and --slot that named no audited device, and why. */
+static void print_unmatched(struct report *r, const struct probe_misses *m)
+{
+	int i;
+
+	report_arr_begin(r, "unmatched");
+	for (i = 0; m && i < m->n; i++) {
+		report_obj_begin(r, NULL);
+		report_str(r, "option", NULL, m->m[i].option);
+		report_str(r, "item", NULL, m->m[i].item);
+		report_str(r, "reason", NULL, m->m[i].reason);
+		report_obj_end(r);
+	}
+	report_arr_end(r);
+}
+
 void print_report(struct report *r, const struct options *o, const struct pcitree *t,
 		  const struct site_spec *spec, const struct probe_dev *devs, int n,
 		  const struct topology *tp, const struct p2p_system *sys)
@@ -675,9 +691,19 @@ void print_report(struct report *r, const struct options *o, const struct pcitre
 		print_projection(r, devs, n, tp);
 	if (tp && o->topology)
 		print_topology(r, tp, sys);
+	if (o->devs || o->sel || o->slots)
+		print_unmatched(r, o->misses);
 	prov_report(r, o->prov);
 	report_obj_end(r);
 	report_finish(r);
+}
+
+void print_miss_lines(const struct probe_misses *m)
+{
+	int i;
+
+	for (i = 0; m && i < m->n; i++)
+		nbw_err("%s %s: %s", m->m[i].option, m->m[i].item, m->m[i].reason);
 }
 
 void print_audit_lines(const struct pcitree *t, const struct site_spec *spec,

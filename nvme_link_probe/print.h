@@ -21,6 +21,9 @@ void print_report(struct report *r, const struct options *o, const struct pcitre
 		  const struct site_spec *spec, const struct probe_dev *devs, int n,
 		  const struct topology *tp, const struct p2p_system *sys);
 
+/* Stderr: one line per item of --dev, -s or --slot that named no audited device. */
+void print_miss_lines(const struct probe_misses *m);
+
 /*
  * After the document, on stderr: the no-root warning, one line per unmet
  * expectation and one per bay of the site specification (spec non-NULL)

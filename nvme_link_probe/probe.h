@@ -70,7 +70,7 @@ struct probe_dev {
 	bool have_path;
 	char why_no_link[160]; /* when the device has no PCIe link of its own */
 	bool expect_ok;
-	char expect_msg[200];
+	char expect_msg[PCIE_PATH_REASON_LEN + 64]; /* a verdict's name + the path's reason */
 	/* The slot it sits in: number (SltCap) and/or kernel name, or why none. */
 	bool have_slot;
 	int slot_number; /* -1 unknown */
@@ -96,10 +96,26 @@ struct probe_expect {
 	unsigned width;
 };
 
+/* An item of --dev, -s or --slot that named no audited device, and why. */
+#define PROBE_MAX_MISSES 32
+#define PROBE_MISS_REASON_LEN 200
+struct probe_miss {
+	char option[8];
+	char item[128];
+	char reason[PROBE_MISS_REASON_LEN];
+};
+
+struct probe_misses {
+	struct probe_miss m[PROBE_MAX_MISSES];
+	int n;
+};
+
 struct options {
 	struct cli_common cc; /* --json, --sysfs-root */
 	char *devs;
+	char *sel; /* -s: lspci's selectors */
 	char *slots;
+	struct probe_misses *misses; /* filled by the selection, main's */
 	const char *dump;
 	const char *expect_file;
 	bool verbose;

@@ -5,11 +5,14 @@
 
 #include "probe.h"
 
+#include "pcitree.h"
+
 /*
- * Keep in d[] only the devices an item of --dev or of --slot names, in their
- * order. The count, or minus an exit status after one printed line (an item
- * that names nothing is a usage error).
+ * Keep in d[] only the devices an item of --dev, -s or --slot names, in their
+ * order; an item that names none goes to o->misses with why (t: what is at
+ * an address instead). The count (0 when every item missed), or minus an
+ * exit status after one printed line (a malformed list or selector).
  */
-int select_devs(const struct options *o, struct probe_dev *d, int n);
+int select_devs(const struct options *o, const struct pcitree *t, struct probe_dev *d, int n);
 
 #endif

@@ -73,7 +73,7 @@ int spec_load(const char *file, struct site_spec *s)
 	f = fopen(file, "r");
 	if (!f) {
 		nbw_err("%s: %s", file, strerror(errno));
-		return NBW_EXIT_USAGE;
+		return NBW_EXIT_FAIL; /* well formed, missing on the machine */
 	}
 	s->bay = calloc(MAX_DEVS, sizeof(*s->bay));
 	if (!s->bay) {

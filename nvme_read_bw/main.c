@@ -180,9 +180,11 @@ static int numa_option(const char *val, int *policy)
 {
 	int rc = placement_policy_parse(val, policy);
 
-	if (rc == -ERANGE)
-		return nbw_usage_err("NUMA node %s does not exist here (%d node%s)", val,
-				     placement_nodes(), placement_nodes() == 1 ? "" : "s");
+	if (rc == -ERANGE) { /* well formed, missing on this machine: a runtime failure */
+		nbw_err("NUMA node %s does not exist here (%d node%s)", val, placement_nodes(),
+			placement_nodes() == 1 ? "" : "s");
+		return NBW_EXIT_FAIL;
+	}
 	return rc ? cli_bad_value("NUMA policy (auto, off or a node)", val, rc) : CLI_NEXT;
 }
 
@@ -415,9 +417,14 @@ static int poll_queues(int fd, const char *sysfs_root, char *name, size_t len)
 static const char *poll_hint(const char *name)
 {
 	if (!strncmp(name, "vd", 2))
-		return "virtio_blk.poll_queues=N on the kernel command line or "
+		return "; enable them with virtio_blk.poll_queues=N on the kernel command line or "
 		       "'modprobe virtio_blk poll_queues=N'";
-	return "nvme.poll_queues=N on the kernel command line or 'modprobe nvme poll_queues=N'";
+	if (!strncmp(name, "nvme", 4))
+		return "; enable them with nvme.poll_queues=N on the kernel command line or "
+		       "'modprobe nvme poll_queues=N'";
+	/* loop, dm, md, sd...: their drivers have no poll queues to turn on */
+	return ": its driver offers none (only NVMe and virtio disks have them); run without "
+	       "--iopoll";
 }
 
 /*
@@ -433,8 +440,8 @@ static int check_poll_queues(const struct options *o, const struct target *t, in
 	for (i = 0; i < n; i++) {
 		if (poll_queues(t[i].fd, o->cc.sysfs_root, name, sizeof(name)))
 			continue;
-		nbw_err("%s: --iopoll needs poll queues and %s has none; enable them with %s",
-			t[i].d.path, name, poll_hint(name));
+		nbw_err("%s: --iopoll needs poll queues and %s has none%s", t[i].d.path, name,
+			poll_hint(name));
 		return NBW_EXIT_FAIL;
 	}
 	return -1;

@@ -135,8 +135,8 @@ static void worker_read_failed(struct gang_worker *gw, int rc, void *ctx)
 	struct phase *ph = ctx;
 
 	if (ph->o->iopoll && (rc == -EOPNOTSUPP || rc == -EINVAL))
-		gw->hint = " (--iopoll needs poll queues: nvme.poll_queues=N on the "
-			   "kernel command line or 'modprobe nvme poll_queues=N')";
+		gw->hint = " (--iopoll needs poll queues, which only NVMe drives "
+			   "(nvme.poll_queues=N) and virtio disks (virtio_blk.poll_queues=N) have)";
 }
 
 static void worker_teardown(struct gang_worker *gw, void *buf, void *ctx)

@@ -46,6 +46,10 @@ static void *at(const struct cli_opt *e, unsigned off, struct cli_common *cc, vo
 }
 
 /* n into the unsigned field of row e, of e->bytes bytes (0: an unsigned). */
+static int cli_ulong(const char *what, const char *val, unsigned long min, unsigned long max,
+		     unsigned long *out);
+static int seconds_in(const char *what, const char *val, double min, double max, double *out);
+
 static void store_uint(const struct cli_opt *e, void *p, unsigned long n)
 {
 	switch (e->bytes) {
@@ -103,13 +107,10 @@ static int convert(const struct cli_spec *spec, const struct cli_opt *e, char *v
 			*(bool *)p = true;
 		break;
 	case CLI_T_UINT:
-		rc = parse_uint(val, (unsigned long)e->min,
-				e->max ? (unsigned long)e->max : ULONG_MAX, &n);
-		if (rc)
-			return cli_bad_value(e->what, val, rc);
-		if (p)
+		rc = cli_ulong(e->what, val, (unsigned long)e->min,
+			       e->max ? (unsigned long)e->max : ULONG_MAX, &n);
+		if (rc == CLI_NEXT && p)
 			store_uint(e, p, n);
-		rc = CLI_NEXT;
 		break;
 	case CLI_T_SIZE:
 		rc = cli_size(e->what, val, (uint64_t)e->min,
@@ -118,9 +119,7 @@ static int convert(const struct cli_spec *spec, const struct cli_opt *e, char *v
 			memcpy(p, &size, sizeof(size));
 		break;
 	case CLI_T_SECONDS:
-		rc = cli_seconds(e->what, val, e->min, &secs);
-		if (rc == CLI_NEXT && e->max && secs > e->max)
-			rc = cli_bad_value(e->what, val, -ERANGE);
+		rc = seconds_in(e->what, val, e->min, e->max, &secs);
 		if (rc == CLI_NEXT && p)
 			memcpy(p, &secs, sizeof(secs));
 		break;
@@ -260,12 +259,15 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_com
 	      int *first)
 {
 	int n = table_rows(spec->opts), c, i, rc, longindex = -1;
-	char *shortopts, spelled[64];
+	char *shortopts, spelled[64], *argv0;
 	struct option *lo;
 
 	if (n < 0 || !getopt_tables(spec->opts, n, &lo, &shortopts))
 		return NBW_EXIT_FAIL;
 	rc = apply_defaults(spec, cc, ctx);
+	/* getopt's own lines name the tool as the others do, not by the path it ran from. */
+	argv0 = argv[0];
+	argv[0] = (char *)nbw_prog;
 	while (rc == CLI_NEXT && (c = getopt_long(argc, argv, shortopts, lo, &longindex)) != -1) {
 		i = c == '?' ? -1 : longindex >= 0 ? longindex : row_of_val(spec->opts, c, false);
 		if (i < 0) {
@@ -279,6 +281,7 @@ int cli_parse(int argc, char **argv, const struct cli_spec *spec, struct cli_com
 		longindex = -1;
 		rc = take(spec, i, spelled, optarg, cc, ctx);
 	}
+	argv[0] = argv0;
 	free(lo);
 	free(shortopts);
 	*first = optind;
@@ -306,15 +309,35 @@ int cli_bad_value(const char *what, const char *val, int rc)
 			     rc == -ERANGE ? "out of range" : "malformed");
 }
 
+/* A value outside its bounds (written as the user types them): the line gives them. */
+static int bad_range(const char *what, const char *val, const char *lo, const char *hi)
+{
+	if (!hi)
+		return nbw_usage_err("invalid %s '%s': out of range, at least %s", what, val, lo);
+	return nbw_usage_err("invalid %s '%s': out of range %s..%s", what, val, lo, hi);
+}
+
+static int cli_ulong(const char *what, const char *val, unsigned long min, unsigned long max,
+		     unsigned long *out)
+{
+	char lo[32], hi[32];
+	int rc = parse_uint(val, min, max, out);
+
+	if (rc != -ERANGE)
+		return rc ? cli_bad_value(what, val, rc) : CLI_NEXT;
+	snprintf(lo, sizeof(lo), "%lu", min);
+	snprintf(hi, sizeof(hi), "%lu", max);
+	return bad_range(what, val, lo, max == ULONG_MAX ? NULL : hi);
+}
+
 int cli_uint(const char *what, const char *val, unsigned long min, unsigned long max, unsigned *out)
 {
 	unsigned long n;
-	int rc = parse_uint(val, min, max, &n);
+	int rc = cli_ulong(what, val, min, max, &n);
 
-	if (rc)
-		return cli_bad_value(what, val, rc);
-	*out = (unsigned)n;
-	return CLI_NEXT;
+	if (rc == CLI_NEXT)
+		*out = (unsigned)n;
+	return rc;
 }
 
 int cli_size(const char *what, const char *val, uint64_t min, uint64_t max, uint64_t *out)
@@ -322,25 +345,38 @@ int cli_size(const char *what, const char *val, uint64_t min, uint64_t max, uint
 	uint64_t v;
 	int rc = parse_size(val, &v);
 
-	if (!rc && (v < min || v > max))
-		rc = -ERANGE;
+	char lo[32], hi[32];
+
 	if (rc)
 		return cli_bad_value(what, val, rc);
+	if (v < min || v > max)
+		return bad_range(what, val, format_size(min, lo, sizeof(lo)),
+				 max == UINT64_MAX ? NULL : format_size(max, hi, sizeof(hi)));
+	*out = v;
+	return CLI_NEXT;
+}
+
+/* A duration in [min, max] (max 0: no upper bound); a value outside names them. */
+static int seconds_in(const char *what, const char *val, double min, double max, double *out)
+{
+	char lo[32], hi[32];
+	double v;
+	int rc = parse_duration(val, &v);
+
+	if (rc)
+		return cli_bad_value(what, val, rc);
+	if (v < min || (max > 0 && v > max)) {
+		snprintf(lo, sizeof(lo), "%gs", min);
+		snprintf(hi, sizeof(hi), "%gs", max);
+		return bad_range(what, val, lo, max > 0 ? hi : NULL);
+	}
 	*out = v;
 	return CLI_NEXT;
 }
 
 int cli_seconds(const char *what, const char *val, double min, double *out)
 {
-	double v;
-	int rc = parse_duration(val, &v);
-
-	if (!rc && v < min)
-		rc = -ERANGE;
-	if (rc)
-		return cli_bad_value(what, val, rc);
-	*out = v;
-	return CLI_NEXT;
+	return seconds_in(what, val, min, 0, out);
 }
 
 int cli_keyword(const char *what, const char *val, const char *const *words, int *out)

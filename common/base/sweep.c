@@ -44,10 +44,15 @@ static void add_fall(struct sweep_verdict *v, const double *gbps, const char *co
 			 gbps[n - 1] / v->max_gb_per_s * 100, label[n - 1]);
 }
 
-int sweep_above(double gb_per_s, double ceiling)
+int sweep_above_at(double gb_per_s, double ceiling, double above_pct)
 {
 	return isfinite(ceiling) && ceiling > 0 && isfinite(gb_per_s) &&
-	       gb_per_s / ceiling * 100 > SWEEP_ABOVE_CEILING;
+	       gb_per_s / ceiling * 100 > above_pct;
+}
+
+int sweep_above(double gb_per_s, double ceiling)
+{
+	return sweep_above_at(gb_per_s, ceiling, SWEEP_ABOVE_CEILING);
 }
 
 double sweep_pct_held(double gb_per_s, double ceiling)
@@ -57,8 +62,36 @@ double sweep_pct_held(double gb_per_s, double ceiling)
 	return gb_per_s / ceiling * 100;
 }
 
+/*
+ * The words of a verdict whose curve reached its maximum only at its last point:
+ * it never went flat within the sweep, so no "flat from".
+ */
+static void judge_text_late(struct sweep_verdict *v, const char *last, double ceiling,
+			    const char *cn, const char *limit_name)
+{
+	if (v->kind == SWEEP_ABOVE)
+		snprintf(v->text, sizeof(v->text),
+			 "above ceiling: reaches %.2f GB/s at %s, the last point, %.2fx the %s "
+			 "ceiling (%.2f GB/s): the link is emulated or its ceiling misreported; "
+			 "not flat within the sweep",
+			 v->max_gb_per_s, last, v->max_gb_per_s / ceiling, cn, ceiling);
+	else
+		snprintf(v->text, sizeof(v->text),
+			 "reaches %.0f%% of the %s ceiling at %s, the last point: a link limit, "
+			 "not a %s limit; not flat within the sweep",
+			 v->pct, cn, last, limit_name);
+}
+
 int sweep_judge(const double *gbps, const char *const *label, int n, double ceiling,
 		const char *ceiling_name, const char *limit_name, struct sweep_verdict *v)
+{
+	return sweep_judge_at(gbps, label, n, ceiling, ceiling_name, limit_name,
+			      SWEEP_ABOVE_CEILING, v);
+}
+
+int sweep_judge_at(const double *gbps, const char *const *label, int n, double ceiling,
+		   const char *ceiling_name, const char *limit_name, double above_pct,
+		   struct sweep_verdict *v)
 {
 	const char *cn = ceiling_name ? ceiling_name : "link";
 	bool have_ceiling = isfinite(ceiling) && ceiling > 0;
@@ -72,8 +105,8 @@ int sweep_judge(const double *gbps, const char *const *label, int n, double ceil
 			max = gbps[i];
 	v->max_gb_per_s = max;
 	v->flat_from = flat_start(gbps, n, max);
-	v->pct = sweep_pct_held(max, ceiling);
-	if (sweep_above(max, ceiling))
+	v->pct = sweep_above_at(max, ceiling, above_pct) ? NAN : sweep_pct_held(max, ceiling);
+	if (sweep_above_at(max, ceiling, above_pct))
 		v->kind = SWEEP_ABOVE;
 	else if (have_ceiling && v->pct >= SWEEP_AT_CEILING)
 		v->kind = SWEEP_LINK;
@@ -82,6 +115,10 @@ int sweep_judge(const double *gbps, const char *const *label, int n, double ceil
 	else
 		v->kind = have_ceiling ? SWEEP_BELOW_LINK : SWEEP_NO_CEILING;
 
+	if (n > 1 && v->flat_from == n - 1 && (v->kind == SWEEP_ABOVE || v->kind == SWEEP_LINK)) {
+		judge_text_late(v, label[n - 1], ceiling, cn, limit_name);
+		return 0;
+	}
 	switch (v->kind) {
 	case SWEEP_LINK:
 		snprintf(v->text, sizeof(v->text),
@@ -107,8 +144,8 @@ int sweep_judge(const double *gbps, const char *const *label, int n, double ceil
 		break;
 	case SWEEP_ABOVE:
 		snprintf(v->text, sizeof(v->text),
-			 "flat from %s at %.2f GB/s, %.2fx the %s ceiling (%.2f GB/s): above it, "
-			 "the link is emulated or its ceiling misreported",
+			 "above ceiling: flat from %s at %.2f GB/s, %.2fx the %s ceiling (%.2f "
+			 "GB/s): the link is emulated or its ceiling misreported",
 			 label[v->flat_from], max, max / ceiling, cn, ceiling);
 		break;
 	case SWEEP_NO_CEILING:

@@ -26,6 +26,11 @@ enum sweep_kind { SWEEP_LINK, SWEEP_BELOW_LINK, SWEEP_RISING, SWEEP_NO_CEILING, 
 double sweep_pct_held(double gb_per_s, double ceiling);
 /* gb_per_s is above SWEEP_ABOVE_CEILING % of a known ceiling. */
 int sweep_above(double gb_per_s, double ceiling);
+/*
+ * gb_per_s is above above_pct % of a known ceiling: 100 for an exact one (a
+ * port's line rate), SWEEP_ABOVE_CEILING for an estimate (a PCIe link's usable).
+ */
+int sweep_above_at(double gb_per_s, double ceiling, double above_pct);
 
 struct sweep_verdict {
 	int flat_from;	     /* index of the first point of the flat tail */
@@ -43,6 +48,10 @@ struct sweep_verdict {
  */
 int sweep_judge(const double *gbps, const char *const *label, int n, double ceiling,
 		const char *ceiling_name, const char *limit_name, struct sweep_verdict *v);
+/* sweep_judge() with the ceiling's own margin (sweep_above_at()). */
+int sweep_judge_at(const double *gbps, const char *const *label, int n, double ceiling,
+		   const char *ceiling_name, const char *limit_name, double above_pct,
+		   struct sweep_verdict *v);
 
 /*
  * The verdict on a depth sweep: IOPS and p99 latency (any unit) at the

@@ -178,6 +178,13 @@ enum pcie_limit {
 const char *pcie_verdict_name(enum pcie_verdict v);
 const char *pcie_limit_name(enum pcie_limit l);
 
+/*
+ * Reasons are sized for their longest sentence, never cut: a path's reason is a
+ * sentence about a hop further up followed by that hop's own link reason.
+ */
+#define PCIE_LINK_REASON_LEN 256
+#define PCIE_PATH_REASON_LEN (PCIE_LINK_REASON_LEN + 256)
+
 /* One link judged from both of its ends. */
 struct pcie_link {
 	const struct pcie_fn *port; /* upstream end: root port or switch downstream port */
@@ -191,7 +198,7 @@ struct pcie_link {
 	enum pcie_verdict verdict;
 	enum pcie_limit limited_by;
 	unsigned missing; /* PCIE_K_* needed but unknown at either end */
-	char reason[200];
+	char reason[PCIE_LINK_REASON_LEN];
 };
 
 /*
@@ -215,7 +222,7 @@ struct pcie_path {
 	double raw, usable; /* of the narrowest link; NAN unknown */
 	enum pcie_verdict verdict;
 	enum pcie_limit limited_by;
-	char reason[320];
+	char reason[PCIE_PATH_REASON_LEN];
 };
 
 /*

@@ -11,24 +11,24 @@
 #include "provenance.h"
 #include "target.h"
 
-/* Message for a target that cannot be used; returns its exit status. */
+/*
+ * Message for a target that cannot be used; returns its exit status: 1, the
+ * command line is well formed and the machine has no such drive.
+ */
 static int target_error(const char *path, int rc)
 {
 	switch (rc) {
 	case -EISDIR:
 		nbw_err("%s: is a directory, not a block device or file", path);
-		return NBW_EXIT_USAGE;
+		break;
 	case -ENODEV:
 		nbw_err("%s: not a block device or regular file", path);
-		return NBW_EXIT_USAGE;
-	case -ENOENT:
-	case -ENOTDIR:
-		nbw_err("%s: %s", path, strerror(-rc));
-		return NBW_EXIT_USAGE;
+		break;
 	default:
 		nbw_err("%s: %s", path, strerror(-rc));
-		return NBW_EXIT_FAIL;
+		break;
 	}
+	return NBW_EXIT_FAIL;
 }
 
 /* The PCIe ceiling of every drive behind a PCI function, from one load of the tree. */

@@ -102,6 +102,21 @@ void print_size(struct report *r, struct result *x)
 	x->printed = true;
 }
 
+/*
+ * A size's % of the rails' line rate; above 100% of that exact ceiling, flagged
+ * "above ceiling" as the ladder does, with no percentage.
+ */
+static void print_point_pct(struct report *r, double gb_per_s, double line)
+{
+	bool over = sweep_above_at(gb_per_s, line, 100.0);
+
+	if (over)
+		report_text(r, " %13s", "above ceiling");
+	report_double(r, "percent_of_line_rate", over ? NULL : " %13.1f",
+		      over ? NAN : sweep_pct_held(gb_per_s, line));
+	report_bool(r, "above_line_rate", NULL, over);
+}
+
 /* The curve, its verdict and the table (text) / "sweep" (JSON). */
 static void print_curve(struct report *r, const struct result_curve *c)
 {
@@ -109,7 +124,7 @@ static void print_curve(struct report *r, const struct result_curve *c)
 	int i;
 
 	report_obj_begin(r, "sweep");
-	report_text(r, " %-10s %10s %10s %12s\n", "size", report_bw_unit(r), "M WRITE/s",
+	report_text(r, " %-10s %10s %10s %13s\n", "size", report_bw_unit(r), "M WRITE/s",
 		    "% of line");
 	report_arr_begin(r, "points");
 	for (i = 0; i < c->n; i++) {
@@ -118,7 +133,7 @@ static void print_curve(struct report *r, const struct result_curve *c)
 		report_text(r, " %-10s", c->names[i]);
 		report_bw(r, "gb_per_s", " %10.3f", c->gb_per_s[i] * 1e9);
 		print_msg_rate(r, c->gb_per_s[i] * 1e9, c->size[i], " %10.6f");
-		print_line_pct(r, c->gb_per_s[i], ceiling, 12);
+		print_point_pct(r, c->gb_per_s[i], ceiling);
 		report_text(r, "\n");
 		report_obj_end(r);
 	}

@@ -17,6 +17,7 @@ while IFS='|' read -r tool args code want; do
 	probe) bin=$NVME_LINK_PROBE ;;
 	esac
 	args=${args//@RUN@/$run}
+	args=${args//@DUMP@/$FIXTURES/pci/gen5_port_gen3_drive.lspci}
 	# shellcheck disable=SC2086
 	timeout 30 "$bin" $args >"$TMPD/out" 2>"$TMPD/err"
 	rc=$?
@@ -65,6 +66,13 @@ remote|--local-disks x --no-local|2|--local-disks and --no-local cannot be combi
 remote|--source mem --disks x peer|2|--source mem and --disks cannot be combined: a memory source reads no drives
 remote|--json out.json|2|PEER 'out.json' looks like a file: --json takes its file with '=' \(--json=out.json\)
 probe|--pci-dump x --sysfs-root y|2|--pci-dump and --sysfs-root cannot be combined
+probe|-s 01:00.0 --pci-dump @DUMP@|0|^ *- +nvme +0000:01:00\.0 
+probe|-s 0000:02:00.0 --pci-dump @DUMP@ --json|0|"bdf": "0000:02:00\.0"
+probe|-s 03: --pci-dump @DUMP@ --json|0|"bdf": "0000:03:00\.0"
+probe|-s .0 --pci-dump @DUMP@ --json|0|"bdf": "0000:03:00\.0"
+probe|-s 0:01:*.0 --pci-dump @DUMP@ --json|0|"bdf": "0000:01:00\.0"
+probe|-s 01:zz --pci-dump @DUMP@|2|^nvme_link_probe: invalid lspci selector \(\[\[\[\[domain\]:\]bus\]:\]\[slot\]\[\.\[func\]\]\) '01:zz'
+probe|-s 00:02.0 --pci-dump @DUMP@|1|^nvme_link_probe: -s 00:02\.0: 0000:00:02\.0 is a PCI bridge \(class 0604\), not an NVMe controller or RDMA device
 probe|--json out.json|2|^nvme_link_probe: unexpected argument 'out.json': --json takes its file with '=' \(--json=out.json\)$
 CASES
 finish

@@ -119,7 +119,7 @@ out=$("$P" --pci-dump "$D/gen5_port_gen3_drive.lspci" --slot 3,1 --json)
 check_eq "--slot selects" "0000:02:00.0 0000:01:00.0" "$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; print(" ".join(x["bdf"] for x in json.load(sys.stdin)["devices"]))')"
 out=$("$P" --pci-dump "$D/gen5_port_gen3_drive.lspci" --slot 2 --dev 01:00.0 --json)
 check_eq "--slot with --dev" "0000:03:00.0 0000:01:00.0" "$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; print(" ".join(x["bdf"] for x in json.load(sys.stdin)["devices"]))')"
-expect_exit 2 "nvme_link_probe: --slot 9: no NVMe controller or RDMA device in such a slot in the dump" \
+expect_exit 1 "nvme_link_probe: --slot 9: no NVMe controller or RDMA device in such a slot in the dump" \
 	"$P" --pci-dump "$D/gen5_port_gen3_drive.lspci" --slot 9
 
 # ---- site slot specification ------------------------------------------------------------
@@ -146,7 +146,7 @@ bad_spec '1 9 4\n' 1 "not a PCIe generation \(1-6\) '9'"
 bad_spec '\n1 4 3\n' 2 "not a PCIe link width \(1 2 4 8 12 16 32\) '3'"
 bad_spec '00:zz.0 4 4\n' 1 "not a PCI address '00:zz.0'"
 bad_spec '1 3 4\n1 4 4\n' 2 "bay already specified on an earlier line '1'"
-expect_exit 2 "nvme_link_probe: /nonexistent.spec: No such file or directory" \
+expect_exit 1 "nvme_link_probe: /nonexistent.spec: No such file or directory" \
 	"$P" --pci-dump "$G5" --expect-file /nonexistent.spec
 
 # The wired x4 link accepted as the board's design; a bay expecting x4 trips on slot 2.

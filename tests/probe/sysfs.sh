@@ -70,7 +70,7 @@ cp -a "$TMPD/root" "$TMPD/root4"
 mv "$TMPD/root4/bus/pci/slots/OCP0" "$TMPD/root4/bus/pci/slots/4"
 out=$("$P" --sysfs-root "$TMPD/root4" --slot 4 --json)
 check_eq "--slot NUMBER before a name" "mlx4_0" "$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; print(" ".join(x["name"] for x in json.load(sys.stdin)["devices"]))')"
-expect_exit 2 "nvme_link_probe: --slot SLOT9: no NVMe controller or RDMA device in such a slot$" \
+expect_exit 1 "nvme_link_probe: --slot SLOT9: no NVMe controller or RDMA device in such a slot$" \
 	"$P" --sysfs-root "$TMPD/root" --slot SLOT9
 # A site specification by kernel slot name: OCP0 must deliver Gen4 x16 (it runs Gen3).
 printf 'CPU1_SLOT4 2 8\n6 4 4\nOCP0 4 16\n' >"$TMPD/site.spec"
@@ -88,10 +88,10 @@ echo "4: ACTIVE" >"$TMPD/root/devices/virtual/infiniband/rxe0/ports/1/state"
 "$P" --sysfs-root "$TMPD/root" --project --json >"$TMPD/p2.json"
 check_eq "rxe0 ACTIVE counts for nvme0" "1 []" "$(json_get "$TMPD/p2.json" "$(sel nvme0)['rdma_active_ports_on_node'], d['projection']['no_local_rdma']" | tr -d "(),'")"
 
-# --dev by name and by address; an unknown one is a usage error.
+# --dev by name and by address; an unknown one is said (exit 1).
 out=$("$P" --sysfs-root "$TMPD/root" --dev mlx4_0,01:00.0 --json)
 check_eq "--dev selects (in slot order)" "mlx4_0 nvme0" "$(printf '%s' "$out" | "$PYTHON3" -c 'import json,sys; print(" ".join(x["name"] for x in json.load(sys.stdin)["devices"]))')"
-expect_exit 2 "nvme_link_probe: --dev nvme7: no such NVMe controller or RDMA device" \
+expect_exit 1 "nvme_link_probe: --dev nvme7: no NVMe controller or RDMA device of that name in the sysfs tree$" \
 	"$P" --sysfs-root "$TMPD/root" --dev nvme7
 
 # Audits: the QDR HCA is downgraded (3); nvme0 alone meets gen4x4 (0) but not x8 (3).

@@ -17,7 +17,7 @@ check_match "--help: the sink's options" "^The sink's options, .*: bind, allow, 
 	"$(sed -n "/^The sink's options/,/\\.$/p" "$TMPD/help" | tr '\n' ' ' | sed 's/  */ /g; s/ $//')"
 check_match "--version" "0\.[0-9]" "$("$B" --version)"
 
-expect_exit 2 "unrecognized option" "$B" --bogus
+expect_exit 2 "^nvme_write_bw_remote: unrecognized option '--bogus'$" "$B" --bogus
 expect_exit 2 "invalid chunk size 'x'" "$B" -s x
 expect_exit 2 "invalid chunk size '2G': out of range" "$B" -s 2G
 expect_exit 2 "invalid depth '0'" "$B" --depth 0

@@ -59,6 +59,8 @@ WANT_RC=3 run probe-expect "$NVME_LINK_PROBE" --pci-dump "$FIXTURES/pci/switch_c
 "$PYTHON3" "$FIXTURES/pci/gen.py" sysfs "$TMPD/topo" --topo || fail "gen.py sysfs --topo exited $?"
 WANT_RC=3 run probe-topology "$NVME_LINK_PROBE" --sysfs-root "$TMPD/topo" --expect p2p --project --json
 run probe-topology-dump "$NVME_LINK_PROBE" --pci-dump "$FIXTURES/pci/switch_acs.lspci" --topology --json
+WANT_RC=1 run probe-unmatched "$NVME_LINK_PROBE" --pci-dump "$FIXTURES/pci/gen5_port_gen3_drive.lspci" \
+	--dev 00:02.0,01:00.0 -s 03: --json
 
 # The Python documents other tools read: nbw-fleet's plan and judgement (of the lab's
 # sweep in the fixtures), nbw-results' export.

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 
 #include "check.h"
 #include "sweep.h"
@@ -89,6 +90,9 @@ static void no_ceiling_and_edges(void)
 	CHECK(sweep_judge(late, chunks, 4, 3.6, NULL, "request-size", &v) == 0);
 	CHECK_STR(sweep_kind_name(v.kind), "link");
 	CHECK_U64(v.flat_from, 3);
+	/* ... but it never went flat: the words name where it reached the ceiling. */
+	CHECK(strstr(v.text, "flat from") == NULL);
+	CHECK(strstr(v.text, "reaches") != NULL);
 	/* One point: flat from it. */
 	CHECK(sweep_judge(c, chunks, 1, 3.6, NULL, "request-size", &v) == 0);
 	CHECK_STR(sweep_kind_name(v.kind), "below_link");
@@ -125,12 +129,38 @@ static void above_ceiling(void)
 	CHECK_STR(sweep_kind_name(v.kind), "above_ceiling");
 	CHECK(isnan(v.pct));
 	CHECK_STR(v.text,
-		  "flat from 4 threads at 0.67 GB/s, 3.19x the Gen1 x1 ceiling (0.21 GB/s): "
-		  "above it, the link is emulated or its ceiling misreported");
+		  "above ceiling: flat from 4 threads at 0.67 GB/s, 3.19x the Gen1 x1 ceiling "
+		  "(0.21 GB/s): the link is emulated or its ceiling misreported");
+}
+
+/*
+ * -a's curve against the rails' line rate, an exact ceiling: 102% of it is above it
+ * (flagged "above ceiling"), and the last point is not where it went flat.
+ */
+static void above_line_rate(void)
+{
+	static const char *const sizes[] = {"1MiB", "2MiB", "4MiB", "8MiB"};
+	const double c[] = {11.80, 12.00, 12.10, 12.79}; /* line rate 12.5 GB/s */
+	struct sweep_verdict v;
+
+	CHECK(sweep_judge_at(c, sizes, 4, 12.5, "rails' line rate", "message-size", 100.0, &v) ==
+	      0);
+	CHECK_STR(sweep_kind_name(v.kind), "above_ceiling");
+	CHECK(strstr(v.text, "above ceiling") != NULL);
+	CHECK(strstr(v.text, "flat from 8MiB") == NULL);
+	CHECK(sweep_above_at(12.79, 12.5, 100.0));
+	CHECK(!sweep_above_at(12.49, 12.5, 100.0));
+	/* flat from a point before the last: named */
+	const double d[] = {11.80, 12.70, 12.75, 12.79};
+
+	CHECK(sweep_judge_at(d, sizes, 4, 12.5, "rails' line rate", "message-size", 100.0, &v) ==
+	      0);
+	CHECK(strstr(v.text, "flat from 2MiB") != NULL);
 }
 
 int main(void)
 {
+	above_line_rate();
 	above_ceiling();
 	at_ceiling();
 	below_ceiling();
