@@ -14,6 +14,7 @@ EXIT_EXPECTATION = 3  # plan over its time, judge --fail-on suspect
 EXIT_UNMEASURED = 4  # judge --fail-on unmeasured: a node or pair not measured
 from . import FORMAT
 from . import judge as judgemod
+from . import junit
 from . import plan as planmod
 from . import report
 from . import sweepdir
@@ -268,6 +269,29 @@ def ratio_arg(text):
     return v
 
 
+def write_file(path, fill):
+    """fill(f) into path; an error in one line, False."""
+    try:
+        with open(path, "w") as f:
+            fill(f)
+        return True
+    except OSError as e:
+        sys.stderr.write("%s: %s: %s\n" % (PROG, path, e.strerror))
+        return False
+
+
+def fail_status(result, fail_on):
+    """judge --fail-on: 3 when a suspect stays low (with unsteady: or was low once), 4
+    when none is but a node or pair was not measured (unmeasured), else 0."""
+    steady = any(s["state"] == "low" for s in result["suspects"])
+    if "suspect" in fail_on and steady or "unsteady" in fail_on and result["suspects"]:
+        return EXIT_EXPECTATION
+    if "unmeasured" in fail_on and (result["not_measured"] or result["not_measured_parts"]
+                                    or result["skipped"]):
+        return EXIT_UNMEASURED
+    return 0
+
+
 def cmd_judge(args, out):
     try:
         sw = sweepdir.read_sweep(args.dir)
@@ -277,24 +301,26 @@ def cmd_judge(args, out):
     if args.threshold is None:
         own = sw.meta.get("threshold")
         args.threshold = own if isinstance(own, float) and 0 < own < 1 else judgemod.THRESHOLD
-    result = judgemod.judge(sw, args.threshold)
-    if args.html:
-        matrix = judgemod.pair_matrix(sw, args.threshold)
-        nodes = sw.nodes or sorted({x for k in matrix for x in k})
-        png = args.html + ".png"
-        have_png = report.heatmap_png(nodes, matrix, png)
-        try:
-            with open(args.html, "w") as f:
-                f.write(report.html_page(result, nodes, matrix,
-                                         report.data_uri(png) if have_png else None))
-        except OSError as e:
-            sys.stderr.write("%s: %s: %s\n" % (PROG, args.html, e.strerror))
-            return 1
+    result = judgemod.judge(sw, args.threshold, args.worst)
+    if args.html and not write_html(args.html, sw, result):
+        return 1
+    if args.junit and not write_file(args.junit, lambda f: junit.write(result, f)):
+        return 1
     if args.json:
         report.as_json(result, out)
     else:
-        report.text(result, out)
-    return 0
+        report.text(result, out, args.nodes_shown)
+    return fail_status(result, args.fail_on)
+
+
+def write_html(path, sw, result):
+    matrix = judgemod.pair_matrix(sw, result["threshold"])
+    nodes = sw.nodes or sorted({x for k in matrix for x in k})
+    png = path + ".png"
+    have_png = report.heatmap_png(nodes, matrix, png) if len(nodes) <= report.NAMED_UP_TO \
+        else False
+    return write_file(path, lambda f: f.write(report.html_page(
+        result, nodes, matrix, report.data_uri(png) if have_png else None)))
 
 
 def durations_of(args):
