@@ -7,8 +7,10 @@ peers, and why.
   verdict  one verdict per node, what was not measured and why, a summary per kind
   report   the judgement as text, JSON and one HTML page
   junit    the judgement as JUnit XML for CI
-  run      the sweep itself, through the suite's launchers
+  tasks    what a node runs in a step (one sh -c script) and what comes back
+  launch   how a step reaches its nodes: one srun step, or LAUNCHER --fanout at once
+  run      the sweep itself, in steps
   cli      the command line
 """
 
-FORMAT = 1  # the sweep directory's layout (sweep.json "format")
+FORMAT = 2  # the sweep directory's layout (sweep.json "format"; 2: a pair's --bidir run)

@@ -209,8 +209,8 @@ def build_parser():
                    "(default %g)" % judgemod.THRESHOLD)
     s.add_argument("--probe-arg", action="append", metavar="ARG",
                    help="an argument for nvme_link_probe (an expectation); repeatable")
-    s.add_argument("--parallel", type=positive_int, default=256, metavar="N",
-                   help="parts run at once at most (default 256)")
+    s.add_argument("--no-drives", action="store_true",
+                   help="nodes without drives: no drive read, no drive->remote phase")
     return p, sub
 
 
@@ -254,8 +254,6 @@ def cmd_run(args, out):
         sys.stderr.write("%s run: --out and --resume: one directory or the other (try --help)\n"
                          % PROG)
         return EXIT_USAGE
-    if env.get("SLURM_JOB_NODELIST") and "LAUNCHER" not in env:
-        env["LAUNCHER"] = "srun -N1 -n1 -w"
     return runmod.start(args, env, out)
 
 
