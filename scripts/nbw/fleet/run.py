@@ -626,5 +626,9 @@ def start(args, env, out=sys.stdout):
     with open(os.path.join(top, "judge.json"), "w") as f:
         report.as_json(result, f)
     report.text(result, out)
+    say("took %s: %s" % (human_seconds(time.monotonic() - sw.started), ", ".join(
+        "%s %d step%s %s" % (k, v["steps"], "" if v["steps"] == 1 else "s",
+                             human_seconds(v["seconds"]))
+        for k, v in (meta.get("timing") or {}).items())))
     say("done: %s (judge again: %s judge %s)" % (top, PROG, shlex.quote(top)))
     return 0

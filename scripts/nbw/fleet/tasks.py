@@ -29,8 +29,12 @@ if [ -n "${SLURMD_NODENAME:-}" ] && [ "$expect" != - ] && [ "$SLURMD_NODENAME" !
 	echo "@nbw-wrong-node $SLURMD_NODENAME $expect"
 	exit 0
 fi
-t=$(mktemp -d "${TMPDIR:-/tmp}/nbw-fleet.XXXXXX") || { echo "@nbw-no-tmp $expect"; exit 0; }
-trap 'rm -rf "$t"' EXIT
+umask 077
+o=${TMPDIR:-/tmp}/nbw-fleet.$$.out e=${TMPDIR:-/tmp}/nbw-fleet.$$.err
+if ! (set -C && : >"$o" && : >"$e") 2>/dev/null; then
+	o=$(mktemp) && e=$(mktemp) || { echo "@nbw-no-tmp $expect"; exit 0; }
+fi
+trap 'rm -f "$o" "$e"' EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
 echo "@nbw-node $expect"
@@ -38,19 +42,22 @@ while [ $# -ge 3 ]; do
 	rel=$1 limit=$2 n=$3
 	shift 3
 	[ "$n" -le $# ] || { echo "@nbw-bad-task $rel"; exit 0; }
-	cmd= i=1
+	cmd='' i=1
 	while [ "$i" -le "$n" ]; do
 		cmd="$cmd \"\${$i}\""
 		i=$((i + 1))
 	done
-	eval "timeout -k 5 \"\$limit\" $cmd" </dev/null >"$t/out" 2>"$t/err"
+	eval "timeout -k 5 \"\$limit\" $cmd" </dev/null >"$o" 2>"$e"
 	rc=$?
 	shift "$n"
 	echo "@nbw-part $rel"
-	cat "$t/out"
+	cat "$o"
 	echo
 	echo "@nbw-end $rel $rc"
-	tail -n 20 "$t/err" | sed "s|^|@nbw-err $rel |"
+	tail -n 20 "$e" >"$o"
+	while IFS= read -r line; do
+		echo "@nbw-err $rel $line"
+	done <"$o"
 done
 exit 0
 """
