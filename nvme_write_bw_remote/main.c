@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "attrib.h"
 #include "auth.h"
 #include "digest.h"
 #include "nbw.h"
@@ -83,6 +84,7 @@ enum {
 	OPT_OUTPUT,
 	OPT_CPU_UTIL,
 	OPT_VERBOSE,
+	OPT_COUNTERS_TABLE,
 };
 
 /*
@@ -272,6 +274,10 @@ static const struct cli_opt opts[] = {
 	 .field = CLI_AT(O, report_counters),
 	 .help = "every counter of the RDMA ports beside the figures (default: those that "
 		 "moved; the JSON has them all)"},
+	{ROW("counters-table", no_argument, OPT_COUNTERS_TABLE),
+	 .help = "print the attribution's groups of counters and the kernel's counter names in "
+		 "each, a tab-separated line each (\"group KEY WORDS ONE\", then \"counter KEY "
+		 "NAME\"), and exit"},
 	{ROW("output", required_argument, OPT_OUTPUT), .type = CLI_T_KEYWORD,
 	 .set = CLI_AT(O, figure_only), .what = "output", .words = output_words, .arg = "bandwidth",
 	 .help = "as perftest's --output=bandwidth: print the total GB/s figure alone (Gb/s with "
@@ -336,6 +342,9 @@ static int tool_option(int c, char *arg, void *ctx)
 	int k, rc;
 
 	switch (c) {
+	case OPT_COUNTERS_TABLE:
+		attrib_table(stdout);
+		return NBW_EXIT_OK;
 	case OPT_NO_VERIFY:
 		o->verify = CTRL_VERIFY_OFF;
 		return CLI_NEXT;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench_fleet.sh: the host's own cost of nbw-fleet run at scale, measured. A whole sweep
-# over NODES fake nodes from the source tree's test fakes (tests/fleet_fakes: an ssh
+# over NODES fake nodes from the source tree's test fakes (tests/fleet/fakes: an ssh
 # stand-in that runs each node's task here, and tools that print canned documents, their
 # windows taking WINDOW seconds), RAILS rails and 2 drives a node, one rail and one drive
 # slowed; it prints the wall time, each phase's steps and seconds, the peak memory of
@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 # shellcheck source=bench_lib.sh source-path=SCRIPTDIR
 . "$here/bench_lib.sh" || exit 1
-fakes=$top/tests/fleet_fakes
+fakes=$top/tests/fleet/fakes
 [ -x "$fakes/nvme_write_bw_remote" ] || { say "$fakes: not found (run from the source tree)"; exit 1; }
 NODES=${1:-1024}
 [[ $NODES =~ ^[1-9][0-9]*$ ]] && [ "$NODES" -ge 4 ] || die_usage "NODES=$NODES: a number of nodes, 4 or more"

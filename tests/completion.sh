@@ -18,8 +18,8 @@ PATH="$abs_top_builddir/nvme_read_bw:$abs_top_builddir/nvme_write_bw_remote:$abs
 . "$COMPDIR/nvme_read_bw"
 # Outside a real completion compopt refuses to run; record nothing, succeed.
 compopt() { :; }
-# complete_line and words: what bash offers at the end of a line (tests/options_lib.sh).
-. "$(dirname "$0")/options_lib.sh"
+# complete_line and words: what bash offers at the end of a line (tests/options/lib.sh).
+. "$(dirname "$0")/options/lib.sh"
 
 # Scratch files for the path completions, and a captured sysfs with two RDMA devices.
 mkdir -p "$TMPD/d/sub" "$TMPD/sys/class/infiniband/mlx5_0" "$TMPD/sys/class/infiniband/rxe0" \

@@ -69,7 +69,7 @@ check_match "--minimal --io-uring: says why" 'granted: --security-opt seccomp=un
 
 # --- the unit tests, run in the image (the build tree mounted read-only; io_uring
 # allowed, as test_region sweeps a file with both engines) ---------------------------
-# Those make check runs as they are (test_linkload, run by tests/linkload.sh on the tree
+# Those make check runs as they are (test_linkload, run by tests/unit/linkload.sh on the tree
 # it writes first, takes an argument: not here). The Makefile's own TESTS: without the
 # MAKEFLAGS of the make that runs this test, whose TESTS= (check-slow's) would win.
 unit=$(printf 'print-tests:\n\t@echo $(TESTS)\n' | env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \

@@ -3,14 +3,14 @@
 # keeps the C. pyflakes3 reads every Python file of scripts/ and tests/ (*.py and the
 # python3 entry points); a line marked "# noqa" (an import made for its effect) is
 # let through, as flake8 does. shellcheck reads the shell scripts of scripts/
-# (entry points, *.sh, vlab.d/), deploy/ and tests/ (*.sh, the fakes), with the
-# settings of .shellcheckrc; tests/lab/ is not among them. Any finding fails the
+# (entry points, *.sh, vlab.d/), deploy/ and tests/ (*.sh, the fakes, the lab's host
+# and guest scripts), with the settings of .shellcheckrc. Any finding fails the
 # test; it skips (77) only where a linter is not installed (CI installs both).
 . "$(dirname "$0")/lib.sh"
 cd "$abs_top_srcdir" || exit 1
 
 # The files to lint: by name (*.py, *.sh, *.sbatch) or, without a dot in the name,
-# by their #! line. Fixtures' data, hidden directories and tests/lab/ are left out.
+# by their #! line. Fixtures' data and hidden directories are left out.
 py=() sh=()
 while IFS= read -r f; do
 	case ${f##*/} in
@@ -25,9 +25,7 @@ while IFS= read -r f; do
 		esac
 		;;
 	esac
-done < <(find scripts deploy tests -path '*/.*' -prune -o -path tests/lab -prune -o \
-	-type f -print | LC_ALL=C sort)
-for f in tests/lab/*.py; do [ -e "$f" ] && py+=("$f"); done
+done < <(find scripts deploy tests -path '*/.*' -prune -o -type f -print | LC_ALL=C sort)
 [ ${#py[@]} -ge 40 ] || fail "only ${#py[@]} Python files found"
 [ ${#sh[@]} -ge 60 ] || fail "only ${#sh[@]} shell scripts found"
 echo "lint: ${#py[@]} Python files, ${#sh[@]} shell scripts"

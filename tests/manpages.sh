@@ -1,11 +1,11 @@
 #!/bin/bash
 # manpages.sh: for each tool, every long option of its option table (the options --help
 # prints) appears in its man page and every long option in the man page is in the table
-# (tests/options_lib.sh); every page in man/ lints clean
+# (tests/options/lib.sh); every page in man/ lints clean
 # (mandoc -T lint, groff -ww) and fits 80 columns: `MANWIDTH=80 man --warnings -l` says
 # nothing (a tbl table wider than the line, for one).
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/options_lib.sh"
+. "$(dirname "$0")/options/lib.sh"
 
 for tool in nvme_read_bw nvme_write_bw_remote nvme_link_probe; do
 	bin="$abs_top_builddir/$tool/$tool"

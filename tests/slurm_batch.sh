@@ -12,7 +12,7 @@
 # shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/scripts_lib.sh"
+. "$(dirname "$0")/scripts/lib.sh"
 make_fakes
 D=$abs_top_srcdir/deploy/slurm
 SUBMIT=$TMPD/submit
@@ -37,7 +37,7 @@ n=$(ls "$d/calls" | wc -l)
 until (set -C; printf '%s\0' "$@" >"$d/calls/srun.$n") 2>/dev/null; do n=$((n + 1)); done
 [ "$1 $2 $3 $4" = "--nodes=1 --ntasks=1 --overlap -w" ] && [ -n "$5" ] ||
 	{ echo "srun: unexpected options: $*" >&2; exit 2; }
-export FAKE_NODE=$5 # the node, for tests/fleet_fakes
+export FAKE_NODE=$5 # the node, for tests/fleet/fakes
 shift 5
 exec "$@"
 SH
@@ -218,12 +218,12 @@ check_match "fan-in summary: a row per source" 'from 10\.0\.0\.3' "$(cat "$R/sum
 
 # fleet.sbatch end to end: the real nbw-fleet (beside deploy/slurm in the tree), its
 # run_bench.sh and nbw-results, every command an srun step, the fleet's fake tools
-# (tests/fleet_fakes; the step's node is FAKE_NODE): one round of two nodes, every part
+# (tests/fleet/fakes; the step's node is FAKE_NODE): one round of two nodes, every part
 # measured, the report beside judge.json, the judgement in the job's output, recorded.
 reset_fakes
 mkdir -p "$TMPD/ffake"
 rm -rf "$SUBMIT/fleet-77"
-TOOL_DIR=$abs_top_srcdir/tests/fleet_fakes FAKE_DIR=$TMPD/ffake RESULTS=$TMPD/frec \
+TOOL_DIR=$abs_top_srcdir/tests/fleet/fakes FAKE_DIR=$TMPD/ffake RESULTS=$TMPD/frec \
 	NBW_RESULTS_INDEX=$TMPD/frec.sqlite FLEET_ARGS="--duration 1 --warmup 0" SINK_ADDR='' \
 	job fleet.sbatch n1,n2
 check_eq "fleet end to end: exit status" 0 $?

@@ -86,6 +86,23 @@ const char *attrib_rule_name(int i)
 	return i >= 0 && i < NRULES ? rules[i].name : NULL;
 }
 
+/*
+ * --counters-table: the groups, then their counters, in table order, a
+ * tab-separated line each ("group KEY WORDS ONE", "counter KEY NAME"). The
+ * Python package keeps the same table (scripts/nbw/portcounters.py);
+ * tests/schema/counters_table.sh holds the two equal.
+ */
+void attrib_table(FILE *out)
+{
+	int g, k;
+
+	for (g = 0; g < AG_N; g++)
+		fprintf(out, "group\t%s\t%s\t%s\n", groups[g].key, groups[g].words, groups[g].one);
+	for (g = 0; g < AG_N; g++)
+		for (k = 0; k < GROUP_NAMES && groups[g].names[k]; k++)
+			fprintf(out, "counter\t%s\t%s\n", groups[g].key, groups[g].names[k]);
+}
+
 /* The group's delta in ds (the sum of its counters that moved); false: none kept. */
 static bool attrib_group_moved(const struct ctr_deltas *ds, enum attrib_group g, uint64_t *sum)
 {

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "counters.h"
 #include "options.h"
@@ -63,6 +64,14 @@ struct attrib_hop {
 	int rule[ATTRIB_MAX_RULES]; /* indexes into the rule table */
 	char text[640];
 };
+
+/*
+ * The groups' table for --counters-table: a line per group, "group", its JSON
+ * key, how the text counts it and how it says none moved; then a line per
+ * counter, "counter", its group's key and the kernel's name; tab-separated,
+ * in table order.
+ */
+void attrib_table(FILE *out);
 
 /* The rule table: its size and a rule's name. */
 int attrib_rule_count(void);

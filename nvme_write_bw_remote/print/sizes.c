@@ -22,6 +22,7 @@ static void print_sizes_open(struct report *r, struct result *a)
 		return;
 	report_obj_begin(r, NULL);
 	report_str(r, "tool", NULL, "nvme_write_bw_remote");
+	report_str(r, "version", NULL, PACKAGE_VERSION);
 	report_str(r, "role", NULL, a->o.source.peer ? "source" : "sink");
 	report_arr_begin(r, "sizes");
 	a->opened = true;

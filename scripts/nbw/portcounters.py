@@ -1,8 +1,9 @@
 """nbw.portcounters: what an RDMA port's counter deltas say about loss and congestion,
 read from nvme_write_bw_remote's JSON ("counters": [{"device", "port", "counters": {...},
 "hw_counters": {...}}], a counter null where the port does not keep it). The groups
-are the tool's own (nvme_write_bw_remote/report/attrib.c): a group is kept when one of
-its counters is, and moved by the sum of those kept. A low figure whose port keeps
+are the tool's own (nvme_write_bw_remote/print/attrib.c, listed by
+nvme_write_bw_remote --counters-table; tests/schema/counters_table.sh fails when the two
+differ): a group is kept when one of its counters is, and moved by the sum of those kept. A low figure whose port keeps
 the retransmission count and counted nothing of any group kept is limited by its rate
 (a shaper or policer, the port's speed, a slower path); one whose port keeps no
 retransmission count cannot be told apart ("not kept", never 0). Pure functions,

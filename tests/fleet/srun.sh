@@ -10,7 +10,7 @@
 # shellcheck disable=SC2012 # ls counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../lib.sh"
-. "$(dirname "$0")/../fleet_lib.sh"
+. "$(dirname "$0")/lib.sh"
 cp "$abs_top_srcdir/tests/fleet/fakes/srun" "$abs_top_srcdir/tests/fleet/fakes/scontrol" "$TMPD/bin/"
 unset LAUNCHER
 export SLURM_JOB_ID=4242 SLURM_JOB_NODELIST='n[1-5],n%t6'
@@ -32,7 +32,7 @@ check_eq "every pair's two documents (15 pairs)" 30 "$(ls "$S"/fabric/*/*.json |
 check_eq "the slow rail, nothing else" "[('rail', 'n2', 'rail 1 (mlx5_1)', 'low')]" \
 	"$(json_get "$S/judge.json" '[(s["kind"], s["node"], s["component"], s["state"]) for s in d["suspects"]]')"
 check_match "a rank's task in the multi-program configuration" \
-	"^1 sh -c 'eval \"\\\$NBW_FLEET_TASK\"' nbw-task 'n1' 'fabric/n1/[^']*\\.json' '[0-9]+' '[0-9]+' '$abs_top_srcdir/tests/fleet_fakes/nvme_write_bw_remote' '--bidir'" \
+	"^1 sh -c 'eval \"\\\$NBW_FLEET_TASK\"' nbw-task 'n1' 'fabric/n1/[^']*\\.json' '[0-9]+' '[0-9]+' '$abs_top_srcdir/tests/fleet/fakes/nvme_write_bw_remote' '--bidir'" \
 	"$(sed -n 3p "$S/steps/step0003.conf")"
 
 # Of four nodes, n3 dies after the local phase (the preflight and local steps): its

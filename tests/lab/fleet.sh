@@ -23,7 +23,7 @@
 # emulator's noise. (At 4 Mbit/s, c's drives -> a's DRAM failed: two drives' WRITEs
 # in flight queue longer in the shaper than Soft-RoCE's 4.3 s ACK timeout.)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 DRIVE_MBPS=${FLEET_SLOW_DRIVE:-10}
 NIC_MBIT=${FLEET_SLOW_NIC:-8}
 FLEET_ARGS=(--duration 6 --warmup 1 --threshold 0.25)
@@ -103,7 +103,7 @@ check "the rail: kept, still: the rate itself is limited" \
 	"$(j "$S/judge.json" '[(c["still"], "retransmissions" in c["kept"], c["packets"] > 0, "the rate itself is limited" in c["text"]) for c in (s["evidence"]["counters"] for s in d["suspects"] if s["kind"] == "rail")][0]')" \
 	"('rate_limited', True, True, True)"
 grep -q "rail 0.*the rate itself is limited" "$S/judge.txt" || fail "the rail's reason in judge.txt says nothing of its counters: $(cat "$S/judge.txt")"
-check "the host's page and the JSON beside the sweep" "$(ls "$S/report.html" "$S/judge.txt" | wc -l)" 2
+check "the host's page and the JSON beside the sweep" "$(find "$S" -maxdepth 1 \( -name report.html -o -name judge.txt \) | wc -l)" 2
 
 sweep clean
 C=$dir

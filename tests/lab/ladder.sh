@@ -10,19 +10,19 @@
 # (IPERF3=none, EXPORTFS=none), and the ladder runs twice, both recorded by
 # run_bench.sh into node a's out/record: on the host, nbw-results list, show,
 # compare, trend and check against a reference from the first
-# (check-ladder-record.py says what each must print). With LADDER_UPPER=1 (tests/lab/ladder_upper.sh,
+# (ladder_check.py says what each must print). With LADDER_UPPER=1 (tests/lab/ladder_upper.sh,
 # make check-slow) they run: TCP with 1 and 8 streams (iperf3), NFS over RDMA
 # and over TCP (the kernel's server on a, a tmpfs export, two mounts on b), each
 # above zero, the mounts' rsize, the random 4 KiB table (or the line saying
 # nvme_read_bw lacks --pattern), and nothing left on either node (mounts,
 # exports, nfsd, daemons, iperf3).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 
 upper=${LADDER_UPPER:+upper} limit=700
 [ -z "$upper" ] || limit=540
 run_lab --nodes 2 --drives 2 --drive-size 64M --links 8:4,16:4 --timeout "$limit" \
-	--on-b "$srcdir/tests/lab/ladder_guest_b.sh" "$srcdir/tests/lab/ladder_guest_a.sh" $upper
+	--on-b "$srcdir/tests/lab/ladder_b.sh" "$srcdir/tests/lab/ladder_a.sh" ${upper:+"$upper"}
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
 D=$WORK/a/out/results/ladder
@@ -76,7 +76,7 @@ cat "$D/ladder.txt"
 if [ -z "$upper" ]; then
 	[ "$(cat "$WORK/a/out/ladder-2.rc" 2>/dev/null)" = 0 ] ||
 		fail "the second ladder exited $(cat "$WORK/a/out/ladder-2.rc" 2>/dev/null || echo '(none)'): $(tail -n3 "$WORK/a/out/ladder-2.err")"
-	"$PY" "$srcdir/tests/lab/check-ladder-record.py" "$srcdir/scripts/nbw-results" "$WORK/a/out" "$WORK" ||
+	"$PY" "$srcdir/tests/lab/ladder_check.py" "$srcdir/scripts/nbw-results" "$WORK/a/out" "$WORK" ||
 		fail "the record of the two ladders"
 fi
 

@@ -10,5 +10,7 @@ t=$(cat /proc/fs/nfsd/threads 2>/dev/null || echo 0)
 for p in iperf3 rpcbind rpc.mountd; do
 	pgrep -x "$p" >/dev/null && echo "$n: process: $p"
 done
-ls -d /tmp/nbw-nfs.* 2>/dev/null | sed "s/^/$n: directory: /"
+for d in /tmp/nbw-nfs.*; do
+	[ -e "$d" ] && echo "$n: directory: $d"
+done
 exit 0

@@ -4,32 +4,32 @@
 # outside --allow). Then Ctrl-C/SIGTERM during the waits, and a DRAM buffer
 # that cannot be locked.
 set -u
-. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
+. "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
 O=$VLAB_OUT
 umask 077
 printf 'lab-access-key-0123456789abcdef\n' >/tmp/key
 B=nvme_write_bw_remote
-W="--warmup 1 -D 6 -s 1M --depth 4 --timeout 10"
+W=(--warmup 1 -D 6 -s 1M --depth 4 --timeout 10)
 
 # 1. The sink; node b sends its strangers, then the real source.
-$B --dram 64M --no-local $W --psk-file /tmp/key --allow "$VLAB_PEER/32" --wait 120 --json \
+$B --dram 64M --no-local "${W[@]}" --psk-file /tmp/key --allow "$VLAB_PEER/32" --wait 120 --json \
 	>"$O/sink.json" 2>"$O/sink.err" &
 sp=$!
 sleep 2
 # A stranger from here: outside --allow, closed before a byte is read.
-python3 "$VLAB_SRCDIR/tests/lab/stranger.py" "$VLAB_ADDR" 18515 hello-first >"$O/outside.json" 2>&1
+python3 "$VLAB_SRCDIR/tests/lab/remote_access_stranger.py" "$VLAB_ADDR" 18515 hello-first >"$O/outside.json" 2>&1
 wait $sp
 echo $? >"$O/sink.rc"
 # A failed run: this node's Soft-RoCE state (counters, link) on the test's log.
 failed_state "$(cat "$O/sink.rc")" "sink"
 
-# 2. Signals end every wait at once (the exit in under 2.5 s, see remote_access-check.sh): waiting for a source, and with an
+# 2. Signals end every wait at once (the exit in under 2.5 s, see remote_access_check.sh): waiting for a source, and with an
 # idle client holding a handshake open.
 for sig in INT TERM; do
-	$B --dram 64M --no-local $W --wait 0 2>"$O/sig$sig.err" &
+	$B --dram 64M --no-local "${W[@]}" --wait 0 2>"$O/sig$sig.err" &
 	sp=$!
 	sleep 2
-	[ "$sig" = TERM ] && { python3 "$VLAB_SRCDIR/tests/lab/stranger.py" "$VLAB_ADDR" 18515 silent \
+	[ "$sig" = TERM ] && { python3 "$VLAB_SRCDIR/tests/lab/remote_access_stranger.py" "$VLAB_ADDR" 18515 silent \
 		>/dev/null 2>&1 & sleep 1; }
 	t0=$(date +%s.%N)
 	kill -$sig $sp

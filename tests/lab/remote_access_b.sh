@@ -5,11 +5,11 @@
 # once; then our source without a key and with another key; then, while the
 # silent one still holds its connection, the real source with the right key.
 set -u
-. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
+. "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
 O=$VLAB_OUT
 umask 077
 printf 'lab-access-key-0123456789abcdef\n' >/tmp/key
-S="python3 $VLAB_SRCDIR/tests/lab/stranger.py $VLAB_PEER 18515"
+S="python3 $VLAB_SRCDIR/tests/lab/remote_access_stranger.py $VLAB_PEER 18515"
 for _ in $(seq 100); do
 	timeout 2 bash -c "exec 3<>/dev/tcp/$VLAB_PEER/18515" 2>/dev/null && break
 	sleep 0.2
@@ -19,7 +19,7 @@ sleep 1
 $S silent >"$O/silent-early.json" 2>&1 &
 early=$!
 sleep 7
-pids=($early)
+pids=("$early")
 for m in silent garbage hello-first mismatch no-key wrong-key; do
 	$S $m "/tmp/said.$m" >"$O/$m.json" 2>&1 &
 	pids+=($!)
@@ -27,10 +27,12 @@ done
 # The real source goes only once every stranger has said its piece (python
 # starts slowly on one emulated CPU); the silent one still holds its connection.
 for _ in $(seq 300); do
-	[ "$(ls /tmp/said.* 2>/dev/null | wc -l)" = 6 ] && break
+	said=(/tmp/said.*)
+	[ ${#said[@]} = 6 ] && break
 	sleep 0.1
 done
 sleep 0.5
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $VLAB_DRIVES
 # Our own source without the key, then with another key: refused, and it says why.
 printf 'lab-access-key-not-the-sinks-one\n' >/tmp/otherkey

@@ -5,7 +5,8 @@
 # bounded by the clock (80 s: --wait 30, the run, its --timeout bounds);
 # one that fails or hangs prints this node's Soft-RoCE state.
 set -u
-. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
+. "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $VLAB_DRIVES
 bounded 80 "bidir" nvme_write_bw_remote --bidir --dram 64M --disks "$1" -q 1 --warmup 2 -D 6 \
 	--timeout 20 --wait 30 --verify full --json "$VLAB_PEER" >"$VLAB_OUT/bidir.json" 2>"$VLAB_OUT/bidir.err"

@@ -12,9 +12,9 @@ set -u
 O=$VLAB_OUT
 B=nvme_write_bw_remote
 T=3
-W="--warmup 1 -D 6 --timeout $T"
+W=(--warmup 1 -D 6 --timeout "$T")
 # The sinks wait for their source long enough for node b's previous scenario to end even
-# when the kernel held it (its budget + 65 s, see remote_bounds-check.sh).
+# when the kernel held it (its budget + 65 s, see remote_bounds_check.sh).
 WAIT=150
 # The tool's budget (nvme_write_bw_remote --help): 8T + (W + 4T) per window, + --wait.
 SRC_BUDGET=$((8 * T + 7 + 4 * T)) SINK_BUDGET=$((8 * T + 7 + 4 * T + WAIT))
@@ -87,12 +87,12 @@ run() {
 	spid=$!
 	t0=$(date +%s.%N) # the sink's budget counts its --wait for the source
 	if [ "$VLAB_NODE" = a ]; then
-		env "$@" $B --no-local --dram 64M $W --wait $WAIT -p "$port" --interval 1 \
+		env "$@" $B --no-local --dram 64M "${W[@]}" --wait $WAIT -p "$port" --interval 1 \
 			>"$O/$name.out" 2>"$fifo" &
 	else
 		listening "$port" || echo "no sink on port $port" >>"$O/$name.err"
 		t0=$(date +%s.%N)
-		env "$@" $B --source mem -q 2 $W -p "$port" --interval 1 "$VLAB_PEER" \
+		env "$@" $B --source mem -q 2 "${W[@]}" -p "$port" --interval 1 "$VLAB_PEER" \
 			>"$O/$name.out" 2>"$fifo" &
 	fi
 	pid=$!

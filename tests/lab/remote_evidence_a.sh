@@ -4,6 +4,7 @@
 # drive's PCIe link under load with its AER counts; 2. the same while node b's NIC is
 # slowed by a traffic shaper (tbf), in text with every counter (-W).
 set -u
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $VLAB_DRIVES
 nvme_write_bw_remote --dram 64M --local-disks "$1" -q 1 -s 256K --warmup 1 -D 6 --timeout 20 \
 	--wait 120 --json >"$VLAB_OUT/sink.json" 2>"$VLAB_OUT/sink.err"

@@ -5,7 +5,8 @@
 # delays and drops, Soft-RoCE retries): its counters say what happened. Every step is
 # bounded; the shaper is removed whatever the run did.
 set -u
-. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
+. "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $VLAB_DRIVES
 
 listening

@@ -10,8 +10,8 @@
 # one: c gets twice b's DRAM. Last, run_bench.sh aggregate
 # with SRC_NODES="b c" from node a through the lab's launcher.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
-src=$srcdir/tests/lab/remote_fanin_src.sh
+. "$(dirname "$0")/lab_lib.sh"
+src=$srcdir/tests/lab/remote_fanin_node.sh
 
 run_lab --nodes 3 --drives 1 --drive-size 64M --timeout 400 \
 	--on-b "$src" --on-c "$src" "$srcdir/tests/lab/remote_fanin_a.sh"

@@ -5,6 +5,7 @@
 # of a stream vary 10-25% (51% beside a build): the host checks that the sink
 # gives its verdict on the sum, not which.
 set -u
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $VLAB_DRIVES
 nvme_write_bw_remote --sources 2 --dram 64M --local-disks "$1" -q 1 --warmup 2 -D 15 \
 	--timeout 20 --wait 120 --verify full --max-cv 50 \
@@ -31,6 +32,7 @@ cat "$VLAB_OUT/miss.err"
 
 # run_bench.sh aggregate with SRC_NODES="b c" through the lab's launcher.
 launch=$VLAB_SRCDIR/scripts/vlab.d/launch
+# shellcheck disable=SC2154 # n: the handler's own loop
 trap 'for n in b c; do LAUNCH_CONNECT_TIMEOUT=10 "$launch" --stop $n; done' EXIT
 sleep 2
 LAUNCHER=$launch SINK_NODE=a SRC_NODES="b c" SINK_ADDR=$VLAB_ADDR SINK_DISKS="$1" SRC_DISKS="$1" \

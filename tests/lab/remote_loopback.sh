@@ -12,7 +12,7 @@
 # device, no ACTIVE port, a port in use and a peer that never comes fail
 # cleanly.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 
 run_lab --drives 2 --drive-size 64M --timeout 420 "$srcdir/tests/lab/remote_loopback_guest.sh"
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
@@ -33,7 +33,7 @@ note "disk: PASS, local $(jq_ "$O/disk.sink.out" 'd["local"]["gb_per_s"]') + RDM
 
 # The dumped slice against the source drive's backing file (node a, drive 1).
 [ -s "$O/slice.bin" ] && [ -s "$O/slice.bin.map" ] || fail "no slice dump"
-"$PY" "$srcdir/tests/lab/check-slice.py" "$O/slice.bin" "$O/slice.bin.map" "$WORK/images/a1.img" 1048576 "the drive" ||
+"$PY" "$srcdir/tests/lab/remote_slice_check.py" "$O/slice.bin" "$O/slice.bin.map" "$WORK/images/a1.img" 1048576 "the drive" ||
 	fail "slice differs from the drive"
 
 [ "$(rc uring.sink)" = 0 ] && [ "$(rc uring.src)" = 0 ] ||

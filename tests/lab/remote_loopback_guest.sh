@@ -5,7 +5,8 @@
 set -u
 B=nvme_write_bw_remote
 O=$VLAB_OUT
-W="--warmup 1 -D 3 -s 1M --depth 4 --timeout 5"
+W=(--warmup 1 -D 3 -s 1M --depth 4 --timeout 5)
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $VLAB_DRIVES
 d0=$1 d1=$2
 
@@ -17,6 +18,7 @@ wait_until() {
 	done
 }
 # A sink listens on the control port (seen without connecting).
+# shellcheck disable=SC2317 # called through wait_until
 listening() { ss -Hltn 'sport = :18515' | grep -q .; }
 wait_listen() { wait_until listening; }
 # FILE holds a live line (--interval's, "[..."): the session is in its window.
@@ -28,54 +30,55 @@ run() {
 	shift
 	while [ "$1" != -- ]; do sa+=("$1"); shift; done
 	shift
-	$B "${sa[@]}" >"$O/$n.sink.out" 2>"$O/$n.sink.err" &
+	"$B" "${sa[@]}" >"$O/$n.sink.out" 2>"$O/$n.sink.err" &
 	local sp=$!
 	wait_listen
-	timeout "${SRC_TIMEOUT:-90}" $B "$@" >"$O/$n.src.out" 2>"$O/$n.src.err"
+	timeout "${SRC_TIMEOUT:-90}" "$B" "$@" >"$O/$n.src.out" 2>"$O/$n.src.err"
 	echo $? >"$O/$n.src.rc"
-	wait $sp
+	wait "$sp"
 	echo $? >"$O/$n.sink.rc"
 	echo "$n: sink $(cat "$O/$n.sink.rc") source $(cat "$O/$n.src.rc")"
 }
 
 # 1. drives on both sides, full verification, worker 0's slice dumped.
-run disk --dram 64M --local-disks "$d0" -q 1 $W --verify full --json \
-	--dump-slice "$O/slice.bin" -- --disks "$d1" -q 2 $W --verify full --json "$VLAB_ADDR"
+run disk --dram 64M --local-disks "$d0" -q 1 "${W[@]}" --verify full --json \
+	--dump-slice "$O/slice.bin" -- --disks "$d1" -q 2 "${W[@]}" --verify full --json "$VLAB_ADDR"
 # 1b. the source reads its drive with io_uring (reads and WRITEs in flight together).
-run uring --dram 64M --no-local $W --verify full --json -- --disks "$d1" -q 2 --engine io_uring $W \
+run uring --dram 64M --no-local "${W[@]}" --verify full --json -- --disks "$d1" -q 2 --engine io_uring "${W[@]}" \
 	--verify full --json "$VLAB_ADDR"
 # 1c. -a: one run per message size on both sides, from memory 2 bytes to 8 MiB (23
 # runs: short windows, one QP), then the curve and its verdict.
-A="-a --warmup 0.2 -D 0.6 --depth 4 --timeout 5 --json"
-SRC_TIMEOUT=240 run sizes --dram 64M --no-local $A -- --source mem -q 1 $A "$VLAB_ADDR"
+A=(-a --warmup 0.2 -D 0.6 --depth 4 --timeout 5 --json)
+SRC_TIMEOUT=240 run sizes --dram 64M --no-local "${A[@]}" -- --source mem -q 1 "${A[@]}" "$VLAB_ADDR"
 # 1c2. small blocks: -s 4K from a drive, the source timing each WRITE (--latency).
-S="--warmup 1 -D 2 --depth 4 --timeout 5 --json"
-run small --dram 64M --no-local -s 4K $S -- --disks "$d1" -q 2 -s 4K $S --latency "$VLAB_ADDR"
+S=(--warmup 1 -D 2 --depth 4 --timeout 5 --json)
+run small --dram 64M --no-local -s 4K "${S[@]}" -- --disks "$d1" -q 2 -s 4K "${S[@]}" --latency "$VLAB_ADDR"
 # 1d. -R with --sources 2: two sources into one sink, every RDMA connection
 # through the sink's one rdma_cm listener, each session taking its own.
-$B --dram 64M --no-local --sources 2 -R $W --json >"$O/fanr.sink.out" 2>"$O/fanr.sink.err" &
+"$B" --dram 64M --no-local --sources 2 -R "${W[@]}" --json >"$O/fanr.sink.out" 2>"$O/fanr.sink.err" &
 sp=$!
 wait_listen
+cps=()
 for i in 1 2; do
-	timeout 90 $B --source mem -q 2 -R $W --json "$VLAB_ADDR" >"$O/fanr.src$i.out" 2>"$O/fanr.src$i.err" &
-	eval "cp$i=\$!"
+	timeout 90 "$B" --source mem -q 2 -R "${W[@]}" --json "$VLAB_ADDR" >"$O/fanr.src$i.out" 2>"$O/fanr.src$i.err" &
+	cps[i]=$!
 done
-wait "$cp1"; echo $? >"$O/fanr.src1.rc"
-wait "$cp2"; echo $? >"$O/fanr.src2.rc"
-wait $sp; echo $? >"$O/fanr.sink.rc"
+wait "${cps[1]}"; echo $? >"$O/fanr.src1.rc"
+wait "${cps[2]}"; echo $? >"$O/fanr.src2.rc"
+wait "$sp"; echo $? >"$O/fanr.sink.rc"
 echo "fanr: sink $(cat "$O/fanr.sink.rc") sources $(cat "$O/fanr.src1.rc") $(cat "$O/fanr.src2.rc")"
 # 2. memory source, a corrupted canary: FAIL on both sides.
-run corrupt --dram 64M --no-local $W -- --source mem --corrupt-canary $W "$VLAB_ADDR"
+run corrupt --dram 64M --no-local "${W[@]}" -- --source mem --corrupt-canary "${W[@]}" "$VLAB_ADDR"
 # 3. parameter mismatch: the source is told why and exits 1; the sink logs it
 # and keeps waiting (a mismatch never ends its run) until --wait.
-run mismatch --dram 64M --no-local $W --wait 5 -- --source mem $W --depth 8 "$VLAB_ADDR"
+run mismatch --dram 64M --no-local "${W[@]}" --wait 5 -- --source mem "${W[@]}" --depth 8 "$VLAB_ADDR"
 # 4. a stranger speaks first (dropped, logged), then a real source.
-$B --dram 64M --no-local $W --json >"$O/stranger.sink.out" 2>"$O/stranger.sink.err" &
+"$B" --dram 64M --no-local "${W[@]}" --json >"$O/stranger.sink.out" 2>"$O/stranger.sink.err" &
 sp=$!
 wait_listen
 printf 'GET / HTTP/1.0\r\n\r\n' | timeout 5 nc -q 1 "$VLAB_ADDR" 18515 >/dev/null 2>&1 ||
 	timeout 5 bash -c "exec 3<>/dev/tcp/$VLAB_ADDR/18515; printf 'GET / HTTP/1.0\r\n\r\n' >&3; sleep 1"
-timeout 90 $B --source mem $W "$VLAB_ADDR" >"$O/stranger.src.out" 2>"$O/stranger.src.err"
+timeout 90 "$B" --source mem "${W[@]}" "$VLAB_ADDR" >"$O/stranger.src.out" 2>"$O/stranger.src.err"
 echo $? >"$O/stranger.src.rc"
 wait $sp
 echo $? >"$O/stranger.sink.rc"

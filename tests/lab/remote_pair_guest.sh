@@ -1,13 +1,13 @@
 #!/bin/bash
 # Both nodes of remote_pair.sh: one two-node lab, the parts one after the
 # other. Node a leads: before each part (its arguments, in order) it names the
-# part to node b (pair_sync.py, port 18600) and both run their script of it,
+# part to node b (remote_pair_sync.py, port 18600) and both run their script of it,
 # with VLAB_OUT=$VLAB_OUT/PART; then it names "end". Node b runs what it is
 # told. Each part's exit status goes to PART/script.rc; a node that does not
 # hear from the other within 300 s says so and exits 1.
 set -u
 D=$VLAB_SRCDIR/tests/lab
-SYNC="python3 $D/pair_sync.py"
+SYNC="python3 $D/remote_pair_sync.py"
 PORT=18600 WAIT=300
 
 # part_script PART: this node's script of PART.

@@ -12,7 +12,7 @@
 #           connection needs none, both rails still carry their share
 #   perftest  "-d rxe0 -t 128 -q 2 -s 64K": 2 QPs per drive, 128 WRITEs of 64K in flight each
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 
 run_lab --nodes 2 --nics 2 --drives 1 --drive-size 64M --timeout 400 \
 	--on-b "$srcdir/tests/lab/remote_rails_b.sh" "$srcdir/tests/lab/remote_rails_a.sh"

@@ -2,27 +2,28 @@
 # Node b of remote_rails.sh: the sources, one per scenario, 4 workers on one
 # drive; each starts once node a's sink listens on its control address.
 set -u
-. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
+. "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
 O=$VLAB_OUT
 B=nvme_write_bw_remote
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $VLAB_DRIVES
 d0=$1
-W="--warmup 1 -D 6 -s 256K --timeout 15 --json"
+W=(--warmup 1 -D 6 -s 256K --timeout 15 --json)
 src() { # NAME ARGS...
 	local n=$1
 	shift
 	listening
 	sleep 0.5
-	bounded 120 "$n" $B $W "$@" "$VLAB_PEER" >"$O/$n.src.json" 2>"$O/$n.src.err"
+	bounded 120 "$n" $B "${W[@]}" "$@" "$VLAB_PEER" >"$O/$n.src.json" 2>"$O/$n.src.err"
 	echo $? >"$O/$n.src.rc"
 	sed "s/^/$n source: /" "$O/$n.src.err"
 	sleep 1
 }
 src verbs --disks "$d0" -q 4
 src cm --disks "$d0" -q 4 -R
-src src1 --disks "$d0" -q 4 -d "$(echo $VLAB_RDMA_DEVS | cut -d' ' -f2)"
+src src1 --disks "$d0" -q 4 -d "$(cut -d' ' -f2 <<<"$VLAB_RDMA_DEVS")"
 src sink0 --disks "$d0" -q 4
-ip -4 addr flush dev "$(echo $VLAB_NETDEVS | cut -d' ' -f2)"
+ip -4 addr flush dev "$(cut -d' ' -f2 <<<"$VLAB_NETDEVS")"
 src noaddr --disks "$d0" -q 4
 # A perftest user's line: 2 QPs per drive, 128 WRITEs of 64K (ib_write_bw's default
 # size) in flight each.

@@ -3,6 +3,7 @@
 # 1. a verified run; 1b. a source 3 s late (the total may not be added); 2. (netdown) a long window during which node b takes its
 # NIC down: the sink must see the silence within --timeout.
 set -u
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $VLAB_DRIVES
 nvme_write_bw_remote --dram 64M --local-disks "$1" -q 1 --warmup 2 -D 12 --timeout 20 --wait 120 \
 	--verify full --dump-slice "$VLAB_OUT/slice.bin" --json >"$VLAB_OUT/sink.json" 2>"$VLAB_OUT/sink.err"

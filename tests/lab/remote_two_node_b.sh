@@ -7,7 +7,8 @@
 # and says how it ended, so that a hang names its step (and where the source
 # waits) instead of eating the lab's whole timeout.
 set -u
-. "$VLAB_SRCDIR/tests/lab/guest-lib.sh"
+. "$VLAB_SRCDIR/tests/lab/guest_lib.sh"
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $VLAB_DRIVES
 t0=$(date +%s)
 

@@ -8,11 +8,11 @@
 # figure, link ceiling = the sum of the drives' ceilings), then plots the sweep
 # on the host and reads the PNG's size from its header.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 
 # The guests find the source tree at $VLAB_SRCDIR (the host's /tmp is elsewhere for them).
 run_lab --nodes 2 --drives 2 --drive-size 64M --timeout 600 \
-	--on-b "$srcdir/tests/lab/scripts_guest_b.sh" "$srcdir/tests/lab/scripts_guest_a.sh"
+	--on-b "$srcdir/tests/lab/scripts_bench_b.sh" "$srcdir/tests/lab/scripts_bench_a.sh"
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
 R=$WORK/a/out/results

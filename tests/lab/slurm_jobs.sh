@@ -15,9 +15,9 @@
 # while its tools run is gone within 60 s and a step on each node finds no
 # tool process; slurmctld never set a node DOWN and every node ends idle.
 # slurmctld's completion log (jobcomp.txt) gives each job's state, nodes and
-# times. Minutes: make check-slow (deploy/Makemodule.am).
+# times. Minutes: make check-slow (tests/Makemodule.am).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 command -v slurmctld >/dev/null && command -v slurmd >/dev/null && command -v munged >/dev/null || {
 	echo "SKIP: slurm-wlm and munge are not installed (scripts/quickstart installs them)"
 	exit 77
@@ -147,13 +147,14 @@ W=$A/fleet-$(cat "$A/fleet.id")
 [ "$(jq_ "$W/sweep.json" '(sorted(d["nodes"]), d["state"], d["failed"], d["skipped"])')" = \
 	"($(printf "['%s', '%s']" "${h[@]}"), 'done', [], [])" ] ||
 	fail "fleet: the sweep: $(jq_ "$W/sweep.json" '(d["nodes"], d["state"], d["failed"], d["skipped"])')"
+# shellcheck disable=SC2012 # a count of the parts' files, whose names are ours
 parts=$(cd "$W" && ls nodes/*/probe.json nodes/*/read.json fabric/*/*.json remote/*/*.json 2>/dev/null | wc -l)
 [ "$parts" = 8 ] || fail "fleet: $parts of 8 parts measured: $(cd "$W" && find . -name '*.json' | sort | tr '\n' ' ')"
 [ "$(jq_ "$W/judge.json" '(isinstance(d["suspects"], list), d["suspects"], d["failed"], d["not_measured"], d["nodes"], d["measured_nodes"])')" = \
 	"(True, [], [], [], 2, 2)" ] || fail "fleet: the judgement: $(cat "$W/judge.json")"
 grep -q '^no suspect: every part is within 25% of its kind.s median$' "$W/judge.txt" &&
 	grep -q '^no suspect: ' "$A/fleet.out" && grep -q '<html' "$W/report.html" ||
-	fail "fleet: no report: judge.txt $(cat "$W/judge.txt" 2>&1 | head -n3), report.html $(wc -c <"$W/report.html" 2>&1)"
+	fail "fleet: no report: judge.txt $(head -n3 "$W/judge.txt" 2>&1), report.html $(wc -c <"$W/report.html" 2>&1)"
 ran_on fleet "${h[@]}"
 rec fleet "r[\"mode\"] == \"fleet\" and r[\"exit_status\"] == 0 and len(r[\"figures\"]) > 0"
 note "fleet: job $(cat "$A/fleet.id") on ${h[*]} in $(cat "$A/fleet.secs") s: $parts parts, no suspect, $(jq_ "$W/judge.json" '", ".join("%s %s %s %.3f GB/s" % (p["kind"], p["node"], p["component"], p["figure_gb_per_s"]) for p in d["parts"] if p.get("figure_gb_per_s") is not None)')"

@@ -15,6 +15,7 @@ export SLURM_CONF=/run/slurm-lab/slurm.conf
 trap '"$up" stop' EXIT
 "$up" start 150 || exit 1
 cd "$VLAB_OUT" || exit 1
+# shellcheck disable=SC2086 # the drives' paths, a word each
 set -- $VLAB_DRIVES
 # run_bench.sh's settings, through sbatch's environment; the sink's address
 # from its lab NIC (RDMA_NETDEV: a step on the sink asks). The sink's rules

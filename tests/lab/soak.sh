@@ -10,7 +10,7 @@
 # VLAB_APPEND=...). NBW_SOAK_MODE=bidir: both nodes run --bidir each round (a sink and
 # a source each, fully verified; the lab's stall hit that shape on a quiet machine).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-. "$(dirname "$0")/lab-lib.sh"
+. "$(dirname "$0")/lab_lib.sh"
 
 rounds=${NBW_SOAK_ROUNDS:-12}
 mode=${NBW_SOAK_MODE:-one-way}

@@ -1,6 +1,7 @@
 """The package nbw as a whole: its docstring lists the modules that exist and nothing
 else, and the build ships every module and every test module (scripts/Makemodule.am,
-scripts/fleet.am), so that a module added or removed cannot leave either stale."""
+scripts/fleet.am, tests/py/Makemodule.am), so that a module added or removed cannot leave
+either stale."""
 import os
 import re
 import unittest
@@ -32,8 +33,8 @@ class Package(unittest.TestCase):
 
     def test_build_ships_every_file(self):
         am = ""
-        for name in ("Makemodule.am", "fleet.am"):
-            with open(os.path.join(nbwpath.SCRIPTS, name)) as f:
+        for name in ("scripts/Makemodule.am", "scripts/fleet.am", "tests/py/Makemodule.am"):
+            with open(os.path.join(TOP, name)) as f:
                 am += f.read()
         shipped = set(re.findall(r"(?:scripts/nbw|tests/py)/[\w/]+\.py", am))
         files = set()
@@ -42,8 +43,8 @@ class Package(unittest.TestCase):
                 dirs[:] = [x for x in dirs if x != "__pycache__"]
                 rel = os.path.relpath(root, TOP)
                 files |= {os.path.join(rel, n) for n in names if n.endswith(".py")}
-        self.assertEqual(files - shipped, set(), "not in scripts/*.am")
-        self.assertEqual(shipped - files, set(), "in scripts/*.am, not in the tree")
+        self.assertEqual(files - shipped, set(), "not in scripts/*.am nor tests/py/Makemodule.am")
+        self.assertEqual(shipped - files, set(), "in the .am files, not in the tree")
 
 
 if __name__ == "__main__":

@@ -79,8 +79,8 @@ check_eq "worker wrap: only A admitted, its 2 workers verified" "1 [(2, 'pass')]
 no_leak wrap
 
 # 200000 valid slots in one VERIFY (2 workers: their ring slots are far fewer);
-# hashed, 13 GB at 64 KiB each. (Not the million of the issue: on a loaded machine,
-# with a coverage build, 28 MB of table take more than --timeout to encode and send.)
+# hashed, 13 GB at 64 KiB each. (Not a million: on a loaded machine, with a coverage
+# build, 28 MB of table take more than --timeout to encode and send.)
 hostile flood verify-flood=200000 "--verify full" "-q 2 --verify full"
 check_eq "flood: sink exit 1" 1 "$SINK_RC"
 jv flood-sink 'd["verify"]' 'd["verify_detail"]'
@@ -106,7 +106,7 @@ check_match "DONE for the canary: the sink says what came" \
 	"waiting for the canary: expected CANARY, got DONE" "$(cat "$TMPD/canary-sink.err")"
 no_leak canary
 
-# RESULT ok=0, then a DONE where only an ERROR may come (its payload was once leaked).
+# RESULT ok=0, then a DONE where only an ERROR may come: its payload is not leaked.
 hostile result done-after-result "" ""
 check_eq "DONE after RESULT: sink exit 1" 1 "$SINK_RC"
 jv result-sink 'd["error"]' 'd["ok"]'

@@ -139,7 +139,7 @@ check_match "rail above its line rate: 'above' in the text" 'rxe0:1 +-> rxe0:1 .
 
 # -a: a document per size, then the curve and its verdict.
 J=$TMPD/sizes.json
-check_eq "-a keys" "tool role sizes sweep complete" "$(json_get "$J" '" ".join(d)')"
+check_eq "-a keys" "tool version role sizes sweep complete" "$(json_get "$J" '" ".join(d)')"
 check_eq "-a: three runs, their chunks" "65536 131072 262144" "$(json_get "$J" '" ".join(str(s["params"]["chunk"]) for s in d["sizes"])')"
 check_eq "-a: points, line rate, verdict, incomplete" "0.3/24 0.45/36 0.5/40 1.25 rising False" \
 	"$(json_get "$J" '" ".join("%g/%g" % (p["gb_per_s"], p["percent_of_line_rate"]) for p in d["sweep"]["points"]) + " %g %s %s" % (d["sweep"]["line_rate_gb_per_s"], d["sweep"]["verdict"]["kind"], d["complete"])')"

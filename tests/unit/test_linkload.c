@@ -2,7 +2,7 @@
 /*
  * test_linkload DIR: the PCIe links and AER counts of devices during a window
  * (common/pci/linkload.c) on the tree tests/fixtures/sysfs/mklinks.py wrote
- * into DIR (tests/linkload.sh). The test rewrites the drive's link files
+ * into DIR (tests/unit/linkload.sh). The test rewrites the drive's link files
  * between samples, as a link that trains down under load and back, and its
  * AER counts, as errors counted in the window; the NIC keeps no AER count;
  * the hostile device's files (a FIFO, too long, negative, no counts) are

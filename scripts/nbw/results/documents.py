@@ -92,8 +92,8 @@ def failure_of(doc):
         why.append("ok: false" + (" (%s)" % text(err) if err else ""))
     if doc.get("verify") == "fail":
         why.append("verify: fail")
-    if doc.get("total_valid") is False or dig(doc, "total", "total_valid") is False:
-        r = doc.get("total_invalid_reason") or dig(doc, "total", "total_invalid_reason")
+    if doc.get("total_valid") is False:
+        r = doc.get("total_invalid_reason")
         why.append("total not valid" + (" (%s)" % text(r) if r else ""))
     if doc.get("interrupted") is True:
         why.append("interrupted")

@@ -1,0 +1,58 @@
+#!/bin/bash
+# A fleet sweep recorded in nbw-results as one run (nbw-results record SWEEP_DIR): one
+# figure per part (each drive, each node's drives together, each node's rail, each
+# node's drive -> remote share), mode fleet, the judgement kept; two sweeps of one
+# generated fleet, the second with a drive and a rail slowed, compared: exactly those
+# two parts moved (large), every other part noise; a sweep with other files refused;
+# an unfinished sweep recorded as failed.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/../lib.sh"
+export PYTHONDONTWRITEBYTECODE=1
+NR=("$PYTHON3" "$abs_top_srcdir/scripts/nbw-results" --db "$TMPD/db")
+gen() {
+	PYTHONPATH="$abs_top_srcdir/scripts:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
+import sys
+from fleetgen import Fleet
+slow = sys.argv[2] == "slow"
+Fleet(8, 2, 2, pairs="all", seed=3,
+      slow_drives=[("node005", 1, 0.5)] if slow else [],
+      slow_rails=[("node002", 1, 0.5)] if slow else []).write(sys.argv[1])' "$@"
+}
+gen "$TMPD/s1" healthy && gen "$TMPD/s2" slow
+check_eq "generated" 0 $?
+"${NR[@]}" record --note "first sweep" "$TMPD/s1" >"$TMPD/r1" 2>"$TMPD/err"
+check_eq "record a sweep: exit" 0 $?
+# 8 nodes: 16 drives + 8 together + 8 x 2 rails + 8 drive->remote
+check_match "record: one run, a figure per part" '^recorded [0-9a-f-]+: 48 figures, inventory of no host, in ' "$(cat "$TMPD/r1")"
+"${NR[@]}" record "$TMPD/s2" >"$TMPD/r2" 2>>"$TMPD/err"
+a=$(awk '{print $2}' "$TMPD/r1" | tr -d :) b=$(awk '{print $2}' "$TMPD/r2" | tr -d :)
+"${NR[@]}" show --json "$a" >"$TMPD/show.json"
+check_eq "the run: mode fleet, its rungs" \
+	"fleet ['fleet drive', 'fleet drive->remote', 'fleet drives together', 'fleet rail 0', 'fleet rail 1']" \
+	"$(json_get "$TMPD/show.json" '"%s %s" % (d["mode"], sorted({f["rung"] for f in d["figures"]}))')"
+"${NR[@]}" compare "$a" "$b" --json >"$TMPD/cmp.json"
+# The slow drive moves its node's drives together and the drive -> remote transfers
+# it feeds (node005's and its partner's, node000: a part's figure is the median of the
+# transfers through it); the slow rail moves node002's rail 1 (its partners' medians
+# hold: one low transfer of seven).
+check_eq "compare two sweeps: the parts that moved, nothing else" \
+	"[('fleet drive', 'node005', 'nvme1n1'), ('fleet drive->remote', 'node000', None), ('fleet drive->remote', 'node005', None), ('fleet drives together', 'node005', None), ('fleet rail 1', 'node002', None)]" \
+	"$(json_get "$TMPD/cmp.json" 'sorted((r["rung"], r["node"], r["drive"]) for r in d["figures"] if r["class"] == "large")')"
+check_eq "compare: every other part within the noise" 43 \
+	"$(json_get "$TMPD/cmp.json" 'len([r for r in d["figures"] if r["class"] == "noise"])')"
+check_match "compare: the summary names the part that moved most" 'fleet (drive|rail 1) on node00[25]' \
+	"$(json_get "$TMPD/cmp.json" 'd["summary"][0]')"
+check_eq "the judgement kept with the run" "[('drive', 'node005'), ('rail', 'node002')]" \
+	"$(tail -n1 "$TMPD/db/runs.jsonl" | "$PYTHON3" -c 'import json, sys
+d = json.load(sys.stdin)
+print(sorted((s["kind"], s["node"]) for s in d["documents"]["judge.json"]["suspects"]))')"
+expect_exit 2 "^nbw-results: $TMPD/s1: a fleet sweep is recorded on its own, one run per sweep" \
+	"${NR[@]}" record "$TMPD/s1" "$TMPD/s2"
+# An interrupted sweep: recorded as failed, never compared.
+"$PYTHON3" -c 'import json, sys
+p = sys.argv[1] + "/sweep.json"; d = json.load(open(p)); d["state"] = "interrupted"
+json.dump(d, open(p, "w"))' "$TMPD/s2"
+"${NR[@]}" record "$TMPD/s2" >"$TMPD/r3" 2>>"$TMPD/err"
+check_match "an interrupted sweep: recorded as failed" \
+	"recorded [0-9a-f-]+ as FAILED \\(the sweep is interrupted \\(nbw-fleet run --resume $TMPD/s2\\)\\)" "$(cat "$TMPD/r3")"
+finish

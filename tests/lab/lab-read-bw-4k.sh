@@ -1,6 +1,0 @@
-#!/bin/sh
-# Lab test: nvme_read_bw on the real NVMe driver, 4096-byte logical blocks,
-# with the fio anchor (see read-bw.sh).
-[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-lbs=4096 anchors=fio
-. "$(dirname "$0")/read-bw.sh"
