@@ -4,11 +4,11 @@
 # stand-in that runs each node's task here, and tools that print canned documents, their
 # windows taking WINDOW seconds), RAILS rails and 2 drives a node, one rail and one drive
 # slowed; it prints the wall time, each phase's steps and seconds, the peak memory of
-# nbw-fleet itself (its VmHWM) and of its whole process tree at its largest (the resident
-# memory of every process of its session summed, sampled each second: the ssh stand-ins
-# and the fake tools too, which on a cluster run on the nodes), the host's processor
-# seconds, and what the judgement named. Then `nbw-fleet judge` of the sweep alone: its
-# seconds and peak memory.
+# nbw-fleet itself (its VmHWM) and its own processor seconds, the peak of its whole
+# process tree (the resident memory of every process it started summed, sampled each
+# second: the ssh stand-ins and the fake tools too, which on a cluster run on the nodes),
+# the whole tree's processor seconds, and what the judgement named. Then `nbw-fleet
+# judge` of the sweep alone: its seconds and peak memory.
 #
 # Usage: scripts/bench_fleet.sh [NODES]     (default 1024; from the source tree)
 # Environment: RAILS (2), FANOUT (256: --fanout), WINDOW (1: --duration and
@@ -52,7 +52,7 @@ sweep=${KEEP:-$work/sweep}
 	exit "$rc") &
 pid=$!
 t0=$(date +%s.%N)
-tree_kb=0 own_kb=0
+tree_kb=0 own_kb=0 own_ticks=0 hz=$(getconf CLK_TCK)
 # tree_rss PID: the resident KiB of PID and every process descended from it.
 tree_rss() {
 	ps -e -o pid=,ppid=,rss= 2>/dev/null | awk -v root="$1" '
@@ -66,6 +66,10 @@ while kill -0 "$pid" 2>/dev/null; do
 	py=$(pgrep -P "$pid" | head -n1)
 	hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/${py:-0}/status" 2>/dev/null)
 	[ -n "$hwm" ] && [ "$hwm" -gt "$own_kb" ] && own_kb=$hwm
+	# nbw-fleet's own processor time so far (utime + stime: fields 14 and 15, the
+	# command name in parentheses holds no space here)
+	ticks=$(awk '{ print $14 + $15 }' "/proc/${py:-0}/stat" 2>/dev/null)
+	[ -n "$ticks" ] && [ "$ticks" -gt "$own_ticks" ] && own_ticks=$ticks
 	sleep 1
 done
 wait "$pid"
@@ -81,6 +85,9 @@ printf 'nbw-fleet run over %d fake nodes, %d rails, 2 drives, %s s windows, fan-
 	"$NODES" "$RAILS" "$WINDOW" "$FANOUT"
 printf '  wall time              %s s\n' "$wall"
 printf '  nbw-fleet peak memory  %d MiB (VmHWM)\n' $((own_kb / 1024))
+printf '  nbw-fleet processor    %s s at least (its own, sampled each second: the schedule,\n' \
+	"$(awk -v t="$own_ticks" -v hz="$hz" 'BEGIN { printf "%.1f", t / hz }')"
+printf '                         the framed outputs read back, the files, the judgement)\n'
 printf '  process tree at peak   %d MiB (nbw-fleet and every process it started: the ssh\n' $((tree_kb / 1024))
 printf '                         stand-ins and the nodes'\'' tasks, which a cluster runs elsewhere)\n'
 printf '  processor time         %s s (the whole tree, on %s cores; load average %s at the end)\n' \

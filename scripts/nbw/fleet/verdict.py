@@ -212,7 +212,11 @@ def _kinds_of_node(n, skipped, have, expect, suspects, missing):
         elif n in skipped and kind in expect:
             out[kind] = {"status": "not measured", "what": "skipped: %s" % skipped[n]}
         elif kind in expect and kind not in have:
-            why = next((m["reason"] for m in missing if m["kind"] == kind), "no figure")
+            # its own failure's reason first: its pair's other document says "its
+            # partner (this node) did not answer"
+            mine = [m for m in missing if m["kind"] == kind]
+            why = next((m["reason"] for m in mine if m["blamed"] in (None, n)),
+                       mine[0]["reason"] if mine else "no figure")
             out[kind] = {"status": "not measured", "what": why}
         elif kind in have or kind in expect:
             partial = [m for m in missing if m["kind"] == kind]
@@ -249,7 +253,11 @@ def _why_not_measured(n, skipped, have, expect, missing):
                                           "" if len(mine) == 1 else "s"))
     for kind in NODE_KINDS:
         if kind in expect and kind not in have:
-            why = next((m["reason"] for m in missing if m["kind"] == kind), "no figure")
+            # its own failure's reason first: its pair's other document says "its
+            # partner (this node) did not answer"
+            mine = [m for m in missing if m["kind"] == kind]
+            why = next((m["reason"] for m in mine if m["blamed"] in (None, n)),
+                       mine[0]["reason"] if mine else "no figure")
             if not mine or why != mine[0]["reason"]:
                 words.append("%s: %s" % (kind, why))
     return "; ".join(words)
