@@ -212,12 +212,7 @@ def _kinds_of_node(n, skipped, have, expect, suspects, missing):
         elif n in skipped and kind in expect:
             out[kind] = {"status": "not measured", "what": "skipped: %s" % skipped[n]}
         elif kind in expect and kind not in have:
-            # its own failure's reason first: its pair's other document says "its
-            # partner (this node) did not answer"
-            mine = [m for m in missing if m["kind"] == kind]
-            why = next((m["reason"] for m in mine if m["blamed"] in (None, n)),
-                       mine[0]["reason"] if mine else "no figure")
-            out[kind] = {"status": "not measured", "what": why}
+            out[kind] = {"status": "not measured", "what": _kind_reason(n, kind, missing)}
         elif kind in have or kind in expect:
             partial = [m for m in missing if m["kind"] == kind]
             what = "; ".join("unsteady: " + short(s) for s in sus)
@@ -240,6 +235,15 @@ def _expected_kinds(sweep):
     return kinds if meta.get("format", 1) >= 2 else set()
 
 
+def _kind_reason(n, kind, missing):
+    """Why node n has no figure of a kind: its own failure's reason first (its pair's
+    other document says "its partner", this node, "did not answer")."""
+    of_kind = sorted((m for m in missing if m["kind"] == kind),
+                     key=lambda m: (m["blamed"] != n, m["nodes"][:1] != [n],
+                                    m["blamed"] is not None))
+    return of_kind[0]["reason"] if of_kind else "no figure"
+
+
 def _why_not_measured(n, skipped, have, expect, missing):
     """Why node n is not measured, in words, or "" when it is."""
     if n in skipped:
@@ -253,11 +257,7 @@ def _why_not_measured(n, skipped, have, expect, missing):
                                           "" if len(mine) == 1 else "s"))
     for kind in NODE_KINDS:
         if kind in expect and kind not in have:
-            # its own failure's reason first: its pair's other document says "its
-            # partner (this node) did not answer"
-            mine = [m for m in missing if m["kind"] == kind]
-            why = next((m["reason"] for m in mine if m["blamed"] in (None, n)),
-                       mine[0]["reason"] if mine else "no figure")
+            why = _kind_reason(n, kind, missing)
             if not mine or why != mine[0]["reason"]:
                 words.append("%s: %s" % (kind, why))
     return "; ".join(words)
