@@ -153,8 +153,8 @@ check_eq "fleet, one node: exit 2, one line, nothing run" \
 reset_fakes
 FAKE_SCRIPT=fleet.sbatch job fleet.sbatch n1,n2,n3,n4
 check_eq "fleet: exit status" 0 $?
-check_eq "fleet: every node of the job, the sweep in the submit directory, srun steps" \
-	"run|--nodes|n1,n2,n3,n4|--out|$SUBMIT/fleet-77|LAUNCHER=srun --nodes=1 --ntasks=1 --overlap -w|no|$TMPD/bin/run_bench.sh" \
+check_eq "fleet: every node of the job, the sweep in the submit directory, no launcher set (nbw-fleet run steps the allocation itself)" \
+	"run|--nodes|n1,n2,n3,n4|--out|$SUBMIT/fleet-77|LAUNCHER=||(unset)" \
 	"$(tr '\n' '|' <"$TMPD/fake/fleet.argv" | sed 's/|$//')"
 check_match "fleet: the job's output names the nodes and the sweep" \
 	"^fleet.sbatch: job 77 on n1 n2 n3 n4: nbw-fleet run, the sweep in $SUBMIT/fleet-77\$" "$(cat "$TMPD/err")"

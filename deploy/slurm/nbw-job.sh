@@ -133,15 +133,28 @@ nbw_fleet_report() {
 		nbw_say "nbw-results record $FLEET_DIR failed (the sweep stays in $FLEET_DIR)"
 }
 
-# nbw_fleet: nbw-fleet run over every node of the job (hosts[]), one srun step
-# per command; the sweep in FLEET_DIR [$SLURM_SUBMIT_DIR/fleet-JOBID], its report
-# and record (nbw_fleet_report); exits with nbw-fleet run's status.
+# nbw_end_time: SLURM_JOB_END_TIME (the allocation's end, UNIX seconds) when Slurm did
+# not set it, from scontrol show job's EndTime: nbw-fleet run refuses a plan that does
+# not fit the time left, and says which setting would.
+nbw_end_time() {
+	local e
+	[ -z "${SLURM_JOB_END_TIME:-}" ] || return 0
+	e=$(scontrol show job -o "${SLURM_JOB_ID:-}" 2>/dev/null | sed -n 's/.* EndTime=\([0-9T:-]*\) .*/\1/p')
+	[ -n "$e" ] && e=$(date -d "$e" +%s 2>/dev/null) && export SLURM_JOB_END_TIME=$e
+	return 0
+}
+
+# nbw_fleet: nbw-fleet run over every node of the job (hosts[]): it sees the allocation
+# and runs ONE srun step per phase or round over it (srun --multi-prog: each rank its
+# node's part), never a step per pair; the sweep in FLEET_DIR
+# [$SLURM_SUBMIT_DIR/fleet-JOBID] (the multi-program configurations in its steps/), its
+# report and record (nbw_fleet_report); exits with nbw-fleet run's status.
 nbw_fleet() {
 	local fleet rc extra=()
 	fleet=$(nbw_fleet_cmd) || exit 1
-	launcher=(srun --nodes=1 --ntasks=1 --overlap -w)
-	export LAUNCHER="${launcher[*]}" LAUNCHER_QUOTE=no TOOL_DIR
-	[ -z "${RUN_BENCH:-}" ] || export NBW_RUN_BENCH=$RUN_BENCH
+	unset LAUNCHER LAUNCHER_QUOTE
+	export TOOL_DIR
+	nbw_end_time
 	FLEET_DIR=${FLEET_DIR:-${SLURM_SUBMIT_DIR:-$PWD}/fleet-${SLURM_JOB_ID:-0}}
 	read -ra extra <<<"${FLEET_ARGS:-}"
 	nbw_say "job ${SLURM_JOB_ID:-?} on ${hosts[*]}: nbw-fleet run, the sweep in $FLEET_DIR"

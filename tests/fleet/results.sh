@@ -4,7 +4,8 @@
 # node's drive -> remote share), mode fleet, the judgement kept; two sweeps of one
 # generated fleet, the second with a drive and a rail slowed, compared: exactly those
 # two parts moved (large), every other part noise; a sweep with other files refused;
-# an unfinished sweep recorded as failed.
+# an unfinished sweep recorded as failed; list counts a fleet's nodes beyond 8 and trend
+# draws the spread of a run's parts (min, median, max) beyond 8 series.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../lib.sh"
 export PYTHONDONTWRITEBYTECODE=1
@@ -14,7 +15,7 @@ gen() {
 import sys
 from fleetgen import Fleet
 slow = sys.argv[2] == "slow"
-Fleet(8, 2, 2, pairs="all", seed=3,
+Fleet(int(sys.argv[3]) if len(sys.argv) > 3 else 8, 2, 2, pairs="all", seed=3,
       slow_drives=[("node005", 1, 0.5)] if slow else [],
       slow_rails=[("node002", 1, 0.5)] if slow else []).write(sys.argv[1])' "$@"
 }
@@ -48,6 +49,19 @@ d = json.load(sys.stdin)
 print(sorted((s["kind"], s["node"]) for s in d["documents"]["judge.json"]["suspects"]))')"
 expect_exit 2 "^nbw-results: $TMPD/s1: a fleet sweep is recorded on its own, one run per sweep" \
 	"${NR[@]}" record "$TMPD/s1" "$TMPD/s2"
+"${NR[@]}" trend "fleet drive" --json >"$TMPD/trend.json"
+check_eq "trend of 16 drives: each run's spread (count, min, median, max), not 16 lines" \
+	"[(16, 3.5, 3.6, 3.6), (16, 1.8, 3.6, 3.6)]" \
+	"$(json_get "$TMPD/trend.json" '[(r["count"], round(r["min"], 1), round(r["median"], 1), round(r["max"], 1)) for r in d["spread"]]')"
+if command -v gnuplot >/dev/null; then
+	"${NR[@]}" trend "fleet drive" --out "$TMPD/trend.png" >"$TMPD/trend.txt"
+	check_match "trend --out: the spread's plot" "plot: $TMPD/trend.png" "$(cat "$TMPD/trend.txt")"
+	check_eq "the plot is a PNG" PNG "$(head -c 4 "$TMPD/trend.png" | tail -c 3)"
+fi
+gen "$TMPD/s12" healthy 12 && "${NR[@]}" record "$TMPD/s12" >/dev/null 2>>"$TMPD/err"
+check_match "list: a fleet of 12 counted, one of 8 named" \
+	"12 nodes \(node0[0-9]+ \.\. node0[0-9]+\).*node000,node001,node002,node003,node004,node005,node006,node007|node000,node001,node002,node003,node004,node005,node006,node007.*12 nodes \(node0[0-9]+ \.\. node0[0-9]+\)" \
+	"$("${NR[@]}" list | tr '\n' ' ')"
 # An interrupted sweep: recorded as failed, never compared.
 "$PYTHON3" -c 'import json, sys
 p = sys.argv[1] + "/sweep.json"; d = json.load(open(p)); d["state"] = "interrupted"

@@ -1,13 +1,13 @@
 #!/bin/bash
 # nbw-fleet run without a cluster: an ssh stand-in (each node a name, FAKE_NODE in the
-# command's environment; node "gone" unreachable) runs fake tools that print canned
-# JSON (tests/fleet/fakes/: the probe, nvme_read_bw --baseline and --version, a
-# nvme_write_bw_remote whose sink waits for its source and reports a rate set by
-# fake/slow.* files). Three nodes and two rails through run_bench.sh: every phase's
-# files, progress lines, a slow rail and a slow drive named with nothing else, an
-# unreachable node named and skipped, differing versions refused, a non-empty
-# directory refused, SIGINT keeping what was measured and --resume measuring only the
-# rest.
+# command's environment; node "gone" unreachable) runs each node's task (one sh -c
+# script a step) with fake tools that print canned JSON (tests/fleet/fakes/: the probe,
+# nvme_read_bw --baseline and --version, a nvme_write_bw_remote --bidir whose two sides
+# meet and report a rate set by fake/slow.* files). Three nodes and two rails: every
+# phase's files (a pair's run both documents, every rail at once), a step per round,
+# progress lines, a slow rail and a slow drive named with nothing else, an unreachable
+# node named and skipped, differing versions refused, a non-empty directory refused,
+# SIGINT keeping what was measured and --resume measuring only the rest.
 # shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../lib.sh"
@@ -18,25 +18,32 @@ echo 0.5 >"$TMPD/fake/slow.n3.mlx5_1"
 echo 0.6 >"$TMPD/fake/slow.n2.nvme1n1"
 S=$TMPD/sweep
 "${FLEET[@]}" run --nodes n1,n2,gone,n3 --rail-devs mlx5_0,mlx5_1 --out "$S" \
-	--duration 1 --warmup 0 >"$TMPD/out" 2>"$TMPD/err"
+	--duration 1 --warmup 0 --retest-duration 1 --retest-warmup 0 >"$TMPD/out" 2>"$TMPD/err"
 check_eq "run: exit" 0 $?
-check_match "the unreachable node named and skipped" "gone: unreachable, skipped" "$(cat "$TMPD/err")"
-check_eq "sweep.json: nodes, skipped, state, version" "['n1', 'n2', 'n3'] ['gone'] done 0.1.0" \
-	"$(json_get "$S/sweep.json" '"%s %s %s %s" % (d["nodes"], [s["node"] for s in d["skipped"]], d["state"], d["suite_version"])')"
+check_match "the unreachable node named and skipped" "gone: skipped \\(unreachable: ssh: Could not resolve hostname gone" "$(cat "$TMPD/err")"
+check_eq "sweep.json: nodes, skipped, state, version, format, launcher" "['n1', 'n2', 'n3'] ['gone'] done 0.1.0 2 ssh" \
+	"$(json_get "$S/sweep.json" '"%s %s %s %s %s %s" % (d["nodes"], [s["node"] for s in d["skipped"]], d["state"], d["suite_version"], d["format"], d["launcher"])')"
 check_eq "local: each node's probe and read" "6" "$(ls "$S"/nodes/*/probe.json "$S"/nodes/*/read.json | wc -l)"
-check_eq "fabric: 3 pairs x 2 rails x 2 directions" 12 "$(ls "$S"/fabric/*/*.rail*.json | wc -l)"
-check_eq "drive->remote: a pair both ways, the odd node with the first both ways" 4 "$(ls "$S"/remote/*/*.json | wc -l)"
-check_match "progress lines: phase, round, parts done, time left" \
-	'nbw-fleet: fabric: batch [0-9]+ of 12, round [0-9] of 3, rail [01], n[1-3] -> n[1-3]: [0-9]+ of [0-9]+ parts done, about [0-9]+ s left' \
+check_eq "fabric: 3 pairs, each run's two documents (every rail, both ways)" 6 "$(ls "$S"/fabric/*/*.json | wc -l)"
+check_eq "fabric: n1's document of its run with n3 holds what n3 sent on both rails" \
+	"bidir [('mlx5_0', 12), ('mlx5_1', 6)]" \
+	"$(json_get "$S/fabric/n1/n3.json" '"%s %s" % (d["role"], [(r["local_dev"], r["gb_per_s"]) for r in d["receive"]["rails"]])')"
+check_eq "drive->remote: a pair both ways at once, the odd node with the first" 4 "$(ls "$S"/remote/*/*.json | wc -l)"
+check_eq "a step per round: local, 3 fabric rounds, 2 drive->remote rounds" "1 3 2" \
+	"$(json_get "$S/sweep.json" '"%d %d %d" % tuple(d["timing"][k]["steps"] for k in ("local", "fabric", "drive->remote"))')"
+check_match "progress lines: phase, round, kept, steps, time left" \
+	'nbw-fleet: fabric: round [1-3] of 3 \(1 pairs\): 2 kept, 0 failed; step [0-9]+ of [0-9]+, [0-9]+ s so far, about [0-9]+ s left' \
 	"$(cat "$TMPD/err")"
 check_eq "the judgement: the slow rail and the slow drive, nothing else" \
 	"[('drive', 'n2', 'nvme1n1'), ('rail', 'n3', 'rail 1 (mlx5_1)')]" \
 	"$(json_get "$S/judge.json" 'sorted((s["kind"], s["node"], s["component"]) for s in d["suspects"])')"
-check_eq "isolate: n3's rail 1 retested with two partners both ways, n2's drives read again" "4 1" \
-	"$(ls "$S"/isolate/fabric/*/*.rail1.json | grep -c 'n3') $(ls "$S"/isolate/nodes/*/read.json | wc -l)"
-check_eq "the rail's retests are low" "2 0" \
-	"$(json_get "$S/judge.json" '"%d %d" % [(len(s["evidence"]["retest_low_with"]), len(s["evidence"]["retest_normal_with"])) for s in d["suspects"] if s["kind"] == "rail"][0]')"
-check_eq "no scratch left" "" "$(ls -a "$S" | grep '^\.work' )"
+check_eq "isolate: n3 retested with two partners (every rail), rail 1 alone, n2's drives read again" "4 2 1" \
+	"$(ls "$S"/isolate/fabric/*/*.json | wc -l) $(ls "$S"/isolate/alone/*/*.rail1.json | wc -l) $(ls "$S"/isolate/nodes/*/read.json | wc -l)"
+check_eq "the rail's retests are low, and so is the rail alone" "2 0 True" \
+	"$(json_get "$S/judge.json" '"%d %d %s" % [(len(s["evidence"]["retest_low_with"]), len(s["evidence"]["retest_normal_with"]), s["evidence"]["alone_low"]) for s in d["suspects"] if s["kind"] == "rail"][0]')"
+check_eq "a verdict per node" "[('gone', 'NOT MEASURED'), ('n1', 'PASS'), ('n2', 'SUSPECT'), ('n3', 'SUSPECT')]" \
+	"$(json_get "$S/judge.json" 'sorted((v["node"], v["verdict"]) for v in d["verdicts"])')"
+check_eq "no scratch left on the nodes" "" "$(ls -A "$TMPDIR")"
 
 # Two sweeps never share a directory; a running sweep is locked.
 expect_exit 1 "^nbw-fleet: $S: exists and is not empty" "${FLEET[@]}" run --nodes n1,n2 --out "$S"
@@ -50,7 +57,7 @@ rm -f "$TMPD/fake/version.n4"
 # SIGINT in the fabric phase keeps what was measured; --resume measures only the rest.
 rm -f "$TMPD"/fake/slow.*
 R=$TMPD/resume
-"${FLEET[@]}" run --nodes n1,n2,n3 --out "$R" --duration 1 --warmup 0 >"$TMPD/out" 2>"$TMPD/err" &
+FAKE_SCALE=1 "${FLEET[@]}" run --nodes n1,n2,n3 --out "$R" --duration 1 --warmup 0 >"$TMPD/out" 2>"$TMPD/err" &
 pid=$!
 for _ in $(seq 600); do
 	[ "$(ls "$R"/fabric/*/*.json 2>/dev/null | wc -l)" -ge 1 ] && break
@@ -66,6 +73,7 @@ ls -l --time-style=+%s.%N "$R"/fabric/*/*.json | awk '{print $6, $7}' >"$TMPD/be
 "${FLEET[@]}" run --resume "$R" >"$TMPD/out" 2>"$TMPD/err"
 check_eq "resume: exit" 0 $?
 check_eq "resume: every fabric part" 6 "$(ls "$R"/fabric/*/*.json | wc -l)"
+check_eq "resume: the pairs measured are whole (both documents)" "0" "$(( kept % 2 ))"
 check_eq "resume: the $kept parts kept are not measured again" "$kept" \
 	"$(ls -l --time-style=+%s.%N "$R"/fabric/*/*.json | awk '{print $6, $7}' | grep -cxFf "$TMPD/before")"
 check_eq "resume: a healthy fleet, no suspect" "[]" "$(json_get "$R/judge.json" 'd["suspects"]')"
@@ -82,12 +90,12 @@ chmod +x "$TMPD/bin/ip"
 A=$TMPD/addr
 rm -f "$TMPD/fake/peers"
 "${FLEET[@]}" run --nodes n1,n2,n4,n3 --rdma-netdev ib0 --no-remote --out "$A" --duration 1 \
-	--warmup 0 >"$TMPD/out" 2>"$TMPD/err"
+	--warmup 0 --retest-duration 1 --retest-warmup 0 >"$TMPD/out" 2>"$TMPD/err"
 check_eq "--rdma-netdev: exit" 0 $?
 check_eq "--rdma-netdev: the addresses, the node without one skipped" \
 	"{'n1': '10.0.0.1', 'n2': '10.0.0.2', 'n3': '10.0.0.3'} ['n4']" \
 	"$(json_get "$A/sweep.json" '"%s %s" % (dict(sorted(d["addresses"].items())), [s["node"] for s in d["skipped"]])')"
-check_match "--rdma-netdev: the reason" 'n4: unreachable, skipped \(no IPv4 address on ib0 \(--rdma-netdev\): Device "ib0" does not exist\.\)' "$(cat "$TMPD/err")"
+check_match "--rdma-netdev: the reason" 'n4: skipped \(no IPv4 address on ib0 \(--rdma-netdev\): Device "ib0" does not exist\.\)' "$(cat "$TMPD/err")"
 check_eq "--rdma-netdev: every fabric part" 6 "$(ls "$A"/fabric/*/*.json | wc -l)"
 check_eq "--rdma-netdev: the sources connected to the sinks' addresses" "10.0.0.1 10.0.0.2 10.0.0.3" \
 	"$(sort -u "$TMPD/fake/peers" | tr '\n' ' ' | sed 's/ $//')"

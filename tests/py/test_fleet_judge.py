@@ -79,13 +79,18 @@ class TestFleetOf512(unittest.TestCase):
         a, b = self.link
         self.assertEqual(self.want["drives"], ["node010"])
         fab = self.want["fabric"]
-        self.assertIn((a, b, 2), fab)
-        self.assertIn((b, a, 2), fab)
-        # Each suspect part with two partners that passed, both ways.
-        for node, rail in (("node020", 5), ("node030", 1), (a, 2), (b, 2)):
-            outs = {d for s, d, r in fab if s == node and r == rail and d not in (a, b)}
-            self.assertEqual(len(outs), 2, (node, rail, fab))
-        self.assertTrue(all(r in (1, 2, 5) for _, _, r in fab))
+        # The low pair again (every rail, both ways at once), and each end and each
+        # suspect rail's node with two partners that passed.
+        self.assertIn((a, b), fab)
+        for node in ("node020", "node030", a, b):
+            outs = {y for x, y in fab if x == node and y not in (a, b)}
+            self.assertEqual(len(outs), 2, (node, fab))
+        self.assertEqual(len(fab), 1 + 4 * 2)
+        # The suspect rails each alone with the first partner that passed.
+        self.assertEqual(sorted((x, r) for x, _, r in self.want["alone"]),
+                         [("node020", 5), ("node030", 1)])
+        for x, g, r in self.want["alone"]:
+            self.assertIn((x, g), fab)
         self.assertEqual(self.want["remote"], [])
 
     def test_evidence_of_the_slow_rail(self):
@@ -221,19 +226,21 @@ class TestSmallFleets(Tmp):
         self.assertIn("as it sends (node003->node000", text.getvalue())
 
     def with_counters(self, top, hw_of):
-        """Every fabric transfer's sink document given its port's counters: hw_of(src, dst)
-        the hw_counters (None: the port keeps none), the PMA's packets and data moving."""
+        """Every fabric transfer's sink report given its port's counters: hw_of(src, dst)
+        the hw_counters (None: the port keeps none), the PMA's packets and data moving.
+        fabric/DST/SRC.json is DST's document: its receive is SRC -> DST."""
         for base in ("fabric", "isolate/fabric"):
             d = os.path.join(top, base)
-            for src in os.listdir(d) if os.path.isdir(d) else []:
-                for name in os.listdir(os.path.join(top, base, src)):
-                    path = os.path.join(top, base, src, name)
+            for dst in os.listdir(d) if os.path.isdir(d) else []:
+                for name in os.listdir(os.path.join(top, base, dst)):
+                    path = os.path.join(top, base, dst, name)
                     with open(path) as f:
                         doc = json.load(f)
-                    dst = name.split(".rail")[0]
+                    src = name.split(".")[0]
                     pma = {"port_rcv_packets": 1000, "port_rcv_data": 250000,
                            "port_xmit_packets": 10, "port_xmit_data": 0}
-                    doc["counters"] = [{"device": doc["rails"][0]["local_dev"], "port": 1,
+                    rec = doc["receive"]
+                    rec["counters"] = [{"device": rec["rails"][0]["local_dev"], "port": 1,
                                         "counters": pma, "hw_counters": hw_of(src, dst) or {}}]
                     with open(path, "w") as f:
                         json.dump(doc, f)
@@ -312,16 +319,15 @@ class TestSmallFleets(Tmp):
         fleet = Fleet(6, 1, 0, pairs="all", seed=2)
         fleet.slow_egress = {}
         top = self.sweep(fleet)
-        # Every transfer into node002 at a tenth.
-        for src in os.listdir(os.path.join(top, "fabric")):
-            path = os.path.join(top, "fabric", src, "node002.rail0.json")
-            if os.path.exists(path):
-                with open(path) as f:
-                    doc = json.load(f)
-                doc["rdma"]["gb_per_s"] /= 10
-                doc["rails"][0]["gb_per_s"] /= 10
-                with open(path, "w") as f:
-                    json.dump(doc, f)
+        # Every transfer into node002 at a tenth: its documents' receive.
+        for name in os.listdir(os.path.join(top, "fabric", "node002")):
+            path = os.path.join(top, "fabric", "node002", name)
+            with open(path) as f:
+                doc = json.load(f)
+            doc["receive"]["rdma"]["gb_per_s"] /= 10
+            doc["receive"]["rails"][0]["gb_per_s"] /= 10
+            with open(path, "w") as f:
+                json.dump(doc, f)
         res = judge(read_sweep(top))
         self.assertEqual([(s["kind"], s["node"]) for s in res["suspects"]], [("rail", "node002")])
         self.assertEqual(res["suspects"][0]["evidence"]["direction"], "receives")

@@ -6,10 +6,11 @@ import io
 import json
 import time
 import unittest
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 
 from nbw.fleet import cli
-from nbw.fleet.plan import Durations, Plan, circle_round, estimate, parse_pairs, remote_rounds
+from nbw.fleet.plan import (Durations, Launch, Plan, circle_round, estimate, parse_pairs,
+                            remote_rounds, would_fit)
 
 
 def every_round(plan):
@@ -130,32 +131,120 @@ class TestRandomPartners(unittest.TestCase):
 
 
 class TestRemoteRounds(unittest.TestCase):
-    def test_every_node_sends_and_receives_once_no_node_twice_in_a_round(self):
-        for n in (512, 511, 2):
+    def test_every_node_in_a_pair_both_ways_no_node_twice_in_a_round(self):
+        for n, rounds in ((512, 1), (511, 2), (2, 1)):
             plan = Plan(n, "all", seed=3)
-            sent, received = [], []
-            for rnd in remote_rounds(plan):
+            rr = remote_rounds(plan)
+            self.assertEqual(len(rr), rounds)
+            ends = []
+            for rnd in rr:
                 nodes = [x for p in rnd for x in p]
                 self.assertEqual(len(nodes), len(set(nodes)))
-                for src, dst in rnd:
-                    self.assertNotEqual(src, dst)
-                    sent.append(src)
-                    received.append(dst)
-            self.assertEqual(sorted(set(sent)), list(range(n)))
-            self.assertEqual(sorted(set(received)), list(range(n)))
+                self.assertTrue(all(a != b for a, b in rnd))
+                ends += nodes
+            self.assertEqual(sorted(set(ends)), list(range(n)))
+            # Partners are neighbours in the shuffled order.
+            pos = {x: i for i, x in enumerate(plan.order)}
+            self.assertTrue(all(abs(pos[a] - pos[b]) in (1, n - 1) for a, b in rr[0] + rr[-1]))
+
+
+class TestRingPlusK(unittest.TestCase):
+    def test_the_ring_then_k_rounds_without_its_pairs(self):
+        for n in (512, 511, 17):
+            plan = Plan(n, "ring+4", seed=9)
+            ring = 2 if n % 2 == 0 else 3
+            self.assertEqual(plan.rounds, ring + 4)
+            partners = {i: set() for i in range(n)}
+            seen = set()
+            for pairs, idle in every_round(plan):
+                nodes = [x for p in pairs for x in p]
+                self.assertEqual(len(nodes), len(set(nodes)), "a node twice in a round")
+                self.assertEqual(sorted(nodes + list(idle)), list(range(n)))
+                for a, b in pairs:
+                    key = (min(a, b), max(a, b))
+                    self.assertNotIn(key, seen, "a pair measured twice")
+                    seen.add(key)
+                    partners[a].add(b)
+                    partners[b].add(a)
+            self.assertEqual(plan.pair_count, len(seen))
+            # Every node has its two ring neighbours and at least 2 partners in all;
+            # most have the ring's 2 and K others.
+            self.assertTrue(all(len(p) >= 2 for p in partners.values()))
+            if n > 100:
+                self.assertGreater(sum(len(p) == 6 for p in partners.values()), n * 0.9)
+            # The pairs' graph is connected (the ring alone makes it so).
+            reach, todo = {0}, [0]
+            while todo:
+                for y in partners[todo.pop()] - reach:
+                    reach.add(y)
+                    todo.append(y)
+            self.assertEqual(len(reach), n)
+
+    def test_auto_by_the_fleets_size(self):
+        self.assertEqual(Plan(16).mode, "all")
+        self.assertEqual(Plan(17).mode, "ring+4")
+        self.assertEqual(Plan(4096).mode, "ring+4")
+        self.assertEqual(Plan(4096).asked, "auto")
+        self.assertEqual(parse_pairs("ring+3"), "ring+3")
+        self.assertEqual(parse_pairs("auto"), "auto")
+        for bad in ("ring+0", "ring+", "ring+x", "ring4"):
+            with self.assertRaises(ValueError):
+                parse_pairs(bad)
 
 
 class TestEstimate(unittest.TestCase):
     def test_phases_at_512_nodes_8_rails_8_drives(self):
-        d = Durations(duration=10, warmup=2, setup=3, probe=4, isolate=10)
-        e = estimate(Plan(512, "all"), 8, 8, d)
-        self.assertEqual(d.window, 15)
-        self.assertEqual(e["local_s"], 4 + 9 * 15)
-        self.assertEqual(e["fabric_s"], 511 * 8 * 2 * 15)
-        self.assertEqual(e["remote_s"], 2 * 15)
-        self.assertEqual(e["isolate_s"], 150)
+        d = Durations(duration=10, warmup=2, retest_duration=20, retest_warmup=3, probe=4,
+                      isolate=3)
+        la = Launch("srun", setup=5)
+        e = estimate(Plan(512, "all"), 8, 8, d, la)
+        self.assertEqual((d.window, d.full), (12, 23))
+        # One step: the probe, then 9 screening windows (each drive alone, all together).
+        self.assertEqual(e["local_s"], 5 + 4 + 9 * 12)
+        # A step per round, every rail and both directions in one run.
+        self.assertEqual(e["fabric_s"], 511 * (5 + 12))
+        self.assertEqual(e["remote_s"], 5 + 12)
+        # The drives read again in full windows, then 3 retest steps.
+        self.assertEqual(e["isolate_s"], (5 + 9 * 23) + 3 * (5 + 23))
+        self.assertEqual(e["steps"], {"local": 1, "fabric": 511, "remote": 1, "isolate_max": 4})
         self.assertEqual(e["total_s"], sum(e[k] for k in ("local_s", "fabric_s", "remote_s",
                                                           "isolate_s")))
+        one = estimate(Plan(512, "all"), 8, 8, d, la, one_by_one=True)
+        self.assertEqual(one["fabric_s"], 8 * 511 * (5 + 12))
+        odd = estimate(Plan(511, "ring"), 1, 2, d, la)
+        self.assertEqual(odd["steps"]["remote"], 2)
+        self.assertEqual(estimate(Plan(512, "all"), 8, 8, d, la, remote=False)["remote_s"], 0)
+
+    def test_the_launchers_cost(self):
+        srun = Launch("srun")
+        self.assertAlmostEqual(srun.set_up(4096), 3 + 1 + 0.5 * 12)
+        self.assertAlmostEqual(srun.set_up(2), 3 + 1 + 0.5)
+        self.assertEqual(srun.waves(4096), 1)
+        ssh = Launch("ssh", fanout=256)
+        self.assertEqual(ssh.waves(256), 1)
+        self.assertEqual(ssh.waves(4096), 16)
+        self.assertEqual(ssh.waves(257), 2)
+        self.assertAlmostEqual(ssh.step(4096, 7), 16 * (ssh.set_up(256) + 7))
+        # An odd fan-out keeps pairs whole: 255 -> waves of 254 nodes.
+        self.assertEqual(Launch("ssh", fanout=255).waves(508), 2)
+        self.assertEqual(Launch("ssh", setup=2).set_up(4096), 2)
+
+    def test_the_targets_with_the_defaults(self):
+        d = Durations()
+        for n, rails, drives, target in ((4096, 8, 8, 1800), (64, 8, 6, 900), (8, 8, 6, 600)):
+            t0 = time.process_time()
+            e = estimate(Plan(n), rails, drives, d, Launch())
+            self.assertLessEqual(e["total_s"], target, (n, rails, drives, e))
+            self.assertLess(time.process_time() - t0, 2)
+
+    def test_what_would_fit(self):
+        d = Durations()
+        fit = would_fit(4096, "auto", 0, 8, 8, d, Launch("ssh"), 1800)
+        self.assertEqual([x["option"] for x in fit], ["--fanout 1024"])
+        self.assertTrue(all(x["total_s"] <= 1800 for x in fit))
+        fit = would_fit(64, "all", 0, 8, 6, d, Launch(), 900)
+        self.assertEqual(fit[0]["option"], "--pairs ring+4")
+        self.assertEqual(would_fit(4096, "auto", 0, 8, 8, d, Launch(), 10), [])
 
 
 class TestPlanCommand(unittest.TestCase):
@@ -174,8 +263,40 @@ class TestPlanCommand(unittest.TestCase):
         doc = json.loads(out)
         self.assertEqual((doc["rounds"], doc["pairs_per_round"]), (4095, 2048))
         self.assertEqual(doc["pair_count"], 4096 * 4095 // 2)
-        self.assertEqual(doc["measurements"]["fabric"], 4096 * 4095 // 2 * 8 * 2)
+        self.assertEqual(doc["measurements"]["fabric_directions"], 4096 * 4095 // 2 * 8 * 2)
+        self.assertEqual(doc["steps"]["fabric"], 4095)
         self.assertLess(spent, 1.0, "plan of 4096 nodes took %.2f s of CPU" % spent)
+
+    def test_the_defaults_json_within_the_targets(self):
+        for n, rails, drives, target in (("4096", "8", "8", 1800), ("64", "8", "6", 900),
+                                         ("8", "8", "6", 600)):
+            t0 = time.process_time()
+            rc, out = self.run_cli("plan", "--nodes", n, "--rails", rails, "--drives", drives,
+                                   "--json")
+            self.assertLess(time.process_time() - t0, 2.0)
+            doc = json.loads(out)
+            self.assertEqual(rc, 0)
+            self.assertEqual(doc["launcher"]["kind"], "srun")
+            self.assertEqual(doc["pairs_mode"], "all" if n == "8" else "ring+4")
+            self.assertLessEqual(doc["phases_s"]["total_s"], target, doc["phases_s"])
+            self.assertIsNone(doc["fits"])
+
+    def test_over_max_time_exit_3_and_what_would_fit(self):
+        err = io.StringIO()
+        with redirect_stderr(err):
+            rc, out = self.run_cli("plan", "--nodes", "4096", "--rails", "8", "--drives", "8",
+                                   "--launcher", "ssh", "--max-time", "30m", "--json")
+        doc = json.loads(out)
+        self.assertEqual(rc, 3)
+        self.assertEqual((doc["fits"], doc["limit_s"]), (False, 1800))
+        self.assertEqual(doc["would_fit"][0]["option"], "--fanout 1024")
+        self.assertRegex(err.getvalue(), r"^nbw-fleet: the plan takes 55 min [0-9]+ s, more "
+                         r"than --max-time 30 min 00 s: would fit: --fanout 1024 \(2[0-9] min")
+
+    def test_the_allocations_time_left(self):
+        self.assertEqual(cli.time_limit(None, {"SLURM_JOB_END_TIME": "1000"}, now=400)[0], 600)
+        self.assertEqual(cli.time_limit(300, {"SLURM_JOB_END_TIME": "1000"}, now=400)[0], 300)
+        self.assertEqual(cli.time_limit(None, {"SLURM_JOB_END_TIME": "x"}), (None, None))
 
     def test_named_nodes_and_shown_rounds(self):
         rc, out = self.run_cli("plan", "--nodes", "a,b,c,d", "--show-rounds", "1-3", "--json")

@@ -56,13 +56,14 @@ READERS = {
         "p99_hi", "p99_lo",
     )),
     "fleet/sweepdir.py": ((READ_BW, REMOTE, PROBE), (
-        "nodes",  # sweep.json, the fleet run's record
+        "nodes", "rail_devs",  # sweep.json, the fleet run's record
     )),
     "fleet/judge.py": ((READ_BW, REMOTE, PROBE), (
         # the sweep's record (sweep.json) and the judgement's own entries
         "skipped", "failed", "part", "fabric", "remote", "probe",
         "component", "evidence", "state", "node", "ratio", "low_directions",
         "fleet_median_gb_per_s", "fleet_median_share_of_local", "says",
+        "alone", "alone_low", "group", "groups",
     )),
     "ladder/attribute.py": ((REMOTE, READ_BW), (
         # the ladder's own rungs and the memory's verdict ("reason" is also the schemas')
@@ -107,7 +108,8 @@ READERS = {
 
 # The modules that read no tool document (the record's store and verbs read the
 # record's own lines; fleet/cli, run, plan and report the plan and the judgement they
-# make themselves; lab/ the virtual lab's files).
+# make themselves, verdict and junit the judgement's parts and sweep.json, launch and
+# tasks the schedule and the nodes' framed output; lab/ the virtual lab's files).
 OTHERS = {
     "__init__.py", "jsonutil.py", "command.py", "k8s.py", "fetch.py",
     "results/__init__.py", "results/base.py", "results/output.py", "results/store.py",
@@ -115,6 +117,7 @@ OTHERS = {
     "results/openmetrics.py", "results/cli.py", "results/junit.py",
     "ladder/__init__.py",
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",
+    "fleet/verdict.py", "fleet/junit.py", "fleet/launch.py", "fleet/tasks.py",
     "lab/",
 }
 

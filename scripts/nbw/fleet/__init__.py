@@ -1,12 +1,17 @@
 """nbw.fleet: the fleet sweep (nbw-fleet): which node, rail, drive or link is below its
 peers, and why.
 
-  plan   the rounds of disjoint pairs and the sweep's duration
-  judge  the judgement of a sweep's directory (a pure function of its files)
-  health a suspect drive's own evidence: its health log and its window's shape
-  report the judgement as text, JSON and one HTML page
-  run    the sweep itself, through the suite's launchers
-  cli    the command line
+  plan     the rounds of disjoint pairs, the defaults by fleet size, the sweep's duration
+  sweepdir the sweep's directory read into measurements
+  judge    the judgement of a sweep's directory (a pure function of its files)
+  verdict  one verdict per node, what was not measured and why, a summary per kind
+  health   a suspect drive's own evidence: its health log and its window's shape
+  report   the judgement as text, JSON and one HTML page
+  junit    the judgement as JUnit XML for CI
+  tasks    what a node runs in a step (one sh -c script) and what comes back
+  launch   how a step reaches its nodes: one srun step, or LAUNCHER --fanout at once
+  run      the sweep itself, in steps
+  cli      the command line
 """
 
-FORMAT = 1  # the sweep directory's layout (sweep.json "format")
+FORMAT = 2  # the sweep directory's layout (sweep.json "format"; 2: a pair's --bidir run)

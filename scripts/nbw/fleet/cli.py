@@ -9,8 +9,12 @@ import time
 
 from .. import command
 from ..command import EXIT_USAGE
+
+EXIT_EXPECTATION = 3  # plan over its time, judge --fail-on suspect
+EXIT_UNMEASURED = 4  # judge --fail-on unmeasured: a node or pair not measured
 from . import FORMAT
 from . import judge as judgemod
+from . import junit
 from . import plan as planmod
 from . import report
 from . import sweepdir
@@ -105,18 +109,44 @@ def round_list(text, rounds):
 
 
 def add_window_options(p):
-    p.add_argument("--duration", type=seconds, default=20.0, metavar="S",
-                   help="each measured window (default 20 s)")
-    p.add_argument("--warmup", type=seconds, default=3.0, metavar="S",
-                   help="warm-up before each window (default 3 s)")
+    p.add_argument("--duration", type=seconds, default=5.0, metavar="S",
+                   help="each screening window (default 5 s)")
+    p.add_argument("--warmup", type=seconds, default=2.0, metavar="S",
+                   help="warm-up before each screening window (default 2 s)")
+    p.add_argument("--retest-duration", type=seconds, default=20.0, metavar="S",
+                   help="each retest's window, the full one (default 20 s)")
+    p.add_argument("--retest-warmup", type=seconds, default=3.0, metavar="S",
+                   help="warm-up before each retest's window (default 3 s)")
+    p.add_argument("--isolate-budget", type=count_int, default=4, metavar="N",
+                   help="retest steps of the isolate phase at most, besides reading "
+                   "drives again (default 4)")
+    p.add_argument("--pairs", type=pairs_arg, default="auto", metavar="MODE",
+                   help="all, ring, K random partners, ring+K, or auto: all up to %d "
+                   "nodes, ring+%d beyond (default auto)" % (planmod.AUTO_ALL_UP_TO,
+                                                            planmod.AUTO_K))
+    p.add_argument("--seed", type=count_int, default=0, metavar="N",
+                   help="shuffles the nodes' order and picks K's rounds (default 0)")
+    p.add_argument("--rails-one-by-one", action="store_true",
+                   help="the fabric a rail at a time, a step per round and rail (default: "
+                   "every rail of a pair in one run)")
+    p.add_argument("--no-remote", action="store_true",
+                   help="leave out the drive->remote phase (nodes without drives)")
+    p.add_argument("--fanout", type=positive_int, default=planmod.FANOUT, metavar="N",
+                   help="ssh: launcher processes at once at most; a step over more nodes "
+                   "runs in waves of whole pairs (default %d)" % planmod.FANOUT)
+    p.add_argument("--max-time", type=seconds, metavar="S",
+                   help="refuse a sweep whose plan takes longer (run; plan: exit 3), and "
+                   "say which setting would fit")
 
 
-def add_duration_options(p):
-    add_window_options(p)
-    p.add_argument("--setup", type=seconds, default=5.0, metavar="S",
-                   help="starting a measurement on its nodes (default 5 s)")
-    p.add_argument("--isolate-budget", type=count_int, default=16, metavar="N",
-                   help="retest windows of the isolate phase (default 16)")
+def add_plan_options(p):
+    p.add_argument("--launcher", choices=("srun", "ssh"), default="srun",
+                   help="how steps reach the nodes: srun (one Slurm step over the "
+                   "allocation per step, the default) or ssh (a process per node, "
+                   "--fanout at once)")
+    p.add_argument("--setup", type=seconds, metavar="S",
+                   help="the whole cost of starting a step, instead of the launcher's "
+                   "model")
 
 
 def build_parser():
@@ -127,42 +157,38 @@ def build_parser():
     sub = p.add_subparsers(dest="verb", metavar="COMMAND")
     s = sub.add_parser("plan", help="the rounds, pairs and duration of a sweep",
                        description="The rounds of disjoint pairs of a sweep, the number of "
-                       "pairs and how long each phase takes. Nothing is run.")
+                       "pairs, its steps and how long each phase takes with its defaults "
+                       "(chosen by the fleet's size). Nothing is run.")
     s.add_argument("--nodes", type=nodes_arg, required=True, metavar="N|a,b,c",
                    help="the number of nodes, or their names")
     s.add_argument("--rails", type=count_int, default=1, metavar="R",
                    help="RDMA ports per node, measured rail i to rail i (default 1)")
     s.add_argument("--drives", type=count_int, default=0, metavar="D",
                    help="drives per node (default 0)")
-    s.add_argument("--pairs", type=pairs_arg, default="all", metavar="all|ring|K",
-                   help="every pair, the ring, or K random partners each (default all)")
-    s.add_argument("--seed", type=count_int, default=0, metavar="N",
-                   help="shuffles the nodes' order and picks K's rounds (default 0)")
     s.add_argument("--show-rounds", metavar="all|LIST",
                    help="print the pairs of these rounds (1-based: 1,3,5-7, or all)")
     s.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    add_duration_options(s)
+    add_window_options(s)
+    add_plan_options(s)
     s = sub.add_parser("judge", help="the judgement of a sweep's directory",
                        description="Which drive, rail, node or link of a sweep is below "
-                       "its kind's fleet median, with its evidence: a pure function of the "
-                       "directory nbw-fleet run wrote.")
+                       "its kind's fleet median, with its evidence, and a verdict per node "
+                       "(PASS, SUSPECT, NOT MEASURED): a pure function of the directory "
+                       "nbw-fleet run wrote.")
     s.add_argument("dir", metavar="DIR", help="the sweep's directory")
-    s.add_argument("--threshold", type=ratio_arg, default=None, metavar="R",
-                   help="a figure below R x its kind's median is low (default the "
-                   "sweep's own, else %g)" % judgemod.THRESHOLD)
-    s.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    s.add_argument("--html", metavar="FILE",
-                   help="also write one self-contained HTML page (and FILE.png, the heat "
-                   "map, when gnuplot is installed)")
+    add_judge_options(s)
     s = sub.add_parser("run", help="the sweep: local, fabric, drive->remote, isolate",
-                       description="The sweep over a node list, through the launcher "
-                       "run_bench.sh uses (LAUNCHER, TOOL_DIR and the other settings from the "
-                       "environment, as for run_bench.sh; inside a Slurm allocation LAUNCHER "
-                       "defaults to srun). Writes a new directory; ends with the judgement.")
+                       description="The sweep over a node list: inside a Slurm allocation "
+                       "one srun step per phase or round over the allocation (srun "
+                       "--multi-prog); elsewhere one LAUNCHER process per node (ssh by "
+                       "default), --fanout at once. TOOL_DIR and the tools' settings come "
+                       "from the environment. Writes a new directory; ends with the "
+                       "judgement.")
     g = s.add_mutually_exclusive_group()
     g.add_argument("--nodes", type=nodes_arg, metavar="a,b,c", help="the nodes")
     g.add_argument("--hostfile", metavar="FILE",
-                   help="the nodes, one a line (the first word; # comments)")
+                   help="the nodes, one a line (the first word; # comments; rack=R or "
+                   "switch=S after it groups the page's matrix)")
     g.add_argument("--resume", metavar="DIR",
                    help="continue the sweep in DIR: what it holds is kept, never measured "
                    "again")
@@ -173,24 +199,50 @@ def build_parser():
                    "node (default one rail: every ACTIVE port)")
     s.add_argument("--rdma-netdev", metavar="IF", type=netdev_arg,
                    help="each node's IPv4 address on IF (asked on the node) is the address "
-                   "its sources connect to (default: the node's name)")
-    s.add_argument("--pairs", type=pairs_arg, default="all", metavar="all|ring|K",
-                   help="every pair, the ring, or K random partners each (default all)")
-    s.add_argument("--seed", type=count_int, default=0, metavar="N",
-                   help="shuffles the nodes' order and picks K's rounds (default 0)")
+                   "its partners connect to (default: the node's name)")
     add_window_options(s)
+    s.add_argument("--launcher", choices=("srun", "ssh"),
+                   help="srun (the default inside a Slurm allocation) or ssh (LAUNCHER, "
+                   "ssh by default, elsewhere)")
     s.add_argument("--threshold", type=ratio_arg, default=judgemod.THRESHOLD, metavar="R",
                    help="a figure below R x its kind's median is low and retested "
                    "(default %g)" % judgemod.THRESHOLD)
-    s.add_argument("--isolate-budget", type=count_int, default=16, metavar="N",
-                   help="retest windows of the isolate phase at most (default 16)")
     s.add_argument("--probe-arg", action="append", metavar="ARG",
                    help="an argument for nvme_link_probe (an expectation); repeatable")
-    s.add_argument("--no-remote", action="store_true",
-                   help="leave out the drive->remote phase (nodes without drives)")
-    s.add_argument("--parallel", type=positive_int, default=256, metavar="N",
-                   help="parts run at once at most (default 256)")
+    s.add_argument("--no-drives", action="store_true",
+                   help="nodes without drives: no drive read, no drive->remote phase")
     return p, sub
+
+
+def add_judge_options(s):
+    s.add_argument("--threshold", type=ratio_arg, default=None, metavar="R",
+                   help="a figure below R x its kind's median is low (default the "
+                   "sweep's own, else %g)" % judgemod.THRESHOLD)
+    s.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    s.add_argument("--html", metavar="FILE",
+                   help="also write one self-contained HTML page (and FILE.png, the heat "
+                   "map, when gnuplot is installed)")
+    s.add_argument("--junit", metavar="FILE",
+                   help="also write JUnit XML: a testcase per node and kind of part, a "
+                   "suspect a failure with its evidence, a part not measured skipped")
+    s.add_argument("--fail-on", type=fail_on_arg, default=(), metavar="WHAT",
+                   help="exit 3 when a part is a suspect (suspect; unsteady: also a part "
+                   "low once and normal again), 4 when none is but a node or pair was "
+                   "not measured (unmeasured); comma-separated")
+    s.add_argument("--worst", type=count_int, default=10, metavar="N",
+                   help="the N worst parts of each kind in the text (default 10)")
+    s.add_argument("--nodes-shown", choices=("all", "problems", "none"), default=None,
+                   help="the text's one line per node: every node, only those not PASS, "
+                   "or none (default: all up to 64 nodes, problems beyond)")
+
+
+def fail_on_arg(text):
+    words = [w for w in text.split(",") if w]
+    bad = [w for w in words if w not in ("suspect", "unsteady", "unmeasured")]
+    if bad or not words:
+        raise argparse.ArgumentTypeError("%s: suspect, unsteady or unmeasured "
+                                         "(comma-separated)" % text)
+    return tuple(words)
 
 
 def cmd_run(args, out):
@@ -202,8 +254,6 @@ def cmd_run(args, out):
         sys.stderr.write("%s run: --out and --resume: one directory or the other (try --help)\n"
                          % PROG)
         return EXIT_USAGE
-    if env.get("SLURM_JOB_NODELIST") and "LAUNCHER" not in env:
-        env["LAUNCHER"] = "srun -N1 -n1 -w"
     return runmod.start(args, env, out)
 
 
@@ -217,6 +267,29 @@ def ratio_arg(text):
     return v
 
 
+def write_file(path, fill):
+    """fill(f) into path; an error in one line, False."""
+    try:
+        with open(path, "w") as f:
+            fill(f)
+        return True
+    except OSError as e:
+        sys.stderr.write("%s: %s: %s\n" % (PROG, path, e.strerror))
+        return False
+
+
+def fail_status(result, fail_on):
+    """judge --fail-on: 3 when a suspect stays low (with unsteady: or was low once), 4
+    when none is but a node or pair was not measured (unmeasured), else 0."""
+    steady = any(s["state"] == "low" for s in result["suspects"])
+    if "suspect" in fail_on and steady or "unsteady" in fail_on and result["suspects"]:
+        return EXIT_EXPECTATION
+    if "unmeasured" in fail_on and (result["not_measured"] or result["not_measured_parts"]
+                                    or result["skipped"]):
+        return EXIT_UNMEASURED
+    return 0
+
+
 def cmd_judge(args, out):
     try:
         sw = sweepdir.read_sweep(args.dir)
@@ -226,67 +299,135 @@ def cmd_judge(args, out):
     if args.threshold is None:
         own = sw.meta.get("threshold")
         args.threshold = own if isinstance(own, float) and 0 < own < 1 else judgemod.THRESHOLD
-    result = judgemod.judge(sw, args.threshold)
-    if args.html:
-        matrix = judgemod.pair_matrix(sw, args.threshold)
-        nodes = sw.nodes or sorted({x for k in matrix for x in k})
-        png = args.html + ".png"
-        have_png = report.heatmap_png(nodes, matrix, png)
-        try:
-            with open(args.html, "w") as f:
-                f.write(report.html_page(result, nodes, matrix,
-                                         report.data_uri(png) if have_png else None))
-        except OSError as e:
-            sys.stderr.write("%s: %s: %s\n" % (PROG, args.html, e.strerror))
-            return 1
+    result = judgemod.judge(sw, args.threshold, args.worst)
+    if args.html and not write_html(args.html, sw, result):
+        return 1
+    if args.junit and not write_file(args.junit, lambda f: junit.write(result, f)):
+        return 1
     if args.json:
         report.as_json(result, out)
     else:
-        report.text(result, out)
-    return 0
+        report.text(result, out, args.nodes_shown)
+    return fail_status(result, args.fail_on)
 
 
-def plan_document(args, plan):
-    d = planmod.Durations(args.duration, args.warmup, args.setup, isolate=args.isolate_budget)
-    phases = planmod.estimate(plan, args.rails, args.drives, d)
-    sizes = sorted({plan.pairs_in_round(r) for r in range(min(plan.rounds, 3))}
+def write_html(path, sw, result):
+    matrix = judgemod.pair_matrix(sw, result["threshold"])
+    nodes = sw.nodes or sorted({x for k in matrix for x in k})
+    png = path + ".png"
+    have_png = report.heatmap_png(nodes, matrix, png) if len(nodes) <= report.NAMED_UP_TO \
+        else False
+    return write_file(path, lambda f: f.write(report.html_page(
+        result, nodes, matrix, report.data_uri(png) if have_png else None)))
+
+
+def durations_of(args):
+    return planmod.Durations(args.duration, args.warmup, args.retest_duration,
+                             args.retest_warmup, isolate=args.isolate_budget)
+
+
+def time_limit(max_time, env, now=None):
+    """(seconds, what) the sweep must fit in: --max-time, the Slurm allocation's time
+    left (SLURM_JOB_END_TIME), the smaller; (None, None) without either."""
+    limits = []
+    if max_time is not None:
+        limits.append((max_time, "--max-time %s" % planmod.human_seconds(max_time)))
+    end = env.get("SLURM_JOB_END_TIME", "")
+    if re.fullmatch(r"[0-9]{1,12}", end):
+        left = int(end) - (time.time() if now is None else now)
+        limits.append((max(0.0, left), "the allocation's time left (SLURM_JOB_END_TIME): %s"
+                       % planmod.human_seconds(max(0.0, left))))
+    return min(limits) if limits else (None, None)
+
+
+def plan_document(args, plan, launch, env=None):
+    """The plan as a document: its pairs, steps, windows, each phase's seconds and
+    whether it fits the time it has (--max-time, the allocation)."""
+    d = durations_of(args)
+    phases = planmod.estimate(plan, args.rails, args.drives, d, launch,
+                              args.rails_one_by_one, not args.no_remote)
+    steps = phases.pop("steps")
+    sizes = sorted({plan.pairs_in_round(r) for r in range(min(plan.rounds, 4))}
                    | ({plan.pairs_in_round(plan.rounds - 1)} if plan.rounds else set()))
-    return {
+    doc = {
         "tool": PROG, "command": "plan", "format": FORMAT,
         "nodes": plan.n, "rails": args.rails, "drives": args.drives,
-        "pairs_mode": plan.mode, "seed": args.seed,
+        "pairs_mode": plan.mode, "pairs_asked": plan.asked, "seed": args.seed,
+        "defaults": {"auto_all_up_to": planmod.AUTO_ALL_UP_TO, "auto_k": planmod.AUTO_K},
         "rounds": plan.rounds,
         "pairs_per_round": max(sizes) if sizes else 0,
         "pairs_per_round_min": min(sizes) if sizes else 0,
         "pair_count": plan.pair_count,
+        "rails_one_by_one": bool(args.rails_one_by_one),
+        "launcher": {"kind": launch.kind, "fanout": launch.fanout if launch.kind == "ssh"
+                     else None, "waves_per_round": launch.waves(plan.n - plan.n % 2),
+                     "setup_s": round(launch.set_up(plan.n), 3),
+                     "setup_given": launch.setup is not None},
+        "steps": steps,
         "measurements": {
             "drive_windows_per_node": args.drives + 1 if args.drives else 0,
-            "fabric": plan.pair_count * args.rails * 2,
-            "remote": sum(len(r) for r in planmod.remote_rounds(plan)) if args.drives else 0,
+            "fabric_runs": plan.pair_count * (args.rails if args.rails_one_by_one else 1),
+            "fabric_directions": plan.pair_count * args.rails * 2,
+            "remote_runs": sum(len(r) for r in planmod.remote_rounds(plan))
+            if args.drives and not args.no_remote else 0,
             "isolate_budget": args.isolate_budget,
         },
-        "durations": {"duration_s": d.duration, "warmup_s": d.warmup, "setup_s": d.setup,
-                      "window_s": d.window, "probe_s": d.probe},
+        "durations": {"duration_s": d.duration, "warmup_s": d.warmup,
+                      "window_s": d.window, "retest_duration_s": d.retest_duration,
+                      "retest_warmup_s": d.retest_warmup, "full_window_s": d.full,
+                      "probe_s": d.probe},
         "phases_s": phases,
     }
+    limit, what = time_limit(getattr(args, "max_time", None), env or {})
+    doc["limit_s"], doc["limit"] = limit, what
+    doc["fits"] = None if limit is None else phases["total_s"] <= limit
+    doc["would_fit"] = [] if doc["fits"] in (None, True) else planmod.would_fit(
+        plan.n, plan.asked, args.seed, args.rails, args.drives, d, launch, limit,
+        args.rails_one_by_one, not args.no_remote)
+    return doc
+
+
+def fit_line(doc):
+    """One line: the plan does not fit, and what would (None when it fits)."""
+    if doc["fits"] in (None, True):
+        return None
+    alt = "; ".join("%s (%s)" % (x["option"], planmod.human_seconds(x["total_s"]))
+                    for x in doc["would_fit"])
+    return "the plan takes %s, more than %s: %s" % (
+        planmod.human_seconds(doc["phases_s"]["total_s"]), doc["limit"],
+        "would fit: " + alt if alt else "no single setting fits; fewer nodes would")
 
 
 def print_plan_text(doc, out):
     w = out.write
-    w("%s plan: %d nodes, %d rail%s, %d drive%s, pairs %s, seed %d\n" % (
+    w("%s plan: %d nodes, %d rail%s, %d drive%s, pairs %s%s, seed %d\n" % (
         PROG, doc["nodes"], doc["rails"], "" if doc["rails"] == 1 else "s", doc["drives"],
-        "" if doc["drives"] == 1 else "s", doc["pairs_mode"], doc["seed"]))
+        "" if doc["drives"] == 1 else "s", doc["pairs_mode"],
+        " (auto: all up to %d nodes, ring+%d beyond)" % (planmod.AUTO_ALL_UP_TO,
+                                                          planmod.AUTO_K)
+        if doc["pairs_asked"] == "auto" else "", doc["seed"]))
     per = doc["pairs_per_round"]
     if doc["pairs_per_round_min"] != per:
         per = "%d-%d" % (doc["pairs_per_round_min"], per)
-    w("  rounds        %d (%s pairs each)\n" % (doc["rounds"], per))
-    w("  pairs         %d\n" % doc["pair_count"])
+    w("  rounds        %d (%s pairs each), %d pairs\n" % (doc["rounds"], per, doc["pair_count"]))
     m = doc["measurements"]
-    w("  measurements  %d fabric (pairs x rails x 2 directions), %d drive->remote, "
-      "%d drive windows per node\n" % (m["fabric"], m["remote"], m["drive_windows_per_node"]))
+    w("  measurements  %d fabric runs (%s, both directions at once: %d directions), "
+      "%d drive->remote runs, %d drive windows per node\n" % (
+          m["fabric_runs"], "a rail at a time" if doc["rails_one_by_one"]
+          else "every rail at once", m["fabric_directions"], m["remote_runs"],
+          m["drive_windows_per_node"]))
+    la = doc["launcher"]
+    w("  launcher      %s, %s set-up per step%s\n" % (
+        la["kind"] if la["kind"] == "srun" else "ssh, fan-out %d" % la["fanout"],
+        planmod.human_seconds(la["setup_s"]),
+        ", %d waves a round" % la["waves_per_round"] if la["waves_per_round"] > 1 else ""))
+    st = doc["steps"]
+    w("  steps         local %d, fabric %d, drive->remote %d, isolate at most %d\n" % (
+        st["local"], st["fabric"], st["remote"], st["isolate_max"]))
     d = doc["durations"]
-    w("  each window   %g s (warm-up %g + duration %g + setup %g)\n" % (
-        d["window_s"], d["warmup_s"], d["duration_s"], d["setup_s"]))
+    w("  windows       screening %g s (warm-up %g + %g), retests %g s (warm-up %g + %g)\n"
+      % (d["window_s"], d["warmup_s"], d["duration_s"], d["full_window_s"],
+         d["retest_warmup_s"], d["retest_duration_s"]))
     ph = doc["phases_s"]
     for key, label in (("local_s", "local"), ("fabric_s", "fabric"),
                        ("remote_s", "drive->remote"), ("isolate_s", "isolate (budget)"),
@@ -301,11 +442,15 @@ def round_entry(plan, r):
             "idle": [plan.name(x) for x in idle]}
 
 
+def launch_of(args):
+    return planmod.Launch(args.launcher, args.fanout, args.setup)
+
+
 def cmd_plan(args, out):
     names = args.nodes if isinstance(args.nodes, list) else None
     n = len(names) if names else args.nodes
     plan = planmod.Plan(n, args.pairs, seed=args.seed, names=names)
-    doc = plan_document(args, plan)
+    doc = plan_document(args, plan, launch_of(args), os.environ)
     shown = []
     if args.show_rounds:
         try:
@@ -313,18 +458,22 @@ def cmd_plan(args, out):
         except ValueError as e:
             sys.stderr.write("%s: %s\n" % (PROG, e))
             return EXIT_USAGE
+    line = fit_line(doc)
+    if line:
+        sys.stderr.write("%s: %s\n" % (PROG, line))
+    rc = EXIT_EXPECTATION if doc["fits"] is False else 0
     if args.json:
         doc["shown_rounds"] = [round_entry(plan, r) for r in shown]
         json.dump(doc, out, indent=1)
         out.write("\n")
-        return 0
+        return rc
     print_plan_text(doc, out)
     for r in shown:
         e = round_entry(plan, r)
         out.write("round %d: %s%s\n" % (
             e["round"], " ".join("%s-%s" % (a, b) for a, b in e["pairs"]),
             "  (idle: %s)" % " ".join(e["idle"]) if e["idle"] else ""))
-    return 0
+    return rc
 
 
 def main(argv):

@@ -7,17 +7,27 @@ the drives together of a node with the nodes of the same drives, a drive -> remo
 transfer as a share of its source's drives together. A figure below the threshold
 (default 0.9 of the median) is low.
 
+Retests decide. Screening windows are short; what screened low is measured again in
+full windows: a part low in screening and normal when measured again is unsteady, named
+as such and never folded into a verdict on its node; a part low again is low.
+
 Rails and drive -> remote paths are measured in pairs, so a low figure has two
 suspects, its two ends, and the path between them:
   - a part (node X's rail i) low with two or more partners, at least half of its
     partners, is that part; so is a part whose retests against two partners that
     passed are low;
   - a pair low where neither end is such a part is the link (the path) between the two;
-  - a part or a link low in the sweep and normal when measured again is unsteady,
-    named as such (never healthy).
-Every rail of a node low is the node; a node's drives together low while each drive
-alone is normal is the node (a shared limit: its root port, its memory), as is a node
-whose drive -> remote share is low with good partners.
+  - a part or a link low in the sweep and normal when measured again is unsteady.
+Every rail of a node low (and low again) is the node; rails low while every rail runs
+and normal measured each alone are a limit they share upstream (a PCIe switch, the root
+port, the node's memory), named as the node's. Every drive of a node low again is the
+node; a node's drives together low while each drive alone is normal is the node (a
+shared limit: its root port, its memory), as is a node whose drive -> remote share is
+low with good partners.
+
+The suspects come from one place each (_suspect): the evidence of a part is assembled
+where its kind is judged; nbw.fleet.verdict turns them, with what was not measured,
+into one verdict per node.
 """
 
 import random
@@ -26,6 +36,8 @@ import statistics
 from .. import portcounters
 from . import health  # a suspect drive's own evidence (fleet/health.py)
 from ..jsonutil import dig
+from . import verdict
+from .sweepdir import counters_of
 
 THRESHOLD = 0.9
 
@@ -113,6 +125,14 @@ def _drive_kind(sweep, dr):
     return (dr.model,) + cap
 
 
+def _group_words(kind):
+    """A drive's kind in words: its model and link capability (or ceiling)."""
+    model = kind[0] or "model unknown"
+    if len(kind) == 3 and kind[1] is not None:
+        return "%s, %s GT/s x%s" % (model, kind[1], kind[2])
+    return "%s, link %s GB/s" % (model, kind[1]) if kind[1] else model
+
+
 def judge_drives(sweep, threshold):
     drives = sorted(sweep.drives.values(), key=lambda d: (d.node, d.name))
     kind = {id(d): _drive_kind(sweep, d) for d in drives}
@@ -122,6 +142,7 @@ def judge_drives(sweep, threshold):
         m = med.get(kind[id(d)])
         r = _ratio(d.solo, m)
         parts.append({"kind": "drive", "node": d.node, "component": d.name,
+                      "group": _group_words(kind[id(d)]),
                       "figure_gb_per_s": d.solo, "fleet_median_gb_per_s": m, "ratio": r,
                       "ceiling_gb_per_s": d.ceiling, "ratio_to_ceiling": _ratio(d.solo, d.ceiling)})
         if r is None or r >= threshold:
@@ -146,12 +167,14 @@ def judge_together(sweep, threshold, drive_suspect_nodes):
     key = {n: tuple(sorted(map(repr, k))) for n, k in kinds.items()}
     nodes = sorted(sweep.together)
     med = _median_by(nodes, lambda n: key.get(n), lambda n: sweep.together[n])
+    solos = _solos_by_node(sweep)
     parts, suspects = [], []
     for n in nodes:
         m = med.get(key.get(n))
         r = _ratio(sweep.together[n], m)
-        ideal = sum(d.solo for d in sweep.drives.values() if d.node == n and d.solo)
+        ideal = solos.get(n, 0.0)
         parts.append({"kind": "node", "node": n, "component": "drives together",
+                      "group": "%d drives" % len(kinds.get(n, [])),
                       "figure_gb_per_s": sweep.together[n], "fleet_median_gb_per_s": m,
                       "ratio": r, "ceiling_gb_per_s": ideal or None,
                       "ratio_to_ceiling": _ratio(sweep.together[n], ideal)})
@@ -165,6 +188,15 @@ def judge_together(sweep, threshold, drive_suspect_nodes):
               "retest_ratio": rr}
         suspects.append(_suspect("node", n, "drives together", state, r, ev))
     return parts, suspects
+
+
+def _solos_by_node(sweep):
+    """{node: the sum of its drives alone}."""
+    out = {}
+    for d in sweep.drives.values():
+        if d.solo:
+            out[d.node] = out.get(d.node, 0.0) + d.solo
+    return out
 
 
 # --- pairs: rails and drive -> remote -----------------------------------------------
@@ -312,42 +344,53 @@ def _fabric_kind(sweep, t):
     return t.kind
 
 
-def judge_fabric(sweep, threshold):
+def _gb_words(v):
+    return "%g" % v if isinstance(v, (int, float)) else "unknown"
+
+
+def _fabric(sweep):
+    """The fabric's transfers and each one's ratio to the median of its kind (of the
+    screening's transfers): (transfers, ratio of, by rail without the rails measured
+    alone, {(node, rail): {partner: [ratios]}} of those)."""
     fab = [t for t in sweep.transfers if t.channel != "remote"]
     kind = {id(t): _fabric_kind(sweep, t) for t in fab}
     med = _median_by([t for t in fab if not t.retest], lambda t: kind[id(t)], lambda t: t.gbps)
+
+    def ratio(t):
+        return _ratio(t.gbps, med.get(kind[id(t)]))
+
+    by_rail, alone = {}, {}
+    for t in fab:
+        if not t.alone:
+            by_rail.setdefault(t.channel, []).append(t)
+            continue
+        r = ratio(t)
+        if r is not None:
+            for x, y in ((t.src, t.dst), (t.dst, t.src)):
+                alone.setdefault((x, t.channel), {}).setdefault(y, []).append(r)
+    return fab, ratio, by_rail, alone
+
+
+def judge_fabric(sweep, threshold):
+    fab, ratio, by_rail, alone = _fabric(sweep)
     devs = {}
     for t in fab:
         devs.setdefault((t.src, t.channel), t.src_dev)
         devs.setdefault((t.dst, t.channel), t.dst_dev)
-    by_rail = {}
-    for t in fab:
-        by_rail.setdefault(t.channel, []).append(t)
     parts, suspects, links = [], [], {}
     for rail in sorted(by_rail):
-        pairs = _Pairs(rail, by_rail[rail], lambda t: _ratio(t.gbps, med.get(kind[id(t)])),
-                       lambda t, x: t.line_rate)
-        comp = "rail %d" % rail
-        p, s, lk = judge_pairs(pairs, threshold, comp, "rail")
+        pairs = _Pairs(rail, by_rail[rail], ratio, lambda t, x: t.line_rate)
+        p, s, lk = judge_pairs(pairs, threshold, "rail %d" % rail, "rail")
         for e in p:
-            dev = devs.get((e["node"], rail))
-            e["device"] = dev
+            e["device"] = devs.get((e["node"], rail))
+            e["group"] = "line rate %s GB/s" % _gb_words(e["ceiling_gb_per_s"])
         parts += p
-        for x, state, ratio, ev in s:
-            dev = devs.get((x, rail))
-            ev["device"] = dev
-            line = next((t.line_rate for t in by_rail[rail] if x in (t.src, t.dst)), None)
-            ev["line_rate_gb_per_s"] = line
-            ev["fleet_median_gb_per_s"] = next(
-                (med.get(kind[id(t)]) for t in by_rail[rail] if x in (t.src, t.dst)), None)
-            ev["probe"] = probe_evidence(probe_device(sweep.probe.get(x), dev)) if dev else None
-            low = [t for t in by_rail[rail] if x in (t.src, t.dst)
-                   and (_ratio(t.gbps, med.get(kind[id(t)])) or 0) < threshold]
-            ev["counters"] = rail_counters(x, comp + (" (%s)" % dev if dev else ""), ratio, low)
-            suspects.append(_suspect("rail", x, comp + (" (%s)" % dev if dev else ""),
-                                     state, ratio, ev))
-        for a, b, state, ratio, ev in lk:
-            links.setdefault((a, b), []).append((rail, state, ratio, ev))
+        for x, state, r, ev in s:
+            suspects.append(_rail_suspect(sweep, x, rail, (state, r, ev), by_rail[rail], ratio,
+                                          devs.get((x, rail)), alone.get((x, rail)),
+                                          threshold))
+        for a, b, state, r, ev in lk:
+            links.setdefault((a, b), []).append((rail, state, r, ev))
     for (a, b), per in sorted(links.items()):
         rails = [r for r, _, _, _ in per]
         state = "low" if any(st == "low" for _, st, _, _ in per) else "unsteady"
@@ -356,14 +399,35 @@ def judge_fabric(sweep, threshold):
         ev = {"rails": {str(r): e for r, _, _, e in per}}
         suspects.append(_suspect("link", a, comp, state, min(r for _, _, r, _ in per), ev,
                                  peer=b))
-    return parts, _collapse_rails(sweep, suspects, by_rail)
+    return parts, _collapse_rails(suspects, len(by_rail), threshold)
+
+
+def _rail_suspect(sweep, x, rail, judged, transfers, ratio, dev, alone, threshold):
+    """A rail under suspicion (judged: its state, ratio and evidence so far) with the
+    rest of its evidence: its port, line rate and median, the probe's word on its link,
+    what its receiving ports counted, and how it measured alone when it was (alone:
+    {partner: [ratios]})."""
+    state, r, ev = judged
+    comp = "rail %d" % rail + (" (%s)" % dev if dev else "")
+    mine = [t for t in transfers if x in (t.src, t.dst)]
+    ev["device"] = dev
+    ev["line_rate_gb_per_s"] = next((t.line_rate for t in mine), None)
+    ev["fleet_median_gb_per_s"] = next((t.gbps / ratio(t) for t in mine if ratio(t)), None)
+    ev["probe"] = probe_evidence(probe_device(sweep.probe.get(x), dev)) if dev else None
+    low = [t for t in mine if (ratio(t) or 0) < threshold]
+    ev["counters"] = rail_counters(x, comp, r, low)
+    if alone:
+        ev["alone"] = {p: round(min(rs), 4) for p, rs in sorted(alone.items())}
+        ev["alone_low"] = min(min(rs) for rs in alone.values()) < threshold
+    return _suspect("rail", x, comp, state, r, ev)
 
 
 def rail_counters(node, comp, ratio, low):
     """What the receiving ports of a low rail's low transfers counted (each transfer's
-    document is its sink's): kept and still, the rate itself is limited; a loss or
-    congestion counter moved; or not kept (never read as 0). None without any counter."""
-    ports = [p for t in low for p in t.counters]
+    document is its sink's, read again for these few): kept and still, the rate itself
+    is limited; a loss or congestion counter moved; or not kept (never read as 0). None
+    without any counter."""
+    ports = [p for t in low[:32] for p in counters_of(t)]
     if not ports:
         return None
     t = portcounters.tally(ports)
@@ -376,37 +440,60 @@ def rail_counters(node, comp, ratio, low):
                 text="%s on %s: %s; %s" % (comp, node, ref, says))
 
 
-def _collapse_rails(sweep, suspects, by_rail):
-    """Every rail of a node low: the node, once, with its rails as evidence."""
+def _collapse_rails(suspects, total, threshold):
+    """A node's rails that stay low: all of them, the node, once, with its rails as
+    evidence; those measured alone and normal there, a limit they share upstream (the
+    node's). Unsteady rails stay as they are."""
     rails_of = {}
     for s in suspects:
         if s["kind"] == "rail":
             rails_of.setdefault(s["node"], []).append(s)
     out = [s for s in suspects if s["kind"] != "rail"]
     for node, rs in sorted(rails_of.items()):
-        out += _fold_node(node, rs, len(by_rail), "rails")
+        low = [s for s in rs if s["state"] == "low"]
+        tried = [s for s in low if "alone" in s["evidence"]]
+        if tried and not any(s["evidence"]["alone_low"] for s in tried):
+            out += [s for s in rs if s["state"] != "low"]
+            out.append(_upstream(node, low, total))
+            continue
+        out += _fold_node(node, rs, total, "rails")
     return out
 
 
+def _upstream(node, low, total):
+    """Rails low while every rail runs and normal measured alone: what they share."""
+    rails = sorted(int(s["component"].split()[1]) for s in low)
+    what = "all %d rails" % total if len(low) == total and total > 1 else \
+        "rail %d" % rails[0] if len(rails) == 1 else "rails %s" % ",".join(map(str, rails))
+    ev = {"rails": {s["component"]: s["evidence"] for s in low},
+          "alone": {s["component"]: s["evidence"]["alone"] for s in low
+                    if "alone" in s["evidence"]},
+          "shared_upstream": True}
+    return _suspect("node", node, "%s together (a shared upstream)" % what, "low",
+                    statistics.median(s["ratio"] for s in low), ev)
+
+
 def _fold_node(node, parts, total, what):
-    """A node's low parts of one kind: the node, once, when all total of them are low
-    (more than one), with each part's evidence; else the parts themselves."""
-    if total <= 1 or len(parts) != total:
+    """A node's parts of one kind under suspicion: the node, once, when all total of
+    them (more than one) stay low, with each part's evidence; else the parts
+    themselves. A part normal when measured again (unsteady) is never folded in."""
+    low = [s for s in parts if s["state"] == "low"]
+    if total <= 1 or len(low) != total:
         return parts
-    state = "low" if any(s["state"] == "low" for s in parts) else "unsteady"
-    return [_suspect("node", node, "all %d %s" % (len(parts), what), state,
-                     statistics.median(s["ratio"] for s in parts),
-                     {what: {s["component"]: s["evidence"] for s in parts}})]
+    return [_suspect("node", node, "all %d %s" % (len(low), what), "low",
+                     statistics.median(s["ratio"] for s in low),
+                     {what: {s["component"]: s["evidence"] for s in low}})]
 
 
 def judge_remote(sweep, threshold):
     rem = [t for t in sweep.transfers if t.channel == "remote"]
 
+    solos = _solos_by_node(sweep)
+
     def share(t):
         base = sweep.together.get(t.src)
         if base is None:
-            solos = [d.solo for d in sweep.drives.values() if d.node == t.src and d.solo]
-            base = sum(solos) if solos else None
+            base = solos.get(t.src)
         return _ratio(t.gbps, base)
 
     shares = {id(t): share(t) for t in rem}
@@ -415,6 +502,8 @@ def judge_remote(sweep, threshold):
     pairs = _Pairs("remote", rem, lambda t: _ratio(shares[id(t)], m),
                    lambda t, x: sweep.together.get(t.src) if x == t.src else None)
     parts, s, lk = judge_pairs(pairs, threshold, "drive->remote", "node")
+    for e in parts:
+        e["group"] = "share of its drives together"
     suspects = []
     for x, state, ratio, ev in s:
         ev["fleet_median_share_of_local"] = m
@@ -449,8 +538,10 @@ def _explain_remote(fsus, rsus):
     return out
 
 
-def judge(sweep, threshold=THRESHOLD):
-    """The judgement: {"threshold", "nodes", "parts", "suspects", "matrix", ...}."""
+def judge(sweep, threshold=THRESHOLD, worst=10):
+    """The judgement: {"threshold", "nodes", "verdicts" (one per node), "kinds" (a
+    summary per kind of part, its worst first), "suspects" (worst first),
+    "not_measured_parts", "parts", ...}."""
     dparts, dsus = judge_drives(sweep, threshold)
     low_drive_nodes = {s["node"] for s in dsus}
     tparts, tsus = judge_together(sweep, threshold, low_drive_nodes)
@@ -460,24 +551,34 @@ def judge(sweep, threshold=THRESHOLD):
     rsus = _explain_remote(fsus, rsus)
     order = {"node": 0, "rail": 1, "drive": 2, "link": 3}
     suspects = sorted(dsus + tsus + fsus + rsus,
-                      key=lambda s: (order[s["kind"]], s["node"], s["component"]))
-    measured = {t.src for t in sweep.transfers} | {t.dst for t in sweep.transfers} | \
-        {d.node for d in sweep.drives.values()}
+                      key=lambda s: (s["state"] != "low", s["ratio"] if s["ratio"] is not None
+                                     else 1.0, order[s["kind"]], s["node"], s["component"]))
+    parts = dparts + tparts + fparts + rparts
+    missing = verdict.missing_parts(sweep, verdict.expected_parts(sweep.meta))
+    verdicts = verdict.node_verdicts(sweep, suspects, missing)
     skipped = sweep.meta.get("skipped") if isinstance(sweep.meta.get("skipped"), list) else []
     failed = sweep.meta.get("failed") if isinstance(sweep.meta.get("failed"), list) else []
     failed = [{"part": f["part"], "reason": str(f.get("reason", ""))[:300]} for f in failed
               if isinstance(f, dict) and isinstance(f.get("part"), str)]
+    tally = {v: sum(x["verdict"] == v for x in verdicts)
+             for v in ("PASS", "SUSPECT", "NOT MEASURED")}
     return {
         "tool": "nbw-fleet", "command": "judge", "threshold": threshold,
         "suite_version": sweep.meta.get("suite_version"),
-        "nodes": len(sweep.nodes), "measured_nodes": len(measured),
-        "not_measured": sorted(set(sweep.nodes) - measured),
+        "nodes": len(sweep.nodes), "measured_nodes": len(verdict.measured_kinds(sweep)),
+        "verdict_counts": tally,
+        "not_measured": [x["node"] for x in verdicts if x["verdict"] == "NOT MEASURED"],
         "skipped": skipped, "failed": failed, "unreadable": sweep.unreadable,
+        "not_measured_parts": missing,
         "counts": {"drives": len(dparts), "rail_parts": len(fparts),
                    "transfers": sum(not t.retest for t in sweep.transfers),
                    "retests": sum(t.retest for t in sweep.transfers)},
+        "kinds": verdict.kind_summary(parts, threshold, worst),
         "suspects": suspects,
-        "parts": dparts + tparts + fparts + rparts,
+        "verdicts": verdicts,
+        "groups": sweep.meta.get("groups") if isinstance(sweep.meta.get("groups"), dict)
+        else {},
+        "parts": parts,
     }
 
 
@@ -513,58 +614,77 @@ def pair_matrix(sweep, threshold=THRESHOLD):
 
 # --- what the isolate phase measures again ----------------------------------------
 
+ALONE_RAILS = 2  # rails of a node measured each alone at most (the lowest first)
+
+
 def retests_wanted(sweep, threshold=THRESHOLD, seed=0):
-    """The isolate phase's work, from the sweep so far: {"drives": [nodes to read
-    again], "fabric": [(src, dst, rail)], "remote": [(src, dst)]}. Each part under
-    suspicion against two partners that passed (both directions), each low pair that
-    no part explains measured again. Deterministic for a seed."""
+    """The isolate phase's work, from the screening: {"drives": [nodes to read again],
+    "fabric": [(a, b)] pairs measured again (every rail, both ways: --bidir),
+    "alone": [(a, b, rail)] a rail of a pair measured alone, "remote": [(a, b)]}. Each
+    part under suspicion against two partners that passed, each low pair that no part
+    explains again, and a node's rails under suspicion (the lowest ALONE_RAILS) each
+    alone with a partner that passed (low alone: the rail; normal alone: a limit the
+    rails share upstream). Deterministic for a seed."""
     rng = random.Random(seed)
-    want = {"drives": [], "fabric": [], "remote": []}
+    want = {"drives": [], "fabric": [], "alone": [], "remote": []}
     _, dsus = judge_drives(sweep, threshold)
     _, tsus = judge_together(sweep, threshold, {s["node"] for s in dsus})
     want["drives"] = sorted({s["node"] for s in dsus + tsus})
     nodes = sorted(set(sweep.nodes) | {t.src for t in sweep.transfers} |
                    {t.dst for t in sweep.transfers})
-    fab = [t for t in sweep.transfers if t.channel != "remote" and not t.retest]
-    kind = {id(t): _fabric_kind(sweep, t) for t in fab}
-    med = _median_by(fab, lambda t: kind[id(t)], lambda t: t.gbps)
-    by_rail = {}
-    for t in fab:
-        by_rail.setdefault(t.channel, []).append(t)
-    explained = set()
-    for rail in sorted(by_rail):
-        pairs = _Pairs(rail, by_rail[rail], lambda t: _ratio(t.gbps, med.get(kind[id(t)])))
-        for src, dst in _isolate_pairs(pairs, nodes, threshold, rng):
-            want["fabric"].append((src, dst, rail))
-        explained |= part_candidates(pairs, threshold)
+    _, ratio, by_rail, _ = _fabric(sweep)
+    per_rail = {rail: _Pairs(rail, [t for t in ts if not t.retest], ratio)
+                for rail, ts in sorted(by_rail.items())}
+    first = {}
+    want["fabric"] = _isolate_pairs(list(per_rail.values()), nodes, threshold, rng,
+                                    first=first)
+    cands = {rail: part_candidates(p, threshold) for rail, p in per_rail.items()}
+    if len(per_rail) > 1:
+        for x in sorted(set().union(*cands.values())):
+            rails = sorted((r for r, c in cands.items() if x in c),
+                           key=lambda r: (_node_ratio(per_rail[r], x), r))[:ALONE_RAILS]
+            if x in first:
+                want["alone"] += [(x, first[x], r) for r in rails]
     rem = [t for t in sweep.transfers if t.channel == "remote" and not t.retest]
     if rem:
         def share(t):
             return _ratio(t.gbps, sweep.together.get(t.src))
         m = statistics.median([s for s in map(share, rem) if s is not None] or [1])
         pairs = _Pairs("remote", rem, lambda t: _ratio(share(t), m))
-        want["remote"] = _isolate_pairs(pairs, nodes, threshold, rng, explained)
+        want["remote"] = _isolate_pairs([pairs], nodes, threshold, rng,
+                                        set().union(*cands.values()) if cands else set())
     return want
 
 
-def _isolate_pairs(pairs, nodes, threshold, rng, explained=frozenset()):
-    """Retests of the parts under suspicion and of the low pairs; those through a node
-    in explained (a rail under suspicion, for drive -> remote) are left out: its rail
-    is retested already and explains them."""
-    cands = part_candidates(pairs, threshold) - set(explained)
+def _node_ratio(pairs, x):
+    ratios = [r for rs in pairs.sweep.get(x, {}).values() for r in rs]
+    return statistics.median(ratios) if ratios else 1.0
+
+
+def _isolate_pairs(channels, nodes, threshold, rng, explained=frozenset(), first=None):
+    """The pairs to measure again over channels (a _Pairs each: the rails, or
+    drive -> remote): each part under suspicion on any of them with two partners that
+    passed, each low pair that no part explains; a pair through a node in explained (a
+    rail under suspicion, for drive -> remote) is left out: its rail is retested and
+    explains it. first: {node: the first partner it got} for the rails alone."""
+    cands = set().union(*(part_candidates(p, threshold) for p in channels)) - set(explained)
     bad = cands | set(explained)
-    # A partner that passed: not under suspicion, and low only with parts that are.
-    good = [n for n in nodes if n in pairs.sweep and n not in bad
-            and not _low_partners(pairs.sweep[n], threshold, exclude=bad)]
-    to_test, again = set(cands), []
-    for (a, b), rs in sorted(pairs.pair_sweep.items()):
-        if min(rs) < threshold and not {a, b} & bad:
-            to_test.update((a, b))
-            again += [(a, b), (b, a)]
+    again = []
+    for p in channels:
+        for (a, b), rs in sorted(p.pair_sweep.items()):
+            if min(rs) < threshold and not {a, b} & bad and (a, b) not in again:
+                again.append((a, b))
+    to_test = cands | {x for pair in again for x in pair}
+    # A partner that passed: measured, not under suspicion, low only with parts that are.
+    good = [n for n in nodes if any(n in p.sweep for p in channels) and n not in to_test
+            and n not in bad and not any(_low_partners(p.sweep.get(n, {}), threshold,
+                                                       exclude=bad) for p in channels)]
     out = list(again)
     for x in sorted(to_test):
-        choice = [g for g in good if g != x and g not in pairs.sweep.get(x, {})] or \
-            [g for g in good if g != x]
+        met = set().union(*(p.sweep.get(x, {}).keys() for p in channels))
+        choice = [g for g in good if g not in met] or good
         for g in rng.sample(choice, min(2, len(choice))):
-            out += [(x, g), (g, x)]
+            out.append((x, g))
+            if first is not None:
+                first.setdefault(x, g)
     return out

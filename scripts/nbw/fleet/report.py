@@ -1,6 +1,8 @@
 """nbw.fleet.report: a sweep's judgement as text, as JSON and as one self-contained HTML
-page (the suspects with their evidence, and the pair matrix as a heat map in inline
-SVG; a PNG of the heat map beside the page when gnuplot is installed)."""
+page: the suspects worst first with their evidence, each kind of part, what was not
+measured, the nodes (those not PASS open, those that PASS folded), and the pair matrix
+as a heat map in inline SVG, a row per node up to NAMED_UP_TO nodes, a row per group
+beyond (a PNG of it beside the page when gnuplot is installed, for the small ones)."""
 
 import base64
 import html
@@ -82,39 +84,90 @@ def reason(s):
                      _gb(ev.get("fleet_median_gb_per_s")), low)
 
 
-def text(result, out):
+def _fig(v):
+    return "%.2f" % v if isinstance(v, (int, float)) else "-"
+
+
+NOT_MEASURED_SHOWN = 20  # parts not measured listed in the text (--json lists them all)
+
+
+def text(result, out, nodes_shown=None):
+    """The judgement for a person: the counts, the suspects worst first, what was not
+    measured and why, a summary per kind of part with its worst, then one line per node
+    (those not PASS first; nodes_shown: all, problems or none; by default all up to 64
+    nodes, the problems beyond)."""
     w = out.write
-    w("nbw-fleet judge: %d nodes (%d measured), %d transfers, %d retests, threshold %s of "
-      "the median of each kind\n" % (result["nodes"], result["measured_nodes"],
-                                     result["counts"]["transfers"], result["counts"]["retests"],
-                                     _pct(result["threshold"])))
-    for s in result["skipped"]:
-        w("  not measured: %s (%s)\n" % (s.get("node"), s.get("reason")))
-    for n in result["not_measured"]:
-        if not any(s.get("node") == n for s in result["skipped"]):
-            w("  not measured: %s\n" % n)
-    for f in result.get("failed", []):
-        w("  not measured: %s (%s)\n" % (f["part"], f["reason"]))
-    if result["unreadable"]:
-        w("  %d unreadable file(s) left out, the first: %s\n" % (
-            len(result["unreadable"]), result["unreadable"][0]))
+    vc = result.get("verdict_counts") or {}
+    w("nbw-fleet judge: %d nodes: %d PASS, %d SUSPECT, %d NOT MEASURED; %d transfers, %d "
+      "retests; threshold %s of the median of each kind\n" % (
+          len(result.get("verdicts") or []) or result["nodes"], vc.get("PASS", 0),
+          vc.get("SUSPECT", 0), vc.get("NOT MEASURED", 0), result["counts"]["transfers"],
+          result["counts"]["retests"], _pct(result["threshold"])))
     sus = result["suspects"]
     if not sus:
         w("no suspect: every part is within %s of its kind's median\n" % _pct(result["threshold"]))
+    else:
+        w("%d suspect%s, the worst first:\n" % (len(sus), "" if len(sus) == 1 else "s"))
+        w("  %-6s %-16s %-28s %-8s %6s  %s\n" % ("kind", "node", "component", "state", "ratio",
+                                                 "evidence"))
+        for s in sus:
+            w("  %-6s %-16s %-28s %-8s %6s  %s\n" % (s["kind"], s["node"], s["component"],
+                                                     s["state"], _pct(s["ratio"]), reason(s)))
+    miss = result.get("not_measured_parts") or []
+    if miss:
+        w("%d part%s not measured:\n" % (len(miss), "" if len(miss) == 1 else "s"))
+        for m in miss[:NOT_MEASURED_SHOWN]:
+            w("  not measured: %s (%s)\n" % (m["part"], m["reason"]))
+        if len(miss) > NOT_MEASURED_SHOWN:
+            w("  ... and %d more (--json lists them)\n" % (len(miss) - NOT_MEASURED_SHOWN))
+    kinds_text(result.get("kinds") or [], w)
+    nodes_text(result.get("verdicts") or [], w, nodes_shown)
+
+
+def kinds_text(kinds, w):
+    if not kinds:
         return
-    w("%d suspect%s:\n" % (len(sus), "" if len(sus) == 1 else "s"))
-    w("  %-6s %-16s %-28s %-8s %6s  %s\n" % ("kind", "node", "component", "state", "ratio",
-                                             "evidence"))
-    for s in sus:
-        w("  %-6s %-16s %-28s %-8s %6s  %s\n" % (s["kind"], s["node"], s["component"],
-                                                 s["state"], _pct(s["ratio"]), reason(s)))
+    w("each kind of part (figures in GB/s; drive->remote: GB/s of the drives' share):\n")
+    for k in kinds:
+        low = " low below %s" % _fig(k["threshold_gb_per_s"]) if k["threshold_gb_per_s"] \
+            else ""
+        w("  %-15s %-30s %5d, min %s median %s max %s%s\n" % (
+            k["kind"], k["group"][:30], k["count"], _fig(k["min"]), _fig(k["median"]),
+            _fig(k["max"]), low))
+        worst = [x for x in k["worst"] if x["ratio"] is not None][:5]
+        if worst:
+            w("    worst: %s\n" % ", ".join("%s %s %s (%s)" % (
+                x["node"], x["component"], _fig(x["figure_gb_per_s"]), _pct(x["ratio"]))
+                for x in worst))
+
+
+def nodes_text(verdicts, w, shown=None):
+    if not verdicts:
+        return
+    shown = shown or ("all" if len(verdicts) <= 64 else "problems")
+    if shown == "none":
+        return
+    rank = {"SUSPECT": 0, "NOT MEASURED": 1, "PASS": 2}
+    rows = sorted(verdicts, key=lambda v: rank[v["verdict"]])
+    if shown == "problems":
+        rows = [v for v in rows if v["verdict"] != "PASS"]
+    passed = sum(v["verdict"] == "PASS" for v in verdicts)
+    w("nodes%s:\n" % ("" if shown == "all" else " not PASS (%d PASS not listed: "
+                      "--nodes-shown all)" % passed))
+    width = max(len(v["node"]) for v in verdicts)
+    for v in rows:
+        line = v["verdict"] + (": " + v["what"] if v["what"] else "")
+        if v["notes"]:
+            line += " (%s)" % "; ".join(v["notes"])
+        w("  %-*s  %s\n" % (width, v["node"], line))
 
 
 def as_json(result, out):
     doc = dict(result)
     doc["suspects"] = [dict(s, reason=reason(s)) for s in result["suspects"]]
-    json.dump(doc, out, indent=1, sort_keys=False)
-    out.write("\n")
+    # One write: json.dump's thousands of small writes cost more than the judgement
+    # itself at 4096 nodes.
+    out.write(json.dumps(doc, indent=1, sort_keys=False) + "\n")
 
 
 def _colour(r, threshold):
@@ -130,27 +183,135 @@ def _colour(r, threshold):
     return "#%02x%02x%02x" % (int(240 - t * 40), int(200 - t * 170), 40)
 
 
-def heatmap_svg(nodes, matrix, threshold, size=640):
+NAMED_UP_TO = 64  # up to this many nodes the matrix has a row and a column per node
+GROUPS_AT_MOST = 64  # beyond, a row and a column per group of nodes, at most this many
+
+
+def group_nodes(nodes, groups=None):
+    """[(label, [nodes])] for the matrix of a large fleet: by the hostfile's rack or
+    switch when it gives one (groups: {node: name}; more names than GROUPS_AT_MOST are
+    taken several a row, in order), else by ranges of the nodes' order."""
+    if groups and all(n in groups for n in nodes):
+        names = sorted({groups[n] for n in nodes})
+        per = -(-len(names) // GROUPS_AT_MOST)
+        out = []
+        for i in range(0, len(names), per):
+            chunk = names[i:i + per]
+            label = chunk[0] if len(chunk) == 1 else "%s..%s" % (chunk[0], chunk[-1])
+            members = [n for n in nodes if groups[n] in set(chunk)]
+            out.append((label, members))
+        return out
+    per = -(-len(nodes) // GROUPS_AT_MOST)
+    return [("%s..%s" % (nodes[i], nodes[min(i + per, len(nodes)) - 1]), nodes[i:i + per])
+            for i in range(0, len(nodes), per)]
+
+
+def grouped_matrix(groups, matrix, threshold):
+    """{(i, j): (worst ratio, pairs, pairs low, the worst pair)} between groups i <= j."""
+    where = {n: i for i, (_, members) in enumerate(groups) for n in members}
+    out = {}
+    for (a, b), r in matrix.items():
+        if a not in where or b not in where:
+            continue
+        key = tuple(sorted((where[a], where[b])))
+        worst, count, low, pair = out.get(key, (None, 0, 0, None))
+        if worst is None or r < worst:
+            worst, pair = r, (a, b)
+        out[key] = (worst, count + 1, low + (r < threshold), pair)
+    return out
+
+
+def heatmap_svg(nodes, matrix, threshold, size=640, groups=None):
+    """The pair matrix: a cell per pair of nodes (named on the axes) up to NAMED_UP_TO
+    nodes, else per pair of groups (its worst pair's ratio, the count of pairs and of
+    low ones in its title)."""
     n = len(nodes)
     if n == 0:
         return "<p>No pairs measured.</p>"
-    cell = max(1.0, size / n)
-    idx = {x: i for i, x in enumerate(nodes)}
+    if n <= NAMED_UP_TO:
+        labels = list(nodes)
+        cells = {}
+        idx = {x: i for i, x in enumerate(nodes)}
+        for (a, b), r in matrix.items():
+            if a in idx and b in idx:
+                cells[(idx[a], idx[b])] = (r, "%s - %s: %s of the median" % (a, b, _pct(r)))
+    else:
+        gs = group_nodes(nodes, groups)
+        labels = [g[0] for g in gs]
+        cells = {}
+        for (i, j), (r, count, low, pair) in grouped_matrix(gs, matrix, threshold).items():
+            cells[(i, j)] = (r, "%s - %s: %d pairs, %d low; the worst %s - %s at %s" % (
+                labels[i], labels[j], count, low, pair[0], pair[1], _pct(r)))
+    return _svg(labels, cells, threshold, size)
+
+
+def _svg(labels, cells, threshold, size):
+    m = len(labels)
+    cell = max(1.0, size / m)
+    pad = 7.0 * max(len(x) for x in labels) if m <= NAMED_UP_TO else 0
+    font = max(4.0, min(11.0, cell * 0.8))
+    pad = min(pad * font / 11.0, 220.0)
+    total = pad + cell * m
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
              'viewBox="0 0 %g %g" role="img" aria-label="pair matrix">' % (
-                 size, size, cell * n, cell * n),
-             '<rect width="100%" height="100%" fill="#f4f4f4"/>']
-    for (a, b), r in sorted(matrix.items()):
-        if a not in idx or b not in idx:
-            continue
+                 total, total, total, total),
+             '<rect width="%g" height="%g" x="%g" y="%g" fill="#f4f4f4"/>' % (
+                 cell * m, cell * m, pad, pad)]
+    if pad:
+        for i, x in enumerate(labels):
+            c = pad + (i + 0.5) * cell
+            parts.append('<text x="%g" y="%g" font-size="%g" text-anchor="end" '
+                         'dominant-baseline="middle">%s</text>' % (pad - 2, c, font,
+                                                                   html.escape(x)))
+            parts.append('<text transform="translate(%g,%g) rotate(-90)" font-size="%g" '
+                         'dominant-baseline="middle">%s</text>' % (c, pad - 2, font,
+                                                                   html.escape(x)))
+    for (i, j), (r, tip) in sorted(cells.items()):
         col = _colour(r, threshold)
-        tip = "%s - %s: %s of the median" % (a, b, _pct(r))
-        for i, j in ((idx[a], idx[b]), (idx[b], idx[a])):
+        for a, b in {(i, j), (j, i)}:
             parts.append('<rect x="%g" y="%g" width="%g" height="%g" fill="%s"><title>%s'
-                         '</title></rect>' % (j * cell, i * cell, cell, cell, col,
+                         '</title></rect>' % (pad + b * cell, pad + a * cell, cell, cell, col,
                                               html.escape(tip)))
     parts.append("</svg>")
     return "".join(parts)
+
+
+NOT_MEASURED_PAGE = 500  # parts not measured listed on the page (--json lists them all)
+EVIDENCE_PAGE = 200  # suspects whose evidence the page carries in full
+
+
+def _rows(items, cells):
+    return "".join("<tr>%s</tr>" % "".join("<td>%s</td>" % html.escape(str(c)) for c in cells(x))
+                   for x in items)
+
+
+def _nodes_html(verdicts):
+    """The nodes not PASS in a table (open), those that PASS by name (folded)."""
+    bad = [v for v in verdicts if v["verdict"] != "PASS"]
+    good = [v for v in verdicts if v["verdict"] == "PASS"]
+    out = ['<details id="nodes-bad" open><summary>%d node%s not PASS</summary>' % (
+        len(bad), "" if len(bad) == 1 else "s")]
+    if bad:
+        out.append('<table><tr><th>node</th><th>verdict</th><th>what</th><th>notes</th></tr>'
+                   '%s</table>' % _rows(bad, lambda v: (v["node"], v["verdict"], v["what"],
+                                                         "; ".join(v["notes"]))))
+    out.append('</details><details id="nodes-pass"><summary>%d node%s PASS</summary><p>%s</p>'
+               '</details>' % (len(good), "" if len(good) == 1 else "s", " ".join(
+                   html.escape(v["node"]) + (" (%s)" % html.escape("; ".join(v["notes"]))
+                                             if v["notes"] else "") for v in good)))
+    return "".join(out)
+
+
+def _kinds_html(kinds):
+    return "<table id=\"kinds\"><tr><th>kind</th><th>group</th><th>parts</th><th>min</th>" \
+        "<th>median</th><th>max</th><th>low below</th><th>the worst</th></tr>%s</table>" % \
+        _rows(kinds, lambda k: (k["kind"], k["group"], k["count"], _fig(k["min"]),
+                                _fig(k["median"]), _fig(k["max"]),
+                                _fig(k["threshold_gb_per_s"]) if k["threshold_gb_per_s"]
+                                else "-",
+                                ", ".join("%s %s (%s)" % (x["node"], x["component"],
+                                                          _pct(x["ratio"]))
+                                          for x in k["worst"][:3])))
 
 
 def html_page(result, nodes, matrix, png=None):
@@ -163,39 +324,75 @@ def html_page(result, nodes, matrix, png=None):
     if not rows:
         rows = "<tr><td colspan=6>No suspect: every part within %s of its kind's median." \
                "</td></tr>" % _pct(th)
+    miss = result.get("not_measured_parts") or []
+    missing = "".join("<li>%s: %s</li>" % (html.escape(m["part"]), html.escape(m["reason"]))
+                      for m in miss[:NOT_MEASURED_PAGE])
+    missing += "<li>... and %d more (nbw-fleet judge --json lists them)</li>" % (
+        len(miss) - NOT_MEASURED_PAGE) if len(miss) > NOT_MEASURED_PAGE else ""
     skipped = "".join("<li>%s: %s</li>" % (html.escape(str(s.get("node"))),
                                            html.escape(str(s.get("reason"))))
                       for s in result["skipped"])
-    evidence = html.escape(json.dumps(result["suspects"], indent=1))
+    evidence = html.escape(json.dumps(result["suspects"][:EVIDENCE_PAGE], indent=1))
     img = '<p><img src="%s" alt="pair matrix (PNG)"></p>' % html.escape(png) if png else ""
-    return """<!DOCTYPE html>
+    vc = result.get("verdict_counts") or {}
+    named = len(nodes) <= NAMED_UP_TO
+    beyond = "" if named else "<p>Suspects by group: %s</p>" % html.escape("; ".join(
+        "%s %s (%s)" % (s["node"], s["component"], _group_of(s["node"], nodes,
+                                                             result.get("groups")))
+        for s in result["suspects"][:EVIDENCE_PAGE]) or "none")
+    return PAGE % (
+        vc.get("PASS", 0), vc.get("SUSPECT", 0), vc.get("NOT MEASURED", 0),
+        result["nodes"], result["counts"]["transfers"], result["counts"]["retests"], _pct(th),
+        html.escape(str(result["suite_version"])),
+        rows, _kinds_html(result.get("kinds") or []),
+        "<h2>Not measured</h2><ul>%s%s</ul>" % (skipped, missing) if skipped or missing else "",
+        _nodes_html(result.get("verdicts") or []),
+        "a row and a column per node" if named else
+        "a row and a column per group of nodes (%s), each cell its worst pair" % (
+            "by rack or switch, from the hostfile" if result.get("groups") else
+            "ranges of the nodes' order"),
+        heatmap_svg(nodes, matrix, th, groups=result.get("groups")), beyond, img,
+        min(len(result["suspects"]), EVIDENCE_PAGE), evidence)
+
+
+def _group_of(node, nodes, groups):
+    for label, members in group_nodes(nodes, groups):
+        if node in members:
+            return label
+    return "-"
+
+
+PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>nbw-fleet: the sweep's judgement</title>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
 <style>
-body{font-family:sans-serif;margin:2em;max-width:70em}
+body{font-family:sans-serif;margin:2em;max-width:80em}
 table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:.2em .5em;text-align:left}
 tr.low td{background:#fde0dc}tr.unsteady td{background:#fff3cd}
 pre{background:#f6f6f6;padding:1em;overflow:auto;max-height:30em}
+summary{cursor:pointer;font-weight:bold;margin:.5em 0}
 </style></head><body>
 <h1>Fleet sweep: the judgement</h1>
-<p id="summary">%d nodes (%d measured), %d transfers, %d retests; threshold %s of the
-median of each kind (suite version %s).</p>
-<h2>Suspects</h2>
+<p id="summary">%d PASS, %d SUSPECT, %d NOT MEASURED of %d nodes; %d transfers, %d retests;
+threshold %s of the median of each kind (suite version %s).</p>
+<h2>Suspects, the worst first</h2>
 <table id="suspects"><tr><th>kind</th><th>node</th><th>component</th><th>state</th>
 <th>ratio</th><th>evidence</th></tr>%s</table>
+<h2>Each kind of part</h2>
+%s
+%s
+<h2>Nodes</h2>
 %s
 <h2>Pair matrix</h2>
-<p>Each cell: the worst ratio to the median over the rails and both directions of the
-pair (green: at the median, yellow: the threshold, red: half; grey: not measured).</p>
+<p>Each cell: the worst ratio to the median over the rails and both directions (%s;
+green: at the median, yellow: the threshold, red: half; grey: not measured).</p>
 %s
 %s
-<h2>Evidence</h2>
-<pre>%s</pre>
+%s
+<details><summary>Evidence of the first %d suspects</summary>
+<pre>%s</pre></details>
 </body></html>
-""" % (result["nodes"], result["measured_nodes"], result["counts"]["transfers"],
-       result["counts"]["retests"], _pct(th), html.escape(str(result["suite_version"])), rows,
-       "<h2>Not measured</h2><ul>%s</ul>" % skipped if skipped else "",
-       heatmap_svg(nodes, matrix, th), img, evidence)
+"""
 
 
 def data_uri(path):

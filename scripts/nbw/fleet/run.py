@@ -1,16 +1,20 @@
-"""nbw.fleet.run: the sweep itself, through the launchers the suite already has.
+"""nbw.fleet.run: the sweep itself, in steps the launcher runs over the nodes.
 
-Phases, each resumable (a part whose file exists is never measured again):
-  local     every node at once: nvme_link_probe --json through the launcher, and
-            run_bench.sh baseline (nvme_read_bw --baseline) on the node;
-  fabric    the plan's rounds of disjoint pairs, rail by rail, each direction in turn:
-            run_bench.sh aggregate with --source mem, every pair of a round at once;
-  remote    each node's drives into a partner's DRAM (run_bench.sh aggregate);
-  isolate   what judge.retests_wanted() asks for: parts below their kind's median
-            against two partners that passed, low pairs again, drives read again.
-The two-node logic (sink first, the source once it listens, retries, timeouts,
-stopping what runs on a node) is run_bench.sh's: each pair is one run_bench.sh
-aggregate, its LAUNCHER and settings from the environment as for run_bench.sh.
+Phases, each resumable (a part whose file exists is never measured again; a pair is
+kept whole or not at all):
+  local     one step, every node: nvme_link_probe --json, then nvme_read_bw --baseline
+            (each drive alone, then all together) in the same launch;
+  fabric    a step per round of the plan: every pair of the round at once, each pair one
+            run of nvme_write_bw_remote --bidir from memory on every rail (a step per
+            round and rail with --rails-one-by-one);
+  remote    each node's drives into a partner's DRAM, both ways at once (--bidir);
+  isolate   what judge.retests_wanted() asks for, in full windows: drives read again,
+            then pairs in disjoint batches (each part under suspicion against two
+            partners that passed, low pairs again, rails under suspicion alone), at
+            most --isolate-budget steps.
+A step goes through nbw.fleet.launch: one srun step inside a Slurm allocation, else a
+LAUNCHER process per node, --fanout at once. The host keeps the schedule and the files
+the nodes' answers carry (nbw.fleet.tasks).
 """
 
 import fcntl
@@ -19,25 +23,31 @@ import os
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 from . import FORMAT
+from . import plan as planmod
 from .judge import judge, retests_wanted
+from .launch import Fanout, LaunchError, Srun, scratch
 from .plan import Plan, human_seconds, remote_rounds
 from .sweepdir import NAME_RE, load_json, read_sweep
+from .tasks import Settings, why_failed
 
 PROG = "nbw-fleet"
 EXIT_INTERRUPTED = 130
+EXIT_USAGE = 2
+HOSTFILE_MAX = 16 << 20
 
 
 class RunError(Exception):
     """A reason to stop before or between phases; its text is the message."""
+
+    def __init__(self, text, status=1):
+        Exception.__init__(self, text)
+        self.status = status
 
 
 def say(text):
@@ -47,124 +57,110 @@ def say(text):
 
 # --- nodes ------------------------------------------------------------------------
 
+def read_hostfile(path):
+    """(names, {name: rack or switch}, [problems], [warnings]) of a hostfile: the first
+    word of each line (name:slots taken as name; # starts a comment), rack=R or
+    switch=S after it for the page's groups. A bad name is a problem, one line each; a
+    name twice a warning (kept once)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(HOSTFILE_MAX + 1)
+    except OSError as e:
+        raise RunError("%s: %s" % (path, e.strerror), EXIT_USAGE) from None
+    if len(data) > HOSTFILE_MAX:
+        raise RunError("%s: larger than %d MiB: not a hostfile" % (path, HOSTFILE_MAX >> 20),
+                       EXIT_USAGE)
+    names, groups, problems, warnings, first = [], {}, [], [], {}
+    for no, raw in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        words = raw.split("#", 1)[0].split()
+        if not words:
+            continue
+        name = words[0]
+        if name.count(":") == 1 and name.split(":")[1].isdigit():
+            name = name.split(":")[0]
+        if not NAME_RE.match(name) or len(name) > 255:
+            problems.append("%s:%d: '%s': not a node name (letters, digits and ._:@%%- only)"
+                            % (path, no, name[:80]))
+            continue
+        if name in first:
+            warnings.append("%s:%d: %s again (first on line %d): counted once" % (
+                path, no, name, first[name]))
+            continue
+        first[name] = no
+        names.append(name)
+        for w in words[1:]:
+            key, _, val = w.partition("=")
+            if key in ("rack", "switch") and val and NAME_RE.match(val):
+                groups[name] = val
+    return names, groups, problems, warnings
+
+
+def slurm_nodes(env):
+    """The allocation's nodes in Slurm's order (scontrol show hostnames)."""
+    try:
+        r = subprocess.run(["scontrol", "show", "hostnames", env["SLURM_JOB_NODELIST"]],
+                           capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise RunError("scontrol show hostnames: %s" % e) from None
+    if r.returncode != 0:
+        raise RunError("scontrol show hostnames: %s" % r.stderr.strip())
+    return r.stdout.split()
+
+
 def nodes_from(args, env):
-    """The node list: --nodes, --hostfile, or the Slurm allocation; RunError otherwise."""
+    """(node list, groups): --nodes, --hostfile, or the Slurm allocation; RunError
+    otherwise. A hostfile's bad names are said one a line, then refused."""
     if args.nodes:
-        return list(args.nodes)
+        return list(args.nodes), {}
     if args.hostfile:
-        try:
-            with open(args.hostfile) as f:
-                lines = f.read(1 << 20).splitlines()
-        except OSError as e:
-            raise RunError("%s: %s" % (args.hostfile, e.strerror)) from None
-        names = []
-        for line in lines:
-            word = line.split("#", 1)[0].split()
-            if word and word[0] not in names:
-                names.append(word[0].split(":", 1)[0] if word[0].count(":") == 1 else word[0])
-        return names
+        names, groups, problems, warnings = read_hostfile(args.hostfile)
+        for w in warnings:
+            say(w)
+        for p in problems:
+            say(p)
+        if problems:
+            raise RunError("%s: %d bad name%s: refused, nothing was run" % (
+                args.hostfile, len(problems), "" if len(problems) == 1 else "s"), EXIT_USAGE)
+        return names, groups
     if env.get("SLURM_JOB_NODELIST"):
-        try:
-            r = subprocess.run(["scontrol", "show", "hostnames", env["SLURM_JOB_NODELIST"]],
-                               capture_output=True, text=True, timeout=30)
-        except (OSError, subprocess.SubprocessError) as e:
-            raise RunError("scontrol show hostnames: %s" % e) from None
-        if r.returncode != 0:
-            raise RunError("scontrol show hostnames: %s" % r.stderr.strip())
-        return r.stdout.split()
+        return slurm_nodes(env), {}
     raise RunError("no nodes: --nodes, --hostfile, or run inside a Slurm allocation")
 
 
-# --- the launcher (run_bench.sh's rules) -----------------------------------------------
-
-class Launcher:
-    """LAUNCHER... HOST CMD... as run_bench.sh runs it: split on white space; for ssh,
-    pdsh and rsh (LAUNCHER_QUOTE=auto) the command joined into one shell line; for
-    kubectl and oc "--" before the command; this machine's names without launcher."""
-
-    def __init__(self, env):
-        self.words = (env.get("LAUNCHER") or "ssh -o BatchMode=yes -o ConnectTimeout=10").split()
-        if not self.words:
-            raise RunError("LAUNCHER is empty")
-        base = os.path.basename(self.words[0])
-        quote = env.get("LAUNCHER_QUOTE", "auto")
-        self.quote = base in ("ssh", "pdsh", "rsh") if quote == "auto" else quote == "yes"
-        self.sep = []
-        if base in ("kubectl", "oc"):
-            # Options before the pod, then "--" and the command (as run_bench.sh).
-            self.sep = ["--"]
-            if env.get("KUBECTL_NAMESPACE"):
-                self.words += ["-n", env["KUBECTL_NAMESPACE"]]
-            if env.get("KUBECTL_CONTAINER"):
-                self.words += ["-c", env["KUBECTL_CONTAINER"]]
-        self.tool_dir = env.get("TOOL_DIR") or ""
-        me = socket.gethostname()
-        self.here = {"localhost", "127.0.0.1", me, me.split(".")[0], socket.getfqdn()}
-
-    def tool(self, name):
-        return os.path.join(self.tool_dir, name) if self.tool_dir else name
-
-    def argv(self, node, cmd):
-        if node in self.here:
-            return list(cmd)
-        if self.quote:
-            return self.words + [node] + self.sep + [" ".join(shlex.quote(w) for w in cmd)]
-        return self.words + [node] + self.sep + list(cmd)
+def make_launcher(kind, env, top, fanout, nodes):
+    """The step launcher: srun inside a Slurm allocation (LAUNCHER unset or srun), else
+    LAUNCHER's fan-out; kind (srun or ssh) chooses."""
+    if kind is None:
+        words = (env.get("LAUNCHER") or "").split()
+        inside = bool(env.get("SLURM_JOB_ID") and env.get("SLURM_JOB_NODELIST"))
+        kind = "srun" if inside and (not words or os.path.basename(words[0]) == "srun") \
+            else "ssh"
+    if kind == "srun":
+        order = nodes
+        if env.get("SLURM_JOB_NODELIST"):
+            try:
+                alloc = slurm_nodes(env)
+                order = alloc + [n for n in nodes if n not in set(alloc)]
+            except RunError:
+                pass
+        return Srun(env, order, scratch(top))
+    return Fanout(env, fanout)
 
 
-# --- the sweep ---------------------------------------------------------------------
-
-# spawn()'s status of a command stopped at its time limit (no exit status is negative
-# but a signal's, and this one is no signal's).
-TIMED_OUT = -1000
-
-
-def signal_session(sid, sig):
-    """sig to every process of session sid (start_new_session: sid is the leader's pid),
-    whatever process group it moved to (GNU timeout makes one of its own)."""
-    pids = [sid]
-    for d in os.listdir("/proc"):
-        if not d.isdigit() or int(d) == sid:
-            continue
-        try:
-            with open("/proc/%s/stat" % d) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 3 and fields[3] == str(sid):
-            pids.append(int(d))
-    for pid in pids:
-        try:
-            os.kill(pid, sig)
-        except OSError:
-            pass
-
-
-def status_words(rc):
-    """An exit status in words: "exit status N", or the time limit's."""
-    return "stopped at its time limit" if rc == TIMED_OUT else "exit status %d" % rc
-
+# --- the sweep's directory --------------------------------------------------------------
 
 class Sweep:
-    """One sweep directory being written: its settings, its lock, its parts."""
+    """One sweep directory being written: its settings, its parts, its steps."""
 
-    def __init__(self, top, meta, env, out=sys.stderr):
+    def __init__(self, top, meta, env, launcher, out=sys.stderr):
         self.top, self.meta, self.env, self.out = top, meta, env, out
-        self.launcher = Launcher(env)
+        self.launcher = launcher
+        self.settings = Settings(env, meta)
         self.stop = threading.Event()
-        self.lock = threading.Lock()
-        self.done = self.total = 0
         self.started = time.monotonic()
-        self.window = float(meta["duration"]) + float(meta["warmup"]) + 5.0
-        # run_bench.sh's own bounds (set-up, the sink first, retries) fit well inside
-        self.part_limit = int(4 * self.window + 300)
-        # run_bench.sh's stop_on_node takes up to 55 s (timeout -k 5 50) on a slow node
-        self.stop_grace = 60.0
-        self.run_bench = env.get("NBW_RUN_BENCH") or os.path.join(
-            os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-            "run_bench.sh")
+        self.steps_done = 0
+        self.steps_total = 1
 
-    # -- files
     def path(self, rel):
         return os.path.join(self.top, rel)
 
@@ -182,129 +178,21 @@ class Sweep:
     def save_meta(self):
         self.put("sweep.json", json.dumps(self.meta, indent=1) + "\n")
 
-    # -- processes
-    def spawn(self, argv, timeout, env=None):
-        """(rc, stdout, stderr) of argv, in a session of its own; rc None when the sweep was
-        stopped (Ctrl-C: argv halted). Past timeout seconds argv is halted and rc is
-        TIMED_OUT, stderr ending with "timed out after N s": a failure of its part, like
-        any other exit status."""
-        if self.stop.is_set():
-            return None, "", "stopped"
-        try:
-            p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                 env=env, start_new_session=True)
-        except OSError as e:
-            return None, "", "%s: %s" % (argv[0], e.strerror)
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                # a second at a time, to see Ctrl-C (retrying loses no output)
-                o, e = p.communicate(timeout=max(0.05, min(1.0, deadline - time.monotonic())))
-                rc = p.returncode
-                break
-            except subprocess.TimeoutExpired:
-                if self.stop.is_set():
-                    o, e = self.halt(p)
-                    rc = None
-                    break
-                if time.monotonic() >= deadline:
-                    o, e = self.halt(p)
-                    rc = TIMED_OUT
-                    e = (e or "") + "\ntimed out after %d s (stopped)\n" % timeout
-                    break
-        if self.stop.is_set():
-            rc = None
-        return rc, o, e
+    def fail(self, rel, reason, node=None):
+        self.meta.setdefault("failed", []).append({"part": rel, "reason": reason[-300:],
+                                                   "node": node})
 
-    def halt(self, p):
-        """p's output once it is gone: SIGTERM to its whole session (run_bench.sh then stops
-        what it started on the nodes, in about 55 s at most), SIGKILL to what is left of it
-        stop_grace s later; if a process outside its session still holds its output 10 s
-        after that, what it wrote is given up and said so."""
-        signal_session(p.pid, signal.SIGTERM)
-        try:
-            return p.communicate(timeout=self.stop_grace)
-        except subprocess.TimeoutExpired:
-            signal_session(p.pid, signal.SIGKILL)
-        try:
-            return p.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            for f in (p.stdout, p.stderr):
-                f.close()
-            return "", "its output still held 10 s after SIGKILL to its session (a process " \
-                "outside it keeps it open); not read\n"
-
-    def interrupt(self):
-        """SIGINT: stop starting parts; the running ones are halted by their spawn()."""
-        self.stop.set()
-
-    def progress(self, phase, where, ok):
-        with self.lock:
-            self.done += 1
-            done, total = self.done, self.total
-        left = (total - done) * (time.monotonic() - self.started) / done if done else 0
-        self.out.write("%s: %s: %s: %d of %d parts done%s, about %s left\n" % (
-            PROG, phase, where, done, total, "" if ok else " (this one failed)",
-            human_seconds(left)))
-        self.out.flush()
-
-    def fail(self, part, reason):
-        with self.lock:
-            self.meta.setdefault("failed", []).append({"part": part, "reason": reason[-300:]})
-
-    # -- one part each
-    def bench_env(self, **kw):
-        env = dict(self.env)
-        env.update({"RESULTS": "none", "DURATION": "%g" % self.meta["duration"],
-                    "WARMUP": "%g" % self.meta["warmup"]})
-        for k, v in kw.items():
-            if v is None:
-                env.pop(k, None)
-            else:
-                env[k] = v
-        return env
-
-    def run_bench_part(self, mode, rel, pick, **kw):
-        """run_bench.sh MODE with settings kw; its document pick (a file name in the run
-        directory) saved as rel. True when kept."""
-        work = tempfile.mkdtemp(prefix=".work.", dir=self.top)
-        try:
-            env = self.bench_env(RESULTS_DIR=work, RUN_NAME="run", **kw)
-            rc, o, e = self.spawn(["bash", self.run_bench, mode], self.part_limit, env)
-            doc = os.path.join(work, "run", pick)
-            if rc == 0 and load_json(doc) is not None:
-                os.makedirs(os.path.dirname(self.path(rel)), exist_ok=True)
-                shutil.copyfile(doc, self.path(rel) + ".part")
-                os.replace(self.path(rel) + ".part", self.path(rel))
-                self.forget_logs(rel)
-                return True
-            if rc is not None:
-                self.fail(rel, "%s; its logs: failed/%s.d/" % (failure_line(e or o, rc), rel))
-                self.keep_logs(os.path.join(work, "run"), rel, "%s %s" % (
-                    os.path.basename(self.run_bench), mode), rc, e)
-            return False
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-
-    def keep_logs(self, run, rel, what, rc, err):
-        """A failed part's logs kept as failed/REL.d/, why it failed after the scratch
-        is gone: its tools' (the last 64 KiB of each) and run_bench.log, run_bench.sh's
-        own stderr (the last 64 KiB) ending with its exit status. An older try's logs
-        go first."""
+    def keep_logs(self, rel, node, res, reason):
+        """A failed part's logs in failed/REL.d/: the last lines of its tool's standard
+        error on the node and why it failed."""
         dest = self.path(os.path.join("failed", rel + ".d"))
         shutil.rmtree(dest, ignore_errors=True)
         try:
             os.makedirs(dest, exist_ok=True)
-            with open(os.path.join(dest, "run_bench.log"), "w") as f:
-                f.write((err or "")[-65536:])
-                f.write("%s: %s\n" % (what, status_words(rc)))
-            names = sorted(n for n in os.listdir(run) if n.endswith(".log"))
-            for n in [n for n in names if n != "run_bench.log"][:32]:
-                with open(os.path.join(run, n), "rb") as f:
-                    f.seek(max(0, os.path.getsize(f.name) - 65536))
-                    data = f.read()
-                with open(os.path.join(dest, n), "wb") as f:
-                    f.write(data)
+            with open(os.path.join(dest, "%s.log" % node), "w") as f:
+                for line in (res.err if res else []):
+                    f.write(line + "\n")
+                f.write("%s: %s\n" % (node, reason))
         except OSError:
             pass
 
@@ -324,136 +212,283 @@ class Sweep:
                 break
             d = os.path.dirname(d)
 
-    def probe(self, node):
-        rel = "nodes/%s/probe.json" % node
-        if self.have(rel):
-            return True
-        cmd = [self.launcher.tool("nvme_link_probe"), "--json"] + self.meta.get("probe_args", [])
-        rc, o, e = self.spawn(self.launcher.argv(node, cmd), 120)
-        # 3: an expectation (--expect-*) not met: the document is the evidence.
-        if rc in (0, 3):
-            try:
-                json.loads(o)
-            except ValueError:
-                self.fail(rel, "not JSON")
-                return False
-            self.put(rel, o)
-            return True
-        if rc is not None:
-            self.fail(rel, (e.strip().splitlines() or ["exit %s" % rc])[-1])
-        return False
+    def step(self, phase, where, units, limit):
+        """Run units (lists of (node, [Item])) as one step; the answers per node."""
+        t0 = time.monotonic()
+        answers = self.launcher.run(units, limit, self.stop, "%s: %s" % (phase, where))
+        tm = self.meta.setdefault("timing", {}).setdefault(phase, {"seconds": 0.0, "steps": 0})
+        tm["seconds"] = round(tm["seconds"] + time.monotonic() - t0, 3)
+        tm["steps"] += 1
+        self.steps_done += 1
+        return answers
 
-    def read(self, node, rel):
-        if self.have(rel):
-            return True
-        # SRC_DISKS, when set, names the drives of every node (run_bench.sh gives a
-        # node in the source's role its drives).
-        return self.run_bench_part("baseline", rel, "baseline-%s.json" % node, NODES=node,
-                                   SINK_NODE=None, SRC_NODE=node)
+    def progress(self, phase, where, kept, failed):
+        spent = time.monotonic() - self.started
+        left = max(0, self.steps_total - self.steps_done) * spent / max(1, self.steps_done)
+        self.out.write("%s: %s: %s: %d kept, %d failed; step %d of %d, %s so far, about %s "
+                       "left\n" % (PROG, phase, where, kept, failed, self.steps_done,
+                                   self.steps_total, human_seconds(spent), human_seconds(left)))
+        self.out.flush()
 
-    def transfer(self, src, dst, rail, rel):
-        if self.have(rel):
-            return True
-        devs = self.meta.get("rail_devs") or []
-        dev = devs[rail] if rail is not None and rail < len(devs) else None
-        mem = rail is not None
-        return self.run_bench_part(
-            "aggregate", rel, "aggregate-%s.json" % dst, SINK_NODE=dst, SRC_NODE=src,
-            SRC_NODES=None, SINK_ADDR=(self.meta.get("addresses") or {}).get(dst),
-            SRC_ADDR=None, NODES=None, BIDIR="0", RDMA_DEV=dev,
-            SINK_DISKS=None, SRC_DISKS=None if mem else self.env.get("SRC_DISKS"),
-            SRC_ARGS=" ".join(filter(None, ["--source mem" if mem else "",
-                                            self.env.get("SRC_ARGS", "")])),
-            SINK_ARGS=" ".join(filter(None, ["--no-local", self.env.get("SINK_ARGS", "")])))
+    # -- what came back
+    def result_of(self, answers, node, item):
+        """(Result or None, why it is not kept or None)."""
+        a = answers.get(node)
+        if a is None:
+            return None, "not run (stopped)" if self.stop.is_set() else "no answer"
+        if a.problem:
+            return a.results.get(item.rel), a.problem
+        res = a.results.get(item.rel)
+        if res is None:
+            return None, "no answer for it (the task ended before it)"
+        if res.rc not in item.ok:
+            return res, why_failed(res)
+        try:
+            doc = json.loads("\n".join(res.out))
+        except ValueError:
+            return res, "not JSON (%s)" % why_failed(res)
+        if not isinstance(doc, dict):
+            return res, "not a JSON object"
+        return res, None
+
+    def keep_single(self, answers, node, items):
+        """Each item of a node's task kept on its own; (kept, failed)."""
+        kept = failed = 0
+        for it in items:
+            res, why = self.result_of(answers, node, it)
+            if why is None:
+                self.put(it.rel, "\n".join(res.out).strip() + "\n")
+                self.forget_logs(it.rel)
+                kept += 1
+            elif not self.stop.is_set():
+                self.fail(it.rel, why, node)
+                self.keep_logs(it.rel, node, res, why)
+                failed += 1
+        return kept, failed
+
+    def keep_pair(self, answers, a, ia, b, ib):
+        """Both documents of a pair's run kept, or neither; who failed named. (kept,
+        failed) in parts."""
+        ra, wa = self.result_of(answers, a, ia)
+        rb, wb = self.result_of(answers, b, ib)
+        if wa is None and wb is None:
+            for it, res in ((ia, ra), (ib, rb)):
+                self.put(it.rel, "\n".join(res.out).strip() + "\n")
+                self.forget_logs(it.rel)
+            return 2, 0
+        if self.stop.is_set():
+            return 0, 0
+        pa = answers.get(a) and answers[a].problem
+        pb = answers.get(b) and answers[b].problem
+        blamed = a if pa and not pb else b if pb and not pa else \
+            a if wa and not wb else b if wb and not wa else None
+        for x, it, res, why, y, other in ((a, ia, ra, wa, b, wb), (b, ib, rb, wb, a, wa)):
+            if why is None:
+                why = "kept only with its partner's: %s failed (%s)" % (y, other)
+            elif blamed == y:
+                why = "its partner %s did not answer (%s)" % (y, other) if \
+                    answers.get(y) is None or answers[y].problem else \
+                    "its partner %s failed (%s); here: %s" % (y, other, why)
+            self.fail(it.rel, why, blamed)
+            self.keep_logs(it.rel, x, res, why)
+        return 0, 2
 
 
-def failure_line(text, rc):
-    """Why run_bench.sh failed, in one line: its last line naming a command that failed
-    ("aggregate on n2 failed (exit 1): ..."), else its last line, else its exit status."""
-    lines = [x.strip() for x in (text or "").splitlines() if x.strip()]
-    named = [x for x in lines if any(w in x for w in (" failed (exit ", "no result within",
-                                                      " not listening after ", "timed out after "))]
-    return (named or lines or ["exit %s" % rc])[-1]
-
-
-def fabric_rel(base, src, dst, rail):
-    return "%s/%s/%s.rail%d.json" % (base, src, dst, rail)
-
-
-def disjoint_batches(pairs):
-    """Greedy batches of pairs with no node twice in a batch (order kept)."""
-    batches = []
-    for p in pairs:
-        for b in batches:
-            if not any(x in p[:2] or y in p[:2] for x, y in ((q[0], q[1]) for q in b)):
-                b.append(p)
-                break
-        else:
-            batches.append([p])
-    return batches
-
-
-def run_batches(sw, phase, batches, one, parallel):
-    """Each batch's parts at once, batch after batch; False when stopped."""
-    with ThreadPoolExecutor(max_workers=parallel) as pool:
-        for k, batch in enumerate(batches):
-            if sw.stop.is_set():
-                return False
-            futures = [(where, pool.submit(fn)) for where, fn in batch]
-            for where, f in futures:
-                ok = f.result()
-                if not sw.stop.is_set():
-                    sw.progress(phase, "%s of %d, %s" % ("batch %d" % (k + 1) if len(batches) > 1
-                                                         else "all", len(batches), where), ok)
-    return not sw.stop.is_set()
-
+# --- the phases -------------------------------------------------------------------
 
 def preflight(sw, nodes):
-    """Each node's suite version (nvme_read_bw --version) through the launcher:
-    (reachable nodes, skipped [{node, reason}]); RunError when versions differ."""
+    """Each node's suite version (nvme_read_bw --version) and, with --rdma-netdev, its
+    address, in one step: (reachable nodes, skipped [{node, reason}], version);
+    RunError when versions differ."""
     netdev = sw.meta.get("rdma_netdev")
-
-    def version(node):
-        rc, o, e = sw.spawn(sw.launcher.argv(node, [sw.launcher.tool("nvme_read_bw"),
-                                                    "--version"]), 60)
-        if rc != 0:
-            return node, None, (e.strip().splitlines() or ["exit %s" % rc])[-1]
-        words = o.split()
-        if netdev:
-            addr, why = address(sw, node, netdev)
-            if addr is None:
-                return node, None, why
-            with sw.lock:
-                sw.meta.setdefault("addresses", {})[node] = addr
-        return node, words[-1] if words else "?", None
-
-    with ThreadPoolExecutor(max_workers=min(64, max(1, len(nodes)))) as pool:
-        res = list(pool.map(version, nodes))
+    items = sw.settings.version(netdev)
+    answers = sw.launcher.run([[(n, items)] for n in nodes], 120, sw.stop, "preflight")
     ok, skipped, versions = [], [], {}
-    for node, v, why in res:
-        if v is None:
-            skipped.append({"node": node, "reason": "unreachable: %s" % why})
-            say("%s: unreachable, skipped (%s)" % (node, why))
-        else:
-            ok.append(node)
-            versions.setdefault(v, []).append(node)
+    for n in nodes:
+        res, why = sw.result_of(answers, n, items[0])
+        if why is None or (res is not None and res.rc == 0):
+            words = " ".join(res.out).split()
+            why = None if words else "nvme_read_bw --version printed nothing"
+        if why is None and netdev:
+            why = address_of(sw, answers, n, items[1], netdev)
+        if why is not None:
+            skipped.append({"node": n, "reason": why})
+            say("%s: skipped (%s)" % (n, why))
+            continue
+        ok.append(n)
+        versions.setdefault(" ".join(res.out).split()[-1], []).append(n)
     if len(versions) > 1:
         raise RunError("suite versions differ: %s; refused, nothing was measured" % "; ".join(
             "%s on %s" % (v, ", ".join(n)) for v, n in sorted(versions.items())))
     return ok, skipped, (next(iter(versions)) if versions else None)
 
 
-def address(sw, node, netdev):
-    """(node's IPv4 address on netdev, None) asked on the node, or (None, why)."""
-    rc, o, e = sw.spawn(sw.launcher.argv(node, ["ip", "-4", "-o", "addr", "show", "dev",
-                                                netdev]), 60)
-    for line in (o or "").splitlines() if rc == 0 else []:
+def address_of(sw, answers, node, item, netdev):
+    """None once node's IPv4 address on netdev is in meta["addresses"], else why not."""
+    res = answers[node].results.get(item.rel) if answers.get(node) else None
+    for line in res.out if res is not None and res.rc == 0 else []:
         words = line.split()
         if "inet" in words[:-1]:
-            return words[words.index("inet") + 1].split("/")[0], None
-    return None, "no IPv4 address on %s (--rdma-netdev)%s" % (
-        netdev, ": " + e.strip().splitlines()[-1] if rc != 0 and e and e.strip() else "")
+            sw.meta.setdefault("addresses", {})[node] = words[words.index("inet") + 1].split("/")[0]
+            return None
+    last = [x for x in (res.err if res else []) if x.strip()]
+    return "no IPv4 address on %s (--rdma-netdev)%s" % (netdev, ": " + last[-1] if last else "")
 
+
+def peer(sw, node):
+    return (sw.meta.get("addresses") or {}).get(node) or node
+
+
+def local_phase(sw, nodes):
+    s = sw.settings
+    units = []
+    for n in nodes:
+        items = [] if sw.have("nodes/%s/probe.json" % n) else [s.probe("nodes/%s/probe.json" % n)]
+        if sw.meta.get("drives") != 0 and not sw.have("nodes/%s/read.json" % n):
+            items.append(s.read("nodes/%s/read.json" % n))
+        if items:
+            units.append([(n, items)])
+    if not units:
+        return True
+    limit = max(sum(it.limit for it in items) for u in units for _, items in u) + 60
+    answers = sw.step("local", "every node", units, limit)
+    kept = failed = 0
+    for u in units:
+        k, f = sw.keep_single(answers, u[0][0], u[0][1])
+        kept, failed = kept + k, failed + f
+    sw.progress("local", "%d nodes" % len(units), kept, failed)
+    return not sw.stop.is_set()
+
+
+def pair_items(sw, base, a, b, mem, full=False, rail=None):
+    name = (lambda y: "%s.rail%d.json" % (y, rail)) if rail is not None else \
+        (lambda y: "%s.json" % y)
+    ra, rb = "%s/%s/%s" % (base, a, name(b)), "%s/%s/%s" % (base, b, name(a))
+    s = sw.settings
+    return (s.remote(ra, peer(sw, b), mem, full, rail), s.remote(rb, peer(sw, a), mem, full, rail))
+
+
+def pair_step(sw, phase, where, pairs):
+    """pairs: [(a, ia, b, ib)]: one step, every pair at once, each kept whole."""
+    todo = [(a, ia, b, ib) for a, ia, b, ib in pairs if not (sw.have(ia.rel) and sw.have(ib.rel))]
+    if not todo:
+        return True
+    units = [[(a, [ia]), (b, [ib])] for a, ia, b, ib in todo]
+    limit = max(max(ia.limit, ib.limit) for _, ia, _, ib in todo) + 60
+    answers = sw.step(phase, where, units, limit)
+    kept = failed = 0
+    for a, ia, b, ib in todo:
+        k, f = sw.keep_pair(answers, a, ia, b, ib)
+        kept, failed = kept + k, failed + f
+    sw.progress(phase, "%s (%d pairs)" % (where, len(todo)), kept, failed)
+    return not sw.stop.is_set()
+
+
+def fabric_phase(sw, plan):
+    names = plan.names
+    rails = [None]
+    if sw.meta.get("rails_one_by_one"):
+        rails = list(range(len([d for d in sw.meta.get("rail_devs") or [] if d])))
+    for r in range(plan.rounds):
+        for rail in rails:
+            pairs = []
+            for a, b in plan.round(r)[0]:
+                ia, ib = pair_items(sw, "fabric", names[a], names[b], True, rail=rail)
+                pairs.append((names[a], ia, names[b], ib))
+            where = "round %d of %d%s" % (r + 1, plan.rounds,
+                                          ", rail %d" % rail if rail is not None else "")
+            if not pair_step(sw, "fabric", where, pairs):
+                return False
+    return True
+
+
+def remote_phase(sw, plan):
+    names = plan.names
+    rounds = remote_rounds(plan)
+    for k, rnd in enumerate(rounds):
+        pairs = []
+        for a, b in rnd:
+            ia, ib = pair_items(sw, "remote", names[a], names[b], False)
+            pairs.append((names[a], ia, names[b], ib))
+        if not pair_step(sw, "drive->remote", "round %d of %d" % (k + 1, len(rounds)), pairs):
+            return False
+    return True
+
+
+def disjoint_batches(tasks, most):
+    """Greedy batches of tasks (a tuple starting with two nodes) with no node twice in a
+    batch and at most most nodes in one (order kept)."""
+    batches = []
+    for t in tasks:
+        for b in batches:
+            used = {x for q in b for x in q[:2]}
+            if t[0] not in used and t[1] not in used and len(used) + 2 <= most:
+                b.append(t)
+                break
+        else:
+            batches.append([t])
+    return batches
+
+
+def isolate_phase(sw):
+    """The retests the screening asks for, in full windows, at most --isolate-budget
+    steps of pairs (drives read again besides)."""
+    want = retests_wanted(read_sweep(sw.top), float(sw.meta.get("threshold", 0.9)),
+                          seed=sw.meta.get("seed") or 0)
+    s = sw.settings
+    reads = [[(n, [s.read("isolate/nodes/%s/read.json" % n, full=True)])]
+             for n in want["drives"] if not sw.have("isolate/nodes/%s/read.json" % n)]
+    if reads:
+        limit = max(u[0][1][0].limit for u in reads) + 60
+        answers = sw.step("isolate", "drives read again", reads, limit)
+        kept = failed = 0
+        for u in reads:
+            k, f = sw.keep_single(answers, u[0][0], u[0][1])
+            kept, failed = kept + k, failed + f
+        sw.progress("isolate", "drives read again on %d nodes" % len(reads), kept, failed)
+        if sw.stop.is_set():
+            return False
+    devs = [d for d in sw.meta.get("rail_devs") or [] if d]
+    tasks = [(a, b, "isolate/fabric", True, None) for a, b in want["fabric"]]
+    tasks += [(a, b, "isolate/alone", True, r) for a, b, r in want["alone"] if r < len(devs)]
+    tasks += [(a, b, "isolate/remote", False, None) for a, b in want["remote"]]
+    items = []
+    for a, b, base, mem, rail in tasks:
+        ia, ib = pair_items(sw, base, a, b, mem, full=True, rail=rail)
+        if not (sw.have(ia.rel) and sw.have(ib.rel)):
+            items.append((a, b, ia, ib))
+    most = sw.launcher.fanout or len(sw.meta["nodes"])
+    batches = disjoint_batches(items, max(2, most))
+    budget = int(sw.meta.get("isolate_budget", 4))
+    if len(batches) > budget:
+        say("isolate: %d retest steps wanted, %d in the budget (--isolate-budget): the rest "
+            "is not retested" % (len(batches), budget))
+        batches = batches[:budget]
+    sw.steps_total = sw.steps_done + len(batches)
+    for k, batch in enumerate(batches):
+        if not pair_step(sw, "isolate", "retests %d of %d" % (k + 1, len(batches)),
+                         [(a, ia, b, ib) for a, b, ia, ib in batch]):
+            return False
+    return True
+
+
+def phases(sw, plan):
+    """The four phases; False when interrupted."""
+    m = sw.meta
+    e = planmod.estimate(plan, max(1, len([d for d in m.get("rail_devs") or [] if d])),
+                         1 if m.get("drives") != 0 else 0, planmod.Durations(),
+                         one_by_one=bool(m.get("rails_one_by_one")), remote=m.get("remote"))
+    sw.steps_total = sum(v for k, v in e["steps"].items() if k != "isolate_max") + 1
+    if not local_phase(sw, plan.names):
+        return False
+    if not fabric_phase(sw, plan):
+        return False
+    if m.get("remote") and m.get("drives") != 0 and not remote_phase(sw, plan):
+        return False
+    return isolate_phase(sw)
+
+
+# --- the command ---------------------------------------------------------------------
 
 def new_sweep_dir(top):
     """Create top for a new sweep; RunError when it holds anything (two sweeps never
@@ -474,149 +509,126 @@ def take_lock(top):
     return f
 
 
-def phases(sw, plan, parallel):
-    """The four phases; False when interrupted."""
-    m = sw.meta
-    names = plan.names
-    rails = int(m["rails"])
-    # local
-    local = [(n, lambda n=n: all([sw.probe(n), sw.read(n, "nodes/%s/read.json" % n)]))
-             for n in names if not (sw.have("nodes/%s/probe.json" % n)
-                                    and sw.have("nodes/%s/read.json" % n))]
-    fabric = []
-    for r in range(plan.rounds):
-        pairs = plan.round(r)[0]
-        for rail in range(rails):
-            for way in (0, 1):
-                batch = []
-                for a, b in pairs:
-                    s, d = (names[a], names[b]) if way == 0 else (names[b], names[a])
-                    rel = fabric_rel("fabric", s, d, rail)
-                    if not sw.have(rel):
-                        batch.append(("round %d of %d, rail %d, %s -> %s" % (
-                            r + 1, plan.rounds, rail, s, d),
-                            lambda s=s, d=d, rail=rail, rel=rel: sw.transfer(s, d, rail, rel)))
-                if batch:
-                    fabric.append(batch)
-    remote = []
-    if m.get("remote", True):
-        for rnd in remote_rounds(plan):
-            batch = []
-            for a, b in rnd:
-                s, d = names[a], names[b]
-                rel = "remote/%s/%s.json" % (s, d)
-                if not sw.have(rel):
-                    batch.append(("%s -> %s" % (s, d),
-                                  lambda s=s, d=d, rel=rel: sw.transfer(s, d, None, rel)))
-            if batch:
-                remote.append(batch)
-    sw.total = len(local) + sum(map(len, fabric)) + sum(map(len, remote))
-    if local and not run_batches(sw, "local", [local], None, parallel):
-        return False
-    if fabric and not run_batches(sw, "fabric", fabric, None, parallel):
-        return False
-    if remote and not run_batches(sw, "drive->remote", remote, None, parallel):
-        return False
-    return isolate(sw, parallel)
+def new_meta(args, nodes, groups):
+    devs = args.rail_devs or [None]
+    return {"tool": PROG, "format": FORMAT, "suite_version": None, "nodes": nodes,
+            "groups": groups, "rails": len(devs), "rail_devs": devs,
+            "drives": 0 if args.no_drives else None, "pairs": args.pairs, "seed": args.seed,
+            "duration": args.duration, "warmup": args.warmup,
+            "retest_duration": args.retest_duration, "retest_warmup": args.retest_warmup,
+            "threshold": args.threshold, "isolate_budget": args.isolate_budget,
+            "rails_one_by_one": bool(args.rails_one_by_one),
+            "probe_args": args.probe_arg or [], "rdma_netdev": args.rdma_netdev,
+            "addresses": {}, "remote": not (args.no_remote or args.no_drives),
+            "skipped": [], "failed": [], "timing": {}, "state": "running"}
 
 
-def isolate(sw, parallel):
-    want = retests_wanted(read_sweep(sw.top), float(sw.meta.get("threshold", 0.9)),
-                          seed=sw.meta.get("seed") or 0)
-    budget = int(sw.meta.get("isolate_budget", 16))
-    drives = [("read %s again" % n, lambda n=n: sw.read(n, "isolate/nodes/%s/read.json" % n))
-              for n in want["drives"] if not sw.have("isolate/nodes/%s/read.json" % n)]
-    fab = disjoint_batches([(s, d, rail) for s, d, rail in want["fabric"]
-                            if not sw.have(fabric_rel("isolate/fabric", s, d, rail))])
-    rem = disjoint_batches([(s, d) for s, d in want["remote"]
-                            if not sw.have("isolate/remote/%s/%s.json" % (s, d))])
-    batches = ([drives] if drives else []) + [
-        [("rail %d, %s -> %s" % (r, s, d),
-          lambda s=s, d=d, r=r: sw.transfer(s, d, r, fabric_rel("isolate/fabric", s, d, r)))
-         for s, d, r in b] for b in fab] + [
-        [("%s -> %s drives" % (s, d),
-          lambda s=s, d=d: sw.transfer(s, d, None, "isolate/remote/%s/%s.json" % (s, d)))
-         for s, d in b] for b in rem]
-    if len(batches) > budget:
-        say("isolate: %d retest windows wanted, %d in the budget (--isolate-budget): the rest "
-            "is not retested" % (len(batches), budget))
-        batches = batches[:budget]
-    sw.total += sum(map(len, batches))
-    return run_batches(sw, "isolate", batches, None, parallel) if batches else True
+def open_sweep(args, env, top):
+    """(meta, lock, launcher) of a new sweep (its directory made) or of one resumed."""
+    if args.resume is not None:
+        meta = load_json(os.path.join(top, "sweep.json"))
+        if not isinstance(meta, dict) or meta.get("tool") != PROG:
+            raise RunError("%s: not a sweep directory (no sweep.json of nbw-fleet)" % top)
+        if meta.get("format") != FORMAT:
+            raise RunError("%s: a sweep of format %s; this nbw-fleet writes format %d: "
+                           "start a new one" % (top, meta.get("format"), FORMAT))
+        lock = take_lock(top)
+        return meta, lock, make_launcher(args.launcher, env, top, args.fanout, meta["nodes"])
+    nodes, groups = nodes_from(args, env)
+    bad = [n for n in nodes if not NAME_RE.match(n)]
+    if bad:
+        raise RunError("node name '%s': letters, digits and ._:@%%- only" % bad[0], EXIT_USAGE)
+    if args.rails_one_by_one and not args.rail_devs:
+        raise RunError("--rails-one-by-one needs --rail-devs (the rails' devices)", EXIT_USAGE)
+    new_sweep_dir(top)
+    lock = take_lock(top)
+    return new_meta(args, nodes, groups), lock, make_launcher(args.launcher, env, top,
+                                                             args.fanout, nodes)
+
+
+def check_time(args, env, meta, launcher):
+    """RunError when the plan does not fit --max-time or the allocation's time left."""
+    from .cli import plan_document, fit_line
+    ns = type("A", (), {})()
+    ns.rails = max(1, len([d for d in meta.get("rail_devs") or [] if d]))
+    disks = env.get("SRC_DISKS") or ""
+    ns.drives = 0 if meta.get("drives") == 0 else len(disks.split(",")) if disks else 8
+    ns.seed, ns.pairs = meta.get("seed"), meta.get("pairs")
+    for k in ("duration", "warmup", "retest_duration", "retest_warmup", "isolate_budget"):
+        setattr(ns, k, meta.get(k))
+    ns.rails_one_by_one = bool(meta.get("rails_one_by_one"))
+    ns.no_remote = not meta.get("remote")
+    ns.max_time = args.max_time
+    la = planmod.Launch(launcher.kind, launcher.fanout or planmod.FANOUT)
+    doc = plan_document(ns, Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"]), la,
+                        env)
+    line = fit_line(doc)
+    if line:
+        raise RunError("%s (with %d drives a node%s); refused, nothing was run" % (
+            line, ns.drives, "" if disks else ": SRC_DISKS names them"))
+    return doc
 
 
 def start(args, env, out=sys.stdout):
     """nbw-fleet run: the exit status."""
     resume = args.resume is not None
     top = args.resume if resume else args.out
+    made = False
     try:
-        if resume:
-            meta = load_json(os.path.join(top, "sweep.json"))
-            if not isinstance(meta, dict) or meta.get("tool") != PROG:
-                raise RunError("%s: not a sweep directory (no sweep.json of nbw-fleet)" % top)
-            lock = take_lock(top)
-        else:
-            nodes = nodes_from(args, env)
-            bad = [n for n in nodes if not NAME_RE.match(n)]
-            if bad:
-                raise RunError("node name '%s': letters, digits and ._:@%%- only" % bad[0])
-            new_sweep_dir(top)
-            lock = take_lock(top)
-            meta = {"tool": PROG, "format": FORMAT, "suite_version": None, "nodes": nodes,
-                    "rails": len(args.rail_devs) if args.rail_devs else 1,
-                    "rail_devs": args.rail_devs or [None], "drives": None,
-                    "pairs": args.pairs, "seed": args.seed, "duration": args.duration,
-                    "warmup": args.warmup, "threshold": args.threshold,
-                    "isolate_budget": args.isolate_budget, "probe_args": args.probe_arg or [],
-                    "rdma_netdev": args.rdma_netdev, "addresses": {},
-                    "remote": not args.no_remote, "skipped": [], "failed": [],
-                    "state": "running"}
-        sw = Sweep(top, meta, env)
+        meta, lock, launcher = open_sweep(args, env, top)
+        made = not resume
+        sw = Sweep(top, meta, env, launcher)
         if not resume:
-            try:
-                meta["nodes"], meta["skipped"], meta["suite_version"] = preflight(
-                    sw, meta["nodes"])
-                if len(meta["nodes"]) < 2:
-                    raise RunError("fewer than two nodes reachable: nothing to sweep")
-            except RunError:
-                # Refused before anything ran: the new directory goes again.
-                lock.close()
-                os.unlink(os.path.join(top, ".lock"))
-                os.rmdir(top)
-                raise
-            sw.save_meta()
+            check_time(args, env, meta, launcher)
+            meta["launcher"] = launcher.kind
+            meta["nodes"], meta["skipped"], meta["suite_version"] = preflight(sw, meta["nodes"])
+            if len(meta["nodes"]) < 2:
+                raise RunError("fewer than two nodes reachable: nothing to sweep")
         else:
             _, _, v = preflight(sw, meta["nodes"])
             if v is not None and meta.get("suite_version") not in (None, v):
                 raise RunError("the nodes now run suite version %s, the sweep was started with "
                                "%s: refused" % (v, meta["suite_version"]))
             meta["failed"] = []
-            meta["state"] = "running"
-            sw.save_meta()
-    except RunError as e:
+        meta["state"] = "running"
+        sw.save_meta()
+    except (RunError, LaunchError) as e:
+        if made:
+            # Refused before anything ran: the new directory goes again.
+            lock.close()
+            shutil.rmtree(top, ignore_errors=True)
         say(str(e))
-        return 1
+        return getattr(e, "status", 1)
     plan = Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"], names=meta["nodes"])
-    say("sweep of %d nodes (%d skipped), %d rails, pairs %s: %d rounds, in %s" % (
-        plan.n, len(meta["skipped"]), int(meta["rails"]), meta["pairs"], plan.rounds, top))
-    old = signal.signal(signal.SIGINT, lambda *_: sw.interrupt())
+    say("sweep of %d nodes (%d skipped), %d rails, pairs %s: %d rounds, through %s, in %s" % (
+        plan.n, len(meta["skipped"]), int(meta["rails"]), plan.mode, plan.rounds,
+        launcher.kind if launcher.kind == "srun" else "%s (fan-out %d)" % (
+            launcher.words[0], launcher.fanout), top))
+    old = signal.signal(signal.SIGINT, lambda *_: sw.stop.set())
     try:
-        finished = phases(sw, plan, args.parallel)
+        finished = phases(sw, plan)
+    except LaunchError as e:
+        say(str(e))
+        finished = None
     finally:
         signal.signal(signal.SIGINT, old)
-        meta["state"] = "done" if not sw.stop.is_set() else "interrupted"
+        meta["state"] = "done" if not sw.stop.is_set() and finished else "interrupted"
         sw.save_meta()
         lock.close()
+    if finished is None:
+        return 1
     if not finished:
         say("interrupted: what was measured is kept in %s; resume with: %s run --resume %s"
             % (top, PROG, shlex.quote(top)))
         return EXIT_INTERRUPTED
-    for f in meta.get("failed", []):
-        say("not measured: %s (%s)" % (f["part"], f["reason"]))
     result = judge(read_sweep(top), float(meta.get("threshold", 0.9)))
     from . import report
     with open(os.path.join(top, "judge.json"), "w") as f:
         report.as_json(result, f)
     report.text(result, out)
+    say("took %s: %s" % (human_seconds(time.monotonic() - sw.started), ", ".join(
+        "%s %d step%s %s" % (k, v["steps"], "" if v["steps"] == 1 else "s",
+                             human_seconds(v["seconds"]))
+        for k, v in (meta.get("timing") or {}).items())))
     say("done: %s (judge again: %s judge %s)" % (top, PROG, shlex.quote(top)))
     return 0

@@ -5,20 +5,33 @@ A sweep writes one directory; the judgement is a pure function of it:
   sweep.json                      {"tool":"nbw-fleet", "format", "suite_version",
                                    "nodes":[names], "rails", "drives", "pairs", "seed",
                                    "rail_devs":[per rail, a device name or null],
-                                   "skipped":[{"node", "reason"}], "state":"running|done"}
+                                   "groups":{node: rack or switch}, "launcher",
+                                   "skipped":[{"node", "reason"}],
+                                   "failed":[{"part", "reason", "node"}],
+                                   "timing":{phase: {"start", "end", "steps"}},
+                                   "state":"running|done|interrupted"}
   nodes/NODE/probe.json           nvme_link_probe --json
   nodes/NODE/read.json            nvme_read_bw --baseline --json (each drive alone in
                                   baseline[] "NAME alone", all together in total)
-  fabric/A/B.railI.json           nvme_write_bw_remote --json of the sink on B, the source
-                                  A writing from memory on rail I: the direction A -> B
-  remote/A/B.json                 the same with A's drives: A's drives -> B's DRAM
+  fabric/A/B.json                 A's nvme_write_bw_remote --bidir --json of its run with B
+                                  from memory, every rail at once: its "receive" (the sink's
+                                  report, a row per rail) is the direction B -> A
+  fabric/A/B.railI.json           the same on rail I alone (--rails-one-by-one)
+  remote/A/B.json                 A's --bidir document of its run with B with drives: B's
+                                  drives -> A's DRAM
   isolate/nodes/NODE/read.json    a retest of NODE's drives
-  isolate/fabric/A/B.railI.json   a retest of A -> B on rail I
-  isolate/remote/A/B.json         a retest of A's drives -> B's DRAM
+  isolate/fabric/A/B.json         a retest of the pair, every rail at once
+  isolate/alone/A/B.railI.json    rail I of the pair alone (a rail low with its siblings)
+  isolate/remote/A/B.json         a retest of the drive -> remote pair
+
+A sweep of format 1 (each direction a run of its own: fabric/A/B.railI.json the sink's
+document on B, A -> B) is read as it was written.
 
 Node names are checked (letters, digits and ._:@%-), so that a name is a path
 component. Every file is untrusted: a file that does not parse, or lacks the figure,
-is noted as unreadable and left out, never fatal.
+is noted as unreadable with the reason and left out, never fatal. A transfer keeps
+where it was read, not the document: the counters of the few low ones are read again
+(counters_of), so that a sweep of thousands of nodes fits in memory.
 """
 
 import json
@@ -28,7 +41,7 @@ import re
 from ..jsonutil import dig
 
 NAME_RE = re.compile(r"^[A-Za-z0-9._:@%-]+$")
-FABRIC_RE = re.compile(r"^([A-Za-z0-9._:@%-]+)\.rail([0-9]{1,4})\.json$")
+FABRIC_RE = re.compile(r"^([A-Za-z0-9._:@%-]+?)(?:\.rail([0-9]{1,4}))?\.json$")
 MAX_DOC = 16 << 20  # a tool's JSON document is far smaller: larger is not one
 
 
@@ -38,17 +51,25 @@ class SweepError(Exception):
 
 def load_json(path):
     """The parsed document, or None when missing, too large or not JSON."""
+    doc, _ = load_json_why(path)
+    return doc
+
+
+def load_json_why(path):
+    """(document, None), or (None, why: "missing", "too large", "not JSON")."""
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_DOC + 1)
-    except OSError:
-        return None
+    except FileNotFoundError:
+        return None, "missing"
+    except OSError as e:
+        return None, e.strerror or "unreadable"
     if len(data) > MAX_DOC:
-        return None
+        return None, "larger than %d MiB" % (MAX_DOC >> 20)
     try:
-        return json.loads(data)
+        return json.loads(data), None
     except ValueError:
-        return None
+        return None, "not JSON"
 
 
 def number(v):
@@ -70,20 +91,23 @@ class Drive:
 
 
 class Transfer:
-    """One measured A -> B (fabric on a rail, or remote: A's drives into B's DRAM)."""
+    """One measured A -> B (fabric on a rail, or remote: A's drives into B's DRAM), as
+    the receiving sink reported it. alone: the rail measured without its siblings."""
     __slots__ = ("src", "dst", "channel", "gbps", "line_rate", "src_dev", "dst_dev", "retest",
-                 "kind", "counters")
+                 "kind", "alone", "path", "side")
 
     def __init__(self, src, dst, channel, gbps, retest):
         self.src, self.dst, self.channel, self.gbps, self.retest = src, dst, channel, gbps, retest
         self.line_rate = self.src_dev = self.dst_dev = self.kind = None
-        self.counters = []  # the sink's port objects ("counters") of the rail it received on
+        self.alone = False
+        self.path = self.side = None  # where its document is (counters_of reads it again)
 
 
 class Sweep:
     """What a sweep directory holds, as measurements."""
 
     def __init__(self):
+        self.top = None
         self.meta = {}
         self.nodes = []
         self.drives = {}  # (node, name) -> Drive
@@ -93,13 +117,20 @@ class Sweep:
         self.reads = {}  # node -> its nvme_read_bw document (the drives' health, fleet/health.py)
         self.transfers = []
         self.unreadable = []  # paths left out
+        self.why = {}  # path (relative) -> why it was left out
+        self.present = set()  # relative paths of the documents read
+
+
+def _unreadable(sw, path, why):
+    sw.unreadable.append(path)
+    sw.why[os.path.relpath(path, sw.top) if sw.top else path] = why
 
 
 def _read_node(sw, node, path, retest):
-    doc = load_json(path)
+    doc, why = load_json_why(path)
     if not isinstance(doc, dict) or doc.get("tool") != "nvme_read_bw":
-        if os.path.exists(path):
-            sw.unreadable.append(path)
+        if why != "missing":
+            _unreadable(sw, path, why or "not nvme_read_bw's document")
         return
     drives = doc.get("drives") if isinstance(doc.get("drives"), list) else []
     if not retest:
@@ -130,28 +161,104 @@ def _read_node(sw, node, path, retest):
     total = number(dig(doc, "total", "gb_per_s"))
     if total is not None and len(drives) > 1:
         (sw.together_retest if retest else sw.together)[node] = total
+    sw.present.add(os.path.relpath(path, sw.top))
 
 
-def _read_transfer(sw, path, src, dst, channel, retest):
-    doc = load_json(path)
-    gbps = number(dig(doc, "rdma", "gb_per_s")) if isinstance(doc, dict) else None
-    if gbps is None or doc.get("tool") != "nvme_write_bw_remote":
-        sw.unreadable.append(path)
+def _rail_index(row, pos, devs):
+    """A row's rail: its sink device's place in --rail-devs, else its place in the
+    document's rows."""
+    dev = row.get("local_dev")
+    if isinstance(dev, str) and devs and dev in devs:
+        return devs.index(dev)
+    return pos
+
+
+def _transfers_of_report(sw, rep, src, dst, channel, retest, path, side, rail=None):
+    """The transfers of a sink's report of src -> dst: one per rail row (fabric), or
+    its RDMA total (remote). False when it has no figure."""
+    if not isinstance(rep, dict):
+        return False
+    rows = [r for r in rep.get("rails") or [] if isinstance(r, dict)][:64]
+    devs = sw.meta.get("rail_devs") if isinstance(sw.meta.get("rail_devs"), list) else []
+    out = []
+    if channel == "remote" or (rail is not None and len(rows) <= 1):
+        gbps = number(dig(rep, "rdma", "gb_per_s"))
+        if gbps is None:
+            return False
+        row = rows[0] if rows else {}
+        out.append((channel if channel == "remote" else rail, gbps, row))
+    else:
+        rows = sorted(rows, key=lambda r: (str(r.get("local_dev")), str(r.get("local_port"))))
+        for pos, row in enumerate(rows):
+            gbps = number(row.get("gb_per_s"))
+            if gbps is not None:
+                out.append((_rail_index(row, pos, devs), gbps, row))
+    if not out:
+        return False
+    for ch, gbps, row in out:
+        t = Transfer(src, dst, ch, gbps, retest)
+        t.line_rate = number(row.get("line_rate_gb_per_s"))
+        # The sink's report: its own port is local, the source's remote.
+        dev = row.get("local_dev")
+        t.dst_dev = dev if isinstance(dev, str) else None
+        dev = row.get("remote_dev")
+        t.src_dev = dev if isinstance(dev, str) else None
+        t.alone = rail is not None and channel != "remote"
+        t.path, t.side = path, side
+        sw.transfers.append(t)
+    return True
+
+
+def _read_transfer(sw, path, owner, partner, channel, retest, rail=None):
+    """One file of a pair: a --bidir document (the owner's: partner -> owner) or, in a
+    sweep of format 1, the sink's document of owner -> partner."""
+    doc, why = load_json_why(path)
+    if not isinstance(doc, dict) or doc.get("tool") != "nvme_write_bw_remote":
+        _unreadable(sw, path, why or "not nvme_write_bw_remote's document")
         return
-    t = Transfer(src, dst, channel, gbps, retest)
+    if doc.get("role") == "bidir":
+        ok = _transfers_of_report(sw, doc.get("receive"), partner, owner, channel, retest,
+                                  path, "receive", rail)
+    elif channel == "remote":  # format 1: the sink's document of owner -> partner
+        ok = _transfers_of_report(sw, doc, owner, partner, "remote", retest, path, None)
+    else:
+        ok = _read_format1(sw, doc, path, owner, partner, rail, retest)
+    if not ok:
+        _unreadable(sw, path, "no figure (rdma.gb_per_s)")
+        return
+    sw.present.add(os.path.relpath(path, sw.top))
+
+
+def _read_format1(sw, doc, path, src, dst, rail, retest):
+    """A sweep of format 1: the sink's document of src -> dst on one rail."""
+    gbps = number(dig(doc, "rdma", "gb_per_s"))
+    if gbps is None:
+        return False
+    t = Transfer(src, dst, rail if rail is not None else 0, gbps, retest)
     rails = doc.get("rails")
     if isinstance(rails, list) and rails and isinstance(rails[0], dict):
         t.line_rate = number(rails[0].get("line_rate_gb_per_s"))
-        # The sink's report: its own port is local, the source's remote.
         dev = rails[0].get("local_dev")
         t.dst_dev = dev if isinstance(dev, str) else None
         dev = rails[0].get("remote_dev")
         t.src_dev = dev if isinstance(dev, str) else None
-    ports = doc.get("counters")
-    if isinstance(ports, list):
-        t.counters = [p for p in ports[:64] if isinstance(p, dict)
-                      and (t.dst_dev is None or p.get("device") == t.dst_dev)]
+    t.path = path
     sw.transfers.append(t)
+    return True
+
+
+def counters_of(t):
+    """The receiving ports' counter objects of a transfer's rail (read again from its
+    document), [] when there are none."""
+    doc = load_json(t.path) if t.path else None
+    if not isinstance(doc, dict):
+        return []
+    rep = doc.get(t.side) if t.side else doc
+    ports = rep.get("counters") if isinstance(rep, dict) else None
+    if not isinstance(ports, list):
+        return []
+    return [p for p in ports[:64] if isinstance(p, dict)
+            and (t.dst_dev is None or p.get("device") == t.dst_dev)]
 
 
 def _names(path):
@@ -167,8 +274,16 @@ def _read_transfers(sw, base, retest):
         for f in _names(os.path.join(fab, a)):
             m = FABRIC_RE.match(f)
             if m:
-                _read_transfer(sw, os.path.join(fab, a, f), a, m.group(1), int(m.group(2)),
-                               retest)
+                rail = int(m.group(2)) if m.group(2) is not None else None
+                _read_transfer(sw, os.path.join(fab, a, f), a, m.group(1), "fabric", retest,
+                               rail)
+    alone = os.path.join(base, "alone")
+    for a in _names(alone):
+        for f in _names(os.path.join(alone, a)):
+            m = FABRIC_RE.match(f)
+            if m and m.group(2) is not None:
+                _read_transfer(sw, os.path.join(alone, a, f), a, m.group(1), "fabric", retest,
+                               int(m.group(2)))
     rem = os.path.join(base, "remote")
     for a in _names(rem):
         for f in _names(os.path.join(rem, a)):
@@ -182,15 +297,20 @@ def read_sweep(top):
     if not isinstance(meta, dict) or meta.get("tool") != "nbw-fleet":
         raise SweepError("%s: not a sweep directory (no readable sweep.json of nbw-fleet)" % top)
     sw = Sweep()
+    sw.top = top
     sw.meta = meta
     nodes = meta.get("nodes")
     sw.nodes = [x for x in nodes if isinstance(x, str) and NAME_RE.match(x)] \
         if isinstance(nodes, list) else []
     for node in _names(os.path.join(top, "nodes")):
         d = os.path.join(top, "nodes", node)
-        probe = load_json(os.path.join(d, "probe.json"))
+        path = os.path.join(d, "probe.json")
+        probe, why = load_json_why(path)
         if isinstance(probe, dict) and probe.get("tool") == "nvme_link_probe":
             sw.probe[node] = probe
+            sw.present.add(os.path.relpath(path, top))
+        elif why != "missing":
+            _unreadable(sw, path, why or "not nvme_link_probe's document")
         _read_node(sw, node, os.path.join(d, "read.json"), False)
         _read_node(sw, node, os.path.join(top, "isolate", "nodes", node, "read.json"), True)
     if not sw.nodes:

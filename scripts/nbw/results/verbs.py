@@ -78,6 +78,21 @@ def list_filter(args, runs):
     return runs
 
 
+# Beyond this many nodes a run's nodes are counted, not listed, and a trend draws the
+# spread of a run's figures (min, median, max) instead of a line per node.
+SPREAD_BEYOND = 8
+
+
+def nodes_cell(hosts):
+    """The list's nodes column: the names up to SPREAD_BEYOND, else their count and the
+    first and last (a fleet's)."""
+    if not hosts:
+        return "-"
+    if len(hosts) <= SPREAD_BEYOND:
+        return ",".join(hosts)
+    return "%d nodes (%s .. %s)" % (len(hosts), hosts[0], hosts[-1])
+
+
 def cmd_list(args):
     st = open_store(args)
     try:
@@ -91,7 +106,7 @@ def cmd_list(args):
     doc = [dict(run_brief(r), figures=counts.get(r["uuid"], 0)) for r in runs]
     pos = {r["uuid"]: i for i, r in enumerate(every)}
     rows = [("latest~%d" % (len(every) - 1 - pos[r["uuid"]]), r["uuid"][:8], r["started"] or "-",
-             r["mode"] or "-", ",".join(json.loads(r["hosts"] or "[]")) or "-",
+             r["mode"] or "-", nodes_cell(json.loads(r["hosts"] or "[]")),
              counts.get(r["uuid"], 0), "*" if r["change_starts"] else "", run_state(r),
              r["note"] or "") for r in runs]
     text = table(("run", "id", "start (UTC)", "mode", "nodes", "figures", "change", "state",
@@ -285,6 +300,8 @@ def cmd_trend(args):
     series = {}
     for p in kept:
         series.setdefault((p["node"] or "-", p["drive"] or "-"), []).append(p)
+    if len(series) > SPREAD_BEYOND:
+        return trend_spread(args, name, kept, left, bad, last)
     if args.out:
         plot_trend(args.out, args.rung, series, args.size, name)
     doc = {"rung": args.rung, "figure": name, "unit": UNITS[name], "params_hash": last,
@@ -304,6 +321,60 @@ def cmd_trend(args):
     text = [table(("start (UTC)", "run", "node", "drive", unit, "cv %", "note"), rows,
                   right=(4, 5))]
     trend_summary(kept, name, doc, text)
+    if left:
+        text.append("%d points with other parameters left out (not comparable)" % left)
+    if bad:
+        text.append("%d points of failed or excluded runs left out" % bad)
+    if args.out:
+        text.append("plot: %s" % args.out)
+    emit(args, doc, "\n".join(text))
+    return 0
+
+
+def spread_of(kept):
+    """[{run, start, note, change_starts, count, min, median, max}] of the points of each
+    run, in the runs' order."""
+    runs = {}
+    for p in kept:
+        runs.setdefault(p["uuid"], []).append(p)
+    out = []
+    for pts in runs.values():
+        vs = sorted(p["value"] for p in pts)
+        mid = len(vs) // 2
+        med = vs[mid] if len(vs) % 2 else (vs[mid - 1] + vs[mid]) / 2
+        out.append({"run": pts[0]["uuid"], "start": pts[0]["started"], "note": pts[0]["note"],
+                    "change_starts": bool(pts[0]["change_starts"]), "count": len(vs),
+                    "min": vs[0], "median": med, "max": vs[-1]})
+    return out
+
+
+def trend_spread(args, name, kept, left, bad, last):
+    """trend of a rung measured on many nodes (a fleet's): per run, the spread of its
+    figures (min, median, max over its nodes and drives), a row each and three lines in
+    the plot, so that thousands of nodes stay readable."""
+    rows = spread_of(kept)
+    if args.out:
+        series = {(k, "-"): [{"started": r["start"], "value": r[k],
+                               "change_starts": r["change_starts"] and k == "median",
+                               "note": r["note"] if k == "median" else None} for r in rows]
+                  for k in ("min", "median", "max")}
+        plot_trend(args.out, args.rung, series, args.size, name)
+    vfmt = "%.2f" if name == "gb_per_s" else "%.6g"
+    doc = {"rung": args.rung, "figure": name, "unit": UNITS[name], "params_hash": last,
+           "left_out_not_comparable": left, "left_out_failed_or_excluded": bad,
+           "spread": rows, "png": args.out}
+    text = ["%s: %d nodes and drives per run at most, each run's spread (min, median, max)"
+            % (args.rung, max(r["count"] for r in rows)),
+            table(("start (UTC)", "run", "parts", "min", "median", "max", "note"),
+                  [(r["start"], r["run"][:8], r["count"], fmt(r["min"], vfmt),
+                    fmt(r["median"], vfmt), fmt(r["max"], vfmt),
+                    ("| change starts: " if r["change_starts"] else "") + (r["note"] or ""))
+                   for r in rows], right=(2, 3, 4, 5))]
+    if len(rows) > 1 and rows[-2]["median"]:
+        pct = (rows[-1]["median"] - rows[-2]["median"]) / rows[-2]["median"] * 100
+        doc["last_change"] = {"pct": pct, "worse": change_word(name, pct) == " (worse)"}
+        text.append("last run's median against the one before: %+.1f%%%s" % (
+            pct, change_word(name, pct)))
     if left:
         text.append("%d points with other parameters left out (not comparable)" % left)
     if bad:

@@ -1,0 +1,85 @@
+"""nbw.fleet.junit: the judgement as JUnit XML, the form CI servers read (the Ant/Jenkins
+layout: testsuites > testsuite > testcase > failure | skipped | system-out).
+
+One testsuite per kind of part (links: the probe; drives; rails; drive->remote), one
+testcase per node in each, named by the node: a suspect that stays low is a failure
+whose text is its evidence, a kind of part not measured is skipped with the reason, a
+part low once and normal again passes with a line in system-out. tests/fixtures/junit.xsd
+is the schema it is checked against.
+"""
+
+import socket
+import time
+from xml.sax.saxutils import escape, quoteattr
+
+from .report import reason
+from .verdict import NODE_KINDS, kind_of_suspect
+
+SUITE_OF = {"links": "links", "drives": "drives", "rails": "rails",
+            "drive->remote": "drive-remote"}
+
+
+def _clean(text):
+    """Text XML 1.0 can hold: control characters other than tab and newline go."""
+    return "".join(c if c in "\t\n" or ord(c) >= 0x20 else "?" for c in str(text))
+
+
+def _case(node, kind, entry, suspects):
+    name = "nbw-fleet.%s" % SUITE_OF[kind]
+    head = '    <testcase name=%s classname=%s time="0"' % (quoteattr(_clean(node)),
+                                                           quoteattr(name))
+    if entry is None:
+        return head + "/>\n", None
+    status = entry["status"]
+    if status == "suspect":
+        mine = [s for s in suspects if kind_of_suspect(s) == kind and s["state"] == "low"]
+        body = "\n".join("%s %s %s: %s" % (s["kind"], s["node"], s["component"], reason(s))
+                         for s in mine)
+        return head + ">\n      <failure message=%s type=\"suspect\">%s</failure>\n" \
+            "    </testcase>\n" % (quoteattr(_clean(entry["what"])), escape(_clean(body))), \
+            "failure"
+    if status == "not measured":
+        return head + ">\n      <skipped message=%s/>\n    </testcase>\n" % quoteattr(
+            _clean("not measured: " + entry["what"])), "skipped"
+    if entry.get("what"):
+        return head + ">\n      <system-out>%s</system-out>\n    </testcase>\n" % escape(
+            _clean(entry["what"])), None
+    return head + "/>\n", None
+
+
+def write(result, out, stamp=None):
+    """The judgement (nbw.fleet.judge.judge's result) as one JUnit XML document."""
+    stamp = stamp or time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
+    host = socket.gethostname()
+    by_node = {}
+    for s in result["suspects"]:
+        for n in [s["node"]] + ([s["peer"]] if s.get("peer") else []):
+            by_node.setdefault(n, []).append(s)
+    suites, totals = [], [0, 0, 0]
+    for kind in NODE_KINDS:
+        cases, fails, skips = [], 0, 0
+        for v in result.get("verdicts") or []:
+            entry = (v.get("kinds") or {}).get(kind)
+            if entry is None:
+                continue
+            xml, what = _case(v["node"], kind, entry, by_node.get(v["node"], []))
+            cases.append(xml)
+            fails += what == "failure"
+            skips += what == "skipped"
+        if not cases:
+            continue
+        totals = [totals[0] + len(cases), totals[1] + fails, totals[2] + skips]
+        suites.append(
+            '  <testsuite name=%s tests="%d" failures="%d" errors="0" skipped="%d" time="0" '
+            'timestamp=%s hostname=%s>\n    <properties>\n'
+            '      <property name="threshold" value="%g"/>\n'
+            '      <property name="suite_version" value=%s/>\n    </properties>\n%s'
+            '  </testsuite>\n' % (quoteattr("nbw-fleet.%s" % SUITE_OF[kind]), len(cases), fails,
+                                 skips, quoteattr(stamp), quoteattr(_clean(host)),
+                                 result["threshold"],
+                                 quoteattr(_clean(result.get("suite_version") or "")),
+                                 "".join(cases)))
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n'
+              '<testsuites name="nbw-fleet" tests="%d" failures="%d" errors="0" skipped="%d" '
+              'time="0">\n%s</testsuites>\n' % (totals[0], totals[1], totals[2], "".join(suites)))
+    return {"tests": totals[0], "failures": totals[1], "skipped": totals[2]}
