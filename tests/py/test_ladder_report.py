@@ -61,6 +61,13 @@ class Reference(unittest.TestCase):
     def test_ib_write_bw_gbits_to_gbytes(self):
         self.assertAlmostEqual(self.find("ib_write_bw", "b")["measured_gb_per_s"], 392.52 / 8)
 
+    def test_the_link_row_is_a_ceiling_not_a_measurement(self):
+        r = self.find("link", "a")
+        self.assertEqual((r["measured_gb_per_s"], r["pct_of_ceiling"]), (None, None))
+        self.assertAlmostEqual(r["ceiling_gb_per_s"], 10.8)
+        row = [l for l in table([r]) if l.startswith("link")][0]
+        self.assertRegex(row, r"^link +a +- +10\.80 +- +-$")
+
     def test_the_drive_links_bind(self):
         b = self.lad.binding()
         self.assertEqual((b["rung"], b["name"], b["node"]), ("drive links", "drive nvme1n1", "b"))

@@ -37,7 +37,8 @@ the sentence naming the binding rung; writes RUN_DIR/ladder.json and ladder.txt
 binary).
   --png FILE     draw the ladder into FILE (PNG)
   --size WxH     its size in pixels (default 900x500)
-A figure above 105% of its own ceiling (an emulated link, a misreported
+The link row is a ceiling (the drives' usable link ceilings summed), never a
+measurement: its measured column is empty. A figure above 105% of its own ceiling (an emulated link, a misreported
 ceiling) prints "above ceiling", never a percentage, and never binds.
 Under the sentence, "why:" lines explain the gap hop by hop (ladder.json's
 "attribution"): a rail below its peers and what its port counted (the remote
@@ -175,8 +176,10 @@ class Ladder:
         usable = [as_number(dig(d, "ceiling_gb_per_s", "usable")) for d in nvme]
         total = sum(u for u in usable if u) if any(usable) else None
         links = sorted({gen_name(*link_of(d)) or "?" for d in nvme})
-        self.rungs.append(rung("link", node, total, None, kind="link", devices=len(nvme), links=links,
-                               note="the drives' PCIe links as trained (usable GB/s, summed)"))
+        # a ceiling, not a measurement: nothing in the measured column
+        self.rungs.append(rung("link", node, None, total, kind="link", devices=len(nvme), links=links,
+                               note="the drives' PCIe links as trained (usable GB/s, summed): "
+                                    "a ceiling, nothing measured"))
 
     def memory_rungs(self, node):
         """The staging memory of NODE (nvme_read_bw --memory): its DRAM traffic
