@@ -13,14 +13,11 @@ import json
 import math
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
 from .. import command
 from ..jsonutil import as_number, dig
-from . import attribute, upper
+from . import attribute, chart, upper
 
 PROG = "ladder_report"
 NEAR = 90.0  # % of a ceiling at which that ceiling is said to bind
@@ -35,7 +32,10 @@ RUN_DIR holds the JSON of a run_bench.sh ladder run. Prints the ladder table and
 the sentence naming the binding rung; writes RUN_DIR/ladder.json and ladder.txt
 (not with --no-write) and, with --png, the chart (gnuplot; $GNUPLOT names another
 binary).
-  --png FILE     draw the ladder into FILE (PNG)
+  --png FILE     draw the ladder into FILE (PNG): a log axis so that every rung
+                 reads against its own ceiling, a measured bar (labelled with its
+                 figure and % of ceiling) and a ceiling bar per rung, the link a
+                 ceiling bar alone; the title names the binding rung
   --size WxH     its size in pixels (default 900x500)
 The link row is a ceiling (the drives' usable link ceilings summed), never a
 measurement: its measured column is empty. A figure above 105% of its own ceiling (an emulated link, a misreported
@@ -523,38 +523,11 @@ def memory_notes(rungs):
 
 
 def plot(rungs, out, width, height, title):
-    gp = os.environ.get("GNUPLOT", "gnuplot")
-    if not shutil.which(gp):
-        die(1, "%s not found: install gnuplot (Debian: apt-get install gnuplot-nox)" % gp)
-    with tempfile.TemporaryDirectory(prefix="ladder_report.") as tmp:
-        data = os.path.join(tmp, "data")
-        with open(data, "w") as f:
-            for i, r in enumerate(rungs):
-                label = ("%s %s" % (r["name"], r["node"])).replace('"', "'")
-                f.write('%d "%s" %s %s\n' % (i, label, fmt(r["measured_gb_per_s"], "%.6g")
-                                            .replace("-", "?"),
-                                            fmt(r["ceiling_gb_per_s"], "%.6g").replace("-", "?")))
-        q = lambda s: "'%s'" % s.replace("'", "''")
-        term = "pngcairo"
-        if subprocess.run([gp, "-e", "set terminal pngcairo"], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL).returncode:
-            term = "png"
-        script = "\n".join([
-            "set terminal %s size %d,%d noenhanced" % (term, width, height),
-            "set output %s" % q(out), "set title %s" % q(title),
-            "set ylabel 'GB/s (10^9 bytes/s)'", "set datafile missing '?'",
-            "set style data histogram", "set style histogram clustered gap 1",
-            "set style fill solid 0.8 border -1", "set boxwidth 0.9", "set grid ytics",
-            "set xtics rotate by -35 scale 0", "set key top right", "set yrange [0:*]",
-            "set logscale y" if os.environ.get("LADDER_LOGSCALE") else "",
-            "plot %s using 3:xtic(2) title 'measured', '' using 4 title 'ceiling'" % q(data), ""])
-        with open(os.path.join(tmp, "plot.gp"), "w") as f:
-            f.write(script)
-        p = subprocess.run([gp, os.path.join(tmp, "plot.gp")], stderr=subprocess.PIPE,
-                           universal_newlines=True)
-        if p.returncode or not os.path.exists(out) or not os.path.getsize(out):
-            err = [l for l in p.stderr.splitlines() if l.strip()]
-            die(1, "gnuplot failed: %s" % (err[-1] if err else "no PNG written"))
+    """ladder.png (chart.py); gnuplot missing or failing: exit status 1."""
+    try:
+        chart.draw(rungs, out, width, height, title)
+    except chart.ChartError as e:
+        die(1, str(e))
 
 
 class Parser(command.Parser):
@@ -625,7 +598,7 @@ def main(argv):
             f.write("\n".join(lines) + "\n")
     if png:
         w, h = args.width, args.height
-        plot(rungs, png, w, h, "ladder: " + (bind["rung"] or "no rung") + " binds")
+        plot(rungs, png, w, h, chart.title(bind, lad.sink, lad.source))
         sys.stderr.write("%s: %s (%dx%d)\n" % (PROG, png, w, h))
     return 0
 
