@@ -7,6 +7,7 @@ with `python3 -m nbw.<module>` (nbw_py in bench_lib.sh). Modules by concern:
   jsonutil      reading values out of the tools' JSON documents, once
   command       the verb table of the modules the shell scripts call
   portcounters  what an RDMA port's counter deltas say about loss and congestion
+  pcipath       sums of drive figures capped by the PCIe links the drives share
   results       nbw-results, the record of runs: documents, store, compare,
                 inventory, HTML report, OpenMetrics
   ladder        ladder_report: the ladder of a run_bench.sh ladder run (lower and

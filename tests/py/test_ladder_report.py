@@ -8,7 +8,7 @@ import unittest
 
 from nbwpath import FIXTURES
 from nbw.ladder.report import (Ladder, above_notes, fig, gen_name, link_of, memory_notes, pct, rung,
-                               table)
+                               shared_notes, table)
 
 REF = os.path.join(FIXTURES, "ladder", "ref")
 
@@ -181,6 +181,50 @@ class CeilingsThatHold(unittest.TestCase):
         self.assertEqual((b["rung"], b["name"], b["node"], b["excluded"]),
                          ("drive links", "drive nvme1n1", "b", []))
         self.assertIn("at 95-99% of their Gen3 x4 ceiling", b["reason"])
+
+
+class SharedUplink(unittest.TestCase):
+    """Node a's three drives put behind one switch whose uplink carries 7.2 GB/s
+    (Gen3 x8): the link row and the drives together are capped at it, and a
+    line under the table says which hop they share."""
+
+    def run_shared(self, usable=7.2):
+        d = tempfile.mkdtemp(prefix="ladder.")
+        self.addCleanup(shutil.rmtree, d)
+        run = os.path.join(d, "run")
+        shutil.copytree(REF, run)
+        p = os.path.join(run, "probe-a.json")
+        with open(p) as f:
+            j = json.load(f)
+        for dev in j["devices"]:
+            if dev["kind"] == "nvme":
+                dev["links"].append({"port_bdf": "0000:15:00.0", "device_bdf": "0000:16:00.0",
+                                     "speed_gts": 8.0, "width": 8, "usable_gb_per_s": usable})
+        with open(p, "w") as f:
+            json.dump(j, f)
+        lad = Ladder(run)
+        lad.build()
+        return lad
+
+    def test_the_sums_are_capped_by_the_uplink(self):
+        lad = self.run_shared()
+        self.assertAlmostEqual(lad.rung_of("link", "a")["ceiling_gb_per_s"], 7.2)
+        tog = lad.rung_of("drives together", "a")
+        self.assertAlmostEqual(tog["ceiling_gb_per_s"], 7.2)
+        # 10.71 measured through a 7.2 uplink cannot be: flagged, not a percentage
+        self.assertEqual((tog["above_ceiling"], tog["pct_of_ceiling"]), (True, None))
+        self.assertEqual([h["bdf"] for h in tog["shared_hops"]], ["0000:16:00.0"])
+        self.assertEqual(shared_notes(lad.rungs), [
+            "drives together on a: ceiling capped by a shared link: 3 drives share hop 0000:16:00.0 "
+            "(8 GT/s x8, 7.20 GB/s usable): 7.20 GB/s, not 10.80 summed"])
+        # node b has its own root ports: summed as before
+        self.assertAlmostEqual(lad.rung_of("drives together", "b")["ceiling_gb_per_s"], 10.8)
+        self.assertEqual(lad.rung_of("drives together", "b")["shared_hops"], [])
+
+    def test_a_wide_uplink_changes_nothing(self):
+        lad = self.run_shared(28.8)
+        self.assertAlmostEqual(lad.rung_of("drives together", "a")["ceiling_gb_per_s"], 10.8)
+        self.assertEqual(shared_notes(lad.rungs), [])
 
 
 class StagingMemory(unittest.TestCase):

@@ -64,9 +64,10 @@ READERS = {
         # the ladder's own rungs and the memory's verdict
         "node", "measured_gb_per_s", "link", "reason",
     )),
+    "pcipath.py": ((PROBE,), ()),
     "ladder/report.py": ((READ_BW, REMOTE, PROBE), (
         # the environment and the ladder's own rungs and notes
-        "GNUPLOT", "LADDER_LOGSCALE", "below_drives", "drives_wrote_gb_per_s", "excluded",
+        "GNUPLOT", "below_drives", "shared_hops", "links_summed_gb_per_s", "drives_wrote_gb_per_s", "excluded",
         "failed", "measured_gb_per_s", "node", "rdma_gb_per_s", "rung",
     )),
     "ladder/upper.py": ((READ_BW, REMOTE), (
@@ -102,7 +103,7 @@ OTHERS = {
     "results/__init__.py", "results/base.py", "results/output.py", "results/store.py",
     "results/verbs.py", "results/compare.py", "results/html_report.py",
     "results/openmetrics.py", "results/cli.py",
-    "ladder/__init__.py",
+    "ladder/__init__.py", "ladder/chart.py",
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",
     "lab/",
 }

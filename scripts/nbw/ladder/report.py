@@ -17,6 +17,7 @@ import sys
 
 from .. import command
 from ..jsonutil import as_number, dig
+from ..pcipath import Sum, capped_sum, shared_words
 from . import attribute, chart, upper
 
 PROG = "ladder_report"
@@ -38,7 +39,9 @@ binary).
                  ceiling bar alone; the title names the binding rung
   --size WxH     its size in pixels (default 900x500)
 The link row is a ceiling (the drives' usable link ceilings summed), never a
-measurement: its measured column is empty. A figure above 105% of its own ceiling (an emulated link, a misreported
+measurement: its measured column is empty. It and the drives together are
+capped by every PCIe link the drives share (a switch uplink), named in a line
+under the table. A figure above 105% of its own ceiling (an emulated link, a misreported
 ceiling) prints "above ceiling", never a percentage, and never binds.
 Under the sentence, "why:" lines explain the gap hop by hop (ladder.json's
 "attribution"): a rail below its peers and what its port counted (the remote
@@ -174,12 +177,14 @@ class Ladder:
         if not nvme:
             return
         usable = [as_number(dig(d, "ceiling_gb_per_s", "usable")) for d in nvme]
-        total = sum(u for u in usable if u) if any(usable) else None
+        summed = capped_sum([(u, d) for u, d in zip(usable, nvme) if u])
+        total = summed.capped if any(usable) else None
         links = sorted({gen_name(*link_of(d)) or "?" for d in nvme})
         # a ceiling, not a measurement: nothing in the measured column
         self.rungs.append(rung("link", node, None, total, kind="link", devices=len(nvme), links=links,
-                               note="the drives' PCIe links as trained (usable GB/s, summed): "
-                                    "a ceiling, nothing measured"))
+                               shared_hops=summed.caps,
+                               note="the drives' PCIe links as trained (usable GB/s, summed, "
+                                    "capped by the links they share): a ceiling, nothing measured"))
 
     def memory_rungs(self, node):
         """The staging memory of NODE (nvme_read_bw --memory): its DRAM traffic
@@ -246,7 +251,6 @@ class Ladder:
             return
         drives = {x.get("name"): x for x in d.get("drives") or []}
         steps = d.get("baseline") or []
-        ceil_sum = 0.0
         known = True
         for s in steps[:-1] if len(steps) > 1 else []:
             name = str(s.get("label", "?")).replace(" alone", "")
@@ -257,18 +261,28 @@ class Ladder:
         for x in d.get("drives") or []:
             c = as_number(x.get("link_ceiling_gb_per_s"))
             known = known and c is not None
-            ceil_sum += c or 0
+        shared = self.together_ceiling(node, d.get("drives") or [])
         if steps:
             last = steps[-1]
             meas = last.get("gb_per_s")
         else:
             meas = dig(d, "total", "gb_per_s")
-        ceil = ceil_sum if known and d.get("drives") else None
+        ceil = shared.capped if known and d.get("drives") else None
         name = "drives together" if len(d.get("drives") or []) > 1 else "drive %s" % (
             (d.get("drives") or [{}])[0].get("name", "?"))
         self.rungs.append(rung(name, node, meas, ceil, dig(d, "total", "cpu_s_per_gib"),
-                               kind="drives" if name == "drives together" else "drive"))
+                               kind="drives" if name == "drives together" else "drive",
+                               shared_hops=shared.caps, links_summed_gb_per_s=shared.summed))
         self.together[node] = (as_number(meas), ceil)
+
+    def together_ceiling(self, node, drives):
+        """The drives' link ceilings summed, each link the drives share (from
+        the probe's path of each drive) holding the drives behind it to what
+        it carries (pcipath.capped_sum)."""
+        devs = {str(p.get("bdf")).lower(): p for p in probe_devices(self.probe.get(node))}
+        return capped_sum([(as_number(x.get("link_ceiling_gb_per_s")),
+                            devs.get(str(x.get("pci_address")).lower()))
+                           for x in drives if isinstance(x, dict)])
 
     def fabric_ceiling(self, node, d):
         """min(the rails' line rate, the NIC's PCIe ceiling), and each of them."""
@@ -522,6 +536,14 @@ def memory_notes(rungs):
             for r in rungs if r["kind"] == "memory" and r.get("below_drives")]
 
 
+def shared_notes(rungs):
+    """One line per drives-together rung whose ceiling a shared link capped."""
+    return ["%s on %s: ceiling capped by a shared link: %s" %
+            (r["name"], r["node"], shared_words(Sum(r["links_summed_gb_per_s"],
+                                                    r["ceiling_gb_per_s"], r["shared_hops"])))
+            for r in rungs if r["kind"] == "drives" and r.get("shared_hops")]
+
+
 def plot(rungs, out, width, height, title):
     """ladder.png (chart.py); gnuplot missing or failing: exit status 1."""
     try:
@@ -582,7 +604,8 @@ def main(argv):
     bind = lad.binding()
     why = lad.attribution(bind)
     lines = ["ladder: %s (sink %s, source %s)" % (run_dir, lad.sink or "-", lad.source or "-")]
-    lines += table(rungs) + above_notes(rungs) + memory_notes(rungs) + ["", bind["reason"] + "."]
+    lines += table(rungs) + above_notes(rungs) + memory_notes(rungs) + shared_notes(rungs)
+    lines += ["", bind["reason"] + "."]
     lines += ["why: %s" % f["text"] for f in why if f["rule"] != "memory_binds"]
     notes = lad.upper.notes(rungs, lad.source, lad.sink)
     lines += notes + lad.upper.random_table(lad.source)
