@@ -12,6 +12,18 @@
 PKG=nvme-rdma-bw
 TOOLS="nvme_read_bw nvme_write_bw_remote nvme_link_probe"
 
+# The package's relations, read from debian/control (no root needed): nbw-results and
+# nbw-fleet are python3 programs, so python3 is a dependency; RDMA needs a verbs
+# provider (the kernel's drivers' user-space half), so ibverbs-providers is recommended.
+field() { # field NAME: the binary package's NAME, continuation lines joined
+	awk -v f="$1:" '/^$/ { p = 0 } /^Package:/ { p = 1 } /^[A-Za-z-]+:/ { cur = $1 }
+		p && cur == f { sub(/^[A-Za-z-]+:/, ""); printf "%s", $0 }' "$abs_top_srcdir/debian/control"
+}
+check_match "debian/control: python3 in Depends" '(^|[ ,])python3([ ,(]|$)' "$(field Depends)"
+check_match "debian/control: ibverbs-providers in Recommends" '(^|[ ,])ibverbs-providers([ ,(]|$)' "$(field Recommends)"
+check_eq "debian/control: neither only Suggested" "" "$(field Suggests | grep -oE '(^|[ ,])(python3|ibverbs-providers)([ ,]|$)')"
+[ "$T_FAILS" = 0 ] || { finish; exit 1; }
+
 [ "$(id -u)" = 0 ] || skip "not root: installing the package needs dpkg -i as root"
 for c in dpkg-buildpackage dpkg-checkbuilddeps dh man; do
 	command -v "$c" >/dev/null || skip "$c not found (Debian: dpkg-dev debhelper man-db)"

@@ -9,10 +9,11 @@ with `python3 -m nbw.<module>` (nbw_py in bench_lib.sh). Modules by concern:
   portcounters  what an RDMA port's counter deltas say about loss and congestion
   drivehealth   what a drive said of itself around a window: throttled, hot, media
                 errors, a critical warning, an unsteady window
+  pcipath       sums of drive figures capped by the PCIe links the drives share
   results       nbw-results, the record of runs: documents, provenance, record,
                 store, compare, inventory, HTML report, OpenMetrics
   ladder        ladder_report: the ladder of a run_bench.sh ladder run (lower and
-                upper rungs, the gap explained hop by hop)
+                upper rungs, the gap explained hop by hop, the chart)
   fleet         nbw-fleet, the fleet sweep: plan, run, judge, report
   summary       run_bench.sh's summary table and run.json
   sweep         scale_sweep.sh's tables (the sweep and the local -> remote boundary)

@@ -8,7 +8,7 @@ import unittest
 
 from nbwpath import FIXTURES
 from nbw.ladder.report import (Ladder, above_notes, fig, gen_name, hop_notes, link_of, memory_notes,
-                               pct, rung, table)
+                               pct, rung, shared_notes, table)
 
 REF = os.path.join(FIXTURES, "ladder", "ref")
 
@@ -60,6 +60,13 @@ class Reference(unittest.TestCase):
 
     def test_ib_write_bw_gbits_to_gbytes(self):
         self.assertAlmostEqual(self.find("ib_write_bw", "b")["measured_gb_per_s"], 392.52 / 8)
+
+    def test_the_link_row_is_a_ceiling_not_a_measurement(self):
+        r = self.find("link", "a")
+        self.assertEqual((r["measured_gb_per_s"], r["pct_of_ceiling"]), (None, None))
+        self.assertAlmostEqual(r["ceiling_gb_per_s"], 10.8)
+        row = [l for l in table([r]) if l.startswith("link")][0]
+        self.assertRegex(row, r"^link +a +- +10\.80 +- +-$")
 
     def test_the_drive_links_bind(self):
         b = self.lad.binding()
@@ -176,41 +183,48 @@ class CeilingsThatHold(unittest.TestCase):
         self.assertIn("at 95-99% of their Gen3 x4 ceiling", b["reason"])
 
 
-class StagingHop(unittest.TestCase):
-    """The hop through the source's DRAM: 2 GB/s of DRAM traffic per GB/s moved,
-    and the drives its probe's --topology finds able to go peer-to-peer."""
+class SharedUplink(unittest.TestCase):
+    """Node a's three drives put behind one switch whose uplink carries 7.2 GB/s
+    (Gen3 x8): the link row and the drives together are capped at it, and a
+    line under the table says which hop they share."""
 
-    def ladder(self, topology=None):
+    def run_shared(self, usable=7.2):
         d = tempfile.mkdtemp(prefix="ladder.")
         self.addCleanup(shutil.rmtree, d)
         run = os.path.join(d, "run")
         shutil.copytree(REF, run)
+        p = os.path.join(run, "probe-a.json")
+        with open(p) as f:
+            j = json.load(f)
+        for dev in j["devices"]:
+            if dev["kind"] == "nvme":
+                dev["links"].append({"port_bdf": "0000:15:00.0", "device_bdf": "0000:16:00.0",
+                                     "speed_gts": 8.0, "width": 8, "usable_gb_per_s": usable})
+        with open(p, "w") as f:
+            json.dump(j, f)
         lad = Ladder(run)
         lad.build()
-        if topology is not None:
-            lad.probe.setdefault(lad.source, {})["topology"] = topology
         return lad
 
-    def test_the_cost_at_what_the_source_moves(self):
-        hop = self.ladder().staging_hop()
-        # the source b's drives read 10.70 GB/s together, under its fabric: 21.40 of DRAM
-        self.assertEqual((hop["node"], hop["dram_gb_per_gb"], hop["drives"]), ("b", 2, None))
-        self.assertAlmostEqual(hop["dram_gb_per_s"], 2 * hop["moved_gb_per_s"])
-        self.assertAlmostEqual(hop["moved_gb_per_s"], 10.70, places=2)
-        self.assertEqual(hop_notes(hop), [
-            "staging hop on b: each GB/s moved costs 2 GB/s of DRAM traffic (the drive writes it, the "
-            "NIC reads it): 21.40 GB/s of DRAM traffic at 10.70 GB/s moved; whether p2pdma could "
-            "remove it: unknown (the probe ran without --topology)"])
+    def test_the_sums_are_capped_by_the_uplink(self):
+        lad = self.run_shared()
+        self.assertAlmostEqual(lad.rung_of("link", "a")["ceiling_gb_per_s"], 7.2)
+        tog = lad.rung_of("drives together", "a")
+        self.assertAlmostEqual(tog["ceiling_gb_per_s"], 7.2)
+        # 10.71 measured through a 7.2 uplink cannot be: flagged, not a percentage
+        self.assertEqual((tog["above_ceiling"], tog["pct_of_ceiling"]), (True, None))
+        self.assertEqual([h["bdf"] for h in tog["shared_hops"]], ["0000:16:00.0"])
+        self.assertEqual(shared_notes(lad.rungs), [
+            "drives together on a: ceiling capped by a shared link: 3 drives share hop 0000:16:00.0 "
+            "(8 GT/s x8, 7.20 GB/s usable): 7.20 GB/s, not 10.80 summed"])
+        # node b has its own root ports: summed as before
+        self.assertAlmostEqual(lad.rung_of("drives together", "b")["ceiling_gb_per_s"], 10.8)
+        self.assertEqual(lad.rung_of("drives together", "b")["shared_hops"], [])
 
-    def test_p2p_drives_from_the_probe(self):
-        topo = {"nearest_rdma": [{"name": "nvme0", "rdma": "mlx5_0"}, {"name": "nvme1", "rdma": "mlx5_0"},
-                                 {"name": "nvme2", "rdma": None}],
-                "pairs": [{"a": "nvme0", "b": "mlx5_0", "p2p": {"can": True}},
-                          {"a": "nvme1", "b": "mlx5_0", "p2p": {"can": False}},
-                          {"a": "nvme0", "b": "nvme1", "p2p": None}]}
-        hop = self.ladder(topo).staging_hop()
-        self.assertEqual((hop["drives"], hop["p2p_drives"]), (3, 1))
-        self.assertIn("p2pdma could remove it for 1 of 3 drives", hop_notes(hop)[0])
+    def test_a_wide_uplink_changes_nothing(self):
+        lad = self.run_shared(28.8)
+        self.assertAlmostEqual(lad.rung_of("drives together", "a")["ceiling_gb_per_s"], 10.8)
+        self.assertEqual(shared_notes(lad.rungs), [])
 
 
 class StagingMemory(unittest.TestCase):
@@ -330,6 +344,43 @@ class SmallFigures(unittest.TestCase):
     def test_the_lab_fabric_row_is_not_zero(self):
         r = rung("fabric (mem)", "b", 0.0045, None, 49.256, kind="fabric")
         self.assertRegex(table([r])[1], r"^fabric \(mem\) +b +0\.00450 +- +- +49\.256$")
+
+
+class StagingHop(unittest.TestCase):
+    """The hop through the source's DRAM: 2 GB/s of DRAM traffic per GB/s moved,
+    and the drives its probe's --topology finds able to go peer-to-peer."""
+
+    def ladder(self, topology=None):
+        d = tempfile.mkdtemp(prefix="ladder.")
+        self.addCleanup(shutil.rmtree, d)
+        run = os.path.join(d, "run")
+        shutil.copytree(REF, run)
+        lad = Ladder(run)
+        lad.build()
+        if topology is not None:
+            lad.probe.setdefault(lad.source, {})["topology"] = topology
+        return lad
+
+    def test_the_cost_at_what_the_source_moves(self):
+        hop = self.ladder().staging_hop()
+        # the source b's drives read 10.70 GB/s together, under its fabric: 21.40 of DRAM
+        self.assertEqual((hop["node"], hop["dram_gb_per_gb"], hop["drives"]), ("b", 2, None))
+        self.assertAlmostEqual(hop["dram_gb_per_s"], 2 * hop["moved_gb_per_s"])
+        self.assertAlmostEqual(hop["moved_gb_per_s"], 10.70, places=2)
+        self.assertEqual(hop_notes(hop), [
+            "staging hop on b: each GB/s moved costs 2 GB/s of DRAM traffic (the drive writes it, the "
+            "NIC reads it): 21.40 GB/s of DRAM traffic at 10.70 GB/s moved; whether p2pdma could "
+            "remove it: unknown (the probe ran without --topology)"])
+
+    def test_p2p_drives_from_the_probe(self):
+        topo = {"nearest_rdma": [{"name": "nvme0", "rdma": "mlx5_0"}, {"name": "nvme1", "rdma": "mlx5_0"},
+                                 {"name": "nvme2", "rdma": None}],
+                "pairs": [{"a": "nvme0", "b": "mlx5_0", "p2p": {"can": True}},
+                          {"a": "nvme1", "b": "mlx5_0", "p2p": {"can": False}},
+                          {"a": "nvme0", "b": "nvme1", "p2p": None}]}
+        hop = self.ladder(topo).staging_hop()
+        self.assertEqual((hop["drives"], hop["p2p_drives"]), (3, 1))
+        self.assertIn("p2pdma could remove it for 1 of 3 drives", hop_notes(hop)[0])
 
 
 if __name__ == "__main__":

@@ -70,10 +70,11 @@ READERS = {
         "node", "measured_gb_per_s", "link",
         "says",  # nbw.drivehealth's evidence
     )),
+    "pcipath.py": ((PROBE,), ()),
     "ladder/report.py": ((READ_BW, REMOTE, PROBE), (
         # the environment and the ladder's own rungs and notes
-        "GNUPLOT", "LADDER_LOGSCALE", "below_drives", "drives_wrote_gb_per_s", "excluded",
-        "failed", "measured_gb_per_s", "node", "rdma_gb_per_s", "rung", "moved_gb_per_s",
+        "GNUPLOT", "below_drives", "shared_hops", "links_summed_gb_per_s", "drives_wrote_gb_per_s",
+        "excluded", "failed", "measured_gb_per_s", "node", "rdma_gb_per_s", "rung", "moved_gb_per_s",
     )),
     "ladder/upper.py": ((READ_BW, REMOTE), (
         # iperf3 -J
@@ -115,7 +116,7 @@ OTHERS = {
     "results/__init__.py", "results/base.py", "results/output.py", "results/store.py",
     "results/verbs.py", "results/compare.py", "results/html_report.py",
     "results/openmetrics.py", "results/cli.py", "results/junit.py",
-    "ladder/__init__.py",
+    "ladder/__init__.py", "ladder/chart.py",
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",
     "fleet/verdict.py", "fleet/junit.py", "fleet/launch.py", "fleet/tasks.py",
     "lab/",

@@ -38,7 +38,8 @@ rung() { # rung NAME NODE EXPR: EXPR on the rung r
 check_eq "drive alone: 3.57 of 3.6 = 99.2%" "3.57 3.6 99.2" "$(rung 'drive nvme0n1' a '"%.2f %.1f %.1f" % (r["measured_gb_per_s"], r["ceiling_gb_per_s"], r["pct_of_ceiling"])')"
 check_eq "drives together: ceiling = 3 x 3.6" "10.71 10.80 99.2 0.052" \
 	"$(rung 'drives together' a '"%.2f %.2f %.1f %.3f" % (r["measured_gb_per_s"], r["ceiling_gb_per_s"], r["pct_of_ceiling"], r["cpu_s_per_gib"])')"
-check_eq "link: the usable ceilings summed, no ceiling above" "10.80 None" "$(rung link b '"%.2f %s" % (r["measured_gb_per_s"], r["ceiling_gb_per_s"])')"
+check_eq "link: a ceiling (the usable ceilings summed), nothing measured" "None 10.80 None" "$(rung link b '"%s %.2f %s" % (r["measured_gb_per_s"], r["ceiling_gb_per_s"], r["pct_of_ceiling"])')"
+check_match "link: the table's measured column is empty" '^link +b +- +10\.80 +- +-$' "$(cat "$TMPD/out")"
 check_eq "fabric: one NDR port (50 GB/s) below the NIC's PCIe (56.7)" "45.91 50.00 91.8 56.70" \
 	"$(rung 'fabric (mem)' b '"%.2f %.2f %.1f %.2f" % (r["measured_gb_per_s"], r["ceiling_gb_per_s"], r["pct_of_ceiling"], r["nic_pcie_gb_per_s"])')"
 check_eq "ib_write_bw: 392.52 Gb/s / 8" "49.06" "$(rung ib_write_bw b '"%.2f" % r["measured_gb_per_s"]')"

@@ -33,7 +33,7 @@ into one verdict per node.
 import random
 import statistics
 
-from .. import portcounters
+from .. import pcipath, portcounters
 from . import health  # a suspect drive's own evidence (fleet/health.py)
 from ..jsonutil import dig
 from . import verdict
@@ -159,6 +159,14 @@ def judge_drives(sweep, threshold):
     return parts, suspects
 
 
+def together_ceiling(sweep, node):
+    """(GB/s, shared hops): NODE's drives alone summed, each link they share (the
+    probe's path of each drive) holding the drives behind it to what it carries."""
+    s = pcipath.capped_sum([(d.solo, probe_device(sweep.probe.get(node), d.name, d.pci))
+                            for d in sweep.drives.values() if d.node == node and d.solo])
+    return s.capped, s.caps
+
+
 def judge_together(sweep, threshold, drive_suspect_nodes):
     """A node's drives together against the nodes with the same drives."""
     kinds = {}
@@ -172,11 +180,11 @@ def judge_together(sweep, threshold, drive_suspect_nodes):
     for n in nodes:
         m = med.get(key.get(n))
         r = _ratio(sweep.together[n], m)
-        ideal = solos.get(n, 0.0)
+        ideal, shared = together_ceiling(sweep, n)
         parts.append({"kind": "node", "node": n, "component": "drives together",
                       "group": "%d drives" % len(kinds.get(n, [])),
                       "figure_gb_per_s": sweep.together[n], "fleet_median_gb_per_s": m,
-                      "ratio": r, "ceiling_gb_per_s": ideal or None,
+                      "ratio": r, "ceiling_gb_per_s": ideal or None, "shared_hops": shared,
                       "ratio_to_ceiling": _ratio(sweep.together[n], ideal)})
         # A slow drive pulls its node's total down: that is the drive, named already.
         if r is None or r >= threshold or n in drive_suspect_nodes:

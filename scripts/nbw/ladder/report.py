@@ -13,14 +13,12 @@ import json
 import math
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 
 from .. import command
 from ..jsonutil import as_number, dig
-from . import attribute, upper
+from ..pcipath import Sum, capped_sum, shared_words
+from . import attribute, chart, upper
 
 PROG = "ladder_report"
 NEAR = 90.0  # % of a ceiling at which that ceiling is said to bind
@@ -35,9 +33,15 @@ RUN_DIR holds the JSON of a run_bench.sh ladder run. Prints the ladder table and
 the sentence naming the binding rung; writes RUN_DIR/ladder.json and ladder.txt
 (not with --no-write) and, with --png, the chart (gnuplot; $GNUPLOT names another
 binary).
-  --png FILE     draw the ladder into FILE (PNG)
+  --png FILE     draw the ladder into FILE (PNG): a log axis so that every rung
+                 reads against its own ceiling, a measured bar (labelled with its
+                 figure and % of ceiling) and a ceiling bar per rung, the link a
+                 ceiling bar alone; the title names the binding rung
   --size WxH     its size in pixels (default 900x500)
-A figure above 105% of its own ceiling (an emulated link, a misreported
+The link row is a ceiling (the drives' usable link ceilings summed), never a
+measurement: its measured column is empty. It and the drives together are
+capped by every PCIe link the drives share (a switch uplink), named in a line
+under the table. A figure above 105% of its own ceiling (an emulated link, a misreported
 ceiling) prints "above ceiling", never a percentage, and never binds.
 Under the sentence, "why:" lines explain the gap hop by hop (ladder.json's
 "attribution"): a rail below its peers and what its port counted (the remote
@@ -173,10 +177,14 @@ class Ladder:
         if not nvme:
             return
         usable = [as_number(dig(d, "ceiling_gb_per_s", "usable")) for d in nvme]
-        total = sum(u for u in usable if u) if any(usable) else None
+        summed = capped_sum([(u, d) for u, d in zip(usable, nvme) if u])
+        total = summed.capped if any(usable) else None
         links = sorted({gen_name(*link_of(d)) or "?" for d in nvme})
-        self.rungs.append(rung("link", node, total, None, kind="link", devices=len(nvme), links=links,
-                               note="the drives' PCIe links as trained (usable GB/s, summed)"))
+        # a ceiling, not a measurement: nothing in the measured column
+        self.rungs.append(rung("link", node, None, total, kind="link", devices=len(nvme), links=links,
+                               shared_hops=summed.caps,
+                               note="the drives' PCIe links as trained (usable GB/s, summed, "
+                                    "capped by the links they share): a ceiling, nothing measured"))
 
     def memory_rungs(self, node):
         """The staging memory of NODE (nvme_read_bw --memory): its DRAM traffic
@@ -265,7 +273,6 @@ class Ladder:
             return
         drives = {x.get("name"): x for x in d.get("drives") or []}
         steps = d.get("baseline") or []
-        ceil_sum = 0.0
         known = True
         for s in steps[:-1] if len(steps) > 1 else []:
             name = str(s.get("label", "?")).replace(" alone", "")
@@ -276,18 +283,28 @@ class Ladder:
         for x in d.get("drives") or []:
             c = as_number(x.get("link_ceiling_gb_per_s"))
             known = known and c is not None
-            ceil_sum += c or 0
+        shared = self.together_ceiling(node, d.get("drives") or [])
         if steps:
             last = steps[-1]
             meas = last.get("gb_per_s")
         else:
             meas = dig(d, "total", "gb_per_s")
-        ceil = ceil_sum if known and d.get("drives") else None
+        ceil = shared.capped if known and d.get("drives") else None
         name = "drives together" if len(d.get("drives") or []) > 1 else "drive %s" % (
             (d.get("drives") or [{}])[0].get("name", "?"))
         self.rungs.append(rung(name, node, meas, ceil, dig(d, "total", "cpu_s_per_gib"),
-                               kind="drives" if name == "drives together" else "drive"))
+                               kind="drives" if name == "drives together" else "drive",
+                               shared_hops=shared.caps, links_summed_gb_per_s=shared.summed))
         self.together[node] = (as_number(meas), ceil)
+
+    def together_ceiling(self, node, drives):
+        """The drives' link ceilings summed, each link the drives share (from
+        the probe's path of each drive) holding the drives behind it to what
+        it carries (pcipath.capped_sum)."""
+        devs = {str(p.get("bdf")).lower(): p for p in probe_devices(self.probe.get(node))}
+        return capped_sum([(as_number(x.get("link_ceiling_gb_per_s")),
+                            devs.get(str(x.get("pci_address")).lower()))
+                           for x in drives if isinstance(x, dict)])
 
     def fabric_ceiling(self, node, d):
         """min(the rails' line rate, the NIC's PCIe ceiling), and each of them."""
@@ -558,39 +575,20 @@ def hop_notes(hop):
             "the NIC reads it)%s; %s" % (hop["node"], at, p2p)]
 
 
+def shared_notes(rungs):
+    """One line per drives-together rung whose ceiling a shared link capped."""
+    return ["%s on %s: ceiling capped by a shared link: %s" %
+            (r["name"], r["node"], shared_words(Sum(r["links_summed_gb_per_s"],
+                                                    r["ceiling_gb_per_s"], r["shared_hops"])))
+            for r in rungs if r["kind"] == "drives" and r.get("shared_hops")]
+
+
 def plot(rungs, out, width, height, title):
-    gp = os.environ.get("GNUPLOT", "gnuplot")
-    if not shutil.which(gp):
-        die(1, "%s not found: install gnuplot (Debian: apt-get install gnuplot-nox)" % gp)
-    with tempfile.TemporaryDirectory(prefix="ladder_report.") as tmp:
-        data = os.path.join(tmp, "data")
-        with open(data, "w") as f:
-            for i, r in enumerate(rungs):
-                label = ("%s %s" % (r["name"], r["node"])).replace('"', "'")
-                f.write('%d "%s" %s %s\n' % (i, label, fmt(r["measured_gb_per_s"], "%.6g")
-                                            .replace("-", "?"),
-                                            fmt(r["ceiling_gb_per_s"], "%.6g").replace("-", "?")))
-        q = lambda s: "'%s'" % s.replace("'", "''")
-        term = "pngcairo"
-        if subprocess.run([gp, "-e", "set terminal pngcairo"], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL).returncode:
-            term = "png"
-        script = "\n".join([
-            "set terminal %s size %d,%d noenhanced" % (term, width, height),
-            "set output %s" % q(out), "set title %s" % q(title),
-            "set ylabel 'GB/s (10^9 bytes/s)'", "set datafile missing '?'",
-            "set style data histogram", "set style histogram clustered gap 1",
-            "set style fill solid 0.8 border -1", "set boxwidth 0.9", "set grid ytics",
-            "set xtics rotate by -35 scale 0", "set key top right", "set yrange [0:*]",
-            "set logscale y" if os.environ.get("LADDER_LOGSCALE") else "",
-            "plot %s using 3:xtic(2) title 'measured', '' using 4 title 'ceiling'" % q(data), ""])
-        with open(os.path.join(tmp, "plot.gp"), "w") as f:
-            f.write(script)
-        p = subprocess.run([gp, os.path.join(tmp, "plot.gp")], stderr=subprocess.PIPE,
-                           universal_newlines=True)
-        if p.returncode or not os.path.exists(out) or not os.path.getsize(out):
-            err = [l for l in p.stderr.splitlines() if l.strip()]
-            die(1, "gnuplot failed: %s" % (err[-1] if err else "no PNG written"))
+    """ladder.png (chart.py); gnuplot missing or failing: exit status 1."""
+    try:
+        chart.draw(rungs, out, width, height, title)
+    except chart.ChartError as e:
+        die(1, str(e))
 
 
 class Parser(command.Parser):
@@ -646,7 +644,8 @@ def main(argv):
     why = lad.attribution(bind)
     lines = ["ladder: %s (sink %s, source %s)" % (run_dir, lad.sink or "-", lad.source or "-")]
     hop = lad.staging_hop()
-    lines += table(rungs) + above_notes(rungs) + memory_notes(rungs) + hop_notes(hop)
+    lines += (table(rungs) + above_notes(rungs) + memory_notes(rungs) + shared_notes(rungs)
+              + hop_notes(hop))
     lines += ["", bind["reason"] + "."]
     lines += ["why: %s" % f["text"] for f in why if f["rule"] != "memory_binds"]
     notes = lad.upper.notes(rungs, lad.source, lad.sink)
@@ -663,7 +662,7 @@ def main(argv):
             f.write("\n".join(lines) + "\n")
     if png:
         w, h = args.width, args.height
-        plot(rungs, png, w, h, "ladder: " + (bind["rung"] or "no rung") + " binds")
+        plot(rungs, png, w, h, chart.title(bind, lad.sink, lad.source))
         sys.stderr.write("%s: %s (%dx%d)\n" % (PROG, png, w, h))
     return 0
 

@@ -163,14 +163,23 @@ def remote_figures(doc, node, context, params):
     return out
 
 
+def ladder_figure_gb(r):
+    """A rung's figure: what it measured; the link rung, a ceiling with nothing
+    measured, keeps its ceiling as the probe's link figures do."""
+    if r.get("kind") == "link" and as_float(r.get("measured_gb_per_s")) is None:
+        return r.get("ceiling_gb_per_s")
+    return r.get("measured_gb_per_s")
+
+
 def ladder_figures(doc, params):
     out = []
     for r in dicts(doc.get("rungs")):
-        if as_float(r.get("measured_gb_per_s")) is None:
+        gb = ladder_figure_gb(r)
+        if as_float(gb) is None:
             continue
         name = str(r.get("name"))
         drive = name[6:] if name.startswith("drive ") else None
-        out.append(figure(name, r.get("node"), drive, r.get("measured_gb_per_s"), params))
+        out.append(figure(name, r.get("node"), drive, gb, params))
     return out
 
 
