@@ -34,18 +34,32 @@ static bool sysfs_pci_address(const char *dir, const struct pcitree *t, char bdf
 	return pcitree_find(t, bdf) != NULL;
 }
 
-/* A software RDMA device's network interface's PCI function (root/class/net/IF/device). */
+/*
+ * A software RDMA device's network interface's PCI function
+ * (root/class/net/IF/device, or the nearest PCI function above it: a
+ * virtio-net interface's device is the virtio device its PCI function
+ * carries). Three levels at most.
+ */
 static void carrier_address(const char *root, const char *ifname, const struct pcitree *t,
 			    char bdf[16])
 {
-	char dir[PATH_MAX];
+	char path[PATH_MAX + 16], real[PATH_MAX];
+	char *base;
+	int up;
 
 	bdf[0] = 0;
 	if (!ifname[0] || strchr(ifname, '/') || ifname[0] == '.')
 		return;
-	snprintf(dir, sizeof(dir), "%s/class/net/%s", root, ifname);
-	if (!sysfs_pci_address(dir, t, bdf))
-		bdf[0] = 0;
+	snprintf(path, sizeof(path), "%s/class/net/%s/device", root, ifname);
+	if (!realpath(path, real))
+		return;
+	for (up = 0; up < 3 && (base = strrchr(real, '/')); up++) {
+		if (strlen(base + 1) == 12 && !pcie_bdf_normalise(base + 1, bdf) &&
+		    pcitree_find(t, bdf))
+			return;
+		*base = 0;
+	}
+	bdf[0] = 0;
 }
 
 /* "40 Gb/sec (4X QDR)" -> 32 (data rate: SDR, DDR and QDR are 8b/10b). */

@@ -84,3 +84,9 @@ c1=$(q "$out/read.json" "'%.3f' % d['drives'][0]['link_ceiling_gb_per_s']" 2>/de
 	fail "nvme_read_bw JSON: $(head -c 300 "$out/read.json") $(cat "$out/read.err")"
 [ "$c0" = "$c1" ] || fail "nvme_read_bw link ceiling $c1, probe $c0"
 note "nvme_read_bw link_ceiling_gb_per_s $c1 = probe usable ceiling"
+
+# The affinity matrix of the node's drives and its RDMA device, against its PCI tree.
+[ "$(cat "$out/topo.rc")" = 0 ] || fail "--topology exit $(cat "$out/topo.rc"): $(cat "$out/topo.err")"
+topo=$("$PY" "$srcdir/tests/lab/link_probe_topo.py" "$out" "$rd" 2>&1) || fail "matrix: $topo"
+note "matrix: $(printf '%s\n' "$topo" | wc -l) pairs as the PCI tree places them ($(printf '%s\n' "$topo" | head -n1))"
+grep -q "$rd" "$out/topo.txt" || fail "--topology text does not name $rd: $(head -c 400 "$out/topo.txt")"

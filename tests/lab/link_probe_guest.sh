@@ -33,5 +33,14 @@ echo $? >"$out/site.rc"
 nvme_link_probe --slot 1 --json >"$out/slot1.json" 2>>"$out/probe.err"
 ls -l "/sys/class/infiniband/$VLAB_RDMA_DEV/" >"$out/rdma-sysfs.txt" 2>&1
 nvme_read_bw --disks "${VLAB_DRIVES%% *}" -t 1 --warmup 0 -D 1 --json >"$out/read.json" 2>"$out/read.err"
+# The affinity matrix, and the PCI tree it must agree with: lspci -t, and each
+# device's place in sysfs (the tree lspci -t draws).
+nvme_link_probe --topology --json >"$out/topo.json" 2>"$out/topo.err"
+echo $? >"$out/topo.rc"
+nvme_link_probe --topology >"$out/topo.txt" 2>&1
+lspci -t >"$out/lspci-t.txt" 2>&1
+for b in $(lspci -D | cut -d' ' -f1); do
+	printf '%s %s\n' "$b" "$(readlink -f "/sys/bus/pci/devices/$b")"
+done >"$out/pcipaths.txt"
 cat "$out/probe.txt"
 exit 0

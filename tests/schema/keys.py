@@ -63,7 +63,7 @@ READERS = {
         "skipped", "failed", "part", "fabric", "remote", "probe",
         "component", "evidence", "state", "node", "ratio", "low_directions",
         "fleet_median_gb_per_s", "fleet_median_share_of_local", "says",
-        "alone", "alone_low", "group", "groups",
+        "alone", "alone_low", "group",
     )),
     "ladder/attribute.py": ((REMOTE, READ_BW), (
         # the ladder's own rungs and the memory's verdict ("reason" is also the schemas')

@@ -30,7 +30,7 @@ fleet: the report: $D/report.html
 fleet: the sweep: $D" "$(tail -n4 "$TMPD/out")"
 check_eq "judged on the host: the slow drive, nothing else" "[('drive', 'node002', 'nvme1n1')]" \
 	"$(json_get "$D/judge.json" 'sorted((s["kind"], s["node"], s["component"]) for s in d["suspects"])')"
-check_match "the judge's text printed" "^nbw-fleet judge: 4 nodes \\(4 measured\\)" "$(cat "$TMPD/out")"
+check_match "the judge's text printed" "^nbw-fleet judge: 4 nodes: 3 PASS, 1 SUSPECT, 0 NOT MEASURED" "$(cat "$TMPD/out")"
 check_match "the HTML page names the slow drive" "node002" "$(cat "$D/report.html" 2>/dev/null)"
 tail -n1 "$TMPD/record/runs.jsonl" >"$TMPD/run.json"
 check_eq "the record: this run, mode fleet, the lab's note, the sweep as its source" \

@@ -175,7 +175,6 @@ def judge_together(sweep, threshold, drive_suspect_nodes):
     key = {n: tuple(sorted(map(repr, k))) for n, k in kinds.items()}
     nodes = sorted(sweep.together)
     med = _median_by(nodes, lambda n: key.get(n), lambda n: sweep.together[n])
-    solos = _solos_by_node(sweep)
     parts, suspects = [], []
     for n in nodes:
         m = med.get(key.get(n))
