@@ -18,48 +18,17 @@
 #include "nbw.h"
 #include "sysfs.h"
 
-/* The PCI address a sysfs "device" link resolves to, if it is a PCI function. */
-static bool sysfs_pci_address(const char *dir, const struct pcitree *t, char bdf[16])
-{
-	char path[PATH_MAX + 16], real[PATH_MAX];
-	const char *base;
-
-	snprintf(path, sizeof(path), "%s/device", dir);
-	if (!realpath(path, real))
-		return false;
-	base = strrchr(real, '/');
-	base = base ? base + 1 : real;
-	if (strlen(base) != 12 || pcie_bdf_normalise(base, bdf))
-		return false;
-	return pcitree_find(t, bdf) != NULL;
-}
-
-/*
- * A software RDMA device's network interface's PCI function
- * (root/class/net/IF/device, or the nearest PCI function above it: a
- * virtio-net interface's device is the virtio device its PCI function
- * carries). Three levels at most.
- */
+/* A software RDMA device's network interface's PCI function (root/class/net/IF). */
 static void carrier_address(const char *root, const char *ifname, const struct pcitree *t,
 			    char bdf[16])
 {
-	char path[PATH_MAX + 16], real[PATH_MAX];
-	char *base;
-	int up;
+	char dir[PATH_MAX];
 
 	bdf[0] = 0;
 	if (!ifname[0] || strchr(ifname, '/') || ifname[0] == '.')
 		return;
-	snprintf(path, sizeof(path), "%s/class/net/%s/device", root, ifname);
-	if (!realpath(path, real))
-		return;
-	for (up = 0; up < 3 && (base = strrchr(real, '/')); up++) {
-		if (strlen(base + 1) == 12 && !pcie_bdf_normalise(base + 1, bdf) &&
-		    pcitree_find(t, bdf))
-			return;
-		*base = 0;
-	}
-	bdf[0] = 0;
+	snprintf(dir, sizeof(dir), "%s/class/net/%s", root, ifname);
+	pcitree_sysfs_fn(t, dir, 2, bdf);
 }
 
 /* "40 Gb/sec (4X QDR)" -> 32 (data rate: SDR, DDR and QDR are 8b/10b). */
@@ -137,7 +106,7 @@ static int discover_class(const char *root, const char *cls, enum dev_kind kind,
 			sysfs_read_attr(sub, "transport", p->transport, sizeof(p->transport));
 			sysfs_read_attr(sub, "model", p->model, sizeof(p->model));
 			sysfs_read_attr(sub, "firmware_rev", p->firmware, sizeof(p->firmware));
-			if (strcmp(p->transport, "pcie") || !sysfs_pci_address(sub, t, p->bdf)) {
+			if (strcmp(p->transport, "pcie") || !pcitree_sysfs_fn(t, sub, 0, p->bdf)) {
 				p->bdf[0] = 0;
 				snprintf(p->why_no_link, sizeof(p->why_no_link),
 					 "no PCIe link: NVMe over %s (a fabric controller)",
@@ -151,7 +120,7 @@ static int discover_class(const char *root, const char *cls, enum dev_kind kind,
 			sysfs_read_attr(port, "link_layer", p->link_layer, sizeof(p->link_layer));
 			p->net_gbits = p->rate_text[0] ? rate_data_gbits(p->rate_text) : NAN;
 			p->ports_active = active_ports(sub);
-			if (!sysfs_pci_address(sub, t, p->bdf)) {
+			if (!pcitree_sysfs_fn(t, sub, 0, p->bdf)) {
 				p->bdf[0] = 0;
 				sysfs_read_attr(sub, "parent", p->soft_parent,
 						sizeof(p->soft_parent));

@@ -79,6 +79,24 @@ static int lower_bound(const struct pcitree *t, const char *bdf)
 	return lo;
 }
 
+bool pcitree_sysfs_fn(const struct pcitree *t, const char *dir, int up, char bdf[16])
+{
+	char path[PATH_MAX + 16], real[PATH_MAX];
+	char *base;
+
+	snprintf(path, sizeof(path), "%s/device", dir);
+	if (realpath(path, real)) {
+		for (; up >= 0 && (base = strrchr(real, '/')); up--) {
+			if (strlen(base + 1) == 12 && !pcie_bdf_normalise(base + 1, bdf) &&
+			    pcitree_find(t, bdf))
+				return true;
+			*base = 0;
+		}
+	}
+	bdf[0] = 0;
+	return false;
+}
+
 const struct pcie_fn *pcitree_find(const struct pcitree *t, const char *bdf)
 {
 	char want[16];

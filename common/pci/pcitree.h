@@ -38,6 +38,13 @@ void pcitree_free(struct pcitree *t);
 
 /* The function at bdf ("0000:01:00.0" or "01:00.0"), or NULL. */
 const struct pcie_fn *pcitree_find(const struct pcitree *t, const char *bdf);
+/*
+ * The function of t that the sysfs directory dir's "device" link resolves
+ * to, or the nearest one at most up levels above it (a virtio-net
+ * interface's device is the virtio device its PCI function carries: up 1).
+ * true and bdf filled, or false and bdf empty.
+ */
+bool pcitree_sysfs_fn(const struct pcitree *t, const char *dir, int up, char bdf[16]);
 
 /*
  * Fill p->hop[] from f (a VF is replaced by its physical function) up to the

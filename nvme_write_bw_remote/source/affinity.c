@@ -20,20 +20,6 @@ const char *rail_affinity_name(enum rail_affinity a)
 	return (unsigned)a < NBW_ARRAY_SIZE(names) ? names[a] : "numa";
 }
 
-/* The PCI address dir/device resolves to, if it is a function of t. */
-static bool device_bdf(const char *dir, const struct pcitree *t, char bdf[16])
-{
-	char path[PATH_MAX + 16], real[PATH_MAX];
-	const char *base;
-
-	snprintf(path, sizeof(path), "%s/device", dir);
-	if (!realpath(path, real))
-		return false;
-	base = strrchr(real, '/');
-	base = base ? base + 1 : real;
-	return strlen(base) == 12 && !pcie_bdf_normalise(base, bdf) && pcitree_find(t, bdf);
-}
-
 bool affinity_port_bdf(const char *sysfs_root, const struct pcitree *t, const char *dev,
 		       char bdf[16])
 {
@@ -43,16 +29,13 @@ bool affinity_port_bdf(const char *sysfs_root, const struct pcitree *t, const ch
 	if (!dev[0] || strchr(dev, '/') || dev[0] == '.')
 		return false;
 	snprintf(dir, sizeof(dir), "%s/class/infiniband/%s", sysfs_root, dev);
-	if (device_bdf(dir, t, bdf))
+	if (pcitree_sysfs_fn(t, dir, 0, bdf))
 		return true;
 	if (sysfs_read_attr(dir, "parent", ifname, sizeof(ifname)) || !ifname[0] ||
 	    strchr(ifname, '/') || ifname[0] == '.')
 		return (bdf[0] = 0, false);
 	snprintf(dir, sizeof(dir), "%s/class/net/%s", sysfs_root, ifname);
-	if (device_bdf(dir, t, bdf))
-		return true;
-	bdf[0] = 0;
-	return false;
+	return pcitree_sysfs_fn(t, dir, 2, bdf);
 }
 
 /* The judged path of the function at bdf; false if it has none. */
