@@ -446,8 +446,41 @@ static void print_health(struct report *r, const struct probe_dev *p)
 	report_obj_end(r);
 }
 
-static void print_device(struct report *r, const struct options *o, const struct probe_dev *p)
+/*
+ * A drive whose path shares a link with other drives: the narrowest such
+ * link, JSON "shared_uplink" and a line under its row (their ceilings add up
+ * only to what that link carries).
+ */
+static void print_shared_uplink(struct report *r, const struct probe_dev *d, int n, int i)
 {
+	const struct pcie_link *l;
+	char sp[16];
+	int users, k = project_shared_hop(d, n, i, &users);
+
+	if (k < 0) {
+		report_null(r, "shared_uplink", NULL);
+		return;
+	}
+	l = &d[i].path.link[k];
+	report_obj_begin(r, "shared_uplink");
+	report_str(r, "bdf", NULL, l->dev->bdf);
+	print_speed(r, "speed_gts", l->speed);
+	report_u64(r, "width", NULL, l->width);
+	report_double(r, "raw_gb_per_s", NULL, l->raw);
+	report_double(r, "usable_gb_per_s", NULL, l->usable);
+	report_i64(r, "drives", NULL, users);
+	report_obj_end(r);
+	report_text(r,
+		    "    shared uplink: hop %s (%s GT/s x%u, %.2f GB/s usable) carries %d drives: "
+		    "their ceilings add up to at most that\n",
+		    l->dev->bdf, pcie_speed_str(l->speed, sp, sizeof(sp)), l->width,
+		    isfinite(l->usable) ? l->usable : l->raw, users);
+}
+
+static void print_device(struct report *r, const struct options *o, const struct probe_dev *d,
+			 int n, int i)
+{
+	const struct probe_dev *p = &d[i];
 	const struct pcie_path *pa = &p->path;
 	const struct pcie_link *own = p->have_path && pa->nlinks ? &pa->link[0] : NULL;
 	const struct pcie_fn *dev = p->have_path && pa->nhops ? pa->hop[0] : p->fn;
@@ -457,6 +490,7 @@ static void print_device(struct report *r, const struct options *o, const struct
 	print_own_link(r, own, dev);
 	print_path_json(r, p);
 	print_verdict(r, p);
+	print_shared_uplink(r, d, n, i);
 	print_health(r, p);
 	if (p->have_path && own)
 		print_missing(r, o, p);
@@ -551,7 +585,6 @@ static void print_proj_sum(struct report *r, const char *key, const struct proj_
 	report_obj_end(r);
 }
 
-/* Sum of today's path ceilings (as trained). */
 /* Drives with no ACTIVE RDMA port on their NUMA node. */
 static void print_no_local_rdma(struct report *r, const struct probe_dev *d, int n)
 {
@@ -595,15 +628,15 @@ static void print_scenario(struct report *r, bool usable, const struct project_s
 	print_proj_sum(r, "slots_as_they_are_gb_per_s", now);
 	print_proj_sum(r, "slots_fixed_gb_per_s", fixed);
 	report_obj_end(r);
-	report_text(r, "  %-22s %18.2f %18.2f\n", sc->text, usable ? now->usable : now->raw,
-		    usable ? fixed->usable : fixed->raw);
+	report_text(r, "  %-22s %18.2f %18.2f\n", sc->text, now->shared, fixed->shared);
 	if (now->held[0])
 		report_text(r, "      held back by %s\n", now->held);
 	if (fixed->held[0])
 		report_text(r, "      with every slot fixed, still by %s\n", fixed->held);
 	if (now->shared_by[0] || fixed->shared_by[0])
-		report_text(r, "      shared links cap the sums at %.2f / %.2f: %s\n", now->shared,
-			    fixed->shared, fixed->shared_by[0] ? fixed->shared_by : now->shared_by);
+		report_text(r, "      capped by shared links (summed per drive: %.2f / %.2f): %s\n",
+			    usable ? now->usable : now->raw, usable ? fixed->usable : fixed->raw,
+			    fixed->shared_by[0] ? fixed->shared_by : now->shared_by);
 }
 
 /* --project: the upgrade table, text and JSON. */
@@ -618,9 +651,16 @@ static void print_projection(struct report *r, const struct probe_dev *d, int n,
 	report_i64(r, "drives", NULL, pj.drives);
 	report_str(r, "unit", NULL, pj.usable ? "usable" : "raw");
 	report_double(r, "today_gb_per_s", NULL, pj.today);
-	report_text(r, "\nprojection: %s GB/s summed over %d drive%s (today, as trained: %.2f)\n",
+	report_double(r, "today_summed_gb_per_s", NULL, pj.today_summed);
+	report_str(r, "today_capped_by", NULL, pj.today_by[0] ? pj.today_by : NULL);
+	report_text(r,
+		    "\nprojection: %s GB/s summed over %d drive%s, shared links capped (today, "
+		    "as trained: %.2f)\n",
 		    pj.usable ? "usable" : "raw (MPS unknown)", pj.drives,
 		    pj.drives == 1 ? "" : "s", pj.today);
+	if (pj.today_by[0])
+		report_text(r, "  today's %.2f summed per drive is capped to %.2f by %s\n",
+			    pj.today_summed, pj.today, pj.today_by);
 	report_text(r, "  %-22s %18s %18s\n", "scenario", "slots as they are", "slots fixed");
 	report_arr_begin(r, "scenarios");
 	for (k = 0; k < PROJECT_SCENARIOS; k++)
@@ -673,7 +713,7 @@ void print_report(struct report *r, const struct options *o, const struct pcitre
 		    "", "GB/s", "GB/s");
 	report_arr_begin(r, "devices");
 	for (i = 0; i < n; i++)
-		print_device(r, o, &devs[i]);
+		print_device(r, o, devs, n, i);
 	report_arr_end(r);
 	if (o->expect.speed > 0 || o->expect.width) {
 		report_obj_begin(r, "expect");

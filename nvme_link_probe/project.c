@@ -76,6 +76,7 @@ static bool path_has(const struct probe_dev *d, const struct pcie_fn *fn)
 static void shared_cap(const struct probe_dev *d, int n, bool usable, struct proj_sum *s)
 {
 	double part[MAX_DEVS];
+	char sp[16];
 	int depth, i, j, k, users;
 
 	memcpy(part, s->part, sizeof(part));
@@ -102,8 +103,10 @@ static void shared_cap(const struct probe_dev *d, int n, bool usable, struct pro
 			if (!strstr(s->shared_by, l->dev->bdf))
 				snprintf(s->shared_by + strlen(s->shared_by),
 					 sizeof(s->shared_by) - strlen(s->shared_by),
-					 "%shop %s (%.2f GB/s for %d drives)",
-					 s->shared_by[0] ? ", " : "", l->dev->bdf, cap, users);
+					 "%shop %s (%s GT/s x%u: %.2f GB/s for %d drives)",
+					 s->shared_by[0] ? ", " : "", l->dev->bdf,
+					 pcie_speed_str(l->speed, sp, sizeof(sp)), l->width, cap,
+					 users);
 		}
 	}
 	for (s->shared = 0, i = 0; i < n; i++)
@@ -134,16 +137,47 @@ static void project_sum(const struct probe_dev *d, int n, const struct project_s
 	shared_cap(d, n, isfinite(s->usable), s);
 }
 
-/* Sum of today's path ceilings (as trained). */
-static double today_sum(const struct probe_dev *d, int n, bool usable)
+/*
+ * Today's path ceilings (as trained): their per-drive sum, and that sum once
+ * the links several drives share are capped, with the hops that cap it.
+ */
+static void today_sum(const struct probe_dev *d, int n, bool usable, struct projection *pj)
 {
-	double sum = 0;
+	struct proj_sum s;
 	int i;
 
-	for (i = 0; i < n; i++)
-		if (projected(&d[i]))
-			sum += usable ? d[i].path.usable : d[i].path.raw;
-	return sum;
+	memset(&s, 0, sizeof(s));
+	for (i = 0; i < n && i < MAX_DEVS; i++)
+		if (projected(&d[i])) {
+			s.part[i] = usable ? d[i].path.usable : d[i].path.raw;
+			pj->today_summed += s.part[i];
+		}
+	shared_cap(d, n, usable, &s);
+	pj->today = s.shared;
+	snprintf(pj->today_by, sizeof(pj->today_by), "%s", s.shared_by);
+}
+
+int project_shared_hop(const struct probe_dev *d, int n, int i, int *users)
+{
+	const struct pcie_link *l;
+	double cap, best = INFINITY;
+	int j, k, u, hop = -1;
+
+	*users = 0;
+	if (i < 0 || i >= n || !projected(&d[i]))
+		return -1;
+	for (k = 1; k < d[i].path.nlinks; k++) {
+		l = &d[i].path.link[k];
+		for (j = 0, u = 0; j < n; j++)
+			u += projected(&d[j]) && path_has(&d[j], l->dev);
+		cap = isfinite(l->usable) ? l->usable : l->raw;
+		if (u < 2 || (hop >= 0 && !(cap < best)))
+			continue;
+		hop = k;
+		best = isfinite(cap) ? cap : best;
+		*users = u;
+	}
+	return hop;
 }
 
 void project_drives(const struct probe_dev *d, int n, struct projection *pj)
@@ -160,5 +194,5 @@ void project_drives(const struct probe_dev *d, int n, struct projection *pj)
 	}
 	/* The unit of every sum: usable when the drives as they are all have one. */
 	pj->usable = isfinite(pj->row[0].now.usable);
-	pj->today = today_sum(d, n, pj->usable);
+	today_sum(d, n, pj->usable, pj);
 }

@@ -191,6 +191,19 @@ check_match "--project: RDMA unknown in a dump" "RDMA port state unknown for 3 d
 "$P" --pci-dump "$D/switch_gen2_x8.lspci" --project --json >"$TMPD/s.json"
 check_eq "shared uplink: per-drive sum" "$(sum "$(u 5 8)" "$(u 5 8)")" "$(json_get "$TMPD/s.json" "'%.2f' % d['projection']['scenarios'][1]['slots_fixed_gb_per_s']['usable']")"
 check_eq "shared uplink: capped" "$(r2 "$(u 5 8)")" "$(json_get "$TMPD/s.json" "'%.2f' % d['projection']['scenarios'][1]['slots_fixed_gb_per_s']['shared_links_capped']")"
+# The headline and the table say the uplink, not the per-drive sum.
+check_eq "shared uplink: today capped" "$(r2 "$(u 5 8)") $(sum "$(u 5 8)" "$(u 5 8)")" \
+	"$(json_get "$TMPD/s.json" "'%.2f %.2f' % (d['projection']['today_gb_per_s'], d['projection']['today_summed_gb_per_s'])")"
+check_match "shared uplink: today capped by" "^hop 0000:01:00.0 \(5 GT/s x8: $(r2 "$(u 5 8)") GB/s for 2 drives\)$" \
+	"$(json_get "$TMPD/s.json" "d['projection']['today_capped_by']")"
+check_eq "shared uplink: each drive names it" "0000:01:00.0 2 0000:01:00.0 2" \
+	"$(json_get "$TMPD/s.json" "' '.join('%s %d' % (x['shared_uplink']['bdf'], x['shared_uplink']['drives']) for x in d['devices'])")"
+check_eq "own uplinks: none shared" "[None, None, None]" \
+	"$(json_get "$TMPD/p.json" "[x['shared_uplink'] for x in d['devices']]")"
+out=$("$P" --pci-dump "$D/switch_gen2_x8.lspci" --project)
+check_match "shared uplink: headline" "today, as trained: $(r2 "$(u 5 8)")\)" "$out"
+check_match "shared uplink: the table marks it" "shared uplink: hop 0000:01:00.0 \(5 GT/s x8" "$out"
+check_match "shared uplink: scenario capped" "drives as they are +$(r2 "$(u 5 8)") +$(r2 "$(u 5 8)")" "$out"
 check_match "shared uplink: held back by the hop" "hop 0000:01:00.0 \(5 GT/s x8\)" "$(json_get "$TMPD/s.json" "d['projection']['scenarios'][1]['slots_fixed_gb_per_s']['held_back_by']")"
 # Bifurcated x2: fixing the slot's speed cannot add lanes.
 "$P" --pci-dump "$D/bifurcated_x2.lspci" --project --json >"$TMPD/b.json"
