@@ -144,9 +144,10 @@ static const struct cli_opt opts[] = {
 		 "rising while latency keeps climbing (implies --latency)"},
 	{ROW("memory", no_argument, OPT_MEMORY),
 	 .help = "the staging memory instead of the drives: on each node the buffers live on, "
-		 "the readers' threads and buffers (chunk x depth) write every byte once and "
-		 "read it once, as a drive's DMA and a NIC do; staged and DRAM GB/s against the "
-		 "memory's ceiling where sysfs tells it (EDAC, SMBIOS)"},
+		 "the readers' threads and buffers (chunk x depth, grown to 4 x the last-level "
+		 "cache) write every byte once and read it once, as a drive's DMA and a NIC do; "
+		 "staged and DRAM GB/s against the memory's ceiling where sysfs tells it (EDAC, "
+		 "SMBIOS)"},
 	{ROW("checksum", no_argument, OPT_CHECKSUM), .type = CLI_T_FLAG,
 	 .field = CLI_AT(O, checksum), .sect = "Output:",
 	 .help = "digest every block of each span's first sweep"},
@@ -536,6 +537,10 @@ int main(int argc, char **argv)
 	if (n < 0)
 		return -n;
 	target_provenance(targets, n, o.cc.sysfs_root, &prov);
+	if (o.mode == MODE_MEMORY)
+		memory_plan(&o, n);
+	if (!o.list)
+		buffers_plan(&o, n);
 	out = cli_open_output(&o.cc);
 	if (!out) {
 		target_close(targets, n);

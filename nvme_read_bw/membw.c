@@ -50,7 +50,7 @@ static void *membw_worker(void *arg)
 
 	t->rc = placement_pin_self(p->node);
 	if (!t->rc)
-		t->rc = buffer_alloc_locked(p->buf_bytes, 4096, &buf, &t->lock_errno);
+		t->rc = buffer_alloc(p->buf_bytes, 4096, p->lock, &buf, &t->lock_errno);
 	if (t->rc) {
 		atomic_store(t->stop, true);
 		return NULL;

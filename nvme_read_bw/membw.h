@@ -19,6 +19,7 @@ struct membw_params {
 	unsigned threads; /* writer-reader threads, one buffer each */
 	size_t chunk;	  /* written then read as one piece (the tools' chunk) */
 	size_t buf_bytes; /* per thread: a whole number of chunks */
+	bool lock;	  /* mlock the buffers (RLIMIT_MEMLOCK allows it) */
 	double warmup_s, duration_s;
 };
 

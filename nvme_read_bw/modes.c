@@ -22,6 +22,7 @@ static const char *rule =
 
 void print_header(struct report *r, const struct options *o, const struct target *t, int n)
 {
+	bool mem = o->mode == MODE_MEMORY; /* no reads: engine, span, pattern do not apply */
 	char a[32];
 	int i;
 
@@ -34,11 +35,12 @@ void print_header(struct report *r, const struct options *o, const struct target
 	report_obj_begin(r, "params");
 	snprintf(a, sizeof(a), "%s%s%s", reader_engine_name(o->engine), o->iopoll ? " iopoll" : "",
 		 o->sqpoll ? " sqpoll" : "");
-	report_str(r, NULL, " Engine          : %-14s", a);
+	if (!mem)
+		report_str(r, NULL, " Engine          : %-14s", a);
 	report_str(r, "engine", NULL, reader_engine_name(o->engine));
 	report_bool(r, "iopoll", NULL, o->iopoll);
 	report_bool(r, "sqpoll", NULL, o->sqpoll);
-	report_u64(r, "depth", " Reads in flight : %llu per thread\n", o->depth);
+	report_u64(r, "depth", mem ? NULL : " Reads in flight : %llu per thread\n", o->depth);
 	report_u64(r, "threads", " Threads/drive   : %-14llu", o->threads);
 	report_u64(r, "chunk", NULL, o->chunk);
 	report_text(r, " Chunk           : %s\n", format_size(o->chunk, a, sizeof(a)));
@@ -46,8 +48,9 @@ void print_header(struct report *r, const struct options *o, const struct target
 		report_u64(r, "span", NULL, o->span);
 	else
 		report_null(r, "span", NULL);
-	report_text(r, " Span            : %-14s",
-		    o->span ? format_size(o->span, a, sizeof(a)) : "whole drive");
+	if (!mem)
+		report_text(r, " Span            : %-14s",
+			    o->span ? format_size(o->span, a, sizeof(a)) : "whole drive");
 	report_str(r, "numa", " NUMA            : %s\n",
 		   o->numa_policy == PLACEMENT_AUTO ? "auto"
 		   : o->numa_policy == PLACEMENT_OFF
@@ -68,16 +71,22 @@ void print_header(struct report *r, const struct options *o, const struct target
 		   : o->mode == MODE_SWEEP_DEPTH   ? "sweep-depth"
 		   : o->mode == MODE_MEMORY	   ? "memory"
 						   : "plain");
-	report_str(r, "pattern", " Pattern         : %-14s", o->random ? "rand" : "seq");
+	report_str(r, "pattern", mem ? NULL : " Pattern         : %-14s",
+		   o->random ? "rand" : "seq");
 	report_u64(r, "seed", NULL, o->seed);
-	if (o->random)
+	if (o->random && !mem)
 		report_text(r, " Seed            : %llu\n", (unsigned long long)o->seed);
-	else
+	else if (!mem)
 		report_text(r, "\n");
-	report_bool(r, "latency", " Latency         : %s\n", o->latency);
+	report_bool(r, "latency", mem ? NULL : " Latency         : %s\n", o->latency);
 	report_bool(r, "checksum", NULL, o->checksum);
+	buffers_header(r, o);
 	report_obj_end(r);
-	report_text(r, " Drives          : %d\n", n);
+	if (mem && !n) {
+		report_text(r, "%s", rule);
+		return;
+	}
+	report_text(r, " Drives          : %d%s\n", n, mem ? " (they place the buffers)" : "");
 	report_text(r, "   %-16s %-6s %-24s %5s %6s %10s  %s\n", "path", "kind", "model", "numa",
 		    "lbs", "size", "pci");
 	for (i = 0; i < n; i++) {

@@ -49,7 +49,7 @@ static int worker_setup(struct gang_worker *gw, struct reader *rd, void **buf, v
 		gang_fail(gw, rc, "pin to NUMA node");
 		return rc;
 	}
-	rc = buffer_alloc_locked(buflen, target_align(t), buf, &lock_errno);
+	rc = buffer_alloc(buflen, target_align(t), o->buf.lock, buf, &lock_errno);
 	format_size(buflen, sz, sizeof(sz));
 	if (rc && lock_errno) {
 		gw->hint = " (raise 'ulimit -l')";

@@ -38,6 +38,35 @@ enum mode {
 
 #define CURVE_MAX 32 /* points of --sweep-threads / --sweep-chunk / --sweep-depth */
 
+/* The readers' buffers, decided before the header (buffers.c). */
+struct buffer_plan {
+	uint64_t each;	     /* bytes of one buffer (the largest phase's) */
+	uint64_t count;	     /* buffers of the largest phase */
+	uint64_t need;	     /* bytes they lock (each rounded up to whole huge pages) */
+	uint64_t limit;	     /* RLIMIT_MEMLOCK, UINT64_MAX unlimited */
+	bool exempt;	     /* CAP_IPC_LOCK: the limit does not apply */
+	bool lock;	     /* lock them: need fits the limit */
+	bool trial;	     /* a trial buffer of `each` bytes was allocated */
+	uint64_t huge_bytes; /* of it, backed by transparent huge pages */
+};
+
+/*
+ * --memory: the staging stream's working set is at least MEM_CACHE_FACTOR
+ * times the last-level cache (MEM_LLC_ASSUMED when sysfs does not say it), up
+ * to MEM_WORKING_SET_MAX; a smaller one is labelled "possibly cached".
+ */
+#define MEM_CACHE_FACTOR 4
+#define MEM_LLC_ASSUMED (256ULL << 20)
+#define MEM_WORKING_SET_MAX (8ULL << 30)
+
+struct mem_cache {
+	bool known;	    /* sysfs said it */
+	unsigned level;	    /* cache level (3: L3) */
+	uint64_t each;	    /* one instance's bytes */
+	unsigned instances; /* online CPUs over the CPUs one instance serves */
+	uint64_t total;	    /* each x instances, or MEM_LLC_ASSUMED */
+};
+
 struct options {
 	struct cli_common cc;
 	char *disks;
@@ -62,7 +91,15 @@ struct options {
 	int argc; /* for the optional lists of --sweep-threads / --sweep-chunk */
 	char **argv;
 	struct provenance *prov; /* where and when: the targets and windows are added to it */
+	uint64_t mem_buf_bytes;	 /* --memory: each thread's buffer, grown past the caches */
+	struct mem_cache mem_cache;
+	struct buffer_plan buf;
 };
+
+/* The buffers of the run's largest phase among n targets, into o->buf. */
+void buffers_plan(struct options *o, int n);
+/* The header's buffer line, a note when they are not locked, JSON "buffers". */
+void buffers_header(struct report *r, const struct options *o);
 
 /* Per-target results of one phase. */
 struct tresult {
@@ -126,6 +163,8 @@ int run_series(const struct options *o, struct report *r, struct target *t, int 
 int run_curve(const struct options *o, struct report *r, struct target *t, int n);
 /* --memory (memory.c): the staging memory's stream on each node the buffers live on. */
 int run_memory(const struct options *o, struct report *r, struct target *t, int n);
+/* --memory: the last-level cache and each thread's buffer past it, into o. */
+void memory_plan(struct options *o, int n);
 void list_targets(struct report *r, const struct target *t, int n);
 /* modes.c: the "% of link" column, never a percentage of a ceiling the figure is above. */
 void link_pct(struct report *r, double gb_per_s, double ceiling);

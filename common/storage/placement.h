@@ -6,7 +6,9 @@
 #ifndef NBW_PLACEMENT_H
 #define NBW_PLACEMENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define PLACEMENT_AUTO (-1) /* the drive's own node (or no pinning if unknown) */
 #define PLACEMENT_OFF (-2)  /* no pinning */
@@ -29,6 +31,31 @@ int placement_nodes(void);
  * -EAGAIN/-EPERM/-ENOMEM from mlock when it cannot be locked (*locked_err set).
  */
 int buffer_alloc_locked(size_t len, size_t align, void **out, int *lock_errno);
+/* The same, locked only when lock is set. */
+int buffer_alloc(size_t len, size_t align, bool lock, void **out, int *lock_errno);
+/* Free either kind. */
 void buffer_free_locked(void *p, size_t len);
+
+/*
+ * The bytes a buffer of len occupies (and locks): 1 MiB and more rounds up to
+ * whole 2 MiB huge pages.
+ */
+size_t buffer_span(size_t len);
+
+/*
+ * How many of a buffer's bytes (p, len as allocated above) the kernel backs
+ * with transparent huge pages now (AnonHugePages of /proc/self/smaps): what
+ * was obtained, not asked. 0 when unknown.
+ */
+size_t buffer_huge_bytes(const void *p, size_t len);
+
+/* RLIMIT_MEMLOCK's soft limit in bytes, UINT64_MAX unlimited. */
+uint64_t buffer_lock_limit(void);
+
+/* True when CAP_IPC_LOCK lets this process lock past RLIMIT_MEMLOCK. */
+bool buffer_lock_exempt(void);
+
+/* Whether need bytes can be locked under limit (exempt: CAP_IPC_LOCK). Pure. */
+bool buffer_lock_fits(uint64_t need, uint64_t limit, bool exempt);
 
 #endif
