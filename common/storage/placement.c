@@ -183,3 +183,18 @@ bool buffer_lock_fits(uint64_t need, uint64_t limit, bool exempt)
 {
 	return exempt || need <= limit;
 }
+
+int buffer_lock_need(uint64_t need, uint64_t limit, bool exempt, char *why, size_t len)
+{
+	char a[32], b[32];
+
+	if (buffer_lock_fits(need, limit, exempt))
+		return 0;
+	snprintf(why, len,
+		 "needs %s locked memory, RLIMIT_MEMLOCK is %s: raise it (ulimit -l %llu, in "
+		 "KiB; memlock in /etc/security/limits.conf, LimitMEMLOCK= for a service) or "
+		 "run with CAP_IPC_LOCK",
+		 format_size(need, a, sizeof(a)), format_size(limit, b, sizeof(b)),
+		 (unsigned long long)((need + 1023) / 1024));
+	return -ENOMEM;
+}

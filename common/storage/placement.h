@@ -58,4 +58,11 @@ bool buffer_lock_exempt(void);
 /* Whether need bytes can be locked under limit (exempt: CAP_IPC_LOCK). Pure. */
 bool buffer_lock_fits(uint64_t need, uint64_t limit, bool exempt);
 
+/*
+ * Where memory must be locked (RDMA registers it): 0 when need bytes fit
+ * limit (or exempt), else -ENOMEM with why = "needs N locked memory,
+ * RLIMIT_MEMLOCK is L: raise it ...". Pure.
+ */
+int buffer_lock_need(uint64_t need, uint64_t limit, bool exempt, char *why, size_t len);
+
 #endif

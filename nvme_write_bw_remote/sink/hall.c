@@ -37,7 +37,7 @@
 static int hall_dram(struct hall *h)
 {
 	const struct options *o = h->o;
-	char a[32], b[32];
+	char a[32], b[32], why[320];
 	int rc, lock_errno;
 
 	if ((uint64_t)h->loc.nt * o->threads * o->chunk >= o->sink.dram) {
@@ -47,6 +47,11 @@ static int hall_dram(struct hall *h)
 			format_size(o->sink.dram, a, sizeof(a)), h->loc.nt,
 			h->loc.nt == 1 ? "" : "s", o->threads, format_size(o->chunk, b, sizeof(b)));
 	}
+	/* registered for RDMA and locked: a limit too low fails before anything starts */
+	if (buffer_lock_need(buffer_span(o->sink.dram), buffer_lock_limit(), buffer_lock_exempt(),
+			     why, sizeof(why)))
+		return hall_fail(h, "--dram %s: %s (or lower --dram)",
+				 format_size(o->sink.dram, a, sizeof(a)), why);
 	rc = buffer_alloc_locked(o->sink.dram, 4096, (void **)&h->dram, &lock_errno);
 	if (!rc)
 		return 0;

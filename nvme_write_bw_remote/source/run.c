@@ -218,6 +218,23 @@ static const char *first_failure(struct source *s, char *buf, size_t len)
 
 /* ---- the phases of the run -------------------------------------------------------- */
 
+/*
+ * The staging buffers are registered with the RDMA device, which pins them
+ * against RLIMIT_MEMLOCK: too low a limit fails here, before the header, with
+ * what is needed.
+ */
+static int source_lock_check(struct source *s)
+{
+	const struct options *o = s->o;
+	uint64_t need = (uint64_t)s->nw * buffer_span((size_t)o->chunk * o->depth);
+	char why[320], each[32];
+
+	if (!buffer_lock_need(need, buffer_lock_limit(), buffer_lock_exempt(), why, sizeof(why)))
+		return 0;
+	return source_fail(s, "%u staging buffers of %s registered for RDMA: %s", s->nw,
+			   format_size((uint64_t)o->chunk * o->depth, each, sizeof(each)), why);
+}
+
 static int source_setup(struct source *s)
 {
 	const struct options *o = s->o;
@@ -233,7 +250,8 @@ static int source_setup(struct source *s)
 		if (rc)
 			return rc;
 	}
-	return source_plan_workers(s);
+	rc = source_plan_workers(s);
+	return rc ? rc : source_lock_check(s);
 }
 
 /*
