@@ -26,7 +26,6 @@ out="$TMPD/mem.json"
 	"$NVME_READ_BW" --memory --disks "$f,$g" -t 3 -s 64K --warmup 0.1 -D 0.5 --sysfs-root "$sys" \
 		--json >"$out" 2>"$TMPD/err" || fail "exit $?: $(cat "$TMPD/err")"
 json_valid "$out" || fail "invalid JSON"
-depth=$(json_get "$out" 'd["params"]["depth"]')
 check_eq "mode recorded" memory "$(json_get "$out" 'd["params"]["mode"]')"
 check_eq "one node (both files on it)" 1 "$(json_get "$out" 'len(d["memory"])')"
 check_eq "the readers' threads: 3 per drive x 2 drives" 6 "$(json_get "$out" 'd["memory"][0]["threads"]')"
