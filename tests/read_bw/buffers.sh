@@ -29,6 +29,8 @@ low() {
 		command -v setpriv >/dev/null || skip "no setpriv to drop root"
 		id nobody >/dev/null 2>&1 || skip "no user nobody"
 		setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+			test -x "$NVME_READ_BW" -a -r "$f" || skip "nobody cannot reach the build or $f"
+		setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
 			bash -c 'ulimit -l 8192 && exec "$@"' low "$@"
 	else
 		bash -c 'ulimit -S -l 8192 && exec "$@"' low "$@"
