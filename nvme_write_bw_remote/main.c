@@ -86,6 +86,10 @@ enum {
 	OPT_CPU_UTIL,
 	OPT_VERBOSE,
 	OPT_COUNTERS_TABLE,
+	OPT_OUT_JSON,
+	OPT_OUT_JSON_FILE,
+	OPT_RUN_INFINITELY,
+	OPT_SOURCE_IP,
 };
 
 /*
@@ -213,6 +217,13 @@ static const struct cli_opt opts[] = {
 	 .help = "QPs (workers) per drive (default 12); with a memory source the QPs in all "
 		 "(default 1); sink: local readers per drive"},
 	CLI_ROW_THREADS(O, threads, CLI_OPT_THREADS, NULL, .with = 'q', .def = "12"),
+	PERFTEST("source_ip", OPT_SOURCE_IP,
+		 "a source's addresses are its RDMA ports': pick them with -d DEV:PORT (the "
+		 "control channel leaves from the address the route to PEER takes)"),
+	PERFTEST("run_infinitely", OPT_RUN_INFINITELY,
+		 "every run has an end: use -D/--duration SECONDS (up to days) with --interval "
+		 "SECONDS for a line every interval; Ctrl-C ends it early with the report so far, "
+		 "marked interrupted"),
 	PERFTEST("post_list", 'l', "WRITEs are posted one at a time; the WRITEs in flight per QP "
 				   "are -t/--tx-depth"),
 	PERFTEST("iters", 'n', "the run is timed, not counted: use -D/--duration SECONDS"),
@@ -298,6 +309,9 @@ static const struct cli_opt opts[] = {
 	 .help = "nothing to skip: this tool does not check the CPU frequency governor"},
 	CLI_ROW_GBITS(),
 	CLI_ROWS_OUTPUT,
+	{ROW("out_json", no_argument, OPT_OUT_JSON), .type = CLI_T_ALIAS, .with = CLI_OPT_JSON},
+	{ROW("out_json_file", required_argument, OPT_OUT_JSON_FILE), .type = CLI_T_ALIAS,
+	 .with = CLI_OPT_JSON},
 	CLI_END,
 };
 #undef PERFTEST
