@@ -202,8 +202,9 @@ static const struct cli_opt opts[] = {
 	{ROW("all-sizes", no_argument, 'a'), .type = CLI_T_FLAG, .field = CLI_AT(O, all_sizes),
 	 .help = "every size, 2 bytes to 8M from memory (below 4K unverified), 64K to 4M from "
 		 "drives, one run each (both sides), a line per size as "
-		 "ib_write_bw -a prints (#bytes, #iterations, BW peak = average, BW average, "
-		 "MsgRate), then the curve and its verdict against the rails' line rate; with "
+		 "ib_write_bw -a prints (#bytes, #iterations, BW peak = average, BW average in its "
+		 "MB/sec of 2^20 bytes or Gb/sec, MsgRate), then the curve (GB/s) and its verdict "
+		 "against the rails' line rate; with "
 		 "--sources N a fan-in round per size, the curve of their sum"},
 	{ROW("all", no_argument, OPT_ALL), .type = CLI_T_ALIAS, .with = 'a'},
 	{ROW("verbose", no_argument, OPT_VERBOSE), .type = CLI_T_FLAG, .field = CLI_AT(O, verbose),
@@ -301,8 +302,8 @@ static const struct cli_opt opts[] = {
 		 "NAME\"), and exit"},
 	{ROW("output", required_argument, OPT_OUTPUT), .type = CLI_T_KEYWORD,
 	 .set = CLI_AT(O, figure_only), .what = "output", .words = output_words, .arg = "bandwidth",
-	 .help = "as perftest's --output=bandwidth: print the total GB/s figure alone (Gb/s with "
-		 "--report_gbits), the report on stderr"},
+	 .help = "as perftest's --output=bandwidth: print the total alone in perftest's unit, "
+		 "MB/sec of 2^20 bytes (Gb/sec with --report_gbits), the report (GB/s) on stderr"},
 	{ROW("cpu_util", no_argument, OPT_CPU_UTIL), .type = CLI_T_NOTE,
 	 .help = "CPU use is always reported (the sink's s per GiB landed, the JSON's cpu_s)"},
 	{ROW("CPU-freq", no_argument, 'F'), .type = CLI_T_NOTE,
@@ -561,7 +562,9 @@ static double run_budget(const struct options *o)
 
 /*
  * --output=bandwidth: the run's total rate alone on stdout, as perftest's
- * (the sink's: local + RDMA; the source's: what it sent), "-" when none.
+ * (the sink's: local + RDMA; the source's: what it sent), "-" when none, in
+ * perftest's unit: its BW average's MB/sec (2^20 bytes), Gb/sec (10^9 bits)
+ * with --report_gbits.
  */
 static void print_figure(const struct options *o, const struct result *x)
 {
@@ -571,7 +574,7 @@ static void print_figure(const struct options *o, const struct result *x)
 	if (x->mode == RESULT_SOURCE)
 		bps = st && st->seconds > 0 ? (double)st->bytes / st->seconds : NAN;
 	if (isfinite(bps))
-		printf("%.2f\n", o->cc.gbits ? bps * 8 / 1e9 : bps / 1e9);
+		printf("%.2f\n", o->cc.gbits ? bps * 8 / 1e9 : bps / 1048576);
 	else
 		printf("-\n");
 	fflush(stdout);
