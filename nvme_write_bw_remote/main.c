@@ -86,6 +86,10 @@ enum {
 	OPT_CPU_UTIL,
 	OPT_VERBOSE,
 	OPT_COUNTERS_TABLE,
+	OPT_OUT_JSON,
+	OPT_OUT_JSON_FILE,
+	OPT_RUN_INFINITELY,
+	OPT_SOURCE_IP,
 };
 
 /*
@@ -198,8 +202,9 @@ static const struct cli_opt opts[] = {
 	{ROW("all-sizes", no_argument, 'a'), .type = CLI_T_FLAG, .field = CLI_AT(O, all_sizes),
 	 .help = "every size, 2 bytes to 8M from memory (below 4K unverified), 64K to 4M from "
 		 "drives, one run each (both sides), a line per size as "
-		 "ib_write_bw -a prints (#bytes, #iterations, BW peak = average, BW average, "
-		 "MsgRate), then the curve and its verdict against the rails' line rate; with "
+		 "ib_write_bw -a prints (#bytes, #iterations, BW peak = average, BW average in its "
+		 "MB/sec of 2^20 bytes or Gb/sec, MsgRate), then the curve (GB/s) and its verdict "
+		 "against the rails' line rate; with "
 		 "--sources N a fan-in round per size, the curve of their sum"},
 	{ROW("all", no_argument, OPT_ALL), .type = CLI_T_ALIAS, .with = 'a'},
 	{ROW("verbose", no_argument, OPT_VERBOSE), .type = CLI_T_FLAG, .field = CLI_AT(O, verbose),
@@ -213,6 +218,13 @@ static const struct cli_opt opts[] = {
 	 .help = "QPs (workers) per drive (default 12); with a memory source the QPs in all "
 		 "(default 1); sink: local readers per drive"},
 	CLI_ROW_THREADS(O, threads, CLI_OPT_THREADS, NULL, .with = 'q', .def = "12"),
+	PERFTEST("source_ip", OPT_SOURCE_IP,
+		 "a source's addresses are its RDMA ports': pick them with -d DEV:PORT (the "
+		 "control channel leaves from the address the route to PEER takes)"),
+	PERFTEST("run_infinitely", OPT_RUN_INFINITELY,
+		 "every run has an end: use -D/--duration SECONDS (up to days) with --interval "
+		 "SECONDS for a line every interval; Ctrl-C ends it early with the report so far, "
+		 "marked interrupted"),
 	PERFTEST("post_list", 'l', "WRITEs are posted one at a time; the WRITEs in flight per QP "
 				   "are -t/--tx-depth"),
 	PERFTEST("iters", 'n', "the run is timed, not counted: use -D/--duration SECONDS"),
@@ -290,14 +302,17 @@ static const struct cli_opt opts[] = {
 		 "NAME\"), and exit"},
 	{ROW("output", required_argument, OPT_OUTPUT), .type = CLI_T_KEYWORD,
 	 .set = CLI_AT(O, figure_only), .what = "output", .words = output_words, .arg = "bandwidth",
-	 .help = "as perftest's --output=bandwidth: print the total GB/s figure alone (Gb/s with "
-		 "--report_gbits), the report on stderr"},
+	 .help = "as perftest's --output=bandwidth: print the total alone in perftest's unit, "
+		 "MB/sec of 2^20 bytes (Gb/sec with --report_gbits), the report (GB/s) on stderr"},
 	{ROW("cpu_util", no_argument, OPT_CPU_UTIL), .type = CLI_T_NOTE,
 	 .help = "CPU use is always reported (the sink's s per GiB landed, the JSON's cpu_s)"},
 	{ROW("CPU-freq", no_argument, 'F'), .type = CLI_T_NOTE,
 	 .help = "nothing to skip: this tool does not check the CPU frequency governor"},
 	CLI_ROW_GBITS(),
 	CLI_ROWS_OUTPUT,
+	{ROW("out_json", no_argument, OPT_OUT_JSON), .type = CLI_T_ALIAS, .with = CLI_OPT_JSON},
+	{ROW("out_json_file", required_argument, OPT_OUT_JSON_FILE), .type = CLI_T_ALIAS,
+	 .with = CLI_OPT_JSON},
 	CLI_END,
 };
 #undef PERFTEST
@@ -547,7 +562,9 @@ static double run_budget(const struct options *o)
 
 /*
  * --output=bandwidth: the run's total rate alone on stdout, as perftest's
- * (the sink's: local + RDMA; the source's: what it sent), "-" when none.
+ * (the sink's: local + RDMA; the source's: what it sent), "-" when none, in
+ * perftest's unit: its BW average's MB/sec (2^20 bytes), Gb/sec (10^9 bits)
+ * with --report_gbits.
  */
 static void print_figure(const struct options *o, const struct result *x)
 {
@@ -557,7 +574,7 @@ static void print_figure(const struct options *o, const struct result *x)
 	if (x->mode == RESULT_SOURCE)
 		bps = st && st->seconds > 0 ? (double)st->bytes / st->seconds : NAN;
 	if (isfinite(bps))
-		printf("%.2f\n", o->cc.gbits ? bps * 8 / 1e9 : bps / 1e9);
+		printf("%.2f\n", o->cc.gbits ? bps * 8 / 1e9 : bps / 1048576);
 	else
 		printf("-\n");
 	fflush(stdout);

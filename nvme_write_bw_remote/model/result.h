@@ -115,6 +115,7 @@ struct result_sum {
 	double rdma_bps;		  /* the RDMA streams' rates added */
 	double total_bps;		  /* local + RDMA */
 	double ideal_bps;		  /* NAN: no ideal */
+	char ideal_why[512];		  /* why there is no ideal; "" none said */
 	double overlap_pct;		  /* --bidir: the two directions' windows; NAN unknown */
 };
 

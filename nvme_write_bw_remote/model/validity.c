@@ -119,12 +119,73 @@ static uint64_t local_bytes(const struct result *x)
 	return n;
 }
 
+/* Whether one of the sink's own drives is of model m. */
+static bool local_model(const struct result *x, const char *m)
+{
+	int i;
+
+	for (i = 0; i < x->nlocal; i++)
+		if (!strcmp(x->local[i].model, m))
+			return true;
+	return false;
+}
+
+/*
+ * Why the sink's mean local per-drive rate cannot stand for every drive of
+ * the run, into x->sum.ideal_why ("" when it can): no drives of its own, a
+ * source without drives (memory) or whose drives are not known, a source
+ * drive of another model than the sink's (its rate is the source's to
+ * measure, not the sink's to assume).
+ */
+static void ideal_why(struct result *x)
+{
+	char *why = x->sum.ideal_why;
+	size_t len = sizeof(x->sum.ideal_why);
+	int i, k;
+
+	why[0] = '\0';
+	if (!x->nlocal || !(x->lseconds > 0)) {
+		snprintf(why, len, "the sink read no drives of its own: no per-drive rate");
+		return;
+	}
+	for (i = 0; i < x->nstreams; i++)
+		if (x->streams[i].source == CTRL_SOURCE_MEM) {
+			snprintf(why, len, "%s sends from memory: no drives", x->streams[i].peer);
+			return;
+		}
+	if (x->nstreams < x->nexpected) {
+		snprintf(why, len, "%d of %d sources never came: their drives are not known",
+			 x->nexpected - x->nstreams, x->nexpected);
+		return;
+	}
+	for (i = 0; i < x->nstreams; i++)
+		if (!x->streams[i].drives_known) {
+			snprintf(why, len, "the drives of %s are not known (no RESULT taken)",
+				 x->streams[i].peer[0] ? x->streams[i].peer : "the source");
+			return;
+		}
+	for (i = 0; i < x->nstreams; i++)
+		for (k = 0; k < x->streams[i].ndrives; k++) {
+			const struct result_drive *d = &x->streams[i].drives[k];
+
+			if (local_model(x, d->model))
+				continue;
+			snprintf(why, len,
+				 "%s's %s (%s) is not the model of the sink's drives (%s): the "
+				 "sink's per-drive rate does not apply to it",
+				 x->streams[i].peer, d->path,
+				 d->model[0] ? d->model : "model unknown",
+				 x->local[0].model[0] ? x->local[0].model : "model unknown");
+			return;
+		}
+}
+
 /* Rates add: each stream's bytes over its own window of the same length. Ideal too. */
 static void sink_sums(struct result *x)
 {
 	uint64_t lbytes = local_bytes(x);
 	double lbps = x->lseconds > 0 ? lbytes / x->lseconds : 0;
-	int i, ndr = 0, known = 0;
+	int i, ndr = 0;
 
 	x->sum.local_bytes = lbytes;
 	x->sum.rdma_bytes = 0;
@@ -137,11 +198,11 @@ static void sink_sums(struct result *x)
 		x->sum.rdma_seconds = fmax(x->sum.rdma_seconds, st->seconds);
 		x->sum.rdma_bps += st->seconds > 0 ? st->bytes / st->seconds : 0;
 		ndr += st->ndrives;
-		known += st->drives_known && st->source != CTRL_SOURCE_MEM;
 	}
 	x->sum.total_bps = lbps + x->sum.rdma_bps;
 	x->sum.ideal_bps = NAN;
-	if (x->nlocal && x->lseconds > 0 && known == x->nexpected)
+	ideal_why(x);
+	if (!x->sum.ideal_why[0])
 		x->sum.ideal_bps = lbps / x->nlocal * (x->nlocal + ndr);
 }
 

@@ -9,7 +9,9 @@
  * the sources together within the sink's ports (the sink's judge says
  * whether they are). Ideal: every drive, here and on each source, at the
  * mean local per-drive rate of the window, only when every source's drives
- * are known and none sends from memory.
+ * are known, none sends from memory and each is of a model the sink's own
+ * drives are (another model's rate is not the sink's to assume); otherwise
+ * the reason instead (x->sum.ideal_why).
  */
 #ifndef NBW_STREAMS_H
 #define NBW_STREAMS_H

@@ -78,8 +78,9 @@ static void print_sink_totals(struct report *r, const struct result *x)
 	report_text(r, " (%.2f s user + system; RDMA costs the sink none)\n", x->cpu_s);
 	report_obj_end(r);
 	print_ideal(r, x);
-	report_text(r, "%% of ideal)\n");
-	report_text(r, " (ideal = every drive at the mean local per-drive rate of this window)\n");
+	report_text(r,
+		    " (ideal = every drive at the mean local per-drive rate of this window, when "
+		    "the source's drives are the sink's model)\n");
 	if (st->from == RDMA_FROM_HEARTBEAT)
 		report_text(
 			r, " (* RDMA: as of the source's last heartbeat; its result never came)\n");
@@ -299,8 +300,9 @@ static void print_fanin_sum(struct report *r, const struct result *x)
 	report_text(r, " (this process; RDMA costs the sink none)\n");
 	report_obj_end(r);
 	print_ideal(r, x);
-	report_text(r, "%% of ideal)\n (ideal = every drive, here and on each source, at the "
-		       "mean local per-drive rate of this window)\n");
+	report_text(r,
+		    " (ideal = every drive, here and on each source, at the mean local per-drive "
+		    "rate of this window, when the sources' drives are the sink's model)\n");
 	if (nbeat)
 		report_text(r, " (* RDMA: as of that source's last heartbeat; its result never "
 			       "came)\n");

@@ -317,11 +317,22 @@ void print_local_row(struct report *r, const struct result *x)
 	print_bw_row(r, "local", lab, x->sum.local_bytes, x->lseconds, 0);
 }
 
-/* Ideal and % of ideal (validity.c), without the line's end. */
+/*
+ * Ideal and % of ideal (validity.c), its line; without an ideal, why not
+ * instead of a percentage.
+ */
 void print_ideal(struct report *r, const struct result *x)
 {
+	const char *why = x->sum.ideal_why[0] ? x->sum.ideal_why : NULL;
+	bool have = isfinite(x->sum.ideal_bps);
+
 	report_bw(r, "ideal_gb_per_s", " ideal                  %36.2f", x->sum.ideal_bps);
-	report_double(r, "percent_of_ideal", "   (%.1f", x->sum.total_bps / x->sum.ideal_bps * 100);
+	report_double(r, "percent_of_ideal", have ? "   (%.1f%% of ideal)\n" : NULL,
+		      x->sum.total_bps / x->sum.ideal_bps * 100);
+	report_str(r, "ideal_unknown_reason", have ? NULL : "   (no %% of ideal: %s)\n",
+		   have	 ? NULL
+		   : why ? why
+			 : "not known");
 }
 
 /* The heading of the totals' table. */

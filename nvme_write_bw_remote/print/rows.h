@@ -80,7 +80,7 @@ void print_locals(struct report *r, const struct result *x);
 /* "local (N drives)" and its row. */
 void print_local_row(struct report *r, const struct result *x);
 
-/* Ideal and % of ideal (validity.c), without the line's end. */
+/* Ideal and % of ideal (validity.c), its line; without an ideal, why not. */
 void print_ideal(struct report *r, const struct result *x);
 
 /* The heading of the totals' table. */

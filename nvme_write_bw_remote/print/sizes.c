@@ -60,26 +60,29 @@ static int bw_digits(double v)
  * WRITEs that landed in the window), BW peak and average, MsgRate (Mpps).
  * The result keeps no per-second samples of the RDMA rate: the peak printed
  * is the average (said in the man page), never a figure it did not measure.
+ * The bandwidth in perftest's units, for scripts that read its columns:
+ * MB/sec of 2^20 bytes, or with --report_gbits Gb/sec (10^9 bits).
  */
 static void print_size_row(struct report *r, struct result *x)
 {
 	const struct result_stream *st = x->nstreams ? &x->streams[0] : NULL;
 	uint64_t bytes = x->mode == RESULT_FANIN ? x->sum.rdma_bytes : st ? st->bytes : 0;
 	double bps = x->mode == RESULT_FANIN ? x->sum.rdma_bps : st ? streams_bps(st) : NAN;
-	double k = r->gbits ? 8 / 1e9 : 1 / 1e9;
+	double k = r->gbits ? 8 / 1e9 : 1 / 1048576.0;
 	uint64_t chunk = x->o.chunk;
 
 	if (x == &x->parent->parts[0])
-		report_text(r, " %-10s %-14s %-16s %-19s %s\n", "#bytes", "#iterations",
-			    r->gbits ? "BW peak[Gb/s]" : "BW peak[GB/s]",
-			    r->gbits ? "BW average[Gb/s]" : "BW average[GB/s]", "MsgRate[Mpps]");
+		report_text(r, " %-10s %-14s %-18s %-21s %s\n", "#bytes", "#iterations",
+			    r->gbits ? "BW peak[Gb/sec]" : "BW peak[MB/sec]",
+			    r->gbits ? "BW average[Gb/sec]" : "BW average[MB/sec]",
+			    "MsgRate[Mpps]");
 	if (!isfinite(bps) || !(bps > 0)) {
-		report_text(r, " %-10llu %-14s %-16s %-19s %s\n", (unsigned long long)chunk, "-",
+		report_text(r, " %-10llu %-14s %-18s %-21s %s\n", (unsigned long long)chunk, "-",
 			    "-", "-", "-");
 	} else {
 		int d = bw_digits(bps * k);
 
-		report_text(r, " %-10llu %-14llu %-16.*f %-19.*f %.6f\n", (unsigned long long)chunk,
+		report_text(r, " %-10llu %-14llu %-18.*f %-21.*f %.6f\n", (unsigned long long)chunk,
 			    (unsigned long long)(bytes / chunk), d, bps * k, d, bps * k,
 			    bps / (double)chunk / 1e6);
 	}

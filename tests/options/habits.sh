@@ -60,6 +60,11 @@ remote|--cpu_util --sl 16 peer|2|--cpu_util: CPU use is always reported
 remote|--output=text peer|2|unknown output 'text' \(bandwidth\)
 remote|--output=bandwidth -a peer|2|--output=bandwidth prints one figure: not with -a
 remote|--output bandwidth --json peer|2|--output=bandwidth prints one figure: not with --json
+remote|--out_json --output bandwidth peer|2|--output=bandwidth prints one figure: not with --json
+remote|--out_json_file=x.json --output bandwidth peer|2|--output=bandwidth prints one figure: not with --json
+remote|--out_json out.json|2|PEER 'out.json' looks like a file
+remote|--run_infinitely peer|2|^nvme_write_bw_remote: --run_infinitely: every run has an end: use -D/--duration SECONDS .* with --interval SECONDS
+remote|--source_ip 10.0.0.1 peer|2|^nvme_write_bw_remote: --source_ip: a source's addresses are its RDMA ports': pick them with -d DEV:PORT
 remote|--verify full --no-verify|2|--verify and --no-verify cannot be combined
 remote|--no-verify --verify canary|2|--verify and --no-verify cannot be combined
 remote|--local-disks x --no-local|2|--local-disks and --no-local cannot be combined: the sink reads its drives or none
@@ -75,4 +80,12 @@ probe|-s 01:zz --pci-dump @DUMP@|2|^nvme_link_probe: invalid lspci selector \(\[
 probe|-s 00:02.0 --pci-dump @DUMP@|1|^nvme_link_probe: -s 00:02\.0: 0000:00:02\.0 is a PCI bridge \(class 0604\), not an NVMe controller or RDMA device
 probe|--json out.json|2|^nvme_link_probe: unexpected argument 'out.json': --json takes its file with '=' \(--json=out.json\)$
 CASES
+
+# perftest's --out_json_file FILE: the JSON document into FILE, as --json=FILE (a sink that
+# finds no RDMA port still writes its document, and says why).
+timeout 30 "$NVME_WRITE_BW_REMOTE" --out_json_file "$TMPD/out.json" --wait 0.2 --no-local \
+	--sysfs-root "$TMPD/none" >"$TMPD/out" 2>"$TMPD/err"
+check_eq "remote --out_json_file FILE: exit (no RDMA port)" 1 "$?"
+check_eq "remote --out_json_file FILE: the document in FILE" "nvme_write_bw_remote sink" \
+	"$(json_get "$TMPD/out.json" 'd["tool"] + " " + d["role"]')"
 finish

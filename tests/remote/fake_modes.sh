@@ -90,13 +90,13 @@ else
 	check_eq "-a text: exits" "0 0" "$SINK_RC $SRC_RC"
 	for f in alltxt alltxt-src; do
 		check_match "-a text ($f): ib_write_bw's heading" \
-			'^ #bytes +#iterations +BW peak\[GB/s\] +BW average\[GB/s\] +MsgRate\[Mpps\]$' \
+			'^ #bytes +#iterations +BW peak\[MB/sec\] +BW average\[MB/sec\] +MsgRate\[Mpps\]$' \
 			"$(cat "$TMPD/$f.out")"
 		check_eq "-a text ($f): 23 lines from 2 to 8388608, iterations > 0, peak = average, MsgRate = BW / size" \
 			"23 2 8388608 ok" \
 			"$(awk '/^ [0-9]+ +[0-9]+ / { n++; if (!first) first = $1; last = $1
-				split($4, f, "."); half = 0.5 / 10 ^ length(f[2]) * 1000 / $1 + 1e-6
-				m = $4 * 1000 / $1; if (!($2 > 0 && $3 == $4 && ($5 - m) ^ 2 <= half ^ 2)) bad = 1 }
+				split($4, f, "."); half = 0.5 / 10 ^ length(f[2]) * 1.048576 / $1 + 1e-6
+				m = $4 * 1.048576 / $1; if (!($2 > 0 && $3 == $4 && ($5 - m) ^ 2 <= half ^ 2)) bad = 1 }
 				END { print n, first, last, (bad ? "bad" : "ok") }' "$TMPD/$f.out")"
 		check_match "-a text ($f): which sizes were verified" \
 			'^ verification: PASS at 4096 to 8388608 bytes \(12 PASS, 0 FAIL, 0 not done\); 2 to 2048 bytes not verified \(11 sizes below 4 KiB: verification hashes whole 4 KiB blocks\)$' \

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 demo="$abs_top_builddir/tests/remote/printer_demo"
 
-for w in sink sink-over sink-late sink-fail sink-cv source source-lat fanin fanin-missing fanin-cv bidir sizes sizes-brief; do
+for w in sink sink-over sink-late sink-fail sink-cv source source-lat fanin fanin-missing fanin-cv bidir sizes sizes-brief sizes-gbits; do
 	"$demo" --json "$w" >"$TMPD/$w.json" || fail "$w: printer_demo --json exited $?"
 	json_valid "$TMPD/$w.json" || fail "$w: invalid JSON: $(head -c 400 "$TMPD/$w.json")"
 	"$demo" "$w" >"$TMPD/$w.txt" || fail "$w: printer_demo exited $?"
@@ -22,7 +22,7 @@ J=$TMPD/sink.json
 
 # One source into the sink: the keys the lab reads, and the judge's figures.
 check_eq "sink keys" \
-	"tool version role params peer workers slice_bytes drives rails local rdma rdma_reported_by total ideal_gb_per_s percent_of_ideal streams total_valid total_invalid_reason verify verify_detail ok error" \
+	"tool version role params peer workers slice_bytes drives rails local rdma rdma_reported_by total ideal_gb_per_s percent_of_ideal ideal_unknown_reason streams total_valid total_invalid_reason verify verify_detail ok error" \
 	"$(json_get "$J" '" ".join(d)')"
 check_eq "sink: role, peer, workers" "sink 10.77.0.2 4" "$(json_get "$J" '"%s %s %d" % (d["role"], d["peer"], d["workers"])')"
 check_eq "sink: drives local, local, rdma" "local:/dev/nvme0n1:3000000000 local:/dev/nvme1n1:2400000000 rdma:/dev/nvme0n1:2400000000" \
@@ -99,7 +99,7 @@ check_match "source text: total" '^ total \(this side\) +3000000000 +6\.00 +0\.5
 # Fan-in: two sources, their sum, ideal over every drive, every overlap.
 J=$TMPD/fanin.json
 check_eq "fan-in keys" \
-	"tool version role params sources_expected sources_admitted dram_local_bytes drives local sources rdma total ideal_gb_per_s percent_of_ideal streams total_valid total_invalid_reason verify ok error" \
+	"tool version role params sources_expected sources_admitted dram_local_bytes drives local sources rdma total ideal_gb_per_s percent_of_ideal ideal_unknown_reason streams total_valid total_invalid_reason verify ok error" \
 	"$(json_get "$J" '" ".join(d)')"
 check_eq "fan-in: per source rate and overlap" "10.77.0.2:0.3:99.83 10.77.0.3:0.2:99.67" \
 	"$(json_get "$J" '" ".join("%s:%g:%.2f" % (s["peer"], s["rdma"]["gb_per_s"], s["overlap_pct"]) for s in d["sources"])')"
@@ -152,12 +152,22 @@ check_match "-a text: stopped" '^ \(-a stopped after 3 of 7 sizes\)$' "$(cat "$T
 # landed, BW peak = average: no per-second samples are kept, MsgRate), no whole reports;
 # its JSON is --verbose's.
 B=$TMPD/sizes-brief.txt
+# The bandwidth in ib_write_bw's own unit, MB/sec of 2^20 bytes (0.3 GB/s = 286.10 MB/sec),
+# so that a script reading its columns reads the same figure; --report_gbits: Gb/sec.
 check_eq "-a brief: ib_write_bw's columns" \
-	"#bytes #iterations BW peak[GB/s] BW average[GB/s] MsgRate[Mpps]" \
+	"#bytes #iterations BW peak[MB/sec] BW average[MB/sec] MsgRate[Mpps]" \
 	"$(grep '#bytes' "$B" | sed 's/^ //; s/  */ /g; s/ BW / BW /g')"
 check_eq "-a brief: a line per size (0.3 GB/s x 6 s / 64 KiB = 27465 WRITEs)" \
-	"65536 27465 0.30 0.30 0.004578|131072 20599 0.45 0.45 0.003433|262144 11444 0.50 0.50 0.001907" \
+	"65536 27465 286.10 286.10 0.004578|131072 20599 429.15 429.15 0.003433|262144 11444 476.84 476.84 0.001907" \
 	"$(grep -E '^ [0-9]+ ' "$B" | sed 's/^ //; s/  */ /g' | paste -sd'|')"
+G=$TMPD/sizes-gbits.txt
+check_eq "-a --report_gbits: Gb/sec columns" \
+	"#bytes #iterations BW peak[Gb/sec] BW average[Gb/sec] MsgRate[Mpps]" \
+	"$(grep '#bytes' "$G" | sed 's/^ //; s/  */ /g')"
+check_eq "-a --report_gbits: 0.3 GB/s = 2.40 Gb/sec" "65536 27465 2.40 2.40 0.004578" \
+	"$(grep -E '^ 65536 ' "$G" | sed 's/^ //; s/  */ /g')"
+check_match "-a --report_gbits: the curve's table names its unit" '^ size +Gb/s +M WRITE/s +% of line$' "$(cat "$G")"
+check_match "-a: the curve's table in the suite's GB/s" '^ size +GB/s +M WRITE/s +% of line$' "$(cat "$B")"
 check_eq "-a brief: no whole report" "0 0" "$(grep -c 'message size\|^ Sink ' "$B") $(grep -c 'rail: local' "$B")"
 check_match "-a brief: the curve's verdict still" '^ verdict: still rising' "$(cat "$B")"
 cmp -s "$TMPD/sizes-brief.json" "$TMPD/sizes.json" || fail "-a brief: the JSON differs from --verbose's"

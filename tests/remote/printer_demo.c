@@ -297,7 +297,7 @@ int main(int argc, char **argv)
 	nbw_set_prog("printer_demo");
 	o.verbose = !strcmp(what, "sizes");
 	result_init(&x, mode, &o);
-	report_init(&r, stdout, json, false);
+	report_init(&r, stdout, json, !strcmp(what, "sizes-gbits")); /* --report_gbits */
 	if (!strncmp(what, "sink", 4))
 		one_source(&x, !strcmp(what, "sink-late") ? 3 : 0.03, !strcmp(what, "sink-fail"));
 	else if (!strcmp(what, "source") || !strcmp(what, "source-lat"))
