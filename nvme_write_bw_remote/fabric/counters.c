@@ -301,7 +301,7 @@ bool ctr_rcv_pkts(const struct ctr_deltas *ds, uint64_t *pkts)
 {
 	const struct ctr_delta *d = ctr_find(ds, "port_rcv_packets", CTR_PORT);
 
-	if (!d || !d->kept || d->saturated)
+	if (!d || !d->kept || d->saturated || d->wrapped)
 		d = ctr_find(ds, "rcvd_pkts", CTR_HW);
 	if (!d || !d->kept || d->saturated || d->wrapped)
 		return false;
