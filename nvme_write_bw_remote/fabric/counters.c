@@ -297,6 +297,18 @@ bool ctr_rcv_bytes(const struct ctr_deltas *ds, uint64_t *bytes)
 	return true;
 }
 
+bool ctr_rcv_pkts(const struct ctr_deltas *ds, uint64_t *pkts)
+{
+	const struct ctr_delta *d = ctr_find(ds, "port_rcv_packets", CTR_PORT);
+
+	if (!d || !d->kept || d->saturated || d->wrapped)
+		d = ctr_find(ds, "rcvd_pkts", CTR_HW);
+	if (!d || !d->kept || d->saturated || d->wrapped)
+		return false;
+	*pkts = d->d;
+	return true;
+}
+
 bool ctr_rcv_pkts_bound(const struct ctr_deltas *ds, uint32_t mtu_bytes, uint64_t *bytes)
 {
 	const struct ctr_delta *d = ctr_find(ds, "rcvd_pkts", CTR_HW);

@@ -113,6 +113,13 @@ bool ctr_rcv_bytes(const struct ctr_deltas *ds, uint64_t *bytes);
  */
 bool ctr_rcv_pkts_bound(const struct ctr_deltas *ds, uint32_t mtu_bytes, uint64_t *bytes);
 
+/*
+ * Packets the port received over the window: the PMA's port_rcv_packets,
+ * else its driver's (Soft-RoCE's rcvd_pkts). False when it keeps neither,
+ * or its count is a floor only (saturated, wrapped).
+ */
+bool ctr_rcv_pkts(const struct ctr_deltas *ds, uint64_t *pkts);
+
 /* "counters" or "hw_counters": the JSON object of a kind. */
 const char *ctr_kind_name(enum ctr_kind kind);
 

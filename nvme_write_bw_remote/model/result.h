@@ -33,9 +33,17 @@ enum rdma_from {
 /* Whether the sink checked a source's figure against its own ports' receive counters. */
 enum rdma_check {
 	RDMA_CHECK_NONE,      /* not looked at (no RESULT taken; or a result built in memory) */
-	RDMA_CHECK_RECEIVED,  /* held against what the sink's ports received */
-	RDMA_CHECK_UNCHECKED, /* a port it used keeps no such count: the source's word alone */
-	RDMA_CHECK_PACKETS,   /* held against the packets they received x their MTU (rxe) */
+	RDMA_CHECK_RECEIVED,  /* bounded by the payload the sink's ports' packets can carry */
+	RDMA_CHECK_UNCHECKED, /* nothing bounds its payload (enum rdma_unchecked): its word */
+	RDMA_CHECK_PACKETS,   /* (not said since packets x MTU bounds no payload: unchecked) */
+};
+
+/* Why a figure is unchecked: nothing the sink's ports count bounds its payload. */
+enum rdma_unchecked {
+	RDMA_UNCHECKED_NO_COUNT,      /* a port it used keeps no receive count */
+	RDMA_UNCHECKED_PACKETS_ONLY,  /* packets, no bytes: an empty packet counts as a full one */
+	RDMA_UNCHECKED_NO_PACKETS,    /* bytes, no packets: headers not told from payload */
+	RDMA_UNCHECKED_SMALL_PACKETS, /* packets so small their headers could hide the claim */
 };
 
 /* One drive's row: the sink's own ("local") or one a source read ("rdma"). */
@@ -91,9 +99,9 @@ struct result_stream {
 	double overlap_pct, start_offset_s; /* against the sink's window (validity.c) */
 	/* sink: its figure against what its own ports received (the counters) */
 	enum rdma_check check;
-	uint64_t rcv_bytes;  /* RECEIVED: the ports' received bytes, headers included; PACKETS:
-			      * the most their packets carried (packets x MTU) */
-	struct lathist *lat; /* the source's: its WRITEs' latencies (--latency); NULL */
+	enum rdma_unchecked unchecked; /* UNCHECKED: why */
+	uint64_t rcv_bytes;	       /* RECEIVED: the ports' received bytes, headers included */
+	struct lathist *lat;	       /* the source's: its WRITEs' latencies (--latency); NULL */
 };
 
 /* The modes, each a report of its own. */

@@ -191,24 +191,42 @@ void print_attribution_all(struct report *r, const struct result *x)
 	attrib_print(r, h, n);
 }
 
+/* Why nothing bounds a figure's payload (enum rdma_unchecked), for text and JSON. */
+static const char *unchecked_why(enum rdma_unchecked un)
+{
+	switch (un) {
+	case RDMA_UNCHECKED_PACKETS_ONLY:
+		return "the sink's ports count packets, not bytes: an empty packet counts as a "
+		       "full one";
+	case RDMA_UNCHECKED_NO_PACKETS:
+		return "the sink's ports count bytes but no packets: their headers cannot be "
+		       "told from payload";
+	case RDMA_UNCHECKED_SMALL_PACKETS:
+		return "the packets the sink's ports received are so small that their headers "
+		       "could hide more than 1/8 of it";
+	case RDMA_UNCHECKED_NO_COUNT:
+	default:
+		return "no receive count of a sink port it used bounds it";
+	}
+}
+
 void print_rdma_check(struct report *r, const struct result_stream *st)
 {
 	if (st->check == RDMA_CHECK_NONE)
 		return;
-	if (st->check == RDMA_CHECK_RECEIVED || st->check == RDMA_CHECK_PACKETS) {
-		bool pkts = st->check == RDMA_CHECK_PACKETS;
-
-		report_str(r, "rdma_check", NULL, pkts ? "received_packets" : "received");
+	if (st->check == RDMA_CHECK_RECEIVED) {
+		report_str(r, "rdma_check", NULL, "received");
+		report_null(r, "rdma_unchecked_reason", NULL);
 		report_u64(r, "rdma_received_bytes",
-			   pkts ? " (RDMA checked: the packets the sink's ports received carry %llu"
-				  " bytes at most (packets x MTU), from START to its result)\n"
-				: " (RDMA checked: the sink's ports received %llu bytes, headers"
-				  " included, from START to its result)\n",
+			   " (RDMA checked against payload: the sink's ports received %llu"
+			   " bytes, headers included, from START to its result, in packets"
+			   " large enough to carry it)\n",
 			   st->rcv_bytes);
 		return;
 	}
 	report_str(r, "rdma_check", NULL, "unchecked");
+	report_str(r, "rdma_unchecked_reason", NULL, unchecked_why(st->unchecked));
 	report_null(r, "rdma_received_bytes", NULL);
-	report_text(r, " (RDMA: reported by the source, unchecked: no receive count of a sink port "
-		       "it used bounds it)\n");
+	report_text(r, " (RDMA: reported by the source, unchecked: %s)\n",
+		    unchecked_why(st->unchecked));
 }

@@ -21,14 +21,21 @@
  *
  * Places: one address holds at most DOOR_MAX_PER_ADDR handshakes, and when
  * every place is taken a new connection takes the place of the handshake
- * that got least far (no byte yet, then an AUTH without its proof), of the
- * busiest address, idle the longest. A handshake that completed AUTH (and so
- * any that sent its HELLO) is never given up, nor one accepted in the same
- * round (it has not been read yet), nor one whose AUTH the door answered
- * within DOOR_ANSWER_MS (its proof is on its way): with no place to give,
- * the newcomer waits in the listen backlog (CTRL_LISTEN_BACKLOG) or, when
- * one address has too many, is closed. Each round accepts as many as it
- * has places for.
+ * that got least far (no byte yet, then an AUTH without its next message),
+ * of the busiest address, idle the longest. A handshake that proved the key
+ * is never given up, nor one accepted in the same round (it has not been
+ * read yet), nor one whose AUTH the door answered within DOOR_ANSWER_MS
+ * (its next message, the proof or on an open sink the HELLO, is one round
+ * trip away): with no place to give, the newcomer waits in the listen
+ * backlog (CTRL_LISTEN_BACKLOG) or, when one address has too many, is
+ * closed. Each round accepts as many as it has places for.
+ *
+ * So a stranger that speaks holds a place no longer than DOOR_ANSWER_MS
+ * after the door answered its AUTH once the door is full (on an open sink
+ * too: an AUTH without a key earns no more than one with a wrong one), and
+ * the places turn over at DOOR_MAX_PENDING / DOOR_ANSWER_MS a second at the
+ * least (512): a crowd that fills the listen backlog holds a real source
+ * back about a second, well within its --timeout.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,8 +61,8 @@ enum pend_state { PEND_FREE, PEND_AUTH, PEND_PROOF, PEND_HELLO };
 /* What giving a pending handshake up costs, least first. */
 enum pend_worth {
 	WORTH_IDLE,    /* not a byte since it was accepted */
-	WORTH_TALKING, /* part of its AUTH, or (with a key) its AUTH without the proof */
-	WORTH_KEEP,    /* it completed AUTH: never given up for a newcomer */
+	WORTH_TALKING, /* part of its AUTH, or its AUTH without the proof or (open sink) HELLO */
+	WORTH_KEEP,    /* it proved the key: never given up for a newcomer */
 };
 
 struct pending {
@@ -64,7 +71,7 @@ struct pending {
 	char peer[64];
 	uint64_t since, deadline;
 	uint64_t heard;	   /* its last byte (or its accept): idle since */
-	uint64_t answered; /* when the door answered its AUTH (with a key) */
+	uint64_t answered; /* when the door answered its AUTH */
 	uint64_t round;	   /* the door's round that accepted it */
 	struct ctrl_inbox in;
 	struct ctrl_auth_sink auth;
@@ -261,9 +268,15 @@ static void pend_drop(struct door *d, struct pending *p, const char *why)
 	p->st = PEND_FREE;
 }
 
-static enum pend_worth pend_worth(const struct pending *p)
+/* An AUTH answered, its next message (the proof, or an open sink's HELLO) a round trip away. */
+static bool pend_answered(const struct door *d, const struct pending *p)
 {
-	if (p->st == PEND_HELLO)
+	return p->st == PEND_PROOF || (p->st == PEND_HELLO && !has_key(d));
+}
+
+static enum pend_worth pend_worth(const struct door *d, const struct pending *p)
+{
+	if (p->st == PEND_HELLO && has_key(d))
 		return WORTH_KEEP;
 	return p->st == PEND_AUTH && !p->in.hdr_got ? WORTH_IDLE : WORTH_TALKING;
 }
@@ -280,15 +293,17 @@ static int pend_count(const struct door *d, const char *who)
 
 /*
  * May p give its place up to a newcomer (of this round)? Not when it
- * completed AUTH; not when it was accepted this round (it has not been read
+ * proved the key; not when it was accepted this round (it has not been read
  * yet); not within DOOR_ANSWER_MS of the door's answer to its AUTH (its
- * proof is a round trip away), however many newcomers came meanwhile.
+ * proof, or an open sink's HELLO, is a round trip away), however many
+ * newcomers came meanwhile. Past that, a stranger that said AUTH and went
+ * quiet holds its place no longer than one that never spoke.
  */
 static bool pend_yields(const struct door *d, const struct pending *p)
 {
-	if (p->st == PEND_FREE || pend_worth(p) == WORTH_KEEP || p->round == d->round)
+	if (p->st == PEND_FREE || pend_worth(d, p) == WORTH_KEEP || p->round == d->round)
 		return false;
-	return p->st != PEND_PROOF || nbw_now_ns() - p->answered >= DOOR_ANSWER_MS * 1000000ULL;
+	return !pend_answered(d, p) || nbw_now_ns() - p->answered >= DOOR_ANSWER_MS * 1000000ULL;
 }
 
 /*
@@ -296,12 +311,13 @@ static bool pend_yields(const struct door *d, const struct pending *p)
  * address than v's vn? Least far first, then the busiest address, then idle
  * the longest.
  */
-static bool pend_worse(const struct pending *p, int n, const struct pending *v, int vn)
+static bool pend_worse(const struct door *d, const struct pending *p, int n,
+		       const struct pending *v, int vn)
 {
 	if (!v)
 		return true;
-	if (pend_worth(p) != pend_worth(v))
-		return pend_worth(p) < pend_worth(v);
+	if (pend_worth(d, p) != pend_worth(d, v))
+		return pend_worth(d, p) < pend_worth(d, v);
 	if (n != vn)
 		return n > vn;
 	return p->heard < v->heard;
@@ -320,7 +336,7 @@ static struct pending *pend_victim(struct door *d, const char *who)
 		if (!pend_yields(d, p) || (who && strcmp(p->peer, who)))
 			continue;
 		n = who ? 0 : pend_count(d, p->peer);
-		if (pend_worse(p, n, v, vn)) {
+		if (pend_worse(d, p, n, v, vn)) {
 			v = p;
 			vn = n;
 		}
@@ -444,7 +460,7 @@ static int pend_step(struct door *d, struct pending *p, const char **why)
 		p->st = p->auth.step == CTRL_STEP_PROOF ? PEND_PROOF : PEND_HELLO;
 	if (!rc && p->auth.mac.on)
 		p->in.mac = &p->auth.mac; /* HELLO on: MAC'd */
-	if (!rc && p->st == PEND_PROOF)
+	if (!rc && pend_answered(d, p))
 		p->answered = nbw_now_ns();
 	return rc;
 }

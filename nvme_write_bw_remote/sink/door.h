@@ -21,12 +21,15 @@
 
 /* Seconds a new connection has to get from connect to a complete HELLO. */
 #define DOOR_HANDSHAKE_S 5
-#define DOOR_MAX_PENDING 32
+#define DOOR_MAX_PENDING 128
 #define DOOR_MAX_PER_ADDR 8 /* pending handshakes of one address */
 #define DOOR_MAX_ADDRS 16
 /* Connections accepted from one listening socket in a round, at most (no more than places). */
 #define DOOR_ACCEPTS_PER_ROUND 64
-/* A handshake whose AUTH the door answered keeps its place this long for its proof (ms). */
+/*
+ * A handshake whose AUTH the door answered keeps its place this long for its
+ * next message, the proof (or an open sink's HELLO), one round trip away (ms).
+ */
 #define DOOR_ANSWER_MS 250
 /* Reasons to turn connections away that the door counts apart (the last one: all others). */
 #define DOOR_DROP_REASONS 16

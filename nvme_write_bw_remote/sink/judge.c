@@ -362,22 +362,60 @@ void judge_sink(struct result *x)
 					: NULL);
 }
 
-bool judge_received_refused(uint64_t claimed, bool known, bool by_pkts, uint64_t rcv, char *why,
-			    size_t len)
+/* Only one count, bytes or packets: a bound on the claim, never a check of its payload. */
+static bool received_one_count(uint64_t claimed, const struct judge_rcv *r, enum rdma_check *check,
+			       enum rdma_unchecked *un, char *why, size_t len)
 {
-	unsigned long long c = claimed, r = rcv;
+	unsigned long long c = claimed;
 
-	if (!known || claimed <= rcv)
-		return false;
-	if (by_pkts)
-		snprintf(why, len,
-			 "it claims %llu bytes, more than the %llu the packets its ports received "
-			 "from START to its result can carry (packets x MTU)",
-			 c, r);
-	else
+	*check = r->bytes_known || r->pkts_known ? RDMA_CHECK_RECEIVED : RDMA_CHECK_UNCHECKED;
+	*un = r->bytes_known  ? RDMA_UNCHECKED_NO_PACKETS
+	      : r->pkts_known ? RDMA_UNCHECKED_PACKETS_ONLY
+			      : RDMA_UNCHECKED_NO_COUNT;
+	if (r->bytes_known && claimed > r->bytes) {
 		snprintf(why, len,
 			 "it claims %llu bytes, more than the %llu its ports received (headers "
 			 "included) from START to its result",
-			 c, r);
-	return true;
+			 c, (unsigned long long)r->bytes);
+		return true;
+	}
+	if (!r->bytes_known && r->pkts_known && r->pkts_bound && claimed > r->pkts_bound) {
+		snprintf(why, len,
+			 "it claims %llu bytes, more than the %llu the packets its ports received "
+			 "from START to its result can carry (packets x MTU)",
+			 c, (unsigned long long)r->pkts_bound);
+		return true;
+	}
+	*check = RDMA_CHECK_UNCHECKED; /* within it, but nothing bounds its payload */
+	return false;
+}
+
+bool judge_received_refused(uint64_t claimed, const struct judge_rcv *r, enum rdma_check *check,
+			    enum rdma_unchecked *un, char *why, size_t len)
+{
+	uint64_t hdr_min, payload, hidden;
+
+	if (!r->bytes_known || !r->pkts_known)
+		return received_one_count(claimed, r, check, un, why, len);
+	/* Payload: its bytes less the fewest header bytes each packet carries. */
+	hdr_min = r->pkts > UINT64_MAX / JUDGE_HDR_MAX ? UINT64_MAX : r->pkts * JUDGE_HDR_MIN;
+	payload = r->bytes > hdr_min ? r->bytes - hdr_min : 0;
+	*check = RDMA_CHECK_RECEIVED; /* held against what its ports received */
+	if (claimed > payload) {
+		snprintf(why, len,
+			 "it claims %llu bytes, more than the %llu bytes of payload the %llu "
+			 "packets its ports received from START to its result can carry (%llu "
+			 "bytes, at least %u of headers each)",
+			 (unsigned long long)claimed, (unsigned long long)payload,
+			 (unsigned long long)r->pkts, (unsigned long long)r->bytes, JUDGE_HDR_MIN);
+		return true;
+	}
+	/* What headers of more than the fewest bytes could hide: none counted as payload. */
+	hidden = r->pkts > UINT64_MAX / JUDGE_HDR_MAX ? UINT64_MAX
+						      : r->pkts * (JUDGE_HDR_MAX - JUDGE_HDR_MIN);
+	if (hidden > payload / JUDGE_HDR_SLACK) {
+		*check = RDMA_CHECK_UNCHECKED;
+		*un = RDMA_UNCHECKED_SMALL_PACKETS;
+	}
+	return false;
 }

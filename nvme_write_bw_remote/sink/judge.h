@@ -95,14 +95,47 @@ enum rdma_from judge_rdma_from(const struct ctrl_result *res, bool rejected,
 bool judge_sum_refused(const double *bps, int n, double rate_gbits, char *why, size_t len);
 
 /*
- * A source's claimed bytes against rcv, what the sink's ports that carried
- * its QPs received from START to its RESULT (headers included, so never
- * less than the payload that landed; with by_pkts, the most the packets
- * they received can have carried: packets x MTU; known: every one of those
- * ports keeps such a count): refused when the claim is more.
+ * The fewest and the most header bytes a port's data count (port_rcv_data)
+ * takes with each RDMA packet: every one carries a BTH (12) and an ICRC
+ * (4); none carries more than 128 (Ethernet, IPv6, UDP, BTH, RETH, ICRC and
+ * FCS are 98; IB's LRH, GRH, BTH, RETH and ICRC 80).
  */
-bool judge_received_refused(uint64_t claimed, bool known, bool by_pkts, uint64_t rcv, char *why,
-			    size_t len);
+#define JUDGE_HDR_MIN 16u
+#define JUDGE_HDR_MAX 128u
+/*
+ * A figure is checked when the headers of the packets (beyond the fewest
+ * bytes) could hide at most 1/8 of their payload: packets that carry 1024
+ * bytes (RoCE on a 1500-byte Ethernet) or more do, empty ones do not.
+ */
+#define JUDGE_HDR_SLACK 8u
+
+/*
+ * What the sink's ports that carried a source's QPs received from START
+ * to its RESULT, summed over them; a count is known when every one of
+ * them keeps it.
+ */
+struct judge_rcv {
+	bool bytes_known, pkts_known;
+	uint64_t bytes;	     /* data, headers included (port_rcv_data x 4) */
+	uint64_t pkts;	     /* packets (port_rcv_packets, else rcvd_pkts) */
+	uint64_t pkts_bound; /* packets x each port's MTU: the most they carried */
+};
+
+/*
+ * A source's claimed bytes against the payload r's packets can have
+ * carried: its bytes less JUDGE_HDR_MIN per packet (with bytes and packets;
+ * bytes alone: its bytes; packets alone: packets x MTU). True (why filled)
+ * when the claim is more: refused. Else *check: RDMA_CHECK_RECEIVED when
+ * the claim is bounded by payload (the packets' headers, between
+ * JUDGE_HDR_MIN and JUDGE_HDR_MAX bytes, could hide no more than
+ * 1/JUDGE_HDR_SLACK of that payload: the claim is at most 8/7 of what
+ * landed),
+ * else RDMA_CHECK_UNCHECKED and *un why: no count, packets only (an empty
+ * packet counts as a full one), bytes only (headers not told from payload),
+ * or packets so small that their headers could hide more.
+ */
+bool judge_received_refused(uint64_t claimed, const struct judge_rcv *r, enum rdma_check *check,
+			    enum rdma_unchecked *un, char *why, size_t len);
 
 /* Is the address of a RoCE GID (IPv4-mapped or IPv6) inside the allow-list (n = 0: all)? */
 bool judge_gid_allowed(const uint8_t gid[16], const struct netaddr_prefix *allow, int n);

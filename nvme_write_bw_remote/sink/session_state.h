@@ -90,9 +90,9 @@ struct session {
 	struct ctr_deltas *ctr;
 	int nctr;
 	bool ctr_at_result;
-	enum rdma_check check; /* its claim against what the ports it used received */
-	uint64_t rcv_bytes;    /* what they received (RDMA_CHECK_RECEIVED, headers included;
-				* RDMA_CHECK_PACKETS, at most: packets x MTU) */
+	enum rdma_check check;	       /* its claim against what the ports it used received */
+	enum rdma_unchecked unchecked; /* RDMA_CHECK_UNCHECKED: why */
+	uint64_t rcv_bytes; /* what they received (RDMA_CHECK_RECEIVED, headers included) */
 	/* The source's heartbeat (PROGRESS) during and after the window. */
 	uint64_t last_heard;		      /* monotonic ns of the last message from the source */
 	struct ctrl_progress prog, prog_line; /* the latest; the one of the last live line */

@@ -407,63 +407,60 @@ static uint32_t packet_max(const struct session *s, int p)
 	return mtu >= 1 && mtu <= 5 ? 128u << mtu : 0;
 }
 
-/*
- * What port p received, for the check of a figure (see counters_at_result):
- * its PMA data count, else its driver's packets x the most a packet can
- * carry (*by_pkts set). False when it keeps neither.
- */
-static bool port_received(const struct session *s, int p, uint64_t *bytes, bool *by_pkts)
+/* Port p's receive counts added to r (a count it does not keep, or one that overflows: unknown). */
+static void port_received(const struct session *s, int p, struct judge_rcv *r)
 {
-	if (ctr_rcv_bytes(&s->ctr[p], bytes))
-		return true;
-	if (!ctr_rcv_pkts_bound(&s->ctr[p], packet_max(s, p), bytes))
-		return false;
-	*by_pkts = true;
-	return true;
+	uint32_t mtu = packet_max(s, p);
+	uint64_t b, n;
+
+	if (!ctr_rcv_bytes(&s->ctr[p], &b) || !judge_add(r->bytes, b, &r->bytes))
+		r->bytes_known = false;
+	if (!ctr_rcv_pkts(&s->ctr[p], &n) || !judge_add(r->pkts, n, &r->pkts))
+		r->pkts_known = false;
+	else if (!mtu || n > UINT64_MAX / mtu || !judge_add(r->pkts_bound, n * mtu, &r->pkts_bound))
+		r->pkts_bound = 0; /* no bound of packets x MTU */
 }
 
 /*
  * The sink's ports' counters from START to the source's RESULT (every byte
  * its figure counts crossed them meanwhile: its warm-up, window and drain),
- * and what the ports its QPs used received: checked when each of them keeps
- * a receive count (bytes, or packets of at most their MTU), else unchecked.
+ * and what the ports its QPs used received (*r; none known when a QP used
+ * a port the sink does not count), for judge_received_refused().
  */
-static void counters_at_result(struct session *s)
+static void counters_at_result(struct session *s, struct judge_rcv *r)
 {
-	bool used[FAB_MAX_PORTS] = {false}, known = true, by_pkts = false;
-	uint64_t rcv = 0, b;
+	bool used[FAB_MAX_PORTS] = {false};
 	uint32_t i;
 	int p;
 
-	s->check = RDMA_CHECK_UNCHECKED;
+	*r = (struct judge_rcv){0};
 	if (!s->ctr_start ||
 	    remote_counters_delta(s->o, s->env->ports, s->env->nports, s->ctr_start,
 				  nbw_ns_to_s(nbw_now_ns() - s->start_sent_ns), &s->ctr, &s->nctr))
 		return;
 	s->ctr_at_result = true;
+	*r = (struct judge_rcv){.bytes_known = true, .pkts_known = true};
 	for (i = 0; i < s->hello.workers; i++) {
 		if (s->wport[i] < 0 || s->wport[i] >= s->nctr)
-			known = false; /* a QP on no port the sink counts */
+			*r = (struct judge_rcv){0}; /* a QP on no port the sink counts */
 		else
 			used[s->wport[i]] = true;
 	}
 	for (p = 0; p < s->nctr; p++)
-		if (used[p] && (!port_received(s, p, &b, &by_pkts) || !judge_add(rcv, b, &rcv)))
-			known = false;
-	if (!known)
-		return;
-	s->check = by_pkts ? RDMA_CHECK_PACKETS : RDMA_CHECK_RECEIVED;
-	s->rcv_bytes = rcv;
+		if (used[p])
+			port_received(s, p, r);
+	s->rcv_bytes = r->bytes_known ? r->bytes : 0;
 }
 
 /* Its RESULT judged: a figure, or a refusal (which leaves no figure behind). */
 static int take_result(struct session *s)
 {
+	struct judge_rcv rcv;
+
 	s->res_rejected = !s->res.ok; /* a failed source's figures are not figures */
-	counters_at_result(s);
+	counters_at_result(s, &rcv);
 	if (s->res.ok && (result_implausible(s, s->peer_err, sizeof(s->peer_err)) ||
-			  judge_received_refused(s->res.bytes, s->check != RDMA_CHECK_UNCHECKED,
-						 s->check == RDMA_CHECK_PACKETS, s->rcv_bytes,
+			  judge_received_refused(s->res.bytes, &rcv, &s->check, &s->unchecked,
 						 s->peer_err, sizeof(s->peer_err)))) {
 		s->res_rejected = true;
 		s->res_implausible = true;

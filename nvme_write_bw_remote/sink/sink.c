@@ -60,6 +60,7 @@ static int session_stream(const struct session *k, struct result_stream *st)
 	st->has_result = k->have_res;
 	st->check = k->have_res && k->res.ok ? k->check : RDMA_CHECK_NONE;
 	st->rcv_bytes = k->rcv_bytes;
+	st->unchecked = k->unchecked;
 	st->drives_known = res;
 	st->drives = res && k->res.ndrives ? calloc(k->res.ndrives, sizeof(*st->drives)) : NULL;
 	st->rails = k->nrails ? calloc((size_t)k->nrails, sizeof(*st->rails)) : NULL;

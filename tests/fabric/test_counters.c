@@ -162,6 +162,26 @@ static void pkts_bound(void)
 	CHECK_U64(bytes, 2000ULL * 4096);
 }
 
+static void rcv_pkts(void)
+{
+	struct ctr_deltas two = {.n = 2};
+	uint64_t pkts = 1;
+
+	printf("rcv_pkts: the PMA's packets, else the driver's, none when wrapped or missing\n");
+	ctr_change("port_rcv_packets", CTR_PORT, 0, 50, &two.c[0]);
+	ctr_change("rcvd_pkts", CTR_HW, 10, 2010, &two.c[1]);
+	CHECK(ctr_rcv_pkts(&two, &pkts));
+	CHECK_U64(pkts, 50);
+	ctr_change("port_rcv_packets", CTR_PORT, 100, 5, &two.c[0]); /* a reset: the driver's */
+	CHECK(ctr_rcv_pkts(&two, &pkts));
+	CHECK_U64(pkts, 2000);
+	ctr_change("rcvd_pkts", CTR_HW, 0xfffffff0ULL, 0x10, &two.c[1]);
+	CHECK(!ctr_rcv_pkts(&two, &pkts));
+	two.n = 0;
+	CHECK(!ctr_rcv_pkts(&two, &pkts));
+	CHECK_U64(pkts, 2000);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -173,5 +193,6 @@ int main(int argc, char **argv)
 	bounds(argv[1]);
 	change();
 	pkts_bound();
+	rcv_pkts();
 	return check_done("test_counters");
 }

@@ -2,13 +2,14 @@
 /*
  * crowd: strangers at the sink's door, for tests/remote/fake_crowd.sh.
  *
- *	crowd HOST PORT NADDRS PER_ADDR SECONDS [auth]
+ *	crowd HOST PORT NADDRS PER_ADDR SECONDS [auth|open]
  *
  * From NADDRS loopback addresses (127.0.0.10 and up), PER_ADDR connections
  * each to HOST PORT, held open without a word (or, with "auth", after an
- * AUTH that claims a key and never a proof); each one the door closes is
- * dialled again at once, for SECONDS. At the end one line on stdout: how
- * many connections were made.
+ * AUTH that claims a key and never a proof; with "open", after an AUTH
+ * without a key, as a source of an open sink says it, and never a HELLO);
+ * each one the door closes is dialled again at once, for SECONDS. At the
+ * end one line on stdout: how many connections were made.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -82,7 +83,7 @@ int main(int argc, char **argv)
 	bool auth;
 
 	if (argc < 6) {
-		fprintf(stderr, "usage: crowd HOST PORT NADDRS PER_ADDR SECONDS [auth]\n");
+		fprintf(stderr, "usage: crowd HOST PORT NADDRS PER_ADDR SECONDS [auth|open]\n");
 		return 2;
 	}
 	to.sin_family = AF_INET;
@@ -91,7 +92,8 @@ int main(int argc, char **argv)
 	naddrs = atoi(argv[3]);
 	per = atoi(argv[4]);
 	until = nbw_now_ns() + (uint64_t)(atof(argv[5]) * 1e9);
-	auth = argc > 6 && !strcmp(argv[6], "auth");
+	auth = argc > 6 && (!strcmp(argv[6], "auth") || !strcmp(argv[6], "open"));
+	a.has_key = argc > 6 && !strcmp(argv[6], "auth");
 	memset(a.nonce, 0x5a, sizeof(a.nonce));
 	if (ctrl_encode_auth(&auth_msg, &a))
 		return 1;

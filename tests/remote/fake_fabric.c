@@ -41,6 +41,10 @@
  *   qp       opening a QP fails
  *   lost     the sink's QPs say the connection went away once data arrived
  *   stranger rdma_cm connect requests carry no private data of ours
+ *   empty@N  from the N-th WRITE on, each goes out empty (no payload lands) as
+ *            as many packets as its length in headers (FAKE_HEADER each), so
+ *            the ports' data count still adds up to it; it completes as if
+ *            whole: a source that counts full chunks it never wrote
  * The count N starts at 0 (the canaries are the first WRITEs).
  */
 #include <arpa/inet.h>
@@ -69,6 +73,7 @@ struct frame {
 	uint64_t wr_id;
 	uint32_t rkey;
 	uint32_t len;
+	uint64_t pkts; /* the packets it stands for; 0: as many as len takes */
 };
 
 /* Its completion. */
@@ -392,10 +397,13 @@ static struct fake_counts *counts_of(const char *dev, uint8_t port)
 	return &fake_counts[fake_nports++];
 }
 
-/* A WRITE of len bytes that q's port received (rx) or sent: packets, headers and payload. */
-static void count(const struct fake_qp *q, uint32_t len, bool rx)
+/*
+ * A WRITE of len bytes that q's port received (rx) or sent: packets (given,
+ * else as many as len takes), headers and payload.
+ */
+static void count(const struct fake_qp *q, uint32_t len, uint64_t given, bool rx)
 {
-	uint64_t pkts = len ? (len + FAKE_MTU - 1) / FAKE_MTU : 1;
+	uint64_t pkts = given ? given : len ? (len + FAKE_MTU - 1) / FAKE_MTU : 1;
 	uint64_t words = (len + pkts * FAKE_HEADER + 3) / 4;
 	struct fake_counts *k;
 
@@ -495,7 +503,7 @@ static int nic_one(struct fake_qp *q)
 
 	if (rc)
 		return rc;
-	count(q, f.len, true);
+	count(q, f.len, f.pkts, true);
 	e.wr_id = f.wr_id;
 	if (f.rkey != q->mr.rkey || f.addr < base || f.addr + f.len > base + q->mr.length) {
 		static unsigned char sink[65536];
@@ -907,8 +915,13 @@ static int post(struct fab_writer *w, uint64_t wr_id, const void *buf, size_t le
 	if (fault_at("die", n))
 		kill(getpid(), SIGKILL);
 	if (fault_at("hang", n))
-		return 0; /* posted; its completion never comes */
-	count(q, f.len, false);
+		return 0;		   /* posted; its completion never comes */
+	if (fault_at("empty", n) && len) { /* headers enough to count as len: no payload */
+		f.pkts = (len + FAKE_HEADER - 1) / FAKE_HEADER;
+		f.len = 0;
+		len = 0;
+	}
+	count(q, f.len, f.pkts, false);
 	rc = full_io(q->fd, &f, sizeof(f), true);
 	if (!rc)
 		rc = full_io(q->fd, (void *)(uintptr_t)buf, len, true);

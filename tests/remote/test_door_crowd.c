@@ -14,6 +14,11 @@
  *	         rest's SYNs, to be sent again a second later)
  *	log:     300 strangers dropped within a second and a half are said in a
  *	         few lines that count every one, not a line each
+ *	speak:   an open sink's every place held by a stranger that said AUTH
+ *	         (answered: a HELLO would be next) and went quiet: past the
+ *	         round trip the answer asks for (DOOR_ANSWER_MS) the real source
+ *	         takes one and its HELLO is read within a second, not after the
+ *	         strangers' 5 s handshake deadline
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -322,6 +327,44 @@ static void log_lines(void)
 	fclose(f);
 }
 
+static void speak(void)
+{
+	struct options o = {0};
+	struct door *d = open_door(&o);
+	struct door_guest g;
+	int crowd[DOOR_MAX_PENDING], real, i, rc = -1;
+	uint64_t t0;
+
+	printf("speak: every place held by a stranger that said AUTH, then nothing\n");
+	CHECK(d != NULL);
+	if (!d)
+		return;
+	for (i = 0; i < DOOR_MAX_PENDING; i++) { /* 8 from each address: all it may hold */
+		crowd[i] = dial(10 + i / DOOR_MAX_PER_ADDR, o.port, false);
+		CHECK(crowd[i] >= 0 && say(crowd[i], CTRL_AUTH));
+		serve(d, 1, &g);
+	}
+	serve(d, 100, &g); /* every AUTH read and answered */
+	t0 = nbw_now_ns();
+	real = dial(1, o.port, false);
+	CHECK(real >= 0 && say(real, CTRL_AUTH) && say(real, CTRL_HELLO));
+	while (rc && nbw_now_ns() - t0 < 1500 * MS)
+		rc = serve(d, 100, &g);
+	printf("  the real source's HELLO read after %llu ms\n",
+	       (unsigned long long)((nbw_now_ns() - t0) / MS));
+	CHECK(rc == 0);
+	if (!rc) {
+		CHECK_STR(g.peer, "127.0.0.1");
+		close(g.fd);
+	}
+	for (i = 0; i < DOOR_MAX_PENDING; i++)
+		if (crowd[i] >= 0)
+			close(crowd[i]);
+	if (real >= 0)
+		close(real);
+	door_close(d);
+}
+
 int main(void)
 {
 	nbw_set_prog("test_door_crowd");
@@ -330,5 +373,6 @@ int main(void)
 	old_source();
 	burst();
 	log_lines();
+	speak();
 	return check_done("test_door_crowd");
 }

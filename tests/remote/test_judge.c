@@ -311,8 +311,50 @@ static void hello_admission(void)
 	CHECK_U64(judge_hello(&a, &lay, why, sizeof(why)), JUDGE_HELLO_ADMIT);
 }
 
+/*
+ * A claim against the payload its ports' packets can carry: empty packets
+ * whose headers add up to the claim (64 bytes each) are refused; full
+ * ones (4096 bytes) checked; 512-byte ones within the bound but unchecked;
+ * packets alone or bytes alone bound no payload.
+ */
+static void payload_bound(void)
+{
+	const uint64_t claim = 64ull << 20;
+	struct judge_rcv r = {.bytes_known = true, .pkts_known = true};
+	enum rdma_unchecked un = RDMA_UNCHECKED_NO_COUNT;
+	enum rdma_check ck = RDMA_CHECK_NONE;
+
+	printf("payload bound\n");
+	r.pkts = claim / 64; /* empty: 64 bytes of headers each, the claim in headers */
+	r.bytes = claim;
+	r.pkts_bound = r.pkts * 4096;
+	CHECK(judge_received_refused(claim, &r, &ck, &un, why, sizeof(why)));
+	CHECK(strstr(why, "bytes of payload the 1048576 packets its ports received") != NULL);
+	r.pkts = claim / 4096; /* full: 4096 of payload and 64 of headers each */
+	r.bytes = claim + r.pkts * 64;
+	CHECK(!judge_received_refused(claim, &r, &ck, &un, why, sizeof(why)));
+	CHECK_U64(ck, RDMA_CHECK_RECEIVED);
+	r.pkts = claim / 512; /* 512 bytes each: the headers could hide more than 1/8 */
+	r.bytes = claim + r.pkts * 64;
+	CHECK(!judge_received_refused(claim, &r, &ck, &un, why, sizeof(why)));
+	CHECK_U64(ck, RDMA_CHECK_UNCHECKED);
+	CHECK_U64(un, RDMA_UNCHECKED_SMALL_PACKETS);
+	r.pkts_known = false; /* bytes alone */
+	CHECK(!judge_received_refused(claim, &r, &ck, &un, why, sizeof(why)));
+	CHECK_U64(ck * 10 + un, RDMA_CHECK_UNCHECKED * 10 + RDMA_UNCHECKED_NO_PACKETS);
+	r = (struct judge_rcv){.pkts_known = true, .pkts = claim / 64, .pkts_bound = claim * 64};
+	CHECK(!judge_received_refused(claim, &r, &ck, &un, why, sizeof(why))); /* packets alone */
+	CHECK_U64(ck * 10 + un, RDMA_CHECK_UNCHECKED * 10 + RDMA_UNCHECKED_PACKETS_ONLY);
+	r.pkts_bound = claim / 2; /* fewer packets than the claim needs at their MTU */
+	CHECK(judge_received_refused(claim, &r, &ck, &un, why, sizeof(why)));
+	r = (struct judge_rcv){0};
+	CHECK(!judge_received_refused(claim, &r, &ck, &un, why, sizeof(why)));
+	CHECK_U64(ck * 10 + un, RDMA_CHECK_UNCHECKED * 10 + RDMA_UNCHECKED_NO_COUNT);
+}
+
 int main(void)
 {
+	payload_bound();
 	hello_admission();
 	empty_qps();
 	worker_wrap();
