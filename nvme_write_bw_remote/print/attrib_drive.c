@@ -181,7 +181,7 @@ void attrib_drives_print(struct report *r, const struct attrib_drive *a, int n)
 	report_arr_begin(r, "drive_attribution");
 	for (i = 0; i < n; i++) {
 		report_obj_begin(r, NULL);
-		report_str(r, "drive", NULL, a[i].path);
+		report_str(r, "path", NULL, a[i].path);
 		report_double(r, "below_peers_pct", NULL, a[i].below_pct);
 		report_arr_begin(r, "rules");
 		for (k = 0; k < ADR_N; k++) {

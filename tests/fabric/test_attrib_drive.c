@@ -158,7 +158,7 @@ static void test_json(void)
 	report_obj_end(&r);
 	report_finish(&r);
 	fclose(f);
-	CHECK(strstr(buf, "\"drive_attribution\": [\n    {\n      \"drive\": \"/dev/nvme1n1\",\n"
+	CHECK(strstr(buf, "\"drive_attribution\": [\n    {\n      \"path\": \"/dev/nvme1n1\",\n"
 			  "      \"below_peers_pct\": null,\n      \"rules\": [\n        {\n"
 			  "          \"rule\": \"throttled\",") != NULL);
 	CHECK(strstr(buf, "\"rule\": \"crossed_warning_temperature\"") != NULL);

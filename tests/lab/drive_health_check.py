@@ -75,7 +75,7 @@ for side in ("sink", "src"):
           text("remote.%s.rc" % side).strip() == "0")
 sink = doc("remote.sink.out")
 rdma = [d for d in sink.get("drives", []) if d.get("side") == "rdma"]
-expl = {a.get("drive"): [r.get("rule") for r in a.get("rules", [])]
+expl = {a.get("path"): [r.get("rule") for r in a.get("rules", [])]
         for a in sink.get("drive_attribution", [])}
 for warn, k in want:
     h = rdma[k].get("health", {}) if k < len(rdma) else {}

@@ -27,7 +27,7 @@ check_eq "sink keys" \
 # The sink's own drive 11% below its peer, its health log not kept in the demo: named, and
 # not called "the drive itself" (nothing was read to say so).
 check_eq "sink: the low drive explained" "/dev/nvme1n1 11 health_not_read" \
-	"$(json_get "$J" '" ".join(str(x) for x in (lambda a: (a["drive"], round(a["below_peers_pct"]), a["none_fired"]))(d["drive_attribution"][0]))')"
+	"$(json_get "$J" '" ".join(str(x) for x in (lambda a: (a["path"], round(a["below_peers_pct"]), a["none_fired"]))(d["drive_attribution"][0]))')"
 check_match "sink: said in the text" "drive nvme1n1: 11% below its peers; its health log was not read" "$(cat "$TMPD/sink.txt")"
 check_eq "sink: role, peer, workers" "sink 10.77.0.2 4" "$(json_get "$J" '"%s %s %d" % (d["role"], d["peer"], d["workers"])')"
 check_eq "sink: drives local, local, rdma" "local:/dev/nvme0n1:3000000000 local:/dev/nvme1n1:2400000000 rdma:/dev/nvme0n1:2400000000" \
