@@ -53,7 +53,8 @@ struct result_drive {
 	int numa_node;	/* -1 unknown */
 	uint32_t workers;
 	uint64_t bytes;
-	/* Read by this process: its seconds' shape and its health log around the window. */
+	/* Its seconds' shape and its health log around the window: read by this process, or
+	 * the source's word at the sink (a source of an earlier build: neither). */
 	bool has_shape, has_health;
 	struct window_shape shape;
 	struct health_watch health;

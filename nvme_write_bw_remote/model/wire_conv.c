@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* wire_conv.c: wire structs <-> the tool's own (see wire_conv.h). */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "wire_conv.h"
 #include "options.h"
+#include "result.h"
 
 void conv_port_to_wire(const struct fab_port *p, struct ctrl_port *c)
 {
@@ -69,4 +72,120 @@ struct ctrl_hello conv_hello(const struct options *o)
 		.sl = o->lo.sl,
 		.tclass = o->lo.tclass,
 	};
+}
+
+static void reading_to_wire(const struct health_log *l, struct ctrl_health_reading *c)
+{
+	*c = (struct ctrl_health_reading){
+		.critical_warning = l->critical_warning,
+		.composite_k = l->composite_k,
+		.spare_pct = l->spare_pct,
+		.spare_threshold_pct = l->spare_threshold_pct,
+		.used_pct = l->used_pct,
+		.power_on_hours = l->power_on_hours,
+		.unsafe_shutdowns = l->unsafe_shutdowns,
+		.media_errors = l->media_errors,
+		.error_log_entries = l->error_log_entries,
+		.warning_temp_minutes = l->warning_temp_minutes,
+		.critical_temp_minutes = l->critical_temp_minutes,
+		.tmt1_transitions = l->tmt_transitions[0],
+		.tmt2_transitions = l->tmt_transitions[1],
+		.tmt1_seconds = l->tmt_seconds[0],
+		.tmt2_seconds = l->tmt_seconds[1],
+	};
+}
+
+static void reading_from_wire(const struct ctrl_health_reading *c, struct health_log *l)
+{
+	*l = (struct health_log){
+		.critical_warning = c->critical_warning,
+		.composite_k = c->composite_k,
+		.spare_pct = c->spare_pct,
+		.spare_threshold_pct = c->spare_threshold_pct,
+		.used_pct = c->used_pct,
+		.power_on_hours = c->power_on_hours,
+		.unsafe_shutdowns = c->unsafe_shutdowns,
+		.media_errors = c->media_errors,
+		.error_log_entries = c->error_log_entries,
+		.warning_temp_minutes = c->warning_temp_minutes,
+		.critical_temp_minutes = c->critical_temp_minutes,
+		.tmt_transitions = {c->tmt1_transitions, c->tmt2_transitions},
+		.tmt_seconds = {c->tmt1_seconds, c->tmt2_seconds},
+	};
+}
+
+/* A rate in bytes/s as the wire's integer (NAN, negative: 0). */
+static uint64_t bps(double rate)
+{
+	return isfinite(rate) && rate > 0 && rate < 1.8e19 ? (uint64_t)rate : 0;
+}
+
+void conv_drive_health_to_wire(const struct window_shape *sh, const struct health_watch *hw,
+			       struct ctrl_drive_health *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->low_second = c->cv_milli_pct = CTRL_NONE;
+	if (sh && sh->n && sh->n <= CTRL_MAX_SECONDS) {
+		c->seconds = sh->n;
+		c->min_bps = bps(sh->min);
+		c->max_bps = bps(sh->max);
+		c->median_bps = bps(sh->median);
+		if (isfinite(sh->cv) && sh->cv >= 0 && sh->cv < 4e6)
+			c->cv_milli_pct = (uint32_t)(sh->cv * 1000 + 0.5);
+		if (sh->low >= 0 && bps(sh->low_rate) < c->median_bps) {
+			c->low_second = (uint32_t)sh->low;
+			c->low_bps = bps(sh->low_rate);
+			c->low_bps = c->low_bps < c->min_bps ? c->min_bps : c->low_bps;
+		}
+	}
+	snprintf(c->why, sizeof(c->why), "%s", hw->why);
+	snprintf(c->ctrl, sizeof(c->ctrl), "%s", hw->ctrl);
+	c->namespaces = hw->namespaces < CTRL_MAX_NAMESPACES ? hw->namespaces : CTRL_MAX_NAMESPACES;
+	c->have_before = hw->have_before;
+	c->have_after = hw->have_before && hw->have_after;
+	c->warning_k = hw->lim.warning_k;
+	c->critical_k = hw->lim.critical_k;
+	if (c->have_before)
+		reading_to_wire(&hw->before, &c->before);
+	if (c->have_after)
+		reading_to_wire(&hw->after, &c->after);
+}
+
+/* The source's seconds' shape, its variation judged here with max_cv. */
+static void shape_from_wire(const struct ctrl_drive_health *c, double max_cv,
+			    struct window_shape *sh)
+{
+	*sh = (struct window_shape){.n = c->seconds,
+				    .min = (double)c->min_bps,
+				    .max = (double)c->max_bps,
+				    .median = (double)c->median_bps,
+				    .cv = c->cv_milli_pct == CTRL_NONE ? NAN
+								       : c->cv_milli_pct / 1000.0,
+				    .low = -1};
+	sh->cv_over = isfinite(sh->cv) && sh->cv > max_cv;
+	if (c->low_second != CTRL_NONE && (double)c->low_bps < WINDOW_LOW_FRACTION * sh->median) {
+		sh->low = (int)c->low_second;
+		sh->low_rate = (double)c->low_bps;
+	}
+	sh->unsteady = sh->cv_over || sh->low >= 0;
+}
+
+void conv_drive_health_from_wire(const struct ctrl_drive_health *c, double max_cv,
+				 struct result_drive *d)
+{
+	struct health_limits lim = {.warning_k = c->warning_k, .critical_k = c->critical_k};
+	struct health_log before, after;
+
+	if (c->seconds) {
+		d->has_shape = true;
+		shape_from_wire(c, max_cv, &d->shape);
+	}
+	memset(&d->health, 0, sizeof(d->health));
+	snprintf(d->health.ctrl, sizeof(d->health.ctrl), "%s", c->ctrl);
+	d->health.namespaces = c->namespaces;
+	reading_from_wire(&c->before, &before);
+	reading_from_wire(&c->after, &after);
+	health_watch_set(&d->health, c->have_before ? &before : NULL, c->have_after ? &after : NULL,
+			 &lim, c->why[0] ? c->why : NULL);
+	d->has_health = true;
 }

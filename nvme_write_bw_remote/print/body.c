@@ -7,7 +7,9 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "attrib_drive.h"
 #include "counters_rows.h"
 #include "nbw.h"
 #include "parts.h"
@@ -93,6 +95,29 @@ static void print_sink_totals(struct report *r, const struct result *x)
  * the attribution (one stream: st's; fan-in: every source's); a rule after
  * them when there was any.
  */
+/*
+ * The drives explained: the stream's (st: a source's; its links are watched
+ * here only on the source itself) and this sink's own, each against its
+ * peers.
+ */
+static void print_drives_explained(struct report *r, const struct result *x,
+				   const struct result_stream *st)
+{
+	struct attrib_drive *a = calloc(ATTRIB_DRIVE_MAX, sizeof(*a));
+	int n = 0;
+
+	if (!a)
+		return;
+	if (st)
+		n = attrib_drives(st->drives, st->ndrives, x->mode == RESULT_SOURCE ? x->ll : NULL,
+				  x->o.sink.max_cv, a, ATTRIB_DRIVE_MAX);
+	if (x->mode != RESULT_SOURCE)
+		n += attrib_drives(x->local, x->nlocal, x->ll, x->o.sink.max_cv, a + n,
+				   ATTRIB_DRIVE_MAX - n);
+	attrib_drives_print(r, a, n);
+	free(a);
+}
+
 static void print_evidence(struct report *r, const struct result *x, const char *span,
 			   const struct result_stream *st)
 {
@@ -102,6 +127,7 @@ static void print_evidence(struct report *r, const struct result *x, const char 
 		print_attribution(r, x, st);
 	else if (x->mode == RESULT_FANIN)
 		print_attribution_all(r, x);
+	print_drives_explained(r, x, x->mode == RESULT_FANIN ? NULL : st);
 	if (x->nctr || (x->ll && x->ll->opened && x->ll->n))
 		print_rule(r);
 }
@@ -223,6 +249,22 @@ static void print_fanin_drives(struct report *r, const struct result *x)
 	}
 	report_arr_end(r);
 	print_drive_notes(r, x->local, x->nlocal, x->o.sink.max_cv);
+	for (i = 0; i < x->nstreams; i++)
+		print_drive_notes(r, x->streams[i].drives, x->streams[i].ndrives, x->o.sink.max_cv);
+}
+
+/* A source's drives explained against each other (fan-in: under its row). */
+static void print_source_drives_explained(struct report *r, const struct result *x,
+					  const struct result_stream *st)
+{
+	struct attrib_drive *a = calloc(ATTRIB_DRIVE_MAX, sizeof(*a));
+
+	if (!a)
+		return;
+	attrib_drives_print(r, a,
+			    attrib_drives(st->drives, st->ndrives, NULL, x->o.sink.max_cv, a,
+					  ATTRIB_DRIVE_MAX));
+	free(a);
 }
 
 /* One source's row: its RDMA figure, overlap, variation, verdict; its rails below. */
@@ -249,6 +291,7 @@ static void print_fanin_source(struct report *r, const struct result *x, int i)
 	print_verify(r, &x->o, st->verdict, st->vdetail[0] ? st->vdetail : NULL);
 	print_rails(r, st->rails, st->nrails, st->seconds, x->o.chunk);
 	print_attribution_source(r, x, st);
+	print_source_drives_explained(r, x, st);
 	report_bool(r, "ok", NULL, st->rc == 0);
 	if (st->failure[0])
 		report_str(r, "error", " FAILED: %s\n", st->failure);

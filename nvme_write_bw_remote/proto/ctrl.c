@@ -131,6 +131,72 @@ static const struct wire_field rail_f[] = {
 };
 static const struct wire_layout rail_l = WIRE_LAYOUT(struct ctrl_rail, rail_f, NULL);
 
+static const struct wire_field reading_f[] = {
+	WIRE_U(struct ctrl_health_reading, critical_warning),
+	WIRE_U(struct ctrl_health_reading, composite_k),
+	WIRE_U(struct ctrl_health_reading, spare_pct),
+	WIRE_U(struct ctrl_health_reading, spare_threshold_pct),
+	WIRE_U(struct ctrl_health_reading, used_pct),
+	WIRE_U(struct ctrl_health_reading, power_on_hours),
+	WIRE_U(struct ctrl_health_reading, unsafe_shutdowns),
+	WIRE_U(struct ctrl_health_reading, media_errors),
+	WIRE_U(struct ctrl_health_reading, error_log_entries),
+	WIRE_U(struct ctrl_health_reading, warning_temp_minutes),
+	WIRE_U(struct ctrl_health_reading, critical_temp_minutes),
+	WIRE_U(struct ctrl_health_reading, tmt1_transitions),
+	WIRE_U(struct ctrl_health_reading, tmt2_transitions),
+	WIRE_U(struct ctrl_health_reading, tmt1_seconds),
+	WIRE_U(struct ctrl_health_reading, tmt2_seconds),
+};
+static const struct wire_layout reading_l =
+	WIRE_LAYOUT(struct ctrl_health_reading, reading_f, NULL);
+
+/* min <= median <= max, a second under the median within the window; a reading after the
+ * window only with one before it. */
+static bool drive_health_ok(const void *m)
+{
+	const struct ctrl_drive_health *h = m;
+
+	if (h->have_after && !h->have_before)
+		return false;
+	if (!h->seconds)
+		return !h->min_bps && !h->max_bps && !h->median_bps && !h->low_bps &&
+		       h->low_second == CTRL_NONE;
+	return h->min_bps <= h->median_bps && h->median_bps <= h->max_bps &&
+	       (h->low_second == CTRL_NONE ||
+		(h->low_second < h->seconds && h->low_bps >= h->min_bps &&
+		 h->low_bps < h->median_bps));
+}
+
+static const struct wire_field drive_health_f[] = {
+	WIRE_UINT_IN(struct ctrl_drive_health, seconds, 0, CTRL_MAX_SECONDS),
+	WIRE_U(struct ctrl_drive_health, min_bps),
+	WIRE_U(struct ctrl_drive_health, max_bps),
+	WIRE_U(struct ctrl_drive_health, median_bps),
+	WIRE_U(struct ctrl_drive_health, cv_milli_pct),
+	WIRE_U(struct ctrl_drive_health, low_second),
+	WIRE_U(struct ctrl_drive_health, low_bps),
+	WIRE_STR_OF(struct ctrl_drive_health, why, 0),
+	WIRE_STR_OF(struct ctrl_drive_health, ctrl, 0),
+	WIRE_UINT_IN(struct ctrl_drive_health, namespaces, 0, CTRL_MAX_NAMESPACES),
+	WIRE_UINT_IN(struct ctrl_drive_health, have_before, 0, 1),
+	WIRE_UINT_IN(struct ctrl_drive_health, have_after, 0, 1),
+	WIRE_U(struct ctrl_drive_health, warning_k),
+	WIRE_U(struct ctrl_drive_health, critical_k),
+	WIRE_STRUCT_OF(struct ctrl_drive_health, before, reading_l),
+	WIRE_STRUCT_OF(struct ctrl_drive_health, after, reading_l),
+};
+static const struct wire_layout drive_health_l =
+	WIRE_LAYOUT(struct ctrl_drive_health, drive_health_f, drive_health_ok);
+
+/* The drives' health: none (an earlier source), or one entry per drive. */
+static bool result_ok(const void *m)
+{
+	const struct ctrl_result *r = m;
+
+	return !r->nhealth || r->nhealth == r->ndrives;
+}
+
 static const struct wire_field result_f[] = {
 	WIRE_UINT_IN(struct ctrl_result, ok, 0, 1),
 	WIRE_U(struct ctrl_result, bytes),
@@ -139,8 +205,12 @@ static const struct wire_field result_f[] = {
 	WIRE_LIST_OF(struct ctrl_result, rails, nrails, CTRL_MAX_RAILS, rail_l),
 	WIRE_U(struct ctrl_result, open_ns),
 	WIRE_U(struct ctrl_result, cv_milli_pct),
+	/* the optional part: a source of an earlier build ends its RESULT before it */
+	WIRE_LIST_OF(struct ctrl_result, health, nhealth, CTRL_MAX_DRIVES, drive_health_l),
 };
-static const struct wire_layout result_l = WIRE_LAYOUT(struct ctrl_result, result_f, NULL);
+#define RESULT_OPTIONAL 7 /* result_f's first optional field: health */
+static const struct wire_layout result_l =
+	WIRE_LAYOUT_OPT(struct ctrl_result, result_f, result_ok, RESULT_OPTIONAL);
 
 static const struct wire_field done_f[] = {
 	WIRE_UINT_IN(struct ctrl_done, verify, 0, 2),

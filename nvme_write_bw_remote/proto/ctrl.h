@@ -38,7 +38,10 @@
  *	              completed so far; a sink that hears nothing for its
  *	              --timeout knows the source (or the network) is gone
  *	S->K RESULT   the source's totals, drives and rails (source port ->
- *	              sink port: QPs, bytes)
+ *	              sink port: QPs, bytes); then, optional, each drive's
+ *	              seconds and health log around the window (a sink of this
+ *	              build takes a RESULT without them from an earlier source;
+ *	              a sink of an earlier build refuses one with them)
  *	S->K VERIFY   (--verify full) digest of the last chunk in every slice slot
  *	K->S DONE     the verdict
  * ERROR may be sent by either side at any point and ends the session.
@@ -214,6 +217,45 @@ struct ctrl_drive {
 	uint64_t bytes;
 };
 
+/*
+ * One reading of a drive's NVMe health log (RESULT's optional part), as the
+ * source's parser left it: temperatures in kelvin (0: not reported).
+ */
+struct ctrl_health_reading {
+	uint8_t critical_warning;
+	uint16_t composite_k;
+	uint8_t spare_pct, spare_threshold_pct, used_pct;
+	uint64_t power_on_hours, unsafe_shutdowns, media_errors, error_log_entries;
+	uint32_t warning_temp_minutes, critical_temp_minutes;
+	uint32_t tmt1_transitions, tmt2_transitions, tmt1_seconds, tmt2_seconds;
+};
+
+#define CTRL_MAX_SECONDS 3600 /* a drive's seconds in a window (SAMPLES_MAX) */
+#define CTRL_MAX_NAMESPACES 1024
+#define CTRL_HEALTH_WHY_LEN 192
+#define CTRL_NONE UINT32_MAX
+
+/*
+ * What the source's drive said of itself around the window (RESULT's
+ * optional part, an entry per drive in the drives' order): the shape of
+ * its 1 s rates (the sink judges the variation with its own --max-cv) and
+ * its health log before and after (the sink compares them itself), or why
+ * it was not read. Rates in bytes/s.
+ */
+struct ctrl_drive_health {
+	uint32_t seconds; /* its 1 s samples; 0: none kept (the rest is 0) */
+	uint64_t min_bps, max_bps, median_bps;
+	uint32_t cv_milli_pct; /* % x 1000; CTRL_NONE: fewer than two seconds */
+	uint32_t low_second;   /* the first under half the median; CTRL_NONE: none */
+	uint64_t low_bps;
+	char why[CTRL_HEALTH_WHY_LEN];
+	char ctrl[32]; /* its controller, "" none */
+	uint32_t namespaces;
+	uint8_t have_before, have_after; /* after only with before */
+	uint16_t warning_k, critical_k;
+	struct ctrl_health_reading before, after;
+};
+
 struct ctrl_result {
 	uint8_t ok;	/* 0: the source failed or was interrupted */
 	uint64_t bytes; /* RDMA WRITE completions inside the window */
@@ -224,6 +266,9 @@ struct ctrl_result {
 	struct ctrl_rail *rails; /* likewise */
 	uint64_t open_ns;	 /* from START's arrival to the window's opening (source clock) */
 	uint32_t cv_milli_pct;	 /* variation of its RDMA stream, % x 1000; UINT32_MAX unknown */
+	/* Optional (a source of an earlier build sends none): 0, or one per drive. */
+	uint32_t nhealth;
+	struct ctrl_drive_health *health; /* decode: calloc'ed */
 };
 
 /* Both directions of the authentication exchange (see the conversation above). */

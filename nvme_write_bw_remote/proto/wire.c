@@ -220,6 +220,18 @@ static void set_list(const struct wire_field *f, void *m, void *e)
 
 /* ---- encoding ---------------------------------------------------------------- */
 
+/* The optional part of m is lists without entries: sent as nothing, as an earlier peer's. */
+static bool optional_empty(const struct wire_layout *l, void *m)
+{
+	unsigned i;
+
+	for (i = l->optional; i < l->nf; i++)
+		if ((l->f[i].kind != WIRE_LIST && l->f[i].kind != WIRE_ARRAY) ||
+		    *count_of(&l->f[i], m))
+			return false;
+	return true;
+}
+
 void wire_put(struct ctrl_buf *b, const struct wire_layout *l, const void *mc)
 {
 	void *m = (void *)mc; /* read only */
@@ -229,6 +241,9 @@ void wire_put(struct ctrl_buf *b, const struct wire_layout *l, const void *mc)
 		const struct wire_field *f = &l->f[i];
 		const char *at = (const char *)m + f->off;
 		uint32_t n, k;
+
+		if (l->optional && i == l->optional && optional_empty(l, m))
+			break;
 
 		switch (f->kind) {
 		case WIRE_UINT:
@@ -292,6 +307,9 @@ static void get_fields(struct ctrl_cur *c, const struct wire_layout *l, void *m)
 		const struct wire_field *f = &l->f[i];
 		char *at = (char *)m + f->off;
 		uint64_t v;
+
+		if (l->optional && i == l->optional && c->pos == c->len)
+			break; /* an earlier peer's message: without the optional part */
 
 		switch (f->kind) {
 		case WIRE_UINT:
@@ -392,7 +410,7 @@ static uint64_t layout_len(const struct wire_layout *l, bool most)
 	uint64_t n = 0;
 	unsigned i;
 
-	for (i = 0; i < l->nf; i++)
+	for (i = 0; i < l->nf && (most || !l->optional || i < l->optional); i++)
 		n += field_len(&l->f[i], most);
 	return n;
 }

@@ -17,7 +17,11 @@
  *	LIST   u32 count + count entries of a sub-layout into a calloc'ed array
  * Decoders never read past the payload, accept it only when read exactly to
  * its end, and refuse a count over the field's limit, or one whose smallest
- * entries would not fit in the bytes left, before they allocate.
+ * entries would not fit in the bytes left, before they allocate. A layout
+ * may end in an optional part (WIRE_LAYOUT_OPT: from its field `optional`
+ * on): a payload that ends exactly before it is whole (a peer of an earlier
+ * build), its members left zero; one that holds a part of it is malformed.
+ * An optional part of lists without entries is not sent at all.
  */
 #ifndef NBW_WIRE_H
 #define NBW_WIRE_H
@@ -85,6 +89,8 @@ struct wire_layout {
 	unsigned nf;
 	/* A rule between fields of a decoded struct (NULL: none); false makes it malformed. */
 	bool (*check)(const void *m);
+	/* The first field of the optional part (0: none; a top-level layout's only). */
+	unsigned optional;
 };
 
 #define WIRE_MEMBER_SIZE(T, m) sizeof(((T *)0)->m)
@@ -127,6 +133,13 @@ struct wire_layout {
 		.nf = sizeof(fields) / sizeof((fields)[0]), .check = (chk)                         \
 	}
 
+/* A layout whose fields from index opt on may be absent as a whole. */
+#define WIRE_LAYOUT_OPT(T, fields, chk, opt)                                                       \
+	{                                                                                          \
+		.name = #T, .size = sizeof(T), .f = (fields),                                      \
+		.nf = sizeof(fields) / sizeof((fields)[0]), .check = (chk), .optional = (opt)      \
+	}
+
 /* Append the encoding of m (a struct of layout l) to b. */
 void wire_put(struct ctrl_buf *b, const struct wire_layout *l, const void *m);
 /*
@@ -137,7 +150,8 @@ int wire_decode(const struct wire_layout *l, const void *p, size_t len, void *m)
 /* Free m's lists (LIST fields, at any depth) and zero their counts. */
 void wire_release(const struct wire_layout *l, void *m);
 
-/* The largest and the smallest encoding of layout l; equal when it has one size. */
+/* The largest and the smallest encoding of layout l (the smallest without its optional
+ * part); equal when it has one size. */
 uint64_t wire_max(const struct wire_layout *l);
 uint64_t wire_min(const struct wire_layout *l);
 /* Where field name of layout l starts in an encoding whose earlier fields are all

@@ -17,6 +17,7 @@
 #include "options.h"
 #include "sink.h"
 #include "validity.h"
+#include "wire_conv.h"
 
 /* ---- the result ------------------------------------------------------------------- */
 
@@ -47,7 +48,7 @@ static void no_stream(const struct hall *h, struct result_stream *st)
 }
 
 /* Session k's RDMA stream: its figure, drives, rails, window and verdict. */
-static int session_stream(const struct session *k, struct result_stream *st)
+static int session_stream(const struct session *k, double max_cv, struct result_stream *st)
 {
 	bool res = k->have_res && !k->res_rejected;
 	uint32_t i;
@@ -74,6 +75,9 @@ static int session_stream(const struct session *k, struct result_stream *st)
 		d->numa_node = k->res.drives[i].numa_node;
 		d->workers = k->res.drives[i].workers;
 		d->bytes = k->res.drives[i].bytes;
+		/* what the source's drive said of itself (a source of an earlier build: nothing) */
+		if (k->res.nhealth == k->res.ndrives)
+			conv_drive_health_from_wire(&k->res.health[i], max_cv, d);
 	}
 	st->ndrives = res ? (int)k->res.ndrives : 0;
 	if (k->nrails)
@@ -170,7 +174,7 @@ int sink_result(const struct hall *h, const struct session *k, struct result *x,
 		no_stream(h, st);
 		return 0;
 	}
-	return session_stream(k, st);
+	return session_stream(k, h->o->sink.max_cv, st);
 }
 
 /* ---- one source ------------------------------------------------------------------- */

@@ -339,6 +339,22 @@ static int send_table(struct source *s)
 	return rc;
 }
 
+/* Each drive's seconds' shape and health log for the RESULT (NULL: none kept, or no memory). */
+static struct ctrl_drive_health *drives_health(const struct source *s)
+{
+	struct ctrl_drive_health *h;
+	struct window_shape sh;
+	int k;
+
+	if (!s->dsec || !s->health || !s->nt || !(h = calloc((size_t)s->nt, sizeof(*h))))
+		return NULL;
+	for (k = 0; k < s->nt; k++) {
+		window_shape(s->dsec[k].rate, s->dsec[k].n, s->o->sink.max_cv, &sh);
+		conv_drive_health_to_wire(&sh, &s->health[k], &h[k]);
+	}
+	return h;
+}
+
 /* After the window: totals, the slot table, the verdict. */
 int source_send_result(struct source *s, bool ok)
 {
@@ -373,7 +389,11 @@ int source_send_result(struct source *s, bool ok)
 		snprintf(cr[k].dev, sizeof(cr[k].dev), "%s", s->rails[k].local_dev);
 	}
 	res.rails = cr;
-	rc = source_send(s, CTRL_RESULT, &b, ctrl_encode_result(&b, &res), remote_timeout_ms(o));
+	res.health = drives_health(s);
+	res.nhealth = res.health ? (uint32_t)s->nt : 0;
+	rc = ctrl_encode_result(&b, &res);
+	free(res.health);
+	rc = source_send(s, CTRL_RESULT, &b, rc, remote_timeout_ms(o));
 	if (!rc && o->verify == CTRL_VERIFY_FULL)
 		rc = send_table(s);
 	if (rc == -ENOMEM)

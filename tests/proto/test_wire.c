@@ -8,7 +8,11 @@
  * fields are also checked at their offsets by name. The recorded bytes
  * decode back to the sample; every truncation and an extra byte are
  * refused; the payload limits are today's. The conversions between the
- * wire's structs and the tool's (wire_conv.c) go there and back.
+ * wire's structs and the tool's (wire_conv.c) go there and back. RESULT's
+ * optional part (the source's drives' seconds and health log) is sent only
+ * when there is one, taken when absent (the recorded bytes of version 3),
+ * checked when present: cut short, another count than the drives', a
+ * reading after without one before, seconds out of order are refused.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +22,7 @@
 #include "check.h"
 #include "ctrl.h"
 #include "options.h"
+#include "result.h"
 #include "steps.h"
 #include "wire_conv.h"
 
@@ -360,8 +365,10 @@ static void test_limits(void)
 	CHECK_U64(ctrl_payload_max(CTRL_SLICES), 4 + 47 * CTRL_MAX_WORKERS);
 	CHECK_U64(ctrl_payload_max(CTRL_CANARY), 4 + 28 * CTRL_MAX_WORKERS);
 	CHECK_U64(ctrl_payload_max(CTRL_START), 20);
-	CHECK_U64(ctrl_payload_max(CTRL_RESULT),
-		  21 + 530 * CTRL_MAX_DRIVES + 4 + 84 * CTRL_MAX_RAILS + 12);
+	/* and the optional part: a drive's seconds and health log, 404 bytes at most each */
+	CHECK_U64(ctrl_payload_max(CTRL_RESULT), 21 + 530 * CTRL_MAX_DRIVES + 4 +
+							 84 * CTRL_MAX_RAILS + 12 + 4 +
+							 404 * CTRL_MAX_DRIVES);
 	CHECK_U64(ctrl_payload_max(CTRL_VERIFY), 4 + 28 * CTRL_MAX_WORKERS * CTRL_FULL_RING_MAX);
 	CHECK_U64(ctrl_payload_max(CTRL_DONE), 1);
 	CHECK_U64(ctrl_payload_max(CTRL_PROGRESS), 32);
@@ -440,6 +447,138 @@ static void test_conv(void)
 	CHECK(h.verify == CTRL_VERIFY_FULL && h.conn == CTRL_CONN_CM && h.sl == 3 && !h.workers);
 }
 
+/* A throttling drive whose window collapsed in its third second. */
+static void s_health(struct ctrl_drive_health *c)
+{
+	struct health_log before = {.composite_k = 313,
+				    .spare_pct = 100,
+				    .spare_threshold_pct = 10,
+				    .tmt_transitions = {2, 0},
+				    .tmt_seconds = {30, 0}};
+	struct health_log after = before;
+	struct health_limits lim = {.warning_k = 348, .critical_k = 358};
+	double rates[5] = {3e9, 3e9, 0.5e9, 3e9, 3e9};
+	struct health_watch hw = {.ctrl = "nvme3", .namespaces = 1};
+	struct window_shape sh;
+
+	after.composite_k = 354;
+	after.tmt_transitions[0] = 5;
+	after.tmt_seconds[0] = 42;
+	health_watch_set(&hw, &before, &after, &lim, NULL);
+	window_shape(rates, 5, 10, &sh);
+	conv_drive_health_to_wire(&sh, &hw, c);
+}
+
+/* Decode r's encoding after edit() changed its health entry; the decoder's return. */
+static int result_with(void (*edit)(struct ctrl_result *r, struct ctrl_drive_health *h), size_t cut)
+{
+	struct ctrl_drive_health h[2];
+	struct ctrl_result r = s_result(), back;
+	struct ctrl_buf b;
+	int rc;
+
+	s_health(&h[0]);
+	h[1] = h[0];
+	r.health = h;
+	r.nhealth = 1;
+	if (edit)
+		edit(&r, h);
+	if (ctrl_encode_result(&b, &r))
+		return -ENOMEM;
+	rc = ctrl_decode_result(b.data + CTRL_HDR_LEN, b.len - CTRL_HDR_LEN - cut, &back);
+	if (!rc)
+		ctrl_result_free(&back);
+	free(b.data);
+	return rc;
+}
+
+static void two_entries(struct ctrl_result *r, struct ctrl_drive_health *h)
+{
+	(void)h;
+	r->nhealth = 2;
+}
+
+static void after_alone(struct ctrl_result *r, struct ctrl_drive_health *h)
+{
+	(void)r;
+	h->have_before = 0;
+}
+
+static void min_over_median(struct ctrl_result *r, struct ctrl_drive_health *h)
+{
+	(void)r;
+	h->min_bps = h->median_bps + 1;
+}
+
+static void low_past_the_window(struct ctrl_result *r, struct ctrl_drive_health *h)
+{
+	(void)r;
+	h->low_second = h->seconds;
+}
+
+static void too_many_seconds(struct ctrl_result *r, struct ctrl_drive_health *h)
+{
+	(void)r;
+	h->seconds = CTRL_MAX_SECONDS + 1;
+}
+
+static void test_drive_health(void)
+{
+	struct ctrl_drive_health h;
+	struct ctrl_result r = s_result(), back;
+	struct result_drive d = {0};
+	struct ctrl_buf b, plain;
+	char line[320];
+
+	/* Sent, taken, and judged at the sink: throttled, hot, the third second fell. */
+	s_health(&h);
+	r.health = &h;
+	r.nhealth = 1;
+	CHECK(!ctrl_encode_result(&b, &r));
+	CHECK(!ctrl_encode_result(&plain, &(struct ctrl_result){.ok = 1}) &&
+	      plain.len == CTRL_HDR_LEN + 1 + 8 + 8 + 4 + 4 + 8 + 4); /* no optional part */
+	CHECK(!ctrl_decode_result(b.data + CTRL_HDR_LEN, b.len - CTRL_HDR_LEN, &back));
+	CHECK_U64(back.nhealth, 1);
+	if (back.nhealth == 1) {
+		CHECK_U64(back.health[0].seconds, 5);
+		CHECK_U64(back.health[0].low_second, 2);
+		CHECK_U64(back.health[0].after.tmt1_transitions, 5);
+		conv_drive_health_from_wire(&back.health[0], 10, &d);
+		CHECK(d.has_shape && d.shape.unsteady && d.shape.low == 2);
+		CHECK(d.has_health && (d.health.findings & HF_THROTTLED) &&
+		      (d.health.findings & HF_HOT));
+		health_watch_describe(&d.health, line, sizeof(line));
+		CHECK_STR(line,
+			  "throttled in the window: thermal management T1 +3 transitions, 12 s "
+			  "in T1; 81 C at the close (warning at 75 C)");
+		CHECK_STR(d.health.ctrl, "nvme3");
+	}
+	ctrl_result_free(&back);
+	free(b.data);
+	free(plain.data);
+	/* a source that kept nothing of a drive: its reason goes across, never zeros */
+	conv_drive_health_to_wire(
+		NULL, &(struct health_watch){.why = "not read: /x is a regular file"}, &h);
+	r.health = &h;
+	CHECK(!ctrl_encode_result(&b, &r));
+	CHECK(!ctrl_decode_result(b.data + CTRL_HDR_LEN, b.len - CTRL_HDR_LEN, &back));
+	memset(&d, 0, sizeof(d));
+	if (back.nhealth == 1)
+		conv_drive_health_from_wire(&back.health[0], 10, &d);
+	CHECK(!d.has_shape && d.has_health && !d.health.have_before);
+	CHECK_STR(d.health.why, "not read: /x is a regular file");
+	ctrl_result_free(&back);
+	free(b.data);
+	/* the untrusted part checked */
+	CHECK_U64(result_with(NULL, 0), 0);
+	CHECK_U64(result_with(NULL, 1), -EBADMSG); /* cut short */
+	CHECK_U64(result_with(two_entries, 0), -EBADMSG);
+	CHECK_U64(result_with(after_alone, 0), -EBADMSG);
+	CHECK_U64(result_with(min_over_median, 0), -EBADMSG);
+	CHECK_U64(result_with(low_past_the_window, 0), -EBADMSG);
+	CHECK_U64(result_with(too_many_seconds, 0), -EBADMSG);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--dump"))
@@ -448,5 +587,6 @@ int main(int argc, char **argv)
 	test_offsets();
 	test_limits();
 	test_conv();
+	test_drive_health();
 	return check_done("test_wire");
 }

@@ -28,9 +28,16 @@
  *   elapsed-huge       every heartbeat says 2^63 ns since START
  *   beats-shrink       each heartbeat's byte count lower than the one before
  *
+ * and what a source's drive says of itself (RESULT's optional part):
+ *
+ *   drive-throttled    its first drive throttled (T1 +3, 12 s), 81 C at the close
+ *                      (warning at 75 C), its third second a sixth of the median
+ *   drive-forged       the same with a reading after the window and none before
+ *
  * Without $NBW_HOSTILE every call goes through unchanged.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,10 +169,48 @@ int __wrap_ctrl_encode_chunks(struct ctrl_buf *b, unsigned type, const struct ct
 	return __real_ctrl_encode_chunks(b, type, c, n);
 }
 
+/*
+ * Its first drive's word as a throttling drive's (drive-throttled): thermal
+ * management T1 +3 transitions and 12 s, 81 C at the close against a
+ * warning at 75 C, its third second at a sixth of the median; or forged
+ * (drive-forged): a reading after the window without one before it.
+ */
+static int drive_word(struct ctrl_buf *b, const struct ctrl_result *m, bool forged)
+{
+	struct ctrl_result r = *m;
+	struct ctrl_drive_health h;
+	struct ctrl_health_reading before = {
+		.composite_k = 313, .spare_pct = 100, .spare_threshold_pct = 10};
+
+	if (m->nhealth != 1) /* one drive's word */
+		return __real_ctrl_encode_result(b, m);
+	h = m->health[0];
+	h.seconds = 4;
+	h.min_bps = h.low_bps = 500000000;
+	h.median_bps = h.max_bps = 3000000000;
+	h.cv_milli_pct = 30000;
+	h.low_second = 2;
+	snprintf(h.ctrl, sizeof(h.ctrl), "nvme7");
+	h.why[0] = 0;
+	h.have_before = !forged;
+	h.have_after = 1;
+	h.warning_k = 348;
+	h.critical_k = 358;
+	h.before = h.after = before;
+	h.after.composite_k = 354;
+	h.after.tmt1_transitions = 3;
+	h.after.tmt1_seconds = 12;
+	r.health = &h;
+	r.nhealth = 1;
+	return __real_ctrl_encode_result(b, &r);
+}
+
 int __wrap_ctrl_encode_result(struct ctrl_buf *b, const struct ctrl_result *m)
 {
 	struct ctrl_result r = *m;
 
+	if (hostile("drive-throttled", NULL) || hostile("drive-forged", NULL))
+		return drive_word(b, m, hostile("drive-forged", NULL));
 	if (!hostile("done-after-result", NULL))
 		return __real_ctrl_encode_result(b, m);
 	r.ok = 0;

@@ -348,6 +348,41 @@ static void summary_case(const struct health_limits *lim)
 	      NULL);
 }
 
+/*
+ * Real pages: QEMU's emulated nvme in the lab (tests/lab/drive_health.sh), one with
+ * smart_critical_warning=4, one whose over-temperature threshold the harness lowered.
+ */
+static void qemu_case(const struct health_limits *lim)
+{
+	struct health_log h;
+	struct health_delta d;
+	char why[200] = "", text[400];
+
+	CHECK_U64(parse("qemu_reliability.page", &h, why, sizeof(why)), 0);
+	CHECK_U64(h.critical_warning, HEALTH_CW_RELIABILITY);
+	CHECK_U64(h.composite_k, 323);
+	CHECK_U64(health_celsius(h.composite_k), 50);
+	CHECK_U64(h.spare_pct, 0);
+	CHECK_U64(h.spare_threshold_pct, 0);
+	CHECK_U64(h.used_pct, 0);
+	CHECK_U64(h.data_units_read, 1);
+	CHECK_U64(h.media_errors, 0);
+	health_compare(&h, &h, &d);
+	CHECK_U64(health_findings(&d, &h, lim), HF_CRITICAL);
+	health_describe(&d, &h, lim, text, sizeof(text));
+	CHECK(strstr(text, "critical warning: reliability_degraded") != NULL);
+	CHECK(strstr(text, "(new)") == NULL); /* set at boot: before the window too */
+	CHECK_U64(parse("qemu_temperature.page", &h, why, sizeof(why)), 0);
+	CHECK_U64(h.critical_warning, HEALTH_CW_TEMPERATURE);
+	health_compare(&h, &h, &d);
+	/* 50 C is under the warning temperature (75 C): the warning bit alone, not "hot" */
+	CHECK_U64(health_findings(&d, &h, lim), HF_CRITICAL);
+	health_describe(&d, &h, lim, text, sizeof(text));
+	CHECK(strstr(text, "critical warning: temperature") != NULL);
+	if (check_failures)
+		fprintf(stderr, "%s\n", text);
+}
+
 int main(void)
 {
 	struct health_limits lim;
@@ -363,5 +398,6 @@ int main(void)
 	read_errors();
 	watch_case(&lim);
 	summary_case(&lim);
+	qemu_case(&lim);
 	return check_done("test_health");
 }

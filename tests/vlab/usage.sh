@@ -38,6 +38,18 @@ expect_exit 2 "^vlab: --slow-nic a:1:20: no NIC '1' \(--nics 1: 0\.\.0\)$" "$VLA
 expect_exit 2 "^vlab: --slow-nic a:0:-5: rate '-5': a whole number of Mbit/s \(10\^6 bits\), 1 to 999999$" "$VLAB" run --slow-nic a:0:-5 "$S"
 expect_exit 2 "^vlab: --slow-nic a:0:30: NIC 0 of node a is slowed twice$" "$VLAB" run --slow-nic a:0:20 --slow-nic a:0:30 "$S"
 expect_exit 2 "^vlab: option --slow-nic needs a value$" "$VLAB" run --slow-nic
+# A drive's critical warning: bits 1..31 (qemu's smart_critical_warning), once a drive.
+expect_exit 2 "^vlab: --smart-warning a:0:32: value '32': a whole number of critical warning bits \(1 spare, 2 temperature, 4 reliability, 8 read-only, 16 volatile backup\), 1 to 31$" "$VLAB" run --smart-warning a:0:32 "$S"
+expect_exit 2 "^vlab: --smart-warning a:2:4: no drive '2' \(--drives 2: 0\.\.1\)$" "$VLAB" run --smart-warning a:2:4 "$S"
+expect_exit 2 "^vlab: --smart-warning a:0:2: drive 0 of node a is given twice$" "$VLAB" run --smart-warning a:0:4 --smart-warning a:0:2 "$S"
+got=$(vlab_py 'from nbw.lab.options import parse_run_args, validate
+from nbw.lab.qemu import qemu_args
+o, sc, a = parse_run_args(["--smart-warning", "a:1:4", "'"$S"'"])
+s = validate(o, sc)
+s.kernel = "K"
+print([w for w in qemu_args(s, "/w", 0, None, "none") if w.startswith("nvme,")])')
+check_eq "--smart-warning: drive 1's -device only" \
+	"['nvme,drive=d0,serial=vlab-a-0,bus=rp1,logical_block_size=512,physical_block_size=512', 'nvme,drive=d1,serial=vlab-a-1,bus=rp2,logical_block_size=512,physical_block_size=512,smart_critical_warning=4']" "$got"
 expect_exit 2 "^vlab: --slow-nic d:0:20: no node 'd' in this lab \(a, b, c\)$" "$VLAB" fleet --nodes 3 --slow-nic d:0:20
 expect_exit 2 '^vlab: fleet: --nodes: 2\.\.4 \(a sweep measures pairs\)$' "$VLAB" fleet --nodes 1
 expect_exit 2 "^vlab: fleet: unexpected argument extra \(nbw-fleet run's own options go after --\)$" "$VLAB" fleet extra
@@ -62,7 +74,8 @@ expect_exit 2 '' "$VLAB"
 
 help=$("$VLAB" --help)
 check_eq "--help: exit 0" 0 $?
-for opt in --nodes --nics --nic-link --on-b --on-c --on-d --boot-timeout --slow-drive --slow-nic; do
+for opt in --nodes --nics --nic-link --on-b --on-c --on-d --boot-timeout --slow-drive --slow-nic \
+	--smart-warning; do
 	check_match "--help names $opt" "  $opt " "$help"
 done
 # shellcheck disable=SC2086,SC2116 # the help text with its lines joined by single spaces

@@ -82,6 +82,10 @@ Options of run, demo and fleet:
                        (a tbf shaper the guest sets before the scripts run);
                        repeatable. The scripts see what was slowed in
                        $VLAB_SLOWED (drive:NODE:INDEX:MBPS nic:NODE:INDEX:MBIT)
+  --smart-warning NODE:INDEX:BITS
+                       drive INDEX (0-based) of NODE reports critical warning
+                       BITS (1..31) in its health log from boot (qemu's nvme
+                       smart_critical_warning); repeatable
   --on-b SCRIPT_B      run SCRIPT_B in node b (implies --nodes 2)
   --on-c SCRIPT_C      run SCRIPT_C in node c (implies --nodes 3)
   --on-d SCRIPT_D      run SCRIPT_D in node d (implies --nodes 4)

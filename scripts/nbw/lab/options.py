@@ -40,10 +40,13 @@ VALUE_OPTS = {
 }
 VALUE_ENV = {"--builddir": "VLAB_BUILDDIR", "--kernel": "VLAB_KERNEL"}
 FLAG_OPTS = ("--switch", "--verbose")
-# Options of run that may be given more than once: a part of a node slowed on purpose,
-# NODE:INDEX:RATE (the rate's unit in the message).
-SLOW_OPTS = {"--slow-drive": ("drive", "--drives", "MBPS", "MB/s (10^6 bytes)"),
-             "--slow-nic": ("NIC", "--nics", "MBIT", "Mbit/s (10^6 bits)")}
+# Options of run that may be given more than once: a part of a node slowed (or made to
+# warn) on purpose, NODE:INDEX:VALUE (the value's unit in the message, and its most).
+SLOW_OPTS = {"--slow-drive": ("drive", "--drives", "MBPS", "MB/s (10^6 bytes)", 999999),
+             "--slow-nic": ("NIC", "--nics", "MBIT", "Mbit/s (10^6 bits)", 999999),
+             "--smart-warning": ("drive", "--drives", "BITS",
+                                 "critical warning bits (1 spare, 2 temperature, "
+                                 "4 reliability, 8 read-only, 16 volatile backup)", 31)}
 
 
 @dataclass
@@ -86,6 +89,9 @@ class Settings:
     # --slow-nic: {(node index, NIC index): Mbit/s} (a tbf shaper set by the guest).
     slow_drives: dict = field(default_factory=dict)
     slow_nics: dict = field(default_factory=dict)
+    # --smart-warning: {(node index, drive index): bits} (qemu's smart_critical_warning:
+    # the drive's health log reports them from boot).
+    smart_warnings: dict = field(default_factory=dict)
 
 
 def host_settings(environ):
@@ -191,13 +197,15 @@ def validate(o, script, environ=os.environ):
     s.workdir = o["--workdir"]
     s.slow_drives = slow_parts("--slow-drive", o.get("--slow-drive", []), nodes, s.drives)
     s.slow_nics = slow_parts("--slow-nic", o.get("--slow-nic", []), nodes, s.nics)
+    s.smart_warnings = slow_parts("--smart-warning", o.get("--smart-warning", []), nodes,
+                                  s.drives)
     return s
 
 
 def slow_parts(opt, specs, nodes, count):
-    """--slow-drive/--slow-nic NODE:INDEX:RATE, each: {(node index, index): rate};
-    a usage error names the value and what is wrong with it."""
-    what, count_opt, metavar, unit = SLOW_OPTS[opt]
+    """--slow-drive/--slow-nic/--smart-warning NODE:INDEX:VALUE, each: {(node index,
+    index): value}; a usage error names the value and what is wrong with it."""
+    what, count_opt, metavar, unit, most = SLOW_OPTS[opt]
     out = {}
     for spec in specs:
         m = re.fullmatch(r"([^:]*):([^:]*):([^:]*)", spec)
@@ -210,11 +218,12 @@ def slow_parts(opt, specs, nodes, count):
         if not re.fullmatch(r"[0-9]+", index) or int(index) >= count:
             usage_err("%s %s: no %s '%s' (%s %d: 0..%d)" % (
                 opt, spec, what, index, count_opt, count, count - 1))
-        if not re.fullmatch(r"[1-9][0-9]{0,5}", rate):
-            usage_err("%s %s: rate '%s': a whole number of %s, 1 to 999999" % (
-                opt, spec, rate, unit))
+        if not re.fullmatch(r"[1-9][0-9]{0,5}", rate) or int(rate) > most:
+            usage_err("%s %s: %s '%s': a whole number of %s, 1 to %d" % (
+                opt, spec, "rate" if most == 999999 else "value", rate, unit, most))
         key = (NODE_NAMES.index(node), int(index))
         if key in out:
-            usage_err("%s %s: %s %s of node %s is slowed twice" % (opt, spec, what, index, node))
+            usage_err("%s %s: %s %s of node %s is %s twice" % (
+                opt, spec, what, index, node, "slowed" if most == 999999 else "given"))
         out[key] = int(rate)
     return out

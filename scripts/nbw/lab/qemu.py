@@ -279,8 +279,10 @@ def qemu_args(s, workdir, node, netdevs, cache):
             args += ["-device", "x3130-upstream,id=up0,bus=rp%d" % rp,
                      "-device", "xio3130-downstream,id=dn0,bus=up0,chassis=%d,slot=0" % (rp + 100)]
             bus = "dn0"
+        warn = s.smart_warnings.get((node, i))
         args += ["-device", "nvme,drive=d%d,serial=vlab-%s-%d,bus=%s,logical_block_size=%d,"
-                 "physical_block_size=%d" % (i, name, i, bus, s.lbs, s.lbs)]
+                 "physical_block_size=%d%s" % (i, name, i, bus, s.lbs, s.lbs,
+                                               ",smart_critical_warning=%d" % warn if warn else "")]
     for k in range(s.nics):
         rp += 1
         args += ["-device", "pcie-root-port,id=rp%d,chassis=%d,slot=%d,%s"
