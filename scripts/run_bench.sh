@@ -12,9 +12,33 @@ prog=run_bench.sh
 # shellcheck source=bench_upper.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/bench_upper.sh" || exit 1
 
+# The modes, one list: the dispatch, --help's usage line and --options-table (what the
+# bash completion offers, completions/run_bench.sh) all read it.
+MODES=(aggregate local baseline ladder tcp nfs)
+is_mode() {
+	local m
+	for m in "${MODES[@]}"; do [ "$1" = "$m" ] && return 0; done
+	return 1
+}
+# modes_said [LAST...]: the modes and LAST as a sentence's list ("a, b or c").
+modes_said() {
+	local s
+	s=$(printf '%s, ' "${MODES[@]}" "$@")
+	s=${s%, }
+	printf '%s or %s' "${s%, *}" "${s##*, }"
+}
+# options_table: what the command line takes, one line per option, verb and argument, in
+# the format of nbw-results --options-table (completions/nbw-results explains it).
+options_table() {
+	echo "- --help none -h -"
+	printf -- '- %s verb - -\n' "${MODES[@]}"
+	printf -- '- summary verb - -\nsummary - positional - dir\n'
+	printf -- '- check verb - -\ncheck - positional - - %s\n' "$(IFS=,; echo "${MODES[*]}")"
+}
+
 usage() {
+	printf 'Usage: run_bench.sh %s   (settings from the environment)\n' "$(IFS='|'; echo "${MODES[*]}")"
 	cat <<'EOF'
-Usage: run_bench.sh aggregate|local|baseline|ladder|tcp|nfs   (settings from the environment)
        run_bench.sh summary RUN_DIR              print the table of a saved run
        run_bench.sh check MODE                   check the settings for MODE, run nothing
 
@@ -585,6 +609,7 @@ write_run_json() { nbw_py summary run-json "$run_dir/run.json" "$mode" "$1" "${n
 
 case ${1:-} in
 -h | --help) usage; exit 0 ;;
+--options-table) options_table; exit 0 ;;
 summary)
 	[ $# = 2 ] || die_usage "summary: one argument, the run directory"
 	[ -d "$2" ] || die_usage "summary: $2: not a directory"
@@ -596,14 +621,16 @@ summary)
 	exit
 	;;
 check)
-	case ${2:-} in aggregate | local | baseline | ladder | tcp | nfs) ;; *) die_usage "check: which mode? aggregate, local, baseline, ladder, tcp or nfs" ;; esac
+	is_mode "${2:-}" || die_usage "check: which mode? $(modes_said)"
 	[ $# = 2 ] || die_usage "check takes one mode"
 	check_only=1 mode=$2
 	shift
 	;;
-aggregate | local | baseline | ladder | tcp | nfs) mode=$1 ;;
-'') die_usage "no mode: aggregate, local, baseline, ladder, tcp, nfs, summary or check (--help)" ;;
-*) die_usage "unknown mode '$1': aggregate, local, baseline, ladder, tcp, nfs, summary or check (--help)" ;;
+'') die_usage "no mode: $(modes_said summary check) (--help)" ;;
+*)
+	is_mode "$1" || die_usage "unknown mode '$1': $(modes_said summary check) (--help)"
+	mode=$1
+	;;
 esac
 [ $# = 1 ] || die_usage "$mode takes no arguments; settings come from the environment (--help)"
 

@@ -2,9 +2,11 @@
 # deploy/kubernetes/ rendered by scripts/k8s-render, with the default values and with
 # values changed, validated offline against the Kubernetes API schemas (the npm
 # package kubernetes-models, installed once into the build tree); wrong documents must
-# fail the validator; the renderer refuses bad values; the pods' entry points (the
-# ConfigMap's scripts) run with a fake tool, and scripts/k8s-collect takes the results
-# from their "logs" through a fake kubectl.
+# fail the validator; closed by default (a fresh pre-shared key in a Secret, mounted
+# and passed as --psk-file on both sides, the sink's --allow), open only with PSK=none
+# ALLOW=any; the renderer refuses bad values; the pods' entry points (the ConfigMap's
+# scripts) run with a fake tool, and scripts/k8s-collect takes the results from their
+# "logs" through a fake kubectl.
 # shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib.sh"
@@ -38,12 +40,40 @@ check_eq "render with values.env: exit status" "0:" "$?:$(cat "$TMPD/err")"
 node "$VALIDATE" "$TMPD/default.yaml" >"$TMPD/val" 2>&1
 check_eq "defaults: every document valid" "0" "$?"
 cat "$TMPD/val"
-check_eq "defaults: the five documents" "ok Namespace -/nvme-rdma-bw
+check_eq "defaults: the six documents, the key's Secret among them" "ok Namespace -/nvme-rdma-bw
+ok Secret nvme-rdma-bw/nvme-rdma-bw-psk
 ok ConfigMap nvme-rdma-bw/nvme-rdma-bw-scripts
 ok Service nvme-rdma-bw/nvme-rdma-bw-sink
 ok Pod nvme-rdma-bw/nvme-rdma-bw-sink
 ok Job nvme-rdma-bw/nvme-rdma-bw-source" "$(cat "$TMPD/val")"
 check_eq "the templates' placeholders are all filled" "" "$(grep -o '\${[A-Z_]*}' "$TMPD/default.yaml" | sort -u)"
+
+# --- closed by default: a pre-shared key and an allow-list ----------------------------
+to_json "$TMPD/default.yaml" >"$TMPD/default.json"
+D=$TMPD/default.json
+# env_of DOC: NAME=VALUE of the pod's container (DOC 4: the sink's Pod, 5: the Job).
+env_of() {
+	json_get "$D" "' '.join('%s=%s' % (e['name'], e['value']) for e in (d[$1]['spec']['template']['spec'] if d[$1]['kind'] == 'Job' else d[$1]['spec'])['containers'][0]['env'] if e['name'] in ('PSK_FILE', 'ALLOW'))"
+}
+check_eq "defaults: the sink passes the key file and the allow-list" \
+	"PSK_FILE=/etc/nvme-rdma-bw/psk/psk ALLOW=10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7" "$(env_of 4)"
+check_eq "defaults: the sources pass the key file" "PSK_FILE=/etc/nvme-rdma-bw/psk/psk" "$(env_of 5)"
+check_eq "defaults: the Secret mounted there on both, readable by its owner only (0400)" \
+	"nvme-rdma-bw-psk 256 /etc/nvme-rdma-bw/psk nvme-rdma-bw-psk 256 /etc/nvme-rdma-bw/psk" \
+	"$(json_get "$D" "' '.join('%s %d %s' % ([v for v in s['volumes'] if v['name'] == 'psk'][0]['secret']['secretName'], [v for v in s['volumes'] if v['name'] == 'psk'][0]['secret']['defaultMode'], [m for m in s['containers'][0]['volumeMounts'] if m['name'] == 'psk'][0]['mountPath']) for s in (d[4]['spec'], d[5]['spec']['template']['spec']))")"
+key1=$(json_get "$D" 'd[1]["data"]["psk"]')
+check_eq "defaults: the key a file of 45 bytes (32 random bytes, base64, a newline)" 45 \
+	"$(printf '%s' "$key1" | base64 -d | wc -c)"
+"$RENDER" >"$TMPD/again.yaml"
+to_json "$TMPD/again.yaml" >"$TMPD/again.json"
+check_eq "a fresh key at each render" yes \
+	"$([ "$key1" != "$(json_get "$TMPD/again.json" 'd[1]["data"]["psk"]')" ] && echo yes || echo no)"
+"$RENDER" PSK=none ALLOW=any >"$TMPD/open.yaml"
+node "$VALIDATE" "$TMPD/open.yaml" >"$TMPD/val" 2>&1
+check_eq "PSK=none ALLOW=any: valid, no Secret" "0:5:0" "$?:$(grep -c '^ok ' "$TMPD/val"):$(grep -c '^ok Secret' "$TMPD/val")"
+to_json "$TMPD/open.yaml" >"$TMPD/open.json"
+check_eq "PSK=none ALLOW=any: the sink passes neither" "PSK_FILE= ALLOW=" \
+	"$(D=$TMPD/open.json; json_get "$D" "' '.join('%s=%s' % (e['name'], e['value']) for e in d[3]['spec']['containers'][0]['env'] if e['name'] in ('PSK_FILE', 'ALLOW'))")"
 
 # --- values changed -------------------------------------------------------------------
 "$RENDER" NAMESPACE=bench IMAGE=registry.example/nbw:9.9 SINK_NODE=gpu-07 SOURCES=3 \
@@ -52,8 +82,10 @@ check_eq "the templates' placeholders are all filled" "" "$(grep -o '\${[A-Z_]*}
 	SRC_DISKS=/host/dev/nvme0n1,/host/dev/nvme1n1 DEADLINE=600 >"$TMPD/changed.yaml"
 check_eq "render with values changed: exit status" 0 $?
 node "$VALIDATE" "$TMPD/changed.yaml" >"$TMPD/val" 2>&1
-check_eq "changed: every document valid" "0:5" "$?:$(grep -c '^ok ' "$TMPD/val")"
-to_json "$TMPD/changed.yaml" >"$TMPD/changed.json"
+check_eq "changed: every document valid" "0:6" "$?:$(grep -c '^ok ' "$TMPD/val")"
+# The documents but the key's Secret (checked above), in their order.
+to_json "$TMPD/changed.yaml" | "$PYTHON3" -c 'import json, sys
+print(json.dumps([x for x in json.load(sys.stdin) if x["kind"] != "Secret"]))' >"$TMPD/changed.json"
 J=$TMPD/changed.json
 check_eq "changed: namespace everywhere" "bench bench bench bench bench" \
 	"$(json_get "$J" '" ".join([d[0]["metadata"]["name"]] + [x["metadata"]["namespace"] for x in d[1:]])')"
@@ -72,7 +104,7 @@ check_eq "changed: Service port, sink DNS name, image" "20000 sink.nvme-rdma-bw-
 check_eq "changed: hostPath /dev read-only" "/dev True" \
 	"$(json_get "$J" '"%s %s" % ([v for v in d[3]["spec"]["volumes"] if v["name"] == "host-dev"][0]["hostPath"]["path"], [m for m in d[3]["spec"]["containers"][0]["volumeMounts"] if m["name"] == "host-dev"][0]["readOnly"])')"
 "$RENDER" -o "$TMPD/dir" SOURCES=2 >/dev/null
-check_eq "-o DIR: one file per manifest" "00-namespace.yaml 10-scripts.yaml 20-sink.yaml 30-sources.yaml" "$(ls "$TMPD/dir" | tr '\n' ' ' | sed 's/ $//')"
+check_eq "-o DIR: one file per manifest" "00-namespace.yaml 05-psk.yaml 10-scripts.yaml 20-sink.yaml 30-sources.yaml" "$(ls "$TMPD/dir" | tr '\n' ' ' | sed 's/ $//')"
 node "$VALIDATE" "$TMPD"/dir/*.yaml >/dev/null 2>&1
 check_eq "-o DIR: each file valid" 0 $?
 
@@ -101,6 +133,9 @@ expect_exit 2 'RDMA_RESOURCE=rdma: not an extended resource name' "$RENDER" RDMA
 expect_exit 2 'NAMESPACE=Bench: not a DNS label' "$RENDER" NAMESPACE=Bench
 expect_exit 2 'PORT \+ SOURCES - 1 is not a port' "$RENDER" PORT=65535 SOURCES=2
 expect_exit 2 'FOO: no such value' "$RENDER" FOO=1
+expect_exit 2 'PSK=maybe: not random or none' "$RENDER" PSK=maybe
+expect_exit 2 'ALLOW=bad: not any or CIDR' "$RENDER" ALLOW=bad
+expect_exit 2 'ALLOW=10.0.0.0/8,: not any or CIDR' "$RENDER" ALLOW=10.0.0.0/8,
 expect_exit 2 "unexpected argument 'x'" "$RENDER" x
 printf 'NAMESPACE=a\n' >"$TMPD/short.env"
 expect_exit 1 'has no value in' "$RENDER" -f "$TMPD/short.env"
@@ -124,6 +159,7 @@ while [ $# -gt 0 ]; do
 	--json=*) json=${1#--json=} ;;
 	-p) port=$2; shift ;;
 	-t | -s | --warmup | -D | --timeout | -d | --verify | --dram | --wait | --local-disks | --disks | --source) shift ;;
+	--psk-file | --allow) echo "$1 $2" >>"$FAKE_DIR/access.$POD_NAME"; shift ;;
 	-*) ;;
 	*) peer=$1 ;;
 	esac
@@ -168,6 +204,11 @@ for i in 0 1 2; do
 	# shellcheck disable=SC2086
 	FAKE_REFUSE=1 runpod nvme-rdma-bw-source-$i-x source.sh $srcenv SINK_ADDR= JOB_COMPLETION_INDEX=$i FAKE_REFUSE=1
 done
+check_eq "sink.sh: each sink given the key file and the allow-list" \
+	"$(for i in 0 1 2; do printf -- '--psk-file /etc/nvme-rdma-bw/psk/psk\n--allow 10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7\n'; done | sort)" \
+	"$(sort "$TMPD/pods/access.nvme-rdma-bw-sink")"
+check_eq "source.sh: the source given the key file (each try)" "--psk-file /etc/nvme-rdma-bw/psk/psk" \
+	"$(sort -u "$TMPD/pods/access.nvme-rdma-bw-source-2-x")"
 check_eq "source.sh: exit 0 after one refusal (retried)" "0 0 0" "$(cat "$TMPD"/pods/nvme-rdma-bw-source-*.rc | tr '\n' ' ' | sed 's/ $//')"
 check_match "source.sh: says it retries" 'not ready; retrying in 2 s' "$(cat "$TMPD/pods/nvme-rdma-bw-source-1-x.log")"
 check_eq "source.sh: the sink's DNS name as peer" "sink.nvme-rdma-bw-sink.bench.svc" \

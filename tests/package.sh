@@ -103,6 +103,10 @@ done
 want="$want /usr/bin/nbw-results /usr/share/$PKG/ladder_report /usr/share/$PKG/nbw/__init__.py"
 want="$want /usr/share/$PKG/nbw/results/cli.py /usr/share/$PKG/nbw/ladder/report.py"
 want="$want /usr/share/$PKG/nbw/summary.py /usr/share/$PKG/nbw/sweep.py"
+# The completion of the commands with verbs.
+for c in nbw-results nbw-fleet run_bench.sh; do
+	want="$want /usr/share/bash-completion/completions/$c"
+done
 for f in $want; do
 	T_CHECKS=$((T_CHECKS + 1))
 	if printf '%s\n' "$contents" | grep -qxF -- "$f"; then ok "the .deb holds $f"; else fail "the .deb lacks $f"; fi
@@ -149,6 +153,16 @@ if [ -r /usr/share/bash-completion/bash_completion ]; then
 			_ "$t" 2>&1)
 		check_eq "bash-completion loads $t" "complete -F _nvme_bw_suite $t" "$spec"
 	done
+	for c in nbw-results nbw-fleet run_bench.sh; do
+		spec=$(bash -c '. /usr/share/bash-completion/bash_completion; __load_completion "$1"; complete -p "$1"' \
+			_ "$c" 2>&1)
+		check_eq "bash-completion loads $c" "complete -F _nbw_cmd $c" "$spec"
+	done
+	# What they read: the installed commands' tables.
+	check_match "/usr/bin/nbw-results --options-table" '^- record verb' "$(cd / && /usr/bin/nbw-results --options-table 2>&1)"
+	check_match "/usr/bin/nbw-fleet --options-table" '^- judge verb' "$(cd / && /usr/bin/nbw-fleet --options-table 2>&1)"
+	check_match "/usr/share/$PKG/run_bench.sh --options-table" '^check - positional - - aggregate,' \
+		"$(cd / && "/usr/share/$PKG/run_bench.sh" --options-table 2>&1)"
 fi
 
 if dpkg -r "$PKG" >"$TMPD/remove.log" 2>&1; then ok "dpkg -r $PKG"; else fail "dpkg -r: $(cat "$TMPD/remove.log")"; fi

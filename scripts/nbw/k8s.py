@@ -5,6 +5,7 @@
     python3 -m nbw.k8s render KDIR VALUES_FILE OUT_DIR|"" yes|no [NAME=VALUE...]
     python3 -m nbw.k8s split-log LOG DIR POD PHASE
 """
+import base64
 import glob
 import json
 import os
@@ -32,12 +33,19 @@ KINDS = {
     "SOURCE_LABEL": (r"([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?",
                      "a label key"),
     "SOURCE_MODE": (r"disk|mem", "disk or mem"),
+    "PSK": (r"random|none", "random or none"),
+    "ALLOW": (r"any|{0}(,{0})*".format(r"([0-9]{1,3}(\.[0-9]{1,3}){3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*)"
+                                        r"(/[0-9]{1,3})?"),
+              "any or CIDR[,CIDR...] (e.g. 10.0.0.0/8)"),
     "VERIFY": (r"canary|full|off", "canary, full or off"),
     "CHUNK": (r"[1-9][0-9]*([kKmMgG](i?[bB])?)?", "a size (1M, 512K)"),
     "SINK_DRAM": (r"[1-9][0-9]*([kKmMgGtT](i?[bB])?)?", "a size (16G)"),
     "SINK_MEMORY": (r"[1-9][0-9]*(Ki|Mi|Gi|Ti|k|M|G|T)?", "a quantity (20Gi)"),
     "SOURCE_MEMORY": (r"[1-9][0-9]*(Ki|Mi|Gi|Ti|k|M|G|T)?", "a quantity (4Gi)"),
 }
+# The pre-shared key: its Secret's template, and the file the pods read it from.
+PSK_TEMPLATE = "05-psk.yaml"
+PSK_PATH = "/etc/nvme-rdma-bw/psk/psk"
 PLACEHOLDER = re.compile(r"\$\{([A-Z][A-Z0-9_]*)\}")
 RESULT_BEGIN = re.compile(r"^=== nvme-rdma-bw result begin: role=(\w+) index=(\d+) .*exit=(\d+) ===$")
 RESULT_END = "=== nvme-rdma-bw result end ==="
@@ -88,6 +96,21 @@ def check_values(values):
             raise Bad("%s: quotes and backslashes are not allowed in values" % k, 2)
 
 
+def derive(values):
+    """The values the templates take from others (never set by hand): from PSK, the key
+    file the pods pass (PSK_FILE) and the Secret's data (PSK_DATA: a fresh key of 32
+    random bytes, as base64 text, at each render); from ALLOW, the sink's --allow list
+    (ALLOW_CIDRS, empty with ALLOW=any). A values file without PSK or ALLOW leaves them
+    unset: the templates then say which value is missing."""
+    if "PSK" in values:
+        on = values["PSK"] == "random"
+        key = base64.b64encode(os.urandom(32)) + b"\n"
+        values["PSK_FILE"] = PSK_PATH if on else ""
+        values["PSK_DATA"] = base64.b64encode(key).decode("ascii") if on else ""
+    if "ALLOW" in values:
+        values["ALLOW_CIDRS"] = "" if values["ALLOW"] == "any" else values["ALLOW"]
+
+
 def substitute(text, values, template, values_file):
     """TEXT with every ${NAME} replaced by its value; a name without one is an error."""
     def sub(m):
@@ -104,6 +127,8 @@ def render_docs(kdir, values, values_file):
         with open(path) as f:
             text = f.read()
         name = os.path.basename(path)
+        if name == PSK_TEMPLATE and values.get("PSK") != "random":
+            continue
         docs.append((name, substitute(text, values, name, values_file)))
     if not docs:
         raise Bad("%s: no *.yaml" % kdir)
@@ -119,6 +144,7 @@ def render(kdir, values_file, out, list_only, *overrides):
         return 0
     apply_overrides(values, overrides)
     check_values(values)
+    derive(values)
     docs = render_docs(kdir, values, values_file)
     if out:
         os.makedirs(out, exist_ok=True)

@@ -43,7 +43,10 @@ complete_line() {
 	COMP_LINE=$line
 	COMP_POINT=${#line}
 	COMPREPLY=()
-	_nvme_bw_suite "${COMP_WORDS[0]}" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
+	# The function the command's completion registered (complete -F FN NAME).
+	local fn
+	fn=$(complete -p "${COMP_WORDS[0]##*/}" 2>/dev/null | sed -n 's/.* -F \([^ ]*\) .*/\1/p')
+	"${fn:-_nvme_bw_suite}" "${COMP_WORDS[0]}" "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}"
 	[ ${#COMPREPLY[@]} -gt 0 ] && printf '%s\n' "${COMPREPLY[@]}" | LC_ALL=C sort
 }
 words() { complete_line "$1" | tr '\n' ' ' | sed 's/ $//'; }

@@ -83,6 +83,34 @@ class UsageErrors(unittest.TestCase):
                          (2, "fetch: the following arguments are required: FILE (--help)\n"))
 
 
+class OptionsTable(unittest.TestCase):
+    """--options-table: each verb, option and positional of a parser as the completion
+    reads it (completions/nbw-results), hidden from --help."""
+
+    def test_rows(self):
+        p = command.Parser(prog="x")
+        p.add_argument("--db", metavar="DIR")
+        sub = p.add_subparsers(dest="verb")
+        s = sub.add_parser("go")
+        s.add_argument("files", nargs="+", metavar="FILE.json")
+        s.add_argument("-n", "--count", type=int, metavar="N")
+        s.add_argument("--mode", choices=["a", "b"])
+        s.add_argument("--dump", nargs="?", const="-", metavar="FILE")
+        s.add_argument("--quiet", action="store_true")
+        command.add_options_table(p)
+        self.assertEqual(command.options_table(p), [
+            "- --help none -h -", "- --db required - dir",
+            "- go verb - -", "go --help none -h -", "go - positional - file",
+            "go --count required -n -", "go --mode required - - a,b",
+            "go --dump optional - file", "go --quiet none - -"])
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            with self.assertRaises(SystemExit) as e:
+                p.parse_args(["--options-table"])
+        self.assertEqual((e.exception.code, out.getvalue().splitlines()[2]), (0, "- go verb - -"))
+        self.assertNotIn("options-table", p.format_help())
+
+
 class Fetch(unittest.TestCase):
     def test_fetch_copies_the_body(self):
         with tempfile.TemporaryDirectory() as d:

@@ -2,7 +2,8 @@
 import unittest
 
 import nbwpath  # noqa: F401
-from nbw.k8s import Bad, apply_overrides, check_values, parse_values, split_log, substitute
+from nbw.k8s import (PSK_PATH, Bad, apply_overrides, check_values, derive, parse_values,
+                     split_log, substitute)
 
 
 class Values(unittest.TestCase):
@@ -44,6 +45,27 @@ class Render(unittest.TestCase):
         with self.assertRaises(Bad) as e:
             substitute("${MISSING}", {}, "t.yaml", "v.env")
         self.assertEqual(str(e.exception), "t.yaml: ${MISSING} has no value in v.env")
+
+    def test_access_derived(self):
+        """PSK=random: the key file and a fresh 32-byte key per render; ALLOW: --allow's
+        list; PSK=none, ALLOW=any: neither; neither value given: nothing derived."""
+        import base64
+        a, b = {"PSK": "random", "ALLOW": "10.0.0.0/8"}, {"PSK": "random", "ALLOW": "10.0.0.0/8"}
+        derive(a)
+        derive(b)
+        self.assertEqual((a["PSK_FILE"], a["ALLOW_CIDRS"]), (PSK_PATH, "10.0.0.0/8"))
+        key = base64.b64decode(base64.b64decode(a["PSK_DATA"]))
+        self.assertEqual((len(key), a["PSK_DATA"] != b["PSK_DATA"]), (32, True))
+        c = {"PSK": "none", "ALLOW": "any"}
+        derive(c)
+        self.assertEqual((c["PSK_FILE"], c["PSK_DATA"], c["ALLOW_CIDRS"]), ("", "", ""))
+        d = {}
+        derive(d)
+        self.assertEqual(d, {})
+        for bad in ({"ALLOW": "bad"}, {"ALLOW": "10.0.0.0/8,"}, {"PSK": "yes"}):
+            with self.assertRaises(Bad):
+                check_values(bad)
+        check_values({"ALLOW": "10.1.0.0/16,192.168.7.12,fd00::/8", "PSK": "none"})
 
 
 class Log(unittest.TestCase):

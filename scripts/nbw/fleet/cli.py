@@ -211,7 +211,7 @@ def build_parser():
                    help="an argument for nvme_link_probe (an expectation); repeatable")
     s.add_argument("--no-drives", action="store_true",
                    help="nodes without drives: no drive read, no drive->remote phase")
-    return p, sub
+    return command.add_options_table(p), sub
 
 
 def add_judge_options(s):

@@ -401,10 +401,28 @@ def data_uri(path):
         return "data:image/png;base64," + base64.b64encode(f.read()).decode("ascii")
 
 
+def heatmap_gnuplot(nodes, path, data):
+    """gnuplot's script of the heat map of NODES (the pairs' ratios in the file DATA,
+    "i j ratio" a line) into the PNG PATH: each node named on both axes, the first at
+    the top left as on the page's SVG."""
+    n = len(nodes)
+    q = lambda s: "'%s'" % str(s).replace("'", "''")
+    tics = ", ".join("%s %d" % (q(x), i) for i, x in enumerate(nodes))
+    font = max(5, min(10, int(400 / n)))
+    return ("set terminal pngcairo size 800,800 noenhanced; set output %s; set size square; "
+            "set xrange [-0.5:%g]; set yrange [%g:-0.5]; set cbrange [0.5:1.1]; "
+            "set xtics (%s) rotate by 90 right font ',%d'; set ytics (%s) font ',%d'; "
+            "set palette defined (0.5 'red', 0.9 'yellow', 0.97 'green', 1.1 'dark-green'); "
+            "set title 'pair matrix: ratio to the median'; unset key; "
+            "plot %s using 1:2:3 with points pointtype 5 pointsize %g palette\n" % (
+                q(path), n - 0.5, n - 0.5, tics, font, tics, font, q(data),
+                max(0.1, min(2.0, 40.0 / n))))
+
+
 def heatmap_png(nodes, matrix, path):
-    """The heat map as a PNG through gnuplot; False when gnuplot is not installed or
-    fails (the HTML page has the SVG either way)."""
-    gp = shutil.which("gnuplot")
+    """The heat map as a PNG through gnuplot ($GNUPLOT, else gnuplot); False when
+    gnuplot is not installed or fails (the HTML page has the SVG either way)."""
+    gp = shutil.which(os.environ.get("GNUPLOT", "gnuplot"))
     if not gp or not nodes:
         return False
     idx = {x: i for i, x in enumerate(nodes)}
@@ -413,15 +431,9 @@ def heatmap_png(nodes, matrix, path):
             if a in idx and b in idx:
                 f.write("%d %d %g\n%d %d %g\n" % (idx[a], idx[b], r, idx[b], idx[a], r))
         data = f.name
-    script = ("set terminal pngcairo size 800,800; set output '%s'; set size square; "
-              "set xrange [-0.5:%g]; set yrange [-0.5:%g]; set cbrange [0.5:1.1]; "
-              "set palette defined (0.5 'red', 0.9 'yellow', 0.97 'green', 1.1 'dark-green'); "
-              "set title 'pair matrix: ratio to the median'; unset key; "
-              "plot '%s' using 1:2:3 with points pointtype 5 pointsize %g palette\n" % (
-                  path.replace("'", ""), len(nodes) - 0.5, len(nodes) - 0.5, data,
-                  max(0.1, min(2.0, 40.0 / len(nodes)))))
     try:
-        r = subprocess.run([gp], input=script, text=True, capture_output=True, timeout=60)
+        r = subprocess.run([gp], input=heatmap_gnuplot(nodes, path, data), text=True,
+                           capture_output=True, timeout=60)
         return r.returncode == 0 and os.path.exists(path)
     except (OSError, subprocess.SubprocessError):
         return False

@@ -152,7 +152,7 @@ def parser():
     s.add_argument("--probe", metavar="PATH",
                    help="nvme_link_probe to run for the PCIe links (none: skip)")
     s.add_argument("--host", metavar="NAME", help="the host's name (default: hostname)")
-    return p
+    return command.add_options_table(p)
 
 
 VERBS = {"record": cmd_record, "list": cmd_list, "show": cmd_show, "compare": cmd_compare,

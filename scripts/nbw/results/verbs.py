@@ -321,6 +321,12 @@ def cmd_trend(args):
     text = [table(("start (UTC)", "run", "node", "drive", unit, "cv %", "note"), rows,
                   right=(4, 5))]
     trend_summary(kept, name, doc, text)
+    return trend_tail(args, doc, text, left, bad)
+
+
+def trend_tail(args, doc, text, left, bad):
+    """trend's last lines, of a series and of a spread alike: the points left out, the
+    plot's path; then the document or the text. Returns the exit status."""
     if left:
         text.append("%d points with other parameters left out (not comparable)" % left)
     if bad:
@@ -375,14 +381,7 @@ def trend_spread(args, name, kept, left, bad, last):
         doc["last_change"] = {"pct": pct, "worse": change_word(name, pct) == " (worse)"}
         text.append("last run's median against the one before: %+.1f%%%s" % (
             pct, change_word(name, pct)))
-    if left:
-        text.append("%d points with other parameters left out (not comparable)" % left)
-    if bad:
-        text.append("%d points of failed or excluded runs left out" % bad)
-    if args.out:
-        text.append("plot: %s" % args.out)
-    emit(args, doc, "\n".join(text))
-    return 0
+    return trend_tail(args, doc, text, left, bad)
 
 
 def gnuplot_term(gp):
