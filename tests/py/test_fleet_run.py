@@ -110,7 +110,7 @@ class TestCommands(unittest.TestCase):
         self.assertIn("-d mlx5_0,mlx5_1", " ".join(it.argv))
         self.assertIn("--source mem -q 4", " ".join(it.argv))
         self.assertIn("--warmup 2 -D 5 --timeout 7 --wait 14", " ".join(it.argv))
-        self.assertEqual(it.argv[-2:], ["--json", "10.0.0.2"])
+        self.assertEqual(it.argv[-3:], ["--json", "--", "10.0.0.2"])
         alone = s.remote("isolate/alone/a/b.rail1.json", "b", True, full=True, rail=1)
         self.assertIn("-d mlx5_1 --source mem -q 2", " ".join(alone.argv))
         self.assertIn("--warmup 3 -D 20", " ".join(alone.argv))
