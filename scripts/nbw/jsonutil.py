@@ -91,14 +91,31 @@ def _frames():
 
 def shallow(fn, *args, max_depth=MAX_DEPTH, **kw):
     """fn(*args, **kw) (json's parser or encoder, both of which count their nesting against
-    the interpreter's recursion limit) with no more than max_depth levels of nesting
-    allowed: RecursionError past it, at once, whatever the document's depth."""
+    the interpreter's recursion limit) with about max_depth levels of nesting allowed
+    (C calls count too: a little slack): RecursionError past it, at once, whatever the
+    document's depth; deeper() then holds the bound exactly."""
     old = sys.getrecursionlimit()
-    sys.setrecursionlimit(_frames() + max_depth + 3)
+    sys.setrecursionlimit(_frames() + max_depth + 100)
     try:
         return fn(*args, **kw)
     finally:
         sys.setrecursionlimit(old)
+
+
+def deeper(v, max_depth=MAX_DEPTH):
+    """True when the arrays and objects of V nest deeper than max_depth ([] is one
+    level), level by level, without recursion."""
+    level, depth = ([v] if isinstance(v, (dict, list)) else []), 0
+    while level:
+        depth += 1
+        if depth > max_depth:
+            return True
+        nxt = []
+        for x in level:
+            nxt.extend(y for y in (x.values() if isinstance(x, dict) else x)
+                       if isinstance(y, (dict, list)))
+        level = nxt
+    return False
 
 
 def loads(data, max_depth=MAX_DEPTH):
@@ -115,11 +132,14 @@ def loads(data, max_depth=MAX_DEPTH):
     if len(data) > MAX_DOC:
         raise ValueError("larger than %d MiB" % (MAX_DOC >> 20))
     try:
-        return shallow(json.loads, data, max_depth=max_depth, parse_int=_int)
+        doc = shallow(json.loads, data, max_depth=max_depth, parse_int=_int)
     except RecursionError:
         raise ValueError("nested deeper than %d levels" % max_depth) from None
     except ValueError:
         raise ValueError("not JSON") from None
+    if data.count("[") + data.count("{") > max_depth and deeper(doc, max_depth):
+        raise ValueError("nested deeper than %d levels" % max_depth)
+    return doc
 
 
 def load_why(path, max_bytes=MAX_DOC):
@@ -144,6 +164,8 @@ def unstorable(doc):
     """Why DOC cannot be written as UTF-8 JSON and read back (a lone surrogate, a value
     JSON has no word for, nesting past MAX_DEPTH), or None."""
     try:
+        if deeper(doc):
+            return "nested deeper than %d levels" % MAX_DEPTH
         shallow(json.dumps, doc, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         return "text that cannot be stored (a lone surrogate)"

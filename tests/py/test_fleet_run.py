@@ -169,7 +169,7 @@ class TestNodes(unittest.TestCase):
         self.assertEqual(len(names), 4995)
         self.assertEqual(len(problems), 5)
         self.assertEqual(problems[1], "%s:1001: 'bad/name1000': not a node name (letters, "
-                         "digits and ._:@%%- only)" % hf)
+                         "digits and ._:@%%- only, not starting with -, not . or ..)" % hf)
         self.assertEqual(len(warnings), 1)
         err = io.StringIO()
         with self.assertRaises(RunError) as e, redirect_stderr(err):

@@ -65,7 +65,7 @@ class TestRetestsDecide(Tmp):
         self.assertAlmostEqual(b0["ratio"], 1.13 / 1.2925, places=3)
         self.assertEqual(b0["evidence"]["retest_gb_per_s"], 4.79)
         b1 = next(s for s in res["suspects"] if s["component"] == "nvme1n1")
-        self.assertAlmostEqual(b1["evidence"]["retest_ratio"], 0.40 / 1.295, places=3)
+        self.assertAlmostEqual(b1["evidence"]["retest_ratio"], 0.40 / 1.2925, places=3)
         self.assertFalse(any(s["component"].startswith("all ") for s in res["suspects"]))
         v = verdict_of(res, "b")
         self.assertEqual((v["verdict"], v["what"]), ("SUSPECT", "drive nvme1n1 31%"))
