@@ -187,8 +187,10 @@ check_settings() {
 	esac
 	window_s=$(($(duration_s "$WARMUP") + $(duration_s "$DURATION")))
 	net_s=$(duration_s "$NET_TIMEOUT")
-	for n in "${nodes[@]}"; do
-		[[ $n =~ ^[A-Za-z0-9._:@%-]+$ ]] || die_usage "node name '$n': letters, digits and ._:@%- only"
+	# A name or address is never a word a tool or the launcher reads as an option.
+	for n in "${nodes[@]}" ${SINK_ADDR:+"$SINK_ADDR"} ${SRC_ADDR:+"$SRC_ADDR"}; do
+		[[ $n =~ ^[A-Za-z0-9._:@%-]+$ && $n != -* && $n != . && $n != .. ]] ||
+			die_usage "node name or address '$n': letters, digits and ._:@%- only, not starting with -, not . or .."
 	done
 }
 
@@ -352,10 +354,10 @@ run_aggregate() {
 		common+=(--bidir --wait "$SINK_WAIT" ${DRAM:+--dram "$DRAM"})
 		read -ra extra <<<"${SINK_ARGS:-}"
 		sink=("$(tool nvme_write_bw_remote)" "${common[@]}" ${SINK_DISKS:+--disks "$SINK_DISKS"}
-			"${extra[@]}" --json "${SRC_ADDR:-$SRC_NODE}")
+			"${extra[@]}" --json -- "${SRC_ADDR:-$SRC_NODE}")
 		read -ra extra <<<"${SRC_ARGS:-}"
 		src=("$(tool nvme_write_bw_remote)" "${common[@]}" ${SRC_DISKS:+--disks "$SRC_DISKS"}
-			"${extra[@]}" --json "${SINK_ADDR:-$SINK_NODE}")
+			"${extra[@]}" --json -- "${SINK_ADDR:-$SINK_NODE}")
 		run_pair aggregate
 		return
 	fi
@@ -365,7 +367,7 @@ run_aggregate() {
 	[ "${#src_nodes[@]}" = 1 ] || sink=("${sink[@]:0:${#sink[@]}-1}" --sources "${#src_nodes[@]}" --json)
 	read -ra extra <<<"${SRC_ARGS:-}"
 	src=("$(tool nvme_write_bw_remote)" "${common[@]}" ${SRC_DISKS:+--disks "$SRC_DISKS"}
-		"${extra[@]}" --json "${SINK_ADDR:-$SINK_NODE}")
+		"${extra[@]}" --json -- "${SINK_ADDR:-$SINK_NODE}")
 	run_pair aggregate
 }
 
@@ -497,7 +499,7 @@ run_fabric() { # run_fabric QPS
 		${DRAM:+--dram "$DRAM"} "${extra[@]}" --json)
 	read -ra extra <<<"${SRC_ARGS:-}"
 	src=("$(tool nvme_write_bw_remote)" "${common[@]}" --source mem -q "$1" "${extra[@]}"
-		--json "${SINK_ADDR:-$SINK_NODE}")
+		--json -- "${SINK_ADDR:-$SINK_NODE}")
 	run_pair fabric
 }
 

@@ -47,6 +47,8 @@ SH
 cat >"$TMPD/bin/ip" <<'SH'
 #!/bin/bash
 [ "$*" = "-4 -o addr show dev ib0" ] || exit 1
+d=$(cd "$(dirname "$0")/.." && pwd)
+[ -e "$d/fake/ip.answer" ] && exec cat "$d/fake/ip.answer"
 echo "4: ib0    inet 10.9.0.7/24 brd 10.9.0.255 scope global ib0\\       valid_lft forever"
 SH
 # A run_bench.sh stand-in: its mode and the settings it got, one a line.
@@ -119,6 +121,17 @@ check_eq "fanin: sink, sources (all the others; SRC_NODES from outside replaced)
 	"$(env_of mode) $(env_of SINK_NODE) $(env_of SRC_NODE) $(env_of SRC_NODES)"
 check_eq "RDMA_NETDEV=ib0: the sink's address on it, asked on the sink" "10.9.0.7 n4" \
 	"$(env_of SINK_ADDR) $(nth_call srun 1 | sed -n 5p)"
+
+# The sink's answer is its word: a word that is no numeric IPv4 address (one a tool
+# would read as an option) skips the job with one line, nothing run.
+reset_fakes
+printf '4: ib0    inet --dump-slice=.bashrc/24 scope global ib0\n' >"$TMPD/fake/ip.answer"
+RDMA_NETDEV=ib0 job fanin.sbatch n4,n5,n6
+check_eq "RDMA_NETDEV=ib0, the sink answers an option: exit 1" 1 $?
+check_match "... said in one line" "^fanin\\.sbatch: RDMA_NETDEV=ib0: n4 answered '--dump-slice=\\.bashrc', not a numeric IPv4 address: skipped\$" \
+	"$(cat "$TMPD/err")"
+check_eq "... run_bench.sh not run" no "$([ -e "$TMPD/fake/rb.env" ] && echo yes || echo no)"
+rm -f "$TMPD/fake/ip.answer"
 
 reset_fakes
 SRC_NODE=zz job ladder.sbatch n1,n2

@@ -70,6 +70,11 @@ nbw_sink_addr() {
 		nbw_say "RDMA_NETDEV=$RDMA_NETDEV: no IPv4 address on $SINK_NODE"
 		return 1
 	fi
+	# The sink's answer is its word: only a numeric IPv4 address is taken.
+	if ! [[ $a =~ ^(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1?[0-9]?[0-9])){3}$ ]]; then
+		nbw_say "RDMA_NETDEV=$RDMA_NETDEV: $SINK_NODE answered '$(printf '%s' "${a:0:80}" | tr -c '[:print:]' '?')', not a numeric IPv4 address: skipped"
+		return 1
+	fi
 	printf '%s\n' "$a"
 }
 

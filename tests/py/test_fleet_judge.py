@@ -310,7 +310,7 @@ class TestSmallFleets(Tmp):
                           ["retransmissions", "out_of_sequence", "rnr", "link_downed"],
                           ["cnps", "xmit_wait", "link_errors"]))
         self.assertEqual((c["low_transfers"], c["packets"], c["bytes"]), (5, 52000, None))
-        self.assertTrue(c["text"].startswith("rail 0 (rxe0) on c: 0.15 of its peers' median; no "
+        self.assertTrue(c["text"].startswith("rail 0 (rxe0) on c: 0.16 of its peers' median; no "
                                              "retransmission, out-of-sequence packet, RNR NAK or "
                                              "link down counted on the receiving end of its 5 low "
                                              "transfers in the window"), c["text"])

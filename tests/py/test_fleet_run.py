@@ -110,7 +110,7 @@ class TestCommands(unittest.TestCase):
         self.assertIn("-d mlx5_0,mlx5_1", " ".join(it.argv))
         self.assertIn("--source mem -q 4", " ".join(it.argv))
         self.assertIn("--warmup 2 -D 5 --timeout 7 --wait 14", " ".join(it.argv))
-        self.assertEqual(it.argv[-2:], ["--json", "10.0.0.2"])
+        self.assertEqual(it.argv[-3:], ["--json", "--", "10.0.0.2"])
         alone = s.remote("isolate/alone/a/b.rail1.json", "b", True, full=True, rail=1)
         self.assertIn("-d mlx5_1 --source mem -q 2", " ".join(alone.argv))
         self.assertIn("--warmup 3 -D 20", " ".join(alone.argv))
@@ -169,7 +169,7 @@ class TestNodes(unittest.TestCase):
         self.assertEqual(len(names), 4995)
         self.assertEqual(len(problems), 5)
         self.assertEqual(problems[1], "%s:1001: 'bad/name1000': not a node name (letters, "
-                         "digits and ._:@%%- only)" % hf)
+                         "digits and ._:@%%- only, not starting with -, not . or ..)" % hf)
         self.assertEqual(len(warnings), 1)
         err = io.StringIO()
         with self.assertRaises(RunError) as e, redirect_stderr(err):

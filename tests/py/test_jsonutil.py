@@ -74,5 +74,55 @@ class Documents(unittest.TestCase):
             self.assertIsNone(j.read_json(os.path.join(d, "none.json")))
 
 
+
+class Untrusted(unittest.TestCase):
+    """The bounds every reader of an untrusted document shares."""
+
+    def test_nesting_bounded_at_once(self):
+        self.assertEqual(j.loads("[" * 64 + "]" * 64), j.loads("[" * 64 + "]" * 64))
+        for depth in (65, 1000, 500000):
+            with self.assertRaises(ValueError) as e:
+                j.loads("[" * depth + "]" * depth)
+            self.assertEqual(str(e.exception), "nested deeper than 64 levels")
+        with self.assertRaises(ValueError):
+            j.loads('{"a":' * 100 + "1" + "}" * 100)
+
+    def test_integers_past_a_float(self):
+        v = j.loads('{"x": 1%s, "y": 12}' % ("0" * 5000))
+        self.assertIsNone(j.as_float(v["x"]))
+        self.assertEqual(v["y"], 12)
+
+    def test_not_json_and_too_large(self):
+        for data, why in ((b"{oops", "not JSON"), (b"\xff{}", "not UTF-8"),
+                          (b" " * (j.MAX_DOC + 1), "larger than 16 MiB")):
+            with self.assertRaises(ValueError) as e:
+                j.loads(data)
+            self.assertEqual(str(e.exception), why)
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, "deep.json")
+            with open(p, "w") as f:
+                f.write("[" * 100 + "]" * 100)
+            self.assertEqual(j.load_why(p), (None, "nested deeper than 64 levels"))
+            self.assertIsNone(j.read_json(p))
+
+    def test_unstorable(self):
+        self.assertIsNone(j.unstorable({"a": ["b", 1.5]}))
+        self.assertEqual(j.unstorable({"a": "\udc80"}),
+                         "text that cannot be stored (a lone surrogate)")
+        x = []
+        for _ in range(70):
+            x = [x]
+        self.assertEqual(j.unstorable(x), "nested deeper than 64 levels")
+        self.assertEqual(j.without_surrogates({"k\udc80": ["\ud800x"]}),
+                         {"k\\udc80": ["\\ud800x"]})
+
+    def test_printable(self):
+        self.assertEqual(j.printable("a\nb\x1b]0;t\x07\x9b\u202e\u2028c\udc80"),
+                         "a\\x0ab\\x1b]0;t\\x07\\x9b\\u202e\\u2028c\\udc80")
+        self.assertEqual(j.printable("n\u00e9\u4e2d ok"), "n\u00e9\u4e2d ok")
+        self.assertEqual(j.printable_all({"k\n": ["\r", 1, None]}),
+                         {"k\\x0a": ["\\x0d", 1, None]})
+
+
 if __name__ == "__main__":
     unittest.main()

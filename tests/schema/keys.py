@@ -63,7 +63,7 @@ READERS = {
         "skipped", "failed", "part", "fabric", "remote", "probe",
         "component", "evidence", "state", "node", "ratio", "low_directions",
         "fleet_median_gb_per_s", "fleet_median_share_of_local", "says",
-        "alone", "alone_low", "group",
+        "alone", "alone_low", "group", "note",
     )),
     "ladder/attribute.py": ((REMOTE, READ_BW), (
         # the ladder's own rungs and the memory's verdict ("reason" is also the schemas')
@@ -96,7 +96,7 @@ READERS = {
     "results/record.py": ((READ_BW, REMOTE, PROBE), (
         # run_bench.sh's run.json, the ladder's rungs, the record's own figures and runs
         "settings", "started", "finished", "rungs", "node", "rung", "drive", "params_hash",
-        "run_ids",
+        "run_ids", "figures", "nodes", "inventory",
     )),
     "results/inventory.py": ((PROBE,), (
         # procfs and the inventory's own entries

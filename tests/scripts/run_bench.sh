@@ -33,7 +33,8 @@ expect_exit 2 'PORT=70000: not a port' "${B[@]}" PORT=70000 "$RUN_BENCH" aggrega
 expect_exit 2 'VERIFY=some: canary, full or off' "${B[@]}" VERIFY=some "$RUN_BENCH" aggregate
 expect_exit 2 'LAUNCHER_QUOTE=maybe: auto, yes or no' "${B[@]}" LAUNCHER_QUOTE=maybe "$RUN_BENCH" local
 expect_exit 2 'CMD_TIMEOUT=soon' "${B[@]}" CMD_TIMEOUT=soon "$RUN_BENCH" local
-expect_exit 2 "node name 'n 2'" env SINK_NODE=n1 "SRC_NODE=n 2" "$RUN_BENCH" local
+expect_exit 2 "node name or address 'n 2'" env SINK_NODE=n1 "SRC_NODE=n 2" "$RUN_BENCH" local
+expect_exit 2 "node name or address '--dump-slice=x'" env SINK_NODE=n1 SRC_NODE=n2 SINK_ADDR=--dump-slice=x "$RUN_BENCH" local
 expect_exit 2 'LAUNCHER is empty' "${B[@]}" LAUNCHER=' ' "$RUN_BENCH" local
 expect_exit 2 'summary: one argument' "$RUN_BENCH" summary
 expect_exit 2 'not a directory' "$RUN_BENCH" summary "$TMPD/nowhere"
@@ -281,7 +282,7 @@ check_eq "ladder: the probe ran with --json --topology" "--json --topology" "$(t
 # The fabric pair ran before the aggregate pair; the fake keeps the last argv per role:
 # aggregate's. Check the fabric's argv in the logs of run_bench.sh.
 check_match "fabric sink: RDMA only, same -p -s -t -d" 'fabric: sink on n1: .*nvme_write_bw_remote -p 18515 -s 64K --warmup 0 -D 0.3 --timeout 1 -d rxe0:1 --tx-depth 8 --no-local --wait 60 --json' "$(cat "$TMPD/err")"
-check_match "fabric source: from memory, THREADS x source drives QPs" 'fabric: source on n2 \(try 1\): .*--source mem -q 4 --json 10\.0\.0\.1' "$(cat "$TMPD/err")"
+check_match "fabric source: from memory, THREADS x source drives QPs" 'fabric: source on n2 \(try 1\): .*--source mem -q 4 --json -- 10\.0\.0\.1' "$(cat "$TMPD/err")"
 check_match "aggregate: the same -t" '^--tx-depth$' "$(cat "$TMPD/fake/argv.source")"
 check_eq "ladder.json: rungs of n1" "link|drive l0|staging memory|fabric (mem)|end to end" \
 	"$(json_get "$D/ladder.json" '"|".join(r["name"] for r in d["rungs"] if r["node"] == "n1")')"

@@ -18,6 +18,8 @@ from . import junit
 from . import plan as planmod
 from . import report
 from . import sweepdir
+from ..jsonutil import printable
+from .sweepdir import NAME_RE, NAME_WORDS
 
 PROG = "nbw-fleet"
 DESCRIPTION = """\
@@ -81,9 +83,8 @@ def nodes_arg(text):
         return n
     names = [x for x in text.split(",") if x]
     for x in names:
-        if not re.fullmatch(r"[A-Za-z0-9._:@%-]+", x):
-            raise argparse.ArgumentTypeError("node name '%s': letters, digits and ._:@%%- only"
-                                             % x)
+        if not NAME_RE.match(x):
+            raise argparse.ArgumentTypeError("node name '%s': %s" % (printable(x), NAME_WORDS))
     if len(set(names)) != len(names):
         raise argparse.ArgumentTypeError("a node is named twice")
     if not names:
@@ -274,7 +275,7 @@ def write_file(path, fill):
             fill(f)
         return True
     except OSError as e:
-        sys.stderr.write("%s: %s: %s\n" % (PROG, path, e.strerror))
+        sys.stderr.write(printable("%s: %s: %s" % (PROG, path, e.strerror)) + "\n")
         return False
 
 
@@ -294,7 +295,7 @@ def cmd_judge(args, out):
     try:
         sw = sweepdir.read_sweep(args.dir)
     except sweepdir.SweepError as e:
-        sys.stderr.write("%s: %s\n" % (PROG, e))
+        sys.stderr.write(printable("%s: %s" % (PROG, e)) + "\n")
         return 1
     if args.threshold is None:
         own = sw.meta.get("threshold")
@@ -456,11 +457,11 @@ def cmd_plan(args, out):
         try:
             shown = list(round_list(args.show_rounds, plan.rounds))
         except ValueError as e:
-            sys.stderr.write("%s: %s\n" % (PROG, e))
+            sys.stderr.write(printable("%s: %s" % (PROG, e)) + "\n")
             return EXIT_USAGE
     line = fit_line(doc)
     if line:
-        sys.stderr.write("%s: %s\n" % (PROG, line))
+        sys.stderr.write(printable("%s: %s" % (PROG, line)) + "\n")
     rc = EXIT_EXPECTATION if doc["fits"] is False else 0
     if args.json:
         doc["shown_rounds"] = [round_entry(plan, r) for r in shown]

@@ -35,21 +35,25 @@ import statistics
 
 from .. import pcipath, portcounters
 from . import health  # a suspect drive's own evidence (fleet/health.py)
-from ..jsonutil import dig
+from ..jsonutil import as_number, dig
 from . import verdict
 from .sweepdir import counters_of
 
 THRESHOLD = 0.9
 
 
-def _median_by(items, key, value):
-    """{kind: median of value(x)} over the items with a value."""
+def _median_by(items, key, value, voice, usable=None):
+    """{kind: the fleet's median} over the items with a value: each node one voice (the
+    median of its own items, voice(x) naming whose figure x is), whatever number of
+    parts it claims; a kind that fewer than two nodes speak for has no median (a node
+    is never its own reference). usable(x) False: x is reported, never a reference."""
     groups = {}
     for x in items:
         v = value(x)
-        if v is not None:
-            groups.setdefault(key(x), []).append(v)
-    return {k: statistics.median(v) for k, v in groups.items()}
+        if v is not None and (usable is None or usable(x)):
+            groups.setdefault(key(x), {}).setdefault(voice(x), []).append(v)
+    return {k: statistics.median([statistics.median(v) for v in by.values()])
+            for k, by in groups.items() if len(by) >= 2}
 
 
 def _ratio(v, m):
@@ -112,7 +116,7 @@ def probe_evidence(dev):
 
 def _capability(dev):
     link = dev.get("link") if dev and isinstance(dev.get("link"), dict) else {}
-    return (link.get("max_speed_gts"), link.get("max_width"))
+    return (as_number(link.get("max_speed_gts")), as_number(link.get("max_width")))
 
 
 # --- drives ---------------------------------------------------------------------
@@ -133,10 +137,38 @@ def _group_words(kind):
     return "%s, link %s GB/s" % (model, kind[1]) if kind[1] else model
 
 
+def shown_by_probe(sweep, d):
+    """False when the drive's node has a probe document that does not show it (a drive
+    only its read claims: reported, never a reference)."""
+    probe = sweep.probe.get(d.node)
+    return probe is None or probe_device(probe, d.name, d.pci) is not None
+
+
+def unshown_suspects(sweep):
+    """A node whose read claims drives its own probe does not show: named, once, with
+    those drives (a node cannot hide behind parts it invents)."""
+    out = {}
+    for d in sorted(sweep.drives.values(), key=lambda d: (d.node, d.name)):
+        if not shown_by_probe(sweep, d):
+            out.setdefault(d.node, []).append(d.name)
+    return [_suspect("node", n, "%d drive%s its probe does not show" % (
+        len(ds), "" if len(ds) == 1 else "s"), "low", None, {"drives": ds[:16]})
+        for n, ds in sorted(out.items())]
+
+
+def _no_reference(part, shown, med):
+    """Why a part has no fleet median to be judged against, or None."""
+    if not shown:
+        return "not shown by its node's probe: never a reference"
+    return None if med is not None else "no other node has its kind: no reference"
+
+
 def judge_drives(sweep, threshold):
     drives = sorted(sweep.drives.values(), key=lambda d: (d.node, d.name))
     kind = {id(d): _drive_kind(sweep, d) for d in drives}
-    med = _median_by(drives, lambda d: kind[id(d)], lambda d: d.solo)
+    shown = {id(d): shown_by_probe(sweep, d) for d in drives}
+    med = _median_by(drives, lambda d: kind[id(d)], lambda d: d.solo, lambda d: d.node,
+                     lambda d: shown[id(d)])
     parts, suspects = [], []
     for d in drives:
         m = med.get(kind[id(d)])
@@ -145,6 +177,9 @@ def judge_drives(sweep, threshold):
                       "group": _group_words(kind[id(d)]),
                       "figure_gb_per_s": d.solo, "fleet_median_gb_per_s": m, "ratio": r,
                       "ceiling_gb_per_s": d.ceiling, "ratio_to_ceiling": _ratio(d.solo, d.ceiling)})
+        why = _no_reference(parts[-1], shown[id(d)], m)
+        if why:
+            parts[-1]["note"] = why
         if r is None or r >= threshold:
             continue
         rr = _ratio(d.retest, m)
@@ -174,7 +209,10 @@ def judge_together(sweep, threshold, drive_suspect_nodes):
         kinds.setdefault(d.node, []).append(_drive_kind(sweep, d))
     key = {n: tuple(sorted(map(repr, k))) for n, k in kinds.items()}
     nodes = sorted(sweep.together)
-    med = _median_by(nodes, lambda n: key.get(n), lambda n: sweep.together[n])
+    shown = {n: all(shown_by_probe(sweep, d) for d in sweep.drives.values() if d.node == n)
+             for n in nodes}
+    med = _median_by(nodes, lambda n: key.get(n), lambda n: sweep.together[n], lambda n: n,
+                     lambda n: shown[n])
     parts, suspects = [], []
     for n in nodes:
         m = med.get(key.get(n))
@@ -185,6 +223,9 @@ def judge_together(sweep, threshold, drive_suspect_nodes):
                       "figure_gb_per_s": sweep.together[n], "fleet_median_gb_per_s": m,
                       "ratio": r, "ceiling_gb_per_s": ideal or None, "shared_hops": shared,
                       "ratio_to_ceiling": _ratio(sweep.together[n], ideal)})
+        why = _no_reference(parts[-1], shown[n], m)
+        if why:
+            parts[-1]["note"] = why
         # A slow drive pulls its node's total down: that is the drive, named already.
         if r is None or r >= threshold or n in drive_suspect_nodes:
             continue
@@ -345,6 +386,7 @@ def _fabric_kind(sweep, t):
     for node, dev in ((t.dst, t.dst_dev), (t.src, t.src_dev)):
         d = probe_device(sweep.probe.get(node), dev) if dev else None
         layer = dig(d, "network", "link_layer") if d else None
+        layer = layer if isinstance(layer, str) else None
         if layer:
             break
     t.kind = (round(t.line_rate, 2) if t.line_rate else None, layer)
@@ -361,7 +403,8 @@ def _fabric(sweep):
     alone, {(node, rail): {partner: [ratios]}} of those)."""
     fab = [t for t in sweep.transfers if t.channel != "remote"]
     kind = {id(t): _fabric_kind(sweep, t) for t in fab}
-    med = _median_by([t for t in fab if not t.retest], lambda t: kind[id(t)], lambda t: t.gbps)
+    med = _median_by([t for t in fab if not t.retest], lambda t: kind[id(t)], lambda t: t.gbps,
+                     lambda t: t.dst)
 
     def ratio(t):
         return _ratio(t.gbps, med.get(kind[id(t)]))
@@ -492,20 +535,47 @@ def _fold_node(node, parts, total, what):
                      {what: {s["component"]: s["evidence"] for s in low}})]
 
 
-def judge_remote(sweep, threshold):
-    rem = [t for t in sweep.transfers if t.channel == "remote"]
-
+def remote_reference(sweep, threshold, transfers, base_parts=None):
+    """(share of a transfer, the fleet's median share or None): a drive -> remote figure
+    as a share of its source's drives together (else its drives alone summed). Each
+    sink (whose report the figure is) is one voice, and a share whose base is out of
+    line with its peers (a source's own total below the threshold of its kind, above
+    its inverse, or with no peer to hold it to) is never part of the median: no one
+    node's total or reports set it. base_parts: the judge's parts of the drives and of
+    the drives together, when judged already."""
     solos = _solos_by_node(sweep)
+    if base_parts is None:
+        base_parts = judge_drives(sweep, threshold)[0] + judge_together(sweep, threshold,
+                                                                          set())[0]
+    base_ratios = {}
+    for p in base_parts:
+        if (p["kind"] == "node") == (p["node"] in sweep.together):
+            base_ratios.setdefault(p["node"], []).append(p["ratio"])
+
+    def in_line(node, low=threshold):
+        rs = base_ratios.get(node) or [None]
+        return all(r is not None and low <= r <= 1 / threshold for r in rs)
 
     def share(t):
+        # A base above its peers' or with none to hold it to is only its node's word:
+        # its shares are not judged (a source claiming 420 GB/s names no partner).
+        if not in_line(t.src, 0):
+            return None
         base = sweep.together.get(t.src)
         if base is None:
             base = solos.get(t.src)
         return _ratio(t.gbps, base)
 
+    shares = {id(t): share(t) for t in transfers}
+    med = _median_by([t for t in transfers if not t.retest], lambda t: 0,
+                     lambda t: shares[id(t)], lambda t: t.dst, lambda t: in_line(t.src))
+    return (lambda t: shares.get(id(t))), med.get(0)
+
+
+def judge_remote(sweep, threshold, base_parts=None):
+    rem = [t for t in sweep.transfers if t.channel == "remote"]
+    share, m = remote_reference(sweep, threshold, rem, base_parts)
     shares = {id(t): share(t) for t in rem}
-    med = _median_by([t for t in rem if not t.retest], lambda t: 0, lambda t: shares[id(t)])
-    m = med.get(0)
     pairs = _Pairs("remote", rem, lambda t: _ratio(shares[id(t)], m),
                    lambda t, x: sweep.together.get(t.src) if x == t.src else None)
     parts, s, lk = judge_pairs(pairs, threshold, "drive->remote", "node")
@@ -552,9 +622,9 @@ def judge(sweep, threshold=THRESHOLD, worst=10):
     dparts, dsus = judge_drives(sweep, threshold)
     low_drive_nodes = {s["node"] for s in dsus}
     tparts, tsus = judge_together(sweep, threshold, low_drive_nodes)
-    dsus = _collapse_drives(sweep, dsus)
+    dsus = _collapse_drives(sweep, dsus) + unshown_suspects(sweep)
     fparts, fsus = judge_fabric(sweep, threshold)
-    rparts, rsus = judge_remote(sweep, threshold)
+    rparts, rsus = judge_remote(sweep, threshold, dparts + tparts)
     rsus = _explain_remote(fsus, rsus)
     order = {"node": 0, "rail": 1, "drive": 2, "link": 3}
     suspects = sorted(dsus + tsus + fsus + rsus,
@@ -608,7 +678,7 @@ def pair_matrix(sweep, threshold=THRESHOLD):
     (a before b), for the heat map."""
     fab = [t for t in sweep.transfers if t.channel != "remote" and not t.retest]
     kind = {id(t): _fabric_kind(sweep, t) for t in fab}
-    med = _median_by(fab, lambda t: kind[id(t)], lambda t: t.gbps)
+    med = _median_by(fab, lambda t: kind[id(t)], lambda t: t.gbps, lambda t: t.dst)
     out = {}
     for t in fab:
         r = _ratio(t.gbps, med.get(kind[id(t)]))
@@ -634,8 +704,8 @@ def retests_wanted(sweep, threshold=THRESHOLD, seed=0):
     rails share upstream). Deterministic for a seed."""
     rng = random.Random(seed)
     want = {"drives": [], "fabric": [], "alone": [], "remote": []}
-    _, dsus = judge_drives(sweep, threshold)
-    _, tsus = judge_together(sweep, threshold, {s["node"] for s in dsus})
+    dparts, dsus = judge_drives(sweep, threshold)
+    tparts, tsus = judge_together(sweep, threshold, {s["node"] for s in dsus})
     want["drives"] = sorted({s["node"] for s in dsus + tsus})
     nodes = sorted(set(sweep.nodes) | {t.src for t in sweep.transfers} |
                    {t.dst for t in sweep.transfers})
@@ -654,9 +724,7 @@ def retests_wanted(sweep, threshold=THRESHOLD, seed=0):
                 want["alone"] += [(x, first[x], r) for r in rails]
     rem = [t for t in sweep.transfers if t.channel == "remote" and not t.retest]
     if rem:
-        def share(t):
-            return _ratio(t.gbps, sweep.together.get(t.src))
-        m = statistics.median([s for s in map(share, rem) if s is not None] or [1])
+        share, m = remote_reference(sweep, threshold, rem, dparts + tparts)
         pairs = _Pairs("remote", rem, lambda t: _ratio(share(t), m))
         want["remote"] = _isolate_pairs([pairs], nodes, threshold, rng,
                                         set().union(*cands.values()) if cands else set())

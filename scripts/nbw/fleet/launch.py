@@ -27,6 +27,7 @@ import subprocess
 import tempfile
 import time
 
+from .sweepdir import MAX_DOC
 from .tasks import NODE_SCRIPT, parse_frames, task_args
 
 # A multi-program configuration's line is read into a buffer of 4 KiB by older srun.
@@ -59,12 +60,67 @@ def signal_session(sid, sig):
 
 
 TIMED_OUT = -1000  # run_all's status of a process stopped at its limit (no signal's)
+# What the host keeps of a node's answer (the rest is read and dropped): its task's
+# standard output holds at most two documents of MAX_DOC (the probe's and the read's)
+# and its frames; its standard error the last lines of the tools'.
+NODE_OUT_MAX = 2 * MAX_DOC + (1 << 20)
+NODE_ERR_MAX = 1 << 20
 
 
-def run_all(argvs, timeout, stop, env=None, grace=10.0):
+class Capped:
+    """One stream's bytes, the first cap of them kept, the rest read and dropped."""
+
+    def __init__(self, cap):
+        self.cap, self.parts, self.size, self.dropped = cap, [], 0, 0
+
+    def add(self, data):
+        room = self.cap - self.size
+        if room > 0:
+            self.parts.append(data[:room])
+            self.size += min(room, len(data))
+        self.dropped += max(0, len(data) - max(room, 0))
+
+    def text(self):
+        return b"".join(self.parts).decode("utf-8", "replace")
+
+
+class RankSplit:
+    """srun --label's stream split by rank as it is read ("RANK: line"), each rank's
+    lines capped on their own (a rank that floods keeps no other rank's lines out);
+    lines without a label under rank -1."""
+
+    def __init__(self, cap):
+        self.cap, self.ranks, self.head, self.rank = cap, {}, b"", None
+
+    def add(self, data):
+        while data:
+            nl = data.find(b"\n")
+            chunk, data = (data, b"") if nl < 0 else (data[:nl + 1], data[nl + 1:])
+            if self.rank is None:
+                self.head += chunk
+                m = re.match(rb"^\s*([0-9]{1,9}): ?", self.head)
+                if m:
+                    self.rank, chunk = int(m.group(1)), self.head[m.end():]
+                elif len(self.head) > 32 or self.head.endswith(b"\n"):
+                    self.rank, chunk = -1, self.head
+                else:
+                    continue
+                self.head = b""
+            self.ranks.setdefault(self.rank, Capped(self.cap)).add(chunk)
+            if chunk.endswith(b"\n"):
+                self.rank = None
+
+    def lines(self, rank):
+        c = self.ranks.get(rank)
+        return c.text().splitlines() if c else []
+
+
+def run_all(argvs, timeout, stop, env=None, grace=10.0, sinks=None):
     """Run every argv at once; [(status, stdout, stderr)] in order, each read as it
-    comes (one thread, whatever their number). Past timeout seconds, or when the Event
-    stop is set, what still runs is halted (status TIMED_OUT, or None when stopped)."""
+    comes (one thread, whatever their number) and capped (NODE_OUT_MAX, NODE_ERR_MAX;
+    sinks: [(stdout's, stderr's)] objects with add() instead, whose text is theirs to
+    give). Past timeout seconds, or when the Event stop is set, what still runs is
+    halted (status TIMED_OUT, or None when stopped)."""
     procs, out = [], []
     sel = selectors.DefaultSelector()
     for i, argv in enumerate(argvs):
@@ -72,10 +128,11 @@ def run_all(argvs, timeout, stop, env=None, grace=10.0):
             p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, env=env, start_new_session=True)
         except OSError as e:
-            out.append([127, b"", ("%s: %s\n" % (argv[0], e.strerror)).encode()])
+            out.append([127, "", "%s: %s\n" % (argv[0], e.strerror)])
             procs.append(None)
             continue
-        out.append([None, [], []])
+        out.append([None] + list(sinks[i] if sinks else (Capped(NODE_OUT_MAX),
+                                                         Capped(NODE_ERR_MAX))))
         procs.append(p)
         sel.register(p.stdout, selectors.EVENT_READ, (i, 1))
         sel.register(p.stderr, selectors.EVENT_READ, (i, 2))
@@ -98,7 +155,7 @@ def run_all(argvs, timeout, stop, env=None, grace=10.0):
             i, which = key.data
             data = os.read(key.fileobj.fileno(), 65536)
             if data:
-                out[i][which].append(data)
+                out[i][which].add(data)
             else:
                 sel.unregister(key.fileobj)
                 key.fileobj.close()
@@ -115,8 +172,8 @@ def run_all(argvs, timeout, stop, env=None, grace=10.0):
             rc = p.wait()
         if i in halted:
             rc = halted[i]
-        result.append((rc, b"".join(out[i][1]).decode("utf-8", "replace"),
-                       b"".join(out[i][2]).decode("utf-8", "replace")))
+        result.append((rc,) + tuple(x.text() if isinstance(x, Capped) else x
+                                    for x in out[i][1:]))
     return result
 
 
@@ -252,18 +309,11 @@ class Srun:
         argv = [self.srun, "--nodes=%d" % len(nodes), "--ntasks=%d" % len(nodes),
                 "--ntasks-per-node=1", "--nodelist=%s" % ",".join(nodes), "--overlap",
                 "--kill-on-bad-exit=0", "--label", "--multi-prog", conf]
-        (rc, out, err), = run_all([argv], limit, stop, self.env)
-        per = {}
-        for line in out.splitlines():
-            m = re.match(r"^\s*([0-9]+): ?(.*)$", line)
-            if m and int(m.group(1)) < len(tasks):
-                per.setdefault(int(m.group(1)), []).append(m.group(2))
-        errs = {}
-        for line in err.splitlines():
-            m = re.match(r"^\s*([0-9]+): ?(.*)$", line)
-            if m and int(m.group(1)) < len(tasks):
-                errs.setdefault(int(m.group(1)), []).append(m.group(2))
-        step_err = [x for x in err.splitlines() if x.strip() and not re.match(r"^\s*[0-9]+: ", x)]
+        outs, errs = RankSplit(NODE_OUT_MAX), RankSplit(NODE_ERR_MAX)
+        (rc, _, _), = run_all([argv], limit, stop, self.env, sinks=[(outs, errs)])
+        per = {r: outs.lines(r) for r in range(len(tasks)) if outs.lines(r)}
+        errs, step_err = {r: errs.lines(r) for r in range(len(tasks))}, \
+            [x for x in errs.lines(-1) if x.strip()][-64:]
         answers = {}
         for rank, (node, _) in enumerate(tasks):
             text = "\n".join(per.get(rank, []))

@@ -12,6 +12,8 @@ import shutil
 import subprocess
 import tempfile
 
+from ..jsonutil import printable_all
+
 
 def _pct(r):
     return "%.0f%%" % (100 * r) if isinstance(r, (int, float)) else "-"
@@ -95,7 +97,9 @@ def text(result, out, nodes_shown=None):
     """The judgement for a person: the counts, the suspects worst first, what was not
     measured and why, a summary per kind of part with its worst, then one line per node
     (those not PASS first; nodes_shown: all, problems or none; by default all up to 64
-    nodes, the problems beyond)."""
+    nodes, the problems beyond). Every string out of a node (names, reasons, evidence)
+    is printable first: no control byte reaches a terminal."""
+    result = printable_all(result)
     w = out.write
     vc = result.get("verdict_counts") or {}
     w("nbw-fleet judge: %d nodes: %d PASS, %d SUSPECT, %d NOT MEASURED; %d transfers, %d "

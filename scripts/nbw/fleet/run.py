@@ -18,6 +18,7 @@ the nodes' answers carry (nbw.fleet.tasks).
 """
 
 import fcntl
+import ipaddress
 import json
 import os
 import shlex
@@ -28,12 +29,13 @@ import sys
 import threading
 import time
 
+from .. import jsonutil
 from . import FORMAT
 from . import plan as planmod
 from .judge import judge, retests_wanted
 from .launch import Fanout, LaunchError, Srun, scratch
 from .plan import Plan, human_seconds, remote_rounds
-from .sweepdir import NAME_RE, load_json, read_sweep
+from .sweepdir import NAME_RE, NAME_WORDS, load_json, read_sweep
 from .tasks import Settings, why_failed
 
 PROG = "nbw-fleet"
@@ -51,7 +53,8 @@ class RunError(Exception):
 
 
 def say(text):
-    sys.stderr.write("%s: %s\n" % (PROG, text))
+    """One line on stderr, every control byte of what a node said escaped."""
+    sys.stderr.write("%s: %s\n" % (PROG, jsonutil.printable(text)))
     sys.stderr.flush()
 
 
@@ -79,8 +82,8 @@ def read_hostfile(path):
         if name.count(":") == 1 and name.split(":")[1].isdigit():
             name = name.split(":")[0]
         if not NAME_RE.match(name) or len(name) > 255:
-            problems.append("%s:%d: '%s': not a node name (letters, digits and ._:@%%- only)"
-                            % (path, no, name[:80]))
+            problems.append("%s:%d: '%s': not a node name (%s)" % (path, no, name[:80],
+                                                                   NAME_WORDS))
             continue
         if name in first:
             warnings.append("%s:%d: %s again (first on line %d): counted once" % (
@@ -225,9 +228,10 @@ class Sweep:
     def progress(self, phase, where, kept, failed):
         spent = time.monotonic() - self.started
         left = max(0, self.steps_total - self.steps_done) * spent / max(1, self.steps_done)
-        self.out.write("%s: %s: %s: %d kept, %d failed; step %d of %d, %s so far, about %s "
-                       "left\n" % (PROG, phase, where, kept, failed, self.steps_done,
-                                   self.steps_total, human_seconds(spent), human_seconds(left)))
+        self.out.write(jsonutil.printable(
+            "%s: %s: %s: %d kept, %d failed; step %d of %d, %s so far, about %s left" % (
+                PROG, phase, where, kept, failed, self.steps_done, self.steps_total,
+                human_seconds(spent), human_seconds(left))) + "\n")
         self.out.flush()
 
     # -- what came back
@@ -241,12 +245,12 @@ class Sweep:
         res = a.results.get(item.rel)
         if res is None:
             return None, "no answer for it (the task ended before it)"
-        if res.rc not in item.ok:
+        if res.rc not in item.ok or res.too_large:
             return res, why_failed(res)
         try:
-            doc = json.loads("\n".join(res.out))
-        except ValueError:
-            return res, "not JSON (%s)" % why_failed(res)
+            doc = jsonutil.loads("\n".join(res.out))
+        except ValueError as e:
+            return res, "%s (%s)" % (e, why_failed(res))
         if not isinstance(doc, dict):
             return res, "not a JSON object"
         return res, None
@@ -316,11 +320,20 @@ def preflight(sw, nodes):
             say("%s: skipped (%s)" % (n, why))
             continue
         ok.append(n)
-        versions.setdefault(" ".join(res.out).split()[-1], []).append(n)
+        versions.setdefault(" ".join(res.out).split()[-1][:64], []).append(n)
     if len(versions) > 1:
         raise RunError("suite versions differ: %s; refused, nothing was measured" % "; ".join(
             "%s on %s" % (v, ", ".join(n)) for v, n in sorted(versions.items())))
     return ok, skipped, (next(iter(versions)) if versions else None)
+
+
+def ipv4(word):
+    """WORD (ip's "A.B.C.D/LEN") as a numeric IPv4 address in dotted form, or None: a
+    node's answer is never a word a tool could read as an option or a name."""
+    try:
+        return str(ipaddress.IPv4Address(word.split("/")[0]))
+    except ValueError:
+        return None
 
 
 def address_of(sw, answers, node, item, netdev):
@@ -329,7 +342,11 @@ def address_of(sw, answers, node, item, netdev):
     for line in res.out if res is not None and res.rc == 0 else []:
         words = line.split()
         if "inet" in words[:-1]:
-            sw.meta.setdefault("addresses", {})[node] = words[words.index("inet") + 1].split("/")[0]
+            addr = ipv4(words[words.index("inet") + 1])
+            if addr is None:
+                return "no IPv4 address on %s (--rdma-netdev): ip answered '%s', not a " \
+                    "numeric IPv4 address" % (netdev, words[words.index("inet") + 1][:80])
+            sw.meta.setdefault("addresses", {})[node] = addr
             return None
     last = [x for x in (res.err if res else []) if x.strip()]
     return "no IPv4 address on %s (--rdma-netdev)%s" % (netdev, ": " + last[-1] if last else "")
@@ -537,7 +554,7 @@ def open_sweep(args, env, top):
     nodes, groups = nodes_from(args, env)
     bad = [n for n in nodes if not NAME_RE.match(n)]
     if bad:
-        raise RunError("node name '%s': letters, digits and ._:@%%- only" % bad[0], EXIT_USAGE)
+        raise RunError("node name '%s': %s" % (bad[0], NAME_WORDS), EXIT_USAGE)
     if args.rails_one_by_one and not args.rail_devs:
         raise RunError("--rails-one-by-one needs --rail-devs (the rails' devices)", EXIT_USAGE)
     new_sweep_dir(top)

@@ -27,22 +27,25 @@ A sweep writes one directory; the judgement is a pure function of it:
 A sweep of format 1 (each direction a run of its own: fabric/A/B.railI.json the sink's
 document on B, A -> B) is read as it was written.
 
-Node names are checked (letters, digits and ._:@%-), so that a name is a path
-component. Every file is untrusted: a file that does not parse, or lacks the figure,
+Node names are checked (letters, digits and ._:@%-; no leading "-", not . or ..), so
+that a name is a path component and never an option. Every file is untrusted: a file that does not parse, or lacks the figure,
 is noted as unreadable with the reason and left out, never fatal. A transfer keeps
 where it was read, not the document: the counters of the few low ones are read again
 (counters_of), so that a sweep of thousands of nodes fits in memory.
 """
 
-import json
 import os
 import re
 
+from .. import jsonutil
 from ..jsonutil import dig
 
-NAME_RE = re.compile(r"^[A-Za-z0-9._:@%-]+$")
+# A node's name: a path component and a word no tool reads as an option (no leading
+# "-", not "." or "..").
+NAME_RE = re.compile(r"^(?!-)(?!\.\.?$)[A-Za-z0-9._:@%-]+$")
+NAME_WORDS = "letters, digits and ._:@%- only, not starting with -, not . or .."
 FABRIC_RE = re.compile(r"^([A-Za-z0-9._:@%-]+?)(?:\.rail([0-9]{1,4}))?\.json$")
-MAX_DOC = 16 << 20  # a tool's JSON document is far smaller: larger is not one
+MAX_DOC = jsonutil.MAX_DOC  # a tool's JSON document is far smaller: larger is not one
 
 
 class SweepError(Exception):
@@ -56,27 +59,19 @@ def load_json(path):
 
 
 def load_json_why(path):
-    """(document, None), or (None, why: "missing", "too large", "not JSON")."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_DOC + 1)
-    except FileNotFoundError:
-        return None, "missing"
-    except OSError as e:
-        return None, e.strerror or "unreadable"
-    if len(data) > MAX_DOC:
-        return None, "larger than %d MiB" % (MAX_DOC >> 20)
-    try:
-        return json.loads(data), None
-    except ValueError:
-        return None, "not JSON"
+    """(document, None), or (None, why: "missing", "larger than 16 MiB", "not JSON",
+    "nested deeper than 64 levels"): nbw.jsonutil's bounds."""
+    return jsonutil.load_why(path, MAX_DOC)
 
 
 def number(v):
     """A finite non-negative float, or None."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
-    v = float(v)
+    try:
+        v = float(v)
+    except OverflowError:
+        return None
     if v != v or v in (float("inf"), float("-inf")) or v < 0:
         return None
     return v

@@ -81,13 +81,28 @@ def task_args(node, items):
     return out
 
 
+OUT_MAX = 16 << 20  # an item's standard output kept (a tool's document is far smaller)
+ERR_LINES, ERR_LINE_MAX = 20, 1000  # the last lines of its standard error, each cut
+
+
 class Result:
     """What came back of one item: its exit status (None: no end seen), its standard
-    output and the last lines of its standard error."""
-    __slots__ = ("rc", "out", "err")
+    output (at most OUT_MAX characters: too_large past it) and the last lines of its
+    standard error."""
+    __slots__ = ("rc", "out", "err", "size", "too_large")
 
     def __init__(self):
-        self.rc, self.out, self.err = None, [], []
+        self.rc, self.out, self.err, self.size, self.too_large = None, [], [], 0, False
+
+    def add(self, line):
+        self.size += len(line) + 1
+        if self.size > OUT_MAX:
+            self.too_large, self.out = True, []
+        elif not self.too_large:
+            self.out.append(line)
+
+    def add_err(self, line):
+        self.err = (self.err + [line[:ERR_LINE_MAX]])[-ERR_LINES:]
 
 
 FRAME_RE = re.compile(r"^@nbw-(node|part|end|err|wrong-node|no-tmp|bad-task) ?(.*)$")
@@ -101,7 +116,7 @@ def parse_frames(text):
         m = FRAME_RE.match(line)
         if not m:
             if cur is not None:
-                cur.out.append(line)
+                cur.add(line)
             continue
         kind, rest = m.groups()
         if kind == "node":
@@ -115,7 +130,7 @@ def parse_frames(text):
             cur = None
         elif kind == "err":
             rel, _, msg = rest.partition(" ")
-            results.setdefault(rel, Result()).err.append(msg)
+            results.setdefault(rel, Result()).add_err(msg)
         elif kind == "wrong-node":
             wrong = "the task ran on %s, not on %s (the step's ranks are not in the order " \
                     "of its nodes)" % tuple((rest.split() + ["?", "?"])[:2])
@@ -130,6 +145,8 @@ def why_failed(res):
     """A failed item's reason in one line: its last standard error line and status."""
     if res is None:
         return "no answer"
+    if res.too_large:
+        return "its output is larger than %d MiB: not kept" % (OUT_MAX >> 20)
     last = [x.strip() for x in res.err if x.strip()]
     if res.rc == STOPPED:
         head = "stopped at its time limit"
@@ -215,7 +232,8 @@ class Settings:
         elif self.verify:
             argv += ["--verify", self.verify]
         limit = warm + dur + wait + 4 * self.timeout + 60
-        return Item(rel, limit, argv + self.remote_args + ["--json", peer])
+        # The peer (a node's name or address) after "--": never read as an option.
+        return Item(rel, limit, argv + self.remote_args + ["--json", "--", peer])
 
     def version(self, rdma_netdev=None):
         items = [Item("version", 60, [self.tool("nvme_read_bw"), "--version"])]

@@ -2,6 +2,8 @@
 import datetime
 import sys
 
+from ..jsonutil import printable
+
 
 PROG = "nbw-results"
 FORMAT = 1  # the record lines' format
@@ -34,7 +36,8 @@ class Fail(Exception):
 
 
 def warn(msg):
-    sys.stderr.write("%s: %s\n" % (PROG, msg))
+    """One line on stderr: every control byte of a recorded word in it escaped."""
+    sys.stderr.write("%s: %s\n" % (PROG, printable(msg)))
 
 
 def now_utc():

@@ -4,7 +4,7 @@ import math
 import os
 import re
 
-from ..jsonutil import as_float, dig, dicts, digest
+from ..jsonutil import as_float, dig, dicts, digest, printable
 from .base import NOT_COMPARED
 from .compare import HIGHER_BETTER
 
@@ -42,8 +42,9 @@ def doc_params(doc, context, extra=None):
 
 
 def text(v, n=200):
-    """A name from a document: a string (at most n characters) or None."""
-    return None if v is None else str(v)[:n]
+    """A name from a document: a string (at most n characters, its control characters
+    escaped: a name never ends a line of a terminal's or a chart's script) or None."""
+    return None if v is None else printable(str(v)[:n])
 
 
 def count(v):

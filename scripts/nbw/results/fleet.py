@@ -4,6 +4,7 @@ sweeps says which parts moved. The judgement (its suspects) is kept with the run
 import os
 import uuid
 
+from .. import jsonutil
 from ..jsonutil import digest
 from .base import FORMAT, Fail, now_utc, utc_of
 from .documents import figure
@@ -81,7 +82,9 @@ def build_fleet_run(args, top):
         "note": args.note, "change_starts": bool(args.change_starts), "failed": failed,
         "figures": figures, "inventory": {},
         "sources": [os.path.abspath(top)],
-        "documents": {"sweep.json": meta, "judge.json": {
+        # The judgement is this host's, of what the nodes said: a node's lone
+        # surrogate is written out as text there, never a reason to drop the sweep.
+        "documents": {"sweep.json": meta, "judge.json": jsonutil.without_surrogates({
             k: result[k] for k in ("threshold", "nodes", "not_measured", "skipped",
-                                   "failed", "counts", "suspects")}},
+                                   "failed", "counts", "suspects")})},
     }

@@ -2,6 +2,8 @@
 import json
 import sys
 
+from ..jsonutil import printable
+
 
 def fmt(v, f="%.2f"):
     return f % v if v is not None else "-"
@@ -22,4 +24,6 @@ def emit(args, doc, text):
         json.dump(doc, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        print(text)
+        # The one way text reaches the terminal: a recorded word's control bytes (a
+        # name, a note, a command) escaped, line by line.
+        print("\n".join(printable(line) for line in text.split("\n")))

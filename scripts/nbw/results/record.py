@@ -15,6 +15,7 @@ import socket
 import time
 import uuid
 
+from .. import jsonutil
 from ..jsonutil import dig, dicts, digest
 from . import provenance
 from .base import FORMAT, Fail, MAX_DOC, RUN_SETTINGS, now_utc, utc_of, warn
@@ -54,7 +55,7 @@ def load(path, in_dir):
         return None
     try:
         text = data.decode("utf-8")
-        doc = json.loads(text)
+        doc = json.loads(text) if not _too_deep(text) else None
     except UnicodeDecodeError as e:
         raise Fail(1, "%s: not valid JSON (%s)" % (path, e))
     except ValueError as e:
@@ -63,9 +64,48 @@ def load(path, in_dir):
             getattr(e, "msg", "").startswith("Unterminated string")
         raise Fail(1, "%s: not valid JSON (%s)%s" % (
             path, e, ": a truncated document?" if cut else ""))
+    if doc is None:
+        raise Fail(1, "%s: nested deeper than %d levels: not a tool's JSON, refused" % (
+            path, jsonutil.MAX_DEPTH - 4))
     if not isinstance(doc, dict):
         raise Fail(1, "%s: not a JSON object" % path)
     return doc
+
+
+def _too_deep(text):
+    """True when the document nests past what a record line (the document under the
+    line, its documents and its file's name) can hold and be read back."""
+    try:
+        jsonutil.loads(text, jsonutil.MAX_DEPTH - 4)
+    except ValueError as e:
+        return str(e).startswith("nested")
+    return False
+
+
+NAME_KEYS = ("rung", "node", "drive")
+
+
+def storable(entry):
+    """The record line of a run made storable, or Fail in one line: every name a figure
+    carries (rung, node, drive), the nodes and the inventory's hosts with their
+    control characters and lone surrogates escaped (no name ends a line of a chart's
+    script or a terminal's, and no node's bad name drops the others' figures); a line
+    that later commands could not read back (nested past their bound, other text UTF-8
+    cannot hold) refused."""
+    p = jsonutil.printable
+    for f in entry.get("figures") or []:
+        for k in NAME_KEYS:
+            if isinstance(f.get(k), str):
+                f[k] = p(f[k])
+    if isinstance(entry.get("nodes"), list):
+        entry["nodes"] = [p(n) if isinstance(n, str) else n for n in entry["nodes"]]
+    if isinstance(entry.get("inventory"), dict):
+        entry["inventory"] = {p(h): v for h, v in entry["inventory"].items()}
+    why = jsonutil.unstorable(entry)
+    if why:
+        raise Fail(1, "%s: %s: refused, nothing recorded" % (
+            ", ".join(entry.get("sources") or []) or "the run", why))
+    return entry
 
 
 def expand(path):

@@ -8,6 +8,7 @@ import os
 import re
 import sqlite3
 
+from .. import jsonutil
 from ..jsonutil import as_float, dicts, canon
 from .base import Fail, INDEX, NETWORK_FS, RECORD, SCHEMA_VERSION, now_utc, warn
 from .documents import count, text
@@ -296,7 +297,7 @@ class Store:
                             self.index_ref(entry, rseq + 1)
                             rseq += 1
                     except (TypeError, ValueError, OverflowError, AttributeError,
-                            sqlite3.InterfaceError) as e:
+                            RecursionError, sqlite3.InterfaceError) as e:
                         self.con.execute("ROLLBACK TO line")
                         why = "not a usable %s (%s)" % (entry["kind"], e)
                         warn("%s: line %d: %s (skipped)" % (self.record, lineno, why))
@@ -429,8 +430,8 @@ class Store:
 def parse_line(raw):
     """(entry, None) for a usable record line, (None, why) for one to skip."""
     try:
-        e = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as err:
+        e = jsonutil.loads(raw)
+    except ValueError as err:
         return None, "not valid JSON (%s)" % err
     if not isinstance(e, dict) or e.get("kind") not in ("run", "reference", "note",
                                                         "exclude"):

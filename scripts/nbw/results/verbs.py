@@ -16,7 +16,7 @@ from .compare import HIGHER_BETTER, compare, fig_key, run_brief, unusable
 from .documents import UNITS
 from . import junit
 from .fleet import build_fleet_run, is_sweep
-from .record import build_runs, refuse_known_ids
+from .record import build_runs, refuse_known_ids, storable
 from .output import emit, fmt, table
 from .store import Store, default_dir
 
@@ -35,12 +35,18 @@ def cmd_record(args):
     if args.node_from_name and args.node:
         raise Fail(2, "--node and --node-from-name: one of them")
     entries = [build_fleet_run(args, sweeps[0])] if sweeps else build_runs(args, args.files)
+    entries = [storable(e) for e in entries]
     st = open_store(args, create=True)
     try:  # under the record's lock: a run id recorded meanwhile is refused too
         refuse_known_ids(st, entries)
         st.append_all(entries)
+        lost = [e["uuid"] for e in entries if not st.q("SELECT 1 FROM runs WHERE uuid = ?",
+                                                        (e["uuid"],))]
     finally:
         st.close()
+    if lost:
+        raise Fail(1, "%s: run %s written but not indexed (see the line above): not "
+                   "recorded" % (st.record, lost[0]))
     docs, lines = [], []
     for entry in entries:
         nodes = sorted({f["node"] for f in entry["figures"] if f["node"]})
@@ -384,6 +390,17 @@ def trend_spread(args, name, kept, left, bad, last):
     return trend_tail(args, doc, text, left, bad)
 
 
+def gp_text(s):
+    """S with no character that could end or bend a gnuplot command (control
+    characters, line separators): a recorded word is text, never a command."""
+    return "".join(c if c.isprintable() else " " for c in str(s))
+
+
+def gp_field(s):
+    """S as one double-quoted field of a gnuplot data file (a title, a label)."""
+    return '"%s"' % gp_text(s).replace('"', "'").replace("\\", "/")
+
+
 def gnuplot_term(gp):
     ok = subprocess.run([gp, "-e", "set terminal pngcairo"], stdout=subprocess.DEVNULL,
                         stderr=subprocess.DEVNULL).returncode == 0
@@ -398,12 +415,16 @@ def plot_trend(out, rung, series, size="900x450", name="gb_per_s"):
     m = re.match(r"^([1-9][0-9]{2,4})x([1-9][0-9]{2,4})$", size)
     if not m:
         raise Fail(2, "--size %s: WxH in pixels (e.g. 900x450)" % size)
-    q = lambda s: "'%s'" % str(s).replace("'", "''")
+    q = lambda s: "'%s'" % gp_text(s).replace("'", "''")
     with tempfile.TemporaryDirectory(prefix="nbw-results.") as tmp:
-        plots, extra, ts = [], [], []
+        plots, extra, ts, labels = [], [], [], []
         for i, ((node, drive), pts) in enumerate(sorted(series.items())):
             data = os.path.join(tmp, "s%d" % i)
+            title = node + ("" if drive == "-" else " " + drive)
             with open(data, "w") as f:
+                # Recorded words go to the data files, never into the script: the
+                # series' title its file's header, a note a label's row.
+                f.write("%s y\n" % gp_field(title))
                 for p in pts:
                     t = epoch_of(p["started"])
                     v = p["value"] if "value" in p else p["gb_per_s"]
@@ -415,10 +436,13 @@ def plot_trend(out, rung, series, size="900x450", name="gb_per_s"):
                         extra.append("set arrow from %d, graph 0 to %d, graph 1 nohead dt 2 "
                                      "lc rgb 'red'" % (t, t))
                     if p["note"]:
-                        extra.append("set label %s at %d, %.6g rotate by 30 offset 0.5,0.5 "
-                                     "font ',8'" % (q(p["note"][:40]), t, v))
-            title = node + ("" if drive == "-" else " " + drive)
-            plots.append("%s using 1:2 with linespoints pt 7 title %s" % (q(data), q(title)))
+                        labels.append("%d %.6g %s\n" % (t, v, gp_field(p["note"][:40])))
+            plots.append("%s using 1:2 with linespoints pt 7 title columnheader(1)" % q(data))
+        if labels:
+            with open(os.path.join(tmp, "labels"), "w") as f:
+                f.writelines(labels)
+            plots.append("%s using 1:2:3 with labels rotate by 30 offset 0.5,0.5 font ',8' "
+                         "notitle" % q(os.path.join(tmp, "labels")))
         if not ts:
             raise Fail(1, "%s: no dated points to plot" % rung)
         lo, hi = min(ts), max(ts)
