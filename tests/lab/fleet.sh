@@ -26,7 +26,8 @@
 . "$(dirname "$0")/lab_lib.sh"
 DRIVE_MBPS=${FLEET_SLOW_DRIVE:-10}
 NIC_MBIT=${FLEET_SLOW_NIC:-8}
-FLEET_ARGS=(--duration 6 --warmup 1 --threshold 0.25)
+THR=0.25
+FLEET_ARGS=(--duration 6 --warmup 1 --threshold "$THR")
 
 # sweep NAME VLAB_OPTIONS...: vlab fleet in $WORK/NAME; the sweep's directory in $dir.
 sweep() {
@@ -83,18 +84,21 @@ note "drive evidence: $(cat "$WORK/drive.ev")"
 check "the drive: its figure and its retest under a tenth of the median, at most its throttle" \
 	"$(j "$S/judge.json" '[(s["ratio"] < 0.1, s["evidence"]["retest_ratio"] < 0.1, s["evidence"]["figure_gb_per_s"] <= '"$DRIVE_MBPS"' * 1.1e-3) for s in d["suspects"] if s["kind"] == "drive"][0]')" \
 	"(True, True, True)"
-# The rail's evidence: low with all three partners, only what c sent, and low again
-# against two partners that passed (both ways: the retests as c sends are low).
+# The rail's evidence: low with all three partners, what c sent to each low, and low
+# again against two partners that passed (the retests as c sends are low). What c
+# receives may be low too: every run is both ways (--bidir), and a partner's ACKs wait
+# behind c's own WRITEs in the shaper (its direction printed, not asserted).
 j "$S/judge.json" '[s for s in d["suspects"] if s["kind"] == "rail"][0]["evidence"]' >"$WORK/rail.ev"
 note "rail evidence: $(cat "$WORK/rail.ev")"
+note "the rail: low $(j "$S/judge.json" '[(e["direction"], sorted(e["low_directions"])) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')"
 check "the rail: low with every partner, as it sends" \
-	"$(j "$S/judge.json" '[(e["low_count"], e["partners"], e["direction"], sorted(e["low_directions"])) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" \
-	"(3, 3, 'sends', ['c->a', 'c->b', 'c->d'])"
+	"$(j "$S/judge.json" '[(e["low_count"], e["partners"], e["direction"] in ("sends", "both"), sorted(k for k in e["low_directions"] if k.startswith("c->"))) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" \
+	"(3, 3, True, ['c->a', 'c->b', 'c->d'])"
 check "the rail: retested low against two partners that passed" \
-	"$(j "$S/judge.json" '[(len(e["retest_low_with"]), sorted(k for k, v in e["retest_directions"].items() if v < 0.25 and k.startswith("c->")).__len__()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" \
+	"$(j "$S/judge.json" '[(len(e["retest_low_with"]), sorted(k for k, v in e["retest_directions"].items() if v < '"$THR"' and k.startswith("c->")).__len__()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" \
 	"(2, 2)"
-check "the rail: the c->partner figures under a quarter of the median" \
-	"$(j "$S/judge.json" '[all(v < 0.25 for v in e["low_directions"].values()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" "True"
+check "the rail: the c->partner figures under $THR of the median" \
+	"$(j "$S/judge.json" '[all(v < '"$THR"' for v in e["low_directions"].values()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" "True"
 # What the receiving ports of its low transfers counted: Soft-RoCE keeps its retransmission
 # counts (duplicate_request, rcvd_seq_err, ...), and a shaper makes it send slower, not lose:
 # kept and still, the rate itself is limited, with the packets its partners' ports moved.

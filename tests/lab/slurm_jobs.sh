@@ -7,8 +7,10 @@
 # and their byte counts agreeing; fanin.sbatch with two sources the same, each
 # source's row verified and the sum of the rows the sink's RDMA bytes;
 # fleet.sbatch over two nodes finishing with a report (judge.json, judge.txt,
-# report.html in its sweep's directory, no suspect on the clean lab); the
-# steps ran where the job says (each node's slurmd logged a step of the job it
+# report.html in its sweep's directory, no suspect on the clean lab, the
+# judgement printed) in one srun step per phase or round (slurmd's logs: the
+# lab keeps no accounting for sacct), as many as the plan's, never one per
+# pair or node; the steps ran where the job says (each node's slurmd logged a step of the job it
 # served, and no other node did); each run recorded (nbw-results) with the job
 # id in its note, the inventory of the job's nodes and the sink's total; a job
 # with one node too few ends at once, one line, exit 2; an aggregate cancelled
@@ -156,6 +158,32 @@ grep -q '^no suspect: every part is within 25% of its kind.s median$' "$W/judge.
 	grep -q '^no suspect: ' "$A/fleet.out" && grep -q '<html' "$W/report.html" ||
 	fail "fleet: no report: judge.txt $(head -n3 "$W/judge.txt" 2>&1), report.html $(wc -c <"$W/report.html" 2>&1)"
 ran_on fleet "${h[@]}"
+# The job's steps (the lab keeps no accounting, sacct has none: each slurmd logs the
+# steps it launched): one srun step per phase or round over the job's nodes (srun
+# --multi-prog), never one per pair or per node. Each step a slurmd launched is one of
+# the sweep's multi-program configurations (steps/stepNNNN.conf): the preflight, then
+# each phase's steps (sweep.json's timing), local, fabric and drive->remote as many as
+# the plan's for these nodes (1, its rounds, 1: a step per node or per pair would be 2,
+# 1 and 2 here), the retests (isolate) at most the plan's isolate_max. Every step but a
+# retest ran on both nodes.
+fid=$(cat "$A/fleet.id")
+launched() { sed -n "s/.*launch task StepId=$fid\.\([0-9]*\)[^0-9].*/\1/p" "$WORK/$1/out/slurmd.log" | sort -un; }
+steps=$(for n in a b c; do launched $n; done | sort -un | wc -l)
+# shellcheck disable=SC2012 # a count of the configurations nbw-fleet wrote
+confs=$(ls "$W"/steps/step*.conf 2>/dev/null | wc -l)
+phase_steps=$(jq_ "$W/sweep.json" '" ".join(str(d["timing"].get(k, {}).get("steps", 0)) for k in ("local", "fabric", "drive->remote", "isolate"))')
+plan=$("$PY" "$srcdir/scripts/nbw-fleet" plan --nodes "$(IFS=,; echo "${h[*]}")" --drives 1 \
+	--duration 6 --warmup 2 --json | "$PY" -c 'import json, sys; s = json.load(sys.stdin)["steps"]; print(s["local"], s["fabric"], s["remote"], s["isolate_max"])')
+read -r p_local p_fabric p_remote p_isolate <<<"$plan"
+read -r s_local s_fabric s_remote s_isolate <<<"$phase_steps"
+[ "$s_local $s_fabric $s_remote" = "$p_local $p_fabric $p_remote" ] && [ "$s_isolate" -le "$p_isolate" ] ||
+	fail "fleet: the sweep's steps (local fabric drive->remote isolate) $phase_steps, the plan's $plan"
+[ "$steps" = "$confs" ] && [ "$steps" = $((1 + s_local + s_fabric + s_remote + s_isolate)) ] ||
+	fail "fleet: the slurmds launched $steps steps of job $fid, the sweep wrote $confs configurations, its phases ran 1 + $phase_steps: $(grep -h "launch task StepId=$fid\." "$WORK"/[abc]/out/slurmd.log | tr '\n' ';')"
+both=$(comm -12 <(launched "${h[0]}") <(launched "${h[1]}") | wc -l)
+[ "$both" -ge $((steps - s_isolate)) ] || fail "fleet: $both of the $steps steps ran on both nodes"
+note "fleet: $steps job steps (slurmd's logs), as many as the sweep's configurations: preflight 1, local $s_local, fabric $s_fabric, drive->remote $s_remote, isolate $s_isolate (the plan: $p_local, $p_fabric, $p_remote, isolate at most $p_isolate); $both over both nodes"
+note "fleet: the judgement (judge.txt): $(head -n 12 "$W/judge.txt" | tr '\n' '|')"
 rec fleet "r[\"mode\"] == \"fleet\" and r[\"exit_status\"] == 0 and len(r[\"figures\"]) > 0"
 note "fleet: job $(cat "$A/fleet.id") on ${h[*]} in $(cat "$A/fleet.secs") s: $parts parts, no suspect, $(jq_ "$W/judge.json" '", ".join("%s %s %s %.3f GB/s" % (p["kind"], p["node"], p["component"], p["figure_gb_per_s"]) for p in d["parts"] if p.get("figure_gb_per_s") is not None)')"
 

@@ -7,6 +7,7 @@ import nbwpath  # noqa: F401
 import io
 import json
 import os
+import random
 import shutil
 import tempfile
 import time
@@ -15,8 +16,8 @@ from contextlib import redirect_stdout
 
 from fleetgen import Fleet
 from nbw.fleet import cli
-from nbw.fleet.judge import judge, retests_wanted
-from nbw.fleet.sweepdir import SweepError, read_sweep
+from nbw.fleet.judge import _isolate_pairs, _Pairs, judge, retests_wanted
+from nbw.fleet.sweepdir import SweepError, Transfer, read_sweep
 
 
 def names_of(result):
@@ -143,6 +144,22 @@ class TestFleetOf512(unittest.TestCase):
         fine = next(p for p in rails if p["node"] == "node021" and p["component"] == "rail 5")
         self.assertAlmostEqual(fine["ratio_to_ceiling"], 0.97, delta=0.02)
         self.assertEqual(self.result["counts"]["transfers"], 2 * 256 * 8 * 2 + 512)
+
+
+class TestRetestPartners(unittest.TestCase):
+    def test_two_partners_when_all_but_one_were_met(self):
+        # The lab's run of 2026-12-04: c's rail low with a and d, its pair with b failed
+        # in the screening. Retested against b alone, one window decided; two partners
+        # that passed: b, then one of those it met.
+        ts = [Transfer(x, y, 0, 0.17 if "c" in (x, y) else 1.0, False)
+              for x, y in (("a", "c"), ("c", "a"), ("c", "d"), ("d", "c"), ("a", "b"),
+                           ("b", "a"), ("a", "d"), ("d", "a"), ("b", "d"), ("d", "b"))]
+        for seed in range(8):
+            out = _isolate_pairs([_Pairs(0, ts, lambda t: t.gbps)], list("abcd"), 0.9,
+                                 random.Random(seed))
+            self.assertEqual(len(out), 2, out)
+            self.assertEqual(out[0], ("c", "b"))
+            self.assertIn(out[1], [("c", "a"), ("c", "d")])
 
 
 class TestSmallFleets(Tmp):

@@ -241,5 +241,19 @@ class TestSummaryAndCI(Tmp):
         self.assertEqual(cli.fail_status(only_unsteady, ("unsteady",)), 3)
 
 
+class TestSmallFigures(unittest.TestCase):
+    def test_an_emulated_rails_figures_are_not_zero(self):
+        # The lab's rails carry a few MB/s: the summary says so, never "0.00".
+        kinds = [{"kind": "rails", "group": "line rate unknown GB/s", "count": 2,
+                  "min": 0.0038, "median": 0.0041, "max": 0.0045, "threshold_gb_per_s": 0.001,
+                  "worst": [{"node": "a", "component": "rail 0", "figure_gb_per_s": 0.0038,
+                             "ratio": 0.93}]}]
+        out = io.StringIO()
+        cli.report.kinds_text(kinds, out.write)
+        lines = out.getvalue().splitlines()
+        self.assertRegex(lines[1], r"2, min 0\.0038 median 0\.0041 max 0\.0045 low below 0\.0010$")
+        self.assertEqual(lines[2], "    worst: a rail 0 0.0038 (93%)")
+
+
 if __name__ == "__main__":
     unittest.main()

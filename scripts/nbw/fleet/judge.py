@@ -756,9 +756,15 @@ def _isolate_pairs(channels, nodes, threshold, rng, explained=frozenset(), first
                                                        exclude=bad) for p in channels)]
     out = list(again)
     for x in sorted(to_test):
+        # Two partners that passed: those it has not met first, then those it has (a
+        # part that met all but one, its pair with that one failed, is still retested
+        # twice: a single retest would decide alone).
         met = set().union(*(p.sweep.get(x, {}).keys() for p in channels))
-        choice = [g for g in good if g not in met] or good
-        for g in rng.sample(choice, min(2, len(choice))):
+        unmet = [g for g in good if g not in met]
+        picks = rng.sample(unmet, min(2, len(unmet)))
+        rest = [g for g in good if g in met]
+        picks += rng.sample(rest, min(2 - len(picks), len(rest)))
+        for g in picks:
             out.append((x, g))
             if first is not None:
                 first.setdefault(x, g)

@@ -7,6 +7,7 @@ beyond (a PNG of it beside the page when gnuplot is installed, for the small one
 import base64
 import html
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -20,7 +21,11 @@ def _pct(r):
 
 
 def _gb(v):
-    return "%.2f" % v if isinstance(v, (int, float)) else "-"
+    """A figure in GB/s: 2 decimals, or 2 significant digits under 0.1 (an emulated
+    rail's 0.0041 GB/s is never "0.00")."""
+    if not isinstance(v, (int, float)):
+        return "-"
+    return "%.*f" % (2 if v == 0 or abs(v) >= 0.1 else 1 - math.floor(math.log10(abs(v))), v)
 
 
 def _directions(ev):
@@ -86,10 +91,6 @@ def reason(s):
                      _gb(ev.get("fleet_median_gb_per_s")), low)
 
 
-def _fig(v):
-    return "%.2f" % v if isinstance(v, (int, float)) else "-"
-
-
 NOT_MEASURED_SHOWN = 20  # parts not measured listed in the text (--json lists them all)
 
 
@@ -133,15 +134,15 @@ def kinds_text(kinds, w):
         return
     w("each kind of part (figures in GB/s; drive->remote: GB/s of the drives' share):\n")
     for k in kinds:
-        low = " low below %s" % _fig(k["threshold_gb_per_s"]) if k["threshold_gb_per_s"] \
+        low = " low below %s" % _gb(k["threshold_gb_per_s"]) if k["threshold_gb_per_s"] \
             else ""
         w("  %-15s %-30s %5d, min %s median %s max %s%s\n" % (
-            k["kind"], k["group"][:30], k["count"], _fig(k["min"]), _fig(k["median"]),
-            _fig(k["max"]), low))
+            k["kind"], k["group"][:30], k["count"], _gb(k["min"]), _gb(k["median"]),
+            _gb(k["max"]), low))
         worst = [x for x in k["worst"] if x["ratio"] is not None][:5]
         if worst:
             w("    worst: %s\n" % ", ".join("%s %s %s (%s)" % (
-                x["node"], x["component"], _fig(x["figure_gb_per_s"]), _pct(x["ratio"]))
+                x["node"], x["component"], _gb(x["figure_gb_per_s"]), _pct(x["ratio"]))
                 for x in worst))
 
 
@@ -309,9 +310,9 @@ def _nodes_html(verdicts):
 def _kinds_html(kinds):
     return "<table id=\"kinds\"><tr><th>kind</th><th>group</th><th>parts</th><th>min</th>" \
         "<th>median</th><th>max</th><th>low below</th><th>the worst</th></tr>%s</table>" % \
-        _rows(kinds, lambda k: (k["kind"], k["group"], k["count"], _fig(k["min"]),
-                                _fig(k["median"]), _fig(k["max"]),
-                                _fig(k["threshold_gb_per_s"]) if k["threshold_gb_per_s"]
+        _rows(kinds, lambda k: (k["kind"], k["group"], k["count"], _gb(k["min"]),
+                                _gb(k["median"]), _gb(k["max"]),
+                                _gb(k["threshold_gb_per_s"]) if k["threshold_gb_per_s"]
                                 else "-",
                                 ", ".join("%s %s (%s)" % (x["node"], x["component"],
                                                           _pct(x["ratio"]))
