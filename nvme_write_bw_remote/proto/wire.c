@@ -301,6 +301,7 @@ static void get_entries(struct ctrl_cur *c, const struct wire_field *f, void *m)
 
 static void get_fields(struct ctrl_cur *c, const struct wire_layout *l, void *m)
 {
+	bool optional = false; /* the optional part was sent */
 	unsigned i;
 
 	for (i = 0; i < l->nf && !c->bad; i++) {
@@ -308,8 +309,11 @@ static void get_fields(struct ctrl_cur *c, const struct wire_layout *l, void *m)
 		char *at = (char *)m + f->off;
 		uint64_t v;
 
-		if (l->optional && i == l->optional && c->pos == c->len)
-			break; /* an earlier peer's message: without the optional part */
+		if (l->optional && i == l->optional) {
+			if (c->pos == c->len)
+				break; /* an earlier peer's message: without the optional part */
+			optional = true;
+		}
 
 		switch (f->kind) {
 		case WIRE_UINT:
@@ -339,6 +343,9 @@ static void get_fields(struct ctrl_cur *c, const struct wire_layout *l, void *m)
 			break;
 		}
 	}
+	/* An optional part of empty lists is sent as nothing (wire_put): one encoding only. */
+	if (!c->bad && optional && optional_empty(l, m))
+		c->bad = true;
 	if (!c->bad && l->check && !l->check(m))
 		c->bad = true;
 }

@@ -577,6 +577,20 @@ static void test_drive_health(void)
 	CHECK_U64(result_with(min_over_median, 0), -EBADMSG);
 	CHECK_U64(result_with(low_past_the_window, 0), -EBADMSG);
 	CHECK_U64(result_with(too_many_seconds, 0), -EBADMSG);
+	/* the optional part sent with no entries: an empty list is sent as nothing, so a
+	 * count of 0 is a second encoding of the same message (the fuzzer's round trip) */
+	CHECK(!ctrl_encode_result(&plain, &(struct ctrl_result){.ok = 1}));
+	{
+		uint8_t p[64] = {0}; /* the payload, then a u32 count of 0 */
+		size_t n = plain.len - CTRL_HDR_LEN;
+
+		CHECK(n + 4 <= sizeof(p));
+		memcpy(p, plain.data + CTRL_HDR_LEN, n);
+		CHECK_U64(ctrl_decode_result(p, n, &back), 0);
+		ctrl_result_free(&back);
+		CHECK_U64(ctrl_decode_result(p, n + 4, &back), -EBADMSG);
+	}
+	free(plain.data);
 }
 
 int main(int argc, char **argv)
