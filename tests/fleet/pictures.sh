@@ -1,6 +1,7 @@
 #!/bin/bash
 # The fleet's pictures at 64 nodes, read through the gnuplot scripts that draw them (a
-# $GNUPLOT stand-in keeps each script, then runs gnuplot when installed): the judge's
+# $GNUPLOT stand-in keeps each script and its data files, then runs gnuplot when
+# installed): the judge's
 # pair matrix names every node on both axes, in the PNG as in the page's SVG; the trend
 # of a rung measured on 64 drives draws each run's spread (min, median, max: three
 # series in the legend), not a line per drive.
@@ -18,6 +19,8 @@ cat >"$TMPD/bin/gnuplot" <<EOF
 if [ "\${1:-}" = -e ]; then exec "$real" "\$@"; fi
 n=\$(ls "$TMPD"/gp.* 2>/dev/null | wc -l)
 cat "\${1:--}" >"$TMPD/gp.\$n"
+# the data files beside the script (the series' titles are their headers)
+[ -z "\${1:-}" ] || cp -r "\$(dirname "\$1")" "$TMPD/gp.\$n.d"
 if [ "$real" != false ]; then exec "$real" "$TMPD/gp.\$n"; fi
 out=\$(grep -o "set output '[^']*'" "$TMPD/gp.\$n" | head -n1 | cut -d"'" -f2)
 [ -z "\$out" ] || printf '\\x89PNG\\r\\n\\x1a\\n' >"\$out"
@@ -57,8 +60,9 @@ rm -f "$TMPD"/gp.*
 check_eq "trend --out of 64 drives: exit" 0 $?
 check_match "trend: each run's spread over its 64 drives" \
 	"fleet drive: 64 nodes and drives per run at most, each run's spread" "$(cat "$TMPD/trend.txt")"
-check_eq "trend --out: one plot of three series (min, median, max), not 64" "'max' 'median' 'min'" \
-	"$(grep '^plot ' "$TMPD/gp.0" | grep -o "title '[^']*'" | cut -d' ' -f2 | tr '\n' ' ' | sed 's/ $//')"
+# Recorded words are never in the script: each series' title is its data file's header.
+check_eq "trend --out: one plot of three series (min, median, max), not 64" '3 "max" "median" "min"' \
+	"$(grep '^plot ' "$TMPD/gp.0" | grep -o 'title columnheader(1)' | wc -l) $(for f in "$TMPD"/gp.0.d/s*; do head -n1 "$f" | cut -d' ' -f1; done | sort | tr '\n' ' ' | sed 's/ $//')"
 check_eq "trend: a spread for each of the two runs" 2 \
 	"$(json_get <("${NR[@]}" trend "fleet drive" --json) 'len(d["spread"])')"
 finish

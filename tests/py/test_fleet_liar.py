@@ -13,6 +13,7 @@ import unittest
 
 from fleetgen import Fleet
 from nbw.fleet.judge import judge
+from nbw.fleet.report import reason
 from nbw.fleet.sweepdir import read_sweep
 
 
@@ -64,6 +65,11 @@ class Liar(unittest.TestCase):
         self.assertEqual(v[liar], "SUSPECT")
         self.assertEqual([x["what"] for x in res["verdicts"] if x["node"] == liar],
                          ["10 drives its probe does not show -"])
+        # Its reason says what it is, not "below its peers" (it has no figure).
+        why = [reason(s) for s in res["suspects"] if s["node"] == liar]
+        self.assertEqual(len(why), 1)
+        self.assertTrue(why[0].startswith("its read claims 10 drives its own probe does not "
+                                          "show (nvme10n1, nvme11n1, nvme2n1, "), why[0])
 
     def test_forged_shares_name_no_healthy_link(self):
         fleet = Fleet(4, 1, 2, pairs="all", seed=2)

@@ -152,7 +152,8 @@ def unshown_suspects(sweep):
         if not shown_by_probe(sweep, d):
             out.setdefault(d.node, []).append(d.name)
     return [_suspect("node", n, "%d drive%s its probe does not show" % (
-        len(ds), "" if len(ds) == 1 else "s"), "low", None, {"drives": ds[:16]})
+        len(ds), "" if len(ds) == 1 else "s"), "low", None, {"unshown_drives": ds[:16],
+                                                             "unshown_count": len(ds)})
         for n, ds in sorted(out.items())]
 
 

@@ -82,6 +82,11 @@ def reason(s):
         if (ev.get("counters") or {}).get("says"):
             text += "; %s" % ev["counters"]["says"]
         return "%s (%s)" % (text, low)
+    if "unshown_drives" in ev:
+        n = ev.get("unshown_count", len(ev["unshown_drives"]))
+        return "its read claims %d drive%s its own probe does not show (%s%s): reported, " \
+               "never a reference" % (n, "" if n == 1 else "s", ", ".join(ev["unshown_drives"]),
+                                      ", ..." if n > len(ev["unshown_drives"]) else "")
     if "drives" in ev or "rails" in ev:
         parts = ev.get("drives") or ev.get("rails")
         return "every one of its %d %s is below its peers, median %s (%s)" % (
