@@ -35,7 +35,6 @@ enum rdma_check {
 	RDMA_CHECK_NONE,      /* not looked at (no RESULT taken; or a result built in memory) */
 	RDMA_CHECK_RECEIVED,  /* bounded by the payload the sink's ports' packets can carry */
 	RDMA_CHECK_UNCHECKED, /* nothing bounds its payload (enum rdma_unchecked): its word */
-	RDMA_CHECK_PACKETS,   /* (not said since packets x MTU bounds no payload: unchecked) */
 };
 
 /* Why a figure is unchecked: nothing the sink's ports count bounds its payload. */

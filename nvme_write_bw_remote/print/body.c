@@ -90,12 +90,6 @@ static void print_sink_totals(struct report *r, const struct result *x)
 }
 
 /*
- * What the hardware counted: the ports' counter deltas over span (unless the
- * result says what they cover), the PCIe links and AER counts under load, and
- * the attribution (one stream: st's; fan-in: every source's); a rule after
- * them when there was any.
- */
-/*
  * The drives explained: the stream's (st: a source's; its links are watched
  * here only on the source itself) and this sink's own, each against its
  * peers.
@@ -118,6 +112,12 @@ static void print_drives_explained(struct report *r, const struct result *x,
 	free(a);
 }
 
+/*
+ * What the hardware counted: the ports' counter deltas over span (unless the
+ * result says what they cover), the PCIe links and AER counts under load, and
+ * the attribution (one stream: st's; fan-in: every source's); a rule after
+ * them when there was any.
+ */
 static void print_evidence(struct report *r, const struct result *x, const char *span,
 			   const struct result_stream *st)
 {

@@ -41,9 +41,9 @@ void print_attribution_source(struct report *r, const struct result *x,
 void print_attribution_all(struct report *r, const struct result *x);
 
 /*
- * "rdma_check" and "rdma_received_bytes": the sink's check of st's figure
- * (nothing when it was not looked at: RDMA_CHECK_NONE); rdma_received_bytes
- * is packets x MTU with "received_packets".
+ * "rdma_check", "rdma_unchecked_reason" and "rdma_received_bytes": the sink's
+ * check of st's figure (nothing when it was not looked at: RDMA_CHECK_NONE):
+ * "received" with the bytes its ports received, or "unchecked" and why.
  */
 void print_rdma_check(struct report *r, const struct result_stream *st);
 

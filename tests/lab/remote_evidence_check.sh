@@ -1,7 +1,8 @@
 # Part "evidence" of remote_pair.sh: what the hardware counted, on both ends of a two-node
 # run over Soft-RoCE. Both JSON documents carry their ports' counter deltas (rxe keeps
-# driver counters, hw_counters, and no port data counters: the sink's figure is checked
-# against the packets it received x the port's MTU, never against a made-up 0) and their
+# driver counters, hw_counters, and no port data counters: the sink's figure is within
+# the packets it received x the port's MTU and labelled unchecked, since packets bound no
+# payload, never held against a made-up 0) and their
 # drive's PCIe link under load
 # with its AER counts (a count the device does not keep is "not kept", never 0). Then
 # node b's NIC slowed by a traffic shaper: whatever the emulator makes of the run, both
