@@ -118,6 +118,23 @@ def deeper(v, max_depth=MAX_DEPTH):
     return False
 
 
+class TooDeep(ValueError):
+    """A document nested past the bound parse() was given."""
+
+
+def parse(text, max_depth=MAX_DEPTH):
+    """The document in TEXT (str), parsed once: json's own ValueError (its msg and pos
+    kept, to tell a document cut short) when it is not JSON, TooDeep when it nests
+    deeper than max_depth; integers too long for a float read as infinity."""
+    try:
+        doc = shallow(json.loads, text, max_depth=max_depth, parse_int=_int)
+    except RecursionError:
+        raise TooDeep("nested deeper than %d levels" % max_depth) from None
+    if text.count("[") + text.count("{") > max_depth and deeper(doc, max_depth):
+        raise TooDeep("nested deeper than %d levels" % max_depth)
+    return doc
+
+
 def loads(data, max_depth=MAX_DEPTH):
     """The document in DATA (str or UTF-8 bytes); ValueError with the reason when it is
     not JSON, nests deeper than max_depth or is larger than MAX_DOC. Integers too long
@@ -132,14 +149,11 @@ def loads(data, max_depth=MAX_DEPTH):
     if len(data) > MAX_DOC:
         raise ValueError("larger than %d MiB" % (MAX_DOC >> 20))
     try:
-        doc = shallow(json.loads, data, max_depth=max_depth, parse_int=_int)
-    except RecursionError:
-        raise ValueError("nested deeper than %d levels" % max_depth) from None
+        return parse(data, max_depth)
+    except TooDeep:
+        raise
     except ValueError:
         raise ValueError("not JSON") from None
-    if data.count("[") + data.count("{") > max_depth and deeper(doc, max_depth):
-        raise ValueError("nested deeper than %d levels" % max_depth)
-    return doc
 
 
 def load_why(path, max_bytes=MAX_DOC):

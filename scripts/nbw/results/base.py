@@ -2,7 +2,7 @@
 import datetime
 import sys
 
-from ..jsonutil import printable
+from ..jsonutil import MAX_DOC as _MAX_DOC, printable
 
 
 PROG = "nbw-results"
@@ -10,7 +10,7 @@ FORMAT = 1  # the record lines' format
 SCHEMA_VERSION = 1  # the index's schema: columns are only ever added
 RECORD = "runs.jsonl"
 INDEX = "index.sqlite"
-MAX_DOC = 16 << 20  # bytes of one input document
+MAX_DOC = _MAX_DOC  # bytes of one input document
 # File systems on which SQLite's locking cannot be trusted (network and cluster).
 NETWORK_FS = {"nfs", "nfs4", "lustre", "cifs", "smb3", "smbfs", "ncpfs", "afs", "ceph",
               "gpfs", "beegfs", "orangefs", "pvfs2", "glusterfs", "fuse.glusterfs",

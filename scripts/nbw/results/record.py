@@ -8,7 +8,6 @@ argument). The run is dated by the documents' own windows. Bad input (provenance
 contradicts the file name, a clock far in the future, a run id recorded twice, a
 truncated document, a block that breaks its contract) is refused before anything is
 written."""
-import json
 import os
 import re
 import socket
@@ -55,31 +54,23 @@ def load(path, in_dir):
         return None
     try:
         text = data.decode("utf-8")
-        doc = json.loads(text) if not _too_deep(text) else None
+        # within what a record line (the document under the line, its documents and its
+        # file's name) can hold and be read back
+        doc = jsonutil.parse(text, jsonutil.MAX_DEPTH - 4)
     except UnicodeDecodeError as e:
         raise Fail(1, "%s: not valid JSON (%s)" % (path, e))
+    except jsonutil.TooDeep:
+        raise Fail(1, "%s: nested deeper than %d levels: not a tool's JSON, refused" % (
+            path, jsonutil.MAX_DEPTH - 4))
     except ValueError as e:
         # the text ends where the parser still wanted more: a document cut short
         cut = getattr(e, "pos", 0) >= len(text.rstrip()) - 1 or \
             getattr(e, "msg", "").startswith("Unterminated string")
         raise Fail(1, "%s: not valid JSON (%s)%s" % (
             path, e, ": a truncated document?" if cut else ""))
-    if doc is None:
-        raise Fail(1, "%s: nested deeper than %d levels: not a tool's JSON, refused" % (
-            path, jsonutil.MAX_DEPTH - 4))
     if not isinstance(doc, dict):
         raise Fail(1, "%s: not a JSON object" % path)
     return doc
-
-
-def _too_deep(text):
-    """True when the document nests past what a record line (the document under the
-    line, its documents and its file's name) can hold and be read back."""
-    try:
-        jsonutil.loads(text, jsonutil.MAX_DEPTH - 4)
-    except ValueError as e:
-        return str(e).startswith("nested")
-    return False
 
 
 NAME_KEYS = ("rung", "node", "drive")
