@@ -270,7 +270,8 @@ int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t ds
 /*
  * The posting loop: keep up to depth WRITEs in flight from sup into the
  * ring, add each completed WRITE's length to *bytes (monotonic), until *stop;
- * then wait for what is in flight (at most drain_ms). 0, or -errno with
+ * then wait for what is in flight while it completes (drain_ms without a
+ * completion, or 2 x drain_ms in all, ends the wait). 0, or -errno with
  * w->why (a failed completion, a post error, a drain timeout).
  */
 int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_bool *stop,

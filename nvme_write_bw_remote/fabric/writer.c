@@ -280,10 +280,53 @@ static int post_batch(struct fab_writer *w, const struct chunk_supply *sup)
 	return rc && rc != -EAGAIN ? rc : (int)n;
 }
 
+/*
+ * Whatever is in flight still reads the staging slots: wait for it while it
+ * completes. A link slowed a thousandfold drains the WRITEs it was given in
+ * its window slowly but surely (its figure is then low, not lost): the wait
+ * ends after drain_ms without a completion, or 2 x drain_ms in all (the sink
+ * waits 3 x --timeout for the RESULT). rc: the loop's status, kept first.
+ */
+static int drain(struct fab_writer *w, const struct chunk_supply *sup, _Atomic uint64_t *bytes,
+		 int drain_ms, int rc)
+{
+	uint64_t quiet = (uint64_t)drain_ms * 1000000, start = nbw_now_ns(), last = start, now;
+	unsigned at_start = w->inflight;
+
+	for (now = start; w->inflight && now < last + quiet && now < start + 2 * quiet;
+	     now = nbw_now_ns()) {
+		unsigned before = w->inflight;
+		int r = reap(w, sup, bytes);
+
+		if (r && !rc)
+			rc = r;
+		if (w->inflight && !r)
+			r = spin_cq(w, sup, bytes, 50);
+		if (r && !rc)
+			rc = r;
+		if (r)
+			sleep_cq(w, 50); /* flushed completions follow an error */
+		if (w->inflight < before)
+			last = nbw_now_ns();
+	}
+	if (w->inflight && !rc) {
+		if (now >= last + quiet)
+			snprintf(w->why, sizeof(w->why),
+				 "%u RDMA WRITEs still in flight after %d ms without a completion",
+				 w->inflight, drain_ms);
+		else
+			snprintf(w->why, sizeof(w->why),
+				 "%u RDMA WRITEs still in flight after %d ms (%u of %u completed "
+				 "meanwhile: the link drains too slowly)",
+				 w->inflight, 2 * drain_ms, at_start - w->inflight, at_start);
+		rc = -ETIMEDOUT;
+	}
+	return rc;
+}
+
 int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_bool *stop,
 		   _Atomic uint64_t *bytes, int drain_ms)
 {
-	uint64_t deadline;
 	int rc = 0;
 
 	while (!atomic_load_explicit(stop, memory_order_relaxed)) {
@@ -306,24 +349,5 @@ int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_
 		}
 		rc = 0;
 	}
-	/* Whatever is in flight still reads the staging slots: wait for it. */
-	deadline = nbw_now_ns() + (uint64_t)drain_ms * 1000000;
-	while (w->inflight && nbw_now_ns() < deadline) {
-		int r = reap(w, sup, bytes);
-
-		if (r && !rc)
-			rc = r;
-		if (w->inflight && !r)
-			r = spin_cq(w, sup, bytes, 50);
-		if (r && !rc)
-			rc = r;
-		if (r)
-			sleep_cq(w, 50); /* flushed completions follow an error */
-	}
-	if (w->inflight && !rc) {
-		snprintf(w->why, sizeof(w->why), "%u RDMA WRITEs still in flight after %d ms",
-			 w->inflight, drain_ms);
-		rc = -ETIMEDOUT;
-	}
-	return rc;
+	return drain(w, sup, bytes, drain_ms, rc);
 }

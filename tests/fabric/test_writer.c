@@ -12,9 +12,13 @@
  *	a post refused at its k-th WR gives the chunks from that WR back with
  *	         no bytes, keeps those before it in flight, waits for them,
  *	         and says why
+ *	the drain waits while WRITEs complete (a link slowed a thousandfold),
+ *	         longer than its quiet time in all, and ends after its quiet time
+ *	         without a completion or twice it in all, saying which
  */
 #include <errno.h>
 #include <stddef.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,6 +46,10 @@ struct fake {
 	unsigned refuse_at;  /* refuse the first post at this WR (0: never) */
 	unsigned late_polls; /* polls that find nothing before each completion */
 	unsigned empty_polls;
+	unsigned gap_ms; /* at most one completion per gap_ms of wall time (0: no wait) */
+	unsigned stall;	 /* after this many completions none comes (0: never stalls) */
+	unsigned completed;
+	uint64_t last_ns;
 	uint64_t pending[MAX_WR]; /* wr_ids posted, not yet completed */
 	unsigned npending;
 	uint32_t dst[MAX_WR]; /* the remote slot of each WR, in post order */
@@ -76,18 +84,31 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 	return 0;
 }
 
-/* One completion per call at most, after late_polls empty polls each. */
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* One completion per call at most, after late_polls empty polls each, gap_ms apart. */
 static int fake_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc)
 {
 	struct fake *f = FAKE_OF(cq, cq);
+	uint64_t now = mono_ns();
 
-	if (!f->npending || num < 1)
+	if (!f->npending || num < 1 || (f->stall && f->completed >= f->stall))
+		return 0;
+	if (f->gap_ms && f->last_ns && now - f->last_ns < f->gap_ms * 1000000ull)
 		return 0;
 	if (f->empty_polls < f->late_polls) {
 		f->empty_polls++;
 		return 0;
 	}
 	f->empty_polls = 0;
+	f->completed++;
+	f->last_ns = now;
 	memset(wc, 0, sizeof(*wc));
 	wc->wr_id = f->pending[0];
 	wc->status = IBV_WC_SUCCESS;
@@ -155,8 +176,10 @@ static void fake_init(struct fake *f, int pipe_rd)
 	f->conn.cch = &f->cch;
 }
 
-/* Run the loop over f until want completions: its status; counts in s. */
-static int run(struct fake *f, struct supply *s, unsigned want, _Atomic uint64_t *bytes)
+/* Run the loop over f until want completions, draining at most drain_ms quiet: its
+ * status; counts in s, the reason in why. */
+static int run_drain(struct fake *f, struct supply *s, unsigned want, _Atomic uint64_t *bytes,
+		     int drain_ms, char *why, size_t why_len)
 {
 	struct fab_writer w;
 	atomic_bool stop = false;
@@ -168,11 +191,20 @@ static int run(struct fake *f, struct supply *s, unsigned want, _Atomic uint64_t
 	s->stop = &stop;
 	atomic_store(bytes, 0);
 	CHECK(fab_writer_init(&w, &f->conn, RADDR, RKEY, SLOTS, CHUNK, DEPTH) == 0);
-	rc = fab_write_loop(&w, &sup, &stop, bytes, 2000);
+	rc = fab_write_loop(&w, &sup, &stop, bytes, drain_ms);
 	if (rc)
 		printf("  why: %s\n", w.why);
-	CHECK(rc == 0 || strstr(w.why, "ibv_post_send") != NULL);
+	snprintf(why, why_len, "%s", rc ? w.why : "");
 	fab_writer_free(&w);
+	return rc;
+}
+
+static int run(struct fake *f, struct supply *s, unsigned want, _Atomic uint64_t *bytes)
+{
+	char why[256];
+	int rc = run_drain(f, s, want, bytes, 2000, why, sizeof(why));
+
+	CHECK(rc == 0 || strstr(why, "ibv_post_send") != NULL);
 	return rc;
 }
 
@@ -232,6 +264,46 @@ static void refused(int pipe_rd)
 	CHECK_U64(f.npending, 0);
 }
 
+static void slow_drain(int pipe_rd)
+{
+	_Atomic uint64_t bytes;
+	struct supply s;
+	struct fake f;
+	char why[256];
+	uint64_t t0;
+
+	/* DEPTH in flight at the stop, one completing every 40 ms (about 55 ms with the
+	 * CQ's 50 ms sleeps): over 400 ms of drain against 300 ms of quiet time (a fixed
+	 * 300 ms wait lost the last ones) */
+	printf("a slow drain that keeps completing is waited for\n");
+	fake_init(&f, pipe_rd);
+	f.gap_ms = 40;
+	t0 = mono_ns();
+	CHECK_U64(run_drain(&f, &s, 1, &bytes, 300, why, sizeof(why)), 0);
+	printf("  drained in %llu ms\n", (unsigned long long)((mono_ns() - t0) / 1000000));
+	CHECK_U64(f.npending, 0);
+	CHECK_U64(s.lost, 0);
+	CHECK_U64(atomic_load(&bytes), (uint64_t)s.done * CHUNK);
+	CHECK_U64(s.done, f.wrs);
+
+	printf("a drain with no completion ends after its quiet time\n");
+	fake_init(&f, pipe_rd);
+	f.stall = 3;
+	t0 = mono_ns();
+	CHECK_U64(run_drain(&f, &s, 3, &bytes, 200, why, sizeof(why)), -ETIMEDOUT);
+	CHECK(mono_ns() - t0 < 1000000000u);
+	CHECK(strstr(why, "still in flight after 200 ms without a completion") != NULL);
+
+	printf("a drain too slow ends at twice its quiet time, and says so\n");
+	fake_init(&f, pipe_rd);
+	f.gap_ms = 150; /* 8 x 150 ms: past 600 ms in all */
+	t0 = mono_ns();
+	CHECK_U64(run_drain(&f, &s, 1, &bytes, 300, why, sizeof(why)), -ETIMEDOUT);
+	CHECK(mono_ns() - t0 < 1500000000u);
+	CHECK(strstr(why, "after 600 ms (") != NULL && strstr(why, "drains too slowly") != NULL);
+	CHECK_U64(atomic_load(&bytes), (uint64_t)s.done * CHUNK);
+}
+
 int main(void)
 {
 	int p[2];
@@ -240,6 +312,7 @@ int main(void)
 	batches(p[0]);
 	spins(p[0]);
 	refused(p[0]);
+	slow_drain(p[0]);
 	close(p[0]);
 	close(p[1]);
 	return check_done("test_writer");
