@@ -7,8 +7,8 @@
 # drive, node b, b's drive of serial vlab-b-1) and the rail (kind rail, node c, rail
 # 0), with their evidence (the drive's figure and its retest low; the rail low with
 # every partner as it sends, retested low against two partners that passed), and
-# nothing else, every part measured; the rail's counters kept and still (the rate
-# itself is limited, not loss or congestion). Then the same sweep with nothing slowed
+# nothing else, every part measured; the rail's counters kept and said (still: the
+# rate itself is limited; or the few retries behind the shaper, counted). Then the same sweep with nothing slowed
 # names nothing (a part the judge calls unsteady, low once and normal when measured
 # again, is the emulator's noise: printed, not asserted). Each sweep's directory is the
 # one vlab names on its last line, judged again on the host and recorded there as one fleet run (in this test's own
@@ -17,15 +17,19 @@
 # The rates: far below the emulated parts' normal ones, measured in this lab (four
 # one-vCPU nodes on two host cores, 2026-12-02): a drive alone 0.56-0.64 GB/s, a rail
 # from memory 3.5-13 MB/s (the pairs of a round share the host's two cores; the node
-# that runs the sweep receives slowest). 10 MB/s is a sixtieth of a drive, 8 Mbit/s
-# (1 MB/s) about a sixth of the rails' median; the sweep is judged at --threshold 0.25
-# (the normal pairs spread to 0.39 of the median): the verdict does not hang on the
-# emulator's noise. (At 4 Mbit/s, c's drives -> a's DRAM failed: two drives' WRITEs
-# in flight queue longer in the shaper than Soft-RoCE's 4.3 s ACK timeout.)
+# that runs the sweep receives slowest). 10 MB/s is a sixtieth of a drive, 4 Mbit/s
+# (0.5 MB/s) about a sixth of the rails' median in the sweep and under a quarter of it
+# when retested alone (at 8 Mbit/s the retests, with the host's cores to themselves,
+# came back at 0.33 of the sweep's median: "unsteady"); the sweep is judged at
+# --threshold 0.25 (the normal pairs spread to 0.39 of the median): the verdict does
+# not hang on the emulator's noise. What a pair keeps in flight (4 QPs x 4 WRITEs x 1 MiB
+# a rail) takes 32 s through the slowed NIC after the window: the source waits while its
+# WRITEs complete (20 s without one, or 40 s in all, would end it; a fixed 20 s left
+# "WRITEs still in flight" and the pair not measured).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab_lib.sh"
 DRIVE_MBPS=${FLEET_SLOW_DRIVE:-10}
-NIC_MBIT=${FLEET_SLOW_NIC:-8}
+NIC_MBIT=${FLEET_SLOW_NIC:-4}
 THR=0.25
 FLEET_ARGS=(--duration 6 --warmup 1 --threshold "$THR")
 
@@ -100,13 +104,16 @@ check "the rail: retested low against two partners that passed" \
 check "the rail: the c->partner figures under $THR of the median" \
 	"$(j "$S/judge.json" '[all(v < '"$THR"' for v in e["low_directions"].values()) for e in (s["evidence"] for s in d["suspects"] if s["kind"] == "rail")][0]')" "True"
 # What the receiving ports of its low transfers counted: Soft-RoCE keeps its retransmission
-# counts (duplicate_request, rcvd_seq_err, ...), and a shaper makes it send slower, not lose:
-# kept and still, the rate itself is limited, with the packets its partners' ports moved.
+# counts (duplicate_request, rcvd_seq_err, ...). A shaper makes it send slower, not lose
+# ("still": the rate itself is limited), but with 16 MiB in flight behind 4 Mbit/s a few
+# late ACKs can be retried (130 in 429,453 packets in one run): then the counters moved and
+# the text says how many. Either way they were read, and the text says what they show.
 note "rail counters: $(j "$S/judge.json" '[s["evidence"]["counters"] for s in d["suspects"] if s["kind"] == "rail"][0]')"
-check "the rail: kept, still: the rate itself is limited" \
-	"$(j "$S/judge.json" '[(c["still"], "retransmissions" in c["kept"], c["packets"] > 0, "the rate itself is limited" in c["text"]) for c in (s["evidence"]["counters"] for s in d["suspects"] if s["kind"] == "rail")][0]')" \
-	"('rate_limited', True, True, True)"
-grep -q "rail 0.*the rate itself is limited" "$S/judge.txt" || fail "the rail's reason in judge.txt says nothing of its counters: $(cat "$S/judge.txt")"
+check "the rail: its counters kept, and the text says what they show" \
+	"$(j "$S/judge.json" '[(c["still"] in ("rate_limited", "moved"), "retransmissions" in c["kept"], c["packets"] > 0, ("the rate itself is limited" in c["text"]) == (c["still"] == "rate_limited"), c["still"] == "rate_limited" or "retransmissions counted" in c["text"]) for c in (s["evidence"]["counters"] for s in d["suspects"] if s["kind"] == "rail")][0]')" \
+	"(True, True, True, True, True)"
+grep -Eq "rail 0.*(the rate itself is limited|retransmissions? counted)" "$S/judge.txt" ||
+	fail "the rail's reason in judge.txt says nothing of its counters: $(cat "$S/judge.txt")"
 check "the host's page and the JSON beside the sweep" "$(find "$S" -maxdepth 1 \( -name report.html -o -name judge.txt \) | wc -l)" 2
 
 sweep clean

@@ -409,6 +409,9 @@ class TestJudgeCommand(Tmp):
                          [("drive", "node004", "nvme0n1")])
         self.assertIn("61%", self.run_cli("judge", top, "--threshold", "0.4")[1].replace(
             "no suspect", "61%"))
+        # the threshold is a fraction of the median: nothing named is nothing below it
+        self.assertIn("no suspect: no part below 10% of its kind's median",
+                      self.run_cli("judge", top, "--threshold", "0.1")[1])
         page = os.path.join(self.tmp, "j.html")
         rc, out = self.run_cli("judge", top, "--html", page)
         self.assertEqual(rc, 0)

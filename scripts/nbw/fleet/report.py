@@ -115,7 +115,7 @@ def text(result, out, nodes_shown=None):
           result["counts"]["retests"], _pct(result["threshold"])))
     sus = result["suspects"]
     if not sus:
-        w("no suspect: every part is within %s of its kind's median\n" % _pct(result["threshold"]))
+        w("no suspect: no part below %s of its kind's median\n" % _pct(result["threshold"]))
     else:
         w("%d suspect%s, the worst first:\n" % (len(sus), "" if len(sus) == 1 else "s"))
         w("  %-6s %-16s %-28s %-8s %6s  %s\n" % ("kind", "node", "component", "state", "ratio",
@@ -332,7 +332,7 @@ def html_page(result, nodes, matrix, png=None):
            html.escape(s["component"]), html.escape(s["state"]), _pct(s["ratio"]),
            html.escape(reason(s))) for s in result["suspects"])
     if not rows:
-        rows = "<tr><td colspan=6>No suspect: every part within %s of its kind's median." \
+        rows = "<tr><td colspan=6>No suspect: no part below %s of its kind's median." \
                "</td></tr>" % _pct(th)
     miss = result.get("not_measured_parts") or []
     missing = "".join("<li>%s: %s</li>" % (html.escape(m["part"]), html.escape(m["reason"]))
