@@ -190,9 +190,21 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+double nbw_median(const double *v, unsigned n)
+{
+	double *sorted = n ? malloc(n * sizeof(double)) : NULL, m;
+
+	if (!sorted)
+		return NAN;
+	memcpy(sorted, v, n * sizeof(double));
+	qsort(sorted, n, sizeof(double), cmp_double);
+	m = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	free(sorted);
+	return m;
+}
+
 void window_shape(const double *rates, unsigned n, double max_cv, struct window_shape *out)
 {
-	double *sorted;
 	unsigned i;
 
 	*out = (struct window_shape){.n = n, .min = NAN, .max = NAN, .median = NAN, .low = -1};
@@ -205,13 +217,7 @@ void window_shape(const double *rates, unsigned n, double max_cv, struct window_
 		out->min = rates[i] < out->min ? rates[i] : out->min;
 		out->max = rates[i] > out->max ? rates[i] : out->max;
 	}
-	sorted = malloc(n * sizeof(double));
-	if (sorted) {
-		memcpy(sorted, rates, n * sizeof(double));
-		qsort(sorted, n, sizeof(double), cmp_double);
-		out->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-		free(sorted);
-	}
+	out->median = nbw_median(rates, n);
 	for (i = 0; n >= 2 && out->median > 0 && i < n && out->low < 0; i++)
 		if (rates[i] < WINDOW_LOW_FRACTION * out->median) {
 			out->low = (int)i;

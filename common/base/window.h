@@ -87,6 +87,9 @@ void samples_free(struct samples *s);
  */
 double nbw_cv_pct(const double *rates, unsigned n);
 
+/* The median of n values (v is left as it was); NAN with none or without memory. */
+double nbw_median(const double *v, unsigned n);
+
 /*
  * The shape of a window from its per-second rates: min, max, median and cv.
  * It is unsteady when its cv is above max_cv (%), or when a second fell

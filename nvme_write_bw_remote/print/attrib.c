@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "attrib.h"
+#include "window.h"
 
 #define GROUP_NAMES 10
 
@@ -252,13 +253,6 @@ static void hop_text(struct attrib_hop *h)
 		quiet_text(h, h->text + o, sizeof(h->text) - o);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The median rate of the rails (n >= 1). */
 static double rails_median(const struct rail *rails, int n)
 {
@@ -269,8 +263,7 @@ static double rails_median(const struct rail *rails, int n)
 		return NAN;
 	for (i = 0; i < n; i++)
 		v[i] = (double)rails[i].bytes;
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	m = nbw_median(v, (unsigned)n);
 	free(v);
 	return m;
 }

@@ -35,26 +35,17 @@ const char *attrib_drive_rule_name(int rule)
 	return rule >= 0 && rule < ADR_N ? drive_rules[rule].name : NULL;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The median of the drives' bytes (they share one window: bytes compare as rates); NAN: < 2. */
 static double drives_median(const struct result_drive *d, int n)
 {
-	uint64_t *v;
-	double m;
+	double *v, m;
 	int i;
 
 	if (n < 2 || !(v = calloc((size_t)n, sizeof(*v))))
 		return NAN;
 	for (i = 0; i < n; i++)
-		v[i] = d[i].bytes;
-	qsort(v, (size_t)n, sizeof(*v), cmp_u64);
-	m = n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
+		v[i] = (double)d[i].bytes;
+	m = nbw_median(v, (unsigned)n);
 	free(v);
 	return m;
 }

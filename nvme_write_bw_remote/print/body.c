@@ -90,12 +90,12 @@ static void print_sink_totals(struct report *r, const struct result *x)
 }
 
 /*
- * The drives explained: the stream's (st: a source's; its links are watched
- * here only on the source itself) and this sink's own, each against its
- * peers.
+ * The drives explained, each against its peers: the stream's (st, NULL for
+ * none: a source's, whose links are watched here only on the source itself)
+ * and, with local, this sink's own.
  */
 static void print_drives_explained(struct report *r, const struct result *x,
-				   const struct result_stream *st)
+				   const struct result_stream *st, bool local)
 {
 	struct attrib_drive *a = calloc(ATTRIB_DRIVE_MAX, sizeof(*a));
 	int n = 0;
@@ -105,7 +105,7 @@ static void print_drives_explained(struct report *r, const struct result *x,
 	if (st)
 		n = attrib_drives(st->drives, st->ndrives, x->mode == RESULT_SOURCE ? x->ll : NULL,
 				  x->o.sink.max_cv, a, ATTRIB_DRIVE_MAX);
-	if (x->mode != RESULT_SOURCE)
+	if (local)
 		n += attrib_drives(x->local, x->nlocal, x->ll, x->o.sink.max_cv, a + n,
 				   ATTRIB_DRIVE_MAX - n);
 	attrib_drives_print(r, a, n);
@@ -127,7 +127,7 @@ static void print_evidence(struct report *r, const struct result *x, const char 
 		print_attribution(r, x, st);
 	else if (x->mode == RESULT_FANIN)
 		print_attribution_all(r, x);
-	print_drives_explained(r, x, x->mode == RESULT_FANIN ? NULL : st);
+	print_drives_explained(r, x, x->mode == RESULT_FANIN ? NULL : st, x->mode != RESULT_SOURCE);
 	if (x->nctr || (x->ll && x->ll->opened && x->ll->n))
 		print_rule(r);
 }
@@ -253,20 +253,6 @@ static void print_fanin_drives(struct report *r, const struct result *x)
 		print_drive_notes(r, x->streams[i].drives, x->streams[i].ndrives, x->o.sink.max_cv);
 }
 
-/* A source's drives explained against each other (fan-in: under its row). */
-static void print_source_drives_explained(struct report *r, const struct result *x,
-					  const struct result_stream *st)
-{
-	struct attrib_drive *a = calloc(ATTRIB_DRIVE_MAX, sizeof(*a));
-
-	if (!a)
-		return;
-	attrib_drives_print(r, a,
-			    attrib_drives(st->drives, st->ndrives, NULL, x->o.sink.max_cv, a,
-					  ATTRIB_DRIVE_MAX));
-	free(a);
-}
-
 /* One source's row: its RDMA figure, overlap, variation, verdict; its rails below. */
 static void print_fanin_source(struct report *r, const struct result *x, int i)
 {
@@ -291,7 +277,7 @@ static void print_fanin_source(struct report *r, const struct result *x, int i)
 	print_verify(r, &x->o, st->verdict, st->vdetail[0] ? st->vdetail : NULL);
 	print_rails(r, st->rails, st->nrails, st->seconds, x->o.chunk);
 	print_attribution_source(r, x, st);
-	print_source_drives_explained(r, x, st);
+	print_drives_explained(r, x, st, false); /* a source's drives, under its row */
 	report_bool(r, "ok", NULL, st->rc == 0);
 	if (st->failure[0])
 		report_str(r, "error", " FAILED: %s\n", st->failure);

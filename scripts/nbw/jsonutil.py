@@ -31,10 +31,15 @@ def as_number(v):
 
 
 def as_float(v):
-    """v as a float if it is a finite number, else None (NaN and infinity too)."""
+    """v as a float if it is a finite number, else None (NaN and infinity too, and an
+    integer past a float's range)."""
     if not is_number(v):
         return None
-    return float(v) if math.isfinite(v) else None
+    try:
+        v = float(v)
+    except OverflowError:
+        return None
+    return v if math.isfinite(v) else None
 
 
 def dicts(v):

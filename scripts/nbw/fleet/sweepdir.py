@@ -38,7 +38,7 @@ import os
 import re
 
 from .. import jsonutil
-from ..jsonutil import dig
+from ..jsonutil import as_float, dig
 
 # A node's name: a path component and a word no tool reads as an option (no leading
 # "-", not "." or "..").
@@ -66,15 +66,8 @@ def load_json_why(path):
 
 def number(v):
     """A finite non-negative float, or None."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    try:
-        v = float(v)
-    except OverflowError:
-        return None
-    if v != v or v in (float("inf"), float("-inf")) or v < 0:
-        return None
-    return v
+    v = as_float(v)
+    return v if v is not None and v >= 0 else None
 
 
 class Drive:
