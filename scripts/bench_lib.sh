@@ -4,8 +4,10 @@
 # messages).
 # shellcheck shell=bash disable=SC2154 # prog: set by the script that sources this
 
-# The package nbw (the suite's Python) sits beside this file.
+# The package nbw (the suite's Python): beside this file once installed ($(pkgdatadir)),
+# in ../python/ in the source tree.
 nbw_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+[ -d "$nbw_lib_dir/nbw" ] || nbw_lib_dir=$(cd "$nbw_lib_dir/../python" 2>/dev/null && pwd) || nbw_lib_dir=
 
 # nbw_py MODULE ARG...: python3 -m nbw.MODULE ARG... ($PYTHON3 names another python3).
 nbw_py() {

@@ -47,7 +47,7 @@
 # ROUNDS (3), BENCH_SIZE (2G), RAND_BS (4K), RAND_DEPTHS ("1 8 32"), RAND_ENGINES
 # ("io_uring psync"), RAND_TIMING ("on off"), SEQ=0 (random rows only), RAND=0
 # (sequential rows only), NVME_READ_BW, FIO. The figures come out of the tools' JSON
-# through python3 -m nbw.bench_read (scripts/nbw/bench_read.py).
+# through python3 -m nbw.bench_read (python/nbw/bench_read.py).
 set -euo pipefail
 
 CHECK=0
@@ -56,7 +56,7 @@ if [ "${1:-}" = --check ]; then
 	shift
 fi
 here=$(cd "$(dirname "$0")" && pwd)
-export PYTHONPATH="$here${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$here/../python${PYTHONPATH:+:$PYTHONPATH}"
 NVME_READ_BW=${NVME_READ_BW:-$here/../nvme_read_bw/nvme_read_bw}
 FIO=${FIO:-fio}
 THREADS=${THREADS:-12}

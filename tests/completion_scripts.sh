@@ -44,7 +44,7 @@ import importlib
 m = importlib.import_module(sys.argv[2])
 p = m.parser() if hasattr(m, "parser") else m.build_parser()[0]
 sub = [a for a in p._actions if a.__class__.__name__ == "_SubParsersAction"][0]
-print(" ".join(sorted(sub.choices)))' "$abs_top_srcdir/scripts" \
+print(" ".join(sorted(sub.choices)))' "$abs_top_srcdir/python" \
 		"$([ "$cmd" = nbw-results ] && echo nbw.results.cli || echo nbw.fleet.cli)")
 	check_eq "$cmd <TAB>: the verbs of its parser" "$want" "$verbs"
 	check_eq "$cmd --<TAB>: the options of its --help" "$(help_opts "$cmd")" "$(words "$cmd --")"

@@ -16,13 +16,13 @@ FIXTURES="$abs_top_srcdir/tests/fixtures"
 T_FAILS=0
 T_CHECKS=0
 
-# vlab_py CODE [ARG...]: run the Python CODE with the lab's package (scripts/nbw/lab)
+# vlab_py CODE [ARG...]: run the Python CODE with the lab's package (python/nbw/lab)
 # seen as one module `vlab` (its ARGs are sys.argv[3:]): vlab.NAME is NAME of whichever
 # of the package's modules defines it, and vlab.NAME = VALUE replaces NAME in every
 # module that uses it (so a test can stand in for err, Qmp, ...); no bytecode is
 # written into the source tree.
 vlab_py() {
-	PYTHONDONTWRITEBYTECODE=1 "$PYTHON3" - "$abs_top_srcdir/scripts" "$@" <<'PY'
+	PYTHONDONTWRITEBYTECODE=1 "$PYTHON3" - "$abs_top_srcdir/python" "$@" <<'PY'
 import importlib, pkgutil, sys, types
 sys.path.insert(0, sys.argv[1])
 import nbw.lab

@@ -90,7 +90,7 @@ const char *attrib_rule_name(int i)
 /*
  * --counters-table: the groups, then their counters, in table order, a
  * tab-separated line each ("group KEY WORDS ONE", "counter KEY NAME"). The
- * Python package keeps the same table (scripts/nbw/portcounters.py);
+ * Python package keeps the same table (python/nbw/portcounters.py);
  * tests/schema/counters_table.sh holds the two equal.
  */
 void attrib_table(FILE *out)

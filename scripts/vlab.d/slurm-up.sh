@@ -143,8 +143,8 @@ make_cluster() {
 	echo $! >"$SLURM_LAB/pub.pid"
 }
 
-fetch() { # fetch NAME: $SLURM_LAB/pub/NAME from node a (nbw.fetch, scripts/nbw)
-	PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(cd "$(dirname "$0")/.." && pwd) \
+fetch() { # fetch NAME: $SLURM_LAB/pub/NAME from node a (nbw.fetch, python/nbw)
+	PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(cd "$(dirname "$0")/../../python" && pwd) \
 		python3 -m nbw.fetch "http://$(node_addr a):$PUB_PORT/$1" "$SLURM_LAB/pub/$1"
 }
 

@@ -63,7 +63,7 @@ expect_exit 1 "^nbw-fleet: $TMPD/empty: not a sweep directory" "${FLEET[@]}" jud
 expect_exit 2 '^nbw-fleet judge: argument --threshold: 1.5: a ratio between 0 and 1' \
 	"${FLEET[@]}" judge "$TMPD/empty" --threshold 1.5
 # A generated fleet of 24 nodes with one slow drive: named in text, JSON and the page.
-PYTHONPATH="$abs_top_srcdir/scripts:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
+PYTHONPATH="$abs_top_srcdir/python:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
 import sys
 from fleetgen import Fleet
 Fleet(24, 2, 3, pairs="all", seed=3, slow_drives=[("node017", 2, 0.5)]).write(sys.argv[1])

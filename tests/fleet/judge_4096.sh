@@ -12,7 +12,7 @@
 . "$(dirname "$0")/../lib.sh"
 export PYTHONDONTWRITEBYTECODE=1
 S=$TMPD/sweep
-PYTHONPATH="$abs_top_srcdir/scripts:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
+PYTHONPATH="$abs_top_srcdir/python:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
 import sys
 from fleetgen import Fleet
 Fleet(4096, 8, 8, pairs="auto", seed=3, counters=True,

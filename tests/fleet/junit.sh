@@ -18,7 +18,7 @@ for py in "$PYTHON3" /usr/bin/python3; do
 done
 [ -n "$JP" ] || skip "python3-junitparser is not installed (scripts/quickstart installs it)"
 gen() {
-	PYTHONPATH="$abs_top_srcdir/scripts:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
+	PYTHONPATH="$abs_top_srcdir/python:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
 import sys
 from fleetgen import Fleet
 kw = dict(slow_drives=[("node005", 1, 0.5)], unsteady_drives=[("node007", 0, 0.6)],

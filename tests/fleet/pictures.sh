@@ -29,7 +29,7 @@ chmod +x "$TMPD/bin/gnuplot"
 export GNUPLOT="$TMPD/bin/gnuplot"
 
 gen() {
-	PYTHONPATH="$abs_top_srcdir/scripts:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
+	PYTHONPATH="$abs_top_srcdir/python:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
 import sys
 from fleetgen import Fleet
 Fleet(64, 1, 1, pairs=4, seed=3,

@@ -11,7 +11,7 @@
 export PYTHONDONTWRITEBYTECODE=1
 NR=("$PYTHON3" "$abs_top_srcdir/scripts/nbw-results" --db "$TMPD/db")
 gen() {
-	PYTHONPATH="$abs_top_srcdir/scripts:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
+	PYTHONPATH="$abs_top_srcdir/python:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
 import sys
 from fleetgen import Fleet
 slow = sys.argv[2] == "slow"

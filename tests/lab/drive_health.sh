@@ -17,7 +17,7 @@ run_lab --drives 2 --drive-size 64M --smart-warning a:0:4 --timeout 300 \
 	"$srcdir/tests/lab/drive_health_guest.sh"
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
 assert_no_qemu
-PYTHONPATH="$srcdir/scripts${PYTHONPATH:+:$PYTHONPATH}" "$PY" \
+PYTHONPATH="$srcdir/python${PYTHONPATH:+:$PYTHONPATH}" "$PY" \
 	"$srcdir/tests/lab/drive_health_check.py" "$WORK/a/out" ||
 	fail "a drive's health is not named where it should be (see above)"
 assert_images_unchanged a

@@ -46,7 +46,7 @@ for n in a b; do
 	check "all(r['ceiling_gb_per_s'] and (r['pct_of_ceiling'] or r['above_ceiling'] is True and r['pct_of_ceiling'] is None) for r in R('$n') if r['name'].startswith('drive'))" "drive rungs of $n: a link ceiling and a %, or flagged above it"
 	check "abs(G('drives together', '$n')['ceiling_gb_per_s'] - sum(r['ceiling_gb_per_s'] for r in R('$n') if r['name'].startswith('drive n'))) < 1e-6" "together: ceiling = the sum of the drives'"
 	check "any(r['name'] == 'fabric (mem)' for r in R('$n'))" "fabric rung on $n"
-	# The memory the lab's firmware describes (scripts/nbw/lab/qemu.py: one DDR4-3200
+	# The memory the lab's firmware describes (python/nbw/lab/qemu.py: one DDR4-3200
 	# channel in SMBIOS, no EDAC): its ceiling read from the DIMM's locator and speed.
 	check "G('staging memory', '$n')['measured_gb_per_s'] > 0 and round(G('staging memory', '$n')['ceiling_gb_per_s'], 3) == 25.6 and 'SMBIOS locators' in G('staging memory', '$n')['ceiling_source']" "staging memory rung of $n: a figure and its ceiling (1 channel x 3200 MT/s x 64 bits)"
 done

@@ -4,7 +4,7 @@
 # sysfs tree: drives' serials and firmware, the HCA's fw_ver and board_id, "not readable"
 # where sysfs has no file) and nvme_write_bw_remote over the fake fabric (the sink, the
 # source, --bidir, -a, fan-in). Each block is read by the record's own reader
-# (scripts/nbw/results/provenance.py: keys, types, ISO 8601 = Unix seconds, end >= start)
+# (python/nbw/results/provenance.py: keys, types, ISO 8601 = Unix seconds, end >= start)
 # and held against what the test knows: this host, the command it ran, a window inside
 # the test's own time and as long as -D asked, a run id of its own per process.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
@@ -17,7 +17,7 @@ KERNEL=$(uname -r)
 prov() {
 	local f=$1 out
 	shift
-	out=$(PYTHONPATH="$abs_top_srcdir/scripts" "$PYTHON3" - "$f" "$@" <<'PY'
+	out=$(PYTHONPATH="$abs_top_srcdir/python" "$PYTHON3" - "$f" "$@" <<'PY'
 import json, sys
 from nbw.results import provenance
 doc = json.load(open(sys.argv[1]))

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/py/run.sh: the unit tests of the suite's Python package (scripts/nbw), one module
+# tests/py/run.sh: the unit tests of the suite's Python package (python/nbw), one module
 # of tests per module with logic (tests/py/test_*.py), run by unittest: one line per
 # test, and the status of any failure or error is this test's.
 . "$(dirname "$0")/../lib.sh"

@@ -4,9 +4,9 @@ import sys
 import unittest
 
 sys.dont_write_bytecode = True
-SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
-if SCRIPTS not in sys.path:
-    sys.path.insert(0, SCRIPTS)
+PYTHON = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+if PYTHON not in sys.path:
+    sys.path.insert(0, PYTHON)
 
 from nbw import bench_read as br  # noqa: E402
 

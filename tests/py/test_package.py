@@ -1,6 +1,6 @@
 """The package nbw as a whole: its docstring lists the modules that exist and nothing
-else, and the build ships every module and every test module (scripts/Makemodule.am,
-scripts/fleet.am, tests/py/Makemodule.am), so that a module added or removed cannot leave
+else, and the build ships every module and every test module (python/Makemodule.am,
+tests/py/Makemodule.am), so that a module added or removed cannot leave
 either stale."""
 import os
 import re
@@ -8,8 +8,8 @@ import unittest
 
 import nbwpath
 
-NBW = os.path.join(nbwpath.SCRIPTS, "nbw")
-TOP = os.path.join(nbwpath.SCRIPTS, "..")
+NBW = os.path.join(nbwpath.PYTHON, "nbw")
+TOP = nbwpath.TOP
 
 
 def modules():
@@ -33,17 +33,17 @@ class Package(unittest.TestCase):
 
     def test_build_ships_every_file(self):
         am = ""
-        for name in ("scripts/Makemodule.am", "scripts/fleet.am", "tests/py/Makemodule.am"):
+        for name in ("python/Makemodule.am", "tests/py/Makemodule.am"):
             with open(os.path.join(TOP, name)) as f:
                 am += f.read()
-        shipped = set(re.findall(r"(?:scripts/nbw|tests/py)/[\w/]+\.py", am))
+        shipped = set(re.findall(r"(?:python/nbw|tests/py)/[\w/]+\.py", am))
         files = set()
-        for d in ("scripts/nbw", "tests/py"):
+        for d in ("python/nbw", "tests/py"):
             for root, dirs, names in os.walk(os.path.join(TOP, d)):
                 dirs[:] = [x for x in dirs if x != "__pycache__"]
                 rel = os.path.relpath(root, TOP)
                 files |= {os.path.join(rel, n) for n in names if n.endswith(".py")}
-        self.assertEqual(files - shipped, set(), "not in scripts/*.am nor tests/py/Makemodule.am")
+        self.assertEqual(files - shipped, set(), "not in python/Makemodule.am nor tests/py/Makemodule.am")
         self.assertEqual(shipped - files, set(), "in the .am files, not in the tree")
 
 

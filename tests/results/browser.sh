@@ -133,7 +133,7 @@ check_eq "no request from the page but the file itself" "" "$(page_requests "$TM
 # drive slowed and one port slow as it sends (the lab's --slow-nic): both suspects in
 # the rendered table, the rail's direction said, the heat map drawn (SVG and the PNG
 # inside the page, decoded), no request but the file.
-PYTHONPATH="$abs_top_srcdir/scripts:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
+PYTHONPATH="$abs_top_srcdir/python:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
 import sys
 from fleetgen import Fleet
 Fleet(8, 1, 2, pairs="all", seed=4, slow_drives=[("node006", 1, 0.3)],

@@ -1,7 +1,7 @@
 #!/bin/bash
 # counters_table.sh: the attribution's groups of counters are one table, the remote
 # tool's (nvme_write_bw_remote/print/attrib.c), listed by --counters-table; the Python
-# package's copy (scripts/nbw/portcounters.py), the man page's ATTRIBUTION and the
+# package's copy (python/nbw/portcounters.py), the man page's ATTRIBUTION and the
 # remote tool's schema must agree with it (tests/schema/counters_table.py), and a copy
 # that differs is caught: a group's counter dropped from the listing, then one renamed.
 . "$(dirname "$0")/../lib.sh"

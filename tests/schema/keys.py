@@ -2,7 +2,7 @@
 document is a key of that document's schema (schema/*.schema.json), so that C and
 Python agree on key names in one place.
 
-A static scan of scripts/nbw: in each module that reads tool documents (READERS), every
+A static scan of python/nbw: in each module that reads tool documents (READERS), every
 string literal used as a key, in dig(doc, "a", "b"), x.get("a"), x["a"] and their chains
 (x["a"]["b"], x.get("a", {}).get("b")), must be a property of one of the schemas the
 module reads, or one of the module's keys of other documents (iperf3's, fio's, the
@@ -22,7 +22,7 @@ import os
 import sys
 
 TOP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-NBW = os.path.join(TOP, "scripts", "nbw")
+NBW = os.path.join(TOP, "python", "nbw")
 SCHEMAS = os.path.join(TOP, "schema")
 
 READ_BW, REMOTE, PROBE = "nvme_read_bw", "nvme_write_bw_remote", "nvme_link_probe"
@@ -287,13 +287,13 @@ def main(argv):
     unknown = [m for m in sorted(modules()) if m not in READERS and m not in OTHERS
                and not any(m.startswith(o) for o in OTHERS if o.endswith("/"))]
     for m in unknown:
-        print("FAIL: scripts/nbw/%s: neither a reader of tool documents nor listed as "
+        print("FAIL: python/nbw/%s: neither a reader of tool documents nor listed as "
               "none (tests/schema/keys.py: READERS or OTHERS)" % m)
         fails += 1
     gone = [m for m in sorted(READERS) + sorted(OTHERS) if not m.endswith("/")
             and m not in modules()]
     for m in gone:
-        print("FAIL: scripts/nbw/%s is listed in tests/schema/keys.py but does not exist" % m)
+        print("FAIL: python/nbw/%s is listed in tests/schema/keys.py but does not exist" % m)
         fails += 1
     checked = 0
     for rel, (docs, foreign) in sorted(READERS.items()):
@@ -321,7 +321,7 @@ def main(argv):
         bad = check_module(rel, names, children, set(foreign),
                            plant[1] if plant and plant[0] == rel else None)
         for line, text in bad:
-            print("FAIL: scripts/nbw/%s:%d: %s (%s)" % (rel, line, text, ", ".join(docs)))
+            print("FAIL: python/nbw/%s:%d: %s (%s)" % (rel, line, text, ", ".join(docs)))
         fails += len(bad)
         if not bad:
             print("ok: %s: %d key reads, each in %s or its other documents" % (

@@ -1,6 +1,6 @@
 #!/bin/bash
 # keys.sh: every key the Python package reads from a tool's document is a key of that
-# document's schema (tests/schema/keys.py, a static scan of scripts/nbw), and a key
+# document's schema (tests/schema/keys.py, a static scan of python/nbw), and a key
 # misspelled in a reader is caught (a misspelling planted in the scan, not in the tree).
 . "$(dirname "$0")/../lib.sh"
 KEYS=("$PYTHON3" "$abs_top_srcdir/tests/schema/keys.py")

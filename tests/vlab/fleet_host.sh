@@ -12,7 +12,7 @@ export PYTHONDONTWRITEBYTECODE=1
 HOST=$abs_top_srcdir/scripts/vlab.d/fleet-host.sh
 NR=$abs_top_srcdir/scripts/nbw-results
 D=$TMPD/nbw-fleet-20260101-120000
-PYTHONPATH="$abs_top_srcdir/scripts:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
+PYTHONPATH="$abs_top_srcdir/python:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
 import sys
 from fleetgen import Fleet
 Fleet(4, 1, 2, pairs="all", seed=5, slow_drives=[("node002", 1, 0.5)]).write(sys.argv[1])' "$D"

@@ -9,11 +9,12 @@ PROG = "vlab"
 EX_USAGE, EX_SKIP, EX_TIMEOUT, EX_LAB = 2, 77, 124, 125
 NODE_NAMES = "abcd"
 MAX_NICS = 4
-# scripts/, where this package sits (scripts/nbw/lab/), holds vlab.d/ (the guests'
-# side: init, guest.sh, pattern.py, the demo's scripts); the source tree is above it.
-SCRIPTS_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+# The lab runs from the source tree: this package sits in python/nbw/lab/, and the
+# tree's scripts/ holds vlab.d/ (the guests' side: init, guest.sh, pattern.py, the
+# demo's scripts).
+SRCDIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__)))))
+SCRIPTS_DIR = os.path.join(SRCDIR, "scripts")
 VLAB_DIR = os.path.join(SCRIPTS_DIR, "vlab.d")
-SRCDIR = os.path.dirname(SCRIPTS_DIR)
 # Two nodes' cable: qemu's stream netdev (default), its older socket netdev on the
 # same socketpair, or the hub (as for three or more nodes).
 CABLES = ("stream", "socket", "hub")

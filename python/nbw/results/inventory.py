@@ -136,7 +136,7 @@ def inv_pcie(probe, sysfs_root):
     if probe == "none":
         return None
     exe = probe or shutil.which("nvme_link_probe") or os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "nvme_link_probe", "nvme_link_probe")
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "nvme_link_probe", "nvme_link_probe")
     if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
         return {"error": "nvme_link_probe not found"}
     cmd = [exe, "--json"] + (["--sysfs-root", sysfs_root] if sysfs_root else [])
