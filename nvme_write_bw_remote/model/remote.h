@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * remote.h: what the sink and the source share (remote.c): the timeout in
- * milliseconds, a source's share of workers, the RDMA ports and drives the
+ * remote.h: what the sink and the source share (remote.c): a source's share of workers, the RDMA ports and drives the
  * options name, the rails' line rates. In model/ because both roles call
  * it and a role never calls the other.
  */
@@ -13,8 +12,6 @@
 #include "linkload.h"
 #include "options.h"
 
-/* --timeout in milliseconds. */
-int remote_timeout_ms(const struct options *o);
 /* The workers one source may have: --max-workers-per-source, else an even split, else 0 (all). */
 uint32_t remote_share(const struct options *o);
 
