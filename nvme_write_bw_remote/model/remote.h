@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * remote.h: what the sink and the source share (remote.c): a source's share of workers, the RDMA ports and drives the
- * options name, the rails' line rates. In model/ because both roles call
- * it and a role never calls the other.
+ * remote.h: what the sink and the source share (remote.c): a source's
+ * share of workers, the RDMA ports and drives the options name, the rails'
+ * line rates (their waits: waits.h). In model/ because both roles call it
+ * and a role never calls the other.
  */
 #ifndef NBW_REMOTE_H
 #define NBW_REMOTE_H

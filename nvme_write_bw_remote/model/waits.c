@@ -129,14 +129,14 @@ double waits_budget(const struct options *o)
 	double windows = !o->all_sizes	  ? 1
 			 : o->source.peer ? all_sizes_count(o->source.feed)
 					  : ALL_SIZES_MAX;
-	double budget = counted(WAIT_SETUP, t) +
-			windows * (o->cc.warmup + o->cc.duration + o->source.late_start +
-				   counted(WAIT_WINDOW, t));
+	double budget =
+		counted(WAIT_SETUP, t) + windows * (o->cc.warmup + o->cc.duration +
+						    o->source.late_start + counted(WAIT_WINDOW, t));
 
 	if (!o->source.peer || o->bidir)
-		budget += o->sink.wait + windows * (o->sink.sources > 1
-							    ? o->sink.sources * counted(WAIT_SOURCE, t)
-							    : 0);
+		budget += o->sink.wait +
+			  windows * (o->sink.sources > 1 ? o->sink.sources * counted(WAIT_SOURCE, t)
+							 : 0);
 	return budget;
 }
 

@@ -38,7 +38,8 @@ static int send_accept(struct session *s, struct ctrl_buf *b)
 	a->session = s->id;
 	for (i = 0; i < s->env->nports && i < CTRL_MAX_PORTS; i++)
 		conv_port_to_wire(&s->env->ports[i], &a->ports[a->nports++]);
-	rc = ctrl_send_free(s->cfd, &s->mac, b, ctrl_encode_accept(b, a), wait_ms(s->o, WAIT_HELLO));
+	rc = ctrl_send_free(s->cfd, &s->mac, b, ctrl_encode_accept(b, a),
+			    wait_ms(s->o, WAIT_HELLO));
 	free(a);
 	return rc;
 }
@@ -126,7 +127,8 @@ static int connect_workers(struct session *s)
 			return session_refuse(s,
 					      "%s: %u of %u RDMA connections arrived within "
 					      "%g s (--timeout)",
-					      s->peer, done, s->hello.workers, wait_s(s->o, WAIT_RDMA));
+					      s->peer, done, s->hello.workers,
+					      wait_s(s->o, WAIT_RDMA));
 		if (rc)
 			return session_refuse(s, "interrupted while the RDMA connections came");
 		if (h.worker >= s->hello.workers || s->conns[h.worker].connected) {

@@ -494,7 +494,8 @@ static int send_start(struct session *s)
 	free(s->ctr_start); /* the ports' counters before the source's first byte of the window */
 	s->ctr_start = remote_counters_read(o, s->env->ports, s->env->nports);
 	s->start_sent_ns = nbw_now_ns();
-	rc = ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_start(&b, &st), wait_ms(o, WAIT_START));
+	rc = ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_start(&b, &st),
+			    wait_ms(o, WAIT_START));
 	s->state = CTRL_STEP_WINDOW;
 	s->last_heard = nbw_now_ns();
 	return rc;

@@ -89,7 +89,8 @@ int source_tell_sink(struct source *s, const char *msg)
 	struct ctrl_buf b;
 
 	if (s->cfd >= 0)
-		source_send(s, CTRL_ERROR, &b, ctrl_encode_error(&b, msg), wait_ms(s->o, WAIT_TELL));
+		source_send(s, CTRL_ERROR, &b, ctrl_encode_error(&b, msg),
+			    wait_ms(s->o, WAIT_TELL));
 	return NBW_EXIT_FAIL;
 }
 
@@ -159,7 +160,8 @@ static int greet(struct source *s)
 	h.source = (uint8_t)o->source.feed;
 	rc = source_send(s, CTRL_HELLO, &b, ctrl_encode_hello(&b, &h), wait_ms(o, WAIT_HELLO));
 	if (!rc)
-		rc = source_await(s, CTRL_ACCEPT, &s->acc, wait_ms(o, WAIT_HELLO), err, sizeof(err));
+		rc = source_await(s, CTRL_ACCEPT, &s->acc, wait_ms(o, WAIT_HELLO), err,
+				  sizeof(err));
 	if (handshake_reset(s, rc))
 		return NBW_EXIT_FAIL;
 	if (rc == -ECONNABORTED)

@@ -284,7 +284,7 @@ static void man(void)
 	for (end = sect; (end = strstr(end + 1, "\n.TP\n\\fB")) != NULL;)
 		listed++;
 	CHECK_U64(listed, WAIT_COUNT);
-	/* Its budget: "8\fIT\fR for the set\-up", "\fIW\fR + 4\fIT\fR per", "\fIT\fR per source". */
+	/* Its budget: 8T for the set-up, W + 4T per window, T per source (in man's words). */
 	waits_show(waits_factor(WAIT_SETUP), waits_fixed_ms(WAIT_SETUP), "\\fIT\\fR", sum,
 		   sizeof(sum));
 	snprintf(row, sizeof(row), " %s for the set\\-up and handshake", sum);
