@@ -12,7 +12,8 @@
  *	show:    a wait as text, as --help and the man page say it
  *	man:     man/nvme_write_bw_remote.1's TIMEOUTS lists every row (name,
  *	         length, what the budget counts) and no other, and its budget
- *	         sentence says the table's sums
+ *	         sentence and its prose (the drain, the heartbeat...) say the
+ *	         table's lengths
  */
 #include <math.h>
 #include <stdio.h>
@@ -257,6 +258,19 @@ static void man_row(const struct wait_row *w, char *buf, size_t len)
 	snprintf(buf, len, "\n.TP\n\\fB%s\\fR: %s, %s\n", name, length, counted[w->budget]);
 }
 
+/* The man page says row id's length between before and after, in sect. */
+static void man_says(const char *sect, const char *before, enum wait_id id, const char *after)
+{
+	char length[64], text[256];
+
+	waits_show(wait_table[id].factor, wait_table[id].fixed_ms, "\\fIT\\fR", length,
+		   sizeof(length));
+	snprintf(text, sizeof(text), "%s%s%s", before, length, after);
+	if (!strstr(sect, text))
+		fprintf(stderr, "not in the man page's TIMEOUTS: %s\n", text);
+	CHECK(strstr(sect, text) != NULL);
+}
+
 static void man(void)
 {
 	char *page = read_page(), *sect, *end, row[256], sum[64];
@@ -297,6 +311,12 @@ static void man(void)
 		   sizeof(sum));
 	snprintf(row, sizeof(row), "\n%s per source and window with", sum);
 	CHECK(strstr(sect, row) != NULL);
+	/* The prose around the list says some rows' lengths again: they agree. */
+	man_says(sect, "gives up after ", WAIT_CONNECT, ";");
+	man_says(sect, "seconds for a source, ", WAIT_RDMA, " for the RDMA connections.");
+	man_says(sect, "min(1 s, ", WAIT_HEARTBEAT, ", half");
+	man_says(sect, "complete: ", WAIT_DRAIN, " without a completion, or");
+	man_says(sect, "without a completion, or ", WAIT_DRAIN_ALL, " in all");
 	/* The teardown's own bound. */
 	waits_show(wait_table[WAIT_TEARDOWN].factor, wait_table[WAIT_TEARDOWN].fixed_ms,
 		   "\\fIT\\fR", sum, sizeof(sum));
