@@ -139,6 +139,7 @@ void result_free(struct result *x)
 	free(x->parts);
 }
 
+/* The words "--timeout / 2" are the row "others" (waits.c; test_waits holds it at T/2). */
 void result_missing_why(const struct options *o, int i, int n, char *why, size_t len)
 {
 	snprintf(why, len,

@@ -208,7 +208,7 @@ static uint64_t first_patience(const struct options *o, uint64_t deadline)
 	return deadline && deadline < by ? deadline : by;
 }
 
-/* The first came: the others' deadline, said with N sources. */
+/* The first came: the others' deadline, said with N sources (the words: the row "others", T/2). */
 static uint64_t first_came(const struct hall *h, uint64_t deadline, int n)
 {
 	deadline = first_patience(h->o, deadline);
