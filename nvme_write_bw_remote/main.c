@@ -24,11 +24,32 @@
 #include "roles.h"
 #include "result.h"
 #include "target.h"
+#include "waits.h"
 #include "watchdog.h"
 #include "window.h"
 
 static const struct cli_spec cmdline;
 static void print_roles(void);
+
+/* --help's budget: the table's sums (model/waits.c), as "8T + (W + 4T) per window ...". */
+static void print_budget(void)
+{
+	char setup[32], window[32], source[32];
+
+	waits_show(waits_factor(WAIT_SETUP), waits_fixed_ms(WAIT_SETUP), "T", setup, sizeof(setup));
+	waits_show(waits_factor(WAIT_WINDOW), waits_fixed_ms(WAIT_WINDOW), "T", window,
+		   sizeof(window));
+	waits_show(waits_factor(WAIT_SOURCE), waits_fixed_ms(WAIT_SOURCE), "T", source,
+		   sizeof(source));
+	printf("A peer that dies or goes silent is detected within --timeout seconds. The whole\n"
+	       "run has a budget, from the options: T = --timeout, W = --warmup + --duration,\n"
+	       "  %s + (W + %s) per window (-a: one per size, %d; from drives %d) + the\n"
+	       "  sink's --wait (+ %s per source and window with --sources; --wait 0 pauses it "
+	       "until a\n"
+	       "  source comes);\n"
+	       "past it the tool says the step it was stuck in and exits 1.\n",
+	       setup, window, ALL_SIZES_MAX, all_sizes_count(CTRL_SOURCE_DISK), source);
+}
 
 static void usage(void)
 {
@@ -40,15 +61,9 @@ static void usage(void)
 	       "remote DRAM, with one RC QP per worker, verified. The sink's CPU posts nothing\n"
 	       "and takes no completions for the data. Never writes to a drive.\n");
 	cli_help(&cmdline);
-	printf("\nSizes: 4096, 1M = 1MiB = 2^20, 1MB = 10^6, 16G = 2^34.\n"
-	       "A peer that dies or goes silent is detected within --timeout seconds. The whole\n"
-	       "run has a budget, from the options: T = --timeout, W = --warmup + --duration,\n"
-	       "  8T + (W + 4T) per window (-a: one per size, 23; from drives 7) + the\n"
-	       "  sink's --wait (+ T per source and window with --sources; --wait 0 pauses it "
-	       "until a\n"
-	       "  source comes);\n"
-	       "past it the tool says the step it was stuck in and exits 1.\n"
-	       "Both sides print what the hardware counted: their RDMA ports' counter deltas\n"
+	printf("\nSizes: 4096, 1M = 1MiB = 2^20, 1MB = 10^6, 16G = 2^34.\n");
+	print_budget();
+	printf("Both sides print what the hardware counted: their RDMA ports' counter deltas\n"
 	       "(those that moved; -W all) and their drives' and NICs' PCIe links read every\n"
 	       "second of the window with their AER counts (JSON counters, pcie_under_load).\n");
 	print_roles();
@@ -540,27 +555,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 }
 
 /*
- * The run's overall budget in seconds (said in usage() and the man page):
- * T = --timeout, W = warm-up + duration; set-up and handshake 8T, per window
- * W + 4T (START, drain, RESULT, verdict), the sink's --wait, T per extra
- * source. The sink's wait for its first source with --wait 0 is not counted
- * (the watchdog pauses there).
- */
-static double run_budget(const struct options *o)
-{
-	double t = o->timeout;
-	double windows = !o->all_sizes	  ? 1
-			 : o->source.peer ? all_sizes_count(o->source.feed)
-					  : ALL_SIZES_MAX;
-	double budget =
-		8 * t + windows * (o->cc.warmup + o->cc.duration + o->source.late_start + 4 * t);
-
-	if (!o->source.peer || o->bidir)
-		budget += o->sink.wait + windows * (o->sink.sources > 1 ? o->sink.sources * t : 0);
-	return budget;
-}
-
-/*
  * --output=bandwidth: the run's total rate alone on stdout, as perftest's
  * (the sink's: local + RDMA; the source's: what it sent), "-" when none, in
  * perftest's unit: its BW average's MB/sec (2^20 bytes), Gb/sec (10^9 bits)
@@ -630,7 +624,7 @@ static int run(const struct options *o, FILE *out)
 	/* Signals are taken synchronously by whoever waits (common/base/signals.c). */
 	nbw_signals_init();
 	report_init(&r, out, o->cc.json, o->cc.gbits);
-	if (nbw_watchdog_start(run_budget(o), give_up))
+	if (nbw_watchdog_start(waits_budget(o), give_up))
 		nbw_warn("no watchdog thread: the run's budget is not enforced");
 	rc = run_mode(o, &r);
 	nbw_watchdog_stop();

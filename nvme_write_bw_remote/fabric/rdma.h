@@ -271,10 +271,10 @@ int fab_write_one(struct fab_writer *w, const void *buf, size_t len, uint32_t ds
  * The posting loop: keep up to depth WRITEs in flight from sup into the
  * ring, add each completed WRITE's length to *bytes (monotonic), until *stop;
  * then wait for what is in flight while it completes (drain_ms without a
- * completion, or 2 x drain_ms in all, ends the wait). 0, or -errno with
+ * completion, or drain_all_ms in all, ends the wait). 0, or -errno with
  * w->why (a failed completion, a post error, a drain timeout).
  */
 int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_bool *stop,
-		   _Atomic uint64_t *bytes, int drain_ms);
+		   _Atomic uint64_t *bytes, int drain_ms, int drain_all_ms);
 
 #endif

@@ -284,16 +284,18 @@ static int post_batch(struct fab_writer *w, const struct chunk_supply *sup)
  * Whatever is in flight still reads the staging slots: wait for it while it
  * completes. A link slowed a thousandfold drains the WRITEs it was given in
  * its window slowly but surely (its figure is then low, not lost): the wait
- * ends after drain_ms without a completion, or 2 x drain_ms in all (the sink
- * waits 3 x --timeout for the RESULT). rc: the loop's status, kept first.
+ * ends after drain_ms without a completion, or drain_all_ms in all (the
+ * remote tool's waits "drain" and "drain-all", model/waits.c: the sink waits
+ * longer for the RESULT). rc: the loop's status, kept first.
  */
 static int drain(struct fab_writer *w, const struct chunk_supply *sup, _Atomic uint64_t *bytes,
-		 int drain_ms, int rc)
+		 int drain_ms, int drain_all_ms, int rc)
 {
-	uint64_t quiet = (uint64_t)drain_ms * 1000000, start = nbw_now_ns(), last = start, now;
+	uint64_t quiet = (uint64_t)drain_ms * 1000000, all = (uint64_t)drain_all_ms * 1000000;
+	uint64_t start = nbw_now_ns(), last = start, now;
 	unsigned at_start = w->inflight;
 
-	for (now = start; w->inflight && now < last + quiet && now < start + 2 * quiet;
+	for (now = start; w->inflight && now < last + quiet && now < start + all;
 	     now = nbw_now_ns()) {
 		unsigned before = w->inflight;
 		int r = reap(w, sup, bytes);
@@ -318,14 +320,14 @@ static int drain(struct fab_writer *w, const struct chunk_supply *sup, _Atomic u
 			snprintf(w->why, sizeof(w->why),
 				 "%u RDMA WRITEs still in flight after %d ms (%u of %u completed "
 				 "meanwhile: the link drains too slowly)",
-				 w->inflight, 2 * drain_ms, at_start - w->inflight, at_start);
+				 w->inflight, drain_all_ms, at_start - w->inflight, at_start);
 		rc = -ETIMEDOUT;
 	}
 	return rc;
 }
 
 int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_bool *stop,
-		   _Atomic uint64_t *bytes, int drain_ms)
+		   _Atomic uint64_t *bytes, int drain_ms, int drain_all_ms)
 {
 	int rc = 0;
 
@@ -349,5 +351,5 @@ int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_
 		}
 		rc = 0;
 	}
-	return drain(w, sup, bytes, drain_ms, rc);
+	return drain(w, sup, bytes, drain_ms, drain_all_ms, rc);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * remote.c: what the sink and the source of nvme_write_bw_remote share: RDMA
- * port selection, the timeout and the windows' arithmetic (the meeting is
+ * port selection and the windows' arithmetic (the waits are waits.c's) (the meeting is
  * base's line.h). It calls only the layers, never back into the roles or main.c.
  */
 #include <errno.h>
@@ -17,11 +17,6 @@
 #include "sysfs.h"
 #include "timing.h"
 #include "window.h"
-
-int remote_timeout_ms(const struct options *o)
-{
-	return (int)(o->timeout * 1000 + 0.5);
-}
 
 uint32_t remote_share(const struct options *o)
 {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * remote.h: what the sink and the source share (remote.c): the timeout in
- * milliseconds, a source's share of workers, the RDMA ports and drives the
- * options name, the rails' line rates. In model/ because both roles call
- * it and a role never calls the other.
+ * remote.h: what the sink and the source share (remote.c): a source's
+ * share of workers, the RDMA ports and drives the options name, the rails'
+ * line rates (their waits: waits.h). In model/ because both roles call it
+ * and a role never calls the other.
  */
 #ifndef NBW_REMOTE_H
 #define NBW_REMOTE_H
@@ -13,8 +13,6 @@
 #include "linkload.h"
 #include "options.h"
 
-/* --timeout in milliseconds. */
-int remote_timeout_ms(const struct options *o);
 /* The workers one source may have: --max-workers-per-source, else an even split, else 0 (all). */
 uint32_t remote_share(const struct options *o);
 

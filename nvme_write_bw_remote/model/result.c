@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "result.h"
+#include "waits.h"
 
 void result_init(struct result *x, enum result_mode mode, const struct options *o)
 {
@@ -138,12 +139,13 @@ void result_free(struct result *x)
 	free(x->parts);
 }
 
+/* The words "--timeout / 2" are the row "others" (waits.c; test_waits holds it at T/2). */
 void result_missing_why(const struct options *o, int i, int n, char *why, size_t len)
 {
 	snprintf(why, len,
 		 "source %d of %d: none came within %g s (--wait), or %g s of the first "
 		 "(--timeout / 2)",
-		 i + 1, n, o->sink.wait, o->timeout / 2);
+		 i + 1, n, o->sink.wait, wait_s(o, WAIT_OTHERS));
 }
 
 const char *rdma_from_name(enum rdma_from from)

@@ -13,11 +13,11 @@
  * A stranger without the key learns a random nonce and nothing else.
  *
  * Anything else, in any state, and a handshake that is not done within
- * DOOR_HANDSHAKE_S, is dropped; the door keeps waiting. Drops are counted
- * and said at most once a second for each reason (door_said()), so a crowd
- * cannot fill the log. Only an AUTH or a HELLO of its exact size is read
- * before admission (ctrl_step_allows()): a stranger cannot make the sink
- * allocate more.
+ * the table's "door" wait (model/waits.c: 5 s), is dropped; the door keeps
+ * waiting. Drops are counted and said at most once a second for each reason
+ * (door_said()), so a crowd cannot fill the log. Only an AUTH or a HELLO of
+ * its exact size is read before admission (ctrl_step_allows()): a stranger
+ * cannot make the sink allocate more.
  *
  * Places: one address holds at most DOOR_MAX_PER_ADDR handshakes, and when
  * every place is taken a new connection takes the place of the handshake
@@ -52,6 +52,7 @@
 #include "netaddr.h"
 #include "steps.h"
 #include "timing.h"
+#include "waits.h"
 #include "window.h"
 
 #define POLL_SLICE_MS 200
@@ -417,7 +418,7 @@ static bool door_accept(struct door *d, int lfd)
 	snprintf(p->peer, sizeof(p->peer), "%s", who);
 	p->since = p->heard = nbw_now_ns();
 	p->round = d->round;
-	p->deadline = p->since + DOOR_HANDSHAKE_S * NBW_NSEC_PER_SEC;
+	p->deadline = p->since + wait_ns(d->o, WAIT_DOOR);
 	p->st = PEND_AUTH;
 	return true;
 }
@@ -427,7 +428,7 @@ static bool door_accept(struct door *d, int lfd)
  * protocol 3: what an older source reads): our version, or, after a keyed
  * AUTH, that the messages from HELLO on must carry a MAC.
  */
-static void pend_tell_version(struct pending *p, int rc)
+static void pend_tell_version(const struct door *d, struct pending *p, int rc)
 {
 	struct ctrl_buf b;
 	char msg[160];
@@ -440,7 +441,7 @@ static void pend_tell_version(struct pending *p, int rc)
 	else
 		snprintf(msg, sizeof(msg), "sink speaks protocol version %d (%d with --psk-file)",
 			 CTRL_VERSION, CTRL_VERSION_MAC);
-	ctrl_send_free(p->fd, NULL, &b, ctrl_encode_error(&b, msg), 200);
+	ctrl_send_free(p->fd, NULL, &b, ctrl_encode_error(&b, msg), wait_ms(d->o, WAIT_VERSION));
 }
 
 /* One whole message of a pending handshake. 1 a guest is ready, 0 go on, <0 drop. */
@@ -481,7 +482,7 @@ static int pend_read(struct door *d, struct pending *p, struct door_guest *g)
 		return 0;
 	if (rc < 0) {
 		if (rc == -EPROTONOSUPPORT || rc == CTRL_ERR_NOMAC)
-			pend_tell_version(p, rc);
+			pend_tell_version(d, p, rc);
 		pend_drop(d, p,
 			  rc != -EBADMSG	     ? ctrl_strerror(rc)
 			  : p->in.type != CTRL_HELLO ? "a message out of turn"
@@ -582,7 +583,8 @@ void door_refuse(struct door *d, struct door_guest *g, const char *why)
 	struct ctrl_buf b;
 
 	if (g->trusted)
-		ctrl_send_free(g->fd, &g->mac, &b, ctrl_encode_error(&b, why), 1000);
+		ctrl_send_free(g->fd, &g->mac, &b, ctrl_encode_error(&b, why),
+			       wait_ms(d->o, WAIT_TELL));
 	door_drop_note(d, g->peer, why, DROP_REFUSED);
 	close(g->fd);
 	g->fd = -1;

@@ -19,8 +19,6 @@
 #include "ctrl_io.h"
 #include "options.h"
 
-/* Seconds a new connection has to get from connect to a complete HELLO. */
-#define DOOR_HANDSHAKE_S 5
 #define DOOR_MAX_PENDING 128
 #define DOOR_MAX_PER_ADDR 8 /* pending handshakes of one address */
 #define DOOR_MAX_ADDRS 16

@@ -25,6 +25,7 @@
 #include "result.h"
 #include "share.h"
 #include "timing.h"
+#include "waits.h"
 #include "watchdog.h"
 #include "wire_conv.h"
 
@@ -198,16 +199,16 @@ static struct session *admit_one(struct hall *h, struct door_guest *g, int i, in
 
 /*
  * The first source admitted waits for its ACCEPT at most --timeout: the others
- * must come within half of that (or by deadline, if sooner).
+ * must come within the table's "others" of it (or by deadline, if sooner).
  */
 static uint64_t first_patience(const struct options *o, uint64_t deadline)
 {
-	uint64_t by = nbw_now_ns() + nbw_s_to_ns(o->timeout) / 2;
+	uint64_t by = nbw_now_ns() + wait_ns(o, WAIT_OTHERS);
 
 	return deadline && deadline < by ? deadline : by;
 }
 
-/* The first came: the others' deadline, said with N sources. */
+/* The first came: the others' deadline, said with N sources (the words: the row "others", T/2). */
 static uint64_t first_came(const struct hall *h, uint64_t deadline, int n)
 {
 	deadline = first_patience(h->o, deadline);
@@ -362,7 +363,7 @@ int hall_window(struct hall *h, struct meeting *fan, struct result *x)
 	h->ctr_start = remote_counters_read(o, h->ports, h->nports);
 	h->ctr_start_ns = nbw_now_ns();
 	/* Its wait begins before the handshakes: it waits for them all (each is bounded). */
-	if (fan && !meeting_await(fan, remote_timeout_ms(o) * 5 / 2))
+	if (fan && !meeting_await(fan, wait_ms(o, WAIT_FAN)))
 		nbw_err("%s: not every source is ready: the windows may not overlap",
 			"the sink's drives");
 	window_run(&w);

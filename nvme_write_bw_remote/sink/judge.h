@@ -48,7 +48,7 @@ struct judge_frame {
 	uint32_t workers;	  /* the source's HELLO */
 	uint8_t source;		  /* enum ctrl_source */
 	double duration_s;	  /* --duration */
-	double timeout_s;	  /* --timeout: how far past -D a held-up window may run */
+	double timeout_s;	  /* the wait "late": how far past -D a window may run */
 	int nports;		  /* the sink's ports */
 	const double *port_gbits; /* each one's line rate; 0: unknown or software */
 	const int *wport;	  /* each worker's port (its place in the ports), -1 unknown */

@@ -21,6 +21,7 @@
 #include "session.h"
 #include "timing.h"
 #include "verify.h"
+#include "waits.h"
 #include "watchdog.h"
 #include "wire_conv.h"
 
@@ -37,7 +38,8 @@ static int send_accept(struct session *s, struct ctrl_buf *b)
 	a->session = s->id;
 	for (i = 0; i < s->env->nports && i < CTRL_MAX_PORTS; i++)
 		conv_port_to_wire(&s->env->ports[i], &a->ports[a->nports++]);
-	rc = ctrl_send_free(s->cfd, &s->mac, b, ctrl_encode_accept(b, a), remote_timeout_ms(s->o));
+	rc = ctrl_send_free(s->cfd, &s->mac, b, ctrl_encode_accept(b, a),
+			    wait_ms(s->o, WAIT_HELLO));
 	free(a);
 	return rc;
 }
@@ -74,7 +76,7 @@ static int make_qps(struct session *s)
 	s->sqp = calloc(s->hello.workers, sizeof(*s->sqp));
 	if (!s->conns || !s->sqp)
 		return session_refuse(s, "out of memory");
-	rc = session_expect(s, CTRL_QPS, &p, &len, remote_timeout_ms(s->o), err, sizeof(err));
+	rc = session_expect(s, CTRL_QPS, &p, &len, wait_ms(s->o, WAIT_QPS), err, sizeof(err));
 	if (!rc) {
 		rc = ctrl_decode_qps(p, len, &q, &n);
 		free(p);
@@ -110,7 +112,7 @@ static int port_index(const struct session *s, const struct fab_conn *c)
 /* -R: one rdma_cm connection per worker, through the hall's gate, each with its slice's MR. */
 static int connect_workers(struct session *s)
 {
-	uint64_t deadline = nbw_now_ns() + nbw_s_to_ns(s->o->timeout);
+	uint64_t deadline = nbw_now_ns() + wait_ns(s->o, WAIT_RDMA);
 	uint32_t done = 0;
 
 	s->conns = calloc(s->hello.workers, sizeof(*s->conns));
@@ -125,7 +127,8 @@ static int connect_workers(struct session *s)
 			return session_refuse(s,
 					      "%s: %u of %u RDMA connections arrived within "
 					      "%g s (--timeout)",
-					      s->peer, done, s->hello.workers, s->o->timeout);
+					      s->peer, done, s->hello.workers,
+					      wait_s(s->o, WAIT_RDMA));
 		if (rc)
 			return session_refuse(s, "interrupted while the RDMA connections came");
 		if (h.worker >= s->hello.workers || s->conns[h.worker].connected) {
@@ -137,7 +140,7 @@ static int connect_workers(struct session *s)
 			continue;
 		}
 		rc = fab_conn_accept(&s->conns[h.worker], id, session_slice(s, h.worker),
-				     s->env->lay->slice_len, remote_timeout_ms(s->o));
+				     s->env->lay->slice_len, wait_ms(s->o, WAIT_RDMA));
 		if (rc)
 			return session_refuse(s, "worker %u: %s", h.worker, s->conns[h.worker].why);
 		s->wport[h.worker] = port_index(s, &s->conns[h.worker]);
@@ -163,7 +166,7 @@ static int send_slices(struct session *s)
 			sl[i].qp = s->sqp[i];
 	}
 	rc = ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_slices(&b, sl, s->hello.workers),
-			    remote_timeout_ms(s->o));
+			    wait_ms(s->o, WAIT_SLICES));
 	free(sl);
 	if (rc) {
 		nbw_err("%s: sending the slices: %s", s->peer, ctrl_strerror(rc));
@@ -183,8 +186,7 @@ static int receive_canary(struct session *s)
 	void *p;
 	int rc;
 
-	rc = session_expect(s, CTRL_CANARY, &p, &len, 2 * remote_timeout_ms(s->o), err,
-			    sizeof(err));
+	rc = session_expect(s, CTRL_CANARY, &p, &len, wait_ms(s->o, WAIT_CANARY), err, sizeof(err));
 	if (!rc)
 		rc = ctrl_decode_chunks(p, len, &s->canary, &s->ncanary);
 	free(p);
@@ -260,7 +262,7 @@ void session_destroy(struct session *s)
 	if (!s)
 		return;
 	/* Teardown has a bound of its own, whatever is left of the budget. */
-	nbw_watchdog_bound(s->o->timeout + 5);
+	nbw_watchdog_bound(wait_s(s->o, WAIT_TEARDOWN));
 	for (i = 0; s->conns && i < s->hello.workers; i++) {
 		nbw_watchdog_phase("teardown: worker %u of %u of %s", i, s->hello.workers, s->peer);
 		fab_conn_close(&s->conns[i]);

@@ -12,6 +12,7 @@
 #include "beat.h"
 #include "session_state.h"
 #include "timing.h"
+#include "waits.h"
 
 /* ---- what session.c and session_window.c share (session_state.h) ------------- */
 
@@ -61,7 +62,7 @@ void session_landing(const struct session *s, struct landing *l)
 			      .slots = s->env->lay->slots,
 			      .workers = s->hello.workers,
 			      .chunk = s->hello.chunk,
-			      .timeout_s = s->o->timeout,
+			      .timeout_s = wait_s(s->o, WAIT_VERIFY),
 			      .source = s->hello.source,
 			      .wrote = s->have_res && s->res.ok ? s->res.bytes : 0};
 }
@@ -71,6 +72,7 @@ int session_tell(struct session *s, int rc)
 	struct ctrl_buf b;
 
 	if (s->cfd >= 0)
-		ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_error(&b, s->failure), 1000);
+		ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_error(&b, s->failure),
+			       wait_ms(s->o, WAIT_TELL));
 	return rc;
 }

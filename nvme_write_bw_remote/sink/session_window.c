@@ -21,6 +21,7 @@
 #include "result.h"
 #include "session.h"
 #include "timing.h"
+#include "waits.h"
 #include "watchdog.h"
 
 /* Whole messages taken from a source per tick of the window: a flood waits its turn. */
@@ -120,7 +121,7 @@ static int check(void *ctx)
 	for (i = 0; i < s->hello.workers; i++)
 		if (fab_conn_lost(&s->conns[i]))
 			return SINK_RDMA_LOST;
-	if (nbw_now_ns() - s->last_heard > nbw_s_to_ns(s->o->timeout))
+	if (nbw_now_ns() - s->last_heard > wait_ns(s->o, WAIT_SILENCE))
 		return SINK_SILENT;
 	return SINK_RUNNING;
 }
@@ -161,16 +162,16 @@ static void live(void *ctx, double at, double secs)
 /* ---- the window ---------------------------------------------------------------------- */
 
 /*
- * The heartbeat period the source is asked for: at most 1 s, a quarter of
- * --timeout (so one lost beat is not silence) and half of --interval (so
- * every live line has a fresh figure).
+ * The heartbeat period the source is asked for: at most 1 s, the table's
+ * "heartbeat" (a quarter of --timeout, so one lost beat is not silence) and
+ * half of --interval (so every live line has a fresh figure).
  */
 static uint32_t progress_period_ms(const struct options *o)
 {
 	double ms = 1000;
 
-	if (o->timeout * 250 < ms)
-		ms = o->timeout * 250;
+	if (wait_s(o, WAIT_HEARTBEAT) * 1000 < ms)
+		ms = wait_s(o, WAIT_HEARTBEAT) * 1000;
 	if (o->cc.interval > 0 && o->cc.interval * 500 < ms)
 		ms = o->cc.interval * 500;
 	return ms < 10 ? 10 : (uint32_t)ms;
@@ -179,16 +180,16 @@ static uint32_t progress_period_ms(const struct options *o)
 /*
  * After the sink's window: the source's window ends a little later (it got
  * START later) and it drains what is in flight, sending heartbeats
- * meanwhile. Wait for its RESULT; silence for --timeout, or 3 x --timeout in
- * all, ends the wait.
+ * meanwhile. Wait for its RESULT; silence ("silence", --timeout) or the
+ * table's "result-all" (3 x --timeout) ends the wait.
  */
 static int await_result(struct session *s)
 {
-	uint64_t deadline = nbw_now_ns() + 3 * nbw_s_to_ns(s->o->timeout);
+	uint64_t deadline = nbw_now_ns() + wait_ns(s->o, WAIT_RESULT_ALL);
 
 	for (;;) {
 		uint64_t now = nbw_now_ns();
-		int rc, ms = remote_timeout_ms(s->o);
+		int rc, ms = wait_ms(s->o, WAIT_SILENCE);
 
 		if (now >= deadline || nbw_interrupted())
 			return SINK_SILENT;
@@ -198,7 +199,7 @@ static int await_result(struct session *s)
 			ms = 500; /* stay responsive to Ctrl-C */
 		rc = take(s, ms);
 		if (rc == -ETIMEDOUT) {
-			if (nbw_now_ns() - s->last_heard > nbw_s_to_ns(s->o->timeout))
+			if (nbw_now_ns() - s->last_heard > wait_ns(s->o, WAIT_SILENCE))
 				return SINK_SILENT;
 			continue;
 		}
@@ -230,7 +231,7 @@ static int window_failure(struct session *s, enum sink_stop why, const struct wi
 		return session_fail(s,
 				    "%s: the source went silent: nothing on the control channel "
 				    "for %g s (--timeout; network or source gone)",
-				    s->peer, s->o->timeout);
+				    s->peer, wait_s(s->o, WAIT_SILENCE));
 	default:
 		return session_refuse(s, "%s: protocol error during the window: %s", s->peer,
 				      s->peer_err);
@@ -299,7 +300,7 @@ static bool result_implausible(struct session *s, char *why, size_t len)
 	struct judge_frame f = {.workers = s->hello.workers,
 				.source = s->hello.source,
 				.duration_s = s->o->cc.duration,
-				.timeout_s = s->o->timeout,
+				.timeout_s = wait_s(s->o, WAIT_LATE),
 				.nports = s->env->nports,
 				.port_gbits = gbits,
 				.wport = s->wport};
@@ -352,7 +353,7 @@ static int receive_full(struct session *s)
 
 	nbw_watchdog_phase("verifying every slot %s wrote", s->peer);
 	session_landing(s, &l);
-	rc = session_expect(s, CTRL_VERIFY, &p, &len, remote_timeout_ms(s->o), err, sizeof(err));
+	rc = session_expect(s, CTRL_VERIFY, &p, &len, wait_ms(s->o, WAIT_VERIFY), err, sizeof(err));
 	if (!rc)
 		rc = ctrl_decode_chunks(p, len, &c, &n);
 	free(p);
@@ -485,15 +486,16 @@ static int send_start(struct session *s)
 	struct ctrl_buf b;
 	int rc;
 
-	if (s->sync && !meeting_await(s->sync, remote_timeout_ms(o) / 2))
+	if (s->sync && !meeting_await(s->sync, wait_ms(o, WAIT_MEETING)))
 		nbw_err("--bidir: this node's source is not ready: the windows may not overlap");
 	/* A source waits --timeout for START after its canary. */
-	if (s->fan && !meeting_await(s->fan, remote_timeout_ms(o) / 2))
+	if (s->fan && !meeting_await(s->fan, wait_ms(o, WAIT_MEETING)))
 		nbw_err("%s: not every source is ready: the windows may not overlap", s->peer);
 	free(s->ctr_start); /* the ports' counters before the source's first byte of the window */
 	s->ctr_start = remote_counters_read(o, s->env->ports, s->env->nports);
 	s->start_sent_ns = nbw_now_ns();
-	rc = ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_start(&b, &st), remote_timeout_ms(o));
+	rc = ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_start(&b, &st),
+			    wait_ms(o, WAIT_START));
 	s->state = CTRL_STEP_WINDOW;
 	s->last_heard = nbw_now_ns();
 	return rc;
@@ -506,7 +508,7 @@ static int send_start(struct session *s)
  */
 static bool held_up(const struct session *s, const struct window *w)
 {
-	return w->measured && w->seconds > s->o->cc.duration + s->o->timeout;
+	return w->measured && w->seconds > s->o->cc.duration + wait_s(s->o, WAIT_LATE);
 }
 
 /* START, the window over the local stream and the source's heartbeat, its RESULT. */
@@ -549,7 +551,7 @@ static int session_window(struct session *s)
 			"the sink's window ran %.1f s where -D is %g s, more than --timeout "
 			"(%g s) over: this process was held up (stopped or starved), so its "
 			"figures are not taken",
-			w.seconds, s->o->cc.duration, s->o->timeout);
+			w.seconds, s->o->cc.duration, wait_s(s->o, WAIT_LATE));
 	}
 	if (why == SINK_RUNNING) { /* the window ended here: the source's RESULT comes next */
 		nbw_watchdog_phase("waiting for %s's RESULT", s->peer);
@@ -572,7 +574,7 @@ static int expect_source_end(struct session *s, int rc)
 
 	if (!s->mac.on)
 		return rc;
-	e = ctrl_expect_end(s->cfd, remote_timeout_ms(s->o));
+	e = ctrl_expect_end(s->cfd, wait_ms(s->o, WAIT_END));
 	if (e != CTRL_ERR_MAC)
 		return rc;
 	session_fail(s, "%s: protocol error: bytes after its last message: %s", s->peer,

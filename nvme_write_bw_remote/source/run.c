@@ -32,6 +32,7 @@
 #include "target.h"
 #include "timing.h"
 #include "validity.h"
+#include "waits.h"
 #include "watchdog.h"
 #include "window.h"
 #include "wire_conv.h"
@@ -119,7 +120,7 @@ static int heartbeat(struct source *s)
 	pr.elapsed_ns = now - s->t_start;
 	progress_window(s, now, &pr);
 	return source_send(s, CTRL_PROGRESS, &b, ctrl_encode_progress(&b, &pr),
-			   remote_timeout_ms(s->o));
+			   wait_ms(s->o, WAIT_SILENCE));
 }
 
 static int source_check(void *ctx)
@@ -433,7 +434,7 @@ static void source_close(struct source *s)
 	int k;
 
 	/* Teardown has a bound of its own, whatever is left of the budget. */
-	nbw_watchdog_bound(s->o->timeout + 5);
+	nbw_watchdog_bound(wait_s(s->o, WAIT_TEARDOWN));
 	nbw_watchdog_phase("teardown: joining the workers");
 	if (s->started) {
 		line_abort(&s->line);

@@ -27,6 +27,7 @@
 #include "remote.h"
 #include "target.h"
 #include "timing.h"
+#include "waits.h"
 #include "watchdog.h"
 #include "window.h"
 #include "state.h"
@@ -88,7 +89,8 @@ int source_tell_sink(struct source *s, const char *msg)
 	struct ctrl_buf b;
 
 	if (s->cfd >= 0)
-		source_send(s, CTRL_ERROR, &b, ctrl_encode_error(&b, msg), 1000);
+		source_send(s, CTRL_ERROR, &b, ctrl_encode_error(&b, msg),
+			    wait_ms(s->o, WAIT_TELL));
 	return NBW_EXIT_FAIL;
 }
 
@@ -96,7 +98,7 @@ int source_tell_sink(struct source *s, const char *msg)
 static int control_connect(struct source *s)
 {
 	const struct options *o = s->o;
-	uint64_t deadline = nbw_now_ns() + nbw_s_to_ns(o->timeout);
+	uint64_t deadline = nbw_now_ns() + wait_ns(o, WAIT_CONNECT);
 
 	for (;;) {
 		uint64_t now = nbw_now_ns();
@@ -135,7 +137,7 @@ static int authenticate(struct source *s)
 {
 	char why[CTRL_MAX_STR + 256];
 	int rc = ctrl_auth_source(s->cfd, &s->o->key, &s->mac, s->o->source.peer,
-				  remote_timeout_ms(s->o), why, sizeof(why));
+				  wait_ms(s->o, WAIT_AUTH), why, sizeof(why));
 
 	if (rc && !handshake_reset(s, rc))
 		return source_fail(s, "%s", why);
@@ -156,9 +158,10 @@ static int greet(struct source *s)
 		return NBW_EXIT_FAIL;
 	h.workers = s->nw;
 	h.source = (uint8_t)o->source.feed;
-	rc = source_send(s, CTRL_HELLO, &b, ctrl_encode_hello(&b, &h), remote_timeout_ms(o));
+	rc = source_send(s, CTRL_HELLO, &b, ctrl_encode_hello(&b, &h), wait_ms(o, WAIT_HELLO));
 	if (!rc)
-		rc = source_await(s, CTRL_ACCEPT, &s->acc, remote_timeout_ms(o), err, sizeof(err));
+		rc = source_await(s, CTRL_ACCEPT, &s->acc, wait_ms(o, WAIT_HELLO), err,
+				  sizeof(err));
 	if (handshake_reset(s, rc))
 		return NBW_EXIT_FAIL;
 	if (rc == -ECONNABORTED)
@@ -209,7 +212,7 @@ int source_send_qps(struct source *s)
 		q[i].port = w->port->port;
 		q[i].qp = conv_qp_to_wire(&w->qp_local);
 	}
-	rc = source_send(s, CTRL_QPS, &b, ctrl_encode_qps(&b, q, s->nw), remote_timeout_ms(s->o));
+	rc = source_send(s, CTRL_QPS, &b, ctrl_encode_qps(&b, q, s->nw), wait_ms(s->o, WAIT_QPS));
 	free(q);
 	if (rc)
 		return source_fail(s, "%s: sending the QPs: %s", s->o->source.peer,
@@ -263,7 +266,7 @@ int source_receive_slices(struct source *s)
 	void *p;
 	int rc;
 
-	rc = source_expect(s, CTRL_SLICES, &p, &len, remote_timeout_ms(s->o), err, sizeof(err));
+	rc = source_expect(s, CTRL_SLICES, &p, &len, wait_ms(s->o, WAIT_SLICES), err, sizeof(err));
 	if (!rc) {
 		rc = ctrl_decode_slices(p, len, &sl, &n);
 		free(p);
@@ -304,12 +307,12 @@ int source_send_canary(struct source *s)
 	rc = source_send(
 		s, CTRL_CANARY, &b,
 		ctrl_encode_chunks(&b, CTRL_CANARY, c, o->verify == CTRL_VERIFY_OFF ? 0 : s->nw),
-		remote_timeout_ms(o));
+		wait_ms(o, WAIT_CANARY));
 	free(c);
 	if (s->sync)
 		meeting_arrive(s->sync);
 	if (!rc)
-		rc = source_await(s, CTRL_START, &st, remote_timeout_ms(o), err, sizeof(err));
+		rc = source_await(s, CTRL_START, &st, wait_ms(o, WAIT_START), err, sizeof(err));
 	if (rc)
 		return source_fail(s, "%s: waiting for the start: %s", o->source.peer,
 				   err[0] ? err : ctrl_strerror(rc));
@@ -334,7 +337,7 @@ static int send_table(struct source *s)
 			if (s->w[i].table[k].len)
 				all[n++] = s->w[i].table[k];
 	rc = source_send(s, CTRL_VERIFY, &b, ctrl_encode_chunks(&b, CTRL_VERIFY, all, n),
-			 remote_timeout_ms(s->o));
+			 wait_ms(s->o, WAIT_RESULT));
 	free(all);
 	return rc;
 }
@@ -393,7 +396,7 @@ int source_send_result(struct source *s, bool ok)
 	res.nhealth = res.health ? (uint32_t)s->nt : 0;
 	rc = ctrl_encode_result(&b, &res);
 	free(res.health);
-	rc = source_send(s, CTRL_RESULT, &b, rc, remote_timeout_ms(o));
+	rc = source_send(s, CTRL_RESULT, &b, rc, wait_ms(o, WAIT_RESULT));
 	if (!rc && o->verify == CTRL_VERIFY_FULL)
 		rc = send_table(s);
 	if (rc == -ENOMEM)
@@ -401,12 +404,12 @@ int source_send_result(struct source *s, bool ok)
 	if (!ok)
 		return NBW_EXIT_FAIL;
 	if (!rc)
-		rc = source_await(s, CTRL_DONE, &d, 2 * remote_timeout_ms(o), err, sizeof(err));
+		rc = source_await(s, CTRL_DONE, &d, wait_ms(o, WAIT_VERDICT), err, sizeof(err));
 	if (rc)
 		return source_fail(s, "%s: no verdict from the sink: %s", o->source.peer,
 				   err[0] ? err : ctrl_strerror(rc));
 	/* With a key, nothing may follow the verdict (a DONE replayed on the way). */
-	if (s->mac.on && ctrl_expect_end(s->cfd, remote_timeout_ms(o)) == CTRL_ERR_MAC)
+	if (s->mac.on && ctrl_expect_end(s->cfd, wait_ms(o, WAIT_END)) == CTRL_ERR_MAC)
 		return source_fail(s, "%s: protocol error: bytes after the sink's verdict: %s",
 				   o->source.peer, ctrl_strerror(CTRL_ERR_MAC));
 	s->verdict = (enum verdict)d.verify;

@@ -28,6 +28,7 @@
 #include "remote.h"
 #include "target.h"
 #include "timing.h"
+#include "waits.h"
 #include "watchdog.h"
 #include "window.h"
 #include "state.h"
@@ -203,7 +204,7 @@ static int worker_setup(struct sworker *w)
 		return rc;
 	}
 	rc = fab_conn_connect(&w->conn, w->port->addr, s->acc.ports[w->sink_port].addr, o->port, &h,
-			      o->depth, w->buf, w->buflen, &o->lo, remote_timeout_ms(o));
+			      o->depth, w->buf, w->buflen, &o->lo, wait_ms(o, WAIT_RDMA));
 	if (rc)
 		wfail(w, rc, "RDMA connection: %s", w->conn.why);
 	return rc;
@@ -222,7 +223,7 @@ static void slot_return(struct sworker *w, unsigned slot)
 static int worker_canary(struct sworker *w, const struct chunk_supply *sup)
 {
 	const struct options *o = w->s->o;
-	uint64_t deadline = nbw_now_ns() + nbw_s_to_ns(o->timeout);
+	uint64_t deadline = nbw_now_ns() + wait_ns(o, WAIT_CANARY_READ);
 	struct write_item it;
 	int rc;
 
@@ -232,7 +233,7 @@ static int worker_canary(struct sworker *w, const struct chunk_supply *sup)
 			return -ECANCELED;
 		if (nbw_now_ns() >= deadline) {
 			wfail(w, -ETIMEDOUT, "no chunk read for the canary within %g s (--timeout)",
-			      o->timeout);
+			      wait_s(o, WAIT_CANARY_READ));
 			return -ETIMEDOUT;
 		}
 	}
@@ -243,7 +244,7 @@ static int worker_canary(struct sworker *w, const struct chunk_supply *sup)
 	w->canary.digest = digest_add(0, it.offset, it.buf, it.len);
 	if (o->source.corrupt_canary)
 		((unsigned char *)it.buf)[it.len / 2] ^= 0x5a;
-	rc = fab_write_one(&w->wr, it.buf, it.len, 0, remote_timeout_ms(o));
+	rc = fab_write_one(&w->wr, it.buf, it.len, 0, wait_ms(o, WAIT_CANARY_WRITE));
 	if (o->source.corrupt_canary)
 		((unsigned char *)it.buf)[it.len / 2] ^= 0x5a;
 	slot_return(w, it.slot); /* not a ring chunk: nothing to record */
@@ -310,7 +311,8 @@ void *sworker_main(void *arg)
 	if (!line_pass(&s->line, LINE_CANARY))
 		goto out;
 	if (!rc) {
-		rc = fab_write_loop(&w->wr, &sup, &s->stop, &w->bytes, remote_timeout_ms(s->o));
+		rc = fab_write_loop(&w->wr, &sup, &s->stop, &w->bytes, wait_ms(s->o, WAIT_DRAIN),
+				    wait_ms(s->o, WAIT_DRAIN_ALL));
 		if (rc && !w->fault.err)
 			wfail(w, rc, "%s", w->wr.why);
 	}

@@ -176,8 +176,8 @@ static void fake_init(struct fake *f, int pipe_rd)
 	f->conn.cch = &f->cch;
 }
 
-/* Run the loop over f until want completions, draining at most drain_ms quiet: its
- * status; counts in s, the reason in why. */
+/* Run the loop over f until want completions, draining at most drain_ms quiet (twice it in all,
+ * as the remote tool's "drain" and "drain-all"): its status; counts in s, the reason in why. */
 static int run_drain(struct fake *f, struct supply *s, unsigned want, _Atomic uint64_t *bytes,
 		     int drain_ms, char *why, size_t why_len)
 {
@@ -191,7 +191,7 @@ static int run_drain(struct fake *f, struct supply *s, unsigned want, _Atomic ui
 	s->stop = &stop;
 	atomic_store(bytes, 0);
 	CHECK(fab_writer_init(&w, &f->conn, RADDR, RKEY, SLOTS, CHUNK, DEPTH) == 0);
-	rc = fab_write_loop(&w, &sup, &stop, bytes, drain_ms);
+	rc = fab_write_loop(&w, &sup, &stop, bytes, drain_ms, 2 * drain_ms);
 	if (rc)
 		printf("  why: %s\n", w.why);
 	snprintf(why, why_len, "%s", rc ? w.why : "");

@@ -1010,7 +1010,7 @@ static int reap(struct fab_writer *w, const struct chunk_supply *sup, _Atomic ui
 }
 
 int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_bool *stop,
-		   _Atomic uint64_t *bytes, int drain_ms)
+		   _Atomic uint64_t *bytes, int drain_ms, int drain_all_ms)
 {
 	uint64_t waited = 0;
 	int rc = 0;
@@ -1048,7 +1048,8 @@ int fab_write_loop(struct fab_writer *w, const struct chunk_supply *sup, atomic_
 		w->inflight++;
 		w->posted++;
 	}
-	/* Whatever is in flight still reads the staging slots: wait for it. */
+	/* Whatever is in flight still reads the staging slots: wait for it (quiet or not). */
+	(void)drain_all_ms;
 	while (w->inflight && waited < (uint64_t)drain_ms) {
 		int r = reap(w, sup, bytes, 50);
 
