@@ -308,18 +308,20 @@ static int tool_option(int c, char *arg, void *ctx)
 	return cli_try_help();
 }
 
-/* --engine's words this build has (io_uring only with liburing). */
-static bool engine_built(const struct cli_opt *e, int w)
+/* Why an --engine word is not built: io_uring without liburing. */
+static const char *engine_unbuilt(const struct cli_opt *e, int w)
 {
 	(void)e;
-	return w != ENGINE_IO_URING || reader_engine_available(ENGINE_IO_URING);
+	return w == ENGINE_IO_URING && !reader_engine_available(ENGINE_IO_URING)
+		       ? "configure found no liburing"
+		       : NULL;
 }
 
 static const struct cli_spec cmdline = {
 	.opts = opts,
 	.tool = tool_option,
 	.usage = usage,
-	.built = engine_built,
+	.unbuilt = engine_unbuilt,
 };
 
 /* Checks across options, after all were read: -1 to go on, or an exit status. */

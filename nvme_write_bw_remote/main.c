@@ -396,13 +396,13 @@ static int tool_option(int c, char *arg, void *ctx)
 	return cli_try_help();
 }
 
-/* What this build has: --engine io_uring (liburing), --psk-file (the key's hash). */
-static bool built(const struct cli_opt *e, int w)
+/* Why a word is not built: --engine io_uring without liburing (no other row has one). */
+static const char *unbuilt(const struct cli_opt *e, int w)
 {
-	if (e->o.val == OPT_PSK_FILE)
-		return auth_available();
-	return e->o.val != CLI_OPT_ENGINE || w != ENGINE_IO_URING ||
-	       reader_engine_available(ENGINE_IO_URING);
+	return e->o.val == CLI_OPT_ENGINE && w == ENGINE_IO_URING &&
+			       !reader_engine_available(ENGINE_IO_URING)
+		       ? "configure found no liburing"
+		       : NULL;
 }
 
 /* Options that contradict each other, refused with one line. */
@@ -417,7 +417,7 @@ static const struct cli_spec cmdline = {
 	.opts = opts,
 	.tool = tool_option,
 	.usage = usage,
-	.built = built,
+	.unbuilt = unbuilt,
 	.excl = contradictions,
 };
 
