@@ -116,8 +116,7 @@ static const char *const bind_words[] = {"any", NULL};
 static const char *const conn_words[] = {"RC", NULL};
 static const char *const output_words[] = {"bandwidth", NULL};
 
-_Static_assert(sizeof(enum reader_engine) == sizeof(int) && sizeof(enum ctrl_source) == sizeof(int),
-	       "--engine and --source are keyword rows (an int)");
+_Static_assert(sizeof(enum ctrl_source) == sizeof(int), "--source is a keyword row (an int)");
 _Static_assert(CTRL_SOURCE_DISK == 0 && CTRL_SOURCE_MEM == 1, "--source's words in order");
 
 /* clang-format off */
@@ -252,9 +251,9 @@ static const struct cli_opt opts[] = {
 	 .what = "DRAM size", .min = 4096, .roles = SINK_ROLES, .arg = "SIZE",
 	 .help = "sink: DRAM buffer for all slices and local reads", .def = "16G"},
 	CLI_ROW_SPAN(O, span),
-	CLI_ROW_ENGINE(O, engine, "reader engine: psync or io_uring%s; on the source io_uring "
-				  "keeps the drive reads and the WRITEs of a worker in flight at "
-				  "the same time"),
+	CLI_ROW_ENGINE(O, engine, reader_engine_words,
+		       "reader engine: %w%s; on the source io_uring keeps the drive reads and "
+		       "the WRITEs of a worker in flight at the same time"),
 	CLI_ROW_SYSFS("read sysfs from DIR instead of /sys"),
 	CLI_ROWS_WINDOW("print a live line every interval (sink: local, and RDMA as the source's "
 			"heartbeats report it; with --sources N each source's as s1..sN, their "
@@ -396,13 +395,10 @@ static int tool_option(int c, char *arg, void *ctx)
 	return cli_try_help();
 }
 
-/* Why a word is not built: --engine io_uring without liburing (no other row has one). */
+/* Why a word is not built: --engine's, from the table of engines (io_uring without liburing). */
 static const char *unbuilt(const struct cli_opt *e, int w)
 {
-	return e->o.val == CLI_OPT_ENGINE && w == ENGINE_IO_URING &&
-			       !reader_engine_available(ENGINE_IO_URING)
-		       ? "configure found no liburing"
-		       : NULL;
+	return e->o.val == CLI_OPT_ENGINE ? reader_engine_unbuilt((unsigned)w) : NULL;
 }
 
 /* Options that contradict each other, refused with one line. */

@@ -13,8 +13,6 @@
 #include "nbw.h"
 #include "parse.h"
 
-const char *const cli_engine_words[] = {"psync", "io_uring", NULL};
-
 void cli_common_init(struct cli_common *cc)
 {
 	*cc = (struct cli_common){.sysfs_root = "/sys"};

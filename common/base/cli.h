@@ -135,16 +135,17 @@ struct cli_opt {
  * The reader options both tools share, parsed here by type (T: the tool's
  * options; each names its own fields). --span and --engine are the same
  * everywhere; --threads, -s/--chunk and --depth carry each tool's letter,
- * bounds and text (the remote tool's -t is perftest's tx-depth).
+ * bounds and text (the remote tool's -t is perftest's tx-depth). --engine's
+ * words come from words_fn, the table of engines (reader_engine_words()),
+ * its value is the index of one there.
  */
-extern const char *const cli_engine_words[]; /* psync, io_uring: enum reader_engine's order */
 #define CLI_ROW_SPAN(T, f) \
 	{CLI_NAME("span", required_argument, CLI_OPT_SPAN), .type = CLI_T_SIZE, \
 	 .field = CLI_AT(T, f), .what = "span", .min = 1, .arg = "SIZE", \
 	 .help = "bytes of each drive to sweep (default: the whole drive)"}
-#define CLI_ROW_ENGINE(T, f, helptext) \
+#define CLI_ROW_ENGINE(T, f, words_fn, helptext) \
 	{CLI_NAME("engine", required_argument, CLI_OPT_ENGINE), .type = CLI_T_KEYWORD, \
-	 .field = CLI_AT(T, f), .what = "engine", .words = cli_engine_words, .arg = "ENGINE", \
+	 .field = CLI_AT(T, f), .what = "engine", .words_of = words_fn, .arg = "ENGINE", \
 	 .help = helptext, .def = "psync"}
 #define CLI_ROW_THREADS(T, f, letter, helptext, ...) \
 	{CLI_NAME("threads", required_argument, letter), .type = CLI_T_UINT, \
