@@ -83,8 +83,6 @@ static const char *const mode_names[] = {
 static const char *const numa_words[] = {"auto", "off", NULL};
 static const char *const pattern_words[] = {"seq", "rand", NULL};
 
-_Static_assert(sizeof(enum reader_engine) == sizeof(int), "--engine is a keyword row (an int)");
-
 /* clang-format off */
 #define O struct options
 #define ROW(name, has, val) CLI_NAME(name, has, val)
@@ -103,7 +101,7 @@ static const struct cli_opt opts[] = {
 			.sect = "Readers:"),
 	CLI_ROW_CHUNK(O, chunk, "chunk", 's', 1, "bytes per read; a multiple of the block size"),
 	CLI_ROW_SPAN(O, span),
-	CLI_ROW_ENGINE(O, engine, "psync or io_uring%s"),
+	CLI_ROW_ENGINE(O, engine, reader_engine_words, "%w%s"),
 	CLI_ROW_DEPTH(O, depth, CLI_OPT_DEPTH, MAX_DEPTH,
 		      "reads in flight per thread, io_uring only (default 8)",
 		      .set = CLI_AT(O, depth_set)),
@@ -308,31 +306,60 @@ static int tool_option(int c, char *arg, void *ctx)
 	return cli_try_help();
 }
 
-/* --engine's words this build has (io_uring only with liburing). */
-static bool engine_built(const struct cli_opt *e, int w)
+/* Why an --engine word is not built (io_uring without liburing), from the table of engines. */
+static const char *engine_unbuilt(const struct cli_opt *e, int w)
 {
 	(void)e;
-	return w != ENGINE_IO_URING || reader_engine_available(ENGINE_IO_URING);
+	return reader_engine_unbuilt((unsigned)w);
 }
 
 static const struct cli_spec cmdline = {
 	.opts = opts,
 	.tool = tool_option,
 	.usage = usage,
-	.built = engine_built,
+	.unbuilt = engine_unbuilt,
 };
+
+/* An engine of the table that takes inflight reads in flight with flags, to name in advice. */
+static const char *engine_taking(unsigned inflight, unsigned flags)
+{
+	const char *name = reader_engine_taking(inflight, flags);
+
+	return name ? name : "another";
+}
+
+/*
+ * What the engine does not take (its checks, reader.h), said with an engine
+ * of the table that does: -1 to go on, or an exit status. Its depth when
+ * --depth is not given.
+ */
+static int engine_options(struct options *o)
+{
+	unsigned e = (unsigned)o->engine;
+	const char *why;
+
+	if (o->depth_set && reader_engine_check(e, o->depth, 0, &why))
+		return nbw_usage_err("--depth needs --engine %s%s%s%s", engine_taking(o->depth, 0),
+				     why ? " (" : "", why ? why : "", why ? ")" : "");
+	if (o->iopoll && reader_engine_check(e, 1, READER_IOPOLL, NULL))
+		return nbw_usage_err("--iopoll needs --engine %s", engine_taking(1, READER_IOPOLL));
+	if (o->sqpoll && reader_engine_check(e, 1, READER_SQPOLL, NULL))
+		return nbw_usage_err("--sqpoll needs --engine %s", engine_taking(1, READER_SQPOLL));
+	if (o->mode == MODE_SWEEP_DEPTH && reader_engine_check(e, MAX_DEPTH, 0, NULL))
+		return nbw_usage_err("--sweep-depth needs --engine %s",
+				     engine_taking(MAX_DEPTH, 0));
+	if (!o->depth_set)
+		o->depth = reader_engine_depth(e);
+	return -1;
+}
 
 /* Checks across options, after all were read: -1 to go on, or an exit status. */
 static int validate_options(struct options *o)
 {
-	if (o->engine == ENGINE_PSYNC && o->depth_set && o->depth > 1)
-		return nbw_usage_err(
-			"--depth needs --engine io_uring (psync has one read in flight)");
-	if (o->engine == ENGINE_PSYNC && (o->iopoll || o->sqpoll))
-		return nbw_usage_err("--%s needs --engine io_uring",
-				     o->iopoll ? "iopoll" : "sqpoll");
-	if (o->mode == MODE_SWEEP_DEPTH && o->engine != ENGINE_IO_URING)
-		return nbw_usage_err("--sweep-depth needs --engine io_uring");
+	int rc = engine_options(o);
+
+	if (rc >= 0)
+		return rc;
 	if (o->mode == MODE_SWEEP_DEPTH && o->depth_set)
 		return nbw_usage_err("--depth and --sweep-depth cannot be combined");
 	if (o->mode == MODE_SWEEP_DEPTH) /* its verdict weighs p99 latency */
@@ -340,8 +367,6 @@ static int validate_options(struct options *o)
 	if (o->checksum && o->random)
 		return nbw_usage_err(
 			"--checksum digests a sequential sweep: not with --pattern rand");
-	if (o->engine == ENGINE_IO_URING && !o->depth_set)
-		o->depth = 8;
 	if (o->checksum && o->chunk % DIGEST_BLOCK)
 		return nbw_usage_err("--checksum needs a chunk that is a multiple of %u",
 				     DIGEST_BLOCK);
@@ -363,7 +388,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int first, rc;
 
 	*o = (struct options){
-		.depth = 1, /* psync's; io_uring's is 8 (validate_options) */
+		.depth = 1, /* the engine's unless --depth (engine_options) */
 		.numa_policy = PLACEMENT_AUTO,
 	};
 	o->argc = argc;

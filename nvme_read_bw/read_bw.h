@@ -73,7 +73,7 @@ struct options {
 	unsigned threads;
 	uint64_t chunk;
 	uint64_t span; /* 0 = whole target */
-	enum reader_engine engine;
+	int engine;    /* --engine: an index in the table of engines (reader.h) */
 	unsigned depth;
 	bool depth_set;
 	bool iopoll; /* io_uring: IORING_SETUP_IOPOLL */

@@ -131,8 +131,7 @@ static const char *const bind_words[] = {"any", NULL};
 static const char *const conn_words[] = {"RC", NULL};
 static const char *const output_words[] = {"bandwidth", NULL};
 
-_Static_assert(sizeof(enum reader_engine) == sizeof(int) && sizeof(enum ctrl_source) == sizeof(int),
-	       "--engine and --source are keyword rows (an int)");
+_Static_assert(sizeof(enum ctrl_source) == sizeof(int), "--source is a keyword row (an int)");
 _Static_assert(CTRL_SOURCE_DISK == 0 && CTRL_SOURCE_MEM == 1, "--source's words in order");
 
 /* clang-format off */
@@ -267,9 +266,9 @@ static const struct cli_opt opts[] = {
 	 .what = "DRAM size", .min = 4096, .roles = SINK_ROLES, .arg = "SIZE",
 	 .help = "sink: DRAM buffer for all slices and local reads", .def = "16G"},
 	CLI_ROW_SPAN(O, span),
-	CLI_ROW_ENGINE(O, engine, "reader engine: psync or io_uring%s; on the source io_uring "
-				  "keeps the drive reads and the WRITEs of a worker in flight at "
-				  "the same time"),
+	CLI_ROW_ENGINE(O, engine, reader_engine_words,
+		       "reader engine: %w%s; on the source io_uring keeps the drive reads and "
+		       "the WRITEs of a worker in flight at the same time"),
 	CLI_ROW_SYSFS("read sysfs from DIR instead of /sys"),
 	CLI_ROWS_WINDOW("print a live line every interval (sink: local, and RDMA as the source's "
 			"heartbeats report it; with --sources N each source's as s1..sN, their "
@@ -411,13 +410,10 @@ static int tool_option(int c, char *arg, void *ctx)
 	return cli_try_help();
 }
 
-/* What this build has: --engine io_uring (liburing), --psk-file (the key's hash). */
-static bool built(const struct cli_opt *e, int w)
+/* Why a word is not built: --engine's, from the table of engines (io_uring without liburing). */
+static const char *unbuilt(const struct cli_opt *e, int w)
 {
-	if (e->o.val == OPT_PSK_FILE)
-		return auth_available();
-	return e->o.val != CLI_OPT_ENGINE || w != ENGINE_IO_URING ||
-	       reader_engine_available(ENGINE_IO_URING);
+	return e->o.val == CLI_OPT_ENGINE ? reader_engine_unbuilt((unsigned)w) : NULL;
 }
 
 /* Options that contradict each other, refused with one line. */
@@ -432,7 +428,7 @@ static const struct cli_spec cmdline = {
 	.opts = opts,
 	.tool = tool_option,
 	.usage = usage,
-	.built = built,
+	.unbuilt = unbuilt,
 	.excl = contradictions,
 };
 

@@ -13,8 +13,6 @@
 #include "nbw.h"
 #include "parse.h"
 
-const char *const cli_engine_words[] = {"psync", "io_uring", NULL};
-
 void cli_common_init(struct cli_common *cc)
 {
 	*cc = (struct cli_common){.sysfs_root = "/sys"};
@@ -79,11 +77,11 @@ static void store_uint(const struct cli_opt *e, void *p, unsigned long n)
 static int keyword_value(const struct cli_spec *spec, const struct cli_opt *e, const char *val,
 			 int *k)
 {
-	int rc = cli_keyword(e->what, val, e->words, k);
+	int rc = cli_keyword(e->what, val, cli_words(e), k);
+	const char *why = rc == CLI_NEXT && spec->unbuilt ? spec->unbuilt(e, *k) : NULL;
 
-	if (rc == CLI_NEXT && spec->built && !spec->built(e, *k))
-		return nbw_usage_err("%s '%s' was not built (%s)", e->what, val,
-				     e->unbuilt ? e->unbuilt : "not in this build");
+	if (why)
+		return nbw_usage_err("%s '%s' was not built (%s)", e->what, val, why);
 	return rc;
 }
 
@@ -379,25 +377,40 @@ int cli_seconds(const char *what, const char *val, double min, double *out)
 	return seconds_in(what, val, min, 0, out);
 }
 
-int cli_keyword(const char *what, const char *val, const char *const *words, int *out)
+const char *const *cli_words(const struct cli_opt *e)
 {
-	char list[256] = "";
+	return e->words_of ? e->words_of() : e->words;
+}
+
+void cli_word_list(const char *const *words, char *buf, size_t len)
+{
 	size_t off = 0;
 	int i, n = 0;
+
+	if (len)
+		buf[0] = 0;
+	while (words && words[n])
+		n++;
+	for (i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					i == 0	     ? ""
+					: i + 1 == n ? " or "
+						     : ", ",
+					words[i]);
+}
+
+int cli_keyword(const char *what, const char *val, const char *const *words, int *out)
+{
+	char list[256];
+	int i;
 
 	for (i = 0; words[i]; i++) {
 		if (!strcmp(val, words[i])) {
 			*out = i;
 			return CLI_NEXT;
 		}
-		n++;
 	}
-	for (i = 0; i < n && off < sizeof(list); i++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-					i == 0	     ? ""
-					: i + 1 == n ? " or "
-						     : ", ",
-					words[i]);
+	cli_word_list(words, list, sizeof(list));
 	return nbw_usage_err("unknown %s '%s' (%s)", what, val, list);
 }
 

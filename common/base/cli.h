@@ -77,12 +77,14 @@ struct cli_opt {
 	const char *what;    /* the value's name in messages ("thread count") */
 	double min, max;
 	const char *const *words; /* CLI_T_KEYWORD (and the choices --help and completion show) */
-	const char *unbuilt;	  /* why a word the tool says is not built is refused */
-	const char *arg;	  /* the value in --help: "N", "SIZE", "[=FILE]" */
-	const char *help;	  /* --help's text, wrapped; "%s": " (not built)" (see above) */
-	const char *def;	  /* the default as typed: applied first, said in --help */
-	const char *sect;	  /* --help's heading from this row on (NULL: the previous row's) */
-	int with; /* the val of the row whose --help line names this one ("--chunk too") */
+	/* Or the words at run time, from a table of the tool's (--engine's: the engines'). */
+	const char *const *(*words_of)(void);
+	const char *arg; /* the value in --help: "N", "SIZE", "[=FILE]" */
+	/* --help's text, wrapped; "%s": " (not built)" (cli_spec.unbuilt), "%w": "a, b or c". */
+	const char *help;
+	const char *def;  /* the default as typed: applied first, said in --help */
+	const char *sect; /* --help's heading from this row on (NULL: the previous row's) */
+	int with;	  /* the val of the row whose --help line names this one ("--chunk too") */
 };
 
 /* Offset (plus one) and size of a field, for the rows' field and set. */
@@ -133,18 +135,18 @@ struct cli_opt {
  * The reader options both tools share, parsed here by type (T: the tool's
  * options; each names its own fields). --span and --engine are the same
  * everywhere; --threads, -s/--chunk and --depth carry each tool's letter,
- * bounds and text (the remote tool's -t is perftest's tx-depth).
+ * bounds and text (the remote tool's -t is perftest's tx-depth). --engine's
+ * words come from words_fn, the table of engines (reader_engine_words()),
+ * its value is the index of one there.
  */
-extern const char *const cli_engine_words[]; /* psync, io_uring: enum reader_engine's order */
 #define CLI_ROW_SPAN(T, f) \
 	{CLI_NAME("span", required_argument, CLI_OPT_SPAN), .type = CLI_T_SIZE, \
 	 .field = CLI_AT(T, f), .what = "span", .min = 1, .arg = "SIZE", \
 	 .help = "bytes of each drive to sweep (default: the whole drive)"}
-#define CLI_ROW_ENGINE(T, f, helptext) \
+#define CLI_ROW_ENGINE(T, f, words_fn, helptext) \
 	{CLI_NAME("engine", required_argument, CLI_OPT_ENGINE), .type = CLI_T_KEYWORD, \
-	 .field = CLI_AT(T, f), .what = "engine", .words = cli_engine_words, \
-	 .unbuilt = "configure found no liburing", .arg = "ENGINE", .help = helptext, \
-	 .def = "psync"}
+	 .field = CLI_AT(T, f), .what = "engine", .words_of = words_fn, .arg = "ENGINE", \
+	 .help = helptext, .def = "psync"}
 #define CLI_ROW_THREADS(T, f, letter, helptext, ...) \
 	{CLI_NAME("threads", required_argument, letter), .type = CLI_T_UINT, \
 	 .field = CLI_AT(T, f), .bytes = CLI_SIZEOF(T, f), .what = "thread count", .min = 1, \
@@ -190,8 +192,8 @@ struct cli_spec {
 	const struct cli_opt *opts;
 	cli_tool_option tool; /* the CLI_T_TOOL rows */
 	void (*usage)(void);  /* --help: the tool's text around cli_help() */
-	/* Whether word w of row e's words was built (NULL: all were). */
-	bool (*built)(const struct cli_opt *e, int w);
+	/* Why word w of row e's words is not built (refused so); NULL: it is. No hook: all are. */
+	const char *(*unbuilt)(const struct cli_opt *e, int w);
 	const struct cli_excl *excl; /* ends with {NULL}; NULL: none */
 };
 
@@ -242,6 +244,10 @@ int cli_size(const char *what, const char *val, uint64_t min, uint64_t max, uint
 int cli_seconds(const char *what, const char *val, double min, double *out);
 /* One of the NULL-terminated words[]; *out = its index. "unknown <what> '<val>' (a or b)". */
 int cli_keyword(const char *what, const char *val, const char *const *words, int *out);
+/* Row e's words (its words, or its words_of's), NULL-terminated; NULL: none. */
+const char *const *cli_words(const struct cli_opt *e);
+/* words as a list into buf (len bytes): "a", "a or b", "a, b or c". */
+void cli_word_list(const char *const *words, char *buf, size_t len);
 
 /*
  * arg, an operand, looks like the file of a --json given without '=' ("--json

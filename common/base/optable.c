@@ -28,26 +28,51 @@ static bool is_letter(int val)
 /* " (not built)" when a word of e is not built, else "". */
 static const char *unbuilt_note(const struct cli_spec *spec, const struct cli_opt *e)
 {
+	const char *const *words = cli_words(e);
 	int w;
 
-	for (w = 0; e->words && e->words[w] && spec->built; w++)
-		if (!spec->built(e, w))
+	for (w = 0; words && words[w] && spec->unbuilt; w++)
+		if (spec->unbuilt(e, w))
 			return " (not built)";
 	return "";
 }
 
-/* Row e's text: its help ("%s": the unbuilt note), its default, the names that stand with it. */
+/* The next "%s" or "%w" of help text h (another '%' stands as it is), or NULL. */
+static const char *directive(const char *h)
+{
+	while ((h = strchr(h, '%')) && h[1] != 's' && h[1] != 'w')
+		h++;
+	return h;
+}
+
+/* Help text h into buf: "%s" the unbuilt note, "%w" the words ("a, b or c"). The length. */
+static size_t help_text(const struct cli_spec *spec, const struct cli_opt *e, const char *h,
+			char *buf, size_t len)
+{
+	char words[256];
+	size_t off = 0;
+	const char *p;
+
+	buf[0] = 0;
+	while ((p = directive(h)) && off < len) {
+		if (p[1] == 'w')
+			cli_word_list(cli_words(e), words, sizeof(words));
+		off += (size_t)snprintf(buf + off, len - off, "%.*s%s", (int)(p - h), h,
+					p[1] == 'w' ? words : unbuilt_note(spec, e));
+		h = p + 2;
+	}
+	if (off < len)
+		off += (size_t)snprintf(buf + off, len - off, "%s", h);
+	return off;
+}
+
+/* Row e's text: its help (help_text()), its default, the names that stand with it. */
 static void row_text(const struct cli_spec *spec, const struct cli_opt *e, char *buf, size_t len)
 {
-	const char *h = e->help ? e->help : "", *pct = strstr(h, "%s");
 	const struct cli_opt *w;
 	size_t off, n = 0;
 
-	if (pct)
-		off = (size_t)snprintf(buf, len, "%.*s%s%s", (int)(pct - h), h,
-				       unbuilt_note(spec, e), pct + 2);
-	else
-		off = (size_t)snprintf(buf, len, "%s", h);
+	off = help_text(spec, e, e->help ? e->help : "", buf, len);
 	if (e->def && off < len)
 		off += (size_t)snprintf(buf + off, len - off, " (default %s)", e->def);
 	for (w = spec->opts; w->o.name && off < len; w++) {
@@ -137,12 +162,13 @@ void cli_help(const struct cli_spec *spec)
 /* The choices of row e for the listing: its words, comma-separated, or "". */
 static void choices(const struct cli_opt *e, char *buf, size_t len)
 {
+	const char *const *words = cli_words(e);
 	size_t off = 0;
 	int w;
 
 	buf[0] = 0;
-	for (w = 0; e->words && e->words[w] && off < len; w++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", w ? "," : "", e->words[w]);
+	for (w = 0; words && words[w] && off < len; w++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", w ? "," : "", words[w]);
 }
 
 void cli_list(const struct cli_spec *spec, FILE *out)

@@ -15,10 +15,12 @@
  * chunk carry its completion latency (first submission to completion,
  * CLOCK_MONOTONIC).
  *
- * reader.c keeps the slots and what every engine shares; each engine is a
- * file behind struct reader_ops (reader_engine.h): reader_psync.c, and
- * reader_uring.c where configure found liburing. The regions and random
- * offsets are region.h.
+ * reader.c opens, reads and closes a reader through its engine; the slots
+ * every engine reads through are reader_slots.h, each engine a file behind
+ * struct reader_ops (reader_engine.h: reader_psync.c, and reader_uring.c
+ * where configure found liburing), and the table of engines, the one place
+ * that names them, reader_engines.c. The regions and random offsets are
+ * region.h.
  */
 #ifndef NBW_READER_H
 #define NBW_READER_H
@@ -28,21 +30,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
 #include "nbw.h"
-#include "region.h"
-#ifdef HAVE_LIBURING
-#include <liburing.h>
-#endif
+#include "reader_slots.h"
 
-enum reader_engine {
-	ENGINE_PSYNC,
-	ENGINE_IO_URING,
-};
-
-/* The engine's name in reports; whether this build has it (cli_engine() parses --engine). */
-const char *reader_engine_name(enum reader_engine e);
-bool reader_engine_available(enum reader_engine e);
+/*
+ * The table of engines (reader_engines.c). An engine is its index there, in
+ * --engine's order (psync first, the default); one this build lacks is
+ * there by name only.
+ */
+/* The engines' names, NULL-terminated: --engine's words (its help and completion too). */
+const char *const *reader_engine_words(void);
+/* Engine e's name (in reports); "unknown" past the table. */
+const char *reader_engine_name(unsigned e);
+/* The index of the engine named name, or -ENOENT. */
+int reader_engine_find(const char *name);
+/* Whether this build has engine e; why not ("configure found no liburing"), NULL: it has. */
+bool reader_engine_available(unsigned e);
+const char *reader_engine_unbuilt(unsigned e);
+/* Reads in flight a reader of engine e keeps when the tool is not told (psync 1, io_uring 8). */
+unsigned reader_engine_depth(unsigned e);
+/*
+ * Whether engine e takes readers of inflight reads in flight each with
+ * READER_* flags (a tool's option checks): 0, or -EINVAL with *why (if not
+ * NULL) what it lacks in words ("psync has one read in flight") or NULL.
+ */
+int reader_engine_check(unsigned e, unsigned inflight, unsigned flags, const char **why);
+/* The first engine of the table that takes them (built or not; NULL: none), to name in advice. */
+const char *reader_engine_taking(unsigned inflight, unsigned flags);
 
 /*
  * Why a reader worker stopped: its error (-errno) and what it was doing
@@ -57,71 +71,14 @@ struct reader_fault {
 void reader_fail(struct reader_fault *f, atomic_bool *failed, int rc, const char *fmt, ...)
 	NBW_PRINTF(4, 5);
 
-/* A completed read: slot's buffer holds len bytes read at offset. */
-struct reader_chunk {
-	unsigned slot;
-	void *buf;
-	uint64_t offset;
-	size_t len;
-	uint64_t sweep;	 /* 0 for the region's first pass, 1 for the second, ... (random: 0) */
-	uint64_t lat_ns; /* completion latency with reader_set_timed(), else 0 */
-};
-
-/* SLOT_DONE: completed, waiting in the reader's queue of completed chunks. */
-enum slot_state { SLOT_FREE, SLOT_INFLIGHT, SLOT_DONE, SLOT_HELD };
-
-struct reader_slot {
-	enum slot_state state;
-	uint64_t offset;
-	size_t want; /* bytes the chunk should hold (clipped at region end) */
-	size_t got;  /* bytes read so far (short reads are resumed) */
-	uint64_t sweep;
-	uint64_t t_submit; /* CLOCK_MONOTONIC ns of the first submission (timed readers) */
-	uint64_t t_done;   /* and of the completion */
-};
-
 struct reader_ops;
 
+/* A reader: its slots, its engine and the engine's own state. */
 struct reader {
-	int fd;
-	unsigned depth;
-	size_t chunk;
-	uint32_t lbs;
-	uint64_t end_of_target; /* reads stop here (file size) */
-	struct region reg;
-	uint64_t next;	    /* next offset to read */
-	uint64_t sweep;	    /* pass the next offset belongs to */
-	unsigned char *buf; /* depth * chunk bytes, caller's, lbs-aligned */
-	struct reader_slot *slots;
-	unsigned inflight;
-	unsigned *done; /* io_uring: completed slots not handed out yet, a ring of depth */
-	unsigned done_head, ndone;
-	unsigned *idle; /* the free slots, a stack of depth */
-	unsigned nidle;
-	unsigned flags; /* READER_* */
-	bool random;	/* offsets from ro instead of the sweep */
-	bool timed;	/* chunks carry their latency */
-	struct rand_offsets ro;
-	/* The engine (reader_engine.h) and its own state; psync keeps none. */
+	struct reader_slots sl;
 	const struct reader_ops *ops;
-#ifdef HAVE_LIBURING
-	struct io_uring ring; /* reader_uring.c's */
-	bool ring_ready;
-#endif
+	void *priv; /* the engine's, made by its open, freed by its close */
 };
-
-/* reader_open_flags() flags; IOPOLL and SQPOLL are io_uring only (-EINVAL with psync). */
-#define READER_IOPOLL 1u /* busy-poll completions (IORING_SETUP_IOPOLL: needs poll queues) */
-#define READER_SQPOLL 2u /* a kernel thread submits (IORING_SETUP_SQPOLL) */
-/*
- * The thread that opens the reader also makes every reader_next() and the
- * reader_close(): the ring may then run completion work only in that
- * thread's calls (SINGLE_ISSUER | DEFER_TASKRUN where the kernel has them).
- * Another thread's call on such a ring fails (-EEXIST; -EINVAL already
- * where the ring's descriptor is registered, as that too is per thread).
- * psync ignores it.
- */
-#define READER_ONE_TASK 4u
 
 /*
  * Prepare a reader on fd (opened by drive_open_readonly()) for region reg of
@@ -129,7 +86,7 @@ struct reader {
  * must stay valid until reader_close(). chunk must be a multiple of lbs.
  * The io_uring engine registers buf and fd with its ring.
  */
-int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned depth, size_t chunk,
+int reader_open(struct reader *rd, int fd, unsigned engine, unsigned depth, size_t chunk,
 		uint32_t lbs, uint64_t target_size, struct region reg, void *buf);
 /*
  * reader_open() with READER_* flags. With READER_IOPOLL on a device without
@@ -137,9 +94,9 @@ int reader_open(struct reader *rd, int fd, enum reader_engine engine, unsigned d
  * check first that its block queue has them (queue/io_poll in sysfs).
  * -ENOTSUP for an engine this build lacks.
  */
-int reader_open_flags(struct reader *rd, int fd, enum reader_engine engine, unsigned depth,
-		      size_t chunk, uint32_t lbs, uint64_t target_size, struct region reg,
-		      void *buf, unsigned flags);
+int reader_open_flags(struct reader *rd, int fd, unsigned engine, unsigned depth, size_t chunk,
+		      uint32_t lbs, uint64_t target_size, struct region reg, void *buf,
+		      unsigned flags);
 
 /*
  * Keep every free slot reading and return the next completed chunk.
@@ -160,21 +117,13 @@ int reader_set_random(struct reader *rd, uint64_t seed, uint64_t stream);
 void reader_set_timed(struct reader *rd, bool on);
 
 /*
- * io_uring: while completed chunks wait to be handed out, the reads of the
- * slots they free are submitted once this many are queued (one below depth
- * 64, then a 32nd of the depth), the rest with the next wait: a shallow
- * ring gets each freed read back at once, so the device is not left with a
- * few reads while the thread hands out the rest, and a deep one holds back
- * no more than 1/32 of itself. Pure, and built with every engine.
- */
-unsigned reader_submit_batch(unsigned depth);
-
-/*
  * Whether rd's ring runs completion work only in its opener's calls
  * (READER_ONE_TASK on a kernel with SINGLE_ISSUER | DEFER_TASKRUN): as the
  * ring was set up, not as asked (what the tests check). false for psync.
  */
 bool reader_deferred(const struct reader *rd);
+/* Completions the engine has and reader_next() has not reaped yet (io_uring's; psync: 0). */
+unsigned reader_completions(const struct reader *rd);
 
 /* Give a held slot back for reading. */
 void reader_release(struct reader *rd, unsigned slot);

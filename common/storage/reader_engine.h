@@ -1,81 +1,59 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reader_engine.h: what a reader engine implements, and the slot code of
- * reader.c that every engine reads through. For the engines only (callers
- * use reader.h): a new engine is one file with its struct reader_ops and a
- * row in reader.c's table of engines.
- *
- * A slot's life: taken from the free stack (reader_slot_take()), given its
- * chunk (reader_slot_assign()), read by the engine until
- * reader_slot_progress() says the chunk is complete, handed to the caller
- * (reader_chunk_out()), and put back by reader_release() or on a failed
- * read (reader_slot_put()).
+ * reader_engine.h: what a reader engine is, as fio's ioengines are: its
+ * name, what it takes (its option checks), and its calls on a reader's
+ * slots (reader_slots.h) with its own state, which it makes at open and
+ * frees at close. For the engines and the table of engines
+ * (reader_engines.c); callers use reader.h. Of the reader headers an
+ * engine file includes this one only (no object cycle: the engines call
+ * reader_slots.c, never reader.c): a new engine is one file with its struct
+ * reader_ops and a row in reader_engines.c's table.
  */
 #ifndef NBW_READER_ENGINE_H
 #define NBW_READER_ENGINE_H
 
-#include "reader.h"
+#include <stdbool.h>
+
+#include "reader_slots.h"
 
 struct reader_ops {
-	/* READER_* flags the engine takes beyond READER_ONE_TASK (which any may ignore). */
-	unsigned flags;
+	/* --engine's word and the reports' name. */
+	const char *name;
+	/* Why this build lacks the engine (then it is a name only: no calls); NULL: built. */
+	const char *unbuilt;
+	/* Reads in flight a reader keeps when the tool is not told (nvme_read_bw --depth). */
+	unsigned depth;
 	/*
-	 * Set the engine up once the slots are (rd's fd, buf, depth, chunk and
-	 * flags filled in): 0 or -errno, reader_close() then unwinds. NULL:
-	 * nothing to set up.
+	 * Whether the engine takes readers of inflight reads in flight each,
+	 * with READER_* flags (READER_ONE_TASK any engine may ignore): 0, or
+	 * -EINVAL with *why saying what it lacks when it has words for it
+	 * (else *why is left alone). NULL: it takes any.
 	 */
-	int (*open)(struct reader *rd);
+	int (*check)(unsigned inflight, unsigned flags, const char **why);
+	/*
+	 * Set the engine up once the slots are (rs's fd, buf, depth, chunk and
+	 * flags filled in), its own state into *priv: 0 or -errno, after which
+	 * close is called all the same (with *priv as open left it). NULL:
+	 * nothing to set up, no state.
+	 */
+	int (*open)(struct reader_slots *rs, void **priv);
 	/* reader_next() of this engine. */
-	int (*next)(struct reader *rd, struct reader_chunk *out, int timeout_ms);
+	int (*next)(struct reader_slots *rs, void *priv, struct reader_chunk *out, int timeout_ms);
 	/*
-	 * Release the engine after waiting for its reads in flight; the reads
-	 * left (the kernel may still write into buf). NULL: none ever are.
+	 * Wait for the engine's reads in flight, then free its state; the
+	 * reads left (the kernel may still write into buf). NULL: none ever are.
 	 */
-	unsigned (*close)(struct reader *rd);
+	unsigned (*close)(struct reader_slots *rs, void *priv);
 	/* reader_deferred() of this engine; NULL: false. */
-	bool (*deferred)(const struct reader *rd);
+	bool (*deferred)(const void *priv);
+	/* reader_completions() of this engine; NULL: 0. */
+	unsigned (*completions)(const void *priv);
 };
 
 extern const struct reader_ops reader_psync_ops; /* reader_psync.c */
 extern const struct reader_ops reader_uring_ops; /* reader_uring.c, with liburing */
 
-/* Assign the next chunk (of the sweep, or a random one) to slot s, first sent at now. */
-void reader_slot_assign(struct reader *rd, unsigned s, uint64_t now);
-
-/*
- * Account n bytes read into slot s. Returns 1 when the chunk is complete,
- * 0 when more must be read, -EIO on an unexpected end of data.
- */
-int reader_slot_progress(struct reader *rd, unsigned s, size_t n);
-
-/* Hand slot s out as *out (the caller holds it until reader_release()). */
-void reader_chunk_out(struct reader *rd, unsigned s, struct reader_chunk *out);
-
-/* Bytes to ask for: the rest of the chunk, rounded up to the block size. */
-static inline size_t reader_slot_request(const struct reader *rd, const struct reader_slot *sl)
-{
-	size_t rest = sl->want - sl->got;
-
-	return (rest + rd->lbs - 1) / rd->lbs * rd->lbs;
-}
-
-/* Where slot s's next bytes go in the caller's buffer. */
-static inline unsigned char *reader_slot_buf(const struct reader *rd, unsigned s)
-{
-	return rd->buf + (size_t)s * rd->chunk + rd->slots[s].got;
-}
-
-/* A free slot, taken off the stack of free ones (-1: the caller holds or reads all). */
-static inline int reader_slot_take(struct reader *rd)
-{
-	return rd->nidle ? (int)rd->idle[--rd->nidle] : -1;
-}
-
-/* Slot s is free again: on the stack, to be taken next (its buffer is likely cached). */
-static inline void reader_slot_put(struct reader *rd, unsigned s)
-{
-	rd->slots[s].state = SLOT_FREE;
-	rd->idle[rd->nidle++] = s;
-}
+/* Engine e of the table (reader_engines.c), or NULL past its end. */
+const struct reader_ops *reader_engine_ops(unsigned e);
 
 #endif

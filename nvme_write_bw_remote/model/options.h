@@ -77,7 +77,7 @@ struct options {
 	unsigned threads;
 	char *disks; /* source: its drives; sink: --local-disks */
 	uint64_t span;
-	enum reader_engine engine;
+	int engine; /* --engine: an index in the table of engines (reader.h) */
 	enum ctrl_verify verify;
 	enum ctrl_conn conn;	 /* verbs (default) or -R/--rdma_cm */
 	struct fab_link_opts lo; /* --mtu, --sl, --tclass */

@@ -48,11 +48,12 @@ static int disk_next(void *ctx, struct write_item *it)
 	struct sworker *w = ctx;
 	struct reader_chunk c;
 	/*
-	 * psync blocks in pread; io_uring keeps every free slot reading and waits
-	 * briefly, so that the posting loop goes back to reaping WRITE completions
-	 * (which free slots for the next reads) without stalling on the drive.
+	 * An engine that waits for completions (io_uring) keeps every free slot
+	 * reading and waits briefly, so that the posting loop goes back to reaping
+	 * WRITE completions (which free slots for the next reads) without stalling
+	 * on the drive; psync blocks in pread and takes no timeout.
 	 */
-	int rc = reader_next(&w->rd, &c, w->s->o->engine == ENGINE_IO_URING ? 1 : 100);
+	int rc = reader_next(&w->rd, &c, 1);
 
 	if (rc == -ETIMEDOUT)
 		return -EAGAIN;

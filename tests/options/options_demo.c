@@ -28,6 +28,12 @@ enum { ROLE_A = 1, ROLE_B = 2 };
 
 static const char *const colours[] = {"red", "green", "blue", NULL};
 
+/* The words at run time, as --engine's come from the table of engines. */
+static const char *const *colour_words(void)
+{
+	return colours;
+}
+
 static const struct cli_spec demo_spec;
 
 static void usage(void)
@@ -47,8 +53,8 @@ static const struct cli_opt opts[] = {
 	 .what = "size", .min = 512, .max = 1 << 20, .arg = "SIZE", .help = "how big",
 	 .def = "4K"},
 	{CLI_NAME("colour", required_argument, 'c'), .type = CLI_T_KEYWORD,
-	 .field = CLI_AT(D, colour), .what = "colour", .words = colours, .arg = "COLOUR",
-	 .help = "red, green or blue%s", .def = "red"},
+	 .field = CLI_AT(D, colour), .what = "colour", .words_of = colour_words,
+	 .arg = "COLOUR", .help = "%w%s", .def = "red"},
 	{CLI_NAME("name", required_argument, OPT_NAME), .type = CLI_T_TEXT,
 	 .field = CLI_AT(D, name), .arg = "TEXT", .help = "a name", .roles = ROLE_B},
 	{CLI_NAME("loud", no_argument, OPT_LOUD), .type = CLI_T_FLAG, .field = CLI_AT(D, loud),
@@ -83,17 +89,17 @@ static int tool_option(int c, char *arg, void *ctx)
 }
 
 /* "green" is not built, as io_uring without liburing. */
-static bool colour_built(const struct cli_opt *e, int w)
+static const char *colour_unbuilt(const struct cli_opt *e, int w)
 {
 	(void)e;
-	return w != 1;
+	return w == 1 ? "not in this build" : NULL;
 }
 
 static const struct cli_spec demo_spec = {
 	.opts = opts,
 	.tool = tool_option,
 	.usage = usage,
-	.built = colour_built,
+	.unbuilt = colour_unbuilt,
 	.excl = contradictions,
 };
 

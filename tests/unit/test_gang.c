@@ -35,7 +35,8 @@ static int setup(struct gang_worker *w, struct reader *rd, void **buf, void *arg
 	struct ctx *c = arg;
 
 	*buf = c->buf[w->index];
-	return reader_open(rd, c->fd, ENGINE_PSYNC, DEPTH, CHUNK, 512, FILE_BYTES, w->reg, *buf);
+	return reader_open(rd, c->fd, (unsigned)reader_engine_find("psync"), DEPTH, CHUNK, 512,
+			   FILE_BYTES, w->reg, *buf);
 }
 
 static void chunk(struct gang_worker *w, const struct reader_chunk *ch, void *arg)

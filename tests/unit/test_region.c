@@ -12,14 +12,19 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "config.h"
 #include "digest.h"
 #include "drive.h"
 #include "nbw.h"
 #include "reader.h"
+
+/* The engines by name, from the table (main()). */
+static unsigned psync, uring;
 
 static void split_case(uint64_t span, unsigned n, uint32_t align)
 {
@@ -82,8 +87,8 @@ static bool word_ok(const struct reader_chunk *c)
 }
 
 /* Read two sweeps of reg with engine; check offsets, contents and coverage. */
-static void sweep_case(const char *path, uint64_t size, enum reader_engine e, unsigned flags,
-		       unsigned depth, size_t chunk, struct region reg)
+static void sweep_case(const char *path, uint64_t size, unsigned e, unsigned flags, unsigned depth,
+		       size_t chunk, struct region reg)
 {
 	struct reader rd;
 	struct reader_chunk c;
@@ -115,13 +120,13 @@ static void sweep_case(const char *path, uint64_t size, enum reader_engine e, un
 		 * later sweep's chunk may land first, but never more sweeps ahead than
 		 * the reads in flight can span.
 		 */
-		CHECK(c.sweep <= (e == ENGINE_PSYNC ? 1 : 2 + (uint64_t)depth * chunk / reg.len));
+		CHECK(c.sweep <= (e == psync ? 1 : 2 + (uint64_t)depth * chunk / reg.len));
 		if (c.sweep > 1) {
 			reader_release(&rd, c.slot);
 			continue;
 		}
 		/* psync returns chunks in order: the offsets walk the region. */
-		if (e == ENGINE_PSYNC) {
+		if (e == psync) {
 			CHECK_U64(c.offset, expect_next);
 			expect_next = c.offset + c.len >= reg.start + reg.len ? reg.start
 									      : c.offset + c.len;
@@ -151,7 +156,7 @@ static void sweep_case(const char *path, uint64_t size, enum reader_engine e, un
 }
 
 /* The sweeps every engine (and ring kind) must read exactly. */
-static void sweep_cases(const char *path, uint64_t size, enum reader_engine e, unsigned flags)
+static void sweep_cases(const char *path, uint64_t size, unsigned e, unsigned flags)
 {
 	/* A region in the middle: reads clip at the region's end. */
 	sweep_case(path, size, e, flags, 4, 256 * 1024, (struct region){4096, 1 << 20});
@@ -173,7 +178,7 @@ static int next_slot(struct reader *rd, unsigned *slot)
 
 	if (!rc) {
 		*slot = c.slot;
-		CHECK(c.buf == (unsigned char *)rd->buf + (size_t)c.slot * rd->chunk);
+		CHECK(c.buf == (unsigned char *)rd->sl.buf + (size_t)c.slot * rd->sl.chunk);
 	}
 	return rc;
 }
@@ -184,7 +189,7 @@ static int next_slot(struct reader *rd, unsigned *slot)
  * or one out of range, frees nothing more (a slot freed twice would be
  * read into twice, under a chunk the caller still holds).
  */
-static void slots_case(const char *path, uint64_t size, enum reader_engine e)
+static void slots_case(const char *path, uint64_t size, unsigned e)
 {
 	enum { DEPTH = 4, CHUNK = 4096 };
 	struct reader rd;
@@ -239,6 +244,45 @@ static void submit_batch_case(void)
 	CHECK_U64(bad, 0);
 }
 
+/*
+ * The table of engines: psync first (the default) and io_uring, named in
+ * every build (built or not, and said so alike); what each takes.
+ */
+static void engines_case(void)
+{
+	const char *const *words = reader_engine_words();
+	const char *why = NULL;
+	struct reader rd;
+	char buf[4096];
+
+	CHECK(words[0] && !strcmp(words[0], "psync") && words[1] && !strcmp(words[1], "io_uring") &&
+	      !words[2]);
+	CHECK(psync == 0 && uring == 1 && reader_engine_find("aio") == -ENOENT);
+	CHECK(!strcmp(reader_engine_name(uring), "io_uring"));
+	CHECK(reader_engine_available(psync) && !reader_engine_unbuilt(psync));
+#ifdef HAVE_LIBURING
+	CHECK(reader_engine_available(uring) && !reader_engine_unbuilt(uring));
+	CHECK(reader_engine_depth(uring) == 8);
+#else
+	CHECK(!reader_engine_available(uring) &&
+	      !strcmp(reader_engine_unbuilt(uring), "configure found no liburing"));
+	CHECK(reader_open(&rd, 0, uring, 1, 4096, 4096, 4096, (struct region){0, 4096}, buf) ==
+	      -ENOTSUP);
+#endif
+	CHECK(reader_open(&rd, 0, 2, 1, 4096, 4096, 4096, (struct region){0, 4096}, buf) ==
+	      -ENOTSUP);
+	/* psync: one read in flight, no ring; io_uring takes any depth and flag */
+	CHECK(reader_engine_check(psync, 1, READER_ONE_TASK, &why) == 0);
+	CHECK(reader_engine_check(psync, 2, 0, &why) == -EINVAL && why &&
+	      !strcmp(why, "psync has one read in flight"));
+	CHECK(reader_engine_check(psync, 1, READER_IOPOLL, NULL) == -EINVAL);
+	CHECK(reader_engine_check(psync, 1, READER_SQPOLL, NULL) == -EINVAL);
+	CHECK(reader_engine_check(uring, 1024, READER_IOPOLL | READER_SQPOLL, NULL) == 0);
+	CHECK(!strcmp(reader_engine_taking(1024, READER_IOPOLL), "io_uring"));
+	CHECK(!strcmp(reader_engine_taking(1, 0), "psync"));
+	CHECK(reader_engine_depth(psync) == 1);
+}
+
 /* Flags: READER_ONE_TASK with either engine; the polling kinds with io_uring only. */
 static void flags_case(void)
 {
@@ -246,14 +290,14 @@ static void flags_case(void)
 	char buf[4096];
 	struct region reg = {0, 4096};
 
-	CHECK(reader_open_flags(&rd, 0, ENGINE_PSYNC, 1, 4096, 4096, 4096, reg, buf,
-				READER_ONE_TASK) == 0);
+	CHECK(reader_open_flags(&rd, 0, psync, 1, 4096, 4096, 4096, reg, buf, READER_ONE_TASK) ==
+	      0);
 	reader_close(&rd);
-	CHECK(reader_open_flags(&rd, 0, ENGINE_PSYNC, 1, 4096, 4096, 4096, reg, buf,
-				READER_IOPOLL) == -EINVAL);
-	CHECK(reader_open_flags(&rd, 0, ENGINE_PSYNC, 1, 4096, 4096, 4096, reg, buf,
-				READER_SQPOLL) == -EINVAL);
-	CHECK(reader_open_flags(&rd, 0, ENGINE_PSYNC, 1, 4096, 4096, 4096, reg, buf, 8) == -EINVAL);
+	CHECK(reader_open_flags(&rd, 0, psync, 1, 4096, 4096, 4096, reg, buf, READER_IOPOLL) ==
+	      -EINVAL);
+	CHECK(reader_open_flags(&rd, 0, psync, 1, 4096, 4096, 4096, reg, buf, READER_SQPOLL) ==
+	      -EINVAL);
+	CHECK(reader_open_flags(&rd, 0, psync, 1, 4096, 4096, 4096, reg, buf, 8) == -EINVAL);
 }
 
 /* The io_uring engine's own cases: built only with it. */
@@ -291,11 +335,11 @@ static void one_task_case(const char *path, uint64_t size)
 	int fd = drive_open_readonly(path);
 
 	CHECK(fd >= 0 && posix_memalign(&buf, 4096, 4 * 4096) == 0);
-	CHECK(reader_open_flags(&rd, fd, ENGINE_IO_URING, 4, 4096, 4096, size, reg, buf, 0) == 0);
+	CHECK(reader_open_flags(&rd, fd, uring, 4, 4096, 4096, size, reg, buf, 0) == 0);
 	CHECK(!reader_deferred(&rd));
 	reader_close(&rd);
-	CHECK(reader_open_flags(&rd, fd, ENGINE_IO_URING, 4, 4096, 4096, size, reg, buf,
-				READER_ONE_TASK) == 0);
+	CHECK(reader_open_flags(&rd, fd, uring, 4, 4096, 4096, size, reg, buf, READER_ONE_TASK) ==
+	      0);
 	CHECK(reader_deferred(&rd) == kernel_defers());
 	if (reader_deferred(&rd)) {
 		void *res = NULL;
@@ -324,7 +368,7 @@ static void *other_thread_close(void *arg)
 /* A deferred ring with reads whose completions are not posted yet (its first chunk held). */
 static bool reads_unposted(struct reader *rd, struct reader_chunk *c)
 {
-	return reader_next(rd, c, 1000) == 0 && rd->inflight > io_uring_cq_ready(&rd->ring);
+	return reader_next(rd, c, 1000) == 0 && rd->sl.inflight > reader_completions(rd);
 }
 
 /*
@@ -345,13 +389,13 @@ static void close_case(const char *path, uint64_t size)
 	int fd = drive_open_readonly(path);
 
 	CHECK(fd >= 0 && posix_memalign(&buf, 4096, 4 * chunk) == 0);
-	CHECK(reader_open_flags(&rd, fd, ENGINE_IO_URING, 4, chunk, 4096, size, reg, buf,
-				READER_ONE_TASK) == 0);
+	CHECK(reader_open_flags(&rd, fd, uring, 4, chunk, 4096, size, reg, buf, READER_ONE_TASK) ==
+	      0);
 	deferred = reader_deferred(&rd);
 	CHECK(reader_next(&rd, &c, 1000) == 0 && word_ok(&c));
-	CHECK(reader_close(&rd) == 0 && rd.inflight == 0);
+	CHECK(reader_close(&rd) == 0 && rd.sl.inflight == 0);
 	for (try = 0; deferred && try < 20 && !reached; try++) {
-		CHECK(reader_open_flags(&rd, fd, ENGINE_IO_URING, 4, chunk, 4096, size, reg, buf,
+		CHECK(reader_open_flags(&rd, fd, uring, 4, chunk, 4096, size, reg, buf,
 					READER_ONE_TASK) == 0);
 		if (!reads_unposted(&rd, &c)) {
 			CHECK(reader_close(&rd) == 0);
@@ -360,7 +404,7 @@ static void close_case(const char *path, uint64_t size)
 		reached = true;
 		CHECK(pthread_create(&t, NULL, other_thread_close, &rd) == 0 &&
 		      pthread_join(t, &res) == 0);
-		CHECK((intptr_t)res == -EBUSY && rd.inflight > 0);
+		CHECK((intptr_t)res == -EBUSY && rd.sl.inflight > 0);
 		/* Reads left: the buffer is kept, as the contract says (kept reachable). */
 		kept = buf;
 		buf = NULL;
@@ -378,12 +422,14 @@ int main(void)
 	char path[] = "nbw-test-region.XXXXXX";		  /* the build dir: O_DIRECT-capable */
 	uint64_t size = 3 * 1024 * 1024 + 4096 * 3 + 100; /* not block aligned at the end */
 	struct region r[4];
-	enum reader_engine engines[] = {ENGINE_PSYNC, ENGINE_IO_URING};
 	unsigned flags[] = {0, READER_ONE_TASK};
 	unsigned e, f;
 	int fd;
 
+	psync = (unsigned)reader_engine_find("psync");
+	uring = (unsigned)reader_engine_find("io_uring");
 	submit_batch_case();
+	engines_case();
 	flags_case();
 	split_case(1 << 30, 12, 4096);
 	split_case(1 << 30, 7, 512);
@@ -401,15 +447,15 @@ int main(void)
 	CHECK(fd >= 0);
 	close(fd);
 	CHECK(make_file(path, size) == 0);
-	for (e = 0; e < NBW_ARRAY_SIZE(engines); e++) {
-		if (!reader_engine_available(engines[e]))
+	for (e = 0; reader_engine_words()[e]; e++) {
+		if (!reader_engine_available(e))
 			continue;
 		for (f = 0; f < NBW_ARRAY_SIZE(flags); f++)
-			sweep_cases(path, size, engines[e], flags[f]);
-		slots_case(path, size, engines[e]);
+			sweep_cases(path, size, e, flags[f]);
+		slots_case(path, size, e);
 	}
 #ifdef HAVE_LIBURING
-	if (reader_engine_available(ENGINE_IO_URING)) {
+	if (reader_engine_available(uring)) {
 		one_task_case(path, size);
 		close_case(path, size);
 	}
