@@ -374,11 +374,6 @@ static int seconds_in(const char *what, const char *val, double min, double max,
 	return CLI_NEXT;
 }
 
-int cli_seconds(const char *what, const char *val, double min, double *out)
-{
-	return seconds_in(what, val, min, 0, out);
-}
-
 int cli_keyword(const char *what, const char *val, const char *const *words, int *out)
 {
 	char list[256] = "";

@@ -40,7 +40,7 @@ enum reader_engine {
 	ENGINE_IO_URING,
 };
 
-/* The engine's name in reports; whether this build has it (cli_engine() parses --engine). */
+/* The engine's name in reports; whether this build has it (--engine: CLI_ROW_ENGINE). */
 const char *reader_engine_name(enum reader_engine e);
 bool reader_engine_available(enum reader_engine e);
 
