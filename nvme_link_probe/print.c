@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bays.h"
+#include "health_watch.h"
 #include "judge.h"
 #include "nbw.h"
 #include "print.h"
@@ -412,38 +413,9 @@ static void print_device_bay(struct report *r, const struct options *o, const st
 /* An NVMe controller's health now: JSON "health"; a text line when it was read. */
 static void print_health(struct report *r, const struct probe_dev *p)
 {
-	const struct health_log *h = &p->health;
-	char line[240];
-	unsigned bit;
-
-	if (p->kind != KIND_NVME)
-		return;
-	report_obj_begin(r, "health");
-	report_bool(r, "log_read", NULL, p->have_health);
-	report_str(r, "why", NULL, p->have_health ? NULL : p->health_why);
-	if (p->have_health) {
-		if (h->composite_k)
-			report_i64(r, "temperature_c", NULL, health_celsius(h->composite_k));
-		else
-			report_null(r, "temperature_c", NULL);
-		if (p->health_lim.warning_k)
-			report_i64(r, "warning_temp_c", NULL,
-				   health_celsius(p->health_lim.warning_k));
-		else
-			report_null(r, "warning_temp_c", NULL);
-		report_u64(r, "critical_warning", NULL, h->critical_warning);
-		report_arr_begin(r, "warnings");
-		for (bit = 1; bit < 0x100; bit <<= 1)
-			if (h->critical_warning & bit)
-				report_str(r, NULL, NULL, health_warning_name(bit));
-		report_arr_end(r);
-		report_u64(r, "available_spare_pct", NULL, h->spare_pct);
-		report_u64(r, "percentage_used", NULL, h->used_pct);
-		report_u64(r, "media_errors", NULL, h->media_errors);
-		health_summary(h, &p->health_lim, line, sizeof(line));
-		report_str(r, "summary", "    health %s\n", line);
-	}
-	report_obj_end(r);
+	if (p->kind == KIND_NVME)
+		health_now_json(r, p->have_health ? &p->health : NULL, &p->health_lim,
+				p->health_why);
 }
 
 /*
