@@ -218,7 +218,7 @@ static int load_devices(struct pcitree *t, struct pci_access *pacc, const struct
 int pcitree_load(struct pcitree *t, const char *sysfs_root, const char *dump_file, char *err,
 		 size_t errlen)
 {
-	/* Read again after libpci's error hook longjmps back: keep them out of registers. */
+	/* Live across setjmp(): volatile, so that the error hook's longjmp keeps them. */
 	const struct pcitree_method *volatile m =
 		dump_file ? &pcitree_dump_method : &pcitree_sysfs_method;
 	struct pci_access *volatile pacc = NULL;
