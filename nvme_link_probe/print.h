@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * print.h: nvme_link_probe's printers (print.c): the report (a table row per
- * device, or the JSON document) and the audit's lines on stderr.
+ * print.h: nvme_link_probe's printers: the report (a table row per device,
+ * or the JSON document) and the audit's lines on stderr (print.c), the site
+ * specification and the projection (print_site.c), the topology
+ * (print_topo.c).
  */
 #ifndef NBW_PRINT_H
 #define NBW_PRINT_H
@@ -20,6 +22,26 @@
 void print_report(struct report *r, const struct options *o, const struct pcitree *t,
 		  const struct site_spec *spec, const struct probe_dev *devs, int n,
 		  const struct topology *tp, const struct p2p_system *sys);
+
+/* JSON: a speed in GT/s under key, null when unknown (0); a string, null when empty. */
+void print_speed(struct report *r, const char *key, double gts);
+void print_opt_str(struct report *r, const char *key, const char *s);
+
+/*
+ * The site slot specification (print_site.c): its verdict as the object
+ * "site_spec" (the bays that fall short, and met), and on stderr one line
+ * per bay that falls short.
+ */
+void print_spec(struct report *r, const struct site_spec *s, const struct probe_dev *d, int n);
+void print_spec_lines(const struct site_spec *s, const struct probe_dev *d, int n);
+
+/*
+ * --project (print_site.c): the upgrade table and the object "projection"
+ * (today, each scenario with the slots as they are and fixed, the drives
+ * with no ACTIVE RDMA port on their NUMA node, the staging hop).
+ */
+void print_projection(struct report *r, const struct probe_dev *d, int n,
+		      const struct topology *tp);
 
 /* Stderr: one line per item of --dev, -s or --slot that named no audited device. */
 void print_miss_lines(const struct probe_misses *m);

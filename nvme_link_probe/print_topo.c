@@ -12,11 +12,6 @@
 #include "nbw.h"
 #include "print.h"
 
-static void opt_str(struct report *r, const char *key, const char *s)
-{
-	report_str(r, key, NULL, s && s[0] ? s : NULL);
-}
-
 static void opt_int(struct report *r, const char *key, long long v)
 {
 	if (v >= 0)
@@ -50,8 +45,8 @@ static void print_node(struct report *r, const struct topo_node *x)
 	report_str(r, "name", NULL, x->name);
 	report_str(r, "kind", NULL, topo_kind_name(x->kind));
 	report_str(r, "bdf", NULL, x->bdf);
-	opt_str(r, "via", x->via);
-	opt_str(r, "driver", x->driver);
+	print_opt_str(r, "via", x->via);
+	print_opt_str(r, "driver", x->driver);
 	opt_int(r, "numa_node", x->numa_node);
 	report_str(r, "host_bridge", NULL, x->host);
 	if (x->kind == TOPO_RDMA)
@@ -59,7 +54,7 @@ static void print_node(struct report *r, const struct topo_node *x)
 	else
 		report_null(r, "ports_active", NULL);
 	opt_int(r, "iommu_group", x->iommu_group);
-	opt_str(r, "iommu_type", x->iommu_type);
+	print_opt_str(r, "iommu_type", x->iommu_type);
 	opt_int(r, "p2pmem_bytes", x->p2pmem_published ? x->p2pmem : -1);
 	report_obj_end(r);
 	report_text(r, "  %-13s %-5s %-12s %4s %-8s %-12s%s%s%s\n", x->name,
@@ -112,7 +107,7 @@ static void print_pair(struct report *r, const struct topology *tp, const struct
 		report_str(r, "verdict", NULL, p2p_verdict_name(p->p2p));
 		report_bool(r, "memory", NULL, p->memory);
 		report_bool(r, "can", NULL, p->can);
-		opt_str(r, "acs", p->acs);
+		print_opt_str(r, "acs", p->acs);
 		report_str(r, "reason", NULL, p->reason);
 		report_obj_end(r);
 		report_text(r, "  %-13s %-13s %-4s %-8s %-3s %s\n", tp->node[p->a].name,
@@ -175,7 +170,7 @@ static void print_system(struct report *r, const struct p2p_system *sys)
 	else
 		report_null(r, "groups", NULL);
 	report_str(r, "reason", NULL, sys->iommu_reason);
-	opt_str(r, "cmdline", sys->cmdline);
+	print_opt_str(r, "cmdline", sys->cmdline);
 	report_obj_end(r);
 	report_obj_begin(r, "p2pdma");
 	if (sys->known)
@@ -209,7 +204,7 @@ void print_topology(struct report *r, const struct topology *tp, const struct p2
 	for (i = 0; i < tp->n; i++)
 		print_node(r, &tp->node[i]);
 	report_arr_end(r);
-	opt_str(r, "not_placed", tp->not_placed);
+	print_opt_str(r, "not_placed", tp->not_placed);
 	if (tp->not_placed[0])
 		report_text(r, "  not placed: %s\n", tp->not_placed);
 	report_bool(r, "truncated", NULL, tp->truncated);

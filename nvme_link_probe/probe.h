@@ -18,8 +18,10 @@
  *	            --topology (topo.h); pure but for topo_build()
  *	p2p.c       the peer-to-peer audit of its pairs: ACS, IOMMU, p2pmem,
  *	            GPUDirect (p2p.h)
- *	print.c     every printer, text and JSON, through common/base/report (print.h);
- *	            print_topo.c the matrix and the audit's
+ *	print.c     every printer, text and JSON, through common/base/report (print.h):
+ *	            the report and the audit's lines; print_site.c the site
+ *	            specification and the projection; print_topo.c the matrix
+ *	            and the peer-to-peer audit
  */
 #ifndef NBW_PROBE_H
 #define NBW_PROBE_H

@@ -490,6 +490,7 @@ static void give_up(const char *why)
 
 static int run(const struct options *o, struct report *r, struct target *t, int n)
 {
+	struct target_err e;
 	int rc;
 
 	if (o->list) {
@@ -501,12 +502,10 @@ static int run(const struct options *o, struct report *r, struct target *t, int 
 		return NBW_EXIT_OK;
 	}
 	/* (--sweep-depth: the buffers grow with the depth, the targets do not care) */
-	rc = o->mode == MODE_MEMORY
-		     ? 0
-		     : target_prepare(t, n, curve_max(o, MODE_SWEEP_CHUNK, o->chunk), o->span,
-				      (unsigned)curve_max(o, MODE_SWEEP_THREADS, o->threads));
-	if (rc)
-		return rc;
+	if (o->mode != MODE_MEMORY &&
+	    target_prepare(t, n, curve_max(o, MODE_SWEEP_CHUNK, o->chunk), o->span,
+			   (unsigned)curve_max(o, MODE_SWEEP_THREADS, o->threads), &e))
+		return nbw_say_err(e.usage, e.msg);
 	if (o->iopoll && (rc = check_poll_queues(o, t, n)) >= 0)
 		return rc;
 	nbw_signals_init();
@@ -544,6 +543,7 @@ int main(int argc, char **argv)
 	static struct target targets[TARGET_MAX];
 	static struct provenance prov;
 	struct target_query q = {.option = "--disks"};
+	struct target_err e;
 	struct options o;
 	struct report r;
 	FILE *out;
@@ -558,9 +558,9 @@ int main(int argc, char **argv)
 	q.sysfs_root = o.cc.sysfs_root;
 	q.required = o.mode != MODE_MEMORY; /* --memory: the drives say the nodes, if any */
 	q.list = o.disks;
-	n = target_collect(&q, targets);
+	n = target_collect(&q, targets, &e);
 	if (n < 0)
-		return -n;
+		return nbw_say_err(e.usage, e.msg);
 	target_provenance(targets, n, o.cc.sysfs_root, &prov);
 	if (o.mode == MODE_MEMORY)
 		memory_plan(&o, n);

@@ -372,11 +372,6 @@ static int seconds_in(const char *what, const char *val, double min, double max,
 	return CLI_NEXT;
 }
 
-int cli_seconds(const char *what, const char *val, double min, double *out)
-{
-	return seconds_in(what, val, min, 0, out);
-}
-
 const char *const *cli_words(const struct cli_opt *e)
 {
 	return e->words_of ? e->words_of() : e->words;

@@ -240,8 +240,6 @@ int cli_bad_value(const char *what, const char *val, int rc);
 int cli_uint(const char *what, const char *val, unsigned long min, unsigned long max,
 	     unsigned *out);
 int cli_size(const char *what, const char *val, uint64_t min, uint64_t max, uint64_t *out);
-/* A duration (parse.h grammar) of at least min seconds. */
-int cli_seconds(const char *what, const char *val, double min, double *out);
 /* One of the NULL-terminated words[]; *out = its index. "unknown <what> '<val>' (a or b)". */
 int cli_keyword(const char *what, const char *val, const char *const *words, int *out);
 /* Row e's words (its words, or its words_of's), NULL-terminated; NULL: none. */

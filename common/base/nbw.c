@@ -163,6 +163,14 @@ int nbw_usage_err(const char *fmt, ...)
 	return NBW_EXIT_USAGE;
 }
 
+int nbw_say_err(bool usage, const char *msg)
+{
+	if (usage)
+		return nbw_usage_err("%s", msg);
+	nbw_err("%s", msg);
+	return NBW_EXIT_FAIL;
+}
+
 void nbw_print_version(void)
 {
 	printf("%s (%s) %s\n", nbw_prog, PACKAGE_NAME, PACKAGE_VERSION);

@@ -47,6 +47,12 @@ void nbw_warn(const char *fmt, ...) NBW_PRINTF(1, 2);
 void *nbw_zalloc(size_t n, size_t size);
 /* Usage error: the message and a "try --help" hint, both on stderr; returns NBW_EXIT_USAGE. */
 int nbw_usage_err(const char *fmt, ...) NBW_PRINTF(1, 2);
+/*
+ * An error a library described (a line without the program name): said as
+ * nbw_usage_err() says it when usage, else as nbw_err(). Returns the exit
+ * status, NBW_EXIT_USAGE or NBW_EXIT_FAIL.
+ */
+int nbw_say_err(bool usage, const char *msg);
 
 /*
  * in with every control byte (below 0x20, and DEL: newlines, tabs, the ESC

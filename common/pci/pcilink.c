@@ -42,13 +42,6 @@ double pcie_encoding_efficiency(double gts)
 	return 236.0 / 256.0;
 }
 
-const char *pcie_encoding_name(double gts)
-{
-	if (gts <= 0)
-		return "unknown";
-	return gts < 8.0 ? "8b/10b" : gts < 64.0 ? "128b/130b" : "Flit";
-}
-
 double pcie_raw_gb_per_s(double gts, unsigned width)
 {
 	if (gts <= 0 || width == 0)

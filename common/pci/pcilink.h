@@ -36,8 +36,6 @@ double pcie_speed_gts(unsigned code);
 unsigned pcie_speed_code(double gts);
 /* Payload fraction of the line encoding at gts: 0.8, 128/130 or 236/256. */
 double pcie_encoding_efficiency(double gts);
-/* Name of that encoding: "8b/10b", "128b/130b", "Flit". */
-const char *pcie_encoding_name(double gts);
 /* Raw GB/s of a link; NAN if speed or width is unknown (0). */
 double pcie_raw_gb_per_s(double gts, unsigned width);
 /* Usable GB/s of a link at max payload size mps; NAN if anything is unknown. */

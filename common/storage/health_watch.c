@@ -2,7 +2,9 @@
 /*
  * health_watch.c: a drive's health log around a window (see health_watch.h):
  * which controller answers for it, the two readings, and the JSON and text
- * the tools print of them.
+ * the tools print of them; and the one writer of a health log's JSON, the
+ * window's (health_watch_json) and a controller's now (health_now_json,
+ * nvme_link_probe's).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -200,6 +202,28 @@ void health_watch_json(struct report *r, const struct health_watch *hw)
 		json_deltas(r, hw);
 		health_watch_describe(hw, line, sizeof(line));
 		report_str(r, "summary", NULL, line);
+	}
+	report_obj_end(r);
+}
+
+void health_now_json(struct report *r, const struct health_log *log,
+		     const struct health_limits *lim, const char *why)
+{
+	char line[240];
+
+	report_obj_begin(r, "health");
+	report_bool(r, "log_read", NULL, log != NULL);
+	report_str(r, "why", NULL, log ? NULL : why);
+	if (log) {
+		json_celsius(r, "temperature_c", log->composite_k);
+		json_celsius(r, "warning_temp_c", lim->warning_k);
+		report_u64(r, "critical_warning", NULL, log->critical_warning);
+		json_warnings(r, "warnings", log->critical_warning);
+		report_u64(r, "available_spare_pct", NULL, log->spare_pct);
+		report_u64(r, "percentage_used", NULL, log->used_pct);
+		report_u64(r, "media_errors", NULL, log->media_errors);
+		health_summary(log, lim, line, sizeof(line));
+		report_str(r, "summary", "    health %s\n", line);
 	}
 	report_obj_end(r);
 }

@@ -5,6 +5,8 @@
  * reading before the warm-up and after the close, what moved, and both as
  * the tools print them (JSON "health"; in text only what moved or is out of
  * bounds). A drive whose log cannot be read keeps the reason, never zeros.
+ * The one writer of a health log's JSON: also a controller's log now
+ * (health_now_json).
  */
 #ifndef NBW_HEALTH_WATCH_H
 #define NBW_HEALTH_WATCH_H
@@ -50,6 +52,16 @@ size_t health_watch_describe(const struct health_watch *hw, char *buf, size_t le
 
 /* The "health" object of a drive's JSON entry. */
 void health_watch_json(struct report *r, const struct health_watch *hw);
+
+/*
+ * A controller's log read once, now (nvme_link_probe): the "health" object
+ * (log_read, why, temperature_c and warning_temp_c, critical_warning and its
+ * warnings, available_spare_pct, percentage_used, media_errors, summary) and
+ * in text the line "    health <summary>". log NULL: not read, why says
+ * why; lim: the thresholds read with it.
+ */
+void health_now_json(struct report *r, const struct health_log *log,
+		     const struct health_limits *lim, const char *why);
 
 /*
  * The text: "<indent><name>: <what moved>" when something moved or is out of

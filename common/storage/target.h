@@ -6,8 +6,9 @@
  * (with the PCIe link ceiling from the PCI tree, loaded once per run) and
  * closed. One set of limits and messages for all tools.
  *
- * Functions that print return an exit status (or minus one) after exactly
- * one error line, like the tools' own option handling.
+ * Nothing here prints: a target that cannot be used returns -errno and
+ * fills a struct target_err with the one line the tool prints (without its
+ * name) and whether the command line is at fault.
  */
 #ifndef NBW_TARGET_H
 #define NBW_TARGET_H
@@ -27,6 +28,16 @@ struct target {
 	uint64_t span; /* bytes swept: the whole target or --span */
 };
 
+/*
+ * Why the targets cannot be used: the line to print after "<prog>: ", and
+ * whether it is a usage error (the tool adds the --help hint and exits 2)
+ * or the machine's (exit 1). The tool's nbw_say_err() prints it.
+ */
+struct target_err {
+	bool usage;
+	char msg[1024];
+};
+
 /* What to collect: a comma list (modified in place) or, with list NULL, discovery. */
 struct target_query {
 	const char *sysfs_root;
@@ -37,16 +48,20 @@ struct target_query {
 };
 
 /*
- * Fill t[0..TARGET_MAX) and their link ceilings. Returns the count, or minus
- * an exit status after the message (2 for a bad list or path, 1 otherwise).
+ * Fill t[0..TARGET_MAX) and their link ceilings. Returns the count, or
+ * -errno with e filled: a bad list (-EINVAL, -E2BIG: a usage error), a path
+ * that is no target (drive_describe()'s error), no NVMe namespace found
+ * where one is required (-ENOENT) or none listed (the listing's error).
  */
-int target_collect(const struct target_query *q, struct target *t);
+int target_collect(const struct target_query *q, struct target *t, struct target_err *e);
 
 /*
  * Check each target against chunk, span (0 = whole target) and threads, and
- * open it read-only. 0, or an exit status after the message.
+ * open it read-only. 0, or -errno with e filled: -EINVAL when the geometry
+ * does not fit (a usage error), the open's error otherwise.
  */
-int target_prepare(struct target *t, int n, uint64_t chunk, uint64_t span, unsigned threads);
+int target_prepare(struct target *t, int n, uint64_t chunk, uint64_t span, unsigned threads,
+		   struct target_err *e);
 
 void target_close(struct target *t, int n);
 

@@ -47,16 +47,19 @@ int remote_select_ports(const struct options *o, struct fab_port *ports)
 int remote_targets(const struct options *o, const struct target_query *q, struct target *t, int *nt)
 {
 	struct target_query mine = *q;
+	struct target_err e;
 	int n;
 
 	mine.sysfs_root = o->cc.sysfs_root;
 	mine.list = o->disks;
-	n = target_collect(&mine, t);
+	n = target_collect(&mine, t, &e);
 	if (n < 0)
-		return -n;
+		return nbw_say_err(e.usage, e.msg);
 	*nt = n;
 	target_provenance(t, n, o->cc.sysfs_root, o->prov);
-	return target_prepare(t, n, o->chunk, o->span, o->threads);
+	if (target_prepare(t, n, o->chunk, o->span, o->threads, &e))
+		return nbw_say_err(e.usage, e.msg);
+	return 0;
 }
 
 double rail_line_rate(const struct fab_port *a, const struct fab_port *b)

@@ -30,11 +30,6 @@ static const struct {
 	[ADR_LINK] = {"link_change", "its PCIe link dropped under load or counted AER errors"},
 };
 
-const char *attrib_drive_rule_name(int rule)
-{
-	return rule >= 0 && rule < ADR_N ? drive_rules[rule].name : NULL;
-}
-
 /* The median of the drives' bytes (they share one window: bytes compare as rates); NAN: < 2. */
 static double drives_median(const struct result_drive *d, int n)
 {

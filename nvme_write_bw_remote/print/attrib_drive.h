@@ -48,9 +48,6 @@ struct attrib_drive {
 	char text[768];
 };
 
-/* A rule's JSON name ("throttled", ...); NULL out of range. */
-const char *attrib_drive_rule_name(int rule);
-
 /*
  * The drives of d[0..n) to name: each with a rule fired, and each
  * ATTRIB_RAIL_LOW_PCT or more below its peers' median (two drives or more);

@@ -345,11 +345,6 @@ int ctrl_encode_accept(struct ctrl_buf *b, const struct ctrl_accept *m)
 	return ctrl_encode(b, CTRL_ACCEPT, m);
 }
 
-int ctrl_decode_accept(const void *p, size_t len, struct ctrl_accept *m)
-{
-	return ctrl_decode(CTRL_ACCEPT, p, len, m);
-}
-
 int ctrl_encode_error(struct ctrl_buf *b, const char *msg)
 {
 	struct ctrl_error e;
@@ -424,11 +419,6 @@ int ctrl_encode_start(struct ctrl_buf *b, const struct ctrl_start *m)
 	return ctrl_encode(b, CTRL_START, m);
 }
 
-int ctrl_decode_start(const void *p, size_t len, struct ctrl_start *m)
-{
-	return ctrl_decode(CTRL_START, p, len, m);
-}
-
 int ctrl_encode_result(struct ctrl_buf *b, const struct ctrl_result *m)
 {
 	return ctrl_encode(b, CTRL_RESULT, m);
@@ -447,11 +437,6 @@ void ctrl_result_free(struct ctrl_result *m)
 int ctrl_encode_done(struct ctrl_buf *b, const struct ctrl_done *m)
 {
 	return ctrl_encode(b, CTRL_DONE, m);
-}
-
-int ctrl_decode_done(const void *p, size_t len, struct ctrl_done *m)
-{
-	return ctrl_decode(CTRL_DONE, p, len, m);
 }
 
 int ctrl_encode_progress(struct ctrl_buf *b, const struct ctrl_progress *m)

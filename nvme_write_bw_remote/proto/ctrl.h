@@ -328,17 +328,17 @@ int ctrl_encode_progress(struct ctrl_buf *b, const struct ctrl_progress *m);
 int ctrl_encode_auth(struct ctrl_buf *b, const struct ctrl_auth *m);
 int ctrl_encode_qps(struct ctrl_buf *b, const struct ctrl_wqp *q, uint32_t n);
 
-/* Decoders of a payload (header stripped): 0, -EBADMSG or -ENOMEM. */
+/*
+ * Decoders of a payload (header stripped): 0, -EBADMSG or -ENOMEM. ACCEPT,
+ * START and DONE have none of their own: ctrl_decode(type, ...) decodes them.
+ */
 int ctrl_decode_hello(const void *p, size_t len, struct ctrl_hello *m);
-int ctrl_decode_accept(const void *p, size_t len, struct ctrl_accept *m);
 int ctrl_decode_error(const void *p, size_t len, struct ctrl_error *m);
 /* *s is calloc'ed (NULL when n = 0). */
 int ctrl_decode_slices(const void *p, size_t len, struct ctrl_slice **s, uint32_t *n);
 int ctrl_decode_chunks(const void *p, size_t len, struct ctrl_chunk **c, uint32_t *n);
-int ctrl_decode_start(const void *p, size_t len, struct ctrl_start *m);
 int ctrl_decode_result(const void *p, size_t len, struct ctrl_result *m);
 void ctrl_result_free(struct ctrl_result *m);
-int ctrl_decode_done(const void *p, size_t len, struct ctrl_done *m);
 /* A window longer than the run or more window bytes than bytes is malformed. */
 int ctrl_decode_progress(const void *p, size_t len, struct ctrl_progress *m);
 int ctrl_decode_auth(const void *p, size_t len, struct ctrl_auth *m);

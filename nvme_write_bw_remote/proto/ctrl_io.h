@@ -20,7 +20,7 @@
  * serves several handshakes at once. Zero it before the first use.
  */
 struct ctrl_inbox {
-	uint32_t allow;	      /* types taken (bit 1 << type; 0 = any): see ctrl_phase_allows() */
+	uint32_t allow;	      /* types taken (bit 1 << type; 0 = any): see ctrl_step_allows() */
 	struct ctrl_mac *mac; /* the connection's MACs (NULL: none); kept by ctrl_inbox_reset() */
 	uint8_t hdr[CTRL_HDR_LEN];
 	size_t hdr_got;

@@ -110,7 +110,7 @@ static void decode(unsigned t, const uint8_t *p, size_t n)
 		decode_hello(p, n);
 		break;
 	case CTRL_ACCEPT:
-		ctrl_decode_accept(p, n, &acc);
+		ctrl_decode(CTRL_ACCEPT, p, n, &acc);
 		break;
 	case CTRL_ERROR:
 		if (!ctrl_decode_error(p, n, &err))
@@ -128,13 +128,13 @@ static void decode(unsigned t, const uint8_t *p, size_t n)
 		free(c);
 		break;
 	case CTRL_START:
-		ctrl_decode_start(p, n, &st);
+		ctrl_decode(CTRL_START, p, n, &st);
 		break;
 	case CTRL_RESULT:
 		decode_result(p, n);
 		break;
 	case CTRL_DONE:
-		ctrl_decode_done(p, n, &done);
+		ctrl_decode(CTRL_DONE, p, n, &done);
 		break;
 	case CTRL_PROGRESS:
 		ctrl_decode_progress(p, n, &pr);

@@ -60,7 +60,7 @@ static int dec_accept(const void *p, size_t len)
 {
 	struct ctrl_accept m;
 
-	return ctrl_decode_accept(p, len, &m);
+	return ctrl_decode(CTRL_ACCEPT, p, len, &m);
 }
 
 static int dec_error(const void *p, size_t len)
@@ -94,7 +94,7 @@ static int dec_start(const void *p, size_t len)
 {
 	struct ctrl_start m;
 
-	return ctrl_decode_start(p, len, &m);
+	return ctrl_decode(CTRL_START, p, len, &m);
 }
 
 static int dec_result(const void *p, size_t len)
@@ -110,7 +110,7 @@ static int dec_done(const void *p, size_t len)
 {
 	struct ctrl_done m;
 
-	return ctrl_decode_done(p, len, &m);
+	return ctrl_decode(CTRL_DONE, p, len, &m);
 }
 
 static int dec_progress(const void *p, size_t len)
@@ -224,7 +224,7 @@ static void test_small_messages(void)
 
 	CHECK(ctrl_encode_accept(&b, &(struct ctrl_accept){.session = 0x0123456789abcdefULL}) == 0);
 	p = payload_of(&b, CTRL_ACCEPT, &len);
-	CHECK(ctrl_decode_accept(p, len, &a) == 0 && a.session == 0x0123456789abcdefULL);
+	CHECK(ctrl_decode(CTRL_ACCEPT, p, len, &a) == 0 && a.session == 0x0123456789abcdefULL);
 	check_truncations(p, len, dec_accept);
 	free(b.data);
 
@@ -253,24 +253,24 @@ static void test_small_messages(void)
 							 .progress_ms = 250}) == 0);
 	p = payload_of(&b, CTRL_START, &len);
 	CHECK(len == 20);
-	CHECK(ctrl_decode_start(p, len, &s) == 0 && s.warmup_ms == 6000 && s.duration_ms == 8000 &&
-	      s.progress_ms == 250);
+	CHECK(ctrl_decode(CTRL_START, p, len, &s) == 0 && s.warmup_ms == 6000 &&
+	      s.duration_ms == 8000 && s.progress_ms == 250);
 	check_truncations(p, len, dec_start);
 	/* A heartbeat period of 0 or beyond the limit is malformed. */
 	bad = malloc(len);
 	memcpy(bad, p, len);
 	memset(bad + 16, 0, 4);
-	CHECK(ctrl_decode_start(bad, len, &s) == -EBADMSG);
+	CHECK(ctrl_decode(CTRL_START, bad, len, &s) == -EBADMSG);
 	bad[17] = 0xff; /* 0x00ff0000 ms */
-	CHECK(ctrl_decode_start(bad, len, &s) == -EBADMSG);
+	CHECK(ctrl_decode(CTRL_START, bad, len, &s) == -EBADMSG);
 	free(bad);
 	free(b.data);
 
 	CHECK(ctrl_encode_done(&b, &(struct ctrl_done){.verify = 1}) == 0);
 	p = payload_of(&b, CTRL_DONE, &len);
-	CHECK(ctrl_decode_done(p, len, &d) == 0 && d.verify == 1);
+	CHECK(ctrl_decode(CTRL_DONE, p, len, &d) == 0 && d.verify == 1);
 	check_truncations(p, len, dec_done);
-	CHECK(ctrl_decode_done((const uint8_t[]){3}, 1, &d) == -EBADMSG);
+	CHECK(ctrl_decode(CTRL_DONE, (const uint8_t[]){3}, 1, &d) == -EBADMSG);
 	free(b.data);
 }
 
@@ -352,7 +352,7 @@ static int dec_accept_ports(const void *p, size_t len)
 {
 	static struct ctrl_accept a;
 
-	return ctrl_decode_accept(p, len, &a);
+	return ctrl_decode(CTRL_ACCEPT, p, len, &a);
 }
 
 /* Rails: the sink's ports in ACCEPT, the source's QPs, a RESULT's rails. */
@@ -398,7 +398,7 @@ static void test_rails(void)
 					.software = 1};
 	CHECK(ctrl_encode_accept(&b, &a) == 0);
 	p = payload_of(&b, CTRL_ACCEPT, &len);
-	CHECK(ctrl_decode_accept(p, len, &ao) == 0 && ao.session == 42 && ao.nports == 2);
+	CHECK(ctrl_decode(CTRL_ACCEPT, p, len, &ao) == 0 && ao.session == 42 && ao.nports == 2);
 	CHECK(!strcmp(ao.ports[0].dev, "mlx5_0") && ao.ports[0].lid == 3 &&
 	      ao.ports[0].rate_mbps == 400000 && ao.ports[0].link == 1);
 	CHECK(!strcmp(ao.ports[1].addr, "10.77.1.1") && ao.ports[1].prefix_len == 24 &&
@@ -409,7 +409,7 @@ static void test_rails(void)
 	a.ports[1].link = 3; /* neither InfiniBand nor Ethernet */
 	CHECK(ctrl_encode_accept(&b, &a) == 0);
 	p = payload_of(&b, CTRL_ACCEPT, &len);
-	CHECK(ctrl_decode_accept(p, len, &ao) == -EBADMSG);
+	CHECK(ctrl_decode(CTRL_ACCEPT, p, len, &ao) == -EBADMSG);
 	free(b.data);
 
 	CHECK(ctrl_encode_qps(&b, q, 2) == 0);

@@ -99,11 +99,12 @@ static void item13_done_progress(void)
 	for (ph = 0; ph <= CTRL_STEP_MAX; ph++)
 		CHECK(!(ctrl_step_allows(ph) & BIT(CTRL_DONE)));
 	CHECK(ctrl_encode_start(&b, &st) == 0);
-	CHECK(ctrl_decode_start(b.data + CTRL_HDR_LEN, b.len - CTRL_HDR_LEN, &st) == -EBADMSG);
+	CHECK(ctrl_decode(CTRL_START, b.data + CTRL_HDR_LEN, b.len - CTRL_HDR_LEN, &st) ==
+	      -EBADMSG);
 	free(b.data);
 	st.progress_ms = CTRL_PROGRESS_MIN_MS;
 	CHECK(ctrl_encode_start(&b, &st) == 0);
-	CHECK(ctrl_decode_start(b.data + CTRL_HDR_LEN, b.len - CTRL_HDR_LEN, &st) == 0);
+	CHECK(ctrl_decode(CTRL_START, b.data + CTRL_HDR_LEN, b.len - CTRL_HDR_LEN, &st) == 0);
 	free(b.data);
 }
 

@@ -332,6 +332,56 @@ static void watch_case(const struct health_limits *lim)
 	CHECK_STR(hw.why, "not read: /nonexistent/nvme9: No such file or directory");
 }
 
+/* Print a controller's log now (health_now_json) as JSON or text into buf. */
+static void now_out(const struct health_log *h, const struct health_limits *lim, bool json,
+		    char *buf, size_t len)
+{
+	struct report r;
+	FILE *f;
+
+	memset(buf, 0, len);
+	f = fmemopen(buf, len, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	report_init(&r, f, json, false);
+	report_obj_begin(&r, NULL);
+	health_now_json(&r, h, lim, "not read: not this machine's sysfs");
+	report_obj_end(&r);
+	report_finish(&r);
+	fclose(f);
+}
+
+/* nvme_link_probe's "health": the reading now, every key; its text line; not read. */
+static void now_case(const struct health_limits *lim)
+{
+	struct health_log h;
+	struct health_limits none = {0, 0};
+	char why[200] = "", out[4096];
+
+	CHECK_U64(parse("healthy.page", &h, why, sizeof(why)), 0);
+	now_out(&h, lim, true, out, sizeof(out));
+	squeeze(out);
+	CHECK_STR(out, "{\"health\":{\"log_read\":true,\"why\":null,\"temperature_c\":37,"
+		       "\"warning_temp_c\":75,\"critical_warning\":0,\"warnings\":[],"
+		       "\"available_spare_pct\":100,\"percentage_used\":3,\"media_errors\":0,"
+		       "\"summary\":\"37C(warningat75C),spare100%,3%used,nocriticalwarning\"}}");
+	now_out(&h, lim, false, out, sizeof(out));
+	CHECK_STR(out, "    health 37 C (warning at 75 C), spare 100%, 3% used, no critical "
+		       "warning\n");
+	CHECK_U64(parse("critical.page", &h, why, sizeof(why)), 0);
+	now_out(&h, &none, true, out, sizeof(out));
+	squeeze(out);
+	CHECK(strstr(out, "\"warning_temp_c\":null,") != NULL);
+	CHECK(strstr(out, "\"warnings\":[\"temperature\",\"reliability_degraded\"]") != NULL);
+	now_out(NULL, lim, true, out, sizeof(out));
+	squeeze(out);
+	CHECK_STR(out,
+		  "{\"health\":{\"log_read\":false,\"why\":\"notread:notthismachine'ssysfs\"}}");
+	now_out(NULL, lim, false, out, sizeof(out));
+	CHECK_STR(out, "");
+}
+
 /* The current reading in one phrase (nvme_link_probe's column). */
 static void summary_case(const struct health_limits *lim)
 {
@@ -398,6 +448,7 @@ int main(void)
 	read_errors();
 	watch_case(&lim);
 	summary_case(&lim);
+	now_case(&lim);
 	qemu_case(&lim);
 	return check_done("test_health");
 }

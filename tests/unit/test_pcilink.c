@@ -37,14 +37,9 @@ static void test_ceilings(void)
 	static const struct {
 		unsigned code;
 		double gts, eff;
-		const char *enc;
 	} gen[] = {
-		{1, 2.5, 0.8, "8b/10b"},
-		{2, 5.0, 0.8, "8b/10b"},
-		{3, 8.0, 128.0 / 130, "128b/130b"},
-		{4, 16.0, 128.0 / 130, "128b/130b"},
-		{5, 32.0, 128.0 / 130, "128b/130b"},
-		{6, 64.0, 236.0 / 256, "Flit"},
+		{1, 2.5, 0.8},		{2, 5.0, 0.8},		{3, 8.0, 128.0 / 130},
+		{4, 16.0, 128.0 / 130}, {5, 32.0, 128.0 / 130}, {6, 64.0, 236.0 / 256},
 	};
 	static const unsigned widths[] = {1, 2, 4, 8, 12, 16, 32};
 	static const unsigned mps[] = {128, 256, 512, 1024, 2048, 4096};
@@ -54,7 +49,6 @@ static void test_ceilings(void)
 		CHECK(near(pcie_speed_gts(gen[g].code), gen[g].gts), "speed code %u", gen[g].code);
 		CHECK(pcie_speed_code(gen[g].gts) == gen[g].code, "code of %g", gen[g].gts);
 		CHECK(near(pcie_encoding_efficiency(gen[g].gts), gen[g].eff), "eff %g", gen[g].gts);
-		CHECK(!strcmp(pcie_encoding_name(gen[g].gts), gen[g].enc), "enc %g", gen[g].gts);
 		for (w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
 			double raw = gen[g].gts * widths[w] * gen[g].eff / 8;
 
