@@ -1,0 +1,33 @@
+# tests/expected/mask.sed: what legitimately varies between two runs of a golden case,
+# replaced by a word before tests/golden.sh compares the output with its expected file.
+# Every rule of the golden test is here, but for three that golden.sh adds in front,
+# since they are this run's values: the test's scratch directory -> TMP, the source and
+# the build tree -> TOP, the package version (configure's) -> VERSION.
+# Extended regular expressions (sed -E). A rule masks a value, never a line's layout:
+# the columns around it stay as printed, so a changed width or heading still fails.
+
+# The header line every text report starts with: host name, UTC date, kernel release.
+s/^( Host\/date\/kernel: ).*/\1HOST  DATE  KERNEL/
+# A date and time anywhere else (the ISO form the tools and scripts print).
+s/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z/DATE/g
+
+# An unbuilt choice in --help ("io_uring (not built)" without liburing): the expected
+# files are those of a build with every feature.
+s/ \(not built\)//g
+
+# nvme_read_bw over a file (read_bw/*.txt): what this host's memory limits and the
+# reads' timing decide. The buffers' locking and huge pages (RLIMIT_MEMLOCK, THP):
+s/^( Buffers +: [0-9]+ x [0-9A-Za-z]+), .*/\1, MEM/
+s/^ note: buffers not locked: .*/ note: buffers not locked: MEM/
+# Between the drives' heading and the next rule line: each drive's bytes, seconds, GB/s,
+# IOPS and zero %, and the total's bytes, seconds, GB/s and IOPS (the row's name and its
+# link columns stay).
+/^ drive +bytes +seconds +GB\/s +IOPS/,/^-+$/{
+s/^( [^ ]+ +)[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9.]+ /\1BYTES SECONDS GB\/S IOPS ZERO% /
+s/^( total +)[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+$/\1BYTES SECONDS GB\/S IOPS/
+}
+# The per-second line of a drive: its min, max and variation.
+s/^( [^ ]+ +[0-9]+ s: min ).*/\1RATES/
+# The processor time the reads cost.
+s/^( CPU +)[0-9.]+ (s per GiB read \()[0-9.]+ (s user .*)/\1SECONDS \2SECONDS \3/
+s/^( CPU +)[0-9.]+ (us per read)$/\1MICROSECONDS \2/
