@@ -1,12 +1,14 @@
 #!/bin/bash
 # tests/golden.sh: golden outputs. Every --help of the three tools and of the user-facing
 # scripts, nvme_link_probe's text report over the fixture dumps and sysfs trees,
-# nvme_read_bw's report over a regular file and nvme_write_bw_remote's printer
-# (tests/remote/printer_demo) are regenerated, masked (tests/expected/mask.sed: host,
-# dates, timings, paths, version) and compared by diff with their file under
-# tests/expected/ (CASE.txt), the diff printed when they differ. A file holds the case's
-# stdout, then its stderr after a line "# stderr:" when there is any, then "# exit N"
-# when the status is not 0. An expected file that no case writes fails too.
+# nvme_read_bw's over a regular file, nvme_write_bw_remote's printer
+# (tests/remote/printer_demo) and the scripts' reports over the fixture runs
+# (ladder_report, run_bench.sh summary, nbw-fleet judge) are regenerated, masked
+# (tests/expected/mask.sed: host, dates, timings, paths, version) and compared by diff
+# with their file under tests/expected/ (CASE.txt), the diff printed when they differ. A
+# file holds the case's stdout, then its stderr after a line "# stderr:" when there is
+# any, then "# exit N" when the status is not 0. An expected file that no case writes
+# fails too.
 #
 # Refresh the files after a change meant to alter what is printed (then read the diff
 # in git before committing it):
@@ -149,6 +151,12 @@ for w in sink sink-over sink-late sink-fail sink-cv source source-lat fanin fani
 	golden "remote/$w" "$abs_top_builddir/tests/remote/printer_demo" "$w"
 done
 golden remote/sink-live "$abs_top_builddir/tests/remote/printer_demo" --stream sink-live
+
+# ---- the scripts' text reports over the fixture runs ------------------------------------
+golden scripts/ladder_report_ref "$S/scripts/ladder_report" --no-write "$FIXTURES/ladder/ref"
+golden scripts/ladder_report_upper "$S/scripts/ladder_report" --no-write "$FIXTURES/ladder/upper"
+golden scripts/run_bench_summary "$S/scripts/run_bench.sh" summary "$FIXTURES/ladder/ref"
+golden scripts/fleet_judge_shaped "$S/scripts/nbw-fleet" judge "$FIXTURES/fleet_shaped"
 
 # ---- every expected file is some case's ---------------------------------------------------
 while IFS= read -r f; do
