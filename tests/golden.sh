@@ -144,6 +144,8 @@ make_pattern "$RUN/pattern.img" $((8 * 1024 * 1024)) 7 || fail "make_pattern"
 golden read_bw/file "$NVME_READ_BW" --disks pattern.img -t 1 --warmup 0 -D 0.5 --max-cv 1000
 golden read_bw/file_checksum "$NVME_READ_BW" --disks pattern.img -t 2 -s 256K --warmup 0 -D 0.5 \
 	--max-cv 1000 --checksum
+golden read_bw/file_gbits "$NVME_READ_BW" --disks pattern.img -t 1 --warmup 0 -D 0.5 --max-cv 1000 \
+	--report_gbits
 
 # ---- nvme_write_bw_remote's printer on results built in memory --------------------------
 for w in sink sink-over sink-late sink-fail sink-cv source source-lat fanin fanin-missing fanin-cv \

@@ -24,7 +24,7 @@ s/^( Buffers +: [0-9]+ x [0-9A-Za-z]+), .*/\1, MEM/
 # Between the drives' heading and the next rule line: each drive's bytes, seconds, GB/s,
 # IOPS and zero %, and the total's bytes, seconds, GB/s and IOPS (the row's name and its
 # link columns stay).
-/^ drive +bytes +seconds +GB\/s +IOPS/,/^-+$/{
+/^ drive +bytes +seconds +G[Bb]\/s +IOPS/,/^-+$/{
 s/^( [^ ]+ +)[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9.]+ /\1BYTES SECONDS GB\/S IOPS ZERO% /
 s/^( total +)[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+$/\1BYTES SECONDS GB\/S IOPS/
 }
