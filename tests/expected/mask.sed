@@ -28,8 +28,11 @@ s/^( Buffers +: [0-9]+ x [0-9A-Za-z]+), .*/\1, MEM/
 s/^( [^ ]+ +)[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9.]+ /\1BYTES SECONDS GB\/S IOPS ZERO% /
 s/^( total +)[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+$/\1BYTES SECONDS GB\/S IOPS/
 }
-# The per-second line of a drive: its min, max and variation.
-s/^( [^ ]+ +[0-9]+ s: min ).*/\1RATES/
+# The per-second line of a drive: how many seconds (a window stretched by a loaded host
+# has one more), min, max, variation and an UNSTEADY note; and the total's "not to be
+# trusted" line that such a note brings (tests/read_bw/unsteady.sh checks both).
+s/^( [^ ]+ +)[0-9]+ s: min .*/\1N s: min RATES/
+/^ total not to be trusted: unsteady .*\(see each drive's seconds above\)$/d
 # The processor time the reads cost.
 s/^( CPU +)[0-9.]+ (s per GiB read \()[0-9.]+ (s user .*)/\1SECONDS \2SECONDS \3/
 s/^( CPU +)[0-9.]+ (us per read)$/\1MICROSECONDS \2/
