@@ -16,9 +16,6 @@ expect_exit 2 "run: unknown argument 'ls'" "$C" run ls
 expect_exit 2 '--probe goes with --minimal' "$C" run --probe -- true
 expect_exit 2 '--io-uring goes with --minimal' "$C" run --io-uring -- true
 expect_exit 2 "build: unknown argument '--fast'" "$C" build --fast
-"$C" --help >"$TMPD/help" 2>&1
-check_eq "--help: exit 0" 0 $?
-check_match "--help: the minimal grants" 'CAP_IPC_LOCK, CAP_SYS_NICE' "$(cat "$TMPD/help")"
 check_eq "version = configure's PACKAGE_VERSION" "$ver" "$("$C" version)"
 check_eq "image name" "localhost/nvme-rdma-bw:$ver" "$("$C" image)"
 

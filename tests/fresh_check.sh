@@ -29,8 +29,4 @@ expect_exit 2 "^fresh-check: NBW_LAB_LOCK=lab.lock: not a file in a directory be
 expect_exit 2 "^fresh-check: NBW_LAB_LOCK=/lab.lock: not a file in a directory below /" env NBW_LAB_LOCK=/lab.lock "$F"
 expect_exit 2 "^fresh-check: NBW_LAB_LOCK=$TMPD/none/lab.lock: no directory $TMPD/none$" \
 	env NBW_LAB_LOCK="$TMPD/none/lab.lock" "$F"
-"$F" --help >"$TMPD/help" 2>&1
-check_eq "--help: exit 0" 0 $?
-check_match "--help: every option" '--ref.*--tests.*--dir.*--keep.*--refresh-cache.*--sources' \
-	"$(tr '\n' ' ' <"$TMPD/help")"
 finish

@@ -59,13 +59,8 @@ check_eq "switch path hops" "endpoint switch_downstream switch_upstream switch_d
 check_eq "pre-3.0: no LnkCap2" "None" "$(json_get "$TMPD/pre3_no_lnkcap2.lspci.json" "d['devices'][0]['function']['supported_speeds_gts']")"
 check_eq "LnkCap2 preferred" "[2.5, 5, 8, 16, 32]" "$(json_get "$TMPD/switch_chain_gen2.lspci.json" "d['devices'][0]['path'][1]['supported_speeds_gts']")"
 
-# Text: one row per device with the reason in words.
-out=$("$P" --pci-dump "$D/gen5_port_gen3_drive.lspci")
-check_match "text row" "0000:01:00.0 +3 +- 8 GT/s x4 +8 GT/s x4 +3.60 +14.40 downgraded +\(device\) host port capable of 32 GT/s x4, drive capable of only 8 GT/s x4" "$out"
-out=$("$P" --pci-dump "$D/switch_chain_gen2.lspci" -v --dev 05:00.0)
-check_match "-v lists hops" "0000:03:00.0 switch_upstream +LnkCap 5 GT/s x16" "$out"
-check_match "-v marks the narrowest" "0000:02:00.0 <- 0000:03:00.0: downgraded.*\[narrowest\]" "$out"
-check_match "-v says why no slot" "no slot: port 0000:04:00.0 implements no slot \(Slot Implemented clear\)" "$out"
+# Text (a row per device with the reason in words; -v: the hops, the narrowest marked,
+# why no slot): tests/golden.sh, probe/gen5_port_gen3_drive and probe/switch_chain_gen2_v_dev.
 
 # ---- slot ceilings: computed here from the fixtures' descriptions -------------------
 # ceil GT/s WIDTH [MPS]: "raw usable" with raw = GT/s x width x encoding / 8 and

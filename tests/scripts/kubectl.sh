@@ -18,8 +18,6 @@ export DURATION=1 WARMUP=0 THREADS=1 CHUNK=64K LAUNCHER="kubectl exec -i"
 unset SINK_NODE SRC_NODE NODES LAUNCHER_QUOTE SINK_DISKS SRC_DISKS RDMA_DEV DRAM VERIFY \
 	READ_ARGS SINK_ARGS SRC_ARGS RUN_NAME CMD_TIMEOUT SINK_ADDR PORT KUBECTL_NAMESPACE KUBECTL_CONTAINER
 
-"$RUN_BENCH" --help >"$TMPD/help" 2>&1
-check_match "--help documents the kubectl launcher" 'kubectl exec -i \[-n NS\] \[-c CONTAINER\] POD -- CMD' "$(cat "$TMPD/help")"
 env SINK_NODE=sink-0 SRC_NODE=source-0 "$RUN_BENCH" check aggregate >"$TMPD/out" 2>&1
 check_eq "check aggregate with kubectl: exit 0, silent" "0:" "$?:$(cat "$TMPD/out")"
 

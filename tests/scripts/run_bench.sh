@@ -43,10 +43,6 @@ expect_exit 2 'check: which mode' "${B[@]}" "$RUN_BENCH" check
 "${B[@]}" "$RUN_BENCH" check aggregate >"$TMPD/out" 2>&1
 check_eq "check aggregate: good settings, exit 0, silent" "0:" "$?:$(cat "$TMPD/out")"
 check_eq "nothing written by the failed calls" "" "$(ls "$RESULTS_DIR" 2>/dev/null)"
-"$RUN_BENCH" --help >"$TMPD/help" 2>&1
-check_eq "--help exits 0" 0 $?
-check_match "--help documents LAUNCHER" 'LAUNCHER\.\.\. HOST CMD' "$(cat "$TMPD/help")"
-check_match "--help names srun and pdsh" 'srun -N1 -n1 -w.*pdsh -S -N -w' "$(cat "$TMPD/help")"
 
 # --- quoting: awkward drive paths reach nvme_read_bw unchanged ------------------
 odd="$TMPD/dir with space 'quote' \$HOME;*"

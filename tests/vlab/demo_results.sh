@@ -5,7 +5,6 @@
 # -2, and none overwrites an earlier one; a lab that left nothing creates none.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../lib.sh"
-VLAB=$abs_top_srcdir/scripts/vlab
 W=$TMPD/work
 R=$W/a/out/results/ladder
 mkdir -p "$R/b" "$TMPD/host"
@@ -36,5 +35,4 @@ check_eq "third demo: -2" "$TMPD/host/nbw-demo-20260101-120000-2" "$d3"
 mkdir -p "$TMPD/empty/a/out"
 check_eq "no results: none saved" None "$(save "$TMPD/empty" 20260101-130000)"
 check_eq "... and no directory made" "" "$(ls -d "$TMPD"/host/nbw-demo-20260101-13* 2>/dev/null)"
-check_match "--help says where the demo's results go" 'nbw-demo-YYYYmmdd-HHMMSS' "$("$VLAB" --help)"
 finish
