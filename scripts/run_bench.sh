@@ -151,8 +151,7 @@ check_settings() {
 	local v n
 	: "${DURATION:=20}" "${WARMUP:=3}" "${THREADS:=12}" "${CHUNK:=1M}" "${PORT:=18515}"
 	: "${NET_TIMEOUT:=10}" "${SINK_WAIT:=60}" "${RESULTS_DIR:=results}"
-	: "${LAUNCHER:=ssh -o BatchMode=yes -o ConnectTimeout=10}" "${LAUNCHER_QUOTE:=auto}"
-	for v in DURATION WARMUP NET_TIMEOUT SINK_WAIT; do
+		for v in DURATION WARMUP NET_TIMEOUT SINK_WAIT; do
 		duration_s "${!v}" >/dev/null || die_usage "$v=${!v}: not a duration (e.g. 20, 500ms, 2m)"
 	done
 	[[ $THREADS =~ ^[1-9][0-9]*$ ]] || die_usage "THREADS=$THREADS: not a positive integer"
@@ -163,28 +162,13 @@ check_settings() {
 	shopt -u nocasematch
 	case ${VERIFY:-} in '' | canary | full | off) ;; *) die_usage "VERIFY=$VERIFY: canary, full or off" ;; esac
 	case ${BIDIR:=0} in 0 | 1) ;; *) die_usage "BIDIR=$BIDIR: 0 or 1" ;; esac
-	case $LAUNCHER_QUOTE in auto | yes | no) ;; *) die_usage "LAUNCHER_QUOTE=$LAUNCHER_QUOTE: auto, yes or no" ;; esac
 	[ -z "${TX_DEPTH:-}" ] || [[ $TX_DEPTH =~ ^[1-9][0-9]*$ ]] || die_usage "TX_DEPTH=$TX_DEPTH: not a positive integer"
 	[ -n "${CMD_TIMEOUT:-}" ] && ! [[ $CMD_TIMEOUT =~ ^[1-9][0-9]*$ ]] &&
 		die_usage "CMD_TIMEOUT=$CMD_TIMEOUT: not a number of seconds"
 	[[ ${SINK_READY_TIMEOUT:=60} =~ ^[1-9][0-9]*$ ]] ||
 		die_usage "SINK_READY_TIMEOUT=$SINK_READY_TIMEOUT: not a number of seconds"
-	read -ra launcher <<<"$LAUNCHER"
-	[ ${#launcher[@]} -gt 0 ] || die_usage "LAUNCHER is empty"
-	quote=$LAUNCHER_QUOTE
-	if [ "$quote" = auto ]; then
-		case ${launcher[0]##*/} in ssh | pdsh | rsh) quote=yes ;; *) quote=no ;; esac
-	fi
-	# kubectl exec (and OpenShift's oc exec): options before the pod, which is HOST,
-	# then "--" and the command's argv, passed to the container without a shell.
-	launcher_sep=()
-	case ${launcher[0]##*/} in
-	kubectl | oc)
-		launcher_sep=(--)
-		[ -z "${KUBECTL_NAMESPACE:-}" ] || launcher+=(-n "$KUBECTL_NAMESPACE")
-		[ -z "${KUBECTL_CONTAINER:-}" ] || launcher+=(-c "$KUBECTL_CONTAINER")
-		;;
-	esac
+	# The launcher's rule is nbw.launcher's (nbw-fleet's too): LAUNCHER_QUOTE, kubectl.
+	launcher_prog=$(launcher_py check 2>&1) || die_usage "$launcher_prog"
 	window_s=$(($(duration_s "$WARMUP") + $(duration_s "$DURATION")))
 	net_s=$(duration_s "$NET_TIMEOUT")
 	# A name or address is never a word a tool or the launcher reads as an option.
@@ -196,18 +180,17 @@ check_settings() {
 
 # --- running a command on a node ---------------------------------------------
 
-# One shell word for a POSIX shell: unchanged when plain, else single-quoted.
-shell_quote() {
-	local w=$1
-	if [[ $w =~ ^[A-Za-z0-9_./=:,+@%-]+$ ]]; then
-		printf '%s' "$w"
-	else
-		printf "'%s'" "${w//\'/\'\\\'\'}"
-	fi
+# launcher_py VERB ARG...: nbw.launcher (LAUNCHER... HOST CMD..., one rule with nbw-fleet)
+# with this run's launcher settings.
+launcher_py() {
+	LAUNCHER=${LAUNCHER:-} LAUNCHER_QUOTE=${LAUNCHER_QUOTE:-} nbw_py launcher "$@"
 }
 
+this_machine=() # its names, asked once (launcher_py here)
 is_this_machine() {
-	case $1 in localhost | 127.0.0.1 | "$(hostname)" | "$(hostname -s 2>/dev/null)" | "$(hostname -f 2>/dev/null)") return 0 ;; esac
+	local n
+	[ ${#this_machine[@]} -gt 0 ] || mapfile -d '' this_machine < <(launcher_py here)
+	for n in "${this_machine[@]}"; do [ "$1" = "$n" ] && return 0; done
 	return 1
 }
 
@@ -220,18 +203,15 @@ remote_wrapper='pf=$1; shift; timeout -k 5 "$@" & echo $! >"$pf"; wait $!; rc=$?
 # CMD on NODE, bounded to LIMIT seconds there and LIMIT + 30 here. TAG names
 # the command's pidfile on the node (for stop_on_node).
 node_cmd() {
-	local node=$1 limit=$2 tag=$3 w words=()
+	local node=$1 limit=$2 tag=$3 argv
 	shift 3
 	if is_this_machine "$node"; then
 		run_cmd=(timeout -k 5 "$limit" "$@")
 		return
 	fi
-	set -- sh -c "$remote_wrapper" sh "/tmp/nbw-run_bench.$run_id.$tag.pid" "$limit" "$@"
-	if [ "$quote" = yes ]; then
-		for w in "$@"; do words+=("$(shell_quote "$w")"); done
-		set -- "${words[*]}"
-	fi
-	run_cmd=(timeout -k 5 $((limit + 30)) "${launcher[@]}" "$node" "${launcher_sep[@]}" "$@")
+	mapfile -d '' argv < <(launcher_py argv "$node" \
+		sh -c "$remote_wrapper" sh "/tmp/nbw-run_bench.$run_id.$tag.pid" "$limit" "$@")
+	run_cmd=(timeout -k 5 $((limit + 30)) "${argv[@]}")
 }
 
 # stop_on_node NODE TAG: end the command that was started on NODE with TAG.
@@ -662,11 +642,11 @@ else
 	read -ra nodes <<<"$NODES"
 fi
 export SINK_NODE SRC_NODE
+command -v "${PYTHON3:-python3}" >/dev/null || { say "python3 is needed for the summary (apt-get install python3)"; exit 1; }
 check_settings
 check_upper_settings
 [ "$BIDIR" = 0 ] || [ "$mode" = aggregate ] || die_usage "BIDIR=1 is for aggregate (not $mode)"
-command -v "${PYTHON3:-python3}" >/dev/null || { say "python3 is needed for the summary (apt-get install python3)"; exit 1; }
-command -v "${launcher[0]}" >/dev/null || { say "LAUNCHER: ${launcher[0]}: command not found"; exit 1; }
+command -v "$launcher_prog" >/dev/null || { say "LAUNCHER: $launcher_prog: command not found"; exit 1; }
 [ -z "${check_only:-}" ] || exit 0
 
 run_dir=$(new_run_dir "$RESULTS_DIR") || exit 1
