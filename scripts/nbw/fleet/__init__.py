@@ -14,4 +14,5 @@ peers, and why.
   cli      the command line
 """
 
+PROG = "nbw-fleet"
 FORMAT = 2  # the sweep directory's layout (sweep.json "format"; 2: a pair's --bidir run)
