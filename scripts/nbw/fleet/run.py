@@ -8,7 +8,7 @@ kept whole or not at all):
             run of nvme_write_bw_remote --bidir from memory on every rail (a step per
             round and rail with --rails-one-by-one);
   remote    each node's drives into a partner's DRAM, both ways at once (--bidir);
-  isolate   what judge.retests_wanted() asks for, in full windows: drives read again,
+  isolate   what judge_retest.retests_wanted() asks for, in full windows: drives read again,
             then pairs in disjoint batches (each part under suspicion against two
             partners that passed, low pairs again, rails under suspicion alone), at
             most --isolate-budget steps.
@@ -33,7 +33,8 @@ from .. import jsonutil
 from . import FORMAT, PROG
 from . import plan as planmod
 from . import report
-from .judge import judge, retests_wanted
+from .judge import judge
+from .judge_retest import retests_wanted
 from .launch import Fanout, LaunchError, Srun, scratch
 from .plan import Plan, human_seconds, remote_rounds
 from .sweepdir import NAME_RE, NAME_WORDS, load_json, read_sweep
