@@ -11,6 +11,8 @@ prog=run_bench.sh
 . "$(dirname "$0")/bench_results.sh" || exit 1
 # shellcheck source=bench_upper.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/bench_upper.sh" || exit 1
+# shellcheck source=bench_node.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/bench_node.sh" || exit 1
 
 # The modes, one list: the dispatch, --help's usage line and --options-table (what the
 # bash completion offers, completions/run_bench.sh) all read it.
@@ -178,63 +180,7 @@ check_settings() {
 	done
 }
 
-# --- running a command on a node ---------------------------------------------
-
-# launcher_py VERB ARG...: nbw.launcher (LAUNCHER... HOST CMD..., one rule with nbw-fleet)
-# with this run's launcher settings.
-launcher_py() {
-	LAUNCHER=${LAUNCHER:-} LAUNCHER_QUOTE=${LAUNCHER_QUOTE:-} nbw_py launcher "$@"
-}
-
-this_machine=() # its names, asked once (launcher_py here)
-is_this_machine() {
-	local n
-	[ ${#this_machine[@]} -gt 0 ] || mapfile -d '' this_machine < <(launcher_py here)
-	for n in "${this_machine[@]}"; do [ "$1" = "$n" ] && return 0; done
-	return 1
-}
-
-# The remote side of every command: timeout-bounded, its pid in PIDFILE so that
-# an interrupted run can stop it (ssh, pdsh and kubectl exec leave a remote command
-# running when the client dies).
-remote_wrapper='pf=$1; shift; timeout -k 5 "$@" & echo $! >"$pf"; wait $!; rc=$?; rm -f "$pf"; exit $rc'
-
-# node_cmd NODE LIMIT TAG CMD...: the local command line (in run_cmd) that runs
-# CMD on NODE, bounded to LIMIT seconds there and LIMIT + 30 here. TAG names
-# the command's pidfile on the node (for stop_on_node).
-node_cmd() {
-	local node=$1 limit=$2 tag=$3 argv
-	shift 3
-	if is_this_machine "$node"; then
-		run_cmd=(timeout -k 5 "$limit" "$@")
-		return
-	fi
-	mapfile -d '' argv < <(launcher_py argv "$node" \
-		sh -c "$remote_wrapper" sh "/tmp/nbw-run_bench.$run_id.$tag.pid" "$limit" "$@")
-	run_cmd=(timeout -k 5 $((limit + 30)) "${argv[@]}")
-}
-
-# stop_on_node NODE TAG: end the command that was started on NODE with TAG.
-stop_on_node() {
-	local node=$1 tag=$2 run_cmd
-	is_this_machine "$node" && return 0
-	node_cmd "$node" 20 "stop-$tag" sh -c \
-		'[ -s "$1" ] && kill -TERM "$(cat "$1")" 2>/dev/null; rm -f "$1"; exit 0' \
-		sh "/tmp/nbw-run_bench.$run_id.$tag.pid"
-	"${run_cmd[@]}" </dev/null >/dev/null 2>&1
-}
-
-started=() # "pid node tag" of the commands running in the background
-# start_bg OUT ERR NODE LIMIT TAG CMD...: CMD on NODE in the background, its
-# stdout into OUT, its stderr into ERR; the local pid in bg_pid.
-start_bg() {
-	local out=$1 err=$2 run_cmd
-	shift 2
-	node_cmd "$@"
-	(exec "${run_cmd[@]}") </dev/null >"$out" 2>"$err" &
-	bg_pid=$!
-	started+=("$bg_pid $1 $3")
-}
+# --- stopping (a command on a node: bench_node.sh) ---------------------------
 
 # Ctrl-C, SIGTERM, SIGHUP: stop every command of this run on every node.
 # shellcheck disable=SC2317 # run by the traps
