@@ -1,6 +1,7 @@
 # scripts/bench_results.sh: run_bench.sh's recording of every run into the record
 # of nbw-results (sourced by run_bench.sh from beside itself; not a command). Uses
-# run_bench.sh's say, nodes, run_dir, start_bg, started and tool.
+# run_bench.sh's nodes, run_dir and tool, bench_node.sh's is_this_machine, start_bg and
+# started, bench_lib.sh's say.
 #
 #   RESULTS      the record's directory [$NBW_RESULTS, else nbw-results' default,
 #                $XDG_DATA_HOME/nbw-results or ~/.local/share/nbw-results];

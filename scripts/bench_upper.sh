@@ -1,11 +1,11 @@
-# scripts/bench_upper.sh: the ladder's upper rungs, sourced by run_bench.sh (its
-# node_cmd, start_bg, stop_on_node, failure, say and settings): TCP between the
-# two nodes with iperf3 (1 and 8 streams, zero-copy) and NFS from a tmpfs in the
-# sink's DRAM, exported by the kernel's NFS server and read by the source's
-# nvme_read_bw through two mounts, over RDMA and over TCP. Every step runs on
-# its node bounded by a time limit; what the NFS steps set up (modules stay
-# loaded) is undone at the end, on failure and on a signal. Drives are never
-# touched: the file lives in tmpfs.
+# scripts/bench_upper.sh: the ladder's upper rungs, sourced by run_bench.sh (its failure
+# and settings, bench_node.sh's node_cmd, start_bg and stop_on_node, bench_lib.sh's
+# say): TCP between the two nodes with iperf3 (1 and 8 streams, zero-copy) and NFS from
+# a tmpfs in the sink's DRAM, exported by the kernel's NFS server and read by the
+# source's nvme_read_bw through two mounts, over RDMA and over TCP. Every step runs on
+# its node bounded by a time limit; what the NFS steps set up (modules stay loaded) is
+# undone at the end, on failure and on a signal. Drives are never touched: the file
+# lives in tmpfs.
 # run_bench.sh's variables used here: prog, run_dir, run_id, bg_pid (start_bg's), started.
 # shellcheck shell=bash disable=SC2154
 

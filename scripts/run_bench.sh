@@ -11,6 +11,8 @@ prog=run_bench.sh
 . "$(dirname "$0")/bench_results.sh" || exit 1
 # shellcheck source=bench_upper.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/bench_upper.sh" || exit 1
+# shellcheck source=bench_node.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/bench_node.sh" || exit 1
 
 # The modes, one list: the dispatch, --help's usage line and --options-table (what the
 # bash completion offers, completions/run_bench.sh) all read it.
@@ -151,8 +153,7 @@ check_settings() {
 	local v n
 	: "${DURATION:=20}" "${WARMUP:=3}" "${THREADS:=12}" "${CHUNK:=1M}" "${PORT:=18515}"
 	: "${NET_TIMEOUT:=10}" "${SINK_WAIT:=60}" "${RESULTS_DIR:=results}"
-	: "${LAUNCHER:=ssh -o BatchMode=yes -o ConnectTimeout=10}" "${LAUNCHER_QUOTE:=auto}"
-	for v in DURATION WARMUP NET_TIMEOUT SINK_WAIT; do
+		for v in DURATION WARMUP NET_TIMEOUT SINK_WAIT; do
 		duration_s "${!v}" >/dev/null || die_usage "$v=${!v}: not a duration (e.g. 20, 500ms, 2m)"
 	done
 	[[ $THREADS =~ ^[1-9][0-9]*$ ]] || die_usage "THREADS=$THREADS: not a positive integer"
@@ -163,28 +164,13 @@ check_settings() {
 	shopt -u nocasematch
 	case ${VERIFY:-} in '' | canary | full | off) ;; *) die_usage "VERIFY=$VERIFY: canary, full or off" ;; esac
 	case ${BIDIR:=0} in 0 | 1) ;; *) die_usage "BIDIR=$BIDIR: 0 or 1" ;; esac
-	case $LAUNCHER_QUOTE in auto | yes | no) ;; *) die_usage "LAUNCHER_QUOTE=$LAUNCHER_QUOTE: auto, yes or no" ;; esac
 	[ -z "${TX_DEPTH:-}" ] || [[ $TX_DEPTH =~ ^[1-9][0-9]*$ ]] || die_usage "TX_DEPTH=$TX_DEPTH: not a positive integer"
 	[ -n "${CMD_TIMEOUT:-}" ] && ! [[ $CMD_TIMEOUT =~ ^[1-9][0-9]*$ ]] &&
 		die_usage "CMD_TIMEOUT=$CMD_TIMEOUT: not a number of seconds"
 	[[ ${SINK_READY_TIMEOUT:=60} =~ ^[1-9][0-9]*$ ]] ||
 		die_usage "SINK_READY_TIMEOUT=$SINK_READY_TIMEOUT: not a number of seconds"
-	read -ra launcher <<<"$LAUNCHER"
-	[ ${#launcher[@]} -gt 0 ] || die_usage "LAUNCHER is empty"
-	quote=$LAUNCHER_QUOTE
-	if [ "$quote" = auto ]; then
-		case ${launcher[0]##*/} in ssh | pdsh | rsh) quote=yes ;; *) quote=no ;; esac
-	fi
-	# kubectl exec (and OpenShift's oc exec): options before the pod, which is HOST,
-	# then "--" and the command's argv, passed to the container without a shell.
-	launcher_sep=()
-	case ${launcher[0]##*/} in
-	kubectl | oc)
-		launcher_sep=(--)
-		[ -z "${KUBECTL_NAMESPACE:-}" ] || launcher+=(-n "$KUBECTL_NAMESPACE")
-		[ -z "${KUBECTL_CONTAINER:-}" ] || launcher+=(-c "$KUBECTL_CONTAINER")
-		;;
-	esac
+	# The launcher's rule is nbw.launcher's (nbw-fleet's too): LAUNCHER_QUOTE, kubectl.
+	launcher_prog=$(launcher_py check 2>&1) || die_usage "$launcher_prog"
 	window_s=$(($(duration_s "$WARMUP") + $(duration_s "$DURATION")))
 	net_s=$(duration_s "$NET_TIMEOUT")
 	# A name or address is never a word a tool or the launcher reads as an option.
@@ -194,67 +180,7 @@ check_settings() {
 	done
 }
 
-# --- running a command on a node ---------------------------------------------
-
-# One shell word for a POSIX shell: unchanged when plain, else single-quoted.
-shell_quote() {
-	local w=$1
-	if [[ $w =~ ^[A-Za-z0-9_./=:,+@%-]+$ ]]; then
-		printf '%s' "$w"
-	else
-		printf "'%s'" "${w//\'/\'\\\'\'}"
-	fi
-}
-
-is_this_machine() {
-	case $1 in localhost | 127.0.0.1 | "$(hostname)" | "$(hostname -s 2>/dev/null)" | "$(hostname -f 2>/dev/null)") return 0 ;; esac
-	return 1
-}
-
-# The remote side of every command: timeout-bounded, its pid in PIDFILE so that
-# an interrupted run can stop it (ssh, pdsh and kubectl exec leave a remote command
-# running when the client dies).
-remote_wrapper='pf=$1; shift; timeout -k 5 "$@" & echo $! >"$pf"; wait $!; rc=$?; rm -f "$pf"; exit $rc'
-
-# node_cmd NODE LIMIT TAG CMD...: the local command line (in run_cmd) that runs
-# CMD on NODE, bounded to LIMIT seconds there and LIMIT + 30 here. TAG names
-# the command's pidfile on the node (for stop_on_node).
-node_cmd() {
-	local node=$1 limit=$2 tag=$3 w words=()
-	shift 3
-	if is_this_machine "$node"; then
-		run_cmd=(timeout -k 5 "$limit" "$@")
-		return
-	fi
-	set -- sh -c "$remote_wrapper" sh "/tmp/nbw-run_bench.$run_id.$tag.pid" "$limit" "$@"
-	if [ "$quote" = yes ]; then
-		for w in "$@"; do words+=("$(shell_quote "$w")"); done
-		set -- "${words[*]}"
-	fi
-	run_cmd=(timeout -k 5 $((limit + 30)) "${launcher[@]}" "$node" "${launcher_sep[@]}" "$@")
-}
-
-# stop_on_node NODE TAG: end the command that was started on NODE with TAG.
-stop_on_node() {
-	local node=$1 tag=$2 run_cmd
-	is_this_machine "$node" && return 0
-	node_cmd "$node" 20 "stop-$tag" sh -c \
-		'[ -s "$1" ] && kill -TERM "$(cat "$1")" 2>/dev/null; rm -f "$1"; exit 0' \
-		sh "/tmp/nbw-run_bench.$run_id.$tag.pid"
-	"${run_cmd[@]}" </dev/null >/dev/null 2>&1
-}
-
-started=() # "pid node tag" of the commands running in the background
-# start_bg OUT ERR NODE LIMIT TAG CMD...: CMD on NODE in the background, its
-# stdout into OUT, its stderr into ERR; the local pid in bg_pid.
-start_bg() {
-	local out=$1 err=$2 run_cmd
-	shift 2
-	node_cmd "$@"
-	(exec "${run_cmd[@]}") </dev/null >"$out" 2>"$err" &
-	bg_pid=$!
-	started+=("$bg_pid $1 $3")
-}
+# --- stopping (a command on a node: bench_node.sh) ---------------------------
 
 # Ctrl-C, SIGTERM, SIGHUP: stop every command of this run on every node.
 # shellcheck disable=SC2317 # run by the traps
@@ -662,11 +588,11 @@ else
 	read -ra nodes <<<"$NODES"
 fi
 export SINK_NODE SRC_NODE
+command -v "${PYTHON3:-python3}" >/dev/null || { say "python3 is needed for the summary (apt-get install python3)"; exit 1; }
 check_settings
 check_upper_settings
 [ "$BIDIR" = 0 ] || [ "$mode" = aggregate ] || die_usage "BIDIR=1 is for aggregate (not $mode)"
-command -v "${PYTHON3:-python3}" >/dev/null || { say "python3 is needed for the summary (apt-get install python3)"; exit 1; }
-command -v "${launcher[0]}" >/dev/null || { say "LAUNCHER: ${launcher[0]}: command not found"; exit 1; }
+command -v "$launcher_prog" >/dev/null || { say "LAUNCHER: $launcher_prog: command not found"; exit 1; }
 [ -z "${check_only:-}" ] || exit 0
 
 run_dir=$(new_run_dir "$RESULTS_DIR") || exit 1

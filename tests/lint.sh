@@ -5,7 +5,9 @@
 # let through, as flake8 does. shellcheck reads the shell scripts of scripts/
 # (entry points, *.sh, vlab.d/), deploy/ and tests/ (*.sh, the fakes, the lab's host
 # and guest scripts), with the settings of .shellcheckrc. Any finding fails the
-# test; it skips (77) only where a linter is not installed (CI installs both).
+# test; it skips (77) only where a linter is not installed (CI installs both). The
+# shape of scripts/ is checked too: no file over 700 lines, no function-local import
+# in the package but a "# lazy: " one, no Python in a shell script.
 . "$(dirname "$0")/lib.sh"
 cd "$abs_top_srcdir" || exit 1
 
@@ -25,8 +27,8 @@ while IFS= read -r f; do
 		esac
 		;;
 	esac
-done < <(find scripts deploy tests -path '*/.*' -prune -o -type f -print | LC_ALL=C sort)
-[ ${#py[@]} -ge 40 ] || fail "only ${#py[@]} Python files found"
+done < <(find python scripts deploy tests -path '*/.*' -prune -o -type f -print | LC_ALL=C sort)
+[ ${#py[@]} -ge 120 ] || fail "only ${#py[@]} Python files found"
 [ ${#sh[@]} -ge 60 ] || fail "only ${#sh[@]} shell scripts found"
 echo "lint: ${#py[@]} Python files, ${#sh[@]} shell scripts"
 
@@ -51,5 +53,18 @@ if command -v shellcheck >/dev/null; then
 else
 	missing+=("shellcheck (apt-get install shellcheck)")
 fi
+
+# The shape of scripts/ and python/ (no linter needed): no file over 700 lines; no import
+# inside a function of the package but a lazy one that says why ("# lazy: ..."); no Python in a
+# shell script (a heredoc, or a python3 -c over several lines: pyflakes cannot read it;
+# a module run by nbw_py instead).
+check_eq "files of scripts/ and python/ over 700 lines" "" \
+	"$(find scripts python -type f -not -path '*/__pycache__/*' -exec awk 'END { if (NR > 700) print FILENAME ": " NR }' {} \;)"
+[ -d python/nbw ] || fail "no python/nbw: the package moved?"
+check_eq "imports inside a function of python/nbw" "" \
+	"$(grep -rnE '^[[:space:]]+(from [.[:alnum:]_]+ import|import [.[:alnum:]_]+)' --include='*.py' python/nbw |
+		grep -v '# lazy: ')"
+check_eq "Python in the shell scripts of scripts/" "" \
+	"$(grep -nE "(python3?|PYTHON3[}\"]*)[^|;&]*(<<[^<]|-c +'[^']*\$)" "${sh[@]}" | grep '^scripts/')"
 [ ${#missing[@]} = 0 ] || [ "$T_FAILS" != 0 ] || skip "not installed: ${missing[*]}"
 finish

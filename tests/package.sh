@@ -103,6 +103,9 @@ done
 want="$want /usr/bin/nbw-results /usr/share/$PKG/ladder_report /usr/share/$PKG/nbw/__init__.py"
 want="$want /usr/share/$PKG/nbw/results/cli.py /usr/share/$PKG/nbw/ladder/report.py"
 want="$want /usr/share/$PKG/nbw/summary.py /usr/share/$PKG/nbw/sweep.py"
+# run_bench.sh's launcher (a sourced file over nbw.launcher) and the ladder's model.
+want="$want /usr/share/$PKG/bench_node.sh /usr/share/$PKG/nbw/launcher.py"
+want="$want /usr/share/$PKG/nbw/ladder/model.py /usr/share/$PKG/nbw/ladder/text.py"
 # The completion of the commands with verbs.
 for c in nbw-results nbw-fleet run_bench.sh; do
 	want="$want /usr/share/bash-completion/completions/$c"

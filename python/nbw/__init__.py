@@ -10,6 +10,8 @@ with `python3 -m nbw.<module>` (nbw_py in bench_lib.sh). Modules by concern:
   drivehealth   what a drive said of itself around a window: throttled, hot, media
                 errors, a critical warning, an unsteady window
   pcipath       sums of drive figures capped by the PCIe links the drives share
+  launcher      how a command reaches a node (LAUNCHER, LAUNCHER_QUOTE, kubectl):
+                run_bench.sh's and nbw-fleet's one rule
   results       nbw-results, the record of runs: documents, provenance, record,
                 store, compare, inventory, HTML report, OpenMetrics
   ladder        ladder_report: the ladder of a run_bench.sh ladder run (lower and

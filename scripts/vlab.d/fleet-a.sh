@@ -12,6 +12,9 @@
 # purpose ($VLAB_SLOWED). vlab copies it to the host (vlab.d/fleet-host.sh).
 set -u
 src=$VLAB_SRCDIR
+prog=fleet-a.sh
+# shellcheck source=../bench_lib.sh
+. "$src/scripts/bench_lib.sh" || exit 1
 launch=$src/scripts/vlab.d/launch
 read -r -a hosts <<<"$VLAB_HOSTS"
 names=abcd
@@ -36,19 +39,7 @@ printf '\n=== node a: nbw-fleet run over %s (at %s, through %s) ===\n' \
 	--duration 6 --warmup 1 "$@"
 rc=$?
 if [ -d "$sweep" ]; then
-	python3 - "$sweep/lab.json" <<'PY'
-import json, os, sys
-hosts = os.environ["VLAB_HOSTS"].split()
-slowed = []
-for w in os.environ.get("VLAB_SLOWED", "").split():
-    kind, node, index, rate = w.split(":")
-    slowed.append({"kind": kind, "node": node, "address": hosts["abcd".index(node)],
-                   "index": int(index), "rate": int(rate),
-                   "unit": "MB/s" if kind == "drive" else "Mbit/s"})
-with open(sys.argv[1], "w") as f:
-    json.dump({"nodes": dict(zip("abcd", hosts)), "slowed": slowed}, f, indent=1)
-    f.write("\n")
-PY
+	nbw_py lab.slowed lab-json "$sweep/lab.json"
 	cp -a "$sweep" "$VLAB_OUT/sweep" || echo "could not copy the sweep to $VLAB_OUT"
 fi
 exit "$rc"

@@ -25,14 +25,14 @@ Gen3 x4 drives (3.57 GB/s each) per node, every figure within +-2% (seeded). Fau
 The sweep is written as nbw-fleet run writes it (nbw.fleet.sweepdir, format 2: a pair's
 run measures every rail and both directions at once, --bidir, each node's document
 beside the other's); then the isolate phase's retests, chosen by
-nbw.fleet.judge.retests_wanted as the run chooses them.
+nbw.fleet.judge_retest.retests_wanted as the run chooses them.
 """
 
 import json
 import os
 import random
 
-from nbw.fleet.judge import retests_wanted
+from nbw.fleet.judge_retest import retests_wanted
 from nbw.fleet.plan import Plan, remote_rounds
 from nbw.fleet.sweepdir import read_sweep
 

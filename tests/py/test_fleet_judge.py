@@ -16,7 +16,9 @@ from contextlib import redirect_stdout
 
 from fleetgen import Fleet
 from nbw.fleet import cli
-from nbw.fleet.judge import _isolate_pairs, _Pairs, judge, retests_wanted
+from nbw.fleet.judge import judge
+from nbw.fleet.judge_pairs import _Pairs
+from nbw.fleet.judge_retest import _isolate_pairs, retests_wanted
 from nbw.fleet.sweepdir import SweepError, Transfer, read_sweep
 
 

@@ -10,7 +10,7 @@ from contextlib import redirect_stderr, redirect_stdout
 
 from nbw.fleet import cli
 from nbw.fleet.plan import (Durations, Launch, Plan, circle_round, estimate, parse_pairs,
-                            remote_rounds, would_fit)
+                            remote_rounds, time_limit, would_fit)
 
 
 def every_round(plan):
@@ -294,9 +294,9 @@ class TestPlanCommand(unittest.TestCase):
                          r"than --max-time 30 min 00 s: would fit: --fanout 1024 \(2[0-9] min")
 
     def test_the_allocations_time_left(self):
-        self.assertEqual(cli.time_limit(None, {"SLURM_JOB_END_TIME": "1000"}, now=400)[0], 600)
-        self.assertEqual(cli.time_limit(300, {"SLURM_JOB_END_TIME": "1000"}, now=400)[0], 300)
-        self.assertEqual(cli.time_limit(None, {"SLURM_JOB_END_TIME": "x"}), (None, None))
+        self.assertEqual(time_limit(None, {"SLURM_JOB_END_TIME": "1000"}, now=400)[0], 600)
+        self.assertEqual(time_limit(300, {"SLURM_JOB_END_TIME": "1000"}, now=400)[0], 300)
+        self.assertEqual(time_limit(None, {"SLURM_JOB_END_TIME": "x"}), (None, None))
 
     def test_named_nodes_and_shown_rounds(self):
         rc, out = self.run_cli("plan", "--nodes", "a,b,c,d", "--show-rounds", "1-3", "--json")

@@ -13,6 +13,7 @@ from nbw.lab.options import (Settings, host_settings, link_list, link_props, par
                              parse_size, validate)
 from nbw.lab.plan import guest_path, nic_addr, nic_mac, pattern_id, peer_of
 from nbw.lab.qemu import clock_arg, node_env, qemu_args, smbios_memory, smp_arg, tsc_khz_of
+from nbw.lab.slowed import lab_doc, slowed_words
 from nbw.lab.watch import ring_stuck
 from nbw.lab.launch_agent import shown
 
@@ -174,6 +175,26 @@ class Qemu(unittest.TestCase):
                          ["hubport,id=n0,hubid=0", "hubport,id=n1,hubid=1"])
         self.assertNotIn("-qmp", a)
         self.assertIn("file=/w/images/a0.img,if=none,id=d0,format=raw,cache=writeback", a)
+
+
+class Slowed(unittest.TestCase):
+    """$VLAB_SLOWED's words, and lab.json (fleet-a.sh's note beside the sweep) read
+    back from them."""
+
+    def test_words_and_lab_json(self):
+        class S:
+            slow_drives = {(1, 0): 150}
+            slow_nics = {(2, 1): 4}
+        words = slowed_words(S())
+        self.assertEqual(words, "drive:b:0:150 nic:c:1:4")
+        doc = lab_doc(["10.0.2.15", "10.0.2.16", "10.0.2.17"], words)
+        self.assertEqual(doc["nodes"], {"a": "10.0.2.15", "b": "10.0.2.16", "c": "10.0.2.17"})
+        self.assertEqual(doc["slowed"], [
+            {"kind": "drive", "node": "b", "address": "10.0.2.16", "index": 0, "rate": 150,
+             "unit": "MB/s"},
+            {"kind": "nic", "node": "c", "address": "10.0.2.17", "index": 1, "rate": 4,
+             "unit": "Mbit/s"}])
+        self.assertEqual(lab_doc(["10.0.2.15"], "")["slowed"], [])
 
 
 class AgentLog(unittest.TestCase):

@@ -12,7 +12,8 @@ import unittest
 import pngpixels
 from nbwpath import FIXTURES
 from nbw.ladder import chart
-from nbw.ladder.report import Ladder, plot, rung
+from nbw.ladder.model import Ladder, rung
+from nbw.ladder.report import plot
 
 REF = os.path.join(FIXTURES, "ladder", "ref")
 UPPER = os.path.join(FIXTURES, "ladder", "upper")

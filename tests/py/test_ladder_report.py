@@ -1,4 +1,4 @@
-"""nbw.ladder.report: each rung against its ceiling, and the binding rung, on the
+"""nbw.ladder.report, model and text: each rung against its ceiling, and the binding rung, on the
 reference platform's fixture run (tests/fixtures/ladder/ref)."""
 import json
 import os
@@ -7,8 +7,8 @@ import tempfile
 import unittest
 
 from nbwpath import FIXTURES
-from nbw.ladder.report import (Ladder, above_notes, fig, gen_name, hop_notes, link_of, memory_notes,
-                               pct, rung, shared_notes, table)
+from nbw.ladder.model import Ladder, gen_name, link_of, pct, rung
+from nbw.ladder.text import above_notes, fig, hop_notes, memory_notes, shared_notes, table
 
 REF = os.path.join(FIXTURES, "ladder", "ref")
 

@@ -71,10 +71,15 @@ READERS = {
         "says",  # nbw.drivehealth's evidence
     )),
     "pcipath.py": ((PROBE,), ()),
-    "ladder/report.py": ((READ_BW, REMOTE, PROBE), (
+    "ladder/model.py": ((READ_BW, REMOTE, PROBE), (
         # the environment and the ladder's own rungs and notes
         "GNUPLOT", "below_drives", "shared_hops", "links_summed_gb_per_s", "drives_wrote_gb_per_s",
         "excluded", "failed", "measured_gb_per_s", "node", "rdma_gb_per_s", "rung", "moved_gb_per_s",
+    )),
+    "ladder/text.py": ((READ_BW, REMOTE, PROBE), (
+        # the ladder's own rungs and notes (ladder/model.py's)
+        "below_drives", "shared_hops", "links_summed_gb_per_s", "drives_wrote_gb_per_s",
+        "failed", "measured_gb_per_s", "node", "moved_gb_per_s",
     )),
     "ladder/upper.py": ((READ_BW, REMOTE), (
         # iperf3 -J
@@ -110,15 +115,18 @@ READERS = {
 # The modules that read no tool document (the record's store and verbs read the
 # record's own lines; fleet/cli, run, plan and report the plan and the judgement they
 # make themselves, verdict and junit the judgement's parts and sweep.json, launch and
-# tasks the schedule and the nodes' framed output; lab/ the virtual lab's files).
+# tasks the schedule and the nodes' framed output, judge_pairs and judge_retest the
+# judge's transfers and suspects, launcher the environment; lab/ the virtual lab's
+# files).
 OTHERS = {
     "__init__.py", "jsonutil.py", "command.py", "k8s.py", "fetch.py",
     "results/__init__.py", "results/base.py", "results/output.py", "results/store.py",
     "results/verbs.py", "results/compare.py", "results/html_report.py",
     "results/openmetrics.py", "results/cli.py", "results/junit.py",
-    "ladder/__init__.py", "ladder/chart.py",
+    "ladder/__init__.py", "ladder/chart.py", "ladder/report.py",
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",
     "fleet/verdict.py", "fleet/junit.py", "fleet/launch.py", "fleet/tasks.py",
+    "fleet/judge_pairs.py", "fleet/judge_retest.py", "launcher.py",
     "lab/",
 }
 

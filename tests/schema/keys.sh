@@ -18,7 +18,7 @@ plant() {
 	check_match "$1: named" "$2" "$(grep FAIL "$TMPD/out")"
 }
 plant summary.py:gb_per_s:gb_per_sec "summary.py:[0-9]+: 'gb_per_sec' is not a key of 'local'"
-plant ladder/report.py:total:totl "ladder/report.py:[0-9]+: 'totl' is a key of none of its schemas"
+plant ladder/model.py:total:totl "ladder/model.py:[0-9]+: 'totl' is a key of none of its schemas"
 plant fleet/judge.py:bottleneck_bdf:bottleneck "fleet/judge.py:[0-9]+: 'bottleneck' is a key of none"
 plant results/fleet.py:figure_gb_per_s:figure "results/fleet.py:[0-9]+: 'figure' is"
 finish

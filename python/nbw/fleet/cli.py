@@ -12,16 +12,16 @@ from ..command import EXIT_USAGE
 
 EXIT_EXPECTATION = 3  # plan over its time, judge --fail-on suspect
 EXIT_UNMEASURED = 4  # judge --fail-on unmeasured: a node or pair not measured
-from . import FORMAT
+from . import FORMAT, PROG
 from . import judge as judgemod
 from . import junit
 from . import plan as planmod
 from . import report
+from . import run as runmod
 from . import sweepdir
 from ..jsonutil import printable
 from .sweepdir import NAME_RE, NAME_WORDS
 
-PROG = "nbw-fleet"
 DESCRIPTION = """\
 A fleet sweep: every node's PCIe links and drives, the fabric rail by rail in rounds
 of disjoint pairs, each node's drives into a partner's DRAM, then a retest of each
@@ -247,7 +247,6 @@ def fail_on_arg(text):
 
 
 def cmd_run(args, out):
-    from . import run as runmod
     env = dict(os.environ)
     if args.resume is None and args.out is None:
         args.out = time.strftime("fleet-%Y%m%dT%H%M%SZ", time.gmtime())
@@ -327,76 +326,11 @@ def durations_of(args):
                              args.retest_warmup, isolate=args.isolate_budget)
 
 
-def time_limit(max_time, env, now=None):
-    """(seconds, what) the sweep must fit in: --max-time, the Slurm allocation's time
-    left (SLURM_JOB_END_TIME), the smaller; (None, None) without either."""
-    limits = []
-    if max_time is not None:
-        limits.append((max_time, "--max-time %s" % planmod.human_seconds(max_time)))
-    end = env.get("SLURM_JOB_END_TIME", "")
-    if re.fullmatch(r"[0-9]{1,12}", end):
-        left = int(end) - (time.time() if now is None else now)
-        limits.append((max(0.0, left), "the allocation's time left (SLURM_JOB_END_TIME): %s"
-                       % planmod.human_seconds(max(0.0, left))))
-    return min(limits) if limits else (None, None)
-
-
 def plan_document(args, plan, launch, env=None):
-    """The plan as a document: its pairs, steps, windows, each phase's seconds and
-    whether it fits the time it has (--max-time, the allocation)."""
-    d = durations_of(args)
-    phases = planmod.estimate(plan, args.rails, args.drives, d, launch,
-                              args.rails_one_by_one, not args.no_remote)
-    steps = phases.pop("steps")
-    sizes = sorted({plan.pairs_in_round(r) for r in range(min(plan.rounds, 4))}
-                   | ({plan.pairs_in_round(plan.rounds - 1)} if plan.rounds else set()))
-    doc = {
-        "tool": PROG, "command": "plan", "format": FORMAT,
-        "nodes": plan.n, "rails": args.rails, "drives": args.drives,
-        "pairs_mode": plan.mode, "pairs_asked": plan.asked, "seed": args.seed,
-        "defaults": {"auto_all_up_to": planmod.AUTO_ALL_UP_TO, "auto_k": planmod.AUTO_K},
-        "rounds": plan.rounds,
-        "pairs_per_round": max(sizes) if sizes else 0,
-        "pairs_per_round_min": min(sizes) if sizes else 0,
-        "pair_count": plan.pair_count,
-        "rails_one_by_one": bool(args.rails_one_by_one),
-        "launcher": {"kind": launch.kind, "fanout": launch.fanout if launch.kind == "ssh"
-                     else None, "waves_per_round": launch.waves(plan.n - plan.n % 2),
-                     "setup_s": round(launch.set_up(plan.n), 3),
-                     "setup_given": launch.setup is not None},
-        "steps": steps,
-        "measurements": {
-            "drive_windows_per_node": args.drives + 1 if args.drives else 0,
-            "fabric_runs": plan.pair_count * (args.rails if args.rails_one_by_one else 1),
-            "fabric_directions": plan.pair_count * args.rails * 2,
-            "remote_runs": sum(len(r) for r in planmod.remote_rounds(plan))
-            if args.drives and not args.no_remote else 0,
-            "isolate_budget": args.isolate_budget,
-        },
-        "durations": {"duration_s": d.duration, "warmup_s": d.warmup,
-                      "window_s": d.window, "retest_duration_s": d.retest_duration,
-                      "retest_warmup_s": d.retest_warmup, "full_window_s": d.full,
-                      "probe_s": d.probe},
-        "phases_s": phases,
-    }
-    limit, what = time_limit(getattr(args, "max_time", None), env or {})
-    doc["limit_s"], doc["limit"] = limit, what
-    doc["fits"] = None if limit is None else phases["total_s"] <= limit
-    doc["would_fit"] = [] if doc["fits"] in (None, True) else planmod.would_fit(
-        plan.n, plan.asked, args.seed, args.rails, args.drives, d, launch, limit,
-        args.rails_one_by_one, not args.no_remote)
-    return doc
-
-
-def fit_line(doc):
-    """One line: the plan does not fit, and what would (None when it fits)."""
-    if doc["fits"] in (None, True):
-        return None
-    alt = "; ".join("%s (%s)" % (x["option"], planmod.human_seconds(x["total_s"]))
-                    for x in doc["would_fit"])
-    return "the plan takes %s, more than %s: %s" % (
-        planmod.human_seconds(doc["phases_s"]["total_s"]), doc["limit"],
-        "would fit: " + alt if alt else "no single setting fits; fewer nodes would")
+    """The plan of the command line's args as a document (nbw.fleet.plan)."""
+    return planmod.plan_document(plan, launch, durations_of(args), args.rails, args.drives,
+                                 args.seed, args.rails_one_by_one, not args.no_remote,
+                                 getattr(args, "max_time", None), env)
 
 
 def print_plan_text(doc, out):
@@ -459,7 +393,7 @@ def cmd_plan(args, out):
         except ValueError as e:
             sys.stderr.write(printable("%s: %s" % (PROG, e)) + "\n")
             return EXIT_USAGE
-    line = fit_line(doc)
+    line = planmod.fit_line(doc)
     if line:
         sys.stderr.write(printable("%s: %s" % (PROG, line)) + "\n")
     rc = EXIT_EXPECTATION if doc["fits"] is False else 0

@@ -27,16 +27,18 @@ low with good partners.
 
 The suspects come from one place each (_suspect): the evidence of a part is assembled
 where its kind is judged; nbw.fleet.verdict turns them, with what was not measured,
-into one verdict per node.
+into one verdict per node. The rule over a channel's pairs (a part, or the link between
+two) is nbw.fleet.judge_pairs; what the isolate phase measures again, from the
+screening, is nbw.fleet.judge_retest.
 """
 
-import random
 import statistics
 
 from .. import pcipath, portcounters
 from . import health  # a suspect drive's own evidence (fleet/health.py)
 from ..jsonutil import as_number, dig
 from . import verdict
+from .judge_pairs import _Pairs, _ratio, judge_pairs
 from .sweepdir import counters_of
 
 THRESHOLD = 0.9
@@ -54,10 +56,6 @@ def _median_by(items, key, value, voice, usable=None):
             groups.setdefault(key(x), {}).setdefault(voice(x), []).append(v)
     return {k: statistics.median([statistics.median(v) for v in by.values()])
             for k, by in groups.items() if len(by) >= 2}
-
-
-def _ratio(v, m):
-    return v / m if v is not None and m else None
 
 
 # --- the probe's word on a device ---------------------------------------------
@@ -246,129 +244,6 @@ def _solos_by_node(sweep):
         if d.solo:
             out[d.node] = out.get(d.node, 0.0) + d.solo
     return out
-
-
-# --- pairs: rails and drive -> remote -----------------------------------------------
-
-class _Pairs:
-    """The transfers of one channel (a rail index, or "remote"), with ratios."""
-
-    def __init__(self, channel, transfers, ratio_of, ceiling_of=lambda t, x: None):
-        self.channel = channel
-        self.sweep = {}  # node -> {partner: [ratios]}
-        self.retest = {}
-        self.pair_sweep = {}  # (a, b) sorted -> [ratios]
-        self.pair_retest = {}
-        self.directed = {}  # (src, dst) -> [ratios] of the sweep
-        self.directed_retest = {}
-        self.figures = {}  # node -> [GB/s] of the sweep's transfers through it
-        self.ceiling = {}  # node -> its part's ceiling (a port's line rate)
-        for t in transfers:
-            r = ratio_of(t)
-            if r is None:
-                continue
-            side = self.retest if t.retest else self.sweep
-            for x, y in ((t.src, t.dst), (t.dst, t.src)):
-                side.setdefault(x, {}).setdefault(y, []).append(r)
-                if not t.retest:
-                    self.figures.setdefault(x, []).append(t.gbps)
-                    c = ceiling_of(t, x)
-                    if c is not None:
-                        self.ceiling[x] = c
-            key = (min(t.src, t.dst), max(t.src, t.dst))
-            (self.pair_retest if t.retest else self.pair_sweep).setdefault(key, []).append(r)
-            (self.directed_retest if t.retest else self.directed).setdefault(
-                (t.src, t.dst), []).append(r)
-
-    def directions(self, nodes, threshold, retest=False, low=True):
-        """{"src->dst": worst ratio} of the transfers through any of nodes (both ends
-        when two), the low ones (or all), at most 16, in order."""
-        src = self.directed_retest if retest else self.directed
-        out = {}
-        for (a, b), rs in sorted(src.items()):
-            through = {a, b} == set(nodes) if len(nodes) == 2 else bool({a, b} & set(nodes))
-            if through and (not low or min(rs) < threshold):
-                out["%s->%s" % (a, b)] = round(min(rs), 4)
-        return dict(list(out.items())[:16])
-
-
-def direction_of(node, directions):
-    """Which way the low figures through node went: "sends" (node->partner only),
-    "receives" (partner->node only), "both", or None without any."""
-    ends = [k.split("->") for k in directions]
-    if not ends:
-        return None
-    if all(a == node for a, _ in ends):
-        return "sends"
-    if all(b == node for _, b in ends):
-        return "receives"
-    return "both"
-
-
-def _low_partners(by_partner, threshold, exclude=()):
-    return sorted(p for p, rs in by_partner.items() if min(rs) < threshold and p not in exclude)
-
-
-def part_candidates(pairs, threshold):
-    """Nodes whose part is low with two or more partners, at least half of them."""
-    out = set()
-    for x, by in pairs.sweep.items():
-        low = _low_partners(by, threshold)
-        if len(low) >= 2 and 2 * len(low) >= len(by):
-            out.add(x)
-    return out
-
-
-def judge_pairs(pairs, threshold, component, kind):
-    """(parts, part suspects, link suspects as (a, b, state, ratio, evidence))."""
-    cands = part_candidates(pairs, threshold)
-    parts, suspects, links = [], [], []
-    named = set()
-    for x in sorted(set(pairs.sweep) | set(pairs.retest)):
-        by = pairs.sweep.get(x, {})
-        ratios = [r for rs in by.values() for r in rs]
-        med = statistics.median(ratios) if ratios else None
-        figs = pairs.figures.get(x)
-        fig = statistics.median(figs) if figs else None
-        ceil = pairs.ceiling.get(x)
-        parts.append({"kind": kind, "node": x, "component": component,
-                      "figure_gb_per_s": fig, "ratio": med, "partners": len(by),
-                      "ceiling_gb_per_s": ceil, "ratio_to_ceiling": _ratio(fig, ceil)})
-        rt = pairs.retest.get(x, {})
-        # Retests with partners that are not parts under suspicion themselves.
-        rt = {p: rs for p, rs in rt.items() if p not in cands}
-        rt_low = _low_partners(rt, threshold)
-        rt_ok = sorted(p for p in rt if p not in rt_low)
-        if x in cands:
-            state = "low" if not rt or len(rt_low) >= min(2, len(rt)) else "unsteady"
-        elif len(rt_low) >= 2:
-            state = "low"
-        else:
-            continue
-        named.add(x)
-        low = _low_partners(by, threshold)
-        dirs = pairs.directions({x}, threshold)
-        ev = {"partners": len(by), "low_with": low[:8], "low_count": len(low),
-              "ratios_low": sorted(min(by[p]) for p in low)[:8],
-              "low_directions": dirs, "direction": direction_of(x, dirs),
-              "retest_low_with": rt_low, "retest_normal_with": rt_ok,
-              "retest_ratios": {p: min(rs) for p, rs in rt.items()},
-              "retest_directions": {k: v for k, v in pairs.directions(
-                  {x}, threshold, retest=True, low=False).items()
-                  if not set(k.split("->")) & (cands - {x})}}
-        low_ratios = [min(by[p]) for p in low] or [min(rs) for rs in rt.values()]
-        suspects.append((x, state, statistics.median(low_ratios), ev))
-    for (a, b), rs in sorted(pairs.pair_sweep.items()):
-        if min(rs) >= threshold or a in named or b in named:
-            continue
-        again = pairs.pair_retest.get((a, b))
-        state = "unsteady" if again and min(again) >= threshold else "low"
-        ev = {"ratios": sorted(rs), "retest_ratios": sorted(again) if again else None,
-              "low_directions": pairs.directions({a, b}, threshold),
-              "a_with_others": {p: min(v) for p, v in pairs.retest.get(a, {}).items() if p != b},
-              "b_with_others": {p: min(v) for p, v in pairs.retest.get(b, {}).items() if p != a}}
-        links.append((a, b, state, min(rs), ev))
-    return parts, suspects, links
 
 
 def _suspect(kind, node, component, state, ratio, evidence, peer=None):
@@ -687,86 +562,4 @@ def pair_matrix(sweep, threshold=THRESHOLD):
             continue
         key = (min(t.src, t.dst), max(t.src, t.dst))
         out[key] = min(out.get(key, r), r)
-    return out
-
-
-# --- what the isolate phase measures again ----------------------------------------
-
-ALONE_RAILS = 2  # rails of a node measured each alone at most (the lowest first)
-
-
-def retests_wanted(sweep, threshold=THRESHOLD, seed=0):
-    """The isolate phase's work, from the screening: {"drives": [nodes to read again],
-    "fabric": [(a, b)] pairs measured again (every rail, both ways: --bidir),
-    "alone": [(a, b, rail)] a rail of a pair measured alone, "remote": [(a, b)]}. Each
-    part under suspicion against two partners that passed, each low pair that no part
-    explains again, and a node's rails under suspicion (the lowest ALONE_RAILS) each
-    alone with a partner that passed (low alone: the rail; normal alone: a limit the
-    rails share upstream). Deterministic for a seed."""
-    rng = random.Random(seed)
-    want = {"drives": [], "fabric": [], "alone": [], "remote": []}
-    dparts, dsus = judge_drives(sweep, threshold)
-    tparts, tsus = judge_together(sweep, threshold, {s["node"] for s in dsus})
-    want["drives"] = sorted({s["node"] for s in dsus + tsus})
-    nodes = sorted(set(sweep.nodes) | {t.src for t in sweep.transfers} |
-                   {t.dst for t in sweep.transfers})
-    _, ratio, by_rail, _ = _fabric(sweep)
-    per_rail = {rail: _Pairs(rail, [t for t in ts if not t.retest], ratio)
-                for rail, ts in sorted(by_rail.items())}
-    first = {}
-    want["fabric"] = _isolate_pairs(list(per_rail.values()), nodes, threshold, rng,
-                                    first=first)
-    cands = {rail: part_candidates(p, threshold) for rail, p in per_rail.items()}
-    if len(per_rail) > 1:
-        for x in sorted(set().union(*cands.values())):
-            rails = sorted((r for r, c in cands.items() if x in c),
-                           key=lambda r: (_node_ratio(per_rail[r], x), r))[:ALONE_RAILS]
-            if x in first:
-                want["alone"] += [(x, first[x], r) for r in rails]
-    rem = [t for t in sweep.transfers if t.channel == "remote" and not t.retest]
-    if rem:
-        share, m = remote_reference(sweep, threshold, rem, dparts + tparts)
-        pairs = _Pairs("remote", rem, lambda t: _ratio(share(t), m))
-        want["remote"] = _isolate_pairs([pairs], nodes, threshold, rng,
-                                        set().union(*cands.values()) if cands else set())
-    return want
-
-
-def _node_ratio(pairs, x):
-    ratios = [r for rs in pairs.sweep.get(x, {}).values() for r in rs]
-    return statistics.median(ratios) if ratios else 1.0
-
-
-def _isolate_pairs(channels, nodes, threshold, rng, explained=frozenset(), first=None):
-    """The pairs to measure again over channels (a _Pairs each: the rails, or
-    drive -> remote): each part under suspicion on any of them with two partners that
-    passed, each low pair that no part explains; a pair through a node in explained (a
-    rail under suspicion, for drive -> remote) is left out: its rail is retested and
-    explains it. first: {node: the first partner it got} for the rails alone."""
-    cands = set().union(*(part_candidates(p, threshold) for p in channels)) - set(explained)
-    bad = cands | set(explained)
-    again = []
-    for p in channels:
-        for (a, b), rs in sorted(p.pair_sweep.items()):
-            if min(rs) < threshold and not {a, b} & bad and (a, b) not in again:
-                again.append((a, b))
-    to_test = cands | {x for pair in again for x in pair}
-    # A partner that passed: measured, not under suspicion, low only with parts that are.
-    good = [n for n in nodes if any(n in p.sweep for p in channels) and n not in to_test
-            and n not in bad and not any(_low_partners(p.sweep.get(n, {}), threshold,
-                                                       exclude=bad) for p in channels)]
-    out = list(again)
-    for x in sorted(to_test):
-        # Two partners that passed: those it has not met first, then those it has (a
-        # part that met all but one, its pair with that one failed, is still retested
-        # twice: a single retest would decide alone).
-        met = set().union(*(p.sweep.get(x, {}).keys() for p in channels))
-        unmet = [g for g in good if g not in met]
-        picks = rng.sample(unmet, min(2, len(unmet)))
-        rest = [g for g in good if g in met]
-        picks += rng.sample(rest, min(2 - len(picks), len(rest)))
-        for g in picks:
-            out.append((x, g))
-            if first is not None:
-                first.setdefault(x, g)
     return out

@@ -9,9 +9,10 @@ Two launchers run a step and give back, per node, what its task printed:
           task; the ranks follow the allocation's order of the nodes (Slurm's block
           distribution, one task per node), and each task checks it runs where it was
           meant to (SLURMD_NODENAME). Its output comes back labelled by rank (--label).
-  Fanout  elsewhere: one LAUNCHER process per node (ssh by default, as run_bench.sh's:
-          LAUNCHER, LAUNCHER_QUOTE, kubectl's namespace and container), at most fanout
-          at once; a step over more nodes runs in waves of whole units.
+  Fanout  elsewhere: one LAUNCHER process per node (ssh by default; nbw.launcher's rule,
+          run_bench.sh's too: LAUNCHER, LAUNCHER_QUOTE, kubectl's namespace and
+          container), at most fanout at once; a step over more nodes runs in waves of
+          whole units.
 
 Every process runs in a session of its own and is bounded: past the step's limit, or on
 Ctrl-C, SIGTERM goes to its whole session, SIGKILL to what is left of it a grace later.
@@ -20,22 +21,17 @@ Ctrl-C, SIGTERM goes to its whole session, SIGKILL to what is left of it a grace
 import os
 import re
 import selectors
-import shlex
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 
+from ..launcher import Launcher, LaunchError
 from .sweepdir import MAX_DOC
 from .tasks import NODE_SCRIPT, parse_frames, task_args
 
 # A multi-program configuration's line is read into a buffer of 4 KiB by older srun.
 MULTI_PROG_LINE_MAX = 4000
-
-
-class LaunchError(Exception):
-    """The launcher cannot be used; its text is the reason."""
 
 
 def signal_session(sid, sig):
@@ -203,39 +199,19 @@ def answer_of(node, rc, out, err):
 
 
 class Fanout:
-    """LAUNCHER... HOST CMD... as run_bench.sh runs it: split on white space; for ssh,
-    pdsh and rsh (LAUNCHER_QUOTE=auto) the command joined into one shell line; for
-    kubectl and oc "--" before the command; this machine's names without launcher. At
-    most fanout processes at once."""
+    """LAUNCHER... HOST CMD... by run_bench.sh's rule (nbw.launcher: LAUNCHER_QUOTE,
+    kubectl, this machine without launcher), at most fanout processes at once."""
 
     kind = "ssh"
 
     def __init__(self, env, fanout=256):
-        self.words = (env.get("LAUNCHER") or "ssh -o BatchMode=yes -o ConnectTimeout=10").split()
-        if not self.words:
-            raise LaunchError("LAUNCHER is empty")
-        base = os.path.basename(self.words[0])
-        quote = env.get("LAUNCHER_QUOTE", "auto")
-        self.quote = base in ("ssh", "pdsh", "rsh") if quote == "auto" else quote == "yes"
-        self.sep = []
-        if base in ("kubectl", "oc"):
-            # Options before the pod, then "--" and the command (as run_bench.sh).
-            self.sep = ["--"]
-            if env.get("KUBECTL_NAMESPACE"):
-                self.words += ["-n", env["KUBECTL_NAMESPACE"]]
-            if env.get("KUBECTL_CONTAINER"):
-                self.words += ["-c", env["KUBECTL_CONTAINER"]]
-        me = socket.gethostname()
-        self.here = {"localhost", "127.0.0.1", me, me.split(".")[0], socket.getfqdn()}
+        self.launcher = Launcher(env)
+        self.words = self.launcher.words
         self.fanout = max(2, int(fanout))
         self.env = env
 
     def argv(self, node, cmd):
-        if node in self.here:
-            return list(cmd)
-        if self.quote:
-            return self.words + [node] + self.sep + [" ".join(shlex.quote(w) for w in cmd)]
-        return self.words + [node] + self.sep + list(cmd)
+        return self.launcher.argv(node, cmd)
 
     def waves(self, units):
         """The units in waves of at most fanout nodes, a unit never split."""

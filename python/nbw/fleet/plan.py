@@ -31,6 +31,10 @@ measures every rail and both directions at once.
 
 import math
 import random
+import re
+import time
+
+from . import FORMAT, PROG
 
 AUTO_ALL_UP_TO = 16  # up to this many nodes, every pair by default
 AUTO_K = 4  # beyond, the ring and this many random partners
@@ -371,3 +375,74 @@ def human_seconds(s):
     if s < 2 * 86400:
         return "%d h %02d min" % (s // 3600, s % 3600 // 60)
     return "%.1f days" % (s / 86400.0)
+
+
+def time_limit(max_time, env, now=None):
+    """(seconds, what) the sweep must fit in: --max-time, the Slurm allocation's time
+    left (SLURM_JOB_END_TIME), the smaller; (None, None) without either."""
+    limits = []
+    if max_time is not None:
+        limits.append((max_time, "--max-time %s" % human_seconds(max_time)))
+    end = env.get("SLURM_JOB_END_TIME", "")
+    if re.fullmatch(r"[0-9]{1,12}", end):
+        left = int(end) - (time.time() if now is None else now)
+        limits.append((max(0.0, left), "the allocation's time left (SLURM_JOB_END_TIME): %s"
+                       % human_seconds(max(0.0, left))))
+    return min(limits) if limits else (None, None)
+
+
+def plan_document(plan, launch, d, rails, drives, seed, one_by_one=False, remote=True,
+                  max_time=None, env=None):
+    """The plan as a document: its pairs, steps, windows (d, Durations), each phase's
+    seconds and whether it fits the time it has (max_time: --max-time; env's
+    allocation)."""
+    phases = estimate(plan, rails, drives, d, launch, one_by_one, remote)
+    steps = phases.pop("steps")
+    sizes = sorted({plan.pairs_in_round(r) for r in range(min(plan.rounds, 4))}
+                   | ({plan.pairs_in_round(plan.rounds - 1)} if plan.rounds else set()))
+    doc = {
+        "tool": PROG, "command": "plan", "format": FORMAT,
+        "nodes": plan.n, "rails": rails, "drives": drives,
+        "pairs_mode": plan.mode, "pairs_asked": plan.asked, "seed": seed,
+        "defaults": {"auto_all_up_to": AUTO_ALL_UP_TO, "auto_k": AUTO_K},
+        "rounds": plan.rounds,
+        "pairs_per_round": max(sizes) if sizes else 0,
+        "pairs_per_round_min": min(sizes) if sizes else 0,
+        "pair_count": plan.pair_count,
+        "rails_one_by_one": bool(one_by_one),
+        "launcher": {"kind": launch.kind, "fanout": launch.fanout if launch.kind == "ssh"
+                     else None, "waves_per_round": launch.waves(plan.n - plan.n % 2),
+                     "setup_s": round(launch.set_up(plan.n), 3),
+                     "setup_given": launch.setup is not None},
+        "steps": steps,
+        "measurements": {
+            "drive_windows_per_node": drives + 1 if drives else 0,
+            "fabric_runs": plan.pair_count * (rails if one_by_one else 1),
+            "fabric_directions": plan.pair_count * rails * 2,
+            "remote_runs": sum(len(r) for r in remote_rounds(plan))
+            if drives and remote else 0,
+            "isolate_budget": d.isolate,
+        },
+        "durations": {"duration_s": d.duration, "warmup_s": d.warmup,
+                      "window_s": d.window, "retest_duration_s": d.retest_duration,
+                      "retest_warmup_s": d.retest_warmup, "full_window_s": d.full,
+                      "probe_s": d.probe},
+        "phases_s": phases,
+    }
+    limit, what = time_limit(max_time, env or {})
+    doc["limit_s"], doc["limit"] = limit, what
+    doc["fits"] = None if limit is None else phases["total_s"] <= limit
+    doc["would_fit"] = [] if doc["fits"] in (None, True) else would_fit(
+        plan.n, plan.asked, seed, rails, drives, d, launch, limit, one_by_one, remote)
+    return doc
+
+
+def fit_line(doc):
+    """One line: the plan does not fit, and what would (None when it fits)."""
+    if doc["fits"] in (None, True):
+        return None
+    alt = "; ".join("%s (%s)" % (x["option"], human_seconds(x["total_s"]))
+                    for x in doc["would_fit"])
+    return "the plan takes %s, more than %s: %s" % (
+        human_seconds(doc["phases_s"]["total_s"]), doc["limit"],
+        "would fit: " + alt if alt else "no single setting fits; fewer nodes would")

@@ -8,7 +8,7 @@ kept whole or not at all):
             run of nvme_write_bw_remote --bidir from memory on every rail (a step per
             round and rail with --rails-one-by-one);
   remote    each node's drives into a partner's DRAM, both ways at once (--bidir);
-  isolate   what judge.retests_wanted() asks for, in full windows: drives read again,
+  isolate   what judge_retest.retests_wanted() asks for, in full windows: drives read again,
             then pairs in disjoint batches (each part under suspicion against two
             partners that passed, low pairs again, rails under suspicion alone), at
             most --isolate-budget steps.
@@ -30,15 +30,16 @@ import threading
 import time
 
 from .. import jsonutil
-from . import FORMAT
+from . import FORMAT, PROG
 from . import plan as planmod
-from .judge import judge, retests_wanted
+from . import report
+from .judge import judge
+from .judge_retest import retests_wanted
 from .launch import Fanout, LaunchError, Srun, scratch
 from .plan import Plan, human_seconds, remote_rounds
 from .sweepdir import NAME_RE, NAME_WORDS, load_json, read_sweep
 from .tasks import Settings, why_failed
 
-PROG = "nbw-fleet"
 EXIT_INTERRUPTED = 130
 EXIT_USAGE = 2
 HOSTFILE_MAX = 16 << 20
@@ -565,24 +566,20 @@ def open_sweep(args, env, top):
 
 def check_time(args, env, meta, launcher):
     """RunError when the plan does not fit --max-time or the allocation's time left."""
-    from .cli import plan_document, fit_line
-    ns = type("A", (), {})()
-    ns.rails = max(1, len([d for d in meta.get("rail_devs") or [] if d]))
+    rails = max(1, len([d for d in meta.get("rail_devs") or [] if d]))
     disks = env.get("SRC_DISKS") or ""
-    ns.drives = 0 if meta.get("drives") == 0 else len(disks.split(",")) if disks else 8
-    ns.seed, ns.pairs = meta.get("seed"), meta.get("pairs")
-    for k in ("duration", "warmup", "retest_duration", "retest_warmup", "isolate_budget"):
-        setattr(ns, k, meta.get(k))
-    ns.rails_one_by_one = bool(meta.get("rails_one_by_one"))
-    ns.no_remote = not meta.get("remote")
-    ns.max_time = args.max_time
+    drives = 0 if meta.get("drives") == 0 else len(disks.split(",")) if disks else 8
+    d = planmod.Durations(meta.get("duration"), meta.get("warmup"), meta.get("retest_duration"),
+                          meta.get("retest_warmup"), isolate=meta.get("isolate_budget"))
     la = planmod.Launch(launcher.kind, launcher.fanout or planmod.FANOUT)
-    doc = plan_document(ns, Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"]), la,
-                        env)
-    line = fit_line(doc)
+    doc = planmod.plan_document(Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"]), la,
+                                d, rails, drives, meta.get("seed"),
+                                bool(meta.get("rails_one_by_one")), bool(meta.get("remote")),
+                                args.max_time, env)
+    line = planmod.fit_line(doc)
     if line:
         raise RunError("%s (with %d drives a node%s); refused, nothing was run" % (
-            line, ns.drives, "" if disks else ": SRC_DISKS names them"))
+            line, drives, "" if disks else ": SRC_DISKS names them"))
     return doc
 
 
@@ -639,7 +636,6 @@ def start(args, env, out=sys.stdout):
             % (top, PROG, shlex.quote(top)))
         return EXIT_INTERRUPTED
     result = judge(read_sweep(top), float(meta.get("threshold", 0.9)))
-    from . import report
     with open(os.path.join(top, "judge.json"), "w") as f:
         report.as_json(result, f)
     report.text(result, out)

@@ -11,6 +11,7 @@ import sys
 from .base import EX_LAB, Exit, INITRD_MODULES, INITRD_OPTIONAL, NODE_NAMES, SRCDIR, VLAB_DIR
 from .options import host_settings, link_props
 from .plan import guest_path, nic_addr, nic_mac, pattern_id, peer_of
+from .slowed import slowed_words
 from .watch import qmp_path
 
 
@@ -96,13 +97,6 @@ def node_env(s, node):
     ]
     # Values are shell-sourced: quote them (none holds a single quote but paths).
     return "".join("%s='%s'\n" % (k, str(v).replace("'", "'\\''")) for k, v in env)
-
-
-def slowed_words(s):
-    return " ".join(["drive:%s:%d:%d" % (NODE_NAMES[i], k, r) for (i, k), r in
-                     sorted(s.slow_drives.items())] +
-                    ["nic:%s:%d:%d" % (NODE_NAMES[i], k, r) for (i, k), r in
-                     sorted(s.slow_nics.items())])
 
 
 def prepare_node(s, workdir, node, args):

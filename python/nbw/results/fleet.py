@@ -5,6 +5,8 @@ import os
 import uuid
 
 from .. import jsonutil
+from ..fleet.judge import judge
+from ..fleet.sweepdir import SweepError, load_json, read_sweep
 from ..jsonutil import digest
 from .base import FORMAT, Fail, now_utc, utc_of
 from .documents import figure
@@ -17,7 +19,6 @@ def is_sweep(path):
     """True when path is a sweep's directory (its sweep.json is nbw-fleet's)."""
     if not os.path.isdir(path) or not os.path.isfile(os.path.join(path, "sweep.json")):
         return False
-    from ..fleet.sweepdir import load_json
     meta = load_json(os.path.join(path, "sweep.json"))
     return isinstance(meta, dict) and meta.get("tool") == "nbw-fleet"
 
@@ -52,8 +53,6 @@ def sweep_files(top):
 def build_fleet_run(args, top):
     """The record line of a fleet sweep: its parts' figures, its judgement as a
     document, failed when the sweep did not finish."""
-    from ..fleet.judge import judge
-    from ..fleet.sweepdir import SweepError, read_sweep
     try:
         sw = read_sweep(top)
     except SweepError as e:

@@ -1,0 +1,135 @@
+"""nbw.fleet.judge_pairs: the rule over one channel's pairs (a rail, or drive -> remote),
+the judge's (nbw.fleet.judge) and the isolate phase's (nbw.fleet.judge_retest).
+
+Each transfer is measured between two nodes, so a low figure has two suspects, its two
+ends, and the path between them: a part low with two or more partners, at least half of
+them, is that part (a candidate, retested against two partners that passed); a pair low
+where neither end is such a part is the link between the two.
+"""
+
+import statistics
+
+
+def _ratio(v, m):
+    return v / m if v is not None and m else None
+
+
+class _Pairs:
+    """The transfers of one channel (a rail index, or "remote"), with ratios."""
+
+    def __init__(self, channel, transfers, ratio_of, ceiling_of=lambda t, x: None):
+        self.channel = channel
+        self.sweep = {}  # node -> {partner: [ratios]}
+        self.retest = {}
+        self.pair_sweep = {}  # (a, b) sorted -> [ratios]
+        self.pair_retest = {}
+        self.directed = {}  # (src, dst) -> [ratios] of the sweep
+        self.directed_retest = {}
+        self.figures = {}  # node -> [GB/s] of the sweep's transfers through it
+        self.ceiling = {}  # node -> its part's ceiling (a port's line rate)
+        for t in transfers:
+            r = ratio_of(t)
+            if r is None:
+                continue
+            side = self.retest if t.retest else self.sweep
+            for x, y in ((t.src, t.dst), (t.dst, t.src)):
+                side.setdefault(x, {}).setdefault(y, []).append(r)
+                if not t.retest:
+                    self.figures.setdefault(x, []).append(t.gbps)
+                    c = ceiling_of(t, x)
+                    if c is not None:
+                        self.ceiling[x] = c
+            key = (min(t.src, t.dst), max(t.src, t.dst))
+            (self.pair_retest if t.retest else self.pair_sweep).setdefault(key, []).append(r)
+            (self.directed_retest if t.retest else self.directed).setdefault(
+                (t.src, t.dst), []).append(r)
+
+    def directions(self, nodes, threshold, retest=False, low=True):
+        """{"src->dst": worst ratio} of the transfers through any of nodes (both ends
+        when two), the low ones (or all), at most 16, in order."""
+        src = self.directed_retest if retest else self.directed
+        out = {}
+        for (a, b), rs in sorted(src.items()):
+            through = {a, b} == set(nodes) if len(nodes) == 2 else bool({a, b} & set(nodes))
+            if through and (not low or min(rs) < threshold):
+                out["%s->%s" % (a, b)] = round(min(rs), 4)
+        return dict(list(out.items())[:16])
+
+
+def direction_of(node, directions):
+    """Which way the low figures through node went: "sends" (node->partner only),
+    "receives" (partner->node only), "both", or None without any."""
+    ends = [k.split("->") for k in directions]
+    if not ends:
+        return None
+    if all(a == node for a, _ in ends):
+        return "sends"
+    if all(b == node for _, b in ends):
+        return "receives"
+    return "both"
+
+
+def _low_partners(by_partner, threshold, exclude=()):
+    return sorted(p for p, rs in by_partner.items() if min(rs) < threshold and p not in exclude)
+
+
+def part_candidates(pairs, threshold):
+    """Nodes whose part is low with two or more partners, at least half of them."""
+    out = set()
+    for x, by in pairs.sweep.items():
+        low = _low_partners(by, threshold)
+        if len(low) >= 2 and 2 * len(low) >= len(by):
+            out.add(x)
+    return out
+
+
+def judge_pairs(pairs, threshold, component, kind):
+    """(parts, part suspects, link suspects as (a, b, state, ratio, evidence))."""
+    cands = part_candidates(pairs, threshold)
+    parts, suspects, links = [], [], []
+    named = set()
+    for x in sorted(set(pairs.sweep) | set(pairs.retest)):
+        by = pairs.sweep.get(x, {})
+        ratios = [r for rs in by.values() for r in rs]
+        med = statistics.median(ratios) if ratios else None
+        figs = pairs.figures.get(x)
+        fig = statistics.median(figs) if figs else None
+        ceil = pairs.ceiling.get(x)
+        parts.append({"kind": kind, "node": x, "component": component,
+                      "figure_gb_per_s": fig, "ratio": med, "partners": len(by),
+                      "ceiling_gb_per_s": ceil, "ratio_to_ceiling": _ratio(fig, ceil)})
+        rt = pairs.retest.get(x, {})
+        # Retests with partners that are not parts under suspicion themselves.
+        rt = {p: rs for p, rs in rt.items() if p not in cands}
+        rt_low = _low_partners(rt, threshold)
+        rt_ok = sorted(p for p in rt if p not in rt_low)
+        if x in cands:
+            state = "low" if not rt or len(rt_low) >= min(2, len(rt)) else "unsteady"
+        elif len(rt_low) >= 2:
+            state = "low"
+        else:
+            continue
+        named.add(x)
+        low = _low_partners(by, threshold)
+        dirs = pairs.directions({x}, threshold)
+        ev = {"partners": len(by), "low_with": low[:8], "low_count": len(low),
+              "ratios_low": sorted(min(by[p]) for p in low)[:8],
+              "low_directions": dirs, "direction": direction_of(x, dirs),
+              "retest_low_with": rt_low, "retest_normal_with": rt_ok,
+              "retest_ratios": {p: min(rs) for p, rs in rt.items()},
+              "retest_directions": {k: v for k, v in pairs.directions(
+                  {x}, threshold, retest=True, low=False).items()
+                  if not set(k.split("->")) & (cands - {x})}}
+        low_ratios = [min(by[p]) for p in low] or [min(rs) for rs in rt.values()]
+        suspects.append((x, state, statistics.median(low_ratios), ev))
+    for (a, b), rs in sorted(pairs.pair_sweep.items()):
+        if min(rs) >= threshold or a in named or b in named:
+            continue
+        again = pairs.pair_retest.get((a, b))
+        state = "unsteady" if again and min(again) >= threshold else "low"
+        ev = {"ratios": sorted(rs), "retest_ratios": sorted(again) if again else None,
+              "low_directions": pairs.directions({a, b}, threshold),
+              "a_with_others": {p: min(v) for p, v in pairs.retest.get(a, {}).items() if p != b},
+              "b_with_others": {p: min(v) for p, v in pairs.retest.get(b, {}).items() if p != a}}
+        links.append((a, b, state, min(rs), ev))
+    return parts, suspects, links
