@@ -85,7 +85,7 @@ done
 # The verbs' --help in one Python process per command (each process compiles the package
 # anew, a third of a second on an idle host): COMMAND.VERB's stdout, stderr and status.
 verb_help() {
-	PYTHONDONTWRITEBYTECODE=1 "$PYTHON3" - "$S/scripts" "$TMPD/verbs" "$@" <<'PY'
+	PYTHONDONTWRITEBYTECODE=1 "$PYTHON3" - "$S/python" "$TMPD/verbs" "$@" <<'PY'
 import contextlib, importlib, io, os, sys
 sys.path.insert(0, sys.argv[1])
 out, command, verbs = sys.argv[2], sys.argv[3], sys.argv[4:]

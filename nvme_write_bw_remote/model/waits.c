@@ -4,7 +4,7 @@
  * sink and the source is a row's multiple of --timeout plus its fixed part,
  * and the run's budget is the rows it counts added up. A wait changed here
  * changes its sites, the budget and --help together; the man page's
- * TIMEOUTS lists the rows (tests/remote/test_waits).
+ * TIMEOUTS lists the rows (tests/model/test_waits).
  */
 #include <math.h>
 #include <stdio.h>

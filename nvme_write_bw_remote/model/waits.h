@@ -4,7 +4,7 @@
  * --timeout (T) plus a fixed part, what it bounds, and what the run's budget
  * counts of it. Every wait of the roles is wait_ms() (or wait_s(), wait_ns())
  * of its row, the watchdog's budget is waits_budget(), and --help's and the
- * man page's TIMEOUTS say the table's sums (tests/remote/test_waits holds
+ * man page's TIMEOUTS say the table's sums (tests/model/test_waits holds
  * the three together).
  */
 #ifndef NBW_WAITS_H

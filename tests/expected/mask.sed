@@ -23,10 +23,11 @@ s/^( Buffers +: [0-9]+ x [0-9A-Za-z]+), .*/\1, MEM/
 /^ note: buffers not locked: /d
 # Between the drives' heading and the next rule line: each drive's bytes, seconds, GB/s,
 # IOPS and zero %, and the total's bytes, seconds, GB/s and IOPS (the row's name and its
-# link columns stay).
+# link columns stay; the padding before the bytes goes with them, as the figures' widths
+# set it).
 /^ drive +bytes +seconds +G[Bb]\/s +IOPS/,/^-+$/{
-s/^( [^ ]+ +)[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9.]+ /\1BYTES SECONDS GB\/S IOPS ZERO% /
-s/^( total +)[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+$/\1BYTES SECONDS GB\/S IOPS/
+s/^( [^ ]+) +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9.]+ /\1 BYTES SECONDS GB\/S IOPS ZERO% /
+s/^( total) +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+$/\1 BYTES SECONDS GB\/S IOPS/
 }
 # The per-second line of a drive: how many seconds (a window stretched by a loaded host
 # has one more), min, max, variation and an UNSTEADY note; and the total's "not to be

@@ -76,7 +76,7 @@ class TestLauncher(unittest.TestCase):
             self.assertEqual(str(c.exception), said)
 
     def test_command_line_of_run_bench(self):
-        env = dict(os.environ, PYTHONPATH=nbwpath.SCRIPTS, LAUNCHER="pdsh -w",
+        env = dict(os.environ, PYTHONPATH=nbwpath.PYTHON, LAUNCHER="pdsh -w",
                    LAUNCHER_QUOTE="auto")
 
         def run(*args):

@@ -1,6 +1,6 @@
 #!/bin/bash
 # waits_sites.sh: every wait of the remote tool is a row of its one table
-# (nvme_write_bw_remote/model/waits.c, checked by tests/remote/test_waits): no
+# (nvme_write_bw_remote/model/waits.c, checked by tests/model/test_waits): no
 # file of the tool reads --timeout (o->timeout) but the table, the option's
 # check (main.c) and the header that prints it (print/rows.c), and no control
 # message is sent or awaited with a number of milliseconds of its own.
