@@ -1,0 +1,120 @@
+"""nbw-results record against a compromised node (nbw.results.record, store, verbs):
+what one node says is data, never a line of show, never the date of the others'
+figures, never a record line its reader refuses (its size); driven through the command
+line's main() on documents made here, each with its provenance block."""
+import contextlib
+import datetime
+import hashlib
+import io
+import json
+import os
+import shutil
+import tempfile
+import unittest
+
+import nbwpath  # noqa: F401
+from nbw.results import cli
+from nbw.results.base import MAX_DOC
+
+NOW = 1780000000.0  # 2026-05-28: a window a little before this host's clock
+
+
+def iso(t):
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def read_doc(host, start, gb=3.5, **prov):
+    """An nvme_read_bw document of one drive made on host, its window from start."""
+    block = {"format": 1, "host": host, "run_id": None, "start": iso(start),
+             "start_unix_s": start, "end": iso(start + 20), "end_unix_s": start + 20,
+             "window_measured": True, "kernel": "6.1.0-18-amd64",
+             "command": "nvme_read_bw --disks /dev/nvme0n1 --json", "suite_version": "0.1.0",
+             "suite_build": "g0", "drives": [], "rdma_ports": []}
+    block.update(prov)
+    return {"tool": "nvme_read_bw", "version": "0.1.0", "provenance": block,
+            "params": {"engine": "psync", "threads": 1, "chunk": 1048576},
+            "drives": [{"path": "/dev/nvme0n1", "name": "nvme0n1", "gb_per_s": gb}],
+            "total": {"gb_per_s": gb}, "interrupted": False}
+
+
+class Record(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="results-record.")
+        self.addCleanup(shutil.rmtree, self.tmp)
+        self.db = os.path.join(self.tmp, "db")
+        env = {"NBW_RESULTS": self.db, "NBW_RESULTS_INDEX": None,
+               "NBW_RESULTS_TEST_FSTYPE": "ext4", "NBW_RESULTS_TEST_CRASH_AFTER": None}
+        for k, v in env.items():
+            old = os.environ.get(k)
+            self.addCleanup(lambda k=k, old=old: os.environ.pop(k, None) if old is None
+                            else os.environ.__setitem__(k, old))
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+    def write(self, name, doc):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return path
+
+    def nr(self, *argv):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = cli.main(list(argv))
+        return rc, out.getvalue(), err.getvalue()
+
+    def record_lines(self):
+        with open(os.path.join(self.db, "runs.jsonl"), "rb") as f:
+            return f.read().split(b"\n")[:-1]
+
+    # -- no record lost to one node's size -------------------------------------------
+    def test_two_documents_of_9_mib_recorded_whole(self):
+        pad = "x" * (9 << 20)
+        docs = [self.write("n%d.json" % i, dict(read_doc("node-%d" % i, NOW - 600, gb=3 + i),
+                                                 pad=pad)) for i in (1, 2)]
+        rc, out, err = self.nr("record", *docs)
+        self.assertEqual((rc, err), (0, ""))
+        lines = self.record_lines()
+        self.assertEqual(len(lines), 1)
+        self.assertLessEqual(len(lines[0]), MAX_DOC)
+        rc, out, err = self.nr("show", "--json", "latest")
+        self.assertEqual(rc, 0, err)
+        got = sorted((f["node"], f["gb_per_s"]) for f in json.loads(out)["figures"]
+                     if f["drive"] is None)
+        self.assertEqual(got, [("node-1", 4.0), ("node-2", 5.0)])
+        # one document kept apart, whole, named in the line with its digest; the other
+        # in the line
+        docs = json.loads(lines[0])["documents"]
+        apart = [v for v in docs.values() if "stored_apart" in v]
+        self.assertEqual(len(apart), 1)
+        self.assertEqual(sum(len(v.get("pad", "")) for v in docs.values()), 9 << 20)
+        with open(os.path.join(self.db, apart[0]["stored_apart"]), "rb") as f:
+            blob = f.read()
+        self.assertEqual((len(blob), hashlib.sha256(blob).hexdigest()),
+                         (apart[0]["bytes"], apart[0]["sha256"]))
+        self.assertEqual(len(json.loads(blob)["pad"]), 9 << 20)
+
+    def test_a_line_past_the_bound_in_what_stays_refused_before_a_byte(self):
+        self.assertEqual(self.nr("record", self.write("n1.json", read_doc("node-1", NOW)))[0],
+                         0)
+        before = self.record_lines()
+        # a document of 6 MiB whose parameters every figure of its 3 drives and total
+        # carries: 24 MiB of figures, which no document stored apart makes smaller
+        big = read_doc("node-3", NOW - 600)
+        big["params"]["huge"] = "y" * (6 << 20)
+        big["drives"] = [dict(big["drives"][0], path="/dev/nvme%dn1" % i,
+                              name="nvme%dn1" % i) for i in range(3)]
+        rc, out, err = self.nr("record", self.write("n3.json", big))
+        self.assertEqual(rc, 1)
+        self.assertRegex(err, r"n3\.json: the run's record line would be 2[0-9]\.[0-9] MiB, "
+                         r"past the 16 MiB a line of the record may be.*: refused, nothing "
+                         r"recorded\n$")
+        self.assertEqual(self.record_lines(), before)
+        self.assertEqual(os.listdir(self.db), ["index.sqlite", "runs.jsonl"])
+
+
+if __name__ == "__main__":
+    unittest.main()
