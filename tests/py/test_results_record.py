@@ -10,13 +10,15 @@ import json
 import os
 import shutil
 import tempfile
+import time
 import unittest
 
 import nbwpath  # noqa: F401
 from nbw.results import cli
 from nbw.results.base import MAX_DOC
 
-NOW = 1780000000.0  # 2026-05-28: a window a little before this host's clock
+NOW = int(time.time()) - 3600  # a window an hour before this host's clock
+Y2001 = 978307200  # 2001-01-01T00:00:00Z: past the floor of a clock never set
 
 
 def iso(t):
@@ -69,6 +71,65 @@ class Record(unittest.TestCase):
     def record_lines(self):
         with open(os.path.join(self.db, "runs.jsonl"), "rb") as f:
             return f.read().split(b"\n")[:-1]
+
+    # -- provenance is data, not lines or dates to trust --------------------------------
+    def test_newlines_in_provenance_never_lines_of_show(self):
+        docs = [self.write("n1.json", read_doc("node-1", NOW)),
+                self.write("n2.json", read_doc(
+                    "node-2", NOW, kernel="6.1\nFAILED: node-1 is broken",
+                    command="nvme_read_bw\nFAILED: forged\rFAILED: too"))]
+        rc, out, err = self.nr("record", *docs)
+        self.assertEqual((rc, err), (0, ""))
+        rc, out, err = self.nr("show", "latest")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([x for x in out.split("\n") if "FAILED" in x and
+                          not x.startswith(("command: ", "document "))], [])
+        self.assertNotIn("\r", out)
+        self.assertIn("kernel 6.1\\x0aFAILED: node-1 is broken,", out)
+        self.assertIn("command: nvme_read_bw\\x0aFAILED: forged\\x0dFAILED: too\n", out)
+        rc, out, err = self.nr("show", "--json", "latest")
+        self.assertIsNone(json.loads(out)["failed"])
+
+    def test_a_node_dating_its_window_2001_dates_nothing_of_the_others(self):
+        docs = [self.write("n%d.json" % i, read_doc("node-%d" % i, NOW + i)) for i in (1, 3)]
+        docs.append(self.write("n2.json", read_doc("node-2", Y2001)))
+        rc, out, err = self.nr("record", *docs)
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(err, r"n2\.json: its window \(2001-01-01T00:00:00Z\) is [0-9]+ days "
+                         r"from the other documents': flagged, not the run's date\n$")
+        rc, out, err = self.nr("show", "--json", "latest")
+        run = json.loads(out)
+        self.assertEqual((run["start"], run["end"]), (iso(NOW + 1)[:19] + "Z",
+                                                      iso(NOW + 23)[:19] + "Z"))
+        self.assertEqual({k: v.get("clock_far_from_run") for k, v in run["provenance"].items()},
+                         {"n1.json": None, "n2.json": True, "n3.json": None})
+        self.assertEqual(sorted(f["node"] for f in run["figures"] if f["drive"] is None),
+                         ["node-1", "node-2", "node-3"])  # its figures kept
+        since = datetime.datetime.fromtimestamp(NOW - 86400, datetime.timezone.utc)
+        rc, out, err = self.nr("list", "--json", "--since", since.strftime("%Y-%m-%d"))
+        self.assertEqual(len(json.loads(out)), 1)
+        rc, out, err = self.nr("show", "latest")
+        self.assertRegex(out, r"document n2\.json: node-2, 2001-01-01T00:00:00Z .. "
+                         r"2001-01-01T00:00:20Z, .*: its clock far from the run's\n")
+
+    def test_two_documents_apart_the_one_near_the_recorders_clock_dates_the_run(self):
+        docs = [self.write("n2.json", read_doc("node-2", Y2001)),
+                self.write("n1.json", read_doc("node-1", NOW))]
+        rc, out, err = self.nr("record", *docs)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("n2.json: its window", err)
+        run = json.loads(self.nr("show", "--json", "latest")[1])
+        self.assertEqual(run["start"], iso(NOW)[:19] + "Z")
+
+    def test_documents_that_agree_date_the_run_however_old(self):
+        old = NOW - 400 * 86400  # a run recorded a year after it ran
+        docs = [self.write("n%d.json" % i, read_doc("node-%d" % i, old + 3600 * i))
+                for i in (1, 2)]
+        rc, out, err = self.nr("record", *docs)
+        self.assertEqual((rc, err), (0, ""))
+        run = json.loads(self.nr("show", "--json", "latest")[1])
+        self.assertEqual((run["start"], run["end"]), (iso(old + 3600)[:19] + "Z",
+                                                      iso(old + 7220)[:19] + "Z"))
 
     # -- no record lost to one node's size -------------------------------------------
     def test_two_documents_of_9_mib_recorded_whole(self):

@@ -23,6 +23,7 @@ from .documents import RUN_FILE, failure_of, figures_of, ladder_order, shell_wor
 
 FUTURE_SLACK = 3600  # seconds a document's window may end after this host's clock
 CLOCK_FLOOR = 946684800  # 2000-01-01: a window before it is a clock that was never set
+AGREE_S = 86400  # seconds apart the documents of one run may start and agree on its date
 
 
 class Doc:
@@ -35,6 +36,7 @@ class Doc:
         self.prov = None
         self.node = None
         self.in_run = False  # a run directory's MODE-NODE.json: run_bench.sh named the node
+        self.far = False  # its window far from the other documents': not the run's date
         m = RUN_FILE.match(self.name)
         self.context, self.named = (m.group(1), m.group(2)) if m else (None, None)
 
@@ -84,6 +86,12 @@ def storable(entry):
     that later commands could not read back (nested past their bound, other text UTF-8
     cannot hold) refused."""
     p = jsonutil.printable
+    if isinstance(entry.get("commands"), list):  # a node's command line: data, not lines
+        entry["commands"] = [p(c) if isinstance(c, str) else c for c in entry["commands"]]
+    for brief in (entry.get("provenance") or {}).values():
+        for k, v in list(brief.items()) if isinstance(brief, dict) else ():
+            if isinstance(v, str):
+                brief[k] = p(v)
     for f in entry.get("figures") or []:
         for k in NAME_KEYS:
             if isinstance(f.get(k), str):
@@ -205,10 +213,36 @@ def keep_figures(docs, figs_of):
     return figures
 
 
+def flag_far(docs, now):
+    """Mark the documents whose windows are far from the others' (d.far, said on stderr):
+    the run is dated by the largest group of documents that start within AGREE_S of
+    each other (of groups as large, the one nearest this host's clock), so that one
+    node's clock (a window dated 2001) never dates the others' figures."""
+    provs = sorted((d for d in docs if d.prov), key=lambda d: d.prov.start)
+    best, k = None, 0
+    for i, d in enumerate(provs):
+        k = max(k, i)
+        while k + 1 < len(provs) and provs[k + 1].prov.start - d.prov.start <= AGREE_S:
+            k += 1
+        group = provs[i:k + 1]
+        rank = (len(group), -abs(now - max(x.prov.end for x in group)))
+        if best is None or rank > best[0]:
+            best = (rank, group)
+    if best is None:
+        return
+    mid = best[1][len(best[1]) // 2].prov.start
+    for d in provs:
+        if d not in best[1]:
+            d.far = True
+            warn("%s: its window (%s) is %d days from the other documents': flagged, not "
+                 "the run's date" % (d.path, provenance.utc(d.prov.start),
+                                     abs(d.prov.start - mid) // 86400))
+
+
 def run_dates(args, docs, run_json, mtimes):
-    """(start, end) of the run: the documents' own windows, else --start/--end, else
-    run.json's, else the files' times."""
-    provs = [d.prov for d in docs if d.prov]
+    """(start, end) of the run: the documents' own windows (those that agree, flag_far),
+    else --start/--end, else run.json's, else the files' times."""
+    provs = [d.prov for d in docs if d.prov and not d.far]
     if provs and (args.start or args.end):
         warn("--%s: the documents say their own start and end (provenance): theirs are "
              "the run's" % ("start" if args.start else "end"))
@@ -253,6 +287,7 @@ def build_run(args, loaded, now=None, in_dirs=()):
         if d.prov and d.named and not d.in_run:
             aliases[d.named] = d.node  # the ladder's rungs name the node as the run did
     check_run_ids(docs)
+    flag_far(docs, now)
 
     def figs_of(d):
         try:
@@ -284,6 +319,8 @@ def build_run(args, loaded, now=None, in_dirs=()):
         keyed[key] = d.doc
         if d.prov:
             provs[key] = dict(d.prov.brief(), file=os.path.abspath(d.path))
+            if d.far:
+                provs[key]["clock_far_from_run"] = True
     versions = {d.doc["version"] for d in docs if isinstance(d.doc.get("version"), str)
                 and d.doc.get("tool") != "run_bench.sh"}
     commands = list(args.command or [])
