@@ -143,6 +143,39 @@ class CeilingsThatHold(unittest.TestCase):
         with open(p, "w") as f:
             json.dump(j, f)
 
+    def report(self, run):
+        """The whole report of a run, as main() makes it, its JSON without NaN."""
+        lad = Ladder(run)
+        rungs = lad.build()
+        bind = lad.binding()
+        why = lad.attribution(bind)
+        json.dumps({"rungs": rungs, "binding": bind, "attribution": why}, allow_nan=False)
+        return lad, rungs, bind, why, table(rungs)
+
+    def test_a_health_count_of_infinity_is_refused_not_a_crash(self):
+        run = self.copy_ref()
+        self.edit(run, "baseline-b.json", lambda j: [x.update(health={
+            "log_read": True, "findings": ["throttled", "media_errors", "hot"],
+            "warning_temp_c": 1e300 * 1e300, "after": {"temperature_c": 81},
+            "deltas": {"tmt1_transitions": 1e300 * 1e300, "tmt1_seconds": 12,
+                       "media_errors": 1e300 * 1e300}}) for x in j["drives"]])
+        self.edit(run, "baseline-a.json", lambda j: [
+            s.update(gb_per_s=1e300 * 1e300) for s in j["baseline"]
+            if s.get("label") == "nvme0n1 alone"] + [j["drives"][0].update(
+                link_ceiling_gb_per_s=-1e300 * 1e300)])
+        lad, rungs, bind, why, text = self.report(run)
+        self.assertEqual(lad.rung_of("drive nvme0n1", "a")["measured_gb_per_s"], None)
+        self.assertAlmostEqual(lad.rung_of("drive nvme1n1", "b")["measured_gb_per_s"], 3.56)
+
+    def test_numbers_where_lists_and_objects_belong(self):
+        run = self.copy_ref()
+        self.edit(run, "baseline-b.json", lambda j: j.update(baseline=5, drives=5))
+        self.edit(run, "probe-b.json", lambda j: j.update(devices=5))
+        self.edit(run, "fabric-b.json", lambda j: j.update(rails=5, counters=5))
+        lad, rungs, bind, why, text = self.report(run)
+        self.assertAlmostEqual(lad.rung_of("drive nvme0n1", "a")["measured_gb_per_s"], 3.57,
+                               places=2)
+
     def test_every_drive_at_318_percent_binds_nothing(self):
         # the lab: emulated links of 1.12 GB/s under drives read at 3.57
         run = self.copy_ref()

@@ -131,6 +131,28 @@ class Record(unittest.TestCase):
         self.assertEqual((run["start"], run["end"]), (iso(old + 3600)[:19] + "Z",
                                                       iso(old + 7220)[:19] + "Z"))
 
+    # -- numbers that cannot crash -----------------------------------------------------
+    def test_a_node_saying_infinity_and_numbers_where_objects_belong(self):
+        bad = read_doc("node-2", NOW)
+        bad["params"]["chunk"] = float("inf")
+        bad["drives"][0]["gb_per_s"] = float("inf")
+        bad["drives"].append(5)
+        bad["total"] = 5
+        bad["baseline"] = 5
+        docs = [self.write("n1.json", read_doc("node-1", NOW)), self.write("n2.json", bad)]
+        rc, out, err = self.nr("record", *docs)
+        self.assertEqual((rc, err), (0, ""))
+        line = self.record_lines()[0].decode()
+
+        def refuse(c):
+            raise ValueError("%s in the record line" % c)
+        run = json.loads(line, parse_constant=refuse)  # plain JSON: no Infinity in it
+        self.assertEqual(sorted((f["node"], f["drive"] or "-", f["gb_per_s"])
+                                for f in run["figures"]),
+                         [("node-1", "-", 3.5), ("node-1", "nvme0n1", 3.5)])
+        rc, out, err = self.nr("show", "latest")
+        self.assertEqual(rc, 0, err)
+
     # -- no record lost to one node's size -------------------------------------------
     def test_two_documents_of_9_mib_recorded_whole(self):
         pad = "x" * (9 << 20)

@@ -19,7 +19,7 @@ from ..jsonutil import dig, dicts, digest
 from . import provenance
 from .base import FORMAT, Fail, MAX_DOC, RUN_SETTINGS, now_utc, utc_of, warn
 from .compare import inventory_hash
-from .documents import RUN_FILE, failure_of, figures_of, ladder_order, shell_word
+from .documents import RUN_FILE, failure_of, figures_of, finite, ladder_order, shell_word
 
 FUTURE_SLACK = 3600  # seconds a document's window may end after this host's clock
 CLOCK_FLOOR = 946684800  # 2000-01-01: a window before it is a clock that was never set
@@ -100,6 +100,7 @@ def storable(entry):
         entry["nodes"] = [p(n) if isinstance(n, str) else n for n in entry["nodes"]]
     if isinstance(entry.get("inventory"), dict):
         entry["inventory"] = {p(h): v for h, v in entry["inventory"].items()}
+    entry = finite(entry)  # a node's 1e999: its text, the line plain JSON
     why = jsonutil.unstorable(entry)
     if why:
         raise Fail(1, "%s: %s: refused, nothing recorded" % (
