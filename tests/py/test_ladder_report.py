@@ -1,5 +1,7 @@
 """nbw.ladder.report: each rung against its ceiling, and the binding rung, on the
 reference platform's fixture run (tests/fixtures/ladder/ref)."""
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -7,7 +9,8 @@ import tempfile
 import unittest
 
 from nbwpath import FIXTURES
-from nbw.ladder.report import (Ladder, above_notes, fig, gen_name, hop_notes, link_of, memory_notes,
+from nbw.ladder.report import (Ladder, above_notes, fig, gen_name, hop_notes, link_of, main,
+                               memory_notes,
                                pct, rung, shared_notes, table)
 
 REF = os.path.join(FIXTURES, "ladder", "ref")
@@ -175,6 +178,22 @@ class CeilingsThatHold(unittest.TestCase):
         lad, rungs, bind, why, text = self.report(run)
         self.assertAlmostEqual(lad.rung_of("drive nvme0n1", "a")["measured_gb_per_s"], 3.57,
                                places=2)
+
+    def test_a_drive_name_with_a_newline_is_no_line_of_its_own(self):
+        run = self.copy_ref()
+        forged = "nvme1n1\nbinding: FAILED everything\x1b[2J"
+        self.edit(run, "baseline-b.json", lambda j: [
+            s.update(label=forged + " alone") for s in j["baseline"]
+            if s.get("label") == "nvme1n1 alone"] + [
+            x.update(name=forged) for x in j["drives"] if x.get("name") == "nvme1n1"])
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            self.assertEqual(main([run]), 0)
+        with open(os.path.join(run, "ladder.txt")) as f:
+            written = f.read()
+        for text in (out.getvalue(), written):
+            self.assertEqual([x for x in text.splitlines() if x.startswith("binding: ")], [])
+            self.assertIn("nvme1n1\\x0abinding: FAILED everything\\x1b[2J", text)
+            self.assertNotIn("\x1b", text)
 
     def test_every_drive_at_318_percent_binds_nothing(self):
         # the lab: emulated links of 1.12 GB/s under drives read at 3.57

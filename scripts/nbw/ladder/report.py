@@ -16,7 +16,7 @@ import re
 import sys
 
 from .. import command
-from ..jsonutil import as_number, dicts, dig
+from ..jsonutil import as_number, dicts, dig, printable
 from ..pcipath import Sum, capped_sum, shared_words
 from . import attribute, chart, upper
 
@@ -651,6 +651,7 @@ def main(argv):
     lines += ["why: %s" % f["text"] for f in why if f["rule"] != "memory_binds"]
     notes = lad.upper.notes(rungs, lad.source, lad.sink)
     lines += notes + lad.upper.random_table(lad.source)
+    lines = [printable(x) for x in lines]  # a document's word: escaped in its line, never a line
     print("\n".join(lines))
     if write:
         doc = {"tool": "ladder_report", "sink": lad.sink, "source": lad.source, "nodes": lad.nodes,
