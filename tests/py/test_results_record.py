@@ -121,6 +121,29 @@ class Record(unittest.TestCase):
         run = json.loads(self.nr("show", "--json", "latest")[1])
         self.assertEqual(run["start"], iso(NOW)[:19] + "Z")
 
+    def test_a_clock_in_the_future_or_never_set_beside_others_is_flagged_not_refused(self):
+        for bad, said in ((4070908800, r"its window ends 2099-01-01T00:00:20Z, [0-9]+ days "
+                           r"after this host's clock: a clock far in the future"),
+                          (86400, r"its window starts 1970-01-02T00:00:00Z: a clock that "
+                           r"was never set")):
+            docs = [self.write("n1.json", read_doc("node-1", NOW)),
+                    self.write("n2.json", read_doc("node-2", bad)),
+                    self.write("n3.json", read_doc("node-3", NOW + 5))]
+            rc, out, err = self.nr("record", *docs)
+            self.assertEqual(rc, 0, err)
+            self.assertRegex(err, r"n2\.json: %s, flagged, not the run's date\n$" % said)
+            run = json.loads(self.nr("show", "--json", "latest")[1])
+            self.assertEqual((run["start"], run["end"]), (iso(NOW)[:19] + "Z",
+                                                          iso(NOW + 25)[:19] + "Z"))
+            self.assertEqual(sorted(f["node"] for f in run["figures"] if f["drive"] is None),
+                             ["node-1", "node-2", "node-3"])
+            self.assertTrue(run["provenance"]["n2.json"]["clock_far_from_run"])
+        # alone, nothing dates it: refused as before
+        rc, out, err = self.nr("record", self.write("n4.json", read_doc("node-4", 4070908800)))
+        self.assertEqual(rc, 1)
+        self.assertRegex(err, r"n4\.json: its window ends 2099-01-01T00:00:20Z, [0-9]+ days "
+                         r"after this host's clock: a clock far in the future, refused\n$")
+
     def test_documents_that_agree_date_the_run_however_old(self):
         old = NOW - 400 * 86400  # a run recorded a year after it ran
         docs = [self.write("n%d.json" % i, read_doc("node-%d" % i, old + 3600 * i))

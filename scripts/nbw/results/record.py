@@ -4,10 +4,11 @@ MODE-NODE.json: the NODE run_bench.sh ran it on, the name its inventory and ladd
 a document made before provenance: its file name MODE-NODE.json, --node, the file's own
 name with --node-from-name, else this host); two documents that claim the same node,
 rung and drive are refused with both named (or recorded apart, --apart: a run per
-argument). The run is dated by the documents' own windows. Bad input (provenance that
-contradicts the file name, a clock far in the future, a run id recorded twice, a
-truncated document, a block that breaks its contract) is refused before anything is
-written."""
+argument). The run is dated by the documents' own windows, those that agree: one far
+from the others (a clock in 2001, in the future, never set) is flagged and dates
+nothing. Bad input (provenance that contradicts the file name, a clock no other
+document's window dates the run beside, a run id recorded twice, a truncated document,
+a block that breaks its contract) is refused before anything is written."""
 import os
 import re
 import socket
@@ -37,6 +38,7 @@ class Doc:
         self.node = None
         self.in_run = False  # a run directory's MODE-NODE.json: run_bench.sh named the node
         self.far = False  # its window far from the other documents': not the run's date
+        self.clock = None  # why its clock cannot be trusted at all (future, never set)
         m = RUN_FILE.match(self.name)
         self.context, self.named = (m.group(1), m.group(2)) if m else (None, None)
 
@@ -139,13 +141,11 @@ def assign_node(args, d, now):
         d.prov = p = provenance.read(d.doc)
     except ValueError as e:
         raise Fail(1, "%s: %s" % (d.path, e))
-    if p and p.end > now + FUTURE_SLACK:
-        raise Fail(1, "%s: its window ends %s, %d days after this host's clock: a clock far "
-                   "in the future, refused" % (d.path, provenance.utc(p.end),
-                                              (p.end - now) // 86400))
-    if p and p.start < CLOCK_FLOOR:
-        raise Fail(1, "%s: its window starts %s: a clock that was never set, refused"
-                   % (d.path, provenance.utc(p.start)))
+    if p and p.end > now + FUTURE_SLACK:  # refused unless others date the run (flag_far)
+        d.clock = "its window ends %s, %d days after this host's clock: a clock far in " \
+            "the future" % (provenance.utc(p.end), (p.end - now) // 86400)
+    elif p and p.start < CLOCK_FLOOR:
+        d.clock = "its window starts %s: a clock that was never set" % provenance.utc(p.start)
     if args.node_from_name:
         d.node = file_node(d)
         return
@@ -218,8 +218,16 @@ def flag_far(docs, now):
     """Mark the documents whose windows are far from the others' (d.far, said on stderr):
     the run is dated by the largest group of documents that start within AGREE_S of
     each other (of groups as large, the one nearest this host's clock), so that one
-    node's clock (a window dated 2001) never dates the others' figures."""
-    provs = sorted((d for d in docs if d.prov), key=lambda d: d.prov.start)
+    node's clock (a window dated 2001) never dates the others' figures. A clock far in
+    the future or never set dates nothing: flagged beside documents that date the run,
+    refused (Fail) when none does."""
+    for d in docs:
+        if d.clock and not any(x.prov and not x.clock for x in docs):
+            raise Fail(1, "%s: %s, refused" % (d.path, d.clock))
+        if d.clock:
+            d.far = True
+            warn("%s: %s, flagged, not the run's date" % (d.path, d.clock))
+    provs = sorted((d for d in docs if d.prov and not d.clock), key=lambda d: d.prov.start)
     best, k = None, 0
     for i, d in enumerate(provs):
         k = max(k, i)
