@@ -237,8 +237,8 @@ class Ladder:
                "dram_gb_per_s": need, "drives": None, "p2p_drives": None}
         topo = (self.probe.get(node) or {}).get("topology")
         if isinstance(topo, dict):
-            pairs = {frozenset((p.get("a"), p.get("b"))): (p.get("p2p") if isinstance(p.get("p2p"), dict) else {})
-                     for p in dicts(topo.get("pairs"))}
+            pairs = {frozenset((p.get("a"), p.get("b"))): p["p2p"]
+                     for p in dicts(topo.get("pairs")) if isinstance(p.get("p2p"), dict)}
             near = dicts(topo.get("nearest_rdma"))
             hop["drives"] = len(near)
             hop["p2p_drives"] = sum(1 for x in near if x.get("rdma") and
