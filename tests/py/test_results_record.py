@@ -108,6 +108,9 @@ class Record(unittest.TestCase):
         since = datetime.datetime.fromtimestamp(NOW - 86400, datetime.timezone.utc)
         rc, out, err = self.nr("list", "--json", "--since", since.strftime("%Y-%m-%d"))
         self.assertEqual(len(json.loads(out)), 1)
+        rc, out, err = self.nr("export", "--openmetrics")
+        self.assertIn('nbw_last_run_timestamp_seconds{node="node-1",rung="read"} %d\n'
+                      % (NOW + 1), out)  # the healthy nodes' last run: not stale
         rc, out, err = self.nr("show", "latest")
         self.assertRegex(out, r"document n2\.json: node-2, 2001-01-01T00:00:00Z .. "
                          r"2001-01-01T00:00:20Z, .*: its clock far from the run's\n")
