@@ -1,7 +1,8 @@
 """nbw-results record against a compromised node (nbw.results.record, store, verbs):
 what one node says is data, never a line of show, never the date of the others'
-figures, never a record line its reader refuses (its size); driven through the command
-line's main() on documents made here, each with its provenance block."""
+figures (a window in 2001, in the future, never set), never a number JSON has no word
+for, never a record line its reader refuses (two documents of 9 MiB); driven through
+the command line's main() on documents made here, each with its provenance block."""
 import contextlib
 import datetime
 import hashlib
