@@ -91,6 +91,16 @@ class Record(unittest.TestCase):
         rc, out, err = self.nr("show", "--json", "latest")
         self.assertIsNone(json.loads(out)["failed"])
 
+    def test_a_file_name_with_a_newline_is_no_line_of_record(self):
+        bad = dict(read_doc("node-2", NOW), ok=False, error="lost\nFAILED: node-1")
+        docs = [self.write("n1.json", read_doc("node-1", NOW)),
+                self.write("n2\nrecorded all: fine.json", bad)]
+        rc, out, err = self.nr("record", *docs)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len(out.splitlines()), 1, out)
+        self.assertIn("(n2\\x0arecorded all: fine.json: ok: false (lost\\x0aFAILED: node-1))",
+                      out)
+
     def test_a_node_dating_its_window_2001_dates_nothing_of_the_others(self):
         docs = [self.write("n%d.json" % i, read_doc("node-%d" % i, NOW + i)) for i in (1, 3)]
         docs.append(self.write("n2.json", read_doc("node-2", Y2001)))

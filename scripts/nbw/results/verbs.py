@@ -56,7 +56,7 @@ def cmd_record(args):
                      "failed": entry["failed"]})
         if entry["failed"]:
             lines.append("recorded %s as FAILED (%s): its %d figures are never compared, "
-                         "trended or checked, in %s" % (entry["uuid"], entry["failed"],
+                         "trended or checked, in %s" % (entry["uuid"], printable(entry["failed"]),
                                                         len(entry["figures"]), st.record))
         else:
             lines.append("recorded %s: %d figures, inventory of %s, in %s" % (
