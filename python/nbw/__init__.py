@@ -5,6 +5,7 @@ The commands in scripts/ (nbw-results, nbw-fleet, ladder_report, vlab, k8s-rende
 with `python3 -m nbw.<module>` (nbw_py in bench_lib.sh). Modules by concern:
 
   jsonutil      reading values out of the tools' JSON documents, once
+  xmltext       text for XML 1.0 (the JUnit writers'): what it cannot carry replaced
   command       the verb table of the modules the shell scripts call
   portcounters  what an RDMA port's counter deltas say about loss and congestion
   drivehealth   what a drive said of itself around a window: throttled, hot, media

@@ -6,7 +6,7 @@ throttled, it crossed its warning temperature, it logged new media errors, it ra
 critical warning, its window was unsteady. A drive low against its peers with none of
 them, and no link change, is the drive itself. Pure functions of a drive's object,
 standard library only (used by the ladder's attribution and the fleet judge)."""
-from .jsonutil import as_number, dig
+from .jsonutil import as_number, dicts, dig
 
 # What a low drive with no evidence against anything else is.
 NO_EVIDENCE = "no thermal, error or link change counted: the drive itself"
@@ -103,7 +103,7 @@ def findings(drive):
 
 def drive_named(doc, name):
     """The drives[] entry of a document for a drive's name (nvme0n1, or a path's base)."""
-    for d in dig(doc, "drives") or []:
+    for d in dicts(dig(doc, "drives")):
         if not isinstance(d, dict):
             continue
         for k in ("name", "path"):

@@ -26,8 +26,10 @@ def is_number(v):
 
 
 def as_number(v):
-    """v itself (int stays int) if it is a number and not NaN, else None."""
-    return v if is_number(v) and v == v else None
+    """v itself (int stays int) if it is a finite number, else None: NaN, infinity (a
+    node's 1e999) and an integer past a float's range are refused here, once for every
+    reader, so that no count formatted with %d or summed can crash a report."""
+    return v if as_float(v) is not None else None
 
 
 def as_float(v):
@@ -45,6 +47,11 @@ def as_float(v):
 def dicts(v):
     """The objects of a JSON list (anything else in it, or a non-list, ignored)."""
     return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
+
+
+def obj(v):
+    """V if it is a JSON object, else {} (a number or a list where an object belongs)."""
+    return v if isinstance(v, dict) else {}
 
 
 def number_text(v, fmt="%.3f"):

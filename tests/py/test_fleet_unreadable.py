@@ -76,5 +76,69 @@ class Unreadable(unittest.TestCase):
         self.assertEqual(v[self.fleet.names[0]], "PASS")
 
 
+class Numbers(unittest.TestCase):
+    """A number from a node that is not finite, or a number where an object belongs:
+    refused by the one reader (nbw.jsonutil.as_number, dicts), never a crash; the
+    other nodes judged as before."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="fleet-numbers.")
+        self.addCleanup(shutil.rmtree, self.tmp)
+
+    def sweep(self, edit, **faults):
+        fleet = Fleet(4, 1, 2, pairs="all", seed=2, **faults)
+        top = os.path.join(self.tmp, "s")
+        fleet.write(top)
+        liar = fleet.names[2]
+        path = os.path.join(top, "nodes/%s/read.json" % liar)
+        with open(path) as f:
+            text = edit(f.read())
+        with open(path, "w") as f:
+            f.write(text)
+        res = judge(read_sweep(top))
+        json.dumps(res, allow_nan=False)
+        return fleet, liar, res
+
+    def test_a_health_count_of_infinity(self):
+        def edit(text):
+            return text.replace('"tmt1_transitions": 3', '"tmt1_transitions": 1e999', 1) \
+                .replace('"warning_temp_c": 75', '"warning_temp_c": -1e999', 1)
+        fleet = Fleet(4, 1, 2, seed=2)
+        liar = fleet.names[2]
+        fleet, liar, res = self.sweep(edit, slow_drives=[(liar, 0, 0.4)],
+                                      hot_drives=[(liar, 0)])
+        v = verdicts(res)
+        self.assertEqual((v[liar], v[fleet.names[0]]), ("SUSPECT", "PASS"))
+        s = next(x for x in res["suspects"] if x["node"] == liar)
+        self.assertEqual(s["evidence"]["health"]["says"],
+                         "throttled in the window (thermal management T1 +0 transitions, "
+                         "12 s); crossed its warning temperature: 1 min above its warning "
+                         "temperature")
+
+    def test_baseline_a_number_where_a_list_belongs(self):
+        fleet, liar, res = self.sweep(lambda t: json.dumps(dict(json.loads(t), baseline=5)))
+        v = verdicts(res)
+        self.assertEqual(v[fleet.names[0]], "PASS")
+        self.assertIn(v[liar], ("PASS", "NOT MEASURED"))
+
+    def test_numbers_where_lists_belong_in_the_probe_and_the_fabric(self):
+        fleet, liar, res = self.sweep(lambda t: t)
+        top = os.path.join(self.tmp, "s")
+        with open(os.path.join(top, "nodes/%s/probe.json" % liar), "w") as f:
+            json.dump({"tool": "nvme_link_probe", "devices": 5}, f)
+        for name in os.listdir(os.path.join(top, "fabric", liar)):
+            path = os.path.join(top, "fabric", liar, name)
+            with open(path) as f:
+                doc = json.load(f)
+            for side in ("receive", "send"):
+                if isinstance(doc.get(side), dict):
+                    doc[side]["rails"] = 5
+            with open(path, "w") as f:
+                json.dump(doc, f)
+        res = judge(read_sweep(top))
+        json.dumps(res, allow_nan=False)
+        self.assertEqual(verdicts(res)[fleet.names[0]], "PASS")
+
+
 if __name__ == "__main__":
     unittest.main()

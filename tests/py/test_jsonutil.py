@@ -27,11 +27,14 @@ class Numbers(unittest.TestCase):
         self.assertIsNone(j.as_number(False))
         self.assertIsNone(j.as_float(True))
 
-    def test_as_number_keeps_the_type_and_drops_nan_only(self):
+    def test_as_number_keeps_the_type_and_drops_what_is_not_finite(self):
         self.assertIs(type(j.as_number(3)), int)
         self.assertEqual(j.as_number(2.5), 2.5)
         self.assertIsNone(j.as_number(float("nan")))
-        self.assertEqual(j.as_number(math.inf), math.inf)
+        self.assertIsNone(j.as_number(math.inf))
+        self.assertIsNone(j.as_number(-math.inf))
+        self.assertIsNone(j.as_number(10 ** 400))
+        self.assertIsNone(j.as_number(j.loads("1e999")))
         self.assertIsNone(j.as_number("3"))
 
     def test_as_float_is_finite_float(self):

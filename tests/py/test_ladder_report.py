@@ -1,5 +1,7 @@
 """nbw.ladder.report, model and text: each rung against its ceiling, and the binding rung, on the
 reference platform's fixture run (tests/fixtures/ladder/ref)."""
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -9,6 +11,7 @@ import unittest
 from nbwpath import FIXTURES
 from nbw.ladder.model import Ladder, gen_name, link_of, pct, rung
 from nbw.ladder.text import above_notes, fig, hop_notes, memory_notes, shared_notes, table
+from nbw.ladder.report import main
 
 REF = os.path.join(FIXTURES, "ladder", "ref")
 
@@ -142,6 +145,55 @@ class CeilingsThatHold(unittest.TestCase):
         fn(j)
         with open(p, "w") as f:
             json.dump(j, f)
+
+    def report(self, run):
+        """The whole report of a run, as main() makes it, its JSON without NaN."""
+        lad = Ladder(run)
+        rungs = lad.build()
+        bind = lad.binding()
+        why = lad.attribution(bind)
+        json.dumps({"rungs": rungs, "binding": bind, "attribution": why}, allow_nan=False)
+        return lad, rungs, bind, why, table(rungs)
+
+    def test_a_health_count_of_infinity_is_refused_not_a_crash(self):
+        run = self.copy_ref()
+        self.edit(run, "baseline-b.json", lambda j: [x.update(health={
+            "log_read": True, "findings": ["throttled", "media_errors", "hot"],
+            "warning_temp_c": 1e300 * 1e300, "after": {"temperature_c": 81},
+            "deltas": {"tmt1_transitions": 1e300 * 1e300, "tmt1_seconds": 12,
+                       "media_errors": 1e300 * 1e300}}) for x in j["drives"]])
+        self.edit(run, "baseline-a.json", lambda j: [
+            s.update(gb_per_s=1e300 * 1e300) for s in j["baseline"]
+            if s.get("label") == "nvme0n1 alone"] + [j["drives"][0].update(
+                link_ceiling_gb_per_s=-1e300 * 1e300)])
+        lad, rungs, bind, why, text = self.report(run)
+        self.assertEqual(lad.rung_of("drive nvme0n1", "a")["measured_gb_per_s"], None)
+        self.assertAlmostEqual(lad.rung_of("drive nvme1n1", "b")["measured_gb_per_s"], 3.56)
+
+    def test_numbers_where_lists_and_objects_belong(self):
+        run = self.copy_ref()
+        self.edit(run, "baseline-b.json", lambda j: j.update(baseline=5, drives=5))
+        self.edit(run, "probe-b.json", lambda j: j.update(devices=5))
+        self.edit(run, "fabric-b.json", lambda j: j.update(rails=5, counters=5))
+        lad, rungs, bind, why, text = self.report(run)
+        self.assertAlmostEqual(lad.rung_of("drive nvme0n1", "a")["measured_gb_per_s"], 3.57,
+                               places=2)
+
+    def test_a_drive_name_with_a_newline_is_no_line_of_its_own(self):
+        run = self.copy_ref()
+        forged = "nvme1n1\nbinding: FAILED everything\x1b[2J"
+        self.edit(run, "baseline-b.json", lambda j: [
+            s.update(label=forged + " alone") for s in j["baseline"]
+            if s.get("label") == "nvme1n1 alone"] + [
+            x.update(name=forged) for x in j["drives"] if x.get("name") == "nvme1n1"])
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            self.assertEqual(main([run]), 0)
+        with open(os.path.join(run, "ladder.txt")) as f:
+            written = f.read()
+        for text in (out.getvalue(), written):
+            self.assertEqual([x for x in text.splitlines() if x.startswith("binding: ")], [])
+            self.assertIn("nvme1n1\\x0abinding: FAILED everything\\x1b[2J", text)
+            self.assertNotIn("\x1b", text)
 
     def test_every_drive_at_318_percent_binds_nothing(self):
         # the lab: emulated links of 1.12 GB/s under drives read at 3.57

@@ -101,7 +101,7 @@ READERS = {
     "results/record.py": ((READ_BW, REMOTE, PROBE), (
         # run_bench.sh's run.json, the ladder's rungs, the record's own figures and runs
         "settings", "started", "finished", "rungs", "node", "rung", "drive", "params_hash",
-        "run_ids", "figures", "nodes", "inventory",
+        "run_ids", "figures", "nodes", "inventory", "commands", "clock_far_from_run",
     )),
     "results/inventory.py": ((PROBE,), (
         # procfs and the inventory's own entries
@@ -119,7 +119,7 @@ READERS = {
 # judge's transfers and suspects, launcher the environment; lab/ the virtual lab's
 # files).
 OTHERS = {
-    "__init__.py", "jsonutil.py", "command.py", "k8s.py", "fetch.py",
+    "__init__.py", "jsonutil.py", "xmltext.py", "command.py", "k8s.py", "fetch.py",
     "results/__init__.py", "results/base.py", "results/output.py", "results/store.py",
     "results/verbs.py", "results/compare.py", "results/html_report.py",
     "results/openmetrics.py", "results/cli.py", "results/junit.py",

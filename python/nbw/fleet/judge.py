@@ -36,7 +36,7 @@ import statistics
 
 from .. import pcipath, portcounters
 from . import health  # a suspect drive's own evidence (fleet/health.py)
-from ..jsonutil import as_number, dig
+from ..jsonutil import as_number, dicts, dig
 from . import verdict
 from .judge_pairs import _Pairs, _ratio, judge_pairs
 from .sweepdir import counters_of
@@ -78,7 +78,7 @@ def probe_device(probe, name=None, bdf=None):
     idx = _probe_index.get(id(probe))
     if idx is None or idx[0] is not probe:
         by_bdf, by_name = {}, {}
-        for d in dig(probe, "devices") or []:
+        for d in dicts(dig(probe, "devices")):
             if isinstance(d, dict):
                 by_bdf.setdefault(_norm_bdf(d.get("bdf")), d)
                 if isinstance(d.get("name"), str):
@@ -100,11 +100,11 @@ def probe_evidence(dev):
     if dev is None:
         return None
     link = dev.get("link") if isinstance(dev.get("link"), dict) else {}
-    ev = {"verdict": dev.get("verdict"), "limited_by": dev.get("limited_by"),
-          "link": "%s GT/s x%s of %s GT/s x%s" % (link.get("speed_gts"), link.get("width"),
-                                                  link.get("max_speed_gts"),
-                                                  link.get("max_width")),
-          "bottleneck_bdf": dev.get("bottleneck_bdf"), "reason": dev.get("reason")}
+    word = lambda k: dev.get(k) if isinstance(dev.get(k), str) else None  # a node's: words only
+    ev = {"verdict": word("verdict"), "limited_by": word("limited_by"),
+          "link": "%s GT/s x%s of %s GT/s x%s" % tuple(as_number(link.get(k)) for k in (
+              "speed_gts", "width", "max_speed_gts", "max_width")),
+          "bottleneck_bdf": word("bottleneck_bdf"), "reason": word("reason")}
     if dev.get("verdict") == "downgraded" and dev.get("limited_by") == "training":
         ev["says"] = "trained below capability"
     elif dev.get("verdict") == "downgraded" and dev.get("limited_by") == "path":

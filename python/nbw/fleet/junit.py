@@ -10,8 +10,8 @@ is the schema it is checked against.
 
 import socket
 import time
-from xml.sax.saxutils import escape, quoteattr
 
+from ..xmltext import attr, text
 from .report import reason
 from .verdict import NODE_KINDS, kind_of_suspect
 
@@ -19,15 +19,9 @@ SUITE_OF = {"links": "links", "drives": "drives", "rails": "rails",
             "drive->remote": "drive-remote"}
 
 
-def _clean(text):
-    """Text XML 1.0 can hold: control characters other than tab and newline go."""
-    return "".join(c if c in "\t\n" or ord(c) >= 0x20 else "?" for c in str(text))
-
-
 def _case(node, kind, entry, suspects):
     name = "nbw-fleet.%s" % SUITE_OF[kind]
-    head = '    <testcase name=%s classname=%s time="0"' % (quoteattr(_clean(node)),
-                                                           quoteattr(name))
+    head = '    <testcase name=%s classname=%s time="0"' % (attr(node), attr(name))
     if entry is None:
         return head + "/>\n", None
     status = entry["status"]
@@ -36,14 +30,14 @@ def _case(node, kind, entry, suspects):
         body = "\n".join("%s %s %s: %s" % (s["kind"], s["node"], s["component"], reason(s))
                          for s in mine)
         return head + ">\n      <failure message=%s type=\"suspect\">%s</failure>\n" \
-            "    </testcase>\n" % (quoteattr(_clean(entry["what"])), escape(_clean(body))), \
+            "    </testcase>\n" % (attr(entry["what"]), text(body)), \
             "failure"
     if status == "not measured":
-        return head + ">\n      <skipped message=%s/>\n    </testcase>\n" % quoteattr(
-            _clean("not measured: " + entry["what"])), "skipped"
+        return head + ">\n      <skipped message=%s/>\n    </testcase>\n" % attr(
+            "not measured: " + entry["what"]), "skipped"
     if entry.get("what"):
-        return head + ">\n      <system-out>%s</system-out>\n    </testcase>\n" % escape(
-            _clean(entry["what"])), None
+        return head + ">\n      <system-out>%s</system-out>\n    </testcase>\n" % text(
+            entry["what"]), None
     return head + "/>\n", None
 
 
@@ -74,10 +68,10 @@ def write(result, out, stamp=None):
             'timestamp=%s hostname=%s>\n    <properties>\n'
             '      <property name="threshold" value="%g"/>\n'
             '      <property name="suite_version" value=%s/>\n    </properties>\n%s'
-            '  </testsuite>\n' % (quoteattr("nbw-fleet.%s" % SUITE_OF[kind]), len(cases), fails,
-                                 skips, quoteattr(stamp), quoteattr(_clean(host)),
+            '  </testsuite>\n' % (attr("nbw-fleet.%s" % SUITE_OF[kind]), len(cases), fails,
+                                 skips, attr(stamp), attr(host),
                                  result["threshold"],
-                                 quoteattr(_clean(result.get("suite_version") or "")),
+                                 attr(result.get("suite_version") or ""),
                                  "".join(cases)))
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n'
               '<testsuites name="nbw-fleet" tests="%d" failures="%d" errors="0" skipped="%d" '

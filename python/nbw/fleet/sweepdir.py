@@ -38,7 +38,7 @@ import os
 import re
 
 from .. import jsonutil
-from ..jsonutil import as_float, dig
+from ..jsonutil import as_float, dicts, dig
 
 # A node's name: a path component and a word no tool reads as an option (no leading
 # "-", not "." or "..").
@@ -124,7 +124,7 @@ def _read_node(sw, node, path, retest):
     if not retest:
         sw.reads[node] = doc
     solos = {}
-    for b in doc.get("baseline") or []:
+    for b in dicts(doc.get("baseline")):  # a number where the list belongs: none
         label = dig(b, "label")
         if isinstance(label, str) and label.endswith(" alone"):
             solos[label[:-len(" alone")]] = number(dig(b, "gb_per_s"))
@@ -166,7 +166,7 @@ def _transfers_of_report(sw, rep, src, dst, channel, retest, path, side, rail=No
     its RDMA total (remote). False when it has no figure."""
     if not isinstance(rep, dict):
         return False
-    rows = [r for r in rep.get("rails") or [] if isinstance(r, dict)][:64]
+    rows = dicts(rep.get("rails"))[:64]
     devs = sw.meta.get("rail_devs") if isinstance(sw.meta.get("rail_devs"), list) else []
     out = []
     if channel == "remote" or (rail is not None and len(rows) <= 1):

@@ -12,7 +12,7 @@ itself); and, for a rail low with no rule fired, what both ends' ports counted: 
 and still on either end, the rate itself is limited (nbw.portcounters). Pure functions
 of the documents, standard library only."""
 from .. import drivehealth, portcounters
-from ..jsonutil import as_number, dig
+from ..jsonutil import as_number, dicts, dig
 
 GENS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
 LOW_PCT = 10.0  # a drive this many % below its peers' median is named (as a rail is)
@@ -41,7 +41,7 @@ def rule_link_down(dev):
     rb, rl = link_rank(before), link_rank(low)
     if rb is None or rl is None or rl >= rb:
         return None
-    first = next((c for c in dig(lul, "changes") or [] if isinstance(c, dict)
+    first = next((c for c in dicts(dig(lul, "changes")) if isinstance(c, dict)
                   and link_rank(c) is not None and link_rank(c) < rb), None)
     when = " (from %.1f s)" % as_number(first["t_s"]) if first and as_number(first.get("t_s")) is not None else ""
     after = dig(lul, "after")
@@ -55,7 +55,7 @@ def rule_link_down(dev):
 def rule_link_retrained(dev):
     """The link changed under load without ever being narrower: it retrained."""
     lul = dev.get("link_under_load")
-    changes = [c for c in dig(lul, "changes") or [] if isinstance(c, dict)]
+    changes = [c for c in dicts(dig(lul, "changes")) if isinstance(c, dict)]
     if not changes or rule_link_down(dev):
         return None
     return "its link retrained %d time%s during the window" % (len(changes), "" if len(changes) == 1 else "s")
@@ -149,13 +149,13 @@ def drive_peers(node, rungs):
 
 def _ports(doc, dev=None, port=None):
     """The port objects of a document's "counters" (those of dev:port, when given)."""
-    return [p for p in dig(doc, "counters") or [] if isinstance(p, dict)
+    return [p for p in dicts(dig(doc, "counters")) if isinstance(p, dict)
             and (dev is None or (p.get("device") == dev and (port is None or p.get("port") == port)))]
 
 
 def _far_dev(doc, dev):
     """The far end's device of the rail whose near end is dev, or None."""
-    for r in dig(doc, "rails") or []:
+    for r in dicts(dig(doc, "rails")):
         if isinstance(r, dict) and r.get("local_dev") == dev and isinstance(r.get("remote_dev"), str):
             return r["remote_dev"]
     return None
@@ -191,14 +191,14 @@ def remote_findings(node, doc, step, peers=()):
     """nvme_write_bw_remote's own attribution (its ports' counters) in a run's step;
     peers: the (node, document) of the other ends of the same step."""
     out = []
-    for a in dig(doc, "attribution") or []:
+    for a in dicts(dig(doc, "attribution")):
         if not isinstance(a, dict) or not isinstance(a.get("text"), str):
             continue
         if a.get("hop") == "rail" and a.get("counters_still") in ("rate_limited", "not_kept"):
             out.append(still_finding(node, doc, step, a, peers))
             continue
         out.append({"node": node, "hop": "%s %s:%s" % (a.get("hop"), a.get("device"), a.get("port")),
-                    "rule": ",".join(str(x.get("rule")) for x in a.get("rules") or []
+                    "rule": ",".join(str(x.get("rule")) for x in dicts(a.get("rules"))
                                      if isinstance(x, dict)) or "below_peers",
                     "keys": "counters, rails", "step": step,
                     "below_peers_pct": as_number(a.get("below_peers_pct")),
@@ -209,7 +209,7 @@ def remote_findings(node, doc, step, peers=()):
 def drive_findings(node, doc, step):
     """What each drive a document read said of itself (nbw.drivehealth's rules)."""
     out = []
-    for d in dig(doc, "drives") or []:
+    for d in dicts(dig(doc, "drives")):
         if not isinstance(d, dict):
             continue
         name = device_name(d)

@@ -10,7 +10,7 @@ import json
 import os
 import re
 
-from ..jsonutil import as_number, dig
+from ..jsonutil import as_number, dicts, dig
 from ..pcipath import capped_sum
 from . import attribute, upper
 from .text import fig
@@ -95,12 +95,12 @@ def gen_name(speed, width):
 
 
 def probe_devices(probe):
-    return [d for d in (probe or {}).get("devices") or [] if isinstance(d, dict)]
+    return dicts(dig(probe, "devices"))
 
 
 def link_of(dev):
     """(speed GT/s, width) of a probe device's own link, wherever the probe put them."""
-    links = [l for l in dev.get("links") or [] if isinstance(l, dict)]
+    links = dicts(dev.get("links"))
     own = [l for l in links if l.get("device_bdf") == dev.get("bdf")] or links[-1:]
     for src in own + [dig(dev, "link"), dev]:
         if isinstance(src, dict) and as_number(src.get("speed_gts")) and as_number(src.get("width")):
@@ -157,8 +157,7 @@ class Ladder:
         (each staged byte written once, read once) against the memory's ceiling;
         of several NUMA nodes the slowest."""
         d = self.memory.get(node) or {}
-        rows = [m for m in d.get("memory") or []
-                if isinstance(m, dict) and as_number(m.get("dram_gb_per_s")) is not None]
+        rows = [m for m in dicts(d.get("memory")) if as_number(m.get("dram_gb_per_s")) is not None]
         if not rows:
             return
         m = min(rows, key=lambda m: m["dram_gb_per_s"])
@@ -204,9 +203,9 @@ class Ladder:
                "dram_gb_per_s": need, "drives": None, "p2p_drives": None}
         topo = (self.probe.get(node) or {}).get("topology")
         if isinstance(topo, dict):
-            pairs = {frozenset((p.get("a"), p.get("b"))): p.get("p2p") or {}
-                     for p in topo.get("pairs") or [] if isinstance(p, dict)}
-            near = [x for x in topo.get("nearest_rdma") or [] if isinstance(x, dict)]
+            pairs = {frozenset((p.get("a"), p.get("b"))): p["p2p"]
+                     for p in dicts(topo.get("pairs")) if isinstance(p.get("p2p"), dict)}
+            near = dicts(topo.get("nearest_rdma"))
             hop["drives"] = len(near)
             hop["p2p_drives"] = sum(1 for x in near if x.get("rdma") and
                                     pairs.get(frozenset((x.get("name"), x.get("rdma"))), {}).get("can"))
@@ -237,8 +236,9 @@ class Ladder:
         d = self.base.get(node)
         if not d:
             return
-        drives = {x.get("name"): x for x in d.get("drives") or []}
-        steps = d.get("baseline") or []
+        drives = {x.get("name"): x for x in dicts(d.get("drives"))
+                  if isinstance(x.get("name"), str)}
+        steps = dicts(d.get("baseline"))
         known = True
         for s in steps[:-1] if len(steps) > 1 else []:
             name = str(s.get("label", "?")).replace(" alone", "")
@@ -246,18 +246,18 @@ class Ladder:
             c = as_number(x.get("link_ceiling_gb_per_s"))
             self.rungs.append(rung("drive %s" % name, node, s.get("gb_per_s"), c, kind="drive",
                                    link=self.drive_gen(node, x.get("pci_address"))))
-        for x in d.get("drives") or []:
+        for x in dicts(d.get("drives")):
             c = as_number(x.get("link_ceiling_gb_per_s"))
             known = known and c is not None
-        shared = self.together_ceiling(node, d.get("drives") or [])
+        shared = self.together_ceiling(node, dicts(d.get("drives")))
         if steps:
             last = steps[-1]
             meas = last.get("gb_per_s")
         else:
             meas = dig(d, "total", "gb_per_s")
-        ceil = shared.capped if known and d.get("drives") else None
-        name = "drives together" if len(d.get("drives") or []) > 1 else "drive %s" % (
-            (d.get("drives") or [{}])[0].get("name", "?"))
+        ceil = shared.capped if known and dicts(d.get("drives")) else None
+        name = "drives together" if len(dicts(d.get("drives"))) > 1 else "drive %s" % (
+            (dicts(d.get("drives")) or [{}])[0].get("name", "?"))
         self.rungs.append(rung(name, node, meas, ceil, dig(d, "total", "cpu_s_per_gib"),
                                kind="drives" if name == "drives together" else "drive",
                                shared_hops=shared.caps, links_summed_gb_per_s=shared.summed))
@@ -274,10 +274,10 @@ class Ladder:
 
     def fabric_ceiling(self, node, d):
         """min(the rails' line rate, the NIC's PCIe ceiling), and each of them."""
-        rails = d.get("rails") or []
+        rails = dicts(d.get("rails"))
         lines = [as_number(r.get("line_rate_gb_per_s")) for r in rails]
         line = sum(lines) if rails and all(lines) else None
-        devs = {r.get("local_dev") for r in rails}
+        devs = {r.get("local_dev") for r in rails if isinstance(r.get("local_dev"), str)}
         pcie = None
         for p in probe_devices(self.probe.get(node)):
             if p.get("kind") == "rdma" and p.get("name") in devs:
@@ -293,9 +293,10 @@ class Ladder:
             if not d:
                 continue
             ceil, line, pcie = self.fabric_ceiling(node, d)
-            ports = len(d.get("rails") or [])
+            ports = len(dicts(d.get("rails")))
             self.rungs.append(rung("fabric (mem)", node, dig(d, "rdma", "gb_per_s"), ceil,
-                                   dig(d, "total", "cpu_s_per_gib"), kind="fabric", role=d.get("role"),
+                                   dig(d, "total", "cpu_s_per_gib"), kind="fabric",
+                                   role=d.get("role") if isinstance(d.get("role"), str) else None,
                                    failed=d.get("ok") is False,
                                    line_rate_gb_per_s=line, nic_pcie_gb_per_s=pcie,
                                    ports=ports))

@@ -16,6 +16,7 @@ import re
 import sys
 
 from .. import command
+from ..jsonutil import printable
 from . import chart
 from .model import Ladder
 from .text import above_notes, hop_notes, memory_notes, shared_notes, table
@@ -117,6 +118,7 @@ def main(argv):
     lines += ["why: %s" % f["text"] for f in why if f["rule"] != "memory_binds"]
     notes = lad.upper.notes(rungs, lad.source, lad.sink)
     lines += notes + lad.upper.random_table(lad.source)
+    lines = [printable(x) for x in lines]  # a document's word: escaped in its line, never a line
     print("\n".join(lines))
     if write:
         doc = {"tool": "ladder_report", "sink": lad.sink, "source": lad.source, "nodes": lad.nodes,

@@ -8,7 +8,7 @@ import glob
 import os
 import re
 
-from ..jsonutil import as_number, dig, read_json
+from ..jsonutil import as_number, dicts, dig, obj, read_json
 
 HINT_BELOW = 60.0  # % of N streams under which one stream gets the window hint
 PROTOS = ("rdma", "tcp")
@@ -25,15 +25,15 @@ def iperf3_figures(doc):
     """The figures of an iperf3 -J client document, None when it has none:
     GB/s received, retransmits, the largest congestion window and the mean
     round trip over the streams, CPU seconds per GiB of both ends."""
-    end = dig(doc, "end") or {}
-    rcv, snt = end.get("sum_received") or {}, end.get("sum_sent") or {}
+    end = obj(dig(doc, "end"))
+    rcv, snt = obj(end.get("sum_received")), obj(end.get("sum_sent"))
     bps, nbytes, secs = as_number(rcv.get("bits_per_second")), as_number(rcv.get("bytes")), as_number(rcv.get("seconds"))
     if not bps or not nbytes or not secs or dig(doc, "start", "connecting_to") is None:
         return None
-    senders = [dig(x, "sender") or {} for x in end.get("streams") or []]
+    senders = [obj(x.get("sender")) for x in dicts(end.get("streams"))]
     cwnd = [as_number(x.get("max_snd_cwnd")) for x in senders if as_number(x.get("max_snd_cwnd"))]
     rtt = [as_number(x.get("mean_rtt")) for x in senders if as_number(x.get("mean_rtt"))]
-    cpu = end.get("cpu_utilization_percent") or {}
+    cpu = obj(end.get("cpu_utilization_percent"))
     gib = nbytes / 2 ** 30
 
     def per_gib(p):
@@ -81,8 +81,8 @@ def mount_options(text, proto):
 
 def read_figures(doc):
     """GB/s, CPU s/GiB, IOPS and latency percentiles of an nvme_read_bw document."""
-    tot = dig(doc, "total") or {}
-    drv = (dig(doc, "drives") or [{}])[0]
+    tot = obj(dig(doc, "total"))
+    drv = (dicts(dig(doc, "drives")) or [{}])[0]
     lat = tot.get("latency_us") if isinstance(tot.get("latency_us"), dict) else drv.get("latency_us")
     iops = as_number(tot.get("iops"))
     return {"gb_per_s": as_number(tot.get("gb_per_s")), "cpu_s_per_gib": as_number(tot.get("cpu_s_per_gib")),

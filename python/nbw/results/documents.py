@@ -31,6 +31,18 @@ def summed_samples(drives):
     return [sum(as_float(v) or 0 for v in col) for col in zip(*lists)]
 
 
+def finite(v):
+    """V (a document's part) with every number that is not finite (a node's 1e999) as
+    its text: what a record line and its figures' parameters hold is plain JSON."""
+    if isinstance(v, float) and as_float(v) is None:
+        return str(v)
+    if isinstance(v, dict):
+        return {k: finite(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [finite(x) for x in v]
+    return v
+
+
 def doc_params(doc, context, extra=None):
     """What decides comparability of a document's figures."""
     p = {"tool": doc.get("tool"), "role": doc.get("role"), "context": context}
@@ -38,7 +50,7 @@ def doc_params(doc, context, extra=None):
         if k not in NOT_COMPARED:
             p[k] = v
     p.update(extra or {})
-    return {k: v for k, v in p.items() if v is not None}
+    return finite({k: v for k, v in p.items() if v is not None})
 
 
 def text(v, n=200):

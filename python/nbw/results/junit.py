@@ -7,12 +7,8 @@ message saying "better"), within them a pass with its line in system-out, not
 comparable skipped with why."""
 import socket
 import time
-from xml.sax.saxutils import escape, quoteattr
 
-
-def _clean(text):
-    """Text XML 1.0 can hold: control characters other than tab and newline go."""
-    return "".join(c if c in "\t\n" or ord(c) >= 0x20 else "?" for c in str(text))
+from ..xmltext import attr, text
 
 
 def case_name(x):
@@ -30,18 +26,17 @@ def said(x):
 
 
 def _case(x):
-    head = '    <testcase name=%s classname="nbw-results.check" time="0"' % quoteattr(
-        _clean(case_name(x)))
+    head = '    <testcase name=%s classname="nbw-results.check" time="0"' % attr(
+        case_name(x))
     if x["verdict"] == "not comparable":
-        return head + ">\n      <skipped message=%s/>\n    </testcase>\n" % quoteattr(
+        return head + ">\n      <skipped message=%s/>\n    </testcase>\n" % attr(
             "not comparable: other parameters than the reference's"), "skipped"
     if x["verdict"] in ("below", "above"):
         return head + ">\n      <failure message=%s type=\"outside\">%s</failure>\n" \
-            "    </testcase>\n" % (quoteattr(_clean("%s (%s)" % (
-                x["verdict"], "worse" if x["worse"] else "better"))),
-                                   escape(_clean(said(x)))), "failure"
-    return head + ">\n      <system-out>%s</system-out>\n    </testcase>\n" % escape(
-        _clean(said(x))), None
+            "    </testcase>\n" % (attr("%s (%s)" % (
+                x["verdict"], "worse" if x["worse"] else "better")), text(said(x))), "failure"
+    return head + ">\n      <system-out>%s</system-out>\n    </testcase>\n" % text(
+        said(x)), None
 
 
 def write(run, rows, out, stamp=None):
@@ -60,6 +55,6 @@ def write(run, rows, out, stamp=None):
               'skipped="%d" time="0" timestamp=%s hostname=%s>\n    <properties>\n'
               '      <property name="run" value=%s/>\n    </properties>\n%s'
               '  </testsuite>\n</testsuites>\n' % (
-                  len(cases), fails, skips, len(cases), fails, skips, quoteattr(stamp),
-                  quoteattr(_clean(socket.gethostname())), quoteattr(run), "".join(cases)))
+                  len(cases), fails, skips, len(cases), fails, skips, attr(stamp),
+                  attr(socket.gethostname()), attr(run), "".join(cases)))
     return {"tests": len(cases), "failures": fails, "skipped": skips}

@@ -10,7 +10,9 @@ def fmt(v, f="%.2f"):
 
 
 def table(cols, rows, right=()):
-    rows = [[str(c) for c in r] for r in rows]
+    """The rows under their columns; every cell printable (a recorded word's newline
+    escaped, never a row of its own)."""
+    rows = [[printable(str(c)) for c in r] for r in rows]
     w = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(cols)]
     out = []
     for r in [list(cols)] + rows:
@@ -25,5 +27,7 @@ def emit(args, doc, text):
         sys.stdout.write("\n")
     else:
         # The one way text reaches the terminal: a recorded word's control bytes (a
-        # name, a note, a command) escaped, line by line.
+        # name, a note, a command) escaped, line by line. A word's newline is escaped
+        # where the word is put into its line (show, table): a split here would make it
+        # a line of its own.
         print("\n".join(printable(line) for line in text.split("\n")))

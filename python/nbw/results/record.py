@@ -4,10 +4,11 @@ MODE-NODE.json: the NODE run_bench.sh ran it on, the name its inventory and ladd
 a document made before provenance: its file name MODE-NODE.json, --node, the file's own
 name with --node-from-name, else this host); two documents that claim the same node,
 rung and drive are refused with both named (or recorded apart, --apart: a run per
-argument). The run is dated by the documents' own windows. Bad input (provenance that
-contradicts the file name, a clock far in the future, a run id recorded twice, a
-truncated document, a block that breaks its contract) is refused before anything is
-written."""
+argument). The run is dated by the documents' own windows, those that agree: one far
+from the others (a clock in 2001, in the future, never set) is flagged and dates
+nothing. Bad input (provenance that contradicts the file name, a clock no other
+document's window dates the run beside, a run id recorded twice, a truncated document,
+a block that breaks its contract) is refused before anything is written."""
 import os
 import re
 import socket
@@ -19,10 +20,11 @@ from ..jsonutil import dig, dicts, digest
 from . import provenance
 from .base import FORMAT, Fail, MAX_DOC, RUN_SETTINGS, now_utc, utc_of, warn
 from .compare import inventory_hash
-from .documents import RUN_FILE, failure_of, figures_of, ladder_order, shell_word
+from .documents import RUN_FILE, failure_of, figures_of, finite, ladder_order, shell_word
 
 FUTURE_SLACK = 3600  # seconds a document's window may end after this host's clock
 CLOCK_FLOOR = 946684800  # 2000-01-01: a window before it is a clock that was never set
+AGREE_S = 86400  # seconds apart the documents of one run may start and agree on its date
 
 
 class Doc:
@@ -35,6 +37,8 @@ class Doc:
         self.prov = None
         self.node = None
         self.in_run = False  # a run directory's MODE-NODE.json: run_bench.sh named the node
+        self.far = False  # its window far from the other documents': not the run's date
+        self.clock = None  # why its clock cannot be trusted at all (future, never set)
         m = RUN_FILE.match(self.name)
         self.context, self.named = (m.group(1), m.group(2)) if m else (None, None)
 
@@ -84,6 +88,12 @@ def storable(entry):
     that later commands could not read back (nested past their bound, other text UTF-8
     cannot hold) refused."""
     p = jsonutil.printable
+    if isinstance(entry.get("commands"), list):  # a node's command line: data, not lines
+        entry["commands"] = [p(c) if isinstance(c, str) else c for c in entry["commands"]]
+    for brief in (entry.get("provenance") or {}).values():
+        for k, v in list(brief.items()) if isinstance(brief, dict) else ():
+            if isinstance(v, str):
+                brief[k] = p(v)
     for f in entry.get("figures") or []:
         for k in NAME_KEYS:
             if isinstance(f.get(k), str):
@@ -92,6 +102,7 @@ def storable(entry):
         entry["nodes"] = [p(n) if isinstance(n, str) else n for n in entry["nodes"]]
     if isinstance(entry.get("inventory"), dict):
         entry["inventory"] = {p(h): v for h, v in entry["inventory"].items()}
+    entry = finite(entry)  # a node's 1e999: its text, the line plain JSON
     why = jsonutil.unstorable(entry)
     if why:
         raise Fail(1, "%s: %s: refused, nothing recorded" % (
@@ -130,13 +141,11 @@ def assign_node(args, d, now):
         d.prov = p = provenance.read(d.doc)
     except ValueError as e:
         raise Fail(1, "%s: %s" % (d.path, e))
-    if p and p.end > now + FUTURE_SLACK:
-        raise Fail(1, "%s: its window ends %s, %d days after this host's clock: a clock far "
-                   "in the future, refused" % (d.path, provenance.utc(p.end),
-                                              (p.end - now) // 86400))
-    if p and p.start < CLOCK_FLOOR:
-        raise Fail(1, "%s: its window starts %s: a clock that was never set, refused"
-                   % (d.path, provenance.utc(p.start)))
+    if p and p.end > now + FUTURE_SLACK:  # refused unless others date the run (flag_far)
+        d.clock = "its window ends %s, %d days after this host's clock: a clock far in " \
+            "the future" % (provenance.utc(p.end), (p.end - now) // 86400)
+    elif p and p.start < CLOCK_FLOOR:
+        d.clock = "its window starts %s: a clock that was never set" % provenance.utc(p.start)
     if args.node_from_name:
         d.node = file_node(d)
         return
@@ -205,10 +214,44 @@ def keep_figures(docs, figs_of):
     return figures
 
 
+def flag_far(docs, now):
+    """Mark the documents whose windows are far from the others' (d.far, said on stderr):
+    the run is dated by the largest group of documents that start within AGREE_S of
+    each other (of groups as large, the one nearest this host's clock), so that one
+    node's clock (a window dated 2001) never dates the others' figures. A clock far in
+    the future or never set dates nothing: flagged beside documents that date the run,
+    refused (Fail) when none does."""
+    for d in docs:
+        if d.clock and not any(x.prov and not x.clock for x in docs):
+            raise Fail(1, "%s: %s, refused" % (d.path, d.clock))
+        if d.clock:
+            d.far = True
+            warn("%s: %s, flagged, not the run's date" % (d.path, d.clock))
+    provs = sorted((d for d in docs if d.prov and not d.clock), key=lambda d: d.prov.start)
+    best, k = None, 0
+    for i, d in enumerate(provs):
+        k = max(k, i)
+        while k + 1 < len(provs) and provs[k + 1].prov.start - d.prov.start <= AGREE_S:
+            k += 1
+        group = provs[i:k + 1]
+        rank = (len(group), -abs(now - max(x.prov.end for x in group)))
+        if best is None or rank > best[0]:
+            best = (rank, group)
+    if best is None:
+        return
+    mid = best[1][len(best[1]) // 2].prov.start
+    for d in provs:
+        if d not in best[1]:
+            d.far = True
+            warn("%s: its window (%s) is %d days from the other documents': flagged, not "
+                 "the run's date" % (d.path, provenance.utc(d.prov.start),
+                                     abs(d.prov.start - mid) // 86400))
+
+
 def run_dates(args, docs, run_json, mtimes):
-    """(start, end) of the run: the documents' own windows, else --start/--end, else
-    run.json's, else the files' times."""
-    provs = [d.prov for d in docs if d.prov]
+    """(start, end) of the run: the documents' own windows (those that agree, flag_far),
+    else --start/--end, else run.json's, else the files' times."""
+    provs = [d.prov for d in docs if d.prov and not d.far]
     if provs and (args.start or args.end):
         warn("--%s: the documents say their own start and end (provenance): theirs are "
              "the run's" % ("start" if args.start else "end"))
@@ -253,6 +296,7 @@ def build_run(args, loaded, now=None, in_dirs=()):
         if d.prov and d.named and not d.in_run:
             aliases[d.named] = d.node  # the ladder's rungs name the node as the run did
     check_run_ids(docs)
+    flag_far(docs, now)
 
     def figs_of(d):
         try:
@@ -284,6 +328,8 @@ def build_run(args, loaded, now=None, in_dirs=()):
         keyed[key] = d.doc
         if d.prov:
             provs[key] = dict(d.prov.brief(), file=os.path.abspath(d.path))
+            if d.far:
+                provs[key]["clock_far_from_run"] = True
     versions = {d.doc["version"] for d in docs if isinstance(d.doc.get("version"), str)
                 and d.doc.get("tool") != "run_bench.sh"}
     commands = list(args.command or [])

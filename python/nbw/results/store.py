@@ -10,8 +10,11 @@ import sqlite3
 
 from .. import jsonutil
 from ..jsonutil import as_float, dicts, canon
-from .base import Fail, INDEX, NETWORK_FS, RECORD, SCHEMA_VERSION, now_utc, warn
+from .base import Fail, INDEX, MAX_DOC, NETWORK_FS, RECORD, SCHEMA_VERSION, now_utc, warn
 from .documents import count, text
+
+MAX_LINE = MAX_DOC  # bytes of one record line: what its reader (parse_line) reads back
+APART = "documents"  # DIR/documents/RUN/N.json: a run's documents too large for its line
 
 
 def fs_type(path):
@@ -166,17 +169,25 @@ class Store:
 
     def append_all(self, entries):
         """Lines at the end of the record, all or none: the journal says the size to go
-        back to until every byte is on disk; an error on the way goes back at once."""
+        back to until every byte is on disk; an error on the way goes back at once. Each
+        line is bounded whole first (bounded(): its large documents stored apart, a line
+        its reader would refuse refused) before any byte is written."""
+        lines, apart = [], {}
+        for e in entries:
+            line, files = bounded(e)
+            lines.append(line)
+            apart.update(files)
         f = self.lockf
         f.seek(0, os.SEEK_END)
         size = f.tell()
-        data = b"".join(canon(e).encode() + b"\n" for e in entries)
+        data = b"".join(line + b"\n" for line in lines)
         if size > 0:
             f.seek(-1, os.SEEK_END)
             if f.read(1) != b"\n":
                 data = b"\n" + data  # a line cut short long ago stays a line of its own
         crash = os.environ.get("NBW_RESULTS_TEST_CRASH_AFTER")  # tests: die mid-write
         try:
+            self.put_apart(apart)
             with open(self.journal, "w") as j:
                 j.write("%d\n" % size)
                 j.flush()
@@ -200,10 +211,28 @@ class Store:
                 os.unlink(self.journal)
             except OSError:
                 pass  # the journal stays: the next command rolls it back
+            for rel in apart:  # no line names them
+                try:
+                    os.unlink(os.path.join(self.dir, rel))
+                except OSError:
+                    pass
             if isinstance(e, OSError):
                 raise Fail(1, "%s: %s (nothing recorded)" % (self.record, e.strerror))
             raise
         self.sync()
+
+    def put_apart(self, apart):
+        """The documents stored apart, each written whole (a temporary file renamed)
+        and on disk before the line that names them."""
+        for rel, blob in sorted(apart.items()):
+            path = os.path.join(self.dir, rel)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = "%s.tmp.%d" % (path, os.getpid())
+            with open(tmp, "wb") as out:
+                out.write(blob)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, path)
 
     # -- the index ----------------------------------------------------------------
     def open_index(self):
@@ -425,6 +454,45 @@ class Store:
             raise Fail(2, "%s: ambiguous, %d runs start so (%s)" % (
                 spec, len(hits), ", ".join(r["uuid"][:8] for r in hits[:4])))
         return hits[0]
+
+
+def bounded(entry, max_line=MAX_LINE):
+    """(the record line of entry, {path under the record's directory: bytes} of the
+    documents stored apart). A run's line holds its documents whole while it fits in
+    max_line; past it the largest go apart (DIR/documents/RUN/N.json, the line naming
+    each with its size and SHA-256) until it fits. A line its reader would still refuse
+    (its figures or inventories past the bound, or anything parse_line skips) is Fail:
+    nothing written, no figure of the run lost to a line no command can read back."""
+    line = canon(entry).encode()
+    apart = {}
+    docs = entry.get("documents")
+    run = entry.get("uuid")
+    if len(line) > max_line and isinstance(docs, dict) and isinstance(run, str) and \
+            re.match(r"^[0-9a-f-]{1,64}$", run):
+        blobs = {k: canon(v).encode() for k, v in docs.items()}
+        order = sorted(blobs, key=lambda k: -len(blobs[k]))
+        docs, size = dict(docs), len(line)
+        for i, k in enumerate(order):
+            if size <= max_line:
+                break
+            rel = "%s/%s/%d.json" % (APART, run, i)
+            docs[k] = {"stored_apart": rel, "bytes": len(blobs[k]),
+                       "sha256": hashlib.sha256(blobs[k]).hexdigest()}
+            apart[rel] = blobs[k]
+            size += len(canon(docs[k])) - len(blobs[k])
+        entry["documents"] = docs
+        line = canon(entry).encode()
+    who = ", ".join(entry.get("sources") or []) or "the %s" % entry.get("kind", "line")
+    if len(line) > max_line:
+        raise Fail(1, "%s: the run's record line would be %.1f MiB, past the %d MiB a line "
+                   "of the record may be (its figures and inventories, its documents "
+                   "stored apart): refused, nothing recorded" % (
+                       who, len(line) / 1048576.0, max_line >> 20))
+    why = parse_line(line)[1]
+    if why:
+        raise Fail(1, "%s: a record line its reader would skip (%s): refused, nothing "
+                   "recorded" % (who, why))
+    return line, apart
 
 
 def parse_line(raw):

@@ -10,7 +10,7 @@ import sys
 import tempfile
 import uuid
 
-from ..jsonutil import dig
+from ..jsonutil import dig, printable
 from .base import FORMAT, NOTHING_COMPARED, WORSE, Fail, epoch_of, now_utc, warn
 from .compare import HIGHER_BETTER, compare, fig_key, run_brief, unusable
 from .documents import UNITS
@@ -56,7 +56,7 @@ def cmd_record(args):
                      "failed": entry["failed"]})
         if entry["failed"]:
             lines.append("recorded %s as FAILED (%s): its %d figures are never compared, "
-                         "trended or checked, in %s" % (entry["uuid"], entry["failed"],
+                         "trended or checked, in %s" % (entry["uuid"], printable(entry["failed"]),
                                                         len(entry["figures"]), st.record))
         else:
             lines.append("recorded %s: %d figures, inventory of %s, in %s" % (
@@ -141,26 +141,34 @@ def cmd_show(args):
                notes=[{"at": n["at"], "kind": n["kind"], "text": n["text"]} for n in notes],
                inventory={h: {"hash": v["hash"], "data": json.loads(v["data"])}
                           for h, v in inv.items()}, provenance=provs)
-    lines = ["run %s" % r["uuid"], "start %s  end %s  mode %s  suite %s" % (
-        r["started"], r["finished"], r["mode"] or "-", r["suite_version"] or "-"),
-             "parameters %s%s" % (r["params_hash"], "  (a known change starts here)"
-                                  if r["change_starts"] else "")]
+    # Every recorded word escaped where it is put into its line: a newline in a node's
+    # kernel or command never becomes a line of its own ("FAILED: ...").
+    def say(form, *words):
+        return form % tuple(printable(str(w)) for w in words)
+
+    lines = ["run %s" % r["uuid"], say("start %s  end %s  mode %s  suite %s",
+                                       r["started"], r["finished"], r["mode"] or "-",
+                                       r["suite_version"] or "-"),
+             say("parameters %s%s", r["params_hash"], "  (a known change starts here)"
+                 if r["change_starts"] else "")]
     if r["note"]:
-        lines.append("note: %s" % r["note"])
+        lines.append(say("note: %s", r["note"]))
     if r["exit_status"]:
         lines.append("the run failed (exit status %d): its figures may be partial"
                      % r["exit_status"])
     if r["failed"]:
-        lines.append("FAILED: %s (never compared, trended or checked)" % r["failed"])
+        lines.append(say("FAILED: %s (never compared, trended or checked)", r["failed"]))
     for n in notes:
-        lines.append("%s %s: %s" % ("excluded" if n["kind"] == "exclude" else "note", n["at"],
-                                    n["text"] or ""))
+        lines.append(say("%s %s: %s", "excluded" if n["kind"] == "exclude" else "note",
+                         n["at"], n["text"] or ""))
     for c in json.loads(r["commands"] or "[]"):
-        lines.append("command: %s" % c)
+        lines.append(say("command: %s", c))
     for name, p in provs.items():
-        lines.append("document %s: %s, %s .. %s, kernel %s, build %s, run id %s" % (
-            name, p.get("host"), p.get("start"), p.get("end"), p.get("kernel") or "-",
-            p.get("suite_build") or "-", p.get("run_id") or "-"))
+        lines.append(say("document %s: %s, %s .. %s, kernel %s, build %s, run id %s%s",
+                         name, p.get("host"), p.get("start"), p.get("end"),
+                         p.get("kernel") or "-", p.get("suite_build") or "-",
+                         p.get("run_id") or "-", ": its clock far from the run's"
+                         if p.get("clock_far_from_run") is True else ""))
     lines.append("")
     lines.append(table(("rung", "node", "drive", "GB/s", "cv %", "samples"),
                        [(f["rung"], f["node"] or "-", f["drive"] or "-", fmt(f["gb_per_s"]),
@@ -175,8 +183,8 @@ def cmd_show(args):
                             for f, m in extra for k, v in m.items()], right=(4,)))
     for h, v in sorted(inv.items()):
         d = json.loads(v["data"])
-        lines.append("inventory %s: %s (kernel %s, %s)" % (
-            h, v["hash"][:16], dig(d, "kernel", "release") or "?", dig(d, "cpu", "model") or "?"))
+        lines.append(say("inventory %s: %s (kernel %s, %s)", h, v["hash"][:16],
+                         dig(d, "kernel", "release") or "?", dig(d, "cpu", "model") or "?"))
     emit(args, doc, "\n".join(lines))
     return 0
 
