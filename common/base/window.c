@@ -104,7 +104,7 @@ enum window_end window_run(struct window *w)
 	w->open_ns = 0;
 	w->close_ns = 0;
 	w->stopped_by = 0;
-	end = window_wait(w, nbw_now_ns() + nbw_s_to_ns(w->warmup));
+	end = window_wait(w, (w->origin_ns ? w->origin_ns : nbw_now_ns()) + nbw_s_to_ns(w->warmup));
 	w->end_reason = end;
 	if (end != WINDOW_DONE)
 		return end;

@@ -129,7 +129,7 @@ int main(void)
 {
 	double flat[4] = {5, 5, 5, 5}, ramp[3] = {1, 2, 3};
 	struct ctx c = {.t0 = nbw_now_ns()};
-	uint64_t a, b;
+	uint64_t a, b, called;
 	struct window w = {
 		.warmup = 0.1,
 		.duration = 0.45,
@@ -155,9 +155,23 @@ int main(void)
 		steady = timed_window(&w, &c);
 	CHECK(steady);
 
+	/* The warm-up runs from origin_ns: set-up done since is absorbed by it. */
+	c = (struct ctx){.t0 = nbw_now_ns()};
+	w.sample = NULL;
+	w.warmup = 0.5;
+	w.duration = 0.1;
+	w.origin_ns = nbw_now_ns() - nbw_s_to_ns(0.4); /* 0.4 s of set-up since START */
+	CHECK(window_run(&w) == WINDOW_DONE && w.measured);
+	CHECK(w.open_ns - w.origin_ns >= nbw_s_to_ns(0.5));
+	CHECK(w.open_ns - w.origin_ns < nbw_s_to_ns(0.8)); /* not 0.9 s after START */
+	w.origin_ns = nbw_now_ns() - nbw_s_to_ns(2); /* set-up past the warm-up: open at once */
+	called = nbw_now_ns();
+	CHECK(window_run(&w) == WINDOW_DONE && w.open_ns - called < nbw_s_to_ns(0.3));
+	w.origin_ns = 0;
+	w.warmup = 0.1;
+
 	/* check() stops the window: its value is kept. */
 	c = (struct ctx){.t0 = nbw_now_ns(), .stop_after = 12};
-	w.sample = NULL;
 	CHECK(window_run(&w) == WINDOW_STOPPED && w.stopped_by == 7);
 	return check_done("test_window");
 }
