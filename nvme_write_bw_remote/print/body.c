@@ -102,12 +102,14 @@ static void print_drives_explained(struct report *r, const struct result *x,
 
 	if (!a)
 		return;
+	/* a source's drives at the sink are the source's, named so: never the sink's own */
 	if (st)
 		n = attrib_drives(st->drives, st->ndrives, x->mode == RESULT_SOURCE ? x->ll : NULL,
-				  x->o.sink.max_cv, a, ATTRIB_DRIVE_MAX);
+				  x->o.sink.max_cv, "rdma",
+				  x->mode == RESULT_SOURCE ? NULL : st->peer, a, ATTRIB_DRIVE_MAX);
 	if (local)
-		n += attrib_drives(x->local, x->nlocal, x->ll, x->o.sink.max_cv, a + n,
-				   ATTRIB_DRIVE_MAX - n);
+		n += attrib_drives(x->local, x->nlocal, x->ll, x->o.sink.max_cv, "local", NULL,
+				   a + n, ATTRIB_DRIVE_MAX - n);
 	attrib_drives_print(r, a, n);
 	free(a);
 }
