@@ -27,7 +27,7 @@ done
 "$abs_top_srcdir/scripts/ladder_report" "$D" >/dev/null 2>&1 || fail "ladder_report"
 check_eq "every kind of document is in the run directory" \
 	"aggregate baseline fabric ladder memory nfs_rdma nfs_rdma_rand16 nfs_rdma_rand32 nfs_rdma_rand8 nfs_tcp nfs_tcp_rand16 nfs_tcp_rand32 nfs_tcp_rand8 probe run tcp1 tcp8" \
-	"$(cd "$D" && ls -- *.json | sed 's/-[ab]\.json$//; s/\.json$//' | sort -u | tr '\n' ' ' | sed 's/ $//')"
+	"$(for p in "$D"/*.json; do p=${p##*/}; p=${p%.json}; echo "${p%-[ab]}"; done | sort -u | tr '\n' ' ' | sed 's/ $//')"
 
 "$PYTHON3" "$NR_PY" record "$D" >"$TMPD/out" 2>"$TMPD/err"
 check_eq "the ladder's run: recorded" "0 " "$? $(grep -v '^nbw-results: warning' "$TMPD/err")"
