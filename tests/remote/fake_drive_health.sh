@@ -50,8 +50,8 @@ for fmt in text json; do
 done
 out=$(cat "$TMPD/hot-text-sink.out")
 check_match "throttled: named under the drives' table" \
-	"src.img: throttled in the window: thermal management T1 \+3 transitions, 12 s in T1; 81 C at the close \(warning at 75 C\)" "$out"
-check_match "throttled: its window named unsteady" "src.img: UNSTEADY window: cv 30.0% above [0-9.]+%; second 3 at 0.50 GB/s, under half the median 3.00 GB/s" "$out"
+	" src.img of source [0-9.]+: throttled in the window: thermal management T1 \+3 transitions, 12 s in T1; 81 C at the close \(warning at 75 C\)" "$out"
+check_match "throttled: its window named unsteady" " src.img of source [0-9.]+: UNSTEADY window: cv 30.0% above [0-9.]+%; second 3 at 0.50 GB/s, under half the median 3.00 GB/s" "$out"
 check_match "throttled: explained as the source's" "drive src.img of source [0-9.]+: throttled in the window: .*; unsteady window: " "$out"
 jv hot-json-sink '(lambda h: (h["log_read"], h["controller"], h["findings"]))(d["drives"][0]["health"])' \
 	'(lambda x: (x["unsteady"], float(x["min_gb_per_s"]), float(x["median_gb_per_s"]), float(x["cv_pct"])))(d["drives"][0])' \
