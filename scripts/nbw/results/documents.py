@@ -171,6 +171,10 @@ def remote_figures(doc, node, context, params):
     out = [figure(rung, node, None, gb, params, cv, n,
                   metrics_of(*[doc.get(k) for k in m] + [doc]))]
     for d in dicts(doc.get("drives")):
+        # a sink's report of a source's drive (side rdma) is the source's: its own
+        # document files it under its node; never a figure of the sink's drive of that path
+        if role == "sink" and d.get("side") == "rdma":
+            continue
         if as_float(d.get("gb_per_s")) is not None:
             out.append(figure(rung, node, d.get("path"), d.get("gb_per_s"), params))
     return out
