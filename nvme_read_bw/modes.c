@@ -165,8 +165,10 @@ static void text_shapes(struct report *r, const struct phase *ph)
 
 		if (!sh->n)
 			continue;
-		report_text(r, " %-16s %u s: min %.2f max %.2f %s, cv %.1f%%", ph->t[i]->d.name,
-			    sh->n, sh->min * scale, sh->max * scale, report_bw_unit(r), sh->cv);
+		report_text(r, " %-16s %u s: min %.*f max %.*f %s, cv %.1f%%", ph->t[i]->d.name,
+			    sh->n, report_decimals(sh->min * scale, 2), sh->min * scale,
+			    report_decimals(sh->max * scale, 2), sh->max * scale, report_bw_unit(r),
+			    sh->cv);
 		window_shape_why(sh, ph->o->max_cv, why, sizeof(why));
 		if (sh->unsteady)
 			report_text(r, "  UNSTEADY: %s", why);

@@ -22,7 +22,7 @@ check_eq "empty object" "{}" "$(json_get "$TMPD/r.json" 'd["empty_obj"]')"
 check_eq "nested rows" "[0, 0, 0.5, 1.5, 1, 3]" \
 	"$(json_get "$TMPD/r.json" '[x for r in d["rows"] for x in r["v"]]')"
 check_eq "text-only output absent from JSON" 0 "$(grep -c 'unit=' "$TMPD/r.json")"
-check_eq "keyless value in an object is text-only" 14 "$(json_get "$TMPD/r.json" 'len(d)')"
+check_eq "keyless value in an object is text-only" 16 "$(json_get "$TMPD/r.json" 'len(d)')"
 
 "$demo" >"$TMPD/r.txt"
 cat >"$TMPD/want.txt" <<'TXT'
@@ -35,6 +35,8 @@ pi=3.142
 nan=[     -%]
 yes=yes
 bw=3.57
+small=[ 0.0042] GB/s
+tenth=0.10
 unit=GB/s
 textonly=7
 row 0 0
@@ -50,5 +52,7 @@ else
 	fail "text rendering differs: $(cat "$TMPD/diff")"
 fi
 check_eq "gbits text" "bw=28.56" "$("$demo" --gbits | grep '^bw=')"
+check_eq "gbits text: a small figure keeps two digits" "small=[  0.034] GB/s" "$("$demo" --gbits | grep '^small=')"
+check_eq "JSON: a small figure as it is" 0.0042 "$(json_get "$TMPD/r.json" 'd["small_gb_per_s"]')"
 check_eq "gbits JSON stays GB/s" 3.57 "$("$demo" --json --gbits >"$TMPD/g.json"; json_get "$TMPD/g.json" 'd["gb_per_s"]')"
 finish

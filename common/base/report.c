@@ -2,6 +2,7 @@
 /* report.c: text and JSON output from the same calls (see report.h). */
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lathist.h"
@@ -279,12 +280,54 @@ void report_null(struct report *r, const char *key, const char *textfmt)
 		text_dash(r, textfmt);
 }
 
+int report_decimals(double v, int decimals)
+{
+	int d;
+
+	if (!isfinite(v) || v == 0 || fabs(v) >= 0.1)
+		return decimals;
+	d = 1 - (int)floor(log10(fabs(v)));
+	if (d > 9)
+		d = 9;
+	return d > decimals ? d : decimals;
+}
+
+/*
+ * textfmt with its first "%W.Pf" given the decimals of report_decimals for v, into
+ * buf; textfmt itself when it has none or v needs no more.
+ */
+static const char *small_fmt(const char *textfmt, double v, char *buf, size_t len)
+{
+	const char *p = strchr(textfmt, '%'), *dot, *end;
+	int prec, want;
+
+	while (p && p[1] == '%')
+		p = strchr(p + 2, '%');
+	if (!p)
+		return textfmt;
+	dot = p + 1 + strspn(p + 1, "-+ #0123456789");
+	if (*dot != '.')
+		return textfmt;
+	end = dot + 1 + strspn(dot + 1, "0123456789");
+	if (*end != 'f' || end == dot + 1)
+		return textfmt;
+	prec = atoi(dot + 1);
+	want = report_decimals(v, prec);
+	if (want == prec || (size_t)snprintf(buf, len, "%.*s.%d%s", (int)(dot - textfmt), textfmt,
+					     want, end) >= len)
+		return textfmt;
+	return buf;
+}
+
 void report_bw(struct report *r, const char *key, const char *textfmt, double bytes_per_s)
 {
+	double v = bytes_per_s / 1e9 * (r->gbits ? 8.0 : 1.0);
+	char fmt[128];
+
 	if (r->json)
 		report_double(r, key, NULL, bytes_per_s / 1e9);
 	else if (textfmt)
-		report_double(r, key, textfmt, bytes_per_s / 1e9 * (r->gbits ? 8.0 : 1.0));
+		report_double(r, key, small_fmt(textfmt, v, fmt, sizeof(fmt)), v);
 }
 
 const char *report_bw_unit(const struct report *r)

@@ -59,9 +59,16 @@ void report_null(struct report *r, const char *key, const char *textfmt);
 
 /*
  * Bandwidth: JSON always gets 10^9 bytes/s under key; text gets GB/s or, with
- * gbits, Gb/s; textfmt is a double format such as "%9.2f".
+ * gbits, Gb/s; textfmt is a double format such as "%9.2f" (a figure under 0.1
+ * gets the decimals of report_decimals: 0.0042, not 0.00).
  */
 void report_bw(struct report *r, const char *key, const char *textfmt, double bytes_per_s);
+/*
+ * The decimals a text figure v is printed with: decimals, or more when 0 < |v| < 0.1
+ * so that it keeps two significant digits (0.0042 GB/s, not 0.00; at most 9).
+ */
+int report_decimals(double v, int decimals);
+
 /* "GB/s" or "Gb/s", for table headings. */
 const char *report_bw_unit(const struct report *r);
 

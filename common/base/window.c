@@ -7,6 +7,7 @@
 #include <sys/resource.h>
 
 #include "cli.h"
+#include "report.h"
 #include "signals.h"
 #include "timing.h"
 #include "window.h"
@@ -104,7 +105,7 @@ enum window_end window_run(struct window *w)
 	w->open_ns = 0;
 	w->close_ns = 0;
 	w->stopped_by = 0;
-	end = window_wait(w, nbw_now_ns() + nbw_s_to_ns(w->warmup));
+	end = window_wait(w, (w->origin_ns ? w->origin_ns : nbw_now_ns()) + nbw_s_to_ns(w->warmup));
 	w->end_reason = end;
 	if (end != WINDOW_DONE)
 		return end;
@@ -237,10 +238,11 @@ size_t window_shape_why(const struct window_shape *s, double max_cv, char *buf, 
 		off += (size_t)snprintf(buf, len, "cv %.1f%% above %g%%", s->cv, max_cv);
 	if (s->low >= 0 && off < len)
 		off += (size_t)snprintf(buf + off, len - off,
-					"%ssecond %d at %.2f GB/s, under %s the median %.2f GB/s",
-					off ? "; " : "", s->low + 1, s->low_rate * 1e-9,
+					"%ssecond %d at %.*f GB/s, under %s the median %.*f GB/s",
+					off ? "; " : "", s->low + 1,
+					report_decimals(s->low_rate * 1e-9, 2), s->low_rate * 1e-9,
 					WINDOW_LOW_FRACTION == 0.5 ? "half" : "a fraction of",
-					s->median * 1e-9);
+					report_decimals(s->median * 1e-9, 2), s->median * 1e-9);
 	return off < len ? off : len - 1;
 }
 
@@ -255,7 +257,9 @@ void live_print(FILE *out, double at, bool gbits, const struct live_value *v, in
 	fprintf(out, "[%7.1fs]", at);
 	for (i = 0; i < n; i++) {
 		if (isfinite(v[i].bytes_per_s))
-			fprintf(out, "  %s %.2f", v[i].label, v[i].bytes_per_s * scale);
+			fprintf(out, "  %s %.*f", v[i].label,
+				report_decimals(v[i].bytes_per_s * scale, 2),
+				v[i].bytes_per_s * scale);
 		else
 			fprintf(out, "  %s -", v[i].label);
 	}

@@ -46,6 +46,12 @@ struct window {
 	double sample_s;
 	void *ctx;
 	uint64_t *start, *end;
+	/*
+	 * Optional: when the warm-up began (CLOCK_MONOTONIC; 0: when window_run is
+	 * called). Set-up done after it is absorbed by the warm-up: the window opens
+	 * at origin_ns + warmup (at once when that has passed).
+	 */
+	uint64_t origin_ns;
 	/* Results. */
 	enum window_end end_reason;
 	int stopped_by;	       /* check()'s value */

@@ -82,7 +82,11 @@ static void drive_text(struct attrib_drive *a, const struct result_drive *d, dou
 	char part[400];
 	size_t o, len = sizeof(a->text);
 
-	o = (size_t)snprintf(a->text, len, "drive %s", a->name);
+	size_t head;
+
+	o = (size_t)snprintf(a->text, len, "drive %s%s%s", a->name,
+			     a->source[0] ? " of source " : "", a->source);
+	head = o;
 	if (!isnan(a->below_pct))
 		o += (size_t)snprintf(a->text + o, len - o, ": %.0f%% below its peers",
 				      a->below_pct);
@@ -93,7 +97,7 @@ static void drive_text(struct attrib_drive *a, const struct result_drive *d, dou
 	if (o < len && a->rules & 1u << ADR_UNSTEADY) {
 		window_shape_why(&d->shape, max_cv, part, sizeof(part));
 		o += (size_t)snprintf(a->text + o, len - o, "%sunsteady window: %s",
-				      o > strlen("drive ") + strlen(a->name) ? "; " : ": ", part);
+				      o > head ? "; " : ": ", part);
 	}
 	if (o < len && a->rules & 1u << ADR_LINK)
 		o += (size_t)snprintf(a->text + o, len - o, "; %s", drive_rules[ADR_LINK].meaning);
@@ -115,7 +119,7 @@ static void drive_text(struct attrib_drive *a, const struct result_drive *d, dou
 }
 
 int attrib_drives(const struct result_drive *d, int n, const struct linkload *ll, double max_cv,
-		  struct attrib_drive *out, int max)
+		  const char *side, const char *source, struct attrib_drive *out, int max)
 {
 	double ref = drives_median(d, n), below;
 	const struct ll_dev *link;
@@ -129,6 +133,8 @@ int attrib_drives(const struct result_drive *d, int n, const struct linkload *ll
 		*a = (struct attrib_drive){.below_pct = NAN};
 		snprintf(a->path, sizeof(a->path), "%s", d[i].path);
 		snprintf(a->name, sizeof(a->name), "%s", base ? base + 1 : d[i].path);
+		snprintf(a->side, sizeof(a->side), "%s", side ? side : "");
+		snprintf(a->source, sizeof(a->source), "%s", source ? source : "");
 		link = drive_link(ll, a->name);
 		a->rules = drive_fired(&d[i], link);
 		below = ref > 0 ? (ref - (double)d[i].bytes) / ref * 100 : NAN;
@@ -168,6 +174,8 @@ void attrib_drives_print(struct report *r, const struct attrib_drive *a, int n)
 	for (i = 0; i < n; i++) {
 		report_obj_begin(r, NULL);
 		report_str(r, "path", NULL, a[i].path);
+		report_str(r, "side", NULL, a[i].side[0] ? a[i].side : NULL);
+		report_str(r, "source", NULL, a[i].source[0] ? a[i].source : NULL);
 		report_double(r, "below_peers_pct", NULL, a[i].below_pct);
 		report_arr_begin(r, "rules");
 		for (k = 0; k < ADR_N; k++) {

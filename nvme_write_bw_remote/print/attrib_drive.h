@@ -42,6 +42,8 @@ enum attrib_drive_none {
 struct attrib_drive {
 	char path[PATH_MAX];
 	char name[64];	  /* the path's base name */
+	char side[8];	  /* "local" (the sink's own) or "rdma" (a source's) */
+	char source[96];  /* the source a sink was told of this drive by; "": this node's own */
 	double below_pct; /* % below its peers' median; NAN: not compared or not low */
 	unsigned rules;	  /* 1 << enum attrib_drive_rule */
 	enum attrib_drive_none none;
@@ -52,11 +54,14 @@ struct attrib_drive {
  * The drives of d[0..n) to name: each with a rule fired, and each
  * ATTRIB_RAIL_LOW_PCT or more below its peers' median (two drives or more);
  * ll: the links watched on this side (NULL: none), matched by the drive's
- * name; max_cv: the variation above which a window is unsteady. Returns the
- * count written into out (at most max).
+ * name; max_cv: the variation above which a window is unsteady; side: "local"
+ * or "rdma"; source: the source that told a sink of these drives (its text
+ * says "drive NAME of source PEER": never taken for the sink's own drive of
+ * that name), NULL for this node's own. Returns the count written into out
+ * (at most max).
  */
 int attrib_drives(const struct result_drive *d, int n, const struct linkload *ll, double max_cv,
-		  struct attrib_drive *out, int max);
+		  const char *side, const char *source, struct attrib_drive *out, int max);
 
 /* "drive_attribution": a line each under " Drives explained:" and an object each; nothing for
  * none. */

@@ -29,8 +29,8 @@ static void print_sink_drives(struct report *r, const struct result *x)
 		print_drive(r, &st->drives[i], "rdma", NULL, st->seconds, x->o.chunk,
 			    x->o.sink.max_cv);
 	report_arr_end(r);
-	print_drive_notes(r, x->local, x->nlocal, x->o.sink.max_cv);
-	print_drive_notes(r, st->drives, st->ndrives, x->o.sink.max_cv);
+	print_drive_notes(r, x->local, x->nlocal, x->o.sink.max_cv, NULL);
+	print_drive_notes(r, st->drives, st->ndrives, x->o.sink.max_cv, st->peer);
 }
 
 /* The streams' overlap and variation, and whether the total may be read as a sum. */
@@ -102,12 +102,14 @@ static void print_drives_explained(struct report *r, const struct result *x,
 
 	if (!a)
 		return;
+	/* a source's drives at the sink are the source's, named so: never the sink's own */
 	if (st)
 		n = attrib_drives(st->drives, st->ndrives, x->mode == RESULT_SOURCE ? x->ll : NULL,
-				  x->o.sink.max_cv, a, ATTRIB_DRIVE_MAX);
+				  x->o.sink.max_cv, "rdma",
+				  x->mode == RESULT_SOURCE ? NULL : st->peer, a, ATTRIB_DRIVE_MAX);
 	if (local)
-		n += attrib_drives(x->local, x->nlocal, x->ll, x->o.sink.max_cv, a + n,
-				   ATTRIB_DRIVE_MAX - n);
+		n += attrib_drives(x->local, x->nlocal, x->ll, x->o.sink.max_cv, "local", NULL,
+				   a + n, ATTRIB_DRIVE_MAX - n);
 	attrib_drives_print(r, a, n);
 	free(a);
 }
@@ -202,7 +204,7 @@ static void print_source(struct report *r, const struct result *x)
 	for (k = 0; k < st->ndrives; k++)
 		print_drive(r, &st->drives[k], "rdma", NULL, st->seconds, o->chunk, o->sink.max_cv);
 	report_arr_end(r);
-	print_drive_notes(r, st->drives, st->ndrives, o->sink.max_cv);
+	print_drive_notes(r, st->drives, st->ndrives, o->sink.max_cv, NULL);
 	print_rule(r);
 	print_rails(r, st->rails, st->nrails, st->seconds, x->o.chunk);
 	print_rule(r);
@@ -248,9 +250,10 @@ static void print_fanin_drives(struct report *r, const struct result *x)
 				    x->o.sink.max_cv);
 	}
 	report_arr_end(r);
-	print_drive_notes(r, x->local, x->nlocal, x->o.sink.max_cv);
+	print_drive_notes(r, x->local, x->nlocal, x->o.sink.max_cv, NULL);
 	for (i = 0; i < x->nstreams; i++)
-		print_drive_notes(r, x->streams[i].drives, x->streams[i].ndrives, x->o.sink.max_cv);
+		print_drive_notes(r, x->streams[i].drives, x->streams[i].ndrives, x->o.sink.max_cv,
+				  x->streams[i].peer);
 }
 
 /* One source's row: its RDMA figure, overlap, variation, verdict; its rails below. */

@@ -163,15 +163,17 @@ void print_drive(struct report *r, const struct result_drive *d, const char *sid
 	report_obj_end(r);
 }
 
-void print_drive_notes(struct report *r, const struct result_drive *d, int n, double max_cv)
+void print_drive_notes(struct report *r, const struct result_drive *d, int n, double max_cv,
+		       const char *source)
 {
-	char why[160], name[PATH_MAX];
+	char why[160], name[PATH_MAX + 96];
 	int j;
 
 	for (j = 0; j < n; j++) {
 		const char *base = strrchr(d[j].path, '/');
 
-		snprintf(name, sizeof(name), "%s", base ? base + 1 : d[j].path);
+		snprintf(name, sizeof(name), "%s%s%s", base ? base + 1 : d[j].path,
+			 source ? " of source " : "", source ? source : "");
 		if (d[j].has_shape && d[j].shape.unsteady) {
 			window_shape_why(&d[j].shape, max_cv, why, sizeof(why));
 			report_text(r, " %s: UNSTEADY window: %s\n", name, why);

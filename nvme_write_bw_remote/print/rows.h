@@ -39,8 +39,13 @@ void print_bw_row(struct report *r, const char *key, const char *label, uint64_t
 void print_drive(struct report *r, const struct result_drive *d, const char *side,
 		 const char *prefix, double seconds, uint64_t chunk, double max_cv);
 
-/* Under the drives' table: each unsteady window named, each health log that moved. */
-void print_drive_notes(struct report *r, const struct result_drive *d, int n, double max_cv);
+/*
+ * Under the drives' table: each unsteady window named, each health log that moved;
+ * source: the source that told the sink of these drives ("NAME of source PEER": never
+ * taken for the sink's own drive of that name), NULL for this node's own.
+ */
+void print_drive_notes(struct report *r, const struct result_drive *d, int n, double max_cv,
+		       const char *source);
 
 /* The heading of the drives' table. */
 void print_drives_head(struct report *r);

@@ -383,6 +383,9 @@ static int source_window(struct source *s)
 	int rc;
 
 	window_bind(&w, &o->cc, s, s->wstart, s->wend);
+	/* The warm-up runs from START, as the sink's: what is read below (the drives'
+	 * health logs, through their admin queues) never delays the window's opening. */
+	w.origin_ns = s->t_start;
 	w.warmup += o->source.late_start;
 	linkload_free(s->ll);
 	s->ll = remote_watch(o, s->t, s->nt, s->ports, s->nports);

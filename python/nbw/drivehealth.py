@@ -101,11 +101,22 @@ def findings(drive):
     return out
 
 
+def own_drives(doc):
+    """The drives a document speaks for on its own node: all of them, but a sink's report
+    of its sources' drives (side "rdma") is theirs: the sink's report never speaks for
+    the sink's own drives of the same name (each source's own document speaks for its
+    drives on its node)."""
+    drives = dig(doc, "drives")
+    if not isinstance(drives, list):
+        return []
+    sink = dig(doc, "role") == "sink"
+    return [d for d in drives if isinstance(d, dict) and not (sink and d.get("side") == "rdma")]
+
+
 def drive_named(doc, name):
-    """The drives[] entry of a document for a drive's name (nvme0n1, or a path's base)."""
-    for d in dicts(dig(doc, "drives")):
-        if not isinstance(d, dict):
-            continue
+    """The drives[] entry of a document for a drive's name (nvme0n1, or a path's base),
+    among the drives of the document's own node (own_drives)."""
+    for d in own_drives(doc):
         for k in ("name", "path"):
             v = d.get(k)
             if isinstance(v, str) and v.rsplit("/", 1)[-1].rsplit(":", 1)[-1] == name:

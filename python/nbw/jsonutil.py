@@ -54,6 +54,16 @@ def obj(v):
     return v if isinstance(v, dict) else {}
 
 
+def gb_text(v):
+    """A figure (GB/s) for text: two decimals, or two significant digits under 0.1 (an
+    emulated fabric's 0.0042 GB/s is never "0.00"); "-" for anything not a number."""
+    if not is_number(v):
+        return "-"
+    if v == 0 or abs(v) >= 0.1 or not math.isfinite(v):
+        return "%.2f" % v
+    return "%.*f" % (min(9, 1 - int(math.floor(math.log10(abs(v))))), v)
+
+
 def number_text(v, fmt="%.3f"):
     """A number in FMT for a text table, "-" for anything that is not a number."""
     return fmt % v if is_number(v) else "-"

@@ -51,7 +51,7 @@ static void test_low_throttled(void)
 	drive(&d[0], "/dev/nvme0n1", 10000, NULL);
 	drive(&d[1], "/dev/nvme1n1", 5800, &hot);
 	drive(&d[2], "/dev/nvme2n1", 10000, NULL);
-	n = attrib_drives(d, 3, NULL, 10, a, 4);
+	n = attrib_drives(d, 3, NULL, 10, "local", NULL, a, 4);
 	CHECK_U64(n, 1);
 	CHECK_STR(a[0].name, "nvme1n1");
 	CHECK(fabs(a[0].below_pct - 42.0) < 1e-9);
@@ -81,20 +81,20 @@ static void test_low_itself(void)
 	drive(&d[0], "/dev/nvme0n1", 10000, NULL);
 	drive(&d[1], "/dev/nvme1n1", 10000, NULL);
 	drive(&d[2], "/dev/nvme2n1", 7000, NULL);
-	n = attrib_drives(d, 3, ll, 10, a, 4);
+	n = attrib_drives(d, 3, ll, 10, "local", NULL, a, 4);
 	CHECK_U64(n, 1);
 	CHECK_U64(a[0].rules, 0);
 	CHECK_U64(a[0].none, ADN_ITSELF);
 	CHECK_STR(a[0].text, "drive nvme2n1: 30% below its peers; no thermal, error or link change "
 			     "counted: the drive itself");
 	/* its link not watched on this side (a source's drive at the sink): said */
-	n = attrib_drives(d, 3, NULL, 10, a, 4);
+	n = attrib_drives(d, 3, NULL, 10, "local", NULL, a, 4);
 	CHECK_U64(a[0].none, ADN_NO_LINK);
 	CHECK(strstr(a[0].text, "(its link not watched on this side): the drive itself") != NULL);
 	/* its log not read: never "the drive itself" */
 	health_watch_set(&d[2].health, NULL, NULL, NULL,
 			 "not read: needs CAP_SYS_ADMIN (/dev/nvme9)");
-	n = attrib_drives(d, 3, ll, 10, a, 4);
+	n = attrib_drives(d, 3, ll, 10, "local", NULL, a, 4);
 	CHECK_U64(n, 1);
 	CHECK_U64(a[0].none, ADN_NOT_READ);
 	CHECK_STR(a[0].text,
@@ -103,7 +103,7 @@ static void test_low_itself(void)
 		  "told");
 	/* 5% below: within the noise, not named */
 	drive(&d[2], "/dev/nvme2n1", 9500, NULL);
-	CHECK_U64(attrib_drives(d, 3, ll, 10, a, 4), 0);
+	CHECK_U64(attrib_drives(d, 3, ll, 10, "local", NULL, a, 4), 0);
 	linkload_free(ll);
 }
 
@@ -121,7 +121,7 @@ static void test_not_low_but_named(void)
 	drive(&d[0], "/dev/nvme0n1", 10000, &warned);
 	drive(&d[1], "/dev/nvme1n1", 10000, NULL);
 	window_shape(fell, 4, 10, &d[1].shape);
-	n = attrib_drives(d, 2, NULL, 10, a, 4);
+	n = attrib_drives(d, 2, NULL, 10, "local", NULL, a, 4);
 	CHECK_U64(n, 2);
 	CHECK_U64(a[0].rules, 1u << ADR_CRITICAL);
 	CHECK(isnan(a[0].below_pct));
@@ -151,7 +151,7 @@ static void test_json(void)
 
 	drive(&d[0], "/dev/nvme0n1", 10000, NULL);
 	drive(&d[1], "/dev/nvme1n1", 10000, &hot);
-	n = attrib_drives(d, 2, NULL, 10, a, 2);
+	n = attrib_drives(d, 2, NULL, 10, "rdma", "10.0.0.2", a, 2);
 	report_init(&r, f, true, false);
 	report_obj_begin(&r, NULL);
 	attrib_drives_print(&r, a, n);
@@ -159,15 +159,44 @@ static void test_json(void)
 	report_finish(&r);
 	fclose(f);
 	CHECK(strstr(buf, "\"drive_attribution\": [\n    {\n      \"path\": \"/dev/nvme1n1\",\n"
+			  "      \"side\": \"rdma\",\n      \"source\": \"10.0.0.2\",\n"
 			  "      \"below_peers_pct\": null,\n      \"rules\": [\n        {\n"
 			  "          \"rule\": \"throttled\",") != NULL);
 	CHECK(strstr(buf, "\"rule\": \"crossed_warning_temperature\"") != NULL);
 	CHECK(strstr(buf,
-		     "\"none_fired\": null,\n      \"text\": \"drive nvme1n1: throttled in the "
-		     "window") != NULL);
+		     "\"none_fired\": null,\n      \"text\": \"drive nvme1n1 of source 10.0.0.2: "
+		     "throttled in the window") != NULL);
 	if (check_failures)
 		fprintf(stderr, "%s\n", buf);
 	free(buf);
+}
+
+/*
+ * A source's drive named with the sink's own drive's path that throttled: named as the
+ * source's (its side, its source, "of source"), the sink's own drive of that path not.
+ */
+static void test_a_sources_word_is_its_own(void)
+{
+	struct health_log hot = {.composite_k = 354,
+				 .spare_pct = 100,
+				 .spare_threshold_pct = 10,
+				 .tmt_transitions = {3, 0},
+				 .tmt_seconds = {12, 0}};
+	struct result_drive src, mine;
+	struct attrib_drive a[4];
+	int n;
+
+	drive(&src, "/dev/nvme0n1", 10000, &hot);
+	drive(&mine, "/dev/nvme0n1", 10000, NULL);
+	n = attrib_drives(&src, 1, NULL, 10, "rdma", "10.0.0.2", a, 4);
+	n += attrib_drives(&mine, 1, NULL, 10, "local", NULL, a + n, 4 - n);
+	CHECK_U64(n, 1);
+	CHECK_STR(a[0].side, "rdma");
+	CHECK_STR(a[0].source, "10.0.0.2");
+	CHECK(strstr(a[0].text, "drive nvme0n1 of source 10.0.0.2: throttled in the window") ==
+	      a[0].text);
+	if (check_failures)
+		fprintf(stderr, "%s\n", a[0].text);
 }
 
 int main(void)
@@ -176,5 +205,6 @@ int main(void)
 	test_low_itself();
 	test_not_low_but_named();
 	test_json();
+	test_a_sources_word_is_its_own();
 	return check_done("test_attrib_drive");
 }

@@ -2,7 +2,8 @@
 drive's evidence when none fires."""
 import unittest
 import nbwpath  # noqa: F401
-from nbw.drivehealth import NO_EVIDENCE, drive_named, evidence, findings, link_changed
+from nbw.drivehealth import (NO_EVIDENCE, drive_named, evidence, findings, link_changed,
+                             own_drives)
 
 
 def throttled():
@@ -72,6 +73,14 @@ class Evidence(unittest.TestCase):
         self.assertEqual(drive_named(doc, "nvme0n1"), doc["drives"][0])
         self.assertIsNone(drive_named(doc, "nvme9n1"))
         self.assertIsNone(drive_named(None, "nvme0n1"))
+
+    def test_a_sinks_report_of_a_source_drive_is_not_its_own(self):
+        src = {"side": "rdma", "path": "/dev/nvme0n1", "unsteady": True}
+        own = {"side": "local", "path": "/dev/nvme0n1", "unsteady": False}
+        self.assertIs(drive_named({"role": "sink", "drives": [src, own]}, "nvme0n1"), own)
+        self.assertIsNone(drive_named({"role": "sink", "drives": [src]}, "nvme0n1"))
+        self.assertIs(drive_named({"role": "source", "drives": [src]}, "nvme0n1"), src)
+        self.assertEqual(own_drives({"role": "sink", "drives": [src, own, "junk"]}), [own])
 
 
 if __name__ == "__main__":

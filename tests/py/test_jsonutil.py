@@ -50,6 +50,12 @@ class Numbers(unittest.TestCase):
         self.assertEqual(j.number_text(None), "-")
         self.assertEqual(j.number_text("7"), "-")
 
+    def test_gb_text_keeps_two_significant_digits_under_a_tenth(self):
+        self.assertEqual([j.gb_text(v) for v in (0.0042, 0.004, 0.05, 0.099, 0.1, 0.38, 21.414,
+                                                 0, -0.0042, 1e-12, None, True, math.inf)],
+                         ["0.0042", "0.0040", "0.050", "0.099", "0.10", "0.38", "21.41",
+                          "0.00", "-0.0042", "0.000000000", "-", "-", "inf"])
+
 
 class Documents(unittest.TestCase):
     def test_dicts_keeps_objects_only(self):

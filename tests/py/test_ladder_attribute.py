@@ -216,6 +216,38 @@ class DriveHealth(unittest.TestCase):
         self.assertTrue(f[0]["text"].endswith(
             "(3.14 GB/s, their median 3.56): no thermal, error or link change counted: the drive itself"), f[0]["text"])
 
+    def test_a_sources_drive_never_speaks_for_the_sinks_own(self):
+        """The sink's report of its source's nvme0n1 (side rdma, 0.004 GB/s over an
+        emulated fabric, unsteady) is b's, not a's steady nvme0n1: a's says nothing, b's
+        own document names its drive on b, with its small figures in two digits."""
+        why = "second 1 at 0.0012 GB/s, under half the median 0.0042 GB/s"
+        mine = {"side": "local", "path": "/dev/nvme0n1", "median_gb_per_s": 0.38,
+                "unsteady": False, "unsteady_reason": None}
+        theirs = {"path": "/dev/nvme0n1", "median_gb_per_s": 0.0042, "unsteady": True,
+                  "unsteady_reason": why}
+        sink = {"role": "sink", "drives": [mine, dict(theirs, side="rdma"),
+                                           dict(theirs, side="rdma", path="c:/dev/nvme0n1")]}
+        source = {"role": "source", "drives": [dict(theirs, side="rdma")]}
+        f = explain([("aggregate", "a", sink), ("aggregate", "b", source)], [])
+        self.assertEqual([(x["node"], x["hop"], x["rule"]) for x in f],
+                         [("b", "nvme0n1", "unsteady")])
+        self.assertTrue(f[0]["text"].startswith("drive nvme0n1 on b: unsteady window: " + why),
+                        f[0]["text"])
+        self.assertEqual(explain([("aggregate", "a", sink)], []), [])
+
+    def test_a_low_drive_on_the_sink_is_matched_to_its_own(self):
+        rungs = [{"name": "drive nvme%dn1" % i, "node": "a", "kind": "drive", "link": "Gen3 x4",
+                  "measured_gb_per_s": v} for i, v in enumerate([0.0041, 0.0042, 0.0031])]
+        sink = {"role": "sink", "drives": [
+            {"side": "rdma", "path": "/dev/nvme2n1", "health": {"log_read": True, "findings": [
+                "throttled"], "deltas": {"tmt1_transitions": 1}}},
+            {"side": "local", "path": "/dev/nvme2n1", "health": {"log_read": True, "findings": []}}]}
+        f = explain([("aggregate", "a", sink)], rungs)
+        self.assertEqual([x["rule"] for x in f], ["drive_below_peers"])
+        self.assertTrue(f[0]["text"].endswith(
+            "(0.0031 GB/s, their median 0.0041): no thermal, error or link change counted: the "
+            "drive itself"), f[0]["text"])
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -97,7 +97,7 @@ class Script(unittest.TestCase):
         rows = chart.rows(lab_rungs())
         self.assertEqual(rows[0]["label"], "0.42 ceiling")
         self.assertEqual(rows[1]["label"], "0.19 (90%)")
-        self.assertEqual(rows[5]["label"], "0.00450")
+        self.assertEqual(rows[5]["label"], "0.0045")
         over = chart.rows([rung("drive x", "a", 0.67, 0.21, kind="drive")])[0]
         self.assertEqual(over["label"], "0.67 above ceiling")
 

@@ -391,11 +391,11 @@ class Attribution(unittest.TestCase):
 class SmallFigures(unittest.TestCase):
     def test_significant_digits_below_a_tenth(self):
         self.assertEqual([fig(v) for v in (0.0045, 0.04562, 0.00123, 0.099, 0.1, 49.256, 0.0, None)],
-                         ["0.00450", "0.0456", "0.00123", "0.0990", "0.10", "49.26", "0.00", "-"])
+                         ["0.0045", "0.046", "0.0012", "0.099", "0.10", "49.26", "0.00", "-"])
 
     def test_the_lab_fabric_row_is_not_zero(self):
         r = rung("fabric (mem)", "b", 0.0045, None, 49.256, kind="fabric")
-        self.assertRegex(table([r])[1], r"^fabric \(mem\) +b +0\.00450 +- +- +49\.256$")
+        self.assertRegex(table([r])[1], r"^fabric \(mem\) +b +0\.0045 +- +- +49\.256$")
 
 
 class StagingHop(unittest.TestCase):

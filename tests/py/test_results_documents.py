@@ -58,6 +58,19 @@ class Figures(unittest.TestCase):
         self.assertEqual(figures_of(src, "c", "aggregate", {})[0]["gb_per_s"], 10.7)
         self.assertEqual(figures_of(src, "c", "fabric", {})[0]["rung"], "fabric (mem)")
 
+    def test_a_sinks_drives_are_its_own(self):
+        """The sink's report of its source's /dev/nvme0n1 (side rdma) is no figure of the
+        sink's /dev/nvme0n1: only its own drive is filed under the sink's node."""
+        sink = {"tool": "nvme_write_bw_remote", "role": "sink", "total": {"gb_per_s": 0.42},
+                "drives": [{"side": "local", "path": "/dev/nvme0n1", "gb_per_s": 0.38},
+                           {"side": "rdma", "path": "/dev/nvme0n1", "gb_per_s": 0.0042}]}
+        self.assertEqual([(f["drive"], f["gb_per_s"]) for f in figures_of(sink, "a", "aggregate", {})],
+                         [(None, 0.42), ("/dev/nvme0n1", 0.38)])
+        src = dict(sink, role="source", rdma={"gb_per_s": 0.0042},
+                   drives=[{"side": "rdma", "path": "/dev/nvme0n1", "gb_per_s": 0.0042}])
+        self.assertEqual([(f["drive"], f["gb_per_s"]) for f in figures_of(src, "b", "aggregate", {})],
+                         [(None, 0.0042), ("/dev/nvme0n1", 0.0042)])
+
     def test_probe_links_with_a_ceiling_only(self):
         doc = {"tool": "nvme_link_probe", "devices": [
             {"name": "nvme0", "ceiling_gb_per_s": {"usable": 3.6}},

@@ -17,6 +17,9 @@ class Output(unittest.TestCase):
     def test_fmt(self):
         self.assertEqual((fmt(3.14159), fmt(None), fmt(2, "%d")), ("3.14", "-", "2"))
 
+    def test_a_small_figure_keeps_two_digits(self):
+        self.assertEqual((fmt(0.0042), fmt(0.0042, "%.6g"), fmt(0.0)), ("0.0042", "0.0042", "0.00"))
+
 
 class CommandLine(unittest.TestCase):
     def test_no_verb_is_a_usage_error(self):

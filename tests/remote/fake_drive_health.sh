@@ -8,7 +8,8 @@
 #   management T1 +3 transitions and 12 s, 81 C against a warning at 75 C, its third second
 #   at a sixth of the median): the sink names it under the drives' table and in "Drives
 #   explained", judged with its own --max-cv, and says so in JSON (health findings,
-#   unsteady, drive_attribution);
+#   unsteady, drive_attribution); named as the source's (side rdma, its source) even
+#   when its path is the sink's own drive's, whose entry carries none of its word;
 # - a forged word (a reading after the window without one before it) is a malformed
 #   RESULT: refused in one line, exit 1, no figure taken from it.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
@@ -49,9 +50,9 @@ for fmt in text json; do
 done
 out=$(cat "$TMPD/hot-text-sink.out")
 check_match "throttled: named under the drives' table" \
-	"src.img: throttled in the window: thermal management T1 \+3 transitions, 12 s in T1; 81 C at the close \(warning at 75 C\)" "$out"
-check_match "throttled: its window named unsteady" "src.img: UNSTEADY window: cv 30.0% above [0-9.]+%; second 3 at 0.50 GB/s, under half the median 3.00 GB/s" "$out"
-check_match "throttled: explained" "drive src.img: throttled in the window: .*; unsteady window: " "$out"
+	" src.img of source [0-9.]+: throttled in the window: thermal management T1 \+3 transitions, 12 s in T1; 81 C at the close \(warning at 75 C\)" "$out"
+check_match "throttled: its window named unsteady" " src.img of source [0-9.]+: UNSTEADY window: cv 30.0% above [0-9.]+%; second 3 at 0.50 GB/s, under half the median 3.00 GB/s" "$out"
+check_match "throttled: explained as the source's" "drive src.img of source [0-9.]+: throttled in the window: .*; unsteady window: " "$out"
 jv hot-json-sink '(lambda h: (h["log_read"], h["controller"], h["findings"]))(d["drives"][0]["health"])' \
 	'(lambda x: (x["unsteady"], float(x["min_gb_per_s"]), float(x["median_gb_per_s"]), float(x["cv_pct"])))(d["drives"][0])' \
 	'[(a["path"], [r["rule"] for r in a["rules"]]) for a in d["drive_attribution"]]' \
@@ -66,6 +67,21 @@ NBW_HOSTILE=drive-throttled src cv-src $RUN --disks "$f" -q 2
 sink_status
 jv cv-sink 'd["drives"][0]["unsteady_reason"]'
 check_eq "max-cv: the sink's own" "second 3 at 0.50 GB/s, under half the median 3.00 GB/s" "${J[0]}"
+
+# The source names its drive with the sink's own drive's path: its word stays its own (side
+# rdma, its source), the sink's drive of that path is never blamed for it.
+sink own-sink $RUN --disks "$f" --dram 8M --max-cv 100 --json
+NBW_HOSTILE=drive-throttled src own-src $RUN --disks "$f" -q 2
+sink_status
+check_eq "own: exits" "0 0" "$SINK_RC $SRC_RC"
+jv own-sink 'sorted((x["side"], x["path"]) for x in d["drives"])' \
+	'[(a["path"], a["side"], a["source"] is not None) for a in d["drive_attribution"] if "throttled" in [r["rule"] for r in a["rules"]]]' \
+	'[a["path"] for a in d["drive_attribution"] if a["side"] == "local" and (a["source"] is not None or any(r["rule"] != "unsteady" for r in a["rules"]))]' \
+	'[a["text"].split(":")[0] for a in d["drive_attribution"] if a["side"] == "rdma"]'
+check_eq "own: one path, the sink's and the source's drive" "[('local', '$f'), ('rdma', '$f')]" "${J[0]}"
+check_eq "own: the throttled drive is the source's" "[('$f', 'rdma', True)]" "${J[1]}"
+check_eq "own: the sink's drive of that path carries none of its word" "[]" "${J[2]}"
+check_match "own: named as the source's" "^\['drive src\.img of source [0-9.]+'\]$" "${J[3]}"
 
 # 3. A forged word: refused as a malformed RESULT.
 sink forged-sink $RUN --no-local --dram 8M --json

@@ -67,7 +67,7 @@ PY
 "$LADDER" "$F" >"$TMPD/out" 2>&1
 check_eq "lab shape: exit status" 0 $?
 check_eq "lab shape: the fabric binds" fabric "$(json_get "$F/ladder.json" 'd["binding"]["rung"]')"
-check_match "lab shape: the evidence" '^the fabric binds: from memory it carried 0\.05 GB/s \(no known line rate\), 0% of what b.s drives read together \(10\.70 GB/s\); end to end the remote part arrived at 0\.03 GB/s\.$' \
+check_match "lab shape: the evidence" '^the fabric binds: from memory it carried 0\.046 GB/s \(no known line rate\), 0% of what b.s drives read together \(10\.70 GB/s\); end to end the remote part arrived at 0\.031 GB/s\.$' \
 	"$(tail -n1 "$TMPD/out")"
 check_eq "lab shape: the binding rung is the source's fabric" "fabric (mem) b" "$(json_get "$F/ladder.json" '"%s %s" % (d["binding"]["name"], d["binding"]["node"])')"
 check_eq "lab shape: fabric without a ceiling" None "$(json_get "$F/ladder.json" '[r["ceiling_gb_per_s"] for r in d["rungs"] if r["name"] == "fabric (mem)"][0]')"

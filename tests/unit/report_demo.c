@@ -35,6 +35,9 @@ int main(int argc, char **argv)
 	report_bool(&r, "yes", "yes=%s\n", true);
 	report_null(&r, "nothing", NULL);
 	report_bw(&r, "gb_per_s", "bw=%.2f\n", 3.57e9);
+	/* under 0.1: two significant digits, the column's width kept */
+	report_bw(&r, "small_gb_per_s", "small=[%7.2f] GB/s\n", 4.2e6);
+	report_bw(&r, "tenth_gb_per_s", "tenth=%.2f\n", 0.1e9);
 	report_text(&r, "unit=%s\n", report_bw_unit(&r));
 	report_double(&r, NULL, "textonly=%g\n", 7.0); /* no key in an object: text only */
 	report_arr_begin(&r, "empty");

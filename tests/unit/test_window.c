@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "check.h"
+#include "report.h"
 #include "timing.h"
 #include "window.h"
 
@@ -95,6 +96,7 @@ static void shapes(void)
 				   8.6e9, 8.5e9, 8.4e9, 8.6e9, 8.5e9};
 	const double steady[] = {8.6e9, 8.4e9, 8.5e9, 8.7e9};
 	const double wobbly[] = {8.58e9, 4.97e9, 9.60e9, 9.80e9, 8.43e9};
+	double small[10];
 	struct window_shape sh;
 	struct samples s;
 	char why[160];
@@ -105,6 +107,16 @@ static void shapes(void)
 	CHECK(sh.min == 1.2e9 && sh.max == 8.7e9 && sh.median == 8.5e9);
 	window_shape_why(&sh, 50, why, sizeof(why));
 	CHECK_STR(why, "second 3 at 1.20 GB/s, under half the median 8.50 GB/s");
+	/* An emulated fabric's few MB/s: two significant digits, never 0.00. */
+	for (i = 0; i < 10; i++)
+		small[i] = collapse[i] * 5e-4;
+	window_shape(small, 10, 50, &sh);
+	window_shape_why(&sh, 50, why, sizeof(why));
+	CHECK_STR(why, "second 3 at 0.00060 GB/s, under half the median 0.0043 GB/s");
+	CHECK(report_decimals(0.0042, 2) == 4 && report_decimals(0.05, 2) == 3);
+	CHECK(report_decimals(0.1, 2) == 2 && report_decimals(3.57, 2) == 2);
+	CHECK(report_decimals(0, 2) == 2 && report_decimals(NAN, 2) == 2);
+	CHECK(report_decimals(-0.0042, 1) == 4 && report_decimals(1e-30, 2) == 9);
 	window_shape(steady, 4, 10, &sh);
 	CHECK(!sh.unsteady && sh.low == -1 && sh.median == 8.55e9 && sh.cv < 2);
 	CHECK(window_shape_why(&sh, 10, why, sizeof(why)) == 0 && !why[0]);
@@ -129,7 +141,7 @@ int main(void)
 {
 	double flat[4] = {5, 5, 5, 5}, ramp[3] = {1, 2, 3};
 	struct ctx c = {.t0 = nbw_now_ns()};
-	uint64_t a, b;
+	uint64_t a, b, called;
 	struct window w = {
 		.warmup = 0.1,
 		.duration = 0.45,
@@ -155,9 +167,24 @@ int main(void)
 		steady = timed_window(&w, &c);
 	CHECK(steady);
 
+	/* The warm-up runs from origin_ns: set-up done since is absorbed by it. */
+	c = (struct ctx){.t0 = nbw_now_ns()};
+	w.sample = NULL;
+	w.warmup = 0.5;
+	w.duration = 0.1;
+	w.origin_ns = nbw_now_ns() - nbw_s_to_ns(0.4); /* 0.4 s of set-up since START */
+	CHECK(window_run(&w) == WINDOW_DONE && w.measured);
+	CHECK(w.open_ns - w.origin_ns >= nbw_s_to_ns(0.5));
+	CHECK(w.open_ns - w.origin_ns < nbw_s_to_ns(0.8)); /* not 0.9 s after START */
+	w.origin_ns = nbw_now_ns() - nbw_s_to_ns(2); /* set-up past the warm-up: open at once */
+	called = nbw_now_ns();
+	CHECK(window_run(&w) == WINDOW_DONE && w.open_ns - called < nbw_s_to_ns(0.3));
+	w.origin_ns = 0;
+	w.warmup = 0.1;
+	w.duration = 0.45;
+
 	/* check() stops the window: its value is kept. */
 	c = (struct ctx){.t0 = nbw_now_ns(), .stop_after = 12};
-	w.sample = NULL;
 	CHECK(window_run(&w) == WINDOW_STOPPED && w.stopped_by == 7);
 	return check_done("test_window");
 }

@@ -7,13 +7,12 @@ beyond (a PNG of it beside the page when gnuplot is installed, for the small one
 import base64
 import html
 import json
-import math
 import os
 import shutil
 import subprocess
 import tempfile
 
-from ..jsonutil import printable_all
+from ..jsonutil import gb_text, printable_all
 
 
 def _pct(r):
@@ -23,9 +22,7 @@ def _pct(r):
 def _gb(v):
     """A figure in GB/s: 2 decimals, or 2 significant digits under 0.1 (an emulated
     rail's 0.0041 GB/s is never "0.00")."""
-    if not isinstance(v, (int, float)):
-        return "-"
-    return "%.*f" % (2 if v == 0 or abs(v) >= 0.1 else 1 - math.floor(math.log10(abs(v))), v)
+    return gb_text(v)
 
 
 def _directions(ev):

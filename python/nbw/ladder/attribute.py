@@ -12,7 +12,7 @@ itself); and, for a rail low with no rule fired, what both ends' ports counted: 
 and still on either end, the rate itself is limited (nbw.portcounters). Pure functions
 of the documents, standard library only."""
 from .. import drivehealth, portcounters
-from ..jsonutil import as_number, dicts, dig
+from ..jsonutil import as_number, dicts, dig, gb_text
 
 GENS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
 LOW_PCT = 10.0  # a drive this many % below its peers' median is named (as a rail is)
@@ -142,8 +142,8 @@ def drive_peers(node, rungs):
             out.append({"node": node, "hop": name, "rule": "drive_below_peers",
                         "keys": "baseline[].gb_per_s", "below_peers_pct": below,
                         "meaning": "the drive itself, or its placement (NUMA, a shared switch)",
-                        "text": "drive %s on %s: %.0f%% below its peers (%.2f GB/s, their median %.2f)"
-                                % (name, node, below, r["measured_gb_per_s"], med)})
+                        "text": "drive %s on %s: %.0f%% below its peers (%s GB/s, their median %s)"
+                                % (name, node, below, gb_text(r["measured_gb_per_s"]), gb_text(med))})
     return out
 
 
@@ -207,11 +207,10 @@ def remote_findings(node, doc, step, peers=()):
 
 
 def drive_findings(node, doc, step):
-    """What each drive a document read said of itself (nbw.drivehealth's rules)."""
+    """What each drive a document read on its node said of itself (nbw.drivehealth's
+    rules; a sink's report of its sources' drives is theirs, not its node's)."""
     out = []
-    for d in dicts(dig(doc, "drives")):
-        if not isinstance(d, dict):
-            continue
+    for d in drivehealth.own_drives(doc):
         name = device_name(d)
         for rule, said, meaning in drivehealth.findings(d):
             out.append({"node": node, "hop": name, "rule": rule, "keys": "drives[].health, unsteady",

@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import tempfile
 
+from ..jsonutil import gb_text
+
 MEASURED = "#1f5fa8"  # the fill of a measured bar (the tests look for it)
 CEILING = "#b4b4b4"  # the fill of a ceiling bar
 BINDS = {
@@ -37,9 +39,7 @@ def title(bind, sink, source):
 
 
 def _fig(v):
-    if v == 0 or abs(v) >= 0.1:
-        return "%.2f" % v
-    return "%.*f" % (2 - int(math.floor(math.log10(abs(v)))), v)
+    return gb_text(v)
 
 
 def _positive(v):

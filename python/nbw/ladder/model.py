@@ -394,8 +394,8 @@ class Ladder:
         if carried is not None and line:
             return "the fabric carried %.0f%% of one port" % (carried / (line / ports) * 100)
         if carried is not None:
-            return "the fabric carried %.2f GB/s (no known line rate: a software port)" % carried
-        return "the fabric from memory reached %.2f GB/s" % (fab["measured_gb_per_s"] or 0)
+            return "the fabric carried %s GB/s (no known line rate: a software port)" % fig(carried)
+        return "the fabric from memory reached %s GB/s" % fig(fab["measured_gb_per_s"] or 0)
 
     def binding(self):
         """The category, the rung (its name and node as in rungs), the reason,
@@ -433,18 +433,18 @@ class Ladder:
         if fmem is not None and src is not None and fmem < src * NEAR / 100:
             what = "fabric"
             fp = fab["pct_of_ceiling"]
-            reason = ("the fabric binds: from memory it carried %.2f GB/s%s, %.0f%% of what %s's "
-                      "drives read together (%.2f GB/s); end to end the remote part arrived at "
-                      "%s" % (fmem, " (%.0f%% of its ceiling)" % fp if fp is not None
-                              else " (no known line rate)", fmem / src * 100, self.source, src,
-                              "%.2f GB/s" % carried if carried is not None else "(not measured)"))
+            reason = ("the fabric binds: from memory it carried %s GB/s%s, %.0f%% of what %s's "
+                      "drives read together (%s GB/s); end to end the remote part arrived at "
+                      "%s" % (fig(fmem), " (%.0f%% of its ceiling)" % fp if fp is not None
+                              else " (no known line rate)", fmem / src * 100, self.source, fig(src),
+                              "%s GB/s" % fig(carried) if carried is not None else "(not measured)"))
             return {"rung": what, "at": fab, "reason": reason}
         if e2e and e2e["pct_of_ceiling"] is not None and e2e["pct_of_ceiling"] < NEAR:
             return {"rung": "end to end", "at": e2e,
-                    "reason": "end to end binds: %.2f GB/s is %.0f%% of the rungs below (%.2f "
+                    "reason": "end to end binds: %s GB/s is %.0f%% of the rungs below (%s "
                               "GB/s): the sink's host (DRAM, CPU, NIC placement) limits" %
-                              (e2e["measured_gb_per_s"], e2e["pct_of_ceiling"],
-                               e2e["ceiling_gb_per_s"])}
+                              (fig(e2e["measured_gb_per_s"]), e2e["pct_of_ceiling"],
+                               fig(e2e["ceiling_gb_per_s"]))}
         lo, ev, at = self.drive_evidence()
         fabtext = self.fabric_evidence(carried)
         if lo is not None and lo >= NEAR:

@@ -2,8 +2,8 @@
 significant digits), the table of rungs and the lines under it (above a ceiling, the
 staging memory, the staging hop, a shared link).
 Standard library only."""
-import math
 
+from ..jsonutil import gb_text
 from ..pcipath import Sum, shared_words
 
 ABOVE = "above ceiling"
@@ -14,14 +14,9 @@ def fmt(v, f="%.2f"):
 
 
 def fig(v):
-    """A GB/s figure: two decimals, or three significant digits below 0.1 so
-    that the lab's small figures do not all print as 0.00."""
-    if v is None:
-        return "-"
-    if v == 0 or abs(v) >= 0.1:
-        return "%.2f" % v
-    digits = 2 - int(math.floor(math.log10(abs(v))))
-    return "%.*f" % (digits, v)
+    """A GB/s figure: two decimals, or two significant digits below 0.1 so that the
+    lab's small figures do not all print as 0.00 (jsonutil.gb_text)."""
+    return gb_text(v)
 
 
 def pct_text(r):

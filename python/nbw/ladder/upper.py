@@ -8,7 +8,7 @@ import glob
 import os
 import re
 
-from ..jsonutil import as_number, dicts, dig, obj, read_json
+from ..jsonutil import as_number, dicts, dig, gb_text, obj, read_json
 
 HINT_BELOW = 60.0  # % of N streams under which one stream gets the window hint
 PROTOS = ("rdma", "tcp")
@@ -183,10 +183,11 @@ class Upper:
         out = []
         if tcps:
             top = max(tcps, key=lambda r: r.get("streams") or 0)
-            t = "TCP vs RDMA: %s carried %.2f GB/s" % (top["name"], top["measured_gb_per_s"])
+            t = "TCP vs RDMA: %s carried %s GB/s" % (top["name"], gb_text(top["measured_gb_per_s"]))
             if fab_src and fab_src["measured_gb_per_s"]:
-                t += ", %.0f%% of the RDMA fabric from memory (%.2f GB/s)" % (
-                    top["measured_gb_per_s"] / fab_src["measured_gb_per_s"] * 100, fab_src["measured_gb_per_s"])
+                t += ", %.0f%% of the RDMA fabric from memory (%s GB/s)" % (
+                    top["measured_gb_per_s"] / fab_src["measured_gb_per_s"] * 100,
+                    gb_text(fab_src["measured_gb_per_s"]))
             t += "; CPU s/GiB: TCP sender %s, receiver %s" % (
                 fmt3(top["cpu_s_per_gib"]), fmt3(top.get("receiver_cpu_s_per_gib")))
             if fab_src or fab_sink:
@@ -200,7 +201,7 @@ class Upper:
         if nfs:
             parts = []
             for r in nfs:
-                p = "%s %.2f GB/s" % (r["name"], r["measured_gb_per_s"] or 0)
+                p = "%s %s GB/s" % (r["name"], gb_text(r["measured_gb_per_s"] or 0))
                 if r["pct_of_ceiling"] is not None:
                     p += " (%.0f%% of %s)" % (r["pct_of_ceiling"], r["ceiling_rung"])
                 if r.get("rsize"):
@@ -220,9 +221,10 @@ class Upper:
             return None
         bdp = many["measured_gb_per_s"] * 1e9 * one["mean_rtt_us"] / 1e6
         lim = getattr(self, "sysctls", {})
-        t = ("window hint: one TCP stream carried %.0f%% of %s; to carry %.2f GB/s at its round "
+        t = ("window hint: one TCP stream carried %.0f%% of %s; to carry %s GB/s at its round "
              "trip of %.0f us a stream needs a window of %s (bandwidth-delay product)" %
-             (share, many["name"], many["measured_gb_per_s"], one["mean_rtt_us"], size_text(bdp)))
+             (share, many["name"], gb_text(many["measured_gb_per_s"]), one["mean_rtt_us"],
+              size_text(bdp)))
         if "tcp_rmem_max" not in lim:
             return t + "; the receiver's socket buffer limits were not read."
         t += "; %s allows net.ipv4.tcp_rmem max %s, net.core.rmem_max %s" % (

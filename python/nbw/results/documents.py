@@ -116,7 +116,19 @@ def figure(rung, node, drive, gb, params, cv=None, samples=None, metrics=None):
             "params_hash": digest(params), "metrics": metrics or {}}
 
 
-def read_bw_figures(doc, node, params):
+def memory_figures(doc, node, params):
+    """nvme_read_bw --memory: the staging memory's DRAM traffic, of several NUMA nodes
+    the slowest (as the ladder's rung)."""
+    rows = [m for m in dicts(doc.get("memory")) if as_float(m.get("dram_gb_per_s")) is not None]
+    if not rows:
+        return []
+    m = min(rows, key=lambda m: as_float(m["dram_gb_per_s"]))
+    return [figure("staging memory", node, None, m["dram_gb_per_s"], params)]
+
+
+def read_bw_figures(doc, node, params, rung="read"):
+    """rung: what a plain read is named (the ladder's NFS reads: the file name's
+    nfs_PROTO or nfs_PROTO_randD, each a rung of its own)."""
     out = []
     drives = dicts(doc.get("drives"))
     steps = dicts(doc.get("baseline"))
@@ -144,9 +156,9 @@ def read_bw_figures(doc, node, params):
         return out
     for d in drives:
         dcv, dn = cv_of(d.get("samples_gb_per_s"))
-        out.append(figure("read", node, d.get("name") or d.get("path"), d.get("gb_per_s"),
+        out.append(figure(rung, node, d.get("name") or d.get("path"), d.get("gb_per_s"),
                           params, dcv, dn, metrics_of(d)))
-    out.append(figure("read", node, None, dig(doc, "total", "gb_per_s"), params, cv, n,
+    out.append(figure(rung, node, None, dig(doc, "total", "gb_per_s"), params, cv, n,
                       metrics_of(doc.get("total"))))
     return out
 
@@ -171,6 +183,10 @@ def remote_figures(doc, node, context, params):
     out = [figure(rung, node, None, gb, params, cv, n,
                   metrics_of(*[doc.get(k) for k in m] + [doc]))]
     for d in dicts(doc.get("drives")):
+        # a sink's report of a source's drive (side rdma) is the source's: its own
+        # document files it under its node; never a figure of the sink's drive of that path
+        if role == "sink" and d.get("side") == "rdma":
+            continue
         if as_float(d.get("gb_per_s")) is not None:
             out.append(figure(rung, node, d.get("path"), d.get("gb_per_s"), params))
     return out
@@ -202,8 +218,11 @@ def figures_of(doc, node, context, run_params):
     if tool == "ladder_report":
         return ladder_figures(doc, dict(run_params, tool=tool))
     params = doc_params(doc, context)
+    if tool == "nvme_read_bw" and isinstance(doc.get("memory"), list):
+        return memory_figures(doc, node, params)
     if tool == "nvme_read_bw":
-        return read_bw_figures(doc, node, params)
+        return read_bw_figures(doc, node, params,
+                               context if context and context.startswith("nfs_") else "read")
     if tool == "nvme_write_bw_remote":
         return remote_figures(doc, node, context, params)
     if tool == "nvme_link_probe":
@@ -220,13 +239,17 @@ def ladder_order(path):
     """Sort key of a run directory's files: the ladder's order, ladder.json last."""
     name = os.path.basename(path)
     m = RUN_FILE.match(name)
-    rank = ("probe", "baseline", "local", "fabric", "aggregate")
+    rank = ("probe", "baseline", "local", "memory", "tcp", "fabric", "nfs", "aggregate")
     if name == "ladder.json":
         return (9, name)
-    return (rank.index(m.group(1)) if m and m.group(1) in rank else 8, name)
+    kind = re.sub(r"^(tcp|nfs).*", r"\1", m.group(1)) if m else None
+    return (rank.index(kind) if kind in rank else 8, name)
 
 
-RUN_FILE = re.compile(r"^(probe|baseline|fabric|aggregate|local)-(.+)\.json$")
+# A run directory's MODE-NODE.json (run_bench.sh's names; the ladder's upper rungs:
+# tcpN, nfs_PROTO, nfs_PROTO_randD).
+RUN_FILE = re.compile(r"^(probe|baseline|fabric|aggregate|local|memory|tcp[0-9]+|"
+                      r"nfs_(?:rdma|tcp)(?:_rand[0-9]+)?)-(.+)\.json$")
 
 
 def shell_word(w):

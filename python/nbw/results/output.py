@@ -2,10 +2,14 @@
 import json
 import sys
 
-from ..jsonutil import printable
+from ..jsonutil import gb_text, printable
 
 
 def fmt(v, f="%.2f"):
+    """v in f, "-" for None; a GB/s figure ("%.2f") under 0.1 keeps two significant
+    digits (jsonutil.gb_text: 0.0042, not 0.00)."""
+    if f == "%.2f" and v is not None:
+        return gb_text(v)
     return f % v if v is not None else "-"
 
 

@@ -354,7 +354,9 @@ def build_run(args, loaded, now=None, in_dirs=()):
         "sources": [os.path.abspath(f) for f in files], "documents": keyed,
         "provenance": provs,
         "run_ids": sorted(d.prov.run_id for d in docs if d.prov and d.prov.run_id),
-        "nodes": sorted({d.node for d in docs if d.node}),  # a failed one's without figures
+        # a failed one's without figures; run.json and the ladder's report are no node's
+        "nodes": sorted({d.node for d in docs if d.node and d.doc.get("tool") not in (
+            "run_bench.sh", "ladder_report")}),
     }
 
 
