@@ -563,8 +563,9 @@ static int session_window(struct session *s)
 /*
  * With a key, after the verdict: the source's side of the control channel
  * must end with nothing after its last message (a VERIFY or RESULT replayed or
- * inserted on the way would be there). Bytes fail the session; a source that
- * holds its side open past --timeout is only waited for. rc, or the failure.
+ * inserted on the way would be there, however late). The source ends first:
+ * the sink reads until then. Bytes fail the session; a source that holds its
+ * side open past --timeout is only waited for. rc, or the failure.
  */
 static int expect_source_end(struct session *s, int rc)
 {
@@ -572,7 +573,7 @@ static int expect_source_end(struct session *s, int rc)
 
 	if (!s->mac.on)
 		return rc;
-	e = ctrl_expect_end(s->cfd, remote_timeout_ms(s->o));
+	e = ctrl_await_end(s->cfd, remote_timeout_ms(s->o));
 	if (e != CTRL_ERR_MAC)
 		return rc;
 	session_fail(s, "%s: protocol error: bytes after its last message: %s", s->peer,
