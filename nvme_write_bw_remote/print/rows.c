@@ -171,7 +171,8 @@ void print_drive_notes(struct report *r, const struct result_drive *d, int n, do
 	for (j = 0; j < n; j++) {
 		const char *base = strrchr(d[j].path, '/');
 
-		snprintf(name, sizeof(name), "%s", base ? base + 1 : d[j].path);
+		/* A source's drive name is its word: printable only, as in the table. */
+		nbw_printable(base ? base + 1 : d[j].path, name, sizeof(name));
 		if (d[j].has_shape && d[j].shape.unsteady) {
 			window_shape_why(&d[j].shape, max_cv, why, sizeof(why));
 			report_text(r, " %s: UNSTEADY window: %s\n", name, why);
