@@ -128,9 +128,9 @@ static void print_pair(struct report *r, const struct topology *tp, const struct
 		report_obj_end(r);
 		report_text(r, "  %-13s %-13s %-4s %-8s %-3s %s\n",
 			    nbw_printable(tp->node[p->a].name, a, sizeof(a)),
-			    nbw_printable(tp->node[p->b].name, b, sizeof(b)), pcie_rel_name(p->r.rel),
-			    p2p_verdict_name(p->p2p), p->can ? "yes" : "no",
-			    nbw_printable(p->reason, why, sizeof(why)));
+			    nbw_printable(tp->node[p->b].name, b, sizeof(b)),
+			    pcie_rel_name(p->r.rel), p2p_verdict_name(p->p2p),
+			    p->can ? "yes" : "no", nbw_printable(p->reason, why, sizeof(why)));
 	} else {
 		report_null(r, "p2p", NULL);
 	}
@@ -211,7 +211,8 @@ static void print_system(struct report *r, const struct p2p_system *sys)
 	report_str(r, "reason", NULL, sys->gpudirect_reason);
 	report_obj_end(r);
 	report_text(r, "\npeer-to-peer: IOMMU %s (%s%s%s); %d function%s publish%s p2pmem; %s\n",
-		    p2p_iommu_name(sys->iommu), nbw_printable(sys->iommu_reason, iommu, sizeof(iommu)),
+		    p2p_iommu_name(sys->iommu),
+		    nbw_printable(sys->iommu_reason, iommu, sizeof(iommu)),
 		    sys->cmdline[0] ? "; " : "", nbw_printable(sys->cmdline, cmd, sizeof(cmd)),
 		    sys->p2pmem_providers, sys->p2pmem_providers == 1 ? "" : "s",
 		    sys->p2pmem_providers == 1 ? "es" : "",

@@ -222,8 +222,8 @@ int health_watch_text(struct report *r, const struct health_watch *hw, const cha
 		return 0;
 	report_text(r, "%s%s: %s", indent, safe, line);
 	if (hw->namespaces > 1)
-		report_text(r, " (controller %s: its log counts its %u namespaces together)",
-			    ctrl, hw->namespaces);
+		report_text(r, " (controller %s: its log counts its %u namespaces together)", ctrl,
+			    hw->namespaces);
 	report_text(r, "\n");
 	return 1;
 }

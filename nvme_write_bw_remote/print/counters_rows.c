@@ -222,8 +222,8 @@ void print_rdma_check(struct report *r, const struct result_stream *st)
 		report_null(r, "rdma_unchecked_reason", NULL);
 		report_u64(r, "rdma_received_bytes",
 			   " (RDMA checked against payload: the sink's ports received %llu"
-			   " bytes, headers included, from the window's start to its result, in packets"
-			   " large enough to carry it)\n",
+			   " bytes, headers included, from the window's start to its result,"
+			   " in packets large enough to carry it)\n",
 			   st->rcv_bytes);
 		return;
 	}

@@ -92,7 +92,7 @@ struct session {
 	struct ctr_deltas *ctr;
 	int nctr;
 	bool ctr_at_result;
-	bool ctr_window; /* ctr from ctr_open: the source's window opened after it */
+	bool ctr_window;	       /* ctr from ctr_open: the source's window opened after it */
 	enum rdma_check check;	       /* its claim against what the ports it used received */
 	enum rdma_unchecked unchecked; /* RDMA_CHECK_UNCHECKED: why */
 	uint64_t rcv_bytes; /* what they received (RDMA_CHECK_RECEIVED, headers included) */

@@ -464,8 +464,8 @@ static void counters_at_result(struct session *s, struct judge_rcv *r)
 	int p;
 
 	*r = (struct judge_rcv){0};
-	s->ctr_window = s->ctr_open && s->res.window_ns > 0 &&
-			source_open_ns(s) >= (double)s->ctr_open_ns;
+	s->ctr_window =
+		s->ctr_open && s->res.window_ns > 0 && source_open_ns(s) >= (double)s->ctr_open_ns;
 	if (s->ctr_window) {
 		from = s->ctr_open;
 		since = s->ctr_open_ns;

@@ -931,9 +931,10 @@ static int post(struct fab_writer *w, uint64_t wr_id, const void *buf, size_t le
 	if (fault_at("die", n))
 		kill(getpid(), SIGKILL);
 	if (fault_at("hang", n))
-		return 0;		   /* posted; its completion never comes */
+		return 0; /* posted; its completion never comes */
+	/* emptyms: one packet of headers */
 	if (fault_empty_late(n))
-		f.len = len = 0; /* one packet of headers */
+		f.len = len = 0;
 	if (fault_at("empty", n) && len) { /* headers enough to count as len: no payload */
 		f.pkts = (len + FAKE_HEADER - 1) / FAKE_HEADER;
 		f.len = 0;

@@ -253,8 +253,14 @@ static void hostile(struct result_stream *st)
 	snprintf(d->path, sizeof(d->path), "/dev/nv\033[2Jme0n1\n forged: PASS\r");
 	snprintf(d->model, sizeof(d->model), "QEMU\033]0;owned\007");
 	d->has_shape = true;
-	d->shape = (struct window_shape){.n = 6, .min = 1e8, .max = 5e8, .median = 4e8, .cv = 31,
-					 .cv_over = true, .low = -1, .unsteady = true};
+	d->shape = (struct window_shape){.n = 6,
+					 .min = 1e8,
+					 .max = 5e8,
+					 .median = 4e8,
+					 .cv = 31,
+					 .cv_over = true,
+					 .low = -1,
+					 .unsteady = true};
 	d->has_health = true;
 	snprintf(d->health.ctrl, sizeof(d->health.ctrl), "nvme\0330");
 	snprintf(d->health.why, sizeof(d->health.why), "not read: \033[31mgone\n\tforged");
