@@ -529,6 +529,10 @@ static int send_start(struct session *s)
 	s->ctr_start = remote_counters_read(o, s->env->ports, s->env->nports);
 	free(s->ctr_open);
 	s->ctr_open = NULL;
+	if (s->hello.warmup_ms <= SINK_CTR_EDGE_MS) { /* START is the window's edge too */
+		s->ctr_open = remote_counters_read(o, s->env->ports, s->env->nports);
+		s->ctr_open_ns = nbw_now_ns();
+	}
 	s->start_sent_ns = nbw_now_ns();
 	rc = ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_start(&b, &st), remote_timeout_ms(o));
 	s->state = CTRL_STEP_WINDOW;

@@ -66,6 +66,11 @@ pair honest "--no-local --dram 4M --json" "--source mem -q 2"
 jv honest-sink 'd["rdma_check"]' 'd["rdma_unchecked_reason"]' 'd["verify"]' 'd["counters_span"]'
 check_eq "honest: checked, no reason, verify pass, counted from the window's start" \
 	"0 received None pass from the window's start to the source's result" "$SINK_RC ${J[*]}"
+# Without a warm-up the counters read at START are the window's edge: checked too.
+RUN=${RUN/--warmup 0.2/--warmup 0} pair nowarm "--no-local --dram 4M --json" "--source mem -q 2"
+jv nowarm-sink 'd["params"]["warmup_s"]' 'd["rdma_check"]' 'd["counters_span"]'
+check_eq "honest, no warm-up: checked from the window's start" \
+	"0 0 received from the window's start to the source's result" "$SINK_RC ${J[*]}"
 
 # 4. Real WRITEs through a 4 s warm-up, from 3.5 s on each an empty packet (its window's):
 # the warm-up's payload is more than its window claims, yet bounds nothing.
