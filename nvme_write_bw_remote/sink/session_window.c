@@ -332,12 +332,11 @@ static bool result_implausible(struct session *s, char *why, size_t len)
 }
 
 /*
- * The source's window in the sink's clock: START left at start_sent; it
- * arrived about half the least START -> heartbeat delay later (the way there
- * and a heartbeat's way back); the source opened its window open_ns after
- * that. judge.c (judge_sink) judges it against the sink's window.
+ * When the source's window opened, in the sink's clock: START left at
+ * start_sent; it arrived about half the least START -> heartbeat delay later
+ * (the way there and a heartbeat's way back); the source opened its window
+ * open_ns (its RESULT's word) after that.
  */
-/* When the source's window opened, by its RESULT, in the sink's clock. */
 static double source_open_ns(const struct session *s)
 {
 	double d = s->delay_min_ns > 0 ? s->delay_min_ns / 2.0 : 0;
@@ -345,6 +344,7 @@ static double source_open_ns(const struct session *s)
 	return (double)s->start_sent_ns + d + (double)s->res.open_ns;
 }
 
+/* The source's window in the sink's clock; judge.c (judge_sink) judges it against the sink's. */
 static void source_window(struct session *s)
 {
 	s->src_open_ns = source_open_ns(s);
