@@ -3,7 +3,10 @@
  * print_topo.c: nvme_link_probe's printer of the affinity matrix and the
  * peer-to-peer audit (--topology), text and JSON through common/base/report,
  * and the --expect p2p lines on stderr. What the values mean is topo.c's and
- * p2p.c's; this file lays them out.
+ * p2p.c's; this file lays them out. Every name and reason a sysfs tree
+ * gave is printed through nbw_printable() in the text, as nbw_err() prints
+ * a line on stderr (a crafted device name cannot write to the terminal);
+ * JSON escapes its own.
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +14,9 @@
 
 #include "nbw.h"
 #include "print.h"
+
+/* Room for n bytes of a tree's words as nbw_printable() writes them (\xNN: 4 each). */
+#define SHOWN(n) (4 * (n))
 
 static void opt_int(struct report *r, const char *key, long long v)
 {
@@ -38,7 +44,8 @@ void print_fn_acs(struct report *r, const struct pcie_fn *f)
 
 static void print_node(struct report *r, const struct topo_node *x)
 {
-	char numa[16];
+	char numa[16], name[SHOWN(sizeof(x->name))], drv[SHOWN(sizeof(x->driver))];
+	char via[SHOWN(sizeof(x->via))];
 
 	snprintf(numa, sizeof(numa), x->numa_node >= 0 ? "%d" : "-", x->numa_node);
 	report_obj_begin(r, NULL);
@@ -57,26 +64,28 @@ static void print_node(struct report *r, const struct topo_node *x)
 	print_opt_str(r, "iommu_type", x->iommu_type);
 	opt_int(r, "p2pmem_bytes", x->p2pmem_published ? x->p2pmem : -1);
 	report_obj_end(r);
-	report_text(r, "  %-13s %-5s %-12s %4s %-8s %-12s%s%s%s\n", x->name,
-		    topo_kind_name(x->kind), x->bdf, numa, x->host,
-		    x->driver[0]					? x->driver
+	report_text(r, "  %-13s %-5s %-12s %4s %-8s %-12s%s%s%s\n",
+		    nbw_printable(x->name, name, sizeof(name)), topo_kind_name(x->kind), x->bdf,
+		    numa, x->host,
+		    x->driver[0] ? nbw_printable(x->driver, drv, sizeof(drv))
 		    : x->kind == TOPO_GPU && x->fn && !x->fn->driver[0] ? "(no driver)"
 									: "-",
-		    x->via[0] ? " over " : "", x->via,
+		    x->via[0] ? " over " : "", nbw_printable(x->via, via, sizeof(via)),
 		    x->kind == TOPO_RDMA && x->ports_active <= 0 ? " (no ACTIVE port)" : "");
 }
 
 /* The matrix as text: a row per node, the relation in each column. */
 static void print_grid(struct report *r, const struct topology *tp)
 {
+	char name[SHOWN(sizeof(tp->node[0].name))];
 	int i, j;
 
 	report_text(r, "\n  %-13s", "");
 	for (j = 0; j < tp->n; j++)
-		report_text(r, " %-13s", tp->node[j].name);
+		report_text(r, " %-13s", nbw_printable(tp->node[j].name, name, sizeof(name)));
 	report_text(r, "\n");
 	for (i = 0; i < tp->n; i++) {
-		report_text(r, "  %-13s", tp->node[i].name);
+		report_text(r, "  %-13s", nbw_printable(tp->node[i].name, name, sizeof(name)));
 		for (j = 0; j < tp->n; j++)
 			report_text(r, " %-13s",
 				    i == j ? "X" : pcie_rel_name(topo_pair_of(tp, i, j)->r.rel));
@@ -90,6 +99,8 @@ static void print_grid(struct report *r, const struct topology *tp)
 
 static void print_pair(struct report *r, const struct topology *tp, const struct topo_pair *p)
 {
+	char a[SHOWN(sizeof(tp->node[0].name))], b[sizeof(a)], why[SHOWN(sizeof(p->reason))];
+
 	report_obj_begin(r, NULL);
 	report_str(r, "a", NULL, tp->node[p->a].name);
 	report_str(r, "b", NULL, tp->node[p->b].name);
@@ -110,9 +121,11 @@ static void print_pair(struct report *r, const struct topology *tp, const struct
 		print_opt_str(r, "acs", p->acs);
 		report_str(r, "reason", NULL, p->reason);
 		report_obj_end(r);
-		report_text(r, "  %-13s %-13s %-4s %-8s %-3s %s\n", tp->node[p->a].name,
-			    tp->node[p->b].name, pcie_rel_name(p->r.rel), p2p_verdict_name(p->p2p),
-			    p->can ? "yes" : "no", p->reason);
+		report_text(r, "  %-13s %-13s %-4s %-8s %-3s %s\n",
+			    nbw_printable(tp->node[p->a].name, a, sizeof(a)),
+			    nbw_printable(tp->node[p->b].name, b, sizeof(b)),
+			    pcie_rel_name(p->r.rel), p2p_verdict_name(p->p2p),
+			    p->can ? "yes" : "no", nbw_printable(p->reason, why, sizeof(why)));
 	} else {
 		report_null(r, "p2p", NULL);
 	}
@@ -121,6 +134,7 @@ static void print_pair(struct report *r, const struct topology *tp, const struct
 
 static void print_nearest(struct report *r, const struct topology *tp)
 {
+	char name[SHOWN(sizeof(tp->node[0].name))], rdma[sizeof(name)];
 	int i, j;
 
 	report_text(r, "\nnearest ACTIVE RDMA device of each drive:\n");
@@ -137,12 +151,14 @@ static void print_nearest(struct report *r, const struct topology *tp)
 		if (b < 0) {
 			report_null(r, "relation", NULL);
 			report_text(r, "  %-13s none: no ACTIVE RDMA device is placed\n",
-				    tp->node[i].name);
+				    nbw_printable(tp->node[i].name, name, sizeof(name)));
 		} else {
 			p = topo_pair_of(tp, i, b);
 			report_str(r, "relation", NULL, pcie_rel_name(p->r.rel));
 			report_text(r, "  %-13s %-13s %-4s narrowest %s (%.2f GB/s %s)",
-				    tp->node[i].name, tp->node[b].name, pcie_rel_name(p->r.rel),
+				    nbw_printable(tp->node[i].name, name, sizeof(name)),
+				    nbw_printable(tp->node[b].name, rdma, sizeof(rdma)),
+				    pcie_rel_name(p->r.rel),
 				    p->r.narrow_bdf ? p->r.narrow_bdf : "-",
 				    isfinite(p->r.usable) ? p->r.usable : p->r.raw,
 				    isfinite(p->r.usable) ? "usable" : "raw");
@@ -151,7 +167,8 @@ static void print_nearest(struct report *r, const struct topology *tp)
 		for (j = 0; b >= 0 && j < tp->n; j++)
 			if (tp->tied[i][j] && j != b) {
 				report_str(r, NULL, NULL, tp->node[j].name);
-				report_text(r, ", as near: %s", tp->node[j].name);
+				report_text(r, ", as near: %s",
+					    nbw_printable(tp->node[j].name, name, sizeof(name)));
 			}
 		report_arr_end(r);
 		if (b >= 0)
@@ -163,6 +180,9 @@ static void print_nearest(struct report *r, const struct topology *tp)
 
 static void print_system(struct report *r, const struct p2p_system *sys)
 {
+	char iommu[SHOWN(sizeof(sys->iommu_reason))], gpu[SHOWN(sizeof(sys->gpudirect_reason))];
+	char cmd[SHOWN(sizeof(sys->cmdline))];
+
 	report_obj_begin(r, "iommu");
 	report_str(r, "mode", NULL, p2p_iommu_name(sys->iommu));
 	if (sys->known)
@@ -186,13 +206,17 @@ static void print_system(struct report *r, const struct p2p_system *sys)
 	report_str(r, "reason", NULL, sys->gpudirect_reason);
 	report_obj_end(r);
 	report_text(r, "\npeer-to-peer: IOMMU %s (%s%s%s); %d function%s publish%s p2pmem; %s\n",
-		    p2p_iommu_name(sys->iommu), sys->iommu_reason, sys->cmdline[0] ? "; " : "",
-		    sys->cmdline, sys->p2pmem_providers, sys->p2pmem_providers == 1 ? "" : "s",
-		    sys->p2pmem_providers == 1 ? "es" : "", sys->gpudirect_reason);
+		    p2p_iommu_name(sys->iommu),
+		    nbw_printable(sys->iommu_reason, iommu, sizeof(iommu)),
+		    sys->cmdline[0] ? "; " : "", nbw_printable(sys->cmdline, cmd, sizeof(cmd)),
+		    sys->p2pmem_providers, sys->p2pmem_providers == 1 ? "" : "s",
+		    sys->p2pmem_providers == 1 ? "es" : "",
+		    nbw_printable(sys->gpudirect_reason, gpu, sizeof(gpu)));
 }
 
 void print_topology(struct report *r, const struct topology *tp, const struct p2p_system *sys)
 {
+	char not_placed[SHOWN(sizeof(tp->not_placed))];
 	int i, k;
 
 	report_obj_begin(r, "topology");
@@ -206,7 +230,8 @@ void print_topology(struct report *r, const struct topology *tp, const struct p2
 	report_arr_end(r);
 	print_opt_str(r, "not_placed", tp->not_placed);
 	if (tp->not_placed[0])
-		report_text(r, "  not placed: %s\n", tp->not_placed);
+		report_text(r, "  not placed: %s\n",
+			    nbw_printable(tp->not_placed, not_placed, sizeof(not_placed)));
 	report_bool(r, "truncated", NULL, tp->truncated);
 	if (tp->truncated)
 		report_text(r, "  only the first %d devices are placed\n", TOPO_MAX_NODES);

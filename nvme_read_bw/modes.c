@@ -20,11 +20,44 @@
 static const char *rule =
 	"---------------------------------------------------------------------------------------\n";
 
+/*
+ * The drives' table and its notes. A path and a model are a file's or
+ * sysfs's words: printable only (nbw_printable), as every line prints them.
+ */
+static void text_drives(struct report *r, const struct target *t, int n)
+{
+	char a[32], path[4 * PATH_MAX], model[4 * sizeof(t->d.model)];
+	int i;
+
+	report_text(r, "   %-16s %-6s %-24s %5s %6s %10s  %s\n", "path", "kind", "model", "numa",
+		    "lbs", "size", "pci");
+	for (i = 0; i < n; i++) {
+		const struct drive *d = &t[i].d;
+
+		report_text(r, "   %-16s %-6s %-24.24s %5d %6u %10s  %s\n",
+			    nbw_printable(d->path, path, sizeof(path)), drive_kind_name(d->kind),
+			    d->model[0] ? nbw_printable(d->model, model, sizeof(model)) : "-",
+			    d->numa_node, d->lbs, format_size(d->size, a, sizeof(a)),
+			    d->bdf[0] ? d->bdf : "-");
+	}
+	for (i = 0; i < n; i++) {
+		nbw_printable(t[i].d.path, path, sizeof(path));
+		if (t[i].d.kind == DRIVE_FILE)
+			report_text(r,
+				    " note: %s is a regular file, not an NVMe drive; O_DIRECT "
+				    "bypasses the page cache, the file system stays in the path\n",
+				    path);
+		else if (t[i].d.kind == DRIVE_BLOCK)
+			report_text(r,
+				    " note: %s is not an NVMe namespace (a generic block device)\n",
+				    path);
+	}
+}
+
 void print_header(struct report *r, const struct options *o, const struct target *t, int n)
 {
 	bool mem = o->mode == MODE_MEMORY; /* no reads: engine, span, pattern do not apply */
 	char a[32];
-	int i;
 
 	report_str(r, "tool", NULL, "nvme_read_bw");
 	report_str(r, "version", NULL, PACKAGE_VERSION);
@@ -87,26 +120,7 @@ void print_header(struct report *r, const struct options *o, const struct target
 		return;
 	}
 	report_text(r, " Drives          : %d%s\n", n, mem ? " (they place the buffers)" : "");
-	report_text(r, "   %-16s %-6s %-24s %5s %6s %10s  %s\n", "path", "kind", "model", "numa",
-		    "lbs", "size", "pci");
-	for (i = 0; i < n; i++) {
-		const struct drive *d = &t[i].d;
-
-		report_text(r, "   %-16s %-6s %-24.24s %5d %6u %10s  %s\n", d->path,
-			    drive_kind_name(d->kind), d->model[0] ? d->model : "-", d->numa_node,
-			    d->lbs, format_size(d->size, a, sizeof(a)), d->bdf[0] ? d->bdf : "-");
-	}
-	for (i = 0; i < n; i++) {
-		if (t[i].d.kind == DRIVE_FILE)
-			report_text(r,
-				    " note: %s is a regular file, not an NVMe drive; O_DIRECT "
-				    "bypasses the page cache, the file system stays in the path\n",
-				    t[i].d.path);
-		else if (t[i].d.kind == DRIVE_BLOCK)
-			report_text(r,
-				    " note: %s is not an NVMe namespace (a generic block device)\n",
-				    t[i].d.path);
-	}
+	text_drives(r, t, n);
 	report_text(r, "%s", rule);
 }
 
@@ -157,7 +171,7 @@ static void json_shape(struct report *r, const struct phase *ph, const struct tr
 static void text_shapes(struct report *r, const struct phase *ph)
 {
 	double scale = ph->o->cc.gbits ? 8e-9 : 1e-9;
-	char why[160];
+	char why[160], name[4 * sizeof(ph->t[0]->d.name)];
 	int i;
 
 	for (i = 0; i < ph->nt; i++) {
@@ -165,8 +179,9 @@ static void text_shapes(struct report *r, const struct phase *ph)
 
 		if (!sh->n)
 			continue;
-		report_text(r, " %-16s %u s: min %.*f max %.*f %s, cv %.1f%%", ph->t[i]->d.name,
-			    sh->n, report_decimals(sh->min * scale, 2), sh->min * scale,
+		report_text(r, " %-16s %u s: min %.*f max %.*f %s, cv %.1f%%",
+			    nbw_printable(ph->t[i]->d.name, name, sizeof(name)), sh->n,
+			    report_decimals(sh->min * scale, 2), sh->min * scale,
 			    report_decimals(sh->max * scale, 2), sh->max * scale, report_bw_unit(r),
 			    sh->cv);
 		window_shape_why(sh, ph->o->max_cv, why, sizeof(why));

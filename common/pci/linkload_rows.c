@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "linkload.h"
+#include "nbw.h"
 #include "pcilink.h"
 #include "report.h"
 
@@ -108,10 +109,12 @@ void linkload_json_dev(struct report *r, const struct ll_dev *d)
 static void text_drop(struct report *r, const struct ll_dev *d, const char *indent)
 {
 	const struct ll_link *f = linkload_first_drop(d);
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], name[4 * sizeof(d->name)];
 
-	report_text(r, "%s%s (%s): link dropped under load: %s at the opening", indent, d->name,
-		    d->bdf, link_str(&d->before, a, sizeof(a)));
+	/* A device's name is a sysfs entry's: printable only, as every line prints it. */
+	report_text(r, "%s%s (%s): link dropped under load: %s at the opening", indent,
+		    nbw_printable(d->name, name, sizeof(name)), d->bdf,
+		    link_str(&d->before, a, sizeof(a)));
 	if (f)
 		report_text(r, ", %s at %.1f s", link_str(f, b, sizeof(b)), f->t_s);
 	else
@@ -124,9 +127,11 @@ static void text_drop(struct report *r, const struct ll_dev *d, const char *inde
 /* "AER correctable +5 (0 -> 5), nonfatal 0, fatal not kept" */
 static void text_aer(struct report *r, const struct ll_dev *d, const char *indent)
 {
+	char name[4 * sizeof(d->name)];
 	int k;
 
-	report_text(r, "%s%s (%s): AER", indent, d->name, d->bdf);
+	report_text(r, "%s%s (%s): AER", indent, nbw_printable(d->name, name, sizeof(name)),
+		    d->bdf);
 	for (k = 0; k < LL_AER_KINDS; k++) {
 		const struct ll_aer *a = &d->aer[k];
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "health_watch.h"
+#include "nbw.h"
 #include "report.h"
 
 /* "nvme0n1" or "nvme0c1n1": a namespace (or a multipath path to one) of a controller. */
@@ -231,18 +232,22 @@ void health_now_json(struct report *r, const struct health_log *log,
 int health_watch_text(struct report *r, const struct health_watch *hw, const char *name,
 		      const char *indent)
 {
-	char line[320];
+	/* The name, the reason and the controller may be a peer's word: printable only. */
+	char line[320], safe[1024], why[4 * sizeof(hw->why)], ctrl[4 * sizeof(hw->ctrl)];
 
+	nbw_printable(name, safe, sizeof(safe));
+	nbw_printable(hw->ctrl, ctrl, sizeof(ctrl));
 	if (hw->ctrl[0] && hw->why[0]) {
-		report_text(r, "%s%s: health %s\n", indent, name, hw->why);
+		report_text(r, "%s%s: health %s\n", indent, safe,
+			    nbw_printable(hw->why, why, sizeof(why)));
 		return 1;
 	}
 	if (!health_watch_describe(hw, line, sizeof(line)))
 		return 0;
-	report_text(r, "%s%s: %s", indent, name, line);
+	report_text(r, "%s%s: %s", indent, safe, line);
 	if (hw->namespaces > 1)
-		report_text(r, " (controller %s: its log counts its %u namespaces together)",
-			    hw->ctrl, hw->namespaces);
+		report_text(r, " (controller %s: its log counts its %u namespaces together)", ctrl,
+			    hw->namespaces);
 	report_text(r, "\n");
 	return 1;
 }

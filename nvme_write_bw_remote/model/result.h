@@ -43,6 +43,7 @@ enum rdma_unchecked {
 	RDMA_UNCHECKED_PACKETS_ONLY,  /* packets, no bytes: an empty packet counts as a full one */
 	RDMA_UNCHECKED_NO_PACKETS,    /* bytes, no packets: headers not told from payload */
 	RDMA_UNCHECKED_SMALL_PACKETS, /* packets so small their headers could hide the claim */
+	RDMA_UNCHECKED_WARMUP,	      /* no count at its window's start: the warm-up's counts */
 };
 
 /* One drive's row: the sink's own ("local") or one a source read ("rdma"). */

@@ -204,6 +204,9 @@ static const char *unchecked_why(enum rdma_unchecked un)
 	case RDMA_UNCHECKED_SMALL_PACKETS:
 		return "the packets the sink's ports received are so small that their headers "
 		       "could hide more than 1/8 of it";
+	case RDMA_UNCHECKED_WARMUP:
+		return "the sink's ports' counters were not read at the start of its window, "
+		       "only at START: what its warm-up delivered could cover it";
 	case RDMA_UNCHECKED_NO_COUNT:
 	default:
 		return "no receive count of a sink port it used bounds it";
@@ -219,8 +222,8 @@ void print_rdma_check(struct report *r, const struct result_stream *st)
 		report_null(r, "rdma_unchecked_reason", NULL);
 		report_u64(r, "rdma_received_bytes",
 			   " (RDMA checked against payload: the sink's ports received %llu"
-			   " bytes, headers included, from START to its result, in packets"
-			   " large enough to carry it)\n",
+			   " bytes, headers included, from the window's start to its result,"
+			   " in packets large enough to carry it)\n",
 			   st->rcv_bytes);
 		return;
 	}

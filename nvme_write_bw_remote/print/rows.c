@@ -166,14 +166,18 @@ void print_drive(struct report *r, const struct result_drive *d, const char *sid
 void print_drive_notes(struct report *r, const struct result_drive *d, int n, double max_cv,
 		       const char *source)
 {
-	char why[160], name[PATH_MAX + 96];
+	char why[160], shown[PATH_MAX], peer[256], name[PATH_MAX + 384];
 	int j;
 
 	for (j = 0; j < n; j++) {
 		const char *base = strrchr(d[j].path, '/');
 
-		snprintf(name, sizeof(name), "%s%s%s", base ? base + 1 : d[j].path,
-			 source ? " of source " : "", source ? source : "");
+		/* A source's drive name and address are its words: printable only, as in the table. */
+		nbw_printable(base ? base + 1 : d[j].path, shown, sizeof(shown));
+		if (source)
+			nbw_printable(source, peer, sizeof(peer));
+		snprintf(name, sizeof(name), "%s%s%s", shown, source ? " of source " : "",
+			 source ? peer : "");
 		if (d[j].has_shape && d[j].shape.unsteady) {
 			window_shape_why(&d[j].shape, max_cv, why, sizeof(why));
 			report_text(r, " %s: UNSTEADY window: %s\n", name, why);

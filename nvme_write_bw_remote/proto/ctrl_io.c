@@ -371,11 +371,16 @@ int ctrl_inbox_pump(struct ctrl_inbox *in, int fd, unsigned max, ctrl_take_fn ta
 
 int ctrl_expect_end(int fd, int timeout_ms)
 {
+	if (shutdown(fd, SHUT_WR) && errno != ENOTCONN)
+		return -errno;
+	return ctrl_await_end(fd, timeout_ms);
+}
+
+int ctrl_await_end(int fd, int timeout_ms)
+{
 	uint64_t deadline = deadline_of(timeout_ms);
 	uint8_t b;
 
-	if (shutdown(fd, SHUT_WR) && errno != ENOTCONN)
-		return -errno;
 	for (;;) {
 		int rc = wait_fd(fd, POLLIN, deadline, timeout_ms);
 		ssize_t k;

@@ -116,6 +116,13 @@ int ctrl_await(int fd, struct ctrl_mac *mac, unsigned want, void *msg, int timeo
  * -EINTR or -errno.
  */
 int ctrl_expect_end(int fd, int timeout_ms);
+/*
+ * ctrl_expect_end() with our sending side left open: the side that judges
+ * the peer's last message waits for the peer to end first, so whatever
+ * arrives after that message, until the channel closes, is read (a side that
+ * ended first would let a host on the path drop what it sends late).
+ */
+int ctrl_await_end(int fd, int timeout_ms);
 /* Seal a message with mac (ctrl_mac_seal()), send it and free its buffer; 0 or -errno. */
 int ctrl_send_free(int fd, struct ctrl_mac *mac, struct ctrl_buf *b, int enc_rc, int timeout_ms);
 

@@ -362,6 +362,12 @@ void judge_sink(struct result *x)
 					: NULL);
 }
 
+/* What the counts cover, for a refusal's words. */
+static const char *rcv_span(const struct judge_rcv *r)
+{
+	return r->window ? "from its window's start" : "from START";
+}
+
 /* Only one count, bytes or packets: a bound on the claim, never a check of its payload. */
 static bool received_one_count(uint64_t claimed, const struct judge_rcv *r, enum rdma_check *check,
 			       enum rdma_unchecked *un, char *why, size_t len)
@@ -375,23 +381,24 @@ static bool received_one_count(uint64_t claimed, const struct judge_rcv *r, enum
 	if (r->bytes_known && claimed > r->bytes) {
 		snprintf(why, len,
 			 "it claims %llu bytes, more than the %llu its ports received (headers "
-			 "included) from START to its result",
-			 c, (unsigned long long)r->bytes);
+			 "included) %s to its result",
+			 c, (unsigned long long)r->bytes, rcv_span(r));
 		return true;
 	}
 	if (!r->bytes_known && r->pkts_known && r->pkts_bound && claimed > r->pkts_bound) {
 		snprintf(why, len,
 			 "it claims %llu bytes, more than the %llu the packets its ports received "
-			 "from START to its result can carry (packets x MTU)",
-			 c, (unsigned long long)r->pkts_bound);
+			 "%s to its result can carry (packets x MTU)",
+			 c, (unsigned long long)r->pkts_bound, rcv_span(r));
 		return true;
 	}
 	*check = RDMA_CHECK_UNCHECKED; /* within it, but nothing bounds its payload */
 	return false;
 }
 
-bool judge_received_refused(uint64_t claimed, const struct judge_rcv *r, enum rdma_check *check,
-			    enum rdma_unchecked *un, char *why, size_t len)
+/* judge_received_refused() as if every count were the window's. */
+static bool received_refused(uint64_t claimed, const struct judge_rcv *r, enum rdma_check *check,
+			     enum rdma_unchecked *un, char *why, size_t len)
 {
 	uint64_t hdr_min, payload, hidden;
 
@@ -404,10 +411,11 @@ bool judge_received_refused(uint64_t claimed, const struct judge_rcv *r, enum rd
 	if (claimed > payload) {
 		snprintf(why, len,
 			 "it claims %llu bytes, more than the %llu bytes of payload the %llu "
-			 "packets its ports received from START to its result can carry (%llu "
+			 "packets its ports received %s to its result can carry (%llu "
 			 "bytes, at least %u of headers each)",
 			 (unsigned long long)claimed, (unsigned long long)payload,
-			 (unsigned long long)r->pkts, (unsigned long long)r->bytes, JUDGE_HDR_MIN);
+			 (unsigned long long)r->pkts, rcv_span(r), (unsigned long long)r->bytes,
+			 JUDGE_HDR_MIN);
 		return true;
 	}
 	/* What headers of more than the fewest bytes could hide: none counted as payload. */
@@ -416,6 +424,19 @@ bool judge_received_refused(uint64_t claimed, const struct judge_rcv *r, enum rd
 	if (hidden > payload / JUDGE_HDR_SLACK) {
 		*check = RDMA_CHECK_UNCHECKED;
 		*un = RDMA_UNCHECKED_SMALL_PACKETS;
+	}
+	return false;
+}
+
+bool judge_received_refused(uint64_t claimed, const struct judge_rcv *r, enum rdma_check *check,
+			    enum rdma_unchecked *un, char *why, size_t len)
+{
+	if (received_refused(claimed, r, check, un, why, len))
+		return true;
+	/* Counted from START: the warm-up's payload may be what bounds the window's claim. */
+	if (*check == RDMA_CHECK_RECEIVED && !r->window) {
+		*check = RDMA_CHECK_UNCHECKED;
+		*un = RDMA_UNCHECKED_WARMUP;
 	}
 	return false;
 }

@@ -110,15 +110,16 @@ bool judge_sum_refused(const double *bps, int n, double rate_gbits, char *why, s
 #define JUDGE_HDR_SLACK 8u
 
 /*
- * What the sink's ports that carried a source's QPs received from START
- * to its RESULT, summed over them; a count is known when every one of
- * them keeps it.
+ * What the sink's ports that carried a source's QPs received from the
+ * window's start (window) or from START (its warm-up in) to its RESULT,
+ * summed over them; a count is known when every one of them keeps it.
  */
 struct judge_rcv {
 	bool bytes_known, pkts_known;
 	uint64_t bytes;	     /* data, headers included (port_rcv_data x 4) */
 	uint64_t pkts;	     /* packets (port_rcv_packets, else rcvd_pkts) */
 	uint64_t pkts_bound; /* packets x each port's MTU: the most they carried */
+	bool window;	     /* counted from the window's start, else from START (warm-up in) */
 };
 
 /*
@@ -132,7 +133,9 @@ struct judge_rcv {
  * landed),
  * else RDMA_CHECK_UNCHECKED and *un why: no count, packets only (an empty
  * packet counts as a full one), bytes only (headers not told from payload),
- * or packets so small that their headers could hide more.
+ * packets so small that their headers could hide more, or counts from START
+ * (not r->window: what the warm-up delivered could cover a window's claim,
+ * so they refuse but never check it).
  */
 bool judge_received_refused(uint64_t claimed, const struct judge_rcv *r, enum rdma_check *check,
 			    enum rdma_unchecked *un, char *why, size_t len);

@@ -275,6 +275,7 @@ void session_destroy(struct session *s)
 		local_close(&s->none);
 	free(s->canary);
 	free(s->ctr_start);
+	free(s->ctr_open);
 	free(s->ctr);
 	ctrl_result_free(&s->res);
 	ctrl_inbox_reset(&s->in);

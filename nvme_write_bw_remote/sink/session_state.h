@@ -87,9 +87,12 @@ struct session {
 	 * RESULT came (ctr_at_result), else when the session ended without one.
 	 */
 	struct ctr_set *ctr_start;
+	struct ctr_set *ctr_open; /* ... when the sink's window opened (NULL: not read) */
+	uint64_t ctr_open_ns;	  /* that read done (sink clock) */
 	struct ctr_deltas *ctr;
 	int nctr;
 	bool ctr_at_result;
+	bool ctr_window;	       /* ctr from ctr_open: the source's window opened after it */
 	enum rdma_check check;	       /* its claim against what the ports it used received */
 	enum rdma_unchecked unchecked; /* RDMA_CHECK_UNCHECKED: why */
 	uint64_t rcv_bytes; /* what they received (RDMA_CHECK_RECEIVED, headers included) */

@@ -26,6 +26,10 @@
 
 /* Whole messages taken from a source per tick of the window: a flood waits its turn. */
 #define SINK_MSGS_PER_TICK 16
+/* The ports' counters are read at most this long before a source's window opens ... */
+#define SINK_CTR_EDGE_MS 50u
+/* ... as the window looks at the session every SINK_TICK_MS. */
+#define SINK_TICK_MS 10
 
 /* ---- the control channel during the window ------------------------------------------ */
 
@@ -106,6 +110,21 @@ static int take(struct session *s, int timeout_ms)
 	return rc ? rc : taken ? SINK_RUNNING : -ETIMEDOUT;
 }
 
+/*
+ * The ports' counters at the window's edge, read once within
+ * SINK_CTR_EDGE_MS before the source's window can open (START's warm-up
+ * after START left): its claim is held to what they count from there.
+ */
+static void counters_at_edge(struct session *s)
+{
+	uint64_t edge = s->start_sent_ns + (uint64_t)s->hello.warmup_ms * 1000000;
+
+	if (s->ctr_open || nbw_now_ns() + SINK_CTR_EDGE_MS * 1000000ull < edge)
+		return;
+	s->ctr_open = remote_counters_read(s->o, s->env->ports, s->env->nports);
+	s->ctr_open_ns = nbw_now_ns();
+}
+
 /* During the warm-up and the window, every tick: a reason to stop, or SINK_RUNNING. */
 static int check(void *ctx)
 {
@@ -113,6 +132,7 @@ static int check(void *ctx)
 	uint32_t i;
 	int rc;
 
+	counters_at_edge(s);
 	if (local_failed(s->loc))
 		return SINK_LOCAL_FAIL;
 	rc = take(s, 0);
@@ -313,16 +333,22 @@ static bool result_implausible(struct session *s, char *why, size_t len)
 }
 
 /*
- * The source's window in the sink's clock: START left at start_sent; it
- * arrived about half the least START -> heartbeat delay later (the way there
- * and a heartbeat's way back); the source opened its window open_ns after
- * that. judge.c (judge_sink) judges it against the sink's window.
+ * When the source's window opened, in the sink's clock: START left at
+ * start_sent; it arrived about half the least START -> heartbeat delay later
+ * (the way there and a heartbeat's way back); the source opened its window
+ * open_ns (its RESULT's word) after that.
  */
-static void source_window(struct session *s)
+static double source_open_ns(const struct session *s)
 {
 	double d = s->delay_min_ns > 0 ? s->delay_min_ns / 2.0 : 0;
 
-	s->src_open_ns = (double)s->start_sent_ns + d + (double)s->res.open_ns;
+	return (double)s->start_sent_ns + d + (double)s->res.open_ns;
+}
+
+/* The source's window in the sink's clock; judge.c (judge_sink) judges it against the sink's. */
+static void source_window(struct session *s)
+{
+	s->src_open_ns = source_open_ns(s);
 	s->src_close_ns = s->src_open_ns + (double)s->res.window_ns;
 	s->rcv = s->res.cv_milli_pct == UINT32_MAX ? NAN : s->res.cv_milli_pct / 1000.0;
 	s->have_window = s->res.window_ns > 0;
@@ -423,24 +449,33 @@ static void port_received(const struct session *s, int p, struct judge_rcv *r)
 }
 
 /*
- * The sink's ports' counters from START to the source's RESULT (every byte
- * its figure counts crossed them meanwhile: its warm-up, window and drain),
- * and what the ports its QPs used received (*r; none known when a QP used
- * a port the sink does not count), for judge_received_refused().
+ * The sink's ports' counters from its window's start to the source's
+ * RESULT (its window and drain), when the source's window opened after
+ * they were read there; else from START (its warm-up in: they bound its
+ * claim but never check it). What the ports its QPs used received (*r;
+ * none known when a QP used a port the sink does not count), for
+ * judge_received_refused().
  */
 static void counters_at_result(struct session *s, struct judge_rcv *r)
 {
 	bool used[FAB_MAX_PORTS] = {false};
+	const struct ctr_set *from = s->ctr_start;
+	uint64_t since = s->start_sent_ns;
 	uint32_t i;
 	int p;
 
 	*r = (struct judge_rcv){0};
-	if (!s->ctr_start ||
-	    remote_counters_delta(s->o, s->env->ports, s->env->nports, s->ctr_start,
-				  nbw_ns_to_s(nbw_now_ns() - s->start_sent_ns), &s->ctr, &s->nctr))
+	s->ctr_window =
+		s->ctr_open && s->res.window_ns > 0 && source_open_ns(s) >= (double)s->ctr_open_ns;
+	if (s->ctr_window) {
+		from = s->ctr_open;
+		since = s->ctr_open_ns;
+	}
+	if (!from || remote_counters_delta(s->o, s->env->ports, s->env->nports, from,
+					   nbw_ns_to_s(nbw_now_ns() - since), &s->ctr, &s->nctr))
 		return;
 	s->ctr_at_result = true;
-	*r = (struct judge_rcv){.bytes_known = true, .pkts_known = true};
+	*r = (struct judge_rcv){.bytes_known = true, .pkts_known = true, .window = s->ctr_window};
 	for (i = 0; i < s->hello.workers; i++) {
 		if (s->wport[i] < 0 || s->wport[i] >= s->nctr)
 			*r = (struct judge_rcv){0}; /* a QP on no port the sink counts */
@@ -493,6 +528,12 @@ static int send_start(struct session *s)
 		nbw_err("%s: not every source is ready: the windows may not overlap", s->peer);
 	free(s->ctr_start); /* the ports' counters before the source's first byte of the window */
 	s->ctr_start = remote_counters_read(o, s->env->ports, s->env->nports);
+	free(s->ctr_open);
+	s->ctr_open = NULL;
+	if (s->hello.warmup_ms <= SINK_CTR_EDGE_MS) { /* START is the window's edge too */
+		s->ctr_open = remote_counters_read(o, s->env->ports, s->env->nports);
+		s->ctr_open_ns = nbw_now_ns();
+	}
 	s->start_sent_ns = nbw_now_ns();
 	rc = ctrl_send_free(s->cfd, &s->mac, &b, ctrl_encode_start(&b, &st),
 			    wait_ms(o, WAIT_START));
@@ -519,6 +560,7 @@ static int session_window(struct session *s)
 		.live = live,
 		.sample = sample,
 		.snapshot = snapshot,
+		.tick_ms = SINK_TICK_MS,
 	};
 	enum sink_stop why = SINK_RUNNING;
 	int rc;
@@ -565,8 +607,9 @@ static int session_window(struct session *s)
 /*
  * With a key, after the verdict: the source's side of the control channel
  * must end with nothing after its last message (a VERIFY or RESULT replayed or
- * inserted on the way would be there). Bytes fail the session; a source that
- * holds its side open past --timeout is only waited for. rc, or the failure.
+ * inserted on the way would be there, however late). The source ends first:
+ * the sink reads until then. Bytes fail the session; a source that holds its
+ * side open past --timeout is only waited for. rc, or the failure.
  */
 static int expect_source_end(struct session *s, int rc)
 {
@@ -574,7 +617,7 @@ static int expect_source_end(struct session *s, int rc)
 
 	if (!s->mac.on)
 		return rc;
-	e = ctrl_expect_end(s->cfd, wait_ms(s->o, WAIT_END));
+	e = ctrl_await_end(s->cfd, wait_ms(s->o, WAIT_END));
 	if (e != CTRL_ERR_MAC)
 		return rc;
 	session_fail(s, "%s: protocol error: bytes after its last message: %s", s->peer,

@@ -111,8 +111,10 @@ static int hall_counters(const struct hall *h, const struct session *k, bool one
 	if (x->ctr)
 		memcpy(x->ctr, c, sizeof(*x->ctr) * (size_t)n);
 	snprintf(x->ctr_span, sizeof(x->ctr_span), "%s",
-		 !one || k->ctr_at_result ? ""
-					  : "from START to the session's end (no result taken)");
+		 !one		     ? ""
+		 : !k->ctr_at_result ? "from START to the session's end (no result taken)"
+		 : k->ctr_window     ? "from the window's start to the source's result"
+				     : "");
 	return 0;
 }
 

@@ -114,4 +114,31 @@ check_eq "hidden capabilities: relation still known" "PIX" "$(rel nvme0 mlx5_0)"
 "$P" --pci-dump "$FIXTURES/pci/switch_acs.lspci" --topology --json >"$j"
 check_eq "dump: drive-NIC-GPU in one switch" "PIX PIX" "$(rel 0000:03:00.0 0000:04:00.0) $(rel 0000:03:00.0 0000:05:00.0)"
 check_eq "dump: the drive's port redirects" "via_root unknown" "$(pair 0000:03:00.0 0000:04:00.0 "['p2p']['verdict']") $(json_get "$j" "${T}['iommu']['mode']")"
+
+# A crafted tree: device names with control bytes (an escape sequence, a bell, a newline
+# that would forge a line). Every text line prints them escaped (\xNN), the devices, the
+# matrix, the nearest NIC, the audit's reasons and --expect p2p's line on stderr alike;
+# the JSON keeps them as they are.
+C=$TMPD/crafted
+"$PYTHON3" "$FIXTURES/pci/gen.py" sysfs "$C" --topo
+NIC=$'mlx5\e[31m_0\nforged' DRIVE=$'nv\e]0;x\ame3'
+mv "$C/class/infiniband/mlx5_1" "$C/class/infiniband/$NIC"
+mv "$C/class/nvme/nvme3" "$C/class/nvme/$DRIVE"
+"$P" --sysfs-root "$C" --topology >"$TMPD/c.txt" 2>"$TMPD/c.err"
+check_eq "crafted: exit status" 0 $?
+check_eq "crafted: no control byte in the text but newlines" 0 \
+	"$(LC_ALL=C tr -cd '\000-\011\013-\037\177' <"$TMPD/c.txt" | wc -c)"
+ESC_NIC='mlx5\\x1b\[31m_0\\x0aforged' ESC_DRIVE='nv\\x1b\]0;x\\x07me3'
+check_match "crafted: the devices" "^  $ESC_NIC rdma " "$(cat "$TMPD/c.txt")"
+check_match "crafted: the matrix" "^  $ESC_DRIVE +X " "$(cat "$TMPD/c.txt")"
+check_match "crafted: the nearest" "^  $ESC_DRIVE $ESC_NIC PIX +narrowest" "$(cat "$TMPD/c.txt")"
+check_match "crafted: the audit's reason" "^  $ESC_DRIVE $ESC_NIC PIX +via_root no +ACS .*; $ESC_DRIVE publishes" \
+	"$(cat "$TMPD/c.txt")"
+"$P" --sysfs-root "$C" --dev "$DRIVE" --expect p2p >/dev/null 2>"$TMPD/c.err"
+check_match "crafted: --expect p2p's line" "^nvme_link_probe: $ESC_DRIVE \(0000:83:00.0\) and $ESC_NIC: peer-to-peer not possible" \
+	"$(cat "$TMPD/c.err")"
+check_eq "crafted: nor on stderr" 0 "$(LC_ALL=C tr -cd '\000-\011\013-\037\177' <"$TMPD/c.err" | wc -c)"
+"$P" --sysfs-root "$C" --topology --json >"$j"
+check_eq "crafted: the JSON keeps the names" "True True" \
+	"$(json_get "$j" "'mlx5\\x1b[31m_0\\nforged' in [x['name'] for x in ${T}['devices']], 'nv\\x1b]0;x\\x07me3' in [x['name'] for x in ${T}['devices']]" | tr -d "(),'")"
 finish

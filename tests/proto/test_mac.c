@@ -350,7 +350,8 @@ static void test_lines(void)
 /*
  * The end after a side's last message: the peer's close is 0, a byte before
  * it (a replayed message) the MAC error, silence -ETIMEDOUT within the bound;
- * our sending half is shut either way (the peer reads its end at once).
+ * our sending half is shut either way (the peer reads its end at once);
+ * ctrl_await_end() leaves it open and reads a byte that comes late.
  */
 static void test_expect_end(void)
 {
@@ -371,6 +372,15 @@ static void test_expect_end(void)
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
 	CHECK(ctrl_expect_end(sv[0], 100) == -ETIMEDOUT);
 	CHECK(read(sv[1], &b, 1) == 0); /* the peer saw our end */
+	close(sv[0]);
+	close(sv[1]);
+
+	/* ctrl_await_end(): our half stays open, so a late byte still reaches us. */
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	CHECK(ctrl_await_end(sv[0], 100) == -ETIMEDOUT);
+	CHECK(recv(sv[1], &b, 1, MSG_DONTWAIT) == -1 && errno == EAGAIN); /* no end seen */
+	CHECK(write(sv[1], "x", 1) == 1);
+	CHECK(ctrl_await_end(sv[0], 1000) == CTRL_ERR_MAC);
 	close(sv[0]);
 	close(sv[1]);
 }

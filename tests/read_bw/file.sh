@@ -78,5 +78,15 @@ check_eq "baseline % of ideal" True \
 "$NVME_READ_BW" --disks "$f,$g" -t 1 --warmup 0 -D 0.4 --sweep >"$TMPD/s.txt" 2>/dev/null || fail "sweep run"
 check_match "sweep table" "first 2 drives +2 " "$(cat "$TMPD/s.txt")"
 
+# A file whose name carries control bytes (an escape sequence, a newline): every text
+# line (the drives' table, its note, the drive's row) prints it escaped.
+h="$TMPD/f"$'\e[2J\n'"x.img"
+cp "$f" "$h"
+"$NVME_READ_BW" --disks "$h" -t 1 --warmup 0 -D 0.4 >"$TMPD/h.txt" 2>/dev/null || fail "crafted name: exit $?"
+check_eq "crafted name: no control byte in the text but newlines" 0 \
+	"$(LC_ALL=C tr -cd '\000-\011\013-\037\177' <"$TMPD/h.txt" | wc -c)"
+check_eq "crafted name: the table, the note and the row escaped" 3 \
+	"$(grep -c 'f\\x1b\[2J\\x0ax\.img' "$TMPD/h.txt")"
+
 check_eq "file unchanged" "$before" "$(sha256sum <"$f")"
 finish

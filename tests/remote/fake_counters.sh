@@ -91,7 +91,7 @@ sink pk3-sink $RUN --no-local --dram 4M --json
 NBW_INFLATE=3 src pk3-src $RUN --source mem -q 2
 sink_status
 check_match "packets: x3 refused, in one line" \
-	"implausible result: it claims [0-9]+ bytes, more than the [0-9]+ the packets its ports received from START to its result can carry \(packets x MTU\)" \
+	"implausible result: it claims [0-9]+ bytes, more than the [0-9]+ the packets its ports received from its window.s start to its result can carry \(packets x MTU\)" \
 	"$(cat "$TMPD/pk3-sink.err")"
 jv pk3-sink 'd["rdma"]["bytes"]' 'd["ok"]'
 check_eq "packets: x3 refused, exit 1, no figure" "1 0 False" "$SINK_RC ${J[*]}"

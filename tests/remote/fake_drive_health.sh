@@ -11,7 +11,9 @@
 #   unsteady, drive_attribution); named as the source's (side rdma, its source) even
 #   when its path is the sink's own drive's, whose entry carries none of its word;
 # - a forged word (a reading after the window without one before it) is a malformed
-#   RESULT: refused in one line, exit 1, no figure taken from it.
+#   RESULT: refused in one line, exit 1, no figure taken from it;
+# - a drive's name and health reason with control bytes (drive-escapes): escaped in every
+#   line of the sink's text, the notes under the drives' table as the table itself.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
 
 # The sanitized hostile build on a loaded host: a longer bound than fake_lib.sh's 3 s.
@@ -92,4 +94,17 @@ jv forged-sink 'd["ok"]' 'd["error"]' '"drive_attribution" in d'
 check_eq "forged: not ok" False "${J[0]}"
 check_match "forged: said malformed" "malformed RESULT" "${J[1]}"
 check_eq "forged: nothing explained from it" False "${J[2]}"
+
+# 4. Its drive's name and its health log's reason with control bytes (drive-escapes):
+# every line of the sink's text prints them escaped, the notes as the drives' table.
+sink esc-sink $RUN --no-local --dram 8M
+NBW_HOSTILE=drive-escapes src esc-src $RUN --disks "$f" -q 2
+sink_status
+check_eq "escapes: exits" "0 0" "$SINK_RC $SRC_RC"
+check_eq "escapes: no control byte in the sink's text but newlines" 0 \
+	"$(LC_ALL=C tr -cd '\000-\011\013-\037\177' <"$TMPD/esc-sink.out" | wc -c)"
+N='nv\\x1b\[2Jme9\\x0a forged: PASS\\x07'
+check_match "escapes: the UNSTEADY note" "^ $N: UNSTEADY window: cv 30\.0%" "$(cat "$TMPD/esc-sink.out")"
+check_match "escapes: the health note" "^ $N: health not read: \\\\x1b\]0;owned\\\\x07\\\\x0a forged$" \
+	"$(cat "$TMPD/esc-sink.out")"
 finish

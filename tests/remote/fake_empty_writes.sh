@@ -11,7 +11,11 @@
 # - ports that count packets only (":nocnt", as Soft-RoCE): packets x MTU cannot tell an
 #   empty packet from a full one, so the figure is taken but labelled unchecked, with the
 #   reason, in text and JSON; an honest source there too;
-# - an honest source on the default ports: checked ("received"), no reason.
+# - an honest source on the default ports: checked ("received"), no reason;
+# - a source that writes for real through a long warm-up, then posts empty WRITEs in its
+#   window (NBW_FAKE_FAULT=emptyms=MS): its claim is held to what the ports received from
+#   the window's start, never covered by the warm-up's payload: refused, or unchecked,
+#   never "received" with verify pass.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
 
 # 1. Bytes and packets counted: refused.
@@ -59,6 +63,30 @@ unset SINK_FAKE_PORTS
 
 # 3. An honest source on ports that count bytes and packets: checked.
 pair honest "--no-local --dram 4M --json" "--source mem -q 2"
-jv honest-sink 'd["rdma_check"]' 'd["rdma_unchecked_reason"]' 'd["verify"]'
-check_eq "honest: checked, no reason, verify pass" "0 received None pass" "$SINK_RC ${J[*]}"
+jv honest-sink 'd["rdma_check"]' 'd["rdma_unchecked_reason"]' 'd["verify"]' 'd["counters_span"]'
+check_eq "honest: checked, no reason, verify pass, counted from the window's start" \
+	"0 received None pass from the window's start to the source's result" "$SINK_RC ${J[*]}"
+# Without a warm-up the counters read at START are the window's edge: checked too.
+RUN=${RUN/--warmup 0.2/--warmup 0} pair nowarm "--no-local --dram 4M --json" "--source mem -q 2"
+jv nowarm-sink 'd["params"]["warmup_s"]' 'd["rdma_check"]' 'd["counters_span"]'
+check_eq "honest, no warm-up: checked from the window's start" \
+	"0 0 received from the window's start to the source's result" "$SINK_RC ${J[*]}"
+
+# 4. Real WRITEs through a 4 s warm-up, from 3.5 s on each an empty packet (its window's):
+# the warm-up's payload is more than its window claims, yet bounds nothing.
+LONG="-s 64K -t 2 --warmup 4 -D 0.5 --timeout 3"
+# shellcheck disable=SC2086
+sink warm-sink $LONG --no-local --dram 4M --json
+# shellcheck disable=SC2086
+NBW_FAKE_FAULT=emptyms=3500 src warm-src $LONG --source mem -q 2
+sink_status
+jv warm-sink 'd["rdma"]["bytes"]' 'd.get("rdma_check")' 'd.get("rdma_unchecked_reason")'
+echo "# real warm-up, empty window: sink exit $SINK_RC, figure ${J[0]}, check ${J[1]} ${J[2]}"
+if [ "$SINK_RC" = 1 ]; then
+	check_match "warm-up: refused against its window's payload" \
+		"implausible result: it claims [0-9]+ bytes, more than the [0-9]+ bytes of payload the [0-9]+ packets its ports received from its window's start" \
+		"$(cat "$TMPD/warm-sink.err")"
+else
+	check_eq "warm-up: refused (exit 1), never taken as checked" "1" "$SINK_RC ${J[1]}"
+fi
 finish

@@ -55,7 +55,7 @@ check_eq "links: the sink's NIC did not drop" "('fake0', False)" "${J[0]}"
 check_eq "links: the sink's NIC at the close" "{'speed_gts': 8, 'width': 16}" "${J[1]}"
 check_eq "links: no AER files: not kept, never 0" \
 	"{'correctable': 'not kept', 'nonfatal': 'not kept', 'fatal': 'not kept'}" "${J[2]}"
-check_eq "links: what the sink's counters cover" "from START to the source's result" "${J[3]}"
+check_eq "links: what the sink's counters cover" "from the window's start to the source's result" "${J[3]}"
 
 # The text: the drop named, with when; the AER count that moved.
 echo "8.0 GT/s PCIe" >"$nicb/current_link_speed"

@@ -45,6 +45,9 @@
  *            as many packets as its length in headers (FAKE_HEADER each), so
  *            the ports' data count still adds up to it; it completes as if
  *            whole: a source that counts full chunks it never wrote
+ *   emptyms=MS each WRITE posted MS milliseconds or more after this process's
+ *            first goes out as one packet of headers and completes as if
+ *            whole: real WRITEs through a warm-up, empty ones in the window
  * The count N starts at 0 (the canaries are the first WRITEs).
  */
 #include <arpa/inet.h>
@@ -135,6 +138,19 @@ static const char *fault_arg(const char *name)
 static bool fault(const char *name)
 {
 	return fault_arg(name) != NULL;
+}
+
+/* emptyms=MS: is a WRITE posted now MS ms or more after this process's first? */
+static bool fault_empty_late(uint64_t n)
+{
+	static _Atomic uint64_t first_ns;
+	const char *a = fault_arg("emptyms");
+
+	if (!a)
+		return false;
+	if (!n)
+		first_ns = nbw_now_ns();
+	return first_ns && nbw_now_ns() - first_ns >= strtoull(a, NULL, 10) * 1000000ull;
 }
 
 /* A fault counted in WRITEs: does WRITE number n trigger it? */
@@ -915,7 +931,10 @@ static int post(struct fab_writer *w, uint64_t wr_id, const void *buf, size_t le
 	if (fault_at("die", n))
 		kill(getpid(), SIGKILL);
 	if (fault_at("hang", n))
-		return 0;		   /* posted; its completion never comes */
+		return 0; /* posted; its completion never comes */
+	/* emptyms: one packet of headers */
+	if (fault_empty_late(n))
+		f.len = len = 0;
 	if (fault_at("empty", n) && len) { /* headers enough to count as len: no payload */
 		f.pkts = (len + FAKE_HEADER - 1) / FAKE_HEADER;
 		f.len = 0;

@@ -3,9 +3,10 @@
 # the fake fabric, with a host on the path (tests/remote/relay.py) between the source and
 # the sink that relays both proofs as they are and then alters one message: a byte of the
 # RESULT, of the VERIFY table's MAC or of the sink's DONE flipped, a heartbeat replayed or
-# dropped. Each ends the run on the side that received it with one line and exit 1 (the
-# sink's JSON: not ok, the same reason; a VERIFY table that failed its MAC fails the
-# verdict). Without the relay's
+# dropped; the source's last message sent again in the same write or in a write of its
+# own at several delays (the sink reads until the source's end). Each ends the run on the
+# side that received it with one line and exit 1 (the sink's JSON: not ok, the same
+# reason; a VERIFY table that failed its MAC fails the verdict). Without the relay's
 # change the keyed run passes, every message after AUTH in version 4 with its 32-byte MAC;
 # without a key the wire holds version 3 messages and no trailer, as before.
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
@@ -103,8 +104,16 @@ sink_refused_late() {
 }
 relayed lastverify "$KEY --verify full" replay:VERIFY
 sink_refused_late lastverify "VERIFY.*replay"
+# The copy in a write of its own, right after the original or later: whatever arrives
+# after the last message, until the channel closes, is read and judged.
+for ms in 0 50 300 1000; do
+	relayed "lastverify$ms" "$KEY --verify full" "replay:VERIFY:$ms"
+	sink_refused_late "lastverify$ms" "VERIFY.*replay"
+done
 relayed lastresult "$KEY" replay:RESULT
 sink_refused_late lastresult "RESULT.*replay"
+relayed lastresult300 "$KEY" replay:RESULT:300
+sink_refused_late lastresult300 "RESULT.*replay"
 relayed lastdone "$KEY" replay:DONE
 check_eq "lastdone: the source exits 1" "1" "$SRC_RC"
 check_match "lastdone: the source names the bytes after the verdict" \

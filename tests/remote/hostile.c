@@ -33,6 +33,9 @@
  *   drive-throttled    its first drive throttled (T1 +3, 12 s), 81 C at the close
  *                      (warning at 75 C), its third second a sixth of the median
  *   drive-forged       the same with a reading after the window and none before
+ *   drive-escapes      its first drive's path and its health log's reason with
+ *                      control bytes (an escape sequence, a newline, a bell), its
+ *                      seconds unsteady, its log not read
  *
  * Without $NBW_HOSTILE every call goes through unchanged.
  */
@@ -205,10 +208,37 @@ static int drive_word(struct ctrl_buf *b, const struct ctrl_result *m, bool forg
 	return __real_ctrl_encode_result(b, &r);
 }
 
+/* Its first drive's name and health reason with control bytes (drive-escapes). */
+static int drive_escapes(struct ctrl_buf *b, const struct ctrl_result *m)
+{
+	struct ctrl_result r = *m;
+	struct ctrl_drive_health h;
+	struct ctrl_drive d;
+
+	if (m->nhealth != 1 || m->ndrives != 1)
+		return __real_ctrl_encode_result(b, m);
+	d = m->drives[0];
+	snprintf(d.path, sizeof(d.path), "/dev/nv\033[2Jme9\n forged: PASS\a");
+	h = m->health[0];
+	h.seconds = 4;
+	h.min_bps = h.low_bps = 500000000;
+	h.median_bps = h.max_bps = 3000000000;
+	h.cv_milli_pct = 30000;
+	h.low_second = 2;
+	snprintf(h.ctrl, sizeof(h.ctrl), "nvme7");
+	snprintf(h.why, sizeof(h.why), "not read: \033]0;owned\a\n forged");
+	h.have_before = h.have_after = 0;
+	r.drives = &d;
+	r.health = &h;
+	return __real_ctrl_encode_result(b, &r);
+}
+
 int __wrap_ctrl_encode_result(struct ctrl_buf *b, const struct ctrl_result *m)
 {
 	struct ctrl_result r = *m;
 
+	if (hostile("drive-escapes", NULL))
+		return drive_escapes(b, m);
 	if (hostile("drive-throttled", NULL) || hostile("drive-forged", NULL))
 		return drive_word(b, m, hostile("drive-forged", NULL));
 	if (!hostile("done-after-result", NULL))

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 demo="$abs_top_builddir/tests/remote/printer_demo"
 
-for w in sink sink-over sink-late sink-fail sink-cv source source-lat fanin fanin-missing fanin-cv bidir sizes sizes-brief sizes-gbits; do
+for w in sink sink-over sink-late sink-fail sink-cv sink-hostile source source-lat fanin fanin-missing fanin-cv bidir sizes sizes-brief sizes-gbits; do
 	"$demo" --json "$w" >"$TMPD/$w.json" || fail "$w: printer_demo --json exited $?"
 	json_valid "$TMPD/$w.json" || fail "$w: invalid JSON: $(head -c 400 "$TMPD/$w.json")"
 	"$demo" "$w" >"$TMPD/$w.txt" || fail "$w: printer_demo exited $?"
@@ -50,6 +50,20 @@ check_match "sink text: streams" \
 	"$(cat "$TMPD/sink.txt")"
 check_match "sink text: valid" '^ Total is a sum  : valid: every overlap >= 99%, every variation <= 2%$' "$(cat "$TMPD/sink.txt")"
 check_eq "text has no JSON" 0 "$(grep -c '[{}]' "$TMPD/sink.txt")"
+
+# A source's words with control bytes (its drive's name, its unsteady seconds' and health
+# log's notes, its rail): every line prints them escaped (\xNN), none raw, as the table does.
+H=$TMPD/sink-hostile.txt
+check_eq "hostile: no control byte in the text but newlines" 0 \
+	"$(LC_ALL=C tr -cd '\000-\011\013-\037\177' <"$H" | wc -c)"
+check_match "hostile: the UNSTEADY note, escaped" \
+	'^ nv\\x1b\[2Jme0n1\\x0a forged: PASS\\x0d: UNSTEADY window: cv 31\.0%' "$(cat "$H")"
+check_match "hostile: the health note, escaped" \
+	'^ nv\\x1b\[2Jme0n1\\x0a forged: PASS\\x0d: health not read: \\x1b\[31mgone\\x0a\\x09forged$' \
+	"$(cat "$H")"
+check_eq "hostile: the JSON keeps the words as they are" \
+	"/dev/nv\u001b[2Jme0n1\n forged: PASS\r" \
+	"$(json_get "$TMPD/sink-hostile.json" 'd["drives"][2]["path"].encode("unicode_escape").decode().replace("\\x1b", "\\u001b")')"
 
 # A live line (--interval) comes between the header and the body in text, on stderr beside JSON.
 "$demo" --stream sink-live >"$TMPD/live.txt" 2>"$TMPD/live.err" || fail "sink-live exited $?"

@@ -6,7 +6,8 @@
  *check.
  *
  *	printer_demo [--json] [--stream] sink|sink-over|sink-late|sink-fail|sink-live|sink-cv|
- *		source|source-lat|fanin|fanin-missing|fanin-cv|bidir|sizes|sizes-brief
+ *		sink-hostile|source|source-lat|fanin|fanin-missing|fanin-cv|bidir|sizes|
+ *		sizes-brief
  *
  * --stream prints as during a run (the header at result_begin, each run of
  * -a at result_end, the rest at the end); without it the whole result at once.
@@ -14,7 +15,9 @@
  * source-lat is source with --latency's histogram; sink-cv and fanin-cv have
  * a source whose 1 s samples varied 3.456% (over --max-cv 2); sink-over a rail
  * faster than its line rate (3.2x: an emulated port); sizes is -a
- * with --verbose (each size's whole report), sizes-brief without (a line each).
+ * with --verbose (each size's whole report), sizes-brief without (a line each);
+ * sink-hostile a source whose words carry control bytes (its drive's name,
+ * model, unsteady seconds and health reasons, its rail's device).
  */
 #include <math.h>
 #include <stdio.h>
@@ -242,6 +245,28 @@ static void sizes(struct result *x)
 	x->rc = 1;
 }
 
+/* A source's words with control bytes: its drive unsteady, its health log not read. */
+static void hostile(struct result_stream *st)
+{
+	struct result_drive *d = st->drives;
+
+	snprintf(d->path, sizeof(d->path), "/dev/nv\033[2Jme0n1\n forged: PASS\r");
+	snprintf(d->model, sizeof(d->model), "QEMU\033]0;owned\007");
+	d->has_shape = true;
+	d->shape = (struct window_shape){.n = 6,
+					 .min = 1e8,
+					 .max = 5e8,
+					 .median = 4e8,
+					 .cv = 31,
+					 .cv_over = true,
+					 .low = -1,
+					 .unsteady = true};
+	d->has_health = true;
+	snprintf(d->health.ctrl, sizeof(d->health.ctrl), "nvme\0330");
+	snprintf(d->health.why, sizeof(d->health.why), "not read: \033[31mgone\n\tforged");
+	snprintf(st->rails[0].remote_dev, sizeof(st->rails[0].remote_dev), "rxe\0330");
+}
+
 /* As the roles do: the sink's results are the sink's to judge, the others validity's. */
 static void judge(struct result *x)
 {
@@ -315,6 +340,8 @@ int main(int argc, char **argv)
 	/* A rail faster than its line rate: emulated, or misreported. */
 	if (!strcmp(what, "sink-over"))
 		x.streams[0].rails[0].line_rate_gbits = 1;
+	if (!strcmp(what, "sink-hostile"))
+		hostile(&x.streams[0]);
 	if (!strcmp(what, "sink-cv") || !strcmp(what, "fanin-cv"))
 		x.streams[x.nstreams - 1].cv = 3.456;
 	x.begun = true;

@@ -1,20 +1,25 @@
 #!/usr/bin/env python3
 """A host on the path of the control channel, for tests/remote/fake_mac.sh.
 
-relay.py LOG LISTEN_HOST LISTEN_PORT SINK_HOST SINK_PORT [ACTION:TYPE]
+relay.py LOG LISTEN_HOST LISTEN_PORT SINK_HOST SINK_PORT [ACTION:TYPE[:DELAY_MS]]
 
 Takes one connection on LISTEN, connects it to the sink, and relays both ways
 message by message (12-byte header: magic, u16 version, u16 type, u32 length; a
 version 4 message has a 32-byte MAC after its payload). To the first message
 of TYPE (in the direction its sender uses) it does ACTION: flip (a byte of the
-payload), flipmac (a byte of the trailer), replay (sent twice) or drop. LOG
-gets one line per message: direction, version, type name, payload length,
-trailer length. Stdlib only; loopback only; every wait has a timeout.
+payload), flipmac (a byte of the trailer), replay (sent twice) or drop. A
+replay goes out with its original in one write; with DELAY_MS the copy is a
+write of its own, DELAY_MS after the original (0: right after it). Either
+side's end ends the connection both ways, as a middlebox may: a receiver
+that closes before the sender's end never sees what comes late.
+LOG gets one line per message: direction, version, type name, payload
+length, trailer length. Stdlib only; loopback only; every wait has a timeout.
 """
 import socket
 import struct
 import sys
 import threading
+import time
 
 TYPES = ["?", "HELLO", "ACCEPT", "ERROR", "SLICES", "CANARY", "START", "RESULT",
          "VERIFY", "DONE", "PROGRESS", "AUTH", "QPS"]
@@ -59,9 +64,14 @@ def pipe(src, dst, direction, action, log, lock):
                 log.flush()
             if what == "drop":
                 continue
-            # A replay goes out with its original in one write: the receiver's
-            # answer to the first cannot close the connection between them.
-            dst.sendall(msg + msg if what == "replay" else msg)
+            if what == "replay" and len(action) > 2:
+                dst.sendall(msg)
+                time.sleep(int(action[2]) / 1000)
+                dst.sendall(msg)
+            else:
+                # In one write: the receiver's answer to the first cannot
+                # close the connection between them.
+                dst.sendall(msg + msg if what == "replay" else msg)
     except OSError:
         pass
     for s in (src, dst):

@@ -315,12 +315,13 @@ static void hello_admission(void)
  * A claim against the payload its ports' packets can carry: empty packets
  * whose headers add up to the claim (64 bytes each) are refused; full
  * ones (4096 bytes) checked; 512-byte ones within the bound but unchecked;
- * packets alone or bytes alone bound no payload.
+ * packets alone or bytes alone bound no payload; full ones counted from
+ * START (the warm-up in) refuse a claim above them but never check one.
  */
 static void payload_bound(void)
 {
 	const uint64_t claim = 64ull << 20;
-	struct judge_rcv r = {.bytes_known = true, .pkts_known = true};
+	struct judge_rcv r = {.bytes_known = true, .pkts_known = true, .window = true};
 	enum rdma_unchecked un = RDMA_UNCHECKED_NO_COUNT;
 	enum rdma_check ck = RDMA_CHECK_NONE;
 
@@ -334,6 +335,12 @@ static void payload_bound(void)
 	r.bytes = claim + r.pkts * 64;
 	CHECK(!judge_received_refused(claim, &r, &ck, &un, why, sizeof(why)));
 	CHECK_U64(ck, RDMA_CHECK_RECEIVED);
+	r.window = false; /* the same counts from START: the warm-up's could be them */
+	CHECK(!judge_received_refused(claim, &r, &ck, &un, why, sizeof(why)));
+	CHECK_U64(ck * 10 + un, RDMA_CHECK_UNCHECKED * 10 + RDMA_UNCHECKED_WARMUP);
+	CHECK(judge_received_refused(claim + r.pkts * 64, &r, &ck, &un, why, sizeof(why)));
+	CHECK(strstr(why, "packets its ports received from START to its result") != NULL);
+	r.window = true;
 	r.pkts = claim / 512; /* 512 bytes each: the headers could hide more than 1/8 */
 	r.bytes = claim + r.pkts * 64;
 	CHECK(!judge_received_refused(claim, &r, &ck, &un, why, sizeof(why)));

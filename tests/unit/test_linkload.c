@@ -68,6 +68,21 @@ static void text_of(const struct ll_dev *d, char *buf, size_t len)
 	fclose(f);
 }
 
+/* d's lines with a crafted name (an escape sequence, a newline): escaped, as every line is. */
+static void hostile_name(const struct ll_dev *d)
+{
+	struct ll_dev h = *d;
+	char text[1024];
+
+	snprintf(h.name, sizeof(h.name), "nv\033[2Jme\n0n1");
+	text_of(&h, text, sizeof(text));
+	CHECK(strstr(text, "nv\\x1b[2Jme\\x0a0n1 (0000:01:00.0): link dropped under load") != NULL);
+	CHECK(strstr(text, "nv\\x1b[2Jme\\x0a0n1 (0000:01:00.0): AER correctable +7") != NULL);
+	CHECK(!strchr(text, '\033'));
+	if (check_failures)
+		fprintf(stderr, "text: %s", text);
+}
+
 /* The drive's link drops to 2.5 GT/s x2 at 1 s and is back at 3 s; AER counts move. */
 static void window(struct linkload *ll)
 {
@@ -125,6 +140,7 @@ static void window(struct linkload *ll)
 			   "window\n") != NULL);
 	if (check_failures)
 		fprintf(stderr, "text: %s", text);
+	hostile_name(d);
 
 	nic = linkload_find(ll, "0000:3b:00.0");
 	CHECK(nic && nic->before.speed_gts == 8.0 && nic->before.width == 16);
