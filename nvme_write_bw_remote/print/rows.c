@@ -172,7 +172,8 @@ void print_drive_notes(struct report *r, const struct result_drive *d, int n, do
 	for (j = 0; j < n; j++) {
 		const char *base = strrchr(d[j].path, '/');
 
-		/* A source's drive name and address are its words: printable only, as in the table. */
+		/* A source's drive name and address are its words: printable only, as in the
+		 * table. */
 		nbw_printable(base ? base + 1 : d[j].path, shown, sizeof(shown));
 		if (source)
 			nbw_printable(source, peer, sizeof(peer));
