@@ -19,19 +19,6 @@
 #include "project.h"
 #include "spec.h"
 
-void print_speed(struct report *r, const char *key, double gts)
-{
-	if (gts > 0)
-		report_double(r, key, NULL, gts);
-	else
-		report_null(r, key, NULL);
-}
-
-void print_opt_str(struct report *r, const char *key, const char *s)
-{
-	report_str(r, key, NULL, s && s[0] ? s : NULL);
-}
-
 static void report_numa(struct report *r, const char *key, int node)
 {
 	if (node >= 0)

@@ -9,6 +9,7 @@
 #define NBW_PRINT_H
 
 #include "p2p.h"
+#include "print_fields.h"
 #include "pcitree.h"
 #include "probe.h"
 #include "report.h"
@@ -22,10 +23,6 @@
 void print_report(struct report *r, const struct options *o, const struct pcitree *t,
 		  const struct site_spec *spec, const struct probe_dev *devs, int n,
 		  const struct topology *tp, const struct p2p_system *sys);
-
-/* JSON: a speed in GT/s under key, null when unknown (0); a string, null when empty. */
-void print_speed(struct report *r, const char *key, double gts);
-void print_opt_str(struct report *r, const char *key, const char *s);
 
 /*
  * The site slot specification (print_site.c): its verdict as the object

@@ -372,28 +372,6 @@ static int seconds_in(const char *what, const char *val, double min, double max,
 	return CLI_NEXT;
 }
 
-const char *const *cli_words(const struct cli_opt *e)
-{
-	return e->words_of ? e->words_of() : e->words;
-}
-
-void cli_word_list(const char *const *words, char *buf, size_t len)
-{
-	size_t off = 0;
-	int i, n = 0;
-
-	if (len)
-		buf[0] = 0;
-	while (words && words[n])
-		n++;
-	for (i = 0; i < n && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s",
-					i == 0	     ? ""
-					: i + 1 == n ? " or "
-						     : ", ",
-					words[i]);
-}
-
 int cli_keyword(const char *what, const char *val, const char *const *words, int *out)
 {
 	char list[256];

@@ -2,7 +2,7 @@
 /*
  * optable.c: what an option table prints: --help's option lines and the
  * listing (--options-table) the bash completion and the man-page check read
- * (cli.h). The parser is cli.c.
+ * (cli.h), and an option's words (cli_words, cli_word_list). The parser is cli.c.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -12,6 +12,29 @@
 
 #define HELP_WIDTH 79  /* the last column a help line may fill */
 #define HELP_COLUMN 25 /* where the text of an option starts */
+
+/* An option's words: its own, or its table's (a row with words_of, such as --engine). */
+const char *const *cli_words(const struct cli_opt *e)
+{
+	return e->words_of ? e->words_of() : e->words;
+}
+
+void cli_word_list(const char *const *words, char *buf, size_t len)
+{
+	size_t off = 0;
+	int i, n = 0;
+
+	if (len)
+		buf[0] = 0;
+	while (words && words[n])
+		n++;
+	for (i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					i == 0	     ? ""
+					: i + 1 == n ? " or "
+						     : ", ",
+					words[i]);
+}
 
 /* Row e has a line of its own in --help (not: the listing, a name named on another's line). */
 static bool has_line(const struct cli_opt *e)
