@@ -90,6 +90,7 @@ enum {
 	OPT_OUT_JSON_FILE,
 	OPT_RUN_INFINITELY,
 	OPT_SOURCE_IP,
+	OPT_LIST_PORTS,
 };
 
 /*
@@ -129,13 +130,19 @@ _Static_assert(CTRL_SOURCE_DISK == 0 && CTRL_SOURCE_MEM == 1, "--source's words 
 static const struct cli_opt opts[] = {
 	{ROW("ib-dev", required_argument, 'd'), .type = CLI_T_TEXT, .field = CLI_AT(O, devs),
 	 .arg = "LIST", .sect = "RDMA and connection (perftest's letters):",
-	 .help = "RDMA ports to use, dev or dev:port, comma-separated, on each side its own "
-		 "names (default: every ACTIVE port); the source spreads its QPs over every "
-		 "reachable pair"},
+	 .help = "RDMA ports to use, dev, dev:port or a netdev (eth1), comma-separated, on "
+		 "each side its own names (default: every ACTIVE port, said when more than 8); "
+		 "the source spreads its QPs over every reachable pair"},
 	{ROW("gid-index", required_argument, 'x'), .type = CLI_T_UINT,
 	 .field = CLI_AT(O, gid_index), .bytes = CLI_SIZEOF(O, gid_index), .what = "GID index",
 	 .max = 65535, .arg = "N",
-	 .help = "GID index (default: 0 on InfiniBand, the RoCE v2 IPv4 GID on RoCE)"},
+	 .help = "GID index (default: 0 on InfiniBand, the RoCE v2 IPv4 GID on RoCE); one "
+		 "that a chosen port has no GID at is refused (its GIDs said, exit 2)"},
+	{ROW("list-ports", no_argument, OPT_LIST_PORTS), .type = CLI_T_FLAG,
+	 .field = CLI_AT(O, list_ports),
+	 .help = "print every RDMA port (device, port, state, link, netdev, NUMA node, rate) "
+		 "and its GID table (index, type, GID), as ibdev2netdev and show_gids do, and "
+		 "exit"},
 	{ROW("rdma_cm", no_argument, 'R'),
 	 .help = "connect the QPs with rdma_cm (default: exchange their attributes on the "
 		 "control channel, as perftest does; works on InfiniBand without IPoIB)"},
@@ -621,6 +628,21 @@ static void give_up(const char *why)
 	_exit(NBW_EXIT_FAIL);
 }
 
+/* --list-ports: every port and its GIDs into out; the exit status. */
+static int list_ports(const struct options *o, FILE *out)
+{
+	struct fab_port_info *all = calloc(FAB_MAX_PORTS, sizeof(*all));
+	struct report r;
+	int n = all ? remote_list_ports(o, all, FAB_MAX_PORTS) : -1;
+
+	if (n >= 0) {
+		report_init(&r, out, o->cc.json, o->cc.gbits);
+		print_port_list(&r, o->prov, all, n);
+	}
+	free(all);
+	return n >= 0 ? NBW_EXIT_OK : NBW_EXIT_FAIL;
+}
+
 /* The run of these options (const from here on: nothing changes them): its exit status. */
 static int run(const struct options *o, FILE *out)
 {
@@ -654,7 +676,7 @@ int main(int argc, char **argv)
 	out = o.figure_only ? stderr : cli_open_output(&o.cc);
 	if (!out)
 		return NBW_EXIT_FAIL;
-	rc = run(&o, out);
+	rc = o.list_ports ? list_ports(&o, out) : run(&o, out);
 	if (out != stderr)
 		cli_close_output(out);
 	return rc;

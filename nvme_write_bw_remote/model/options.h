@@ -82,6 +82,7 @@ struct options {
 	enum ctrl_conn conn;	 /* verbs (default) or -R/--rdma_cm */
 	struct fab_link_opts lo; /* --mtu, --sl, --tclass */
 	bool all_sizes;		 /* -a: every message size, as ib_write_bw -a */
+	bool list_ports;	 /* --list-ports: list them and exit */
 	bool verbose;		 /* -a: each size's whole report, not its one line */
 	bool bidir;		 /* --bidir: a sink and a source at once (bidir.c) */
 	bool chunk_given;	 /* -s was given (refused with -a) */

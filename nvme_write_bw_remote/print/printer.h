@@ -9,6 +9,8 @@
 
 #include <stdio.h>
 
+#include "ports.h"
+#include "provenance.h"
 #include "report.h"
 #include "result.h"
 
@@ -21,5 +23,8 @@
 void printer_attach(struct result *x, struct report *r);
 /* The report of x, any mode, or what is left of it (after printer_attach). */
 void print_result(struct report *r, struct result *x);
+/* --list-ports: every port of all[0..n) with its netdev and GIDs, one document (portlist.c). */
+void print_port_list(struct report *r, const struct provenance *prov,
+		     const struct fab_port_info *all, int n);
 
 #endif
