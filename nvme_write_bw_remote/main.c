@@ -91,6 +91,7 @@ enum {
 	OPT_RUN_INFINITELY,
 	OPT_SOURCE_IP,
 	OPT_LIST_PORTS,
+	OPT_SWEEP_QPS,
 };
 
 /*
@@ -214,6 +215,11 @@ static const struct cli_opt opts[] = {
 		 "against the rails' line rate; with "
 		 "--sources N a fan-in round per size, the curve of their sum"},
 	{ROW("all", no_argument, OPT_ALL), .type = CLI_T_ALIAS, .with = 'a'},
+	{ROW("sweep-qps", required_argument, OPT_SWEEP_QPS), .type = CLI_T_TEXT, .arg = "LIST",
+	 .field = CLI_AT(O, sweep_qps_text),
+	 .help = "one run per QP count (1,2,4,8,16: -q's meaning; both sides, the same list), "
+		 "then the curve and its verdict: where it stops growing and what binds (one "
+		 "QP's ceiling, the port, the PCIe link or something else)"},
 	{ROW("verbose", no_argument, OPT_VERBOSE), .type = CLI_T_FLAG, .field = CLI_AT(O, verbose),
 	 .help = "-a: each size's whole report (drives, rails, totals, verdicts), not its one "
 		 "line"},
@@ -460,6 +466,7 @@ static int validate_options(struct options *o)
 {
 	unsigned role = o->bidir ? ROLE_BIDIR : o->source.peer ? ROLE_SOURCE : ROLE_SINK;
 	const char *wrong = cli_wrong_role(opts, &o->cc, role);
+	int rc;
 
 	if (o->figure_only && (o->cc.json || o->all_sizes || o->bidir)) {
 		return nbw_usage_err("--output=bandwidth prints one figure: not with %s",
@@ -508,7 +515,8 @@ static int validate_options(struct options *o)
 			"verification needs a chunk that is a multiple of %u (or --no-verify)",
 			DIGEST_BLOCK);
 	}
-	return load_access(o);
+	rc = qps_sweep_parse(o);
+	return rc >= 0 ? rc : load_access(o);
 }
 
 /* -1 to go on, or the exit status (help, version, usage error). */
@@ -556,7 +564,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 static double run_budget(const struct options *o)
 {
 	double t = o->timeout;
-	double windows = !o->all_sizes	  ? 1
+	double windows = o->nsweep_qps	  ? o->nsweep_qps
+			 : !o->all_sizes  ? 1
 			 : o->source.peer ? all_sizes_count(o->source.feed)
 					  : ALL_SIZES_MAX;
 	double budget =
@@ -654,7 +663,7 @@ static int run(const struct options *o, FILE *out)
 	report_init(&r, out, o->cc.json, o->cc.gbits);
 	if (nbw_watchdog_start(run_budget(o), give_up))
 		nbw_warn("no watchdog thread: the run's budget is not enforced");
-	rc = run_mode(o, &r);
+	rc = o->nsweep_qps ? run_qps_sweep(o, &r) : run_mode(o, &r);
 	nbw_watchdog_stop();
 	return rc;
 }
