@@ -35,7 +35,7 @@ static void print_one(struct report *r, const struct fab_port_info *i)
 	report_obj_begin(r, NULL);
 	report_str(r, "device", " %-12s", p->dev);
 	report_u64(r, "port", " %-4llu", p->port);
-	report_str(r, "state", " %-6s", p->active ? "ACTIVE" : "DOWN");
+	report_str(r, "port_state", " %-6s", p->active ? "ACTIVE" : "DOWN");
 	report_str(r, "link_layer", " %-10s", p->link_layer);
 	report_str(r, "netdev", " %-12s", i->netdev[0] ? i->netdev : NULL);
 	if (p->numa_node >= 0)

@@ -39,7 +39,7 @@ check_match "--list-ports: the DOWN InfiniBand port without a netdev" " ib0 +1 +
 NBW_FAKE_PORTS="$PORTS" "$FAKE" --list-ports --json >"$TMPD/list.out" || fail "--list-ports --json exited $?"
 jv list 'd["role"]' '[p["device"] + "/" + str(p["netdev"]) for p in d["ports"]]' \
 	'[g["type"] for g in d["ports"][0]["gids"]]' 'd["ports"][0]["numa_node"]' \
-	'd["ports"][2]["state"]' 'sorted(d["provenance"])[:1]'
+	'd["ports"][2]["port_state"]' 'sorted(d["provenance"])[:1]'
 check_eq "--list-ports --json: role" ports "${J[0]}"
 check_eq "--list-ports --json: devices and netdevs" "['fake0/net0', 'fake1/net1', 'ib0/None']" "${J[1]}"
 check_eq "--list-ports --json: fake0's GID types" "['RoCE v1', 'RoCE v2']" "${J[2]}"
