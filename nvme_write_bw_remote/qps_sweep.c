@@ -41,13 +41,15 @@ int qps_sweep_parse(struct options *o)
 	}
 	if (o->sweep_qps_text && !o->nsweep_qps)
 		return nbw_usage_err("invalid --sweep-qps '': QP counts, e.g. 1,2,4,8,16");
-	if (o->nsweep_qps && (o->all_sizes || o->bidir || o->sink.sources > 1 || o->cc.json))
+	if (o->nsweep_qps &&
+	    (o->all_sizes || o->bidir || o->sink.sources > 1 || o->cc.json || o->figure_only))
 		return nbw_usage_err("--sweep-qps runs one role, one size, its report in text: "
 				     "drop %s",
-				     o->all_sizes ? "-a"
-				     : o->bidir	  ? "--bidir"
-				     : o->cc.json ? "--json"
-						  : "--sources");
+				     o->all_sizes     ? "-a"
+				     : o->bidir	      ? "--bidir"
+				     : o->cc.json     ? "--json"
+				     : o->figure_only ? "--output"
+						      : "--sources");
 	return -1;
 }
 

@@ -2,7 +2,7 @@
 # fake_sweep_qps.sh: --sweep-qps over the fake fabric: one run per QP count on both
 # sides (the source's workers are the count each time), each run's report, then the
 # curve and its verdict on both; lists that are no QP counts, and --sweep-qps with
-# -a, --json or --bidir, are usage errors (exit 2). The verdict's words are proved
+# -a, --json or --output, are usage errors (exit 2). The verdict's words are proved
 # on recorded curves in test_qpsweep.
 # shellcheck disable=SC2086 # RUN and the ARGS strings: options, split into words
 . "${abs_top_srcdir:-$(dirname "$0")/../..}/tests/remote/fake_lib.sh"
@@ -15,6 +15,8 @@ expect_exit 2 "--sweep-qps runs one role, one size, its report in text: drop --j
 	"$FAKE" --sweep-qps 1,2 --json --source mem 127.0.1.1
 expect_exit 2 "--sweep-qps runs one role, one size, its report in text: drop -a" \
 	"$FAKE" --sweep-qps 1,2 -a --no-local
+expect_exit 2 "--sweep-qps runs one role, one size, its report in text: drop --output" \
+	"$FAKE" --sweep-qps 1,2 --output=bandwidth --source mem 127.0.1.1
 
 pair sw "--no-local --dram 8M --sweep-qps 1,2,4 --min-overlap 10 --max-cv 100" \
 	"--source mem --sweep-qps 1,2,4"
