@@ -43,7 +43,8 @@ static void print_budget(void)
 		   sizeof(source));
 	printf("A peer that dies or goes silent is detected within --timeout seconds. The whole\n"
 	       "run has a budget, from the options: T = --timeout, W = --warmup + --duration,\n"
-	       "  %s + (W + %s) per window (-a: one per size, %d; from drives %d) + the\n"
+	       "  %s + (W + %s) per window (-a: one per size, %d; from drives %d;\n"
+	       "  --sweep-qps: one per count) + the\n"
 	       "  sink's --wait (+ %s per source and window with --sources; --wait 0 pauses it "
 	       "until a\n"
 	       "  source comes);\n"
@@ -105,6 +106,8 @@ enum {
 	OPT_OUT_JSON_FILE,
 	OPT_RUN_INFINITELY,
 	OPT_SOURCE_IP,
+	OPT_LIST_PORTS,
+	OPT_SWEEP_QPS,
 };
 
 /*
@@ -143,13 +146,19 @@ _Static_assert(CTRL_SOURCE_DISK == 0 && CTRL_SOURCE_MEM == 1, "--source's words 
 static const struct cli_opt opts[] = {
 	{ROW("ib-dev", required_argument, 'd'), .type = CLI_T_TEXT, .field = CLI_AT(O, devs),
 	 .arg = "LIST", .sect = "RDMA and connection (perftest's letters):",
-	 .help = "RDMA ports to use, dev or dev:port, comma-separated, on each side its own "
-		 "names (default: every ACTIVE port); the source spreads its QPs over every "
-		 "reachable pair"},
+	 .help = "RDMA ports to use, dev, dev:port or a netdev (eth1), comma-separated, on "
+		 "each side its own names (default: every ACTIVE port, said when more than 8); "
+		 "the source spreads its QPs over every reachable pair"},
 	{ROW("gid-index", required_argument, 'x'), .type = CLI_T_UINT,
 	 .field = CLI_AT(O, gid_index), .bytes = CLI_SIZEOF(O, gid_index), .what = "GID index",
 	 .max = 65535, .arg = "N",
-	 .help = "GID index (default: 0 on InfiniBand, the RoCE v2 IPv4 GID on RoCE)"},
+	 .help = "GID index (default: 0 on InfiniBand, the RoCE v2 IPv4 GID on RoCE); one "
+		 "that a chosen port has no GID at is refused (its GIDs said, exit 2)"},
+	{ROW("list-ports", no_argument, OPT_LIST_PORTS), .type = CLI_T_FLAG,
+	 .field = CLI_AT(O, list_ports),
+	 .help = "print every RDMA port (device, port, state, link, netdev, NUMA node, rate) "
+		 "and its GID table (index, type, GID), as ibdev2netdev and show_gids do, and "
+		 "exit"},
 	{ROW("rdma_cm", no_argument, 'R'),
 	 .help = "connect the QPs with rdma_cm (default: exchange their attributes on the "
 		 "control channel, as perftest does; works on InfiniBand without IPoIB)"},
@@ -221,6 +230,11 @@ static const struct cli_opt opts[] = {
 		 "against the rails' line rate; with "
 		 "--sources N a fan-in round per size, the curve of their sum"},
 	{ROW("all", no_argument, OPT_ALL), .type = CLI_T_ALIAS, .with = 'a'},
+	{ROW("sweep-qps", required_argument, OPT_SWEEP_QPS), .type = CLI_T_TEXT, .arg = "LIST",
+	 .field = CLI_AT(O, sweep_qps_text),
+	 .help = "one run per QP count (1,2,4,8,16: -q's meaning; both sides, the same list), "
+		 "then the curve and its verdict: where it stops growing and what binds (one "
+		 "QP's ceiling, the port, the PCIe link or something else)"},
 	{ROW("verbose", no_argument, OPT_VERBOSE), .type = CLI_T_FLAG, .field = CLI_AT(O, verbose),
 	 .help = "-a: each size's whole report (drives, rails, totals, verdicts), not its one "
 		 "line"},
@@ -464,6 +478,7 @@ static int validate_options(struct options *o)
 {
 	unsigned role = o->bidir ? ROLE_BIDIR : o->source.peer ? ROLE_SOURCE : ROLE_SINK;
 	const char *wrong = cli_wrong_role(opts, &o->cc, role);
+	int rc;
 
 	if (o->figure_only && (o->cc.json || o->all_sizes || o->bidir)) {
 		return nbw_usage_err("--output=bandwidth prints one figure: not with %s",
@@ -512,7 +527,8 @@ static int validate_options(struct options *o)
 			"verification needs a chunk that is a multiple of %u (or --no-verify)",
 			DIGEST_BLOCK);
 	}
-	return load_access(o);
+	rc = qps_sweep_parse(o);
+	return rc >= 0 ? rc : load_access(o);
 }
 
 /* -1 to go on, or the exit status (help, version, usage error). */
@@ -611,6 +627,21 @@ static void give_up(const char *why)
 	_exit(NBW_EXIT_FAIL);
 }
 
+/* --list-ports: every port and its GIDs into out; the exit status. */
+static int list_ports(const struct options *o, FILE *out)
+{
+	struct fab_port_info *all = calloc(FAB_MAX_PORTS, sizeof(*all));
+	struct report r;
+	int n = all ? remote_list_ports(o, all, FAB_MAX_PORTS) : -1;
+
+	if (n >= 0) {
+		report_init(&r, out, o->cc.json, o->cc.gbits);
+		print_port_list(&r, o->prov, all, n);
+	}
+	free(all);
+	return n >= 0 ? NBW_EXIT_OK : NBW_EXIT_FAIL;
+}
+
 /* The run of these options (const from here on: nothing changes them): its exit status. */
 static int run(const struct options *o, FILE *out)
 {
@@ -622,7 +653,7 @@ static int run(const struct options *o, FILE *out)
 	report_init(&r, out, o->cc.json, o->cc.gbits);
 	if (nbw_watchdog_start(waits_budget(o), give_up))
 		nbw_warn("no watchdog thread: the run's budget is not enforced");
-	rc = run_mode(o, &r);
+	rc = o->nsweep_qps ? run_qps_sweep(o, &r) : run_mode(o, &r);
 	nbw_watchdog_stop();
 	return rc;
 }
@@ -644,7 +675,7 @@ int main(int argc, char **argv)
 	out = o.figure_only ? stderr : cli_open_output(&o.cc);
 	if (!out)
 		return NBW_EXIT_FAIL;
-	rc = run(&o, out);
+	rc = o.list_ports ? list_ports(&o, out) : run(&o, out);
 	if (out != stderr)
 		cli_close_output(out);
 	return rc;

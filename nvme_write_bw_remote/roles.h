@@ -10,6 +10,7 @@
 #define NBW_ROLES_H
 
 #include "options.h"
+#include "report.h"
 #include "result.h"
 #include "sink.h"
 #include "source.h"
@@ -19,5 +20,13 @@ int run_bidir(const struct options *o, struct result *x);
 
 /* -a: both roles at every message size from 64K to 4M, a part each, and the curve (all_sizes.c). */
 int run_all_sizes(const struct options *o, const struct run_state *run, struct result *x);
+
+/*
+ * --sweep-qps: one role's run per QP count, each printed into r, then the
+ * curve and its verdict (qps_sweep.c). qps_sweep_parse: the list into
+ * o->sweep_qps, -1 to go on or a usage error's exit status.
+ */
+int qps_sweep_parse(struct options *o);
+int run_qps_sweep(const struct options *o, struct report *r);
 
 #endif

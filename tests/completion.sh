@@ -2,7 +2,7 @@
 # completion.sh: the bash completion (completions/) completes what the built tools offer:
 # option names from each tool's option table (the same as its --help), engines, paths for
 # --disks/--json=/--sysfs-root,
-# RDMA devices from <sysfs>/class/infiniband; the two stub files load the same function.
+# RDMA devices and their netdevs from <sysfs>/class/infiniband; the two stub files load the same function.
 . "$(dirname "$0")/lib.sh"
 
 BC=/usr/share/bash-completion/bash_completion
@@ -46,6 +46,11 @@ for tool in nvme_read_bw nvme_write_bw_remote nvme_link_probe; do
 		check_eq "$tool --sysfs-root SYS -d <TAB>" "mlx5_0 rxe0" "$(words "$tool --sysfs-root $TMPD/sys -d ")"
 	fi
 done
+# nvme_write_bw_remote's -d takes a port's netdev too: those under each device offered.
+mkdir -p "$TMPD/sysnd/class/infiniband/mlx5_0/device/net/ens1f0np0" \
+	"$TMPD/sysnd/class/infiniband/rxe0"
+check_eq "nvme_write_bw_remote --sysfs-root SYS -d <TAB>: devices and netdevs" \
+	"ens1f0np0 mlx5_0 rxe0" "$(words "nvme_write_bw_remote --sysfs-root $TMPD/sysnd -d ")"
 
 # Engines: the completion's list, each named on nvme_read_bw's --engine help line.
 check_eq "nvme_read_bw --engine <TAB>" "io_uring psync" "$(words 'nvme_read_bw --engine ')"

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * ports.c: RDMA ports as the tools select them (-d, -x): state, link layer,
- * NUMA node, line rate, the GID the QPs use (perftest's meaning of -x), the
- * port's IPv4 address and subnet, and which local port can reach which
+ * ports.c: RDMA ports as verbs and sysfs show them (ports.h; portsel.c
+ * chooses among them for -d and -x): state, link layer, NUMA node, line
+ * rate, netdev, GID table, the GID the QPs use (perftest's meaning of -x),
+ * the port's IPv4 address and subnet, and which local port can reach which
  * remote one (see rdma.h).
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <limits.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ports.h"
 #include "rdma.h"
 #include "sysfs.h"
 
@@ -104,9 +107,12 @@ static void port_gid(struct ibv_context *ctx, const struct ibv_port_attr *pa, in
 	char dir[PATH_MAX], ndev[64], idx[32];
 	union ibv_gid g;
 
+	static const uint8_t zero[16];
+
 	p->gid_index = gid_index >= 0 ? gid_index : default_gid(ctx, p->port, pa);
-	if (ibv_query_gid(ctx, p->port, p->gid_index, &g)) {
-		p->gid_index = -1;
+	if (p->gid_index >= pa->gid_tbl_len || ibv_query_gid(ctx, p->port, p->gid_index, &g) ||
+	    !memcmp(g.raw, zero, sizeof(zero))) {
+		p->gid_index = -1; /* none there: refused by the choice (portsel.c) */
 		return;
 	}
 	memcpy(p->gid, g.raw, sizeof(p->gid));
@@ -163,11 +169,59 @@ static bool backed_by_pci(const char *dev)
 	return strlen(base) == 12 && base[4] == ':' && base[7] == ':' && base[10] == '.';
 }
 
+/* The valid entries of the port's GID table (the first FAB_GIDS_MAX). */
+static void port_gid_table(struct ibv_context *ctx, const struct ibv_port_attr *pa,
+			   struct fab_port_info *o)
+{
+	int i, last = pa->gid_tbl_len < GID_SCAN_MAX ? pa->gid_tbl_len : GID_SCAN_MAX;
+
+	for (i = 0; i < last && o->ngids < FAB_GIDS_MAX; i++) {
+		struct ibv_gid_entry e;
+		struct fab_gid *g = &o->gids[o->ngids];
+
+		if (ibv_query_gid_ex(ctx, o->p.port, (uint32_t)i, &e, 0))
+			continue;
+		g->index = i;
+		g->type = e.gid_type == IBV_GID_TYPE_ROCE_V2   ? FAB_GID_ROCE_V2
+			  : e.gid_type == IBV_GID_TYPE_ROCE_V1 ? FAB_GID_ROCE_V1
+							       : FAB_GID_IB;
+		memcpy(g->raw, e.gid.raw, sizeof(g->raw));
+		o->ngids++;
+	}
+}
+
+/* The netdev of the port: its first GID's (gid_attrs/ndevs), else the device's first. */
+static void port_netdev(struct fab_port_info *o)
+{
+	char dir[PATH_MAX], idx[16];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s/ports/%u/gid_attrs/ndevs", o->p.dev,
+		 o->p.port);
+	if (o->ngids) {
+		snprintf(idx, sizeof(idx), "%d", o->gids[0].index);
+		if (!sysfs_read_attr(dir, idx, o->netdev, sizeof(o->netdev)) && o->netdev[0])
+			return;
+	}
+	o->netdev[0] = '\0';
+	snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s/device/net", o->p.dev);
+	d = opendir(dir);
+	while (d && (e = readdir(d)))
+		if (e->d_name[0] != '.' && !o->netdev[0])
+			snprintf(o->netdev, sizeof(o->netdev), "%s", e->d_name);
+	if (d)
+		closedir(d);
+}
+
 /* One port's description from its attributes. */
 static void port_fill(struct ibv_context *ctx, const char *dev, uint8_t port,
-		      const struct ibv_port_attr *pa, int numa, int gid_index, struct fab_port *o)
+		      const struct ibv_port_attr *pa, int numa, int gid_index,
+		      struct fab_port_info *info)
 {
-	memset(o, 0, sizeof(*o));
+	struct fab_port *o = &info->p;
+
+	memset(info, 0, sizeof(*info));
 	snprintf(o->dev, sizeof(o->dev), "%s", dev);
 	o->port = port;
 	o->active = pa->state == IBV_PORT_ACTIVE;
@@ -179,10 +233,12 @@ static void port_fill(struct ibv_context *ctx, const char *dev, uint8_t port,
 	o->rate_gbits = port_rate_gbits(pa);
 	o->software = !backed_by_pci(dev);
 	port_gid(ctx, pa, gid_index, o);
+	port_gid_table(ctx, pa, info);
+	port_netdev(info);
 }
 
 /* The ports of one device into out; the count added. */
-static int device_ports(struct ibv_device *d, int gid_index, struct fab_port *out, int max)
+static int device_ports(struct ibv_device *d, int gid_index, struct fab_port_info *out, int max)
 {
 	struct ibv_context *ctx = ibv_open_device(d);
 	struct ibv_device_attr da;
@@ -208,13 +264,7 @@ static int device_ports(struct ibv_device *d, int gid_index, struct fab_port *ou
 	return n;
 }
 
-/*
- * Every port of every device. gid_index: -x (perftest's meaning), or -1 for
- * the default: 0 on InfiniBand, the RoCE v2 GID that maps an IPv4 address
- * on Ethernet (else the first IPv4 one, else 0). Returns the count (<= max),
- * 0 if there is no RDMA device, or -errno.
- */
-static int fab_ports_list(struct fab_port *out, int max, int gid_index)
+int fab_ports_list(struct fab_port_info *out, int max, int gid_index)
 {
 	struct ibv_device **list;
 	int ndev, i, n = 0;
@@ -226,64 +276,6 @@ static int fab_ports_list(struct fab_port *out, int max, int gid_index)
 		n += device_ports(list[i], gid_index, out + n, max - n);
 	ibv_free_device_list(list);
 	return n;
-}
-
-/* The ACTIVE ports of one -d item ("dev" or "dev:port") into out. */
-static int select_item(const struct fab_port *all, int nall, char *tok, struct fab_port *out,
-		       int *n, int max, char *bad, size_t badlen)
-{
-	char *colon = strchr(tok, ':');
-	unsigned long port = 0;
-	int i, found = 0, active = 0;
-
-	if (colon) {
-		*colon = '\0';
-		port = strtoul(colon + 1, NULL, 10);
-	}
-	for (i = 0; i < nall; i++) {
-		if (strcmp(all[i].dev, tok) || (port && all[i].port != port))
-			continue;
-		found++;
-		if (all[i].active && *n < max) {
-			out[(*n)++] = all[i];
-			active++;
-		}
-	}
-	if (!found) {
-		snprintf(bad, badlen, "%s%s%s", tok, colon ? ":" : "", colon ? colon + 1 : "");
-		return -ENOENT;
-	}
-	if (!active && !bad[0])
-		snprintf(bad, badlen, "%s", tok);
-	return 0;
-}
-
-int fab_ports_select(const char *list, int gid_index, struct fab_port *out, int max, char *bad,
-		     size_t badlen)
-{
-	struct fab_port all[FAB_MAX_PORTS];
-	char buf[1024], *save = NULL, *tok;
-	int nall, i, n = 0;
-
-	bad[0] = '\0';
-	nall = fab_ports_list(all, FAB_MAX_PORTS, gid_index);
-	if (nall < 0)
-		return nall;
-	if (nall == 0)
-		return -ENODEV;
-	if (!list) {
-		for (i = 0; i < nall && n < max; i++)
-			if (all[i].active)
-				out[n++] = all[i];
-		if (!n)
-			snprintf(bad, badlen, "%s", all[0].dev);
-		return n ? n : -ENETDOWN;
-	}
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (select_item(all, nall, tok, out, &n, max, bad, badlen))
-			return -ENOENT;
-	return n ? n : -ENETDOWN;
 }
 
 /* The first bits of two IPv4 addresses (text) are equal. */

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "ctrl_io.h"
 #include "drive.h"
+#include "qpsweep.h"
 #include "line.h"
 #include "netaddr.h"
 #include "provenance.h"
@@ -79,14 +80,18 @@ struct options {
 	uint64_t span;
 	int engine; /* --engine: an index in the table of engines (reader.h) */
 	enum ctrl_verify verify;
-	enum ctrl_conn conn;	 /* verbs (default) or -R/--rdma_cm */
-	struct fab_link_opts lo; /* --mtu, --sl, --tclass */
-	bool all_sizes;		 /* -a: every message size, as ib_write_bw -a */
-	bool verbose;		 /* -a: each size's whole report, not its one line */
-	bool bidir;		 /* --bidir: a sink and a source at once (bidir.c) */
-	bool chunk_given;	 /* -s was given (refused with -a) */
-	bool figure_only;	 /* --output=bandwidth: the total figure alone on stdout */
-	bool report_counters;	 /* -W: every port counter in the text, not only those that moved */
+	enum ctrl_conn conn;	    /* verbs (default) or -R/--rdma_cm */
+	struct fab_link_opts lo;    /* --mtu, --sl, --tclass */
+	bool all_sizes;		    /* -a: every message size, as ib_write_bw -a */
+	bool list_ports;	    /* --list-ports: list them and exit */
+	const char *sweep_qps_text; /* --sweep-qps LIST */
+	unsigned sweep_qps[QPSWEEP_MAX];
+	int nsweep_qps;	      /* 0: no QP sweep */
+	bool verbose;	      /* -a: each size's whole report, not its one line */
+	bool bidir;	      /* --bidir: a sink and a source at once (bidir.c) */
+	bool chunk_given;     /* -s was given (refused with -a) */
+	bool figure_only;     /* --output=bandwidth: the total figure alone on stdout */
+	bool report_counters; /* -W: every port counter in the text, not only those that moved */
 	/*
 	 * -a: this run's place in the list of sizes and, at the sink, the sources'
 	 * kind once a run has seen it (-1 before): all_sizes.c sets them in its

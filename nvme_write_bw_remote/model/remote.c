@@ -13,6 +13,7 @@
 #include "digest.h"
 #include "nbw.h"
 #include "parse.h"
+#include "ports.h"
 #include "remote.h"
 #include "sysfs.h"
 #include "timing.h"
@@ -27,7 +28,7 @@ uint32_t remote_share(const struct options *o)
 
 int remote_select_ports(const struct options *o, struct fab_port *ports)
 {
-	char bad[128];
+	char bad[1024];
 	int i, n = fab_ports_select(o->devs, o->gid_index, ports, FAB_MAX_PORTS, bad, sizeof(bad));
 
 	if (n == -ENODEV)
@@ -37,10 +38,25 @@ int remote_select_ports(const struct options *o, struct fab_port *ports)
 		nbw_err("%s: no such RDMA device or port", bad);
 	else if (n == -ENETDOWN)
 		nbw_err("%s: no ACTIVE port", bad);
+	else if (n == -EADDRNOTAVAIL)
+		nbw_err("%s", bad); /* -x names no GID there: a usage error */
 	else if (n < 0)
 		nbw_err("RDMA devices: %s", strerror(-n));
+	if (!o->devs && n > REMOTE_MANY_PORTS)
+		nbw_warn("%d ACTIVE RDMA ports (VFs?): using all %d; pick with -d DEV[:PORT] or "
+			 "-d NETDEV, comma-separated (--list-ports lists them)",
+			 n, n);
 	for (i = 0; o->prov && i < n; i++)
 		prov_add_rdma(o->prov, o->cc.sysfs_root, ports[i].dev, ports[i].port);
+	return n == -EADDRNOTAVAIL ? -NBW_EXIT_USAGE : n < 0 ? -1 : n;
+}
+
+int remote_list_ports(const struct options *o, struct fab_port_info *out, int max)
+{
+	int n = fab_ports_list(out, max, o->gid_index);
+
+	if (n < 0)
+		nbw_err("RDMA devices: %s", strerror(-n));
 	return n < 0 ? -1 : n;
 }
 

@@ -16,8 +16,17 @@
 /* The workers one source may have: --max-workers-per-source, else an even split, else 0 (all). */
 uint32_t remote_share(const struct options *o);
 
-/* The RDMA ports of -d (or every ACTIVE one): the count, or -1 after one error line. */
+/*
+ * The RDMA ports of -d (or every ACTIVE one; more than REMOTE_MANY_PORTS of
+ * them said in a warning): the count, or after one error line -1, or
+ * -NBW_EXIT_USAGE when -x names no GID of a chosen port.
+ */
+#define REMOTE_MANY_PORTS 8
 int remote_select_ports(const struct options *o, struct fab_port *ports);
+
+struct fab_port_info;
+/* Every port (--list-ports; -x's GID marked): the count, 0 none, or -1 after one error line. */
+int remote_list_ports(const struct options *o, struct fab_port_info *out, int max);
 
 /*
  * The drives of --disks (or --local-disks: option names it), or those found:

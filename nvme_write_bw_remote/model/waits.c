@@ -126,7 +126,8 @@ static double counted(enum wait_budget kind, double t)
 double waits_budget(const struct options *o)
 {
 	double t = o->timeout;
-	double windows = !o->all_sizes	  ? 1
+	double windows = o->nsweep_qps	  ? o->nsweep_qps
+			 : !o->all_sizes  ? 1
 			 : o->source.peer ? all_sizes_count(o->source.feed)
 					  : ALL_SIZES_MAX;
 	double budget =

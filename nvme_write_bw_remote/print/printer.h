@@ -9,6 +9,9 @@
 
 #include <stdio.h>
 
+#include "ports.h"
+#include "provenance.h"
+#include "qpsweep.h"
 #include "report.h"
 #include "result.h"
 
@@ -21,5 +24,11 @@
 void printer_attach(struct result *x, struct report *r);
 /* The report of x, any mode, or what is left of it (after printer_attach). */
 void print_result(struct report *r, struct result *x);
+/* --list-ports: every port of all[0..n) with its netdev and GIDs, one document (portlist.c). */
+/* --sweep-qps: the curve of the RDMA rate against the QPs and its verdict (qpcurve.c). */
+void print_qps_sweep(struct report *r, const unsigned *qps, const double *gbits, int n,
+		     double line_gbits, const struct qps_verdict *v);
+void print_port_list(struct report *r, const struct provenance *prov,
+		     const struct fab_port_info *all, int n);
 
 #endif

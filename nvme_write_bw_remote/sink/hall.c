@@ -103,7 +103,7 @@ int hall_open(struct hall *h)
 	h->nports = remote_select_ports(h->o, h->ports);
 	if (h->nports < 0) { /* said on stderr; kept for the JSON */
 		snprintf(h->failure, sizeof(h->failure), "no usable RDMA port");
-		return NBW_EXIT_FAIL;
+		return h->nports == -NBW_EXIT_USAGE ? NBW_EXIT_USAGE : NBW_EXIT_FAIL;
 	}
 	rc = local_open(&h->loc, h->o, true);
 	if (rc == -ENOMEM)

@@ -244,7 +244,7 @@ static int source_setup(struct source *s)
 	int rc = remote_select_ports(o, s->ports);
 
 	if (rc < 0)
-		return NBW_EXIT_FAIL;
+		return rc == -NBW_EXIT_USAGE ? NBW_EXIT_USAGE : NBW_EXIT_FAIL;
 	s->nports = rc;
 	if (o->source.feed == CTRL_SOURCE_DISK) {
 		rc = remote_targets(o, &q, s->t, &s->nt);

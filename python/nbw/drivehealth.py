@@ -106,11 +106,8 @@ def own_drives(doc):
     of its sources' drives (side "rdma") is theirs: the sink's report never speaks for
     the sink's own drives of the same name (each source's own document speaks for its
     drives on its node)."""
-    drives = dig(doc, "drives")
-    if not isinstance(drives, list):
-        return []
     sink = dig(doc, "role") == "sink"
-    return [d for d in drives if isinstance(d, dict) and not (sink and d.get("side") == "rdma")]
+    return [d for d in dicts(dig(doc, "drives")) if not (sink and d.get("side") == "rdma")]
 
 
 def drive_named(doc, name):

@@ -10,7 +10,9 @@
 # keeps serving; a killed source makes the sink exit 1 within its bound; a
 # stopped (silent) source is seen by the sink within --timeout; a wrong
 # device, no ACTIVE port, a port in use and a peer that never comes fail
-# cleanly.
+# cleanly; -x 9 (no GID there on rxe0) is refused with its GIDs, exit 2, by
+# the device's name and by its netdev's; --list-ports shows rxe0, its netdev
+# and its RoCE v2 IPv4 GID.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab_lib.sh"
 
@@ -103,6 +105,16 @@ note "stopped source: sink exit 1 after $(cat "$O/stop.sink.secs") s: $(grep sil
 note "no ACTIVE port: $(cat "$O/noport.src.err")"
 
 [ "$(rc baddev)" = 1 ] && grep -q "nosuch0: no such RDMA device" "$O/baddev.err" || fail "bad device: $(cat "$O/baddev.err")"
+[ "$(rc badgid)" = 2 ] && [ "$(wc -l <"$O/badgid.err")" = 1 ] &&
+	grep -q "rxe0:1: no GID with index 9 (-x 9); its GIDs: 0 RoCE v[12] " "$O/badgid.err" ||
+	fail "-x 9: exit $(rc badgid): $(cat "$O/badgid.err")"
+[ "$(rc badgid.nd)" = 2 ] && grep -q "rxe0:1: no GID with index 9" "$O/badgid.nd.err" ||
+	fail "-d NETDEV -x 9: exit $(rc badgid.nd): $(cat "$O/badgid.nd.err")"
+note "-x 9: $(cat "$O/badgid.err")"
+nd=$(guest_env a VLAB_NETDEV)
+[ "$(rc ports)" = 0 ] && [ "$(jq_ "$O/ports.out" '[(p["device"], p["netdev"], any(g["type"] == "RoCE v2" and g["gid"].startswith("::ffff:") for g in p["gids"])) for p in d["ports"]] == [("rxe0", "'"$nd"'", True)]')" = True ] ||
+	fail "--list-ports: exit $(rc ports): $(cat "$O/ports.out" "$O/ports.err")"
+note "--list-ports: $(jq_ "$O/ports.out" '[(p["device"], p["netdev"], len(p["gids"])) for p in d["ports"]]')"
 [ "$(rc inuse)" = 1 ] && grep -q "Address already in use" "$O/inuse.err" || fail "port in use: $(cat "$O/inuse.err")"
 [ "$(rc nopeer)" = 1 ] && grep -q "no source connected within 3 s" "$O/nopeer.err" || fail "no peer: $(cat "$O/nopeer.err")"
 [ "$(echo "$(cat "$O/nopeer.wait.secs") <= 4.5" | bc)" = 1 ] ||

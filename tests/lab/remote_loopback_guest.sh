@@ -115,6 +115,14 @@ echo $? >"$O/stop.src.rc"
 # 6. a wrong device name; a sink on a port in use; a peer that never comes.
 $B -d nosuch0 --dram 64M --no-local 2>"$O/baddev.err"
 echo $? >"$O/baddev.rc"
+# 6b. -x 9 on rxe0 (Soft-RoCE's table has no GID there): refused, exit 2; -d by the
+# netdev of rxe0 and --list-ports (its netdev and GIDs).
+$B -d "$VLAB_RDMA_DEV" -x 9 --dram 64M --no-local 2>"$O/badgid.err"
+echo $? >"$O/badgid.rc"
+$B -d "$VLAB_NETDEV" -x 9 --source mem "$VLAB_ADDR" 2>"$O/badgid.nd.err"
+echo $? >"$O/badgid.nd.rc"
+$B --list-ports --json >"$O/ports.out" 2>"$O/ports.err"
+echo $? >"$O/ports.rc"
 $B --dram 64M --no-local --wait 20 >/dev/null 2>&1 &
 sp=$!
 wait_listen

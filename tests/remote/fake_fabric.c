@@ -7,9 +7,12 @@
  * this file plays the NIC:
  *
  * - ports come from $NBW_FAKE_PORTS, "dev:port:link:addr/prefix:gbits[:down]
- *   [:sw][:nocnt][:nopkts][:lossy][:ecn][:still]" comma-separated (link ib or
- *   eth; addr may be "-"), default two Ethernet ports fake0 and fake1 on
- *   127.0.1.1/24 and 127.0.2.1/24;
+ *   [:sw][:nocnt][:nopkts][:lossy][:ecn][:still][:nd=NETDEV][:numa=N]"
+ *   comma-separated (link ib or eth; addr may be "-"), default two Ethernet
+ *   ports fake0 and fake1 on 127.0.1.1/24 and 127.0.2.1/24; their GID tables
+ *   from $NBW_FAKE_GIDS, "dev:port=TYPE@GID+TYPE@GID..." semicolon-separated
+ *   (TYPE ib, v1 or v2; the i-th is index i), else a link-local GID at 0 and
+ *   (Ethernet with an address) the RoCE v2 GID of it at 1;
  * - a QP is a unix socket in $NBW_FAKE_DIR (none: "no RDMA device"). Verbs
  *   mode: the sink's QP listens at "q-QPN-PSN" (its attributes are the name),
  *   the source connects to it when it moves its QP to RTS. rdma_cm mode: the
@@ -65,6 +68,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ports.h"
 #include "rdma.h"
 #include "window.h"
 
@@ -259,18 +263,83 @@ static bool readable(int fd, int ms)
 
 #define FAKE_PORTS_DEFAULT "fake0:1:eth:127.0.1.1/24:100,fake1:1:eth:127.0.2.1/24:100"
 
-/*
- * One "dev:port:link:addr/prefix:gbits[:down][:sw]" into p (":nocnt", ":lossy",
- * ":ecn": fab_port_counters).
- */
-static void port_parse(char *spec, struct fab_port *p)
+/* The GID table of $NBW_FAKE_GIDS's "dev:port=TYPE@GID+TYPE@GID..." (TYPE ib, v1 or v2). */
+static bool gids_from_env(struct fab_port_info *o)
 {
-	char *f[8] = {0}, *save = NULL, *t;
+	const char *env = getenv("NBW_FAKE_GIDS");
+	char head[80], *copy, *save = NULL, *t, *e, *save2 = NULL, *at;
+
+	snprintf(head, sizeof(head), "%s:%u=", o->p.dev, o->p.port);
+	copy = strdup(env ? env : "");
+	for (t = copy ? strtok_r(copy, ";", &save) : NULL; t; t = strtok_r(NULL, ";", &save)) {
+		if (strncmp(t, head, strlen(head)))
+			continue;
+		for (e = strtok_r(t + strlen(head), "+", &save2); e && o->ngids < FAB_GIDS_MAX;
+		     e = strtok_r(NULL, "+", &save2)) {
+			struct fab_gid *g = &o->gids[o->ngids];
+
+			at = strchr(e, '@');
+			if (!at || inet_pton(AF_INET6, at + 1, g->raw) != 1)
+				continue;
+			g->index = o->ngids++;
+			g->type = !strncmp(e, "v2", 2)	 ? FAB_GID_ROCE_V2
+				  : !strncmp(e, "v1", 2) ? FAB_GID_ROCE_V1
+							 : FAB_GID_IB;
+		}
+		free(copy);
+		return true;
+	}
+	free(copy);
+	return false;
+}
+
+/*
+ * The GID table: $NBW_FAKE_GIDS's, else a link-local GID at 0 and on
+ * Ethernet the RoCE v2 GID of the port's address at 1; then the GID that
+ * gid_index (-x) names there, -1 if none (the default, -1: 0 on
+ * InfiniBand, 1 on Ethernet, as before).
+ */
+static void port_gids(struct fab_port_info *o, int gid_index)
+{
+	struct fab_port *p = &o->p;
+	int k;
+
+	if (!gids_from_env(o)) {
+		o->gids[0] = (struct fab_gid){
+			.index = 0, .type = p->link == FAB_LINK_IB ? FAB_GID_IB : FAB_GID_ROCE_V1};
+		o->gids[0].raw[0] = 0xfe;
+		o->gids[0].raw[1] = 0x80;
+		o->gids[0].raw[15] = p->port;
+		o->ngids = 1;
+		if (p->link == FAB_LINK_ETH && p->addr[0]) {
+			o->gids[1] = (struct fab_gid){.index = 1, .type = FAB_GID_ROCE_V2};
+			memcpy(o->gids[1].raw, p->gid, sizeof(p->gid));
+			o->ngids = 2;
+		}
+	}
+	if (gid_index < 0)
+		return;
+	p->gid_index = -1;
+	for (k = 0; k < o->ngids; k++)
+		if (o->gids[k].index == gid_index) {
+			p->gid_index = gid_index;
+			memcpy(p->gid, o->gids[k].raw, sizeof(p->gid));
+		}
+}
+
+/*
+ * One "dev:port:link:addr/prefix:gbits[:down][:sw][:nd=NETDEV][:numa=N]" into
+ * o (":nocnt", ":lossy", ":ecn": fab_port_counters).
+ */
+static void port_parse(char *spec, struct fab_port_info *o, int gid_index)
+{
+	struct fab_port *p = &o->p;
+	char *f[12] = {0}, *save = NULL, *t;
 	int n = 0;
 
-	for (t = strtok_r(spec, ":", &save); t && n < 8; t = strtok_r(NULL, ":", &save))
+	for (t = strtok_r(spec, ":", &save); t && n < 12; t = strtok_r(NULL, ":", &save))
 		f[n++] = t;
-	memset(p, 0, sizeof(*p));
+	memset(o, 0, sizeof(*o));
 	snprintf(p->dev, sizeof(p->dev), "%s", f[0] ? f[0] : "fake");
 	p->port = (uint8_t)(f[1] ? atoi(f[1]) : 1);
 	p->link = f[2] && !strcmp(f[2], "ib") ? FAB_LINK_IB : FAB_LINK_ETH;
@@ -293,16 +362,21 @@ static void port_parse(char *spec, struct fab_port *p)
 		inet_pton(AF_INET, p->addr, p->gid + 12);
 	}
 	p->rate_gbits = f[4] ? atof(f[4]) : 0;
-	for (n = 5; n < 8 && f[n]; n++) {
+	for (n = 5; n < 12 && f[n]; n++) {
 		if (!strcmp(f[n], "down"))
 			p->active = false;
 		if (!strcmp(f[n], "sw"))
 			p->software = true;
+		if (!strncmp(f[n], "nd=", 3))
+			snprintf(o->netdev, sizeof(o->netdev), "%s", f[n] + 3);
+		if (!strncmp(f[n], "numa=", 5))
+			p->numa_node = atoi(f[n] + 5);
 	}
+	port_gids(o, gid_index);
 }
 
 /* Every fake port of this process; 0 without $NBW_FAKE_DIR (no device). */
-static int ports_all(struct fab_port *out, int max)
+int fab_ports_list(struct fab_port_info *out, int max, int gid_index)
 {
 	const char *env = getenv("NBW_FAKE_PORTS"), *dir = getenv("NBW_FAKE_DIR");
 	char *copy, *save = NULL, *t;
@@ -314,54 +388,9 @@ static int ports_all(struct fab_port *out, int max)
 	if (!copy)
 		return -ENOMEM;
 	for (t = strtok_r(copy, ",", &save); t && n < max; t = strtok_r(NULL, ",", &save))
-		port_parse(t, &out[n++]);
+		port_parse(t, &out[n++], gid_index);
 	free(copy);
 	return n;
-}
-
-int fab_ports_select(const char *list, int gid_index, struct fab_port *out, int max, char *bad,
-		     size_t badlen)
-{
-	struct fab_port all[FAB_MAX_PORTS];
-	int nall = ports_all(all, FAB_MAX_PORTS), n = 0, i;
-	char *copy, *save = NULL, *t;
-
-	if (nall <= 0)
-		return nall < 0 ? nall : -ENODEV;
-	for (i = 0; i < nall; i++)
-		if (gid_index >= 0)
-			all[i].gid_index = gid_index;
-	copy = strdup(list ? list : "");
-	if (!copy)
-		return -ENOMEM;
-	for (t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *colon = strchr(t, ':');
-		int found = 0, active = 0;
-
-		if (colon)
-			*colon++ = 0;
-		for (i = 0; i < nall; i++) {
-			if (strcmp(all[i].dev, t) || (colon && all[i].port != atoi(colon)))
-				continue;
-			found++;
-			if (all[i].active && n < max) {
-				out[n++] = all[i];
-				active++;
-			}
-		}
-		if (!found || !active) {
-			snprintf(bad, badlen, "%s%s%s", t, colon ? ":" : "", colon ? colon : "");
-			free(copy);
-			return found ? -ENETDOWN : -ENOENT;
-		}
-	}
-	free(copy);
-	for (i = 0; !list && i < nall && n < max; i++)
-		if (all[i].active)
-			out[n++] = all[i];
-	if (!n)
-		snprintf(bad, badlen, "%s", all[0].dev);
-	return n ? n : -ENETDOWN;
 }
 
 /* By subnet where both have an address, else the i-th port with the i-th. */
@@ -778,17 +807,18 @@ void fab_listener_reject(struct rdma_cm_id *id)
 /* The port of this process whose address is addr (a listener's), else the first. */
 static void port_by_addr(const char *addr, struct fab_port *out)
 {
-	struct fab_port all[FAB_MAX_PORTS];
-	int n = ports_all(all, FAB_MAX_PORTS), i;
+	struct fab_port_info *all = calloc(FAB_MAX_PORTS, sizeof(*all));
+	int n = all ? fab_ports_list(all, FAB_MAX_PORTS, -1) : 0, i;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < n; i++)
-		if (!strcmp(all[i].addr, addr)) {
-			*out = all[i];
-			return;
+		if (!strcmp(all[i].p.addr, addr)) {
+			*out = all[i].p;
+			break;
 		}
-	if (n > 0)
-		*out = all[0];
+	if (n > 0 && !out->dev[0])
+		*out = all[0].p;
+	free(all);
 }
 
 int fab_conn_accept(struct fab_conn *c, struct rdma_cm_id *id, void *buf, size_t len,
