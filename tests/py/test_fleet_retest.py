@@ -14,6 +14,7 @@ import unittest
 
 from fleetgen import RAIL_GBPS, Fleet
 from nbw.fleet.judge import judge
+from nbw.fleet.report import reason
 from nbw.fleet.sweepdir import read_sweep
 
 
@@ -77,6 +78,7 @@ class RetestWords(unittest.TestCase):
         verdict, states, rails = self.verdict("node002")
         self.assertEqual((verdict, states), ("SUSPECT", ["low"]))
         self.assertEqual(rails[0]["evidence"]["retest_disputed_with"], [a, b])
+        self.assertIn("0 low, 0 normal, 2 disputed", reason(rails[0]))
 
     def test_two_honest_partners_that_agree_clear_it(self):
         fleet, want = self.sweep(unsteady_rails=[("node002", 0, 0.5)])
