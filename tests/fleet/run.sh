@@ -6,7 +6,7 @@
 # meet and report a rate set by fake/slow.* files). Three nodes and two rails: every
 # phase's files (a pair's run both documents, every rail at once), a step per round,
 # progress lines, a slow rail and a slow drive named with nothing else, an unreachable
-# node named and skipped, differing versions refused, a non-empty directory refused,
+# node named and skipped, versions in a tie refused, a non-empty directory refused,
 # SIGINT keeping what was measured and --resume measuring only the rest.
 # shellcheck disable=SC2010,SC2012 # ls lists and counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -47,10 +47,11 @@ check_eq "no scratch left on the nodes" "" "$(ls -A "$TMPDIR")"
 
 # Two sweeps never share a directory; a running sweep is locked.
 expect_exit 1 "^nbw-fleet: $S: exists and is not empty" "${FLEET[@]}" run --nodes n1,n2 --out "$S"
-# Versions that differ: refused before anything runs.
+# Versions in a tie (no version is the most nodes'): refused before anything runs (one
+# node of another version among more is skipped: tests/fleet/veto.sh).
 echo 0.2.0 >"$TMPD/fake/version.n4"
-expect_exit 1 '^nbw-fleet: suite versions differ: 0.1.0 on n1, n3; 0.2.0 on n4; refused' \
-	"${FLEET[@]}" run --nodes n1,n3,n4 --out "$TMPD/v"
+expect_exit 1 "^nbw-fleet: suite versions differ: 0.1.0 on n1; 0.2.0 on n4; none is the most nodes': refused" \
+	"${FLEET[@]}" run --nodes n1,n4 --out "$TMPD/v"
 check_eq "refused: no directory left" "no" "$([ -e "$TMPD/v" ] && echo yes || echo no)"
 rm -f "$TMPD/fake/version.n4"
 

@@ -18,8 +18,8 @@ from contextlib import redirect_stderr
 
 from nbw.fleet.launch import (TIMED_OUT, Fanout, LaunchError, Srun, answer_of, multi_prog_word,
                               run_all)
-from nbw.fleet.run import (RunError, disjoint_batches, new_sweep_dir, nodes_from,
-                           read_hostfile)
+from nbw.fleet.nodes import RunError, nodes_from, read_hostfile
+from nbw.fleet.run import disjoint_batches, new_sweep_dir
 from nbw.fleet.tasks import NODE_SCRIPT, Item, Settings, parse_frames, task_args, why_failed
 
 
@@ -97,6 +97,13 @@ class TestNodeScript(unittest.TestCase):
         self.assertEqual(why_failed(a.results["x"]), "ended without its exit status (the node "
                          "or its connection went away)")
         self.assertEqual(answer_of("n1", TIMED_OUT, "", "").problem,
+                         "stopped at the step's time limit")
+
+    def test_a_rank_that_ended_is_not_stopped_with_its_step(self):
+        # An srun step cut at its limit for another rank: this rank's parts all ended.
+        done = "@nbw-node n1\n@nbw-part x\n{}\n@nbw-end x 0\n"
+        self.assertIsNone(answer_of("n1", TIMED_OUT, done, "", ["x"]).problem)
+        self.assertEqual(answer_of("n1", TIMED_OUT, done, "", ["x", "y"]).problem,
                          "stopped at the step's time limit")
 
 

@@ -12,7 +12,8 @@ peers, and why.
   junit    the judgement as JUnit XML for CI
   tasks    what a node runs in a step (one sh -c script) and what comes back
   launch   how a step reaches its nodes: one srun step, or LAUNCHER --fanout at once
-  run      the sweep itself, in steps (isolate: judge_retest's work)
+  nodes    which nodes a sweep runs over, the launcher that reaches them
+  run      the sweep itself, in steps (isolate: judge_retest's work), within its deadline
   cli      the command line
 """
 

@@ -137,7 +137,8 @@ def add_window_options(p):
                    "runs in waves of whole pairs (default %d)" % planmod.FANOUT)
     p.add_argument("--max-time", type=seconds, metavar="S",
                    help="refuse a sweep whose plan takes longer (run; plan: exit 3), and "
-                   "say which setting would fit")
+                   "say which setting would fit; run keeps it while running (each step "
+                   "cut at the time left)")
 
 
 def add_plan_options(p):
@@ -205,6 +206,9 @@ def build_parser():
     s.add_argument("--launcher", choices=("srun", "ssh"),
                    help="srun (the default inside a Slurm allocation) or ssh (LAUNCHER, "
                    "ssh by default, elsewhere)")
+    s.add_argument("--setup", type=seconds, metavar="S",
+                   help="the whole cost of starting a step, instead of the launcher's "
+                   "model: the plan --max-time is held to, and each step's share of it")
     s.add_argument("--threshold", type=ratio_arg, default=judgemod.THRESHOLD, metavar="R",
                    help="a figure below R x its kind's median is low and retested "
                    "(default %g)" % judgemod.THRESHOLD)

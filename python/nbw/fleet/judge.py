@@ -18,6 +18,10 @@ suspects, its two ends, and the path between them:
     passed are low;
   - a pair low where neither end is such a part is the link (the path) between the two;
   - a part or a link low in the sweep and normal when measured again is unsteady.
+A retest counts with the suspect's own side's figure (what it received, what its own
+document says it sent): a partner's word alone neither clears it nor sinks it, and a
+part is cleared (unsteady) only by two partners whose figures, the sinks' and the
+senders' of both directions, are normal and agree with its own.
 Every rail of a node low (and low again) is the node; rails low while every rail runs
 and normal measured each alone are a limit they share upstream (a PCIe switch, the root
 port, the node's memory), named as the node's. Every drive of a node low again is the
@@ -39,7 +43,7 @@ from . import health  # a suspect drive's own evidence (fleet/health.py)
 from ..jsonutil import as_number, dicts, dig
 from . import verdict
 from .judge_pairs import _Pairs, _ratio, judge_pairs
-from .sweepdir import counters_of
+from .sweepdir import counters_of, sent_by
 
 THRESHOLD = 0.9
 
@@ -282,8 +286,10 @@ def _fabric(sweep):
     med = _median_by([t for t in fab if not t.retest], lambda t: kind[id(t)], lambda t: t.gbps,
                      lambda t: t.dst)
 
-    def ratio(t):
-        return _ratio(t.gbps, med.get(kind[id(t)]))
+    def ratio(t, gbps=None):
+        """t's ratio to its kind's median (of gbps instead of its figure: the sender's
+        own figure of a retest)."""
+        return _ratio(t.gbps if gbps is None else gbps, med.get(kind[id(t)]))
 
     by_rail, alone = {}, {}
     for t in fab:
@@ -304,8 +310,13 @@ def judge_fabric(sweep, threshold):
         devs.setdefault((t.src, t.channel), t.src_dev)
         devs.setdefault((t.dst, t.channel), t.dst_dev)
     parts, suspects, links = [], [], {}
+
+    def sent(t):
+        v = sent_by(sweep, t)
+        return None if v is None else ratio(t, v)
+
     for rail in sorted(by_rail):
-        pairs = _Pairs(rail, by_rail[rail], ratio, lambda t, x: t.line_rate)
+        pairs = _Pairs(rail, by_rail[rail], ratio, lambda t, x: t.line_rate, sent)
         p, s, lk = judge_pairs(pairs, threshold, "rail %d" % rail, "rail")
         for e in p:
             e["device"] = devs.get((e["node"], rail))
@@ -432,7 +443,7 @@ def remote_reference(sweep, threshold, transfers, base_parts=None):
         rs = base_ratios.get(node) or [None]
         return all(r is not None and low <= r <= 1 / threshold for r in rs)
 
-    def share(t):
+    def share(t, gbps=None):
         # A base above its peers' or with none to hold it to is only its node's word:
         # its shares are not judged (a source claiming 420 GB/s names no partner).
         if not in_line(t.src, 0):
@@ -440,20 +451,27 @@ def remote_reference(sweep, threshold, transfers, base_parts=None):
         base = sweep.together.get(t.src)
         if base is None:
             base = solos.get(t.src)
-        return _ratio(t.gbps, base)
+        return _ratio(t.gbps if gbps is None else gbps, base)
 
     shares = {id(t): share(t) for t in transfers}
     med = _median_by([t for t in transfers if not t.retest], lambda t: 0,
                      lambda t: shares[id(t)], lambda t: t.dst, lambda t: in_line(t.src))
-    return (lambda t: shares.get(id(t))), med.get(0)
+    # share_of(t): its cached share; share_of(t, gbps): the share of another figure of
+    # t (the sender's own of a retest).
+    return (lambda t, gbps=None: shares.get(id(t)) if gbps is None else share(t, gbps)), \
+        med.get(0)
 
 
 def judge_remote(sweep, threshold, base_parts=None):
     rem = [t for t in sweep.transfers if t.channel == "remote"]
     share, m = remote_reference(sweep, threshold, rem, base_parts)
     shares = {id(t): share(t) for t in rem}
+    def sent(t):
+        v = sent_by(sweep, t)
+        return None if v is None else _ratio(share(t, v), m)
+
     pairs = _Pairs("remote", rem, lambda t: _ratio(shares[id(t)], m),
-                   lambda t, x: sweep.together.get(t.src) if x == t.src else None)
+                   lambda t, x: sweep.together.get(t.src) if x == t.src else None, sent)
     parts, s, lk = judge_pairs(pairs, threshold, "drive->remote", "node")
     for e in parts:
         e["group"] = "share of its drives together"

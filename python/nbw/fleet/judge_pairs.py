@@ -17,10 +17,15 @@ def _ratio(v, m):
 class _Pairs:
     """The transfers of one channel (a rail index, or "remote"), with ratios."""
 
-    def __init__(self, channel, transfers, ratio_of, ceiling_of=lambda t, x: None):
+    def __init__(self, channel, transfers, ratio_of, ceiling_of=lambda t, x: None,
+                 sent_of=lambda t: None):
         self.channel = channel
         self.sweep = {}  # node -> {partner: [ratios]}
         self.retest = {}
+        # node -> {partner: [ratios]} of its retests by its own side's word (what it
+        # received, what it says it sent), and by its partner's (sent_of(t): the
+        # sender's own figure of a retest as a ratio, None without one).
+        self.own, self.theirs = {}, {}
         self.pair_sweep = {}  # (a, b) sorted -> [ratios]
         self.pair_retest = {}
         self.directed = {}  # (src, dst) -> [ratios] of the sweep
@@ -39,6 +44,12 @@ class _Pairs:
                     c = ceiling_of(t, x)
                     if c is not None:
                         self.ceiling[x] = c
+            if t.retest:
+                s = sent_of(t)
+                for x, y, mine, other in ((t.dst, t.src, r, s), (t.src, t.dst, s, r)):
+                    for side, v in ((self.own, mine), (self.theirs, other)):
+                        if v is not None:
+                            side.setdefault(x, {}).setdefault(y, []).append(v)
             key = (min(t.src, t.dst), max(t.src, t.dst))
             (self.pair_retest if t.retest else self.pair_sweep).setdefault(key, []).append(r)
             (self.directed_retest if t.retest else self.directed).setdefault(
@@ -83,6 +94,25 @@ def part_candidates(pairs, threshold):
     return out
 
 
+def retest_words(pairs, x, partners, threshold):
+    """(low, normal, disputed) partners of x's retests: low by x's own side's figure (a
+    partner's word alone never makes it low or normal); normal when x's own figures
+    and its partner's (the sink's and the sender's of each direction) are all normal
+    and x's own speaks for both directions; disputed otherwise (the words disagree, or
+    one is missing): such a retest clears nothing."""
+    own, theirs = pairs.own.get(x, {}), pairs.theirs.get(x, {})
+    low, ok, disputed = [], [], []
+    for p in sorted(partners):
+        mine, other = own.get(p, []), theirs.get(p, [])
+        if mine and min(mine) < threshold:
+            low.append(p)
+        elif len(mine) >= 2 and other and min(other) >= threshold:
+            ok.append(p)
+        else:
+            disputed.append(p)
+    return low, ok, disputed
+
+
 def judge_pairs(pairs, threshold, component, kind):
     """(parts, part suspects, link suspects as (a, b, state, ratio, evidence))."""
     cands = part_candidates(pairs, threshold)
@@ -101,10 +131,10 @@ def judge_pairs(pairs, threshold, component, kind):
         rt = pairs.retest.get(x, {})
         # Retests with partners that are not parts under suspicion themselves.
         rt = {p: rs for p, rs in rt.items() if p not in cands}
-        rt_low = _low_partners(rt, threshold)
-        rt_ok = sorted(p for p in rt if p not in rt_low)
+        rt_low, rt_ok, disputed = retest_words(pairs, x, rt, threshold)
         if x in cands:
-            state = "low" if not rt or len(rt_low) >= min(2, len(rt)) else "unsteady"
+            # Cleared only by two partners whose words agree with its own.
+            state = "unsteady" if len(rt_ok) >= 2 else "low"
         elif len(rt_low) >= 2:
             state = "low"
         else:
@@ -116,6 +146,7 @@ def judge_pairs(pairs, threshold, component, kind):
               "ratios_low": sorted(min(by[p]) for p in low)[:8],
               "low_directions": dirs, "direction": direction_of(x, dirs),
               "retest_low_with": rt_low, "retest_normal_with": rt_ok,
+              "retest_disputed_with": disputed,
               "retest_ratios": {p: min(rs) for p, rs in rt.items()},
               "retest_directions": {k: v for k, v in pairs.directions(
                   {x}, threshold, retest=True, low=False).items()

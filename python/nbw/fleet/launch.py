@@ -56,6 +56,7 @@ def signal_session(sid, sig):
 
 
 TIMED_OUT = -1000  # run_all's status of a process stopped at its limit (no signal's)
+STOPPED_WORDS = "stopped at the step's time limit"  # its answer's problem
 # What the host keeps of a node's answer (the rest is read and dropped): its task's
 # standard output holds at most two documents of MAX_DOC (the probe's and the read's)
 # and its frames; its standard error the last lines of the tools'.
@@ -182,19 +183,24 @@ class Answer:
         self.node, self.results, self.problem = node, results, problem
 
 
-def answer_of(node, rc, out, err):
+def answer_of(node, rc, out, err, rels=()):
+    """rels: the parts of the node's task; a task stopped at the step's limit after
+    every one of them ended (an srun step cut for another rank) is not stopped."""
     ran, results, wrong = parse_frames(out)
+    if rc == TIMED_OUT and ran is not None and rels and all(
+            results.get(r) is not None and results[r].rc is not None for r in rels):
+        rc = 0
     problem = wrong
     if problem is None and ran is None:
         last = [x.strip() for x in (err or "").splitlines() if x.strip()]
         if rc == TIMED_OUT:
-            problem = "stopped at the step's time limit"
+            problem = STOPPED_WORDS
         elif rc is None:
             problem = "stopped (interrupted)"
         else:
             problem = "unreachable: %s" % (last[-1] if last else "exit status %s" % rc)
     elif problem is None and rc == TIMED_OUT:
-        problem = "stopped at the step's time limit"
+        problem = STOPPED_WORDS
     return Answer(ran, results, problem)
 
 
@@ -233,8 +239,9 @@ class Fanout:
             tasks = [t for u in wave for t in u]
             argvs = [self.argv(node, ["sh", "-c", NODE_SCRIPT, "nbw-task"] + task_args(node, items))
                      for node, items in tasks]
-            for (node, _), (rc, out, err) in zip(tasks, run_all(argvs, limit, stop, self.env)):
-                answers[node] = answer_of(node, rc, out, err)
+            for (node, items), (rc, out, err) in zip(tasks, run_all(argvs, limit, stop,
+                                                                     self.env)):
+                answers[node] = answer_of(node, rc, out, err, [it.rel for it in items])
         return answers
 
 
@@ -291,12 +298,12 @@ class Srun:
         errs, step_err = {r: errs.lines(r) for r in range(len(tasks))}, \
             [x for x in errs.lines(-1) if x.strip()][-64:]
         answers = {}
-        for rank, (node, _) in enumerate(tasks):
+        for rank, (node, items) in enumerate(tasks):
             text = "\n".join(per.get(rank, []))
             e = "\n".join(errs.get(rank, []) + [x for x in step_err if node in x] +
                           (step_err[-1:] if not per.get(rank) else []))
             answers[node] = answer_of(node, rc if rc in (TIMED_OUT, None) or not per.get(rank)
-                                      else 0, text, e)
+                                      else 0, text, e, [it.rel for it in items])
         return answers
 
 

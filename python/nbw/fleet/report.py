@@ -67,8 +67,11 @@ def reason(s):
         text = "low with %d of %d partners (median of those %s)" % (
             ev.get("low_count", 0), ev.get("partners", 0), _pct(s["ratio"]))
         text += _directions(ev)
-        if rt or ok:
+        dis = ev.get("retest_disputed_with") or []
+        if rt or ok or dis:
             text += "; retests with partners that passed: %d low, %d normal" % (len(rt), len(ok))
+            if dis:
+                text += ", %d disputed (its partner's word and its own disagree)" % len(dis)
         if ev.get("drive_remote_low"):
             text += "; its drives -> remote DRAM low too (%s), which it explains" % ", ".join(
                 "with %s" % (x["peer"] if x["node"] == s["node"] else x["node"])

@@ -24,7 +24,6 @@ import os
 import shlex
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -35,120 +34,13 @@ from . import plan as planmod
 from . import report
 from .judge import judge
 from .judge_retest import retests_wanted
-from .launch import Fanout, LaunchError, Srun, scratch
+from .launch import STOPPED_WORDS, Answer, LaunchError
+from .nodes import EXIT_USAGE, RunError, make_launcher, nodes_from, say
 from .plan import Plan, human_seconds, remote_rounds
 from .sweepdir import NAME_RE, NAME_WORDS, load_json, read_sweep
 from .tasks import Settings, why_failed
 
 EXIT_INTERRUPTED = 130
-EXIT_USAGE = 2
-HOSTFILE_MAX = 16 << 20
-
-
-class RunError(Exception):
-    """A reason to stop before or between phases; its text is the message."""
-
-    def __init__(self, text, status=1):
-        Exception.__init__(self, text)
-        self.status = status
-
-
-def say(text):
-    """One line on stderr, every control byte of what a node said escaped."""
-    sys.stderr.write("%s: %s\n" % (PROG, jsonutil.printable(text)))
-    sys.stderr.flush()
-
-
-# --- nodes ------------------------------------------------------------------------
-
-def read_hostfile(path):
-    """(names, {name: rack or switch}, [problems], [warnings]) of a hostfile: the first
-    word of each line (name:slots taken as name; # starts a comment), rack=R or
-    switch=S after it for the page's groups. A bad name is a problem, one line each; a
-    name twice a warning (kept once)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(HOSTFILE_MAX + 1)
-    except OSError as e:
-        raise RunError("%s: %s" % (path, e.strerror), EXIT_USAGE) from None
-    if len(data) > HOSTFILE_MAX:
-        raise RunError("%s: larger than %d MiB: not a hostfile" % (path, HOSTFILE_MAX >> 20),
-                       EXIT_USAGE)
-    names, groups, problems, warnings, first = [], {}, [], [], {}
-    for no, raw in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-        words = raw.split("#", 1)[0].split()
-        if not words:
-            continue
-        name = words[0]
-        if name.count(":") == 1 and name.split(":")[1].isdigit():
-            name = name.split(":")[0]
-        if not NAME_RE.match(name) or len(name) > 255:
-            problems.append("%s:%d: '%s': not a node name (%s)" % (path, no, name[:80],
-                                                                   NAME_WORDS))
-            continue
-        if name in first:
-            warnings.append("%s:%d: %s again (first on line %d): counted once" % (
-                path, no, name, first[name]))
-            continue
-        first[name] = no
-        names.append(name)
-        for w in words[1:]:
-            key, _, val = w.partition("=")
-            if key in ("rack", "switch") and val and NAME_RE.match(val):
-                groups[name] = val
-    return names, groups, problems, warnings
-
-
-def slurm_nodes(env):
-    """The allocation's nodes in Slurm's order (scontrol show hostnames)."""
-    try:
-        r = subprocess.run(["scontrol", "show", "hostnames", env["SLURM_JOB_NODELIST"]],
-                           capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError) as e:
-        raise RunError("scontrol show hostnames: %s" % e) from None
-    if r.returncode != 0:
-        raise RunError("scontrol show hostnames: %s" % r.stderr.strip())
-    return r.stdout.split()
-
-
-def nodes_from(args, env):
-    """(node list, groups): --nodes, --hostfile, or the Slurm allocation; RunError
-    otherwise. A hostfile's bad names are said one a line, then refused."""
-    if args.nodes:
-        return list(args.nodes), {}
-    if args.hostfile:
-        names, groups, problems, warnings = read_hostfile(args.hostfile)
-        for w in warnings:
-            say(w)
-        for p in problems:
-            say(p)
-        if problems:
-            raise RunError("%s: %d bad name%s: refused, nothing was run" % (
-                args.hostfile, len(problems), "" if len(problems) == 1 else "s"), EXIT_USAGE)
-        return names, groups
-    if env.get("SLURM_JOB_NODELIST"):
-        return slurm_nodes(env), {}
-    raise RunError("no nodes: --nodes, --hostfile, or run inside a Slurm allocation")
-
-
-def make_launcher(kind, env, top, fanout, nodes):
-    """The step launcher: srun inside a Slurm allocation (LAUNCHER unset or srun), else
-    LAUNCHER's fan-out; kind (srun or ssh) chooses."""
-    if kind is None:
-        words = (env.get("LAUNCHER") or "").split()
-        inside = bool(env.get("SLURM_JOB_ID") and env.get("SLURM_JOB_NODELIST"))
-        kind = "srun" if inside and (not words or os.path.basename(words[0]) == "srun") \
-            else "ssh"
-    if kind == "srun":
-        order = nodes
-        if env.get("SLURM_JOB_NODELIST"):
-            try:
-                alloc = slurm_nodes(env)
-                order = alloc + [n for n in nodes if n not in set(alloc)]
-            except RunError:
-                pass
-        return Srun(env, order, scratch(top))
-    return Fanout(env, fanout)
 
 
 # --- the sweep's directory --------------------------------------------------------------
@@ -164,6 +56,12 @@ class Sweep:
         self.started = time.monotonic()
         self.steps_done = 0
         self.steps_total = 1
+        # The deadline (time.monotonic()) and its words, from --max-time or the Slurm
+        # allocation's time left; the planned seconds of the steps not yet run; the
+        # nodes dropped from later steps (a step stalled to its limit) and why.
+        self.deadline, self.deadline_words = None, None
+        self.planned_left = 0.0
+        self.dropped = {}
 
     def path(self, rel):
         return os.path.join(self.top, rel)
@@ -216,10 +114,37 @@ class Sweep:
                 break
             d = os.path.dirname(d)
 
-    def step(self, phase, where, units, limit):
-        """Run units (lists of (node, [Item])) as one step; the answers per node."""
+    def set_deadline(self, seconds, words, planned):
+        """The sweep ends within seconds of its start (None: no deadline); planned: the
+        plan's seconds of its steps."""
+        if seconds is not None:
+            self.deadline, self.deadline_words = self.started + seconds, words
+        self.planned_left = planned
+
+    def step_limit(self, planned, limit):
+        """A step's time limit: its own, cut at the time left before the deadline less
+        what the steps after it were planned to take (so that one node stalling a step
+        takes no later step's time). planned: this step's planned seconds."""
+        self.planned_left = max(0.0, self.planned_left - planned)
+        if self.deadline is None:
+            return limit
+        return min(limit, self.deadline - time.monotonic() - self.planned_left)
+
+    def step(self, phase, where, units, limit, planned=0.0):
+        """Run units (lists of (node, [Item])) as one step; the answers per node. A step
+        with no time left is not run: its nodes' answers say so."""
         t0 = time.monotonic()
+        own, limit = limit, self.step_limit(planned, limit)
+        if limit < 1:
+            why = "not run: no time left before the sweep's deadline (%s)" % self.deadline_words
+            return {n: Answer(None, {}, why) for u in units for n, _ in u}
         answers = self.launcher.run(units, limit, self.stop, "%s: %s" % (phase, where))
+        for n, a in answers.items():
+            if a.problem == STOPPED_WORDS and not self.stop.is_set():
+                if limit < own:
+                    a.problem += " (%d s: the time left before the sweep's deadline, %s)" % (
+                        limit, self.deadline_words)
+                self.dropped.setdefault(n, "it stalled the %s step to its time limit" % phase)
         tm = self.meta.setdefault("timing", {}).setdefault(phase, {"seconds": 0.0, "steps": 0})
         tm["seconds"] = round(tm["seconds"] + time.monotonic() - t0, 3)
         tm["steps"] += 1
@@ -234,6 +159,17 @@ class Sweep:
                 PROG, phase, where, kept, failed, self.steps_done, self.steps_total,
                 human_seconds(spent), human_seconds(left))) + "\n")
         self.out.flush()
+
+    def left_out(self, a, items_a, b=None, items_b=()):
+        """True when a (or its partner b) was dropped from later steps: the parts are
+        failed, that node named, and not run."""
+        x = a if a in self.dropped else b if b in self.dropped else None
+        if x is None:
+            return False
+        why = "not run: %s was dropped (%s)" % (x, self.dropped[x])
+        for it in list(items_a) + list(items_b):
+            self.fail(it.rel, why, x)
+        return True
 
     # -- what came back
     def result_of(self, answers, node, item):
@@ -301,13 +237,21 @@ class Sweep:
 
 # --- the phases -------------------------------------------------------------------
 
+PREFLIGHT_S = 120  # the preflight step's limit
+PREFLIGHT_MIN_S = 10  # its limit at least, whatever the deadline
+
+
 def preflight(sw, nodes):
     """Each node's suite version (nvme_read_bw --version) and, with --rdma-netdev, its
-    address, in one step: (reachable nodes, skipped [{node, reason}], version);
-    RunError when versions differ."""
+    address, in one step: (reachable nodes, skipped [{node, reason}], version). The
+    sweep's version is the one most nodes answer; a node answering another is skipped ("suite version X, the sweep's Y"): one node cannot
+    stop the others' measurement. RunError when no version is the most nodes'."""
     netdev = sw.meta.get("rdma_netdev")
     items = sw.settings.version(netdev)
-    answers = sw.launcher.run([[(n, items)] for n in nodes], 120, sw.stop, "preflight")
+    limit = PREFLIGHT_S
+    if sw.deadline is not None:
+        limit = min(limit, max(PREFLIGHT_MIN_S, sw.deadline - time.monotonic() - sw.planned_left))
+    answers = sw.launcher.run([[(n, items)] for n in nodes], limit, sw.stop, "preflight")
     ok, skipped, versions = [], [], {}
     for n in nodes:
         res, why = sw.result_of(answers, n, items[0])
@@ -322,10 +266,21 @@ def preflight(sw, nodes):
             continue
         ok.append(n)
         versions.setdefault(" ".join(res.out).split()[-1][:64], []).append(n)
-    if len(versions) > 1:
-        raise RunError("suite versions differ: %s; refused, nothing was measured" % "; ".join(
-            "%s on %s" % (v, ", ".join(n)) for v, n in sorted(versions.items())))
-    return ok, skipped, (next(iter(versions)) if versions else None)
+    counts = sorted((len(n) for n in versions.values()), reverse=True)
+    if len(counts) > 1 and counts[0] == counts[1]:
+        raise RunError("suite versions differ: %s; none is the most nodes': refused, nothing "
+                       "was measured" % "; ".join("%s on %s" % (v, ", ".join(n))
+                                                 for v, n in sorted(versions.items())))
+    want = max(versions, key=lambda v: len(versions[v])) if versions else None
+    for v, ns in sorted(versions.items()):
+        if v == want:
+            continue
+        for n in ns:
+            why = "suite version %s, the sweep's %s" % (v, want)
+            skipped.append({"node": n, "reason": why})
+            say("%s: skipped (%s)" % (n, why))
+            ok.remove(n)
+    return ok, skipped, (want if ok else None)
 
 
 def ipv4(word):
@@ -364,12 +319,15 @@ def local_phase(sw, nodes):
         items = [] if sw.have("nodes/%s/probe.json" % n) else [s.probe("nodes/%s/probe.json" % n)]
         if sw.meta.get("drives") != 0 and not sw.have("nodes/%s/read.json" % n):
             items.append(s.read("nodes/%s/read.json" % n))
-        if items:
+        if items and not sw.left_out(n, items):
             units.append([(n, items)])
+    la, d, _, drives = sw.model
+    planned = la.step(len(nodes), planmod.local_window(d, drives))
     if not units:
+        sw.step_limit(planned, 0)
         return True
     limit = max(sum(it.limit for it in items) for u in units for _, items in u) + 60
-    answers = sw.step("local", "every node", units, limit)
+    answers = sw.step("local", "every node", units, limit, planned)
     kept = failed = 0
     for u in units:
         k, f = sw.keep_single(answers, u[0][0], u[0][1])
@@ -386,14 +344,20 @@ def pair_items(sw, base, a, b, mem, full=False, rail=None):
     return (s.remote(ra, peer(sw, b), mem, full, rail), s.remote(rb, peer(sw, a), mem, full, rail))
 
 
-def pair_step(sw, phase, where, pairs):
-    """pairs: [(a, ia, b, ib)]: one step, every pair at once, each kept whole."""
-    todo = [(a, ia, b, ib) for a, ia, b, ib in pairs if not (sw.have(ia.rel) and sw.have(ib.rel))]
+def pair_step(sw, phase, where, pairs, full=False):
+    """pairs: [(a, ia, b, ib)]: one step, every pair at once, each kept whole; a pair
+    with a node dropped from later steps is not run (its parts failed, that node
+    named)."""
+    la, d, _, _ = sw.model
+    planned = la.step(2 * len(pairs), d.full if full else d.window)
+    todo = [(a, ia, b, ib) for a, ia, b, ib in pairs if not (sw.have(ia.rel) and sw.have(ib.rel))
+            and not sw.left_out(a, [ia], b, [ib])]
     if not todo:
+        sw.step_limit(planned, 0)
         return True
     units = [[(a, [ia]), (b, [ib])] for a, ia, b, ib in todo]
     limit = max(max(ia.limit, ib.limit) for _, ia, _, ib in todo) + 60
-    answers = sw.step(phase, where, units, limit)
+    answers = sw.step(phase, where, units, limit, planned)
     kept = failed = 0
     for a, ia, b, ib in todo:
         k, f = sw.keep_pair(answers, a, ia, b, ib)
@@ -456,16 +420,7 @@ def isolate_phase(sw):
     s = sw.settings
     reads = [[(n, [s.read("isolate/nodes/%s/read.json" % n, full=True)])]
              for n in want["drives"] if not sw.have("isolate/nodes/%s/read.json" % n)]
-    if reads:
-        limit = max(u[0][1][0].limit for u in reads) + 60
-        answers = sw.step("isolate", "drives read again", reads, limit)
-        kept = failed = 0
-        for u in reads:
-            k, f = sw.keep_single(answers, u[0][0], u[0][1])
-            kept, failed = kept + k, failed + f
-        sw.progress("isolate", "drives read again on %d nodes" % len(reads), kept, failed)
-        if sw.stop.is_set():
-            return False
+    reads = [u for u in reads if not sw.left_out(u[0][0], u[0][1])]
     devs = [d for d in sw.meta.get("rail_devs") or [] if d]
     tasks = [(a, b, "isolate/fabric", True, None) for a, b in want["fabric"]]
     tasks += [(a, b, "isolate/alone", True, r) for a, b, r in want["alone"] if r < len(devs)]
@@ -482,10 +437,25 @@ def isolate_phase(sw):
         say("isolate: %d retest steps wanted, %d in the budget (--isolate-budget): the rest "
             "is not retested" % (len(batches), budget))
         batches = batches[:budget]
+    # What is left of the plan: the drives read again and these retest steps.
+    la, d, _, drives = sw.model
+    sw.planned_left = sum(la.step(2 * len(b), d.full) for b in batches)
+    if reads:
+        limit = max(u[0][1][0].limit for u in reads) + 60
+        planned = la.step(len(reads), planmod.local_window(d, drives, full=True))
+        sw.planned_left += planned
+        answers = sw.step("isolate", "drives read again", reads, limit, planned)
+        kept = failed = 0
+        for u in reads:
+            k, f = sw.keep_single(answers, u[0][0], u[0][1])
+            kept, failed = kept + k, failed + f
+        sw.progress("isolate", "drives read again on %d nodes" % len(reads), kept, failed)
+        if sw.stop.is_set():
+            return False
     sw.steps_total = sw.steps_done + len(batches)
     for k, batch in enumerate(batches):
         if not pair_step(sw, "isolate", "retests %d of %d" % (k + 1, len(batches)),
-                         [(a, ia, b, ib) for a, b, ia, ib in batch]):
+                         [(a, ia, b, ib) for a, b, ia, ib in batch], full=True):
             return False
     return True
 
@@ -535,6 +505,7 @@ def new_meta(args, nodes, groups):
             "duration": args.duration, "warmup": args.warmup,
             "retest_duration": args.retest_duration, "retest_warmup": args.retest_warmup,
             "threshold": args.threshold, "isolate_budget": args.isolate_budget,
+            "setup": args.setup,
             "rails_one_by_one": bool(args.rails_one_by_one),
             "probe_args": args.probe_arg or [], "rdma_netdev": args.rdma_netdev,
             "addresses": {}, "remote": not (args.no_remote or args.no_drives),
@@ -564,14 +535,22 @@ def open_sweep(args, env, top):
                                                              args.fanout, nodes)
 
 
-def check_time(args, env, meta, launcher):
-    """RunError when the plan does not fit --max-time or the allocation's time left."""
+def model_of(meta, env, launcher):
+    """(Launch, Durations, rails, drives): the plan's model of the sweep's steps."""
     rails = max(1, len([d for d in meta.get("rail_devs") or [] if d]))
     disks = env.get("SRC_DISKS") or ""
     drives = 0 if meta.get("drives") == 0 else len(disks.split(",")) if disks else 8
     d = planmod.Durations(meta.get("duration"), meta.get("warmup"), meta.get("retest_duration"),
                           meta.get("retest_warmup"), isolate=meta.get("isolate_budget"))
-    la = planmod.Launch(launcher.kind, launcher.fanout or planmod.FANOUT)
+    setup = meta.get("setup") if isinstance(meta.get("setup"), (int, float)) else None
+    return planmod.Launch(launcher.kind, launcher.fanout or planmod.FANOUT, setup), d, rails, \
+        drives
+
+
+def check_time(args, env, meta, launcher):
+    """RunError when the plan does not fit --max-time or the allocation's time left."""
+    la, d, rails, drives = model_of(meta, env, launcher)
+    disks = env.get("SRC_DISKS") or ""
     doc = planmod.plan_document(Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"]), la,
                                 d, rails, drives, meta.get("seed"),
                                 bool(meta.get("rails_one_by_one")), bool(meta.get("remote")),
@@ -592,6 +571,13 @@ def start(args, env, out=sys.stdout):
         meta, lock, launcher = open_sweep(args, env, top)
         made = not resume
         sw = Sweep(top, meta, env, launcher)
+        sw.model = model_of(meta, env, launcher)
+        la, d, rails, drives = sw.model
+        total = planmod.estimate(
+            Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"]), rails, drives, d, la,
+            bool(meta.get("rails_one_by_one")), bool(meta.get("remote")))["total_s"]
+        # The run keeps its deadline: --max-time, or the allocation's time left.
+        sw.set_deadline(*planmod.time_limit(args.max_time, env), planned=total)
         if not resume:
             check_time(args, env, meta, launcher)
             meta["launcher"] = launcher.kind
@@ -599,11 +585,14 @@ def start(args, env, out=sys.stdout):
             if len(meta["nodes"]) < 2:
                 raise RunError("fewer than two nodes reachable: nothing to sweep")
         else:
-            _, _, v = preflight(sw, meta["nodes"])
+            _, skipped, v = preflight(sw, meta["nodes"])
             if v is not None and meta.get("suite_version") not in (None, v):
                 raise RunError("the nodes now run suite version %s, the sweep was started with "
                                "%s: refused" % (v, meta["suite_version"]))
             meta["failed"] = []
+            for s in skipped:  # another version now: its parts are not measured
+                if s["reason"].startswith("suite version "):
+                    sw.dropped[s["node"]] = s["reason"]
         meta["state"] = "running"
         sw.save_meta()
     except (RunError, LaunchError) as e:

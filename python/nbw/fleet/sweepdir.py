@@ -23,6 +23,8 @@ A sweep writes one directory; the judgement is a pure function of it:
   isolate/fabric/A/B.json         a retest of the pair, every rail at once
   isolate/alone/A/B.railI.json    rail I of the pair alone (a rail low with its siblings)
   isolate/remote/A/B.json         a retest of the drive -> remote pair
+                                  (a retest's "send" is read too: the sender's own
+                                  figure, Sweep.sent, beside the sink's)
 
 A sweep of format 1 (each direction a run of its own: fabric/A/B.railI.json the sink's
 document on B, A -> B) is read as it was written.
@@ -104,6 +106,9 @@ class Sweep:
         self.probe = {}  # node -> probe document
         self.reads = {}  # node -> its nvme_read_bw document (the drives' health, fleet/health.py)
         self.transfers = []
+        # (src, dst, channel, alone) -> GB/s: what the sender of a retest itself reported
+        # (its --bidir document's "send"), beside the sink's word (the transfer's).
+        self.sent = {}
         self.unreadable = []  # paths left out
         self.why = {}  # path (relative) -> why it was left out
         self.present = set()  # relative paths of the documents read
@@ -161,26 +166,31 @@ def _rail_index(row, pos, devs):
     return pos
 
 
-def _transfers_of_report(sw, rep, src, dst, channel, retest, path, side, rail=None):
-    """The transfers of a sink's report of src -> dst: one per rail row (fabric), or
-    its RDMA total (remote). False when it has no figure."""
+def _figures(sw, rep, channel, rail=None):
+    """[(channel, GB/s, row)] of a role's report: one per rail row (fabric), or its RDMA
+    total (remote, or a rail alone)."""
     if not isinstance(rep, dict):
-        return False
+        return []
     rows = dicts(rep.get("rails"))[:64]
     devs = sw.meta.get("rail_devs") if isinstance(sw.meta.get("rail_devs"), list) else []
     out = []
     if channel == "remote" or (rail is not None and len(rows) <= 1):
         gbps = number(dig(rep, "rdma", "gb_per_s"))
-        if gbps is None:
-            return False
-        row = rows[0] if rows else {}
-        out.append((channel if channel == "remote" else rail, gbps, row))
-    else:
-        rows = sorted(rows, key=lambda r: (str(r.get("local_dev")), str(r.get("local_port"))))
-        for pos, row in enumerate(rows):
-            gbps = number(row.get("gb_per_s"))
-            if gbps is not None:
-                out.append((_rail_index(row, pos, devs), gbps, row))
+        if gbps is not None:
+            out.append((channel if channel == "remote" else rail, gbps, rows[0] if rows else {}))
+        return out
+    rows = sorted(rows, key=lambda r: (str(r.get("local_dev")), str(r.get("local_port"))))
+    for pos, row in enumerate(rows):
+        gbps = number(row.get("gb_per_s"))
+        if gbps is not None:
+            out.append((_rail_index(row, pos, devs), gbps, row))
+    return out
+
+
+def _transfers_of_report(sw, rep, src, dst, channel, retest, path, side, rail=None):
+    """The transfers of a sink's report of src -> dst: one per rail row (fabric), or
+    its RDMA total (remote). False when it has no figure."""
+    out = _figures(sw, rep, channel, rail)
     if not out:
         return False
     for ch, gbps, row in out:
@@ -207,6 +217,10 @@ def _read_transfer(sw, path, owner, partner, channel, retest, rail=None):
     if doc.get("role") == "bidir":
         ok = _transfers_of_report(sw, doc.get("receive"), partner, owner, channel, retest,
                                   path, "receive", rail)
+        if retest:  # what the owner itself says it sent: a retest's other word
+            alone = rail is not None and channel != "remote"
+            for ch, gbps, _ in _figures(sw, doc.get("send"), channel, rail):
+                sw.sent[(owner, partner, ch, alone)] = gbps
     elif channel == "remote":  # format 1: the sink's document of owner -> partner
         ok = _transfers_of_report(sw, doc, owner, partner, "remote", retest, path, None)
     else:
@@ -233,6 +247,14 @@ def _read_format1(sw, doc, path, src, dst, rail, retest):
     t.path = path
     sw.transfers.append(t)
     return True
+
+
+def sent_by(sw, t):
+    """GB/s the sender of retest t itself reported (None without its word); in a sweep
+    of format 1 (the sink's document alone) the sink's figure, the one word there is."""
+    if not isinstance(sw.meta.get("format"), int) or sw.meta["format"] < 2:
+        return t.gbps
+    return sw.sent.get((t.src, t.dst, t.channel, t.alone))
 
 
 def counters_of(t):
