@@ -22,7 +22,7 @@ for n in a b; do
 	"$PYTHON3" "$NR_PY" inventory --host "$n" >"$D/inventory/$n.json" 2>/dev/null ||
 		fail "nbw-results inventory --host $n"
 done
-(cd "$abs_top_srcdir/scripts" && SINK_NODE=a SRC_NODE=b NFS_DEPTHS="8 16 32" \
+(cd "$abs_top_srcdir/python" && SINK_NODE=a SRC_NODE=b NFS_DEPTHS="8 16 32" \
 	"$PYTHON3" -m nbw.summary run-json "$D/run.json" ladder 0 a b) || fail "run.json"
 "$abs_top_srcdir/scripts/ladder_report" "$D" >/dev/null 2>&1 || fail "ladder_report"
 check_eq "every kind of document is in the run directory" \
