@@ -90,10 +90,11 @@ static const struct cli_opt opts[] = {
 	 .help = "lowest acceptable link speed (2.5 5 8 16 32 64)"},
 	{ROW("expect-width", required_argument, OPT_EXPECT_WIDTH), .arg = "N",
 	 .help = "lowest acceptable link width (1 2 4 8 16 32)"},
-	{ROW("expect", required_argument, OPT_EXPECT), .arg = "GENxW|p2p",
+	{ROW("expect", required_argument, OPT_EXPECT), .arg = "GENxW|p2p|mps",
 	 .help = "both at once: gen4x4, gen3, x8; exit 3 if a device is below it, downgraded, "
 		 "down or unknown; p2p: exit 3 if a drive cannot move data peer-to-peer with "
-		 "its nearest ACTIVE RDMA device (implies --topology)"},
+		 "its nearest ACTIVE RDMA device (implies --topology); mps: exit 3 if a link "
+		 "runs a smaller MPS than both ends support, or an MRRS below it; repeatable"},
 	{ROW("expect-file", required_argument, OPT_EXPECT_FILE), .type = CLI_T_TEXT,
 	 .field = CLI_AT(O, expect_file), .arg = "FILE",
 	 .help = "site slot specification, lines 'slot-or-bdf gen width' (e.g. '33 4 4'; # "
@@ -131,7 +132,7 @@ static int parse_speed(const char *s, double *out)
 	return 0;
 }
 
-/* "gen4x4", "gen3", "x8", "p2p" (case-insensitive). */
+/* "gen4x4", "gen3", "x8", "p2p", "mps" (case-insensitive). */
 static int parse_expect(const char *s, struct options *o)
 {
 	char buf[32], *x;
@@ -141,6 +142,10 @@ static int parse_expect(const char *s, struct options *o)
 	if (!strcasecmp(s, "p2p")) {
 		o->expect_p2p = true;
 		o->topology = true;
+		return 0;
+	}
+	if (!strcasecmp(s, "mps")) {
+		o->expect_mps = true;
 		return 0;
 	}
 	if (strlen(s) >= sizeof(buf) || !*s)
@@ -187,7 +192,8 @@ static int tool_option(int c, char *arg, void *ctx)
 		return rc ? bad_value("expected width", arg, rc) : CLI_NEXT;
 	case OPT_EXPECT:
 		rc = parse_expect(arg, o);
-		return rc ? bad_value("expectation (genNxW, genN, xW or p2p)", arg, rc) : CLI_NEXT;
+		return rc ? bad_value("expectation (genNxW, genN, xW, p2p or mps)", arg, rc)
+			  : CLI_NEXT;
 	}
 	return cli_try_help();
 }

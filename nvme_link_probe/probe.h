@@ -124,6 +124,7 @@ struct options {
 	bool project;
 	bool topology;
 	bool expect_p2p; /* --expect p2p */
+	bool expect_mps; /* --expect mps: no link below the payload both ends support */
 	struct probe_expect expect;
 	struct provenance *prov; /* where and when, with the devices' identity */
 };

@@ -10,7 +10,7 @@ check_match "--version" "^nvme_link_probe .* [0-9]+\.[0-9]+" "$("$P" --version)"
 expect_exit 2 "^nvme_link_probe: unrecognized option '--bogus'$" "$P" --bogus
 expect_exit 2 "invalid expected speed \(GT/s\) '7': not a PCIe value" "$P" --expect-speed 7
 expect_exit 2 "invalid expected width '3': not a PCIe value" "$P" --expect-width 3
-expect_exit 2 "invalid expectation \(genNxW, genN, xW or p2p\) 'gen9x4'" "$P" --expect gen9x4
+expect_exit 2 "invalid expectation \(genNxW, genN, xW, p2p or mps\) 'gen9x4'" "$P" --expect gen9x4
 expect_exit 2 "invalid expectation" "$P" --expect fast
 expect_exit 2 "unexpected argument 'nvme0'" "$P" nvme0
 expect_exit 1 "nvme_link_probe: /nonexistent.lspci: No such file or directory" "$P" --pci-dump /nonexistent.lspci

@@ -81,7 +81,7 @@ expect_exit 3 "nvme3 \(0000:83:00.0\) and mlx5_1: peer-to-peer not possible \(vi
 	"$P" --sysfs-root "$R" --dev nvme3 --expect p2p
 expect_exit 3 "nvme1 \(0000:08:00.0\) and mlx5_0: peer-to-peer not possible \(direct\): .*nvme1 publishes no p2pmem" \
 	"$P" --sysfs-root "$R" --dev nvme1 --expect p2p
-expect_exit 2 "invalid expectation \(genNxW, genN, xW or p2p\) 'p2q': malformed" "$P" --sysfs-root "$R" --expect p2q
+expect_exit 2 "invalid expectation \(genNxW, genN, xW, p2p or mps\) 'p2q': malformed" "$P" --sysfs-root "$R" --expect p2q
 
 # --project: the staging hop's DRAM traffic and the drives p2pdma could spare it.
 "$P" --sysfs-root "$R" --project --json >"$TMPD/p.json"
