@@ -119,6 +119,7 @@ static void print_pair(struct report *r, const struct topology *tp, const struct
 		report_bool(r, "memory", NULL, p->memory);
 		report_bool(r, "can", NULL, p->can);
 		print_opt_str(r, "acs", p->acs);
+		report_str(r, "host_rule", NULL, p2p_host_rule_name(p->host_rule));
 		report_str(r, "reason", NULL, p->reason);
 		report_obj_end(r);
 		report_text(r, "  %-13s %-13s %-4s %-8s %-3s %s\n",
