@@ -275,11 +275,33 @@ static int probe_topology(const struct options *o, const struct pcitree *t,
 }
 
 /*
+ * No drive and no RDMA device: the GPUs alone get the matrix and its audit
+ * (as with --topology), said on stderr. With no GPU either, nothing to audit:
+ * said, and the (empty) document is still written; the exit status is 1.
+ */
+static void probe_nothing(struct options *o, const struct topology *tp)
+{
+	const char *where = o->dump ? o->dump : o->cc.sysfs_root;
+
+	if (tp->n > 0) {
+		if (!o->topology)
+			nbw_warn("no NVMe controllers or RDMA devices found %s %s: the %d GPU%s "
+				 "audited as with --topology",
+				 o->dump ? "in" : "under", where, tp->n, tp->n == 1 ? "" : "s");
+		o->topology = true;
+		return;
+	}
+	nbw_err("no NVMe controllers, RDMA devices or GPUs found %s %s: nothing to audit",
+		o->dump ? "in" : "under", where);
+	o->nothing = true;
+}
+
+/*
  * Load the tree, find and judge every device (RDMA locality and the matrix
  * need them all), keep those of --dev/--slot, sort by slot. The count or
- * minus an exit status.
+ * minus an exit status; none: the GPUs alone, or nothing (probe_nothing()).
  */
-static int probe_collect(const struct options *o, struct pcitree *t, struct probe_dev *devs,
+static int probe_collect(struct options *o, struct pcitree *t, struct probe_dev *devs,
 			 struct topology *tp, struct p2p_system *sys)
 {
 	char err[512];
@@ -301,7 +323,7 @@ static int probe_collect(const struct options *o, struct pcitree *t, struct prob
 	}
 	if (n > 0)
 		bays_rdma_locality(devs, n, !o->dump);
-	if (n > 0 && (o->topology || o->project) && probe_topology(o, t, devs, n, tp, sys))
+	if (n >= 0 && (o->topology || o->project || !n) && probe_topology(o, t, devs, n, tp, sys))
 		n = -NBW_EXIT_FAIL;
 	if (n > 0 && (o->devs || o->sel || o->slots))
 		n = select_devs(o, t, devs, n);
@@ -309,11 +331,8 @@ static int probe_collect(const struct options *o, struct pcitree *t, struct prob
 		bays_sort(devs, n);
 		probe_health(o, devs, n);
 	}
-	if (n == 0 && !o->misses->n) {
-		nbw_err("no NVMe controllers or RDMA devices found %s %s", o->dump ? "in" : "under",
-			o->dump ? o->dump : o->cc.sysfs_root);
-		n = -NBW_EXIT_FAIL;
-	}
+	if (n == 0 && !o->misses->n)
+		probe_nothing(o, tp);
 	if (n < 0) {
 		topo_free(tp);
 		pcitree_free(t);
@@ -403,5 +422,5 @@ int main(int argc, char **argv)
 	pcitree_free(&t);
 	spec_free(&spec);
 	/* An item that named nothing: well formed, missing on the machine. */
-	return misses.n ? NBW_EXIT_FAIL : all_met ? NBW_EXIT_OK : NBW_EXIT_EXPECT;
+	return misses.n || o.nothing ? NBW_EXIT_FAIL : all_met ? NBW_EXIT_OK : NBW_EXIT_EXPECT;
 }

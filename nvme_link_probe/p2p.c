@@ -192,10 +192,14 @@ static void NBW_PRINTF(3, 4) add(char *buf, size_t len, const char *fmt, ...)
 
 /*
  * The downstream ports between x and the meeting point (hops 1 .. below the
- * meet) that redirect peer traffic, into pr->acs. -1 when one hides its
- * extended capabilities, else how many redirect.
+ * meet) that redirect peer traffic, into pr->acs, the commands that clear
+ * it into pr->acs_fix and the ports into ports (PORTS_LEN). -1 when one
+ * hides its extended capabilities, else how many redirect.
  */
-static int acs_between(const struct topo_node *x, const struct pcie_fn *meet, struct topo_pair *pr)
+#define PORTS_LEN 160
+
+static int acs_between(const struct topo_node *x, const struct pcie_fn *meet, struct topo_pair *pr,
+		       char *ports)
 {
 	char names[96];
 	int i, redirect = 0;
@@ -217,6 +221,11 @@ static int acs_between(const struct topo_node *x, const struct pcie_fn *meet, st
 		pcie_acs_names(f->acs_ctl & PCIE_ACS_REDIRECTS, names, sizeof(names));
 		add(pr->acs, sizeof(pr->acs), "%sACS %s on %s", pr->acs[0] ? "; " : "", names,
 		    f->bdf);
+		/* The ACS Control register is at +6; the value:mask form clears only these. */
+		add(pr->acs_fix, sizeof(pr->acs_fix), "%ssetpci -s %s %x.w=0000:%04x",
+		    pr->acs_fix[0] ? "; " : "", f->bdf, (unsigned)f->acs_pos + 6,
+		    f->acs_ctl & PCIE_ACS_REDIRECTS);
+		add(ports, PORTS_LEN, "%s%s", ports[0] ? ";" : "", f->bdf);
 		redirect++;
 	}
 	return redirect;
@@ -362,11 +371,11 @@ static void judge_host(const struct topo_node *a, const struct topo_node *b, boo
 /* The path's part of the verdict, its reason into pr->reason. */
 static void judge_path(const struct topo_node *a, const struct topo_node *b, struct topo_pair *pr)
 {
-	char *r = pr->reason;
+	char *r = pr->reason, ports[PORTS_LEN] = "";
 	size_t len = sizeof(pr->reason);
 	int ra, rb;
 
-	pr->acs[0] = 0;
+	pr->acs[0] = pr->acs_fix[0] = 0;
 	r[0] = 0;
 	pr->host_rule = HOST_RULE_NONE;
 	switch (pr->r.rel) {
@@ -382,14 +391,19 @@ static void judge_path(const struct topo_node *a, const struct topo_node *b, str
 	default:
 		break;
 	}
-	ra = acs_between(a, pr->r.meet, pr);
-	rb = ra < 0 ? 0 : acs_between(b, pr->r.meet, pr);
+	ra = acs_between(a, pr->r.meet, pr, ports);
+	rb = ra < 0 ? 0 : acs_between(b, pr->r.meet, pr, ports);
 	if (ra < 0 || rb < 0) {
 		pr->p2p = P2P_UNKNOWN;
+		pr->acs_fix[0] = 0; /* a fix for the ports read, not the whole way */
 		snprintf(r, len, "%s", pr->acs);
 	} else if (ra + rb) {
 		snprintf(r, len, "%s: peer requests go up to the root complex; ", pr->acs);
 		judge_host(a, b, true, pr);
+		add(pr->acs_fix, sizeof(pr->acs_fix),
+		    " (as root, until reboot), or boot with pci=disable_acs_redir=%s, or turn "
+		    "ACS off in the firmware's setup",
+		    ports);
 	} else {
 		pr->p2p = P2P_DIRECT;
 		snprintf(r, len, "the paths meet at %s and no port between them redirects",
@@ -406,6 +420,8 @@ static bool judge_memory(const struct p2p_system *sys, const struct topo_node *a
 	const struct topo_node *nic = a->kind == TOPO_RDMA ? a : b->kind == TOPO_RDMA ? b : NULL;
 	size_t len = sizeof(pr->reason);
 
+	if (gpu && a->kind == TOPO_GPU && b->kind == TOPO_GPU && a->driver[0] && !b->driver[0])
+		gpu = b; /* two GPUs: the one without a driver is named */
 	if (gpu) {
 		if (!gpu->driver[0]) {
 			add(pr->reason, len, "; GPU %s: %s", gpu->name,
@@ -417,8 +433,8 @@ static bool judge_memory(const struct p2p_system *sys, const struct topo_node *a
 			add(pr->reason, len, "; GPUDirect RDMA: %s", sys->gpudirect_reason);
 			return false;
 		}
-		add(pr->reason, len, "; the GPU's memory (%s%s)", gpu->driver,
-		    nic ? ", nvidia_peermem loaded" : "");
+		add(pr->reason, len, "; the GPU%s memory (%s%s)", a->kind == b->kind ? "s'" : "'s",
+		    gpu->driver, nic ? ", nvidia_peermem loaded" : "");
 		return true;
 	}
 	if (drive && drive->p2pmem_published) {
@@ -471,11 +487,14 @@ void p2p_judge_pair(const struct p2p_system *sys, const struct topo_node *a,
 		    b->iommu_group, a->iommu_group == b->iommu_group ? " (one group)" : "");
 }
 
-/* The pairs the audit covers: a drive, an RDMA device or a GPU with one of another kind. */
+/*
+ * The pairs the audit covers: a drive, an RDMA device or a GPU with one of
+ * another kind, and two GPUs.
+ */
 static bool audited_kinds(const struct topo_node *a, const struct topo_node *b)
 {
 	if (a->kind == b->kind)
-		return false;
+		return a->kind == TOPO_GPU;
 	return a->kind == TOPO_GPU || b->kind == TOPO_GPU ||
 	       (a->kind == TOPO_NVME) != (b->kind == TOPO_NVME);
 }

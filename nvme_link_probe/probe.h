@@ -125,6 +125,7 @@ struct options {
 	bool topology;
 	bool expect_p2p; /* --expect p2p */
 	bool expect_mps; /* --expect mps: no link below the payload both ends support */
+	bool nothing;	 /* no drive, RDMA device or GPU found: nothing to audit */
 	struct probe_expect expect;
 	struct provenance *prov; /* where and when, with the devices' identity */
 };

@@ -57,12 +57,14 @@ enum p2p_host_rule {
 struct topo_pair {
 	int a, b;		/* node indices, a < b */
 	struct pcie_relation r; /* relation, meeting point, narrowest link (pcitopo.h) */
-	/* The peer-to-peer audit of a (drive, RDMA), (drive, GPU) or (RDMA, GPU) pair. */
+	/* The peer-to-peer audit of a (drive, RDMA), (drive, GPU), (RDMA, GPU) or (GPU, GPU) pair.
+	 */
 	bool audited;
 	enum p2p_verdict p2p;
-	bool memory;   /* somewhere to put the data without DRAM (p2pmem, GPU memory) */
-	bool can;      /* direct and memory (and GPUDirect for an RDMA-GPU pair) */
-	char acs[200]; /* the ports between them whose ACS redirects, or why unknown */
+	bool memory;	   /* somewhere to put the data without DRAM (p2pmem, GPU memory) */
+	bool can;	   /* direct and memory (and GPUDirect for an RDMA-GPU pair) */
+	char acs[200];	   /* the ports between them whose ACS redirects, or why unknown */
+	char acs_fix[400]; /* how to clear that redirection, "" none */
 	enum p2p_host_rule host_rule; /* the kernel's rule for the host bridges it crosses */
 	char reason[400];
 };

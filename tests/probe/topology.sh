@@ -161,6 +161,45 @@ for g in "$TMPD"/pt/kernel/iommu_groups/*; do echo identity >"$g/type"; done
 "$P" --sysfs-root "$TMPD/pt" --topology --json >"$j"
 check_match "IOMMU passthrough named" "p2pdma allows it; IOMMU passthrough" "$(pair nvme3 mlx5_2 "['p2p']['reason']")"
 
+# Eight GPUs and nothing else (the ESC8000A-E13P): the matrix and the audit without
+# --topology, said on stderr; GPU pairs behind one switch are redirected by ACS, and the
+# fix is named.
+G=$TMPD/gpus
+"$PYTHON3" "$FIXTURES/pci/gen.py" sysfs "$G" --gpus
+"$P" --sysfs-root "$G" --json >"$j" 2>"$TMPD/g.err"
+check_eq "GPUs only: exit 0" 0 $?
+check_match "GPUs only: said" "no NVMe controllers or RDMA devices found under $G: the 8 GPUs audited as with --topology" "$(cat "$TMPD/g.err")"
+check_eq "GPUs only: 8 placed, 28 pairs, all audited" "8 28 28" \
+	"$(json_get "$j" "'%d %d %d' % (len(${T}['devices']), len(${T}['pairs']), sum(p['p2p'] is not None for p in ${T}['pairs']))")"
+check_eq "GPU pair behind one switch: PIX, redirected through an AMD Zen host" "PIX via_root amd_zen" \
+	"$(rel 0000:13:00.0 0000:14:00.0) $(pair 0000:13:00.0 0000:14:00.0 "['p2p']['verdict']") $(pair 0000:13:00.0 0000:14:00.0 "['p2p']['host_rule']")"
+check_eq "GPU pair: the redirecting ports" "ACS ReqRedir CmpltRedir on 0000:12:00.0; ACS ReqRedir CmpltRedir on 0000:12:01.0" \
+	"$(pair 0000:13:00.0 0000:14:00.0 "['p2p']['acs']")"
+check_eq "GPU pair: the fix" "setpci -s 0000:12:00.0 106.w=0000:000c; setpci -s 0000:12:01.0 106.w=0000:000c (as root, until reboot), or boot with pci=disable_acs_redir=0000:12:00.0;0000:12:01.0, or turn ACS off in the firmware's setup" \
+	"$(pair 0000:13:00.0 0000:14:00.0 "['p2p']['acs_fix']")"
+check_eq "GPU pair across sockets: no fix to name" "SYS via_root None" \
+	"$(rel 0000:13:00.0 0000:f4:00.0) $(pair 0000:13:00.0 0000:f4:00.0 "['p2p']['verdict']") $(pair 0000:13:00.0 0000:f4:00.0 "['p2p']['acs_fix']")"
+"$P" --sysfs-root "$G" --topology >"$TMPD/g.txt" 2>"$TMPD/g.err"
+check_eq "GPUs only with --topology: not said again" "" "$(cat "$TMPD/g.err")"
+check_match "GPUs only: the fix in the text" "fix: setpci -s 0000:f2:00.0 106.w=0000:000c; setpci -s 0000:f2:01.0" "$(cat "$TMPD/g.txt")"
+check_match "GPUs only: no drive for the nearest NIC" "nearest ACTIVE RDMA device of each drive: no drive is placed" "$(cat "$TMPD/g.txt")"
+# With the redirection cleared on one switch (as the fix does), its pair stays in it.
+for port in 0000:72:00.0 0000:72:01.0; do
+	"$PYTHON3" - "$G/bus/pci/devices/$port/config" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(0x106)
+    ctl = int.from_bytes(f.read(2), "little") & ~0x2c
+    f.seek(0x106)
+    f.write(ctl.to_bytes(2, "little"))
+PY
+done
+"$P" --sysfs-root "$G" --json >"$j" 2>/dev/null
+check_eq "ACS cleared: direct, can, no fix" "direct True None none" \
+	"$(pair 0000:73:00.0 0000:74:00.0 "['p2p']['verdict']") $(pair 0000:73:00.0 0000:74:00.0 "['p2p']['can']") $(pair 0000:73:00.0 0000:74:00.0 "['p2p']['acs_fix']") $(pair 0000:73:00.0 0000:74:00.0 "['p2p']['host_rule']")"
+# NICs only: the table and, with --topology, the matrix.
+expect_exit 0 "" "$P" --pci-dump "$FIXTURES/pci/nic_idle.lspci" --topology
+
 # A crafted tree: device names with control bytes (an escape sequence, a bell, a newline
 # that would forge a line). Every text line prints them escaped (\xNN), the devices, the
 # matrix, the nearest NIC, the audit's reasons and --expect p2p's line on stderr alike;
