@@ -109,7 +109,8 @@ static const struct cli_opt opts[] = {
 	 .field = CLI_AT(O, topology),
 	 .help = "affinity matrix of drives, RDMA devices and GPUs (PIX PXB PHB NODE SYS), "
 		 "each drive's nearest ACTIVE RDMA device, and the peer-to-peer audit of each "
-		 "pair: ACS, IOMMU, p2pmem, GPUDirect"},
+		 "pair: ACS, the kernel's host-bridge rule, IOMMU, p2pmem, GPUDirect (on by "
+		 "itself when only GPUs are found)"},
 	CLI_ROWS_OUTPUT,
 	CLI_END,
 };
