@@ -95,6 +95,38 @@ static void read_groups(const char *root, struct p2p_system *sys)
 	}
 }
 
+void p2p_parse_cpuinfo(const char *text, struct p2p_system *sys)
+{
+	const char *v = strstr(text, "vendor_id"), *f = strstr(text, "cpu family");
+	const char *c;
+	char *end;
+	long fam;
+
+	sys->cpu_amd = false;
+	sys->cpu_family = 0;
+	if (!v || !f || !(c = strchr(f, ':')))
+		return;
+	v = strchr(v, ':');
+	sys->cpu_amd = v && !strncmp(v + strspn(v, ": \t"), "AuthenticAMD", 12);
+	fam = strtol(c + 1, &end, 10);
+	sys->cpu_family = end != c + 1 && fam > 0 && fam < 4096 ? (unsigned)fam : 0;
+}
+
+/* The live CPU's vendor and family (the first processor's), for the kernel's rule. */
+static void read_cpuinfo(struct p2p_system *sys)
+{
+	char text[8192];
+	size_t n;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	p2p_parse_cpuinfo(text, sys);
+}
+
 /* The IOMMU words of the live kernel command line. */
 static void read_cmdline(struct p2p_system *sys)
 {
@@ -160,8 +192,10 @@ void p2p_read(const struct pcitree *t, bool live, struct p2p_system *sys, struct
 	}
 	sys->known = true;
 	read_groups(t->sysfs_root, sys);
-	if (live)
+	if (live) {
 		read_cmdline(sys);
+		read_cpuinfo(sys);
+	}
 	for (i = 0; i < t->n; i++) {
 		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/p2pmem", t->sysfs_root,
 			 t->fn[i].bdf);
@@ -236,8 +270,9 @@ static int acs_between(const struct topo_node *x, const struct pcie_fn *meet, st
  * drivers/pci/p2pdma.c): allowed on an AMD CPU of family 17h (Zen) or newer,
  * otherwise only when the host bridge (function 00.0 of the root bus) is one
  * the kernel lists, some of them only when both devices are below the same
- * one. The CPU is not in a dump or a captured tree: an AMD host is known as
- * Zen or newer by the IDs of its root complexes (data below).
+ * one. On the live system the CPU is read (/proc/cpuinfo); it is not in a
+ * dump or a captured tree, where an AMD host is known as Zen or newer by the
+ * IDs of its root complexes (data below).
  */
 struct host_id {
 	uint16_t vendor, device;
@@ -298,7 +333,7 @@ static enum p2p_host_rule host_rule_of(const struct topo_node *x, bool same, cha
 		return HOST_RULE_AMD_ZEN;
 	if (id && (same || !id->same_bridge_only))
 		return HOST_RULE_ALLOW_LIST;
-	if (hb->vendor == 0x1022 || hb->vendor == 0x1d94) {
+	if (hb->vendor == 0x1022) {
 		snprintf(why, len,
 			 "AMD host bridge %04x:%04x is not known as Zen or newer (p2pdma allows "
 			 "CPUs of family 17h and newer)",
@@ -332,14 +367,23 @@ static const char *crossing(const struct topo_pair *pr, bool redirected)
  * The verdict of a pair whose traffic crosses the host: via_root when the
  * rule allows it, no when it refuses, unknown when it cannot be told.
  */
-static void judge_host(const struct topo_node *a, const struct topo_node *b, bool redirected,
-		       struct topo_pair *pr)
+static void judge_host(const struct p2p_system *sys, const struct topo_node *a,
+		       const struct topo_node *b, bool redirected, struct topo_pair *pr)
 {
 	bool same = !strcmp(a->host, b->host);
 	enum p2p_host_rule ra, rb;
 	char wa[160] = "", wb[160] = "";
 	const struct pcie_fn *hb = a->host_bridge;
 
+	/* The live CPU is the kernel's own test: any AMD of family 17h or newer. */
+	if (sys->cpu_amd && sys->cpu_family >= 0x17) {
+		pr->host_rule = HOST_RULE_AMD_ZEN;
+		pr->p2p = P2P_VIA_ROOT;
+		add(pr->reason, sizeof(pr->reason),
+		    "%s of an AMD Zen host (CPU family %xh): p2pdma allows it",
+		    crossing(pr, redirected), sys->cpu_family);
+		return;
+	}
 	ra = host_rule_of(a, same, wa, sizeof(wa));
 	rb = same ? ra : host_rule_of(b, same, wb, sizeof(wb));
 	if (ra == HOST_RULE_AMD_ZEN && rb == HOST_RULE_AMD_ZEN) {
@@ -369,7 +413,8 @@ static void judge_host(const struct topo_node *a, const struct topo_node *b, boo
 }
 
 /* The path's part of the verdict, its reason into pr->reason. */
-static void judge_path(const struct topo_node *a, const struct topo_node *b, struct topo_pair *pr)
+static void judge_path(const struct p2p_system *sys, const struct topo_node *a,
+		       const struct topo_node *b, struct topo_pair *pr)
 {
 	char *r = pr->reason, ports[PORTS_LEN] = "";
 	size_t len = sizeof(pr->reason);
@@ -386,7 +431,7 @@ static void judge_path(const struct topo_node *a, const struct topo_node *b, str
 	case PCIE_REL_PHB:
 	case PCIE_REL_NODE:
 	case PCIE_REL_SYS:
-		judge_host(a, b, false, pr);
+		judge_host(sys, a, b, false, pr);
 		return;
 	default:
 		break;
@@ -399,7 +444,7 @@ static void judge_path(const struct topo_node *a, const struct topo_node *b, str
 		snprintf(r, len, "%s", pr->acs);
 	} else if (ra + rb) {
 		snprintf(r, len, "%s: peer requests go up to the root complex; ", pr->acs);
-		judge_host(a, b, true, pr);
+		judge_host(sys, a, b, true, pr);
 		add(pr->acs_fix, sizeof(pr->acs_fix),
 		    " (as root, until reboot), or boot with pci=disable_acs_redir=%s, or turn "
 		    "ACS off in the firmware's setup",
@@ -474,7 +519,7 @@ void p2p_judge_pair(const struct p2p_system *sys, const struct topo_node *a,
 	bool gpu = a->kind == TOPO_GPU || b->kind == TOPO_GPU;
 
 	pr->audited = true;
-	judge_path(a, b, pr);
+	judge_path(sys, a, b, pr);
 	if (pr->p2p == P2P_VIA_ROOT)
 		add(pr->reason, sizeof(pr->reason), "; %s", iommu_words(sys, gpu));
 	pr->memory = judge_memory(sys, a, b, pr);

@@ -40,6 +40,8 @@ struct p2p_system {
 	char cmdline[200];    /* the IOMMU words of /proc/cmdline (live only), "" none */
 	int p2pmem_providers; /* functions with a p2pmem directory */
 	bool peermem;	      /* the nvidia_peermem module is loaded */
+	bool cpu_amd;	      /* live: the CPU is AMD's (/proc/cpuinfo) */
+	unsigned cpu_family;  /* live: its family, 0 unknown */
 	char gpudirect_reason[200];
 };
 
@@ -56,6 +58,9 @@ const char *p2p_host_rule_name(enum p2p_host_rule h);
  * Unreadable parts are named in the reasons, never fatal.
  */
 void p2p_read(const struct pcitree *t, bool live, struct p2p_system *sys, struct topology *tp);
+
+/* The vendor and family of the first processor of /proc/cpuinfo's text into sys. Pure. */
+void p2p_parse_cpuinfo(const char *text, struct p2p_system *sys);
 
 /* The audit of one pair (a drive, RDMA or GPU pair that is not two of a kind). Pure. */
 void p2p_judge_pair(const struct p2p_system *sys, const struct topo_node *a,
