@@ -196,6 +196,28 @@ static bool judge_site(struct site_spec *s, struct probe_dev *d, int n, bool sel
 	return met;
 }
 
+const struct pcie_link *judge_payload_link(const struct probe_dev *p)
+{
+	int i;
+
+	for (i = 0; p->have_path && i < p->path.nlinks; i++)
+		if (p->path.link[i].payload[0])
+			return &p->path.link[i];
+	return NULL;
+}
+
+/* --expect mps: a payload finding on the path falls short (after the link's own test). */
+static void judge_expect_payload(struct probe_dev *p)
+{
+	const struct pcie_link *l = judge_payload_link(p);
+
+	if (!l || !p->expect_ok)
+		return;
+	p->expect_ok = false;
+	snprintf(p->expect_msg, sizeof(p->expect_msg), "link %s <- %s: %s", l->port->bdf,
+		 l->dev->bdf, l->payload);
+}
+
 bool judge_audit(const struct options *o, struct site_spec *spec, struct probe_dev *d, int n)
 {
 	bool met = true;
@@ -205,10 +227,11 @@ bool judge_audit(const struct options *o, struct site_spec *spec, struct probe_d
 		met = judge_site(spec, d, n, o->devs || o->slots);
 	for (i = 0; i < n; i++) {
 		d[i].expect_ok = true;
-		if (o->expect.speed > 0 || o->expect.width) {
+		if (o->expect.speed > 0 || o->expect.width)
 			judge_expect(&o->expect, &d[i]);
-			met &= d[i].expect_ok;
-		}
+		if (o->expect_mps)
+			judge_expect_payload(&d[i]);
+		met &= d[i].expect_ok;
 	}
 	return met;
 }

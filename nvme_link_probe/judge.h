@@ -46,9 +46,13 @@ void judge_expect(const struct probe_expect *e, struct probe_dev *p);
  * slot specification (spec, when --expect-file): a bay that delivers less
  * falls short, and so does an empty one unless --dev/--slot chose other
  * devices; a link trained below both ends' best that its bay expects is
- * accepted (verdict ok, the reason says so). False if one falls short.
+ * accepted (verdict ok, the reason says so); with --expect mps, a link of
+ * its path with a payload finding falls short. False if one falls short.
  */
 bool judge_audit(const struct options *o, struct site_spec *spec, struct probe_dev *d, int n);
+
+/* The first link of p's path with a payload finding (MPS or MRRS), or NULL. */
+const struct pcie_link *judge_payload_link(const struct probe_dev *p);
 
 /* A NIC's network port against its PCIe ceiling. */
 struct judge_network {

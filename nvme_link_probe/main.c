@@ -90,10 +90,11 @@ static const struct cli_opt opts[] = {
 	 .help = "lowest acceptable link speed (2.5 5 8 16 32 64)"},
 	{ROW("expect-width", required_argument, OPT_EXPECT_WIDTH), .arg = "N",
 	 .help = "lowest acceptable link width (1 2 4 8 16 32)"},
-	{ROW("expect", required_argument, OPT_EXPECT), .arg = "GENxW|p2p",
+	{ROW("expect", required_argument, OPT_EXPECT), .arg = "GENxW|p2p|mps",
 	 .help = "both at once: gen4x4, gen3, x8; exit 3 if a device is below it, downgraded, "
 		 "down or unknown; p2p: exit 3 if a drive cannot move data peer-to-peer with "
-		 "its nearest ACTIVE RDMA device (implies --topology)"},
+		 "its nearest ACTIVE RDMA device (implies --topology); mps: exit 3 if a link "
+		 "runs a smaller MPS than both ends support, or an MRRS below it; repeatable"},
 	{ROW("expect-file", required_argument, OPT_EXPECT_FILE), .type = CLI_T_TEXT,
 	 .field = CLI_AT(O, expect_file), .arg = "FILE",
 	 .help = "site slot specification, lines 'slot-or-bdf gen width' (e.g. '33 4 4'; # "
@@ -108,7 +109,8 @@ static const struct cli_opt opts[] = {
 	 .field = CLI_AT(O, topology),
 	 .help = "affinity matrix of drives, RDMA devices and GPUs (PIX PXB PHB NODE SYS), "
 		 "each drive's nearest ACTIVE RDMA device, and the peer-to-peer audit of each "
-		 "pair: ACS, IOMMU, p2pmem, GPUDirect"},
+		 "pair: ACS, the kernel's host-bridge rule, IOMMU, p2pmem, GPUDirect (on by "
+		 "itself when only GPUs are found)"},
 	CLI_ROWS_OUTPUT,
 	CLI_END,
 };
@@ -131,7 +133,7 @@ static int parse_speed(const char *s, double *out)
 	return 0;
 }
 
-/* "gen4x4", "gen3", "x8", "p2p" (case-insensitive). */
+/* "gen4x4", "gen3", "x8", "p2p", "mps" (case-insensitive). */
 static int parse_expect(const char *s, struct options *o)
 {
 	char buf[32], *x;
@@ -141,6 +143,10 @@ static int parse_expect(const char *s, struct options *o)
 	if (!strcasecmp(s, "p2p")) {
 		o->expect_p2p = true;
 		o->topology = true;
+		return 0;
+	}
+	if (!strcasecmp(s, "mps")) {
+		o->expect_mps = true;
 		return 0;
 	}
 	if (strlen(s) >= sizeof(buf) || !*s)
@@ -187,7 +193,8 @@ static int tool_option(int c, char *arg, void *ctx)
 		return rc ? bad_value("expected width", arg, rc) : CLI_NEXT;
 	case OPT_EXPECT:
 		rc = parse_expect(arg, o);
-		return rc ? bad_value("expectation (genNxW, genN, xW or p2p)", arg, rc) : CLI_NEXT;
+		return rc ? bad_value("expectation (genNxW, genN, xW, p2p or mps)", arg, rc)
+			  : CLI_NEXT;
 	}
 	return cli_try_help();
 }
@@ -269,11 +276,33 @@ static int probe_topology(const struct options *o, const struct pcitree *t,
 }
 
 /*
+ * No drive and no RDMA device: the GPUs alone get the matrix and its audit
+ * (as with --topology), said on stderr. With no GPU either, nothing to audit:
+ * said, and the (empty) document is still written; the exit status is 1.
+ */
+static void probe_nothing(struct options *o, const struct topology *tp)
+{
+	const char *where = o->dump ? o->dump : o->cc.sysfs_root;
+
+	if (tp->n > 0) {
+		if (!o->topology)
+			nbw_warn("no NVMe controllers or RDMA devices found %s %s: the %d GPU%s "
+				 "audited as with --topology",
+				 o->dump ? "in" : "under", where, tp->n, tp->n == 1 ? "" : "s");
+		o->topology = true;
+		return;
+	}
+	nbw_err("no NVMe controllers, RDMA devices or GPUs found %s %s: nothing to audit",
+		o->dump ? "in" : "under", where);
+	o->nothing = true;
+}
+
+/*
  * Load the tree, find and judge every device (RDMA locality and the matrix
  * need them all), keep those of --dev/--slot, sort by slot. The count or
- * minus an exit status.
+ * minus an exit status; none: the GPUs alone, or nothing (probe_nothing()).
  */
-static int probe_collect(const struct options *o, struct pcitree *t, struct probe_dev *devs,
+static int probe_collect(struct options *o, struct pcitree *t, struct probe_dev *devs,
 			 struct topology *tp, struct p2p_system *sys)
 {
 	char err[512];
@@ -295,7 +324,7 @@ static int probe_collect(const struct options *o, struct pcitree *t, struct prob
 	}
 	if (n > 0)
 		bays_rdma_locality(devs, n, !o->dump);
-	if (n > 0 && (o->topology || o->project) && probe_topology(o, t, devs, n, tp, sys))
+	if (n >= 0 && (o->topology || o->project || !n) && probe_topology(o, t, devs, n, tp, sys))
 		n = -NBW_EXIT_FAIL;
 	if (n > 0 && (o->devs || o->sel || o->slots))
 		n = select_devs(o, t, devs, n);
@@ -303,11 +332,8 @@ static int probe_collect(const struct options *o, struct pcitree *t, struct prob
 		bays_sort(devs, n);
 		probe_health(o, devs, n);
 	}
-	if (n == 0 && !o->misses->n) {
-		nbw_err("no NVMe controllers or RDMA devices found %s %s", o->dump ? "in" : "under",
-			o->dump ? o->dump : o->cc.sysfs_root);
-		n = -NBW_EXIT_FAIL;
-	}
+	if (n == 0 && !o->misses->n)
+		probe_nothing(o, tp);
 	if (n < 0) {
 		topo_free(tp);
 		pcitree_free(t);
@@ -397,5 +423,5 @@ int main(int argc, char **argv)
 	pcitree_free(&t);
 	spec_free(&spec);
 	/* An item that named nothing: well formed, missing on the machine. */
-	return misses.n ? NBW_EXIT_FAIL : all_met ? NBW_EXIT_OK : NBW_EXIT_EXPECT;
+	return misses.n || o.nothing ? NBW_EXIT_FAIL : all_met ? NBW_EXIT_OK : NBW_EXIT_EXPECT;
 }

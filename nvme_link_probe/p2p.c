@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,13 @@ const char *p2p_verdict_name(enum p2p_verdict v)
 	static const char *const names[] = {"direct", "via_root", "no", "unknown"};
 
 	return (unsigned)v < NBW_ARRAY_SIZE(names) ? names[v] : "unknown";
+}
+
+const char *p2p_host_rule_name(enum p2p_host_rule h)
+{
+	static const char *const names[] = {"none", "amd_zen", "allow_list", "refused", "unknown"};
+
+	return (unsigned)h < NBW_ARRAY_SIZE(names) ? names[h] : "unknown";
 }
 
 /* Count the IOMMU groups and the types of their default domains into sys. */
@@ -85,6 +93,38 @@ static void read_groups(const char *root, struct p2p_system *sys)
 		snprintf(sys->iommu_reason + used, sizeof(sys->iommu_reason) - used,
 			 "; %d without a readable type", unread);
 	}
+}
+
+void p2p_parse_cpuinfo(const char *text, struct p2p_system *sys)
+{
+	const char *v = strstr(text, "vendor_id"), *f = strstr(text, "cpu family");
+	const char *c;
+	char *end;
+	long fam;
+
+	sys->cpu_amd = false;
+	sys->cpu_family = 0;
+	if (!v || !f || !(c = strchr(f, ':')))
+		return;
+	v = strchr(v, ':');
+	sys->cpu_amd = v && !strncmp(v + strspn(v, ": \t"), "AuthenticAMD", 12);
+	fam = strtol(c + 1, &end, 10);
+	sys->cpu_family = end != c + 1 && fam > 0 && fam < 4096 ? (unsigned)fam : 0;
+}
+
+/* The live CPU's vendor and family (the first processor's), for the kernel's rule. */
+static void read_cpuinfo(struct p2p_system *sys)
+{
+	char text[8192];
+	size_t n;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	p2p_parse_cpuinfo(text, sys);
 }
 
 /* The IOMMU words of the live kernel command line. */
@@ -152,8 +192,10 @@ void p2p_read(const struct pcitree *t, bool live, struct p2p_system *sys, struct
 	}
 	sys->known = true;
 	read_groups(t->sysfs_root, sys);
-	if (live)
+	if (live) {
 		read_cmdline(sys);
+		read_cpuinfo(sys);
+	}
 	for (i = 0; i < t->n; i++) {
 		snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/p2pmem", t->sysfs_root,
 			 t->fn[i].bdf);
@@ -184,10 +226,14 @@ static void NBW_PRINTF(3, 4) add(char *buf, size_t len, const char *fmt, ...)
 
 /*
  * The downstream ports between x and the meeting point (hops 1 .. below the
- * meet) that redirect peer traffic, into pr->acs. -1 when one hides its
- * extended capabilities, else how many redirect.
+ * meet) that redirect peer traffic, into pr->acs, the commands that clear
+ * it into pr->acs_fix and the ports into ports (PORTS_LEN). -1 when one
+ * hides its extended capabilities, else how many redirect.
  */
-static int acs_between(const struct topo_node *x, const struct pcie_fn *meet, struct topo_pair *pr)
+#define PORTS_LEN 160
+
+static int acs_between(const struct topo_node *x, const struct pcie_fn *meet, struct topo_pair *pr,
+		       char *ports)
 {
 	char names[96];
 	int i, redirect = 0;
@@ -209,49 +255,200 @@ static int acs_between(const struct topo_node *x, const struct pcie_fn *meet, st
 		pcie_acs_names(f->acs_ctl & PCIE_ACS_REDIRECTS, names, sizeof(names));
 		add(pr->acs, sizeof(pr->acs), "%sACS %s on %s", pr->acs[0] ? "; " : "", names,
 		    f->bdf);
+		/* The ACS Control register is at +6; the value:mask form clears only these. */
+		add(pr->acs_fix, sizeof(pr->acs_fix), "%ssetpci -s %s %x.w=0000:%04x",
+		    pr->acs_fix[0] ? "; " : "", f->bdf, (unsigned)f->acs_pos + 6,
+		    f->acs_ctl & PCIE_ACS_REDIRECTS);
+		add(ports, PORTS_LEN, "%s%s", ports[0] ? ";" : "", f->bdf);
 		redirect++;
 	}
 	return redirect;
 }
 
-/* The path's part of the verdict, its reason into pr->reason. */
-static void judge_path(const struct topo_node *a, const struct topo_node *b, struct topo_pair *pr)
+/*
+ * The kernel's rule for peer traffic that crosses a host bridge (Linux,
+ * drivers/pci/p2pdma.c): allowed on an AMD CPU of family 17h (Zen) or newer,
+ * otherwise only when the host bridge (function 00.0 of the root bus) is one
+ * the kernel lists, some of them only when both devices are below the same
+ * one. On the live system the CPU is read (/proc/cpuinfo); it is not in a
+ * dump or a captured tree, where an AMD host is known as Zen or newer by the
+ * IDs of its root complexes (data below).
+ */
+struct host_id {
+	uint16_t vendor, device;
+	bool same_bridge_only;
+};
+
+/* The Intel host bridges of the kernel's p2pdma allow-list. */
+static const struct host_id intel_allowed[] = {
+	{0x8086, 0x3c00, true},	 {0x8086, 0x3c01, true},  /* Xeon E5 (Sandy Bridge-EP) */
+	{0x8086, 0x2f00, true},	 {0x8086, 0x2f01, true},  /* Xeon E5 v3 (Haswell-EP) */
+	{0x8086, 0x2030, false}, {0x8086, 0x2031, false}, /* Xeon Scalable (Skylake-SP) */
+	{0x8086, 0x2032, false}, {0x8086, 0x2033, false},
+	{0x8086, 0x2020, false}, {0x8086, 0x09a2, false}, /* 3rd Gen Xeon Scalable (Ice Lake-SP) */
+};
+
+/* AMD root complexes of Zen (family 17h) and newer CPUs. */
+static const uint16_t amd_zen_roots[] = {
+	0x1450, /* Zen, Zen+: Naples, Summit and Pinnacle Ridge */
+	0x15d0, /* Raven Ridge, Picasso */
+	0x1480, /* Zen 2: Rome, Matisse, Castle Peak */
+	0x1630, /* Renoir, Cezanne */
+	0x14a4, /* Zen 4: Genoa, Storm Peak */
+	0x14d8, /* Raphael */
+	0x14e8, /* Phoenix */
+};
+
+static const struct host_id *intel_listed(const struct pcie_fn *hb)
 {
-	char *r = pr->reason;
+	size_t i;
+
+	for (i = 0; hb && i < NBW_ARRAY_SIZE(intel_allowed); i++)
+		if (hb->vendor == intel_allowed[i].vendor && hb->device == intel_allowed[i].device)
+			return &intel_allowed[i];
+	return NULL;
+}
+
+static bool amd_zen(const struct pcie_fn *hb)
+{
+	size_t i;
+
+	for (i = 0; hb && hb->vendor == 0x1022 && i < NBW_ARRAY_SIZE(amd_zen_roots); i++)
+		if (hb->device == amd_zen_roots[i])
+			return true;
+	return false;
+}
+
+/* One host bridge's part of the rule; why not into why. */
+static enum p2p_host_rule host_rule_of(const struct topo_node *x, bool same, char *why, size_t len)
+{
+	const struct pcie_fn *hb = x->host_bridge;
+	const struct host_id *id = intel_listed(hb);
+
+	if (!hb || hb->vendor == 0xffff) {
+		snprintf(why, len, "no host bridge at %s:00.0 to judge by", x->host);
+		return HOST_RULE_UNKNOWN;
+	}
+	if (amd_zen(hb))
+		return HOST_RULE_AMD_ZEN;
+	if (id && (same || !id->same_bridge_only))
+		return HOST_RULE_ALLOW_LIST;
+	if (hb->vendor == 0x1022) {
+		snprintf(why, len,
+			 "AMD host bridge %04x:%04x is not known as Zen or newer (p2pdma allows "
+			 "CPUs of family 17h and newer)",
+			 hb->vendor, hb->device);
+		return HOST_RULE_UNKNOWN;
+	}
+	if (id)
+		snprintf(why, len,
+			 "host bridge %04x:%04x is on the kernel's p2pdma allow-list only "
+			 "within one host bridge",
+			 hb->vendor, hb->device);
+	else
+		snprintf(why, len,
+			 "host bridge %04x:%04x is neither an AMD Zen one nor on the kernel's "
+			 "p2pdma allow-list",
+			 hb->vendor, hb->device);
+	return HOST_RULE_REFUSED;
+}
+
+/* Where the pair's traffic crosses the host: "across root ports", ... */
+static const char *crossing(const struct topo_pair *pr, bool redirected)
+{
+	if (redirected)
+		return "redirected up to the root port";
+	return pr->r.rel == PCIE_REL_PHB    ? "across root ports"
+	       : pr->r.rel == PCIE_REL_NODE ? "across root complexes"
+					    : "across sockets";
+}
+
+/*
+ * The verdict of a pair whose traffic crosses the host: via_root when the
+ * rule allows it, no when it refuses, unknown when it cannot be told.
+ */
+static void judge_host(const struct p2p_system *sys, const struct topo_node *a,
+		       const struct topo_node *b, bool redirected, struct topo_pair *pr)
+{
+	bool same = !strcmp(a->host, b->host);
+	enum p2p_host_rule ra, rb;
+	char wa[160] = "", wb[160] = "";
+	const struct pcie_fn *hb = a->host_bridge;
+
+	/* The live CPU is the kernel's own test: any AMD of family 17h or newer. */
+	if (sys->cpu_amd && sys->cpu_family >= 0x17) {
+		pr->host_rule = HOST_RULE_AMD_ZEN;
+		pr->p2p = P2P_VIA_ROOT;
+		add(pr->reason, sizeof(pr->reason),
+		    "%s of an AMD Zen host (CPU family %xh): p2pdma allows it",
+		    crossing(pr, redirected), sys->cpu_family);
+		return;
+	}
+	ra = host_rule_of(a, same, wa, sizeof(wa));
+	rb = same ? ra : host_rule_of(b, same, wb, sizeof(wb));
+	if (ra == HOST_RULE_AMD_ZEN && rb == HOST_RULE_AMD_ZEN) {
+		pr->host_rule = HOST_RULE_AMD_ZEN;
+		pr->p2p = P2P_VIA_ROOT;
+		add(pr->reason, sizeof(pr->reason),
+		    "%s of an AMD Zen host (%04x:%04x): p2pdma allows it", crossing(pr, redirected),
+		    hb->vendor, hb->device);
+	} else if ((ra == HOST_RULE_AMD_ZEN || ra == HOST_RULE_ALLOW_LIST) &&
+		   (rb == HOST_RULE_AMD_ZEN || rb == HOST_RULE_ALLOW_LIST)) {
+		pr->host_rule = HOST_RULE_ALLOW_LIST;
+		pr->p2p = P2P_VIA_ROOT;
+		add(pr->reason, sizeof(pr->reason),
+		    "%s, host bridge%s on the kernel's p2pdma allow-list (%04x:%04x%s): p2pdma "
+		    "allows it",
+		    crossing(pr, redirected), same ? "" : "s", hb->vendor, hb->device,
+		    same ? "" : ", ...");
+	} else {
+		bool refused = ra == HOST_RULE_REFUSED || rb == HOST_RULE_REFUSED;
+
+		pr->host_rule = refused ? HOST_RULE_REFUSED : HOST_RULE_UNKNOWN;
+		pr->p2p = refused ? P2P_NO : P2P_UNKNOWN;
+		add(pr->reason, sizeof(pr->reason), "%s: %s%s", crossing(pr, redirected),
+		    ra == HOST_RULE_REFUSED || (!refused && wa[0]) ? wa : wb,
+		    refused ? ": p2pdma refuses it" : "");
+	}
+}
+
+/* The path's part of the verdict, its reason into pr->reason. */
+static void judge_path(const struct p2p_system *sys, const struct topo_node *a,
+		       const struct topo_node *b, struct topo_pair *pr)
+{
+	char *r = pr->reason, ports[PORTS_LEN] = "";
 	size_t len = sizeof(pr->reason);
 	int ra, rb;
 
-	pr->acs[0] = 0;
+	pr->acs[0] = pr->acs_fix[0] = 0;
+	r[0] = 0;
+	pr->host_rule = HOST_RULE_NONE;
 	switch (pr->r.rel) {
 	case PCIE_REL_X:
 		pr->p2p = P2P_DIRECT;
 		snprintf(r, len, "one device");
 		return;
 	case PCIE_REL_PHB:
-		pr->p2p = P2P_VIA_ROOT;
-		snprintf(r, len,
-			 "the paths meet at the host bridge %s: peer traffic crosses the root "
-			 "complex",
-			 a->host);
-		return;
 	case PCIE_REL_NODE:
 	case PCIE_REL_SYS:
-		pr->p2p = P2P_NO;
-		snprintf(r, len, "different %s (%s, %s)",
-			 pr->r.rel == PCIE_REL_SYS ? "NUMA nodes" : "root complexes", a->host,
-			 b->host);
+		judge_host(sys, a, b, false, pr);
 		return;
 	default:
 		break;
 	}
-	ra = acs_between(a, pr->r.meet, pr);
-	rb = ra < 0 ? 0 : acs_between(b, pr->r.meet, pr);
+	ra = acs_between(a, pr->r.meet, pr, ports);
+	rb = ra < 0 ? 0 : acs_between(b, pr->r.meet, pr, ports);
 	if (ra < 0 || rb < 0) {
 		pr->p2p = P2P_UNKNOWN;
+		pr->acs_fix[0] = 0; /* a fix for the ports read, not the whole way */
 		snprintf(r, len, "%s", pr->acs);
 	} else if (ra + rb) {
-		pr->p2p = P2P_VIA_ROOT;
-		snprintf(r, len, "%s: peer requests go up to the root complex", pr->acs);
+		snprintf(r, len, "%s: peer requests go up to the root complex; ", pr->acs);
+		judge_host(sys, a, b, true, pr);
+		add(pr->acs_fix, sizeof(pr->acs_fix),
+		    " (as root, until reboot), or boot with pci=disable_acs_redir=%s, or turn "
+		    "ACS off in the firmware's setup",
+		    ports);
 	} else {
 		pr->p2p = P2P_DIRECT;
 		snprintf(r, len, "the paths meet at %s and no port between them redirects",
@@ -268,18 +465,21 @@ static bool judge_memory(const struct p2p_system *sys, const struct topo_node *a
 	const struct topo_node *nic = a->kind == TOPO_RDMA ? a : b->kind == TOPO_RDMA ? b : NULL;
 	size_t len = sizeof(pr->reason);
 
+	if (gpu && a->kind == TOPO_GPU && b->kind == TOPO_GPU && a->driver[0] && !b->driver[0])
+		gpu = b; /* two GPUs: the one without a driver is named */
 	if (gpu) {
 		if (!gpu->driver[0]) {
-			add(pr->reason, len, "; GPU %s: no driver bound, its memory is not exposed",
-			    gpu->name);
+			add(pr->reason, len, "; GPU %s: %s", gpu->name,
+			    sys->known ? "no driver bound, its memory is not exposed"
+				       : "its driver is unknown (a dump)");
 			return false;
 		}
 		if (nic && !sys->peermem) {
 			add(pr->reason, len, "; GPUDirect RDMA: %s", sys->gpudirect_reason);
 			return false;
 		}
-		add(pr->reason, len, "; the GPU's memory (%s%s)", gpu->driver,
-		    nic ? ", nvidia_peermem loaded" : "");
+		add(pr->reason, len, "; the GPU%s memory (%s%s)", a->kind == b->kind ? "s'" : "'s",
+		    gpu->driver, nic ? ", nvidia_peermem loaded" : "");
 		return true;
 	}
 	if (drive && drive->p2pmem_published) {
@@ -296,25 +496,50 @@ static bool judge_memory(const struct p2p_system *sys, const struct topo_node *a
 	return false;
 }
 
+/* The IOMMU's part of a pair crossing the host, in words. */
+static const char *iommu_words(const struct p2p_system *sys, bool gpu)
+{
+	switch (sys->iommu) {
+	case IOMMU_OFF:
+		return "IOMMU off";
+	case IOMMU_PASSTHROUGH:
+		return "IOMMU passthrough";
+	case IOMMU_TRANSLATED:
+		return gpu ? "the IOMMU translates it: GPUDirect needs it off or in passthrough "
+			     "(iommu=pt)"
+			   : "the IOMMU translates it: p2pdma maps the peer's memory through it";
+	default:
+		return sys->known ? "IOMMU mode unknown" : "IOMMU mode unknown (a dump)";
+	}
+}
+
 void p2p_judge_pair(const struct p2p_system *sys, const struct topo_node *a,
 		    const struct topo_node *b, struct topo_pair *pr)
 {
+	bool gpu = a->kind == TOPO_GPU || b->kind == TOPO_GPU;
+
 	pr->audited = true;
-	judge_path(a, b, pr);
+	judge_path(sys, a, b, pr);
+	if (pr->p2p == P2P_VIA_ROOT)
+		add(pr->reason, sizeof(pr->reason), "; %s", iommu_words(sys, gpu));
 	pr->memory = judge_memory(sys, a, b, pr);
-	pr->can = pr->p2p == P2P_DIRECT && pr->memory;
-	if (pr->p2p == P2P_VIA_ROOT && sys->iommu == IOMMU_TRANSLATED)
-		add(pr->reason, sizeof(pr->reason), "; the IOMMU translates it");
+	pr->can = (pr->p2p == P2P_DIRECT || pr->p2p == P2P_VIA_ROOT) && pr->memory;
+	/* GPUDirect needs the IOMMU off or in passthrough when the traffic crosses the host. */
+	if (pr->p2p == P2P_VIA_ROOT && gpu && sys->iommu == IOMMU_TRANSLATED)
+		pr->can = false;
 	if (a->iommu_group >= 0 && b->iommu_group >= 0)
 		add(pr->reason, sizeof(pr->reason), "; IOMMU groups %d and %d%s", a->iommu_group,
 		    b->iommu_group, a->iommu_group == b->iommu_group ? " (one group)" : "");
 }
 
-/* The pairs the audit covers: a drive, an RDMA device or a GPU with one of another kind. */
+/*
+ * The pairs the audit covers: a drive, an RDMA device or a GPU with one of
+ * another kind, and two GPUs.
+ */
 static bool audited_kinds(const struct topo_node *a, const struct topo_node *b)
 {
 	if (a->kind == b->kind)
-		return false;
+		return a->kind == TOPO_GPU;
 	return a->kind == TOPO_GPU || b->kind == TOPO_GPU ||
 	       (a->kind == TOPO_NVME) != (b->kind == TOPO_NVME);
 }

@@ -7,13 +7,16 @@
  *	direct    the paths meet below one root port and no downstream port
  *	          between them redirects peer requests (ACS ReqRedir, CmpltRedir,
  *	          EgressCtrl off or absent): peer traffic stays in the switch
- *	via_root  they meet at the host bridge, or ACS redirects: the traffic
- *	          crosses the root complex (the kernel allows that only for host
- *	          bridges it knows, and maps it through the IOMMU when it
- *	          translates)
- *	no        different root complexes or sockets (NODE, SYS)
- *	unknown   a port between them hides its extended capabilities
- * A pair "can" when it is direct and has somewhere to put the data that is
+ *	via_root  the traffic crosses the host (they meet at the host bridge or
+ *	          not at all, or ACS redirects it up) and the kernel's p2pdma
+ *	          rule allows that: an AMD Zen or newer host, or an Intel host
+ *	          bridge on the kernel's allow-list (drivers/pci/p2pdma.c)
+ *	no        it crosses a host bridge that rule refuses
+ *	unknown   a port between them hides its extended capabilities, or
+ *	          there is no host bridge to judge by (or an AMD one of unknown age)
+ * With the IOMMU translating, a pair with a GPU crossing the host cannot
+ * (GPUDirect needs it off or in passthrough).
+ * A pair "can" when it is direct or via_root and has somewhere to put the data that is
  * not DRAM: a drive's CMB published as p2pmem (drive and NIC), or the GPU's
  * memory (a GPU with a driver; with a NIC, GPUDirect RDMA too).
  * GPUDirect RDMA is judged from the nvidia_peermem module only: the dma-buf
@@ -37,6 +40,8 @@ struct p2p_system {
 	char cmdline[200];    /* the IOMMU words of /proc/cmdline (live only), "" none */
 	int p2pmem_providers; /* functions with a p2pmem directory */
 	bool peermem;	      /* the nvidia_peermem module is loaded */
+	bool cpu_amd;	      /* live: the CPU is AMD's (/proc/cpuinfo) */
+	unsigned cpu_family;  /* live: its family, 0 unknown */
 	char gpudirect_reason[200];
 };
 
@@ -44,6 +49,8 @@ struct p2p_system {
 const char *p2p_iommu_name(enum p2p_iommu m);
 /* "direct", "via_root", "no", "unknown". */
 const char *p2p_verdict_name(enum p2p_verdict v);
+/* "none", "amd_zen", "allow_list", "refused", "unknown". */
+const char *p2p_host_rule_name(enum p2p_host_rule h);
 
 /*
  * Read the system's side under sysfs_root (nothing for a dump: sys->known
@@ -51,6 +58,9 @@ const char *p2p_verdict_name(enum p2p_verdict v);
  * Unreadable parts are named in the reasons, never fatal.
  */
 void p2p_read(const struct pcitree *t, bool live, struct p2p_system *sys, struct topology *tp);
+
+/* The vendor and family of the first processor of /proc/cpuinfo's text into sys. Pure. */
+void p2p_parse_cpuinfo(const char *text, struct p2p_system *sys);
 
 /* The audit of one pair (a drive, RDMA or GPU pair that is not two of a kind). Pure. */
 void p2p_judge_pair(const struct p2p_system *sys, const struct topo_node *a,

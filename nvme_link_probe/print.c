@@ -248,6 +248,39 @@ static void print_own_link(struct report *r, const struct pcie_link *own, const 
 			      dev && (dev->known & PCIE_K_MAX), max, sizeof(max)));
 }
 
+static void report_size(struct report *r, const char *key, unsigned bytes)
+{
+	if (bytes)
+		report_u64(r, key, NULL, bytes);
+	else
+		report_null(r, key, NULL);
+}
+
+/* A link's payload: MPS set and supported, the endpoint's MRRS, the finding (JSON). */
+static void print_payload_json(struct report *r, const struct pcie_link *l)
+{
+	report_size(r, "mps", l->mps);
+	report_size(r, "mps_supported", l->mps_supported);
+	report_size(r, "mrrs", l->mrrs);
+	report_double(r, "usable_at_supported_mps_gb_per_s", NULL, l->usable_supported);
+	report_double(r, "usable_reads_gb_per_s", NULL, l->usable_reads);
+	report_str(r, "payload", NULL, l->payload[0] ? l->payload : NULL);
+}
+
+/* Text: a line per link of the path with a payload finding. */
+static void print_payload_lines(struct report *r, const struct probe_dev *p)
+{
+	int i;
+
+	for (i = 0; p->have_path && i < p->path.nlinks; i++) {
+		const struct pcie_link *l = &p->path.link[i];
+
+		if (l->payload[0])
+			report_text(r, "    payload: link %s <- %s: %s\n", l->port->bdf,
+				    l->dev->bdf, l->payload);
+	}
+}
+
 /* JSON only: the function, every hop of the path and every link on it. */
 static void print_path_json(struct report *r, const struct probe_dev *p)
 {
@@ -282,6 +315,7 @@ static void print_path_json(struct report *r, const struct probe_dev *p)
 		report_str(r, "verdict", NULL, pcie_verdict_name(l->verdict));
 		report_str(r, "limited_by", NULL, pcie_limit_name(l->limited_by));
 		report_str(r, "reason", NULL, l->reason);
+		print_payload_json(r, l);
 		report_obj_end(r);
 	}
 	report_arr_end(r);
@@ -449,6 +483,7 @@ static void print_device(struct report *r, const struct options *o, const struct
 	print_path_json(r, p);
 	print_verdict(r, p);
 	print_shared_uplink(r, d, n, i);
+	print_payload_lines(r, p);
 	print_health(r, p);
 	if (p->have_path && own)
 		print_missing(r, o, p);
@@ -462,7 +497,7 @@ static void print_device(struct report *r, const struct options *o, const struct
 			print_hops_text(r, p);
 	}
 	print_device_bay(r, o, p);
-	if (o->expect.speed > 0 || o->expect.width) {
+	if (o->expect.speed > 0 || o->expect.width || o->expect_mps) {
 		report_obj_begin(r, "expectation");
 		report_bool(r, "met", NULL, p->expect_ok);
 		report_str(r, "reason", NULL, p->expect_ok ? NULL : p->expect_msg);
@@ -515,13 +550,14 @@ void print_report(struct report *r, const struct options *o, const struct pcitre
 	for (i = 0; i < n; i++)
 		print_device(r, o, devs, n, i);
 	report_arr_end(r);
-	if (o->expect.speed > 0 || o->expect.width) {
+	if (o->expect.speed > 0 || o->expect.width || o->expect_mps) {
 		report_obj_begin(r, "expect");
 		print_speed(r, "speed_gts", o->expect.speed);
 		if (o->expect.width)
 			report_u64(r, "width", NULL, o->expect.width);
 		else
 			report_null(r, "width", NULL);
+		report_bool(r, "mps", NULL, o->expect_mps);
 		report_bool(r, "met", NULL, expect_met);
 		report_obj_end(r);
 	}

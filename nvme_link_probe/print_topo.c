@@ -119,6 +119,8 @@ static void print_pair(struct report *r, const struct topology *tp, const struct
 		report_bool(r, "memory", NULL, p->memory);
 		report_bool(r, "can", NULL, p->can);
 		print_opt_str(r, "acs", p->acs);
+		print_opt_str(r, "acs_fix", p->acs_fix);
+		report_str(r, "host_rule", NULL, p2p_host_rule_name(p->host_rule));
 		report_str(r, "reason", NULL, p->reason);
 		report_obj_end(r);
 		report_text(r, "  %-13s %-13s %-4s %-8s %-3s %s\n",
@@ -126,6 +128,8 @@ static void print_pair(struct report *r, const struct topology *tp, const struct
 			    nbw_printable(tp->node[p->b].name, b, sizeof(b)),
 			    pcie_rel_name(p->r.rel), p2p_verdict_name(p->p2p),
 			    p->can ? "yes" : "no", nbw_printable(p->reason, why, sizeof(why)));
+		if (p->acs_fix[0])
+			report_text(r, "  %-27s fix: %s\n", "", p->acs_fix);
 	} else {
 		report_null(r, "p2p", NULL);
 	}
@@ -137,7 +141,10 @@ static void print_nearest(struct report *r, const struct topology *tp)
 	char name[SHOWN(sizeof(tp->node[0].name))], rdma[sizeof(name)];
 	int i, j;
 
-	report_text(r, "\nnearest ACTIVE RDMA device of each drive:\n");
+	for (i = 0; i < tp->n && tp->node[i].kind != TOPO_NVME; i++)
+		;
+	report_text(r, "\nnearest ACTIVE RDMA device of each drive:%s\n",
+		    i < tp->n ? "" : " no drive is placed");
 	report_arr_begin(r, "nearest_rdma");
 	for (i = 0; i < tp->n; i++) {
 		const struct topo_pair *p;

@@ -124,6 +124,8 @@ struct options {
 	bool project;
 	bool topology;
 	bool expect_p2p; /* --expect p2p */
+	bool expect_mps; /* --expect mps: no link below the payload both ends support */
+	bool nothing;	 /* no drive, RDMA device or GPU found: nothing to audit */
 	struct probe_expect expect;
 	struct provenance *prov; /* where and when, with the devices' identity */
 };

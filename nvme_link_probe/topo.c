@@ -86,6 +86,8 @@ static bool is_gpu(const struct pcie_fn *f)
 static bool node_place(const struct pcitree *t, struct topo_node *x, const struct pcie_fn *f,
 		       const char *who, bool may_idle)
 {
+	char hb[24];
+
 	x->fn = f;
 	x->iommu_group = -1;
 	x->p2pmem = -1;
@@ -94,6 +96,8 @@ static bool node_place(const struct pcitree *t, struct topo_node *x, const struc
 		return false;
 	pcie_judge_path(&x->path, who, may_idle);
 	pcie_path_host(&x->path, x->host);
+	snprintf(hb, sizeof(hb), "%.8s:00.0", x->host);
+	x->host_bridge = x->host[0] ? pcitree_find(t, hb) : NULL;
 	x->numa_node = pcie_path_numa(&x->path);
 	return true;
 }

@@ -33,8 +33,9 @@ struct topo_node {
 	int numa_node;	  /* -1 unknown */
 	int ports_active; /* RDMA: ACTIVE ports, -1 unknown; others 0 */
 	const struct pcie_fn *fn;
-	struct pcie_path path; /* judged: hops up to the root port, links */
-	char host[16];	       /* the root complex: "DDDD:BB" of the top hop's bus */
+	struct pcie_path path;		   /* judged: hops up to the root port, links */
+	char host[16];			   /* the root complex: "DDDD:BB" of the top hop's bus */
+	const struct pcie_fn *host_bridge; /* function 00.0 of that bus, NULL none */
 	/* What the peer-to-peer audit reads of it (p2p.c). */
 	int iommu_group;     /* -1 none or unknown */
 	char iommu_type[16]; /* the group's type: identity, DMA, DMA-FQ; "" unknown */
@@ -44,16 +45,27 @@ struct topo_node {
 
 /* The peer-to-peer verdict of a pair (p2p.c). */
 enum p2p_verdict { P2P_DIRECT, P2P_VIA_ROOT, P2P_NO, P2P_UNKNOWN };
+/* Which of p2pdma's host-bridge rules judged a pair whose traffic crosses one (p2p.c). */
+enum p2p_host_rule {
+	HOST_RULE_NONE,	      /* the traffic stays below one root port */
+	HOST_RULE_AMD_ZEN,    /* an AMD Zen (family 17h) or newer host: allowed */
+	HOST_RULE_ALLOW_LIST, /* an Intel host bridge on the kernel's allow-list */
+	HOST_RULE_REFUSED,    /* a host bridge the kernel does not allow */
+	HOST_RULE_UNKNOWN,    /* no host bridge to judge by, or an AMD one of unknown age */
+};
 
 struct topo_pair {
 	int a, b;		/* node indices, a < b */
 	struct pcie_relation r; /* relation, meeting point, narrowest link (pcitopo.h) */
-	/* The peer-to-peer audit of a (drive, RDMA), (drive, GPU) or (RDMA, GPU) pair. */
+	/* The peer-to-peer audit of a (drive, RDMA), (drive, GPU), (RDMA, GPU) or (GPU, GPU) pair.
+	 */
 	bool audited;
 	enum p2p_verdict p2p;
-	bool memory;   /* somewhere to put the data without DRAM (p2pmem, GPU memory) */
-	bool can;      /* direct and memory (and GPUDirect for an RDMA-GPU pair) */
-	char acs[200]; /* the ports between them whose ACS redirects, or why unknown */
+	bool memory;	   /* somewhere to put the data without DRAM (p2pmem, GPU memory) */
+	bool can;	   /* direct and memory (and GPUDirect for an RDMA-GPU pair) */
+	char acs[200];	   /* the ports between them whose ACS redirects, or why unknown */
+	char acs_fix[400]; /* how to clear that redirection, "" none */
+	enum p2p_host_rule host_rule; /* the kernel's rule for the host bridges it crosses */
 	char reason[400];
 };
 

@@ -17,6 +17,11 @@
  *	usable = raw x MPS / (MPS + 24)
  *		 24 bytes of TLP overhead per packet: 4-dword header (16),
  *		 sequence number and framing (4), LCRC (4)
+ *	A link whose MPS (DevCtl, the lower of both ends) is below the largest
+ *	both ends support (DevCap) is a payload finding: its usable ceiling at
+ *	the MPS set against the one at the MPS supported. An endpoint's MRRS
+ *	below the link's MPS is one too: its reads' completions carry at most
+ *	MRRS bytes, so reads are usable at raw x MRRS / (MRRS + 24).
  */
 #ifndef NBW_PCILINK_H
 #define NBW_PCILINK_H
@@ -182,6 +187,7 @@ const char *pcie_limit_name(enum pcie_limit l);
  */
 #define PCIE_LINK_REASON_LEN 256
 #define PCIE_PATH_REASON_LEN (PCIE_LINK_REASON_LEN + 256)
+#define PCIE_PAYLOAD_LEN 160
 
 /* One link judged from both of its ends. */
 struct pcie_link {
@@ -193,6 +199,14 @@ struct pcie_link {
 	unsigned exp_width; /* min(both maxima) */
 	unsigned mps;	    /* min of both ends' MPS, 0 unknown */
 	double raw, usable; /* GB/s at the trained speed/width; NAN unknown */
+	/* Payload: the largest MPS both ends support (DevCap) against the one set (DevCtl). */
+	unsigned mps_supported;	 /* min of both ends' DevCap MPS, 0 unknown */
+	unsigned mrrs;		 /* an endpoint's MRRS (its read requests), 0 unknown or not one */
+	double usable_supported; /* usable at mps_supported; NAN unknown */
+	bool mps_short;		 /* mps is below mps_supported */
+	bool mrrs_short;	 /* the endpoint's mrrs is below mps: reads pay more overhead */
+	double usable_reads;	 /* usable at mrrs when mrrs_short; NAN otherwise */
+	char payload[PCIE_PAYLOAD_LEN]; /* the finding in words, "" none */
 	enum pcie_verdict verdict;
 	enum pcie_limit limited_by;
 	unsigned missing; /* PCIE_K_* needed but unknown at either end */

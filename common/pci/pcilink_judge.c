@@ -146,8 +146,8 @@ static void judge_capability(const struct pcie_fn *port, const struct pcie_fn *d
 	}
 }
 
-void pcie_judge_link(const struct pcie_fn *port, const struct pcie_fn *dev, const char *who,
-		     bool may_idle, struct pcie_link *l)
+static void judge_ends(const struct pcie_fn *port, const struct pcie_fn *dev, const char *who,
+		       bool may_idle, struct pcie_link *l)
 {
 	const struct pcie_fn *sta = (dev->known & PCIE_K_LNKSTA) ? dev : port;
 	const unsigned need = PCIE_K_MAX;
@@ -184,6 +184,63 @@ void pcie_judge_link(const struct pcie_fn *port, const struct pcie_fn *dev, cons
 		judge_below(port, dev, who, may_idle, l);
 	else
 		judge_capability(port, dev, who, l);
+}
+
+static bool is_endpoint(const struct pcie_fn *f)
+{
+	return f->role == PCIE_ROLE_ENDPOINT || f->role == PCIE_ROLE_LEGACY_ENDPOINT;
+}
+
+/*
+ * The payload finding: MPS set below the largest both ends support, and an
+ * endpoint's MRRS below the MPS, each with its cost on the link's ceiling.
+ */
+static void judge_payload(const struct pcie_fn *port, const struct pcie_fn *dev,
+			  struct pcie_link *l)
+{
+	size_t n = 0;
+
+	l->usable_supported = l->usable_reads = NAN;
+	/* DevCap's codes 6 and 7 are reserved: a larger size is no capability. */
+	if (!l->mps || !port->mps_supported || !dev->mps_supported || port->mps_supported > 4096 ||
+	    dev->mps_supported > 4096)
+		return;
+	l->mps_supported =
+		port->mps_supported < dev->mps_supported ? port->mps_supported : dev->mps_supported;
+	l->usable_supported = pcie_usable_gb_per_s(l->speed, l->width, l->mps_supported);
+	if (is_endpoint(dev) && (dev->known & PCIE_K_MRRS))
+		l->mrrs = dev->mrrs;
+	l->mps_short = l->mps < l->mps_supported;
+	l->mrrs_short = l->mrrs && l->mrrs < l->mps;
+	if (l->mps_short && isfinite(l->usable))
+		n = (size_t)snprintf(l->payload, sizeof(l->payload),
+				     "MPS %u where %u is supported: usable %.2f of %.2f GB/s raw, "
+				     "%.2f at MPS %u",
+				     l->mps, l->mps_supported, l->usable, l->raw,
+				     l->usable_supported, l->mps_supported);
+	else if (l->mps_short)
+		n = (size_t)snprintf(l->payload, sizeof(l->payload), "MPS %u where %u is supported",
+				     l->mps, l->mps_supported);
+	if (!l->mrrs_short || n >= sizeof(l->payload))
+		return;
+	l->usable_reads = pcie_usable_gb_per_s(l->speed, l->width, l->mrrs);
+	if (isfinite(l->usable_reads))
+		snprintf(l->payload + n, sizeof(l->payload) - n,
+			 "%sMRRS %u below MPS %u: its reads of memory usable %.2f GB/s",
+			 n ? "; " : "", l->mrrs, l->mps, l->usable_reads);
+	else
+		snprintf(l->payload + n, sizeof(l->payload) - n, "%sMRRS %u below MPS %u",
+			 n ? "; " : "", l->mrrs, l->mps);
+}
+
+void pcie_judge_link(const struct pcie_fn *port, const struct pcie_fn *dev, const char *who,
+		     bool may_idle, struct pcie_link *l)
+{
+	judge_ends(port, dev, who, may_idle, l);
+	if (l->verdict != PCIE_LINK_DOWN && l->verdict != PCIE_UNKNOWN)
+		judge_payload(port, dev, l);
+	else
+		l->usable_supported = l->usable_reads = NAN;
 }
 
 /* Ceiling used to rank links: usable when known, else raw. */

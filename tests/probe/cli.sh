@@ -10,7 +10,7 @@ check_match "--version" "^nvme_link_probe .* [0-9]+\.[0-9]+" "$("$P" --version)"
 expect_exit 2 "^nvme_link_probe: unrecognized option '--bogus'$" "$P" --bogus
 expect_exit 2 "invalid expected speed \(GT/s\) '7': not a PCIe value" "$P" --expect-speed 7
 expect_exit 2 "invalid expected width '3': not a PCIe value" "$P" --expect-width 3
-expect_exit 2 "invalid expectation \(genNxW, genN, xW or p2p\) 'gen9x4'" "$P" --expect gen9x4
+expect_exit 2 "invalid expectation \(genNxW, genN, xW, p2p or mps\) 'gen9x4'" "$P" --expect gen9x4
 expect_exit 2 "invalid expectation" "$P" --expect fast
 expect_exit 2 "unexpected argument 'nvme0'" "$P" nvme0
 expect_exit 1 "nvme_link_probe: /nonexistent.lspci: No such file or directory" "$P" --pci-dump /nonexistent.lspci
@@ -18,7 +18,16 @@ expect_exit 1 "nvme_link_probe: /nonexistent/bus/pci/devices: No such file or di
 printf '00:00.0 Host bridge\n00: zz\n' >"$TMPD/bad.lspci"
 expect_exit 1 "nvme_link_probe: .*bad.lspci:2: not a hex byte at column 5$" "$P" --pci-dump "$TMPD/bad.lspci"
 printf '00:00.0 Host bridge\n00: 86 80 37 12\n' >"$TMPD/empty.lspci"
-expect_exit 1 "no NVMe controllers or RDMA devices found in" "$P" --pci-dump "$TMPD/empty.lspci"
+expect_exit 1 "^nvme_link_probe: no NVMe controllers, RDMA devices or GPUs found in $TMPD/empty.lspci: nothing to audit$" \
+	"$P" --pci-dump "$TMPD/empty.lspci"
+# Nothing to audit: the document is still written, and valid.
+"$P" --pci-dump "$TMPD/empty.lspci" --json >"$TMPD/empty.json" 2>/dev/null
+check_eq "nothing to audit: exit 1" 1 $?
+check_eq "nothing to audit: a valid document, no device" "0 nvme_link_probe" \
+	"$(json_get "$TMPD/empty.json" "'%d %s' % (len(d['devices']), d['tool'])")"
+"$P" --pci-dump "$TMPD/empty.lspci" --topology --json >"$TMPD/empty.json" 2>/dev/null
+check_eq "nothing to audit, --topology: an empty matrix" "0 0" \
+	"$(json_get "$TMPD/empty.json" "'%d %d' % (len(d['topology']['devices']), len(d['topology']['pairs']))")"
 # lspci -vvv text (or plain lspci) given for a dump: one line saying how to make a dump, exit 1.
 printf '00:00.0 Host bridge: Intel Corporation 440FX\n\tControl: I/O- Mem+ BusMaster+\n\tLatency: 0\n\n01:00.0 Non-Volatile memory controller: Vendor Device 0a54\n\tLnkSta: Speed 8GT/s, Width x4\n' >"$TMPD/vvv.txt"
 expect_exit 1 "^nvme_link_probe: .*/vvv.txt:1: no config bytes under this device \(lspci text, not a dump\): make one as root with 'lspci -xxx > FILE' \(-xxxx: the extended space too\)$" "$P" --pci-dump "$TMPD/vvv.txt"

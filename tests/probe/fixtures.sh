@@ -203,4 +203,31 @@ check_match "shared uplink: held back by the hop" "hop 0000:01:00.0 \(5 GT/s x8\
 # Bifurcated x2: fixing the slot's speed cannot add lanes.
 "$P" --pci-dump "$D/bifurcated_x2.lspci" --project --json >"$TMPD/b.json"
 check_eq "x2 slots, Gen5 drives, slots fixed" "$(sum "$(u 32 2)" "$(u 32 2)")" "$(json_get "$TMPD/b.json" "'%.2f' % d['projection']['scenarios'][2]['slots_fixed_gb_per_s']['usable']")"
+# Payload: MPS set (DevCtl) against the largest both ends support (DevCap), and MRRS.
+M=$D/mps_lowered.lspci
+j=$TMPD/mps_lowered.lspci.json
+lk() { json_get "$j" "[x for x in d['devices'] if x['bdf']=='$1'][0]['links'][0]$2"; }
+check_eq "MPS 128 of 512: sizes" "128 512" "$(lk 0000:01:00.0 "['mps']") $(lk 0000:01:00.0 "['mps_supported']")"
+check_eq "MPS 128 of 512: usable set, usable supported" "3.32 3.76" \
+	"$(json_get "$j" "'%.2f %.2f' % tuple(x['links'][0][k] for x in d['devices'] if x['bdf']=='0000:01:00.0' for k in ('usable_gb_per_s', 'usable_at_supported_mps_gb_per_s'))")"
+check_eq "MPS 128 of 512: the finding" "MPS 128 where 512 is supported: usable 3.32 of 3.94 GB/s raw, 3.76 at MPS 512" \
+	"$(lk 0000:01:00.0 "['payload']")"
+check_eq "MRRS 128 below MPS 256: the finding" "MRRS 128 below MPS 256: its reads of memory usable 3.32 GB/s" \
+	"$(lk 0000:02:00.0 "['payload']")"
+check_eq "MRRS: usable reads, MPS as supported" "3.32 256 256" \
+	"$(json_get "$j" "' '.join(str(v) for x in d['devices'] if x['bdf']=='0000:02:00.0' for v in ('%.2f' % x['links'][0]['usable_reads_gb_per_s'], x['links'][0]['mps'], x['links'][0]['mps_supported']))")"
+check_eq "MPS 512 of 512: no finding" "None" "$(lk 0000:03:00.0 "['payload']")"
+check_eq "no other fixture has a payload finding" "" \
+	"$(for f in "$TMPD"/*.lspci.json; do case $f in */mps_lowered.*) continue ;; esac; json_get "$f" "' '.join(l['payload'] for x in d['devices'] for l in x['links'] if l['payload'])"; done | tr -d '\n')"
+out=$("$P" --pci-dump "$M")
+check_match "the table: payload line under the row" "payload: link 0000:00:01.0 <- 0000:01:00.0: MPS 128 where 512 is supported" "$out"
+expect_exit 3 "0000:01:00.0: expectation not met: link 0000:00:01.0 <- 0000:01:00.0: MPS 128 where 512" \
+	"$P" --pci-dump "$M" --expect mps --dev 0000:01:00.0
+expect_exit 3 "0000:02:00.0: expectation not met: link 0000:00:02.0 <- 0000:02:00.0: MRRS 128 below MPS 256" \
+	"$P" --pci-dump "$M" --expect mps --dev 0000:02:00.0
+expect_exit 0 "" "$P" --pci-dump "$M" --expect gen3x4
+expect_exit 0 "" "$P" --pci-dump "$M" --expect mps --dev 0000:03:00.0
+"$P" --pci-dump "$M" --expect mps --expect gen3x4 --json >"$TMPD/mps.json" 2>/dev/null
+check_eq "--expect mps in JSON" "True False gen3:True x4 None" \
+	"$(json_get "$TMPD/mps.json" "'%s %s gen3:%s x%s %s' % (d['expect']['mps'], d['expect']['met'], d['expect']['speed_gts'] == 8, d['expect']['width'], d['devices'][2]['expectation']['reason'])")"
 finish

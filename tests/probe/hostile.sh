@@ -53,7 +53,7 @@ expect_exit 1 "^nvme_link_probe: $TMPD/big.lspci: larger than 4 MiB$" "$P" --pci
 expect_exit 1 "^nvme_link_probe: /dev/zero: not a regular file or a pipe$" "$P" --pci-dump /dev/zero
 # A FIFO nobody writes: read as empty, not waited on.
 mkfifo "$TMPD/idle.fifo"
-expect_exit 1 "no NVMe controllers or RDMA devices found in $TMPD/idle.fifo" \
+expect_exit 1 "no NVMe controllers, RDMA devices or GPUs found in $TMPD/idle.fifo: nothing to audit" \
 	timeout 20 "$P" --pci-dump "$TMPD/idle.fifo"
 
 # What lspci writes still passes: CRLF lines, no final newline, `-v` detail lines, a pipe

@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "judge.h"
+#include "p2p.h"
 
 /* One end of a link: its maxima (LnkCap = LnkCap2) and what it trained at. */
 struct end {
@@ -263,8 +264,42 @@ static void test_audit(void)
 	CHECK(judge_audit(&o, NULL, d, 2));
 }
 
+/*
+ * The kernel's host rule from the live CPU: an AMD of family 17h or newer
+ * allows a pair across root complexes even when no host bridge is known;
+ * without it (a tree or a dump), there is nothing to judge by.
+ */
+static void test_cpu_rule(void)
+{
+	struct topo_node a = {.kind = TOPO_NVME, .iommu_group = -1, .p2pmem = -1};
+	struct topo_node b = {.kind = TOPO_RDMA, .iommu_group = -1, .p2pmem = -1};
+	struct p2p_system sys = {.known = true, .iommu = IOMMU_PASSTHROUGH};
+	struct topo_pair pr = {.r = {.rel = PCIE_REL_NODE}};
+	const char *want = "across root complexes of an AMD Zen host (CPU family 1ah): p2pdma "
+			   "allows it; IOMMU passthrough";
+
+	snprintf(a.host, sizeof(a.host), "0000:00");
+	snprintf(b.host, sizeof(b.host), "0000:40");
+	p2p_parse_cpuinfo("processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\n", &sys);
+	CHECK(sys.cpu_amd);
+	CHECK_U64(sys.cpu_family, 26);
+	p2p_judge_pair(&sys, &a, &b, &pr);
+	CHECK_STR(p2p_verdict_name(pr.p2p), "via_root");
+	CHECK_STR(p2p_host_rule_name(pr.host_rule), "amd_zen");
+	CHECK(!strncmp(pr.reason, want, strlen(want)));
+	p2p_parse_cpuinfo("vendor_id\t: AuthenticAMD\ncpu family\t: 21\n", &sys);
+	p2p_judge_pair(&sys, &a, &b, &pr);
+	CHECK_STR(p2p_verdict_name(pr.p2p), "unknown");
+	CHECK(strstr(pr.reason, "no host bridge at 0000:00:00.0 to judge by") != NULL);
+	p2p_parse_cpuinfo("vendor_id\t: GenuineIntel\ncpu family\t: 6\n", &sys);
+	CHECK(!sys.cpu_amd);
+	p2p_parse_cpuinfo("garbage", &sys);
+	CHECK_U64(sys.cpu_family, 0);
+}
+
 int main(void)
 {
+	test_cpu_rule();
 	test_training();
 	test_path();
 	test_expect();

@@ -56,8 +56,18 @@ check_eq "nvme1-mlx5_0: direct, no CMB" "direct False False" \
 	"$(pair nvme1 mlx5_0 "['p2p']['verdict']") $(pair nvme1 mlx5_0 "['p2p']['memory']") $(pair nvme1 mlx5_0 "['p2p']['can']")"
 check_eq "nvme3-mlx5_1: ACS redirect on both ports" "via_root ACS ReqRedir CmpltRedir on 0000:82:00.0; ACS ReqRedir CmpltRedir on 0000:82:01.0" \
 	"$(pair nvme3 mlx5_1 "['p2p']['verdict']") $(pair nvme3 mlx5_1 "['p2p']['acs']")"
-check_eq "nvme2-mlx5_0: through the root complex" "via_root" "$(pair nvme2 mlx5_0 "['p2p']['verdict']")"
-check_eq "across sockets: no" "no" "$(pair nvme0 mlx5_1 "['p2p']['verdict']")"
+check_eq "nvme3-mlx5_1: redirected to an allow-listed host bridge: can" "allow_list True" \
+	"$(pair nvme3 mlx5_1 "['p2p']['host_rule']") $(pair nvme3 mlx5_1 "['p2p']['can']")"
+check_match "nvme3-mlx5_1: the rule and the IOMMU named" "redirected up to the root port, host bridge on the kernel's p2pdma allow-list \(8086:09a2\): p2pdma allows it; the IOMMU translates it" \
+	"$(pair nvme3 mlx5_1 "['p2p']['reason']")"
+check_eq "nvme2-mlx5_0: a host bridge off the allow-list" "no refused" \
+	"$(pair nvme2 mlx5_0 "['p2p']['verdict']") $(pair nvme2 mlx5_0 "['p2p']['host_rule']")"
+check_match "nvme2-mlx5_0: why" "^across root ports: host bridge 8086:1237 is neither an AMD Zen one nor on the kernel's p2pdma allow-list: p2pdma refuses it" \
+	"$(pair nvme2 mlx5_0 "['p2p']['reason']")"
+check_eq "across sockets, one host bridge off the list: no" "no" "$(pair nvme0 mlx5_1 "['p2p']['verdict']")"
+check_eq "across sockets, both allow-listed (8086:09a2): via_root" "via_root allow_list" \
+	"$(pair nvme4 mlx5_1 "['p2p']['verdict']") $(pair nvme4 mlx5_1 "['p2p']['host_rule']")"
+check_eq "in one switch: no host rule" "none" "$(pair nvme0 mlx5_0 "['p2p']['host_rule']")"
 check_eq "two drives: not audited" "None" "$(pair nvme0 nvme1 "['p2p']")"
 check_match "GPU without a driver: named" "GPU 0000:0a:00.0: no driver bound" "$(pair nvme0 0000:0a:00.0 "['p2p']['reason']")"
 check_eq "NIC-GPU without nvidia_peermem: cannot" "direct False" \
@@ -73,22 +83,23 @@ check_eq "NIC-GPU with nvidia_peermem: can" "True True" \
 "$P" --sysfs-root "$R" --topology >"$TMPD/t.txt"
 check_match "text matrix row" "nvme0 +X +PXB +PHB +SYS +NODE +PIX +SYS +SYS +PHB +PIX +PHB" "$(cat "$TMPD/t.txt")"
 check_match "text nearest" "nvme1 +mlx5_0 +PXB +narrowest 0000:06:00.0" "$(cat "$TMPD/t.txt")"
-check_match "text audit" "nvme3 +mlx5_1 +PIX +via_root no +ACS ReqRedir CmpltRedir on 0000:82:00.0" "$(cat "$TMPD/t.txt")"
+check_match "text audit" "nvme3 +mlx5_1 +PIX +via_root yes +ACS ReqRedir CmpltRedir on 0000:82:00.0" "$(cat "$TMPD/t.txt")"
 
 # --expect p2p: the drives --dev names against their nearest RDMA device.
 expect_exit 0 "" "$P" --sysfs-root "$R" --dev nvme0 --expect p2p
-expect_exit 3 "nvme3 \(0000:83:00.0\) and mlx5_1: peer-to-peer not possible \(via_root\): ACS ReqRedir CmpltRedir on 0000:82:00.0" \
-	"$P" --sysfs-root "$R" --dev nvme3 --expect p2p
+expect_exit 0 "" "$P" --sysfs-root "$R" --dev nvme3 --expect p2p
+expect_exit 3 "nvme2 \(0000:09:00.0\) and mlx5_0: peer-to-peer not possible \(no\): across root ports: host bridge 8086:1237" \
+	"$P" --sysfs-root "$R" --dev nvme2 --expect p2p
 expect_exit 3 "nvme1 \(0000:08:00.0\) and mlx5_0: peer-to-peer not possible \(direct\): .*nvme1 publishes no p2pmem" \
 	"$P" --sysfs-root "$R" --dev nvme1 --expect p2p
-expect_exit 2 "invalid expectation \(genNxW, genN, xW or p2p\) 'p2q': malformed" "$P" --sysfs-root "$R" --expect p2q
+expect_exit 2 "invalid expectation \(genNxW, genN, xW, p2p or mps\) 'p2q': malformed" "$P" --sysfs-root "$R" --expect p2q
 
 # --project: the staging hop's DRAM traffic and the drives p2pdma could spare it.
 "$P" --sysfs-root "$R" --project --json >"$TMPD/p.json"
-check_eq "--project staging hop: 2 per GB/s, at twice today's sum; 1 of 5 drives" "2 True 5 1" \
+check_eq "--project staging hop: 2 per GB/s, at twice today's sum; 2 of 5 drives (nvme0, and nvme3 through its allow-listed host bridge)" "2 True 5 2" \
 	"$(json_get "$TMPD/p.json" "d['projection']['staging_hop']['dram_gb_per_gb'], abs(d['projection']['staging_hop']['dram_gb_per_s'] - 2 * d['projection']['today_gb_per_s']) < 1e-6, d['projection']['staging_hop']['drives'], d['projection']['staging_hop']['p2p_drives']" | tr -d "(),'")"
 check_eq "--project alone: no matrix printed" "False" "$(json_get "$TMPD/p.json" "'topology' in d")"
-check_match "--project text" "p2pdma could remove it for 1 of 5 drives" "$("$P" --sysfs-root "$R" --project)"
+check_match "--project text" "p2pdma could remove it for 2 of 5 drives" "$("$P" --sysfs-root "$R" --project)"
 
 # Bad input. A NUMA node of -1: NODE, said to be unknown.
 echo -1 >"$R/devices/pci0000:40/0000:40:01.0/0000:41:00.0/numa_node"
@@ -113,7 +124,81 @@ check_eq "hidden capabilities: relation still known" "PIX" "$(rel nvme0 mlx5_0)"
 # A dump: no IOMMU or modules to read, the matrix all the same.
 "$P" --pci-dump "$FIXTURES/pci/switch_acs.lspci" --topology --json >"$j"
 check_eq "dump: drive-NIC-GPU in one switch" "PIX PIX" "$(rel 0000:03:00.0 0000:04:00.0) $(rel 0000:03:00.0 0000:05:00.0)"
-check_eq "dump: the drive's port redirects" "via_root unknown" "$(pair 0000:03:00.0 0000:04:00.0 "['p2p']['verdict']") $(json_get "$j" "${T}['iommu']['mode']")"
+check_eq "dump: the drive's port redirects to a host bridge off the list" "no unknown" "$(pair 0000:03:00.0 0000:04:00.0 "['p2p']['verdict']") $(json_get "$j" "${T}['iommu']['mode']")"
+
+# The kernel's host-bridge rule on both vendors' hosts (dumps: the IOMMU is unknown).
+"$P" --pci-dump "$FIXTURES/pci/amd_zen_hosts.lspci" --topology --json >"$j"
+check_eq "AMD Zen: drive-GPU across root ports" "PHB via_root amd_zen" \
+	"$(rel 0000:02:00.0 0000:01:00.0) $(pair 0000:02:00.0 0000:01:00.0 "['p2p']['verdict']") $(pair 0000:02:00.0 0000:01:00.0 "['p2p']['host_rule']")"
+check_match "AMD Zen: the reason names the rule" "^across root ports of an AMD Zen host \(1022:14a4\): p2pdma allows it; IOMMU mode unknown \(a dump\); GPU 0000:01:00.0: its driver is unknown \(a dump\)" \
+	"$(pair 0000:02:00.0 0000:01:00.0 "['p2p']['reason']")"
+check_eq "AMD Zen: drive-NIC across root complexes" "NODE via_root" \
+	"$(rel 0000:02:00.0 0000:21:00.0) $(pair 0000:02:00.0 0000:21:00.0 "['p2p']['verdict']")"
+"$P" --pci-dump "$FIXTURES/pci/intel_hosts.lspci" --topology --json >"$j"
+check_eq "Intel 8086:2020: across root ports allowed" "via_root allow_list" \
+	"$(pair 0000:01:00.0 0000:02:00.0 "['p2p']['verdict']") $(pair 0000:01:00.0 0000:02:00.0 "['p2p']['host_rule']")"
+check_eq "Intel 8086:2f00: within its host bridge allowed" "via_root" "$(pair 0000:41:00.0 0000:42:00.0 "['p2p']['verdict']")"
+check_match "Intel 8086:2f00: across host bridges refused" "^no host bridge 8086:2f00 is on the kernel's p2pdma allow-list only within one host bridge: p2pdma refuses it" \
+	"$(pair 0000:01:00.0 0000:42:00.0 "['p2p']['verdict']") $(pair 0000:01:00.0 0000:42:00.0 "['p2p']['reason']" | sed 's/^across root complexes: //')"
+check_eq "Intel 8086:1237: refused" "no refused" \
+	"$(pair 0000:81:00.0 0000:02:00.0 "['p2p']['verdict']") $(pair 0000:81:00.0 0000:02:00.0 "['p2p']['host_rule']")"
+# An AMD host bridge of no known Zen root complex: unknown, with why.
+"$PYTHON3" - "$FIXTURES/pci/amd_zen_hosts.lspci" "$TMPD/amd_old.lspci" <<'PY'
+import sys
+text = open(sys.argv[1]).read()
+# the host bridges' device ID (config bytes 02-03): a23 = 0x1423, an AMD family 15h one
+text = text.replace("00: 22 10 a4 14", "00: 22 10 23 14")
+open(sys.argv[2], "w").write(text)
+PY
+"$P" --pci-dump "$TMPD/amd_old.lspci" --topology --json >"$j"
+check_eq "AMD of unknown age: unknown" "unknown unknown" \
+	"$(pair 0000:02:00.0 0000:01:00.0 "['p2p']['verdict']") $(pair 0000:02:00.0 0000:01:00.0 "['p2p']['host_rule']")"
+check_match "AMD of unknown age: why" "AMD host bridge 1022:1423 is not known as Zen or newer \(p2pdma allows CPUs of family 17h and newer\)" \
+	"$(pair 0000:02:00.0 0000:01:00.0 "['p2p']['reason']")"
+# IOMMU passthrough on the topology tree: named in the reason of a pair crossing the host.
+"$PYTHON3" "$FIXTURES/pci/gen.py" sysfs "$TMPD/pt" --topo
+for g in "$TMPD"/pt/kernel/iommu_groups/*; do echo identity >"$g/type"; done
+"$P" --sysfs-root "$TMPD/pt" --topology --json >"$j"
+check_match "IOMMU passthrough named" "p2pdma allows it; IOMMU passthrough" "$(pair nvme3 mlx5_2 "['p2p']['reason']")"
+
+# Eight GPUs and nothing else (the ESC8000A-E13P): the matrix and the audit without
+# --topology, said on stderr; GPU pairs behind one switch are redirected by ACS, and the
+# fix is named.
+G=$TMPD/gpus
+"$PYTHON3" "$FIXTURES/pci/gen.py" sysfs "$G" --gpus
+"$P" --sysfs-root "$G" --json >"$j" 2>"$TMPD/g.err"
+check_eq "GPUs only: exit 0" 0 $?
+check_match "GPUs only: said" "no NVMe controllers or RDMA devices found under $G: the 8 GPUs audited as with --topology" "$(cat "$TMPD/g.err")"
+check_eq "GPUs only: 8 placed, 28 pairs, all audited" "8 28 28" \
+	"$(json_get "$j" "'%d %d %d' % (len(${T}['devices']), len(${T}['pairs']), sum(p['p2p'] is not None for p in ${T}['pairs']))")"
+check_eq "GPU pair behind one switch: PIX, redirected through an AMD Zen host" "PIX via_root amd_zen" \
+	"$(rel 0000:13:00.0 0000:14:00.0) $(pair 0000:13:00.0 0000:14:00.0 "['p2p']['verdict']") $(pair 0000:13:00.0 0000:14:00.0 "['p2p']['host_rule']")"
+check_eq "GPU pair: the redirecting ports" "ACS ReqRedir CmpltRedir on 0000:12:00.0; ACS ReqRedir CmpltRedir on 0000:12:01.0" \
+	"$(pair 0000:13:00.0 0000:14:00.0 "['p2p']['acs']")"
+check_eq "GPU pair: the fix" "setpci -s 0000:12:00.0 106.w=0000:000c; setpci -s 0000:12:01.0 106.w=0000:000c (as root, until reboot), or boot with pci=disable_acs_redir=0000:12:00.0;0000:12:01.0, or turn ACS off in the firmware's setup" \
+	"$(pair 0000:13:00.0 0000:14:00.0 "['p2p']['acs_fix']")"
+check_eq "GPU pair across sockets: no fix to name" "SYS via_root None" \
+	"$(rel 0000:13:00.0 0000:f4:00.0) $(pair 0000:13:00.0 0000:f4:00.0 "['p2p']['verdict']") $(pair 0000:13:00.0 0000:f4:00.0 "['p2p']['acs_fix']")"
+"$P" --sysfs-root "$G" --topology >"$TMPD/g.txt" 2>"$TMPD/g.err"
+check_eq "GPUs only with --topology: not said again" "" "$(cat "$TMPD/g.err")"
+check_match "GPUs only: the fix in the text" "fix: setpci -s 0000:f2:00.0 106.w=0000:000c; setpci -s 0000:f2:01.0" "$(cat "$TMPD/g.txt")"
+check_match "GPUs only: no drive for the nearest NIC" "nearest ACTIVE RDMA device of each drive: no drive is placed" "$(cat "$TMPD/g.txt")"
+# With the redirection cleared on one switch (as the fix does), its pair stays in it.
+for port in 0000:72:00.0 0000:72:01.0; do
+	"$PYTHON3" - "$G/bus/pci/devices/$port/config" <<'PY'
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(0x106)
+    ctl = int.from_bytes(f.read(2), "little") & ~0x2c
+    f.seek(0x106)
+    f.write(ctl.to_bytes(2, "little"))
+PY
+done
+"$P" --sysfs-root "$G" --json >"$j" 2>/dev/null
+check_eq "ACS cleared: direct, can, no fix" "direct True None none" \
+	"$(pair 0000:73:00.0 0000:74:00.0 "['p2p']['verdict']") $(pair 0000:73:00.0 0000:74:00.0 "['p2p']['can']") $(pair 0000:73:00.0 0000:74:00.0 "['p2p']['acs_fix']") $(pair 0000:73:00.0 0000:74:00.0 "['p2p']['host_rule']")"
+# NICs only: the table and, with --topology, the matrix.
+expect_exit 0 "" "$P" --pci-dump "$FIXTURES/pci/nic_idle.lspci" --topology
 
 # A crafted tree: device names with control bytes (an escape sequence, a bell, a newline
 # that would forge a line). Every text line prints them escaped (\xNN), the devices, the
@@ -124,6 +209,7 @@ C=$TMPD/crafted
 NIC=$'mlx5\e[31m_0\nforged' DRIVE=$'nv\e]0;x\ame3'
 mv "$C/class/infiniband/mlx5_1" "$C/class/infiniband/$NIC"
 mv "$C/class/nvme/nvme3" "$C/class/nvme/$DRIVE"
+rm -r "$C/bus/pci/devices/0000:83:00.0/p2pmem" # nowhere to stage: --expect p2p has a line
 "$P" --sysfs-root "$C" --topology >"$TMPD/c.txt" 2>"$TMPD/c.err"
 check_eq "crafted: exit status" 0 $?
 check_eq "crafted: no control byte in the text but newlines" 0 \

@@ -59,6 +59,11 @@ WANT_RC=3 run probe-expect "$NVME_LINK_PROBE" --pci-dump "$FIXTURES/pci/switch_c
 "$PYTHON3" "$FIXTURES/pci/gen.py" sysfs "$TMPD/topo" --topo || fail "gen.py sysfs --topo exited $?"
 WANT_RC=3 run probe-topology "$NVME_LINK_PROBE" --sysfs-root "$TMPD/topo" --expect p2p --project --json
 run probe-topology-dump "$NVME_LINK_PROBE" --pci-dump "$FIXTURES/pci/switch_acs.lspci" --topology --json
+"$PYTHON3" "$FIXTURES/pci/gen.py" sysfs "$TMPD/gpus" --gpus || fail "gen.py sysfs --gpus exited $?"
+run probe-gpus "$NVME_LINK_PROBE" --sysfs-root "$TMPD/gpus" --json
+run probe-mps "$NVME_LINK_PROBE" --pci-dump "$FIXTURES/pci/mps_lowered.lspci" --expect gen3 --json
+: >"$TMPD/nothing.lspci"
+WANT_RC=1 run probe-nothing "$NVME_LINK_PROBE" --pci-dump "$TMPD/nothing.lspci" --json
 WANT_RC=1 run probe-unmatched "$NVME_LINK_PROBE" --pci-dump "$FIXTURES/pci/gen5_port_gen3_drive.lspci" \
 	--dev 00:02.0,01:00.0 -s 03: --json
 
