@@ -116,8 +116,8 @@ READERS = {
 # record's own lines; fleet/cli, run, plan and report the plan and the judgement they
 # make themselves, verdict and junit the judgement's parts and sweep.json, launch and
 # tasks the schedule and the nodes' framed output, judge_pairs and judge_retest the
-# judge's transfers and suspects, launcher the environment; lab/ the virtual lab's
-# files).
+# judge's transfers and suspects, nodes the node list and its launcher, launcher the
+# environment; lab/ the virtual lab's files).
 OTHERS = {
     "__init__.py", "jsonutil.py", "xmltext.py", "command.py", "k8s.py", "fetch.py",
     "results/__init__.py", "results/base.py", "results/output.py", "results/store.py",
@@ -126,7 +126,7 @@ OTHERS = {
     "ladder/__init__.py", "ladder/chart.py", "ladder/report.py",
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",
     "fleet/verdict.py", "fleet/junit.py", "fleet/launch.py", "fleet/tasks.py",
-    "fleet/judge_pairs.py", "fleet/judge_retest.py", "launcher.py",
+    "fleet/judge_pairs.py", "fleet/judge_retest.py", "fleet/nodes.py", "launcher.py",
     "lab/",
 }
 
