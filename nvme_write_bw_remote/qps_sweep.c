@@ -8,8 +8,11 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "linkload.h"
 #include "nbw.h"
+#include "pcilink.h"
 #include "printer.h"
 #include "qpsweep.h"
 #include "remote.h"
@@ -62,6 +65,38 @@ static double run_rate(const struct result *x, double *line_gbits)
 	return st ? streams_bps(st) : NAN;
 }
 
+/*
+ * The usable PCIe rate (Gb/s) of the RDMA devices a run watched under load
+ * (result.ll: their links as they trained before the window; a function's link
+ * once, whatever its ports), at an MPS of 256
+ * (the link model's usual payload; the probe says each link's own); NAN when
+ * none was read.
+ */
+static double nic_pcie_gbits(const struct linkload *ll)
+{
+	double sum = 0;
+	int i, n = 0;
+
+	for (i = 0; ll && i < ll->n; i++) {
+		const struct ll_dev *d = &ll->d[i];
+		double u;
+		int j;
+
+		if (strcmp(d->kind, "rdma") || !d->has_before || d->before.width <= 0)
+			continue;
+		for (j = 0; j < i && strcmp(ll->d[j].bdf, d->bdf); j++)
+			; /* two ports of one function share its link: counted once */
+		if (j < i)
+			continue;
+		u = pcie_usable_gb_per_s(d->before.speed_gts, (unsigned)d->before.width, 256);
+		if (!isfinite(u))
+			return NAN;
+		sum += u * 8;
+		n++;
+	}
+	return n ? sum : NAN;
+}
+
 /* Run i's options: o's with the i-th QP count (-q's meaning: per drive, in all from memory). */
 static void qps_options(const struct options *o, int i, struct options *at)
 {
@@ -74,7 +109,7 @@ int run_qps_sweep(const struct options *o, struct report *r)
 {
 	struct run_state alone = {0};
 	struct options at = *o;
-	double gbits[QPSWEEP_MAX], line = 0, l, bps;
+	double gbits[QPSWEEP_MAX], line = 0, pcie = NAN, l, bps;
 	unsigned qps[QPSWEEP_MAX];
 	struct qps_verdict v;
 	int i, n = 0, rc, worst = 0;
@@ -93,6 +128,8 @@ int run_qps_sweep(const struct options *o, struct report *r)
 		}
 		print_result(r, &x);
 		bps = run_rate(&x, &l);
+		if (!isfinite(pcie))
+			pcie = nic_pcie_gbits(x.ll);
 		result_free(&x);
 		worst = rc > worst ? rc : worst;
 		if (rc || !isfinite(bps))
@@ -101,7 +138,7 @@ int run_qps_sweep(const struct options *o, struct report *r)
 		gbits[n++] = bps * 8 / 1e9;
 		line = l;
 	}
-	if (n && !qps_sweep_judge(qps, gbits, n, line > 0 ? line : NAN, NAN, &v))
-		print_qps_sweep(r, qps, gbits, n, line, &v);
+	if (n && !qps_sweep_judge(qps, gbits, n, line > 0 ? line : NAN, pcie, &v))
+		print_qps_sweep(r, qps, gbits, n, line, pcie, &v);
 	return worst;
 }

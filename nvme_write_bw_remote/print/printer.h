@@ -24,10 +24,14 @@
 void printer_attach(struct result *x, struct report *r);
 /* The report of x, any mode, or what is left of it (after printer_attach). */
 void print_result(struct report *r, struct result *x);
-/* --list-ports: every port of all[0..n) with its netdev and GIDs, one document (portlist.c). */
-/* --sweep-qps: the curve of the RDMA rate against the QPs and its verdict (qpcurve.c). */
+/*
+ * --sweep-qps: the curve of the RDMA rate against the QPs, the port's line rate
+ * and the NICs' usable PCIe rate (each unknown: <= 0 or NAN), and its verdict
+ * (qpcurve.c).
+ */
 void print_qps_sweep(struct report *r, const unsigned *qps, const double *gbits, int n,
-		     double line_gbits, const struct qps_verdict *v);
+		     double line_gbits, double pcie_gbits, const struct qps_verdict *v);
+/* --list-ports: every port of all[0..n) with its netdev and GIDs, one document (portlist.c). */
 void print_port_list(struct report *r, const struct provenance *prov,
 		     const struct fab_port_info *all, int n);
 
