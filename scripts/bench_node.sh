@@ -11,10 +11,25 @@ launcher_py() {
 	LAUNCHER=${LAUNCHER:-} LAUNCHER_QUOTE=${LAUNCHER_QUOTE:-} nbw_py launcher "$@"
 }
 
+# launcher_words VERB ARG...: launcher_py's NUL-separated words into the array lw,
+# through a file, not a process substitution: a host without /dev/fd (the virtual
+# lab's guests) has none, and the command line came out empty. 1: no words.
+launcher_words() {
+	local f
+	lw=()
+	f=$(mktemp "${TMPDIR:-/tmp}/nbw-launcher.XXXXXX") || return 1
+	launcher_py "$@" >"$f"
+	mapfile -d '' lw <"$f"
+	rm -f "$f"
+	[ ${#lw[@]} -gt 0 ]
+}
+
 this_machine=() # its names, asked once (launcher_py here)
 is_this_machine() {
-	local n
-	[ ${#this_machine[@]} -gt 0 ] || mapfile -d '' this_machine < <(launcher_py here)
+	local n lw
+	if [ ${#this_machine[@]} = 0 ] && launcher_words here; then
+		this_machine=("${lw[@]}")
+	fi
 	for n in "${this_machine[@]}"; do [ "$1" = "$n" ] && return 0; done
 	return 1
 }
@@ -28,15 +43,19 @@ remote_wrapper='pf=$1; shift; timeout -k 5 "$@" & echo $! >"$pf"; wait $!; rc=$?
 # CMD on NODE, bounded to LIMIT seconds there and LIMIT + 30 here. TAG names
 # the command's pidfile on the node (for stop_on_node).
 node_cmd() {
-	local node=$1 limit=$2 tag=$3 argv
+	local node=$1 limit=$2 tag=$3 lw
 	shift 3
 	if is_this_machine "$node"; then
 		run_cmd=(timeout -k 5 "$limit" "$@")
 		return
 	fi
-	mapfile -d '' argv < <(launcher_py argv "$node" \
-		sh -c "$remote_wrapper" sh "/tmp/nbw-run_bench.$run_id.$tag.pid" "$limit" "$@")
-	run_cmd=(timeout -k 5 $((limit + 30)) "${argv[@]}")
+	if ! launcher_words argv "$node" \
+		sh -c "$remote_wrapper" sh "/tmp/nbw-run_bench.$run_id.$tag.pid" "$limit" "$@"; then
+		say "$node: the launcher's rule gave no command line (nbw.launcher failed)"
+		run_cmd=(false)
+		return
+	fi
+	run_cmd=(timeout -k 5 $((limit + 30)) "${lw[@]}")
 }
 
 # stop_on_node NODE TAG: end the command that was started on NODE with TAG.
