@@ -89,7 +89,9 @@ print("# show: inventory of a and b in both runs; fabric (mem) on b %.4f then %.
     fabric_b("ladder"), fabric_b("ladder-2")))
 
 # compare
-_, c = js("compare", "latest~1", "latest")
+# Two runs on emulated drives and an emulated fabric: a figure may move beyond its noise
+# between them, and compare's answer to that is exit 3 (a drop), not a failure of the record.
+_, c = js("compare", "latest~1", "latest", codes=(0, 3))
 rows = {(x["rung"], x["node"] or "", x["drive"] or ""): x for x in c["figures"]}
 expect(set(rows) == set(fa) | set(fb), "compare's figures %s, the runs' %s" % (
     sorted(rows), sorted(set(fa) | set(fb))))
