@@ -308,18 +308,20 @@ def retransmits(rungs):
         n = as_number(r.get("retransmits"))
         if r.get("kind") != "tcp" or not n or gb(r) is None:
             continue
-        of_line = as_number(r.get("pct_of_line"))
+        of_line, of = as_number(r.get("pct_of_line")), "line"
         if of_line is None:
             of_line = pct(gb(r), line)
+        if of_line is None and as_number(r.get("pct_of_ceiling")) is not None:
+            of_line, of = r["pct_of_ceiling"], "its ceiling (%s GB/s)" % gb_text(r.get("ceiling_gb_per_s"))
         if of_line is None:
             out.append("%s counted %d retransmits at %s GB/s; no line rate known: whether the "
                        "rate is full is not said" % (r["name"], n, gb_text(gb(r))))
         elif of_line >= FULL_RATE_PCT:
-            out.append("%s counted %d retransmits at %.0f%% of line: a count beside a full rate "
-                       "is no fault" % (r["name"], n, of_line))
+            out.append("%s counted %d retransmits at %.0f%% of %s: a count beside a full rate "
+                       "is no fault" % (r["name"], n, of_line, of))
         else:
-            out.append("%s counted %d retransmits at %.0f%% of line: loss may hold it back (the "
-                       "NIC's counters say)" % (r["name"], n, of_line))
+            out.append("%s counted %d retransmits at %.0f%% of %s: loss may hold it back (the "
+                       "NIC's counters say)" % (r["name"], n, of_line, of))
     return out
 
 
