@@ -11,6 +11,8 @@ import unittest
 import nbwpath
 from nbw.ladder import transfer, why
 from nbw.ladder.model import rung
+from nbw.results.documents import RUN_FILE, figures_of
+from nbw.results.html_report import gap_headline
 
 WHY = os.path.join(nbwpath.FIXTURES, "ladder", "why")
 
@@ -256,6 +258,27 @@ class TransferDoc(unittest.TestCase):
             r = transfer.rungs(tmp, rung, "b")[0]
             self.assertEqual((r["name"], r["kind"], r["node"], r["measured_gb_per_s"], r["failed"]),
                              ("transfer", "transfer", "b", 2.5, False))
+
+
+class Record(unittest.TestCase):
+    """The record: transfer-NODE.json is the transfer figure of its node; the HTML
+    report's headline gains the gap when a transfer figure exists."""
+
+    def test_document_figure(self):
+        self.assertEqual(RUN_FILE.match("transfer-b.json").groups(), ("transfer", "b"))
+        doc = {"tool": "transfer", "ok": True, "gb_per_s": 1.98}
+        f = figures_of(doc, "b", "transfer", {})
+        self.assertEqual([(x["rung"], x["node"], x["gb_per_s"]) for x in f], [("transfer", "b", 1.98)])
+        self.assertEqual(figures_of(dict(doc, ok=False, gb_per_s=None), "b", "transfer", {}), [])
+
+    def test_headline(self):
+        def fig(rung, gb, drive=None):
+            return {"rung": rung, "node": "b", "drive": drive, "gb_per_s": gb}
+        figs = [fig("drive nvme0n1", 10.4, "nvme0n1"), fig("tcp (8 streams)", 24.8),
+                fig("fabric (mem)", 24.4), fig("rsync over ssh", 1.98), fig("transfer", 1.98)]
+        self.assertEqual(gap_headline(figs), "the transfer ran at 8% of the wire: 1.98 GB/s "
+                         "against tcp (8 streams)'s 24.80 GB/s, the top synthetic rung")
+        self.assertIsNone(gap_headline(figs[:-1]))
 
 
 if __name__ == "__main__":
