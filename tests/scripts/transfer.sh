@@ -65,6 +65,9 @@ check_eq "fail: the document" "12 None False" \
 check_match "fail: the table says FAILED, no figure" '^transfer \(FAILED\) +n2 +- ' "$(cat "$TMPD/out")"
 check_match "fail: the sentence" '^the transfer gave no figure \(the command failed \(exit 12\)' "$(cat "$TMPD/out")"
 
+RUN_NAME=esc TRANSFER_BYTES=1G TRANSFER_CMD='printf "bad \033[2J line\n" >&2; exit 4' "$RUN_BENCH" transfer >/dev/null 2>"$TMPD/err"
+check_match "fail: a control character in its stderr is escaped, never sent" 'failed \(exit 4\): bad \\x1b\[2J line$' "$(cat "$TMPD/err")"
+
 # --- TRANSFER_TIMEOUT ---------------------------------------------------------------
 start=$SECONDS
 RUN_NAME=slow TRANSFER_BYTES=1G TRANSFER_TIMEOUT=1 TRANSFER_CMD='sleep 20' "$RUN_BENCH" transfer >/dev/null 2>"$TMPD/err"

@@ -20,7 +20,7 @@ import re
 import sys
 
 from .. import command
-from ..jsonutil import as_number, gb_text, read_json
+from ..jsonutil import as_number, gb_text, printable, read_json
 
 CLOCK = re.compile(r"^nbw-transfer: rc=(-?[0-9]+) start=([0-9]+(?:\.[0-9]+)?) "
                    r"end=([0-9]+(?:\.[0-9]+)?)$")
@@ -117,7 +117,7 @@ def make(out, node, cmd, given, out_path, err_path, rc):
     with open(out, "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
-    print(summary(doc))
+    print(printable(summary(doc)))  # a node's stderr: escaped, never a terminal's control
     return 0 if doc["ok"] else 1
 
 
