@@ -35,6 +35,8 @@ check_eq "dd: bytes from TRANSFER_BYTES, exit 0, ok" "67108864 TRANSFER_BYTES 0 
 check_eq "dd: a figure above zero = bytes / seconds" True \
 	"$(json_get "$J" 'd["gb_per_s"] > 0 and abs(d["gb_per_s"] - d["bytes"] / d["seconds"] / 1e9) < 1e-9')"
 check_eq "dd: the command as given" 'dd if=/dev/zero bs=1M count=64 of=/dev/null' "$(json_get "$J" 'd["command"]')"
+check_eq "dd: run.json records the settings" "dd if=/dev/zero bs=1M count=64 of=/dev/null 64M transfer" \
+	"$(json_get "$RESULTS_DIR/dd/run.json" '"%s %s %s" % (d["settings"]["TRANSFER_CMD"], d["settings"]["TRANSFER_BYTES"], d["mode"])')"
 check_match "dd: said" 'transfer on n2: [0-9.]+ GB/s \(67108864 bytes from TRANSFER_BYTES in' "$(cat "$TMPD/err")"
 check_match "dd: the ladder table's transfer rung" '^transfer +n2 +[0-9]+\.[0-9]+ ' "$(cat "$TMPD/out")"
 
