@@ -31,7 +31,7 @@ import time
 from .. import jsonutil
 from . import FORMAT, PROG
 from . import plan as planmod
-from . import report
+from . import report, topology
 from .judge import judge
 from .judge_retest import retests_wanted
 from .launch import STOPPED_WORDS, Answer, LaunchError
@@ -529,9 +529,13 @@ def open_sweep(args, env, top):
         raise RunError("node name '%s': %s" % (bad[0], NAME_WORDS), EXIT_USAGE)
     if args.rails_one_by_one and not args.rail_devs:
         raise RunError("--rails-one-by-one needs --rail-devs (the rails' devices)", EXIT_USAGE)
+    try:
+        topo = topology.for_run(args.fabric_topology, args.hostfile, nodes)
+    except topology.TopologyError as e:
+        raise RunError(str(e), EXIT_USAGE) from None
     new_sweep_dir(top)
     lock = take_lock(top)
-    return new_meta(args, nodes, groups), lock, make_launcher(args.launcher, env, top,
+    return dict(new_meta(args, nodes, groups), topology=topo), lock, make_launcher(args.launcher, env, top,
                                                              args.fanout, nodes)
 
 
@@ -602,7 +606,8 @@ def start(args, env, out=sys.stdout):
             shutil.rmtree(top, ignore_errors=True)
         say(str(e))
         return getattr(e, "status", 1)
-    plan = Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"], names=meta["nodes"])
+    plan = topology.apply(Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"],
+                               names=meta["nodes"]), topology.load(meta), int(meta["rails"]))
     say("sweep of %d nodes (%d skipped), %d rails, pairs %s: %d rounds, through %s, in %s" % (
         plan.n, len(meta["skipped"]), int(meta["rails"]), plan.mode, plan.rounds,
         launcher.kind if launcher.kind == "srun" else "%s (fan-out %d)" % (
