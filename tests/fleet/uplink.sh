@@ -38,6 +38,10 @@ check_eq "judge --fail-on suspect: exit 3 for the uplink" 3 $?
 check_eq "JUnit: the uplinks suite fails leaf r1 rail 3 only" 'tests="16" failures="1"' \
 	"$(grep -o 'name="nbw-fleet.uplinks" tests="[0-9]*" failures="[0-9]*"' "$TMPD/j.xml" | cut -d' ' -f2-)"
 check_eq "JUnit: the failing case" 1 "$(grep -c 'testcase name="leaf r1 rail 3"' "$TMPD/j.xml")"
+if command -v xmllint >/dev/null; then
+	check_eq "xmllint: the XML is valid against junit.xsd" "$TMPD/j.xml validates" \
+		"$(xmllint --noout --schema "$abs_top_srcdir/tests/fixtures/junit.xsd" "$TMPD/j.xml" 2>&1 | tail -n1)"
+fi
 "${FLEET[@]}" judge "$S" --html "$TMPD/p.html" >/dev/null
 check_eq "the page names it" 1 "$(grep -c 'uplink of leaf r1, rail 3: ' "$TMPD/p.html")"
 finish

@@ -322,7 +322,7 @@ def judge_fabric(sweep, threshold, topo=None, uplinks=None):
         if topo is not None:
             by_rail[rail], ups, counts = topology.judge_uplinks(rail, by_rail[rail], ratio, topo,
                                                                 threshold)
-            suspects += [_suspect("uplink", lf, topology.component(lf, rail), st, r, ev)
+            suspects += [_suspect("uplink", lf, topology.component(lf, rail, ev), st, r, ev)
                          for lf, st, r, ev in ups]
             if uplinks is not None:
                 uplinks += counts

@@ -512,6 +512,12 @@ def judge_uplinks(rail, transfers, ratio, topo, threshold):
         if best is None:
             break
         lf, (ev, low) = best
+        # Every low pair between two leaves only: either end's uplink (the pairs cannot
+        # tell which), both said.
+        twin = [m for m in leaves if m != lf and m not in {n[0] for n in named} and
+                set((_uplink_of(rl, m, nic, threshold, explained) or ({}, ()))[1]) == set(low)]
+        if twin:
+            ev = dict(ev, either_of=sorted([lf] + twin, key=_natural))
         explained.update(low)
         ratios = sorted(rl.sweep[k] for k in low)
         retested = [k for k in low if k in rl.retest]
@@ -533,7 +539,10 @@ def judge_uplinks(rail, transfers, ratio, topo, threshold):
     return kept, named, counts
 
 
-def component(leaf, rail):
+def component(leaf, rail, ev=None):
+    either = (ev or {}).get("either_of")
+    if either:
+        return "uplink of leaf %s, rail %d" % (" or ".join(either), rail)
     return "uplink of leaf %s, rail %d" % (leaf, rail)
 
 
@@ -547,6 +556,8 @@ def reason(s):
         ev["ports_low_count"], ", ".join(ev["ports_low"]),
         ", ..." if ev["ports_low_count"] > len(ev["ports_low"]) else "")
     text += "; to leaves %s" % ", ".join("%s (%d)" % kv for kv in sorted(ev["far_leaves"].items()))
+    if ev.get("either_of"):
+        text += "; every low pair joins %s: either uplink" % " and ".join(ev["either_of"])
     if ev["retested"]:
         text += "; measured again: %d of %d low" % (ev["retest_low"], ev["retested"])
     low = "unsteady: low in the sweep, normal when measured again" if s["state"] == "unsteady" \
