@@ -15,6 +15,13 @@ for i in $(seq 1 $N); do
 	echo "r$(((i - 1) / 16))" >"$TMPD/fake/leaf.n$i"
 done >"$TMPD/hosts"
 echo 0.5 >"$TMPD/fake/uplink.r1.mlx5_3"
+printf 'n1 rack=r0\nn2 rack=r0 leaf3=r9 leaf3=r8\n' >"$TMPD/bad"
+"${FLEET[@]}" run --hostfile "$TMPD/hosts" --fabric-topology "$TMPD/bad" --out "$TMPD/no" \
+	>"$TMPD/out" 2>"$TMPD/err"
+check_eq "a topology that contradicts itself: exit 2" 2 $?
+check_eq "in one line naming its file and line" \
+	"nbw-fleet: $TMPD/bad:2: n2 rail 3 hangs off r8 here, off r9 on line 2: which?" "$(cat "$TMPD/err")"
+check_eq "nothing made" no "$([ -e "$TMPD/no" ] && echo yes || echo no)"
 S=$TMPD/sweep
 t0=$(date +%s)
 "${FLEET[@]}" run --hostfile "$TMPD/hosts" --rail-devs mlx5_0,mlx5_1,mlx5_2,mlx5_3 --out "$S" \

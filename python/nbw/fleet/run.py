@@ -551,11 +551,17 @@ def model_of(meta, env, launcher):
         drives
 
 
+def plan_of(meta):
+    """The sweep's plan, with the rounds its topology adds (nbw.fleet.topology)."""
+    return topology.apply(Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"],
+                               names=meta["nodes"]), topology.load(meta), int(meta["rails"]))
+
+
 def check_time(args, env, meta, launcher):
     """RunError when the plan does not fit --max-time or the allocation's time left."""
     la, d, rails, drives = model_of(meta, env, launcher)
     disks = env.get("SRC_DISKS") or ""
-    doc = planmod.plan_document(Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"]), la,
+    doc = planmod.plan_document(plan_of(meta), la,
                                 d, rails, drives, meta.get("seed"),
                                 bool(meta.get("rails_one_by_one")), bool(meta.get("remote")),
                                 args.max_time, env)
@@ -578,7 +584,7 @@ def start(args, env, out=sys.stdout):
         sw.model = model_of(meta, env, launcher)
         la, d, rails, drives = sw.model
         total = planmod.estimate(
-            Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"]), rails, drives, d, la,
+            plan_of(meta), rails, drives, d, la,
             bool(meta.get("rails_one_by_one")), bool(meta.get("remote")))["total_s"]
         # The run keeps its deadline: --max-time, or the allocation's time left.
         sw.set_deadline(*planmod.time_limit(args.max_time, env), planned=total)
@@ -606,8 +612,7 @@ def start(args, env, out=sys.stdout):
             shutil.rmtree(top, ignore_errors=True)
         say(str(e))
         return getattr(e, "status", 1)
-    plan = topology.apply(Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"],
-                               names=meta["nodes"]), topology.load(meta), int(meta["rails"]))
+    plan = plan_of(meta)
     say("sweep of %d nodes (%d skipped), %d rails, pairs %s: %d rounds, through %s, in %s" % (
         plan.n, len(meta["skipped"]), int(meta["rails"]), plan.mode, plan.rounds,
         launcher.kind if launcher.kind == "srun" else "%s (fan-out %d)" % (
