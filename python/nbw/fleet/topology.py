@@ -437,10 +437,18 @@ class _Rail:
             k = _key(t.src, t.dst)
             side[k] = min(side.get(k, r), r)
         self.inside = {}
+        self.cross_of, self.inside_of = {}, {}  # leaf -> [pair] of the sweep
         for (a, b), r in self.sweep.items():
-            if self.is_inside(a, b):
+            la, lb = self.leaf.get(a), self.leaf.get(b)
+            if la is None or lb is None:
+                continue
+            if la == lb:
+                self.inside_of.setdefault(la, []).append((a, b))
                 for x in (a, b):
                     self.inside.setdefault(x, []).append(r)
+            else:
+                for lf in (la, lb):
+                    self.cross_of.setdefault(lf, []).append((a, b))
 
     def is_inside(self, a, b):
         la = self.leaf.get(a)
@@ -470,10 +478,9 @@ def _nic_like(rl, threshold):
 
 def _uplink_of(rl, leaf, nic, threshold, explained):
     """(evidence, low cross pairs) of leaf's uplink when the rule names it, else None."""
-    cross = [k for k in rl.sweep if rl.crosses(*k, leaf) and not set(k) & nic]
+    cross = [k for k in rl.cross_of.get(leaf, ()) if not set(k) & nic]
     low = [k for k in cross if rl.sweep[k] < threshold and k not in explained]
-    inside = [k for k in rl.sweep if rl.is_inside(*k) and rl.leaf[k[0]] == leaf
-              and not set(k) & nic]
+    inside = [k for k in rl.inside_of.get(leaf, ()) if not set(k) & nic]
     in_low = [k for k in inside if rl.sweep[k] < threshold]
     mine = sorted({x for k in low for x in k if rl.leaf.get(x) == leaf})
     if len(low) < UPLINK_MIN_LOW or len(mine) < UPLINK_MIN_PORTS or \
@@ -529,8 +536,7 @@ def judge_uplinks(rail, transfers, ratio, topo, threshold):
             if {t.src, t.dst} & nic or not any(rl.crosses(t.src, t.dst, lf) for lf in cut)]
     counts = []
     for lf in leaves:
-        cross = [k for k in rl.sweep if rl.crosses(*k, lf)]
-        inside = [k for k in rl.sweep if rl.is_inside(*k) and rl.leaf[k[0]] == lf]
+        cross, inside = rl.cross_of.get(lf, []), rl.inside_of.get(lf, [])
         counts.append({"leaf": lf, "rail": rail, "cross": len(cross),
                        "cross_low": sum(rl.sweep[k] < threshold for k in cross),
                        "inside": len(inside),
