@@ -41,6 +41,7 @@ import statistics
 from .. import pcipath, portcounters
 from . import health  # a suspect drive's own evidence (fleet/health.py)
 from ..jsonutil import as_number, dicts, dig
+from . import floors as floorsmod  # the parts' own bars: physics, the probe, floor, spec
 from . import verdict
 from .judge_pairs import _Pairs, _ratio, judge_pairs
 from .sweepdir import counters_of, sent_by
@@ -509,10 +510,15 @@ def _explain_remote(fsus, rsus):
     return out
 
 
-def judge(sweep, threshold=THRESHOLD, worst=10):
+def judge(sweep, threshold=THRESHOLD, worst=10, floors=None, spec=None):
     """The judgement: {"threshold", "nodes", "verdicts" (one per node), "kinds" (a
     summary per kind of part, its worst first), "suspects" (worst first),
-    "not_measured_parts", "parts", ...}."""
+    "not_measured_parts", "parts", ...}. floors, spec: nbw.fleet.spec's (None: the
+    sweep's own, else the default floors and no spec). The sweep's figures above their
+    ceilings are taken out of it first (nbw.fleet.floors.take_claims)."""
+    floors, spec = floorsmod.settings(sweep.meta, floors, spec)
+    # --floor none (an emulated lab): the ceilings say nothing, no claim is held to them.
+    claims = floorsmod.take_claims(sweep, probe_device) if floors else []
     dparts, dsus = judge_drives(sweep, threshold)
     low_drive_nodes = {s["node"] for s in dsus}
     tparts, tsus = judge_together(sweep, threshold, low_drive_nodes)
@@ -524,6 +530,8 @@ def judge(sweep, threshold=THRESHOLD, worst=10):
     suspects = sorted(dsus + tsus + fsus + rsus,
                       key=lambda s: (s["state"] != "low", s["ratio"] if s["ratio"] is not None
                                      else 1.0, order[s["kind"]], s["node"], s["component"]))
+    suspects = floorsmod.merge(suspects, claims + _own_bars(sweep, floors, spec),
+                               threshold)
     parts = dparts + tparts + fparts + rparts
     missing = verdict.missing_parts(sweep, verdict.expected_parts(sweep.meta))
     verdicts = verdict.node_verdicts(sweep, suspects, missing)
@@ -544,6 +552,7 @@ def judge(sweep, threshold=THRESHOLD, worst=10):
         "counts": {"drives": len(dparts), "rail_parts": len(fparts),
                    "transfers": sum(not t.retest for t in sweep.transfers),
                    "retests": sum(t.retest for t in sweep.transfers)},
+        "floors": floors, "spec": floorsmod.spec_summary(spec),
         "kinds": verdict.kind_summary(parts, threshold, worst),
         "suspects": suspects,
         "verdicts": verdicts,
@@ -551,6 +560,35 @@ def judge(sweep, threshold=THRESHOLD, worst=10):
         else {},
         "parts": parts,
     }
+
+
+def _drive_of(sweep, node, dev):
+    """A probe's controller as its drive's name (nvme0 -> nvme0n1), else its own."""
+    for d in sweep.drives.values():
+        if d.node == node and (d.pci and _norm_bdf(d.pci) == _norm_bdf(dev.get("bdf"))):
+            return d.name
+    return str(dev.get("name") or dev.get("bdf"))
+
+
+def _own_bars(sweep, floors, spec):
+    """The suspects of the probe's verdict and of the parts below their floor or spec
+    (nbw.fleet.floors), a node's every drive or rail folded into the node."""
+    fd = floorsmod.judge_drive_floors(sweep, floors, spec, probe_device)
+    fr, fk = floorsmod.judge_rail_floors(sweep, floors, spec,
+                                         floorsmod.Nics(sweep, probe_device))
+    rails = len({t.channel for t in sweep.transfers if t.channel != "remote"})
+    out = []
+    for s in _collapse_drives(sweep, fd) + _collapse_rails(fr, rails, 1.0):
+        if "rule" not in s:  # a node folded of its parts: their rule
+            sub = s["evidence"].get("drives") or s["evidence"].get("rails") or {}
+            first = next(iter(sub.values()), {})
+            s.update(rule="spec" if "spec_line" in first else "floor")
+            s["rules"] = [s["rule"]]
+            bar = [e.get("bar_gb_per_s") for e in sub.values()]
+            s["severity"] = s["ratio"] / first["floor"] if first.get("floor") else s["ratio"]
+            s["evidence"]["bar_gb_per_s"] = bar[0] if bar else None
+        out.append(s)
+    return floorsmod.probe_suspects(sweep, lambda n, d: _drive_of(sweep, n, d)) + out + fk
 
 
 def _collapse_drives(sweep, suspects):

@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 
 from ..jsonutil import gb_text, printable_all
+from . import floors
 
 
 def _pct(r):
@@ -36,7 +37,16 @@ def _directions(ev):
 
 
 def reason(s):
-    """One sentence saying why a suspect is named."""
+    """One sentence saying why a suspect is named: the rule that named it first."""
+    own = floors.reason(s)
+    if own:
+        return own
+    if "unshown_drives" in s["evidence"]:  # no figure: what it claims, not a rule
+        return _peers_reason(s)
+    return floors.words(s) + ": " + _peers_reason(s)
+
+
+def _peers_reason(s):
     ev = s["evidence"]
     k = s["kind"]
     low = "unsteady: low in the sweep, normal when measured again" if s["state"] == "unsteady" \

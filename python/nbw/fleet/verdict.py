@@ -19,6 +19,7 @@ Pure functions of the sweep (nbw.fleet.sweepdir) and the judge's parts and suspe
 
 import statistics
 
+from . import floors
 from .plan import Plan, remote_rounds
 
 KIND_OF_PART = {"drive": "drives alone", "drives together": "drives together",
@@ -136,6 +137,9 @@ def measured_kinds(sweep):
 
 def short(s):
     """A suspect in a few words: "drive nvme1n1 31%", "link to b (rail 2) 55%"."""
+    own = floors.short(s)  # a rule other than its peers: said
+    if own:
+        return own
     pct = "%.0f%%" % (100 * s["ratio"]) if isinstance(s.get("ratio"), (int, float)) else "-"
     if s["kind"] == "link":
         return "link %s-%s (%s) %s" % (s["node"], s.get("peer"),
@@ -193,6 +197,8 @@ def node_verdicts(sweep, suspects, missing):
 
 def kind_of_suspect(s):
     """The kind of part (NODE_KINDS) a suspect is one of."""
+    if s.get("rule") == "probe":
+        return "links"
     if s["kind"] == "drive" or "drive" in s["component"] and "remote" not in s["component"]:
         return "drives"
     if "remote" in s["component"]:
