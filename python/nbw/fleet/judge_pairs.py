@@ -30,7 +30,9 @@ class _Pairs:
         self.pair_retest = {}
         self.directed = {}  # (src, dst) -> [ratios] of the sweep
         self.directed_retest = {}
-        self.figures = {}  # node -> [GB/s] of the sweep's transfers through it
+        # node -> [GB/s] of the sweep's transfers it reports itself (it received): a
+        # part's figure is its own side's word, never its partner's.
+        self.figures = {}
         self.ceiling = {}  # node -> its part's ceiling (a port's line rate)
         for t in transfers:
             r = ratio_of(t)
@@ -39,7 +41,7 @@ class _Pairs:
             side = self.retest if t.retest else self.sweep
             for x, y in ((t.src, t.dst), (t.dst, t.src)):
                 side.setdefault(x, {}).setdefault(y, []).append(r)
-                if not t.retest:
+                if not t.retest and x == t.dst:
                     self.figures.setdefault(x, []).append(t.gbps)
                     c = ceiling_of(t, x)
                     if c is not None:
