@@ -297,6 +297,21 @@ def judge_rail_floors(sweep, floors, spec, nics):
     return rails, links
 
 
+def folded(s):
+    """A suspect of the floors' or spec's, with its rule when it is a node folded of its
+    parts (every drive, every rail): theirs."""
+    if "rule" in s:
+        return s
+    sub = s["evidence"].get("drives") or s["evidence"].get("rails") or {}
+    first = next(iter(sub.values()), {})
+    s.update(rule="spec" if "spec_line" in first else "floor")
+    s["rules"] = [s["rule"]]
+    bar = [e.get("bar_gb_per_s") for e in sub.values()]
+    s["severity"] = round(s["ratio"] / first["floor"] if first.get("floor") else s["ratio"], 4)
+    s["evidence"]["bar_gb_per_s"] = bar[0] if bar else None
+    return s
+
+
 # --- together -------------------------------------------------------------------------
 
 def _part_kind(s):

@@ -577,17 +577,8 @@ def _own_bars(sweep, floors, spec):
     fr, fk = floorsmod.judge_rail_floors(sweep, floors, spec,
                                          floorsmod.Nics(sweep, probe_device))
     rails = len({t.channel for t in sweep.transfers if t.channel != "remote"})
-    out = []
-    for s in _collapse_drives(sweep, fd) + _collapse_rails(fr, rails, 1.0):
-        if "rule" not in s:  # a node folded of its parts: their rule
-            sub = s["evidence"].get("drives") or s["evidence"].get("rails") or {}
-            first = next(iter(sub.values()), {})
-            s.update(rule="spec" if "spec_line" in first else "floor")
-            s["rules"] = [s["rule"]]
-            bar = [e.get("bar_gb_per_s") for e in sub.values()]
-            s["severity"] = s["ratio"] / first["floor"] if first.get("floor") else s["ratio"]
-            s["evidence"]["bar_gb_per_s"] = bar[0] if bar else None
-        out.append(s)
+    out = [floorsmod.folded(s) for s in _collapse_drives(sweep, fd) +
+           _collapse_rails(fr, rails, 1.0)]
     return floorsmod.probe_suspects(sweep, lambda n, d: _drive_of(sweep, n, d)) + out + fk
 
 
