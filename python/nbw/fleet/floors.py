@@ -238,6 +238,8 @@ def judge_drive_floors(sweep, floors, spec, probe_device):
 def _rail_bars(sweep, floors, spec, nics, fab):
     """{(node, rail): (bar, rule, spec rule or None, line rate, device)} of each port."""
     bars = {}
+    for t in fab:  # each node's model read from its own document first
+        nics.model(t.dst, t.dst_dev, t.path)
     for t in fab:
         for x, dev in ((t.dst, t.dst_dev), (t.src, t.src_dev)):
             if (x, t.channel) in bars:
