@@ -421,8 +421,7 @@ def short(s):
         return "%s claims %s GB/s (%s)" % (s["component"], _g(s["evidence"].get(
             "claimed_gb_per_s")), words(s))
     if rule == "probe":
-        return "%s link: %s (%s)" % (s["evidence"].get("device") or s["component"],
-                                     s["evidence"].get("says"), words(s))
+        return "%s: %s (%s)" % (s["component"], s["evidence"].get("says"), words(s))
     if rule in ("floor", "spec") or len(s.get("rules") or []) > 1:
         pct = _pct(s.get("ratio"))
         head = "drive %s" % s["component"] if s["kind"] == "drive" else \
