@@ -90,7 +90,7 @@ D=$TMPD/s3
 	--retest-duration 1 --retest-warmup 0 >"$TMPD/out" 2>"$TMPD/err"
 check_eq "12 drives at 35 GB/s: exit" 0 $?
 check_eq "... no healthy node a suspect; the liar named" \
-	"[('n1', 'PASS', ''), ('n2', 'PASS', ''), ('n3', 'PASS', ''), ('n4', 'SUSPECT', '10 drives its probe does not show -')]" \
+	"[('n1', 'PASS', ''), ('n2', 'PASS', ''), ('n3', 'PASS', ''), ('n4', 'SUSPECT', '12 drives claims 35 GB/s (claims more than its link can carry); drives together claims 420 GB/s (claims more than its links can carry); 10 drives its probe does not show -')]" \
 	"$(json_get "$D/judge.json" 'sorted((v["node"], v["verdict"], v["what"]) for v in d["verdicts"])')"
 check_eq "no process left behind" "" "$(pgrep -f "$TMPD" | grep -v "^$$\$" || true)"
 finish

@@ -66,7 +66,7 @@ class Liar(unittest.TestCase):
         # Its claims above its links' ceilings (3.6 GB/s) named first, as claims.
         self.assertEqual([x["what"] for x in res["verdicts"] if x["node"] == liar],
                          ["12 drives claims 35 GB/s (claims more than its link can carry); "
-                          "drives together claims 420 GB/s (claims more than its port can "
+                          "drives together claims 420 GB/s (claims more than its links can "
                           "carry); 10 drives its probe does not show -"])
         # Its reason says what it is, not "below its peers" (it has no figure).
         why = [reason(s) for s in res["suspects"] if s["node"] == liar]

@@ -365,6 +365,8 @@ def words(s):
     rules = s.get("rules") or [s.get("rule") or "peers"]
     if s.get("kind") == "drive" and "physics" in rules:
         return "claims more than its link can carry"
+    if s.get("component") == "drives together" and "physics" in rules:
+        return "claims more than its links can carry"
     if len(rules) == 1:
         return RULE_WORDS.get(rules[0], rules[0])
     return "below its " + " and its ".join(r if r != "peers" else "peers" for r in rules)
