@@ -30,9 +30,7 @@ class _Pairs:
         self.pair_retest = {}
         self.directed = {}  # (src, dst) -> [ratios] of the sweep
         self.directed_retest = {}
-        # node -> [GB/s] of the sweep's transfers it reports itself (it received): a
-        # part's figure is its own side's word, never its partner's.
-        self.figures = {}
+        self.figures = {}  # node -> [GB/s] of the sweep's transfers through it
         self.ceiling = {}  # node -> its part's ceiling (a port's line rate)
         for t in transfers:
             r = ratio_of(t)
@@ -41,7 +39,7 @@ class _Pairs:
             side = self.retest if t.retest else self.sweep
             for x, y in ((t.src, t.dst), (t.dst, t.src)):
                 side.setdefault(x, {}).setdefault(y, []).append(r)
-                if not t.retest and x == t.dst:
+                if not t.retest:
                     self.figures.setdefault(x, []).append(t.gbps)
                     c = ceiling_of(t, x)
                     if c is not None:
