@@ -39,9 +39,9 @@ check_eq "... its exit 3 and line kept in sweep.json" "3" "$(json_get "$S/sweep.
 check_eq "n9: claims more than its port can carry" \
 	"rails 0,1,2,3,4,5,6,7 claims 999 GB/s (claims more than its port can carry)" \
 	"$(json_get "$S/judge.json" '[v["what"] for v in d["verdicts"] if v["node"] == "n9"][0]')"
-check_eq "... no part's figure above its line rate, n9's none; the rails' median 12" \
-	"True [None] 12" \
-	"$(json_get "$S/judge.json" '"%s %s %g" % (max(p["figure_gb_per_s"] or 0 for p in d["parts"] if p["kind"] == "rail") <= 12.5, sorted({p["figure_gb_per_s"] for p in d["parts"] if p["node"] == "n9" and p["kind"] == "rail"}), [k for k in d["kinds"] if k["kind"] == "rails"][0]["fleet_median"])')"
+check_eq "... no part's figure above its line rate (n9's: its partners' word, 12); the rails' median 12" \
+	"True [12] 12" \
+	"$(json_get "$S/judge.json" '"%s %s %g" % (max(p["figure_gb_per_s"] or 0 for p in d["parts"] if p["kind"] == "rail") <= 12.5, sorted({round(p["figure_gb_per_s"]) for p in d["parts"] if p["node"] == "n9" and p["kind"] == "rail"}), [k for k in d["kinds"] if k["kind"] == "rails"][0]["fleet_median"])')"
 check_match "n20: NOT MEASURED with why" "^exit status 1: nvme_link_probe: /sys/bus/pci/devices: Permission denied \\(1 part\\)\$" \
 	"$(json_get "$S/judge.json" '[v["what"] for v in d["verdicts"] if v["node"] == "n20"][0]')"
 expect_exit 0 "" "${FLEET[@]}" judge "$S" --junit "$TMPD/j.xml"
