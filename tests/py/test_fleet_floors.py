@@ -57,6 +57,7 @@ class TestFloors(Tmp):
                             w.count("(below its floor)") == 2 for w in what), sorted(what)[:3])
         self.assertEqual(res["floors"], {"drive": 0.8, "rail": 0.8})
         self.assertEqual({s["rule"] for s in res["suspects"]}, {"floor"})
+        self.assertEqual({tuple(v["rules"]) for v in res["verdicts"]}, {("floor",)})
         self.assertEqual(cli.fail_status(res, ("suspect",)), cli.EXIT_EXPECTATION)
         why = reason(next(s for s in res["suspects"] if s["component"] == "all 8 rails"))
         self.assertTrue(why.startswith("below its floor: every one of its 8 rails below its "

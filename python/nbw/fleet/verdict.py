@@ -188,6 +188,8 @@ def node_verdicts(sweep, suspects, missing):
                     "kinds": _kinds_of_node(n, skipped, kinds.get(n, set()), expect, mine,
                                             miss_of.get(n, [])),
                     "suspects": [short(s) for s in steady],
+                    # the rules that named it (nbw.fleet.floors): peers, floor, spec...
+                    "rules": sorted({r for s in steady for r in s.get("rules") or ["peers"]}),
                     "unsteady": [short(s) for s in unsteady],
                     "not_measured": [m["part"] for m in miss_of.get(n, [])
                                      if m["blamed"] in (None, n)][:16],
