@@ -73,9 +73,9 @@ class Nics:
     def model(self, node, dev, path):
         key = (node, dev)
         if key not in self.cache:
-            if node not in self.docs and path:
-                self.docs[node] = load_json(path)
-            ports = dig(self.docs.get(node), "provenance", "rdma_ports")
+            if node not in self.docs and path:  # its ports alone kept, not the document
+                self.docs[node] = dicts(dig(load_json(path), "provenance", "rdma_ports"))[:64]
+            ports = self.docs.get(node)
             m = next((p.get("board_id") for p in dicts(ports)
                       if p.get("device") == dev and isinstance(p.get("board_id"), str)), None)
             if m is None and dev:
