@@ -452,6 +452,20 @@ def settings(meta, floors=None, spec=None):
     return floors, spec
 
 
+def header(result):
+    """The text's first line's end: the floors and spec the parts were held to."""
+    fl = result.get("floors")
+    if not isinstance(fl, dict):
+        return ""
+    words = ["%s %s of its %s" % (k, _pct(fl[k]), "link's ceiling" if k == "drive" else
+                                  "port's line rate") for k in ("drive", "rail") if k in fl]
+    text = "; floor: " + ", ".join(words) if words else "; no floor"
+    sp = result.get("spec")
+    if isinstance(sp, dict):
+        text += "; spec %s (%s rules)" % (sp.get("file"), sp.get("rules"))
+    return text
+
+
 def spec_summary(spec):
     return {"file": spec["file"], "rules": len(spec["rules"])} if spec else None
 

@@ -119,10 +119,10 @@ def text(result, out, nodes_shown=None):
     w = out.write
     vc = result.get("verdict_counts") or {}
     w("nbw-fleet judge: %d nodes: %d PASS, %d SUSPECT, %d NOT MEASURED; %d transfers, %d "
-      "retests; threshold %s of the median of each kind\n" % (
+      "retests; threshold %s of the median of each kind" % (
           len(result.get("verdicts") or []) or result["nodes"], vc.get("PASS", 0),
           vc.get("SUSPECT", 0), vc.get("NOT MEASURED", 0), result["counts"]["transfers"],
-          result["counts"]["retests"], _pct(result["threshold"])))
+          result["counts"]["retests"], _pct(result["threshold"])) + floors.header(result) + "\n")
     sus = result["suspects"]
     if not sus:
         w("no suspect: no part below %s of its kind's median\n" % _pct(result["threshold"]))
