@@ -72,7 +72,7 @@ Fleet(24, 2, 3, pairs="all", seed=3, slow_drives=[("node017", 2, 0.5)]).write(sy
 check_eq "judge: exit" 0 $?
 check_eq "judge --json: the one suspect" "[('drive', 'node017', 'nvme2n1', 'low')]" \
 	"$(json_get "$TMPD/judge.json" '[(s["kind"], s["node"], s["component"], s["state"]) for s in d["suspects"]]')"
-check_match "judge text: the suspect's line" '^  drive +node017 +nvme2n1 +low +5[01]% +nvme2n1 alone' \
+check_match "judge text: the suspect's line" '^  drive +node017 +nvme2n1 +low +5[01]% +below its peers and its floor: nvme2n1 alone' \
 	"$("${FLEET[@]}" judge "$TMPD/sweep" | grep node017)"
 check_eq "judge --html: the page names it (its suspect, its node), draws 276 pairs x 2 cells" "2 552" \
 	"$(grep -c '<td>node017</td>' "$TMPD/sweep.html") $(grep -o '<rect x=' "$TMPD/sweep.html" | wc -l)"
@@ -88,7 +88,7 @@ fi
 # --source, the probe's --expect-speed, vlab's --slow-drive and --slow-nic): left out here.
 opts_man() {
 	sed -e 's/\\f[BIRP]//g' -e 's/\\//g' "$1" | grep -oE -- '--[a-z][a-z0-9_-]+' |
-		grep -vxE -- '--(baseline|source|expect-speed|slow-drive|slow-nic)' | LC_ALL=C sort -u
+		grep -vxE -- '--(baseline|source|expect-speed|expect|expect-file|slow-drive|slow-nic)' | LC_ALL=C sort -u
 }
 fleet_help() {
 	local v

@@ -25,6 +25,10 @@ Gen3 x4 drives (3.57 GB/s each) per node, every figure within +-2% (seeded). Fau
   bad_uplinks   [(leaf, rail, factor)]: transfers crossing that leaf's uplink on that
                 rail (one end under it, the other under another leaf), the quarter of
                 them ECMP hashes onto it (crc32 of the pair and rail, mod 4 == 0)
+  uniform       (drive factor, rail factor): every drive and every transfer of the
+                fleet that much (a delivery slow across the board)
+  liars         nodes whose own documents claim 999 GB/s on every rail they receive
+                and send (above the 50 GB/s line rate)
   counters      True: each sink report carries its ports' counters, as the tool's do
                 (the documents of a real run's size; off, the judge's keys alone)
 The sweep is written as nbw-fleet run writes it (nbw.fleet.sweepdir, format 2: a pair's
@@ -88,6 +92,8 @@ class Fleet:
         self.hot_drives = set(faults.get("hot_drives", []))  # throttled in their window
         self.dead = set(faults.get("dead", []))
         self.counters = bool(faults.get("counters", False))
+        self.uniform = tuple(faults.get("uniform", (1.0, 1.0)))
+        self.liars = set(faults.get("liars", []))
         self.pairs = seed, pairs
         self.failed = []
 
@@ -104,7 +110,7 @@ class Fleet:
             f *= 0.5
         if node in self.second_model:
             f *= 0.6
-        return DRIVE_GBPS * f * self.noise()
+        return DRIVE_GBPS * f * self.uniform[0] * self.noise()
 
     def model(self, node):
         return "ACME NVMe 2" if node in self.second_model else "ACME NVMe 3"
@@ -119,7 +125,7 @@ class Fleet:
         if not retest:
             f *= self.unsteady_rails.get((src, rail), 1.0)
             f *= self.unsteady_rails.get((dst, rail), 1.0)
-        return RAIL_GBPS * f * self.noise()
+        return RAIL_GBPS * f * self.uniform[1] * self.noise()
 
     def uplink_factor(self, a, b, rail):
         la, lb = self.racks.get(a), self.racks.get(b)
@@ -145,7 +151,7 @@ class Fleet:
                          "bottleneck_bdf": "0000:%02x:00.0" % (i + 1),
                          "reason": "trained x2, both ends x4" if down else ""})
         for r in range(self.rails):
-            devs.append({"name": "mlx5_%d" % r, "kind": "rdma",
+            devs.append({"name": "mlx5_%d" % r, "kind": "rdma", "model": "ConnectX-7",
                          "bdf": "0000:%02x:00.0" % (0x40 + r),
                          "link": {"speed_gts": 32.0, "width": 16, "max_speed_gts": 32.0,
                                   "max_width": 16},
@@ -284,8 +290,11 @@ class Fleet:
         alone = rail is not None and self.rails > 1
         ab = self.rows(a, b, rails, retest, alone)
         ba = self.rows(b, a, rails, retest, alone)
-        w.json("%s/%s/%s" % (base, a, name(b)), self.bidir_doc(a, b, ba, ab))
-        w.json("%s/%s/%s" % (base, b, name(a)), self.bidir_doc(b, a, ab, ba))
+        for x, y, recv, send in ((a, b, ba, ab), (b, a, ab, ba)):
+            if x in self.liars:  # its own document: 999 GB/s each way
+                recv = [dict(r, gb_per_s=999.0) for r in recv]
+                send = [dict(r, gb_per_s=999.0) for r in send]
+            w.json("%s/%s/%s" % (base, x, name(y)), self.bidir_doc(x, y, recv, send))
 
     def remote_gbps(self, s, d, together):
         f = self.slow_remote.get(s, 1.0) * self.slow_remote.get(d, 1.0)

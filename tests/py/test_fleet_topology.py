@@ -193,7 +193,7 @@ class Uplinks(unittest.TestCase):
         self.assertLess(s["ratio"], 0.55)
         self.assertEqual(set(ev["far_leaves"]), {"r0", "r1", "r3"})
         line = report.reason(s)
-        self.assertRegex(line, r"^uplink of leaf r2, rail 3: %d of %d cross-leaf pairs low, 0 "
+        self.assertRegex(line, r"^below its peers: uplink of leaf r2, rail 3: %d of %d cross-leaf pairs low, 0 "
                          r"of %d inside" % (ev["cross_low"], ev["cross_pairs"],
                                             ev["inside_pairs"]))
         out = io.StringIO()

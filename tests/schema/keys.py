@@ -41,6 +41,13 @@ READERS = {
         "says", "why_not_read",  # its own evidence
     )),
     "fleet/health.py": ((READ_BW, PROBE), ()),
+    "fleet/floors.py": ((READ_BW, REMOTE, PROBE), (
+        # sweep.json (the fleet run's record) and the judgement's own entries
+        "probe_exit", "lines", "status", "floors", "spec", "drive", "rail",
+        "component", "evidence", "state", "node", "ratio", "severity", "says", "floor",
+        "bar_gb_per_s", "ceiling", "claimed_gb_per_s", "claims", "figure_gb_per_s",
+        "low_count", "partners", "probe_lines", "spec_line", "spec_min",
+    )),
     "sweep.py": ((READ_BW, REMOTE), (
         # its own rows (scale_sweep.sh's table)
         "invalid_reason", "local_gb_per_s", "local_percent_of_ideal", "rdma_gb_per_s",
@@ -129,6 +136,7 @@ OTHERS = {
     "fleet/verdict.py", "fleet/junit.py", "fleet/launch.py", "fleet/tasks.py",
     "fleet/judge_pairs.py", "fleet/judge_retest.py", "fleet/nodes.py", "launcher.py",
     "fleet/topology.py",  # a hostfile's and ibnetdiscover's lines
+    "fleet/spec.py",
     "lab/",
 }
 

@@ -13,7 +13,9 @@ from ..command import EXIT_USAGE
 EXIT_EXPECTATION = 3  # plan over its time, judge --fail-on suspect
 EXIT_UNMEASURED = 4  # judge --fail-on unmeasured: a node or pair not measured
 from . import FORMAT, PROG
+from . import floors
 from . import judge as judgemod
+from . import spec as specmod
 from . import junit
 from . import plan as planmod
 from . import report
@@ -221,6 +223,7 @@ def build_parser():
     s.add_argument("--threshold", type=ratio_arg, default=judgemod.THRESHOLD, metavar="R",
                    help="a figure below R x its kind's median is low and retested "
                    "(default %g)" % judgemod.THRESHOLD)
+    add_floor_options(s, "(default drive=0.8,rail=0.8)")
     s.add_argument("--probe-arg", action="append", metavar="ARG",
                    help="an argument for nvme_link_probe (an expectation); repeatable")
     s.add_argument("--no-drives", action="store_true",
@@ -230,10 +233,36 @@ def build_parser():
     return command.add_options_table(p), sub
 
 
+def spec_file(path):
+    try:
+        return specmod.read_spec(path)
+    except specmod.SpecError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def floor_text(text):
+    try:
+        return specmod.floor_arg(text)
+    except specmod.SpecError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def add_floor_options(s, default):
+    s.add_argument("--floor", type=floor_text, default=None, metavar="drive=R,rail=R|none",
+                   help="a drive below R x its link's ceiling, a rail below R x its port's "
+                   "line rate, is below its floor (R in (0,1]; none: no floor, an emulated "
+                   "lab) %s" % default)
+    s.add_argument("--spec", type=spec_file, default=None, metavar="FILE",
+                   help="the site's minimum per model, one rule a line: 'drive MODEL "
+                   "[fw=FW] min=GB/s', 'nic MODEL [rate=Gb/s] min=GB/s'; it wins over the "
+                   "floor where it names the part")
+
+
 def add_judge_options(s):
     s.add_argument("--threshold", type=ratio_arg, default=None, metavar="R",
                    help="a figure below R x its kind's median is low (default the "
                    "sweep's own, else %g)" % judgemod.THRESHOLD)
+    add_floor_options(s, "(default the sweep's own, else drive=0.8,rail=0.8)")
     s.add_argument("--json", action="store_true", help="one JSON document on stdout")
     s.add_argument("--html", metavar="FILE",
                    help="also write one self-contained HTML page (and FILE.png, the heat "
@@ -321,7 +350,11 @@ def cmd_judge(args, out):
     except topology.TopologyError as e:
         sys.stderr.write(printable("%s: %s" % (PROG, e)) + "\n")
         return EXIT_USAGE
-    result = judgemod.judge(sw, args.threshold, args.worst, topo)
+    bad = floors.unknown_models(sw, args.spec, judgemod.probe_device)
+    if bad:
+        sys.stderr.write(printable("%s: %s" % (PROG, bad)) + "\n")
+        return EXIT_USAGE
+    result = judgemod.judge(sw, args.threshold, args.worst, topo, args.floor, args.spec)
     if args.html and not write_html(args.html, sw, result):
         return 1
     if args.junit and not write_file(args.junit, lambda f: junit.write(result, f)):

@@ -14,6 +14,7 @@ import tempfile
 
 from ..jsonutil import gb_text, printable_all
 from . import topology
+from . import floors
 
 
 def _pct(r):
@@ -37,7 +38,16 @@ def _directions(ev):
 
 
 def reason(s):
-    """One sentence saying why a suspect is named."""
+    """One sentence saying why a suspect is named: the rule that named it first."""
+    own = floors.reason(s)
+    if own:
+        return own
+    if "unshown_drives" in s["evidence"]:  # no figure: what it claims, not a rule
+        return _peers_reason(s)
+    return floors.words(s) + ": " + _peers_reason(s)
+
+
+def _peers_reason(s):
     ev = s["evidence"]
     k = s["kind"]
     low = "unsteady: low in the sweep, normal when measured again" if s["state"] == "unsteady" \
@@ -112,10 +122,10 @@ def text(result, out, nodes_shown=None):
     w = out.write
     vc = result.get("verdict_counts") or {}
     w("nbw-fleet judge: %d nodes: %d PASS, %d SUSPECT, %d NOT MEASURED; %d transfers, %d "
-      "retests; threshold %s of the median of each kind\n" % (
+      "retests; threshold %s of the median of each kind" % (
           len(result.get("verdicts") or []) or result["nodes"], vc.get("PASS", 0),
           vc.get("SUSPECT", 0), vc.get("NOT MEASURED", 0), result["counts"]["transfers"],
-          result["counts"]["retests"], _pct(result["threshold"])))
+          result["counts"]["retests"], _pct(result["threshold"])) + floors.header(result) + "\n")
     sus = result["suspects"]
     if not sus:
         w("no suspect: no part below %s of its kind's median\n" % _pct(result["threshold"]))

@@ -32,7 +32,10 @@ from .. import jsonutil
 from . import FORMAT, PROG
 from . import plan as planmod
 from . import report, topology
+from . import report
+from .floors import probe_exit
 from .judge import judge
+from .spec import DEFAULT_FLOORS
 from .judge_retest import retests_wanted
 from .launch import STOPPED_WORDS, Answer, LaunchError
 from .nodes import EXIT_USAGE, RunError, make_launcher, nodes_from, say
@@ -201,6 +204,8 @@ class Sweep:
                 self.put(it.rel, "\n".join(res.out).strip() + "\n")
                 self.forget_logs(it.rel)
                 kept += 1
+                if it.rel.endswith("/probe.json") and res.rc:  # its expectation not met
+                    self.meta.setdefault("probe_exit", {})[node] = probe_exit(res)
             elif not self.stop.is_set():
                 self.fail(it.rel, why, node)
                 self.keep_logs(it.rel, node, res, why)
@@ -508,6 +513,7 @@ def new_meta(args, nodes, groups):
             "setup": args.setup,
             "rails_one_by_one": bool(args.rails_one_by_one),
             "probe_args": args.probe_arg or [], "rdma_netdev": args.rdma_netdev,
+            "floors": DEFAULT_FLOORS if args.floor is None else args.floor, "spec": args.spec,
             "addresses": {}, "remote": not (args.no_remote or args.no_drives),
             "skipped": [], "failed": [], "timing": {}, "state": "running"}
 
