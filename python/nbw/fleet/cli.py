@@ -10,9 +10,8 @@ import time
 from .. import command
 from ..command import EXIT_USAGE
 
-EXIT_EXPECTATION = 3  # plan over its time, judge --fail-on suspect
-EXIT_UNMEASURED = 4  # judge --fail-on unmeasured: a node or pair not measured
 from . import FORMAT, PROG
+from . import act
 from . import judge as judgemod
 from . import junit
 from . import plan as planmod
@@ -20,6 +19,7 @@ from . import report
 from . import run as runmod
 from . import sweepdir
 from ..jsonutil import printable
+from .act import EXIT_EXPECTATION, fail_status
 from .sweepdir import NAME_RE, NAME_WORDS
 
 DESCRIPTION = """\
@@ -47,6 +47,14 @@ def seconds(text):
         raise argparse.ArgumentTypeError("%s: not a duration (e.g. 20, 500ms, 2m)" % text)
     scale = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}[m.group(2)]
     return float(m.group(1)) * scale
+
+
+def max_time_arg(text):
+    """--max-time: Slurm's time formats (nbw.fleet.act.slurm_time)."""
+    try:
+        return act.slurm_time(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def positive_int(text):
@@ -135,10 +143,11 @@ def add_window_options(p):
     p.add_argument("--fanout", type=positive_int, default=planmod.FANOUT, metavar="N",
                    help="ssh: launcher processes at once at most; a step over more nodes "
                    "runs in waves of whole pairs (default %d)" % planmod.FANOUT)
-    p.add_argument("--max-time", type=seconds, metavar="S",
+    p.add_argument("--max-time", type=max_time_arg, metavar="TIME",
                    help="refuse a sweep whose plan takes longer (run; plan: exit 3), and "
                    "say which setting would fit; run keeps it while running (each step "
-                   "cut at the time left)")
+                   "cut at the time left). Slurm's formats: 30 (minutes), MM:SS, "
+                   "H:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS; or 90s, 20m, 2h")
 
 
 def add_plan_options(p):
@@ -216,7 +225,27 @@ def build_parser():
                    help="an argument for nvme_link_probe (an expectation); repeatable")
     s.add_argument("--no-drives", action="store_true",
                    help="nodes without drives: no drive read, no drive->remote phase")
+    s.add_argument("--part-limit", type=seconds, metavar="S",
+                   help="every step's time limit, its launch included (default: its parts' "
+                   "own, their windows and the tools' waits, plus a minute): what a node "
+                   "that hangs costs the sweep, once (it is dropped from later steps)")
+    add_act_options(s)
+    s.add_argument("--drain", action="store_true",
+                   help="drain each SUSPECT node in Slurm once judged (scontrol update "
+                   "nodename=NODE state=drain reason=\"nbw: ...\"); a drain that fails is "
+                   "said, the verdict still written (exit 1 unless --fail-on's)")
     return command.add_options_table(p), sub
+
+
+def add_act_options(s):
+    """--junit and --fail-on: judge's and run's."""
+    s.add_argument("--junit", metavar="FILE",
+                   help="also write JUnit XML: a testcase per node and kind of part, a "
+                   "suspect a failure with its evidence, a part not measured skipped")
+    s.add_argument("--fail-on", type=fail_on_arg, default=(), metavar="WHAT",
+                   help="exit 3 when a part is a suspect (suspect; unsteady: also a part "
+                   "low once and normal again), 4 when none is but a node or pair was "
+                   "not measured (unmeasured); comma-separated")
 
 
 def add_judge_options(s):
@@ -227,13 +256,7 @@ def add_judge_options(s):
     s.add_argument("--html", metavar="FILE",
                    help="also write one self-contained HTML page (and FILE.png, the heat "
                    "map, when gnuplot is installed)")
-    s.add_argument("--junit", metavar="FILE",
-                   help="also write JUnit XML: a testcase per node and kind of part, a "
-                   "suspect a failure with its evidence, a part not measured skipped")
-    s.add_argument("--fail-on", type=fail_on_arg, default=(), metavar="WHAT",
-                   help="exit 3 when a part is a suspect (suspect; unsteady: also a part "
-                   "low once and normal again), 4 when none is but a node or pair was "
-                   "not measured (unmeasured); comma-separated")
+    add_act_options(s)
     s.add_argument("--worst", type=count_int, default=10, metavar="N",
                    help="the N worst parts of each kind in the text (default 10)")
     s.add_argument("--nodes-shown", choices=("all", "problems", "none"), default=None,
@@ -280,18 +303,6 @@ def write_file(path, fill):
     except OSError as e:
         sys.stderr.write(printable("%s: %s: %s" % (PROG, path, e.strerror)) + "\n")
         return False
-
-
-def fail_status(result, fail_on):
-    """judge --fail-on: 3 when a suspect stays low (with unsteady: or was low once), 4
-    when none is but a node or pair was not measured (unmeasured), else 0."""
-    steady = any(s["state"] == "low" for s in result["suspects"])
-    if "suspect" in fail_on and steady or "unsteady" in fail_on and result["suspects"]:
-        return EXIT_EXPECTATION
-    if "unmeasured" in fail_on and (result["not_measured"] or result["not_measured_parts"]
-                                    or result["skipped"]):
-        return EXIT_UNMEASURED
-    return 0
 
 
 def cmd_judge(args, out):
@@ -368,8 +379,11 @@ def print_plan_text(doc, out):
       % (d["window_s"], d["warmup_s"], d["duration_s"], d["full_window_s"],
          d["retest_warmup_s"], d["retest_duration_s"]))
     ph = doc["phases_s"]
-    for key, label in (("local_s", "local"), ("fabric_s", "fabric"),
-                       ("remote_s", "drive->remote"), ("isolate_s", "isolate (budget)"),
+    w("  dead nodes    dropped at their first failure (a step's limit, once); their "
+      "partners re-paired in one round after fabric and drive->remote\n")
+    for key, label in (("preflight_s", "preflight"), ("local_s", "local"),
+                       ("fabric_s", "fabric"), ("remote_s", "drive->remote"),
+                       ("isolate_s", "isolate (budget)"), ("judge_s", "judge"),
                        ("total_s", "total")):
         w("  %-17s %12s\n" % (label, planmod.human_seconds(ph[key])))
 

@@ -30,6 +30,7 @@ import time
 
 from .. import jsonutil
 from . import FORMAT, PROG
+from . import act, liveness
 from . import plan as planmod
 from . import report
 from .judge import judge
@@ -132,19 +133,22 @@ class Sweep:
 
     def step(self, phase, where, units, limit, planned=0.0):
         """Run units (lists of (node, [Item])) as one step; the answers per node. A step
-        with no time left is not run: its nodes' answers say so."""
+        with no time left is not run: its nodes' answers say so. --part-limit caps
+        limit."""
         t0 = time.monotonic()
+        if self.meta.get("part_limit"):
+            limit = min(limit, float(self.meta["part_limit"]))
         own, limit = limit, self.step_limit(planned, limit)
         if limit < 1:
             why = "not run: no time left before the sweep's deadline (%s)" % self.deadline_words
             return {n: Answer(None, {}, why) for u in units for n, _ in u}
         answers = self.launcher.run(units, limit, self.stop, "%s: %s" % (phase, where))
         for n, a in answers.items():
-            if a.problem == STOPPED_WORDS and not self.stop.is_set():
-                if limit < own:
-                    a.problem += " (%d s: the time left before the sweep's deadline, %s)" % (
-                        limit, self.deadline_words)
-                self.dropped.setdefault(n, "it stalled the %s step to its time limit" % phase)
+            if a.problem == STOPPED_WORDS and not self.stop.is_set() and limit < own:
+                a.problem += " (%d s: the time left before the sweep's deadline, %s)" % (
+                    limit, self.deadline_words)
+        for n in liveness.drop_failed(self, phase, where, units, answers):
+            say("%s: dropped from the later steps (%s)" % (n, self.dropped[n]))
         tm = self.meta.setdefault("timing", {}).setdefault(phase, {"seconds": 0.0, "steps": 0})
         tm["seconds"] = round(tm["seconds"] + time.monotonic() - t0, 3)
         tm["steps"] += 1
@@ -251,7 +255,10 @@ def preflight(sw, nodes):
     limit = PREFLIGHT_S
     if sw.deadline is not None:
         limit = min(limit, max(PREFLIGHT_MIN_S, sw.deadline - time.monotonic() - sw.planned_left))
+    t0 = time.monotonic()
     answers = sw.launcher.run([[(n, items)] for n in nodes], limit, sw.stop, "preflight")
+    tm = sw.meta.setdefault("timing", {}).setdefault("preflight", {"seconds": 0.0, "steps": 0})
+    tm["seconds"], tm["steps"] = round(tm["seconds"] + time.monotonic() - t0, 3), tm["steps"] + 1
     ok, skipped, versions = [], [], {}
     for n in nodes:
         res, why = sw.result_of(answers, n, items[0])
@@ -381,7 +388,8 @@ def fabric_phase(sw, plan):
                                           ", rail %d" % rail if rail is not None else "")
             if not pair_step(sw, "fabric", where, pairs):
                 return False
-    return True
+    return liveness.repair_round(sw, "fabric", (pair_items, pair_step), "fabric", True, [
+        (names[a], names[b]) for r in range(plan.rounds) for a, b in plan.round(r)[0]], rails)
 
 
 def remote_phase(sw, plan):
@@ -394,7 +402,8 @@ def remote_phase(sw, plan):
             pairs.append((names[a], ia, names[b], ib))
         if not pair_step(sw, "drive->remote", "round %d of %d" % (k + 1, len(rounds)), pairs):
             return False
-    return True
+    return liveness.repair_round(sw, "drive->remote", (pair_items, pair_step), "remote", False,
+                                 [(names[a], names[b]) for rnd in rounds for a, b in rnd])
 
 
 def disjoint_batches(tasks, most):
@@ -508,6 +517,7 @@ def new_meta(args, nodes, groups):
             "setup": args.setup,
             "rails_one_by_one": bool(args.rails_one_by_one),
             "probe_args": args.probe_arg or [], "rdma_netdev": args.rdma_netdev,
+            "part_limit": getattr(args, "part_limit", None),
             "addresses": {}, "remote": not (args.no_remote or args.no_drives),
             "skipped": [], "failed": [], "timing": {}, "state": "running"}
 
@@ -573,9 +583,13 @@ def start(args, env, out=sys.stdout):
         sw = Sweep(top, meta, env, launcher)
         sw.model = model_of(meta, env, launcher)
         la, d, rails, drives = sw.model
-        total = planmod.estimate(
+        est = planmod.estimate(
             Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"]), rails, drives, d, la,
-            bool(meta.get("rails_one_by_one")), bool(meta.get("remote")))["total_s"]
+            bool(meta.get("rails_one_by_one")), bool(meta.get("remote")))
+        total = est["total_s"]
+        note = act.launcher_note(env, launcher.kind, getattr(args, "launcher", None) == "ssh")
+        if note:
+            say(note)
         # The run keeps its deadline: --max-time, or the allocation's time left.
         sw.set_deadline(*planmod.time_limit(args.max_time, env), planned=total)
         if not resume:
@@ -624,13 +638,14 @@ def start(args, env, out=sys.stdout):
         say("interrupted: what was measured is kept in %s; resume with: %s run --resume %s"
             % (top, PROG, shlex.quote(top)))
         return EXIT_INTERRUPTED
+    t0 = time.monotonic()
     result = judge(read_sweep(top), float(meta.get("threshold", 0.9)))
     with open(os.path.join(top, "judge.json"), "w") as f:
         report.as_json(result, f)
+    meta.setdefault("timing", {})["judge"] = {"seconds": round(time.monotonic() - t0, 3), "steps": 1}
     report.text(result, out)
-    say("took %s: %s" % (human_seconds(time.monotonic() - sw.started), ", ".join(
-        "%s %d step%s %s" % (k, v["steps"], "" if v["steps"] == 1 else "s",
-                             human_seconds(v["seconds"]))
-        for k, v in (meta.get("timing") or {}).items())))
+    status = act.after_run(args, result, env, meta)
+    sw.save_meta()
+    say(liveness.timing_line(meta, est, time.monotonic() - sw.started))
     say("done: %s (judge again: %s judge %s)" % (top, PROG, shlex.quote(top)))
-    return 0
+    return status
