@@ -5,8 +5,9 @@
 # one per pair (the step count is the plan's: preflight, local, a round each, the
 # retests), every step over its nodes in the allocation's order (the ranks), a node
 # name holding % (srun's %t) passed unchanged; a node that dies after the local phase
-# is NOT MEASURED with srun's word, its partners' runs end within their --timeout and
-# --wait, the rounds go on, and nothing is called low.
+# is NOT MEASURED with srun's word and the step, dropped from the later steps, its
+# partners' runs end within their --timeout and --wait, the rounds go on, and nothing
+# is called low.
 # shellcheck disable=SC2012 # ls counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../lib.sh"
@@ -23,9 +24,9 @@ check_eq "run: exit" 0 $?
 check_match "through srun" '^nbw-fleet: sweep of 6 nodes \(0 skipped\), 2 rails, pairs all: 5 rounds, through srun' "$(cat "$TMPD/err")"
 check_eq "the allocation's nodes, in its order" "['n4', 'n1', 'n%t6', 'n2', 'n3', 'n5'] srun" \
 	"$(json_get "$S/sweep.json" '"%s %s" % (d["nodes"], d["launcher"])')"
-steps=$(json_get "$S/sweep.json" 'sum(v["steps"] for v in d["timing"].values())')
+steps=$(json_get "$S/sweep.json" 'sum(v["steps"] for k, v in d["timing"].items() if k != "judge")')
 check_eq "srun steps: the preflight and one a phase or round (local 1, fabric 5, remote 1, isolate)" \
-	"$((steps + 1)) 1 5 1" "$(wc -l <"$TMPD/fake/srun.log") $(json_get "$S/sweep.json" '"%d %d %d" % tuple(d["timing"][k]["steps"] for k in ("local", "fabric", "drive->remote"))')"
+	"$steps 1 5 1" "$(wc -l <"$TMPD/fake/srun.log") $(json_get "$S/sweep.json" '"%d %d %d" % tuple(d["timing"][k]["steps"] for k in ("local", "fabric", "drive->remote"))')"
 check_eq "the preflight, local, each fabric round and drive->remote: one step over every node, in the allocation's order" \
 	"8" "$(grep -c '^step n4,n1,n%t6,n2,n3,n5 6$' "$TMPD/fake/srun.log")"
 check_eq "every pair's two documents (15 pairs)" 30 "$(ls "$S"/fabric/*/*.json | wc -l)"
@@ -46,9 +47,11 @@ NET_TIMEOUT=2 "${FLEET[@]}" run --nodes n1,n2,n3,n4 --rail-devs mlx5_0 --no-remo
 	--retest-duration 1 --retest-warmup 0 >"$TMPD/out" 2>"$TMPD/err"
 check_eq "run with a node that dies: exit" 0 $?
 secs=$(($(date +%s) - t0))
-check_eq "n3: NOT MEASURED, with srun's word; nothing low" \
-	"NOT MEASURED|unreachable: srun: error: n3: task 3: Unable to launch: node down|[]" \
-	"$(json_get "$D/judge.json" '"%s|%s|%s" % ([(v["verdict"], v["what"].split(" (")[0]) for v in d["verdicts"] if v["node"] == "n3"][0] + (d["suspects"],))')"
+check_match "n3: NOT MEASURED, with srun's word and the step it failed at; nothing low" \
+	"^NOT MEASURED\\|unreachable: srun: error: n3: task 3: Unable to launch: node down[ ,(]+at fabric: round 1 of 3[;)].*\\|\\[\\]\$" \
+	"$(json_get "$D/judge.json" '"%s|%s|%s" % ([(v["verdict"], v["what"]) for v in d["verdicts"] if v["node"] == "n3"][0] + (d["suspects"],))')"
+check_eq "n3 dropped at its first failure: in no later step (3 steps before: preflight, local, round 1)" \
+	"3 " "$(grep -c n3 "$TMPD/fake/srun.log") $(sed -n '4,$p' "$TMPD/fake/srun.log" | grep n3)"
 check_eq "its 3 pairs not measured (both documents each), the other 3 measured" "6 6" \
 	"$(json_get "$D/judge.json" 'len([m for m in d["not_measured_parts"] if m["part"].startswith("fabric/")])') $(ls "$D"/fabric/*/*.json | wc -l)"
 check_match "its partners: kept only with it, and PASS" \

@@ -117,7 +117,8 @@ READERS = {
 # make themselves, verdict and junit the judgement's parts and sweep.json, launch and
 # tasks the schedule and the nodes' framed output, judge_pairs and judge_retest the
 # judge's transfers and suspects, nodes the node list and its launcher, launcher the
-# environment; lab/ the virtual lab's files).
+# environment, act the judgement's verdicts, liveness sweep.json's timing; lab/ the
+# virtual lab's files).
 OTHERS = {
     "__init__.py", "jsonutil.py", "xmltext.py", "command.py", "k8s.py", "fetch.py",
     "results/__init__.py", "results/base.py", "results/output.py", "results/store.py",
@@ -127,6 +128,7 @@ OTHERS = {
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",
     "fleet/verdict.py", "fleet/junit.py", "fleet/launch.py", "fleet/tasks.py",
     "fleet/judge_pairs.py", "fleet/judge_retest.py", "fleet/nodes.py", "launcher.py",
+    "fleet/act.py", "fleet/liveness.py",
     "lab/",
 }
 

@@ -15,6 +15,7 @@ phase; the run says which pairs and why.
 timing_line(): the sweep's measured seconds per phase beside the plan's.
 """
 
+from .launch import STOPPED_WORDS
 from .nodes import say
 from .plan import human_seconds
 
@@ -36,6 +37,8 @@ def drop_failed(sw, phase, where, units, answers):
                 continue
             a = answers[n]
             step = "%s: %s" % (phase, where)
+            if a.node is None and a.problem.startswith(STOPPED_WORDS):
+                a.problem = "hung: no answer, %s" % a.problem
             a.problem = "%s (at %s; dropped from later steps)" % (a.problem, step)
             sw.dropped[n] = "%s, at %s" % (a.problem.split(" (at ")[0], step)
             out.append(n)

@@ -170,9 +170,12 @@ class Sweep:
         x = a if a in self.dropped else b if b in self.dropped else None
         if x is None:
             return False
-        why = "not run: %s was dropped (%s)" % (x, self.dropped[x])
-        for it in list(items_a) + list(items_b):
-            self.fail(it.rel, why, x)
+        for n, items in ((a, items_a), (b, items_b)):
+            for it in items:
+                # Its own parts lead with its failure (the verdict's words), the
+                # partner's say who was dropped.
+                self.fail(it.rel, "%s; not run: dropped from the later steps" % self.dropped[x]
+                          if n == x else "not run: %s was dropped (%s)" % (x, self.dropped[x]), x)
         return True
 
     # -- what came back
