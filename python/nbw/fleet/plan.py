@@ -330,9 +330,9 @@ def estimate(plan, rails, drives, d, launch=None, one_by_one=False, remote=True)
     if drives > 0:
         isolate += launch.step(few, local_window(d, drives, full=True))
     preflight = launch.step(n, 0.0)
-    judge = JUDGE_BASE_S + JUDGE_PER_PART_S * n * (rails + drives + 1)
+    judge = round(JUDGE_BASE_S + JUDGE_PER_PART_S * n * (rails + drives + 1), 3)
     total = preflight + local + fabric + remote_s + isolate + judge
-    return {"preflight_s": preflight, "judge_s": round(judge, 3), "local_s": local, "fabric_s": fabric, "remote_s": remote_s, "isolate_s": isolate,
+    return {"preflight_s": preflight, "judge_s": judge, "local_s": local, "fabric_s": fabric, "remote_s": remote_s, "isolate_s": isolate,
             "screening_s": local + fabric + remote_s, "total_s": total,
             "steps": {"local": 1, "fabric": steps, "remote": len(rem),
                       "isolate_max": d.isolate + (1 if drives > 0 else 0)}}
