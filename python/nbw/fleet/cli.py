@@ -194,7 +194,8 @@ def build_parser():
                        "--multi-prog); elsewhere one LAUNCHER process per node (ssh by "
                        "default), --fanout at once. TOOL_DIR and the tools' settings come "
                        "from the environment. Writes a new directory; ends with the "
-                       "judgement.")
+                       "judgement. A node that fails to start, dies or hangs is dropped at "
+                       "its first failure, its partners re-paired in one more round.")
     g = s.add_mutually_exclusive_group()
     g.add_argument("--nodes", type=nodes_arg, metavar="a,b,c", help="the nodes")
     g.add_argument("--hostfile", metavar="FILE",
