@@ -7,7 +7,8 @@
 # name holding % (srun's %t) passed unchanged; a node that dies after the local phase
 # is NOT MEASURED with srun's word and the step, dropped from the later steps, its
 # partners' runs end within their --timeout and --wait, the rounds go on, and nothing
-# is called low.
+# is called low; a node that hangs costs one --part-limit, is dropped, and its partner
+# is re-paired.
 # shellcheck disable=SC2012 # ls counts the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../lib.sh"
@@ -60,5 +61,31 @@ check_match "its partners: kept only with it, and PASS" \
 # fakes' own start, not the step's limit.
 check_eq "the sweep was not held by the dead node (3 rounds with it, under 90 s)" yes \
 	"$([ "$secs" -lt 90 ] && echo yes || echo "no: $secs s")"
+
+# Of six nodes in a ring, n2 hangs from the step after the third (the preflight, local
+# and round 1): its rank says nothing until the step is killed at --part-limit. n2 is
+# dropped at round 2 (hung, the step named) and in no later step; its partner of round 2
+# waited for it, is not dropped, and meets a healthy node in the re-pair round.
+rm -f "$TMPD/fake/srun.log" "$TMPD/fake/die.n3"
+printf '%s\n' n1 n2 n3 n4 n5 n6 >"$TMPD/fake/allocation"
+echo 3 >"$TMPD/fake/hangafter.n2"
+H=$TMPD/hangs
+t0=$(date +%s)
+NET_TIMEOUT=2 "${FLEET[@]}" run --nodes n1,n2,n3,n4,n5,n6 --pairs ring --rail-devs mlx5_0 --no-remote \
+	--out "$H" --duration 1 --warmup 0 --retest-duration 1 --retest-warmup 0 --part-limit 20 \
+	>"$TMPD/out" 2>"$TMPD/err"
+check_eq "run with a node that hangs: exit" 0 $?
+secs=$(($(date +%s) - t0))
+check_match "n2: NOT MEASURED, hung, the step" \
+	"^NOT MEASURED\\|hung: no answer, stopped at the step's time limit[ ,(]+at fabric: round 2 of 2[;)]" \
+	"$(json_get "$H/judge.json" '"%s|%s" % [(v["verdict"], v["what"]) for v in d["verdicts"] if v["node"] == "n2"][0]')"
+check_eq "n2 in no step after round 2 (preflight, local, rounds 1 and 2)" "4 " \
+	"$(grep -c n2 "$TMPD/fake/srun.log") $(sed -n '5,$p' "$TMPD/fake/srun.log" | grep n2)"
+check_match "a re-pair round for n2's partner, said" \
+	"^nbw-fleet: fabric: re-pair round for the partners of n2 \\(dropped\\): n[0-9]-n[0-9]\$" "$(cat "$TMPD/err")"
+check_eq "the others PASS" "5 1" \
+	"$(json_get "$H/judge.json" '"%d %d" % (d["verdict_counts"]["PASS"], d["verdict_counts"]["NOT MEASURED"])')"
+check_eq "the hang cost one --part-limit, once (under 20 s + 25 s)" yes \
+	"$([ "$secs" -lt 45 ] && echo yes || echo "no: $secs s")"
 check_eq "no process left behind" "" "$(pgrep -f "$TMPD" | grep -v "^$$\$" || true)"
 finish
