@@ -4,7 +4,8 @@
 # --fail-on suspect: exit 3; --junit: the XML written, n2's rails a failure; --drain:
 # exactly `scontrol update nodename=n2 state=drain reason=nbw: ...` (one argv, no
 # shell), said, recorded in sweep.json; inside a Slurm job (SLURM_JOB_ID) LAUNCHER=ssh
-# overriding srun is said in one line. A drain that fails (slurmctld refusing): said,
+# overriding srun is said in one line; a node hung from the preflight is skipped within
+# --part-limit. A drain that fails (slurmctld refusing): said,
 # judge.json still written, exit 1 without --fail-on. --max-time takes Slurm's formats
 # (plan: 1-00 is a day) and refuses another in one line, exit 2.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -49,6 +50,19 @@ check_eq "the failed drain in sweep.json" "[('n2', False)]" \
 rm -f "$FAKE_DIR/scontrol.log"
 "${FLEET[@]}" run --resume "$S" >/dev/null 2>&1
 check_eq "without --drain: exit 0, scontrol not called" "0 no" "$? $([ -e "$FAKE_DIR/scontrol.log" ] && echo yes || echo no)"
+
+# A node that hangs from its first connection (the preflight): skipped within
+# --part-limit (not the preflight's 120 s), NOT MEASURED, the others measured.
+echo 0 >"$FAKE_DIR/hangafter.n5"
+t0=$(date +%s)
+"${FLEET[@]}" run --nodes n1,n3,n4,n5 --no-drives --rail-devs mlx5_0 --out "$TMPD/pre" "${win[@]}" \
+	--part-limit 4 >"$TMPD/out" 2>"$TMPD/err"
+check_eq "a node hung at the preflight: exit 0" 0 $?
+secs=$(($(date +%s) - t0))
+check_eq "its wait: --part-limit 4 s, not 120 ($secs s in all)" yes "$([ "$secs" -lt 30 ] && echo yes || echo "no: $secs s")"
+check_eq "n5 NOT MEASURED (skipped at the preflight), the others PASS" \
+	"[('n1', 'PASS'), ('n3', 'PASS'), ('n4', 'PASS'), ('n5', 'NOT MEASURED', \"skipped: stopped at the step's time limit\")]" \
+	"$(json_get "$TMPD/pre/judge.json" 'sorted((v["node"], v["verdict"]) + ((v["what"],) if v["verdict"] != "PASS" else ()) for v in d["verdicts"])')"
 
 # --max-time in Slurm's formats.
 check_eq "plan --max-time 1-00: a day" 86400.0 \

@@ -255,7 +255,7 @@ def preflight(sw, nodes):
     stop the others' measurement. RunError when no version is the most nodes'."""
     netdev = sw.meta.get("rdma_netdev")
     items = sw.settings.version(netdev)
-    limit = PREFLIGHT_S
+    limit = min(PREFLIGHT_S, float(sw.meta.get("part_limit") or PREFLIGHT_S))
     if sw.deadline is not None:
         limit = min(limit, max(PREFLIGHT_MIN_S, sw.deadline - time.monotonic() - sw.planned_left))
     t0 = time.monotonic()
