@@ -332,7 +332,8 @@ def estimate(plan, rails, drives, d, launch=None, one_by_one=False, remote=True)
     preflight = launch.step(n, 0.0)
     judge = round(JUDGE_BASE_S + JUDGE_PER_PART_S * n * (rails + drives + 1), 3)
     total = preflight + local + fabric + remote_s + isolate + judge
-    return {"preflight_s": preflight, "judge_s": judge, "local_s": local, "fabric_s": fabric, "remote_s": remote_s, "isolate_s": isolate,
+    return {"preflight_s": preflight, "judge_s": judge, "local_s": local, "fabric_s": fabric,
+            "remote_s": remote_s, "isolate_s": isolate,
             "screening_s": local + fabric + remote_s, "total_s": total,
             "steps": {"local": 1, "fabric": steps, "remote": len(rem),
                       "isolate_max": d.isolate + (1 if drives > 0 else 0)}}

@@ -252,7 +252,8 @@ def preflight(sw, nodes):
     """Each node's suite version (nvme_read_bw --version) and, with --rdma-netdev, its
     address, in one step: (reachable nodes, skipped [{node, reason}], version). The
     sweep's version is the one most nodes answer; a node answering another is skipped ("suite version X, the sweep's Y"): one node cannot
-    stop the others' measurement. RunError when no version is the most nodes'."""
+    stop the others' measurement. RunError when no version is the most nodes'. Its
+    limit: 120 s, or --part-limit."""
     netdev = sw.meta.get("rdma_netdev")
     items = sw.settings.version(netdev)
     limit = min(PREFLIGHT_S, float(sw.meta.get("part_limit") or PREFLIGHT_S))
@@ -645,7 +646,8 @@ def start(args, env, out=sys.stdout):
     result = judge(read_sweep(top), float(meta.get("threshold", 0.9)))
     with open(os.path.join(top, "judge.json"), "w") as f:
         report.as_json(result, f)
-    meta.setdefault("timing", {})["judge"] = {"seconds": round(time.monotonic() - t0, 3), "steps": 1}
+    meta.setdefault("timing", {})["judge"] = {"seconds": round(time.monotonic() - t0, 3),
+                                              "steps": 1}
     report.text(result, out)
     status = act.after_run(args, result, env, meta)
     sw.save_meta()
