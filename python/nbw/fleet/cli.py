@@ -380,8 +380,7 @@ def print_plan_text(doc, out):
       % (d["window_s"], d["warmup_s"], d["duration_s"], d["full_window_s"],
          d["retest_warmup_s"], d["retest_duration_s"]))
     ph = doc["phases_s"]
-    w("  dead nodes    dropped at their first failure (a step's limit, once); their "
-      "partners re-paired in one round after fabric and drive->remote\n")
+    w("  dead nodes    %s\n" % doc["dead_nodes"])
     for key, label in (("preflight_s", "preflight"), ("local_s", "local"),
                        ("fabric_s", "fabric"), ("remote_s", "drive->remote"),
                        ("isolate_s", "isolate (budget)"), ("judge_s", "judge"),

@@ -294,6 +294,10 @@ def local_window(d, drives, full=False):
     return d.probe + ((drives + 1) * w if drives > 0 else 0)
 
 
+# What a sweep does with a node that fails to start, dies or hangs (nbw.fleet.liveness).
+DEAD_NODES = ("dropped at its first failure (a step's limit, once); its partners re-paired "
+              "in one round after the fabric and drive->remote phases (not planned)")
+
 # The judgement's seconds on the host: a base and a share per node and kind of part
 # (nbw-fleet judge of 4096 nodes x 8 rails x 8 drives: about 20 s of processor time).
 JUDGE_BASE_S = 0.5
@@ -441,6 +445,7 @@ def plan_document(plan, launch, d, rails, drives, seed, one_by_one=False, remote
                       "retest_warmup_s": d.retest_warmup, "full_window_s": d.full,
                       "probe_s": d.probe},
         "phases_s": phases,
+        "dead_nodes": DEAD_NODES,
     }
     limit, what = time_limit(max_time, env or {})
     doc["limit_s"], doc["limit"] = limit, what
