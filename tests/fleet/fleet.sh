@@ -38,8 +38,8 @@ check_eq "fleet.sbatch: --time covers the plan of $sb_nodes x 8 x 8 with 10 to 3
 check_match "fleet.sbatch: its comment quotes the plan's figure" \
 	"nbw-fleet plan --nodes $sb_nodes --rails 8 --drives 8: $(json_get "$TMPD/sb.json" '"%d min %02d s" % divmod(round(d["phases_s"]["total_s"]), 60)')" \
 	"$(grep -A1 'nbw-fleet plan --nodes' "$SB" | tr '\n' ' ' | sed 's/# *//g; s/  */ /g')"
-expect_exit 3 '^nbw-fleet: the plan takes .* more than --max-time 6 min 00 s: would fit: --isolate-budget 1 ' \
-	"${FLEET[@]}" plan --nodes 64 --rails 8 --drives 6 --max-time 6m
+expect_exit 3 '^nbw-fleet: the plan takes .* more than --max-time 6 min 30 s: would fit: --isolate-budget 1 ' \
+	"${FLEET[@]}" plan --nodes 64 --rails 8 --drives 6 --max-time 6:30
 "${FLEET[@]}" plan --nodes 6 --pairs ring --seed 2 --show-rounds all >"$TMPD/ring.txt"
 check_eq "ring of 6: two rounds of three pairs" "2 3 3" \
 	"$(grep -c '^round' "$TMPD/ring.txt") $(grep '^round 1:' "$TMPD/ring.txt" | wc -w | awk '{print $1 - 2}') $(grep '^round 2:' "$TMPD/ring.txt" | wc -w | awk '{print $1 - 2}')"

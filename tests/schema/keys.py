@@ -124,7 +124,8 @@ READERS = {
 # make themselves, verdict and junit the judgement's parts and sweep.json, launch and
 # tasks the schedule and the nodes' framed output, judge_pairs and judge_retest the
 # judge's transfers and suspects, nodes the node list and its launcher, launcher the
-# environment; lab/ the virtual lab's files).
+# environment, act the judgement's verdicts, liveness sweep.json's timing; lab/ the
+# virtual lab's files).
 OTHERS = {
     "__init__.py", "jsonutil.py", "xmltext.py", "command.py", "k8s.py", "fetch.py",
     "results/__init__.py", "results/base.py", "results/output.py", "results/store.py",
@@ -137,6 +138,7 @@ OTHERS = {
     "fleet/judge_pairs.py", "fleet/judge_retest.py", "fleet/nodes.py", "launcher.py",
     "fleet/topology.py",  # a hostfile's and ibnetdiscover's lines
     "fleet/spec.py",
+    "fleet/act.py", "fleet/liveness.py",
     "lab/",
 }
 

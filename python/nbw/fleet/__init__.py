@@ -16,6 +16,9 @@ peers, and why.
   launch   how a step reaches its nodes: one srun step, or LAUNCHER --fanout at once
   nodes    which nodes a sweep runs over, the launcher that reaches them
   run      the sweep itself, in steps (isolate: judge_retest's work), within its deadline
+  liveness nodes that fail to start, die or hang: dropped at their first failure, their
+           partners re-paired; the sweep's time per phase beside the plan's
+  act      what a site does with the verdict: --fail-on, --junit, --drain, --max-time
   cli      the command line
 """
 

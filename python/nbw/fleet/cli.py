@@ -10,10 +10,8 @@ import time
 from .. import command
 from ..command import EXIT_USAGE
 
-EXIT_EXPECTATION = 3  # plan over its time, judge --fail-on suspect
-EXIT_UNMEASURED = 4  # judge --fail-on unmeasured: a node or pair not measured
 from . import FORMAT, PROG
-from . import floors
+from . import act, floors
 from . import judge as judgemod
 from . import spec as specmod
 from . import junit
@@ -22,6 +20,7 @@ from . import report
 from . import run as runmod
 from . import sweepdir, topology
 from ..jsonutil import printable
+from .act import EXIT_EXPECTATION, fail_status
 from .sweepdir import NAME_RE, NAME_WORDS
 
 TOPO_HELP = ("which leaf switch each port hangs off: ibnetdiscover's output (a Ca "
@@ -53,6 +52,14 @@ def seconds(text):
         raise argparse.ArgumentTypeError("%s: not a duration (e.g. 20, 500ms, 2m)" % text)
     scale = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}[m.group(2)]
     return float(m.group(1)) * scale
+
+
+def max_time_arg(text):
+    """--max-time: Slurm's time formats (nbw.fleet.act.slurm_time)."""
+    try:
+        return act.slurm_time(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def positive_int(text):
@@ -141,10 +148,11 @@ def add_window_options(p):
     p.add_argument("--fanout", type=positive_int, default=planmod.FANOUT, metavar="N",
                    help="ssh: launcher processes at once at most; a step over more nodes "
                    "runs in waves of whole pairs (default %d)" % planmod.FANOUT)
-    p.add_argument("--max-time", type=seconds, metavar="S",
+    p.add_argument("--max-time", type=max_time_arg, metavar="TIME",
                    help="refuse a sweep whose plan takes longer (run; plan: exit 3), and "
                    "say which setting would fit; run keeps it while running (each step "
-                   "cut at the time left)")
+                   "cut at the time left). Slurm's formats: 30 (minutes), MM:SS, "
+                   "H:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS; or 90s, 20m, 2h")
 
 
 def add_plan_options(p):
@@ -195,7 +203,8 @@ def build_parser():
                        "--multi-prog); elsewhere one LAUNCHER process per node (ssh by "
                        "default), --fanout at once. TOOL_DIR and the tools' settings come "
                        "from the environment. Writes a new directory; ends with the "
-                       "judgement.")
+                       "judgement. A node that fails to start, dies or hangs is dropped at "
+                       "its first failure, its partners re-paired in one more round.")
     g = s.add_mutually_exclusive_group()
     g.add_argument("--nodes", type=nodes_arg, metavar="a,b,c", help="the nodes")
     g.add_argument("--hostfile", metavar="FILE",
@@ -230,6 +239,15 @@ def build_parser():
                    help="nodes without drives: no drive read, no drive->remote phase")
     s.add_argument("--fabric-topology", metavar="FILE",
                    help=TOPO_HELP + " (default: the hostfile's rack= and leaf<i>=)")
+    s.add_argument("--part-limit", type=seconds, metavar="S",
+                   help="every step's time limit, its launch included (default: its parts' "
+                   "own, their windows and the tools' waits, plus a minute): what a node "
+                   "that hangs costs the sweep, once (it is dropped from later steps)")
+    add_act_options(s)
+    s.add_argument("--drain", action="store_true",
+                   help="drain each SUSPECT node in Slurm once judged (scontrol update "
+                   "nodename=NODE state=drain reason=\"nbw: ...\"); a drain that fails is "
+                   "said, the verdict still written (exit 1 unless --fail-on's)")
     return command.add_options_table(p), sub
 
 
@@ -258,6 +276,17 @@ def add_floor_options(s, default):
                    "floor where it names the part")
 
 
+def add_act_options(s):
+    """--junit and --fail-on: judge's and run's."""
+    s.add_argument("--junit", metavar="FILE",
+                   help="also write JUnit XML: a testcase per node and kind of part, a "
+                   "suspect a failure with its evidence, a part not measured skipped")
+    s.add_argument("--fail-on", type=fail_on_arg, default=(), metavar="WHAT",
+                   help="exit 3 when a part is a suspect (suspect; unsteady: also a part "
+                   "low once and normal again), 4 when none is but a node or pair was "
+                   "not measured (unmeasured); comma-separated")
+
+
 def add_judge_options(s):
     s.add_argument("--threshold", type=ratio_arg, default=None, metavar="R",
                    help="a figure below R x its kind's median is low (default the "
@@ -267,13 +296,7 @@ def add_judge_options(s):
     s.add_argument("--html", metavar="FILE",
                    help="also write one self-contained HTML page (and FILE.png, the heat "
                    "map, when gnuplot is installed)")
-    s.add_argument("--junit", metavar="FILE",
-                   help="also write JUnit XML: a testcase per node and kind of part, a "
-                   "suspect a failure with its evidence, a part not measured skipped")
-    s.add_argument("--fail-on", type=fail_on_arg, default=(), metavar="WHAT",
-                   help="exit 3 when a part is a suspect (suspect; unsteady: also a part "
-                   "low once and normal again), 4 when none is but a node or pair was "
-                   "not measured (unmeasured); comma-separated")
+    add_act_options(s)
     s.add_argument("--fabric-topology", metavar="FILE",
                    help=TOPO_HELP + " (default: the one the sweep kept)")
     s.add_argument("--worst", type=count_int, default=10, metavar="N",
@@ -322,18 +345,6 @@ def write_file(path, fill):
     except OSError as e:
         sys.stderr.write(printable("%s: %s: %s" % (PROG, path, e.strerror)) + "\n")
         return False
-
-
-def fail_status(result, fail_on):
-    """judge --fail-on: 3 when a suspect stays low (with unsteady: or was low once), 4
-    when none is but a node or pair was not measured (unmeasured), else 0."""
-    steady = any(s["state"] == "low" for s in result["suspects"])
-    if "suspect" in fail_on and steady or "unsteady" in fail_on and result["suspects"]:
-        return EXIT_EXPECTATION
-    if "unmeasured" in fail_on and (result["not_measured"] or result["not_measured_parts"]
-                                    or result["skipped"]):
-        return EXIT_UNMEASURED
-    return 0
 
 
 def cmd_judge(args, out):
@@ -419,8 +430,10 @@ def print_plan_text(doc, out):
       % (d["window_s"], d["warmup_s"], d["duration_s"], d["full_window_s"],
          d["retest_warmup_s"], d["retest_duration_s"]))
     ph = doc["phases_s"]
-    for key, label in (("local_s", "local"), ("fabric_s", "fabric"),
-                       ("remote_s", "drive->remote"), ("isolate_s", "isolate (budget)"),
+    w("  dead nodes    %s\n" % doc["dead_nodes"])
+    for key, label in (("preflight_s", "preflight"), ("local_s", "local"),
+                       ("fabric_s", "fabric"), ("remote_s", "drive->remote"),
+                       ("isolate_s", "isolate (budget)"), ("judge_s", "judge"),
                        ("total_s", "total")):
         w("  %-17s %12s\n" % (label, planmod.human_seconds(ph[key])))
 

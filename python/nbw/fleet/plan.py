@@ -303,11 +303,25 @@ def local_window(d, drives, full=False):
     return d.probe + ((drives + 1) * w if drives > 0 else 0)
 
 
+# What a sweep does with a node that fails to start, dies or hangs (nbw.fleet.liveness).
+DEAD_NODES = ("dropped at its first failure (a step's limit, once); its partners re-paired "
+              "in one round after the fabric and drive->remote phases (not planned)")
+
+# The judgement's seconds on the host: a base and a share per node and kind of part
+# (nbw-fleet judge of 4096 nodes x 8 rails x 8 drives: about 20 s of processor time).
+JUDGE_BASE_S = 0.5
+JUDGE_PER_PART_S = 0.0003
+
+
 def estimate(plan, rails, drives, d, launch=None, one_by_one=False, remote=True):
-    """Seconds of each phase of a sweep (a dict) and its steps. local: one step, every
+    """Seconds of each phase of a sweep (a dict) and its steps. preflight: one step,
+    every node, the suite's version (no window); local: one step, every
     node; fabric: a step per round (per round and rail with one_by_one), every rail and
     both directions in one run; remote: the rounds of remote_rounds(); isolate: the
-    budget, its drives read again and d.isolate retest steps of full windows."""
+    budget, its drives read again and d.isolate retest steps of full windows; judge: the
+    host's judgement, by the sweep's size. A node dropped at its failure costs at most
+    one step's limit, once; its partners' re-pair rounds are not planned (a healthy
+    fleet has none)."""
     launch = launch or Launch()
     n = plan.n
     local = launch.step(n, local_window(d, drives))
@@ -328,8 +342,11 @@ def estimate(plan, rails, drives, d, launch=None, one_by_one=False, remote=True)
     isolate = d.isolate * launch.step(few, d.full)
     if drives > 0:
         isolate += launch.step(few, local_window(d, drives, full=True))
-    total = local + fabric + remote_s + isolate
-    return {"local_s": local, "fabric_s": fabric, "remote_s": remote_s, "isolate_s": isolate,
+    preflight = launch.step(n, 0.0)
+    judge = round(JUDGE_BASE_S + JUDGE_PER_PART_S * n * (rails + drives + 1), 3)
+    total = preflight + local + fabric + remote_s + isolate + judge
+    return {"preflight_s": preflight, "judge_s": judge, "local_s": local, "fabric_s": fabric,
+            "remote_s": remote_s, "isolate_s": isolate,
             "screening_s": local + fabric + remote_s, "total_s": total,
             "steps": {"local": 1, "fabric": steps, "remote": len(rem),
                       "isolate_max": d.isolate + (1 if drives > 0 else 0)}}
@@ -437,6 +454,7 @@ def plan_document(plan, launch, d, rails, drives, seed, one_by_one=False, remote
                       "retest_warmup_s": d.retest_warmup, "full_window_s": d.full,
                       "probe_s": d.probe},
         "phases_s": phases,
+        "dead_nodes": DEAD_NODES,
     }
     limit, what = time_limit(max_time, env or {})
     doc["limit_s"], doc["limit"] = limit, what
