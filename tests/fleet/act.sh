@@ -21,9 +21,9 @@ check_eq "--fail-on suspect: exit 3" 3 $?
 check_eq "SUSPECT n2, the others PASS" "[('n1', 'PASS'), ('n2', 'SUSPECT'), ('n3', 'PASS'), ('n4', 'PASS')]" \
 	"$(json_get "$S/judge.json" 'sorted((v["node"], v["verdict"]) for v in d["verdicts"])')"
 check_eq "the drain: scontrol's exact argv, once" \
-	"update|nodename=n2|state=drain|reason=nbw: rail 0 (mlx5_0) 50%|--" \
+	"update|nodename=n2|state=drain|reason=nbw: rail 0 (mlx5_0) 50% (below its peers and its floor)|--" \
 	"$(tr '\n' '|' <"$FAKE_DIR/scontrol.log" | sed 's/|$//')"
-check_match "the drain said" '^nbw-fleet: drained n2 \(reason "nbw: rail 0 \(mlx5_0\) 50%"\)$' "$(cat "$TMPD/err")"
+check_match "the drain said" '^nbw-fleet: drained n2 \(reason "nbw: rail 0 \(mlx5_0\) 50% \(below its peers and its floor\)"\)$' "$(cat "$TMPD/err")"
 check_eq "the drain in sweep.json" "[('n2', True, None)]" \
 	"$(json_get "$S/sweep.json" '[(x["node"], x["ok"], x["error"]) for x in d["drained"]]')"
 check_match "the JUnit XML: n2's rails a failure" \
