@@ -23,6 +23,9 @@ check_eq "run: exit" 0 $?
 check_match "the unreachable node named and skipped" "gone: skipped \\(unreachable: ssh: Could not resolve hostname gone" "$(cat "$TMPD/err")"
 check_eq "sweep.json: nodes, skipped, state, version, format, launcher" "['n1', 'n2', 'n3'] ['gone'] done 0.1.0 2 ssh" \
 	"$(json_get "$S/sweep.json" '"%s %s %s %s %s %s" % (d["nodes"], [s["node"] for s in d["skipped"]], d["state"], d["suite_version"], d["format"], d["launcher"])')"
+check_eq "sweep.json: the real command line (its --rail-devs), its start and end" \
+	"nbw-fleet run --nodes n1,n2,gone,n3 --rail-devs mlx5_0,mlx5_1 True True" \
+	"$(json_get "$S/sweep.json" '"%s %s %s" % (" ".join(d["argv"][:6]), d["started"].endswith("Z"), d["finished"] >= d["started"])')"
 check_eq "local: each node's probe and read" "6" "$(ls "$S"/nodes/*/probe.json "$S"/nodes/*/read.json | wc -l)"
 check_eq "fabric: 3 pairs, each run's two documents (every rail, both ways)" 6 "$(ls "$S"/fabric/*/*.json | wc -l)"
 check_eq "fabric: n1's document of its run with n3 holds what n3 sent on both rails" \
