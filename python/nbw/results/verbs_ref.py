@@ -305,7 +305,7 @@ def check_text(r, rows, c, status):
     with_ref = [x for x in rows if x["verdict"] != "no reference"]
     counts = "%s: %d checked, %d outside, %d no reference, %d not comparable" % (
         r["uuid"][:8], c["checked"], c["outside"], c["no_reference"], c["not_comparable"])
-    out = []
+    out = ["", "", ""]  # the headline first (out[0]), the worst named
     if with_ref:
         out += [table(("rung", "node", "drive", "figure", "unit", "value", "reference",
                        "accepted", "verdict"),
@@ -322,6 +322,7 @@ def check_text(r, rows, c, status):
     if outside and outside[0]["worse"]:
         head += "; the worst: %s %+.1f%%" % (junit.case_name(outside[0]),
                                              rel(outside[0]) * 100)
+    out[0], out[1] = head, counts
     out.append(head)
     for x in outside:
         out.append("  outside: %s: %s %+.1f%%" % (junit.case_name(x), word(x), rel(x) * 100))
