@@ -9,6 +9,10 @@ A sweep writes one directory; the judgement is a pure function of it:
                                    "skipped":[{"node", "reason"}],
                                    "failed":[{"part", "reason", "node"}],
                                    "timing":{phase: {"start", "end", "steps"}},
+                                   "argv":[the run's command line], "settings":{the
+                                   tools' environment}, "resumed_argv":[[...]],
+                                   "started", "finished" (UTC), "run_ids":{relative
+                                   path: its document's provenance run id},
                                    "state":"running|done|interrupted"}
   nodes/NODE/probe.json           nvme_link_probe --json
   nodes/NODE/read.json            nvme_read_bw --baseline --json (each drive alone in
