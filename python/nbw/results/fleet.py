@@ -34,33 +34,33 @@ def rung_of(part):
 
 
 def part_key(p, brief, sw, rates):
-    """The part of a judged figure as a reference by model keys it: {"kind", "model",
-    "firmware", "key"} (a drive's model and firmware, a port's model and rate), with the
-    node's verdict in the sweep; key None when the model is not known."""
+    """The part of a judged figure as a reference by model keys it: {"key" (a drive's
+    model and firmware, a port's model and rate, a node's drives'; None when the model
+    is not known), "node_verdict" (its node's in the sweep)}: the identity itself is
+    the node's provenance (its drives' serials, its ports' firmware)."""
     node, comp = p["node"], str(p.get("component"))
-    out = {"node_verdict": brief.get("verdict")}
+    out = {"node_verdict": brief.get("verdict"), "key": None}
     if p["kind"] == "drive":
-        model, fw, serial = sweep_nodes.drive_identity(brief, comp)
+        model, fw, _ = sweep_nodes.drive_identity(brief, comp)
         dr = sw.drives.get((node, comp))
         model = model or (dr.model if dr else None)
-        out.update(kind="drive", model=model, firmware=fw, serial=serial)
-        out["key"] = "drive %s, firmware %s" % (model, fw or "unknown") if model else None
+        if model:
+            out["key"] = "drive %s, firmware %s" % (model, fw or "unknown")
         return out
     if comp.startswith("rail "):
         i = int(comp[5:]) if comp[5:].isdigit() else None
         devs = sw.meta.get("rail_devs") if isinstance(sw.meta.get("rail_devs"), list) else []
-        dev = devs[i] if i is not None and i < len(devs) else None
-        board, fw = sweep_nodes.port_identity(brief, dev)
+        board, _ = sweep_nodes.port_identity(brief, devs[i] if i is not None and
+                                             i < len(devs) else None)
         rate = rates.get((node, i))
-        out.update(kind="port", model=board, firmware=fw, rate_gb_per_s=rate, device=dev)
-        out["key"] = "port %s at %s GB/s" % (board, "%g" % rate if rate else "unknown") \
-            if board else None
+        if board:
+            out["key"] = "port %s at %s GB/s" % (board, "%g" % rate if rate else "unknown")
         return out
     models = sorted({d.model for d in sw.drives.values() if d.node == node and d.model})
     fws = sorted({str(d.get("firmware")) for d in brief.get("drives") or []})
-    out.update(kind="node", model=", ".join(models) or None, firmware=", ".join(fws) or None)
-    out["key"] = "%s of %s, firmware %s" % (comp, out["model"], out["firmware"] or
-                                           "unknown") if models else None
+    if models:
+        out["key"] = "%s of %s, firmware %s" % (comp, ", ".join(models),
+                                               ", ".join(fws) or "unknown")
     return out
 
 

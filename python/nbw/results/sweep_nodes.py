@@ -94,6 +94,9 @@ class Read:
     def missing(self):
         nodes = self.meta.get("nodes") if isinstance(self.meta.get("nodes"), list) else []
         failed, skipped = _failed_parts(self.meta), _skipped(self.meta)
+        state = self.meta.get("state")
+        why = "missing: no file, and the run named no failure of it" if state == "done" \
+            else "missing: the sweep is %s, it stopped before this part" % state
         for n in nodes:
             if not isinstance(n, str) or not NAME_RE.match(n) or n in skipped:
                 continue
@@ -103,7 +106,7 @@ class Read:
                     continue
                 if name == "read.json" and self.meta.get("drives") == 0:
                     continue
-                self.aside[rel] = "missing: no file, and the run named no failure of it"
+                self.aside[rel] = why
                 self.absent[rel] = n
 
     def foreign(self):
