@@ -117,7 +117,7 @@ READERS = {
     )),
     "results/sweep_nodes.py": ((READ_BW, REMOTE, PROBE), (
         # sweep.json's (nbw-fleet run's) parts, nodes, run ids and dates
-        "failed", "part", "node", "skipped", "run_ids", "started", "finished", "nodes",
+        "failed", "part", "node", "skipped", "run_ids", "started", "finished", "nodes", "state",
         "without_provenance",  # the record's node brief
     )),
 }
