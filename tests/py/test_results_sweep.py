@@ -123,6 +123,21 @@ class Sweeps(unittest.TestCase):
         _, text, _ = self.nr("show", "latest", "--node", "n3")
         self.assertIn("node n3: PASS, no provenance: none of its", text)
 
+    def test_a_nodes_words_are_data(self):
+        """A drive model with a newline and a lone surrogate: recorded, one line of show."""
+        top = self.copy(self.s64)
+        p = os.path.join(top, "nodes/n11/read.json")
+        with open(p) as f:
+            doc = json.load(f)
+        doc["provenance"]["drives"][0]["model"] = "ACME\nFAILED: \udc80"
+        with open(p, "w") as f:
+            json.dump(doc, f)
+        rc, _, err = self.nr("record", top)
+        self.assertEqual(rc, 0, err)
+        _, text, _ = self.nr("show", "latest", "--node", "n11")
+        self.assertFalse([l for l in text.splitlines() if l.startswith("FAILED")])
+        self.assertIn("nvme0n1 ACME\\x0aFAILED: \\udc80 firmware 1.4", text)
+
     # -- bad input: that node NOT MEASURED, with why --------------------------------------
     def bad(self, spoil):
         top = self.copy(self.s64)

@@ -79,7 +79,9 @@ def part_figures(result, params, sw=None, nodes=None):
         seen.add(key)
         f = figure(key[0], p["node"], drive, p["figure_gb_per_s"], params)
         if sw is not None:
-            f["part"] = part_key(p, (nodes or {}).get(p["node"]) or {}, sw, rates)
+            # a node's drive model is its word: a lone surrogate written out, as text
+            f["part"] = jsonutil.without_surrogates(
+                part_key(p, (nodes or {}).get(p["node"]) or {}, sw, rates))
         out.append(f)
     return out
 
@@ -174,6 +176,7 @@ def build_fleet_run(args, top):
                        "plan": plan_brief(meta, top), "sweep_dir": os.path.abspath(top)}}
     for n in sorted(nodes, key=natural):
         provs["node " + n] = dict(nodes[n], file=os.path.join(os.path.abspath(top), "nodes", n))
+    provs = jsonutil.without_surrogates(provs)  # the nodes' words, never a refusal
     return {
         "kind": "run", "format": FORMAT, "uuid": str(uuid.uuid4()), "recorded": now_utc(),
         "start": start, "end": end,
