@@ -26,6 +26,8 @@ check_eq "sweep.json: nodes, skipped, state, version, format, launcher" "['n1', 
 check_eq "sweep.json: the real command line (its --rail-devs), its start and end" \
 	"nbw-fleet run --nodes n1,n2,gone,n3 --rail-devs mlx5_0,mlx5_1 True True" \
 	"$(json_get "$S/sweep.json" '"%s %s %s" % (" ".join(d["argv"][:6]), d["started"].endswith("Z"), d["finished"] >= d["started"])')"
+check_eq "sweep.json: the plan as it was made (of the 4 nodes asked: 6 pairs)" "6 all" \
+	"$(json_get "$S/sweep.json" '"%s %s" % (d["plan"]["pair_count"], d["plan"]["pairs_mode"])')"
 check_eq "sweep.json: each document's run id as it was kept (nodes/n2/read.json's)" \
 	"$(json_get "$S/nodes/n2/read.json" 'd["provenance"]["run_id"]')" \
 	"$(json_get "$S/sweep.json" 'd["run_ids"]["nodes/n2/read.json"]')"

@@ -113,7 +113,7 @@ READERS = {
         # node briefs (sweep_nodes.py's) and plan.json's counts
         "argv", "settings", "resumed_argv", "started", "finished", "verdict", "run_id",
         "pairs_mode", "pairs_asked", "pair_count", "durations", "phases_s", "duration",
-        "warmup", "isolate_budget", "rail_devs", "verdicts", "key", "model", "firmware",
+        "warmup", "isolate_budget", "rail_devs", "verdicts", "key", "model", "firmware", "plan",
     )),
     "results/sweep_nodes.py": ((READ_BW, REMOTE, PROBE), (
         # sweep.json's (nbw-fleet run's) parts, nodes, run ids and dates

@@ -47,6 +47,10 @@ SETTINGS_ENV = ("TOOL_DIR", "THREADS", "QPS", "CHUNK", "DRAM", "PORT", "NET_TIME
                 "VERIFY", "TX_DEPTH", "SRC_DISKS", "READ_ARGS", "REMOTE_ARGS")
 
 
+PLAN_KEPT = ("pairs_mode", "pairs_asked", "rounds", "pairs_per_round", "pair_count",
+             "rails_one_by_one", "durations", "phases_s")
+
+
 def utc_now():
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
@@ -600,7 +604,9 @@ def start(args, env, out=sys.stdout):
         # The run keeps its deadline: --max-time, or the allocation's time left.
         sw.set_deadline(*planmod.time_limit(args.max_time, env), planned=total)
         if not resume:
-            check_time(args, env, meta, launcher)
+            doc = check_time(args, env, meta, launcher)
+            # the plan as it was made, kept with the sweep (nbw-results record keeps it)
+            meta["plan"] = {k: doc.get(k) for k in PLAN_KEPT}
             meta["launcher"] = launcher.kind
             meta["nodes"], meta["skipped"], meta["suite_version"] = preflight(sw, meta["nodes"])
             if len(meta["nodes"]) < 2:

@@ -11,6 +11,7 @@ A sweep writes one directory; the judgement is a pure function of it:
                                    "timing":{phase: {"start", "end", "steps"}},
                                    "argv":[the run's command line], "settings":{the
                                    tools' environment}, "resumed_argv":[[...]],
+                                   "plan":{the plan's pairs, rounds, windows},
                                    "started", "finished" (UTC), "run_ids":{relative
                                    path: its document's provenance run id},
                                    "state":"running|done|interrupted"}

@@ -127,9 +127,11 @@ def sweep_files(top):
 
 
 def plan_brief(meta, top):
-    """What the record keeps of the sweep's plan: plan.json's counts, else sweep.json's."""
-    doc = load_json(os.path.join(top, "plan.json"))
-    src = doc if isinstance(doc, dict) else meta
+    """What the record keeps of the sweep's plan: sweep.json's plan (nbw-fleet run's, or
+    a plan.json beside it) over sweep.json's own settings."""
+    doc = meta.get("plan") if isinstance(meta.get("plan"), dict) else \
+        load_json(os.path.join(top, "plan.json"))
+    src = dict(meta, **doc) if isinstance(doc, dict) else meta
     keys = ("nodes", "rails", "drives", "pairs_mode", "pairs_asked", "pairs", "seed",
             "rounds", "pair_count", "rails_one_by_one", "durations", "phases_s", "remote",
             "duration", "warmup", "threshold", "isolate_budget", "rail_devs")
