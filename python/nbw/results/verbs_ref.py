@@ -22,6 +22,7 @@ import uuid
 from .base import FORMAT, NOTHING_COMPARED, WORSE, Fail, now_utc, warn
 from .compare import HIGHER_BETTER, unusable
 from .documents import UNITS
+from .fleet import natural
 from . import junit
 from .output import emit, fmt, table
 from .verbs import figure_value, open_store
@@ -151,7 +152,7 @@ def cmd_reference(args):
                  "set_at": now_utc(), "run": runs[-1]["uuid"],
                  "runs": [r["uuid"] for r in runs], "by": args.by,
                  "single": bool(args.single), "lower": args.lower, "upper": args.upper,
-                 "left_out": [{"node": n, "why": w} for n, w in sorted(left.items())],
+                 "left_out": [{"node": n, "why": left[n]} for n in sorted(left, key=natural)],
                  "entries": [e for e in entries if e["metric"] == "gb_per_s"],
                  "metrics": [e for e in entries if e["metric"] != "gb_per_s"]}
         st.append(entry)
@@ -175,8 +176,11 @@ def reference_text(entry, runs, left, short, unknown):
         keys = sorted({e["part"] for e in entry["entries"] + entry["metrics"]})
         lines.append("parts: %s" % "; ".join(keys))
     if left:
+        named = sorted(left.items(), key=lambda kv: natural(kv[0]))
         lines.append("left out (a part under suspicion never becomes its own reference): "
-                     "%s" % ", ".join("%s (%s)" % kv for kv in sorted(left.items())))
+                     "%s%s" % (", ".join("%s (%s)" % kv for kv in named[:SHOWN]),
+                               " and %d more (the record's left_out names each)" % (
+                                   len(named) - SHOWN) if len(named) > SHOWN else ""))
     if short:
         lines.append("not a reference: %d figures not in two of the runs" % short)
     if unknown:
