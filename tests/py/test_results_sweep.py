@@ -214,6 +214,10 @@ class Sweeps(unittest.TestCase):
         self.assertEqual([(e["part"], e["runs"], e["parts"]) for e in drive],
                          [("drive ACME NVMe 3, firmware 1.4", 2, 126)])
         self.assertAlmostEqual(drive[0]["ref"], 3.57, delta=0.08)
+        self.assertEqual(sorted({(e["rung"], e["part"]) for e in ref["entries"]
+                                 if e["rung"].startswith("fleet rail")}),
+                         [("fleet rail 0", "port MT_0000000838 at 50 GB/s"),
+                          ("fleet rail 1", "port MT_0000000838 at 50 GB/s")])
         # n42's slow drive is checked against its model's reference: outside
         rc, doc, _ = self.js("check", "latest")
         self.assertEqual(rc, 3)
