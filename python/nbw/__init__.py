@@ -14,7 +14,8 @@ with `python3 -m nbw.<module>` (nbw_py in bench_lib.sh). Modules by concern:
   launcher      how a command reaches a node (LAUNCHER, LAUNCHER_QUOTE, kubectl):
                 run_bench.sh's and nbw-fleet's one rule
   results       nbw-results, the record of runs: documents, provenance, record,
-                store, compare, inventory, HTML report, OpenMetrics
+                store, compare, inventory, HTML report, OpenMetrics, a sweep's nodes
+                (sweep_nodes, sweep_show), references and checks (verbs_ref)
   ladder        ladder_report: the ladder of a run_bench.sh ladder run (lower and
                 upper rungs, the gap explained hop by hop, the chart)
   fleet         nbw-fleet, the fleet sweep: plan, run, judge, report

@@ -24,7 +24,7 @@ check_eq "generated" 0 $?
 "${NR[@]}" record --note "first sweep" "$TMPD/s1" >"$TMPD/r1" 2>"$TMPD/err"
 check_eq "record a sweep: exit" 0 $?
 # 8 nodes: 16 drives + 8 together + 8 x 2 rails + 8 drive->remote
-check_match "record: one run, a figure per part" '^recorded [0-9a-f-]+: 48 figures, inventory of no host, in ' "$(cat "$TMPD/r1")"
+check_match "record: one run, a figure per part, each node's provenance said" '^recorded [0-9a-f-]+: 48 figures of 8 nodes, provenance of 0; without provenance: node000,.*,node007, in ' "$(cat "$TMPD/r1")"
 "${NR[@]}" record "$TMPD/s2" >"$TMPD/r2" 2>>"$TMPD/err"
 a=$(awk '{print $2}' "$TMPD/r1" | tr -d :) b=$(awk '{print $2}' "$TMPD/r2" | tr -d :)
 "${NR[@]}" show --json "$a" >"$TMPD/show.json"

@@ -23,6 +23,20 @@ check_eq "run: exit" 0 $?
 check_match "the unreachable node named and skipped" "gone: skipped \\(unreachable: ssh: Could not resolve hostname gone" "$(cat "$TMPD/err")"
 check_eq "sweep.json: nodes, skipped, state, version, format, launcher" "['n1', 'n2', 'n3'] ['gone'] done 0.1.0 2 ssh" \
 	"$(json_get "$S/sweep.json" '"%s %s %s %s %s %s" % (d["nodes"], [s["node"] for s in d["skipped"]], d["state"], d["suite_version"], d["format"], d["launcher"])')"
+check_eq "sweep.json: the real command line (its --rail-devs), its start and end" \
+	"nbw-fleet run --nodes n1,n2,gone,n3 --rail-devs mlx5_0,mlx5_1 True True" \
+	"$(json_get "$S/sweep.json" '"%s %s %s" % (" ".join(d["argv"][:6]), d["started"].endswith("Z"), d["finished"] >= d["started"])')"
+check_eq "sweep.json: the plan as it was made (of the 4 nodes asked: 6 pairs)" "6 all" \
+	"$(json_get "$S/sweep.json" '"%s %s" % (d["plan"]["pair_count"], d["plan"]["pairs_mode"])')"
+check_eq "sweep.json: each document's run id as it was kept (nodes/n2/read.json's)" \
+	"$(json_get "$S/nodes/n2/read.json" 'd["provenance"]["run_id"]')" \
+	"$(json_get "$S/sweep.json" 'd["run_ids"]["nodes/n2/read.json"]')"
+"$PYTHON3" "$abs_top_srcdir/scripts/nbw-results" --db "$TMPD/db" record "$S" >"$TMPD/rec" 2>&1
+check_eq "nbw-results record of the sweep: n2's figures from host n2, kernel 6.1.0-fake" \
+	"0 n2 6.1.0-fake gfake ['F1', 'F1']" "$? $("$PYTHON3" "$abs_top_srcdir/scripts/nbw-results" --db "$TMPD/db" show latest --node n2 --json |
+		json_get /dev/stdin '"%s %s %s %s" % (d["node"]["host"], d["node"]["kernel"], d["node"]["suite_build"], [x["firmware"] for x in d["node"]["drives"]])')"
+check_match "record: the sweep's real command line kept, its settings before it" "^command: NET_TIMEOUT=5 THREADS=1 TOOL_DIR=[^ ]+ nbw-fleet run --nodes n1,n2,gone,n3 --rail-devs mlx5_0,mlx5_1 --out $S " \
+	"$("$PYTHON3" "$abs_top_srcdir/scripts/nbw-results" --db "$TMPD/db" show latest | grep '^command: ')"
 check_eq "local: each node's probe and read" "6" "$(ls "$S"/nodes/*/probe.json "$S"/nodes/*/read.json | wc -l)"
 check_eq "fabric: 3 pairs, each run's two documents (every rail, both ways)" 6 "$(ls "$S"/fabric/*/*.json | wc -l)"
 check_eq "fabric: n1's document of its run with n3 holds what n3 sent on both rails" \

@@ -135,7 +135,7 @@ expect(h[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", h[16:24]) == (640,
 print("# trend: fabric (mem) on b, 2 points, the baseline restarting at the second; trend.png 640x360")
 
 # reference from the first run, default bounds (-5%, no upper)
-_, ref = js("reference", "set", "latest~1")
+_, ref = js("reference", "set", "latest~1", "--single")
 expect(ref["run"] == r1["uuid"] and {(e["rung"], e["node"] or "", e["drive"] or ""): e["ref"]
                                      for e in ref["entries"]} == fa, "reference %s" % ref)
 rc, ck = js("check", "latest", codes=(0, 3))
@@ -162,7 +162,7 @@ print("# check (reference: the first run, -5%%): exit %d, %d of %d figures outsi
     rc, outside, len(ck["figures"]), len(gb), len(others)))
 
 # bounds of 0: what did not move is ok (the PCIe link rungs), the rest outside
-js("reference", "set", "latest~1", "--lower", "0", "--upper", "0")
+js("reference", "set", "latest~1", "--single", "--lower", "0", "--upper", "0")
 rc, ck = js("check", "latest", codes=(0, 3))
 links = [x for x in ck["figures"] if x["rung"] == "link"]
 expect(links and all(x["verdict"] == "ok" for x in links), "link rungs: %s" % links)

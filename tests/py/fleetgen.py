@@ -31,16 +31,22 @@ Gen3 x4 drives (3.57 GB/s each) per node, every figure within +-2% (seeded). Fau
                 and send (above the 50 GB/s line rate)
   counters      True: each sink report carries its ports' counters, as the tool's do
                 (the documents of a real run's size; off, the judge's keys alone)
+  provenance    a start time (Unix seconds): every document carries the tools'
+                provenance block (its node's host, kernel, build, drives and ports, a
+                run id of its own, a window in the sweep's), and sweep.json what
+                nbw-fleet run writes of it (argv, started, finished, run_ids)
 The sweep is written as nbw-fleet run writes it (nbw.fleet.sweepdir, format 2: a pair's
 run measures every rail and both directions at once, --bidir, each node's document
 beside the other's); then the isolate phase's retests, chosen by
 nbw.fleet.judge_retest.retests_wanted as the run chooses them.
 """
 
+import datetime
 import json
 import os
 import random
 import zlib
+import uuid
 
 from nbw.fleet import topology
 from nbw.fleet.judge_retest import retests_wanted
@@ -94,6 +100,8 @@ class Fleet:
         self.counters = bool(faults.get("counters", False))
         self.uniform = tuple(faults.get("uniform", (1.0, 1.0)))
         self.liars = set(faults.get("liars", []))
+        self.prov_t = faults.get("provenance")  # the sweep's start, or None: no blocks
+        self.run_ids = {}
         self.pairs = seed, pairs
         self.failed = []
 
@@ -224,10 +232,33 @@ class Fleet:
                           "overlap_pct": 99.0, "sum_valid": True, "sum_invalid_reason": None},
                 "exit_status": 0}
 
+    def stamp(self, rel, node, doc):
+        """doc with its provenance block (Fleet(provenance=T)): made on node, a run id
+        of its own (kept in sweep.json's run_ids, as nbw-fleet run keeps them)."""
+        if self.prov_t is None or not isinstance(doc, dict):
+            return doc
+        t = self.prov_t + 10 * len(self.run_ids)
+        iso = lambda x: datetime.datetime.fromtimestamp(x, datetime.timezone.utc).strftime(
+            "%Y-%m-%dT%H:%M:%S.000Z")
+        rid = str(uuid.uuid4())  # every document's own, in every sweep
+        self.run_ids[rel] = rid
+        fw = "2.0" if node in self.second_model else "1.4"
+        doc["provenance"] = {
+            "format": 1, "host": node, "run_id": rid, "start": iso(t), "start_unix_s": t,
+            "end": iso(t + 7), "end_unix_s": t + 7, "window_measured": True,
+            "kernel": "6.1.0-18-amd64", "command": "%s --json" % doc.get("tool"),
+            "suite_version": "0.1.0", "suite_build": "g1234abc",
+            "drives": [{"path": "/dev/nvme%dn1" % i, "controller": "nvme%d" % i,
+                        "kind": "nvme", "model": self.model(node), "firmware": fw,
+                        "serial": "S%s%02d" % (node, i)} for i in range(self.drives)],
+            "rdma_ports": [{"device": "mlx5_%d" % r, "firmware": "28.39.1002",
+                            "board_id": "MT_0000000838"} for r in range(self.rails)]}
+        return doc
+
     # --- the directory ----------------------------------------------------------
 
     def write(self, top):
-        w = _Writer(top)
+        w = _Writer(top, self)
         seed, pairs = self.pairs
         meta = {"tool": "nbw-fleet", "format": 2, "suite_version": "0.1.0",
                 "nodes": self.names, "rails": self.rails, "drives": self.drives,
@@ -235,6 +266,14 @@ class Fleet:
                 "rail_devs": ["mlx5_%d" % r for r in range(self.rails)],
                 "remote": self.drives > 0, "skipped": [], "failed": self.failed,
                 "state": "done", "groups": self.racks, "topology": self.topology}
+        if self.prov_t is not None:
+            t = lambda x: datetime.datetime.fromtimestamp(x, datetime.timezone.utc).strftime(
+                "%Y-%m-%dT%H:%M:%SZ")
+            meta.update(argv=["nbw-fleet", "run", "--hostfile", "hosts.txt", "--rail-devs",
+                              ",".join(meta["rail_devs"]), "--pairs", str(pairs),
+                              "--seed", str(seed), "--out", "sweep"],
+                        settings={"THREADS": "12", "CHUNK": "1M"},
+                        started=t(self.prov_t - 5), run_ids=self.run_ids)
         w.json("sweep.json", meta)
         together = {}
         for node in self.names:
@@ -264,7 +303,11 @@ class Fleet:
             self.write_fabric(w, "isolate/alone", a, b, True, rail)
         for a, b in want["remote"]:
             self.write_remote(w, "isolate/remote", a, b, together)
-        if self.failed:
+        if self.prov_t is not None:
+            meta["finished"] = datetime.datetime.fromtimestamp(
+                self.prov_t + 10 * len(self.run_ids) + 60, datetime.timezone.utc).strftime(
+                "%Y-%m-%dT%H:%M:%SZ")
+        if self.failed or self.prov_t is not None:
             w.json("sweep.json", meta)
         return want
 
@@ -312,11 +355,16 @@ class Fleet:
 
 
 class _Writer:
-    def __init__(self, top):
+    def __init__(self, top, fleet=None):
         self.top = top
         self.made = set()
+        self.fleet = fleet
 
     def json(self, rel, doc):
+        if self.fleet is not None and rel != "sweep.json":
+            words = rel.split("/")
+            words = words[1:] if words[0] == "isolate" else words
+            doc = self.fleet.stamp(rel, words[1], doc)
         path = os.path.join(self.top, rel)
         d = os.path.dirname(path)
         if d not in self.made:

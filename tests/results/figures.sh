@@ -31,8 +31,8 @@ for i in 1 2 3; do
 done
 
 # reference set: every figure kind in the record line; check each in its direction.
-NR reference set latest~2 --lower -0.1 >"$TMPD/out"
-check_match "reference: GB/s and the other figures" 'reference from [0-9a-f]{8}: 20 figures \(2 GB/s, 18 others\)' "$(cat "$TMPD/out")"
+NR reference set latest~2 --single --lower -0.1 >"$TMPD/out"
+check_match "reference: GB/s and the other figures" 'reference by node from one run, [0-9a-f]{8} \(--single: a single measurement, unconfirmed\): 20 figures \(2 GB/s, 18 others\)' "$(cat "$TMPD/out")"
 check_eq "reference line: the total's p99 kept with its unit" "6000.0 us" \
 	"$(tail -n1 "$NBW_RESULTS/runs.jsonl" | json_get /dev/stdin '" ".join(str(m[k]) for m in d["metrics"] if m["metric"] == "lat_p99_us" and m["drive"] is None for k in ("ref", "unit"))')"
 NR check latest~1 >"$TMPD/out" 2>&1
@@ -85,7 +85,7 @@ NR check latest >"$TMPD/out" 2>&1
 check_eq "check: p99 and CPU down, no upper bound: exit 0" 0 $?
 check_match "check: p99 halved is ok" '^read +r +- +lat_p99_us +us +3000 +6000 +none\.\.\+0\.1 +ok$' "$(cat "$TMPD/out")"
 # With an upper bound of +20%, the halved p99 is outside on the better side.
-NR reference set latest~2 --lower -0.1 --upper 0.2 >/dev/null
+NR reference set latest~2 --single --lower -0.1 --upper 0.2 >/dev/null
 NR check --json latest >"$TMPD/c.json" 2>/dev/null
 check_eq "check --upper: p99 halved, below and better; exit 3" "3 below False -0.2 0.1" \
 	"$(NR check latest >/dev/null 2>&1; echo $?) $(json_get "$TMPD/c.json" '" ".join(str(x) for r in d["figures"] if r["figure"] == "lat_p99_us" and r["drive"] is None for x in (r["verdict"], r["worse"], *r["accepted_change"]))')"
@@ -120,7 +120,7 @@ sink "$TMPD/s1.json" 20
 sink "$TMPD/s2.json" 16
 NR --db "$D2" record --node a --start 2026-03-10T10:00:00Z "$TMPD/s1.json" >/dev/null
 NR --db "$D2" record --node a --start 2026-03-11T10:00:00Z "$TMPD/s2.json" >/dev/null
-NR --db "$D2" reference set latest~1 >/dev/null
+NR --db "$D2" reference set latest~1 --single >/dev/null
 NR --db "$D2" check latest >"$TMPD/out" 2>&1
 check_match "check: message rate below, worse" '^end to end +a +- +writes_per_s +WRITE/s +244141 +305176 +-0\.05\.\.none +below \(worse\)$' "$(cat "$TMPD/out")"
 check_match "trend: message rate -20%, worse" 'last point against the one before: -20\.0% \(worse\)' \

@@ -110,7 +110,7 @@ expect_exit 1 'bad\.json: not valid JSON' "$PYTHON3" "$NR_PY" record "$TMPD/bad.
 expect_exit 2 'invalid choice' "$PYTHON3" "$NR_PY" frobnicate
 
 # --- reference and check --------------------------------------------------------------
-NR reference set "$first" --lower -0.05 >/dev/null
+NR reference set "$first" --single --lower -0.05 >/dev/null
 check_eq "reference set: the record holds it" 1 "$(grep -c '"kind":"reference"' "$NBW_RESULTS/runs.jsonl")"
 NR check latest >"$TMPD/out" 2>&1
 check_eq "check 24.10 against 24.25 -5%: exit 0" 0 $?
@@ -120,11 +120,11 @@ check_match "check names the figure below" 'end to end +a +- +gb_per_s +GB/s +18
 NR check latest~1 >"$TMPD/out" 2>&1
 check_eq "check another message size: not comparable, nothing checked (exit 4)" "4 not comparable" \
 	"$? $(grep -o 'not comparable' "$TMPD/out" | head -n1)"
-NR reference set "$first" --lower -0.5 --upper 0.01 >/dev/null
+NR reference set "$first" --single --lower -0.5 --upper 0.01 >/dev/null
 NR check latest~3 >/dev/null 2>&1
 check_eq "a newer, wider reference: 18.625 within -50%" 0 $?
 expect_exit 2 'lower 0.5: a fraction from -1 to 0' "$PYTHON3" "$NR_PY" reference set latest --lower 0.5
-expect_exit 1 'no reference applies' "$PYTHON3" "$NR_PY" --db "$D2" check latest
+expect_exit 5 "no reference applies to this run" "$PYTHON3" "$NR_PY" --db "$D2" check latest
 
 # --- the record and its index ------------------------------------------------------------
 C=$TMPD/conc

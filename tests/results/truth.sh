@@ -46,7 +46,7 @@ check_match "compare: says nothing was compared and why" '^nothing compared: run
 check_eq "compare: no 'large drop' of the failed figure" 0 "$(grep -c 'drop' "$TMPD/cmp")"
 check_eq "trend: the failed point left out" "1 1" \
 	"$(NR trend "end to end" --json | json_get /dev/stdin '"%d %d" % (len(d["points"]), d["left_out_failed_or_excluded"])')"
-NR reference set latest~1 >/dev/null
+NR reference set latest~1 --single >/dev/null
 NR check latest >"$TMPD/out" 2>&1
 check_eq "check a failed run: exit 4" 4 $?
 check_match "check: nothing checked, why" '^nbw-results: nothing checked: run [0-9a-f]{8} failed' "$(cat "$TMPD/out")"

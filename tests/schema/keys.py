@@ -116,6 +116,16 @@ READERS = {
     )),
     "results/fleet.py": ((JUDGE,), (
         "params_hash",  # the record's figures
+        # sweep.json's command line, settings and dates (nbw-fleet run's), the record's
+        # node briefs (sweep_nodes.py's) and plan.json's counts
+        "argv", "settings", "resumed_argv", "started", "finished", "verdict", "run_id",
+        "pairs_mode", "pairs_asked", "pair_count", "durations", "phases_s", "duration",
+        "warmup", "isolate_budget", "rail_devs", "verdicts", "key", "model", "firmware", "plan",
+    )),
+    "results/sweep_nodes.py": ((READ_BW, REMOTE, PROBE), (
+        # sweep.json's (nbw-fleet run's) parts, nodes, run ids and dates
+        "failed", "part", "node", "skipped", "run_ids", "started", "finished", "nodes", "state",
+        "without_provenance",  # the record's node brief
     )),
 }
 
@@ -130,7 +140,8 @@ OTHERS = {
     "__init__.py", "jsonutil.py", "xmltext.py", "command.py", "k8s.py", "fetch.py",
     "results/__init__.py", "results/base.py", "results/output.py", "results/store.py",
     "results/verbs.py", "results/compare.py", "results/html_report.py",
-    "results/openmetrics.py", "results/cli.py", "results/junit.py",
+    "results/openmetrics.py", "results/cli.py", "results/junit.py", "results/verbs_ref.py",
+    "results/sweep_show.py",
     "ladder/__init__.py", "ladder/chart.py", "ladder/report.py",
     "ladder/why.py", "ladder/transfer.py",  # the ladder's own rungs; run_bench.sh's transfer
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",

@@ -21,7 +21,7 @@ echo '{"nodes": {"a": "10.0.2.15"}, "slowed": []}' >"$D/lab.json"
 NBW_RESULTS=$TMPD/record GNUPLOT=/nonexistent/gnuplot "$HOST" "$D" >"$TMPD/out" 2>&1
 check_eq "exit status" 0 $?
 uuid=$(sed -n 's/^recorded \([0-9a-f-]*\): .*/\1/p' "$D/record.txt")
-check_match "recorded: one run, a figure per part" "^recorded [0-9a-f-]{36}: [0-9]+ figures, inventory of no host, in $TMPD/record" \
+check_match "recorded: one run, a figure per part, each node's provenance said" "^recorded [0-9a-f-]{36}: [0-9]+ figures of [0-9]+ nodes, provenance of [0-9]+.*, in $TMPD/record" \
 	"$(cat "$D/record.txt")"
 check_eq "the last lines: the judgement, the record, the page, the sweep" \
 	"fleet: the judgement: $D/judge.txt (judge.json beside it)

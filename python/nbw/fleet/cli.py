@@ -499,6 +499,7 @@ def cmd_plan(args, out):
 def main(argv):
     p, _ = build_parser()
     args = p.parse_args(argv)
+    args.argv = [PROG] + list(argv)  # the sweep keeps its real command line (sweep.json)
     if args.verb is None:
         sys.stderr.write("%s: a command is needed: plan, judge or run (try --help)\n" % PROG)
         return EXIT_USAGE

@@ -44,6 +44,18 @@ from .sweepdir import NAME_RE, NAME_WORDS, load_json, read_sweep
 from .tasks import Settings, why_failed
 
 EXIT_INTERRUPTED = 130
+# The environment the tools' settings come from (tasks.Settings): kept in sweep.json
+# beside the command line, so that a record of the sweep says how it was run.
+SETTINGS_ENV = ("TOOL_DIR", "THREADS", "QPS", "CHUNK", "DRAM", "PORT", "NET_TIMEOUT",
+                "VERIFY", "TX_DEPTH", "SRC_DISKS", "READ_ARGS", "REMOTE_ARGS")
+
+
+PLAN_KEPT = ("pairs_mode", "pairs_asked", "rounds", "pairs_per_round", "pair_count",
+             "rails_one_by_one", "durations", "phases_s")
+
+
+def utc_now():
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 # --- the sweep's directory --------------------------------------------------------------
@@ -79,6 +91,17 @@ class Sweep:
         with open(tmp, "w") as f:
             f.write(data)
         os.replace(tmp, p)
+
+    def note_run_id(self, rel, res):
+        """The run id of a document kept (its provenance's), in sweep.json's run_ids:
+        what nbw-results record checks each file against (a file from another sweep)."""
+        try:
+            doc = jsonutil.loads("\n".join(res.out))
+        except ValueError:
+            return
+        rid = jsonutil.dig(doc, "provenance", "run_id") if isinstance(doc, dict) else None
+        if isinstance(rid, str):
+            self.meta.setdefault("run_ids", {})[rel] = rid
 
     def save_meta(self):
         self.put("sweep.json", json.dumps(self.meta, indent=1) + "\n")
@@ -208,6 +231,7 @@ class Sweep:
             res, why = self.result_of(answers, node, it)
             if why is None:
                 self.put(it.rel, "\n".join(res.out).strip() + "\n")
+                self.note_run_id(it.rel, res)
                 self.forget_logs(it.rel)
                 kept += 1
                 if it.rel.endswith("/probe.json") and res.rc:  # its expectation not met
@@ -226,6 +250,7 @@ class Sweep:
         if wa is None and wb is None:
             for it, res in ((ia, ra), (ib, rb)):
                 self.put(it.rel, "\n".join(res.out).strip() + "\n")
+                self.note_run_id(it.rel, res)
                 self.forget_logs(it.rel)
             return 2, 0
         if self.stop.is_set():
@@ -612,7 +637,9 @@ def start(args, env, out=sys.stdout):
         # The run keeps its deadline: --max-time, or the allocation's time left.
         sw.set_deadline(*planmod.time_limit(args.max_time, env), planned=total)
         if not resume:
-            check_time(args, env, meta, launcher)
+            doc = check_time(args, env, meta, launcher)
+            # the plan as it was made, kept with the sweep (nbw-results record keeps it)
+            meta["plan"] = {k: doc.get(k) for k in PLAN_KEPT}
             meta["launcher"] = launcher.kind
             meta["nodes"], meta["skipped"], meta["suite_version"] = preflight(sw, meta["nodes"])
             if len(meta["nodes"]) < 2:
@@ -626,6 +653,13 @@ def start(args, env, out=sys.stdout):
             for s in skipped:  # another version now: its parts are not measured
                 if s["reason"].startswith("suite version "):
                     sw.dropped[s["node"]] = s["reason"]
+        argv = getattr(args, "argv", None)
+        if not resume:  # the real command line, its settings, its start (nbw-results record)
+            meta["argv"] = argv
+            meta["settings"] = {k: env[k] for k in SETTINGS_ENV if env.get(k)}
+            meta["started"] = utc_now()
+        elif argv:
+            meta.setdefault("resumed_argv", []).append(argv)
         meta["state"] = "running"
         sw.save_meta()
     except (RunError, LaunchError) as e:
@@ -649,6 +683,7 @@ def start(args, env, out=sys.stdout):
     finally:
         signal.signal(signal.SIGINT, old)
         meta["state"] = "done" if not sw.stop.is_set() and finished else "interrupted"
+        meta["finished"] = utc_now()
         sw.save_meta()
         lock.close()
     if finished is None:

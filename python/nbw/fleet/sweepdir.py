@@ -9,6 +9,11 @@ A sweep writes one directory; the judgement is a pure function of it:
                                    "skipped":[{"node", "reason"}],
                                    "failed":[{"part", "reason", "node"}],
                                    "timing":{phase: {"start", "end", "steps"}},
+                                   "argv":[the run's command line], "settings":{the
+                                   tools' environment}, "resumed_argv":[[...]],
+                                   "plan":{the plan's pairs, rounds, windows},
+                                   "started", "finished" (UTC), "run_ids":{relative
+                                   path: its document's provenance run id},
                                    "state":"running|done|interrupted"}
   nodes/NODE/probe.json           nvme_link_probe --json
   nodes/NODE/read.json            nvme_read_bw --baseline --json (each drive alone in
@@ -112,6 +117,7 @@ class Sweep:
         self.unreadable = []  # paths left out
         self.why = {}  # path (relative) -> why it was left out
         self.present = set()  # relative paths of the documents read
+        self.skip = {}  # relative path -> why it is set aside unread (read_sweep's skip)
 
 
 def _unreadable(sw, path, why):
@@ -119,7 +125,19 @@ def _unreadable(sw, path, why):
     sw.why[os.path.relpath(path, sw.top) if sw.top else path] = why
 
 
+def _left_out(sw, path):
+    """True when the caller set path aside (read_sweep's skip: a document from another
+    sweep, another node's copy): noted as unreadable with its reason, never read."""
+    rel = os.path.relpath(path, sw.top) if sw.top else path
+    if rel in sw.skip:
+        _unreadable(sw, path, sw.skip[rel])
+        return True
+    return False
+
+
 def _read_node(sw, node, path, retest):
+    if _left_out(sw, path):
+        return
     doc, why = load_json_why(path)
     if not isinstance(doc, dict) or doc.get("tool") != "nvme_read_bw":
         if why != "missing":
@@ -210,6 +228,8 @@ def _transfers_of_report(sw, rep, src, dst, channel, retest, path, side, rail=No
 def _read_transfer(sw, path, owner, partner, channel, retest, rail=None):
     """One file of a pair: a --bidir document (the owner's: partner -> owner) or, in a
     sweep of format 1, the sink's document of owner -> partner."""
+    if _left_out(sw, path):
+        return
     doc, why = load_json_why(path)
     if not isinstance(doc, dict) or doc.get("tool") != "nvme_write_bw_remote":
         _unreadable(sw, path, why or "not nvme_write_bw_remote's document")
@@ -301,21 +321,23 @@ def _read_transfers(sw, base, retest):
                 _read_transfer(sw, os.path.join(rem, a, f), a, f[:-5], "remote", retest)
 
 
-def read_sweep(top):
-    """The Sweep of directory top; SweepError when it is not one."""
+def read_sweep(top, skip=None):
+    """The Sweep of directory top; SweepError when it is not one. skip: {relative path:
+    why} of documents to leave out, each noted unreadable with its why."""
     meta = load_json(os.path.join(top, "sweep.json"))
     if not isinstance(meta, dict) or meta.get("tool") != "nbw-fleet":
         raise SweepError("%s: not a sweep directory (no readable sweep.json of nbw-fleet)" % top)
     sw = Sweep()
     sw.top = top
     sw.meta = meta
+    sw.skip = dict(skip or {})
     nodes = meta.get("nodes")
     sw.nodes = [x for x in nodes if isinstance(x, str) and NAME_RE.match(x)] \
         if isinstance(nodes, list) else []
     for node in _names(os.path.join(top, "nodes")):
         d = os.path.join(top, "nodes", node)
         path = os.path.join(d, "probe.json")
-        probe, why = load_json_why(path)
+        probe, why = (None, "missing") if _left_out(sw, path) else load_json_why(path)
         if isinstance(probe, dict) and probe.get("tool") == "nvme_link_probe":
             sw.probe[node] = probe
             sw.present.add(os.path.relpath(path, top))

@@ -7,8 +7,8 @@ from .base import FORMAT, Fail, LARGE, NOISE_FLOOR, PROG, warn
 from .html_report import cmd_report
 from .inventory import cmd_inventory
 from .openmetrics import cmd_export_any
-from .verbs import (cmd_annotate, cmd_check, cmd_compare, cmd_list, cmd_record,
-                    cmd_reference, cmd_show, cmd_trend)
+from .verbs import cmd_annotate, cmd_compare, cmd_list, cmd_record, cmd_show, cmd_trend
+from .verbs_ref import cmd_check, cmd_reference
 
 
 DESCRIPTION = """The suite's record of runs: every run dated, with the hosts' inventory,
@@ -21,7 +21,8 @@ run, a non-zero exit in a run directory) is recorded as failed with its reason a
 never compared, trended or checked; so is a run excluded after the fact (exclude RUN).
 Exit status: 0 ok; 1 runtime failure; 2 usage; 3 check: a figure outside its reference;
 4 compare, check, trend: nothing could be compared (a run failed or was excluded, or no
-figure is comparable)."""
+figure is comparable); 5 check: a figure had no reference or was not comparable, or no
+reference applies to the run (--allow-unchecked passes the first)."""
 
 
 class Parser(command.Parser):
@@ -110,8 +111,11 @@ def parser():
                        "trend or check it again (recorded, never deleted)")
     s.add_argument("run", metavar="RUN")
     s.add_argument("--reason", metavar="TEXT", help="why (one line)")
-    s = sub.add_parser("show", parents=[common], help="one run: figures, inventory")
+    s = sub.add_parser("show", parents=[common], help="one run: figures, inventory, "
+                       "each node's provenance")
     s.add_argument("run", metavar="RUN")
+    s.add_argument("--node", metavar="NAME", help="only this node's figures, and which "
+                   "host, kernel, build, drives and ports made them")
     s = sub.add_parser("compare", parents=[common], help="run B against run A (exit 3: a "
                        "figure worse beyond noise; exit 4: nothing comparable)")
     s.add_argument("a", metavar="A")
@@ -125,9 +129,17 @@ def parser():
     s.add_argument("--figure", default="gb_per_s", metavar="NAME",
                    help="the figure to trend: gb_per_s (default), iops, writes_per_s, "
                    "cpu_s_per_gib, cpu_us_per_io, lat_mean_us, lat_p50_us ... lat_max_us")
-    s = sub.add_parser("reference", parents=[common], help="reference set RUN: bounds")
+    s = sub.add_parser("reference", parents=[common], help="reference set RUN RUN...: "
+                       "bounds around figures two runs confirm (the median of each)")
     s.add_argument("action", choices=["set"])
-    s.add_argument("run", metavar="RUN")
+    s.add_argument("runs", nargs="+", metavar="RUN")
+    s.add_argument("--single", action="store_true",
+                   help="one run is the reference, unconfirmed (said in the record)")
+    s.add_argument("--by", choices=["model", "node"], default=None,
+                   help="key each figure by its part's model (a drive's model and "
+                   "firmware, a port's model and rate: the median of the parts; default "
+                   "for fleet sweeps) or by node (default otherwise); a node SUSPECT or "
+                   "NOT MEASURED in a run is left out")
     s.add_argument("--lower", type=float, default=-0.05, metavar="F",
                    help="lowest acceptable, a fraction of the reference (default -0.05)")
     s.add_argument("--upper", type=float, default=None, metavar="F",
@@ -135,8 +147,11 @@ def parser():
     s.add_argument("--rung", metavar="RUNG", help="only this rung")
     s.add_argument("--node", metavar="NAME", help="only this node")
     s = sub.add_parser("check", parents=[common], help="RUN against its references (exit 3; "
-                       "exit 4: nothing comparable)")
+                       "exit 4: nothing comparable; exit 5: a figure not checked)")
     s.add_argument("run", metavar="RUN")
+    s.add_argument("--allow-unchecked", action="store_true",
+                   help="pass (exit 0) although some figures had no reference or were not "
+                   "comparable (they are still counted and listed)")
     s.add_argument("--junit", metavar="FILE",
                    help="the check as JUnit XML in FILE too (a testcase per figure)")
     s = export_parser(sub, common)

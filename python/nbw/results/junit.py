@@ -4,7 +4,8 @@ failure | skipped | system-out). One testsuite for the run, one testcase per fig
 a reference, named "RUNG on NODE, DRIVE: FIGURE": outside its bounds a failure whose
 text says by how much (outside and better too, as check's exit status counts it, the
 message saying "better"), within them a pass with its line in system-out, not
-comparable skipped with why."""
+comparable or without a reference skipped with why (a check never passes what it
+did not check)."""
 import socket
 import time
 
@@ -28,9 +29,10 @@ def said(x):
 def _case(x):
     head = '    <testcase name=%s classname="nbw-results.check" time="0"' % attr(
         case_name(x))
-    if x["verdict"] == "not comparable":
+    if x["verdict"] in ("not comparable", "no reference"):
         return head + ">\n      <skipped message=%s/>\n    </testcase>\n" % attr(
-            "not comparable: other parameters than the reference's"), "skipped"
+            x.get("reason") or "not comparable: other parameters than the reference's"), \
+            "skipped"
     if x["verdict"] in ("below", "above"):
         return head + ">\n      <failure message=%s type=\"outside\">%s</failure>\n" \
             "    </testcase>\n" % (attr("%s (%s)" % (

@@ -55,14 +55,18 @@ TABLES = {
              ("exit_status", "INTEGER"), ("failed", "TEXT"), ("excluded", "TEXT")],
     "figures": [("run", "TEXT"), ("rung", "TEXT"), ("node", "TEXT"), ("drive", "TEXT"),
                 ("gb_per_s", "REAL"), ("cv_pct", "REAL"), ("samples", "INTEGER"),
-                ("params_hash", "TEXT"), ("params", "TEXT"), ("metrics", "TEXT")],
+                ("params_hash", "TEXT"), ("params", "TEXT"), ("metrics", "TEXT"),
+                ("part", "TEXT")],  # a sweep's part: its model, firmware, node's verdict
     # Notes and exclusions made after the fact: record lines of their own, never deleted.
     "notes": [("run", "TEXT"), ("at", "TEXT"), ("kind", "TEXT"), ("text", "TEXT")],
     "inventories": [("run", "TEXT"), ("host", "TEXT"), ("hash", "TEXT"), ("data", "TEXT")],
     "refs": [("seq", "INTEGER"), ("set_at", "TEXT"), ("run", "TEXT"), ("rung", "TEXT"),
              ("node", "TEXT"), ("drive", "TEXT"), ("ref", "REAL"), ("lower", "REAL"),
              ("upper", "REAL"), ("unit", "TEXT"), ("params_hash", "TEXT"),
-             ("metric", "TEXT")],  # NULL: gb_per_s (references made before the column)
+             ("metric", "TEXT"),  # NULL: gb_per_s (references made before the column)
+             # a reference by model: its part's key (drive model and firmware, port
+             # model and rate), NULL by node; how many runs and parts it is the median of
+             ("part", "TEXT"), ("runs", "INTEGER"), ("parts", "INTEGER")],
     "skipped": [("line", "INTEGER"), ("offset", "INTEGER"), ("reason", "TEXT")],
     # Each document's provenance (where and when it was made) and its run id.
     "provenance": [("run", "TEXT"), ("document", "TEXT"), ("host", "TEXT"),
@@ -364,10 +368,12 @@ class Store:
         for f in e["figures"]:
             m = f.get("metrics") if isinstance(f.get("metrics"), dict) else {}
             m = {str(k): as_float(v) for k, v in m.items() if as_float(v) is not None}
-            self.con.execute("INSERT INTO figures VALUES (?,?,?,?,?,?,?,?,?,?)", (
+            part = f.get("part") if isinstance(f.get("part"), dict) else None
+            self.con.execute("INSERT INTO figures VALUES (?,?,?,?,?,?,?,?,?,?,?)", (
                 e["uuid"], text(f.get("rung")), text(f.get("node")), text(f.get("drive")),
                 as_float(f.get("gb_per_s")), as_float(f.get("cv_pct")), count(f.get("samples")),
-                text(f.get("params_hash")), canon(f.get("params") or {}), canon(m)))
+                text(f.get("params_hash")), canon(f.get("params") or {}), canon(m),
+                canon(part) if part else None))
         provs = e.get("provenance") if isinstance(e.get("provenance"), dict) else {}
         for doc, p in provs.items():
             if isinstance(p, dict):
@@ -398,11 +404,13 @@ class Store:
             if as_float(r.get("ref")) is not None:
                 self.con.execute(
                     "INSERT INTO refs (seq, set_at, run, rung, node, drive, ref, lower, upper, "
-                    "unit, params_hash, metric) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", (
+                    "unit, params_hash, metric, part, runs, parts) "
+                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", (
                         seq, text(e.get("set_at")), text(e.get("run")), text(r.get("rung")),
                         text(r.get("node")), text(r.get("drive")), as_float(r.get("ref")),
                         as_float(e.get("lower")), as_float(e.get("upper")),
-                        text(r.get("unit", "GB/s")), text(r.get("params_hash")), metric))
+                        text(r.get("unit", "GB/s")), text(r.get("params_hash")), metric,
+                        text(r.get("part")), count(r.get("runs")), count(r.get("parts"))))
 
     # -- queries ---------------------------------------------------------------------
     def q(self, sql, args=()):

@@ -1,5 +1,5 @@
 """The verbs of nbw-results but report and inventory: record, list, show, compare,
-trend (with its gnuplot chart), reference, check, export."""
+trend (with its gnuplot chart), export (reference and check: verbs_ref)."""
 import csv
 import json
 import os
@@ -8,13 +8,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import uuid
 
 from ..jsonutil import dig, printable
 from .base import FORMAT, NOTHING_COMPARED, WORSE, Fail, epoch_of, now_utc, warn
-from .compare import HIGHER_BETTER, compare, fig_key, run_brief, unusable
+from .compare import HIGHER_BETTER, compare, run_brief
 from .documents import UNITS
-from . import junit
+from . import sweep_show
 from .fleet import build_fleet_run, is_sweep
 from .record import build_runs, refuse_known_ids, storable
 from .output import emit, fmt, table
@@ -53,17 +52,36 @@ def cmd_record(args):
         docs.append({"uuid": entry["uuid"], "record": st.record,
                      "figures": len(entry["figures"]), "nodes": nodes,
                      "hosts_inventoried": sorted(entry["inventory"]),
+                     "not_measured": entry.get("not_measured") or [],
                      "failed": entry["failed"]})
         if entry["failed"]:
             lines.append("recorded %s as FAILED (%s): its %d figures are never compared, "
                          "trended or checked, in %s" % (entry["uuid"], printable(entry["failed"]),
                                                         len(entry["figures"]), st.record))
+        elif entry.get("mode") == "fleet":
+            lines.append(fleet_recorded(entry, st.record))
         else:
             lines.append("recorded %s: %d figures, inventory of %s, in %s" % (
                 entry["uuid"], len(entry["figures"]),
                 ", ".join(sorted(entry["inventory"])) or "no host", st.record))
     emit(args, docs[0] if len(docs) == 1 else docs, "\n".join(lines))
     return 0
+
+
+def fleet_recorded(entry, record):
+    """record's line of a sweep: its nodes with provenance, without, NOT MEASURED."""
+    provs = [v for k, v in entry["provenance"].items() if k.startswith("node ")]
+    have = [p["node"] for p in provs if p.get("provenance")]
+    bare = [p["node"] for p in provs if not p.get("provenance") and not
+            p.get("not_measured")]
+    nm = entry.get("not_measured") or []
+    return "recorded %s: %d figures of %d nodes, provenance of %d%s%s, in %s" % (
+        entry["uuid"], len(entry["figures"]), len(provs), len(have),
+        "; without provenance: %s" % nodes_cell(bare) if bare else "",
+        "; NOT MEASURED: %s" % "; ".join("%s (%s)" % (x["node"], x["reason"])
+                                          for x in nm[:SPREAD_BEYOND]) +
+        (" and %d more" % (len(nm) - SPREAD_BEYOND) if len(nm) > SPREAD_BEYOND else "")
+        if nm else "", record)
 
 
 def run_state(r):
@@ -135,12 +153,19 @@ def cmd_show(args):
         provs = st.provenance(r["uuid"])
     finally:
         st.close()
+    if args.node is not None:  # show --node: that node's figures and provenance
+        figs = [f for f in figs if f["node"] == args.node]
+        if not figs and sweep_show.node_doc(provs, args.node) is None:
+            raise Fail(2, "--node %s: no figure or provenance of this node in run %s" % (
+                args.node, r["uuid"][:8]))
     doc = dict(run_brief(r), figures=[dict({k: f[k] for k in (
         "rung", "node", "drive", "gb_per_s", "cv_pct", "samples", "params_hash")},
         **json.loads(f["metrics"] or "{}")) for f in figs],
                notes=[{"at": n["at"], "kind": n["kind"], "text": n["text"]} for n in notes],
                inventory={h: {"hash": v["hash"], "data": json.loads(v["data"])}
                           for h, v in inv.items()}, provenance=provs)
+    if args.node is not None:
+        doc["node"] = sweep_show.node_doc(provs, args.node)
     # Every recorded word escaped where it is put into its line: a newline in a node's
     # kernel or command never becomes a line of its own ("FAILED: ...").
     def say(form, *words):
@@ -163,12 +188,7 @@ def cmd_show(args):
                          n["at"], n["text"] or ""))
     for c in json.loads(r["commands"] or "[]"):
         lines.append(say("command: %s", c))
-    for name, p in provs.items():
-        lines.append(say("document %s: %s, %s .. %s, kernel %s, build %s, run id %s%s",
-                         name, p.get("host"), p.get("start"), p.get("end"),
-                         p.get("kernel") or "-", p.get("suite_build") or "-",
-                         p.get("run_id") or "-", ": its clock far from the run's"
-                         if p.get("clock_far_from_run") is True else ""))
+    lines += sweep_show.provenance_lines(provs, args.node)
     lines.append("")
     lines.append(table(("rung", "node", "drive", "GB/s", "cv %", "samples"),
                        [(f["rung"], f["node"] or "-", f["drive"] or "-", fmt(f["gb_per_s"]),
@@ -470,138 +490,6 @@ def plot_trend(out, rung, series, size="900x450", name="gb_per_s"):
         if p.returncode or not os.path.exists(out) or not os.path.getsize(out):
             err = [l for l in p.stderr.splitlines() if l.strip()]
             raise Fail(1, "gnuplot failed: %s" % (err[-1] if err else "no PNG written"))
-
-
-def cmd_reference(args):
-    if not (-1.0 <= args.lower <= 0.0):
-        raise Fail(2, "--lower %g: a fraction from -1 to 0 (e.g. -0.05)" % args.lower)
-    if args.upper is not None and args.upper < 0:
-        raise Fail(2, "--upper %g: a fraction of 0 or more (e.g. 0.1)" % args.upper)
-    st = open_store(args)
-    try:
-        if st.empty:
-            raise Fail(1, "no runs recorded in %s" % st.dir)
-        r = st.resolve(args.run)
-        figs = [f for f in st.figures(r["uuid"]) if (not args.rung or f["rung"] == args.rung)
-                and (not args.node or f["node"] == args.node)]
-        if not figs:
-            raise Fail(1, "%s: no figure to make a reference of" % r["uuid"][:8])
-        at = lambda f, m, v: {"rung": f["rung"], "node": f["node"], "drive": f["drive"],
-                              "metric": m, "ref": v, "unit": UNITS.get(m, m),
-                              "params_hash": f["params_hash"]}
-        entry = {"kind": "reference", "format": FORMAT, "uuid": str(uuid.uuid4()),
-                 "set_at": now_utc(), "run": r["uuid"], "lower": args.lower,
-                 "upper": args.upper,
-                 "entries": [at(f, "gb_per_s", f["gb_per_s"]) for f in figs],
-                 "metrics": [at(f, m, v) for f in figs
-                             for m, v in json.loads(f["metrics"] or "{}").items()]}
-        st.append(entry)
-    finally:
-        st.close()
-    emit(args, entry, "reference from %s: %d figures (%d GB/s, %d others), bounds %+g .. %s "
-         "(for latency and CPU, where less is better, the same bounds mirrored)" % (
-             r["uuid"][:8], len(entry["entries"]) + len(entry["metrics"]),
-             len(entry["entries"]), len(entry["metrics"]), args.lower,
-             "none" if args.upper is None else "%+g" % args.upper))
-    return 0
-
-
-def check_row(f, name, ref):
-    """One figure against its reference: the band of accepted change is [lower, upper]
-    in the direction of better, mirrored where less is better (latency, CPU)."""
-    v = figure_value(f, name)
-    up = HIGHER_BETTER.get(name, True)
-    lower = ref["lower"] if ref["lower"] is not None else -1
-    lo_pct, hi_pct = (lower, ref["upper"]) if up else (
-        None if ref["upper"] is None else -ref["upper"], -lower)
-    row = {"rung": f["rung"], "node": f["node"], "drive": f["drive"], "figure": name,
-           "unit": UNITS.get(name, name), "value": v, "ref": ref["ref"],
-           "lower": ref["lower"], "upper": ref["upper"], "accepted_change": [lo_pct, hi_pct],
-           "higher_is_better": up, "reference_run": ref["run"], "worse": False}
-    if name == "gb_per_s":
-        row["gb_per_s"] = v
-    if ref["params_hash"] != f["params_hash"] or v is None:
-        row["verdict"] = "not comparable"
-    elif lo_pct is not None and v < ref["ref"] * (1 + lo_pct):
-        row["verdict"], row["worse"] = "below", up
-    elif hi_pct is not None and v > ref["ref"] * (1 + hi_pct):
-        row["verdict"], row["worse"] = "above", not up
-    else:
-        row["verdict"] = "ok"
-    return row
-
-
-def check_text(r, rows, out, checked):
-    bound = lambda v: "none" if v is None else "%+g" % v
-    word = lambda x: x["verdict"] + ("" if x["verdict"] not in ("below", "above") else
-                                     " (worse)" if x["worse"] else " (better)")
-    lines = table(("rung", "node", "drive", "figure", "unit", "value", "reference",
-                   "accepted", "verdict"),
-                  [(x["rung"], x["node"] or "-", x["drive"] or "-",
-                    x["figure"], x["unit"],
-                    fmt(x["value"], "%.2f" if x["figure"] == "gb_per_s" else "%.6g"),
-                    fmt(x["ref"], "%.2f" if x["figure"] == "gb_per_s" else "%.6g"),
-                    "%s..%s" % tuple(bound(b) for b in x["accepted_change"]), word(x))
-                   for x in rows], right=(5, 6))
-    if checked:
-        rel = lambda x: x["value"] / x["ref"] - 1 if x["ref"] else 0.0
-        worse = sorted((x for x in rows if x["worse"]),
-                       key=lambda x: rel(x) if x["higher_is_better"] else -rel(x))
-        head = "%s: %d of %d figures outside their reference (%d worse)" % (
-            r["uuid"][:8], out, checked, len(worse))
-        if worse:  # the worst first: the furthest below (above, for latency and CPU)
-            x = worse[0]
-            head += "; the worst: %s %+.1f%%" % (junit.case_name(x), rel(x) * 100)
-        return head + "\n\n" + lines + "\n" + head
-    return lines + "\n%s: nothing checked: none of its %d figures with a reference is " \
-        "comparable with it" % (r["uuid"][:8], len(rows))
-
-
-def cmd_check(args):
-    st = open_store(args)
-    try:
-        r = st.resolve(args.run)
-        if unusable(r):
-            raise Fail(NOTHING_COMPARED, "nothing checked: %s" % unusable(r))
-        figs = st.figures(r["uuid"])
-        refs = {}
-        for ref in st.q("SELECT * FROM refs ORDER BY seq"):
-            refs[(ref["rung"], ref["node"] or "", ref["drive"] or "",
-                  ref["metric"] or "gb_per_s")] = ref
-    finally:
-        st.close()
-    rows = []
-    for f in figs:
-        for name in ["gb_per_s"] + sorted(json.loads(f["metrics"] or "{}")):
-            ref = refs.get(fig_key(f) + (name,))
-            if ref:
-                rows.append(check_row(f, name, ref))
-    if not rows:
-        raise Fail(1, "%s: no reference applies to this run (nbw-results reference set RUN)"
-                   % r["uuid"][:8])
-    out = len([x for x in rows if x["verdict"] in ("below", "above")])
-    checked = len([x for x in rows if x["verdict"] != "not comparable"])
-    doc = {"run": r["uuid"], "figures": rows, "outside": out, "checked": checked,
-           "worse": len([x for x in rows if x["worse"]]), "ok": out == 0}
-    if args.junit:
-        write_junit(args.junit, r["uuid"], rows)
-    emit(args, doc, check_text(r, rows, out, checked))
-    return WORSE if out else 0 if checked else NOTHING_COMPARED
-
-
-def write_junit(path, run, rows):
-    """The check as JUnit XML in path, written whole then renamed, or Fail."""
-    tmp = "%s.%d.tmp" % (path, os.getpid())
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            junit.write(run, rows, f)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise Fail(1, "%s: %s (no JUnit XML written)" % (path, e.strerror))
 
 
 def cmd_export(args):
