@@ -5,10 +5,11 @@ import sys
 from .. import command
 from .base import FORMAT, Fail, LARGE, NOISE_FLOOR, PROG, warn
 from .html_report import cmd_report
+from .compare_view import cmd_compare
 from .inventory import cmd_inventory
 from .openmetrics import cmd_export_any
-from .verbs import (cmd_annotate, cmd_check, cmd_compare, cmd_list, cmd_record,
-                    cmd_reference, cmd_show, cmd_trend)
+from .verbs import (cmd_annotate, cmd_check, cmd_list, cmd_record, cmd_reference,
+                    cmd_show, cmd_trend)
 
 
 DESCRIPTION = """The suite's record of runs: every run dated, with the hosts' inventory,
@@ -64,8 +65,8 @@ def parser():
                         help="the SQLite index (default DIR/index.sqlite; $NBW_RESULTS_INDEX)")
     common.add_argument("--json", action="store_true", help="one JSON document on stdout")
     common.add_argument("--noise-floor", type=float, metavar="PCT",
-                        help="compare, report: a change at most this large is noise "
-                        "(default %g)" % NOISE_FLOOR)
+                        help="compare, report: the noise band of a figure without samples "
+                        "(a change at most this large is noise; default %g)" % NOISE_FLOOR)
     common.add_argument("--large", type=float, metavar="PCT",
                         help="compare, report: a change beyond noise from this size is large "
                         "(default %g)" % LARGE)
@@ -116,6 +117,11 @@ def parser():
                        "figure worse beyond noise; exit 4: nothing comparable)")
     s.add_argument("a", metavar="A")
     s.add_argument("b", metavar="B")
+    s.add_argument("--changes-only", action="store_true",
+                   help="only the figures beyond noise, not comparable or of one run only, "
+                   "the worst first (the JSON too)")
+    s.add_argument("--worst", type=int, metavar="N",
+                   help="only the N worst changes (implies --changes-only)")
     s = sub.add_parser("trend", parents=[common], help="one rung over time")
     s.add_argument("rung", metavar="RUNG")
     s.add_argument("--node", metavar="NAME")
