@@ -48,7 +48,11 @@ def export_parser(sub, common):
                    "stdout")
     s.add_argument("--push", metavar="URL", help="with --openmetrics: PUT them to a "
                    "Prometheus Pushgateway, each node's under its own grouping key "
-                   "(URL: http://HOST:9091; URL/metrics/job/nbw/instance/NODE)")
+                   "(URL: http://HOST:9091; URL/metrics/job/nbw/instance/NODE), --parallel "
+                   "at a time; one line says how many landed, a line per failed push "
+                   "(exit 1), the others pushed")
+    s.add_argument("--parallel", type=int, default=16, metavar="N",
+                   help="--push: N pushes at a time (default 16)")
     s.add_argument("--timestamps", choices=["yes", "no"], default="no",
                    help="the run's start as each sample's timestamp (default no: "
                    "node_exporter's textfile collector and the Pushgateway refuse them; the "

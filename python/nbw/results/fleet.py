@@ -80,6 +80,11 @@ def build_fleet_run(args, top):
         "exit_status": 0 if meta.get("state") == "done" else 1,
         "note": args.note, "change_starts": bool(args.change_starts), "failed": failed,
         "figures": figures, "inventory": {},
+        # each node's verdict (PASS, SUSPECT, NOT MEASURED), the metrics' nbw_node_verdict;
+        # every node named, its figures or not
+        "nodes": [str(n) for n in nodes],
+        "verdicts": {jsonutil.printable(str(x["node"])): x["verdict"]
+                     for x in result.get("verdicts") or []},
         "sources": [os.path.abspath(top)],
         # The judgement is this host's, of what the nodes said: a node's lone
         # surrogate is written out as text there, never a reason to drop the sweep.

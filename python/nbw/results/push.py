@@ -1,0 +1,94 @@
+"""nbw-results export --openmetrics --push URL: each node's figures, status and verdict
+PUT to a Prometheus Pushgateway under the node's own grouping key (job nbw, instance
+NODE), many nodes at a time (a bounded pool of workers: --parallel, default 16), so
+that a fleet of 4096 nodes pushes in seconds. One line says what landed; each push that
+failed has a line of its own, and never stops the others."""
+import base64
+import concurrent.futures
+import re
+import sys
+import time
+import urllib.error
+import urllib.request
+
+from ..names import natural, natural_key
+from .base import PROG
+
+PARALLEL = 16  # pushes at a time (the Pushgateway serialises its writes anyway)
+PLAIN_KEY = re.compile(r"^[A-Za-z0-9_.:-]+$")
+
+
+class PushError(Exception):
+    """One push that failed: its target and why, in one line."""
+
+
+def push_target(url, node):
+    """The Pushgateway URL of one node's group: URL/metrics/job/nbw/instance/NODE (a URL
+    naming its job keeps it; a node's name that cannot be a path element in base64)."""
+    base = url.rstrip("/") + ("" if "/metrics/job/" in url else "/metrics/job/nbw")
+    if "/instance/" in base or "/instance@base64/" in base:
+        return base
+    if PLAIN_KEY.match(node):
+        return base + "/instance/" + node
+    return base + "/instance@base64/" + (
+        base64.urlsafe_b64encode(node.encode()).decode() or "=")
+
+
+def push(target, data, timeout):
+    """PUT to a Pushgateway (its text format reads these lines as they are): HTTP status,
+    or PushError."""
+    req = urllib.request.Request(target, data=data.encode(), method="PUT", headers={
+        "Content-Type": "text/plain; version=0.0.4; charset=utf-8"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        body = e.read(300).decode("utf-8", "replace").strip()
+        raise PushError("%s: HTTP %d %s" % (target, e.code, " ".join(body.split())))
+    except (urllib.error.URLError, OSError) as e:
+        raise PushError("%s: %s" % (target, getattr(e, "reason", e)))
+
+
+def groups(figs, status, verdicts):
+    """{node: (its figures, its status, its verdict)} in one pass each."""
+    out = {}
+    for f in figs:
+        out.setdefault(f["node"] or "", ([], {}, {}))[0].append(f)
+    for k, v in status.items():
+        out.setdefault(k[0], ([], {}, {}))[1][k] = v
+    for node, v in verdicts.items():
+        out.setdefault(node, ([], {}, {}))[2][node] = v
+    return out
+
+
+def push_all(url, figs, status, verdicts, render, timeout, parallel=PARALLEL, err=None):
+    """Push every node's group, PARALLEL at a time; one summary line and a line per
+    failure on err (stderr). The number of failed pushes."""
+    err = err or sys.stderr
+    by_node = groups(figs, status, verdicts)
+    nodes = natural(by_node)
+    t0 = time.monotonic()
+
+    def one(node):
+        mine, st, vd = by_node[node]
+        target = push_target(url, node)
+        return node, target, push(target, render(mine, st, vd), timeout)
+
+    failures = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, min(parallel, len(nodes)))) \
+            as pool:
+        futs = {pool.submit(one, n): n for n in nodes}
+        for fut in concurrent.futures.as_completed(futs):
+            try:
+                fut.result()
+            except PushError as e:
+                failures.append((futs[fut], str(e)))
+    took = time.monotonic() - t0
+    for node, why in sorted(failures, key=lambda x: natural_key(x[0])):
+        err.write("%s: push of %s failed: %s\n" % (PROG, node or "no node", why))
+    err.write("%s: pushed %d of %d nodes (%d figures) to %s in %.1f s, %d at a time%s\n" % (
+        PROG, len(nodes) - len(failures), len(nodes), len(figs),
+        push_target(url, "NODE").replace("/NODE", "/..."), took,
+        max(1, min(parallel, len(nodes))),
+        "; %d failed (above)" % len(failures) if failures else ""))
+    return len(failures)
