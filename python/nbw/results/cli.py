@@ -53,6 +53,11 @@ def export_parser(sub, common):
                    "(exit 1), the others pushed")
     s.add_argument("--parallel", type=int, default=16, metavar="N",
                    help="--push: N pushes at a time (default 16)")
+    s.add_argument("--push-groups", type=int, metavar="N",
+                   help="--push: the nodes in N groups (grouping key instance "
+                   "fleet-K-of-N, a node's always the same), 0: a group per node (default: "
+                   "a group per node up to 64 nodes, else 8 groups: the Pushgateway checks "
+                   "every group it holds at each push)")
     s.add_argument("--timestamps", choices=["yes", "no"], default="no",
                    help="the run's start as each sample's timestamp (default no: "
                    "node_exporter's textfile collector and the Pushgateway refuse them; the "

@@ -118,16 +118,16 @@ def last_status(st):
     """{(node, rung): (ok, start in Unix seconds)} of each node's last run of each rung
     among the runs not excluded: a failed run counts for every rung its node had before
     (rung "" when it had none), its figures or not."""
-    rows = st.q("SELECT r.uuid, r.seq, r.started, r.failed, r.hosts, r.verdicts, f.node, "
-                "f.rung FROM runs r LEFT JOIN figures f ON f.run = r.uuid "
-                "WHERE r.excluded IS NULL ORDER BY r.seq, f.rowid")
+    # the runs apart from their figures: a fleet run's hosts and verdicts (4096 names)
+    # once, never on each of its figures' rows
     runs, order = {}, []
-    for x in rows:
-        if x["uuid"] not in runs:
-            order.append(x["uuid"])
-            runs[x["uuid"]] = (x, set())
-        if x["node"]:
-            runs[x["uuid"]][1].add((x["node"], x["rung"] or ""))
+    for x in st.q("SELECT uuid, started, failed, hosts, verdicts FROM runs "
+                  "WHERE excluded IS NULL ORDER BY seq"):
+        order.append(x["uuid"])
+        runs[x["uuid"]] = (x, set())
+    for x in st.q("SELECT DISTINCT run, node, rung FROM figures WHERE node IS NOT NULL"):
+        if x["run"] in runs and x["node"]:
+            runs[x["run"]][1].add((x["node"], x["rung"] or ""))
     out, rungs = {}, {}
     for u in order:
         r, pairs = runs[u]
@@ -167,9 +167,11 @@ def render(figs, timestamps=False, status=None, verdicts=None):
     families in a fixed order, # EOF last."""
     by_fam = {fam: [] for _, fam, _, _, _ in FAMILIES}
     by_fam[CEILING[0]] = []
-    starts = {}
+    starts, when = {}, {}
     for f in figs:
-        t = epoch_of(f["started"])
+        if f["started"] not in when:  # a run's start, parsed once for its figures
+            when[f["started"]] = epoch_of(f["started"])
+        t = when[f["started"]]
         labels = {"node": f["node"] or "", "drive": f["drive"] or "", "rail": rail_of(f),
                   "rung": rung_rail(f["rung"])[0], "mode": f["mode"] or ""}
         for fam, extra, v in samples_of(f):
@@ -253,11 +255,14 @@ def cmd_export_any(args):
             raise Fail(2, "--push %s: an http:// or https:// URL" % args.push)
         if not 1 <= args.parallel <= 256:
             raise Fail(2, "--parallel %d: from 1 to 256" % args.parallel)
+        if args.push_groups is not None and not 0 <= args.push_groups <= 4096:
+            raise Fail(2, "--push-groups %d: from 0 (a group per node) to 4096"
+                       % args.push_groups)
         failed = push_all(args.push, figs, status, verdicts,
-                          lambda f, s, v: render(f, ts, s, v), args.timeout, args.parallel)
-    data = render(figs, ts, status, verdicts)
+                          lambda f, s, v: render(f, ts, s, v), args.timeout, args.parallel,
+                          n_groups=args.push_groups)
     if to_file:
-        write_atomic(args.openmetrics, data)
+        write_atomic(args.openmetrics, render(figs, ts, status, verdicts))
     elif not args.push:
-        sys.stdout.write(data)
+        sys.stdout.write(render(figs, ts, status, verdicts))
     return 1 if failed else 0
