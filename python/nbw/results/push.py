@@ -117,7 +117,7 @@ def push_all(url, figs, status, verdicts, render, timeout, parallel=PARALLEL, er
     for key, why in sorted(failures, key=lambda x: natural_key(x[0])):
         err.write("%s: push of %s failed: %s\n" % (
             PROG, key if not n_groups else "%s (%d nodes)" % (key, len(keys[key])), why))
-    err.write("%s: pushed %d of %d nodes (%d figures) to %s in %.1f s: %s, %d at a time%s\n"
+    err.write("%s: pushed %d of %d nodes (%d figures in all) to %s in %.1f s: %s, %d at a time%s\n"
               % (PROG, len(by_node) - lost, len(by_node), len(figs),
                  push_target(url, "NODE").replace("/NODE", "/..."), took,
                  "a group per node" if not n_groups else "%d groups (fleet-K-of-%d)" % (
