@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 
 from ..jsonutil import gb_text, printable_all
+from ..names import natural_key
 
 
 def _pct(r):
@@ -158,7 +159,7 @@ def nodes_text(verdicts, w, shown=None):
     if shown == "none":
         return
     rank = {"SUSPECT": 0, "NOT MEASURED": 1, "PASS": 2}
-    rows = sorted(verdicts, key=lambda v: rank[v["verdict"]])
+    rows = sorted(verdicts, key=lambda v: (rank[v["verdict"]], natural_key(v["node"])))
     if shown == "problems":
         rows = [v for v in rows if v["verdict"] != "PASS"]
     passed = sum(v["verdict"] == "PASS" for v in verdicts)
@@ -202,7 +203,7 @@ def group_nodes(nodes, groups=None):
     switch when it gives one (groups: {node: name}; more names than GROUPS_AT_MOST are
     taken several a row, in order), else by ranges of the nodes' order."""
     if groups and all(n in groups for n in nodes):
-        names = sorted({groups[n] for n in nodes})
+        names = sorted({groups[n] for n in nodes}, key=natural_key)
         per = -(-len(names) // GROUPS_AT_MOST)
         out = []
         for i in range(0, len(names), per):
