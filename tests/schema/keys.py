@@ -109,6 +109,7 @@ READERS = {
     )),
     "results/fleet.py": ((JUDGE,), (
         "params_hash",  # the record's figures
+        "verdicts", "verdict",  # judge()'s node verdicts (fleet/verdict.py's rows)
     )),
 }
 
