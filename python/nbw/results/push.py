@@ -28,6 +28,10 @@ FLEET_GROUPS = 8
 class PushError(Exception):
     """One push that failed: its target and why, in one line."""
 
+    def __init__(self, target, why):
+        super().__init__("%s: %s" % (target, why))
+        self.why = why
+
 
 def push_target(url, node):
     """The Pushgateway URL of one node's group: URL/metrics/job/nbw/instance/NODE (a URL
@@ -51,9 +55,9 @@ def push(target, data, timeout):
             return r.status
     except urllib.error.HTTPError as e:
         body = e.read(300).decode("utf-8", "replace").strip()
-        raise PushError("%s: HTTP %d %s" % (target, e.code, " ".join(body.split())))
+        raise PushError(target, "HTTP %d %s" % (e.code, " ".join(body.split())))
     except (urllib.error.URLError, OSError) as e:
-        raise PushError("%s: %s" % (target, getattr(e, "reason", e)))
+        raise PushError(target, str(getattr(e, "reason", e)))
 
 
 def groups(figs, status, verdicts):
@@ -111,10 +115,16 @@ def push_all(url, figs, status, verdicts, render, timeout, parallel=PARALLEL, er
             try:
                 fut.result()
             except PushError as e:
-                failures.append((futs[fut], str(e)))
+                failures.append((futs[fut], str(e), e.why))
     took = time.monotonic() - t0
-    lost = sum(len(keys[k]) for k, _ in failures)
-    for key, why in sorted(failures, key=lambda x: natural_key(x[0])):
+    failures.sort(key=lambda x: natural_key(x[0]))
+    if failures and len(failures) == len(keys) and len({w for _, _, w in failures}) == 1:
+        # the Pushgateway unreachable (or refusing all alike): one line, not one a node
+        err.write("%s: pushed 0 of %d nodes: every push failed as push %s\n" % (
+            PROG, len(by_node), failures[0][1]))
+        return len(failures)
+    lost = sum(len(keys[k]) for k, _, _ in failures)
+    for key, why, _ in failures:
         err.write("%s: push of %s failed: %s\n" % (
             PROG, key if not n_groups else "%s (%d nodes)" % (key, len(keys[key])), why))
     err.write("%s: pushed %d of %d nodes (%d figures in all) to %s in %.1f s: %s, %d at a time%s\n"
