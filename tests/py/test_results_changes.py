@@ -1,4 +1,4 @@
-"""nbw-results compare at fleet size: two recorded sweeps of 16 nodes (fleetgen), the
+"""nbw-results compare at fleet size (and nbw-fleet's probe evidence never "None"): two recorded sweeps of 16 nodes (fleetgen), the
 second with one drive and one rail slowed: the summary per kind of part, --changes-only
 and --worst N; list and compare name the nodes in their natural order (n1 .. n16)."""
 import contextlib
@@ -10,6 +10,7 @@ import unittest
 
 import nbwpath  # noqa: F401
 from fleetgen import Fleet
+from nbw.fleet.judge import link_words, probe_evidence
 from nbw.names import natural
 from nbw.results import cli
 
@@ -74,6 +75,16 @@ class Changes(unittest.TestCase):
         self.assertIn("the 1 worst changes, the worst first:\n  large drop of 50.0%", out)
         self.assertEqual(nr("--db", self.db, "compare", "--worst", "0", "latest~1",
                             "latest")[0], 2)
+
+
+class NoNone(unittest.TestCase):
+    def test_a_link_the_probe_did_not_give_is_unknown(self):
+        self.assertEqual(probe_evidence({"verdict": "ok", "link": {}})["link"],
+                         "unknown of unknown")
+        self.assertEqual(probe_evidence({"link": {"speed_gts": 8.0, "width": 2,
+                                                  "max_speed_gts": 8.0}})["link"],
+                         "8.0 GT/s x2 of 8.0 GT/s x?")
+        self.assertNotIn("None", link_words(None, 4) + link_words(16.0, None))
 
 
 if __name__ == "__main__":
