@@ -640,7 +640,9 @@ if [ "$mode" = ladder ]; then
 	ladder_report "$run_dir" || rc=1
 	[ -z "$ib_line" ] || printf '%s\n' "$ib_line" | tee -a "$run_dir/ladder.txt"
 elif [ "$mode" = tcp ] || [ "$mode" = nfs ] || [ "$mode" = transfer ]; then
-	ladder_report "$run_dir" --no-write | tee "$run_dir/summary.txt"
+	# ladder.json too: the rungs the record reads (a standalone tcp, nfs or transfer run
+	# recorded as a ladder is)
+	ladder_report "$run_dir" | tee "$run_dir/summary.txt"
 else
 	summary "$run_dir" | tee "$run_dir/summary.txt"
 fi

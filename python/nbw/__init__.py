@@ -11,11 +11,12 @@ with `python3 -m nbw.<module>` (nbw_py in bench_lib.sh). Modules by concern:
   drivehealth   what a drive said of itself around a window: throttled, hot, media
                 errors, a critical warning, an unsteady window
   pcipath       sums of drive figures capped by the PCIe links the drives share
+  names         node names in their natural order (n1, n2 .. n10 .. n128), once
   launcher      how a command reaches a node (LAUNCHER, LAUNCHER_QUOTE, kubectl):
                 run_bench.sh's and nbw-fleet's one rule
   results       nbw-results, the record of runs: documents, provenance, record,
-                store, compare, inventory, HTML report, OpenMetrics, a sweep's nodes
-                (sweep_nodes, sweep_show), references and checks (verbs_ref)
+                store, compare (compare_view), inventory, HTML report, OpenMetrics, push,
+                a sweep's nodes (sweep_nodes, sweep_show), references and checks (verbs_ref)
   ladder        ladder_report: the ladder of a run_bench.sh ladder run (lower and
                 upper rungs, the gap explained hop by hop, the chart)
   fleet         nbw-fleet, the fleet sweep: plan, run, judge, report

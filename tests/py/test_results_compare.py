@@ -49,13 +49,17 @@ class Classify(unittest.TestCase):
         self.assertEqual((c["text"], c["worse"]), (
             "within noise (-15.0%, noise 21.2% from the runs' samples)", False))
 
-    def test_quiet_samples_keep_the_floor(self):
+    def test_quiet_samples_set_the_band_the_floor_only_without_them(self):
         c = classify(fig(10.0, 0.5, 20), fig(10.3, 0.5, 20))
-        # 3 x sqrt(0.25/20 * 2) = 0.47% < the floor: the floor stands, and 3% is beyond it.
-        self.assertEqual((c["noise_pct"], c["noise_basis"], c["class"]), (2.0, "floor", "moderate"))
-        self.assertEqual(c["text"], "moderate gain of 3.0% (noise 2.0% the floor: the samples "
-                         "say 0.5%)")
+        # 3 x sqrt(0.25/20 * 2) = 0.47%: the samples' band, under the floor: the floor is
+        # for figures without samples only, and 3% is beyond the band.
+        self.assertEqual((c["noise_basis"], c["class"]), ("samples", "moderate"))
+        self.assertAlmostEqual(c["noise_pct"], 0.474, places=3)
+        self.assertEqual(c["text"], "moderate gain of 3.0% (noise 0.5% from the runs' samples)")
         self.assertFalse(c["worse"])
+        # one side without samples: the floor, said
+        self.assertEqual(classify(fig(10.0, 0.5, 20), fig(10.3))["text"],
+                         "moderate gain of 3.0% (noise 2.0% the floor: no samples)")
 
     def test_floor_and_large_are_parameters(self):
         self.assertEqual(classify(fig(10.0), fig(9.5), floor=6.0)["class"], "noise")
@@ -104,6 +108,30 @@ class Metrics(unittest.TestCase):
         self.assertEqual(rows["lat_p99_us"]["text"],
                          "large rise of 60.0% (noise 2.0% the floor: no samples)")
         self.assertTrue(rows["lat_p99_us"]["worse"])
+
+    def test_the_same_bytes_share_one_band(self):
+        # issue 62.4: two nvme_read_bw runs, GB/s and IOPS of the same bytes both 10% down;
+        # the GB/s samples' band (cv 12.87% of 4 samples: 27.3%) judges both, so neither
+        # is a drop; the latency (no samples kept) has the floor, said.
+        a = dict(fig(2.0, 12.87, 4), metrics=json.dumps({
+            "iops": 488281.0, "cpu_us_per_io": 2.0, "lat_p99_us": 100.0}))
+        b = dict(fig(1.8, 12.87, 4), metrics=json.dumps({
+            "iops": 439453.0, "cpu_us_per_io": 2.2, "lat_p99_us": 101.0}))
+        g = classify(a, b)
+        self.assertEqual(g["text"], "within noise (-10.0%, noise 27.3% from the runs' samples)")
+        rows = {r["metric"]: r for r in metric_rows(a, b, 2.0, 10.0)}
+        self.assertEqual(rows["iops"]["text"],
+                         "within noise (-10.0%, noise 27.3% from the runs' samples)")
+        self.assertEqual((rows["iops"]["noise_pct"], rows["iops"]["noise_basis"]),
+                         (g["noise_pct"], "samples"))
+        self.assertEqual(rows["cpu_us_per_io"]["text"],
+                         "within noise (+10.0%, noise 27.3% from the runs' samples)")
+        self.assertEqual(rows["lat_p99_us"]["text"],
+                         "within noise (+1.0%, noise 2.0% the floor: no samples)")
+        st = FakeStore({"A": [dict(a, rung="read", node="a", drive=None)],
+                        "B": [dict(b, rung="read", node="a", drive=None)]})
+        doc = compare(st, run("A", 1), run("B", 2), 2.0, 10.0)
+        self.assertEqual((doc["worse"], doc["summary"][0]), (0, "no change beyond noise"))
 
     def test_parameters_in_units(self):
         self.assertEqual([in_units("chunk", v) for v in (1048576, 4096, 65536, 1000, 3 << 30)],

@@ -6,7 +6,8 @@ import re
 import unittest
 
 import nbwpath  # noqa: F401
-from nbw.results.openmetrics import push_target, render
+from nbw.results.openmetrics import render, verdict_word
+from nbw.results.push import batches, push_target
 
 NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
 LABEL = r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\\\|\\"|\\n)*)"'
@@ -124,6 +125,32 @@ class Render(unittest.TestCase):
                          "http://gw:9091/metrics/job/nbw/instance@base64/YS9i")
         self.assertEqual(push_target("http://gw:9091", ""),
                          "http://gw:9091/metrics/job/nbw/instance@base64/=")
+
+    def test_a_fleet_rail_is_its_own_label(self):
+        f = parse(render([fig("fleet rail 3", None, 24.0, {}, mode="fleet")],
+                         status={("n1", "fleet rail 3"): (0, None)}))
+        labels = f["nbw_throughput_bytes_per_second"]["samples"][0][0]
+        self.assertEqual((labels["rung"], labels["rail"]), ("fleet rail", "3"))
+        self.assertEqual(f["nbw_last_run_ok"]["samples"][0][0],
+                         {"node": "n1", "rung": "fleet rail", "rail": "3"})
+
+    def test_each_nodes_verdict_one_of_the_three(self):
+        f = parse(render(self.figs, verdicts={"n2": "suspect", "n1": "pass",
+                                              "n10": verdict_word("NOT MEASURED")}))
+        on = [(s[0]["node"], s[0]["verdict"]) for s in f["nbw_node_verdict"]["samples"]
+              if s[1] == 1]
+        self.assertEqual(sorted(on), [("n1", "pass"), ("n10", "not_measured"),
+                                      ("n2", "suspect")])
+        self.assertEqual(len(f["nbw_node_verdict"]["samples"]), 9)  # 3 nodes x 3 words
+        self.assertNotIn("unit", f["nbw_node_verdict"])
+
+    def test_a_fleet_in_groups_a_node_always_in_the_same(self):
+        nodes = {"n%d" % i: None for i in range(1, 201)}
+        a, b = batches(nodes, 8), batches(dict(nodes, n999=None), 8)
+        self.assertEqual(sorted(a), ["fleet-%02d-of-08" % k for k in range(8)])
+        self.assertEqual(sum(map(len, a.values())), 200)
+        self.assertTrue(all(a[k] == [n for n in b[k] if n != "n999"] for k in a))
+        self.assertEqual(batches({"n2": 0, "n10": 0}, 0), {"n2": ["n2"], "n10": ["n10"]})
 
     def test_nothing_but_eof(self):
         self.assertEqual(render([]), "# EOF\n")

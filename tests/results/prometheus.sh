@@ -79,13 +79,12 @@ for _ in $(seq 40); do
 	sleep 0.5
 done
 check_eq "node a pushed to the Pushgateway" 1 "${ok:-0:$(cat "$TMPD/push.err")}"
-check_match "a's push: its own grouping key" \
-	"pushed 3 figures of a to http://127\.0\.0\.1:$GWP/metrics/job/nbw/instance/a \(HTTP 200\)" \
+check_match "a's push: one line, its own grouping key" \
+	"^nbw-results: pushed 1 of 1 nodes \(3 figures in all\) to http://127\.0\.0\.1:$GWP/metrics/job/nbw/instance/\.\.\. in [0-9.]+ s: a group per node, 1 at a time$" \
 	"$(cat "$TMPD/push.err")"
 NR --db "$B" export --openmetrics --push "http://127.0.0.1:$GWP" --timeout 5 2>"$TMPD/push.err"
 check_eq "node b pushed" 0 $?
-check_match "b's push: its own grouping key" "/metrics/job/nbw/instance/b \(HTTP 200\)" \
-	"$(cat "$TMPD/push.err")"
+check_match "b's push" "pushed 1 of 1 nodes" "$(cat "$TMPD/push.err")"
 
 query() {
 	"$PYTHON3" - "http://127.0.0.1:$PP/api/v1/query" "$1" <<'PY'
@@ -116,6 +115,52 @@ check_match "a's link ceiling in its own family" "^a=[0-9.e+]+$" \
 	"$(query 'sum by (instance) (nbw_ceiling_bytes_per_second{rung="link"})')"
 check_eq "no ceiling under the throughput" "" "$(query 'nbw_throughput_bytes_per_second{rung="link"}')"
 [ "$got" = "a=19744 b=19744" ] || tail -n 5 "$TMPD/pgw.log" "$TMPD/prom.log"
+
+# A fleet's sweep of 64 nodes (n1 .. n64; n7's rail 1 slow, n12's drive 1 slow) and
+# node a's record in one record, pushed a group per node, 16 at a time: the Pushgateway
+# refuses a's (a family of another type under another job: HTTP 400), the 64 others
+# land; one line per failure and one summary; exit 1. Each rail figure under its rail
+# label (rung "fleet rail"), each node's verdict, the suspects' last-run status 0.
+F=$TMPD/f
+PYTHONPATH="$abs_top_srcdir/python:$abs_top_srcdir/tests/py" "$PYTHON3" -c '
+import sys
+from fleetgen import Fleet
+Fleet(64, 2, 2, pairs="auto", seed=3, names=["n%d" % i for i in range(1, 65)],
+      slow_rails=[("n7", 1, 0.5)], slow_drives=[("n12", 1, 0.5)]).write(sys.argv[1])' "$TMPD/sweep"
+NR --db "$F" record "$TMPD/sweep" >/dev/null || fail "record the sweep"
+NR --db "$F" record --node-from-name "$TMPD/probe-a.json" >/dev/null || fail "record a's probe"
+printf '# TYPE nbw_ceiling_bytes_per_second counter\nnbw_ceiling_bytes_per_second 1\n' >"$TMPD/seed.txt"
+gw() { # METHOD PATH [FILE]: one request to the Pushgateway
+	"$PYTHON3" -c 'import sys, urllib.request
+body = open(sys.argv[3], "rb").read() if len(sys.argv) > 3 else None
+urllib.request.urlopen(urllib.request.Request(sys.argv[2], data=body, method=sys.argv[1]), timeout=5)' \
+		"$1" "http://127.0.0.1:$GWP$2" "${@:3}"
+}
+gw DELETE /metrics/job/nbw/instance/a || fail "a's group deleted"
+gw PUT /metrics/job/seed "$TMPD/seed.txt" || fail "the seed push"
+NR --db "$F" export --openmetrics --push "http://127.0.0.1:$GWP" --push-groups 0 2>"$TMPD/push.err"
+check_eq "a failed push: exit 1" 1 $?
+check_match "the failure, its own line" \
+	"^nbw-results: push of a failed: http://127\.0\.0\.1:$GWP/metrics/job/nbw/instance/a: HTTP 400 .*is not a GAUGE" \
+	"$(head -n 1 "$TMPD/push.err")"
+check_match "then one summary line: the 64 others pushed" \
+	"^nbw-results: pushed 64 of 65 nodes \(385 figures in all\) to .* a group per node, 16 at a time; 1 push failed \(above\)$" \
+	"$(sed -n 2p "$TMPD/push.err")"
+check_eq "two lines in all" 2 "$(wc -l <"$TMPD/push.err")"
+for _ in $(seq 80); do
+	got=$(query 'count(nbw_node_verdict{job="nbw"} == 1)')
+	[ "$got" = "-=64" ] && break
+	sleep 0.5
+done
+check_eq "Prometheus: a verdict for each of the 64 nodes" "-=64" "$got"
+check_eq "the suspects: n7 and n12, each under its instance" "n12=1 n7=1" \
+	"$(query 'nbw_node_verdict{verdict="suspect"} == 1')"
+check_eq "the others pass" "-=62" "$(query 'count(nbw_node_verdict{verdict="pass"} == 1)')"
+check_eq "the rail its own label: n7's rail 1, slow" "n7=1" \
+	"$(query 'nbw_throughput_bytes_per_second{node="n7",rung="fleet rail",rail="1"} < bool 30e9')"
+check_eq "no rail inside a rung" "" "$(query 'nbw_throughput_bytes_per_second{rung=~"fleet rail .*"}')"
+check_eq "the suspects' last run: 0 for each rung; the others 1" "n12=0 n7=0 n8=1" \
+	"$(query 'min by (instance) (nbw_last_run_ok{node=~"n7|n8|n12",rung!=""})')"
 
 # The textfile form: no timestamps (node_exporter's collector refuses them), whole.
 NR --db "$B" export --openmetrics "$TMPD/nbw.prom"

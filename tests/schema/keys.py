@@ -142,6 +142,7 @@ OTHERS = {
     "results/verbs.py", "results/compare.py", "results/html_report.py",
     "results/openmetrics.py", "results/cli.py", "results/junit.py", "results/verbs_ref.py",
     "results/sweep_show.py",
+    "results/compare_view.py", "results/push.py", "names.py",
     "ladder/__init__.py", "ladder/chart.py", "ladder/report.py",
     "ladder/why.py", "ladder/transfer.py",  # the ladder's own rungs; run_bench.sh's transfer
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",

@@ -323,8 +323,11 @@ check_eq "ladder without iperf3: no TCP rung, the others there" "0 True" \
 # Mode tcp alone: a refused client tried again; the rungs, no binding rung.
 reset_fakes
 echo 1 >"$TMPD/fake/iperf.refuse"
-RUN_NAME=tcp TCP_STREAMS=8 timeout 60 "$RUN_BENCH" tcp >"$TMPD/out" 2>"$TMPD/err"
+RESULTS=$TMPD/record-tcp RUN_NAME=tcp TCP_STREAMS=8 timeout 60 "$RUN_BENCH" tcp >"$TMPD/out" 2>"$TMPD/err"
 check_eq "tcp: exit status" 0 $?
+check_match "tcp alone: recorded into the history, as a ladder is" '^run_bench.sh: recorded [0-9a-f-]+: [1-9][0-9]* figures' "$(cat "$TMPD/err")"
+check_eq "tcp alone: its rung in the record" "tcp (8 streams) 24.80" \
+	"$("$PYTHON3" "$abs_top_srcdir/scripts/nbw-results" --db "$TMPD/record-tcp" show --json latest | json_get /dev/stdin '" ".join("%s %.2f" % (f["rung"], f["gb_per_s"]) for f in d["figures"] if f["rung"].startswith("tcp"))')"
 check_match "tcp: the refused client tried again" 'tcp 8: iperf3 client on n2 \(try 2\)' "$(cat "$TMPD/err")"
 check_match "tcp: the rung" '^tcp \(8 streams\) +n2 +24\.80 +- +- +0\.041$' "$(cat "$TMPD/out")"
 check_match "tcp: no binding rung" '^no binding rung' "$(cat "$TMPD/out")"

@@ -100,6 +100,14 @@ def probe_device(probe, name=None, bdf=None):
     return by_name.get(base) if base else None
 
 
+def link_words(speed, width):
+    """'8 GT/s x4', or 'unknown' where the probe said neither (never 'None GT/s xNone')."""
+    speed, width = as_number(speed), as_number(width)
+    if speed is None and width is None:
+        return "unknown"
+    return "%s GT/s x%s" % ("?" if speed is None else speed, "?" if width is None else width)
+
+
 def probe_evidence(dev):
     """What the probe says of a device's link, in a few keys, or None."""
     if dev is None:
@@ -107,8 +115,8 @@ def probe_evidence(dev):
     link = dev.get("link") if isinstance(dev.get("link"), dict) else {}
     word = lambda k: dev.get(k) if isinstance(dev.get(k), str) else None  # a node's: words only
     ev = {"verdict": word("verdict"), "limited_by": word("limited_by"),
-          "link": "%s GT/s x%s of %s GT/s x%s" % tuple(as_number(link.get(k)) for k in (
-              "speed_gts", "width", "max_speed_gts", "max_width")),
+          "link": "%s of %s" % (link_words(link.get("speed_gts"), link.get("width")),
+                                link_words(link.get("max_speed_gts"), link.get("max_width"))),
           "bottleneck_bdf": word("bottleneck_bdf"), "reason": word("reason")}
     if dev.get("verdict") == "downgraded" and dev.get("limited_by") == "training":
         ev["says"] = "trained below capability"
@@ -136,7 +144,7 @@ def _group_words(kind):
     """A drive's kind in words: its model and link capability (or ceiling)."""
     model = kind[0] or "model unknown"
     if len(kind) == 3 and kind[1] is not None:
-        return "%s, %s GT/s x%s" % (model, kind[1], kind[2])
+        return "%s, %s" % (model, link_words(kind[1], kind[2]))
     return "%s, link %s GB/s" % (model, kind[1]) if kind[1] else model
 
 

@@ -15,6 +15,7 @@ import tempfile
 from ..jsonutil import gb_text, printable_all
 from . import topology
 from . import floors
+from ..names import natural_key
 
 
 def _pct(r):
@@ -175,7 +176,7 @@ def nodes_text(verdicts, w, shown=None):
     if shown == "none":
         return
     rank = {"SUSPECT": 0, "NOT MEASURED": 1, "PASS": 2}
-    rows = sorted(verdicts, key=lambda v: rank[v["verdict"]])
+    rows = sorted(verdicts, key=lambda v: (rank[v["verdict"]], natural_key(v["node"])))
     if shown == "problems":
         rows = [v for v in rows if v["verdict"] != "PASS"]
     passed = sum(v["verdict"] == "PASS" for v in verdicts)
@@ -219,7 +220,7 @@ def group_nodes(nodes, groups=None):
     switch when it gives one (groups: {node: name}; more names than GROUPS_AT_MOST are
     taken several a row, in order), else by ranges of the nodes' order."""
     if groups and all(n in groups for n in nodes):
-        names = sorted({groups[n] for n in nodes})
+        names = sorted({groups[n] for n in nodes}, key=natural_key)
         per = -(-len(names) // GROUPS_AT_MOST)
         out = []
         for i in range(0, len(names), per):

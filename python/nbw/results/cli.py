@@ -5,9 +5,10 @@ import sys
 from .. import command
 from .base import FORMAT, Fail, LARGE, NOISE_FLOOR, PROG, warn
 from .html_report import cmd_report
+from .compare_view import cmd_compare
 from .inventory import cmd_inventory
 from .openmetrics import cmd_export_any
-from .verbs import cmd_annotate, cmd_compare, cmd_list, cmd_record, cmd_show, cmd_trend
+from .verbs import cmd_annotate, cmd_list, cmd_record, cmd_show, cmd_trend
 from .verbs_ref import cmd_check, cmd_reference
 
 
@@ -48,7 +49,16 @@ def export_parser(sub, common):
                    "stdout")
     s.add_argument("--push", metavar="URL", help="with --openmetrics: PUT them to a "
                    "Prometheus Pushgateway, each node's under its own grouping key "
-                   "(URL: http://HOST:9091; URL/metrics/job/nbw/instance/NODE)")
+                   "(URL: http://HOST:9091; URL/metrics/job/nbw/instance/NODE), --parallel "
+                   "at a time; one line says how many landed, a line per failed push "
+                   "(exit 1), the others pushed")
+    s.add_argument("--parallel", type=int, default=16, metavar="N",
+                   help="--push: N pushes at a time (default 16)")
+    s.add_argument("--push-groups", type=int, metavar="N",
+                   help="--push: the nodes in N groups (grouping key instance "
+                   "fleet-K-of-N, a node's always the same), 0: a group per node (default: "
+                   "a group per node up to 64 nodes, else 8 groups: the Pushgateway checks "
+                   "every group it holds at each push)")
     s.add_argument("--timestamps", choices=["yes", "no"], default="no",
                    help="the run's start as each sample's timestamp (default no: "
                    "node_exporter's textfile collector and the Pushgateway refuse them; the "
@@ -65,8 +75,8 @@ def parser():
                         help="the SQLite index (default DIR/index.sqlite; $NBW_RESULTS_INDEX)")
     common.add_argument("--json", action="store_true", help="one JSON document on stdout")
     common.add_argument("--noise-floor", type=float, metavar="PCT",
-                        help="compare, report: a change at most this large is noise "
-                        "(default %g)" % NOISE_FLOOR)
+                        help="compare, report: the noise band of a figure without samples "
+                        "(a change at most this large is noise; default %g)" % NOISE_FLOOR)
     common.add_argument("--large", type=float, metavar="PCT",
                         help="compare, report: a change beyond noise from this size is large "
                         "(default %g)" % LARGE)
@@ -120,6 +130,11 @@ def parser():
                        "figure worse beyond noise; exit 4: nothing comparable)")
     s.add_argument("a", metavar="A")
     s.add_argument("b", metavar="B")
+    s.add_argument("--changes-only", action="store_true",
+                   help="only the figures beyond noise, not comparable or of one run only, "
+                   "the worst first (the JSON too)")
+    s.add_argument("--worst", type=int, metavar="N",
+                   help="only the N worst changes (implies --changes-only)")
     s = sub.add_parser("trend", parents=[common], help="one rung over time")
     s.add_argument("rung", metavar="RUNG")
     s.add_argument("--node", metavar="NAME")

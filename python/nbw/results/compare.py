@@ -4,6 +4,7 @@ import json
 import math
 
 from ..jsonutil import digest
+from ..names import natural_key
 from .base import LARGE, NOISE_FLOOR
 
 HIGHER_BETTER = {}  # filled from the documents' METRICS (below, to avoid a cycle)
@@ -11,6 +12,13 @@ HIGHER_BETTER = {}  # filled from the documents' METRICS (below, to avoid a cycl
 
 def fig_key(f):
     return (f["rung"], f["node"] or "", f["drive"] or "")
+
+
+# The figures a tool derives from the bytes it moved in one run, beside GB/s: operations
+# and messages per second, CPU per byte and per operation. They share the band of the
+# GB/s samples of the same run (one noise rule for the same bytes); the latencies have
+# samples of their own that the record does not keep: the floor, said.
+SAME_BYTES = ("iops", "writes_per_s", "cpu_s_per_gib", "cpu_us_per_io")
 
 
 # Parameters counted in bytes: printed in binary units (1MiB, 4KiB).
@@ -42,14 +50,17 @@ def unusable(r):
 
 
 def metric_rows(fa, fb, floor, large):
-    """One row per figure beside GB/s (IOPS, latency, ...) that both A and B have."""
+    """One row per figure beside GB/s (IOPS, latency, ...) that both A and B have; the
+    figures of the same bytes (SAME_BYTES) judged by the band of the GB/s samples."""
     ma, mb = json.loads(fa.get("metrics") or "{}"), json.loads(fb.get("metrics") or "{}")
     rows = []
     order = list(HIGHER_BETTER)
     for m in sorted((k for k in ma if k in mb), key=lambda k: (
             order.index(k) if k in order else len(order), k)):
-        c = classify(dict(fa, gb_per_s=ma[m], cv_pct=None),
-                     dict(fb, gb_per_s=mb[m], cv_pct=None), floor, large)
+        same = m in SAME_BYTES
+        c = classify(dict(fa, gb_per_s=ma[m], cv_pct=fa.get("cv_pct") if same else None),
+                     dict(fb, gb_per_s=mb[m], cv_pct=fb.get("cv_pct") if same else None),
+                     floor, large)
         beyond = c["class"] in ("moderate", "large")
         if c["change_pct"] is not None and not HIGHER_BETTER.get(m, True):
             c["text"] = c["text"].replace("drop", "fall").replace("gain", "rise")
@@ -61,7 +72,9 @@ def metric_rows(fa, fb, floor, large):
 
 
 def classify(fa, fb, floor=NOISE_FLOOR, large=LARGE):
-    """The change from A to B in % and its class, with the noise band used."""
+    """The change from A to B in % and its class, with the noise band used: three
+    standard errors of the runs' samples where both runs have them, else the floor
+    (said: "the floor: no samples")."""
     if fa["params_hash"] != fb["params_hash"]:
         diff = params_diff(fa["params"], fb["params"])
         return {"change_pct": None, "noise_pct": None, "class": "not comparable",
@@ -75,10 +88,7 @@ def classify(fa, fb, floor=NOISE_FLOOR, large=LARGE):
     if fa["cv_pct"] is not None and fb["cv_pct"] is not None:
         se = math.sqrt(fa["cv_pct"] ** 2 / (fa["samples"] or 1) +
                        fb["cv_pct"] ** 2 / (fb["samples"] or 1))
-        if 3 * se > band:
-            band, basis, said = 3 * se, "samples", "from the runs' samples"
-        else:
-            said = "the floor: the samples say %.1f%%" % (3 * se)
+        band, basis, said = 3 * se, "samples", "from the runs' samples"
     word = "drop" if d < 0 else "gain"
     noise = "noise %.1f%% %s" % (band, said)
     if abs(d) <= band:
@@ -135,7 +145,13 @@ def compare(store, ra, rb, floor, large):
     fa = {fig_key(f): f for f in store.figures(ra["uuid"])} if not why else {}
     fb = {fig_key(f): f for f in store.figures(rb["uuid"])} if not why else {}
     rows, mrows = [], []
-    for k in list(fa) + [k for k in fb if k not in fa]:
+    keys = list(fa) + [k for k in fb if k not in fa]
+    rung_at = {}
+    for k in keys:
+        rung_at.setdefault(k[0], len(rung_at))
+    # the rungs in the run's order, the nodes and drives of each in their natural order
+    keys.sort(key=lambda k: (rung_at[k[0]], natural_key(k[1]), natural_key(k[2])))
+    for k in keys:
         a, b = fa.get(k), fb.get(k)
         row = {"rung": k[0], "node": k[1] or None, "drive": k[2] or None,
                "a_gb_per_s": a["gb_per_s"] if a else None,

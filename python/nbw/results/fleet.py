@@ -188,8 +188,13 @@ def build_fleet_run(args, top):
         "exit_status": 0 if meta.get("state") == "done" else 1,
         "note": args.note, "change_starts": bool(args.change_starts), "failed": failed,
         "figures": figures, "inventory": {},
+        # each node's verdict (PASS, SUSPECT, NOT MEASURED), the metrics' nbw_node_verdict
+        "verdicts": {jsonutil.printable(str(n)): v for n, v in verdicts.items()},
         "sources": [os.path.abspath(top)],
-        "provenance": provs, "nodes": sorted(nodes, key=natural),
+        "provenance": provs,
+        # every node named, its figures or not, in natural order
+        "nodes": sorted(set(nodes) | {str(n) for n in meta.get("nodes") or []
+                                      if isinstance(meta.get("nodes"), list)}, key=natural),
         "not_measured": [{"node": n, "reason": unmeasured[n]}
                          for n in sorted(unmeasured, key=natural)],
         "run_ids": sorted({b["run_id"] for b in nodes.values() if b.get("run_id")}),

@@ -3,18 +3,18 @@ one metric family per figure kind, in base units, for node_exporter's textfile c
 or a Prometheus Pushgateway. A ceiling (the link rung: what the PCIe links allow, computed,
 never measured) has a family of its own, never the throughput's; per node and rung the
 last run's status (1 ok, 0 failed) and start, so that a node whose benchmark now fails
-shows it though its last good figure stays. --push PUTs each node's part under its own
-grouping key (job nbw, instance NODE): many nodes' pushes coexist."""
-import base64
+shows it though its last good figure stays (0 too for a node its latest fleet sweep
+judged SUSPECT or NOT MEASURED), and per node of the latest fleet sweep its verdict
+(nbw_node_verdict). --push (push.py) PUTs each node's part under its own grouping key
+(job nbw, instance NODE), many at a time: many nodes' pushes coexist."""
 import json
 import re
 import math
 import os
 import sys
-import urllib.error
-import urllib.request
 
 from .base import Fail, epoch_of
+from .push import push_all
 from .verbs import cmd_export, open_store
 
 # Figure -> (family, unit, help, factor to the base unit). The families' names end in
@@ -41,7 +41,14 @@ CEILING = ("nbw_ceiling_bytes_per_second", "bytes_per_second",
            "Computed ceiling of the rung: what its PCIe links allow (bytes per second), "
            "never a measurement")
 STATUS = ("nbw_last_run_ok", "", "1 when the node's last run of the rung succeeded, 0 when "
-          "it failed (its figures then stay the last good ones)")
+          "it failed or its fleet sweep judged the node SUSPECT or NOT MEASURED (its "
+          "figures then stay the last good ones)")
+VERDICT = ("nbw_node_verdict", "", "1 for the verdict of the node in the latest fleet "
+           "sweep that named it (verdict: pass, suspect, not_measured), 0 for the others")
+# The verdicts' label values: nbw-fleet's words, lower case, a space an underscore.
+VERDICTS = ("pass", "suspect", "not_measured")
+# A fleet rail's rung ("fleet rail 3"): the rung "fleet rail", the rail its own label.
+RAIL_RUNG = re.compile(r"^(fleet rail) ([0-9]+)$")
 STATUS_TIME = ("nbw_last_run_timestamp_seconds", "seconds",
                "Start of the node's last run of the rung, failed or not")
 
@@ -61,7 +68,20 @@ def escape(v):
     return str(v).replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
 
+def verdict_word(v):
+    """nbw-fleet's verdict as a label value: 'NOT MEASURED' -> 'not_measured'."""
+    return re.sub(r"[^a-z0-9]+", "_", str(v).lower()).strip("_") or "unknown"
+
+
+def rung_rail(rung):
+    """(rung, rail) of a recorded rung: a fleet rail's index its own label."""
+    m = RAIL_RUNG.match(rung or "")
+    return (m.group(1), m.group(2)) if m else (rung or "", "")
+
+
 def rail_of(f):
+    if rung_rail(f["rung"])[1]:
+        return rung_rail(f["rung"])[1]
     p = json.loads(f["params"] or "{}")
     for k in ("rail", "RDMA_DEV", "rdma_dev", "device"):
         if isinstance(p.get(k), str):
@@ -98,28 +118,42 @@ def last_status(st):
     """{(node, rung): (ok, start in Unix seconds)} of each node's last run of each rung
     among the runs not excluded: a failed run counts for every rung its node had before
     (rung "" when it had none), its figures or not."""
-    rows = st.q("SELECT r.uuid, r.seq, r.started, r.failed, r.hosts, f.node, f.rung FROM runs r "
-                "LEFT JOIN figures f ON f.run = r.uuid WHERE r.excluded IS NULL "
-                "ORDER BY r.seq, f.rowid")
+    # the runs apart from their figures: a fleet run's hosts and verdicts (4096 names)
+    # once, never on each of its figures' rows
     runs, order = {}, []
-    for x in rows:
-        if x["uuid"] not in runs:
-            order.append(x["uuid"])
-            runs[x["uuid"]] = (x, set())
-        if x["node"]:
-            runs[x["uuid"]][1].add((x["node"], x["rung"] or ""))
+    for x in st.q("SELECT uuid, started, failed, hosts, verdicts FROM runs "
+                  "WHERE excluded IS NULL ORDER BY seq"):
+        order.append(x["uuid"])
+        runs[x["uuid"]] = (x, set())
+    for x in st.q("SELECT DISTINCT run, node, rung FROM figures WHERE node IS NOT NULL"):
+        if x["run"] in runs and x["node"]:
+            runs[x["run"]][1].add((x["node"], x["rung"] or ""))
     out, rungs = {}, {}
     for u in order:
         r, pairs = runs[u]
         t = epoch_of(r["started"])
         for node, rung in pairs:
             rungs.setdefault(node, set()).add(rung)
-        if r["failed"]:
+        verdicts = json.loads(r["verdicts"] or "{}")
+        bad = {n for n, v in verdicts.items() if verdict_word(v) != "pass"}
+        if r["failed"] or bad:
             for node in set(json.loads(r["hosts"] or "[]")) | {n for n, _ in pairs}:
-                for rung in rungs.get(node) or {""}:
-                    pairs.add((node, rung))
+                if r["failed"] or node in bad:
+                    for rung in rungs.get(node) or {""}:
+                        pairs.add((node, rung))
         for pair in pairs:
-            out[pair] = (0 if r["failed"] else 1, t)
+            out[pair] = (0 if r["failed"] or pair[0] in bad else 1, t)
+    return out
+
+
+def node_verdicts(st):
+    """{node: verdict word} from the latest fleet sweep (neither failed nor excluded)
+    that named each node."""
+    out = {}
+    for r in st.q("SELECT verdicts FROM runs WHERE verdicts IS NOT NULL AND failed IS NULL "
+                  "AND excluded IS NULL ORDER BY seq"):
+        for node, v in json.loads(r["verdicts"] or "{}").items():
+            out[node] = verdict_word(v)
     return out
 
 
@@ -128,16 +162,18 @@ def family(out, name, unit, help_):
         "# HELP %s %s" % (name, help_)]
 
 
-def render(figs, timestamps=False, status=None):
-    """The OpenMetrics text of the figures (and the runs' status): families in a fixed
-    order, # EOF last."""
+def render(figs, timestamps=False, status=None, verdicts=None):
+    """The OpenMetrics text of the figures (and the runs' status, the nodes' verdicts):
+    families in a fixed order, # EOF last."""
     by_fam = {fam: [] for _, fam, _, _, _ in FAMILIES}
     by_fam[CEILING[0]] = []
-    starts = {}
+    starts, when = {}, {}
     for f in figs:
-        t = epoch_of(f["started"])
+        if f["started"] not in when:  # a run's start, parsed once for its figures
+            when[f["started"]] = epoch_of(f["started"])
+        t = when[f["started"]]
         labels = {"node": f["node"] or "", "drive": f["drive"] or "", "rail": rail_of(f),
-                  "rung": f["rung"] or "", "mode": f["mode"] or ""}
+                  "rung": rung_rail(f["rung"])[0], "mode": f["mode"] or ""}
         for fam, extra, v in samples_of(f):
             by_fam[fam].append((dict(labels, **extra), v, t))
         if t is not None:
@@ -167,8 +203,17 @@ def render(figs, timestamps=False, status=None):
         family(out, fam, unit, help_)
         for (node, rung), v in sorted(status.items()):
             if v[i] is not None:
-                out.append('%s{node="%s",rung="%s"} %s' % (fam, escape(node), escape(rung),
-                                                            number(v[i])))
+                rung_, rail = rung_rail(rung)
+                out.append('%s{node="%s",rung="%s"%s} %s' % (
+                    fam, escape(node), escape(rung_),
+                    ',rail="%s"' % rail if rail else "", number(v[i])))
+    if verdicts:
+        family(out, *VERDICT)
+        words = list(VERDICTS) + sorted(set(verdicts.values()) - set(VERDICTS))
+        for node, v in sorted(verdicts.items()):
+            for w in words:
+                out.append('%s{node="%s",verdict="%s"} %d' % (VERDICT[0], escape(node), w,
+                                                             w == v))
     out.append("# EOF")
     return "\n".join(out) + "\n"
 
@@ -184,35 +229,6 @@ def write_atomic(path, data):
         raise Fail(1, "%s: %s" % (path, e.strerror))
 
 
-PLAIN_KEY = re.compile(r"^[A-Za-z0-9_.:-]+$")
-
-
-def push_target(url, node):
-    """The Pushgateway URL of one node's group: URL/metrics/job/nbw/instance/NODE (a URL
-    naming its job keeps it; a node's name that cannot be a path element in base64)."""
-    base = url.rstrip("/") + ("" if "/metrics/job/" in url else "/metrics/job/nbw")
-    if "/instance/" in base or "/instance@base64/" in base:
-        return base
-    if PLAIN_KEY.match(node):
-        return base + "/instance/" + node
-    return base + "/instance@base64/" + (
-        base64.urlsafe_b64encode(node.encode()).decode() or "=")
-
-
-def push(target, data, timeout):
-    """PUT to a Pushgateway: its text format reads these lines as they are."""
-    req = urllib.request.Request(target, data=data.encode(), method="PUT", headers={
-        "Content-Type": "text/plain; version=0.0.4; charset=utf-8"})
-    try:
-        with urllib.request.urlopen(req, timeout=timeout) as r:
-            return target, r.status
-    except urllib.error.HTTPError as e:
-        body = e.read(300).decode("utf-8", "replace").strip()
-        raise Fail(1, "--push %s: HTTP %d %s" % (target, e.code, body))
-    except (urllib.error.URLError, OSError) as e:
-        raise Fail(1, "--push %s: %s" % (target, getattr(e, "reason", e)))
-
-
 def cmd_export_any(args):
     if args.openmetrics is None:
         if args.push:
@@ -226,25 +242,27 @@ def cmd_export_any(args):
     try:
         figs = latest_figures(st)
         status = last_status(st)
+        verdicts = node_verdicts(st)
     finally:
         st.close()
     if args.openmetrics == "-" and args.out:
         args.openmetrics = args.out
     to_file = args.openmetrics != "-"
     ts = args.timestamps == "yes"
+    failed = 0
     if args.push:
         if not args.push.startswith(("http://", "https://")):
             raise Fail(2, "--push %s: an http:// or https:// URL" % args.push)
-        nodes = sorted({f["node"] or "" for f in figs} | {n for n, _ in status})
-        for node in nodes:  # one group per node: a push replaces that node's alone
-            mine = [f for f in figs if (f["node"] or "") == node]
-            target, code = push(push_target(args.push, node), render(
-                mine, ts, {k: v for k, v in status.items() if k[0] == node}), args.timeout)
-            sys.stderr.write("nbw-results: pushed %d figures of %s to %s (HTTP %d)\n" % (
-                len(mine), node or "no node", target, code))
-    data = render(figs, ts, status)
+        if not 1 <= args.parallel <= 256:
+            raise Fail(2, "--parallel %d: from 1 to 256" % args.parallel)
+        if args.push_groups is not None and not 0 <= args.push_groups <= 4096:
+            raise Fail(2, "--push-groups %d: from 0 (a group per node) to 4096"
+                       % args.push_groups)
+        failed = push_all(args.push, figs, status, verdicts,
+                          lambda f, s, v: render(f, ts, s, v), args.timeout, args.parallel,
+                          n_groups=args.push_groups)
     if to_file:
-        write_atomic(args.openmetrics, data)
+        write_atomic(args.openmetrics, render(figs, ts, status, verdicts))
     elif not args.push:
-        sys.stdout.write(data)
-    return 0
+        sys.stdout.write(render(figs, ts, status, verdicts))
+    return 1 if failed else 0

@@ -52,7 +52,8 @@ TABLES = {
              ("recorded", "TEXT"), ("started", "TEXT"), ("finished", "TEXT"), ("mode", "TEXT"),
              ("note", "TEXT"), ("change_starts", "INTEGER"), ("params_hash", "TEXT"),
              ("suite_version", "TEXT"), ("commands", "TEXT"), ("hosts", "TEXT"),
-             ("exit_status", "INTEGER"), ("failed", "TEXT"), ("excluded", "TEXT")],
+             ("exit_status", "INTEGER"), ("failed", "TEXT"), ("excluded", "TEXT"),
+             ("verdicts", "TEXT")],  # a fleet sweep's {node: verdict}
     "figures": [("run", "TEXT"), ("rung", "TEXT"), ("node", "TEXT"), ("drive", "TEXT"),
                 ("gb_per_s", "REAL"), ("cv_pct", "REAL"), ("samples", "INTEGER"),
                 ("params_hash", "TEXT"), ("params", "TEXT"), ("metrics", "TEXT"),
@@ -365,6 +366,10 @@ class Store:
                           {str(n) for n in e.get("nodes") or [] if isinstance(n, str)})),
              e.get("exit_status") if isinstance(e.get("exit_status"), int) else None,
              text(e.get("failed"), 4096)))
+        if isinstance(e.get("verdicts"), dict):  # a fleet sweep's, each node's word
+            self.con.execute("UPDATE runs SET verdicts = ? WHERE uuid = ?", (canon({
+                text(k): text(v, 40) for k, v in e["verdicts"].items()
+                if isinstance(k, str) and isinstance(v, str)}), e["uuid"]))
         for f in e["figures"]:
             m = f.get("metrics") if isinstance(f.get("metrics"), dict) else {}
             m = {str(k): as_float(v) for k, v in m.items() if as_float(v) is not None}

@@ -10,8 +10,9 @@ import sys
 import tempfile
 
 from ..jsonutil import dig, printable
-from .base import FORMAT, NOTHING_COMPARED, WORSE, Fail, epoch_of, now_utc, warn
-from .compare import HIGHER_BETTER, compare, run_brief
+from ..names import natural
+from .base import FORMAT, NOTHING_COMPARED, Fail, epoch_of, now_utc, warn
+from .compare import HIGHER_BETTER, run_brief
 from .documents import UNITS
 from . import sweep_show
 from .fleet import build_fleet_run, is_sweep
@@ -48,7 +49,7 @@ def cmd_record(args):
                    "recorded" % (st.record, lost[0]))
     docs, lines = [], []
     for entry in entries:
-        nodes = sorted({f["node"] for f in entry["figures"] if f["node"]})
+        nodes = natural({f["node"] for f in entry["figures"] if f["node"]})
         docs.append({"uuid": entry["uuid"], "record": st.record,
                      "figures": len(entry["figures"]), "nodes": nodes,
                      "hosts_inventoried": sorted(entry["inventory"]),
@@ -112,6 +113,7 @@ def nodes_cell(hosts):
     first and last (a fleet's)."""
     if not hosts:
         return "-"
+    hosts = natural(hosts)
     if len(hosts) <= SPREAD_BEYOND:
         return ",".join(hosts)
     return "%d nodes (%s .. %s)" % (len(hosts), hosts[0], hosts[-1])
@@ -207,37 +209,6 @@ def cmd_show(args):
                          dig(d, "kernel", "release") or "?", dig(d, "cpu", "model") or "?"))
     emit(args, doc, "\n".join(lines))
     return 0
-
-
-def cmd_compare(args):
-    st = open_store(args)
-    try:
-        ra, rb = st.resolve(args.a), st.resolve(args.b)
-        doc = compare(st, ra, rb, args.noise_floor, args.large)
-    finally:
-        st.close()
-    rows = [(r["rung"], r["node"] or "-", r["drive"] or "-", fmt(r["a_gb_per_s"]),
-             fmt(r["b_gb_per_s"]), fmt(r["change_pct"], "%+.1f%%"), r["text"])
-            for r in doc["figures"]]
-    lines = ["compare A %s (%s) with B %s (%s)" % (ra["uuid"][:8], ra["started"],
-                                                   rb["uuid"][:8], rb["started"])]
-    lines += doc["summary"][:1] + [""]  # the headline first: the worst change
-    lines += [table(("rung", "node", "drive", "A GB/s", "B GB/s", "change %", "verdict"), rows,
-                    right=(3, 4, 5)), ""]
-    if doc["metrics"]:  # the other figures, each in its unit
-        lines += [table(("rung", "node", "drive", "figure", "unit", "A", "B", "change %",
-                         "verdict"),
-                        [(m["rung"], m["node"] or "-", m["drive"] or "-", m["metric"],
-                          UNITS.get(m["metric"], "-"), "%.6g" % m["a"], "%.6g" % m["b"],
-                          fmt(m["change_pct"], "%+.1f%%"), m["text"])
-                         for m in doc["metrics"]], right=(5, 6, 7)), ""]
-    for host, ch in doc["inventory"].items():
-        lines.append("inventory %s: %s" % (host, "not recorded in both runs" if ch is None
-                                            else "identical" if not ch else "; ".join(ch)))
-    lines += doc["summary"]
-    doc["exit_status"] = WORSE if doc["worse"] else 0 if doc["compared"] else NOTHING_COMPARED
-    emit(args, doc, "\n".join(lines))
-    return doc["exit_status"]
 
 
 def trend_points(st, rung, node, drive):
