@@ -11,6 +11,8 @@ prog=run_bench.sh
 . "$(dirname "$0")/bench_results.sh" || exit 1
 # shellcheck source=bench_upper.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/bench_upper.sh" || exit 1
+# shellcheck source=bench_tcp.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/bench_tcp.sh" || exit 1
 # shellcheck source=bench_node.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/bench_node.sh" || exit 1
 
@@ -195,6 +197,7 @@ on_signal() {
 	done
 	wait
 	nfs_teardown
+	tcp_teardown
 	exit "$code"
 }
 

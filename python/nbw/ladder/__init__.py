@@ -1,4 +1,5 @@
 """The ladder of a run_bench.sh ladder run: model.py (the lower rungs, the binding rung,
 the staging hop), text.py (the table and the lines under it), chart.py (the chart),
-attribute.py (the gap explained hop by hop), upper.py (TCP and NFS) and report.py (the
-command, ladder_report)."""
+attribute.py (the gap explained hop by hop), upper.py (TCP and NFS), nicev.py (the
+NIC's evidence: ethtool, MTU, pause and PFC) and report.py (the command,
+ladder_report)."""
