@@ -216,7 +216,7 @@ class Upper:
         self.writes = {}  # proto: (node, figures)
         for path in sorted(glob.glob(os.path.join(run_dir, "nfs_write_*-*.txt"))):
             m = re.match(r"^nfs_write_(rdma|tcp)-(.+)\.txt$", os.path.basename(path))
-            f = write_figures(open(path, errors="replace").read()) if m else None
+            f = write_figures(nicev.read(path)) if m else None
             if f:
                 self.writes[m.group(1)] = (m.group(2), f)
         self.mounts = ""
