@@ -170,7 +170,7 @@ nfs_read() {
 # Run on the source with sh: nfs_write_sh WRITER DIR BS JOBS BYTES SECONDS WARMUP.
 # JOBS writers of BS blocks (O_DIRECT) into DIR/nbw-write.N, BYTES each: fio
 # (time-based, SECONDS after WARMUP, its JSON), else dd (each file once, then
-# "writer=dd bytes=B ns=T"); the files removed after.
+# "writer=dd bytes=B ns=T bs=BS jobs=JOBS"); the files removed after.
 # shellcheck disable=SC2016
 nfs_write_sh='PATH=$PATH:/usr/sbin:/sbin
 w=$1 dir=$2 bs=$3 jobs=$4 bytes=$5 secs=$6 warm=$7
@@ -188,7 +188,7 @@ else
 	rc=0
 	for p in $pids; do wait "$p" || rc=1; done
 	t1=$(date +%s%N)
-	[ "$rc" = 0 ] && echo "writer=dd bytes=$((jobs * (bytes / bs) * bs)) ns=$((t1 - t0))"
+	[ "$rc" = 0 ] && echo "writer=dd bytes=$((jobs * (bytes / bs) * bs)) ns=$((t1 - t0)) bs=$bs jobs=$jobs"
 	[ "$rc" = 0 ] || cat "$dir"/nbw-write.*.err >&2
 fi
 rm -f "$dir"/nbw-write.*

@@ -170,6 +170,8 @@ class Writes(unittest.TestCase):
     def test_dd_and_garbage(self):
         w = write_figures("writer=dd bytes=3000000000 ns=1500000000\n")
         self.assertEqual((w["writer"], w["gb_per_s"], w["cpu_s_per_gib"]), ("dd", 2.0, None))
+        w = write_figures("writer=dd bytes=3000000000 ns=1500000000 bs=65536 jobs=3\n")
+        self.assertEqual((w["bs"], w["jobs"]), (65536, 3))
         self.assertIsNone(write_figures("writer=dd bytes=0 ns=10\n"))
         self.assertIsNone(write_figures("fio: pid=1, err=28/file:io_u.c:1845, error=No space left on device"))
         self.assertIsNone(write_figures('{"jobs": [{"write": {"bw_bytes": 0}}]}'))

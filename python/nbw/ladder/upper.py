@@ -118,14 +118,15 @@ def combine(figs):
 def write_figures(text):
     """GB/s and CPU s/GiB of NFS writes: fio's --output-format=json (its jobs
     summed: bytes/s, CPU seconds over GiB written; block size and writers from
-    its options), or dd's line "writer=dd bytes=B ns=T" (no CPU, bs and jobs
-    unknown); None when neither."""
+    its options), or dd's line "writer=dd bytes=B ns=T bs=BS jobs=J" (no CPU);
+    None when neither."""
     t = text or ""
-    m = re.search(r"^writer=dd bytes=([0-9]+) ns=([0-9]+)\s*$", t, re.M)
+    m = re.search(r"^writer=dd bytes=([0-9]+) ns=([0-9]+)(?: bs=([0-9]+) jobs=([0-9]+))?\s*$", t, re.M)
     if m:
         b, ns = int(m.group(1)), int(m.group(2))
-        return {"writer": "dd", "gb_per_s": b / ns if b and ns else None, "cpu_s_per_gib": None,
-                "bs": None, "jobs": None} if b and ns else None
+        num = lambda g: int(m.group(g)) if m.group(g) else None
+        return {"writer": "dd", "gb_per_s": b / ns, "cpu_s_per_gib": None,
+                "bs": num(3), "jobs": num(4)} if b and ns else None
     try:
         doc = json.loads(t[t.index("{"):])
     except ValueError:
