@@ -189,8 +189,11 @@ class Evidence:
 
     def deltas(self, tag, nodes):
         """{node: stats_delta} of ethtool -S around the rung TAG; a node whose
-        counters were not read: {"missing": "not read"}."""
+        counters were not read: {"missing": "not read"}; {} for a run from before
+        the suite read them (no nic/ directory)."""
         out = {}
+        if not os.path.isdir(os.path.join(self.dir, "nic")):
+            return out
         for n in nodes:
             b = read(os.path.join(self.dir, "nic", "%s-%s-before.txt" % (tag, n)))
             a = read(os.path.join(self.dir, "nic", "%s-%s-after.txt" % (tag, n)))
