@@ -214,6 +214,7 @@ run_iperf3() {
 		fi
 		wait "${srvs[k - 1]}"
 	done
+	# shellcheck disable=SC2034 # run_bench.sh's list of what runs in the background
 	started=()
 	nic_stats "$tag" after
 	[ "$rc" = 0 ]

@@ -201,7 +201,7 @@ exit "$rc"'
 nfs_writes() {
 	local w=fio p bs jobs per limit rc fails=0 run_cmd out
 	bs=$(size_bytes "${NFS_BS:-1M}") jobs=${NFS_JOBS:-4}
-	have_on "$SRC_NODE" fio || w=dd
+	have_on "$SRC_NODE" fio || w="dd"
 	if [ "$w" = dd ]; then
 		have_on "$SRC_NODE" dd ||
 			{ say "neither fio nor dd is on $SRC_NODE: the NFS write rungs are skipped (apt-get install fio)"; return 0; }
