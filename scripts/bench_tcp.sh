@@ -148,7 +148,7 @@ iperf3_version() {
 			min=unknown
 			break
 		fi
-		v=$((${v% *} * 1000 + ${v#* }))
+		v=$((10#${v% *} * 1000 + 10#${v#* }))
 		[ -n "$min" ] && [ "$min" -le "$v" ] || min=$v
 	done
 	if [ "$min" = unknown ]; then

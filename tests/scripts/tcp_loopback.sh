@@ -6,7 +6,7 @@
 # from a file in the source's /dev/shm; the directions named; with an iperf3 older
 # than 3.16, 2 streams run as 2 processes (servers on consecutive ports) and the
 # ladder says so; the NIC evidence of lo is said missing, not guessed; no iperf3
-# and no tmpfs file are left.
+# and no tmpfs file are left. Then an iperf3 saying 3.16: one process of -P 2.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib.sh"
@@ -16,7 +16,7 @@ port=$("$PYTHON3" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0))
 [ "$port" -lt 65000 ] || skip "the free port $port leaves no room for a second server"
 ver=$(iperf3 --version 2>/dev/null | sed -n '1s/^iperf \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
 procs=2
-[ -n "$ver" ] && [ $((${ver% *} * 1000 + ${ver#* })) -ge 3016 ] && procs=1
+[ -n "$ver" ] && [ $((10#${ver% *} * 1000 + 10#${ver#* })) -ge 3016 ] && procs=1
 me=$(hostname)
 export RESULTS_DIR=$TMPD/results RUN_NAME=lo SINK_NODE=localhost SRC_NODE=$me SINK_ADDR=127.0.0.1
 export TCP_PORT=$port TCP_STREAMS="1 2" DURATION=1 WARMUP=0 TCP_FILE_SIZE=8M PING=none IPERF3=iperf3
@@ -44,4 +44,18 @@ check_eq "lo has no link speed: no line rate, no % of line" "None None" \
 check_match "lo's pause counters said missing" "^NIC counters missing on $me \\(not guessed\\): .*pause_tx" "$(cat "$TMPD/out")"
 check_eq "no iperf3 left on the test's ports" "" "$(pgrep -f -- "iperf3 -s -1 -p ($port|$((port + 1))) " || true)"
 check_eq "the sendfile rung's file removed" "" "$(ls /dev/shm/nbw-tcpfile.lo.* 2>/dev/null)"
+
+# An iperf3 that says it is 3.16 (a wrapper of the real one): 2 streams from one
+# process (-P 2), processes 1, nothing said about processes.
+mkdir -p "$TMPD/new"
+printf '#!/bin/sh\n[ "$1" = --version ] && { echo "iperf 3.16.1 (cJSON 1.7.15)"; exit 0; }\nexec iperf3 "$@"\n' >"$TMPD/new/iperf3"
+chmod +x "$TMPD/new/iperf3"
+RUN_NAME=lo316 IPERF3=$TMPD/new/iperf3 TCP_STREAMS=2 timeout 120 "$RUN_BENCH" tcp >"$TMPD/out" 2>"$TMPD/err"
+check_eq "iperf3 3.16: exit status" 0 $?
+"$abs_top_srcdir/scripts/ladder_report" "$RESULTS_DIR/lo316" >/dev/null
+check_eq "iperf3 3.16: the 2-stream rungs in one process each, above zero" "1 1 1 True" \
+	"$(json_get "$RESULTS_DIR/lo316/ladder.json" '" ".join(str(r["processes"]) for r in d["rungs"] if r["streams"] == 2) + " " + str(all(r["measured_gb_per_s"] > 0 for r in d["rungs"]))')"
+check_match "iperf3 3.16: one client of -P 2" 'tcp2: iperf3 client 1/1 on .* -P 2 -Z ' "$(cat "$TMPD/err")"
+check_eq "iperf3 3.16: nothing said about processes" "" "$(grep 'as processes\|< 3.16' "$TMPD/out" "$TMPD/err")"
+check_eq "no iperf3 left on the test's ports" "" "$(pgrep -f -- "iperf3 -s -1 -p ($port|$((port + 1))) " || true)"
 finish
