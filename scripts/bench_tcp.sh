@@ -136,6 +136,14 @@ pmtu_probe() {
 
 iperf_old=1 # 1: older than 3.16 (or unknown): streams as processes
 
+# iperf3_version_num < OUTPUT: iperf3 --version's first line ("iperf 3.12 (cJSON
+# ...)") as MAJOR * 1000 + MINOR (3012); nothing when it is not that shape.
+iperf3_version_num() {
+	local v
+	v=$(head -n1 | sed -n 's/^iperf \([0-9]\{1,3\}\)\.\([0-9]\{1,3\}\)\([^0-9].*\)\{0,1\}$/\1 \2/p')
+	[ -z "$v" ] || echo $((10#${v% *} * 1000 + 10#${v#* }))
+}
+
 # iperf3_version: the older of both nodes' iperf3 versions, from --version's first
 # line ("iperf 3.12 (cJSON ...)"), into iperf_old and nic/iperf3-version.txt.
 iperf3_version() {
@@ -143,12 +151,11 @@ iperf3_version() {
 	mkdir -p "$run_dir/nic"
 	for node in "$SINK_NODE" "$SRC_NODE"; do
 		node_cmd "$node" 30 iperf3-version "${IPERF3:-iperf3}" --version
-		v=$("${run_cmd[@]}" </dev/null 2>/dev/null | head -n1 | sed -n 's/^iperf \([0-9]\{1,3\}\)\.\([0-9]\{1,3\}\)\([^0-9].*\)\{0,1\}$/\1 \2/p')
+		v=$("${run_cmd[@]}" </dev/null 2>/dev/null | iperf3_version_num)
 		if [ -z "$v" ]; then
 			min=unknown
 			break
 		fi
-		v=$((10#${v% *} * 1000 + 10#${v#* }))
 		[ -n "$min" ] && [ "$min" -le "$v" ] || min=$v
 	done
 	if [ "$min" = unknown ]; then

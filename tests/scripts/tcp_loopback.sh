@@ -10,6 +10,13 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/lib.sh"
+# The version as run_bench.sh reads it from a node (untrusted: only its digits).
+# shellcheck source=../../scripts/bench_tcp.sh
+. "$abs_top_srcdir/scripts/bench_tcp.sh"
+for v in 'iperf 3.12 (cJSON 1.7.15)|3012' 'iperf 3.16.1|3016' 'iperf 3.08|3008' 'iperf 3.9999|' \
+	'iperf3 3.16|' 'iperf 3.16$(touch x)|3016' 'iperf 3|' "iperf 4.1;reboot|4001" '|'; do
+	check_eq "iperf3 --version '${v%|*}' read as" "${v#*|}" "$(printf '%s\nLinux x 6.1\n' "${v%|*}" | iperf3_version_num)"
+done
 command -v iperf3 >/dev/null || skip "iperf3 is not installed (apt-get install iperf3)"
 [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] || skip "/dev/shm is not a tmpfs"
 port=$("$PYTHON3" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
