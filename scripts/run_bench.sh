@@ -15,10 +15,12 @@ prog=run_bench.sh
 . "$(dirname "$0")/bench_tcp.sh" || exit 1
 # shellcheck source=bench_node.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/bench_node.sh" || exit 1
+# shellcheck source=bench_transfer.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/bench_transfer.sh" || exit 1
 
 # The modes, one list: the dispatch, --help's usage line and --options-table (what the
 # bash completion offers, completions/run_bench.sh) all read it.
-MODES=(aggregate local baseline ladder tcp nfs)
+MODES=(aggregate local baseline ladder tcp nfs transfer)
 is_mode() {
 	local m
 	for m in "${MODES[@]}"; do [ "$1" = "$m" ] && return 0; done
@@ -62,7 +64,10 @@ Modes:
              ib_write_bw beside it when both nodes have it (ib_write_bw-NODE.txt, port
              PORT+1); NFS over RDMA and TCP (as mode nfs); then aggregate. Prints the
              ladder (scripts/ladder_report) and one sentence naming the binding rung;
-             writes ladder.json, ladder.txt and, with gnuplot, ladder.png
+             writes ladder.json, ladder.txt and, with gnuplot, ladder.png; last, with
+             TRANSFER_CMD set, the transfer rung (as mode transfer) and the sentences
+             of why: which rung binds it, ssh's cipher, rsync's protocol, copy vs
+             zero-copy, a sender-side deficit, its gap to the wire
   tcp        iperf3 from SRC_NODE to SINK_ADDR, once per TCP_STREAMS (-P 1, then -P 8),
              zero-copy (-Z), JSON (tcpN-NODE.json from both ends); at the largest
              TCP_STREAMS a copy without -Z (tcpcopyN-) and the reverse, sink to source
@@ -70,10 +75,11 @@ Modes:
              /dev/shm (-F, tcpfile-). Pinned (-A) to the CPUs of the NUMA node of the
              NIC that carries SINK_ADDR; an iperf3 older than 3.16 (one thread for all
              -P streams) runs N streams as N processes of one stream (ports from
-             TCP_PORT; tcpN.pK-NODE.json), summed. The NIC evidence: nic-NODE.txt (netdev, NUMA, MTU, link speed,
-             ethtool -a, PFC), ethtool -S before and after each rung (nic/), one
-             9000-byte path-MTU probe (pmtu-NODE.txt); the sink's socket buffer limits
-             (tcp-sysctl-NODE.txt); the ladder's TCP rungs
+             TCP_PORT; tcpN.pK-NODE.json), summed. The NIC evidence: nic-NODE.txt
+             (netdev, NUMA, MTU, link speed, ethtool -a, PFC), ethtool -S before and
+             after each rung (nic/), one 9000-byte path-MTU probe (pmtu-NODE.txt);
+             the sink's socket buffer limits (tcp-sysctl-NODE.txt); the ladder's TCP
+             rungs
   nfs        SINK_NODE exports a tmpfs holding a file of NFS_SIZE (kernel NFS server,
              read-write: only that tmpfs is written; NFS/RDMA on NFS_RDMA_PORT);
              SRC_NODE mounts it over RDMA and over TCP and reads the file with
@@ -84,6 +90,9 @@ Modes:
              each of NFS_DEPTHS (nfs_PROTO_randD-NODE.json; needs nvme_read_bw
              --pattern); the mounts' options (nfs-mounts-NODE.txt). Everything set up
              is undone at the end and on failure; no drive is touched
+  transfer   your own transfer: TRANSFER_CMD under sh on SRC_NODE, timed there
+             (transfer-NODE.json: GB/s, seconds, exit status); a command that fails
+             gives its exit status and stderr's last line, never a figure
 
 Environment (defaults in brackets):
   SINK_NODE, SRC_NODE  the two nodes (required; local and baseline: NODES instead)
@@ -115,6 +124,12 @@ Environment (defaults in brackets):
   NFS_DEPTHS ["8 16 32"]  nfs, ladder: io_uring depths of the random 4 KiB reads
   NFS_BS [1M]  NFS_JOBS [4]  nfs, ladder: the writes' block size and writers
                        (NFS_SIZE over all writers)
+  TRANSFER_CMD         transfer, ladder: a shell command run on SRC_NODE, "{sink}" in
+                       it replaced by SINK_ADDR (e.g. "rsync -a --stats /data/
+                       {sink}:/restore/"); unset = no transfer rung
+  TRANSFER_BYTES       transfer, ladder: the bytes it moves (a size: 64M, 2500G)
+                       [what its rsync --stats output says it transferred]
+  TRANSFER_TIMEOUT [1h]  transfer, ladder: its time limit (exit 124 past it)
   RDMA_DEV             -d of both sides [every ACTIVE port]
   PORT [18515]         -p of both sides
   DRAM                 the sink's --dram [the tool's 16G]
@@ -530,6 +545,8 @@ run_ladder() {
 	run_nfs || fails=$((fails + 1))
 	say "ladder 7/7: end to end"
 	run_aggregate || fails=$((fails + 1))
+	[ -z "${TRANSFER_CMD:-}" ] || { say "ladder, last: your transfer (TRANSFER_CMD)"; run_transfer; } ||
+		fails=$((fails + 1))
 	[ "$fails" = 0 ]
 }
 
@@ -560,7 +577,7 @@ case ${1:-} in
 summary)
 	[ $# = 2 ] || die_usage "summary: one argument, the run directory"
 	[ -d "$2" ] || die_usage "summary: $2: not a directory"
-	if grep -Eqs '"mode": "(ladder|tcp|nfs)"' "$2/run.json"; then
+	if grep -Eqs '"mode": "(ladder|tcp|nfs|transfer)"' "$2/run.json"; then
 		ladder_report "$2" --no-write
 	else
 		summary "$2"
@@ -594,7 +611,7 @@ if [ -n "${SRC_NODES:-}" ]; then
 	[ "${#src_nodes[@]}" = 1 ] || [ "${BIDIR:-0}" = 0 ] ||
 		die_usage "BIDIR=1 takes one SRC_NODE, not SRC_NODES=\"$SRC_NODES\""
 fi
-case $mode in aggregate | ladder | tcp | nfs) two_nodes=1 ;; *) two_nodes= ;; esac
+case $mode in aggregate | ladder | tcp | nfs | transfer) two_nodes=1 ;; *) two_nodes= ;; esac
 if [ -n "$two_nodes" ] || [ -z "${NODES:-}" ]; then
 	[ -n "${SINK_NODE:-}" ] || die_usage "SINK_NODE is not set (the node whose DRAM receives)"
 	[ -n "${SRC_NODE:-}" ] || die_usage "SRC_NODE is not set (the node that sends)"
@@ -610,6 +627,7 @@ export SINK_NODE SRC_NODE
 command -v "${PYTHON3:-python3}" >/dev/null || { say "python3 is needed for the summary (apt-get install python3)"; exit 1; }
 check_settings
 check_upper_settings
+check_transfer_settings
 [ "$BIDIR" = 0 ] || [ "$mode" = aggregate ] || die_usage "BIDIR=1 is for aggregate (not $mode)"
 command -v "$launcher_prog" >/dev/null || { say "LAUNCHER: $launcher_prog: command not found"; exit 1; }
 [ -z "${check_only:-}" ] || exit 0
@@ -630,6 +648,8 @@ elif [ "$mode" = tcp ]; then
 	run_tcp
 elif [ "$mode" = nfs ]; then
 	run_nfs
+elif [ "$mode" = transfer ]; then
+	run_transfer
 else
 	run_read_mode
 fi
@@ -639,7 +659,7 @@ write_run_json "$rc"
 if [ "$mode" = ladder ]; then
 	ladder_report "$run_dir" || rc=1
 	[ -z "$ib_line" ] || printf '%s\n' "$ib_line" | tee -a "$run_dir/ladder.txt"
-elif [ "$mode" = tcp ] || [ "$mode" = nfs ]; then
+elif [ "$mode" = tcp ] || [ "$mode" = nfs ] || [ "$mode" = transfer ]; then
 	ladder_report "$run_dir" --no-write | tee "$run_dir/summary.txt"
 else
 	summary "$run_dir" | tee "$run_dir/summary.txt"

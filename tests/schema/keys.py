@@ -130,9 +130,11 @@ OTHERS = {
     "results/verbs.py", "results/compare.py", "results/html_report.py",
     "results/openmetrics.py", "results/cli.py", "results/junit.py",
     "ladder/__init__.py", "ladder/chart.py", "ladder/report.py", "ladder/nicev.py",
+    "ladder/why.py", "ladder/transfer.py",  # the ladder's own rungs; run_bench.sh's transfer
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",
     "fleet/verdict.py", "fleet/junit.py", "fleet/launch.py", "fleet/tasks.py",
     "fleet/judge_pairs.py", "fleet/judge_retest.py", "fleet/nodes.py", "launcher.py",
+    "fleet/topology.py",  # a hostfile's and ibnetdiscover's lines
     "lab/",
 }
 

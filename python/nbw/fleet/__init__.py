@@ -6,6 +6,8 @@ peers, and why.
   judge    the judgement of a sweep's directory (a pure function of its files)
   judge_pairs   the rule over a channel's pairs: a part low with its partners, or a link
   judge_retest  what the isolate phase measures again, from the screening
+  topology which leaf each port hangs off (hostfile, ibnetdiscover), the uplink rule,
+           the rounds that cross every uplink
   verdict  one verdict per node, what was not measured and why, a summary per kind
   health   a suspect drive's own evidence: its health log and its window's shape
   report   the judgement as text, JSON and one HTML page

@@ -18,10 +18,14 @@ from . import junit
 from . import plan as planmod
 from . import report
 from . import run as runmod
-from . import sweepdir
+from . import sweepdir, topology
 from ..jsonutil import printable
 from .sweepdir import NAME_RE, NAME_WORDS
 
+TOPO_HELP = ("which leaf switch each port hangs off: ibnetdiscover's output (a Ca "
+             "described 'HOST DEVICE' is HOST's port DEVICE) or a hostfile with rack=R "
+             "(every rail) and leaf<i>=L (rail i); a leaf's uplink whose crossing pairs "
+             "are low is named, not its NICs")
 DESCRIPTION = """\
 A fleet sweep: every node's PCIe links and drives, the fabric rail by rail in rounds
 of disjoint pairs, each node's drives into a partner's DRAM, then a retest of each
@@ -161,8 +165,12 @@ def build_parser():
                        description="The rounds of disjoint pairs of a sweep, the number of "
                        "pairs, its steps and how long each phase takes with its defaults "
                        "(chosen by the fleet's size). Nothing is run.")
-    s.add_argument("--nodes", type=nodes_arg, required=True, metavar="N|a,b,c",
-                   help="the number of nodes, or their names")
+    s.add_argument("--nodes", type=nodes_arg, metavar="N|a,b,c",
+                   help="the number of nodes, or their names (default: --fabric-topology's)")
+    s.add_argument("--fabric-topology", metavar="FILE",
+                   help=TOPO_HELP + "; the plan adds rounds so that each leaf has pairs "
+                   "inside it and each uplink at least %d crossing pairs a rail"
+                   % topology.CROSS_PER_UPLINK)
     s.add_argument("--rails", type=count_int, default=1, metavar="R",
                    help="RDMA ports per node, measured rail i to rail i (default 1)")
     s.add_argument("--drives", type=count_int, default=0, metavar="D",
@@ -190,7 +198,8 @@ def build_parser():
     g.add_argument("--nodes", type=nodes_arg, metavar="a,b,c", help="the nodes")
     g.add_argument("--hostfile", metavar="FILE",
                    help="the nodes, one a line (the first word; # comments; rack=R or "
-                   "switch=S after it groups the page's matrix)")
+                   "switch=S after it groups the page's matrix; rack=R and leaf<i>=L "
+                   "are its topology)")
     g.add_argument("--resume", metavar="DIR",
                    help="continue the sweep in DIR: what it holds is kept, never measured "
                    "again")
@@ -216,6 +225,8 @@ def build_parser():
                    help="an argument for nvme_link_probe (an expectation); repeatable")
     s.add_argument("--no-drives", action="store_true",
                    help="nodes without drives: no drive read, no drive->remote phase")
+    s.add_argument("--fabric-topology", metavar="FILE",
+                   help=TOPO_HELP + " (default: the hostfile's rack= and leaf<i>=)")
     return command.add_options_table(p), sub
 
 
@@ -234,6 +245,8 @@ def add_judge_options(s):
                    help="exit 3 when a part is a suspect (suspect; unsteady: also a part "
                    "low once and normal again), 4 when none is but a node or pair was "
                    "not measured (unmeasured); comma-separated")
+    s.add_argument("--fabric-topology", metavar="FILE",
+                   help=TOPO_HELP + " (default: the one the sweep kept)")
     s.add_argument("--worst", type=count_int, default=10, metavar="N",
                    help="the N worst parts of each kind in the text (default 10)")
     s.add_argument("--nodes-shown", choices=("all", "problems", "none"), default=None,
@@ -303,7 +316,12 @@ def cmd_judge(args, out):
     if args.threshold is None:
         own = sw.meta.get("threshold")
         args.threshold = own if isinstance(own, float) and 0 < own < 1 else judgemod.THRESHOLD
-    result = judgemod.judge(sw, args.threshold, args.worst)
+    try:
+        topo = topology.load(sw.meta, args.fabric_topology)
+    except topology.TopologyError as e:
+        sys.stderr.write(printable("%s: %s" % (PROG, e)) + "\n")
+        return EXIT_USAGE
+    result = judgemod.judge(sw, args.threshold, args.worst, topo)
     if args.html and not write_html(args.html, sw, result):
         return 1
     if args.junit and not write_file(args.junit, lambda f: junit.write(result, f)):
@@ -387,9 +405,24 @@ def launch_of(args):
 
 def cmd_plan(args, out):
     names = args.nodes if isinstance(args.nodes, list) else None
+    try:
+        topo = topology.read_topology(args.fabric_topology, names) \
+            if args.fabric_topology else None
+    except topology.TopologyError as e:
+        sys.stderr.write(printable("%s: %s" % (PROG, e)) + "\n")
+        return EXIT_USAGE
+    if args.nodes is None:
+        if topo is None:
+            sys.stderr.write("%s plan: --nodes (or --fabric-topology) is needed (try --help)\n"
+                             % PROG)
+            return EXIT_USAGE
+        names = topo.nodes()
     n = len(names) if names else args.nodes
     plan = planmod.Plan(n, args.pairs, seed=args.seed, names=names)
+    topology.apply(plan, topo, args.rails)
     doc = plan_document(args, plan, launch_of(args), os.environ)
+    if topo is not None:
+        doc["topology"] = topology.plan_summary(plan, topo, args.rails)
     shown = []
     if args.show_rounds:
         try:
@@ -407,6 +440,8 @@ def cmd_plan(args, out):
         out.write("\n")
         return rc
     print_plan_text(doc, out)
+    if topo is not None:
+        topology.plan_text(doc["topology"], out.write)
     for r in shown:
         e = round_entry(plan, r)
         out.write("round %d: %s%s\n" % (

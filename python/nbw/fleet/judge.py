@@ -41,7 +41,7 @@ import statistics
 from .. import pcipath, portcounters
 from . import health  # a suspect drive's own evidence (fleet/health.py)
 from ..jsonutil import as_number, dicts, dig
-from . import verdict
+from . import topology, verdict
 from .judge_pairs import _Pairs, _ratio, judge_pairs
 from .sweepdir import counters_of, sent_by
 
@@ -303,7 +303,10 @@ def _fabric(sweep):
     return fab, ratio, by_rail, alone
 
 
-def judge_fabric(sweep, threshold):
+def judge_fabric(sweep, threshold, topo=None, uplinks=None):
+    """(parts, suspects) of the fabric; with a topology (nbw.fleet.topology), a leaf's
+    uplink whose crossing pairs are low is named first and those transfers leave the
+    pair rule (uplinks: a list that gets every leaf's counts)."""
     fab, ratio, by_rail, alone = _fabric(sweep)
     devs = {}
     for t in fab:
@@ -316,6 +319,13 @@ def judge_fabric(sweep, threshold):
         return None if v is None else ratio(t, v)
 
     for rail in sorted(by_rail):
+        if topo is not None:
+            by_rail[rail], ups, counts = topology.judge_uplinks(rail, by_rail[rail], ratio, topo,
+                                                                threshold)
+            suspects += [_suspect("uplink", lf, topology.component(lf, rail, ev), st, r, ev)
+                         for lf, st, r, ev in ups]
+            if uplinks is not None:
+                uplinks += counts
         pairs = _Pairs(rail, by_rail[rail], ratio, lambda t, x: t.line_rate, sent)
         p, s, lk = judge_pairs(pairs, threshold, "rail %d" % rail, "rail")
         for e in p:
@@ -509,24 +519,29 @@ def _explain_remote(fsus, rsus):
     return out
 
 
-def judge(sweep, threshold=THRESHOLD, worst=10):
+def judge(sweep, threshold=THRESHOLD, worst=10, topo=None):
     """The judgement: {"threshold", "nodes", "verdicts" (one per node), "kinds" (a
     summary per kind of part, its worst first), "suspects" (worst first),
-    "not_measured_parts", "parts", ...}."""
+    "not_measured_parts", "parts", "uplinks" (each leaf's pairs per rail, with a
+    topology: topo, else the one sweep.json keeps), ...}."""
     dparts, dsus = judge_drives(sweep, threshold)
     low_drive_nodes = {s["node"] for s in dsus}
     tparts, tsus = judge_together(sweep, threshold, low_drive_nodes)
     dsus = _collapse_drives(sweep, dsus) + unshown_suspects(sweep)
-    fparts, fsus = judge_fabric(sweep, threshold)
+    topo = topo if topo is not None else topology.load(sweep.meta)
+    uplinks = []
+    fparts, fsus = judge_fabric(sweep, threshold, topo, uplinks)
     rparts, rsus = judge_remote(sweep, threshold, dparts + tparts)
     rsus = _explain_remote(fsus, rsus)
-    order = {"node": 0, "rail": 1, "drive": 2, "link": 3}
+    order = {"node": 0, "uplink": 1, "rail": 1, "drive": 2, "link": 3}
     suspects = sorted(dsus + tsus + fsus + rsus,
                       key=lambda s: (s["state"] != "low", s["ratio"] if s["ratio"] is not None
                                      else 1.0, order[s["kind"]], s["node"], s["component"]))
     parts = dparts + tparts + fparts + rparts
     missing = verdict.missing_parts(sweep, verdict.expected_parts(sweep.meta))
-    verdicts = verdict.node_verdicts(sweep, suspects, missing)
+    # An uplink is no node's: it makes none SUSPECT.
+    verdicts = verdict.node_verdicts(sweep, [s for s in suspects if s["kind"] != "uplink"],
+                                     missing)
     skipped = sweep.meta.get("skipped") if isinstance(sweep.meta.get("skipped"), list) else []
     failed = sweep.meta.get("failed") if isinstance(sweep.meta.get("failed"), list) else []
     failed = [{"part": f["part"], "reason": str(f.get("reason", ""))[:300]} for f in failed
@@ -550,6 +565,8 @@ def judge(sweep, threshold=THRESHOLD, worst=10):
         "groups": sweep.meta.get("groups") if isinstance(sweep.meta.get("groups"), dict)
         else {},
         "parts": parts,
+        "topology": topo.source if topo is not None else None,
+        "uplinks": uplinks,
     }
 
 

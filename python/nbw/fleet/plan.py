@@ -97,6 +97,9 @@ class Plan:
         self.ring_rounds = 0
         self._ring_edges = None
         self._sizes = {}  # ring+K: round -> its pairs' count, once computed
+        # Rounds after the schedule's: a topology's (nbw.fleet.topology.apply), lists of
+        # (a, b) node indices.
+        self.extra = []
         if pairs == "all":
             self.rounds_of_circle = list(range(total))
         elif pairs == "ring":
@@ -120,7 +123,7 @@ class Plan:
 
     @property
     def rounds(self):
-        return self.ring_rounds + len(self.rounds_of_circle)
+        return self.ring_rounds + len(self.rounds_of_circle) + len(self.extra)
 
     def ring_edges(self):
         """The ring's pairs as a set of (low, high) node indices (ring and ring+K)."""
@@ -133,6 +136,8 @@ class Plan:
 
     def pairs_in_round(self, r):
         """How many pairs round r holds (a round of ring+K computes its pairs)."""
+        if r >= self.rounds - len(self.extra):
+            return len(self.extra[r - self.rounds + len(self.extra)])
         if r < self.ring_rounds:
             n = self.n
             if n == 2:
@@ -159,6 +164,10 @@ class Plan:
             raise IndexError("round %d of %d" % (r + 1, self.rounds))
         if r < self.ring_rounds:
             return self._ring_round(r)
+        if r >= self.rounds - len(self.extra):
+            pairs = list(self.extra[r - self.rounds + len(self.extra)])
+            busy = {x for p in pairs for x in p}
+            return pairs, [i for i in self.order if i not in busy]
         seen = self.ring_edges() if self.ring_rounds else ()
         pairs, idle = [], []
         for a, b in circle_round(self.slots, self.rounds_of_circle[r - self.ring_rounds]):

@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 
 from ..jsonutil import gb_text, printable_all
+from . import topology
 
 
 def _pct(r):
@@ -53,6 +54,8 @@ def reason(s):
         if (ev.get("health") or {}).get("says"):
             text += "; the drive: %s" % ev["health"]["says"]
         return "%s (%s)" % (text, low)
+    if k == "uplink":
+        return topology.reason(s)
     if k == "link":
         dirs = {}
         for e in (ev.get("rails") or {"": ev}).values():
@@ -123,6 +126,10 @@ def text(result, out, nodes_shown=None):
         for s in sus:
             w("  %-6s %-16s %-28s %-8s %6s  %s\n" % (s["kind"], s["node"], s["component"],
                                                      s["state"], _pct(s["ratio"]), reason(s)))
+    ups = result.get("uplinks") or []
+    if result.get("topology"):
+        w("topology %s: %d uplinks judged (leaves x rails), %d named\n" % (
+            result["topology"], len(ups), sum(bool(u.get("named")) for u in ups)))
     miss = result.get("not_measured_parts") or []
     if miss:
         w("%d part%s not measured:\n" % (len(miss), "" if len(miss) == 1 else "s"))

@@ -31,7 +31,7 @@ import time
 from .. import jsonutil
 from . import FORMAT, PROG
 from . import plan as planmod
-from . import report
+from . import report, topology
 from .judge import judge
 from .judge_retest import retests_wanted
 from .launch import STOPPED_WORDS, Answer, LaunchError
@@ -529,9 +529,13 @@ def open_sweep(args, env, top):
         raise RunError("node name '%s': %s" % (bad[0], NAME_WORDS), EXIT_USAGE)
     if args.rails_one_by_one and not args.rail_devs:
         raise RunError("--rails-one-by-one needs --rail-devs (the rails' devices)", EXIT_USAGE)
+    try:
+        topo = topology.for_run(args.fabric_topology, args.hostfile, nodes)
+    except topology.TopologyError as e:
+        raise RunError(str(e), EXIT_USAGE) from None
     new_sweep_dir(top)
     lock = take_lock(top)
-    return new_meta(args, nodes, groups), lock, make_launcher(args.launcher, env, top,
+    return dict(new_meta(args, nodes, groups), topology=topo), lock, make_launcher(args.launcher, env, top,
                                                              args.fanout, nodes)
 
 
@@ -547,11 +551,17 @@ def model_of(meta, env, launcher):
         drives
 
 
+def plan_of(meta):
+    """The sweep's plan, with the rounds its topology adds (nbw.fleet.topology)."""
+    return topology.apply(Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"],
+                               names=meta["nodes"]), topology.load(meta), int(meta["rails"]))
+
+
 def check_time(args, env, meta, launcher):
     """RunError when the plan does not fit --max-time or the allocation's time left."""
     la, d, rails, drives = model_of(meta, env, launcher)
     disks = env.get("SRC_DISKS") or ""
-    doc = planmod.plan_document(Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"]), la,
+    doc = planmod.plan_document(plan_of(meta), la,
                                 d, rails, drives, meta.get("seed"),
                                 bool(meta.get("rails_one_by_one")), bool(meta.get("remote")),
                                 args.max_time, env)
@@ -574,7 +584,7 @@ def start(args, env, out=sys.stdout):
         sw.model = model_of(meta, env, launcher)
         la, d, rails, drives = sw.model
         total = planmod.estimate(
-            Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"]), rails, drives, d, la,
+            plan_of(meta), rails, drives, d, la,
             bool(meta.get("rails_one_by_one")), bool(meta.get("remote")))["total_s"]
         # The run keeps its deadline: --max-time, or the allocation's time left.
         sw.set_deadline(*planmod.time_limit(args.max_time, env), planned=total)
@@ -602,7 +612,7 @@ def start(args, env, out=sys.stdout):
             shutil.rmtree(top, ignore_errors=True)
         say(str(e))
         return getattr(e, "status", 1)
-    plan = Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"], names=meta["nodes"])
+    plan = plan_of(meta)
     say("sweep of %d nodes (%d skipped), %d rails, pairs %s: %d rounds, through %s, in %s" % (
         plan.n, len(meta["skipped"]), int(meta["rails"]), plan.mode, plan.rounds,
         launcher.kind if launcher.kind == "srun" else "%s (fan-out %d)" % (

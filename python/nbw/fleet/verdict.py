@@ -19,6 +19,7 @@ Pure functions of the sweep (nbw.fleet.sweepdir) and the judge's parts and suspe
 
 import statistics
 
+from . import topology
 from .plan import Plan, remote_rounds
 
 KIND_OF_PART = {"drive": "drives alone", "drives together": "drives together",
@@ -37,6 +38,8 @@ def expected_parts(meta):
         plan = Plan(len(nodes), meta.get("pairs") or "auto", seed=meta.get("seed"), names=nodes)
     except (ValueError, TypeError):
         return {}
+    rails = meta.get("rails") if isinstance(meta.get("rails"), int) else 1
+    topology.apply(plan, topology.load(meta), rails)  # the rounds its topology adds
     out = {}
     drives = meta.get("drives") != 0
     for n in nodes:
