@@ -142,14 +142,8 @@ class Variants(unittest.TestCase):
             notes = up.notes(rungs + list(w.values()), "b", "a")
             text = "\n".join(notes)
             self.assertIn("iperf3 3.12 < 3.16: 8 streams as 8 processes", text)
-            self.assertIn("tcp copy (8 streams) (b -> a) carried 8.00 GB/s, 40% of tcp (8 streams) (zero-copy, "
-                          "20.00 GB/s).", notes)
-            self.assertIn("tcp reverse (8 streams) (a -> b) carried 16.00 GB/s, 80% of tcp (8 streams) (b -> a, "
-                          "20.00 GB/s).", notes)
-            self.assertIn("tcp from file (sendfile) (b -> a) carried 4.00 GB/s, 80% of tcp (1 stream) (one "
-                          "stream from memory, 5.00 GB/s).", notes)
-            self.assertIn("tcp (8 streams) 8, 80% of 25.00 GB/s", text)
-            self.assertIn("a retransmit count beside a full rate is no fault", text)
+            # The comparisons (copy, direction, file, retransmits) are why.py's sentences.
+            self.assertNotIn("carried 8.00 GB/s", text)
             self.assertIn("NIC counters during tcp reverse (8 streams): a pause_rx 2, a pause_tx 2400, "
                           "a discards_rx 4.", notes)
             self.assertIn("NIC b: lossy RoCE fabric: pause and PFC are off on ens1f0np0.", notes)

@@ -381,36 +381,16 @@ ZERO_COPY = re.compile(r"^tcp \([0-9]+ streams?\)$")
 
 
 def variant_notes(tcps, version):
-    """Plain lines on the TCP variants: parallel processes, the copy against
-    zero-copy, one direction against the other, the file against one stream,
-    the retransmits and % of line of every rung, and the NIC counters' change
-    (pause frames, discards) or what was missing."""
-    by = {r["name"]: r for r in tcps}
+    """Plain lines on the TCP rungs: parallel processes (the header's line) and the
+    NIC counters' change (pause frames, discards) or what was missing. The
+    sentences that compare the rungs (copy, direction, file, retransmits) are
+    why.py's."""
     out = []
     procs = [r for r in tcps if (r.get("processes") or 1) > 1]
     if procs:
         r = max(procs, key=lambda r: r["processes"])
         out.append("iperf3 %s < 3.16: %d streams as %d processes (one thread serves all -P streams before 3.16)"
                    % (version or "(version unknown)", r["streams"] or r["processes"], r["processes"]))
-
-    def ratio(a, b, what):
-        if a and b and a["measured_gb_per_s"] and b["measured_gb_per_s"]:
-            out.append("%s (%s) carried %s GB/s, %.0f%% of %s (%s, %s GB/s)" % (
-                a["name"], a["direction"], gb_text(a["measured_gb_per_s"]),
-                a["measured_gb_per_s"] / b["measured_gb_per_s"] * 100, b["name"], what,
-                gb_text(b["measured_gb_per_s"])))
-    for r in tcps:
-        if r["name"].startswith(("tcp copy", "tcp reverse")):
-            n = r["name"][r["name"].index("("):]
-            ratio(r, by.get("tcp %s" % n), "zero-copy" if r["name"].startswith("tcp copy") else by.get(
-                "tcp %s" % n, {}).get("direction", "forward"))
-    ratio(by.get("tcp from file (sendfile)"), by.get("tcp (1 stream)"), "one stream from memory")
-    if tcps:
-        out.append("TCP retransmits and %% of line: %s (a retransmit count beside a full rate is no fault)" %
-                   "; ".join("%s %s, %s" % (r["name"], "-" if r.get("retransmits") is None else "%d" % r["retransmits"],
-                                            "%.0f%% of %s GB/s" % (r["pct_of_line"], gb_text(r["line_rate_gb_per_s"]))
-                                            if r.get("pct_of_line") is not None else "line rate unknown")
-                             for r in tcps))
     out += counter_notes(tcps)
     return [t + "." for t in out]
 
