@@ -1,15 +1,13 @@
 # scripts/bench_upper.sh: the ladder's upper rungs, sourced by run_bench.sh (its failure
 # and settings, bench_node.sh's node_cmd, start_bg and stop_on_node, bench_lib.sh's
-# say): TCP between the two nodes with iperf3 (1 and 8 streams, zero-copy) and NFS from
-# a tmpfs in the sink's DRAM, exported by the kernel's NFS server and read by the
-# source's nvme_read_bw through two mounts, over RDMA and over TCP. Every step runs on
+# say): NFS from a tmpfs in the sink's DRAM, exported by the kernel's NFS server, read
+# by the source's nvme_read_bw and written by fio (else dd) through two mounts, over
+# RDMA and over TCP (the TCP rungs: bench_tcp.sh). Every step runs on
 # its node bounded by a time limit; what the NFS steps set up (modules stay loaded) is
 # undone at the end, on failure and on a signal. Drives are never touched: the file
 # lives in tmpfs.
 # run_bench.sh's variables used here: prog, run_dir, run_id, bg_pid (start_bg's), started.
 # shellcheck shell=bash disable=SC2154
-
-# --- TCP: iperf3 ------------------------------------------------------------------
 
 # have_on NODE CMD: CMD is on NODE's PATH (or /usr/sbin, /sbin).
 have_on() {
@@ -18,70 +16,11 @@ have_on() {
 	"${run_cmd[@]}" </dev/null >/dev/null 2>&1
 }
 
-# The receiving node's socket buffer limits, for the report's window hint.
-tcp_sysctls() {
-	local run_cmd
-	node_cmd "$SINK_NODE" 30 sysctl sh -c \
-		'echo "net.core.rmem_max = $(cat /proc/sys/net/core/rmem_max)";
-		 echo "net.ipv4.tcp_rmem = $(cat /proc/sys/net/ipv4/tcp_rmem)"'
-	"${run_cmd[@]}" </dev/null >"$run_dir/tcp-sysctl-$SINK_NODE.txt" 2>/dev/null
-}
-
-# run_iperf3 STREAMS: a one-off iperf3 server (-1) on the sink, the client on the
-# source (tried again until the server listens), both with -J: tcpN-NODE.json.
-run_iperf3() {
-	local n=$1 ip=${IPERF3:-iperf3} srv_pid rc limit args
-	local out=$run_dir/tcp$n addr=${SINK_ADDR:-$SINK_NODE} port=${TCP_PORT:-$((PORT + 2))}
-	limit=${CMD_TIMEOUT:-$((window_s + 2 * net_s + 60))}
-	say "tcp $n: iperf3 server on $SINK_NODE: $ip -s -1 -p $port -J"
-	start_bg "$out-$SINK_NODE.json" "$out-$SINK_NODE.log" "$SINK_NODE" "$limit" "tcp$n-server" \
-		"$ip" -s -1 -p "$port" -J
-	srv_pid=$bg_pid
-	args=(-c "$addr" -p "$port" -P "$n" -Z -t "$(duration_s "$DURATION")" -J)
-	[ "$(duration_s "$WARMUP")" = 0 ] || args+=(-O "$(duration_s "$WARMUP")")
-	client_tries "tcp $n: iperf3 client" "$out-$SRC_NODE.json" "$out-$SRC_NODE.log" "$limit" \
-		"tcp$n-client" "$srv_pid" "$ip" "${args[@]}"
-	rc=$?
-	if [ "$rc" != 0 ]; then
-		failure "tcp $n: iperf3 client on $SRC_NODE" "$rc" "$out-$SRC_NODE.log"
-		# iperf3 -J reports its error inside the JSON.
-		grep -o '"error":.*' "$out-$SRC_NODE.json" 2>/dev/null | head -n1 | sed "s/^/$prog: /" >&2
-	fi
-	# A one-off server ends with its client; one that never saw it is stopped.
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		kill -0 "$srv_pid" 2>/dev/null || break
-		sleep 0.5
-	done
-	if kill -0 "$srv_pid" 2>/dev/null; then
-		kill -TERM "$srv_pid" 2>/dev/null
-		stop_on_node "$SINK_NODE" "tcp$n-server"
-	fi
-	wait "$srv_pid"
-	started=()
-	[ "$rc" = 0 ]
-}
-
-# The TCP rung: iperf3 with each of TCP_STREAMS; skipped with one line when a
-# node has no iperf3.
-run_tcp() {
-	local node n fails=0 ip=${IPERF3:-iperf3}
-	[ "$ip" = none ] && { say "IPERF3=none: the TCP rung is skipped"; return 0; }
-	for node in "$SINK_NODE" "$SRC_NODE"; do
-		have_on "$node" "$ip" ||
-			{ say "$ip is not installed on $node: the TCP rung is skipped (apt-get install iperf3)"; return 0; }
-	done
-	tcp_sysctls
-	for n in ${TCP_STREAMS:-1 8}; do
-		run_iperf3 "$n" || fails=$((fails + 1))
-	done
-	[ "$fails" = 0 ]
-}
-
 # --- NFS: the kernel's server on the sink, two mounts on the source ----------------
 
 # The sink's side, run there with sh: nfs_server_sh up|down DIR SIZE RDMA_PORT.
-# up: a tmpfs at DIR/export holding DIR/export/data (SIZE bytes, random),
-# exported read-only with the daemons it needs (rpcbind, rpc.mountd, nfsd with
+# up: a tmpfs at DIR/export holding DIR/export/data (SIZE bytes, random) and room for
+# as much written, exported read-write (the only thing written is that tmpfs) with the daemons it needs (rpcbind, rpc.mountd, nfsd with
 # 8 threads) started when not running, and NFS/RDMA on RDMA_PORT; a writable
 # /var/lib/nfs (tmpfs) when the root is read-only. Each step is logged to
 # DIR/undo; prints "rdma=1" or "rdma=0"; a failure undoes what was done.
@@ -123,7 +62,7 @@ if ! { touch /var/lib/nfs/.nbw-w && rm -f /var/lib/nfs/.nbw-w; } 2>/dev/null; th
 	echo "mount /var/lib/nfs" >>"$undo"
 	mkdir -p /var/lib/nfs/v4recovery /var/lib/nfs/sm && touch /var/lib/nfs/etab /var/lib/nfs/rmtab
 fi
-mount -t tmpfs -o "size=$((size + 16777216))" nbw-nfs-export "$dir/export" || fail "cannot mount a tmpfs on $dir/export"
+mount -t tmpfs -o "size=$((2 * size + 16777216))" nbw-nfs-export "$dir/export" || fail "cannot mount a tmpfs on $dir/export"
 echo "mount $dir/export" >>"$undo"
 head -c "$size" /dev/urandom >"$dir/export/data" || fail "cannot write $size bytes into the tmpfs $dir/export"
 if ! pidof rpcbind >/dev/null; then
@@ -132,7 +71,7 @@ fi
 if ! pidof rpc.mountd >/dev/null; then
 	rpc.mountd </dev/null >/dev/null 2>&1 || fail "rpc.mountd did not start"; started rpc.mountd
 fi
-exportfs -o ro,insecure,no_root_squash,no_subtree_check,fsid=$((77000000 + $$)) "*:$dir/export" ||
+exportfs -o rw,insecure,no_root_squash,no_subtree_check,fsid=$((77000000 + $$)) "*:$dir/export" ||
 	fail "exportfs of $dir/export failed"
 echo "export $dir/export" >>"$undo"
 if [ "$(cat /proc/fs/nfsd/threads)" = 0 ]; then
@@ -152,8 +91,9 @@ exit 0'
 
 # The source's side, run there with sh: nfs_client_sh up|down DIR SERVER:PATH
 # RDMA VERS RDMA_PORT. up: DIR/rdma (when RDMA is 1) and DIR/tcp mounted
-# read-only and soft; prints nfsstat -m (else their /proc/self/mountstats lines).
-# down: both unmounted (forced, then lazily, when busy), DIR removed.
+# read-write (the sink's tmpfs) and soft; prints nfsstat -m (else their
+# /proc/self/mountstats lines). down: the files nfs_write_sh wrote removed, both
+# unmounted (forced, then lazily, when busy), DIR removed.
 # shellcheck disable=SC2016
 nfs_client_sh='PATH=$PATH:/usr/sbin:/sbin
 act=$1 dir=$2 what=$3 rdma=$4 vers=$5 rport=$6
@@ -161,6 +101,7 @@ err() { echo "nfs client: $*" >&2; }
 down() {
 	for m in "$dir/rdma" "$dir/tcp"; do
 		grep -q " $m nfs" /proc/mounts || continue
+		rm -f "$m"/nbw-write.* 2>/dev/null
 		umount "$m" 2>/dev/null || umount -f "$m" 2>/dev/null || umount -l "$m"
 	done
 	rmdir "$dir/rdma" "$dir/tcp" "$dir" 2>/dev/null
@@ -168,7 +109,7 @@ down() {
 }
 [ "$act" = down ] && { down; exit 0; }
 [ "$(id -u)" = 0 ] || { err "needs root (mount)"; exit 1; }
-opts="ro,soft,timeo=100,retrans=2,vers=$vers"
+opts="rw,soft,timeo=100,retrans=2,vers=$vers"
 [ "${vers%%.*}" = 3 ] && opts="$opts,nolock"
 mkdir -p "$dir/rdma" "$dir/tcp" || { err "cannot create $dir"; exit 1; }
 modprobe nfs 2>/dev/null
@@ -226,6 +167,61 @@ nfs_read() {
 	return "$rc"
 }
 
+# Run on the source with sh: nfs_write_sh WRITER DIR BS JOBS BYTES SECONDS WARMUP.
+# JOBS writers of BS blocks (O_DIRECT) into DIR/nbw-write.N, BYTES each: fio
+# (time-based, SECONDS after WARMUP, its JSON), else dd (each file once, then
+# "writer=dd bytes=B ns=T bs=BS jobs=JOBS"); the files removed after.
+# shellcheck disable=SC2016
+nfs_write_sh='PATH=$PATH:/usr/sbin:/sbin
+w=$1 dir=$2 bs=$3 jobs=$4 bytes=$5 secs=$6 warm=$7
+if [ "$w" = fio ]; then
+	fio --name=nbw-write --directory="$dir" --filename_format="nbw-write.\$jobnum" --rw=write --direct=1 \
+		--bs="$bs" --numjobs="$jobs" --size="$bytes" --time_based --runtime="$secs" --ramp_time="$warm" \
+		--ioengine=psync --unlink=1 --output-format=json
+	rc=$?
+else
+	t0=$(date +%s%N) j=0 pids=
+	while [ "$j" -lt "$jobs" ]; do
+		dd if=/dev/zero of="$dir/nbw-write.$j" bs="$bs" count=$((bytes / bs)) oflag=direct 2>"$dir/nbw-write.$j.err" &
+		pids="$pids $!" j=$((j + 1))
+	done
+	rc=0
+	for p in $pids; do wait "$p" || rc=1; done
+	t1=$(date +%s%N)
+	[ "$rc" = 0 ] && echo "writer=dd bytes=$((jobs * (bytes / bs) * bs)) ns=$((t1 - t0)) bs=$bs jobs=$jobs"
+	[ "$rc" = 0 ] || cat "$dir"/nbw-write.*.err >&2
+fi
+rm -f "$dir"/nbw-write.*
+exit "$rc"'
+
+# nfs_writes PROTO...: through each mount, NFS_JOBS writers of NFS_BS blocks
+# (fio, else dd) into the sink's tmpfs, NFS_SIZE over all writers:
+# nfs_write_PROTO-NODE.txt (fio's JSON, or dd's line); skipped with one line when
+# the source has neither.
+nfs_writes() {
+	local w=fio p bs jobs per limit rc fails=0 run_cmd out
+	bs=$(size_bytes "${NFS_BS:-1M}") jobs=${NFS_JOBS:-4}
+	have_on "$SRC_NODE" fio || w="dd"
+	if [ "$w" = dd ]; then
+		have_on "$SRC_NODE" dd ||
+			{ say "neither fio nor dd is on $SRC_NODE: the NFS write rungs are skipped (apt-get install fio)"; return 0; }
+		say "fio is not installed on $SRC_NODE: the NFS writes by dd, each file once (apt-get install fio)"
+	fi
+	per=$(($(size_bytes "${NFS_SIZE:-1G}") / jobs / bs * bs))
+	[ "$per" -ge "$bs" ] || per=$bs
+	limit=${CMD_TIMEOUT:-$((window_s + 120 + jobs * per / 50000000))}
+	for p in "$@"; do
+		out=$run_dir/nfs_write_$p-$SRC_NODE.txt
+		say "nfs write ($p) on $SRC_NODE: $w, $jobs writers of ${NFS_BS:-1M} blocks, $per bytes each, into $(nfs_dir)/$p"
+		node_cmd "$SRC_NODE" "$limit" "nfs-write-$p" sh -c "$nfs_write_sh" sh "$w" "$(nfs_dir)/$p" "$bs" "$jobs" \
+			"$per" "$(duration_s "$DURATION")" "$(duration_s "$WARMUP")"
+		"${run_cmd[@]}" </dev/null >"$out" 2>"$run_dir/nfs_write_$p-$SRC_NODE.log"
+		rc=$?
+		[ "$rc" = 0 ] || { failure "nfs write ($p) on $SRC_NODE" "$rc" "$run_dir/nfs_write_$p-$SRC_NODE.log"; fails=$((fails + 1)); }
+	done
+	[ "$fails" = 0 ]
+}
+
 # rand_flags: whether the source's nvme_read_bw has --pattern (random reads);
 # its --latency (percentiles, opt-in) into the array rand_flags when it has one.
 has_pattern() {
@@ -238,7 +234,8 @@ has_pattern() {
 }
 
 # The NFS rungs: sequential 1 MiB reads through each mount (nfs_rdma-NODE.json,
-# nfs_tcp-NODE.json), then random 4 KiB at each of NFS_DEPTHS
+# nfs_tcp-NODE.json), writes of NFS_BS by NFS_JOBS writers (nfs_write_PROTO-NODE.txt),
+# then random 4 KiB at each of NFS_DEPTHS
 # (nfs_PROTO_randD-NODE.json); the mounts' options in nfs-mounts-NODE.txt.
 run_nfs() {
 	local ex=${EXPORTFS:-exportfs} out rdma protos=(tcp) p d fails=0 size rand_flags
@@ -263,6 +260,7 @@ run_nfs() {
 	for p in "${protos[@]}"; do
 		nfs_read "nfs_$p" "$p" -t "$THREADS" -s 1M || fails=$((fails + 1))
 	done
+	nfs_writes "${protos[@]}" || fails=$((fails + 1))
 	if has_pattern; then
 		for d in ${NFS_DEPTHS:-8 16 32}; do
 			for p in "${protos[@]}"; do
@@ -281,7 +279,7 @@ run_nfs() {
 # The upper rungs' settings (run_bench.sh's check_settings does the rest).
 check_upper_settings() {
 	local v n
-	for v in TCP_STREAMS NFS_DEPTHS; do
+	for v in TCP_STREAMS NFS_DEPTHS NFS_JOBS; do
 		for n in ${!v:-1}; do
 			[[ $n =~ ^[1-9][0-9]{0,3}$ ]] || die_usage "$v=\"${!v}\": positive integers (e.g. \"1 8\")"
 		done
@@ -291,8 +289,10 @@ check_upper_settings() {
 			die_usage "$v=${!v}: not a port"
 	done
 	shopt -s nocasematch
-	[ -z "${NFS_SIZE:-}" ] || [[ $NFS_SIZE =~ ^[1-9][0-9]*([kmgt](i?b)?)?$ ]] ||
-		die_usage "NFS_SIZE=$NFS_SIZE: not a size (e.g. 1G, 256M)"
+	for v in NFS_SIZE NFS_BS TCP_FILE_SIZE; do
+		[ -z "${!v:-}" ] || [[ ${!v} =~ ^[1-9][0-9]*([kmgt](i?b)?)?$ ]] ||
+			die_usage "$v=${!v}: not a size (e.g. 1G, 256M)"
+	done
 	shopt -u nocasematch
 	[ -z "${NFS_VERS:-}" ] || [[ $NFS_VERS =~ ^(3|4|4\.[012])$ ]] || die_usage "NFS_VERS=$NFS_VERS: 3, 4, 4.0, 4.1 or 4.2"
 }

@@ -11,6 +11,8 @@ prog=run_bench.sh
 . "$(dirname "$0")/bench_results.sh" || exit 1
 # shellcheck source=bench_upper.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/bench_upper.sh" || exit 1
+# shellcheck source=bench_tcp.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/bench_tcp.sh" || exit 1
 # shellcheck source=bench_node.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/bench_node.sh" || exit 1
 # shellcheck source=bench_transfer.sh source-path=SCRIPTDIR
@@ -67,12 +69,24 @@ Modes:
              of why: which rung binds it, ssh's cipher, rsync's protocol, copy vs
              zero-copy, a sender-side deficit, its gap to the wire
   tcp        iperf3 from SRC_NODE to SINK_ADDR, once per TCP_STREAMS (-P 1, then -P 8),
-             zero-copy (-Z), JSON (tcpN-NODE.json from both ends); the sink's socket
-             buffer limits (tcp-sysctl-NODE.txt); the ladder's TCP rungs
+             zero-copy (-Z), JSON (tcpN-NODE.json from both ends); at the largest
+             TCP_STREAMS a copy without -Z (tcpcopyN-) and the reverse, sink to source
+             (-R, tcprevN-); one stream from a TCP_FILE_SIZE file in the source's
+             /dev/shm (-F, tcpfile-). Pinned (-A) to the CPUs of the NUMA node of the
+             NIC that carries SINK_ADDR; an iperf3 older than 3.16 (one thread for all
+             -P streams) runs N streams as N processes of one stream (ports from
+             TCP_PORT; tcpN.pK-NODE.json), summed. The NIC evidence: nic-NODE.txt
+             (netdev, NUMA, MTU, link speed, ethtool -a, PFC), ethtool -S before and
+             after each rung (nic/), one 9000-byte path-MTU probe (pmtu-NODE.txt);
+             the sink's socket buffer limits (tcp-sysctl-NODE.txt); the ladder's TCP
+             rungs
   nfs        SINK_NODE exports a tmpfs holding a file of NFS_SIZE (kernel NFS server,
-             read-only, NFS/RDMA on NFS_RDMA_PORT); SRC_NODE mounts it over RDMA and
-             over TCP and reads the file with nvme_read_bw (O_DIRECT): 1 MiB
-             sequential (nfs_rdma-NODE.json, nfs_tcp-NODE.json), then 4 KiB random at
+             read-write: only that tmpfs is written; NFS/RDMA on NFS_RDMA_PORT);
+             SRC_NODE mounts it over RDMA and over TCP and reads the file with
+             nvme_read_bw (O_DIRECT): 1 MiB sequential (nfs_rdma-NODE.json,
+             nfs_tcp-NODE.json); writes into it NFS_JOBS writers of NFS_BS blocks
+             (fio --direct=1, else dd oflag=direct; nfs_write_PROTO-NODE.txt, the
+             files removed after); then 4 KiB random at
              each of NFS_DEPTHS (nfs_PROTO_randD-NODE.json; needs nvme_read_bw
              --pattern); the mounts' options (nfs-mounts-NODE.txt). Everything set up
              is undone at the end and on failure; no drive is touched
@@ -98,13 +112,18 @@ Environment (defaults in brackets):
   IB_WRITE_BW [ib_write_bw]  ladder: perftest's binary on the nodes (none = skip it)
   IPERF3 [iperf3]      tcp, ladder: iperf3 on the nodes (none = skip the TCP rung)
   TCP_STREAMS ["1 8"]  tcp, ladder: iperf3's -P, one run each
-  TCP_PORT [PORT+2]    tcp, ladder: iperf3's port (-p)
+  TCP_PORT [PORT+2]    tcp, ladder: iperf3's port (-p; N processes: N ports from it)
+  TCP_FILE_SIZE [1G]   tcp, ladder: the source's /dev/shm file of the sendfile rung
+  ETHTOOL [ethtool]    tcp, ladder: the NIC evidence (none = not read)
+  PING [ping]          tcp, ladder: the path-MTU probe (none = not sent)
   EXPORTFS [exportfs]  nfs, ladder: the sink's exportfs (package nfs-kernel-server;
                        none = skip the NFS rungs); the source needs mount.nfs
   NFS_SIZE [1G]        nfs, ladder: the file in the sink's tmpfs (DRAM)
   NFS_VERS [3]         nfs, ladder: the mounts' vers=
   NFS_RDMA_PORT [20049]  nfs, ladder: the server's NFS/RDMA port (portlist)
   NFS_DEPTHS ["8 16 32"]  nfs, ladder: io_uring depths of the random 4 KiB reads
+  NFS_BS [1M]  NFS_JOBS [4]  nfs, ladder: the writes' block size and writers
+                       (NFS_SIZE over all writers)
   TRANSFER_CMD         transfer, ladder: a shell command run on SRC_NODE, "{sink}" in
                        it replaced by SINK_ADDR (e.g. "rsync -a --stats /data/
                        {sink}:/restore/"); unset = no transfer rung
@@ -209,6 +228,7 @@ on_signal() {
 	done
 	wait
 	nfs_teardown
+	tcp_teardown
 	exit "$code"
 }
 

@@ -11,11 +11,13 @@
 # run_bench.sh into node a's out/record: on the host, nbw-results list, show,
 # compare, trend and check against a reference from the first
 # (ladder_check.py says what each must print). With LADDER_UPPER=1 (tests/lab/ladder_upper.sh,
-# make check-slow) they run: TCP with 1 and 8 streams (iperf3), NFS over RDMA
-# and over TCP (the kernel's server on a, a tmpfs export, two mounts on b), each
-# above zero, the mounts' rsize, the random 4 KiB table (or the line saying
+# make check-slow) they run: TCP with 1 and 8 streams (iperf3, zero-copy), the
+# copy and the reverse at 8 and one stream from a tmpfs file, with their
+# directions, processes and NIC evidence; NFS over RDMA and over TCP (the
+# kernel's server on a, a tmpfs export, two mounts on b) read and written (fio),
+# each above zero, the mounts' rsize, the random 4 KiB table (or the line saying
 # nvme_read_bw lacks --pattern), and nothing left on either node (mounts,
-# exports, nfsd, daemons, iperf3).
+# exports, nfsd, daemons, iperf3, fio, written files, the tmpfs file).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab_lib.sh"
 
@@ -54,8 +56,20 @@ check "any(r['name'] == 'end to end' for r in R('a')) and any(r['name'] == 'end 
 check "abs(G('end to end', 'a')['ceiling_gb_per_s'] - G('drives together', 'a')['measured_gb_per_s'] - min(G('drives together', 'b')['measured_gb_per_s'], G('fabric (mem)', 'b')['measured_gb_per_s'])) < 1e-6" "end to end: ceiling = the sum of the rungs below"
 check "[(r['name'], r['node']) for r in d['rungs'] if r['name'] == d['binding']['name'] and r['node'] == d['binding']['node']] == [('fabric (mem)', 'b')]" "the binding rung named as in rungs"
 if [ -n "$upper" ]; then
-	check "[r['name'] for r in R('b') if r['kind'] == 'tcp'] == ['tcp (1 stream)', 'tcp (8 streams)']" "TCP rungs: 1 and 8 streams from b"
+	check "[r['name'] for r in R('b') if r['kind'] == 'tcp'] == ['tcp (1 stream)', 'tcp (8 streams)', 'tcp copy (8 streams)', 'tcp reverse (8 streams)', 'tcp from file (sendfile)']" "TCP rungs: 1 and 8 streams, the copy, the reverse, the file, from b"
 	check "all(r['measured_gb_per_s'] > 0 and r['receiver_cpu_s_per_gib'] is not None for r in d['rungs'] if r['kind'] == 'tcp')" "TCP rungs measured, with the receiver's CPU"
+	check "[(r['direction'], r['zero_copy']) for r in R('b') if r['kind'] == 'tcp'] == [('b -> a', True)] * 2 + [('b -> a', False), ('a -> b', True), ('b -> a', True)]" "TCP rungs: directions and zero-copy"
+	check "all(r['processes'] in (1, r['streams']) and 'retransmits' in r and 'line_rate_gb_per_s' in r and 'pct_of_line' in r and set(r['nic_counters']) == {'a', 'b'} for r in R('b') if r['kind'] == 'tcp')" "TCP rungs: processes, retransmits, line rate, both ends' NIC counters"
+	if "$PY" -c 'import json,sys; sys.exit(not any(r.get("processes", 1) > 1 for r in json.load(open(sys.argv[1]))["rungs"]))' "$L"; then
+		grep -Eq '^iperf3 [0-9.]+ < 3\.16: 8 streams as 8 processes' "$D/ladder.txt" || fail "8 streams ran as processes and the ladder does not say so"
+	fi
+	grep -Eq '^NIC: b [^;]* MTU [0-9]+, link [^;]*; a [^;]* MTU [0-9]+, link [^;]*; path MTU probe of 9000 bytes: (passed|failed|not run)' "$D/ladder.txt" ||
+		fail "no NIC line (both ends' MTU and link, the path-MTU probe) under the ladder"
+	# The lab's virtio NICs have no pause counters: said missing, never guessed.
+	grep -Eq '^NIC counters missing on (a|b) \(not guessed\): ' "$D/ladder.txt" || fail "the lab's missing NIC counters are not said"
+	check "G('nfs write (rdma)', 'b')['measured_gb_per_s'] > 0 and G('nfs write (tcp)', 'b')['measured_gb_per_s'] > 0" "NFS writes over RDMA and over TCP measured"
+	check "[(G('nfs write (%s)' % p, 'b')['writer'], G('nfs write (%s)' % p, 'b')['nfs_bs'], G('nfs write (%s)' % p, 'b')['nfs_jobs'], G('nfs write (%s)' % p, 'b')['op']) for p in ('rdma', 'tcp')] == [('fio', 1048576, 2, 'write')] * 2" "NFS writes: fio, 1 MiB blocks, 2 writers recorded"
+	check "G('nfs_rdma', 'b')['op'] == 'read' and G('nfs_tcp', 'b')['op'] == 'read'" "NFS reads marked as reads"
 	check "G('nfs_rdma', 'b')['measured_gb_per_s'] > 0 and G('nfs_tcp', 'b')['measured_gb_per_s'] > 0" "NFS over RDMA and over TCP measured"
 	check "(G('nfs_rdma', 'b')['proto'], G('nfs_tcp', 'b')['proto'], G('nfs_rdma', 'b')['rsize'] > 0) == ('rdma', 'tcp', True)" "the mounts' proto and rsize recorded"
 	check "G('nfs_rdma', 'b')['ceiling_rung'] == 'fabric (mem)' and G('nfs_tcp', 'b')['ceiling_rung'] == 'tcp (1 stream)'" "NFS against its transport"

@@ -2,7 +2,8 @@
 # Node a of tests/lab/ladder.sh: scripts/run_bench.sh ladder from node a's
 # shell (sink a, source b), node b reached through scripts/vlab.d/launch;
 # short windows. With the argument "upper" (tests/lab/ladder_upper.sh) the TCP
-# and NFS rungs too (a 32 MiB NFS file), else they are skipped (IPERF3=none,
+# and NFS rungs too (a 32 MiB NFS file, written by 2 writers of 1 MiB blocks; a
+# 32 MiB file for the sendfile rung), else they are skipped (IPERF3=none,
 # EXPORTFS=none) and the ladder runs a second time (ladder-2, with NOTE and
 # CHANGE_STARTS=1). Every run is recorded into $VLAB_OUT/record. The exit
 # statuses go to $VLAB_OUT/ladder.rc and ladder-2.rc, what the TCP and NFS
@@ -15,7 +16,7 @@ trap 'LAUNCH_CONNECT_TIMEOUT=10 "$launch" --stop b || echo "could not stop node 
 
 export LAUNCHER=$launch SINK_NODE=a SRC_NODE=b SINK_ADDR=$VLAB_ADDR RDMA_DEV=$VLAB_RDMA_DEV
 export DRAM=64M THREADS=1 CHUNK=1M WARMUP=1 DURATION=4 NET_TIMEOUT=20 SINK_WAIT=120
-export NFS_SIZE=32M
+export NFS_SIZE=32M NFS_BS=1M NFS_JOBS=2 TCP_FILE_SIZE=32M
 # The rules for a valid total (99% overlap, 2% variation of 1 s samples) are for
 # real hardware and are proven fast (tests/remote/); here the emulated nodes of
 # a shared host decide them, so they are loosened as for the Slurm jobs: the lab

@@ -1,16 +1,17 @@
 #!/bin/bash
 # What run_bench.sh's TCP and NFS rungs may leave on a lab node, one line each
 # (nothing when clean): NFS mounts, exports, nfsd threads, the state tmpfs on
-# /var/lib/nfs, the daemons started for the server, iperf3, the run's directory.
+# /var/lib/nfs, the daemons started for the server, iperf3, the NFS writers (fio)
+# and their files, the run's directory, the sendfile rung's file in /dev/shm.
 n=$(hostname)
 grep -E ' (nfs|nfs4|tmpfs) ' /proc/mounts | grep -E 'nbw-nfs|/var/lib/nfs' | sed "s/^/$n: mount: /"
 [ -r /proc/fs/nfsd/exports ] && grep -v '^#' /proc/fs/nfsd/exports | sed "s/^/$n: export: /"
 t=$(cat /proc/fs/nfsd/threads 2>/dev/null || echo 0)
 [ "$t" = 0 ] || echo "$n: nfsd threads: $t"
-for p in iperf3 rpcbind rpc.mountd; do
+for p in iperf3 fio rpcbind rpc.mountd; do
 	pgrep -x "$p" >/dev/null && echo "$n: process: $p"
 done
-for d in /tmp/nbw-nfs.*; do
-	[ -e "$d" ] && echo "$n: directory: $d"
+for d in /tmp/nbw-nfs.* /tmp/nbw-nfs.*/*/nbw-write.* /dev/shm/nbw-tcpfile.*; do
+	[ -e "$d" ] && echo "$n: left: $d"
 done
 exit 0

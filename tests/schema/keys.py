@@ -98,6 +98,12 @@ READERS = {
         # the ladder's own rungs
         "ceiling_rung", "measured_gb_per_s", "node", "mean_rtt_us", "rdma_over_tcp",
         "receiver_cpu_s_per_gib", "sender_cpu_s_per_gib", "tcp", ("rdma", "iops"),
+        # iperf3 -J (-R), fio --output-format=json
+        "reverse", "jobs", "write", "bw_bytes", "io_bytes", "usr_cpu", "sys_cpu", "job_runtime",
+        "global options", "job options", "numjobs",
+        # the ladder's own TCP variants, NFS writes and NIC evidence (nicev.py's)
+        "max_snd_cwnd_bytes", "processes", "direction", "pct_of_line", "nic_counters", "missing",
+        "iperf3", "op", "writer", "bs", "nfs_bs", "nfs_jobs", "tcp (1 stream)", "tcp from file (sendfile)",
     )),
     "results/documents.py": ((READ_BW, REMOTE, PROBE), (
         # run_bench.sh's run.json and the record's own figures
@@ -143,7 +149,7 @@ OTHERS = {
     "results/openmetrics.py", "results/cli.py", "results/junit.py", "results/verbs_ref.py",
     "results/sweep_show.py",
     "results/compare_view.py", "results/push.py", "names.py",
-    "ladder/__init__.py", "ladder/chart.py", "ladder/report.py",
+    "ladder/__init__.py", "ladder/chart.py", "ladder/report.py", "ladder/nicev.py",
     "ladder/why.py", "ladder/transfer.py",  # the ladder's own rungs; run_bench.sh's transfer
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",
     "fleet/verdict.py", "fleet/junit.py", "fleet/launch.py", "fleet/tasks.py",

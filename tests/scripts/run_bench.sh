@@ -221,12 +221,14 @@ touch "$f/ib.done"
 printf ' #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n'
 printf ' 65536      1000             0.00               8.00 		   0.015\n'
 SH
-# Fake iperf3: -s = a one-off server (waits for its client, at most 5 s, or 2 s
-# with iperf.fail), -c = a client printing the fixture's JSON of -P 1 or 8;
-# iperf.refuse holds how many client tries are refused first.
+# Fake iperf3: --version = 3.16 (one process for all streams), -s = a one-off
+# server (waits for its client, at most 5 s, or 2 s with iperf.fail), -c = a
+# client printing the fixture's JSON of -P 1 or 8; iperf.refuse holds how many
+# client tries are refused first.
 cat >"$TMPD/tools/iperf3" <<SH
 #!/bin/bash
 f=\$(cd "\$(dirname "\$0")/../fake" && pwd)
+[ "\$1" = --version ] && { echo "iperf 3.16 (cJSON 1.7.15)"; exit 0; }
 if [ "\$1" = -s ]; then
 	printf '%s\n' "\$@" >"\$f/argv.iperf-server"
 	n=50; [ -e "\$f/iperf.fail" ] && n=20
@@ -250,8 +252,9 @@ make_pattern "$TMPD/l1" 4194304 1
 unset DRAM
 export SINK_DISKS=$TMPD/l0 SRC_DISKS=$TMPD/l0,$TMPD/l1 THREADS=2 CHUNK=64K TX_DEPTH=8 LAUNCHER="fake-srun -N1 -w"
 export SINK_ADDR=10.0.0.1 RDMA_DEV=rxe0:1 NET_TIMEOUT=1
-# The upper rungs: the fake iperf3; never this machine's NFS server.
-export IPERF3=$TMPD/tools/iperf3 EXPORTFS=/nonexistent/exportfs
+# The upper rungs: the fake iperf3 (a 1 MiB file for the sendfile rung); never this
+# machine's NFS server, no ping to SINK_ADDR (not loopback).
+export IPERF3=$TMPD/tools/iperf3 EXPORTFS=/nonexistent/exportfs TCP_FILE_SIZE=1M PING=none
 expect_exit 2 'TCP_STREAMS="1 x": positive integers' env TCP_STREAMS="1 x" "$RUN_BENCH" check ladder
 expect_exit 2 'NFS_VERS=5: 3, 4, 4.0, 4.1 or 4.2' env NFS_VERS=5 "$RUN_BENCH" check nfs
 expect_exit 2 'NFS_SIZE=big: not a size' env NFS_SIZE=big "$RUN_BENCH" check nfs
@@ -268,7 +271,7 @@ check_eq "ladder without an NFS server: one line saying what to install" \
 	"$(grep 'NFS rungs' "$TMPD/err")"
 D=$RESULTS_DIR/ladder-noib
 check_eq "ladder: the run directory" \
-	"aggregate-n1.json aggregate-n2.json baseline-n1.json baseline-n2.json fabric-n1.json fabric-n2.json ladder.json ladder.txt memory-n1.json memory-n2.json probe-n1.json probe-n2.json run.json tcp-sysctl-n1.txt tcp1-n1.json tcp1-n2.json tcp8-n1.json tcp8-n2.json" \
+	"aggregate-n1.json aggregate-n2.json baseline-n1.json baseline-n2.json fabric-n1.json fabric-n2.json ladder.json ladder.txt memory-n1.json memory-n2.json nic-n1.txt nic-n2.txt probe-n1.json probe-n2.json run.json tcp-sysctl-n1.txt tcp1-n1.json tcp1-n2.json tcp8-n1.json tcp8-n2.json tcpcopy8-n1.json tcpcopy8-n2.json tcpfile-n1.json tcpfile-n2.json tcprev8-n1.json tcprev8-n2.json" \
 	"$(cd "$D" && ls -- *.json *.txt | grep -v -e '^summary' | tr '\n' ' ' | sed 's/ $//')"
 check_eq "ladder: --baseline on each node, its drives" "['l0 alone', 'l1 alone', '2 together'] 1" \
 	"$(json_get "$D/baseline-n2.json" '[s["label"] for s in d["baseline"]]') $(json_get "$D/baseline-n1.json" 'len(d["drives"])')"
@@ -283,12 +286,16 @@ check_match "aggregate: the same -t" '^--tx-depth$' "$(cat "$TMPD/fake/argv.sour
 check_eq "ladder.json: rungs of n1" "link|drive l0|staging memory|fabric (mem)|end to end" \
 	"$(json_get "$D/ladder.json" '"|".join(r["name"] for r in d["rungs"] if r["node"] == "n1")')"
 check_eq "iperf3 server: one-off, PORT + 2, JSON" "-s -1 -p 18517 -J" "$(tr '\n' ' ' <"$TMPD/fake/argv.iperf-server" | sed 's/ $//')"
-check_eq "iperf3 client: the sink's address, 8 streams (the last run), zero-copy, DURATION" \
-	"-c 10.0.0.1 -p 18517 -P 8 -Z -t 1 -J" "$(tr '\n' ' ' <"$TMPD/fake/argv.iperf-client" | sed 's/ $//')"
+check_match "iperf3 client: the sink's address, one stream from the source's tmpfs file (the last run), zero-copy, DURATION" \
+	'^-c 10\.0\.0\.1 -p 18517 -P 1 -F /dev/shm/nbw-tcpfile\.ladder-noib\.[0-9]+ -Z -t 1 -J( -A [0-9]+)?$' "$(tr '\n' ' ' <"$TMPD/fake/argv.iperf-client" | sed 's/ $//')"
+check_eq "the sendfile rung's tmpfs file removed" "" "$(ls /dev/shm/nbw-tcpfile.ladder-noib.* 2>/dev/null)"
 check_match "the receiver's socket buffer limits" '^net\.ipv4\.tcp_rmem = [0-9]+.[0-9]+.[0-9]+$' "$(sed -n 2p "$D/tcp-sysctl-n1.txt")"
 check_eq "TCP rungs from the client's JSON: GB/s, retransmits" "8.10 12 24.80 615" \
-	"$(json_get "$D/ladder.json" '" ".join("%.2f %d" % (r["measured_gb_per_s"], r["retransmits"]) for r in d["rungs"] if r["kind"] == "tcp")')"
-check_eq "ladder.json: rungs of n2" "link|drive l0|drive l1|drives together|staging memory|tcp (1 stream)|tcp (8 streams)|fabric (mem)|end to end (sent)" \
+	"$(json_get "$D/ladder.json" '" ".join("%.2f %d" % (r["measured_gb_per_s"], r["retransmits"]) for r in d["rungs"] if r["kind"] == "tcp" and r["name"].startswith("tcp ("))')"
+check_eq "TCP variants: copy, reverse (the sink sends), file; one process each (iperf3 3.16)" \
+	"tcp copy (8 streams) n2 -> n1 False 1|tcp reverse (8 streams) n1 -> n2 True 1|tcp from file (sendfile) n2 -> n1 True 1" \
+	"$(json_get "$D/ladder.json" '"|".join("%s %s %s %d" % (r["name"], r["direction"], r["zero_copy"], r["processes"]) for r in d["rungs"] if r["kind"] == "tcp" and not r["name"].startswith("tcp ("))')"
+check_eq "ladder.json: rungs of n2" "link|drive l0|drive l1|drives together|staging memory|tcp (1 stream)|tcp (8 streams)|tcp copy (8 streams)|tcp reverse (8 streams)|tcp from file (sendfile)|fabric (mem)|end to end (sent)" \
 	"$(json_get "$D/ladder.json" '"|".join(r["name"] for r in d["rungs"] if r["node"] == "n2")')"
 check_match "ladder.json: a binding rung and its reason" "^[a-z ]+ True$" "$(json_get "$D/ladder.json" 'd["binding"]["rung"], len(d["binding"]["reason"]) > 20' | tr -d "(),'")"
 check_match "ladder: prints the table and the sentence" 'end to end +n1 +[0-9.]+' "$(cat "$TMPD/out")"
@@ -326,9 +333,9 @@ echo 1 >"$TMPD/fake/iperf.refuse"
 RESULTS=$TMPD/record-tcp RUN_NAME=tcp TCP_STREAMS=8 timeout 60 "$RUN_BENCH" tcp >"$TMPD/out" 2>"$TMPD/err"
 check_eq "tcp: exit status" 0 $?
 check_match "tcp alone: recorded into the history, as a ladder is" '^run_bench.sh: recorded [0-9a-f-]+: [1-9][0-9]* figures' "$(cat "$TMPD/err")"
-check_eq "tcp alone: its rung in the record" "tcp (8 streams) 24.80" \
+check_eq "tcp alone: its rungs in the record" "tcp (8 streams) 24.80 tcp copy (8 streams) 24.80 tcp reverse (8 streams) 24.80 tcp from file (sendfile) 8.10" \
 	"$("$PYTHON3" "$abs_top_srcdir/scripts/nbw-results" --db "$TMPD/record-tcp" show --json latest | json_get /dev/stdin '" ".join("%s %.2f" % (f["rung"], f["gb_per_s"]) for f in d["figures"] if f["rung"].startswith("tcp"))')"
-check_match "tcp: the refused client tried again" 'tcp 8: iperf3 client on n2 \(try 2\)' "$(cat "$TMPD/err")"
+check_match "tcp: the refused client tried again" 'tcp8: iperf3 client 1/1 on n2 \(try 2\)' "$(cat "$TMPD/err")"
 check_match "tcp: the rung" '^tcp \(8 streams\) +n2 +24\.80 +- +- +0\.041$' "$(cat "$TMPD/out")"
 check_match "tcp: no binding rung" '^no binding rung' "$(cat "$TMPD/out")"
 check_eq "tcp: summary reprints it" "$(cat "$RESULTS_DIR/tcp/summary.txt")" "$("$RUN_BENCH" summary "$RESULTS_DIR/tcp")"

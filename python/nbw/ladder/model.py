@@ -348,6 +348,8 @@ class Ladder:
         self.fabric_rungs()
         self.rungs += self.upper.nfs_rungs(self.source, self.rung_of("fabric (mem)", self.source),
                                            self.rung_of("tcp (1 stream)", self.source))
+        self.rungs += self.upper.nfs_write_rungs(self.source, self.rung_of("fabric (mem)", self.source),
+                                                 self.rung_of("tcp (1 stream)", self.source))
         self.e2e_rungs()
         self.rungs += transfer.rungs(self.dir, rung, self.source)  # the user's own (why.py)
         return self.rungs

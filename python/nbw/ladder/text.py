@@ -38,7 +38,7 @@ def above_notes(rungs):
     is emulated or misreported; a ceiling made of the rungs below (end to end,
     NFS) holds a figure that did not hold."""
     def why(r):
-        if r["kind"] in ("end_to_end", "nfs_rdma", "nfs_tcp"):
+        if r["kind"] in ("end_to_end", "nfs_rdma", "nfs_tcp", "nfs"):
             return "a rung below it does not hold"
         if r["kind"] == "memory":
             return "the buffers sat in the CPU's cache, or the ceiling is misreported"
