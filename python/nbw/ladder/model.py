@@ -12,7 +12,7 @@ import re
 
 from ..jsonutil import as_number, dicts, dig
 from ..pcipath import capped_sum
-from . import attribute, upper
+from . import attribute, upper, xfer
 from .text import fig
 
 NEAR = 90.0  # % of a ceiling at which that ceiling is said to bind
@@ -348,6 +348,7 @@ class Ladder:
         self.fabric_rungs()
         self.rungs += self.upper.nfs_rungs(self.source, self.rung_of("fabric (mem)", self.source),
                                            self.rung_of("tcp (1 stream)", self.source))
+        self.rungs += xfer.rungs(self.dir, rung, self.source)
         self.e2e_rungs()
         return self.rungs
 
