@@ -165,7 +165,7 @@ xfer_daemon() {
 	start_bg "$run_dir/rsyncd-$SINK_NODE.out" "$run_dir/rsyncd-$SINK_NODE.err" "$SINK_NODE" "$xfer_limit" rsyncd \
 		"$xfer_rsync" --daemon --no-detach --config="$(xfer_dir sink)/rsyncd.conf"
 	xfer_srv=$bg_pid
-	node_cmd "$SRC_NODE" 10 rsync-list "$xfer_rsync" --contimeout=5 "rsync://$xfer_addr:$port/"
+	node_cmd "$SRC_NODE" 10 rsync-list "$xfer_rsync" --contimeout=5 --timeout=5 "rsync://$xfer_addr:$port/"
 	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 		"${run_cmd[@]}" </dev/null 2>/dev/null | grep -q '^nbw' && { xfer_url=rsync://$xfer_addr:$port/nbw; return 0; }
 		kill -0 "$xfer_srv" 2>/dev/null || break

@@ -123,7 +123,7 @@ OTHERS = {
     "results/__init__.py", "results/base.py", "results/output.py", "results/store.py",
     "results/verbs.py", "results/compare.py", "results/html_report.py",
     "results/openmetrics.py", "results/cli.py", "results/junit.py",
-    "ladder/__init__.py", "ladder/chart.py", "ladder/report.py",
+    "ladder/__init__.py", "ladder/chart.py", "ladder/report.py", "ladder/xfer.py",
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",
     "fleet/verdict.py", "fleet/junit.py", "fleet/launch.py", "fleet/tasks.py",
     "fleet/judge_pairs.py", "fleet/judge_retest.py", "fleet/nodes.py", "launcher.py",
