@@ -117,6 +117,7 @@ xfer_teardown() {
 	xfer_step "$SRC_NODE" 60 rsync-down /dev/null down "$(xfer_dir src)"
 	[ -z "${xfer_srv:-}" ] || { stop_on_node "$SINK_NODE" rsyncd; wait "$xfer_srv" 2>/dev/null; }
 	xfer_srv=
+	# shellcheck disable=SC2034 # run_bench.sh's list of what runs in the background
 	started=()
 }
 

@@ -16,7 +16,8 @@ make_fakes
 export PATH=$TMPD/bin:$PATH RESULTS_DIR=$TMPD/results
 unset NODES LAUNCHER_QUOTE CMD_TIMEOUT SRC_ADDR SSH_OPTS RSYNC SSH RSYNC_PORT
 free_port() { "$PYTHON3" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-export SINK_NODE=n1 SRC_NODE=n2 SINK_ADDR=127.0.0.1 LAUNCHER="fake-srun -N1 -w" PORT=$(free_port)
+PORT=$(free_port)
+export SINK_NODE=n1 SRC_NODE=n2 SINK_ADDR=127.0.0.1 LAUNCHER="fake-srun -N1 -w" PORT
 export RSYNC_FILES=12 RSYNC_FILE_SIZE=1M
 # what a run of ours may leave: the daemon, the ends' tmpfs and directories
 left() {
