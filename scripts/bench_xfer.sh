@@ -15,7 +15,8 @@ xfer_dir() { printf '/tmp/nbw-rsync.%s.%s' "$run_id" "$1"; }
 
 # Both ends, run there with sh: xfer_sh ACT DIR ARGS...
 #  up DIR SIZE: DIR a tmpfs of SIZE bytes (mounted when root; else DIR must sit on one).
-#  conf DIR BIND PORT ALLOW: DIR/rsyncd.conf, module "nbw" = DIR/data, writable.
+#  conf DIR BIND PORT ALLOW: DIR/rsyncd.conf, module "nbw" = DIR/data, writable, for
+#   ALLOW only (an address; a name is matched by reverse lookup).
 #  files DIR N BYTES STREAMS: N files of BYTES in DIR/files/sI (dealt to STREAMS dirs).
 #  cpu DIR: the daemon's CPU seconds so far (its own and its reaped children's).
 #  send DIR STREAMS DEST [RSH]: STREAMS rsync processes at once, stream I sending
@@ -43,8 +44,10 @@ up)
 	fi
 	mkdir -p "$dir/data" ;;
 conf)
+	# a name in hosts allow matches through its reverse lookup only
+	case $5 in *[!0-9A-Fa-f.:]*) rl=yes ;; *) rl=no ;; esac
 	printf "%s\n" "pid file = $dir/rsyncd.pid" "lock file = $dir/rsyncd.lock" \
-		"log file = $dir/rsyncd.log" "use chroot = no" "reverse lookup = no" \
+		"log file = $dir/rsyncd.log" "use chroot = no" "reverse lookup = $rl" \
 		"address = $3" "port = $4" "[nbw]" "path = $dir/data" "read only = no" \
 		"hosts allow = $5" "hosts deny = *" "uid = $(id -u)" "gid = $(id -g)" >"$dir/rsyncd.conf" ;;
 files)
