@@ -19,7 +19,7 @@ xfer_dir() { printf '/tmp/nbw-rsync.%s.%s' "$run_id" "$1"; }
 #   ALLOW only (an address; a name is matched by reverse lookup).
 #  files DIR N BYTES STREAMS: N files of BYTES in DIR/files/sI (dealt to STREAMS dirs).
 #  cpu DIR: the daemon's CPU seconds so far (its own and its reaped children's).
-#  send DIR STREAMS DEST [RSH]: STREAMS rsync processes at once, stream I sending
+#  send DIR STREAMS DEST RSYNC [RSH]: STREAMS RSYNC processes at once, stream I sending
 #   DIR/files/sI (or all of DIR/files with one stream) to DEST-sI/ (DEST/ with one),
 #   through ssh RSH when given; their --stats, then "nbw: seconds= cpu_s= rc=".
 #  ceiling DIR SSH...: the files through cat into SSH... 'cat >/dev/null' (with -v):
@@ -62,13 +62,13 @@ files)
 	rm -f "$dir/f0" ;;
 cpu) p=$(dpid) && ticks "$p" ;;
 send)
-	k=$3 dest=$4 rsh=${5:-} i=0 rc=0
+	k=$3 dest=$4 rs=$5 rsh=${6:-} i=0 rc=0
 	c0=$(ticks $$) t0=$(now)
 	if [ "$k" = 1 ]; then
-		rsync -a --stats ${rsh:+-e "$rsh"} "$dir/files/" "$dest/" >"$dir/out.0" 2>&1 || rc=$?
+		"$rs" -a --stats ${rsh:+-e "$rsh" --rsync-path="$rs"} "$dir/files/" "$dest/" >"$dir/out.0" 2>&1 || rc=$?
 	else
 		while [ "$i" -lt "$k" ]; do
-			rsync -a --stats "$dir/files/s$i/" "$dest-s$i/" >"$dir/out.$i" 2>&1 &
+			"$rs" -a --stats "$dir/files/s$i/" "$dest-s$i/" >"$dir/out.$i" 2>&1 &
 			pids="${pids:-} $!" i=$((i + 1))
 		done
 		for p in $pids; do wait "$p" || rc=$?; done
@@ -135,9 +135,14 @@ xfer_send() {
 	local name=$1 n=$2 dest=$3 rsh=${4:-} c0='' c1='' rc raw=$run_dir/$1-$SRC_NODE.txt
 	[ -n "$rsh" ] || c0=$(xfer_cpu)
 	say "$name on $SRC_NODE: $n rsync process(es) to $dest${rsh:+ (-e '$rsh')}"
-	xfer_step "$SRC_NODE" "$xfer_limit" "$name" "$raw" send "$(xfer_dir src)" "$n" "$dest" ${rsh:+"$rsh"}
+	xfer_step "$SRC_NODE" "$xfer_limit" "$name" "$raw" send "$(xfer_dir src)" "$n" "$dest" "$xfer_rsync" ${rsh:+"$rsh"}
 	rc=$(sed -n 's/^nbw: .* rc=\([0-9]*\).*/\1/p' "$raw")
-	[ "${rc:-1}" = 0 ] || { failure "$name on $SRC_NODE" "${rc:-1}" "$raw"; rc=1; }
+	if [ "${rc:-1}" != 0 ]; then
+		# rsync's own complaint, not the timing line
+		grep -Ei 'error|fail|refused|denied|unknown|no such|@ERROR' "$raw" >"$run_dir/$name-$SRC_NODE.err"
+		failure "$name on $SRC_NODE" "${rc:-1}" "$run_dir/$name-$SRC_NODE.err"
+		rc=1
+	fi
 	[ -n "$rsh" ] || { sleep 0.5; c1=$(xfer_cpu); }
 	xfer_json "$name" "$n" "$raw" "$c0" "$c1" "${5:-}" || rc=1
 	xfer_step "$SINK_NODE" 60 rsync-clear /dev/null clear "$(xfer_dir sink)" "$name"
@@ -166,7 +171,9 @@ xfer_daemon() {
 	allow=$(xfer_src_addr)
 	say "rsync: daemon on $SINK_NODE at $xfer_addr:$port (use chroot = no, hosts allow = $allow, module in a tmpfs)"
 	xfer_step "$SINK_NODE" 60 rsync-conf /dev/null conf "$(xfer_dir sink)" "$xfer_addr" "$port" "$allow" || return 1
-	start_bg "$run_dir/rsyncd-$SINK_NODE.out" "$run_dir/rsyncd-$SINK_NODE.err" "$SINK_NODE" "$xfer_limit" rsyncd \
+	# it serves every rung and the ssh ceiling in between: four steps' time and some
+	start_bg "$run_dir/rsyncd-$SINK_NODE.out" "$run_dir/rsyncd-$SINK_NODE.err" "$SINK_NODE" \
+		$((4 * xfer_limit + 300)) rsyncd \
 		"$xfer_rsync" --daemon --no-detach --config="$(xfer_dir sink)/rsyncd.conf"
 	xfer_srv=$bg_pid
 	node_cmd "$SRC_NODE" 10 rsync-list "$xfer_rsync" --contimeout=5 --timeout=5 "rsync://$xfer_addr:$port/"

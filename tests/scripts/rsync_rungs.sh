@@ -4,7 +4,7 @@
 # sshd of the test's own (tests/lab/ssh_lab.sh, on 127.0.0.1), rsync over ssh beside
 # ssh's ceiling, each figure above zero in its JSON and in ladder.json; the skips (RSYNC=none,
 # no rsync, no ssh, SSH=none) one line each; nothing left (no daemon, no tmpfs, no
-# directory) after success, after a daemon that cannot bind its port and after SIGTERM.
+# directory) after success, a failed stream, a daemon that cannot bind its port and SIGTERM.
 # shellcheck disable=SC2010,SC2012 # ls lists the files this test made
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../lib.sh"
@@ -71,6 +71,21 @@ done
 check_match "the ladder text: the rungs" 'rsync daemon \(8 streams\) +n2 +[0-9.]+' "$(cat "$TMPD/out")"
 check_match "the daemon's own log kept" 'rsync_d8' "$(cat "$D/rsyncd-n1.log")"
 check_eq "nothing left after success" "" "$(left)"
+
+# --- one of the 8 streams fails: the rung failed (no figure), rsync's own error said ------------
+cat >"$TMPD/bin/rsync-flaky" <<'SH'
+#!/bin/bash
+# rsync, but the fourth stream of the 8 fails as a partial transfer does
+case "$*" in *rsync_d8-s3/*) echo "rsync error: some files/attrs were not transferred (code 23)" >&2; exit 23 ;; esac
+exec rsync "$@"
+SH
+chmod +x "$TMPD/bin/rsync-flaky"
+RUN_NAME=flaky RSYNC=$TMPD/bin/rsync-flaky SSH=none timeout 300 "$RUN_BENCH" rsync >"$TMPD/out" 2>"$TMPD/err"
+check_eq "a failed stream: exit status" 1 $?
+check_match "a failed stream: rsync's error said" 'rsync_d8 on n2 failed \(exit 23\): rsync error: some files' "$(cat "$TMPD/err")"
+check_eq "a failed stream: the 1-stream rung measured, the 8-stream one failed without a figure" "True True None" \
+	"$(rung "$RESULTS_DIR/flaky" "rsync daemon (1 stream)" '["measured_gb_per_s"] > 0') $(rung "$RESULTS_DIR/flaky" "rsync daemon (8 streams)" '["failed"]') $(rung "$RESULTS_DIR/flaky" "rsync daemon (8 streams)" '["measured_gb_per_s"]')"
+check_eq "nothing left after a failed stream" "" "$(left)"
 
 # --- a daemon that cannot bind its port: the mode fails, nothing left ------------------------
 busy=$(free_port)
