@@ -15,10 +15,12 @@ prog=run_bench.sh
 . "$(dirname "$0")/bench_xfer.sh" || exit 1
 # shellcheck source=bench_node.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/bench_node.sh" || exit 1
+# shellcheck source=bench_transfer.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/bench_transfer.sh" || exit 1
 
 # The modes, one list: the dispatch, --help's usage line and --options-table (what the
 # bash completion offers, completions/run_bench.sh) all read it.
-MODES=(aggregate local baseline ladder tcp nfs rsync)
+MODES=(aggregate local baseline ladder tcp nfs rsync transfer)
 is_mode() {
 	local m
 	for m in "${MODES[@]}"; do [ "$1" = "$m" ] && return 0; done
@@ -63,7 +65,10 @@ Modes:
              PORT+1); NFS over RDMA and TCP (as mode nfs); rsync (as mode rsync);
              then aggregate. Prints the
              ladder (scripts/ladder_report) and one sentence naming the binding rung;
-             writes ladder.json, ladder.txt and, with gnuplot, ladder.png
+             writes ladder.json, ladder.txt and, with gnuplot, ladder.png; last, with
+             TRANSFER_CMD set, the transfer rung (as mode transfer) and the sentences
+             of why: which rung binds it, ssh's cipher, rsync's protocol, copy vs
+             zero-copy, a sender-side deficit, its gap to the wire
   tcp        iperf3 from SRC_NODE to SINK_ADDR, once per TCP_STREAMS (-P 1, then -P 8),
              zero-copy (-Z), JSON (tcpN-NODE.json from both ends); the sink's socket
              buffer limits (tcp-sysctl-NODE.txt); the ladder's TCP rungs
@@ -83,6 +88,9 @@ Modes:
              rsync through ssh (rsync_ssh-NODE.*); bytes over seconds, CPU per GiB of
              both ends (the daemon's; not the sink's under ssh). Everything is
              removed at the end, on failure and on a signal; no drive is touched
+  transfer   your own transfer: TRANSFER_CMD under sh on SRC_NODE, timed there
+             (transfer-NODE.json: GB/s, seconds, exit status); a command that fails
+             gives its exit status and stderr's last line, never a figure
 
 Environment (defaults in brackets):
   SINK_NODE, SRC_NODE  the two nodes (required; local and baseline: NODES instead)
@@ -115,6 +123,12 @@ Environment (defaults in brackets):
   SSH [ssh]  SSH_OPTS  SSH_TIMEOUT [10]   rsync, ladder: the ssh client on the source
                        (none = skip the ssh rung), extra options (always -o
                        BatchMode=yes -o ConnectTimeout=SSH_TIMEOUT)
+  TRANSFER_CMD         transfer, ladder: a shell command run on SRC_NODE, "{sink}" in
+                       it replaced by SINK_ADDR (e.g. "rsync -a --stats /data/
+                       {sink}:/restore/"); unset = no transfer rung
+  TRANSFER_BYTES       transfer, ladder: the bytes it moves (a size: 64M, 2500G)
+                       [what its rsync --stats output says it transferred]
+  TRANSFER_TIMEOUT [1h]  transfer, ladder: its time limit (exit 124 past it)
   RDMA_DEV             -d of both sides [every ACTIVE port]
   PORT [18515]         -p of both sides
   DRAM                 the sink's --dram [the tool's 16G]
@@ -532,6 +546,8 @@ run_ladder() {
 	run_rsync || fails=$((fails + 1))
 	say "ladder 7/7: end to end"
 	run_aggregate || fails=$((fails + 1))
+	[ -z "${TRANSFER_CMD:-}" ] || { say "ladder, last: your transfer (TRANSFER_CMD)"; run_transfer; } ||
+		fails=$((fails + 1))
 	[ "$fails" = 0 ]
 }
 
@@ -562,7 +578,7 @@ case ${1:-} in
 summary)
 	[ $# = 2 ] || die_usage "summary: one argument, the run directory"
 	[ -d "$2" ] || die_usage "summary: $2: not a directory"
-	if grep -Eqs '"mode": "(ladder|tcp|nfs|rsync)"' "$2/run.json"; then
+	if grep -Eqs '"mode": "(ladder|tcp|nfs|rsync|transfer)"' "$2/run.json"; then
 		ladder_report "$2" --no-write
 	else
 		summary "$2"
@@ -596,7 +612,7 @@ if [ -n "${SRC_NODES:-}" ]; then
 	[ "${#src_nodes[@]}" = 1 ] || [ "${BIDIR:-0}" = 0 ] ||
 		die_usage "BIDIR=1 takes one SRC_NODE, not SRC_NODES=\"$SRC_NODES\""
 fi
-case $mode in aggregate | ladder | tcp | nfs | rsync) two_nodes=1 ;; *) two_nodes= ;; esac
+case $mode in aggregate | ladder | tcp | nfs | rsync | transfer) two_nodes=1 ;; *) two_nodes= ;; esac
 if [ -n "$two_nodes" ] || [ -z "${NODES:-}" ]; then
 	[ -n "${SINK_NODE:-}" ] || die_usage "SINK_NODE is not set (the node whose DRAM receives)"
 	[ -n "${SRC_NODE:-}" ] || die_usage "SRC_NODE is not set (the node that sends)"
@@ -613,6 +629,7 @@ command -v "${PYTHON3:-python3}" >/dev/null || { say "python3 is needed for the 
 check_settings
 check_upper_settings
 check_xfer_settings
+check_transfer_settings
 [ "$BIDIR" = 0 ] || [ "$mode" = aggregate ] || die_usage "BIDIR=1 is for aggregate (not $mode)"
 command -v "$launcher_prog" >/dev/null || { say "LAUNCHER: $launcher_prog: command not found"; exit 1; }
 [ -z "${check_only:-}" ] || exit 0
@@ -635,6 +652,8 @@ elif [ "$mode" = nfs ]; then
 	run_nfs
 elif [ "$mode" = rsync ]; then
 	run_rsync
+elif [ "$mode" = transfer ]; then
+	run_transfer
 else
 	run_read_mode
 fi
@@ -644,7 +663,7 @@ write_run_json "$rc"
 if [ "$mode" = ladder ]; then
 	ladder_report "$run_dir" || rc=1
 	[ -z "$ib_line" ] || printf '%s\n' "$ib_line" | tee -a "$run_dir/ladder.txt"
-elif [ "$mode" = tcp ] || [ "$mode" = nfs ] || [ "$mode" = rsync ]; then
+elif [ "$mode" = tcp ] || [ "$mode" = nfs ] || [ "$mode" = rsync ] || [ "$mode" = transfer ]; then
 	ladder_report "$run_dir" --no-write | tee "$run_dir/summary.txt"
 else
 	summary "$run_dir" | tee "$run_dir/summary.txt"

@@ -168,8 +168,8 @@ check_eq "fleet, one node: exit 2, one line, nothing run" \
 reset_fakes
 FAKE_SCRIPT=fleet.sbatch job fleet.sbatch n1,n2,n3,n4
 check_eq "fleet: exit status" 0 $?
-check_eq "fleet: every node of the job, the sweep in the submit directory, no launcher set (nbw-fleet run steps the allocation itself)" \
-	"run|--nodes|n1,n2,n3,n4|--out|$SUBMIT/fleet-77|LAUNCHER=||(unset)" \
+check_eq "fleet: every node of the job, the sweep in the submit directory, its JUnit XML there, the job failing by the verdict, no launcher set (nbw-fleet run steps the allocation itself)" \
+	"run|--nodes|n1,n2,n3,n4|--out|$SUBMIT/fleet-77|--junit|$SUBMIT/fleet-77/junit.xml|--fail-on|suspect,unmeasured|LAUNCHER=||(unset)" \
 	"$(tr '\n' '|' <"$TMPD/fake/fleet.argv" | sed 's/|$//')"
 check_match "fleet: the job's output names the nodes and the sweep" \
 	"^fleet.sbatch: job 77 on n1 n2 n3 n4: nbw-fleet run, the sweep in $SUBMIT/fleet-77\$" "$(cat "$TMPD/err")"
@@ -193,12 +193,20 @@ touch "$TMPD/fake/fleet.judged"
 job fleet.sbatch n1,n2
 check_eq "fleet judged, RESULTS=none: judged, not recorded" "0 yes no" \
 	"$? $([ -s "$SUBMIT/fleet-77/judge.txt" ] && echo yes || echo no) $([ -e "$TMPD/fake/nbw-results.argv" ] && echo yes || echo no)"
+# A SUSPECT node: nbw-fleet run's exit 3 (--fail-on) is the job's, the report still made.
+reset_fakes
+rm -rf "$SUBMIT/fleet-77"
+touch "$TMPD/fake/fleet.judged"
+echo 3 >"$TMPD/fake/fleet.rc"
+job fleet.sbatch n1,n2
+check_eq "fleet, a suspect: the job exits 3, judged again" "3 yes" \
+	"$? $([ -s "$SUBMIT/fleet-77/judge.txt" ] && echo yes || echo no)"
 reset_fakes
 echo 130 >"$TMPD/fake/fleet.rc"
 RAIL_DEVS=mlx5_0,mlx5_1 RDMA_NETDEV=ib0 FLEET_ARGS="--pairs 2 --duration 10" FLEET_DIR=$TMPD/sw \
-	job fleet.sbatch n1,n2
-check_eq "fleet: nbw-fleet's status is the job's; rails, netdev, FLEET_ARGS and FLEET_DIR passed" \
-	"130|run --nodes n1,n2 --out $TMPD/sw --rail-devs mlx5_0,mlx5_1 --rdma-netdev ib0 --pairs 2 --duration 10" \
+	FLEET_FAIL_ON=suspect FLEET_DRAIN=1 job fleet.sbatch n1,n2
+check_eq "fleet: nbw-fleet's status is the job's; rails, netdev, FLEET_FAIL_ON, FLEET_DRAIN, FLEET_ARGS and FLEET_DIR passed" \
+	"130|run --nodes n1,n2 --out $TMPD/sw --rail-devs mlx5_0,mlx5_1 --rdma-netdev ib0 --junit $TMPD/sw/junit.xml --fail-on suspect --drain --pairs 2 --duration 10" \
 	"$?|$(sed '$d' "$TMPD/fake/fleet.argv" | tr '\n' ' ' | sed 's/ $//')"
 reset_fakes
 NBW_FLEET=/nonexistent/nbw-fleet job fleet.sbatch n1,n2

@@ -153,19 +153,26 @@ nbw_end_time() {
 # and runs ONE srun step per phase or round over it (srun --multi-prog: each rank its
 # node's part), never a step per pair; the sweep in FLEET_DIR
 # [$SLURM_SUBMIT_DIR/fleet-JOBID] (the multi-program configurations in its steps/), its
-# report and record (nbw_fleet_report); exits with nbw-fleet run's status.
+# JUnit XML (junit.xml there), its report and record (nbw_fleet_report); exits with
+# nbw-fleet run's status: by the verdict with FLEET_FAIL_ON (--fail-on; none: 0 once
+# judged), SUSPECT nodes drained with FLEET_DRAIN=1 (--drain).
 nbw_fleet() {
-	local fleet rc extra=()
+	local fleet rc extra=() act=()
 	fleet=$(nbw_fleet_cmd) || exit 1
 	unset LAUNCHER LAUNCHER_QUOTE
 	export TOOL_DIR
 	nbw_end_time
 	FLEET_DIR=${FLEET_DIR:-${SLURM_SUBMIT_DIR:-$PWD}/fleet-${SLURM_JOB_ID:-0}}
 	read -ra extra <<<"${FLEET_ARGS:-}"
+	case ${FLEET_FAIL_ON-suspect,unmeasured} in
+	'' | none) ;;
+	*) act+=(--fail-on "${FLEET_FAIL_ON-suspect,unmeasured}") ;;
+	esac
+	[ "${FLEET_DRAIN:-0}" != 1 ] || act+=(--drain)
 	nbw_say "job ${SLURM_JOB_ID:-?} on ${hosts[*]}: nbw-fleet run, the sweep in $FLEET_DIR"
 	"$fleet" run --nodes "$(IFS=,; echo "${hosts[*]}")" --out "$FLEET_DIR" \
 		${RAIL_DEVS:+--rail-devs "$RAIL_DEVS"} ${RDMA_NETDEV:+--rdma-netdev "$RDMA_NETDEV"} \
-		"${extra[@]}"
+		--junit "$FLEET_DIR/junit.xml" "${act[@]}" "${extra[@]}"
 	rc=$?
 	nbw_fleet_report "$fleet"
 	exit "$rc"

@@ -22,7 +22,7 @@ RUN_SETTINGS = ("SINK_NODE", "SRC_NODE", "SRC_NODES", "SINK_ADDR", "SRC_ADDR", "
                 "SINK_DISKS", "SRC_DISKS", "READ_ARGS", "SINK_ARGS", "SRC_ARGS", "NET_TIMEOUT",
                 "SINK_WAIT", "LAUNCHER", "TOOL_DIR", "TX_DEPTH", "IB_WRITE_BW", "IPERF3",
                 "TCP_STREAMS", "TCP_PORT", "EXPORTFS", "NFS_SIZE", "NFS_VERS", "NFS_RDMA_PORT",
-                "NFS_DEPTHS")
+                "NFS_DEPTHS", "TRANSFER_CMD", "TRANSFER_BYTES", "TRANSFER_TIMEOUT")
 
 
 def load_docs(run_dir):

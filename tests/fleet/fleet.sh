@@ -38,8 +38,8 @@ check_eq "fleet.sbatch: --time covers the plan of $sb_nodes x 8 x 8 with 10 to 3
 check_match "fleet.sbatch: its comment quotes the plan's figure" \
 	"nbw-fleet plan --nodes $sb_nodes --rails 8 --drives 8: $(json_get "$TMPD/sb.json" '"%d min %02d s" % divmod(round(d["phases_s"]["total_s"]), 60)')" \
 	"$(grep -A1 'nbw-fleet plan --nodes' "$SB" | tr '\n' ' ' | sed 's/# *//g; s/  */ /g')"
-expect_exit 3 '^nbw-fleet: the plan takes .* more than --max-time 6 min 00 s: would fit: --isolate-budget 1 ' \
-	"${FLEET[@]}" plan --nodes 64 --rails 8 --drives 6 --max-time 6m
+expect_exit 3 '^nbw-fleet: the plan takes .* more than --max-time 6 min 30 s: would fit: --isolate-budget 1 ' \
+	"${FLEET[@]}" plan --nodes 64 --rails 8 --drives 6 --max-time 6:30
 "${FLEET[@]}" plan --nodes 6 --pairs ring --seed 2 --show-rounds all >"$TMPD/ring.txt"
 check_eq "ring of 6: two rounds of three pairs" "2 3 3" \
 	"$(grep -c '^round' "$TMPD/ring.txt") $(grep '^round 1:' "$TMPD/ring.txt" | wc -w | awk '{print $1 - 2}') $(grep '^round 2:' "$TMPD/ring.txt" | wc -w | awk '{print $1 - 2}')"
@@ -72,7 +72,7 @@ Fleet(24, 2, 3, pairs="all", seed=3, slow_drives=[("node017", 2, 0.5)]).write(sy
 check_eq "judge: exit" 0 $?
 check_eq "judge --json: the one suspect" "[('drive', 'node017', 'nvme2n1', 'low')]" \
 	"$(json_get "$TMPD/judge.json" '[(s["kind"], s["node"], s["component"], s["state"]) for s in d["suspects"]]')"
-check_match "judge text: the suspect's line" '^  drive +node017 +nvme2n1 +low +5[01]% +nvme2n1 alone' \
+check_match "judge text: the suspect's line" '^  drive +node017 +nvme2n1 +low +5[01]% +below its peers and its floor: nvme2n1 alone' \
 	"$("${FLEET[@]}" judge "$TMPD/sweep" | grep node017)"
 check_eq "judge --html: the page names it (its suspect, its node), draws 276 pairs x 2 cells" "2 552" \
 	"$(grep -c '<td>node017</td>' "$TMPD/sweep.html") $(grep -o '<rect x=' "$TMPD/sweep.html" | wc -l)"
@@ -88,7 +88,7 @@ fi
 # --source, the probe's --expect-speed, vlab's --slow-drive and --slow-nic): left out here.
 opts_man() {
 	sed -e 's/\\f[BIRP]//g' -e 's/\\//g' "$1" | grep -oE -- '--[a-z][a-z0-9_-]+' |
-		grep -vxE -- '--(baseline|source|expect-speed|slow-drive|slow-nic)' | LC_ALL=C sort -u
+		grep -vxE -- '--(baseline|source|expect-speed|expect|expect-file|slow-drive|slow-nic)' | LC_ALL=C sort -u
 }
 fleet_help() {
 	local v

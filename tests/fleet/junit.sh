@@ -54,7 +54,7 @@ check_eq "junitparser: the suites" "suites ['nbw-fleet.drive-remote', 'nbw-fleet
 check_eq "junitparser: 64 testcases (16 nodes x 4 kinds), 1 failure, 5 skipped, 0 errors" \
 	"totals 64 1 5 0" "$(grep '^totals' "$TMPD/read")"
 check_match "junitparser: the failure is the slow drive, with its evidence" \
-	'^failure nbw-fleet.drives node005 drive nvme1n1 [45][0-9]% \| drive node005 nvme1n1$' "$(grep '^failure' "$TMPD/read")"
+	'^failure nbw-fleet.drives node005 drive nvme1n1 [45][0-9]% \(below its peers and its floor\) \| drive node005 nvme1n1$' "$(grep '^failure' "$TMPD/read")"
 check_eq "junitparser: node011 skipped in every kind, its partner of drive->remote in one" \
 	"4 1" "$(grep -c '^skipped nbw-fleet.[a-z-]* node011 not measured$' "$TMPD/read") $(grep '^skipped' "$TMPD/read" | grep -vc node011)"
 

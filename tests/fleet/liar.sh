@@ -5,7 +5,8 @@
 # the host's memory stays bounded and the others are judged; an `ip` answer that is an
 # option (--dump-slice=.bashrc) skips that node in one line and reaches no tool; control
 # bytes in a node's error lines reach no terminal; a node claiming 12 drives at 35 GB/s
-# makes no healthy node a suspect and is named itself.
+# makes no healthy node a suspect and is named itself; a node claiming 999 GB/s on a
+# 12.5 GB/s port is named itself ("claims more than its port can carry"), no figure above it.
 # shellcheck disable=SC2016 # the wrappers' text is theirs to expand
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../lib.sh"
@@ -29,7 +30,9 @@ wrap nvme_read_bw 'case "$*" in *--baseline*)
 		for i in $(seq 0 11); do printf "%s{\"label\":\"nvme%dn1 alone\",\"gb_per_s\":35}" "$([ $i = 0 ] || echo ,)" $i; done
 		printf "],\"total\":{\"gb_per_s\":420}}\n"; exit 0
 	fi ;; esac'
-wrap nvme_write_bw_remote '[ -e "$FAKE_DIR/esc" ] && { "$FAKE_DIR/../tools/.remote" "$@"; rc=$?; printf "nvme_write_bw_remote: \033]0;owned\007\033[2J\r fake\n" >&2; exit $rc; }'
+# $FAKE_DIR/rate: the liar's own documents say 999 GB/s (80 x its port's 12.5 GB/s).
+wrap nvme_write_bw_remote '[ -e "$FAKE_DIR/esc" ] && { "$FAKE_DIR/../tools/.remote" "$@"; rc=$?; printf "nvme_write_bw_remote: \033]0;owned\007\033[2J\r fake\n" >&2; exit $rc; }
+[ -e "$FAKE_DIR/rate" ] && { "$FAKE_DIR/../tools/.remote" "$@" | sed -E "s/\"gb_per_s\":[0-9.e+-]+/\"gb_per_s\":999/g"; exit "${PIPESTATUS[0]}"; }'
 ln -s "$FAKES/nvme_write_bw_remote" "$T/.remote"
 export TOOL_DIR=$T
 peak() { # peak RSS (KiB) of the command's processes, on stderr's last line
@@ -90,7 +93,20 @@ D=$TMPD/s3
 	--retest-duration 1 --retest-warmup 0 >"$TMPD/out" 2>"$TMPD/err"
 check_eq "12 drives at 35 GB/s: exit" 0 $?
 check_eq "... no healthy node a suspect; the liar named" \
-	"[('n1', 'PASS', ''), ('n2', 'PASS', ''), ('n3', 'PASS', ''), ('n4', 'SUSPECT', '10 drives its probe does not show -')]" \
+	"[('n1', 'PASS', ''), ('n2', 'PASS', ''), ('n3', 'PASS', ''), ('n4', 'SUSPECT', '12 drives claims 35 GB/s (claims more than its link can carry); drives together claims 420 GB/s (claims more than its links can carry); 10 drives its probe does not show -')]" \
 	"$(json_get "$D/judge.json" 'sorted((v["node"], v["verdict"], v["what"]) for v in d["verdicts"])')"
+
+# n2 claims 999 GB/s on its rail: named itself, "claims more than its port can carry";
+# its partners pass, no part's figure above the port's 12.5 GB/s.
+echo n2 >"$FAKE_DIR/liar"
+rm -f "$FAKE_DIR/twelve"
+touch "$FAKE_DIR/rate"
+R=$TMPD/s4
+"${FLEET[@]}" run --nodes n1,n2,n3,n4 --no-remote --out "$R" --duration 1 --warmup 0 \
+	--retest-duration 1 --retest-warmup 0 >"$TMPD/out" 2>"$TMPD/err"
+check_eq "999 GB/s on a 12.5 GB/s port: exit" 0 $?
+check_eq "... the liar named, its partners PASS, no figure above the line rate" \
+	"[('n1', 'PASS', ''), ('n2', 'SUSPECT', 'rail 0 claims 999 GB/s (claims more than its port can carry)'), ('n3', 'PASS', ''), ('n4', 'PASS', '')] True" \
+	"$(json_get "$R/judge.json" '"%s %s" % (sorted((v["node"], v["verdict"], v["what"]) for v in d["verdicts"]), max(p["figure_gb_per_s"] or 0 for p in d["parts"]) <= 12.5)')"
 check_eq "no process left behind" "" "$(pgrep -f "$TMPD" | grep -v "^$$\$" || true)"
 finish

@@ -7,8 +7,8 @@
 # and their byte counts agreeing; fanin.sbatch with two sources the same, each
 # source's row verified and the sum of the rows the sink's RDMA bytes;
 # fleet.sbatch over two nodes finishing with a report (judge.json, judge.txt,
-# report.html in its sweep's directory, no suspect on the clean lab, the
-# judgement printed) in one srun step per phase or round (slurmd's logs: the
+# report.html and junit.xml in its sweep's directory, no suspect on the clean lab,
+# nothing drained with FLEET_DRAIN=1, the judgement printed) in one srun step per phase or round (slurmd's logs: the
 # lab keeps no accounting for sacct), as many as the plan's, never one per
 # pair or node; the steps ran where the job says (each node's slurmd logged a step of the job it
 # served, and no other node did); each run recorded (nbw-results) with the job
@@ -157,6 +157,11 @@ parts=$(cd "$W" && ls nodes/*/probe.json nodes/*/read.json fabric/*/*.json remot
 grep -q '^no suspect: no part below 25% of its kind.s median$' "$W/judge.txt" &&
 	grep -q '^no suspect: ' "$A/fleet.out" && grep -q '<html' "$W/report.html" ||
 	fail "fleet: no report: judge.txt $(head -n3 "$W/judge.txt" 2>&1), report.html $(wc -c <"$W/report.html" 2>&1)"
+# The verdict reaching Slurm: the job exits by it (0: no suspect, every part measured),
+# its JUnit XML beside the sweep, FLEET_DRAIN=1 draining nothing on a clean lab.
+grep -q '^<testsuites name="nbw-fleet" tests="[0-9]*" failures="0" errors="0" skipped="0"' "$W/junit.xml" &&
+	[ "$(jq_ "$W/sweep.json" 'd.get("drained")')" = "[]" ] ||
+	fail "fleet: junit.xml $(head -c 300 "$W/junit.xml" 2>&1); drained $(jq_ "$W/sweep.json" 'd.get("drained")')"
 ran_on fleet "${h[@]}"
 # The job's steps (the lab keeps no accounting, sacct has none: each slurmd logs the
 # steps it launched): one srun step per phase or round over the job's nodes (srun

@@ -20,6 +20,15 @@ Gen3 x4 drives (3.57 GB/s each) per node, every figure within +-2% (seeded). Fau
   second_model  nodes whose drives are another model, 0.6 x as fast (a kind of its own)
   dead          nodes that answer nothing: no file of theirs, their pairs not measured
                 (named in sweep.json's failed, as nbw-fleet run names them)
+  racks         {node: rack}: the hostfile's rack= (its leaf on every rail), kept in
+                sweep.json's topology (and groups); the plan gets the topology's rounds
+  bad_uplinks   [(leaf, rail, factor)]: transfers crossing that leaf's uplink on that
+                rail (one end under it, the other under another leaf), the quarter of
+                them ECMP hashes onto it (crc32 of the pair and rail, mod 4 == 0)
+  uniform       (drive factor, rail factor): every drive and every transfer of the
+                fleet that much (a delivery slow across the board)
+  liars         nodes whose own documents claim 999 GB/s on every rail they receive
+                and send (above the 50 GB/s line rate)
   counters      True: each sink report carries its ports' counters, as the tool's do
                 (the documents of a real run's size; off, the judge's keys alone)
 The sweep is written as nbw-fleet run writes it (nbw.fleet.sweepdir, format 2: a pair's
@@ -31,7 +40,9 @@ nbw.fleet.judge_retest.retests_wanted as the run chooses them.
 import json
 import os
 import random
+import zlib
 
+from nbw.fleet import topology
 from nbw.fleet.judge_retest import retests_wanted
 from nbw.fleet.plan import Plan, remote_rounds
 from nbw.fleet.sweepdir import read_sweep
@@ -53,7 +64,13 @@ class Fleet:
     def __init__(self, n=512, rails=8, drives=8, pairs=4, seed=1, **faults):
         self.n, self.rails, self.drives = n, rails, drives
         self.names = faults.get("names") or ["node%03d" % i for i in range(n)]
-        self.plan = Plan(n, pairs, seed=seed, names=self.names)
+        self.racks = dict(faults.get("racks", {}))
+        self.topology = {"source": "hostfile fleetgen",
+                         "ports": {x: {"*": r} for x, r in self.racks.items()}} \
+            if self.racks else None
+        self.plan = topology.apply(Plan(n, pairs, seed=seed, names=self.names),
+                                   topology.Topology.from_doc(self.topology), rails)
+        self.bad_uplinks = {(lf, r): f for lf, r, f in faults.get("bad_uplinks", [])}
         self.rng = random.Random(seed)
         self.slow_drives = {(a, i): f for a, i, f in faults.get("slow_drives", [])}
         self.slow_rails = {(a, r): f for a, r, f in faults.get("slow_rails", [])}
@@ -75,6 +92,8 @@ class Fleet:
         self.hot_drives = set(faults.get("hot_drives", []))  # throttled in their window
         self.dead = set(faults.get("dead", []))
         self.counters = bool(faults.get("counters", False))
+        self.uniform = tuple(faults.get("uniform", (1.0, 1.0)))
+        self.liars = set(faults.get("liars", []))
         self.pairs = seed, pairs
         self.failed = []
 
@@ -91,7 +110,7 @@ class Fleet:
             f *= 0.5
         if node in self.second_model:
             f *= 0.6
-        return DRIVE_GBPS * f * self.noise()
+        return DRIVE_GBPS * f * self.uniform[0] * self.noise()
 
     def model(self, node):
         return "ACME NVMe 2" if node in self.second_model else "ACME NVMe 3"
@@ -100,12 +119,22 @@ class Fleet:
         f = self.slow_rails.get((src, rail), 1.0) * self.slow_rails.get((dst, rail), 1.0)
         f *= self.slow_egress.get((src, rail), 1.0)
         f *= self.bad_links.get((src, dst, rail), 1.0)
+        f *= self.uplink_factor(src, dst, rail)
         if not alone:
             f *= self.shared.get((src, rail), 1.0) * self.shared.get((dst, rail), 1.0)
         if not retest:
             f *= self.unsteady_rails.get((src, rail), 1.0)
             f *= self.unsteady_rails.get((dst, rail), 1.0)
-        return RAIL_GBPS * f * self.noise()
+        return RAIL_GBPS * f * self.uniform[1] * self.noise()
+
+    def uplink_factor(self, a, b, rail):
+        la, lb = self.racks.get(a), self.racks.get(b)
+        if la is None or lb is None or la == lb:
+            return 1.0
+        f = self.bad_uplinks.get((la, rail), 1.0) * self.bad_uplinks.get((lb, rail), 1.0)
+        if f != 1.0 and zlib.crc32(("%s|%s|%d" % (min(a, b), max(a, b), rail)).encode()) % 4:
+            return 1.0  # hashed onto another uplink
+        return f
 
     # --- the documents ----------------------------------------------------------
 
@@ -122,7 +151,7 @@ class Fleet:
                          "bottleneck_bdf": "0000:%02x:00.0" % (i + 1),
                          "reason": "trained x2, both ends x4" if down else ""})
         for r in range(self.rails):
-            devs.append({"name": "mlx5_%d" % r, "kind": "rdma",
+            devs.append({"name": "mlx5_%d" % r, "kind": "rdma", "model": "ConnectX-7",
                          "bdf": "0000:%02x:00.0" % (0x40 + r),
                          "link": {"speed_gts": 32.0, "width": 16, "max_speed_gts": 32.0,
                                   "max_width": 16},
@@ -205,7 +234,7 @@ class Fleet:
                 "pairs": pairs, "seed": seed,
                 "rail_devs": ["mlx5_%d" % r for r in range(self.rails)],
                 "remote": self.drives > 0, "skipped": [], "failed": self.failed,
-                "state": "done"}
+                "state": "done", "groups": self.racks, "topology": self.topology}
         w.json("sweep.json", meta)
         together = {}
         for node in self.names:
@@ -261,8 +290,11 @@ class Fleet:
         alone = rail is not None and self.rails > 1
         ab = self.rows(a, b, rails, retest, alone)
         ba = self.rows(b, a, rails, retest, alone)
-        w.json("%s/%s/%s" % (base, a, name(b)), self.bidir_doc(a, b, ba, ab))
-        w.json("%s/%s/%s" % (base, b, name(a)), self.bidir_doc(b, a, ab, ba))
+        for x, y, recv, send in ((a, b, ba, ab), (b, a, ab, ba)):
+            if x in self.liars:  # its own document: 999 GB/s each way
+                recv = [dict(r, gb_per_s=999.0) for r in recv]
+                send = [dict(r, gb_per_s=999.0) for r in send]
+            w.json("%s/%s/%s" % (base, x, name(y)), self.bidir_doc(x, y, recv, send))
 
     def remote_gbps(self, s, d, together):
         f = self.slow_remote.get(s, 1.0) * self.slow_remote.get(d, 1.0)

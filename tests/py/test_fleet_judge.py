@@ -173,7 +173,8 @@ class TestSmallFleets(Tmp):
     def test_two_drive_models_are_two_kinds(self):
         fleet = Fleet(32, 2, 4, pairs="ring", seed=3,
                       second_model=["node%03d" % i for i in range(0, 32, 2)])
-        self.assertEqual(judge(read_sweep(self.sweep(fleet)))["suspects"], [])
+        # Held to its peers only: the second model's 0.6 of its link is below the floor.
+        self.assertEqual(judge(read_sweep(self.sweep(fleet)), floors={})["suspects"], [])
 
     def test_bad_link_on_every_rail_is_one_link(self):
         fleet = Fleet(16, 4, 2, pairs="all", seed=4)
@@ -193,7 +194,14 @@ class TestSmallFleets(Tmp):
     def test_downgraded_drive_with_the_probes_word(self):
         fleet = Fleet(16, 1, 4, pairs="ring", seed=6, downgraded=[("node005", 2)])
         res = judge(read_sweep(self.sweep(fleet)))
-        self.assertEqual(names_of(res), [("drive", "node005", "nvme2n1", "low")])
+        # The probe's verdict counts on its own (first), beside the read below its peers.
+        self.assertEqual(names_of(res), [("drive", "node005", "nvme2n1", "low"),
+                                         ("drive", "node005", "nvme2n1 link", "low")])
+        self.assertEqual(res["suspects"][0]["rule"], "probe")
+        self.assertEqual(res["suspects"][0]["evidence"]["says"],
+                         "trained below both ends' capability")
+        self.assertEqual(res["verdicts"][5]["kinds"]["links"]["status"], "suspect")
+        del res["suspects"][0]
         probe = res["suspects"][0]["evidence"]["probe"]
         self.assertEqual(probe["says"], "trained below capability")
         self.assertEqual(probe["link"], "8.0 GT/s x2 of 8.0 GT/s x4")
@@ -409,11 +417,12 @@ class TestJudgeCommand(Tmp):
         doc = json.loads(out)
         self.assertEqual([(s["kind"], s["node"], s["component"]) for s in doc["suspects"]],
                          [("drive", "node004", "nvme0n1")])
-        self.assertIn("61%", self.run_cli("judge", top, "--threshold", "0.4")[1].replace(
+        self.assertIn("61%", self.run_cli("judge", top, "--threshold", "0.4", "--floor",
+                                          "none")[1].replace(
             "no suspect", "61%"))
         # the threshold is a fraction of the median: nothing named is nothing below it
         self.assertIn("no suspect: no part below 10% of its kind's median",
-                      self.run_cli("judge", top, "--threshold", "0.1")[1])
+                      self.run_cli("judge", top, "--threshold", "0.1", "--floor", "none")[1])
         page = os.path.join(self.tmp, "j.html")
         rc, out = self.run_cli("judge", top, "--html", page)
         self.assertEqual(rc, 0)

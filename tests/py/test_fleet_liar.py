@@ -63,13 +63,19 @@ class Liar(unittest.TestCase):
         self.assertEqual(len(med), 1)
         self.assertLess(med.pop(), 4.0)
         self.assertEqual(v[liar], "SUSPECT")
+        # Its claims above its links' ceilings (3.6 GB/s) named first, as claims.
         self.assertEqual([x["what"] for x in res["verdicts"] if x["node"] == liar],
-                         ["10 drives its probe does not show -"])
+                         ["12 drives claims 35 GB/s (claims more than its link can carry); "
+                          "drives together claims 420 GB/s (claims more than its links can "
+                          "carry); 10 drives its probe does not show -"])
         # Its reason says what it is, not "below its peers" (it has no figure).
         why = [reason(s) for s in res["suspects"] if s["node"] == liar]
-        self.assertEqual(len(why), 1)
-        self.assertTrue(why[0].startswith("its read claims 10 drives its own probe does not "
-                                          "show (nvme10n1, nvme11n1, nvme2n1, "), why[0])
+        self.assertEqual(len(why), 3)
+        self.assertTrue(why[2].startswith("its read claims 10 drives its own probe does not "
+                                          "show (nvme10n1, nvme11n1, nvme2n1, "), why[2])
+        # Never a recorded figure.
+        self.assertEqual({p["figure_gb_per_s"] for p in res["parts"] if p["node"] == liar
+                          and p["kind"] == "drive"}, {None})
 
     def test_forged_shares_name_no_healthy_link(self):
         fleet = Fleet(4, 1, 2, pairs="all", seed=2)

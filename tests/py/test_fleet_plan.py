@@ -207,8 +207,11 @@ class TestEstimate(unittest.TestCase):
         # The drives read again in full windows, then 3 retest steps.
         self.assertEqual(e["isolate_s"], (5 + 9 * 23) + 3 * (5 + 23))
         self.assertEqual(e["steps"], {"local": 1, "fabric": 511, "remote": 1, "isolate_max": 4})
-        self.assertEqual(e["total_s"], sum(e[k] for k in ("local_s", "fabric_s", "remote_s",
-                                                          "isolate_s")))
+        # The preflight (a step without a window) and the host's judgement are planned.
+        self.assertEqual(e["preflight_s"], 5)
+        self.assertEqual(e["judge_s"], round(0.5 + 0.0003 * 512 * 17, 3))
+        self.assertEqual(e["total_s"], sum(e[k] for k in ("preflight_s", "local_s", "fabric_s",
+                                                          "remote_s", "isolate_s", "judge_s")))
         one = estimate(Plan(512, "all"), 8, 8, d, la, one_by_one=True)
         self.assertEqual(one["fabric_s"], 8 * 511 * (5 + 12))
         odd = estimate(Plan(511, "ring"), 1, 2, d, la)
@@ -290,7 +293,7 @@ class TestPlanCommand(unittest.TestCase):
         self.assertEqual(rc, 3)
         self.assertEqual((doc["fits"], doc["limit_s"]), (False, 1800))
         self.assertEqual(doc["would_fit"][0]["option"], "--fanout 1024")
-        self.assertRegex(err.getvalue(), r"^nbw-fleet: the plan takes 55 min [0-9]+ s, more "
+        self.assertRegex(err.getvalue(), r"^nbw-fleet: the plan takes 57 min [0-9]+ s, more "
                          r"than --max-time 30 min 00 s: would fit: --fanout 1024 \(2[0-9] min")
 
     def test_the_allocations_time_left(self):

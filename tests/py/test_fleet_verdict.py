@@ -33,11 +33,11 @@ class Tmp(unittest.TestCase):
         self.tmp = tempfile.mkdtemp(prefix="fleet-verdict.")
         self.addCleanup(shutil.rmtree, self.tmp)
 
-    def judged(self, fleet, threshold=0.9, name="s"):
+    def judged(self, fleet, threshold=0.9, name="s", floors=None):
         top = os.path.join(self.tmp, name)
         fleet.want = fleet.write(top)
         self.top = top
-        return judge(read_sweep(top), threshold)
+        return judge(read_sweep(top), threshold, floors=floors)
 
 
 # The lab's sweep of four nodes (a, b, c, d), two drives each: node b's nvme0n1 read 1.13
@@ -55,7 +55,7 @@ class TestRetestsDecide(Tmp):
                      slow_egress=[("d", 0, 0.15)])
 
     def test_the_labs_node_b_is_its_second_drive(self):
-        res = self.judged(self.lab())
+        res = self.judged(self.lab(), floors={})  # the lab's: emulated, no floor
         self.assertEqual(names_of(res), [("drive", "b", "nvme0n1", "unsteady"),
                                          ("drive", "b", "nvme1n1", "low"),
                                          ("rail", "d", "rail 0 (mlx5_0)", "low")])
@@ -80,7 +80,7 @@ class TestRetestsDecide(Tmp):
         both = dict(LAB_DRIVES)
         both[("b", 0)] = (0.41, 0.42)
         res = self.judged(Fleet(4, 1, 2, pairs="all", seed=0, names=list("abcd"),
-                                drive_figures=both))
+                                drive_figures=both), floors={})
         self.assertEqual(names_of(res), [("node", "b", "all 2 drives", "low")])
 
     def test_rails_low_once_are_not_the_node(self):
@@ -224,7 +224,9 @@ class TestSummaryAndCI(Tmp):
         skipped = [c.get("name") for c in drives if c.find("skipped") is not None]
         self.assertEqual(skipped, ["node011"])
         unsteady = next(c for c in drives if c.get("name") == "node007")
-        self.assertEqual(unsteady.find("system-out").text, "unsteady: drive nvme0n1 59%")
+        # Low once against its peers and its floor, normal again against both.
+        self.assertEqual(unsteady.find("system-out").text,
+                         "unsteady: drive nvme0n1 59% (below its peers and its floor)")
         self.assertEqual(int(root.get("failures")), 1)
         self.assertEqual(int(drives.get("skipped")), 1)
 

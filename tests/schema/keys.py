@@ -41,6 +41,13 @@ READERS = {
         "says", "why_not_read",  # its own evidence
     )),
     "fleet/health.py": ((READ_BW, PROBE), ()),
+    "fleet/floors.py": ((READ_BW, REMOTE, PROBE), (
+        # sweep.json (the fleet run's record) and the judgement's own entries
+        "probe_exit", "lines", "status", "floors", "spec", "drive", "rail",
+        "component", "evidence", "state", "node", "ratio", "severity", "says", "floor",
+        "bar_gb_per_s", "ceiling", "claimed_gb_per_s", "claims", "figure_gb_per_s",
+        "low_count", "partners", "probe_lines", "spec_line", "spec_min",
+    )),
     "sweep.py": ((READ_BW, REMOTE), (
         # its own rows (scale_sweep.sh's table)
         "invalid_reason", "local_gb_per_s", "local_percent_of_ideal", "rdma_gb_per_s",
@@ -117,16 +124,21 @@ READERS = {
 # make themselves, verdict and junit the judgement's parts and sweep.json, launch and
 # tasks the schedule and the nodes' framed output, judge_pairs and judge_retest the
 # judge's transfers and suspects, nodes the node list and its launcher, launcher the
-# environment; lab/ the virtual lab's files).
+# environment, act the judgement's verdicts, liveness sweep.json's timing; lab/ the
+# virtual lab's files).
 OTHERS = {
     "__init__.py", "jsonutil.py", "xmltext.py", "command.py", "k8s.py", "fetch.py",
     "results/__init__.py", "results/base.py", "results/output.py", "results/store.py",
     "results/verbs.py", "results/compare.py", "results/html_report.py",
     "results/openmetrics.py", "results/cli.py", "results/junit.py",
     "ladder/__init__.py", "ladder/chart.py", "ladder/report.py", "ladder/xfer.py",
+    "ladder/why.py", "ladder/transfer.py",  # the ladder's own rungs; run_bench.sh's transfer
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",
     "fleet/verdict.py", "fleet/junit.py", "fleet/launch.py", "fleet/tasks.py",
     "fleet/judge_pairs.py", "fleet/judge_retest.py", "fleet/nodes.py", "launcher.py",
+    "fleet/topology.py",  # a hostfile's and ibnetdiscover's lines
+    "fleet/spec.py",
+    "fleet/act.py", "fleet/liveness.py",
     "lab/",
 }
 

@@ -10,18 +10,23 @@ import time
 from .. import command
 from ..command import EXIT_USAGE
 
-EXIT_EXPECTATION = 3  # plan over its time, judge --fail-on suspect
-EXIT_UNMEASURED = 4  # judge --fail-on unmeasured: a node or pair not measured
 from . import FORMAT, PROG
+from . import act, floors
 from . import judge as judgemod
+from . import spec as specmod
 from . import junit
 from . import plan as planmod
 from . import report
 from . import run as runmod
-from . import sweepdir
+from . import sweepdir, topology
 from ..jsonutil import printable
+from .act import EXIT_EXPECTATION, fail_status
 from .sweepdir import NAME_RE, NAME_WORDS
 
+TOPO_HELP = ("which leaf switch each port hangs off: ibnetdiscover's output (a Ca "
+             "described 'HOST DEVICE' is HOST's port DEVICE) or a hostfile with rack=R "
+             "(every rail) and leaf<i>=L (rail i); a leaf's uplink whose crossing pairs "
+             "are low is named, not its NICs")
 DESCRIPTION = """\
 A fleet sweep: every node's PCIe links and drives, the fabric rail by rail in rounds
 of disjoint pairs, each node's drives into a partner's DRAM, then a retest of each
@@ -47,6 +52,14 @@ def seconds(text):
         raise argparse.ArgumentTypeError("%s: not a duration (e.g. 20, 500ms, 2m)" % text)
     scale = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}[m.group(2)]
     return float(m.group(1)) * scale
+
+
+def max_time_arg(text):
+    """--max-time: Slurm's time formats (nbw.fleet.act.slurm_time)."""
+    try:
+        return act.slurm_time(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def positive_int(text):
@@ -135,10 +148,11 @@ def add_window_options(p):
     p.add_argument("--fanout", type=positive_int, default=planmod.FANOUT, metavar="N",
                    help="ssh: launcher processes at once at most; a step over more nodes "
                    "runs in waves of whole pairs (default %d)" % planmod.FANOUT)
-    p.add_argument("--max-time", type=seconds, metavar="S",
+    p.add_argument("--max-time", type=max_time_arg, metavar="TIME",
                    help="refuse a sweep whose plan takes longer (run; plan: exit 3), and "
                    "say which setting would fit; run keeps it while running (each step "
-                   "cut at the time left)")
+                   "cut at the time left). Slurm's formats: 30 (minutes), MM:SS, "
+                   "H:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS; or 90s, 20m, 2h")
 
 
 def add_plan_options(p):
@@ -161,8 +175,12 @@ def build_parser():
                        description="The rounds of disjoint pairs of a sweep, the number of "
                        "pairs, its steps and how long each phase takes with its defaults "
                        "(chosen by the fleet's size). Nothing is run.")
-    s.add_argument("--nodes", type=nodes_arg, required=True, metavar="N|a,b,c",
-                   help="the number of nodes, or their names")
+    s.add_argument("--nodes", type=nodes_arg, metavar="N|a,b,c",
+                   help="the number of nodes, or their names (default: --fabric-topology's)")
+    s.add_argument("--fabric-topology", metavar="FILE",
+                   help=TOPO_HELP + "; the plan adds rounds so that each leaf has pairs "
+                   "inside it and each uplink at least %d crossing pairs a rail"
+                   % topology.CROSS_PER_UPLINK)
     s.add_argument("--rails", type=count_int, default=1, metavar="R",
                    help="RDMA ports per node, measured rail i to rail i (default 1)")
     s.add_argument("--drives", type=count_int, default=0, metavar="D",
@@ -185,12 +203,14 @@ def build_parser():
                        "--multi-prog); elsewhere one LAUNCHER process per node (ssh by "
                        "default), --fanout at once. TOOL_DIR and the tools' settings come "
                        "from the environment. Writes a new directory; ends with the "
-                       "judgement.")
+                       "judgement. A node that fails to start, dies or hangs is dropped at "
+                       "its first failure, its partners re-paired in one more round.")
     g = s.add_mutually_exclusive_group()
     g.add_argument("--nodes", type=nodes_arg, metavar="a,b,c", help="the nodes")
     g.add_argument("--hostfile", metavar="FILE",
                    help="the nodes, one a line (the first word; # comments; rack=R or "
-                   "switch=S after it groups the page's matrix)")
+                   "switch=S after it groups the page's matrix; rack=R and leaf<i>=L "
+                   "are its topology)")
     g.add_argument("--resume", metavar="DIR",
                    help="continue the sweep in DIR: what it holds is kept, never measured "
                    "again")
@@ -212,21 +232,52 @@ def build_parser():
     s.add_argument("--threshold", type=ratio_arg, default=judgemod.THRESHOLD, metavar="R",
                    help="a figure below R x its kind's median is low and retested "
                    "(default %g)" % judgemod.THRESHOLD)
+    add_floor_options(s, "(default drive=0.8,rail=0.8)")
     s.add_argument("--probe-arg", action="append", metavar="ARG",
                    help="an argument for nvme_link_probe (an expectation); repeatable")
     s.add_argument("--no-drives", action="store_true",
                    help="nodes without drives: no drive read, no drive->remote phase")
+    s.add_argument("--fabric-topology", metavar="FILE",
+                   help=TOPO_HELP + " (default: the hostfile's rack= and leaf<i>=)")
+    s.add_argument("--part-limit", type=seconds, metavar="S",
+                   help="every step's time limit, its launch included (default: its parts' "
+                   "own, their windows and the tools' waits, plus a minute): what a node "
+                   "that hangs costs the sweep, once (it is dropped from later steps)")
+    add_act_options(s)
+    s.add_argument("--drain", action="store_true",
+                   help="drain each SUSPECT node in Slurm once judged (scontrol update "
+                   "nodename=NODE state=drain reason=\"nbw: ...\"); a drain that fails is "
+                   "said, the verdict still written (exit 1 unless --fail-on's)")
     return command.add_options_table(p), sub
 
 
-def add_judge_options(s):
-    s.add_argument("--threshold", type=ratio_arg, default=None, metavar="R",
-                   help="a figure below R x its kind's median is low (default the "
-                   "sweep's own, else %g)" % judgemod.THRESHOLD)
-    s.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    s.add_argument("--html", metavar="FILE",
-                   help="also write one self-contained HTML page (and FILE.png, the heat "
-                   "map, when gnuplot is installed)")
+def spec_file(path):
+    try:
+        return specmod.read_spec(path)
+    except specmod.SpecError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def floor_text(text):
+    try:
+        return specmod.floor_arg(text)
+    except specmod.SpecError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def add_floor_options(s, default):
+    s.add_argument("--floor", type=floor_text, default=None, metavar="drive=R,rail=R|none",
+                   help="a drive below R x its link's ceiling, a rail below R x its port's "
+                   "line rate, is below its floor (R in (0,1]; none: no floor, an emulated "
+                   "lab) %s" % default)
+    s.add_argument("--spec", type=spec_file, default=None, metavar="FILE",
+                   help="the site's minimum per model, one rule a line: 'drive MODEL "
+                   "[fw=FW] min=GB/s', 'nic MODEL [rate=Gb/s] min=GB/s'; it wins over the "
+                   "floor where it names the part")
+
+
+def add_act_options(s):
+    """--junit and --fail-on: judge's and run's."""
     s.add_argument("--junit", metavar="FILE",
                    help="also write JUnit XML: a testcase per node and kind of part, a "
                    "suspect a failure with its evidence, a part not measured skipped")
@@ -234,6 +285,20 @@ def add_judge_options(s):
                    help="exit 3 when a part is a suspect (suspect; unsteady: also a part "
                    "low once and normal again), 4 when none is but a node or pair was "
                    "not measured (unmeasured); comma-separated")
+
+
+def add_judge_options(s):
+    s.add_argument("--threshold", type=ratio_arg, default=None, metavar="R",
+                   help="a figure below R x its kind's median is low (default the "
+                   "sweep's own, else %g)" % judgemod.THRESHOLD)
+    add_floor_options(s, "(default the sweep's own, else drive=0.8,rail=0.8)")
+    s.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    s.add_argument("--html", metavar="FILE",
+                   help="also write one self-contained HTML page (and FILE.png, the heat "
+                   "map, when gnuplot is installed)")
+    add_act_options(s)
+    s.add_argument("--fabric-topology", metavar="FILE",
+                   help=TOPO_HELP + " (default: the one the sweep kept)")
     s.add_argument("--worst", type=count_int, default=10, metavar="N",
                    help="the N worst parts of each kind in the text (default 10)")
     s.add_argument("--nodes-shown", choices=("all", "problems", "none"), default=None,
@@ -282,18 +347,6 @@ def write_file(path, fill):
         return False
 
 
-def fail_status(result, fail_on):
-    """judge --fail-on: 3 when a suspect stays low (with unsteady: or was low once), 4
-    when none is but a node or pair was not measured (unmeasured), else 0."""
-    steady = any(s["state"] == "low" for s in result["suspects"])
-    if "suspect" in fail_on and steady or "unsteady" in fail_on and result["suspects"]:
-        return EXIT_EXPECTATION
-    if "unmeasured" in fail_on and (result["not_measured"] or result["not_measured_parts"]
-                                    or result["skipped"]):
-        return EXIT_UNMEASURED
-    return 0
-
-
 def cmd_judge(args, out):
     try:
         sw = sweepdir.read_sweep(args.dir)
@@ -303,7 +356,16 @@ def cmd_judge(args, out):
     if args.threshold is None:
         own = sw.meta.get("threshold")
         args.threshold = own if isinstance(own, float) and 0 < own < 1 else judgemod.THRESHOLD
-    result = judgemod.judge(sw, args.threshold, args.worst)
+    try:
+        topo = topology.load(sw.meta, args.fabric_topology)
+    except topology.TopologyError as e:
+        sys.stderr.write(printable("%s: %s" % (PROG, e)) + "\n")
+        return EXIT_USAGE
+    bad = floors.unknown_models(sw, args.spec, judgemod.probe_device)
+    if bad:
+        sys.stderr.write(printable("%s: %s" % (PROG, bad)) + "\n")
+        return EXIT_USAGE
+    result = judgemod.judge(sw, args.threshold, args.worst, topo, args.floor, args.spec)
     if args.html and not write_html(args.html, sw, result):
         return 1
     if args.junit and not write_file(args.junit, lambda f: junit.write(result, f)):
@@ -368,8 +430,10 @@ def print_plan_text(doc, out):
       % (d["window_s"], d["warmup_s"], d["duration_s"], d["full_window_s"],
          d["retest_warmup_s"], d["retest_duration_s"]))
     ph = doc["phases_s"]
-    for key, label in (("local_s", "local"), ("fabric_s", "fabric"),
-                       ("remote_s", "drive->remote"), ("isolate_s", "isolate (budget)"),
+    w("  dead nodes    %s\n" % doc["dead_nodes"])
+    for key, label in (("preflight_s", "preflight"), ("local_s", "local"),
+                       ("fabric_s", "fabric"), ("remote_s", "drive->remote"),
+                       ("isolate_s", "isolate (budget)"), ("judge_s", "judge"),
                        ("total_s", "total")):
         w("  %-17s %12s\n" % (label, planmod.human_seconds(ph[key])))
 
@@ -387,9 +451,24 @@ def launch_of(args):
 
 def cmd_plan(args, out):
     names = args.nodes if isinstance(args.nodes, list) else None
+    try:
+        topo = topology.read_topology(args.fabric_topology, names) \
+            if args.fabric_topology else None
+    except topology.TopologyError as e:
+        sys.stderr.write(printable("%s: %s" % (PROG, e)) + "\n")
+        return EXIT_USAGE
+    if args.nodes is None:
+        if topo is None:
+            sys.stderr.write("%s plan: --nodes (or --fabric-topology) is needed (try --help)\n"
+                             % PROG)
+            return EXIT_USAGE
+        names = topo.nodes()
     n = len(names) if names else args.nodes
     plan = planmod.Plan(n, args.pairs, seed=args.seed, names=names)
+    topology.apply(plan, topo, args.rails)
     doc = plan_document(args, plan, launch_of(args), os.environ)
+    if topo is not None:
+        doc["topology"] = topology.plan_summary(plan, topo, args.rails)
     shown = []
     if args.show_rounds:
         try:
@@ -407,6 +486,8 @@ def cmd_plan(args, out):
         out.write("\n")
         return rc
     print_plan_text(doc, out)
+    if topo is not None:
+        topology.plan_text(doc["topology"], out.write)
     for r in shown:
         e = round_entry(plan, r)
         out.write("round %d: %s%s\n" % (

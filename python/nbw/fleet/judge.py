@@ -41,7 +41,8 @@ import statistics
 from .. import pcipath, portcounters
 from . import health  # a suspect drive's own evidence (fleet/health.py)
 from ..jsonutil import as_number, dicts, dig
-from . import verdict
+from . import floors as floorsmod  # the parts' own bars: physics, the probe, floor, spec
+from . import topology, verdict
 from .judge_pairs import _Pairs, _ratio, judge_pairs
 from .sweepdir import counters_of, sent_by
 
@@ -303,7 +304,11 @@ def _fabric(sweep):
     return fab, ratio, by_rail, alone
 
 
-def judge_fabric(sweep, threshold):
+def judge_fabric(sweep, threshold, topo=None, uplinks=None, explained=None):
+    """(parts, suspects) of the fabric; with a topology (nbw.fleet.topology), a leaf's
+    uplink whose crossing pairs are low is named first and those transfers leave the
+    pair rule (uplinks: a list that gets every leaf's counts; explained: a set that gets
+    the ids of the transfers an uplink explains, which the floors leave out too)."""
     fab, ratio, by_rail, alone = _fabric(sweep)
     devs = {}
     for t in fab:
@@ -316,6 +321,17 @@ def judge_fabric(sweep, threshold):
         return None if v is None else ratio(t, v)
 
     for rail in sorted(by_rail):
+        if topo is not None:
+            before = by_rail[rail]
+            by_rail[rail], ups, counts = topology.judge_uplinks(rail, by_rail[rail], ratio, topo,
+                                                                threshold)
+            if explained is not None:
+                kept = {id(t) for t in by_rail[rail]}
+                explained.update(id(t) for t in before if id(t) not in kept)
+            suspects += [_suspect("uplink", lf, topology.component(lf, rail, ev), st, r, ev)
+                         for lf, st, r, ev in ups]
+            if uplinks is not None:
+                uplinks += counts
         pairs = _Pairs(rail, by_rail[rail], ratio, lambda t, x: t.line_rate, sent)
         p, s, lk = judge_pairs(pairs, threshold, "rail %d" % rail, "rail")
         for e in p:
@@ -509,24 +525,36 @@ def _explain_remote(fsus, rsus):
     return out
 
 
-def judge(sweep, threshold=THRESHOLD, worst=10):
+def judge(sweep, threshold=THRESHOLD, worst=10, topo=None, floors=None, spec=None):
     """The judgement: {"threshold", "nodes", "verdicts" (one per node), "kinds" (a
     summary per kind of part, its worst first), "suspects" (worst first),
-    "not_measured_parts", "parts", ...}."""
+    "not_measured_parts", "parts", "uplinks" (each leaf's pairs per rail, with a
+    topology: topo, else the one sweep.json keeps), ...}. floors, spec: nbw.fleet.spec's
+    (None: the sweep's own, else the default floors and no spec). The sweep's figures
+    above their ceilings are taken out of it first (nbw.fleet.floors.take_claims)."""
+    floors, spec = floorsmod.settings(sweep.meta, floors, spec)
+    # --floor none (an emulated lab): the ceilings say nothing, no claim is held to them.
+    claims = floorsmod.take_claims(sweep, probe_device) if floors else []
     dparts, dsus = judge_drives(sweep, threshold)
     low_drive_nodes = {s["node"] for s in dsus}
     tparts, tsus = judge_together(sweep, threshold, low_drive_nodes)
     dsus = _collapse_drives(sweep, dsus) + unshown_suspects(sweep)
-    fparts, fsus = judge_fabric(sweep, threshold)
+    topo = topo if topo is not None else topology.load(sweep.meta)
+    uplinks, explained = [], set()
+    fparts, fsus = judge_fabric(sweep, threshold, topo, uplinks, explained)
     rparts, rsus = judge_remote(sweep, threshold, dparts + tparts)
     rsus = _explain_remote(fsus, rsus)
-    order = {"node": 0, "rail": 1, "drive": 2, "link": 3}
+    order = {"node": 0, "uplink": 1, "rail": 1, "drive": 2, "link": 3}
     suspects = sorted(dsus + tsus + fsus + rsus,
                       key=lambda s: (s["state"] != "low", s["ratio"] if s["ratio"] is not None
                                      else 1.0, order[s["kind"]], s["node"], s["component"]))
+    suspects = floorsmod.merge(suspects, claims + _own_bars(sweep, floors, spec, explained),
+                               threshold)
     parts = dparts + tparts + fparts + rparts
     missing = verdict.missing_parts(sweep, verdict.expected_parts(sweep.meta))
-    verdicts = verdict.node_verdicts(sweep, suspects, missing)
+    # An uplink is no node's: it makes none SUSPECT.
+    verdicts = verdict.node_verdicts(sweep, [s for s in suspects if s["kind"] != "uplink"],
+                                     missing)
     skipped = sweep.meta.get("skipped") if isinstance(sweep.meta.get("skipped"), list) else []
     failed = sweep.meta.get("failed") if isinstance(sweep.meta.get("failed"), list) else []
     failed = [{"part": f["part"], "reason": str(f.get("reason", ""))[:300]} for f in failed
@@ -544,13 +572,36 @@ def judge(sweep, threshold=THRESHOLD, worst=10):
         "counts": {"drives": len(dparts), "rail_parts": len(fparts),
                    "transfers": sum(not t.retest for t in sweep.transfers),
                    "retests": sum(t.retest for t in sweep.transfers)},
+        "floors": floors, "spec": floorsmod.spec_summary(spec),
         "kinds": verdict.kind_summary(parts, threshold, worst),
         "suspects": suspects,
         "verdicts": verdicts,
         "groups": sweep.meta.get("groups") if isinstance(sweep.meta.get("groups"), dict)
         else {},
         "parts": parts,
+        "topology": topo.source if topo is not None else None,
+        "uplinks": uplinks,
     }
+
+
+def _drive_of(sweep, node, dev):
+    """A probe's controller as its drive's name (nvme0 -> nvme0n1), else its own."""
+    for d in sweep.drives.values():
+        if d.node == node and (d.pci and _norm_bdf(d.pci) == _norm_bdf(dev.get("bdf"))):
+            return d.name
+    return str(dev.get("name") or dev.get("bdf"))
+
+
+def _own_bars(sweep, floors, spec, explained=()):
+    """The suspects of the probe's verdict and of the parts below their floor or spec
+    (nbw.fleet.floors), a node's every drive or rail folded into the node."""
+    fd = floorsmod.judge_drive_floors(sweep, floors, spec, probe_device)
+    fr, fk = floorsmod.judge_rail_floors(sweep, floors, spec,
+                                         floorsmod.Nics(sweep, probe_device), explained)
+    rails = len({t.channel for t in sweep.transfers if t.channel != "remote"})
+    out = [floorsmod.folded(s) for s in _collapse_drives(sweep, fd) +
+           _collapse_rails(fr, rails, 1.0)]
+    return floorsmod.probe_suspects(sweep, lambda n, d: _drive_of(sweep, n, d)) + out + fk
 
 
 def _collapse_drives(sweep, suspects):

@@ -4,8 +4,9 @@ layout: testsuites > testsuite > testcase > failure | skipped | system-out).
 One testsuite per kind of part (links: the probe; drives; rails; drive->remote), one
 testcase per node in each, named by the node: a suspect that stays low is a failure
 whose text is its evidence, a kind of part not measured is skipped with the reason, a
-part low once and normal again passes with a line in system-out. tests/fixtures/junit.xsd
-is the schema it is checked against.
+part low once and normal again passes with a line in system-out. With a topology, a
+suite "uplinks" holds a testcase per leaf and rail, a failure when its uplink is named
+(nbw.fleet.topology). tests/fixtures/junit.xsd is the schema it is checked against.
 """
 
 import socket
@@ -62,18 +63,42 @@ def write(result, out, stamp=None):
             skips += what == "skipped"
         if not cases:
             continue
+        suites.append(_suite(kind, cases, fails, skips, stamp, host, result))
         totals = [totals[0] + len(cases), totals[1] + fails, totals[2] + skips]
-        suites.append(
-            '  <testsuite name=%s tests="%d" failures="%d" errors="0" skipped="%d" time="0" '
-            'timestamp=%s hostname=%s>\n    <properties>\n'
-            '      <property name="threshold" value="%g"/>\n'
-            '      <property name="suite_version" value=%s/>\n    </properties>\n%s'
-            '  </testsuite>\n' % (attr("nbw-fleet.%s" % SUITE_OF[kind]), len(cases), fails,
-                                 skips, attr(stamp), attr(host),
-                                 result["threshold"],
-                                 attr(result.get("suite_version") or ""),
-                                 "".join(cases)))
+    cases, fails = _uplink_cases(result)
+    if cases:
+        suites.append(_suite("uplinks", cases, fails, 0, stamp, host, result))
+        totals = [totals[0] + len(cases), totals[1] + fails, totals[2]]
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n'
               '<testsuites name="nbw-fleet" tests="%d" failures="%d" errors="0" skipped="%d" '
               'time="0">\n%s</testsuites>\n' % (totals[0], totals[1], totals[2], "".join(suites)))
     return {"tests": totals[0], "failures": totals[1], "skipped": totals[2]}
+
+
+def _uplink_cases(result):
+    """A testcase per leaf and rail judged with a topology, a failure when its uplink
+    is named and stays low."""
+    named = {(s["node"], s["evidence"].get("rail")): s for s in result["suspects"]
+             if s["kind"] == "uplink" and s["state"] == "low"}
+    cases, fails = [], 0
+    for u in result.get("uplinks") or []:
+        head = '    <testcase name=%s classname="nbw-fleet.uplinks" time="0"' % attr(
+            "leaf %s rail %d" % (u["leaf"], u["rail"]))
+        s = named.get((u["leaf"], u["rail"]))
+        if s is None:
+            cases.append(head + "/>\n")
+            continue
+        fails += 1
+        cases.append(head + ">\n      <failure message=%s type=\"suspect\">%s</failure>\n"
+                     "    </testcase>\n" % (attr(s["component"]), text(reason(s))))
+    return cases, fails
+
+
+def _suite(kind, cases, fails, skips, stamp, host, result):
+    return ('  <testsuite name=%s tests="%d" failures="%d" errors="0" skipped="%d" time="0" '
+            'timestamp=%s hostname=%s>\n    <properties>\n'
+            '      <property name="threshold" value="%g"/>\n'
+            '      <property name="suite_version" value=%s/>\n    </properties>\n%s'
+            '  </testsuite>\n' % (attr("nbw-fleet.%s" % SUITE_OF.get(kind, kind)), len(cases),
+                                 fails, skips, attr(stamp), attr(host), result["threshold"],
+                                 attr(result.get("suite_version") or ""), "".join(cases)))

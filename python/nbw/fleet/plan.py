@@ -97,6 +97,9 @@ class Plan:
         self.ring_rounds = 0
         self._ring_edges = None
         self._sizes = {}  # ring+K: round -> its pairs' count, once computed
+        # Rounds after the schedule's: a topology's (nbw.fleet.topology.apply), lists of
+        # (a, b) node indices.
+        self.extra = []
         if pairs == "all":
             self.rounds_of_circle = list(range(total))
         elif pairs == "ring":
@@ -120,7 +123,7 @@ class Plan:
 
     @property
     def rounds(self):
-        return self.ring_rounds + len(self.rounds_of_circle)
+        return self.ring_rounds + len(self.rounds_of_circle) + len(self.extra)
 
     def ring_edges(self):
         """The ring's pairs as a set of (low, high) node indices (ring and ring+K)."""
@@ -133,6 +136,8 @@ class Plan:
 
     def pairs_in_round(self, r):
         """How many pairs round r holds (a round of ring+K computes its pairs)."""
+        if r >= self.rounds - len(self.extra):
+            return len(self.extra[r - self.rounds + len(self.extra)])
         if r < self.ring_rounds:
             n = self.n
             if n == 2:
@@ -159,6 +164,10 @@ class Plan:
             raise IndexError("round %d of %d" % (r + 1, self.rounds))
         if r < self.ring_rounds:
             return self._ring_round(r)
+        if r >= self.rounds - len(self.extra):
+            pairs = list(self.extra[r - self.rounds + len(self.extra)])
+            busy = {x for p in pairs for x in p}
+            return pairs, [i for i in self.order if i not in busy]
         seen = self.ring_edges() if self.ring_rounds else ()
         pairs, idle = [], []
         for a, b in circle_round(self.slots, self.rounds_of_circle[r - self.ring_rounds]):
@@ -294,11 +303,25 @@ def local_window(d, drives, full=False):
     return d.probe + ((drives + 1) * w if drives > 0 else 0)
 
 
+# What a sweep does with a node that fails to start, dies or hangs (nbw.fleet.liveness).
+DEAD_NODES = ("dropped at its first failure (a step's limit, once); its partners re-paired "
+              "in one round after the fabric and drive->remote phases (not planned)")
+
+# The judgement's seconds on the host: a base and a share per node and kind of part
+# (nbw-fleet judge of 4096 nodes x 8 rails x 8 drives: about 20 s of processor time).
+JUDGE_BASE_S = 0.5
+JUDGE_PER_PART_S = 0.0003
+
+
 def estimate(plan, rails, drives, d, launch=None, one_by_one=False, remote=True):
-    """Seconds of each phase of a sweep (a dict) and its steps. local: one step, every
+    """Seconds of each phase of a sweep (a dict) and its steps. preflight: one step,
+    every node, the suite's version (no window); local: one step, every
     node; fabric: a step per round (per round and rail with one_by_one), every rail and
     both directions in one run; remote: the rounds of remote_rounds(); isolate: the
-    budget, its drives read again and d.isolate retest steps of full windows."""
+    budget, its drives read again and d.isolate retest steps of full windows; judge: the
+    host's judgement, by the sweep's size. A node dropped at its failure costs at most
+    one step's limit, once; its partners' re-pair rounds are not planned (a healthy
+    fleet has none)."""
     launch = launch or Launch()
     n = plan.n
     local = launch.step(n, local_window(d, drives))
@@ -319,8 +342,11 @@ def estimate(plan, rails, drives, d, launch=None, one_by_one=False, remote=True)
     isolate = d.isolate * launch.step(few, d.full)
     if drives > 0:
         isolate += launch.step(few, local_window(d, drives, full=True))
-    total = local + fabric + remote_s + isolate
-    return {"local_s": local, "fabric_s": fabric, "remote_s": remote_s, "isolate_s": isolate,
+    preflight = launch.step(n, 0.0)
+    judge = round(JUDGE_BASE_S + JUDGE_PER_PART_S * n * (rails + drives + 1), 3)
+    total = preflight + local + fabric + remote_s + isolate + judge
+    return {"preflight_s": preflight, "judge_s": judge, "local_s": local, "fabric_s": fabric,
+            "remote_s": remote_s, "isolate_s": isolate,
             "screening_s": local + fabric + remote_s, "total_s": total,
             "steps": {"local": 1, "fabric": steps, "remote": len(rem),
                       "isolate_max": d.isolate + (1 if drives > 0 else 0)}}
@@ -428,6 +454,7 @@ def plan_document(plan, launch, d, rails, drives, seed, one_by_one=False, remote
                       "retest_warmup_s": d.retest_warmup, "full_window_s": d.full,
                       "probe_s": d.probe},
         "phases_s": phases,
+        "dead_nodes": DEAD_NODES,
     }
     limit, what = time_limit(max_time, env or {})
     doc["limit_s"], doc["limit"] = limit, what

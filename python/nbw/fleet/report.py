@@ -13,6 +13,8 @@ import subprocess
 import tempfile
 
 from ..jsonutil import gb_text, printable_all
+from . import topology
+from . import floors
 
 
 def _pct(r):
@@ -36,7 +38,16 @@ def _directions(ev):
 
 
 def reason(s):
-    """One sentence saying why a suspect is named."""
+    """One sentence saying why a suspect is named: the rule that named it first."""
+    own = floors.reason(s)
+    if own:
+        return own
+    if "unshown_drives" in s["evidence"]:  # no figure: what it claims, not a rule
+        return _peers_reason(s)
+    return floors.words(s) + ": " + _peers_reason(s)
+
+
+def _peers_reason(s):
     ev = s["evidence"]
     k = s["kind"]
     low = "unsteady: low in the sweep, normal when measured again" if s["state"] == "unsteady" \
@@ -53,6 +64,8 @@ def reason(s):
         if (ev.get("health") or {}).get("says"):
             text += "; the drive: %s" % ev["health"]["says"]
         return "%s (%s)" % (text, low)
+    if k == "uplink":
+        return topology.reason(s)
     if k == "link":
         dirs = {}
         for e in (ev.get("rails") or {"": ev}).values():
@@ -109,10 +122,10 @@ def text(result, out, nodes_shown=None):
     w = out.write
     vc = result.get("verdict_counts") or {}
     w("nbw-fleet judge: %d nodes: %d PASS, %d SUSPECT, %d NOT MEASURED; %d transfers, %d "
-      "retests; threshold %s of the median of each kind\n" % (
+      "retests; threshold %s of the median of each kind" % (
           len(result.get("verdicts") or []) or result["nodes"], vc.get("PASS", 0),
           vc.get("SUSPECT", 0), vc.get("NOT MEASURED", 0), result["counts"]["transfers"],
-          result["counts"]["retests"], _pct(result["threshold"])))
+          result["counts"]["retests"], _pct(result["threshold"])) + floors.header(result) + "\n")
     sus = result["suspects"]
     if not sus:
         w("no suspect: no part below %s of its kind's median\n" % _pct(result["threshold"]))
@@ -123,6 +136,10 @@ def text(result, out, nodes_shown=None):
         for s in sus:
             w("  %-6s %-16s %-28s %-8s %6s  %s\n" % (s["kind"], s["node"], s["component"],
                                                      s["state"], _pct(s["ratio"]), reason(s)))
+    ups = result.get("uplinks") or []
+    if result.get("topology"):
+        w("topology %s: %d uplinks judged (leaves x rails), %d named\n" % (
+            result["topology"], len(ups), sum(bool(u.get("named")) for u in ups)))
     miss = result.get("not_measured_parts") or []
     if miss:
         w("%d part%s not measured:\n" % (len(miss), "" if len(miss) == 1 else "s"))

@@ -30,9 +30,12 @@ import time
 
 from .. import jsonutil
 from . import FORMAT, PROG
+from . import act, liveness
 from . import plan as planmod
-from . import report
+from . import report, topology
+from .floors import probe_exit
 from .judge import judge
+from .spec import DEFAULT_FLOORS
 from .judge_retest import retests_wanted
 from .launch import STOPPED_WORDS, Answer, LaunchError
 from .nodes import EXIT_USAGE, RunError, make_launcher, nodes_from, say
@@ -132,19 +135,22 @@ class Sweep:
 
     def step(self, phase, where, units, limit, planned=0.0):
         """Run units (lists of (node, [Item])) as one step; the answers per node. A step
-        with no time left is not run: its nodes' answers say so."""
+        with no time left is not run: its nodes' answers say so. --part-limit caps
+        limit."""
         t0 = time.monotonic()
+        if self.meta.get("part_limit"):
+            limit = min(limit, float(self.meta["part_limit"]))
         own, limit = limit, self.step_limit(planned, limit)
         if limit < 1:
             why = "not run: no time left before the sweep's deadline (%s)" % self.deadline_words
             return {n: Answer(None, {}, why) for u in units for n, _ in u}
         answers = self.launcher.run(units, limit, self.stop, "%s: %s" % (phase, where))
         for n, a in answers.items():
-            if a.problem == STOPPED_WORDS and not self.stop.is_set():
-                if limit < own:
-                    a.problem += " (%d s: the time left before the sweep's deadline, %s)" % (
-                        limit, self.deadline_words)
-                self.dropped.setdefault(n, "it stalled the %s step to its time limit" % phase)
+            if a.problem == STOPPED_WORDS and not self.stop.is_set() and limit < own:
+                a.problem += " (%d s: the time left before the sweep's deadline, %s)" % (
+                    limit, self.deadline_words)
+        for n in liveness.drop_failed(self, phase, where, units, answers):
+            say("%s: dropped from the later steps (%s)" % (n, self.dropped[n]))
         tm = self.meta.setdefault("timing", {}).setdefault(phase, {"seconds": 0.0, "steps": 0})
         tm["seconds"] = round(tm["seconds"] + time.monotonic() - t0, 3)
         tm["steps"] += 1
@@ -166,9 +172,12 @@ class Sweep:
         x = a if a in self.dropped else b if b in self.dropped else None
         if x is None:
             return False
-        why = "not run: %s was dropped (%s)" % (x, self.dropped[x])
-        for it in list(items_a) + list(items_b):
-            self.fail(it.rel, why, x)
+        for n, items in ((a, items_a), (b, items_b)):
+            for it in items:
+                # Its own parts lead with its failure (the verdict's words), the
+                # partner's say who was dropped.
+                self.fail(it.rel, "%s; not run: dropped from the later steps" % self.dropped[x]
+                          if n == x else "not run: %s was dropped (%s)" % (x, self.dropped[x]), x)
         return True
 
     # -- what came back
@@ -201,6 +210,8 @@ class Sweep:
                 self.put(it.rel, "\n".join(res.out).strip() + "\n")
                 self.forget_logs(it.rel)
                 kept += 1
+                if it.rel.endswith("/probe.json") and res.rc:  # its expectation not met
+                    self.meta.setdefault("probe_exit", {})[node] = probe_exit(res)
             elif not self.stop.is_set():
                 self.fail(it.rel, why, node)
                 self.keep_logs(it.rel, node, res, why)
@@ -245,13 +256,17 @@ def preflight(sw, nodes):
     """Each node's suite version (nvme_read_bw --version) and, with --rdma-netdev, its
     address, in one step: (reachable nodes, skipped [{node, reason}], version). The
     sweep's version is the one most nodes answer; a node answering another is skipped ("suite version X, the sweep's Y"): one node cannot
-    stop the others' measurement. RunError when no version is the most nodes'."""
+    stop the others' measurement. RunError when no version is the most nodes'. Its
+    limit: 120 s, or --part-limit."""
     netdev = sw.meta.get("rdma_netdev")
     items = sw.settings.version(netdev)
-    limit = PREFLIGHT_S
+    limit = min(PREFLIGHT_S, float(sw.meta.get("part_limit") or PREFLIGHT_S))
     if sw.deadline is not None:
         limit = min(limit, max(PREFLIGHT_MIN_S, sw.deadline - time.monotonic() - sw.planned_left))
+    t0 = time.monotonic()
     answers = sw.launcher.run([[(n, items)] for n in nodes], limit, sw.stop, "preflight")
+    tm = sw.meta.setdefault("timing", {}).setdefault("preflight", {"seconds": 0.0, "steps": 0})
+    tm["seconds"], tm["steps"] = round(tm["seconds"] + time.monotonic() - t0, 3), tm["steps"] + 1
     ok, skipped, versions = [], [], {}
     for n in nodes:
         res, why = sw.result_of(answers, n, items[0])
@@ -381,7 +396,8 @@ def fabric_phase(sw, plan):
                                           ", rail %d" % rail if rail is not None else "")
             if not pair_step(sw, "fabric", where, pairs):
                 return False
-    return True
+    return liveness.repair_round(sw, "fabric", (pair_items, pair_step), "fabric", True, [
+        (names[a], names[b]) for r in range(plan.rounds) for a, b in plan.round(r)[0]], rails)
 
 
 def remote_phase(sw, plan):
@@ -394,7 +410,8 @@ def remote_phase(sw, plan):
             pairs.append((names[a], ia, names[b], ib))
         if not pair_step(sw, "drive->remote", "round %d of %d" % (k + 1, len(rounds)), pairs):
             return False
-    return True
+    return liveness.repair_round(sw, "drive->remote", (pair_items, pair_step), "remote", False,
+                                 [(names[a], names[b]) for rnd in rounds for a, b in rnd])
 
 
 def disjoint_batches(tasks, most):
@@ -508,6 +525,8 @@ def new_meta(args, nodes, groups):
             "setup": args.setup,
             "rails_one_by_one": bool(args.rails_one_by_one),
             "probe_args": args.probe_arg or [], "rdma_netdev": args.rdma_netdev,
+            "floors": DEFAULT_FLOORS if args.floor is None else args.floor, "spec": args.spec,
+            "part_limit": getattr(args, "part_limit", None),
             "addresses": {}, "remote": not (args.no_remote or args.no_drives),
             "skipped": [], "failed": [], "timing": {}, "state": "running"}
 
@@ -529,9 +548,13 @@ def open_sweep(args, env, top):
         raise RunError("node name '%s': %s" % (bad[0], NAME_WORDS), EXIT_USAGE)
     if args.rails_one_by_one and not args.rail_devs:
         raise RunError("--rails-one-by-one needs --rail-devs (the rails' devices)", EXIT_USAGE)
+    try:
+        topo = topology.for_run(args.fabric_topology, args.hostfile, nodes)
+    except topology.TopologyError as e:
+        raise RunError(str(e), EXIT_USAGE) from None
     new_sweep_dir(top)
     lock = take_lock(top)
-    return new_meta(args, nodes, groups), lock, make_launcher(args.launcher, env, top,
+    return dict(new_meta(args, nodes, groups), topology=topo), lock, make_launcher(args.launcher, env, top,
                                                              args.fanout, nodes)
 
 
@@ -547,11 +570,17 @@ def model_of(meta, env, launcher):
         drives
 
 
+def plan_of(meta):
+    """The sweep's plan, with the rounds its topology adds (nbw.fleet.topology)."""
+    return topology.apply(Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"],
+                               names=meta["nodes"]), topology.load(meta), int(meta["rails"]))
+
+
 def check_time(args, env, meta, launcher):
     """RunError when the plan does not fit --max-time or the allocation's time left."""
     la, d, rails, drives = model_of(meta, env, launcher)
     disks = env.get("SRC_DISKS") or ""
-    doc = planmod.plan_document(Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"]), la,
+    doc = planmod.plan_document(plan_of(meta), la,
                                 d, rails, drives, meta.get("seed"),
                                 bool(meta.get("rails_one_by_one")), bool(meta.get("remote")),
                                 args.max_time, env)
@@ -573,9 +602,13 @@ def start(args, env, out=sys.stdout):
         sw = Sweep(top, meta, env, launcher)
         sw.model = model_of(meta, env, launcher)
         la, d, rails, drives = sw.model
-        total = planmod.estimate(
-            Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"]), rails, drives, d, la,
-            bool(meta.get("rails_one_by_one")), bool(meta.get("remote")))["total_s"]
+        est = planmod.estimate(
+            plan_of(meta), rails, drives, d, la,
+            bool(meta.get("rails_one_by_one")), bool(meta.get("remote")))
+        total = est["total_s"]
+        note = act.launcher_note(env, launcher.kind, getattr(args, "launcher", None) == "ssh")
+        if note:
+            say(note)
         # The run keeps its deadline: --max-time, or the allocation's time left.
         sw.set_deadline(*planmod.time_limit(args.max_time, env), planned=total)
         if not resume:
@@ -602,7 +635,7 @@ def start(args, env, out=sys.stdout):
             shutil.rmtree(top, ignore_errors=True)
         say(str(e))
         return getattr(e, "status", 1)
-    plan = Plan(len(meta["nodes"]), meta["pairs"], seed=meta["seed"], names=meta["nodes"])
+    plan = plan_of(meta)
     say("sweep of %d nodes (%d skipped), %d rails, pairs %s: %d rounds, through %s, in %s" % (
         plan.n, len(meta["skipped"]), int(meta["rails"]), plan.mode, plan.rounds,
         launcher.kind if launcher.kind == "srun" else "%s (fan-out %d)" % (
@@ -624,13 +657,15 @@ def start(args, env, out=sys.stdout):
         say("interrupted: what was measured is kept in %s; resume with: %s run --resume %s"
             % (top, PROG, shlex.quote(top)))
         return EXIT_INTERRUPTED
+    t0 = time.monotonic()
     result = judge(read_sweep(top), float(meta.get("threshold", 0.9)))
     with open(os.path.join(top, "judge.json"), "w") as f:
         report.as_json(result, f)
+    meta.setdefault("timing", {})["judge"] = {"seconds": round(time.monotonic() - t0, 3),
+                                              "steps": 1}
     report.text(result, out)
-    say("took %s: %s" % (human_seconds(time.monotonic() - sw.started), ", ".join(
-        "%s %d step%s %s" % (k, v["steps"], "" if v["steps"] == 1 else "s",
-                             human_seconds(v["seconds"]))
-        for k, v in (meta.get("timing") or {}).items())))
+    status = act.after_run(args, result, env, meta)
+    sw.save_meta()
+    say(liveness.timing_line(meta, est, time.monotonic() - sw.started))
     say("done: %s (judge again: %s judge %s)" % (top, PROG, shlex.quote(top)))
-    return 0
+    return status

@@ -19,6 +19,8 @@ Pure functions of the sweep (nbw.fleet.sweepdir) and the judge's parts and suspe
 
 import statistics
 
+from . import topology
+from . import floors
 from .plan import Plan, remote_rounds
 
 KIND_OF_PART = {"drive": "drives alone", "drives together": "drives together",
@@ -37,6 +39,8 @@ def expected_parts(meta):
         plan = Plan(len(nodes), meta.get("pairs") or "auto", seed=meta.get("seed"), names=nodes)
     except (ValueError, TypeError):
         return {}
+    rails = meta.get("rails") if isinstance(meta.get("rails"), int) else 1
+    topology.apply(plan, topology.load(meta), rails)  # the rounds its topology adds
     out = {}
     drives = meta.get("drives") != 0
     for n in nodes:
@@ -136,6 +140,9 @@ def measured_kinds(sweep):
 
 def short(s):
     """A suspect in a few words: "drive nvme1n1 31%", "link to b (rail 2) 55%"."""
+    own = floors.short(s)  # a rule other than its peers: said
+    if own:
+        return own
     pct = "%.0f%%" % (100 * s["ratio"]) if isinstance(s.get("ratio"), (int, float)) else "-"
     if s["kind"] == "link":
         return "link %s-%s (%s) %s" % (s["node"], s.get("peer"),
@@ -184,6 +191,8 @@ def node_verdicts(sweep, suspects, missing):
                     "kinds": _kinds_of_node(n, skipped, kinds.get(n, set()), expect, mine,
                                             miss_of.get(n, [])),
                     "suspects": [short(s) for s in steady],
+                    # the rules that named it (nbw.fleet.floors): peers, floor, spec...
+                    "rules": sorted({r for s in steady for r in s.get("rules") or ["peers"]}),
                     "unsteady": [short(s) for s in unsteady],
                     "not_measured": [m["part"] for m in miss_of.get(n, [])
                                      if m["blamed"] in (None, n)][:16],
@@ -193,6 +202,8 @@ def node_verdicts(sweep, suspects, missing):
 
 def kind_of_suspect(s):
     """The kind of part (NODE_KINDS) a suspect is one of."""
+    if s.get("rule") == "probe":
+        return "links"
     if s["kind"] == "drive" or "drive" in s["component"] and "remote" not in s["component"]:
         return "drives"
     if "remote" in s["component"]:

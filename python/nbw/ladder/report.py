@@ -17,7 +17,7 @@ import sys
 
 from .. import command
 from ..jsonutil import printable
-from . import chart, xfer
+from . import chart, xfer, why as whylib
 from .model import Ladder
 from .text import above_notes, hop_notes, memory_notes, shared_notes, table
 
@@ -107,9 +107,10 @@ def main(argv):
     rungs = lad.build()
     if not rungs:
         die(1, "%s: no ladder results (probe-, baseline-, tcpN-, fabric-, nfs_PROTO-, "
-            "aggregate-NODE.json)" % run_dir)
+            "aggregate-, transfer-NODE.json)" % run_dir)
     bind = lad.binding()
     why = lad.attribution(bind)
+    because = whylib.explain(rungs)  # the upper rungs' and the transfer's sentences
     lines = ["ladder: %s (sink %s, source %s)" % (run_dir, lad.sink or "-", lad.source or "-")]
     hop = lad.staging_hop()
     lines += (table(rungs) + above_notes(rungs) + memory_notes(rungs) + shared_notes(rungs)
@@ -117,13 +118,14 @@ def main(argv):
     lines += ["", bind["reason"] + "."]
     lines += ["why: %s" % f["text"] for f in why if f["rule"] != "memory_binds"]
     notes = lad.upper.notes(rungs, lad.source, lad.sink) + xfer.notes(rungs)
-    lines += notes + lad.upper.random_table(lad.source)
+    lines += notes + [s + "." for s in because] + lad.upper.random_table(lad.source)
     lines = [printable(x) for x in lines]  # a document's word: escaped in its line, never a line
     print("\n".join(lines))
     if write:
         doc = {"tool": "ladder_report", "sink": lad.sink, "source": lad.source, "nodes": lad.nodes,
                "rungs": rungs, "binding": bind, "attribution": why, "notes": notes,
-               "nfs_random": lad.upper.random_rows(lad.source), "staging_hop": hop}
+               "nfs_random": lad.upper.random_rows(lad.source), "staging_hop": hop,
+               "why": because}
         with open(os.path.join(run_dir, "ladder.json"), "w") as f:
             json.dump(doc, f, indent=2)
             f.write("\n")

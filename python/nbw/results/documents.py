@@ -225,6 +225,8 @@ def figures_of(doc, node, context, run_params):
                                context if context and context.startswith("nfs_") else "read")
     if tool == "nvme_write_bw_remote":
         return remote_figures(doc, node, context, params)
+    if tool == "transfer":  # run_bench.sh's TRANSFER_CMD (nbw.ladder.transfer): its figure
+        return [figure("transfer", node, None, doc.get("gb_per_s"), params)] if doc.get("ok") else []
     if tool == "nvme_link_probe":
         return [figure("link", node, d.get("name"), dig(d, "ceiling_gb_per_s", "usable"), params)
                 for d in dicts(doc.get("devices"))
@@ -239,7 +241,7 @@ def ladder_order(path):
     """Sort key of a run directory's files: the ladder's order, ladder.json last."""
     name = os.path.basename(path)
     m = RUN_FILE.match(name)
-    rank = ("probe", "baseline", "local", "memory", "tcp", "fabric", "nfs", "aggregate")
+    rank = ("probe", "baseline", "local", "memory", "tcp", "fabric", "nfs", "aggregate", "transfer")
     if name == "ladder.json":
         return (9, name)
     kind = re.sub(r"^(tcp|nfs).*", r"\1", m.group(1)) if m else None
@@ -249,7 +251,7 @@ def ladder_order(path):
 # A run directory's MODE-NODE.json (run_bench.sh's names; the ladder's upper rungs:
 # tcpN, nfs_PROTO, nfs_PROTO_randD).
 RUN_FILE = re.compile(r"^(probe|baseline|fabric|aggregate|local|memory|tcp[0-9]+|"
-                      r"nfs_(?:rdma|tcp)(?:_rand[0-9]+)?)-(.+)\.json$")
+                      r"nfs_(?:rdma|tcp)(?:_rand[0-9]+)?|transfer)-(.+)\.json$")
 
 
 def shell_word(w):

@@ -5,6 +5,7 @@ import os
 import re
 import tempfile
 
+from ..ladder import why
 from .base import Fail
 from .compare import compare, fig_key
 from .output import emit, fmt
@@ -29,6 +30,22 @@ def html_table(cols, rows, classes=None):
             for v in r)))
     out.append("</table>")
     return "\n".join(out)
+
+
+def gap_headline(figs):
+    """The transfer's gap to the top synthetic rung (nbw.ladder.why.gap over the run's
+    figures: TCP, the fabric and ib_write_bw), None without a transfer figure."""
+    def kind(name):
+        if name == "transfer":
+            return "transfer"
+        if name.startswith("tcp"):
+            return "tcp"
+        return "fabric" if name in ("fabric (mem)", "ib_write_bw") else None
+    rungs = [{"name": f["rung"], "kind": kind(f["rung"]), "node": f["node"],
+              "measured_gb_per_s": f["gb_per_s"]} for f in figs if f["drive"] is None]
+    if not any(r["kind"] == "transfer" for r in rungs):
+        return None
+    return (why.gap(rungs) or [None])[0]
 
 
 def png_uri(path):
@@ -64,6 +81,9 @@ def cmd_report(args):
                                               rb["suite_version"] or "-", rb["params_hash"],
                                               "; a known change starts here"
                                               if rb["change_starts"] else ""))]
+    gap = gap_headline(figs)
+    if gap:
+        body.append("<p><strong>%s</strong></p>" % html.escape(gap))
     if rb["note"]:
         body.append("<p>note: %s</p>" % html.escape(rb["note"]))
     if rb["failed"] or rb["excluded"]:
