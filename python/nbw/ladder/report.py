@@ -17,7 +17,7 @@ import sys
 
 from .. import command
 from ..jsonutil import printable
-from . import chart, xfer, why as whylib
+from . import chart, why as whylib
 from .model import Ladder
 from .text import above_notes, hop_notes, memory_notes, shared_notes, table
 
@@ -117,7 +117,7 @@ def main(argv):
               + hop_notes(hop))
     lines += ["", bind["reason"] + "."]
     lines += ["why: %s" % f["text"] for f in why if f["rule"] != "memory_binds"]
-    notes = lad.upper.notes(rungs, lad.source, lad.sink) + xfer.notes(rungs)
+    notes = lad.upper.notes(rungs, lad.source, lad.sink)
     lines += notes + [s + "." for s in because] + lad.upper.random_table(lad.source)
     lines = [printable(x) for x in lines]  # a document's word: escaped in its line, never a line
     print("\n".join(lines))

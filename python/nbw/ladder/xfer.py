@@ -120,22 +120,6 @@ def rungs(run_dir, rung, source=None):
     return out
 
 
-def notes(rs):
-    """One plain line under the ladder: the rsync rungs' figures side by side."""
-    r = [x for x in rs if x.get("kind") == "rsync"]
-    if not r:
-        return []
-    parts = []
-    for x in r:
-        p = "%s %s" % (x["name"], "failed" if x["measured_gb_per_s"] is None
-                       else "%.3g GB/s" % x["measured_gb_per_s"])
-        if x.get("ssh_cipher_gb_per_s"):
-            p += " (ssh alone, %s: %.3g GB/s on one stream)" % (x.get("ssh_cipher") or "cipher unknown",
-                                                                x["ssh_cipher_gb_per_s"])
-        parts.append(p)
-    return ["rsync, %s files of %s bytes: %s." % (r[0].get("files"), r[0].get("file_bytes"), "; ".join(parts))]
-
-
 def json_verb(out, streams, files, file_bytes, raw, cpu0, cpu1, ceiling_raw=""):
     try:
         n, f, b = int(streams), int(files), int(file_bytes)
