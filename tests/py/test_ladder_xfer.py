@@ -10,6 +10,7 @@ from nbwpath import FIXTURES
 from nbw.jsonutil import read_json
 from nbw.ladder import xfer
 from nbw.ladder.model import Ladder, rung
+from nbw.ladder.text import above_notes
 
 RAW = os.path.join(FIXTURES, "ladder", "rsync")
 MIB16 = 16 * 2 ** 20  # 16 files of 4 MiB
@@ -84,6 +85,12 @@ class Xfer(unittest.TestCase):
         self.assertFalse(read_json(out)["ok"])
         self.assertEqual(xfer.main(["json", out, "x", "16", "1024", "/nonexistent", "", ""]), 2)
         self.assertEqual(xfer.main(["nope"]), 2)
+
+    def test_above_its_ssh_ceiling(self):
+        # the lab's emulated pair: rsync over ssh 10% above the ssh stream timed before it
+        r = rung("rsync over ssh", "b", 0.0015, 0.0013, kind="rsync")
+        self.assertTrue(r["above_ceiling"])
+        self.assertIn("one timed ssh stream", above_notes([r])[0])
 
     def test_in_the_ladder(self):
         self.write("rsync_d1", 1)
