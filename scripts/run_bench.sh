@@ -13,6 +13,8 @@ prog=run_bench.sh
 . "$(dirname "$0")/bench_upper.sh" || exit 1
 # shellcheck source=bench_tcp.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/bench_tcp.sh" || exit 1
+# shellcheck source=bench_xfer.sh source-path=SCRIPTDIR
+. "$(dirname "$0")/bench_xfer.sh" || exit 1
 # shellcheck source=bench_node.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/bench_node.sh" || exit 1
 # shellcheck source=bench_transfer.sh source-path=SCRIPTDIR
@@ -20,7 +22,7 @@ prog=run_bench.sh
 
 # The modes, one list: the dispatch, --help's usage line and --options-table (what the
 # bash completion offers, completions/run_bench.sh) all read it.
-MODES=(aggregate local baseline ladder tcp nfs transfer)
+MODES=(aggregate local baseline ladder tcp nfs rsync transfer)
 is_mode() {
 	local m
 	for m in "${MODES[@]}"; do [ "$1" = "$m" ] && return 0; done
@@ -62,7 +64,8 @@ Modes:
              mode tcp); the fabric from memory (fabric-NODE.json: the source's --source mem with THREADS QPs
              per source drive, same -s, -t, -d, -p as end to end) and perftest's
              ib_write_bw beside it when both nodes have it (ib_write_bw-NODE.txt, port
-             PORT+1); NFS over RDMA and TCP (as mode nfs); then aggregate. Prints the
+             PORT+1); NFS over RDMA and TCP (as mode nfs); rsync (as mode rsync);
+             then aggregate. Prints the
              ladder (scripts/ladder_report) and one sentence naming the binding rung;
              writes ladder.json, ladder.txt and, with gnuplot, ladder.png; last, with
              TRANSFER_CMD set, the transfer rung (as mode transfer) and the sentences
@@ -90,6 +93,15 @@ Modes:
              each of NFS_DEPTHS (nfs_PROTO_randD-NODE.json; needs nvme_read_bw
              --pattern); the mounts' options (nfs-mounts-NODE.txt). Everything set up
              is undone at the end and on failure; no drive is touched
+  rsync      an rsync daemon on SINK_NODE (bound to SINK_ADDR, hosts allow = the
+             source's address, use chroot = no, config and module in a tmpfs) fed
+             RSYNC_FILES files of RSYNC_FILE_SIZE from a tmpfs on SRC_NODE by 1, then
+             8 rsync processes (rsync_d1-NODE.*, rsync_d8-NODE.*); then ssh's
+             one-stream ceiling (the files through cat into SSH SINK_ADDR 'cat
+             >/dev/null', its cipher from ssh -v: ssh_ceiling-NODE.txt) and one
+             rsync through ssh (rsync_ssh-NODE.*); bytes over seconds, CPU per GiB of
+             both ends (the daemon's; not the sink's under ssh). Everything is
+             removed at the end, on failure and on a signal; no drive is touched
   transfer   your own transfer: TRANSFER_CMD under sh on SRC_NODE, timed there
              (transfer-NODE.json: GB/s, seconds, exit status); a command that fails
              gives its exit status and stderr's last line, never a figure
@@ -124,6 +136,12 @@ Environment (defaults in brackets):
   NFS_DEPTHS ["8 16 32"]  nfs, ladder: io_uring depths of the random 4 KiB reads
   NFS_BS [1M]  NFS_JOBS [4]  nfs, ladder: the writes' block size and writers
                        (NFS_SIZE over all writers)
+  RSYNC [rsync]        rsync, ladder: rsync on the nodes (none = skip the rsync rungs)
+  RSYNC_FILES [64]  RSYNC_FILE_SIZE [16M]   rsync, ladder: the files sent
+  RSYNC_PORT [PORT+3]  rsync, ladder: the daemon's port
+  SSH [ssh]  SSH_OPTS  SSH_TIMEOUT [10]   rsync, ladder: the ssh client on the source
+                       (none = skip the ssh rung), extra options (always -o
+                       BatchMode=yes -o ConnectTimeout=SSH_TIMEOUT)
   TRANSFER_CMD         transfer, ladder: a shell command run on SRC_NODE, "{sink}" in
                        it replaced by SINK_ADDR (e.g. "rsync -a --stats /data/
                        {sink}:/restore/"); unset = no transfer rung
@@ -229,6 +247,7 @@ on_signal() {
 	wait
 	nfs_teardown
 	tcp_teardown
+	xfer_teardown
 	exit "$code"
 }
 
@@ -543,6 +562,8 @@ run_ladder() {
 	run_ib_write_bw "$qps"
 	say "ladder 6/7: NFS over RDMA and over TCP"
 	run_nfs || fails=$((fails + 1))
+	say "ladder 6/7: rsync to a daemon and over ssh"
+	run_rsync || fails=$((fails + 1))
 	say "ladder 7/7: end to end"
 	run_aggregate || fails=$((fails + 1))
 	[ -z "${TRANSFER_CMD:-}" ] || { say "ladder, last: your transfer (TRANSFER_CMD)"; run_transfer; } ||
@@ -577,7 +598,7 @@ case ${1:-} in
 summary)
 	[ $# = 2 ] || die_usage "summary: one argument, the run directory"
 	[ -d "$2" ] || die_usage "summary: $2: not a directory"
-	if grep -Eqs '"mode": "(ladder|tcp|nfs|transfer)"' "$2/run.json"; then
+	if grep -Eqs '"mode": "(ladder|tcp|nfs|rsync|transfer)"' "$2/run.json"; then
 		ladder_report "$2" --no-write
 	else
 		summary "$2"
@@ -611,7 +632,7 @@ if [ -n "${SRC_NODES:-}" ]; then
 	[ "${#src_nodes[@]}" = 1 ] || [ "${BIDIR:-0}" = 0 ] ||
 		die_usage "BIDIR=1 takes one SRC_NODE, not SRC_NODES=\"$SRC_NODES\""
 fi
-case $mode in aggregate | ladder | tcp | nfs | transfer) two_nodes=1 ;; *) two_nodes= ;; esac
+case $mode in aggregate | ladder | tcp | nfs | rsync | transfer) two_nodes=1 ;; *) two_nodes= ;; esac
 if [ -n "$two_nodes" ] || [ -z "${NODES:-}" ]; then
 	[ -n "${SINK_NODE:-}" ] || die_usage "SINK_NODE is not set (the node whose DRAM receives)"
 	[ -n "${SRC_NODE:-}" ] || die_usage "SRC_NODE is not set (the node that sends)"
@@ -627,6 +648,7 @@ export SINK_NODE SRC_NODE
 command -v "${PYTHON3:-python3}" >/dev/null || { say "python3 is needed for the summary (apt-get install python3)"; exit 1; }
 check_settings
 check_upper_settings
+check_xfer_settings
 check_transfer_settings
 [ "$BIDIR" = 0 ] || [ "$mode" = aggregate ] || die_usage "BIDIR=1 is for aggregate (not $mode)"
 command -v "$launcher_prog" >/dev/null || { say "LAUNCHER: $launcher_prog: command not found"; exit 1; }
@@ -648,6 +670,8 @@ elif [ "$mode" = tcp ]; then
 	run_tcp
 elif [ "$mode" = nfs ]; then
 	run_nfs
+elif [ "$mode" = rsync ]; then
+	run_rsync
 elif [ "$mode" = transfer ]; then
 	run_transfer
 else
@@ -659,9 +683,9 @@ write_run_json "$rc"
 if [ "$mode" = ladder ]; then
 	ladder_report "$run_dir" || rc=1
 	[ -z "$ib_line" ] || printf '%s\n' "$ib_line" | tee -a "$run_dir/ladder.txt"
-elif [ "$mode" = tcp ] || [ "$mode" = nfs ] || [ "$mode" = transfer ]; then
-	# ladder.json too: the rungs the record reads (a standalone tcp, nfs or transfer run
-	# recorded as a ladder is)
+elif [ "$mode" = tcp ] || [ "$mode" = nfs ] || [ "$mode" = rsync ] || [ "$mode" = transfer ]; then
+	# ladder.json too: the rungs the record reads (a standalone tcp, nfs, rsync or transfer
+	# run recorded as a ladder is)
 	ladder_report "$run_dir" | tee "$run_dir/summary.txt"
 else
 	summary "$run_dir" | tee "$run_dir/summary.txt"

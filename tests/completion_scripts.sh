@@ -77,9 +77,9 @@ check_eq "the table is hidden from --help" "" "$("$PYTHON3" "$abs_top_srcdir/scr
 RB="$abs_top_srcdir/scripts/run_bench.sh"
 modes=$(words 'run_bench.sh ')
 check_eq "run_bench.sh <TAB>: its modes, summary and check" \
-	"aggregate baseline check ladder local nfs summary tcp transfer" "$modes"
+	"aggregate baseline check ladder local nfs rsync summary tcp transfer" "$modes"
 check_eq "run_bench.sh --<TAB>" "--help" "$(words 'run_bench.sh --')"
-check_eq "run_bench.sh check <TAB>: the modes" "aggregate baseline ladder local nfs tcp transfer" "$(words 'run_bench.sh check ')"
+check_eq "run_bench.sh check <TAB>: the modes" "aggregate baseline ladder local nfs rsync tcp transfer" "$(words 'run_bench.sh check ')"
 check_eq "run_bench.sh summary DIR/s<TAB> (a run directory)" "$TMPD/d/sub $TMPD/d/sweep" "$(words "run_bench.sh summary $TMPD/d/s")"
 check_eq "scripts/run_bench.sh <TAB> (by its path)" "$modes" "$(words "$RB ")"
 helped=$(bash "$RB" --help | sed -n 's/^Usage: run_bench.sh \([a-z|]*\) .*/\1/p' | tr '|' '\n' | joined)

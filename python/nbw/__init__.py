@@ -18,7 +18,7 @@ with `python3 -m nbw.<module>` (nbw_py in bench_lib.sh). Modules by concern:
                 store, compare (compare_view), inventory, HTML report, OpenMetrics, push,
                 a sweep's nodes (sweep_nodes, sweep_show), references and checks (verbs_ref)
   ladder        ladder_report: the ladder of a run_bench.sh ladder run (lower and
-                upper rungs, the gap explained hop by hop, the chart)
+                upper rungs, rsync to a daemon and over ssh (ladder.xfer), the gap explained hop by hop, the chart)
   fleet         nbw-fleet, the fleet sweep: plan, run, judge, report
   summary       run_bench.sh's summary table and run.json
   sweep         scale_sweep.sh's tables (the sweep and the local -> remote boundary)

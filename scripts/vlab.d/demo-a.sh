@@ -4,7 +4,8 @@
 # of ssh/srun (node b serves it: demo-b.sh). On both nodes: the PCIe link
 # audit, every drive alone and all together; TCP with 1 and 8 streams (iperf3);
 # the fabric from memory (with perftest's ib_write_bw beside it); NFS over RDMA
-# and over TCP (the kernel's server on a, a tmpfs export); then drives -> RDMA
+# and over TCP (the kernel's server on a, a tmpfs export); rsync to a daemon on a
+# and over ssh (an sshd of the lab's own on a); then drives -> RDMA
 # WRITE -> node a's DRAM. It prints the ladder, each rung against its ceiling,
 # and the sentence naming the rung that binds.
 #
@@ -22,6 +23,14 @@ export LAUNCHER=$launch SINK_NODE=a SRC_NODE=b SINK_ADDR=$VLAB_ADDR RDMA_DEV=$VL
 export DRAM=256M THREADS=2 CHUNK=1M WARMUP=1 DURATION=${DEMO_WINDOW:-6} NET_TIMEOUT=20 SINK_WAIT=120
 # NFS: a 64 MiB file (the node has 1 GiB), the random 4 KiB reads at one depth.
 export NFS_SIZE=64M NFS_DEPTHS=16
+# rsync: 16 files of 1 MiB; over ssh through an sshd of the lab's own on a, its keys in a
+# tmpfs and b's key in one (tests/lab/ssh_lab.sh), both removed after the ladder.
+export RSYNC_FILES=16 RSYNC_FILE_SIZE=1M
+ssh_lab=$src/tests/lab/ssh_lab.sh
+if opts=$("$ssh_lab" up /tmp/nbw-lab-ssh.a "$VLAB_ADDR" 2222) &&
+	"$launch" --timeout 60 b "$ssh_lab" key /tmp/nbw-lab-ssh.b "$(cat /tmp/nbw-lab-ssh.a/id)"; then
+	export SSH_OPTS=${opts//nbw-lab-ssh.a/nbw-lab-ssh.b}
+fi
 export RESULTS=none RESULTS_DIR=$VLAB_OUT/results RUN_NAME=ladder
 # A valid total asks for 99% window overlap and 2% variation of the 1 s samples:
 # rules for real hardware. Emulated nodes on a shared host miss them by the
@@ -31,6 +40,8 @@ printf '\n=== node a: run_bench.sh ladder (sink a, source b through %s) ===\n' "
 printf 'emulated nodes: the sink'"'"'s rules for a valid total loosened (%s)\n' "$SINK_ARGS"
 "$src/scripts/run_bench.sh" ladder
 rc=$?
+"$ssh_lab" down /tmp/nbw-lab-ssh.a
+"$launch" --timeout 60 b "$ssh_lab" down /tmp/nbw-lab-ssh.b
 inv=$RESULTS_DIR/$RUN_NAME/inventory
 mkdir -p "$inv"
 for node in a b; do

@@ -16,8 +16,11 @@
 # directions, processes and NIC evidence; NFS over RDMA and over TCP (the
 # kernel's server on a, a tmpfs export, two mounts on b) read and written (fio),
 # each above zero, the mounts' rsize, the random 4 KiB table (or the line saying
-# nvme_read_bw lacks --pattern), and nothing left on either node (mounts,
-# exports, nfsd, daemons, iperf3, fio, written files, the tmpfs file).
+# nvme_read_bw lacks --pattern); rsync to a daemon on a (1 and 8 streams) and over
+# ssh (an sshd of the test's own on a, tests/lab/ssh_lab.sh) beside ssh's one-stream
+# ceiling, each above zero; and nothing left on either node (mounts, exports, nfsd,
+# daemons, iperf3, fio, written files, the tmpfs file, rsync's daemon and tmpfs, the
+# sshd and its keys).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab_lib.sh"
 
@@ -78,10 +81,13 @@ if [ -n "$upper" ]; then
 	else
 		check "[r['depth'] for r in d['nfs_random']] == [8, 16, 32] and all(r[p]['iops'] > 0 for r in d['nfs_random'] for p in ('rdma', 'tcp'))" "random 4 KiB table at depths 8, 16, 32"
 	fi
+	check "[r['name'] for r in R('b') if r['kind'] == 'rsync'] == ['rsync daemon (1 stream)', 'rsync daemon (8 streams)', 'rsync over ssh']" "rsync rungs from b: the daemon at 1 and 8 streams, over ssh"
+	check "all(r['measured_gb_per_s'] > 0 and r['bytes'] > 0 for r in d['rungs'] if r['kind'] == 'rsync')" "every rsync rung above zero"
+	check "G('rsync over ssh', 'b')['ssh_cipher_gb_per_s'] > 0 and G('rsync over ssh', 'b')['ceiling_gb_per_s'] == G('rsync over ssh', 'b')['ssh_cipher_gb_per_s'] and G('rsync over ssh', 'b')['ceiling_rung'] == 'ssh (one stream)'" "rsync over ssh: ssh's one-stream ceiling beside it"
 	[ -e "$WORK/a/out/leftovers.txt" ] || fail "no leftovers.txt: the nodes were not inspected"
 	[ ! -s "$WORK/a/out/leftovers.txt" ] || fail "left behind: $(tr '\n' ';' <"$WORK/a/out/leftovers.txt")"
 else
-	for rung in "TCP rung" "NFS rungs"; do
+	for rung in "TCP rung" "NFS rungs" "rsync rungs"; do
 		grep -q "=none: the $rung .* skipped" "$WORK/a/out/ladder.err" || fail "no line saying the $rung was skipped"
 	done
 fi

@@ -150,6 +150,7 @@ OTHERS = {
     "results/sweep_show.py",
     "results/compare_view.py", "results/push.py", "names.py",
     "ladder/__init__.py", "ladder/chart.py", "ladder/report.py", "ladder/nicev.py",
+    "ladder/xfer.py",
     "ladder/why.py", "ladder/transfer.py",  # the ladder's own rungs; run_bench.sh's transfer
     "fleet/__init__.py", "fleet/cli.py", "fleet/run.py", "fleet/plan.py", "fleet/report.py",
     "fleet/verdict.py", "fleet/junit.py", "fleet/launch.py", "fleet/tasks.py",

@@ -253,8 +253,9 @@ unset DRAM
 export SINK_DISKS=$TMPD/l0 SRC_DISKS=$TMPD/l0,$TMPD/l1 THREADS=2 CHUNK=64K TX_DEPTH=8 LAUNCHER="fake-srun -N1 -w"
 export SINK_ADDR=10.0.0.1 RDMA_DEV=rxe0:1 NET_TIMEOUT=1
 # The upper rungs: the fake iperf3 (a 1 MiB file for the sendfile rung); never this
-# machine's NFS server, no ping to SINK_ADDR (not loopback).
-export IPERF3=$TMPD/tools/iperf3 EXPORTFS=/nonexistent/exportfs TCP_FILE_SIZE=1M PING=none
+# machine's NFS server nor rsync (tests/scripts/rsync_rungs.sh), no ping to SINK_ADDR
+# (not loopback).
+export IPERF3=$TMPD/tools/iperf3 EXPORTFS=/nonexistent/exportfs TCP_FILE_SIZE=1M PING=none RSYNC=none
 expect_exit 2 'TCP_STREAMS="1 x": positive integers' env TCP_STREAMS="1 x" "$RUN_BENCH" check ladder
 expect_exit 2 'NFS_VERS=5: 3, 4, 4.0, 4.1 or 4.2' env NFS_VERS=5 "$RUN_BENCH" check nfs
 expect_exit 2 'NFS_SIZE=big: not a size' env NFS_SIZE=big "$RUN_BENCH" check nfs

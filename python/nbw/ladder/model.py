@@ -12,7 +12,7 @@ import re
 
 from ..jsonutil import as_number, dicts, dig
 from ..pcipath import capped_sum
-from . import attribute, transfer, upper
+from . import attribute, transfer, upper, xfer
 from .text import fig
 
 NEAR = 90.0  # % of a ceiling at which that ceiling is said to bind
@@ -350,6 +350,7 @@ class Ladder:
                                            self.rung_of("tcp (1 stream)", self.source))
         self.rungs += self.upper.nfs_write_rungs(self.source, self.rung_of("fabric (mem)", self.source),
                                                  self.rung_of("tcp (1 stream)", self.source))
+        self.rungs += xfer.rungs(self.dir, rung, self.source)
         self.e2e_rungs()
         self.rungs += transfer.rungs(self.dir, rung, self.source)  # the user's own (why.py)
         return self.rungs

@@ -42,6 +42,8 @@ def above_notes(rungs):
             return "a rung below it does not hold"
         if r["kind"] == "memory":
             return "the buffers sat in the CPU's cache, or the ceiling is misreported"
+        if r["kind"] == "rsync":
+            return "its ceiling is one timed ssh stream, measured apart: the two differ by the host's noise"
         return "the link is emulated or its ceiling misreported"
     return ["%s: %s on %s measured %s GB/s, %.2fx its ceiling of %s GB/s: %s; no percentage, "
             "kept out of the binding verdict" %
