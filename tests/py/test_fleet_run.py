@@ -19,7 +19,8 @@ from contextlib import redirect_stderr
 from nbw.fleet.launch import (TIMED_OUT, Fanout, LaunchError, Srun, answer_of, multi_prog_word,
                               run_all)
 from nbw.fleet.nodes import RunError, nodes_from, read_hostfile
-from nbw.fleet.run import disjoint_batches, new_sweep_dir
+from nbw.fleet.run import new_sweep_dir
+from nbw.fleet.tasks import disjoint_batches
 from nbw.fleet.tasks import NODE_SCRIPT, Item, Settings, parse_frames, task_args, why_failed
 
 

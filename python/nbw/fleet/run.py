@@ -41,7 +41,7 @@ from .launch import STOPPED_WORDS, Answer, LaunchError
 from .nodes import EXIT_USAGE, RunError, make_launcher, nodes_from, say
 from .plan import Plan, human_seconds, remote_rounds
 from .sweepdir import NAME_RE, NAME_WORDS, load_json, read_sweep
-from .tasks import Settings, why_failed
+from .tasks import Settings, disjoint_batches, why_failed
 
 EXIT_INTERRUPTED = 130
 # The environment the tools' settings come from (tasks.Settings): kept in sweep.json
@@ -437,21 +437,6 @@ def remote_phase(sw, plan):
             return False
     return liveness.repair_round(sw, "drive->remote", (pair_items, pair_step), "remote", False,
                                  [(names[a], names[b]) for rnd in rounds for a, b in rnd])
-
-
-def disjoint_batches(tasks, most):
-    """Greedy batches of tasks (a tuple starting with two nodes) with no node twice in a
-    batch and at most most nodes in one (order kept)."""
-    batches = []
-    for t in tasks:
-        for b in batches:
-            used = {x for q in b for x in q[:2]}
-            if t[0] not in used and t[1] not in used and len(used) + 2 <= most:
-                b.append(t)
-                break
-        else:
-            batches.append([t])
-    return batches
 
 
 def isolate_phase(sw):

@@ -241,3 +241,18 @@ class Settings:
             items.append(Item("address", 60, ["ip", "-4", "-o", "addr", "show", "dev",
                                               rdma_netdev]))
         return items
+
+
+def disjoint_batches(tasks, most):
+    """Greedy batches of tasks (a tuple starting with two nodes) with no node twice in a
+    batch and at most most nodes in one (order kept)."""
+    batches = []
+    for t in tasks:
+        for b in batches:
+            used = {x for q in b for x in q[:2]}
+            if t[0] not in used and t[1] not in used and len(used) + 2 <= most:
+                b.append(t)
+                break
+        else:
+            batches.append([t])
+    return batches
