@@ -20,7 +20,7 @@
 # ssh (an sshd of the test's own on a, tests/lab/ssh_lab.sh) beside ssh's one-stream
 # ceiling, each above zero; and nothing left on either node (mounts, exports, nfsd,
 # daemons, iperf3, fio, written files, the tmpfs file, rsync's daemon and tmpfs, the
-# sshd and its keys).
+# sshd and its keys); the user's transfer (through ssh) on the ladder with its gap.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lab_lib.sh"
 
@@ -84,6 +84,12 @@ if [ -n "$upper" ]; then
 	check "[r['name'] for r in R('b') if r['kind'] == 'rsync'] == ['rsync daemon (1 stream)', 'rsync daemon (8 streams)', 'rsync over ssh']" "rsync rungs from b: the daemon at 1 and 8 streams, over ssh"
 	check "all(r['measured_gb_per_s'] > 0 and r['bytes'] > 0 for r in d['rungs'] if r['kind'] == 'rsync')" "every rsync rung above zero"
 	check "G('rsync over ssh', 'b')['ssh_cipher_gb_per_s'] > 0 and G('rsync over ssh', 'b')['ceiling_gb_per_s'] == G('rsync over ssh', 'b')['ssh_cipher_gb_per_s'] and G('rsync over ssh', 'b')['ceiling_rung'] == 'ssh (one stream)'" "rsync over ssh: ssh's one-stream ceiling beside it"
+	# ssh's rung says what caps it; the user's transfer (TRANSFER_CMD through ssh) sits on
+	# the ladder under a rung, with its gap from the top synthetic rung.
+	check "any('ssh' in w and 'cipher' in w for w in d['why'])" "a why sentence names ssh's cipher"
+	check "G('transfer', 'b')['measured_gb_per_s'] > 0 and G('transfer', 'b')['exit_status'] == 0 and G('transfer', 'b')['bytes'] == 8 << 20" "the transfer rung: 8 MiB through ssh, exit 0, above zero"
+	check "bool(G('transfer', 'b')['under_rung']) and G('transfer', 'b')['gap_pct_of_top'] > 0" "the transfer under a rung, its gap from the top rung"
+	grep -q 'the transfer ran at' "$D/ladder.txt" || fail "no headline gap line for the transfer in ladder.txt"
 	[ -e "$WORK/a/out/leftovers.txt" ] || fail "no leftovers.txt: the nodes were not inspected"
 	[ ! -s "$WORK/a/out/leftovers.txt" ] || fail "left behind: $(tr '\n' ';' <"$WORK/a/out/leftovers.txt")"
 else

@@ -4,7 +4,7 @@
 # short windows. With the argument "upper" (tests/lab/ladder_upper.sh) the TCP,
 # NFS and rsync rungs too (a 32 MiB NFS file, written by 2 writers of 1 MiB blocks; a
 # 32 MiB file for the sendfile rung; 16 files of 1 MiB for rsync, an sshd on a for
-# rsync over ssh), else they are skipped (IPERF3=none, EXPORTFS=none, RSYNC=none)
+# rsync over ssh, and the user's transfer through ssh: TRANSFER_CMD), else they are skipped (IPERF3=none, EXPORTFS=none, RSYNC=none)
 # and the ladder runs a second time (ladder-2, with NOTE and
 # CHANGE_STARTS=1). Every run is recorded into $VLAB_OUT/record. The exit
 # statuses go to $VLAB_OUT/ladder.rc and ladder-2.rc, what the TCP and NFS
@@ -36,6 +36,10 @@ if [ "${1:-}" = upper ]; then
 	if opts=$("$src/tests/lab/ssh_lab.sh" up "$ssh_a" "$VLAB_ADDR" 2222) &&
 		"$launch" --timeout 60 b "$src/tests/lab/ssh_lab.sh" key "$ssh_b" "$(cat "$ssh_a/id")"; then
 		export SSH_OPTS=${opts//$ssh_a\/id/$ssh_b\/id}
+		# The user's own transfer (the transfer rung): 8 MiB through one ssh stream into
+		# the sink's /dev/null, as a restore piped over ssh would go.
+		export TRANSFER_CMD="head -c 8M /dev/zero | ssh $SSH_OPTS {sink} 'cat >/dev/null'"
+		export TRANSFER_BYTES=8M
 	else
 		echo "no sshd on node a: the rsync over ssh rung will be skipped"
 	fi
