@@ -62,6 +62,21 @@ class OneRatio(unittest.TestCase):
                          "of the rail 0 median, what it sent (4 partners)")
         self.assertLess(figs[0]["gb_per_s"], 0.45 * LINE_RATE)
 
+    def test_a_slow_senders_partners_are_not_low(self):
+        """Two partners each: what a partner of the slow sender received is the median
+        of its partners that are not under suspicion (was the mean of 40% and 100%)."""
+        fleet = Fleet(12, 1, 0, pairs=2, seed=4, slow_egress=[("node003", 0, 0.4)])
+        _, sw, res = self.judged(fleet)
+        partners = {t.dst for t in sw.transfers if t.src == "node003" and not t.retest}
+        self.assertGreaterEqual(len(partners), 2)
+        ratio = {p["node"]: p for p in res["parts"] if p["component"] == "rail 0"}
+        for p in partners:
+            self.assertGreater(ratio[p]["ratio"], 0.95, (p, ratio[p]))
+            self.assertEqual(ratio[p]["ratio_of"],
+                             "of the rail 0 median, what it %s (1 partner)" % ratio[p]["way"])
+        self.assertLess(ratio["node003"]["ratio"], 0.45)
+        self.assertEqual({s["node"] for s in res["suspects"]}, {"node003"})
+
     def partner_docs(self, top, node, rail, exclude):
         """(what node received, by its own documents; what its partners received from
         it, by theirs), GB/s on rail, leaving out exclude's own documents (its claims)."""

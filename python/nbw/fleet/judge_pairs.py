@@ -45,7 +45,7 @@ class _Pairs:
                 if not t.retest:
                     self.figures.setdefault(x, []).append(t.gbps)
                     way = "sent" if x == t.src else "received"
-                    self.ways.setdefault(x, {}).setdefault(way, []).append((r, t.gbps))
+                    self.ways.setdefault(x, {}).setdefault(way, []).append((r, t.gbps, y))
                     c = ceiling_of(t, x)
                     if c is not None:
                         self.ceiling[x] = c
@@ -118,17 +118,21 @@ def retest_words(pairs, x, partners, threshold):
     return low, ok, disputed
 
 
-def part_figure(pairs, x):
-    """(ratio, GB/s, way) of x's part: per way (what it sent, as its partners' own
+def part_figure(pairs, x, suspects=frozenset()):
+    """(ratio, GB/s, way, partners counted) of x's part: per way (what it sent, as its partners' own
     documents say they received; what it received, as its own says), the median over
-    its partners; the part's is its lower way's. (None, None, None) without a figure."""
-    best = (None, None, None)
+    its partners, those under suspicion themselves (suspects) left out while others
+    remain (a slow sender does not make its partner's part low); the part's is its
+    lower way's. (None, None, None, 0) without a figure."""
+    best = (None, None, None, 0)
     for way in ("sent", "received"):
-        got = pairs.ways.get(x, {}).get(way)
+        got = pairs.ways.get(x, {}).get(way) or []
+        got = [v for v in got if v[2] not in suspects or v[2] == x] or got
         if got:
-            r = statistics.median(v for v, _ in got)
+            r = statistics.median(v for v, _, _ in got)
             if best[0] is None or r < best[0]:
-                best = (r, statistics.median(g for _, g in got), way)
+                best = (r, statistics.median(g for _, g, _ in got), way,
+                        len({p for _, _, p in got}))
     return best
 
 
@@ -147,13 +151,13 @@ def judge_pairs(pairs, threshold, component, kind):
     for x in sorted(set(pairs.sweep) | set(pairs.retest)):
         by = pairs.sweep.get(x, {})
         # One ratio per part, its lower way's (the suspect's, the summary's, the record's).
-        med, fig, way = part_figure(pairs, x)
+        med, fig, way, counted = part_figure(pairs, x, cands - {x})
         ceil = pairs.ceiling.get(x)
         parts.append({"kind": kind, "node": x, "component": component,
                       "figure_gb_per_s": fig, "ratio": med, "partners": len(by),
                       "ceiling_gb_per_s": ceil, "ratio_to_ceiling": _ratio(fig, ceil)})
         if way:
-            parts[-1].update(way=way, ratio_of=ratio_words(component, way, len(by)))
+            parts[-1].update(way=way, ratio_of=ratio_words(component, way, counted))
         rt = pairs.retest.get(x, {})
         # Retests with partners that are not parts under suspicion themselves.
         rt = {p: rs for p, rs in rt.items() if p not in cands}
