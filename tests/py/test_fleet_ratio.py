@@ -77,6 +77,18 @@ class OneRatio(unittest.TestCase):
         self.assertLess(ratio["node003"]["ratio"], 0.45)
         self.assertEqual({s["node"] for s in res["suspects"]}, {"node003"})
 
+    def test_a_floors_ratio_says_it_is_of_the_line_rate(self):
+        """A fleet at half its line rate: every rail below its floor, each rail's ratio
+        of its line rate (the floor's), said so, not of its peers' median."""
+        fleet = Fleet(8, 2, 0, pairs="all", seed=3, uniform=(1.0, 0.5))
+        _, _, res = self.judged(fleet)
+        node = [s for s in res["suspects"] if s["node"] == "node000"]
+        self.assertEqual([s["component"] for s in node], ["all 2 rails"])
+        self.assertAlmostEqual(node[0]["ratio"], 0.485, delta=0.02)
+        rails = node[0]["evidence"]["rails"]
+        self.assertEqual({e["ratio_of"].split(",")[0] for e in rails.values()},
+                         {"of its line rate"})
+
     def partner_docs(self, top, node, rail, exclude):
         """(what node received, by its own documents; what its partners received from
         it, by theirs), GB/s on rail, leaving out exclude's own documents (its claims)."""

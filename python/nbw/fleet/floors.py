@@ -289,7 +289,11 @@ def judge_rail_floors(sweep, floors, spec, nics, explained=()):
                           spec_min=srule["min"])
             else:
                 ev["floor"] = floors.get("rail")
-            ratio_shown = r * bar / rate if rule == "floor" and bar and rate else r
+            of_rate = rule == "floor" and bar and rate
+            ratio_shown = r * bar / rate if of_rate else r
+            if ev.get("ratio_of"):  # of its line rate (a floor), else of its bar (a spec)
+                ev["ratio_of"] = ev["ratio_of"].replace(
+                    "the rail %d median" % rail, "its line rate" if of_rate else "its bar")
             comp = "rail %d" % rail + (" (%s)" % dev if dev else "")
             rails.append(_suspect("rail", x, comp, state, ratio_shown, rule, ev, r))
         for a, b, state, r, ev in lks:
