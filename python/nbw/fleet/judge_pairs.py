@@ -143,6 +143,13 @@ def ratio_words(component, way, partners):
         component, way, partners, "" if partners == 1 else "s")
 
 
+def ratio_of_bar(ev, component, words):
+    """A suspect's evidence whose ratio is of another bar than its peers' median (a
+    floor's line rate, a spec's minimum): its ratio_of says so."""
+    if ev.get("ratio_of"):
+        ev["ratio_of"] = ev["ratio_of"].replace("the %s median" % component, words)
+
+
 def judge_pairs(pairs, threshold, component, kind):
     """(parts, part suspects, link suspects as (a, b, state, ratio, evidence))."""
     cands = part_candidates(pairs, threshold)
