@@ -32,14 +32,14 @@ check_eq "the run: mode fleet, its rungs" \
 	"fleet ['fleet drive', 'fleet drive->remote', 'fleet drives together', 'fleet rail 0', 'fleet rail 1']" \
 	"$(json_get "$TMPD/show.json" '"%s %s" % (d["mode"], sorted({f["rung"] for f in d["figures"]}))')"
 "${NR[@]}" compare "$a" "$b" --json >"$TMPD/cmp.json"
-# The slow drive moves its node's drives together and the drive -> remote transfers
-# it feeds (node005's and its partner's, node000: a part's figure is the median of the
-# transfers through it); the slow rail moves node002's rail 1 (its partners' medians
-# hold: one low transfer of seven).
+# The slow drive moves its node's drives together, not the drive -> remote parts it
+# feeds (a part's figure is its lower way's median, of shares of the source's drives
+# together: node005 sends its share, its partners receive theirs); the slow rail moves
+# node002's rail 1 (its partners' medians hold: one low transfer of seven).
 check_eq "compare two sweeps: the parts that moved, nothing else" \
-	"[('fleet drive', 'node005', 'nvme1n1'), ('fleet drive->remote', 'node000', None), ('fleet drive->remote', 'node005', None), ('fleet drives together', 'node005', None), ('fleet rail 1', 'node002', None)]" \
+	"[('fleet drive', 'node005', 'nvme1n1'), ('fleet drives together', 'node005', None), ('fleet rail 1', 'node002', None)]" \
 	"$(json_get "$TMPD/cmp.json" 'sorted((r["rung"], r["node"], r["drive"]) for r in d["figures"] if r["class"] == "large")')"
-check_eq "compare: every other part within the noise" 43 \
+check_eq "compare: every other part within the noise" 45 \
 	"$(json_get "$TMPD/cmp.json" 'len([r for r in d["figures"] if r["class"] == "noise"])')"
 check_match "compare: the summary names the part that moved most" 'fleet (drive|rail 1) on node00[25]' \
 	"$(json_get "$TMPD/cmp.json" 'd["summary"][0]')"

@@ -28,7 +28,7 @@ first).
 
 from ..jsonutil import as_number, dicts, dig, printable
 from . import spec as specmod
-from .judge_pairs import _Pairs, judge_pairs
+from .judge_pairs import _Pairs, judge_pairs, ratio_of_bar
 from .sweepdir import load_json, sent_by
 
 TOLERANCE = 1.05  # above its ceiling by more than 5%: a claim, not a measurement's noise
@@ -289,7 +289,10 @@ def judge_rail_floors(sweep, floors, spec, nics, explained=()):
                           spec_min=srule["min"])
             else:
                 ev["floor"] = floors.get("rail")
-            ratio_shown = r * bar / rate if rule == "floor" and bar and rate else r
+            of_rate = rule == "floor" and bar and rate
+            ratio_shown = r * bar / rate if of_rate else r
+            # its ratio of its line rate (a floor), else of its bar (a spec)
+            ratio_of_bar(ev, "rail %d" % rail, "its line rate" if of_rate else "its bar")
             comp = "rail %d" % rail + (" (%s)" % dev if dev else "")
             rails.append(_suspect("rail", x, comp, state, ratio_shown, rule, ev, r))
         for a, b, state, r, ev in lks:

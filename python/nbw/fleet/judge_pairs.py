@@ -31,6 +31,9 @@ class _Pairs:
         self.directed = {}  # (src, dst) -> [ratios] of the sweep
         self.directed_retest = {}
         self.figures = {}  # node -> [GB/s] of the sweep's transfers through it
+        # node -> {"sent"|"received": [(ratio, GB/s)]} of the sweep: what its partners
+        # received from it (their documents) and what it received (its own).
+        self.ways = {}
         self.ceiling = {}  # node -> its part's ceiling (a port's line rate)
         for t in transfers:
             r = ratio_of(t)
@@ -41,6 +44,8 @@ class _Pairs:
                 side.setdefault(x, {}).setdefault(y, []).append(r)
                 if not t.retest:
                     self.figures.setdefault(x, []).append(t.gbps)
+                    way = "sent" if x == t.src else "received"
+                    self.ways.setdefault(x, {}).setdefault(way, []).append((r, t.gbps, y))
                     c = ceiling_of(t, x)
                     if c is not None:
                         self.ceiling[x] = c
@@ -113,6 +118,38 @@ def retest_words(pairs, x, partners, threshold):
     return low, ok, disputed
 
 
+def part_figure(pairs, x, suspects=frozenset()):
+    """(ratio, GB/s, way, partners counted) of x's part: per way (what it sent, as its partners' own
+    documents say they received; what it received, as its own says), the median over
+    its partners, those under suspicion themselves (suspects) left out while others
+    remain (a slow sender does not make its partner's part low); the part's is its
+    lower way's. (None, None, None, 0) without a figure."""
+    best = (None, None, None, 0)
+    for way in ("sent", "received"):
+        got = pairs.ways.get(x, {}).get(way) or []
+        got = [v for v in got if v[2] not in suspects or v[2] == x] or got
+        if got:
+            r = statistics.median(v for v, _, _ in got)
+            if best[0] is None or r < best[0]:
+                best = (r, statistics.median(g for _, g, _ in got), way,
+                        len({p for _, _, p in got}))
+    return best
+
+
+def ratio_words(component, way, partners):
+    """Whose median a part's ratio is of: "of the rail 0 median, what it sent (4
+    partners)"."""
+    return "of the %s median, what it %s (%d partner%s)" % (
+        component, way, partners, "" if partners == 1 else "s")
+
+
+def ratio_of_bar(ev, component, words):
+    """A suspect's evidence whose ratio is of another bar than its peers' median (a
+    floor's line rate, a spec's minimum): its ratio_of says so."""
+    if ev.get("ratio_of"):
+        ev["ratio_of"] = ev["ratio_of"].replace("the %s median" % component, words)
+
+
 def judge_pairs(pairs, threshold, component, kind):
     """(parts, part suspects, link suspects as (a, b, state, ratio, evidence))."""
     cands = part_candidates(pairs, threshold)
@@ -120,14 +157,14 @@ def judge_pairs(pairs, threshold, component, kind):
     named = set()
     for x in sorted(set(pairs.sweep) | set(pairs.retest)):
         by = pairs.sweep.get(x, {})
-        ratios = [r for rs in by.values() for r in rs]
-        med = statistics.median(ratios) if ratios else None
-        figs = pairs.figures.get(x)
-        fig = statistics.median(figs) if figs else None
+        # One ratio per part, its lower way's (the suspect's, the summary's, the record's).
+        med, fig, way, counted = part_figure(pairs, x, cands - {x})
         ceil = pairs.ceiling.get(x)
         parts.append({"kind": kind, "node": x, "component": component,
                       "figure_gb_per_s": fig, "ratio": med, "partners": len(by),
                       "ceiling_gb_per_s": ceil, "ratio_to_ceiling": _ratio(fig, ceil)})
+        if way:
+            parts[-1].update(way=way, ratio_of=ratio_words(component, way, counted))
         rt = pairs.retest.get(x, {})
         # Retests with partners that are not parts under suspicion themselves.
         rt = {p: rs for p, rs in rt.items() if p not in cands}
@@ -151,8 +188,15 @@ def judge_pairs(pairs, threshold, component, kind):
               "retest_directions": {k: v for k, v in pairs.directions(
                   {x}, threshold, retest=True, low=False).items()
                   if not set(k.split("->")) & (cands - {x})}}
-        low_ratios = [min(by[p]) for p in low] or [min(rs) for rs in rt.values()]
-        suspects.append((x, state, statistics.median(low_ratios), ev))
+        if x in cands and med is not None:
+            ev.update(way=way, ratio_of=parts[-1]["ratio_of"], figure_gb_per_s=fig)
+            suspects.append((x, state, med, ev))
+            continue
+        # Named by its retests alone (normal in the screening): their median, said so.
+        ev["ratio_of"] = "of the %s median, its retests low with %d partners" % (
+            component, len(rt_low))
+        own = pairs.own.get(x, {})
+        suspects.append((x, state, statistics.median(min(own[p]) for p in rt_low), ev))
     for (a, b), rs in sorted(pairs.pair_sweep.items()):
         if min(rs) >= threshold or a in named or b in named:
             continue

@@ -78,8 +78,10 @@ def _peers_reason(s):
     if k == "rail" or "low_count" in ev:
         rt = ev.get("retest_low_with") or []
         ok = ev.get("retest_normal_with") or []
-        text = "low with %d of %d partners (median of those %s)" % (
-            ev.get("low_count", 0), ev.get("partners", 0), _pct(s["ratio"]))
+        text = "low with %d of %d partners" % (ev.get("low_count", 0), ev.get("partners", 0))
+        # Whose median the ratio is of (the part's, as the summary and the record say it).
+        text += ("; %s %s" % (_pct(s["ratio"]), ev["ratio_of"]) if ev.get("ratio_of")
+                 else " (median of those %s)" % _pct(s["ratio"]))
         text += _directions(ev)
         dis = ev.get("retest_disputed_with") or []
         if rt or ok or dis:
@@ -164,9 +166,9 @@ def kinds_text(kinds, w):
             _gb(k["max"]), low))
         worst = [x for x in k["worst"] if x["ratio"] is not None][:5]
         if worst:
-            w("    worst: %s\n" % ", ".join("%s %s %s (%s)" % (
-                x["node"], x["component"], _gb(x["figure_gb_per_s"]), _pct(x["ratio"]))
-                for x in worst))
+            w("    worst: %s\n" % ", ".join("%s %s %s (%s%s)" % (
+                x["node"], x["component"], _gb(x["figure_gb_per_s"]), _pct(x["ratio"]),
+                ", what it %s" % x["way"] if x.get("way") else "") for x in worst))
 
 
 def nodes_text(verdicts, w, shown=None):

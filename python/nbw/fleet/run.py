@@ -443,7 +443,7 @@ def isolate_phase(sw):
     """The retests the screening asks for, in full windows, at most --isolate-budget
     steps of pairs (drives read again besides)."""
     want = retests_wanted(read_sweep(sw.top), float(sw.meta.get("threshold", 0.9)),
-                          seed=sw.meta.get("seed") or 0)
+                          seed=sw.meta.get("seed") or 0, dropped=set(sw.dropped))
     s = sw.settings
     reads = [[(n, [s.read("isolate/nodes/%s/read.json" % n, full=True)])]
              for n in want["drives"] if not sw.have("isolate/nodes/%s/read.json" % n)]

@@ -300,5 +300,6 @@ def kind_summary(parts, threshold, worst=10):
                     else None,
                     "worst": [{"node": p["node"], "component": p["component"],
                                "figure_gb_per_s": p.get("figure_gb_per_s"),
-                               "ratio": p["ratio"]} for p in low[:worst]]})
+                               "ratio": p["ratio"], "way": p.get("way")}
+                              for p in low[:worst]]})
     return out

@@ -82,6 +82,8 @@ def part_figures(result, params, sw=None, nodes=None):
             # a node's drive model is its word: a lone surrogate written out, as text
             f["part"] = jsonutil.without_surrogates(
                 part_key(p, (nodes or {}).get(p["node"]) or {}, sw, rates))
+            if p.get("ratio_of"):  # the judge's one ratio of the part, and whose median
+                f["part"].update(ratio=p.get("ratio"), ratio_of=p["ratio_of"])
         out.append(f)
     return out
 
