@@ -15,6 +15,7 @@ import unittest.mock
 import xml.etree.ElementTree as ET
 
 from fleetgen import Fleet
+from nbw.fleet import floors
 from nbw.fleet import cli, junit
 from nbw.fleet import spec as specmod
 from nbw.fleet.judge import judge
@@ -213,6 +214,22 @@ class TestPhysics(Tmp):
         rails_kind = next(k for k in res["kinds"] if k["kind"] == "rails")
         self.assertLess(rails_kind["max"], 50.0)
         self.assertAlmostEqual(rails_kind["fleet_median"], 48.5, delta=1.0)
+
+
+
+class MergedReason(unittest.TestCase):
+    def test_a_floor_merged_with_its_peers_reads_its_own_evidence(self):
+        """A part below its floor that its peers named too (floors.merge keeps the floor's
+        evidence under "floor") says its floor's figures, never "-" or "unknown"."""
+        s = {"rule": "floor", "rules": ["peers", "floor"], "kind": "rail", "node": "n3",
+             "component": "rail 0 (mlx5_0)", "ratio": 0.4, "severity": 0.5,
+             "evidence": {"low_count": 4, "partners": 4,
+                          "floor": {"floor": 0.8, "bar_gb_per_s": 40.0,
+                                    "line_rate_gb_per_s": 50.0, "figure_gb_per_s": 20.0}}}
+        text = floors.reason(s)
+        self.assertIn("20 GB/s, 50% of its bar, below 80% of its line rate 50 GB/s (bar 40 GB/s)",
+                      text)
+        self.assertNotIn("unknown", text)
 
 
 if __name__ == "__main__":

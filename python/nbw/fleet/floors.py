@@ -393,6 +393,9 @@ def reason(s):
                                " (%s)" % ev["link"] if ev.get("link") else "")
     if s.get("rules") == ["peers"] or rule not in ("floor", "spec"):
         return None
+    if isinstance(ev.get(rule), dict):
+        # merged with its peers' suspect (merge): the floor's or spec's own evidence
+        ev = ev[rule]
     bar = ev.get("bar_gb_per_s")
     if "rails" in ev or "drives" in ev:
         parts = ev.get("rails") or ev.get("drives")
