@@ -141,7 +141,7 @@ gw PUT /metrics/job/seed "$TMPD/seed.txt" || fail "the seed push"
 NR --db "$F" export --openmetrics --push "http://127.0.0.1:$GWP" --push-groups 0 2>"$TMPD/push.err"
 check_eq "a failed push: exit 1" 1 $?
 check_match "the failure, its own line" \
-	"^nbw-results: push of a failed: http://127\.0\.0\.1:$GWP/metrics/job/nbw/instance/a: HTTP 400 .*is not a GAUGE" \
+	"^nbw-results: push of a failed: http://127\.0\.0\.1:$GWP/metrics/job/nbw/instance/a: HTTP 400 .*is not a (GAUGE|COUNTER)" \
 	"$(head -n 1 "$TMPD/push.err")"
 check_match "then one summary line: the 64 others pushed" \
 	"^nbw-results: pushed 64 of 65 nodes \(385 figures in all\) to .* a group per node, 16 at a time; 1 push failed \(above\)$" \
