@@ -16,7 +16,8 @@ with `python3 -m nbw.<module>` (nbw_py in bench_lib.sh). Modules by concern:
                 run_bench.sh's and nbw-fleet's one rule
   results       nbw-results, the record of runs: documents, provenance, record,
                 store, compare (compare_view), inventory, HTML report, OpenMetrics, push,
-                a sweep's nodes (sweep_nodes, sweep_show), references and checks (verbs_ref)
+                a sweep's nodes (sweep_nodes, sweep_show), references and checks (verbs_ref),
+                a fleet run's compact record line (compact)
   ladder        ladder_report: the ladder of a run_bench.sh ladder run (lower and
                 upper rungs, rsync to a daemon and over ssh (ladder.xfer), the gap explained hop by hop, the chart)
   fleet         nbw-fleet, the fleet sweep: plan, run, judge, report

@@ -147,7 +147,7 @@ OTHERS = {
     "results/__init__.py", "results/base.py", "results/output.py", "results/store.py",
     "results/verbs.py", "results/compare.py", "results/html_report.py",
     "results/openmetrics.py", "results/cli.py", "results/junit.py", "results/verbs_ref.py",
-    "results/sweep_show.py",
+    "results/sweep_show.py", "results/compact.py",  # the record's own lines, compact
     "results/compare_view.py", "results/push.py", "names.py",
     "ladder/__init__.py", "ladder/chart.py", "ladder/report.py", "ladder/nicev.py",
     "ladder/xfer.py",

@@ -9,6 +9,7 @@ import re
 import sqlite3
 
 from .. import jsonutil
+from . import compact
 from ..jsonutil import as_float, dicts, canon
 from .base import Fail, INDEX, MAX_DOC, NETWORK_FS, RECORD, SCHEMA_VERSION, now_utc, warn
 from .documents import count, text
@@ -476,6 +477,8 @@ def bounded(entry, max_line=MAX_LINE):
     each with its size and SHA-256) until it fits. A line its reader would still refuse
     (its figures or inventories past the bound, or anything parse_line skips) is Fail:
     nothing written, no figure of the run lost to a line no command can read back."""
+    if entry.get("kind") == "run" and entry.get("mode") == "fleet":
+        entry = compact.encode(entry)  # its figures and nodes as tables (format 2)
     line = canon(entry).encode()
     apart = {}
     docs = entry.get("documents")
@@ -517,6 +520,11 @@ def parse_line(raw):
     if not isinstance(e, dict) or e.get("kind") not in ("run", "reference", "note",
                                                         "exclude"):
         return None, "not a run or a reference"
+    if e["kind"] == "run" and e.get("format") == compact.FORMAT:
+        try:
+            compact.decode(e)  # a fleet run's tables read back into its figures
+        except (ValueError, TypeError, AttributeError) as err:
+            return None, "a compact run line that does not decode (%s)" % err
     if e["kind"] == "run" and (not isinstance(e.get("uuid"), str)
                                or not isinstance(e.get("figures"), list)
                                or not all(isinstance(f, dict) for f in e["figures"])):

@@ -1,0 +1,174 @@
+"""A fleet sweep's record line in its compact form (format 2): its figures and its
+nodes' provenance as tables that repeat nothing, read back into the very figures and
+provenance of the plain form (format 1), so that every reader gets the same.
+
+A 4096-node sweep of 8 rails and 8 drives has 73728 figures: one JSON object each
+(format 1) repeats its run's settings and its part's words in every figure, ~25 MiB,
+past the 16 MiB a record line may be. In format 2:
+  "figure_table"  one table per rung (per run of figures of one rung, in order): {"rung", "same": {key: the value every figure of
+                  the rung has}, "columns": [column], "rows": [[one value per column]]}
+  "node_table"    the "node NAME" entries of "provenance" (each node's brief) as one
+                  such table; "provenance" keeps the others (the sweep's own)
+  "values"        the values said once: a column {"name", "how": "value"} holds an
+                  index into it (-1: the key absent), {"how": "raw"} the value itself,
+                  {"how": "items", "vary": [keys]} a list of objects, each as
+                  [index of the object without its varying keys, its varying values]
+                  (a drive's model and firmware said once, its serial in the row).
+A line that does not decode is skipped by its reader with why (parse_line), never read
+in part. Lines of format 1 are read as they always were."""
+from ..jsonutil import canon
+
+FORMAT = 2
+NODE = "node "  # the provenance entries of a sweep's nodes: "node NAME"
+
+
+class Values:
+    """The line's values said once, each by its index."""
+
+    def __init__(self):
+        self.values, self.at = [], {}
+
+    def index(self, v):
+        key = canon(v)
+        if key not in self.at:
+            self.at[key] = len(self.values)
+            self.values.append(v)
+        return self.at[key]
+
+
+def _how(name, vals, n):
+    """How a column of n rows is kept (vals: its present values)."""
+    if len(vals) == n and all(isinstance(v, list) and v and all(isinstance(x, dict) for x in v)
+                              for v in vals):
+        items = [x for v in vals for x in v]
+        keys = set.intersection(*(set(x) for x in items))
+        vary = sorted(k for k in keys if len({canon(x[k]) for x in items}) * 2 > len(items))
+        if vary:
+            return {"name": name, "how": "items", "vary": vary}
+    if len(vals) < n or len({canon(v) for v in vals}) * 2 <= n:
+        return {"name": name, "how": "value"}
+    return {"name": name, "how": "raw"}
+
+
+def encode_table(rows, values):
+    """A list of objects as {"same", "columns", "rows"} (values: the line's Values)."""
+    keys = sorted({k for r in rows for k in r})
+    same, cols = {}, []
+    for k in keys:
+        vals = [r[k] for r in rows if k in r]
+        if len(vals) == len(rows) and len({canon(v) for v in vals}) == 1:
+            same[k] = vals[0]
+        else:
+            cols.append(_how(k, vals, len(rows)))
+    out = []
+    for r in rows:
+        row = []
+        for c in cols:
+            k = c["name"]
+            if c["how"] == "raw":
+                row.append(r[k])
+            elif c["how"] == "value":
+                row.append(values.index(r[k]) if k in r else -1)
+            else:
+                row.append([[values.index({a: b for a, b in x.items() if a not in c["vary"]})]
+                            + [x[v] for v in c["vary"]] for x in r[k]])
+        out.append(row)
+    return {"same": same, "columns": cols, "rows": out}
+
+
+def decode_table(t, values):
+    """The objects of an encoded table; ValueError naming what does not decode."""
+    if not isinstance(t, dict) or not isinstance(t.get("same"), dict) or \
+            not isinstance(t.get("columns"), list) or not isinstance(t.get("rows"), list):
+        raise ValueError("a table without same, columns and rows")
+    cols = t["columns"]
+    for c in cols:
+        if not isinstance(c, dict) or not isinstance(c.get("name"), str) or \
+                c.get("how") not in ("raw", "value", "items") or c.get("how") == "items" \
+                and not (isinstance(c.get("vary"), list) and
+                         all(isinstance(v, str) for v in c["vary"])):
+            raise ValueError("a column not understood")
+
+    def value(i):
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(values):
+            raise ValueError("a value index %r out of range" % (i,))
+        return values[i]
+
+    out = []
+    for row in t["rows"]:
+        if not isinstance(row, list) or len(row) != len(cols):
+            raise ValueError("a row of %s values, the table has %d columns" % (
+                len(row) if isinstance(row, list) else "no", len(cols)))
+        r = dict(t["same"])
+        for c, v in zip(cols, row):
+            if c["how"] == "raw":
+                r[c["name"]] = v
+            elif c["how"] == "value":
+                if v != -1:
+                    r[c["name"]] = value(v)
+            else:
+                r[c["name"]] = [_item(x, c["vary"], value) for x in v] \
+                    if isinstance(v, list) else _bad(v)
+        out.append(r)
+    return out
+
+
+def _item(x, vary, value):
+    if not isinstance(x, list) or len(x) != 1 + len(vary) or not isinstance(value(x[0]), dict):
+        raise ValueError("an item not understood")
+    return dict(value(x[0]), **dict(zip(vary, x[1:])))
+
+
+def _bad(v):
+    raise ValueError("items that are not a list (%s)" % type(v).__name__)
+
+
+def encode(entry):
+    """The compact form of a fleet run's line (a new object; entry is left as it is)."""
+    figs = entry.get("figures")
+    provs = entry.get("provenance")
+    if not isinstance(figs, list) or not all(isinstance(f, dict) and "rung" in f
+                                             for f in figs):
+        return entry
+    values, kinds, runs = Values(), [], []
+    for f in figs:  # each run of figures of one rung a table, in the figures' order
+        if not runs or canon(runs[-1][0]["rung"]) != canon(f["rung"]):
+            runs.append([])
+        runs[-1].append(f)
+    for rows in runs:
+        kinds.append(dict(encode_table([{k: v for k, v in f.items() if k != "rung"}
+                                        for f in rows], values), rung=rows[0].get("rung")))
+    out = {k: v for k, v in entry.items() if k != "figures"}
+    out.update(format=FORMAT, figure_table=kinds)
+    if isinstance(provs, dict):
+        nodes = [v for k, v in provs.items() if k.startswith(NODE)]
+        if all(isinstance(v, dict) and isinstance(v.get("node"), str) and
+               provs.get(NODE + v["node"]) is v for v in nodes) and nodes:
+            out["provenance"] = {k: v for k, v in provs.items() if not k.startswith(NODE)}
+            out["node_table"] = encode_table(nodes, values)
+    out["values"] = values.values
+    return out
+
+
+def decode(e):
+    """A line of format 2 read back into the plain form (figures, provenance), in
+    place; ValueError naming what does not decode."""
+    values = e.pop("values", None)
+    kinds = e.pop("figure_table", None)
+    if not isinstance(values, list) or not isinstance(kinds, list):
+        raise ValueError("a compact run without its values or figure table")
+    figs = []
+    for k in kinds:
+        if not isinstance(k, dict):
+            raise ValueError("a figure table not understood")
+        figs += [dict(f, rung=k.get("rung")) for f in decode_table(k, values)]
+    e["figures"] = figs
+    if "node_table" in e:
+        nodes = decode_table(e.pop("node_table"), values)
+        provs = e.get("provenance") if isinstance(e.get("provenance"), dict) else {}
+        for b in nodes:
+            if not isinstance(b.get("node"), str):
+                raise ValueError("a node's provenance without its name")
+            provs[NODE + b["node"]] = b
+        e["provenance"] = dict(sorted(provs.items()))  # as format 1 reads: canon's order
+    return e
