@@ -22,6 +22,15 @@ FORMAT = 2
 NODE = "node "  # the provenance entries of a sweep's nodes: "node NAME"
 
 
+def _key(v):
+    """A value's identity: a scalar's type and value (cheap), else its canonical JSON."""
+    if isinstance(v, float):
+        return (float, repr(v))  # -0.0 is not 0.0
+    if v is None or isinstance(v, (str, bool, int)):
+        return (type(v), v)
+    return canon(v)
+
+
 class Values:
     """The line's values said once, each by its index."""
 
@@ -29,7 +38,7 @@ class Values:
         self.values, self.at = [], {}
 
     def index(self, v):
-        key = canon(v)
+        key = _key(v)
         if key not in self.at:
             self.at[key] = len(self.values)
             self.values.append(v)
@@ -42,10 +51,10 @@ def _how(name, vals, n):
                               for v in vals):
         items = [x for v in vals for x in v]
         keys = set.intersection(*(set(x) for x in items))
-        vary = sorted(k for k in keys if len({canon(x[k]) for x in items}) * 2 > len(items))
+        vary = sorted(k for k in keys if len({_key(x[k]) for x in items}) * 2 > len(items))
         if vary:
             return {"name": name, "how": "items", "vary": vary}
-    if len(vals) < n or len({canon(v) for v in vals}) * 2 <= n:
+    if len(vals) < n or len({_key(v) for v in vals}) * 2 <= n:
         return {"name": name, "how": "value"}
     return {"name": name, "how": "raw"}
 
@@ -56,7 +65,7 @@ def encode_table(rows, values):
     same, cols = {}, []
     for k in keys:
         vals = [r[k] for r in rows if k in r]
-        if len(vals) == len(rows) and len({canon(v) for v in vals}) == 1:
+        if len(vals) == len(rows) and len({_key(v) for v in vals}) == 1:
             same[k] = vals[0]
         else:
             cols.append(_how(k, vals, len(rows)))
@@ -132,7 +141,7 @@ def encode(entry):
         return entry
     values, kinds, runs = Values(), [], []
     for f in figs:  # each run of figures of one rung a table, in the figures' order
-        if not runs or canon(runs[-1][0]["rung"]) != canon(f["rung"]):
+        if not runs or _key(runs[-1][0]["rung"]) != _key(f["rung"]):
             runs.append([])
         runs[-1].append(f)
     for rows in runs:
