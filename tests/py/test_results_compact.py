@@ -136,6 +136,14 @@ class Compact(unittest.TestCase):
         e = json.loads(self.lines[0])
         e["node_table"]["rows"][3] = e["node_table"]["rows"][3][:-1]
         self.assertRegex(store.parse_line(canon(e).encode())[1], "a row of [0-9]+ values")
+        # one value of 1 MiB named by 300 figures: 300 MiB read back, refused unread
+        e = {"kind": "run", "uuid": "u", "format": 2, "values": ["x" * (1 << 20)],
+             "figure_table": [{"rung": "r", "same": {}, "columns": [{"name": "v", "how": "value"}],
+                               "rows": [[0]] * 300}]}
+        self.assertEqual(store.parse_line(canon(e).encode())[1], "a compact run line that does "
+                         "not decode (it reads back into more than 256 MiB)")
+        e["figure_table"][0]["rows"] = [[0]] * 200
+        self.assertEqual(len(store.parse_line(canon(e).encode())[0]["figures"]), 200)
 
     def test_round_trip_of_odd_figures(self):
         figs = [{"rung": "a", "node": "x", "v": 1}, {"rung": "a", "node": "y", "v": True},

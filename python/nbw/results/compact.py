@@ -16,11 +16,13 @@ format 2:
                   {"how": "items", "vary": [keys]} a list of objects, each as
                   [index of the object without its varying keys, its varying values]
                   (a drive's model and firmware said once, its serial in the row).
-A line that does not decode is skipped by its reader with why (parse_line), never read
-in part. Lines of format 1 are read as they always were."""
+A line that does not decode, or would read back into more than MAX_PLAIN (256 MiB), is
+skipped by its reader with why (parse_line), never read in part. Lines of format 1 are
+read as they always were."""
 from ..jsonutil import canon
 
 FORMAT = 2
+MAX_PLAIN = 256 << 20  # bytes a compact line may read back into (4096 x 8 x 8: 38 MiB)
 NODE = "node "  # the provenance entries of a sweep's nodes: "node NAME"
 
 
@@ -87,8 +89,31 @@ def encode_table(rows, values):
     return {"same": same, "columns": cols, "rows": out}
 
 
-def decode_table(t, values):
-    """The objects of an encoded table; ValueError naming what does not decode."""
+class Reader:
+    """The line's values, each read back at the cost of its plain size: a line whose
+    values, repeated, would read back into more than MAX_PLAIN is refused, never
+    expanded (16 MiB of line naming one large value a million times)."""
+
+    def __init__(self, values):
+        self.values, self.sizes, self.left = values, {}, MAX_PLAIN
+
+    def spend(self, n):
+        self.left -= n
+        if self.left < 0:
+            raise ValueError("it reads back into more than %d MiB" % (MAX_PLAIN >> 20))
+
+    def value(self, i):
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(self.values):
+            raise ValueError("a value index %r out of range" % (i,))
+        if i not in self.sizes:
+            self.sizes[i] = len(canon(self.values[i]))
+        self.spend(self.sizes[i])
+        return self.values[i]
+
+
+def decode_table(t, rd):
+    """The objects of an encoded table (rd: the line's Reader); ValueError naming what
+    does not decode."""
     if not isinstance(t, dict) or not isinstance(t.get("same"), dict) or \
             not isinstance(t.get("columns"), list) or not isinstance(t.get("rows"), list):
         raise ValueError("a table without same, columns and rows")
@@ -100,16 +125,13 @@ def decode_table(t, values):
                          all(isinstance(v, str) for v in c["vary"])):
             raise ValueError("a column not understood")
 
-    def value(i):
-        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < len(values):
-            raise ValueError("a value index %r out of range" % (i,))
-        return values[i]
-
+    value, same = rd.value, len(canon(t["same"]))
     out = []
     for row in t["rows"]:
         if not isinstance(row, list) or len(row) != len(cols):
             raise ValueError("a row of %s values, the table has %d columns" % (
                 len(row) if isinstance(row, list) else "no", len(cols)))
+        rd.spend(same)
         r = dict(t["same"])
         for c, v in zip(cols, row):
             if c["how"] == "raw":
@@ -168,14 +190,16 @@ def decode(e):
     kinds = e.pop("figure_table", None)
     if not isinstance(values, list) or not isinstance(kinds, list):
         raise ValueError("a compact run without its values or figure table")
-    figs = []
+    figs, rd = [], Reader(values)
     for k in kinds:
         if not isinstance(k, dict):
             raise ValueError("a figure table not understood")
-        figs += [dict(f, rung=k.get("rung")) for f in decode_table(k, values)]
+        rows = decode_table(k, rd)
+        rd.spend(len(rows) * len(canon(k.get("rung"))))
+        figs += [dict(f, rung=k.get("rung")) for f in rows]
     e["figures"] = figs
     if "node_table" in e:
-        nodes = decode_table(e.pop("node_table"), values)
+        nodes = decode_table(e.pop("node_table"), rd)
         provs = e.get("provenance") if isinstance(e.get("provenance"), dict) else {}
         for b in nodes:
             if not isinstance(b.get("node"), str):
