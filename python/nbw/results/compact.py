@@ -147,9 +147,10 @@ def decode_table(t, rd):
 
 
 def _item(x, vary, value):
-    if not isinstance(x, list) or len(x) != 1 + len(vary) or not isinstance(value(x[0]), dict):
+    base = value(x[0]) if isinstance(x, list) and len(x) == 1 + len(vary) else None
+    if not isinstance(base, dict):
         raise ValueError("an item not understood")
-    return dict(value(x[0]), **dict(zip(vary, x[1:])))
+    return dict(base, **dict(zip(vary, x[1:])))
 
 
 def _bad(v):
