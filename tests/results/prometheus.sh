@@ -140,7 +140,6 @@ gw DELETE /metrics/job/nbw/instance/a || fail "a's group deleted"
 gw PUT /metrics/job/seed "$TMPD/seed.txt" || fail "the seed push"
 NR --db "$F" export --openmetrics --push "http://127.0.0.1:$GWP" --push-groups 0 2>"$TMPD/push.err"
 check_eq "a failed push: exit 1" 1 $?
-# the gateway names the conflict from either side (a's gauge, the seed's counter): its order
 check_match "the failure, its own line" \
 	"^nbw-results: push of a failed: http://127\.0\.0\.1:$GWP/metrics/job/nbw/instance/a: HTTP 400 .*is not a (GAUGE|COUNTER)" \
 	"$(head -n 1 "$TMPD/push.err")"
