@@ -83,6 +83,10 @@ class Compact(unittest.TestCase):
         self.assertEqual([k["rung"] for k in kinds][:3], ["fleet drive", "fleet drives together",
                                                           "fleet rail 0"])
         self.assertIn("params", kinds[0]["same"])  # said once per rung, not per figure
+        # a rail's part: its port's model said once, each figure's own ratio in its row
+        part = [c for c in kinds[2]["columns"] if c["name"] == "part"][0]
+        self.assertEqual((part["how"], part["same"]), ("object", {
+            "key": "port MT_0000000838 at 50 GB/s"}))
         nodes = runs[0]["node_table"]
         self.assertEqual((nodes["same"]["kernel"], len(nodes["rows"])), ("6.1.0-18-amd64", 64))
 
@@ -151,6 +155,7 @@ class Compact(unittest.TestCase):
                 {"rung": "a", "node": "y", "v": 1.0}, {"rung": "a", "node": "y"},
                 {"rung": "b", "node": "x", "v": [{"s": 1, "m": "M"}, {"s": 2, "m": "M"}]},
                 {"rung": "a", "node": "z", "v": None}]
+        figs += [{"rung": "c", "node": "n%d" % i, "o": {"k": "K", "r": i / 3.0}} for i in range(9)]
         e = {"kind": "run", "uuid": "u", "mode": "fleet", "figures": figs,
              "provenance": {"sweep": {"a": 1}, "node x": {"node": "x", "k": "K"}}}
         back = store.parse_line(canon(compact.encode(e)).encode())[0]

@@ -15,7 +15,9 @@ format 2:
                   index into it (-1: the key absent), {"how": "raw"} the value itself,
                   {"how": "items", "vary": [keys]} a list of objects, each as
                   [index of the object without its varying keys, its varying values]
-                  (a drive's model and firmware said once, its serial in the row).
+                  (a drive's model and firmware said once, its serial in the row),
+                  {"how": "object", "same", "columns"} an object each row, its own
+                  row in the row (a part's model said once, its ratio in the row).
 A line that does not decode, or would read back into more than MAX_PLAIN (256 MiB), is
 skipped by its reader with why (parse_line), never read in part. Lines of format 1 are
 read as they always were."""
@@ -60,6 +62,8 @@ def _how(name, vals, n):
             return {"name": name, "how": "items", "vary": vary}
     if len(vals) < n or len({_key(v) for v in vals}) * 2 <= n:
         return {"name": name, "how": "value"}
+    if all(isinstance(v, dict) for v in vals):  # each its own, in parts: a table of them
+        return {"name": name, "how": "object"}
     return {"name": name, "how": "raw"}
 
 
@@ -73,12 +77,20 @@ def encode_table(rows, values):
             same[k] = vals[0]
         else:
             cols.append(_how(k, vals, len(rows)))
+    subs = {}
+    for c in cols:
+        if c["how"] == "object":
+            sub = encode_table([r[c["name"]] for r in rows], values)
+            c.update(same=sub["same"], columns=sub["columns"])
+            subs[c["name"]] = iter(sub["rows"])
     out = []
     for r in rows:
         row = []
         for c in cols:
             k = c["name"]
-            if c["how"] == "raw":
+            if c["how"] == "object":
+                row.append(next(subs[k]))
+            elif c["how"] == "raw":
                 row.append(r[k])
             elif c["how"] == "value":
                 row.append(values.index(r[k]) if k in r else -1)
@@ -120,12 +132,15 @@ def decode_table(t, rd):
     cols = t["columns"]
     for c in cols:
         if not isinstance(c, dict) or not isinstance(c.get("name"), str) or \
-                c.get("how") not in ("raw", "value", "items") or c.get("how") == "items" \
-                and not (isinstance(c.get("vary"), list) and
+                c.get("how") not in ("raw", "value", "items", "object") or \
+                c.get("how") == "items" and not (isinstance(c.get("vary"), list) and
                          all(isinstance(v, str) for v in c["vary"])):
             raise ValueError("a column not understood")
 
     value, same = rd.value, len(canon(t["same"]))
+    objs = {j: iter(decode_table({"same": c.get("same"), "columns": c.get("columns"), "rows": [
+        row[j] if isinstance(row, list) and len(row) == len(cols) else None
+        for row in t["rows"]]}, rd)) for j, c in enumerate(cols) if c["how"] == "object"}
     out = []
     for row in t["rows"]:
         if not isinstance(row, list) or len(row) != len(cols):
@@ -133,8 +148,10 @@ def decode_table(t, rd):
                 len(row) if isinstance(row, list) else "no", len(cols)))
         rd.spend(same)
         r = dict(t["same"])
-        for c, v in zip(cols, row):
-            if c["how"] == "raw":
+        for j, (c, v) in enumerate(zip(cols, row)):
+            if c["how"] == "object":
+                r[c["name"]] = next(objs[j])
+            elif c["how"] == "raw":
                 r[c["name"]] = v
             elif c["how"] == "value":
                 if v != -1:

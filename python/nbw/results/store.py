@@ -523,7 +523,7 @@ def parse_line(raw):
     if e["kind"] == "run" and e.get("format") == compact.FORMAT:
         try:
             compact.decode(e)  # a fleet run's tables read back into its figures
-        except (ValueError, TypeError, AttributeError) as err:
+        except (ValueError, TypeError, AttributeError, RecursionError) as err:
             return None, "a compact run line that does not decode (%s)" % err
     if e["kind"] == "run" and (not isinstance(e.get("uuid"), str)
                                or not isinstance(e.get("figures"), list)
