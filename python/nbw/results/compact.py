@@ -3,8 +3,8 @@ nodes' provenance as tables that repeat nothing, read back into the very figures
 provenance of the plain form (format 1), so that every reader gets the same.
 
 A 4096-node sweep of 8 rails and 8 drives has 73728 figures: one JSON object each
-(format 1) repeats its run's settings and its part's words in every figure: 28 MiB,
-its nodes' provenance 7 MiB more, past the 16 MiB a record line may be; 5.9 MiB in
+(format 1) repeats its run's settings and its part's words in every figure: 31 MiB,
+its nodes' provenance 7 MiB more, past the 16 MiB a record line may be; 6.8 MiB in
 format 2:
   "figure_table"  a table per rung (per run of figures of one rung, in their order):
                   {"rung", "same": {key: the value every figure of the rung has},
@@ -24,7 +24,7 @@ read as they always were."""
 from ..jsonutil import canon
 
 FORMAT = 2
-MAX_PLAIN = 256 << 20  # bytes a compact line may read back into (4096 x 8 x 8: 38 MiB)
+MAX_PLAIN = 256 << 20  # bytes a compact line may read back into (4096 x 8 x 8: 41 MiB)
 NODE = "node "  # the provenance entries of a sweep's nodes: "node NAME"
 
 
