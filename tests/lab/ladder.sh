@@ -25,7 +25,7 @@
 . "$(dirname "$0")/lab_lib.sh"
 
 upper=${LADDER_UPPER:+upper} limit=700
-[ -z "$upper" ] || limit=540
+[ -z "$upper" ] || limit=900
 run_lab --nodes 2 --drives 2 --drive-size 64M --links 8:4,16:4 --timeout "$limit" \
 	--on-b "$srcdir/tests/lab/ladder_b.sh" "$srcdir/tests/lab/ladder_a.sh" ${upper:+"$upper"}
 [ "$vlab_rc" = 0 ] || fail "vlab returned $vlab_rc"
