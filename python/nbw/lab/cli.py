@@ -66,7 +66,9 @@ def cmd_demo(argv):
             err("cannot keep the demo's results: %s" % e)
             saved.append(None)
 
-    opts = ["--nodes", "2", "--drives", "2", "--links", "8:4,16:4", "--timeout", "540"]
+    # 1200 s: the whole ladder with every upper rung (TCP five ways, NFS read and written,
+    # rsync three ways, the transfer) took 755 s in tests/lab/ladder_upper.sh's shorter windows.
+    opts = ["--nodes", "2", "--drives", "2", "--links", "8:4,16:4", "--timeout", "1200"]
     rc = cmd_run(opts + argv + ["--on-b", os.path.join(VLAB_DIR, "demo-b.sh"),
                                 os.path.join(VLAB_DIR, "demo-a.sh")], collect)
     if saved and saved[0]:
