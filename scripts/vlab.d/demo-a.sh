@@ -22,7 +22,7 @@ trap 'LAUNCH_CONNECT_TIMEOUT=10 "$launch" --stop b >/dev/null 2>&1 || echo "coul
 export LAUNCHER=$launch SINK_NODE=a SRC_NODE=b SINK_ADDR=$VLAB_ADDR RDMA_DEV=$VLAB_RDMA_DEV
 export DRAM=256M THREADS=2 CHUNK=1M WARMUP=1 DURATION=${DEMO_WINDOW:-6} NET_TIMEOUT=20 SINK_WAIT=120
 # NFS: a 64 MiB file (the node has 1 GiB), the random 4 KiB reads at one depth.
-export NFS_SIZE=64M NFS_DEPTHS=16
+export NFS_SIZE=64M NFS_DEPTHS=16 TCP_FILE_SIZE=32M
 # rsync: 16 files of 1 MiB; over ssh through an sshd of the lab's own on a, its keys in a
 # tmpfs and b's key in one (tests/lab/ssh_lab.sh), both removed after the ladder.
 export RSYNC_FILES=16 RSYNC_FILE_SIZE=1M

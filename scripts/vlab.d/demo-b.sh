@@ -4,4 +4,4 @@
 # its link probe, its drives, the fabric's and the end-to-end source, the
 # ib_write_bw client. It ends when node a sends "launch --stop b".
 set -u
-exec "$VLAB_SRCDIR/scripts/vlab.d/launch-agent" --lifetime 530
+exec "$VLAB_SRCDIR/scripts/vlab.d/launch-agent" --lifetime 1190
